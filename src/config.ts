@@ -1,0 +1,51 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * Every setting the gateway reads, in one typed object. Parsed once at start; a bad value stops
+ * the process with a message naming the variable, rather than failing later mid-request.
+ */
+const ConfigSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
+    default: 'development',
+  }),
+  HOST: Type.String({ default: '0.0.0.0' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4000 }),
+  PUBLIC_URL: Type.Optional(Type.String({ format: 'uri' })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  /** Directory of the embedded PGlite database, used when DATABASE_URL is unset. `memory://` keeps it in RAM. */
+  PGLITE_DATA_DIR: Type.String({ default: './data/pglite' }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  /** Seconds an authenticated API key is trusted from cache; bounds how fast a revocation bites. */
+  API_KEY_CACHE_MS: Type.Integer({ minimum: 0, maximum: 1000, default: 1000 }),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+  /** Create a demo user and print a sandbox key when the database has no users. */
+  SEED_DEMO: Type.Boolean({ default: true }),
+  /** Run background workers (event relay, job runner) in this process. */
+  WORKERS: Type.Boolean({ default: true }),
+  SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses environment variables into a Config, or throws a ConfigError listing every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
+  const merged = { ...(converted as object), ...overrides };
+  const errors = [...Value.Errors(ConfigSchema, merged)];
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `  ${e.path.slice(1) || '(root)'}: ${e.message} (got ${JSON.stringify(e.value)})`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return merged as Config;
+}

@@ -1,0 +1,102 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import pg from 'pg';
+import lockfile from 'proper-lockfile';
+import * as schema from './schema.js';
+
+export type Schema = typeof schema;
+/** What PGlite and node-postgres drizzle instances, and their transactions, have in common. */
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+/** Either the database or an open transaction: stores accept both so services choose the boundary. */
+export type Executor = Database | Tx;
+
+export interface DatabaseHandle {
+  db: Database;
+  driver: 'pglite' | 'postgres';
+  /** A description safe to log (no password). */
+  describe: string;
+  close(): Promise<void>;
+}
+
+export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** Arbitrary, fixed: every instance takes this advisory lock before migrating. */
+const MIGRATION_LOCK_KEY = 7_262_020_001;
+
+export interface OpenOptions {
+  databaseUrl?: string | undefined;
+  pgliteDataDir?: string;
+  /** PGlite only: a prepared data dump (see test/helpers) to start from instead of initdb. */
+  pgliteLoadDataDir?: Blob;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 20);
+  return openPglite(options.pgliteDataDir ?? 'memory://', options.pgliteLoadDataDir);
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // A broken idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+  const db = drizzlePg(pool, { schema }) as unknown as Database;
+  const safeUrl = new URL(url);
+  safeUrl.password = '';
+  return { db, driver: 'postgres', describe: `PostgreSQL ${safeUrl.host}${safeUrl.pathname}`, close: () => pool.end() };
+}
+
+async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<DatabaseHandle> {
+  let release: (() => Promise<void>) | undefined;
+  if (!dataDir.startsWith('memory://')) {
+    mkdirSync(dataDir, { recursive: true });
+    try {
+      // A second process opening the same files would corrupt them; refuse instead.
+      release = await lockfile.lock(dataDir, { stale: 15_000, update: 5_000 });
+    } catch (error) {
+      throw new Error(
+        `The embedded database at ${dataDir} is in use by another process. Stop it, or set PGLITE_DATA_DIR or DATABASE_URL.`,
+        { cause: error },
+      );
+    }
+  }
+  const client = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
+  const db = drizzlePglite(client, { schema });
+  await db.execute(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+  await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  await db.execute(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+  return {
+    db: db as unknown as Database,
+    driver: 'pglite',
+    describe: dataDir.startsWith('memory://') ? 'PGlite (in memory)' : `PGlite ${dataDir}`,
+    close: async () => {
+      await client.close();
+      await release?.();
+    },
+  };
+}
+
+/** Runs raw SQL and returns its rows, hiding the drivers' different result shapes. */
+export async function queryRows<Row = Record<string, unknown>>(db: Executor, query: SQL): Promise<Row[]> {
+  const result = (await db.execute(query)) as unknown as { rows: Row[] };
+  return result.rows;
+}

@@ -1,0 +1,136 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { createdAt, updatedAt, xid8 } from './columns.js';
+
+export const environmentEnum = pgEnum('environment', ['sandbox', 'production']);
+export const permissionEnum = pgEnum('api_key_permission', [
+  'READ_ONLY',
+  'TRANSACTIONS',
+  'ACCOUNT_MANAGEMENT',
+  'FULL_ACCESS',
+]);
+
+/** A person with a login. Accounts span both environments; what they own is per environment. */
+export const users = pgTable(
+  'users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    deletedDate: timestamp('deleted_date', { withTimezone: true, mode: 'date' }),
+    email: text('email').notNull(),
+    phone: text('phone'),
+    firstName: text('first_name'),
+    lastName: text('last_name'),
+    passwordHash: text('password_hash'),
+    transactionPinHash: text('transaction_pin_hash'),
+    verified: boolean('verified').notNull().default(false),
+    /** Stored hashed; never returned by the API. */
+    resetTokenHash: text('reset_token_hash'),
+    resetTokenExpiry: timestamp('reset_token_expiry', { withTimezone: true, mode: 'date' }),
+    dob: text('dob'),
+    isAdmin: boolean('is_admin').notNull().default(false),
+    deviceId: text('device_id'),
+    deviceIp: text('device_ip'),
+    deviceModel: text('device_model'),
+    platform: text('platform'),
+    lastLoggedIn: timestamp('last_logged_in', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('users_email_key').on(sql`lower(${t.email})`)],
+);
+
+/** A business account, owned by one user, under which business customers live. */
+export const businesses = pgTable(
+  'businesses',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    ownerUserId: uuid('owner_user_id')
+      .notNull()
+      .references(() => users.id),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('businesses_owner_idx').on(t.ownerUserId)],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    name: text('name').notNull(),
+    environment: environmentEnum('environment').notNull(),
+    permission: permissionEnum('permission').notNull().default('READ_ONLY'),
+    /** SHA-256 of the full key, hex. The key itself is never stored. */
+    keyHash: text('key_hash').notNull(),
+    /** The first characters of the key, shown in listings so a person can tell keys apart. */
+    displayPrefix: text('display_prefix').notNull(),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [uniqueIndex('api_keys_hash_key').on(t.keyHash), index('api_keys_user_idx').on(t.userId)],
+);
+
+/**
+ * The outbox. Domain code inserts a row in the same transaction as the change it describes;
+ * `seq` stays null until the relay stamps it in commit order (see domain/events/relay.ts).
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    seq: bigint('seq', { mode: 'number' }),
+    txid: xid8('txid')
+      .notNull()
+      .default(sql`pg_current_xact_id()`),
+    type: text('type').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    environment: environmentEnum('environment').notNull(),
+    data: jsonb('data').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('events_seq_key').on(t.seq),
+    index('events_owner_seq_idx').on(t.userId, t.environment, t.seq),
+    index('events_unstamped_idx').on(t.txid).where(sql`${t.seq} is null`),
+  ],
+);
+
+export const jobStatusEnum = pgEnum('job_status', ['pending', 'done', 'failed']);
+
+/** Background work, claimed with a lease so any number of workers run each job once at a time. */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    kind: text('kind').notNull(),
+    payload: jsonb('payload').notNull().default({}),
+    status: jobStatusEnum('status').notNull().default('pending'),
+    runAt: timestamp('run_at', { withTimezone: true, mode: 'date' }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    lockedBy: text('locked_by'),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('jobs_due_idx').on(t.kind, t.runAt).where(sql`${t.status} = 'pending'`)],
+);

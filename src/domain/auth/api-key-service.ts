@@ -1,0 +1,96 @@
+import { LRUCache } from 'lru-cache';
+import type { Database } from '../../db/client.js';
+import type { Clock } from '../clock.js';
+import { badInput, notFound } from '../errors.js';
+import { displayPrefixOf, generateApiKey, hashApiKey, looksLikeApiKey } from './api-key-format.js';
+import { apiKeyStore, type ApiKeyRecord } from './api-key-store.js';
+import { abilitiesOf, type Environment, type PermissionLevel } from './permissions.js';
+import type { Principal } from './principal.js';
+
+/** last_used_at is a hint for people, so it is written at most once a minute per key. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface CreatedApiKey {
+  record: ApiKeyRecord;
+  /** The key value. Returned once, here; only its hash is kept. */
+  key: string;
+}
+
+export class ApiKeyService {
+  /**
+   * Authenticated keys by hash. The TTL bounds how long a revocation made by another process
+   * (the admin CLI, another instance) can go unnoticed; revocations made here evict at once.
+   */
+  private readonly cache: LRUCache<string, Principal>;
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    cacheTtlMs: number,
+    private readonly onBackgroundError: (error: unknown) => void = () => undefined,
+  ) {
+    this.cache = new LRUCache({ max: 10_000, ttl: Math.max(cacheTtlMs, 1), ttlAutopurge: false });
+  }
+
+  async create(input: { userId: string; name: string; environment: Environment; permission?: PermissionLevel }): Promise<CreatedApiKey> {
+    const name = input.name.trim();
+    if (name === '' || name.length > 100) throw badInput('name', 'name must be 1 to 100 characters.');
+    const key = generateApiKey(input.environment);
+    const record = await apiKeyStore.insertApiKey(this.db, {
+      userId: input.userId,
+      name,
+      environment: input.environment,
+      permission: input.permission ?? 'READ_ONLY',
+      keyHash: hashApiKey(key),
+      displayPrefix: displayPrefixOf(key),
+    });
+    return { record, key };
+  }
+
+  list(userId: string): Promise<ApiKeyRecord[]> {
+    return apiKeyStore.findApiKeysByUser(this.db, userId);
+  }
+
+  /** Revokes one of the user's keys. Another user's key id answers like a missing one. */
+  async revoke(userId: string, keyId: string): Promise<ApiKeyRecord> {
+    const owned = (await this.list(userId)).find((k) => k.id === keyId);
+    if (!owned) throw notFound('API key');
+    const revoked = owned.revokedAt ? owned : await apiKeyStore.revokeApiKey(this.db, keyId, this.clock.now());
+    for (const [hash, principal] of this.cache.entries()) {
+      if (principal.credentialId === keyId) this.cache.delete(hash);
+    }
+    return revoked ?? owned;
+  }
+
+  /** The principal for a key value, or undefined when the key is unknown, malformed or revoked. */
+  async authenticate(value: string): Promise<Principal | undefined> {
+    if (!looksLikeApiKey(value)) return undefined;
+    const hash = hashApiKey(value);
+    const cached = this.cache.get(hash);
+    if (cached) {
+      this.touch(cached.credentialId);
+      return cached;
+    }
+    const record = await apiKeyStore.findActiveApiKeyByHash(this.db, hash);
+    if (!record) return undefined;
+    const principal: Principal = {
+      kind: 'api_key',
+      credentialId: record.id,
+      userId: record.userId,
+      environment: record.environment,
+      abilities: abilitiesOf(record.permission),
+    };
+    this.cache.set(hash, principal);
+    this.touch(record.id);
+    return principal;
+  }
+
+  private touch(keyId: string): void {
+    const now = this.clock.now().getTime();
+    const last = this.lastTouched.get(keyId);
+    if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
+    this.lastTouched.set(keyId, now);
+    apiKeyStore.touchApiKey(this.db, keyId, new Date(now)).catch(this.onBackgroundError);
+  }
+}

@@ -1,0 +1,63 @@
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { apiKeys } from '../../db/schema.js';
+import type { Environment, PermissionLevel } from './permissions.js';
+
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  name: string;
+  environment: Environment;
+  permission: PermissionLevel;
+  displayPrefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const publicColumns = {
+  id: apiKeys.id,
+  userId: apiKeys.userId,
+  name: apiKeys.name,
+  environment: apiKeys.environment,
+  permission: apiKeys.permission,
+  displayPrefix: apiKeys.displayPrefix,
+  createdAt: apiKeys.createdAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt,
+};
+
+export const apiKeyStore = {
+  async insertApiKey(
+    db: Executor,
+    row: { userId: string; name: string; environment: Environment; permission: PermissionLevel; keyHash: string; displayPrefix: string },
+  ): Promise<ApiKeyRecord> {
+    const [inserted] = await db.insert(apiKeys).values(row).returning(publicColumns);
+    return inserted!;
+  },
+
+  async findActiveApiKeyByHash(db: Executor, keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = await db
+      .select(publicColumns)
+      .from(apiKeys)
+      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
+    return row;
+  },
+
+  async findApiKeysByUser(db: Executor, userId: string): Promise<ApiKeyRecord[]> {
+    return db.select(publicColumns).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt));
+  },
+
+  async revokeApiKey(db: Executor, id: string, at: Date): Promise<ApiKeyRecord | undefined> {
+    const [row] = await db
+      .update(apiKeys)
+      .set({ revokedAt: at })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+      .returning(publicColumns);
+    return row;
+  },
+
+  async touchApiKey(db: Executor, id: string, at: Date): Promise<void> {
+    await db.update(apiKeys).set({ lastUsedAt: at }).where(eq(apiKeys.id, id));
+  },
+};

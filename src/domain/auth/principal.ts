@@ -1,0 +1,20 @@
+import type { Ability, Environment } from './permissions.js';
+
+/**
+ * Who is calling, whatever the credential. API keys build one today; OAuth access tokens build
+ * the same shape, so resolvers and services never look at how the caller authenticated.
+ */
+export interface Principal {
+  kind: 'api_key' | 'oauth_token';
+  /** The key's or token's id: what rate limits and audit logs are keyed by. */
+  credentialId: string;
+  /** The user this credential acts for. */
+  userId: string;
+  environment: Environment;
+  abilities: ReadonlySet<Ability>;
+}
+
+/** True when the principal may act for the given user. Grows with business delegation later. */
+export function mayActFor(principal: Principal, userId: string): boolean {
+  return principal.userId === userId;
+}

@@ -1,0 +1,80 @@
+import { STATUS_CODES } from 'node:http';
+import { GraphQLError } from 'graphql';
+import { DomainError, type ErrorCode } from './errors.js';
+
+/**
+ * The one place errors become wire formats: GraphQL `extensions`, REST v1 bodies (the seed's
+ * three shapes) and their HTTP status. Nothing else decides how an error looks.
+ */
+
+/** The DomainError behind anything a resolver, the executor or a handler threw. */
+export function toDomainError(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
+  if (error instanceof GraphQLError) {
+    if (error.originalError) return toDomainError(error.originalError);
+    // No original error: the executor itself refused the operation (bad variables, validation).
+    return new DomainError('BAD_USER_INPUT', error.message, { cause: error });
+  }
+  return new DomainError('INTERNAL_SERVER_ERROR', 'Internal server error.', { cause: error });
+}
+
+export function isInternal(error: DomainError): boolean {
+  return error.code === 'INTERNAL_SERVER_ERROR';
+}
+
+/** `extensions` for a GraphQL error. */
+export function graphQLExtensions(error: DomainError): Record<string, unknown> {
+  const extensions: Record<string, unknown> = { code: error.code, http: { status: error.status } };
+  if (error.field !== undefined) extensions.field = error.field;
+  if (error.details !== undefined) extensions.details = error.details;
+  if (error.retryAfter !== undefined) extensions.retryAfter = error.retryAfter;
+  if (error.reference !== undefined) extensions.reference = error.reference;
+  return extensions;
+}
+
+export interface RestErrorReply {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** The REST v1 answer for an error: general, rate-limit or bill-not-found body. */
+export function restErrorReply(error: DomainError): RestErrorReply {
+  const status = error.status;
+  if (error.code === 'RATE_LIMITED') {
+    const retryAfter = Math.max(1, Math.ceil(error.retryAfter ?? 1));
+    return { status, headers: { 'retry-after': String(retryAfter) }, body: { statusCode: status, message: error.message, retryAfter } };
+  }
+  if (error.code === 'BILL_NOT_FOUND') {
+    return {
+      status,
+      headers: {},
+      body: { success: false, message: error.message, errorCode: 'BILL_NOT_FOUND', reference: error.reference ?? '' },
+    };
+  }
+  const body: Record<string, unknown> = { statusCode: status, message: error.message, error: statusName(status) };
+  if (error.details?.length) body.details = error.details;
+  return { status, headers: {}, body };
+}
+
+export function statusName(status: number): string {
+  return STATUS_CODES[status] ?? 'Error';
+}
+
+/** Ranks errors so a REST reply reports the most fundamental one (401 before 403 before 400…). */
+const PRECEDENCE: ErrorCode[] = [
+  'INTERNAL_SERVER_ERROR',
+  'SERVICE_UNAVAILABLE',
+  'UNAUTHENTICATED',
+  'RATE_LIMITED',
+  'FORBIDDEN',
+];
+
+export function mostSevere(errors: DomainError[]): DomainError {
+  return [...errors].sort((a, b) => rank(a) - rank(b))[0]!;
+}
+
+function rank(error: DomainError): number {
+  const index = PRECEDENCE.indexOf(error.code);
+  return index === -1 ? PRECEDENCE.length : index;
+}

@@ -1,0 +1,80 @@
+/**
+ * The one error type domain code throws. Its `code` decides the HTTP status, the GraphQL
+ * `extensions.code` and the REST body, all in `errorStatus` and the mappers that call it.
+ */
+export type ErrorCode =
+  | 'BAD_USER_INPUT'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'BILL_NOT_FOUND'
+  | 'CONFLICT'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_SERVER_ERROR';
+
+const STATUS: Record<ErrorCode, number> = {
+  BAD_USER_INPUT: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  BILL_NOT_FOUND: 404,
+  CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_SERVER_ERROR: 500,
+};
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export interface DomainErrorOptions {
+  /** The input field at fault, for BAD_USER_INPUT. */
+  field?: string;
+  details?: FieldProblem[];
+  /** Seconds to wait, for RATE_LIMITED. */
+  retryAfter?: number;
+  /** The reference asked for, for BILL_NOT_FOUND. */
+  reference?: string;
+  cause?: unknown;
+}
+
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  readonly field?: string;
+  readonly details?: FieldProblem[];
+  readonly retryAfter?: number;
+  readonly reference?: string;
+
+  constructor(code: ErrorCode, message: string, options: DomainErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DomainError';
+    this.code = code;
+    if (options.field !== undefined) this.field = options.field;
+    if (options.details !== undefined) this.details = options.details;
+    if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
+    if (options.reference !== undefined) this.reference = options.reference;
+  }
+
+  get status(): number {
+    return STATUS[this.code];
+  }
+}
+
+export function errorStatus(code: ErrorCode): number {
+  return STATUS[code];
+}
+
+export const unauthenticated = (message = 'A valid API key or access token is required.') =>
+  new DomainError('UNAUTHENTICATED', message);
+
+export const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} was not found.`);
+
+export const badInput = (field: string, message: string) =>
+  new DomainError('BAD_USER_INPUT', message, { field, details: [{ field, message }] });

@@ -1,0 +1,63 @@
+import { and, asc, eq, gt, isNotNull } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { events } from '../../db/schema.js';
+import type { Environment } from '../auth/permissions.js';
+import type { NewEvent, StoredEvent } from './event.js';
+
+type EventRow = typeof events.$inferSelect;
+
+function toStoredEvent(row: EventRow): StoredEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    created: Math.floor(row.createdAt.getTime() / 1000),
+    data: row.data as Record<string, unknown>,
+    userId: row.userId,
+    environment: row.environment,
+    seq: row.seq,
+  };
+}
+
+/**
+ * Records an event. Call it with the transaction that makes the change the event describes, so
+ * the two commit or roll back together; nothing is sent from here (see relay.ts and the jobs).
+ */
+export async function recordEvent(tx: Executor, event: NewEvent, at: Date): Promise<StoredEvent> {
+  const [row] = await tx
+    .insert(events)
+    .values({ type: event.type, userId: event.userId, environment: event.environment, data: event.data, createdAt: at })
+    .returning();
+  return toStoredEvent(row!);
+}
+
+export const eventStore = {
+  /** Stamped events of one owner after a position, in commit order. */
+  async listEventsAfter(
+    db: Executor,
+    owner: { userId: string; environment: Environment },
+    afterSeq: number,
+    limit: number,
+    types?: readonly string[],
+  ): Promise<StoredEvent[]> {
+    const rows = await db
+      .select()
+      .from(events)
+      .where(
+        and(
+          eq(events.userId, owner.userId),
+          eq(events.environment, owner.environment),
+          isNotNull(events.seq),
+          gt(events.seq, afterSeq),
+        ),
+      )
+      .orderBy(asc(events.seq))
+      .limit(limit);
+    const wanted = types && types.length > 0 ? new Set(types) : undefined;
+    return rows.map(toStoredEvent).filter((e) => !wanted || wanted.has(e.type));
+  },
+
+  async findEventById(db: Executor, id: string): Promise<StoredEvent | undefined> {
+    const [row] = await db.select().from(events).where(eq(events.id, id));
+    return row ? toStoredEvent(row) : undefined;
+  },
+};

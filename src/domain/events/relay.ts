@@ -1,0 +1,49 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { queryRows } from '../../db/client.js';
+import { toSafeNumber } from '../../db/columns.js';
+
+/** Any fixed number; only one relay across all instances stamps at a time. */
+const RELAY_LOCK_KEY = 7_262_020_002;
+
+/**
+ * Stamps `seq` on events in commit order. An event is stamped only when its inserting transaction
+ * is older than every transaction still open (txid < the snapshot's xmin): a transaction that is
+ * still running can only commit rows with a txid at or above xmin, which this rule stamps later
+ * and so higher. A reader resuming "after seq N" therefore never skips an event that committed late.
+ *
+ * Returns how many events were stamped (0 when another instance holds the relay lock).
+ */
+export async function stampCommittedEvents(db: Database, batchSize = 1000): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [lock] = await queryRows<{ locked: boolean }>(
+      tx,
+      sql`select pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) as locked`,
+    );
+    if (!lock?.locked) return 0;
+    const rows = await queryRows<{ n: unknown }>(
+      tx,
+      sql`
+        with horizon as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin),
+        base as (select coalesce(max(seq), 0) as top from events),
+        ready as (
+          select id, row_number() over (order by txid, created_at, id) as rn
+          from events, horizon
+          where seq is null and txid < horizon.xmin
+          order by txid, created_at, id
+          limit ${batchSize}
+        )
+        update events e set seq = base.top + ready.rn
+        from ready, base
+        where e.id = ready.id
+        returning 1 as n`,
+    );
+    return rows.length;
+  });
+}
+
+/** Highest stamped position, for readers that want to start "from now". */
+export async function latestEventSeq(db: Database): Promise<number> {
+  const [row] = await queryRows<{ top: unknown }>(db, sql`select coalesce(max(seq), 0) as top from events`);
+  return toSafeNumber(row?.top ?? 0);
+}

@@ -1,0 +1,42 @@
+/** A user as the domain knows it: plain data, safe to hand to GraphQL (no hashes). */
+export interface User {
+  id: string;
+  createdAt: Date;
+  updatedAt: Date;
+  deletedDate: Date | null;
+  email: string;
+  phone: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  haveTransactionPin: boolean;
+  verified: boolean;
+  dob: string | null;
+  isAdmin: boolean;
+  deviceId: string | null;
+  deviceIp: string | null;
+  deviceModel: string | null;
+  platform: string | null;
+  lastLoggedIn: Date | null;
+}
+
+export interface Business {
+  id: string;
+  ownerUserId: string;
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewUser {
+  email: string;
+  phone?: string | undefined;
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  dob?: string | undefined;
+  verified?: boolean | undefined;
+  isAdmin?: boolean | undefined;
+}
+
+export function displayName(user: Pick<User, 'firstName' | 'lastName'>): string {
+  return [user.firstName, user.lastName].filter(Boolean).join(' ');
+}

@@ -1,0 +1,59 @@
+import type { Principal } from '../domain/auth/principal.js';
+import type { Services } from '../services.js';
+import { createLoaders, type Loaders } from './loaders.js';
+
+/** What every resolver gets, whether the operation came over /graphql, REST v1 or WebSocket. */
+export interface GraphQLContext {
+  principal: Principal | null;
+  /** True when a credential was sent but did not authenticate (so the error can say which). */
+  credentialRejected: boolean;
+  services: Services;
+  loaders: Loaders;
+  requestId: string;
+}
+
+/** Turns a credential string into a principal. API keys today; OAuth tokens plug in beside them. */
+export type Authenticator = (credential: string) => Promise<Principal | undefined>;
+
+type HeaderBag = Record<string, string | string[] | undefined>;
+
+/**
+ * The credential of a request: `X-API-KEY` (header names are case-insensitive, and Node lowercases
+ * them) or `Authorization: Bearer …` carrying an API key or an access token.
+ */
+export function credentialFrom(headers: HeaderBag): string | undefined {
+  const apiKey = first(headers['x-api-key']);
+  if (apiKey && apiKey.trim() !== '') return apiKey.trim();
+  const authorization = first(headers['authorization']);
+  const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
+  return match?.[1];
+}
+
+function first(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export async function buildContext(
+  services: Services,
+  authenticators: readonly Authenticator[],
+  credential: string | undefined,
+  requestId: string,
+): Promise<GraphQLContext> {
+  let principal: Principal | null = null;
+  if (credential) {
+    for (const authenticate of authenticators) {
+      const found = await authenticate(credential);
+      if (found) {
+        principal = found;
+        break;
+      }
+    }
+  }
+  return {
+    principal,
+    credentialRejected: credential !== undefined && principal === null,
+    services,
+    loaders: createLoaders(services),
+    requestId,
+  };
+}

@@ -1,0 +1,18 @@
+import type { Resolvers } from '../generated/resolvers-types.js';
+
+export const API_VERSION = '1.0';
+
+export const apiInfoResolvers: Resolvers = {
+  Query: {
+    apiInfo: (_root, _args, { services }) => {
+      const base = services.config.PUBLIC_URL ?? `http://localhost:${services.config.PORT}`;
+      return {
+        service: 'Partner Gateway',
+        version: API_VERSION,
+        graphqlUrl: `${base}/graphql`,
+        restDocsUrl: `${base}/api/v1/docs`,
+        openApiUrl: `${base}/api/v1/openapi.json`,
+      };
+    },
+  },
+};

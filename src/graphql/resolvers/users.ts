@@ -1,0 +1,34 @@
+import { mayActFor } from '../../domain/auth/principal.js';
+import { notFound } from '../../domain/errors.js';
+import { UUID } from '../../domain/events/event-service.js';
+import { displayName } from '../../domain/users/user.js';
+import type { GraphQLContext } from '../context.js';
+import { requireAbility } from '../directives/auth.js';
+import type { Resolvers } from '../generated/resolvers-types.js';
+
+/** A user the caller may act for, or NOT_FOUND, whether the id is missing or someone else's. */
+async function loadActableUser(context: GraphQLContext, id: string) {
+  const principal = context.principal!;
+  const user = mayActFor(principal, id) && UUID.test(id) ? await context.loaders.userById.load(id) : null;
+  if (!user) throw notFound('User');
+  return user;
+}
+
+export const userResolvers: Resolvers = {
+  Query: {
+    me: (_root, _args, context) => loadActableUser(context, context.principal!.userId),
+    user: (_root, { id }, context) => loadActableUser(context, id),
+  },
+  User: {
+    // Federation's _entities lands here: it gets the same checks as every other path.
+    __resolveReference: async (reference, context) => {
+      const principal = requireAbility(context, 'READ');
+      if (!mayActFor(principal, reference.id)) return null;
+      return context.loaders.userById.load(reference.id);
+    },
+    name: (user) => displayName(user),
+    resetToken: () => null,
+    resetTokenExpiry: () => null,
+    businesses: (user, _args, { services }) => services.users.businessesOf(user.id),
+  },
+};

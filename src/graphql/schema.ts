@@ -1,0 +1,43 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import { type DocumentNode, type GraphQLSchema, parse } from 'graphql';
+import { enforceAccessRules } from './directives/auth.js';
+import type { Resolvers } from './generated/resolvers-types.js';
+import { apiInfoResolvers } from './resolvers/api-info.js';
+import { eventResolvers } from './resolvers/events.js';
+import { scalarResolvers } from './resolvers/scalars.js';
+import { userResolvers } from './resolvers/users.js';
+
+export const SCHEMA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../schema');
+
+/** One SDL file per domain in schema/, read in name order. */
+export function loadTypeDefs(dir = SCHEMA_DIR): DocumentNode {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.graphql'))
+    .sort();
+  const documents = files.map((f) => parse(readFileSync(join(dir, f), 'utf8')));
+  return { kind: documents[0]!.kind, definitions: documents.flatMap((d) => d.definitions) };
+}
+
+const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers];
+
+/** The executable Federation 2 subgraph schema, with access rules applied. Built once per process. */
+export function buildSchema(): GraphQLSchema {
+  const schema = buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers: mergeResolvers(resolvers) });
+  return enforceAccessRules(schema);
+}
+
+/** Merges per-domain resolver maps; a type may take fields from several domains. */
+function mergeResolvers(list: Resolvers[]): GraphQLResolverMap<unknown> {
+  const merged: Record<string, object> = {};
+  for (const map of list) {
+    for (const [typeName, value] of Object.entries(map) as [string, object][]) {
+      // Scalars are class instances and taken whole; object types merge field by field.
+      merged[typeName] = value.constructor === Object ? { ...merged[typeName], ...value } : value;
+    }
+  }
+  return merged as GraphQLResolverMap<unknown>;
+}

@@ -1,0 +1,41 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { isInternal, restErrorReply, toDomainError } from '../domain/error-mapping.js';
+import { DomainError } from '../domain/errors.js';
+import { validationError } from '../rest/validation.js';
+
+/** Fastify's own errors (body parsing, limits, validation) as domain errors. */
+function fromFastifyError(error: FastifyError): DomainError {
+  if (error instanceof DomainError) return error;
+  if (error.validation) return validationError(error.validation as never, error.validationContext ?? 'body');
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new DomainError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new DomainError('BAD_USER_INPUT', `The request body is not valid JSON: ${error.message}`, { field: 'body' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new DomainError('BAD_USER_INPUT', 'Send the request body as application/json.', { field: 'content-type' });
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return new DomainError('BAD_USER_INPUT', `Bad request: ${error.message}`);
+  }
+  return toDomainError(error);
+}
+
+/**
+ * Every error a route throws leaves as one of the seed's bodies. Unexpected errors are logged
+ * with their stack and answered with a bare 500; nothing internal reaches the caller.
+ */
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const domain = fromFastifyError(error);
+    if (isInternal(domain)) request.log.error({ err: error }, 'unhandled error');
+    const { status, headers, body } = restErrorReply(domain);
+    return reply.code(status).headers(headers).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const { status, body } = restErrorReply(new DomainError('NOT_FOUND', `Cannot ${request.method} ${request.url.split('?')[0]}`));
+    return reply.code(status).send(body);
+  });
+}

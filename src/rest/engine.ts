@@ -1,0 +1,110 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  type DocumentNode,
+  execute,
+  type GraphQLSchema,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  validate,
+} from 'graphql';
+import { levelsGranting } from '../domain/auth/permissions.js';
+import { mostSevere, toDomainError } from '../domain/error-mapping.js';
+import type { GraphQLContext } from '../graphql/context.js';
+import { type AccessRule, accessRuleOf } from '../graphql/directives/auth.js';
+import type { RestRoute, RouteInput } from './route.js';
+import { Envelope, GeneralError, RateLimitError } from './schemas.js';
+
+export interface CompiledRoute extends RestRoute {
+  document: DocumentNode;
+  /** The access rules of the operation's root fields; the route needs all of them. */
+  access: AccessRule[];
+  rootField: string;
+}
+
+/**
+ * Parses and validates every route's operation against the schema once, at start-up. A route
+ * whose operation does not validate stops the process with the route named.
+ */
+export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): CompiledRoute[] {
+  return routes.map((route) => {
+    const where = `${route.method} ${route.path}`;
+    const document = parse(route.operation);
+    const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    if (operations.length !== 1) throw new Error(`${where}: the route's document must hold exactly one operation.`);
+    const errors = validate(schema, document);
+    if (errors.length > 0) throw new Error(`${where}: operation does not validate: ${errors.map((e) => e.message).join('; ')}`);
+    const operation = operations[0]!;
+    const rootType = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+    const selections = operation.selectionSet.selections.filter((s) => s.kind === Kind.FIELD);
+    const access = selections.map((s) => accessRuleOf(rootType!.getFields()[s.name.value]!)!);
+    return { ...route, document, access, rootField: selections[0]!.alias?.value ?? selections[0]!.name.value };
+  });
+}
+
+const LEVEL_NAMES = { READ_ONLY: 'Read Only', TRANSACTIONS: 'Transactions', ACCOUNT_MANAGEMENT: 'Account Management', FULL_ACCESS: 'Full Access' };
+
+function accessDescription(access: AccessRule[]): string {
+  const abilities = [...new Set(access.flatMap((a) => (a.public ? [] : [a.ability])))];
+  if (abilities.length === 0) return 'Needs no credential.';
+  const levels = Object.keys(LEVEL_NAMES).filter((level) =>
+    abilities.every((ability) => levelsGranting(ability).includes(level as keyof typeof LEVEL_NAMES)),
+  );
+  return `Needs an API key or access token with permission: ${levels.map((l) => LEVEL_NAMES[l as keyof typeof LEVEL_NAMES]).join(', ')}.`;
+}
+
+// Error responses are documented, not used to serialize: `additionalProperties` keeps every field.
+const openError = (schema: typeof GeneralError | typeof RateLimitError) => ({ ...schema, $id: undefined, additionalProperties: true });
+
+export interface RestEngineOptions {
+  schema: GraphQLSchema;
+  routes: CompiledRoute[];
+  contextFor: (request: FastifyRequest) => Promise<GraphQLContext>;
+}
+
+/** Registers each route: validate input, run its operation in-process, answer in the envelope. */
+export function registerRestRoutes(app: FastifyInstance, { schema, routes, contextFor }: RestEngineOptions): void {
+  for (const route of routes) {
+    const status = route.status ?? (route.method === 'POST' ? 201 : 200);
+    const isPublic = route.access.every((a) => a.public);
+    const variablesOf = route.variables ?? ((input: RouteInput) => ({ ...input.query, ...input.params }));
+    app.route({
+      method: route.method,
+      url: route.path,
+      schema: {
+        summary: route.summary,
+        description: [route.description, accessDescription(route.access)].filter(Boolean).join('\n\n'),
+        tags: [route.tag],
+        ...(route.params ? { params: route.params } : {}),
+        ...(route.querystring ? { querystring: route.querystring } : {}),
+        ...(route.body ? { body: route.body } : {}),
+        security: isPublic ? [] : [{ ApiKey: [] }, { Bearer: [] }],
+        response: {
+          [status]: route.envelope === false ? route.response : Envelope(route.response),
+          ...(isPublic ? {} : { 401: openError(GeneralError), 403: openError(GeneralError) }),
+          400: openError(GeneralError),
+          404: openError(GeneralError),
+          429: openError(RateLimitError),
+          500: openError(GeneralError),
+        },
+      },
+      handler: async (request, reply) => {
+        const contextValue = await contextFor(request);
+        const input: RouteInput = {
+          params: (request.params ?? {}) as Record<string, unknown>,
+          query: (request.query ?? {}) as Record<string, unknown>,
+          body: request.body,
+        };
+        const result = await execute({ schema, document: route.document, contextValue, variableValues: variablesOf(input) });
+        if (result.errors?.length) throw mostSevere(result.errors.map(toDomainError));
+        const data = (result.data ?? {}) as Record<string, unknown>;
+        const payload = route.result ? route.result(data) : data[route.rootField];
+        reply.code(status);
+        return route.envelope === false ? payload : { statusCode: status, message: route.message, data: payload, errors: {} };
+      },
+    });
+  }
+}
+
+export const AnyObject = Type.Object({}, { additionalProperties: true });

@@ -1,0 +1,41 @@
+import type { TSchema } from '@sinclair/typebox';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RouteInput {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/**
+ * One REST v1 path: which GraphQL operation it runs and how HTTP maps onto it. No business logic
+ * lives here; the operation's resolvers do the work, with the same auth and errors as /graphql.
+ */
+export interface RestRoute {
+  method: HttpMethod;
+  /** Fastify path syntax, e.g. /api/v1/users/:id. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** A GraphQL document with exactly one operation. */
+  operation: string;
+  /** Variables from path, query and body. Default: path params, then query string. */
+  variables?: (input: RouteInput) => Record<string, unknown>;
+  /** The payload from the operation's data. Default: the value of its first root field. */
+  result?: (data: Record<string, unknown>) => unknown;
+  /** The envelope's `message`. */
+  message: string;
+  /** Default: 201 for POST, 200 otherwise (NestJS habits). */
+  status?: number;
+  /** False for the few seed responses that are not wrapped in the envelope. */
+  envelope?: boolean;
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: TSchema;
+  /** The schema of the payload (the envelope's `data`, or the whole body when unwrapped). */
+  response: TSchema;
+}
+
+export const defineRoutes = (routes: RestRoute[]): RestRoute[] => routes;

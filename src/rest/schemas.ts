@@ -1,0 +1,42 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** Schemas shared by many REST routes: the envelope and the seed's error bodies. */
+
+export const Envelope = (data: TSchema) =>
+  Type.Object({
+    statusCode: Type.Integer({ description: 'The HTTP status, repeated.' }),
+    message: Type.String(),
+    data,
+    errors: Type.Object({}, { description: 'Empty on success.' }),
+  });
+
+export const FieldProblem = Type.Object({ field: Type.String(), message: Type.String() });
+
+export const GeneralError = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    message: Type.String({ description: 'A sentence; for bad input it names the field.' }),
+    error: Type.String({ description: 'The HTTP status name, e.g. Unauthorized.' }),
+    details: Type.Optional(Type.Array(FieldProblem)),
+  },
+  { $id: 'GeneralError', title: 'GeneralError' },
+);
+
+export const RateLimitError = Type.Object(
+  { statusCode: Type.Integer(), message: Type.String(), retryAfter: Type.Integer({ description: 'Seconds to wait.' }) },
+  { $id: 'RateLimitError', title: 'RateLimitError' },
+);
+
+export const BillNotFoundError = Type.Object(
+  {
+    success: Type.Literal(false),
+    message: Type.String(),
+    errorCode: Type.Literal('BILL_NOT_FOUND'),
+    reference: Type.String(),
+  },
+  { $id: 'BillNotFoundError', title: 'BillNotFoundError' },
+);
+
+export const Nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
+export const DateTimeString = Type.String({ format: 'date-time' });
+export const Uuid = Type.String({ format: 'uuid' });

@@ -1,0 +1,43 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { stampCommittedEvents } from './domain/events/relay.js';
+import { type JobHandler, JobRunner } from './domain/jobs/job-runner.js';
+import type { Services } from './services.js';
+
+export interface Workers {
+  jobs: JobRunner;
+  stop(graceMs: number): Promise<void>;
+}
+
+/**
+ * Background work of one process: the outbox relay (stamps event order; one instance at a time
+ * holds its lock) and the job runner (leases, so any number of processes share the queue).
+ */
+export function startWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHandler[] = [], relayEveryMs = 100): Workers {
+  let stopped = false;
+  let relayTimer: NodeJS.Timeout | undefined;
+  let relayRun: Promise<unknown> = Promise.resolve();
+  const relay = () => {
+    if (stopped) return;
+    relayRun = stampCommittedEvents(services.db)
+      .catch((error) => log.error({ err: error }, 'event relay failed'))
+      .finally(() => {
+        if (!stopped) relayTimer = setTimeout(relay, relayEveryMs);
+      });
+  };
+  relay();
+
+  const jobs = new JobRunner(services.db, services.clock, handlers, {
+    onError: (error, job) => log.error({ err: error, jobId: job?.id, kind: job?.kind }, 'job failed'),
+  });
+  jobs.start();
+
+  return {
+    jobs,
+    async stop(graceMs) {
+      stopped = true;
+      if (relayTimer) clearTimeout(relayTimer);
+      await relayRun;
+      await jobs.stop(graceMs);
+    },
+  };
+}
