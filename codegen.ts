@@ -27,6 +27,7 @@ const config: CodegenConfig = {
           User: '../../domain/users/user.js#User',
           Business: '../../domain/users/user.js#Business',
           Event: '../../domain/events/event.js#StoredEvent',
+          ApiKey: '../../domain/auth/api-key-store.js#ApiKeyRecord',
         },
         scalars: {
           DateTime: 'Date',

@@ -7,6 +7,7 @@ import { type DocumentNode, type GraphQLSchema, parse } from 'graphql';
 import { enforceAccessRules } from './directives/auth.js';
 import type { Resolvers } from './generated/resolvers-types.js';
 import { apiInfoResolvers } from './resolvers/api-info.js';
+import { apiKeyResolvers } from './resolvers/api-keys.js';
 import { eventResolvers } from './resolvers/events.js';
 import { scalarResolvers } from './resolvers/scalars.js';
 import { userResolvers } from './resolvers/users.js';
@@ -22,7 +23,7 @@ export function loadTypeDefs(dir = SCHEMA_DIR): DocumentNode {
   return { kind: documents[0]!.kind, definitions: documents.flatMap((d) => d.definitions) };
 }
 
-const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers];
+const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers, apiKeyResolvers];
 
 /** The executable Federation 2 subgraph schema, with access rules applied. Built once per process. */
 export function buildSchema(): GraphQLSchema {

@@ -12,7 +12,7 @@ import {
 import { levelsGranting } from '../domain/auth/permissions.js';
 import { mostSevere, toDomainError } from '../domain/error-mapping.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import { type AccessRule, accessRuleOf } from '../graphql/directives/auth.js';
+import { type AccessRule, accessRuleOf, requireAbility } from '../graphql/directives/auth.js';
 import type { RestRoute, RouteInput } from './route.js';
 import { Envelope, GeneralError, RateLimitError } from './schemas.js';
 
@@ -65,6 +65,7 @@ export interface RestEngineOptions {
 
 /** Registers each route: validate input, run its operation in-process, answer in the envelope. */
 export function registerRestRoutes(app: FastifyInstance, { schema, routes, contextFor }: RestEngineOptions): void {
+  const contexts = new WeakMap<FastifyRequest, GraphQLContext>();
   for (const route of routes) {
     const status = route.status ?? (route.method === 'POST' ? 201 : 200);
     const isPublic = route.access.every((a) => a.public);
@@ -89,8 +90,15 @@ export function registerRestRoutes(app: FastifyInstance, { schema, routes, conte
           500: openError(GeneralError),
         },
       },
+      // Credentials are checked before the input is, so a caller without a valid key learns
+      // nothing about the route's input rules (401/403 come before 400).
+      preValidation: async (request) => {
+        const context = await contextFor(request);
+        for (const rule of route.access) if (!rule.public) requireAbility(context, rule.ability);
+        contexts.set(request, context);
+      },
       handler: async (request, reply) => {
-        const contextValue = await contextFor(request);
+        const contextValue = contexts.get(request)!;
         const input: RouteInput = {
           params: (request.params ?? {}) as Record<string, unknown>,
           query: (request.query ?? {}) as Record<string, unknown>,

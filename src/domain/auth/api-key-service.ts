@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../clock.js';
-import { badInput, notFound } from '../errors.js';
+import { badInput, DomainError, notFound } from '../errors.js';
 import { displayPrefixOf, generateApiKey, hashApiKey, looksLikeApiKey } from './api-key-format.js';
 import { apiKeyStore, type ApiKeyRecord } from './api-key-store.js';
 import { abilitiesOf, type Environment, type PermissionLevel } from './permissions.js';
@@ -11,7 +11,7 @@ import type { Principal } from './principal.js';
 const TOUCH_INTERVAL_MS = 60_000;
 
 export interface CreatedApiKey {
-  record: ApiKeyRecord;
+  apiKey: ApiKeyRecord;
   /** The key value. Returned once, here; only its hash is kept. */
   key: string;
 }
@@ -37,7 +37,7 @@ export class ApiKeyService {
     const name = input.name.trim();
     if (name === '' || name.length > 100) throw badInput('name', 'name must be 1 to 100 characters.');
     const key = generateApiKey(input.environment);
-    const record = await apiKeyStore.insertApiKey(this.db, {
+    const apiKey = await apiKeyStore.insertApiKey(this.db, {
       userId: input.userId,
       name,
       environment: input.environment,
@@ -45,7 +45,24 @@ export class ApiKeyService {
       keyHash: hashApiKey(key),
       displayPrefix: displayPrefixOf(key),
     });
-    return { record, key };
+    return { apiKey, key };
+  }
+
+  /**
+   * Creates a key on behalf of another credential: same user, same environment, and no ability
+   * the creating credential lacks, so a key can never be used to mint a stronger one.
+   */
+  async createFor(principal: Principal, input: { name: string; permission?: PermissionLevel | null }): Promise<CreatedApiKey> {
+    const permission = input.permission ?? 'READ_ONLY';
+    const missing = [...abilitiesOf(permission)].filter((a) => !principal.abilities.has(a));
+    if (missing.length > 0) {
+      throw new DomainError('FORBIDDEN', `This credential cannot create a ${permission} key: it lacks ${missing.join(', ')}.`, { field: 'permission' });
+    }
+    return this.create({ userId: principal.userId, name: input.name, environment: principal.environment, permission });
+  }
+
+  async listFor(principal: Principal): Promise<ApiKeyRecord[]> {
+    return (await this.list(principal.userId)).filter((k) => k.environment === principal.environment);
   }
 
   list(userId: string): Promise<ApiKeyRecord[]> {
@@ -53,8 +70,8 @@ export class ApiKeyService {
   }
 
   /** Revokes one of the user's keys. Another user's key id answers like a missing one. */
-  async revoke(userId: string, keyId: string): Promise<ApiKeyRecord> {
-    const owned = (await this.list(userId)).find((k) => k.id === keyId);
+  async revoke(userId: string, keyId: string, environment?: Environment): Promise<ApiKeyRecord> {
+    const owned = (await this.list(userId)).find((k) => k.id === keyId && (!environment || k.environment === environment));
     if (!owned) throw notFound('API key');
     const revoked = owned.revokedAt ? owned : await apiKeyStore.revokeApiKey(this.db, keyId, this.clock.now());
     for (const [hash, principal] of this.cache.entries()) {

@@ -2,6 +2,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { User as UserModel, Business as BusinessModel } from '../../domain/users/user.js';
 import type { StoredEvent as StoredEventModel } from '../../domain/events/event.js';
+import type { ApiKeyRecord as ApiKeyRecordModel } from '../../domain/auth/api-key-store.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -41,6 +42,20 @@ export type ApiInfo = {
   version: Scalars['String']['output'];
 };
 
+/** An API key of the caller's account. The key value itself is shown only once, when created. */
+export type ApiKey = {
+  __typename?: 'ApiKey';
+  createdAt: Scalars['DateTime']['output'];
+  /** The key's first characters, to tell keys apart. */
+  displayPrefix: Scalars['String']['output'];
+  environment: Environment;
+  id: Scalars['ID']['output'];
+  lastUsedAt?: Maybe<Scalars['DateTime']['output']>;
+  name: Scalars['String']['output'];
+  permission: PermissionLevel;
+  revokedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
 /** A business account, owned by one user, under which business customers are created. */
 export type Business = {
   __typename?: 'Business';
@@ -49,6 +64,23 @@ export type Business = {
   name: Scalars['String']['output'];
   updatedAt: Scalars['DateTime']['output'];
 };
+
+export type CreateApiKeyInput = {
+  name: Scalars['String']['input'];
+  /** Defaults to READ_ONLY. A credential can only create keys with no more abilities than its own. */
+  permission?: InputMaybe<PermissionLevel>;
+};
+
+export type CreatedApiKey = {
+  __typename?: 'CreatedApiKey';
+  apiKey: ApiKey;
+  /** The key value. Store it now: it is never shown again. */
+  key: Scalars['String']['output'];
+};
+
+export type Environment =
+  | 'production'
+  | 'sandbox';
 
 /**
  * Something that happened to the caller's account, as delivered by webhooks and subscriptions.
@@ -73,10 +105,40 @@ export type EventPage = {
   hasMore: Scalars['Boolean']['output'];
 };
 
+export type Mutation = {
+  __typename?: 'Mutation';
+  /** Creates an API key in the caller's environment. */
+  createApiKey: CreatedApiKey;
+  /** Revokes one of the account's API keys; it stops working within a second everywhere. */
+  revokeApiKey: ApiKey;
+};
+
+
+export type MutationCreateApiKeyArgs = {
+  input: CreateApiKeyInput;
+};
+
+
+export type MutationRevokeApiKeyArgs = {
+  id: Scalars['ID']['input'];
+};
+
+export type PermissionLevel =
+  /** Read, and modify account settings. */
+  | 'ACCOUNT_MANAGEMENT'
+  /** All operations. */
+  | 'FULL_ACCESS'
+  /** View account and transaction data. */
+  | 'READ_ONLY'
+  /** Read, and execute transactions. */
+  | 'TRANSACTIONS';
+
 export type Query = {
   __typename?: 'Query';
   /** Name and version of this API, and where its documentation lives. Needs no credential. */
   apiInfo: ApiInfo;
+  /** The API keys of the caller's account in the caller's environment, newest first. */
+  apiKeys: Array<ApiKey>;
   /** One of the caller's events. Another account's or environment's event answers NOT_FOUND. */
   event: Event;
   /** The caller's events in its own environment, in commit order, after position `after`. */
@@ -238,13 +300,19 @@ export type ResolversTypes = ResolversObject<{
   Ability: Ability;
   ApiInfo: ResolverTypeWrapper<ApiInfo>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
-  Business: ResolverTypeWrapper<BusinessModel>;
+  ApiKey: ResolverTypeWrapper<ApiKeyRecordModel>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Business: ResolverTypeWrapper<BusinessModel>;
+  CreateApiKeyInput: CreateApiKeyInput;
+  CreatedApiKey: ResolverTypeWrapper<Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversTypes['ApiKey'] }>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  Environment: Environment;
   Event: ResolverTypeWrapper<StoredEventModel>;
   EventPage: ResolverTypeWrapper<Omit<EventPage, 'events'> & { events: Array<ResolversTypes['Event']> }>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  PermissionLevel: PermissionLevel;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
@@ -255,13 +323,17 @@ export type ResolversTypes = ResolversObject<{
 export type ResolversParentTypes = ResolversObject<{
   ApiInfo: ApiInfo;
   String: Scalars['String']['output'];
-  Business: BusinessModel;
+  ApiKey: ApiKeyRecordModel;
   ID: Scalars['ID']['output'];
+  Business: BusinessModel;
+  CreateApiKeyInput: CreateApiKeyInput;
+  CreatedApiKey: Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversParentTypes['ApiKey'] };
   DateTime: Scalars['DateTime']['output'];
   Event: StoredEventModel;
   EventPage: Omit<EventPage, 'events'> & { events: Array<ResolversParentTypes['Event']> };
   Boolean: Scalars['Boolean']['output'];
   JSON: Scalars['JSON']['output'];
+  Mutation: Record<PropertyKey, never>;
   Query: Record<PropertyKey, never>;
   Int: Scalars['Int']['output'];
   SafeInt: Scalars['SafeInt']['output'];
@@ -286,11 +358,27 @@ export type ApiInfoResolvers<ContextType = GraphQLContext, ParentType extends Re
   version?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiKey'] = ResolversParentTypes['ApiKey']> = ResolversObject<{
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  displayPrefix?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  environment?: Resolver<ResolversTypes['Environment'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastUsedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  permission?: Resolver<ResolversTypes['PermissionLevel'], ParentType, ContextType>;
+  revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+}>;
+
 export type BusinessResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Business'] = ResolversParentTypes['Business']> = ResolversObject<{
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
+export type CreatedApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedApiKey'] = ResolversParentTypes['CreatedApiKey']> = ResolversObject<{
+  apiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType>;
+  key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
@@ -315,8 +403,14 @@ export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
   name: 'JSON';
 }
 
+export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+  createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
+  revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
+}>;
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   apiInfo?: Resolver<ResolversTypes['ApiInfo'], ParentType, ContextType>;
+  apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
   event?: Resolver<ResolversTypes['Event'], ParentType, ContextType, RequireFields<QueryEventArgs, 'id'>>;
   events?: Resolver<ResolversTypes['EventPage'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'after' | 'first'>>;
   me?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
@@ -354,11 +448,14 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   ApiInfo?: ApiInfoResolvers<ContextType>;
+  ApiKey?: ApiKeyResolvers<ContextType>;
   Business?: BusinessResolvers<ContextType>;
+  CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   Event?: EventResolvers<ContextType>;
   EventPage?: EventPageResolvers<ContextType>;
   JSON?: GraphQLScalarType;
+  Mutation?: MutationResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   SafeInt?: GraphQLScalarType;
   User?: UserResolvers<ContextType>;

@@ -1,7 +1,8 @@
 import type { RestRoute } from '../route.js';
+import { apiKeyRoutes } from './api-keys.js';
 import { eventRoutes } from './events.js';
 import { rootRoutes } from './root.js';
 import { userRoutes } from './users.js';
 
 /** The REST v1 route table: every path of the API, one domain file each. */
-export const restV1Routes: RestRoute[] = [...rootRoutes, ...userRoutes, ...eventRoutes];
+export const restV1Routes: RestRoute[] = [...rootRoutes, ...userRoutes, ...eventRoutes, ...apiKeyRoutes];

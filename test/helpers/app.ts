@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import type { Environment, PermissionLevel } from '../../src/domain/auth/permissions.js';
+import { type Clock, systemClock } from '../../src/domain/clock.js';
+import type { User } from '../../src/domain/users/user.js';
+import { createServices, type Services } from '../../src/services.js';
+import { testDatabase } from './database.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  services: Services;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(options: { config?: Partial<Config>; clock?: Clock } = {}): Promise<TestApp> {
+  const database = await testDatabase();
+  const config = loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED_DEMO: false, WORKERS: false, ...options.config });
+  const services = createServices(config, database.db, options.clock ?? systemClock, () => undefined);
+  const app = await buildApp({ services });
+  await app.ready();
+  return { app, services, close: () => app.close() };
+}
+
+export interface Tenant {
+  user: User;
+  /** A key per permission level, sandbox. */
+  keys: Record<PermissionLevel, string>;
+  /** A Full Access production key. */
+  productionKey: string;
+}
+
+/** A fresh user with a key of every level, so tests never share rows. */
+export async function seedTenant(services: Services): Promise<Tenant> {
+  const user = await services.users.createUser({ email: `t-${randomUUID()}@example.test`, firstName: 'Ada', lastName: 'Obi', phone: '+2348030000000' });
+  const make = async (permission: PermissionLevel, environment: Environment = 'sandbox') =>
+    (await services.apiKeys.create({ userId: user.id, name: `${permission} ${environment}`, environment, permission })).key;
+  const keys = {
+    READ_ONLY: await make('READ_ONLY'),
+    TRANSACTIONS: await make('TRANSACTIONS'),
+    ACCOUNT_MANAGEMENT: await make('ACCOUNT_MANAGEMENT'),
+    FULL_ACCESS: await make('FULL_ACCESS'),
+  };
+  return { user, keys, productionKey: await make('FULL_ACCESS', 'production') };
+}
+
+/** POST /graphql with a key. */
+export async function graphql(app: FastifyInstance, key: string | undefined, query: string, variables?: Record<string, unknown>) {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+    payload: { query, variables },
+  });
+  return { status: response.statusCode, body: response.json() as { data?: Record<string, any>; errors?: Array<{ message: string; extensions: Record<string, any> }> } };
+}

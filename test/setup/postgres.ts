@@ -1,0 +1,35 @@
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { openDatabase } from '../../src/db/client.js';
+
+/**
+ * Gives this test run a PostgreSQL database of its own (so concurrent runs never see each
+ * other's rows), migrates it once, and drops it afterwards. A server that cannot be reached
+ * fails the run: only an unset DATABASE_URL skips PostgreSQL.
+ */
+export default async function setup(project: TestProject) {
+  const adminUrl = process.env.DATABASE_URL!;
+  const name = `pgw_test_${Date.now()}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
+  await handle.close();
+  project.provide('testDatabaseUrl', url.toString());
+
+  return async () => {
+    const cleanup = new pg.Client({ connectionString: adminUrl });
+    await cleanup.connect();
+    await cleanup.query(`drop database if exists ${name} with (force)`);
+    await cleanup.end();
+  };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    testDatabaseUrl: string;
+  }
+}
