@@ -42,6 +42,8 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: ['test/**/*.test.ts'],
+                // Process tests of the embedded database start their own children; once is enough.
+                exclude: ['test/**/*.embedded.test.ts'],
                 globalSetup: ['test/setup/postgres.ts'],
                 env: { TEST_DATABASE: 'postgres' },
               },

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNotNull } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNotNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { events } from '../../db/schema.js';
 import type { Environment } from '../auth/permissions.js';
@@ -31,7 +31,7 @@ export async function recordEvent(tx: Executor, event: NewEvent, at: Date): Prom
 }
 
 export const eventStore = {
-  /** Stamped events of one owner after a position, in commit order. */
+  /** Stamped events of one owner after a position, in commit order, optionally of some kinds only. */
   async listEventsAfter(
     db: Executor,
     owner: { userId: string; environment: Environment },
@@ -48,12 +48,12 @@ export const eventStore = {
           eq(events.environment, owner.environment),
           isNotNull(events.seq),
           gt(events.seq, afterSeq),
+          types && types.length > 0 ? inArray(events.type, [...types]) : undefined,
         ),
       )
       .orderBy(asc(events.seq))
       .limit(limit);
-    const wanted = types && types.length > 0 ? new Set(types) : undefined;
-    return rows.map(toStoredEvent).filter((e) => !wanted || wanted.has(e.type));
+    return rows.map(toStoredEvent);
   },
 
   async findEventById(db: Executor, id: string): Promise<StoredEvent | undefined> {

@@ -12,15 +12,21 @@ const RELAY_LOCK_KEY = 7_262_020_002;
  * still running can only commit rows with a txid at or above xmin, which this rule stamps later
  * and so higher. A reader resuming "after seq N" therefore never skips an event that committed late.
  *
- * Returns how many events were stamped (0 when another instance holds the relay lock).
+ * The cost of this rule: while any transaction of the cluster stays open, events committed after
+ * it began wait for it. Domain transactions are short, and providers are never called inside one.
+ *
+ * Returns how many events were stamped. By default it gives up at once (returning 0) when another
+ * relay holds the lock; `wait` blocks for the lock instead, for callers that need the stamp now.
  */
-export async function stampCommittedEvents(db: Database, batchSize = 1000): Promise<number> {
+export async function stampCommittedEvents(db: Database, options: { batchSize?: number; wait?: boolean } = {}): Promise<number> {
+  const batchSize = options.batchSize ?? 1000;
   return db.transaction(async (tx) => {
-    const [lock] = await queryRows<{ locked: boolean }>(
-      tx,
-      sql`select pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) as locked`,
-    );
-    if (!lock?.locked) return 0;
+    if (options.wait) {
+      await tx.execute(sql`select pg_advisory_xact_lock(${RELAY_LOCK_KEY})`);
+    } else {
+      const [lock] = await queryRows<{ locked: boolean }>(tx, sql`select pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) as locked`);
+      if (!lock?.locked) return 0;
+    }
     const rows = await queryRows<{ n: unknown }>(
       tx,
       sql`

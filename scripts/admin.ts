@@ -1,0 +1,106 @@
+/**
+ * Admin CLI: users, businesses and API keys.
+ *
+ *   npm run admin -- create-user --email ada@example.com [--first-name Ada] [--last-name Obi] [--phone +234…]
+ *   npm run admin -- create-business --user <id|email> --name "Ada Stores"
+ *   npm run admin -- create-key --user <id|email> --name "server" [--env sandbox|production] [--permission "Full Access"]
+ *   npm run admin -- list-keys --user <id|email>
+ *   npm run admin -- revoke-key --user <id|email> --key <key id>
+ *
+ * Add --json for machine-readable output. It uses the same DATABASE_URL / PGLITE_DATA_DIR as the
+ * server; the embedded database can be open in one process only, so stop the server first or use
+ * PostgreSQL.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/client.js';
+import { ENVIRONMENTS, type Environment, parsePermissionLevel } from '../src/domain/auth/permissions.js';
+import { systemClock } from '../src/domain/clock.js';
+import { DomainError } from '../src/domain/errors.js';
+import { UUID } from '../src/domain/events/event-service.js';
+import { createServices, type Services } from '../src/services.js';
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    json: { type: 'boolean', default: false },
+    email: { type: 'string' },
+    'first-name': { type: 'string' },
+    'last-name': { type: 'string' },
+    phone: { type: 'string' },
+    user: { type: 'string' },
+    name: { type: 'string' },
+    env: { type: 'string', default: 'sandbox' },
+    permission: { type: 'string' },
+    key: { type: 'string' },
+  },
+});
+
+class UsageError extends Error {}
+
+function required(name: keyof typeof values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+async function findUserId(services: Services, ref: string): Promise<string> {
+  const user = UUID.test(ref) ? (await services.users.usersByIds([ref]))[0] : await services.users.userByEmail(ref);
+  if (!user) throw new UsageError(`No user ${ref}`);
+  return user.id;
+}
+
+type Output = { json: unknown; text: string };
+
+async function run(services: Services, command: string | undefined): Promise<Output> {
+  switch (command) {
+    case 'create-user': {
+      const user = await services.users.createUser({ email: required('email'), firstName: values['first-name'], lastName: values['last-name'], phone: values.phone });
+      return { json: user, text: `Created user ${user.id} <${user.email}>` };
+    }
+    case 'create-business': {
+      const business = await services.users.createBusiness(await findUserId(services, required('user')), required('name'));
+      return { json: business, text: `Created business ${business.id} (${business.name})` };
+    }
+    case 'create-key': {
+      const environment = values.env as Environment;
+      if (!ENVIRONMENTS.includes(environment)) throw new UsageError('--env must be sandbox or production');
+      const permission = values.permission === undefined ? 'READ_ONLY' : parsePermissionLevel(values.permission);
+      if (!permission) throw new UsageError('--permission must be Read Only, Transactions, Account Management or Full Access');
+      const userId = await findUserId(services, required('user'));
+      const { key, apiKey } = await services.apiKeys.create({ userId, name: required('name'), environment, permission });
+      return { json: { key, apiKey }, text: `API key (${environment}, ${permission}; shown once): ${key}\nid: ${apiKey.id}` };
+    }
+    case 'list-keys': {
+      const keys = await services.apiKeys.list(await findUserId(services, required('user')));
+      const lines = keys.map((k) => `${k.id}  ${k.displayPrefix.padEnd(16)} ${k.environment.padEnd(10)} ${k.permission.padEnd(18)} ${k.revokedAt ? 'revoked' : 'active '}  ${k.name}`);
+      return { json: keys, text: lines.join('\n') || 'No keys.' };
+    }
+    case 'revoke-key': {
+      const revoked = await services.apiKeys.revoke(await findUserId(services, required('user')), required('key'));
+      return { json: revoked, text: `Revoked ${revoked.id} (${revoked.name})` };
+    }
+    default:
+      throw new UsageError('Commands: create-user, create-business, create-key, list-keys, revoke-key (add --json for JSON output)');
+  }
+}
+
+async function main(): Promise<number> {
+  const config = loadConfig();
+  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDataDir: config.PGLITE_DATA_DIR, poolSize: 2 });
+  try {
+    const services = createServices(config, database.db, systemClock, () => undefined);
+    const output = await run(services, positionals[0]);
+    process.stdout.write(values.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
+    return 0;
+  } catch (error) {
+    const message = error instanceof UsageError || error instanceof DomainError ? error.message : String(error);
+    if (values.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    else process.stderr.write(`${message}\n`);
+    return error instanceof UsageError || error instanceof DomainError ? 2 : 1;
+  } finally {
+    await database.close();
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { restV1Routes } from '../../src/rest/v1/index.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+describe('OpenAPI and the API root', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('lists every route of the table, with its method, and nothing else', async () => {
+    const response = await t.app.inject({ url: '/api/v1/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    const document = response.json();
+    expect(document.openapi).toBe('3.1.0');
+    const listed = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    const expected = restV1Routes.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
+    expect(listed.sort()).toEqual(expected.sort());
+  });
+
+  it('documents security and the permission each route needs', async () => {
+    const document = (await t.app.inject({ url: '/api/v1/openapi.json' })).json();
+    const me = document.paths['/api/v1/user/me'].get;
+    expect(me.security).toEqual([{ ApiKey: [] }, { Bearer: [] }]);
+    expect(me.description).toMatch(/Read Only, Transactions, Account Management, Full Access/);
+    expect(document.paths['/api/v1/api-keys'].post.description).toMatch(/permission: Account Management, Full Access/);
+    expect(document.paths['/api/v1'].get.security).toEqual([]);
+    expect(document.components.securitySchemes.ApiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-KEY' });
+  });
+
+  it('serves the docs page with its own assets', async () => {
+    const page = await t.app.inject({ url: '/api/v1/docs/' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).not.toMatch(/https?:\/\/(cdn|unpkg|jsdelivr)/);
+    const script = await t.app.inject({ url: '/api/v1/docs/static/swagger-ui-bundle.js' });
+    expect(script.statusCode).toBe(200);
+  });
+
+  it('GET /api/v1 names the service, version 1.0 and its links, without a key', async () => {
+    const body = (await t.app.inject({ url: '/api/v1' })).json();
+    expect(body).toMatchObject({
+      statusCode: 200,
+      errors: {},
+      data: { service: 'Partner Gateway', version: '1.0', graphqlUrl: expect.stringMatching(/\/graphql$/), restDocsUrl: expect.stringMatching(/\/api\/v1\/docs$/) },
+    });
+  });
+
+  it('health and readiness answer', async () => {
+    expect((await t.app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    expect((await t.app.inject({ url: '/readyz' })).json()).toEqual({ status: 'ready' });
+    t.app.draining = true;
+    expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(503);
+    t.app.draining = false;
+  });
+});

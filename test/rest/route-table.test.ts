@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { compileRoutes } from '../../src/rest/engine.js';
+import { restV1Routes } from '../../src/rest/v1/index.js';
+import { Type } from '@sinclair/typebox';
+
+describe('the REST route table', () => {
+  const schema = buildSchema();
+
+  it('every operation validates against the schema', () => {
+    expect(() => compileRoutes(schema, restV1Routes)).not.toThrow();
+  });
+
+  it('a route whose operation does not validate stops start-up, naming the route', () => {
+    const broken = { method: 'GET' as const, path: '/api/v1/broken', tag: 't', summary: 's', message: 'm', response: Type.Object({}), operation: '{ me { shoeSize } }' };
+    expect(() => compileRoutes(schema, [broken])).toThrow(/GET \/api\/v1\/broken: operation does not validate: .*shoeSize/);
+  });
+
+  it('every path is unique per method', () => {
+    const keys = restV1Routes.map((r) => `${r.method} ${r.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});
