@@ -1,0 +1,35 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { createServices } from '../../src/services.js';
+import { seedTenant } from '../helpers/app.js';
+import { testDatabase } from '../helpers/database.js';
+
+describe('logs', () => {
+  it('carry the request id and never a key, token or cookie', async () => {
+    const { db } = await testDatabase();
+    const services = createServices(loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'info' }), db, systemClock, () => undefined);
+    const tenant = await seedTenant(services);
+    const lines: string[] = [];
+    const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(chunk.toString()), done()) });
+    const app = await buildApp({
+      services,
+      logger: {
+        stream,
+        // Log request headers too, the riskiest thing a future change could add.
+        serializers: { req: (req: { headers: unknown; url: string }) => ({ url: req.url, headers: req.headers }) },
+      },
+    });
+    await app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': tenant.keys.READ_ONLY, 'x-request-id': 'trace-me-123' } });
+    await app.inject({ url: '/api/v1/user/me', headers: { authorization: `Bearer ${tenant.keys.FULL_ACCESS}`, cookie: 'session=s3cret' } });
+    await app.close();
+    const log = lines.join('');
+    expect(log).toContain('trace-me-123');
+    expect(log).toContain('/api/v1/user/me');
+    expect(log).not.toContain(tenant.keys.READ_ONLY);
+    expect(log).not.toContain(tenant.keys.FULL_ACCESS.slice(9));
+    expect(log).not.toContain('s3cret');
+  });
+});
