@@ -25,7 +25,7 @@ describe('npm start with the embedded database', () => {
     const [, key] = await first.child.waitFor(/API key \(Full Access, shown once\): (pgw_sbx_\S+)/);
     const me = await fetch(`${first.url}/api/v1/user/me`, { headers: { 'X-API-KEY': key! } });
     expect(me.status).toBe(200);
-    expect((await me.json()).data.email).toBe('demo@partner-gateway.local');
+    expect(((await me.json()) as { data: { email: string } }).data.email).toBe('demo@partner-gateway.local');
 
     const second = spawnTs('src/main.ts', [], env);
     expect(await second.exited).toBe(1);
