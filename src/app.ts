@@ -1,7 +1,9 @@
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import type { Config } from './config.js';
+import { type Config, isProduction } from './config.js';
 import { registerApollo } from './graphql/apollo.js';
-import { type Authenticator, buildContext, credentialFrom } from './graphql/context.js';
+import { type Authenticator, buildContext, credentialFrom, routerSecretFrom } from './graphql/context.js';
 import { buildSchema } from './graphql/schema.js';
 import { registerWebSocket } from './graphql/websocket.js';
 import { installErrorHandlers } from './http/error-handler.js';
@@ -28,7 +30,7 @@ declare module 'fastify' {
 }
 
 /** Header values that must never reach a log line. */
-export const REDACTED_PATHS = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'];
+export const REDACTED_PATHS = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-router-secret"]', 'res.headers["set-cookie"]'];
 
 /** Builds the whole HTTP surface as one Fastify instance: GraphQL, WebSocket, REST v1, docs, health. */
 export async function buildApp({ services, logger = false }: AppOptions): Promise<FastifyInstance> {
@@ -45,23 +47,53 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  app.addHook('onClose', () => services.rateLimiter.close());
   installErrorHandlers(app);
+  await registerHttpPolicies(app, config);
 
   const authenticators: Authenticator[] = [(credential) => services.apiKeys.authenticate(credential)];
   const contextFor = (request: FastifyRequest) =>
-    buildContext(services, authenticators, credentialFrom(request.headers), request.id);
+    buildContext(services, authenticators, {
+      credential: credentialFrom(request.headers),
+      requestId: request.id,
+      clientIp: request.ip,
+      routerSecret: routerSecretFrom(request.headers),
+    });
 
-  const schema = buildSchema();
+  const schema = buildSchema({ federationRouterOnly: isProduction(config) });
   const routes = compileRoutes(schema, restV1Routes);
 
   registerHealthRoutes(app, services.db, () => app.draining);
-  await registerApollo(app, { schema, contextFor, development: config.NODE_ENV === 'development' });
-  registerWebSocket(app, {
-    schema,
-    contextFor: (credential, requestId) => buildContext(services, authenticators, credential, requestId),
-  });
+  await registerApollo(app, { schema, config, contextFor });
+  registerWebSocket(app, { schema, config, contextFor: (facts) => buildContext(services, authenticators, facts) });
   await registerOpenApi(app);
-  registerRestRoutes(app, { schema, routes, contextFor });
+  registerRestRoutes(app, { schema, routes, contextFor, bodyLimit: config.REST_BODY_LIMIT_BYTES });
   return app;
 }
 
+/** CORS for partner frontends (off unless configured) and security headers on every response. */
+async function registerHttpPolicies(app: FastifyInstance, config: Config): Promise<void> {
+  const origins = config.CORS_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean) ?? [];
+  await app.register(cors, {
+    origin: origins.includes('*') ? true : origins.length > 0 ? origins : false,
+    allowedHeaders: ['content-type', 'x-api-key', 'authorization', 'idempotency-key', 'x-request-id', 'apollo-require-preflight'],
+    exposedHeaders: ['x-request-id', 'retry-after'],
+    maxAge: 600,
+  });
+  await app.register(helmet, {
+    // The pages we serve (docs, explorer) load only their own scripts; GraphiQL's editor sets inline styles.
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    // An API answered cross-origin to partner frontends must not be blocked by CORP.
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+  });
+}

@@ -27,6 +27,27 @@ const ConfigSchema = Type.Object({
   /** Run background workers (event relay, job runner) in this process. */
   WORKERS: Type.Boolean({ default: true }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  /** Redis for limits shared by every instance. Unset: limits are per process, in memory. */
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  /** Operations (GraphQL root fields, aliases included) per credential per minute. */
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
+  /** Requests per IP per minute to public operations, and failed authentications per IP per minute. */
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  /** Largest JSON body a REST v1 route accepts, unless the route says otherwise. */
+  REST_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 65_536 }),
+  GRAPHQL_MAX_DEPTH: Type.Integer({ minimum: 1, default: 10 }),
+  GRAPHQL_MAX_ALIASES: Type.Integer({ minimum: 1, default: 15 }),
+  GRAPHQL_MAX_COST: Type.Integer({ minimum: 1, default: 5000 }),
+  GRAPHQL_MAX_TOKENS: Type.Integer({ minimum: 1, default: 2000 }),
+  GRAPHQL_MAX_DIRECTIVES: Type.Integer({ minimum: 1, default: 50 }),
+  /** Introspection and "did you mean" hints. Default: on unless NODE_ENV=production. */
+  GRAPHQL_INTROSPECTION: Type.Optional(Type.Boolean()),
+  /** The GraphiQL page at GET /graphql. Default: on unless NODE_ENV=production. */
+  GRAPHQL_EXPLORER: Type.Optional(Type.Boolean()),
+  /** Shared secret the federation router sends as X-Router-Secret; in production _service and _entities need it. */
+  ROUTER_SECRET: Type.Optional(Type.String({ minLength: 16 })),
+  /** Comma-separated origins allowed by CORS (partner frontends), or * for any. Unset: no CORS. */
+  CORS_ORIGINS: Type.Optional(Type.String()),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -47,5 +68,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const lines = errors.map((e) => `  ${e.path.slice(1) || '(root)'}: ${e.message} (got ${JSON.stringify(e.value)})`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  return merged as Config;
+  const config = merged as Config;
+  const production = config.NODE_ENV === 'production';
+  config.GRAPHQL_INTROSPECTION ??= !production;
+  config.GRAPHQL_EXPLORER ??= !production;
+  return config;
 }
+
+export const isProduction = (config: Config) => config.NODE_ENV === 'production';

@@ -3,6 +3,7 @@ import type { Database } from './db/client.js';
 import { ApiKeyService } from './domain/auth/api-key-service.js';
 import type { Clock } from './domain/clock.js';
 import { EventService } from './domain/events/event-service.js';
+import { type LimitRule, RateLimiter } from './domain/limits/rate-limiter.js';
 import { UserService } from './domain/users/user-service.js';
 
 /** Every domain service, built once per process and shared by GraphQL, REST and the workers. */
@@ -13,10 +14,40 @@ export interface Services {
   users: UserService;
   apiKeys: ApiKeyService;
   events: EventService;
+  rateLimiter: RateLimiter;
+  limitPolicy: LimitPolicy;
 }
 
-export function createServices(config: Config, db: Database, clock: Clock, onBackgroundError: (e: unknown) => void): Services {
+/** The default budgets; fields add their own with @rateLimit. */
+export interface LimitPolicy {
+  perCredential: LimitRule;
+  anonymous: LimitRule;
+  authFailures: LimitRule;
+}
+
+export function limitPolicyFrom(config: Config): LimitPolicy {
   return {
+    perCredential: { name: 'operations', max: config.RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+    anonymous: { name: 'anonymous', max: config.RATE_LIMIT_ANONYMOUS_PER_MINUTE, windowMs: 60_000 },
+    authFailures: {
+      name: 'auth-failures',
+      max: config.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+      windowMs: 60_000,
+      message: 'Too many failed authentications from this address. Retry later.',
+    },
+  };
+}
+
+export function createServices(
+  config: Config,
+  db: Database,
+  clock: Clock,
+  onBackgroundError: (e: unknown) => void,
+  rateLimiter: RateLimiter = RateLimiter.connect(config.REDIS_URL, onBackgroundError),
+): Services {
+  return {
+    rateLimiter,
+    limitPolicy: limitPolicyFrom(config),
     config,
     db,
     clock,

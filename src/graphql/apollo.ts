@@ -1,28 +1,53 @@
-import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
-import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import fastifyApollo, { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
+import type { Config } from '../config.js';
 import type { GraphQLContext } from './context.js';
+import { registerExplorer, wantsExplorer } from './explorer.js';
 import { createFormatError } from './format-error.js';
+import { createArmor } from './hardening.js';
 
 export interface ApolloOptions {
   schema: GraphQLSchema;
+  config: Config;
   contextFor: (request: FastifyRequest) => Promise<GraphQLContext>;
-  development: boolean;
 }
 
-/** Apollo Server at POST/GET /graphql, sharing the context builder with REST and WebSocket. */
-export async function registerApollo(app: FastifyInstance, { schema, contextFor, development }: ApolloOptions): Promise<void> {
+/**
+ * Apollo Server at /graphql, sharing the context builder with REST and WebSocket. A browser that
+ * GETs /graphql gets the offline explorer (when enabled); any other GET is a GraphQL query.
+ */
+export async function registerApollo(app: FastifyInstance, { schema, config, contextFor }: ApolloOptions): Promise<void> {
+  const development = config.NODE_ENV === 'development';
+  const armor = createArmor(config);
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
-    // Inline tracing is for Apollo's hosted studio, which this deployment does not report to.
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginInlineTraceDisabled()],
+    plugins: [
+      ...(armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
+      fastifyApolloDrainPlugin(app),
+      // Inline tracing is for Apollo's hosted studio, which this deployment does not report to;
+      // the landing page loads from a CDN, so the explorer below replaces it.
+      ApolloServerPluginInlineTraceDisabled(),
+      ApolloServerPluginLandingPageDisabled(),
+    ],
+    validationRules: armor.validationRules,
     formatError: createFormatError(development, (error) => app.log.error({ err: error }, 'unhandled GraphQL error')),
     includeStacktraceInErrorResponses: development,
+    introspection: config.GRAPHQL_INTROSPECTION,
+    hideSchemaDetailsFromClientErrors: !config.GRAPHQL_INTROSPECTION,
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
   });
   await apollo.start();
-  await app.register(fastifyApollo(apollo), { path: '/graphql', context: (request) => contextFor(request) });
+  const context = (request: FastifyRequest) => contextFor(request);
+  await app.register(fastifyApollo(apollo), { path: '/graphql', method: ['POST', 'OPTIONS'], context });
+
+  const queryOverGet = fastifyApolloHandler(apollo, { context });
+  if (config.GRAPHQL_EXPLORER) registerExplorer(app);
+  app.get('/graphql', { schema: { hide: true } }, (request, reply) => {
+    if (config.GRAPHQL_EXPLORER && wantsExplorer(request)) return reply.redirect('/graphql/explorer/');
+    return queryOverGet.call(app, request as never, reply as never);
+  });
 }

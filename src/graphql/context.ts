@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../domain/auth/principal.js';
 import type { Services } from '../services.js';
 import { createLoaders, type Loaders } from './loaders.js';
@@ -10,6 +11,18 @@ export interface GraphQLContext {
   services: Services;
   loaders: Loaders;
   requestId: string;
+  /** The caller's address, for per-IP limits on anonymous calls and failed authentications. */
+  clientIp: string;
+  /** True when the request carried the federation router's shared secret. */
+  fromRouter: boolean;
+}
+
+/** What the transport (HTTP, WebSocket) tells the context builder about a request. */
+export interface RequestFacts {
+  credential: string | undefined;
+  requestId: string;
+  clientIp: string;
+  routerSecret?: string | undefined;
 }
 
 /** Turns a credential string into a principal. API keys today; OAuth tokens plug in beside them. */
@@ -36,8 +49,7 @@ function first(value: string | string[] | undefined): string | undefined {
 export async function buildContext(
   services: Services,
   authenticators: readonly Authenticator[],
-  credential: string | undefined,
-  requestId: string,
+  { credential, requestId, clientIp, routerSecret }: RequestFacts,
 ): Promise<GraphQLContext> {
   let principal: Principal | null = null;
   if (credential) {
@@ -55,5 +67,19 @@ export async function buildContext(
     services,
     loaders: createLoaders(services),
     requestId,
+    clientIp,
+    fromRouter: routerSecretMatches(services.config.ROUTER_SECRET, routerSecret),
   };
+}
+
+function routerSecretMatches(expected: string | undefined, given: string | undefined): boolean {
+  if (!expected || !given) return false;
+  // Compare digests so the comparison takes the same time whatever the lengths.
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(expected), digest(given));
+}
+
+/** The router's secret header of a request, if any. */
+export function routerSecretFrom(headers: HeaderBag): string | undefined {
+  return first(headers['x-router-secret']);
 }

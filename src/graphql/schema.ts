@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { type DocumentNode, type GraphQLSchema, parse } from 'graphql';
-import { enforceAccessRules } from './directives/auth.js';
+import { type GuardOptions, guardRootFields } from './directives/guards.js';
 import type { Resolvers } from './generated/resolvers-types.js';
 import { apiInfoResolvers } from './resolvers/api-info.js';
 import { apiKeyResolvers } from './resolvers/api-keys.js';
@@ -25,10 +25,10 @@ export function loadTypeDefs(dir = SCHEMA_DIR): DocumentNode {
 
 const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers, apiKeyResolvers];
 
-/** The executable Federation 2 subgraph schema, with access rules applied. Built once per process. */
-export function buildSchema(): GraphQLSchema {
+/** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */
+export function buildSchema(options: GuardOptions = { federationRouterOnly: false }): GraphQLSchema {
   const schema = buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers: mergeResolvers(resolvers) });
-  return enforceAccessRules(schema);
+  return guardRootFields(schema, options);
 }
 
 /** Merges per-domain resolver maps; a type may take fields from several domains. */

@@ -3,22 +3,28 @@ import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
-import { credentialFrom, type GraphQLContext } from './context.js';
+import { specifiedRules, validate } from 'graphql';
+import type { Config } from '../config.js';
+import { credentialFrom, type GraphQLContext, type RequestFacts, routerSecretFrom } from './context.js';
+import { webSocketValidationRules } from './hardening.js';
 
 export interface WebSocketOptions {
   schema: GraphQLSchema;
-  contextFor: (credential: string | undefined, requestId: string) => Promise<GraphQLContext>;
+  config: Config;
+  contextFor: (facts: RequestFacts) => Promise<GraphQLContext>;
 }
 
 /**
  * graphql-ws on the same port and path as HTTP GraphQL. The credential comes from
  * `connectionParams` (`x-api-key`, `apiKey` or `authorization`) or else the upgrade request's headers.
  */
-export function registerWebSocket(app: FastifyInstance, { schema, contextFor }: WebSocketOptions): void {
+export function registerWebSocket(app: FastifyInstance, { schema, config, contextFor }: WebSocketOptions): void {
+  const rules = webSocketValidationRules(config);
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
   const server = useServer<Record<string, unknown>, { credential?: string; requestId?: string }>(
     {
       schema,
+      validate: (validationSchema, document) => validate(validationSchema, document, [...specifiedRules, ...rules]),
       onConnect: (ctx) => {
         const params = Object.fromEntries(Object.entries(ctx.connectionParams ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
         const fromParams = credentialFrom({
@@ -30,7 +36,13 @@ export function registerWebSocket(app: FastifyInstance, { schema, contextFor }: 
         ctx.extra.requestId = randomUUID();
         return true;
       },
-      context: (ctx) => contextFor(ctx.extra.credential, ctx.extra.requestId ?? randomUUID()),
+      context: (ctx) =>
+        contextFor({
+          credential: ctx.extra.credential,
+          requestId: ctx.extra.requestId ?? randomUUID(),
+          clientIp: ctx.extra.request.socket.remoteAddress ?? 'unknown',
+          routerSecret: routerSecretFrom(ctx.extra.request.headers),
+        }),
     },
     wss,
   );

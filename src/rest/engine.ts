@@ -12,7 +12,7 @@ import {
 import { levelsGranting } from '../domain/auth/permissions.js';
 import { mostSevere, toDomainError } from '../domain/error-mapping.js';
 import type { GraphQLContext } from '../graphql/context.js';
-import { type AccessRule, accessRuleOf, requireAbility } from '../graphql/directives/auth.js';
+import { type AccessRule, accessRuleOf, checkAccess } from '../graphql/directives/auth.js';
 import type { RestRoute, RouteInput } from './route.js';
 import { Envelope, GeneralError, RateLimitError } from './schemas.js';
 
@@ -61,10 +61,12 @@ export interface RestEngineOptions {
   schema: GraphQLSchema;
   routes: CompiledRoute[];
   contextFor: (request: FastifyRequest) => Promise<GraphQLContext>;
+  /** Body limit of routes that do not set their own. */
+  bodyLimit: number;
 }
 
 /** Registers each route: validate input, run its operation in-process, answer in the envelope. */
-export function registerRestRoutes(app: FastifyInstance, { schema, routes, contextFor }: RestEngineOptions): void {
+export function registerRestRoutes(app: FastifyInstance, { schema, routes, contextFor, bodyLimit }: RestEngineOptions): void {
   const contexts = new WeakMap<FastifyRequest, GraphQLContext>();
   for (const route of routes) {
     const status = route.status ?? (route.method === 'POST' ? 201 : 200);
@@ -73,6 +75,7 @@ export function registerRestRoutes(app: FastifyInstance, { schema, routes, conte
     app.route({
       method: route.method,
       url: route.path,
+      bodyLimit: route.bodyLimit ?? bodyLimit,
       schema: {
         summary: route.summary,
         description: [route.description, accessDescription(route.access)].filter(Boolean).join('\n\n'),
@@ -94,7 +97,7 @@ export function registerRestRoutes(app: FastifyInstance, { schema, routes, conte
       // nothing about the route's input rules (401/403 come before 400).
       preValidation: async (request) => {
         const context = await contextFor(request);
-        for (const rule of route.access) if (!rule.public) requireAbility(context, rule.ability);
+        for (const rule of route.access) await checkAccess(context, rule);
         contexts.set(request, context);
       },
       handler: async (request, reply) => {

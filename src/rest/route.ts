@@ -34,6 +34,8 @@ export interface RestRoute {
   params?: TSchema;
   querystring?: TSchema;
   body?: TSchema;
+  /** Largest body in bytes; default REST_BODY_LIMIT_BYTES. */
+  bodyLimit?: number;
   /** The schema of the payload (the envelope's `data`, or the whole body when unwrapped). */
   response: TSchema;
 }

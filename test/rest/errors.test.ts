@@ -7,7 +7,7 @@ describe('error bodies', () => {
   let t: TestApp;
   let tenant: Tenant;
   beforeAll(async () => {
-    t = await createTestApp({ config: { BODY_LIMIT_BYTES: 2048 } });
+    t = await createTestApp({ config: { BODY_LIMIT_BYTES: 8192, REST_BODY_LIMIT_BYTES: 2048 } });
     tenant = await seedTenant(t.services);
   });
   afterAll(() => t.close());
@@ -28,10 +28,14 @@ describe('error bodies', () => {
     expect(response.json().message).toMatch(/not valid JSON/);
   });
 
-  it('body over the limit → 413', async () => {
+  it('body over the route\'s limit → 413 (REST routes 2 KiB here, /graphql 8 KiB)', async () => {
     const response = await post('/api/v1/api-keys', { name: 'x'.repeat(4096) });
     expect(response.statusCode).toBe(413);
     expect(response.json()).toMatchObject({ statusCode: 413, error: 'Payload Too Large' });
+    const graphqlOk = await post('/graphql', { query: `{ me { id } } # ${'x'.repeat(4096)}` });
+    expect(graphqlOk.statusCode).toBe(200);
+    const graphqlTooBig = await post('/graphql', { query: `{ me { id } } # ${'x'.repeat(9000)}` });
+    expect(graphqlTooBig.statusCode).toBe(413);
   });
 
   it('bad input names the field, in the message and in details', async () => {

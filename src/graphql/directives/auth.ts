@@ -1,11 +1,8 @@
-import { defaultFieldResolver, type GraphQLField, type GraphQLSchema, Kind } from 'graphql';
+import { type GraphQLField, Kind } from 'graphql';
 import { type Ability, levelsGranting } from '../../domain/auth/permissions.js';
 import type { Principal } from '../../domain/auth/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import type { GraphQLContext } from '../context.js';
-
-/** Root fields the federation library adds; `_entities` checks each entity in its reference resolver. */
-const FEDERATION_FIELDS = new Set(['_service', '_entities']);
 
 export type AccessRule = { public: true } | { public: false; ability: Ability };
 
@@ -42,32 +39,14 @@ export function requireAbility(context: GraphQLContext, ability: Ability): Princ
 }
 
 /**
- * Enforces every root field's declared rule before its resolver runs. A root field with no rule
- * stops start-up: access is declared in one place (the SDL), and an undeclared field is a bug.
- * Nested fields are reached only through a root field, so they inherit its check.
+ * Applies an access rule. A rejected credential also counts against its IP's failed-authentication
+ * limit, so guessing keys runs into 429 long before it could succeed.
  */
-export function enforceAccessRules(schema: GraphQLSchema): GraphQLSchema {
-  for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
-    if (!root) continue;
-    for (const field of Object.values(root.getFields())) {
-      if (FEDERATION_FIELDS.has(field.name)) continue;
-      const rule = accessRuleOf(field);
-      if (!rule) throw new Error(`${root.name}.${field.name} declares neither @auth(ability:) nor @public in schema/.`);
-      if (rule.public) continue;
-      const { ability } = rule;
-      const resolve = field.resolve ?? defaultFieldResolver;
-      field.resolve = (source, args, context: GraphQLContext, info) => {
-        requireAbility(context, ability);
-        return resolve(source, args, context, info);
-      };
-      if (field.subscribe) {
-        const subscribe = field.subscribe;
-        field.subscribe = (source, args, context: GraphQLContext, info) => {
-          requireAbility(context, ability);
-          return subscribe(source, args, context, info);
-        };
-      }
-    }
+export async function checkAccess(context: GraphQLContext, rule: AccessRule): Promise<void> {
+  if (rule.public) return;
+  if (!context.principal && context.credentialRejected) {
+    const { rateLimiter, limitPolicy } = context.services;
+    await rateLimiter.consume(limitPolicy.authFailures, `ip:${context.clientIp}`);
   }
-  return schema;
+  requireAbility(context, rule.ability);
 }

@@ -299,7 +299,6 @@ export type FederationReferenceTypes = ResolversObject<{
 export type ResolversTypes = ResolversObject<{
   Ability: Ability;
   ApiInfo: ResolverTypeWrapper<ApiInfo>;
-  String: ResolverTypeWrapper<Scalars['String']['output']>;
   ApiKey: ResolverTypeWrapper<ApiKeyRecordModel>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Business: ResolverTypeWrapper<BusinessModel>;
@@ -314,15 +313,15 @@ export type ResolversTypes = ResolversObject<{
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   PermissionLevel: PermissionLevel;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
   User: ResolverTypeWrapper<UserModel>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
   ApiInfo: ApiInfo;
-  String: Scalars['String']['output'];
   ApiKey: ApiKeyRecordModel;
   ID: Scalars['ID']['output'];
   Business: BusinessModel;
@@ -335,9 +334,10 @@ export type ResolversParentTypes = ResolversObject<{
   JSON: Scalars['JSON']['output'];
   Mutation: Record<PropertyKey, never>;
   Query: Record<PropertyKey, never>;
-  Int: Scalars['Int']['output'];
   SafeInt: Scalars['SafeInt']['output'];
   User: UserModel;
+  String: Scalars['String']['output'];
+  Int: Scalars['Int']['output'];
 }>;
 
 export type AuthDirectiveArgs = {
@@ -349,6 +349,15 @@ export type AuthDirectiveResolver<Result, Parent, ContextType = GraphQLContext, 
 export type PublicDirectiveArgs = { };
 
 export type PublicDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = PublicDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type RateLimitDirectiveArgs = {
+  identityArgs?: Maybe<Array<Scalars['String']['input']>>;
+  max: Scalars['Int']['input'];
+  message?: Maybe<Scalars['String']['input']>;
+  window: Scalars['String']['input'];
+};
+
+export type RateLimitDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = RateLimitDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type ApiInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiInfo'] = ResolversParentTypes['ApiInfo']> = ResolversObject<{
   graphqlUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -464,4 +473,5 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
 export type DirectiveResolvers<ContextType = GraphQLContext> = ResolversObject<{
   auth?: AuthDirectiveResolver<any, any, ContextType>;
   public?: PublicDirectiveResolver<any, any, ContextType>;
+  rateLimit?: RateLimitDirectiveResolver<any, any, ContextType>;
 }>;

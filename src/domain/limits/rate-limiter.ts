@@ -1,0 +1,72 @@
+import { Redis } from 'ioredis';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { DomainError } from '../errors.js';
+
+export interface LimitRule {
+  /** Distinguishes buckets: two rules with the same identity never share counts. */
+  name: string;
+  max: number;
+  windowMs: number;
+  message?: string;
+}
+
+/**
+ * The one limiter behind GraphQL fields, REST routes and /connect. Each check-and-record is one
+ * atomic step: in memory (one JS turn) by default, or one Redis script when Redis is configured,
+ * so every instance shares exact counts. If Redis fails, a per-process memory limiter stands in
+ * (and `onStoreError` is told) rather than letting every request through or refusing them all.
+ */
+export class RateLimiter {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+
+  constructor(
+    private readonly redis: Redis | undefined,
+    private readonly keyPrefix = 'pgw:rl',
+    private readonly onStoreError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  static connect(redisUrl: string | undefined, onStoreError?: (error: unknown) => void): RateLimiter {
+    // enableOfflineQueue off: while Redis is unreachable, calls fail fast into the insurance limiter.
+    const redis = redisUrl ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
+    redis?.on('error', (error) => onStoreError?.(error));
+    return new RateLimiter(redis, undefined, onStoreError);
+  }
+
+  /** Counts `points` against `identity` under `rule`; throws RATE_LIMITED with the wait when over. */
+  async consume(rule: LimitRule, identity: string, points = 1): Promise<void> {
+    try {
+      await this.limiterFor(rule).consume(identity, points);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) {
+        const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+        throw new DomainError('RATE_LIMITED', rule.message ?? `Rate limit exceeded: at most ${rule.max} per ${describeWindow(rule.windowMs)}. Retry in ${retryAfter} s.`, {
+          retryAfter,
+        });
+      }
+      throw rejection;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.redis?.quit().catch(() => undefined);
+  }
+
+  private limiterFor(rule: LimitRule): RateLimiterAbstract {
+    const id = `${rule.name}:${rule.max}:${rule.windowMs}`;
+    let limiter = this.limiters.get(id);
+    if (!limiter) {
+      const options = { points: rule.max, duration: Math.max(1, Math.ceil(rule.windowMs / 1000)), keyPrefix: `${this.keyPrefix}:${id}` };
+      limiter = this.redis
+        ? new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(options) })
+        : new RateLimiterMemory(options);
+      this.limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+}
+
+function describeWindow(ms: number): string {
+  if (ms % 3_600_000 === 0) return ms === 3_600_000 ? 'hour' : `${ms / 3_600_000} hours`;
+  if (ms % 60_000 === 0) return ms === 60_000 ? 'minute' : `${ms / 60_000} minutes`;
+  return `${Math.ceil(ms / 1000)} seconds`;
+}
