@@ -42,8 +42,9 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: ['test/**/*.test.ts'],
-                // Process tests of the embedded database start their own children; once is enough.
-                exclude: ['test/**/*.embedded.test.ts'],
+                // Process tests of the embedded database and browser tests do not depend on the
+                // database engine; once is enough.
+                exclude: ['test/**/*.embedded.test.ts', 'test/**/*.browser.test.ts'],
                 globalSetup: ['test/setup/postgres.ts'],
                 env: { TEST_DATABASE: 'postgres' },
               },

@@ -24,7 +24,13 @@ const PAGE = `<!doctype html>
   <meta charset="utf-8" />
   <title>Partner Gateway · GraphQL explorer</title>
   <link rel="stylesheet" href="./graphiql.css" />
-  <style>html, body, #explorer { height: 100%; margin: 0; }</style>
+  <style>
+    html, body, #explorer, .explorer { height: 100%; margin: 0; }
+    .explorer { display: flex; flex-direction: column; }
+    .key-bar { display: flex; gap: .5rem; align-items: center; padding: .5rem 1rem; font: 14px system-ui, sans-serif; border-bottom: 1px solid #ddd; }
+    .key-bar input { flex: 1; max-width: 40rem; padding: .3rem .5rem; font: 13px monospace; }
+    .editor { flex: 1; min-height: 0; }
+  </style>
 </head>
 <body>
   <div id="explorer">Loading…</div>
@@ -36,17 +42,22 @@ const PAGE = `<!doctype html>
 </html>`;
 
 const START = `
+const h = React.createElement;
 const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).toString() });
-const root = ReactDOM.createRoot(document.getElementById('explorer'));
-root.render(React.createElement(GraphiQL, {
-  fetcher,
-  defaultHeaders: JSON.stringify({ 'X-API-KEY': 'paste a sandbox API key here' }, null, 2),
-  isHeadersEditorEnabled: true,
-  shouldPersistHeaders: false,
-  defaultQuery: '# Put your API key in the Headers tab below, then run:\\n{\\n  me {\\n    id\\n    email\\n    name\\n  }\\n}\\n',
-}));
-`;
+const DEFAULT_QUERY = '# Enter your API key above, then press the run button.\\n{\\n  me {\\n    id\\n    email\\n    name\\n  }\\n}\\n';
 
+// The key lives in this page only: it is neither stored nor sent anywhere but /graphql.
+function Explorer() {
+  const [apiKey, setApiKey] = React.useState('');
+  const headers = JSON.stringify(apiKey ? { 'X-API-KEY': apiKey } : {}, null, 2);
+  return h('div', { className: 'explorer' },
+    h('label', { className: 'key-bar' },
+      h('span', null, 'API key'),
+      h('input', { id: 'api-key', type: 'password', autoComplete: 'off', placeholder: 'pgw_sbx_…', value: apiKey, onChange: (e) => setApiKey(e.target.value.trim()) })),
+    h('div', { className: 'editor' }, h(GraphiQL, { fetcher, headers, defaultQuery: DEFAULT_QUERY, shouldPersistHeaders: false, isHeadersEditorEnabled: true })));
+}
+ReactDOM.createRoot(document.getElementById('explorer')).render(h(Explorer));
+`;
 export function wantsExplorer(request: FastifyRequest): boolean {
   const query = request.query as Record<string, unknown>;
   return !query?.query && (request.headers.accept ?? '').includes('text/html');
