@@ -17,6 +17,7 @@ import { openDatabase } from '../src/db/client.js';
 import { ENVIRONMENTS, type Environment, parsePermissionLevel } from '../src/domain/auth/permissions.js';
 import { systemClock } from '../src/domain/clock.js';
 import { DomainError } from '../src/domain/errors.js';
+import { RateLimiter } from '../src/domain/limits/rate-limiter.js';
 import { UUID } from '../src/domain/events/event-service.js';
 import { createServices, type Services } from '../src/services.js';
 
@@ -89,7 +90,8 @@ async function main(): Promise<number> {
   const config = loadConfig();
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDataDir: config.PGLITE_DATA_DIR, poolSize: 2 });
   try {
-    const services = createServices(config, database.db, systemClock, () => undefined);
+    // The CLI serves no traffic: an in-memory limiter, so it never holds a Redis connection open.
+    const services = createServices(config, database.db, systemClock, () => undefined, new RateLimiter(undefined));
     const output = await run(services, positionals[0]);
     process.stdout.write(values.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
     return 0;

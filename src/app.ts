@@ -1,5 +1,4 @@
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { type Config, isProduction } from './config.js';
 import { registerApollo } from './graphql/apollo.js';
@@ -49,7 +48,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   });
   app.addHook('onClose', () => services.rateLimiter.close());
   installErrorHandlers(app);
-  await registerHttpPolicies(app, config);
+  await registerCors(app, config);
 
   const authenticators: Authenticator[] = [(credential) => services.apiKeys.authenticate(credential)];
   const contextFor = (request: FastifyRequest) =>
@@ -71,29 +70,13 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   return app;
 }
 
-/** CORS for partner frontends (off unless configured) and security headers on every response. */
-async function registerHttpPolicies(app: FastifyInstance, config: Config): Promise<void> {
+/** CORS for partner frontends: off unless CORS_ORIGINS is set. */
+async function registerCors(app: FastifyInstance, config: Config): Promise<void> {
   const origins = config.CORS_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean) ?? [];
   await app.register(cors, {
     origin: origins.includes('*') ? true : origins.length > 0 ? origins : false,
     allowedHeaders: ['content-type', 'x-api-key', 'authorization', 'idempotency-key', 'x-request-id', 'apollo-require-preflight'],
     exposedHeaders: ['x-request-id', 'retry-after'],
     maxAge: 600,
-  });
-  await app.register(helmet, {
-    // The pages we serve (docs, explorer) load only their own scripts; GraphiQL's editor sets inline styles.
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        fontSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        frameAncestors: ["'none'"],
-      },
-    },
-    // An API answered cross-origin to partner frontends must not be blocked by CORP.
-    crossOriginResourcePolicy: { policy: 'cross-origin' },
   });
 }

@@ -8,6 +8,7 @@ import type { GraphQLContext } from './context.js';
 import { registerExplorer, wantsExplorer } from './explorer.js';
 import { createFormatError } from './format-error.js';
 import { createArmor } from './hardening.js';
+import { registerPages } from '../http/security-headers.js';
 
 export interface ApolloOptions {
   schema: GraphQLSchema;
@@ -45,7 +46,7 @@ export async function registerApollo(app: FastifyInstance, { schema, config, con
   await app.register(fastifyApollo(apollo), { path: '/graphql', method: ['POST', 'OPTIONS'], context });
 
   const queryOverGet = fastifyApolloHandler(apollo, { context });
-  if (config.GRAPHQL_EXPLORER) registerExplorer(app);
+  if (config.GRAPHQL_EXPLORER) await registerPages(app, registerExplorer);
   app.get('/graphql', { schema: { hide: true } }, (request, reply) => {
     if (config.GRAPHQL_EXPLORER && wantsExplorer(request)) return reply.redirect('/graphql/explorer/');
     return queryOverGet.call(app, request as never, reply as never);

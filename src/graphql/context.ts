@@ -61,11 +61,16 @@ export async function buildContext(
       }
     }
   }
+  let loaders: Loaders | undefined;
   return {
     principal,
     credentialRejected: credential !== undefined && principal === null,
     services,
-    loaders: createLoaders(services),
+    // Built on first use: many operations never batch anything.
+    get loaders() {
+      loaders ??= createLoaders(services);
+      return loaders;
+    },
     requestId,
     clientIp,
     fromRouter: routerSecretMatches(services.config.ROUTER_SECRET, routerSecret),

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import {
   type DocumentNode,
-  execute,
+  type ExecutionResult,
   type GraphQLSchema,
   Kind,
   type OperationDefinitionNode,
@@ -18,6 +19,8 @@ import { Envelope, GeneralError, RateLimitError } from './schemas.js';
 
 export interface CompiledRoute extends RestRoute {
   document: DocumentNode;
+  /** The operation compiled to a JS function (graphql-jit): several times cheaper than graphql-js per call. */
+  run: (context: GraphQLContext, variables: Record<string, unknown>) => Promise<ExecutionResult> | ExecutionResult;
   /** The access rules of the operation's root fields; the route needs all of them. */
   access: AccessRule[];
   rootField: string;
@@ -39,7 +42,10 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
     const rootType = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
     const selections = operation.selectionSet.selections.filter((s) => s.kind === Kind.FIELD);
     const access = selections.map((s) => accessRuleOf(rootType!.getFields()[s.name.value]!)!);
-    return { ...route, document, access, rootField: selections[0]!.alias?.value ?? selections[0]!.name.value };
+    const compiled = compileQuery(schema, document);
+    if (!isCompiledQuery(compiled)) throw new Error(`${where}: operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
+    const run = (context: GraphQLContext, variables: Record<string, unknown>) => compiled.query(undefined, context, variables);
+    return { ...route, document, run, access, rootField: selections[0]!.alias?.value ?? selections[0]!.name.value };
   });
 }
 
@@ -97,7 +103,10 @@ export function registerRestRoutes(app: FastifyInstance, { schema, routes, conte
       // nothing about the route's input rules (401/403 come before 400).
       preValidation: async (request) => {
         const context = await contextFor(request);
-        for (const rule of route.access) await checkAccess(context, rule);
+        for (const rule of route.access) {
+          const pending = checkAccess(context, rule);
+          if (pending) await pending;
+        }
         contexts.set(request, context);
       },
       handler: async (request, reply) => {
@@ -107,7 +116,7 @@ export function registerRestRoutes(app: FastifyInstance, { schema, routes, conte
           query: (request.query ?? {}) as Record<string, unknown>,
           body: request.body,
         };
-        const result = await execute({ schema, document: route.document, contextValue, variableValues: variablesOf(input) });
+        const result = await route.run(contextValue, variablesOf(input));
         if (result.errors?.length) throw mostSevere(result.errors.map(toDomainError));
         const data = (result.data ?? {}) as Record<string, unknown>;
         const payload = route.result ? route.result(data) : data[route.rootField];

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { registerPages } from '../http/security-headers.js';
 import { API_VERSION } from '../graphql/resolvers/api-info.js';
 
 /**
@@ -32,6 +33,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       route,
     }),
   });
-  await app.register(swaggerUi, { routePrefix: '/api/v1/docs', staticCSP: true, uiConfig: { docExpansion: 'list' } });
+  await registerPages(app, async (scope) => {
+    await scope.register(swaggerUi, { routePrefix: '/api/v1/docs', uiConfig: { docExpansion: 'list' } });
+  });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -18,6 +18,8 @@ export interface LimitRule {
  */
 export class RateLimiter {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
+  /** Rules are long-lived objects (policy, schema directives): find their limiter without building a key. */
+  private readonly byRule = new WeakMap<LimitRule, RateLimiterAbstract>();
 
   constructor(
     private readonly redis: Redis | undefined,
@@ -52,6 +54,8 @@ export class RateLimiter {
   }
 
   private limiterFor(rule: LimitRule): RateLimiterAbstract {
+    const known = this.byRule.get(rule);
+    if (known) return known;
     const id = `${rule.name}:${rule.max}:${rule.windowMs}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
@@ -61,6 +65,7 @@ export class RateLimiter {
         : new RateLimiterMemory(options);
       this.limiters.set(id, limiter);
     }
+    this.byRule.set(rule, limiter);
     return limiter;
   }
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../../db/client.js';
 import { badInput, DomainError } from '../errors.js';
 import type { Business, NewUser, User } from './user.js';
@@ -6,7 +7,19 @@ import { userStore } from './user-store.js';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export class UserService {
-  constructor(private readonly db: Database) {}
+  /**
+   * Users by id for a second: `me` runs on almost every request, and an embedded-database query
+   * costs more CPU than the rest of the request. Writes through this service evict at once;
+   * another instance's writes show within the TTL.
+   */
+  private readonly cache: LRUCache<string, User>;
+
+  constructor(
+    private readonly db: Database,
+    cacheTtlMs = 1000,
+  ) {
+    this.cache = new LRUCache({ max: 10_000, ttl: Math.max(cacheTtlMs, 1) });
+  }
 
   async createUser(input: NewUser): Promise<User> {
     if (!EMAIL.test(input.email.trim())) throw badInput('email', 'email must be a valid email address.');
@@ -17,7 +30,12 @@ export class UserService {
   }
 
   async usersByIds(ids: readonly string[]): Promise<User[]> {
-    return userStore.findUsersByIds(this.db, ids);
+    const cached = ids.map((id) => this.cache.get(id)).filter((u): u is User => u !== undefined);
+    const missing = ids.filter((id) => !this.cache.has(id));
+    if (missing.length === 0) return cached;
+    const loaded = await userStore.findUsersByIds(this.db, missing);
+    for (const user of loaded) this.cache.set(user.id, user);
+    return [...cached, ...loaded];
   }
 
   async userByEmail(email: string): Promise<User | undefined> {

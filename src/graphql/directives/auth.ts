@@ -42,11 +42,15 @@ export function requireAbility(context: GraphQLContext, ability: Ability): Princ
  * Applies an access rule. A rejected credential also counts against its IP's failed-authentication
  * limit, so guessing keys runs into 429 long before it could succeed.
  */
-export async function checkAccess(context: GraphQLContext, rule: AccessRule): Promise<void> {
-  if (rule.public) return;
+export function checkAccess(context: GraphQLContext, rule: AccessRule): Promise<void> | undefined {
+  if (rule.public) return undefined;
   if (!context.principal && context.credentialRejected) {
     const { rateLimiter, limitPolicy } = context.services;
-    await rateLimiter.consume(limitPolicy.authFailures, `ip:${context.clientIp}`);
+    return rateLimiter.consume(limitPolicy.authFailures, `ip:${context.clientIp}`).then(() => {
+      requireAbility(context, rule.ability);
+    });
   }
+  // The common case stays synchronous: no promise per field for a valid credential.
   requireAbility(context, rule.ability);
+  return undefined;
 }

@@ -30,7 +30,8 @@ export function guardRootFields(schema: GraphQLSchema, options: GuardOptions): G
       if (!rule) throw new Error(`${root.name}.${field.name} declares neither @auth(ability:) nor @public in schema/.`);
       const fieldLimit = fieldLimitOf(field);
       const guard = async (args: unknown, context: GraphQLContext) => {
-        await checkAccess(context, rule);
+        const pending = checkAccess(context, rule);
+        if (pending) await pending;
         await consumeLimits(context, field.name, fieldLimit, args);
       };
       const resolve = field.resolve ?? defaultFieldResolver;

@@ -1,0 +1,198 @@
+/**
+ * npm run bench [-- --duration 15 --warmup 10 --connections 32 --db pglite|postgres|both]
+ *
+ * Starts scripts/bench/server.ts pinned to CPU 0 and drives it with autocannon from this process
+ * pinned to CPU 1, on embedded PGlite and (when DATABASE_URL is set) on PostgreSQL in a database of
+ * its own. Every target is warmed up first (Apollo needs it), then measured: req/s, p50/p99
+ * latency, server CPU µs per request (from /proc) and RSS. Results go to docs/benchmarks.md
+ * between the bench markers.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { cpuMicros, rssMiB } from './proc.js';
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '15' },
+    warmup: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '32' },
+    db: { type: 'string', default: 'both' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+
+const hasTaskset = (() => {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+// The load generator must not share a core with the server: re-run this script pinned to CPU 1.
+if (hasTaskset && cpus().length >= 2 && !process.env.BENCH_PINNED) {
+  const child = spawn('taskset', ['-c', '1', process.execPath, '--import', 'tsx', ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_PINNED: '1' },
+  });
+  child.on('exit', (code) => process.exit(code ?? 1));
+} else {
+  await main();
+}
+
+interface Target {
+  name: string;
+  url: string;
+  method: 'GET' | 'POST';
+  body?: string;
+  headers: Record<string, string>;
+}
+
+interface Measured {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuMicrosPerRequest: number;
+  rssMiB: number;
+  errors: number;
+}
+
+async function main(): Promise<void> {
+  const duration = Number(values.duration);
+  const warmup = Number(values.warmup);
+  const connections = Number(values.connections);
+  const databases = values.db === 'both' ? ['pglite', ...(process.env.DATABASE_URL ? ['postgres'] : [])] : [values.db!];
+  const sections: string[] = [];
+  for (const db of databases) {
+    console.log(`\n== ${db}`);
+    const results = await benchDatabase(db, { duration, warmup, connections });
+    sections.push(render(db, results));
+  }
+  const header = [
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}.`,
+    `Command: \`npm run bench -- --duration ${duration} --warmup ${warmup} --connections ${connections}\`` +
+      (process.env.DATABASE_URL ? ' with `DATABASE_URL` set' : '') + '.',
+    hasTaskset ? 'Server pinned to CPU 0, load generator (autocannon) to CPU 1.' : 'taskset unavailable: server and load generator share CPUs.',
+  ].join('\n');
+  const block = `${header}\n\n${sections.join('\n\n')}`;
+  console.log(`\n${block}`);
+  if (!values['no-write']) writeResults(block);
+}
+
+async function benchDatabase(db: string, options: { duration: number; warmup: number; connections: number }): Promise<Measured[]> {
+  let databaseUrl = '';
+  let dropDatabase = async () => undefined;
+  if (db === 'postgres') {
+    if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is needed for the PostgreSQL run');
+    const name = `pgw_bench_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(process.env.DATABASE_URL);
+    url.pathname = `/${name}`;
+    databaseUrl = url.toString();
+    dropDatabase = async () => {
+      const cleanup = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    };
+  }
+  const command = hasTaskset ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
+  const server = spawn(command[0]!, [...command.slice(1), '--import', 'tsx', 'scripts/bench/server.ts'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: '', NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const ready = await new Promise<{ pid: number; gateway: number; bareApollo: number; key: string }>((resolve, reject) => {
+    const lines = createInterface({ input: server.stdout! });
+    lines.on('line', (line) => {
+      if (line.startsWith('{"ready"')) resolve(JSON.parse(line));
+    });
+    server.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+  const auth = { 'x-api-key': ready.key };
+  const query = JSON.stringify({ query: '{ me { id email name firstName lastName } }' });
+  const json = { ...auth, 'content-type': 'application/json' };
+  const targets: Target[] = [
+    { name: 'raw Fastify route (same auth + user lookup)', url: `http://127.0.0.1:${ready.gateway}/bench/raw/me`, method: 'GET', headers: auth },
+    { name: 'REST GET /api/v1/user/me', url: `http://127.0.0.1:${ready.gateway}/api/v1/user/me`, method: 'GET', headers: auth },
+    { name: 'bare Apollo Server on Fastify, `me`', url: `http://127.0.0.1:${ready.bareApollo}/graphql`, method: 'POST', body: query, headers: json },
+    { name: 'gateway POST /graphql, `me`', url: `http://127.0.0.1:${ready.gateway}/graphql`, method: 'POST', body: query, headers: json },
+  ];
+  const results: Measured[] = [];
+  try {
+    for (const target of targets) {
+      process.stdout.write(`${target.name}: warming up ${options.warmup}s… `);
+      await load(target, options.warmup, options.connections);
+      const cpuBefore = cpuMicros(ready.pid);
+      const result = await load(target, options.duration, options.connections);
+      const cpuUsed = cpuMicros(ready.pid) - cpuBefore;
+      const measured: Measured = {
+        name: target.name,
+        rps: Math.round(result.requests.total / options.duration),
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        cpuMicrosPerRequest: Math.round(cpuUsed / Math.max(1, result.requests.total)),
+        rssMiB: rssMiB(ready.pid),
+        errors: result.errors + result.non2xx,
+      };
+      console.log(`${measured.rps} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.cpuMicrosPerRequest} µs CPU/req, errors ${measured.errors}`);
+      results.push(measured);
+    }
+  } finally {
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.on('exit', resolve));
+    await dropDatabase();
+  }
+  return results;
+}
+
+function load(target: Target, seconds: number, connections: number): Promise<autocannon.Result> {
+  return autocannon({
+    url: target.url,
+    method: target.method,
+    headers: target.headers,
+    ...(target.body ? { body: target.body } : {}),
+    connections,
+    duration: seconds,
+  });
+}
+
+function render(db: string, results: Measured[]): string {
+  const rows = results.map(
+    (r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.cpuMicrosPerRequest} | ${r.rssMiB} | ${r.errors} |`,
+  );
+  const [raw, rest, bare, gateway] = results;
+  const ratios = [
+    `- REST / raw route throughput: **${(rest!.rps / raw!.rps).toFixed(2)}×** (target ≥ 0.80)`,
+    `- gateway /graphql CPU per request vs bare Apollo: **${(((gateway!.cpuMicrosPerRequest / bare!.cpuMicrosPerRequest) - 1) * 100).toFixed(1)} %** more (target ≤ 15 %)`,
+  ];
+  return [
+    `### ${db === 'postgres' ? 'PostgreSQL' : 'PGlite (embedded)'}`,
+    '',
+    '| target | req/s | p50 ms | p99 ms | CPU µs/req | RSS MiB | errors |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    ...ratios,
+  ].join('\n');
+}
+
+function writeResults(block: string): void {
+  const path = 'docs/benchmarks.md';
+  const text = readFileSync(path, 'utf8');
+  const start = '<!-- bench:start -->';
+  const end = '<!-- bench:end -->';
+  const before = text.slice(0, text.indexOf(start) + start.length);
+  const after = text.slice(text.indexOf(end));
+  writeFileSync(path, `${before}\n${block}\n${after}`);
+  console.log(`\nWrote ${path}`);
+}
