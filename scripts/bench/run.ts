@@ -3,8 +3,9 @@
  *
  * Starts scripts/bench/server.ts pinned to CPU 0 and drives it with autocannon from this process
  * pinned to CPU 1, on embedded PGlite and (when DATABASE_URL is set) on PostgreSQL in a database of
- * its own. Every target is warmed up first (Apollo needs it), then measured: req/s, p50/p99
- * latency, server CPU µs per request (from /proc) and RSS. Results go to docs/benchmarks.md
+ * its own. Every target is warmed up first (Apollo needs it), then measured in `rounds` interleaved
+ * rounds (so no target is favoured by running first or last), reporting the median round: req/s,
+ * p50/p99 latency, server CPU µs per request (from /proc) and RSS. Results go to docs/benchmarks.md
  * between the bench markers.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -19,6 +20,7 @@ import { cpuMicros, rssMiB } from './proc.js';
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '15' },
+    rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '10' },
     connections: { type: 'string', default: '32' },
     db: { type: 'string', default: 'both' },
@@ -66,18 +68,19 @@ interface Measured {
 
 async function main(): Promise<void> {
   const duration = Number(values.duration);
+  const rounds = Number(values.rounds);
   const warmup = Number(values.warmup);
   const connections = Number(values.connections);
   const databases = values.db === 'both' ? ['pglite', ...(process.env.DATABASE_URL ? ['postgres'] : [])] : [values.db!];
   const sections: string[] = [];
   for (const db of databases) {
     console.log(`\n== ${db}`);
-    const results = await benchDatabase(db, { duration, warmup, connections });
+    const results = await benchDatabase(db, { duration, warmup, connections, rounds });
     sections.push(render(db, results));
   }
   const header = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}.`,
-    `Command: \`npm run bench -- --duration ${duration} --warmup ${warmup} --connections ${connections}\`` +
+    `Command: \`npm run bench -- --duration ${duration} --rounds ${rounds} --warmup ${warmup} --connections ${connections}\`` +
       (process.env.DATABASE_URL ? ' with `DATABASE_URL` set' : '') + '.',
     hasTaskset ? 'Server pinned to CPU 0, load generator (autocannon) to CPU 1.' : 'taskset unavailable: server and load generator share CPUs.',
   ].join('\n');
@@ -86,7 +89,7 @@ async function main(): Promise<void> {
   if (!values['no-write']) writeResults(block);
 }
 
-async function benchDatabase(db: string, options: { duration: number; warmup: number; connections: number }): Promise<Measured[]> {
+async function benchDatabase(db: string, options: { duration: number; warmup: number; connections: number; rounds: number }): Promise<Measured[]> {
   let databaseUrl = '';
   let dropDatabase = async () => undefined;
   if (db === 'postgres') {
@@ -130,29 +133,43 @@ async function benchDatabase(db: string, options: { duration: number; warmup: nu
   const results: Measured[] = [];
   try {
     for (const target of targets) {
-      process.stdout.write(`${target.name}: warming up ${options.warmup}s… `);
+      console.log(`${target.name}: warming up ${options.warmup}s`);
       await load(target, options.warmup, options.connections);
-      const cpuBefore = cpuMicros(ready.pid);
-      const result = await load(target, options.duration, options.connections);
-      const cpuUsed = cpuMicros(ready.pid) - cpuBefore;
-      const measured: Measured = {
-        name: target.name,
-        rps: Math.round(result.requests.total / options.duration),
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        cpuMicrosPerRequest: Math.round(cpuUsed / Math.max(1, result.requests.total)),
-        rssMiB: rssMiB(ready.pid),
-        errors: result.errors + result.non2xx,
-      };
-      console.log(`${measured.rps} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.cpuMicrosPerRequest} µs CPU/req, errors ${measured.errors}`);
-      results.push(measured);
     }
+    const perRound = Math.max(1, Math.round(options.duration / options.rounds));
+    const samples = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const target of targets) {
+        const cpuBefore = cpuMicros(ready.pid);
+        const result = await load(target, perRound, options.connections);
+        const cpuUsed = cpuMicros(ready.pid) - cpuBefore;
+        const measured: Measured = {
+          name: target.name,
+          rps: Math.round(result.requests.total / perRound),
+          p50: result.latency.p50,
+          p99: result.latency.p99,
+          cpuMicrosPerRequest: Math.round(cpuUsed / Math.max(1, result.requests.total)),
+          rssMiB: rssMiB(ready.pid),
+          errors: result.errors + result.non2xx,
+        };
+        console.log(`  round ${round} ${target.name}: ${measured.rps} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.cpuMicrosPerRequest} µs CPU/req, errors ${measured.errors}`);
+        samples.get(target.name)!.push(measured);
+      }
+    }
+    for (const target of targets) results.push(median(samples.get(target.name)!));
   } finally {
     server.kill('SIGTERM');
     await new Promise((resolve) => server.on('exit', resolve));
     await dropDatabase();
   }
   return results;
+}
+
+/** The round with the median throughput, so one disturbed round does not decide the figures. */
+function median(rounds: Measured[]): Measured {
+  const sorted = [...rounds].sort((a, b) => a.rps - b.rps);
+  const middle = sorted[Math.floor(sorted.length / 2)]!;
+  return { ...middle, errors: rounds.reduce((sum, r) => sum + r.errors, 0) };
 }
 
 function load(target: Target, seconds: number, connections: number): Promise<autocannon.Result> {
