@@ -28,6 +28,9 @@ const config: CodegenConfig = {
           Business: '../../domain/users/user.js#Business',
           Event: '../../domain/events/event.js#StoredEvent',
           ApiKey: '../../domain/auth/api-key-store.js#ApiKeyRecord',
+          WebhookEndpoint: '../../domain/webhooks/webhook.js#WebhookEndpoint',
+          WebhookDelivery: '../../domain/webhooks/webhook.js#WebhookDeliveryView',
+          WebhookAttempt: '../../domain/webhooks/webhook.js#WebhookAttempt',
         },
         scalars: {
           DateTime: 'Date',

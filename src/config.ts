@@ -48,6 +48,8 @@ const ConfigSchema = Type.Object({
   ROUTER_SECRET: Type.Optional(Type.String({ minLength: 16 })),
   /** Comma-separated origins allowed by CORS (partner frontends), or * for any. Unset: no CORS. */
   CORS_ORIGINS: Type.Optional(Type.String()),
+  /** 32 bytes, base64: seals webhook signing secrets at rest. Required in production. */
+  SECRETS_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -70,6 +72,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const config = merged as Config;
   const production = config.NODE_ENV === 'production';
+  if (production && !config.SECRETS_KEY) {
+    throw new ConfigError('Invalid configuration:\n  SECRETS_KEY: required in production (32 random bytes, base64: `openssl rand -base64 32`)');
+  }
   config.GRAPHQL_INTROSPECTION ??= !production;
   config.GRAPHQL_EXPLORER ??= !production;
   return config;

@@ -2,9 +2,12 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { ApiKeyService } from './domain/auth/api-key-service.js';
 import type { Clock } from './domain/clock.js';
+import { EventFeed } from './domain/events/event-feed.js';
 import { EventService } from './domain/events/event-service.js';
 import { type LimitRule, RateLimiter } from './domain/limits/rate-limiter.js';
 import { UserService } from './domain/users/user-service.js';
+import { SecretBox } from './domain/webhooks/secret-box.js';
+import { WebhookService } from './domain/webhooks/webhook-service.js';
 
 /** Every domain service, built once per process and shared by GraphQL, REST and the workers. */
 export interface Services {
@@ -14,6 +17,9 @@ export interface Services {
   users: UserService;
   apiKeys: ApiKeyService;
   events: EventService;
+  eventFeed: EventFeed;
+  webhooks: WebhookService;
+  secrets: SecretBox;
   rateLimiter: RateLimiter;
   limitPolicy: LimitPolicy;
 }
@@ -45,7 +51,11 @@ export function createServices(
   onBackgroundError: (e: unknown) => void,
   rateLimiter: RateLimiter = RateLimiter.connect(config.REDIS_URL, onBackgroundError),
 ): Services {
+  const secrets = SecretBox.fromConfig(config.SECRETS_KEY);
   return {
+    eventFeed: new EventFeed(db, 250, onBackgroundError),
+    secrets,
+    webhooks: new WebhookService(db, clock, secrets),
     rateLimiter,
     limitPolicy: limitPolicyFrom(config),
     config,

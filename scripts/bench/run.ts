@@ -9,6 +9,7 @@
  * between the bench markers.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -111,7 +112,7 @@ async function benchDatabase(db: string, options: { duration: number; warmup: nu
   }
   const command = hasTaskset ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
   const server = spawn(command[0]!, [...command.slice(1), '--import', 'tsx', 'scripts/bench/server.ts'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: '', NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: '', NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true', SECRETS_KEY: randomBytes(32).toString('base64') },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const ready = await new Promise<{ pid: number; gateway: number; bareApollo: number; key: string }>((resolve, reject) => {

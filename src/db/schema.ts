@@ -134,3 +134,72 @@ export const jobs = pgTable(
   },
   (t) => [index('jobs_due_idx').on(t.kind, t.runAt).where(sql`${t.status} = 'pending'`)],
 );
+
+/** A partner URL that receives signed webhooks for one user and environment. */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    environment: environmentEnum('environment').notNull(),
+    url: text('url').notNull(),
+    description: text('description'),
+    /** Event kinds delivered; ['*'] means every kind. */
+    eventTypes: text('event_types').array().notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    /** The signing secret, sealed (AES-256-GCM) under the configured key and bound to this row. */
+    secretSealed: text('secret_sealed').notNull(),
+    /** During a rotation, the previous secret keeps signing until this time. */
+    previousSecretSealed: text('previous_secret_sealed'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('webhook_endpoints_owner_idx').on(t.userId, t.environment)],
+);
+
+export const deliveryStatusEnum = pgEnum('webhook_delivery_status', ['pending', 'succeeded', 'failed']);
+
+/** One event to one endpoint; its attempts follow the seed's retry schedule. */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    endpointId: uuid('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id),
+    eventId: uuid('event_id')
+      .notNull()
+      .references(() => events.id),
+    status: deliveryStatusEnum('status').notNull().default('pending'),
+    attemptCount: integer('attempt_count').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt), uniqueIndex('webhook_deliveries_event_endpoint_key').on(t.eventId, t.endpointId)],
+);
+
+/** Every HTTP attempt of a delivery, for the delivery log. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    deliveryId: uuid('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id),
+    attemptNumber: integer('attempt_number').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    statusCode: integer('status_code'),
+    error: text('error'),
+    responseSnippet: text('response_snippet'),
+    /** True when the attempt was asked for by hand (re-send). */
+    manual: boolean('manual').notNull().default(false),
+  },
+  (t) => [uniqueIndex('webhook_attempts_delivery_number_key').on(t.deliveryId, t.attemptNumber)],
+);

@@ -11,6 +11,7 @@ import { apiKeyResolvers } from './resolvers/api-keys.js';
 import { eventResolvers } from './resolvers/events.js';
 import { scalarResolvers } from './resolvers/scalars.js';
 import { userResolvers } from './resolvers/users.js';
+import { webhookResolvers } from './resolvers/webhooks.js';
 
 export const SCHEMA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../schema');
 
@@ -23,7 +24,7 @@ export function loadTypeDefs(dir = SCHEMA_DIR): DocumentNode {
   return { kind: documents[0]!.kind, definitions: documents.flatMap((d) => d.definitions) };
 }
 
-const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers, apiKeyResolvers];
+const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers, apiKeyResolvers, webhookResolvers];
 
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */
 export function buildSchema(options: GuardOptions = { federationRouterOnly: false }): GraphQLSchema {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abilitiesOf, PERMISSION_LEVELS, type PermissionLevel } from '../../src/domain/auth/permissions.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { compileRoutes } from '../../src/rest/engine.js';
+import { accessRuleOf } from '../../src/graphql/directives/auth.js';
 import { restV1Routes } from '../../src/rest/v1/index.js';
 import { createTestApp, graphql, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
 import { sampleVariables } from '../helpers/sample-variables.js';
@@ -43,7 +44,16 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
       apiKeys: 'MANAGE',
       createApiKey: 'MANAGE',
       revokeApiKey: 'MANAGE',
+      webhookEndpoints: 'MANAGE',
+      webhookEndpoint: 'MANAGE',
+      createWebhookEndpoint: 'MANAGE',
+      updateWebhookEndpoint: 'MANAGE',
+      deleteWebhookEndpoint: 'MANAGE',
+      rotateWebhookSecret: 'MANAGE',
+      resendWebhookDelivery: 'MANAGE',
+      sendTestWebhook: 'MANAGE',
     });
+    expect(accessRuleOf(schema.getSubscriptionType()!.getFields().events!)).toEqual({ public: false, ability: 'READ' });
   });
 
   for (const route of routes) {

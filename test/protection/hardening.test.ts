@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, graphql, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
 
@@ -82,7 +83,7 @@ describe('GraphQL hardening under production settings', () => {
   let t: TestApp;
   let tenant: Tenant;
   beforeAll(async () => {
-    t = await createTestApp({ config: { NODE_ENV: 'production', GRAPHQL_INTROSPECTION: false, GRAPHQL_EXPLORER: false, ROUTER_SECRET } });
+    t = await createTestApp({ config: { NODE_ENV: 'production', GRAPHQL_INTROSPECTION: false, GRAPHQL_EXPLORER: false, ROUTER_SECRET, SECRETS_KEY: randomBytes(32).toString('base64') } });
     tenant = await seedTenant(t.services);
   });
   afterAll(() => t.close());

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, isNotNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { events } from '../../db/schema.js';
 import type { Environment } from '../auth/permissions.js';
+import { webhookStore } from '../webhooks/webhook-store.js';
 import type { NewEvent, StoredEvent } from './event.js';
 
 type EventRow = typeof events.$inferSelect;
@@ -22,12 +23,16 @@ function toStoredEvent(row: EventRow): StoredEvent {
  * Records an event. Call it with the transaction that makes the change the event describes, so
  * the two commit or roll back together; nothing is sent from here (see relay.ts and the jobs).
  */
-export async function recordEvent(tx: Executor, event: NewEvent, at: Date): Promise<StoredEvent> {
+export async function recordEvent(tx: Executor, event: NewEvent, at: Date, options: { fanOut?: boolean } = {}): Promise<StoredEvent> {
   const [row] = await tx
     .insert(events)
     .values({ type: event.type, userId: event.userId, environment: event.environment, data: event.data, createdAt: at })
     .returning();
-  return toStoredEvent(row!);
+  const stored = toStoredEvent(row!);
+  // Webhook deliveries are rows (and jobs) of the same transaction: the event and its deliveries
+  // exist together or not at all.
+  if (options.fanOut !== false) await webhookStore.fanOutEvent(tx, stored, at);
+  return stored;
 }
 
 export const eventStore = {

@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { User as UserModel, Business as BusinessModel } from '../../domain/users/user.js';
 import type { StoredEvent as StoredEventModel } from '../../domain/events/event.js';
 import type { ApiKeyRecord as ApiKeyRecordModel } from '../../domain/auth/api-key-store.js';
+import type { WebhookEndpoint as WebhookEndpointModel, WebhookDeliveryView as WebhookDeliveryViewModel, WebhookAttempt as WebhookAttemptModel } from '../../domain/webhooks/webhook.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -71,11 +72,27 @@ export type CreateApiKeyInput = {
   permission?: InputMaybe<PermissionLevel>;
 };
 
+export type CreateWebhookEndpointInput = {
+  description?: InputMaybe<Scalars['String']['input']>;
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Event kinds to deliver, or ["*"] (the default) for all. */
+  eventTypes?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** https in production (public addresses only); http and local addresses are allowed in sandbox. */
+  url: Scalars['String']['input'];
+};
+
 export type CreatedApiKey = {
   __typename?: 'CreatedApiKey';
   apiKey: ApiKey;
   /** The key value. Store it now: it is never shown again. */
   key: Scalars['String']['output'];
+};
+
+export type CreatedWebhookEndpoint = {
+  __typename?: 'CreatedWebhookEndpoint';
+  endpoint: WebhookEndpoint;
+  /** The signing secret. Store it now: it is never shown again. */
+  secret: Scalars['String']['output'];
 };
 
 export type Environment =
@@ -109,8 +126,17 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Creates an API key in the caller's environment. */
   createApiKey: CreatedApiKey;
+  createWebhookEndpoint: CreatedWebhookEndpoint;
+  deleteWebhookEndpoint: WebhookEndpoint;
+  /** Sends a delivery again now; its retry schedule is unchanged. */
+  resendWebhookDelivery: WebhookDelivery;
   /** Revokes one of the account's API keys; it stops working within a second everywhere. */
   revokeApiKey: ApiKey;
+  /** Issues a new secret. The old one keeps signing, as a second webhook-signature, for the grace period. */
+  rotateWebhookSecret: CreatedWebhookEndpoint;
+  /** Sends a webhook.test event to this endpoint only. */
+  sendTestWebhook: WebhookDelivery;
+  updateWebhookEndpoint: WebhookEndpoint;
 };
 
 
@@ -119,8 +145,40 @@ export type MutationCreateApiKeyArgs = {
 };
 
 
+export type MutationCreateWebhookEndpointArgs = {
+  input: CreateWebhookEndpointInput;
+};
+
+
+export type MutationDeleteWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationResendWebhookDeliveryArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
 export type MutationRevokeApiKeyArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationRotateWebhookSecretArgs = {
+  gracePeriodSeconds?: InputMaybe<Scalars['Int']['input']>;
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationSendTestWebhookArgs = {
+  endpointId: Scalars['ID']['input'];
+};
+
+
+export type MutationUpdateWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateWebhookEndpointInput;
 };
 
 export type PermissionLevel =
@@ -147,6 +205,8 @@ export type Query = {
   me: User;
   /** A user the credential may act for. Any other id answers NOT_FOUND, exactly like a missing user. */
   user: User;
+  webhookEndpoint: WebhookEndpoint;
+  webhookEndpoints: Array<WebhookEndpoint>;
 };
 
 
@@ -164,6 +224,33 @@ export type QueryEventsArgs = {
 
 export type QueryUserArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The caller's events, live. Pass `after` (the last `seq` you saw) to first receive what you
+   * missed, in order, then live events, with no gap and no duplicate. `types` filters by kind.
+   */
+  events: Event;
+};
+
+
+export type SubscriptionEventsArgs = {
+  after?: InputMaybe<Scalars['SafeInt']['input']>;
+  types?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+export type UpdateWebhookEndpointInput = {
+  description?: InputMaybe<Scalars['String']['input']>;
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+  eventTypes?: InputMaybe<Array<Scalars['String']['input']>>;
+  url?: InputMaybe<Scalars['String']['input']>;
 };
 
 /**
@@ -200,6 +287,72 @@ export type User = {
   updatedAt: Scalars['DateTime']['output'];
   /** Whether the user's email address is verified. */
   verified: Scalars['Boolean']['output'];
+};
+
+export type WebhookAttempt = {
+  __typename?: 'WebhookAttempt';
+  attemptNumber: Scalars['Int']['output'];
+  durationMs: Scalars['Int']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  /** True for a re-send asked for by hand. */
+  manual: Scalars['Boolean']['output'];
+  /** The first 512 bytes of the receiver's answer. */
+  responseSnippet?: Maybe<Scalars['String']['output']>;
+  startedAt: Scalars['DateTime']['output'];
+  /** The receiver's HTTP status; null when no answer came (timeout, refused connection). */
+  statusCode?: Maybe<Scalars['Int']['output']>;
+};
+
+/** One event sent to one endpoint. Failed attempts are retried after 1 min, 5 min, 30 min, 2 h and 6 h. */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  attemptCount: Scalars['Int']['output'];
+  attempts: Array<WebhookAttempt>;
+  createdAt: Scalars['DateTime']['output'];
+  eventId: Scalars['ID']['output'];
+  id: Scalars['ID']['output'];
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  status: WebhookDeliveryStatus;
+};
+
+export type WebhookDeliveryStatus =
+  | 'failed'
+  | 'pending'
+  | 'succeeded';
+
+/**
+ * A URL of the partner's that receives signed webhooks for the caller's account and environment.
+ * Each POST carries the event envelope `{id, type, created, data}`, an `x-service-signature` header
+ * (hex HMAC-SHA-256 of the raw body keyed with the secret) and the Standard Webhooks headers
+ * `webhook-id`, `webhook-timestamp` and `webhook-signature`.
+ */
+export type WebhookEndpoint = {
+  __typename?: 'WebhookEndpoint';
+  createdAt: Scalars['DateTime']['output'];
+  /** The most recent deliveries, newest first, with their attempts. */
+  deliveries: Array<WebhookDelivery>;
+  description?: Maybe<Scalars['String']['output']>;
+  /** Why the service disabled the endpoint (for example, the receiver answered 410). */
+  disabledReason?: Maybe<Scalars['String']['output']>;
+  enabled: Scalars['Boolean']['output'];
+  /** Event kinds delivered to this endpoint; ["*"] means all. */
+  eventTypes: Array<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  /** During a secret rotation, when the previous secret stops signing. */
+  secretRotationEndsAt?: Maybe<Scalars['DateTime']['output']>;
+  updatedAt: Scalars['DateTime']['output'];
+  url: Scalars['String']['output'];
+};
+
+
+/**
+ * A URL of the partner's that receives signed webhooks for the caller's account and environment.
+ * Each POST carries the event envelope `{id, type, created, data}`, an `x-service-signature` header
+ * (hex HMAC-SHA-256 of the raw body keyed with the secret) and the Standard Webhooks headers
+ * `webhook-id`, `webhook-timestamp` and `webhook-signature`.
+ */
+export type WebhookEndpointDeliveriesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
@@ -303,18 +456,26 @@ export type ResolversTypes = ResolversObject<{
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Business: ResolverTypeWrapper<BusinessModel>;
   CreateApiKeyInput: CreateApiKeyInput;
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CreatedApiKey: ResolverTypeWrapper<Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversTypes['ApiKey'] }>;
+  CreatedWebhookEndpoint: ResolverTypeWrapper<Omit<CreatedWebhookEndpoint, 'endpoint'> & { endpoint: ResolversTypes['WebhookEndpoint'] }>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Environment: Environment;
   Event: ResolverTypeWrapper<StoredEventModel>;
   EventPage: ResolverTypeWrapper<Omit<EventPage, 'events'> & { events: Array<ResolversTypes['Event']> }>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   PermissionLevel: PermissionLevel;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: ResolverTypeWrapper<UserModel>;
+  WebhookAttempt: ResolverTypeWrapper<WebhookAttemptModel>;
+  WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryViewModel>;
+  WebhookDeliveryStatus: WebhookDeliveryStatus;
+  WebhookEndpoint: ResolverTypeWrapper<WebhookEndpointModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 }>;
@@ -326,16 +487,23 @@ export type ResolversParentTypes = ResolversObject<{
   ID: Scalars['ID']['output'];
   Business: BusinessModel;
   CreateApiKeyInput: CreateApiKeyInput;
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  Boolean: Scalars['Boolean']['output'];
   CreatedApiKey: Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversParentTypes['ApiKey'] };
+  CreatedWebhookEndpoint: Omit<CreatedWebhookEndpoint, 'endpoint'> & { endpoint: ResolversParentTypes['WebhookEndpoint'] };
   DateTime: Scalars['DateTime']['output'];
   Event: StoredEventModel;
   EventPage: Omit<EventPage, 'events'> & { events: Array<ResolversParentTypes['Event']> };
-  Boolean: Scalars['Boolean']['output'];
   JSON: Scalars['JSON']['output'];
   Mutation: Record<PropertyKey, never>;
   Query: Record<PropertyKey, never>;
   SafeInt: Scalars['SafeInt']['output'];
+  Subscription: Record<PropertyKey, never>;
+  UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: UserModel;
+  WebhookAttempt: WebhookAttemptModel;
+  WebhookDelivery: WebhookDeliveryViewModel;
+  WebhookEndpoint: WebhookEndpointModel;
   String: Scalars['String']['output'];
   Int: Scalars['Int']['output'];
 }>;
@@ -390,6 +558,11 @@ export type CreatedApiKeyResolvers<ContextType = GraphQLContext, ParentType exte
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type CreatedWebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedWebhookEndpoint'] = ResolversParentTypes['CreatedWebhookEndpoint']> = ResolversObject<{
+  endpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType>;
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
@@ -414,7 +587,13 @@ export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
+  createWebhookEndpoint?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
+  deleteWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
+  resendWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationResendWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
+  rotateWebhookSecret?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookSecretArgs, 'gracePeriodSeconds' | 'id'>>;
+  sendTestWebhook?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationSendTestWebhookArgs, 'endpointId'>>;
+  updateWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
 }>;
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
@@ -424,11 +603,17 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   events?: Resolver<ResolversTypes['EventPage'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'after' | 'first'>>;
   me?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
+  webhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<QueryWebhookEndpointArgs, 'id'>>;
+  webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
 }>;
 
 export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['SafeInt'], any> {
   name: 'SafeInt';
 }
+
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  events?: SubscriptionResolver<ResolversTypes['Event'], "events", ParentType, ContextType, Partial<SubscriptionEventsArgs>>;
+}>;
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User'], FederationReferenceType extends FederationReferenceTypes['User'] = FederationReferenceTypes['User']> = ResolversObject<{
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['User']> | FederationReferenceType, FederationReferenceType, ContextType>;
@@ -455,11 +640,45 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
+export type WebhookAttemptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookAttempt'] = ResolversParentTypes['WebhookAttempt']> = ResolversObject<{
+  attemptNumber?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  durationMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  manual?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  responseSnippet?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  startedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  statusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = ResolversObject<{
+  attemptCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  attempts?: Resolver<Array<ResolversTypes['WebhookAttempt']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['WebhookDeliveryStatus'], ParentType, ContextType>;
+}>;
+
+export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookEndpoint'] = ResolversParentTypes['WebhookEndpoint']> = ResolversObject<{
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<WebhookEndpointDeliveriesArgs, 'first'>>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  disabledReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  eventTypes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  secretRotationEndsAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   ApiInfo?: ApiInfoResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   Business?: BusinessResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
+  CreatedWebhookEndpoint?: CreatedWebhookEndpointResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   Event?: EventResolvers<ContextType>;
   EventPage?: EventPageResolvers<ContextType>;
@@ -467,7 +686,11 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Mutation?: MutationResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   SafeInt?: GraphQLScalarType;
+  Subscription?: SubscriptionResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
+  WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
+  WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
 }>;
 
 export type DirectiveResolvers<ContextType = GraphQLContext> = ResolversObject<{

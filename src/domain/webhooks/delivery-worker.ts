@@ -1,0 +1,140 @@
+import { performance } from 'node:perf_hooks';
+import { type Dispatcher, request } from 'undici';
+import type { Database } from '../../db/client.js';
+import type { Clock } from '../clock.js';
+import { eventStore } from '../events/outbox.js';
+import type { Job, JobHandler, JobOutcome } from '../jobs/job-runner.js';
+import { createGuardedAgent, createPlainAgent, type Lookup } from './safe-http.js';
+import type { SecretBox } from './secret-box.js';
+import { signatureHeaders } from './signing.js';
+import { DELIVERY_JOB, RETRY_DELAYS_MS, type WebhookAttempt } from './webhook.js';
+import { secretBinding } from './webhook-service.js';
+import { webhookStore } from './webhook-store.js';
+
+export const DELIVERY_TIMEOUT_MS = 10_000;
+const SNIPPET_BYTES = 512;
+
+interface AttemptResult {
+  statusCode: number | null;
+  error: string | null;
+  snippet: string | null;
+}
+
+/**
+ * Sends one attempt of a webhook delivery (a job), outside any transaction, then records it:
+ * 2xx succeeds; 410 disables the endpoint; anything else (other statuses, redirects, timeouts,
+ * refused connections) fails and is retried after the seed's delays, counted from this attempt,
+ * until five retries have failed. A process that dies after sending and before recording loses its
+ * lease, and the next worker sends the same event (same `webhook-id`) again: receivers dedupe by id.
+ */
+export class WebhookDeliveryHandler implements JobHandler {
+  readonly kind = DELIVERY_JOB;
+  private readonly productionAgent: Dispatcher;
+  private readonly sandboxAgent: Dispatcher;
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly secrets: SecretBox,
+    options: { lookup?: Lookup } = {},
+  ) {
+    this.productionAgent = createGuardedAgent(options.lookup);
+    this.sandboxAgent = createPlainAgent();
+  }
+
+  async run(job: Job): Promise<JobOutcome> {
+    const deliveryId = String(job.payload.deliveryId);
+    const manual = job.payload.manual === true;
+    const delivery = await webhookStore.findDelivery(this.db, deliveryId);
+    if (!delivery || (!manual && delivery.status !== 'pending')) return { status: 'done' };
+    const endpoint = await webhookStore.findEndpointById(this.db, delivery.endpointId);
+    const event = await eventStore.findEventById(this.db, delivery.eventId);
+    if (!endpoint || !event || endpoint.deletedAt || (!endpoint.enabled && !manual)) {
+      await webhookStore.updateDelivery(this.db, deliveryId, { status: 'failed', nextAttemptAt: null, updatedAt: this.clock.now() });
+      return { status: 'done' };
+    }
+
+    const startedAt = this.clock.now();
+    const body = JSON.stringify({ id: event.id, type: event.type, created: event.created, data: event.data });
+    const binding = secretBinding(endpoint);
+    const previousLive = endpoint.previousSecretSealed && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > startedAt;
+    const headers = signatureHeaders({
+      eventId: event.id,
+      body,
+      at: startedAt,
+      secret: this.secrets.open(endpoint.secretSealed, binding),
+      previousSecret: previousLive ? this.secrets.open(endpoint.previousSecretSealed!, binding) : null,
+    });
+    const agent = endpoint.environment === 'production' ? this.productionAgent : this.sandboxAgent;
+    const began = performance.now();
+    const result = await this.post(endpoint.url, body, headers, agent);
+    const attempt: WebhookAttempt = {
+      attemptNumber: delivery.attemptCount + 1,
+      startedAt,
+      durationMs: Math.round(performance.now() - began),
+      statusCode: result.statusCode,
+      error: result.error,
+      responseSnippet: result.snippet,
+      manual,
+    };
+    return this.record(deliveryId, endpoint.id, attempt, manual);
+  }
+
+  private async post(url: string, body: string, headers: Record<string, string>, dispatcher: Dispatcher): Promise<AttemptResult> {
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'user-agent': 'PartnerGateway-Webhooks/1.0', ...headers },
+        dispatcher,
+        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+        headersTimeout: DELIVERY_TIMEOUT_MS,
+        bodyTimeout: DELIVERY_TIMEOUT_MS,
+      });
+      const text = await readSnippet(response.body);
+      return { statusCode: response.statusCode, error: null, snippet: text };
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+      const message = error instanceof Error ? (error.name === 'TimeoutError' ? `No answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `${error.message}${cause}`) : String(error);
+      return { statusCode: null, error: message.slice(0, 500), snippet: null };
+    }
+  }
+
+  private async record(deliveryId: string, endpointId: string, attempt: WebhookAttempt, manual: boolean): Promise<JobOutcome> {
+    const now = this.clock.now();
+    const succeeded = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
+    const gone = attempt.statusCode === 410;
+    const retryAt = !succeeded && !gone && !manual && attempt.attemptNumber <= RETRY_DELAYS_MS.length
+      ? new Date(attempt.startedAt.getTime() + RETRY_DELAYS_MS[attempt.attemptNumber - 1]!)
+      : null;
+    await this.db.transaction(async (tx) => {
+      await webhookStore.insertAttempt(tx, deliveryId, attempt);
+      const common = { attemptCount: attempt.attemptNumber, updatedAt: now };
+      if (succeeded) {
+        await webhookStore.updateDelivery(tx, deliveryId, { ...common, status: 'succeeded', nextAttemptAt: null });
+      } else if (retryAt) {
+        await webhookStore.updateDelivery(tx, deliveryId, { ...common, nextAttemptAt: retryAt });
+      } else if (manual) {
+        await webhookStore.updateDelivery(tx, deliveryId, common);
+      } else {
+        await webhookStore.updateDelivery(tx, deliveryId, { ...common, status: 'failed', nextAttemptAt: null });
+      }
+      if (gone) {
+        await webhookStore.updateEndpoint(tx, endpointId, { enabled: false, disabledReason: 'The receiver answered 410 Gone.', updatedAt: now });
+      }
+    });
+    return retryAt ? { status: 'retry', at: retryAt, error: attempt.error ?? `HTTP ${attempt.statusCode}` } : { status: 'done' };
+  }
+}
+
+async function readSnippet(body: AsyncIterable<Buffer> & { destroy?: () => void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= SNIPPET_BYTES) break;
+  }
+  body.destroy?.();
+  return Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString('utf8');
+}

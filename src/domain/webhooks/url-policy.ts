@@ -1,0 +1,46 @@
+import ipaddr from 'ipaddr.js';
+import type { Environment } from '../auth/permissions.js';
+import { badInput } from '../errors.js';
+
+/** Ranges a production webhook may never reach: private networks, loopback, link-local (cloud metadata), and the like. */
+const BLOCKED_RANGES = new Set([
+  'unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'carrierGradeNat', 'private', 'reserved',
+  'uniqueLocal', 'ipv4Mapped', 'rfc6145', 'rfc6052', '6to4', 'teredo', 'benchmarking', 'amt', 'as112', 'deprecated', 'orchid2',
+]);
+
+/** True when a resolved address is somewhere a production webhook must not go. */
+export function isBlockedAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return true;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  return BLOCKED_RANGES.has(parsed.range());
+}
+
+/**
+ * Checks a webhook URL when an endpoint is saved. Production: HTTPS, no credentials in the URL,
+ * and no literal blocked address; names are checked again when the connection is made (see
+ * safe-http.ts), so DNS cannot be used to slip past. Sandbox: HTTP and local addresses are allowed,
+ * for local testing.
+ */
+export function validateWebhookUrl(raw: string, environment: Environment): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw badInput('url', 'url must be an absolute http(s) URL.');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badInput('url', 'url must use https (or http in sandbox).');
+  if (url.username || url.password) throw badInput('url', 'url must not contain credentials.');
+  if (raw.length > 2048) throw badInput('url', 'url must be at most 2048 characters.');
+  if (environment === 'production') {
+    if (url.protocol !== 'https:') throw badInput('url', 'Production webhook URLs must use https.');
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (ipaddr.isValid(host) && isBlockedAddress(host)) {
+      throw badInput('url', 'Production webhook URLs must not point at private, loopback, link-local or metadata addresses.');
+    }
+    if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) {
+      throw badInput('url', 'Production webhook URLs must be publicly reachable.');
+    }
+  }
+  return url;
+}

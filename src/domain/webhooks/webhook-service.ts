@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../../db/client.js';
+import type { Principal } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
+import { badInput, notFound } from '../errors.js';
+import { UUID } from '../events/event-service.js';
+import { recordEvent } from '../events/outbox.js';
+import { enqueueJob } from '../jobs/job-runner.js';
+import { ALL_KINDS, EVENT_KINDS } from './event-kinds.js';
+import type { SecretBox } from './secret-box.js';
+import { generateWebhookSecret } from './signing.js';
+import { validateWebhookUrl } from './url-policy.js';
+import { DELIVERY_JOB, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from './webhook.js';
+import { toEndpoint, webhookStore } from './webhook-store.js';
+
+export interface EndpointInput {
+  url?: string | null;
+  eventTypes?: readonly string[] | null;
+  description?: string | null;
+  enabled?: boolean | null;
+}
+
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpoint;
+  /** Shown once. */
+  secret: string;
+}
+
+export const MAX_ENDPOINTS = 20;
+export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 3600;
+
+/** What a sealed secret is bound to: a ciphertext moved to another row or user fails to open. */
+export const secretBinding = (endpoint: { id: string; userId: string }) => `webhook-secret:${endpoint.id}:${endpoint.userId}`;
+
+function checkEventTypes(types: readonly string[]): string[] {
+  const unique = [...new Set(types.map((t) => t.trim()))];
+  if (unique.length === 0) throw badInput('eventTypes', 'eventTypes must name at least one event kind, or "*" for all.');
+  const unknown = unique.filter((t) => t !== ALL_KINDS && !(EVENT_KINDS as readonly string[]).includes(t));
+  if (unknown.length > 0) throw badInput('eventTypes', `Unknown event kinds: ${unknown.join(', ')}. Known: ${EVENT_KINDS.join(', ')}.`);
+  return unique;
+}
+
+/** Webhook endpoints of the caller's account and environment, and their delivery log. */
+export class WebhookService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  async create(principal: Principal, input: EndpointInput): Promise<EndpointWithSecret> {
+    if (!input.url) throw badInput('url', 'url is required.');
+    const url = validateWebhookUrl(input.url, principal.environment).toString();
+    const eventTypes = checkEventTypes(input.eventTypes ?? [ALL_KINDS]);
+    if ((await webhookStore.listOwnedEndpoints(this.db, principal)).length >= MAX_ENDPOINTS) {
+      throw badInput('url', `An account may have at most ${MAX_ENDPOINTS} webhook endpoints per environment.`);
+    }
+    const id = randomUUID();
+    const secret = generateWebhookSecret();
+    const row = await webhookStore.insertEndpoint(this.db, {
+      id,
+      userId: principal.userId,
+      environment: principal.environment,
+      url,
+      description: input.description ?? null,
+      eventTypes,
+      enabled: input.enabled ?? true,
+      secretSealed: this.secrets.seal(secret, secretBinding({ id, userId: principal.userId })),
+    });
+    return { endpoint: toEndpoint(row), secret };
+  }
+
+  async list(principal: Principal): Promise<WebhookEndpoint[]> {
+    return (await webhookStore.listOwnedEndpoints(this.db, principal)).map(toEndpoint);
+  }
+
+  async get(principal: Principal, id: string): Promise<WebhookEndpoint> {
+    return toEndpoint(await this.owned(principal, id));
+  }
+
+  async update(principal: Principal, id: string, input: EndpointInput): Promise<WebhookEndpoint> {
+    await this.owned(principal, id);
+    const changes: Parameters<typeof webhookStore.updateEndpoint>[2] = { updatedAt: this.clock.now() };
+    if (input.url != null) changes.url = validateWebhookUrl(input.url, principal.environment).toString();
+    if (input.eventTypes != null) changes.eventTypes = checkEventTypes(input.eventTypes);
+    if (input.description !== undefined) changes.description = input.description;
+    if (input.enabled != null) {
+      changes.enabled = input.enabled;
+      if (input.enabled) changes.disabledReason = null;
+    }
+    return toEndpoint(await webhookStore.updateEndpoint(this.db, id, changes));
+  }
+
+  async remove(principal: Principal, id: string): Promise<WebhookEndpoint> {
+    await this.owned(principal, id);
+    const now = this.clock.now();
+    return toEndpoint(await webhookStore.updateEndpoint(this.db, id, { deletedAt: now, enabled: false, updatedAt: now }));
+  }
+
+  /** A new secret; the old one keeps signing (as a second `webhook-signature`) for the grace period. */
+  async rotateSecret(principal: Principal, id: string, graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS): Promise<EndpointWithSecret> {
+    if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > 7 * 24 * 3600) {
+      throw badInput('gracePeriodSeconds', 'gracePeriodSeconds must be between 0 and 604800 (7 days).');
+    }
+    const row = await this.owned(principal, id);
+    const secret = generateWebhookSecret();
+    const now = this.clock.now();
+    const updated = await webhookStore.updateEndpoint(this.db, id, {
+      secretSealed: this.secrets.seal(secret, secretBinding(row)),
+      previousSecretSealed: graceSeconds > 0 ? row.secretSealed : null,
+      previousSecretExpiresAt: graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null,
+      updatedAt: now,
+    });
+    return { endpoint: toEndpoint(updated), secret };
+  }
+
+  /** The most recent deliveries of an endpoint, newest first, each with its attempts. */
+  async deliveries(principal: Principal, endpointId: string, first = 50): Promise<Array<WebhookDelivery & { attempts: WebhookAttempt[] }>> {
+    if (!Number.isInteger(first) || first < 1 || first > 200) throw badInput('first', 'first must be between 1 and 200.');
+    await this.owned(principal, endpointId);
+    const deliveries = await webhookStore.listDeliveries(this.db, endpointId, first);
+    const attempts = await webhookStore.listAttempts(this.db, deliveries.map((d) => d.id));
+    return deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.deliveryId === d.id).map(({ deliveryId: _drop, ...a }) => a) }));
+  }
+
+  async attemptsOf(deliveryId: string): Promise<WebhookAttempt[]> {
+    return (await webhookStore.listAttempts(this.db, [deliveryId])).map(({ deliveryId: _drop, ...a }) => a);
+  }
+
+  /** Sends a delivery again now, whatever its state; the retry schedule is not changed. */
+  async resend(principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
+    const delivery = UUID.test(deliveryId) ? await webhookStore.findDelivery(this.db, deliveryId) : undefined;
+    if (!delivery) throw notFound('Webhook delivery');
+    await this.owned(principal, delivery.endpointId).catch(() => {
+      throw notFound('Webhook delivery');
+    });
+    await enqueueJob(this.db, { kind: DELIVERY_JOB, payload: { deliveryId, manual: true }, runAt: this.clock.now() });
+    return delivery;
+  }
+
+  /** Sends a `webhook.test` event to this endpoint only. */
+  async sendTest(principal: Principal, endpointId: string): Promise<WebhookDelivery> {
+    const endpoint = await this.owned(principal, endpointId);
+    const now = this.clock.now();
+    return this.db.transaction(async (tx) => {
+      const event = await recordEvent(
+        tx,
+        { type: 'webhook.test', userId: principal.userId, environment: principal.environment, data: { endpointId, message: 'This is a test event from Partner Gateway.' } },
+        now,
+        { fanOut: false },
+      );
+      const delivery = await webhookStore.insertDelivery(tx, endpoint.id, event.id, now);
+      await enqueueJob(tx, { kind: DELIVERY_JOB, payload: { deliveryId: delivery.id }, runAt: now });
+      return delivery;
+    });
+  }
+
+  private async owned(principal: Principal, id: string) {
+    const row = UUID.test(id) ? await webhookStore.findOwnedEndpoint(this.db, principal, id) : undefined;
+    if (!row) throw notFound('Webhook endpoint');
+    return row;
+  }
+}

@@ -1,0 +1,114 @@
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
+import type { Environment } from '../auth/permissions.js';
+import { ALL_KINDS } from './event-kinds.js';
+import { DELIVERY_JOB, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from './webhook.js';
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+export function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    userId: row.userId,
+    environment: row.environment,
+    url: row.url,
+    description: row.description,
+    eventTypes: row.eventTypes,
+    enabled: row.enabled,
+    disabledReason: row.disabledReason,
+    secretRotationEndsAt: row.previousSecretExpiresAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+const owned = (owner: { userId: string; environment: Environment }, id: string) =>
+  and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.userId, owner.userId), eq(webhookEndpoints.environment, owner.environment), isNull(webhookEndpoints.deletedAt));
+
+export const webhookStore = {
+  async insertEndpoint(db: Executor, row: typeof webhookEndpoints.$inferInsert): Promise<EndpointRow> {
+    const [inserted] = await db.insert(webhookEndpoints).values(row).returning();
+    return inserted!;
+  },
+
+  async findOwnedEndpoint(db: Executor, owner: { userId: string; environment: Environment }, id: string): Promise<EndpointRow | undefined> {
+    const [row] = await db.select().from(webhookEndpoints).where(owned(owner, id));
+    return row;
+  },
+
+  async findEndpointById(db: Executor, id: string): Promise<EndpointRow | undefined> {
+    const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+    return row;
+  },
+
+  async listOwnedEndpoints(db: Executor, owner: { userId: string; environment: Environment }): Promise<EndpointRow[]> {
+    return db
+      .select()
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.userId, owner.userId), eq(webhookEndpoints.environment, owner.environment), isNull(webhookEndpoints.deletedAt)))
+      .orderBy(desc(webhookEndpoints.createdAt));
+  },
+
+  async updateEndpoint(db: Executor, id: string, changes: Partial<typeof webhookEndpoints.$inferInsert>): Promise<EndpointRow> {
+    const [row] = await db.update(webhookEndpoints).set(changes).where(eq(webhookEndpoints.id, id)).returning();
+    return row!;
+  },
+
+  /**
+   * Creates a delivery and its job for every enabled endpoint of the event's owner subscribed to
+   * its kind, in the caller's transaction (the one recording the event).
+   */
+  async fanOutEvent(db: Executor, event: { id: string; type: string; userId: string; environment: Environment }, at: Date): Promise<void> {
+    await db.execute(sql`
+      with created as (
+        insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at)
+        select id, ${event.id}, ${at.toISOString()}::timestamptz from webhook_endpoints
+        where user_id = ${event.userId} and environment = ${event.environment} and enabled and deleted_at is null
+          and (${event.type} = any(event_types) or ${ALL_KINDS} = any(event_types))
+        returning id
+      )
+      insert into jobs (kind, payload, run_at)
+      select ${DELIVERY_JOB}, jsonb_build_object('deliveryId', created.id), ${at.toISOString()}::timestamptz from created`);
+  },
+
+  async insertDelivery(db: Executor, endpointId: string, eventId: string, at: Date): Promise<WebhookDelivery> {
+    const [row] = await db.insert(webhookDeliveries).values({ endpointId, eventId, nextAttemptAt: at }).returning();
+    return row!;
+  },
+
+  async findDelivery(db: Executor, id: string): Promise<WebhookDelivery | undefined> {
+    const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+    return row;
+  },
+
+  async listDeliveries(db: Executor, endpointId: string, limit: number): Promise<WebhookDelivery[]> {
+    return db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(desc(webhookDeliveries.createdAt)).limit(limit);
+  },
+
+  async updateDelivery(db: Executor, id: string, changes: Partial<typeof webhookDeliveries.$inferInsert>): Promise<void> {
+    await db.update(webhookDeliveries).set(changes).where(eq(webhookDeliveries.id, id));
+  },
+
+  async insertAttempt(db: Executor, deliveryId: string, attempt: WebhookAttempt): Promise<void> {
+    await db.insert(webhookAttempts).values({ deliveryId, ...attempt });
+  },
+
+  async listAttempts(db: Executor, deliveryIds: readonly string[]): Promise<Array<WebhookAttempt & { deliveryId: string }>> {
+    if (deliveryIds.length === 0) return [];
+    return db
+      .select({
+        deliveryId: webhookAttempts.deliveryId,
+        attemptNumber: webhookAttempts.attemptNumber,
+        startedAt: webhookAttempts.startedAt,
+        durationMs: webhookAttempts.durationMs,
+        statusCode: webhookAttempts.statusCode,
+        error: webhookAttempts.error,
+        responseSnippet: webhookAttempts.responseSnippet,
+        manual: webhookAttempts.manual,
+      })
+      .from(webhookAttempts)
+      .where(sql`${webhookAttempts.deliveryId} in ${deliveryIds}`)
+      .orderBy(webhookAttempts.attemptNumber);
+  },
+};
