@@ -31,13 +31,15 @@ export class WebhookDeliveryHandler implements JobHandler {
   readonly kind = DELIVERY_JOB;
   private readonly productionAgent: Dispatcher;
   private readonly sandboxAgent: Dispatcher;
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly secrets: SecretBox,
-    options: { lookup?: Lookup } = {},
+    options: { lookup?: Lookup; timeoutMs?: number } = {},
   ) {
+    this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.productionAgent = createGuardedAgent(options.lookup);
     this.sandboxAgent = createPlainAgent();
   }
@@ -87,15 +89,15 @@ export class WebhookDeliveryHandler implements JobHandler {
         body,
         headers: { 'content-type': 'application/json', 'user-agent': 'PartnerGateway-Webhooks/1.0', ...headers },
         dispatcher,
-        signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-        headersTimeout: DELIVERY_TIMEOUT_MS,
-        bodyTimeout: DELIVERY_TIMEOUT_MS,
+        signal: AbortSignal.timeout(this.timeoutMs),
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
       });
       const text = await readSnippet(response.body);
       return { statusCode: response.statusCode, error: null, snippet: text };
     } catch (error) {
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      const message = error instanceof Error ? (error.name === 'TimeoutError' ? `No answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : `${error.message}${cause}`) : String(error);
+      const message = error instanceof Error ? (error.name === 'TimeoutError' ? `No answer within ${this.timeoutMs / 1000} s` : `${error.message}${cause}`) : String(error);
       return { statusCode: null, error: message.slice(0, 500), snippet: null };
     }
   }
