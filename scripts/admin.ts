@@ -17,7 +17,6 @@ import { openDatabase } from '../src/db/client.js';
 import { ENVIRONMENTS, type Environment, parsePermissionLevel } from '../src/domain/auth/permissions.js';
 import { systemClock } from '../src/domain/clock.js';
 import { DomainError } from '../src/domain/errors.js';
-import { RateLimiter } from '../src/domain/limits/rate-limiter.js';
 import { UUID } from '../src/domain/events/event-service.js';
 import { createServices, type Services } from '../src/services.js';
 
@@ -87,11 +86,11 @@ async function run(services: Services, command: string | undefined): Promise<Out
 }
 
 async function main(): Promise<number> {
-  const config = loadConfig();
+  // The CLI serves no traffic: no Redis (limits, doorbell), so nothing holds the process open.
+  const config = loadConfig(process.env, { REDIS_URL: undefined });
   const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDataDir: config.PGLITE_DATA_DIR, poolSize: 2 });
   try {
-    // The CLI serves no traffic: an in-memory limiter, so it never holds a Redis connection open.
-    const services = createServices(config, database.db, systemClock, () => undefined, new RateLimiter(undefined));
+    const services = createServices(config, database.db, systemClock, () => undefined);
     const output = await run(services, positionals[0]);
     process.stdout.write(values.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
     return 0;

@@ -46,7 +46,10 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.addHook('onClose', () => services.rateLimiter.close());
+  app.addHook('onClose', async () => {
+    services.eventFeed.stop();
+    await Promise.all([services.rateLimiter.close(), services.doorbell.close()]);
+  });
   installErrorHandlers(app);
   await registerCors(app, config);
 
@@ -64,7 +67,15 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
 
   registerHealthRoutes(app, services.db, () => app.draining);
   await registerApollo(app, { schema, config, contextFor });
-  registerWebSocket(app, { schema, config, contextFor: (facts) => buildContext(services, authenticators, facts) });
+  registerWebSocket(app, {
+    schema,
+    config,
+    contextFor: (facts) => buildContext(services, authenticators, facts),
+    stillValid: async (credential) => {
+      for (const authenticate of authenticators) if (await authenticate(credential)) return true;
+      return false;
+    },
+  });
   await registerOpenApi(app);
   registerRestRoutes(app, { schema, routes, contextFor, bodyLimit: config.REST_BODY_LIMIT_BYTES });
   return app;

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/client.js';
 import { ApiKeyService } from './domain/auth/api-key-service.js';
 import type { Clock } from './domain/clock.js';
+import { Doorbell } from './domain/events/doorbell.js';
 import { EventFeed } from './domain/events/event-feed.js';
 import { EventService } from './domain/events/event-service.js';
 import { type LimitRule, RateLimiter } from './domain/limits/rate-limiter.js';
@@ -18,6 +19,7 @@ export interface Services {
   apiKeys: ApiKeyService;
   events: EventService;
   eventFeed: EventFeed;
+  doorbell: Doorbell;
   webhooks: WebhookService;
   secrets: SecretBox;
   rateLimiter: RateLimiter;
@@ -52,8 +54,12 @@ export function createServices(
   rateLimiter: RateLimiter = RateLimiter.connect(config.REDIS_URL, onBackgroundError),
 ): Services {
   const secrets = SecretBox.fromConfig(config.SECRETS_KEY);
+  const doorbell = new Doorbell(config.REDIS_URL, onBackgroundError);
+  const eventFeed = new EventFeed(db, 250, onBackgroundError);
+  doorbell.onRing(() => eventFeed.wake());
   return {
-    eventFeed: new EventFeed(db, 250, onBackgroundError),
+    eventFeed,
+    doorbell,
     secrets,
     webhooks: new WebhookService(db, clock, secrets),
     rateLimiter,

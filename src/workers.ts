@@ -20,6 +20,9 @@ export function startWorkers(services: Services, log: FastifyBaseLogger, handler
   const relay = () => {
     if (stopped) return;
     relayRun = stampCommittedEvents(services.db)
+      .then((stamped) => {
+        if (stamped > 0) services.doorbell.ring();
+      })
       .catch((error) => log.error({ err: error }, 'event relay failed'))
       .finally(() => {
         if (!stopped) relayTimer = setTimeout(relay, relayEveryMs);

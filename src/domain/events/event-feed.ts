@@ -15,6 +15,11 @@ interface Subscriber {
 
 const REPLAY_PAGE = 500;
 
+interface StreamState {
+  closed: boolean;
+  wake: (() => void) | undefined;
+}
+
 /**
  * Live events for subscriptions on this instance. One tailer reads the events table by `seq` for
  * all subscribers (not one query per subscriber), woken by the relay's doorbell and by a poll, so
@@ -56,23 +61,46 @@ export class EventFeed {
    * no gap and no duplicate: the subscriber is registered before the replay reads, and anything
    * both paths deliver is dropped by `seq`.
    */
-  async *subscribe(principal: Principal, types: readonly string[] | undefined, after: number | undefined): AsyncGenerator<StoredEvent> {
+  subscribe(principal: Principal, types: readonly string[] | undefined, after: number | undefined): AsyncIterableIterator<StoredEvent> {
+    const state: StreamState = { closed: false, wake: undefined };
+    const stream = this.stream(principal, types, after, state);
+    // An async generator suspended at an await cannot be ended from outside until it resumes;
+    // `return` therefore first wakes it, so a client that leaves is unregistered at once.
+    return {
+      next: () => stream.next(),
+      return: (value?: unknown) => {
+        state.closed = true;
+        state.wake?.();
+        return stream.return(value as never);
+      },
+      throw: (error?: unknown) => stream.throw(error),
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  private async *stream(
+    principal: Principal,
+    types: readonly string[] | undefined,
+    after: number | undefined,
+    state: StreamState,
+  ): AsyncGenerator<StoredEvent> {
     const queue: StoredEvent[] = [];
-    let wakeConsumer: (() => void) | undefined;
     const subscriber: Subscriber = {
       userId: principal.userId,
       environment: principal.environment,
       types: types && types.length > 0 ? new Set(types) : undefined,
       push(event) {
         queue.push(event);
-        wakeConsumer?.();
+        state.wake?.();
       },
     };
     this.add(subscriber);
     try {
       let last = after ?? (await latestEventSeq(this.db));
       if (after !== undefined) {
-        for (;;) {
+        while (!state.closed) {
           const page = await eventStore.listEventsAfter(this.db, principal, last, REPLAY_PAGE, types);
           for (const event of page) {
             last = event.seq!;
@@ -81,15 +109,16 @@ export class EventFeed {
           if (page.length < REPLAY_PAGE) break;
         }
       }
-      for (;;) {
+      while (!state.closed) {
         while (queue.length > 0) {
           const event = queue.shift()!;
           if (event.seq! <= last) continue;
           last = event.seq!;
           yield event;
         }
-        await new Promise<void>((resolve) => (wakeConsumer = resolve));
-        wakeConsumer = undefined;
+        if (state.closed) break;
+        await new Promise<void>((resolve) => (state.wake = resolve));
+        state.wake = undefined;
       }
     } finally {
       this.remove(subscriber);

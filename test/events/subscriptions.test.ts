@@ -1,0 +1,140 @@
+import { type Client, createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { eventStore, recordEvent } from '../../src/domain/events/outbox.js';
+import { latestEventSeq, stampCommittedEvents } from '../../src/domain/events/relay.js';
+import { createTestApp, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+
+interface Received {
+  id: string;
+  seq: number;
+  type: string;
+  data: { n: number };
+}
+
+describe('events subscription (graphql-ws)', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let url: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    tenant = await seedTenant(t.services);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    url = `ws://127.0.0.1:${(t.app.server.address() as { port: number }).port}/graphql`;
+  });
+  afterAll(() => t.close());
+
+  let counter = 0;
+  /** Records events, stamps them and rings the doorbell, as the relay would. */
+  async function emit(owner: Tenant, count: number, type = 'deposit.completed') {
+    for (let i = 0; i < count; i++) {
+      await recordEvent(t.services.db, { type, userId: owner.user.id, environment: 'sandbox', data: { n: ++counter } }, new Date());
+    }
+    await stampCommittedEvents(t.services.db, { wait: true });
+    t.services.doorbell.ring();
+  }
+
+  function listen(client: Client, query: string) {
+    const received: Received[] = [];
+    let failure: unknown;
+    const stop = client.subscribe<{ events: Received }>(
+      { query },
+      {
+        // A refused subscription arrives as one result carrying errors, then completes.
+        next: (message) => (message.errors ? (failure = message.errors) : message.data && received.push(message.data.events)),
+        error: (e) => (failure = e),
+        complete: () => undefined,
+      },
+    );
+    return { received, stop, failure: () => failure };
+  }
+
+  const until = async (condition: () => boolean, timeoutMs = 5000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${condition.toString()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  const client = (key: string) => createClient({ url, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': key }, retryAttempts: 0, lazy: true });
+
+  it('streams live events; after a disconnect, `after` replays exactly the missed ones in order, then goes live', async () => {
+    const first = client(tenant.keys.READ_ONLY);
+    const live = listen(first, 'subscription { events(types: ["deposit.completed"]) { id seq type data } }');
+    await until(() => t.services.eventFeed.subscriberCount > 0);
+    await new Promise((r) => setTimeout(r, 200)); // "from now" is fixed once the subscription has read the current position
+    await emit(tenant, 3);
+    await emit(tenant, 1, 'payout.failed'); // filtered out by types
+    await until(() => live.received.length === 3);
+    const lastSeen = live.received.at(-1)!.seq;
+    await first.dispose();
+    await until(() => t.services.eventFeed.subscriberCount === 0);
+
+    await emit(tenant, 4); // missed while disconnected
+    const missed = counter;
+
+    // Events keep arriving while the replay runs: inject some between its first read and going live.
+    const originalList = eventStore.listEventsAfter;
+    let injected = false;
+    eventStore.listEventsAfter = async (...args) => {
+      const page = await originalList.apply(eventStore, args);
+      if (!injected) {
+        injected = true;
+        await emit(tenant, 2);
+      }
+      return page;
+    };
+    const second = client(tenant.keys.READ_ONLY);
+    const resumed = listen(second, `subscription { events(types: ["deposit.completed"], after: ${lastSeen}) { id seq type data } }`);
+    try {
+      await until(() => resumed.received.length >= 6);
+      await emit(tenant, 1);
+      await until(() => resumed.received.length >= 7);
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      eventStore.listEventsAfter = originalList;
+      await second.dispose();
+    }
+    await until(() => t.services.eventFeed.subscriberCount === 0);
+    const numbers = resumed.received.map((e) => e.data.n);
+    expect(numbers).toEqual([missed - 3, missed - 2, missed - 1, missed, missed + 1, missed + 2, missed + 3]);
+    const seqs = resumed.received.map((e) => e.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs[0]).toBeGreaterThan(lastSeen);
+  });
+
+  it('streams only the caller\'s own events of its own environment', async () => {
+    const other = await seedTenant(t.services);
+    const mine = client(tenant.keys.READ_ONLY);
+    const stream = listen(mine, `subscription { events(after: ${await latestEventSeq(t.services.db)}) { data } }`);
+    await until(() => t.services.eventFeed.subscriberCount > 0);
+    await emit(other, 2);
+    await recordEvent(t.services.db, { type: 'deposit.completed', userId: tenant.user.id, environment: 'production', data: { n: -1 } }, new Date());
+    await emit(tenant, 1);
+    await until(() => stream.received.length >= 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(stream.received.map((e) => e.data.n)).toEqual([counter]);
+    await mine.dispose();
+  });
+
+  it('refuses a subscription without a key, and closes a connection whose key is revoked', async () => {
+    const anonymous = createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0 });
+    const refused = listen(anonymous, 'subscription { events { id } }');
+    await until(() => refused.failure() !== undefined);
+    expect(JSON.stringify(refused.failure())).toMatch(/Authentication required/);
+    await anonymous.dispose();
+
+    const { key, apiKey } = await t.services.apiKeys.create({ userId: tenant.user.id, name: 'ws', environment: 'sandbox' });
+    let closedWith: number | undefined;
+    const revocable = createClient({ url, webSocketImpl: WebSocket, connectionParams: { apiKey: key }, retryAttempts: 0, on: { closed: (event) => (closedWith = (event as { code: number }).code) } });
+    const stream = listen(revocable, `subscription { events(after: ${await latestEventSeq(t.services.db)}) { id } }`);
+    await until(() => t.services.eventFeed.subscriberCount > 0);
+    await t.services.apiKeys.revoke(tenant.user.id, apiKey.id);
+    await until(() => closedWith !== undefined, 3000);
+    expect(closedWith).toBe(4401);
+    expect(stream.received).toEqual([]);
+    await revocable.dispose();
+  });
+});
