@@ -43,6 +43,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   app.decorate('services', services);
   app.decorate('draining', false);
   app.setValidatorCompiler(validatorCompiler);
+  acceptEmptyJsonBodies(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -89,5 +90,20 @@ async function registerCors(app: FastifyInstance, config: Config): Promise<void>
     allowedHeaders: ['content-type', 'x-api-key', 'authorization', 'idempotency-key', 'x-request-id', 'apollo-require-preflight'],
     exposedHeaders: ['x-request-id', 'retry-after'],
     maxAge: 600,
+  });
+}
+
+/**
+ * Many HTTP clients send `Content-Type: application/json` on every request, bodiless POSTs
+ * included (re-send, test event). An empty body is read as no body; anything else goes through
+ * Fastify's own JSON parser (with its prototype-poisoning protection).
+ */
+function acceptEmptyJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, done);
   });
 }

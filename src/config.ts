@@ -27,6 +27,8 @@ const ConfigSchema = Type.Object({
   /** Run background workers (event relay, job runner) in this process. */
   WORKERS: Type.Boolean({ default: true }),
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  /** How long a worker's claim on a job lasts; a worker that dies loses its jobs to others after this. Keep above the 10 s webhook deadline. */
+  JOB_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   /** Redis for limits shared by every instance. Unset: limits are per process, in memory. */
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   /** Operations (GraphQL root fields, aliases included) per credential per minute. */

@@ -31,6 +31,7 @@ export function startWorkers(services: Services, log: FastifyBaseLogger, handler
   relay();
 
   const jobs = new JobRunner(services.db, services.clock, [new WebhookDeliveryHandler(services.db, services.clock, services.secrets), ...handlers], {
+    leaseMs: services.config.JOB_LEASE_MS,
     onError: (error, job) => log.error({ err: error, jobId: job?.id, kind: job?.kind }, 'job failed'),
   });
   jobs.start();

@@ -81,12 +81,14 @@ export class JobRunner {
   start(): void {
     const tick = async () => {
       if (this.stopping) return;
+      let ran = 0;
       try {
-        await this.runDueJobs();
+        ran = await this.runDueJobs();
       } catch (error) {
         this.options.onError?.(error);
       }
-      if (!this.stopping) this.timer = setTimeout(tick, this.pollMs);
+      // A full queue is drained back to back; an empty one is polled.
+      if (!this.stopping) this.timer = setTimeout(tick, ran > 0 ? 0 : this.pollMs);
     };
     this.timer = setTimeout(tick, 0);
   }
