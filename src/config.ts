@@ -44,6 +44,8 @@ const ConfigSchema = Type.Object({
   GRAPHQL_MAX_DIRECTIVES: Type.Integer({ minimum: 1, default: 50 }),
   /** Introspection and "did you mean" hints. Default: on unless NODE_ENV=production. */
   GRAPHQL_INTROSPECTION: Type.Optional(Type.Boolean()),
+  /** Accept arrays of operations in one POST /graphql. Off: each operation is its own request (and its own limits). */
+  GRAPHQL_BATCHING: Type.Boolean({ default: false }),
   /** The GraphiQL page at GET /graphql. Default: on unless NODE_ENV=production. */
   GRAPHQL_EXPLORER: Type.Optional(Type.Boolean()),
   /** Shared secret the federation router sends as X-Router-Secret; in production _service and _entities need it. */

@@ -39,7 +39,7 @@ export async function registerApollo(app: FastifyInstance, { schema, config, con
     introspection: config.GRAPHQL_INTROSPECTION,
     hideSchemaDetailsFromClientErrors: !config.GRAPHQL_INTROSPECTION,
     csrfPrevention: true,
-    allowBatchedHttpRequests: false,
+    allowBatchedHttpRequests: config.GRAPHQL_BATCHING,
   });
   await apollo.start();
   const context = (request: FastifyRequest) => contextFor(request);

@@ -54,6 +54,10 @@ describe('GraphQL hardening', () => {
   it('refuses batched requests and mutations over GET', async () => {
     const batch = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-api-key': tenant.keys.READ_ONLY }, payload: [{ query: '{ me { id } }' }, { query: '{ me { id } }' }] });
     expect(batch.statusCode).toBe(400);
+    const batching = await createTestApp({ config: { GRAPHQL_BATCHING: true } });
+    const allowed = await batching.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-api-key': tenant.keys.READ_ONLY }, payload: [{ query: '{ me { id } }' }, { query: '{ me { id } }' }] });
+    await batching.close();
+    expect(allowed.json()).toHaveLength(2);
     const mutation = await t.app.inject({
       method: 'GET',
       url: `/graphql?query=${encodeURIComponent('mutation { createApiKey(input: { name: "x" }) { key } }')}`,
