@@ -7,6 +7,7 @@ import { specifiedRules, validate } from 'graphql';
 import type { Config } from '../config.js';
 import { credentialFrom, type GraphQLContext, type RequestFacts, routerSecretFrom } from './context.js';
 import { webSocketValidationRules } from './hardening.js';
+import { createSharedSubscribe } from './shared-subscriptions.js';
 
 export interface WebSocketOptions {
   schema: GraphQLSchema;
@@ -45,6 +46,7 @@ export function registerWebSocket(app: FastifyInstance, { schema, config, contex
   const server = useServer<Record<string, unknown>, { credential?: string; requestId?: string }>(
     {
       schema,
+      subscribe: createSharedSubscribe(),
       validate: (validationSchema, document) => validate(validationSchema, document, [...specifiedRules, ...rules]),
       onConnect: async (ctx) => {
         const params = Object.fromEntries(Object.entries(ctx.connectionParams ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
