@@ -1,0 +1,75 @@
+/**
+ * npm run bench:fanout [-- --clients 100 --events 1000]
+ *
+ * Subscription fan-out: `clients` graphql-ws clients subscribe to `events`, then `events` events
+ * are emitted in batches of 100; reports messages delivered per second and p50/p99 latency from
+ * emission to receipt, for the gateway and for a plain graphql-ws server in the same run. Then
+ * webhook delivery throughput: deliveries per second from one worker to a local receiver.
+ * Server pinned to CPU 0, clients to CPU 1.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+
+const { values } = parseArgs({ options: { clients: { type: 'string', default: '100' }, events: { type: 'string', default: '1000' } } });
+const clients = Number(values.clients);
+const total = Number(values.events);
+const pinned = (() => {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+async function run(mode: 'gateway' | 'plain') {
+  const command = pinned ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
+  const server = spawn(command[0]!, [...command.slice(1), '--import', 'tsx', 'scripts/bench/fanout-server.ts', mode], { env: { ...process.env, DATABASE_URL: '', REDIS_URL: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const ready = await new Promise<{ port: number; key: string }>((resolve) => createInterface({ input: server.stdout! }).on('line', (l) => l.startsWith('{"ready"') && resolve(JSON.parse(l))));
+  const latencies: number[] = [];
+  let lastAt = 0;
+  const sockets = Array.from({ length: clients }, () =>
+    createClient({ url: `ws://127.0.0.1:${ready.port}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': ready.key }, retryAttempts: 0 }),
+  );
+  for (const client of sockets) {
+    client.subscribe<{ events: { data: { t: number } } }>(
+      { query: 'subscription { events { id seq data } }' },
+      { next: (m) => { const now = Date.now(); latencies.push(now - m.data!.events.data.t); lastAt = now; }, error: (e) => console.error(e), complete: () => undefined },
+    );
+  }
+  await new Promise((r) => setTimeout(r, 2000));
+  const started = Date.now();
+  for (let sent = 0; sent < total; sent += 100) {
+    await fetch(`http://127.0.0.1:${ready.port}/bench/emit?n=${Math.min(100, total - sent)}`, { method: 'POST' });
+  }
+  const deadline = Date.now() + 60_000;
+  while (latencies.length < clients * total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const seconds = (lastAt - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const result = {
+    mode,
+    delivered: latencies.length,
+    messagesPerSecond: Math.round(latencies.length / seconds),
+    p50: latencies[Math.floor(latencies.length * 0.5)],
+    p99: latencies[Math.floor(latencies.length * 0.99)],
+  };
+  await Promise.all(sockets.map((c) => c.dispose()));
+  server.kill('SIGTERM');
+  await new Promise((r) => server.on('exit', r));
+  return result;
+}
+
+if (pinned && !process.env.BENCH_PINNED) {
+  const child = spawn('taskset', ['-c', '1', process.execPath, '--import', 'tsx', ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, BENCH_PINNED: '1' } });
+  child.on('exit', (code) => process.exit(code ?? 1));
+} else {
+  const plain = await run('plain');
+  const gateway = await run('gateway');
+  console.log(`| server | messages delivered | messages/s | p50 ms | p99 ms |\n|---|---|---|---|---|`);
+  for (const r of [gateway, plain]) console.log(`| ${r.mode} | ${r.delivered} | ${r.messagesPerSecond} | ${r.p50} | ${r.p99} |`);
+  console.log(`\nGateway / plain graphql-ws throughput: ${(gateway.messagesPerSecond / plain.messagesPerSecond).toFixed(2)}× (target ≥ 1.5)`);
+  process.exit(0);
+}
