@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import { events } from '../../db/schema.js';
 import type { Principal } from '../auth/principal.js';
 import type { StoredEvent } from './event.js';
-import { eventStore } from './outbox.js';
+import { eventStore, toStoredEvent } from './outbox.js';
 import { latestEventSeq } from './relay.js';
 
 interface Subscriber {
@@ -154,15 +154,7 @@ export class EventFeed {
       const rows = await this.db.select().from(events).where(gt(events.seq, this.cursor)).orderBy(asc(events.seq)).limit(1000);
       for (const row of rows) {
         this.cursor = row.seq!;
-        const event: StoredEvent = {
-          id: row.id,
-          type: row.type,
-          created: Math.floor(row.createdAt.getTime() / 1000),
-          data: row.data as Record<string, unknown>,
-          userId: row.userId,
-          environment: row.environment,
-          seq: row.seq,
-        };
+        const event = toStoredEvent(row);
         for (const subscriber of this.subscribers) {
           if (subscriber.userId === event.userId && subscriber.environment === event.environment && (!subscriber.types || subscriber.types.has(event.type))) {
             subscriber.push(event);

@@ -7,7 +7,7 @@ import type { NewEvent, StoredEvent } from './event.js';
 
 type EventRow = typeof events.$inferSelect;
 
-function toStoredEvent(row: EventRow): StoredEvent {
+export function toStoredEvent(row: EventRow): StoredEvent {
   return {
     id: row.id,
     type: row.type,
