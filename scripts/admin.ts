@@ -17,7 +17,7 @@ import { openDatabase } from '../src/db/client.js';
 import { ENVIRONMENTS, type Environment, parsePermissionLevel } from '../src/domain/auth/permissions.js';
 import { systemClock } from '../src/domain/clock.js';
 import { DomainError } from '../src/domain/errors.js';
-import { UUID } from '../src/domain/events/event-service.js';
+import { isUuid } from '../src/domain/ids.js';
 import { createServices, type Services } from '../src/services.js';
 
 const { positionals, values } = parseArgs({
@@ -45,7 +45,7 @@ function required(name: keyof typeof values): string {
 }
 
 async function findUserId(services: Services, ref: string): Promise<string> {
-  const user = UUID.test(ref) ? (await services.users.usersByIds([ref]))[0] : await services.users.userByEmail(ref);
+  const user = isUuid(ref) ? (await services.users.usersByIds([ref]))[0] : await services.users.userByEmail(ref);
   if (!user) throw new UsageError(`No user ${ref}`);
   return user.id;
 }

@@ -2,7 +2,7 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { type Config, isProduction } from './config.js';
 import { registerApollo } from './graphql/apollo.js';
-import { type Authenticator, buildContext, credentialFrom, routerSecretFrom } from './graphql/context.js';
+import { type Authenticator, authenticateCredential, buildContext, credentialFrom, routerSecretFrom } from './graphql/context.js';
 import { buildSchema } from './graphql/schema.js';
 import { registerWebSocket } from './graphql/websocket.js';
 import { installErrorHandlers } from './http/error-handler.js';
@@ -72,13 +72,10 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     schema,
     config,
     contextFor: (facts) => buildContext(services, authenticators, facts),
-    stillValid: async (credential) => {
-      for (const authenticate of authenticators) if (await authenticate(credential)) return true;
-      return false;
-    },
+    stillValid: async (credential) => (await authenticateCredential(authenticators, credential)) !== undefined,
   });
   await registerOpenApi(app);
-  registerRestRoutes(app, { schema, routes, contextFor, bodyLimit: config.REST_BODY_LIMIT_BYTES });
+  registerRestRoutes(app, { routes, contextFor, bodyLimit: config.REST_BODY_LIMIT_BYTES });
   return app;
 }
 

@@ -7,27 +7,17 @@
  * webhook delivery throughput: deliveries per second from one worker to a local receiver.
  * Server pinned to CPU 0, clients to CPU 1.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { onLoadCore, spawnServer } from './pinning.js';
 
 const { values } = parseArgs({ options: { clients: { type: 'string', default: '100' }, events: { type: 'string', default: '1000' } } });
 const clients = Number(values.clients);
 const total = Number(values.events);
-const pinned = (() => {
-  try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 async function run(mode: 'gateway' | 'plain') {
-  const command = pinned ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
-  const server = spawn(command[0]!, [...command.slice(1), '--import', 'tsx', 'scripts/bench/fanout-server.ts', mode], { env: { ...process.env, DATABASE_URL: '', REDIS_URL: '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawnServer('scripts/bench/fanout-server.ts', [mode], { ...process.env, DATABASE_URL: '', REDIS_URL: '' });
   const ready = await new Promise<{ port: number; key: string }>((resolve) => createInterface({ input: server.stdout! }).on('line', (l) => l.startsWith('{"ready"') && resolve(JSON.parse(l))));
   const latencies: number[] = [];
   let lastAt = 0;
@@ -62,14 +52,11 @@ async function run(mode: 'gateway' | 'plain') {
   return result;
 }
 
-if (pinned && !process.env.BENCH_PINNED) {
-  const child = spawn('taskset', ['-c', '1', process.execPath, '--import', 'tsx', ...process.argv.slice(1)], { stdio: 'inherit', env: { ...process.env, BENCH_PINNED: '1' } });
-  child.on('exit', (code) => process.exit(code ?? 1));
-} else {
+await onLoadCore(async () => {
   const plain = await run('plain');
   const gateway = await run('gateway');
   console.log(`| server | messages delivered | messages/s | p50 ms | p99 ms |\n|---|---|---|---|---|`);
   for (const r of [gateway, plain]) console.log(`| ${r.mode} | ${r.delivered} | ${r.messagesPerSecond} | ${r.p50} | ${r.p99} |`);
   console.log(`\nGateway / plain graphql-ws throughput: ${(gateway.messagesPerSecond / plain.messagesPerSecond).toFixed(2)}× (target ≥ 1.5)`);
   process.exit(0);
-}
+});

@@ -8,7 +8,6 @@
  * p50/p99 latency, server CPU µs per request (from /proc) and RSS. Results go to docs/benchmarks.md
  * between the bench markers.
  */
-import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -16,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { canPin, onLoadCore, spawnServer } from './pinning.js';
 import { cpuMicros, rssMiB } from './proc.js';
 
 const { values } = parseArgs({
@@ -29,25 +29,7 @@ const { values } = parseArgs({
   },
 });
 
-const hasTaskset = (() => {
-  try {
-    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-// The load generator must not share a core with the server: re-run this script pinned to CPU 1.
-if (hasTaskset && cpus().length >= 2 && !process.env.BENCH_PINNED) {
-  const child = spawn('taskset', ['-c', '1', process.execPath, '--import', 'tsx', ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, BENCH_PINNED: '1' },
-  });
-  child.on('exit', (code) => process.exit(code ?? 1));
-} else {
-  await main();
-}
+await onLoadCore(main);
 
 interface Target {
   name: string;
@@ -83,7 +65,7 @@ async function main(): Promise<void> {
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}.`,
     `Command: \`npm run bench -- --duration ${duration} --rounds ${rounds} --warmup ${warmup} --connections ${connections}\`` +
       (process.env.DATABASE_URL ? ' with `DATABASE_URL` set' : '') + '.',
-    hasTaskset ? 'Server pinned to CPU 0, load generator (autocannon) to CPU 1.' : 'taskset unavailable: server and load generator share CPUs.',
+    canPin ? 'Server pinned to CPU 0, load generator (autocannon) to CPU 1.' : 'taskset unavailable: server and load generator share CPUs.',
   ].join('\n');
   const block = `${header}\n\n${sections.join('\n\n')}`;
   console.log(`\n${block}`);
@@ -110,10 +92,13 @@ async function benchDatabase(db: string, options: { duration: number; warmup: nu
       await cleanup.end();
     };
   }
-  const command = hasTaskset ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
-  const server = spawn(command[0]!, [...command.slice(1), '--import', 'tsx', 'scripts/bench/server.ts'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: '', NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true', SECRETS_KEY: randomBytes(32).toString('base64') },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const server = spawnServer('scripts/bench/server.ts', [], {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL: '',
+    NODE_ENV: 'production',
+    GRAPHQL_INTROSPECTION: 'true',
+    SECRETS_KEY: randomBytes(32).toString('base64'),
   });
   const ready = await new Promise<{ pid: number; gateway: number; bareApollo: number; key: string }>((resolve, reject) => {
     const lines = createInterface({ input: server.stdout! });

@@ -57,7 +57,7 @@ export function restErrorReply(error: DomainError): RestErrorReply {
   return { status, headers: {}, body };
 }
 
-export function statusName(status: number): string {
+function statusName(status: number): string {
   return STATUS_CODES[status] ?? 'Error';
 }
 

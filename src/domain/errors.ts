@@ -67,13 +67,6 @@ export class DomainError extends Error {
   }
 }
 
-export function errorStatus(code: ErrorCode): number {
-  return STATUS[code];
-}
-
-export const unauthenticated = (message = 'A valid API key or access token is required.') =>
-  new DomainError('UNAUTHENTICATED', message);
-
 export const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} was not found.`);
 
 export const badInput = (field: string, message: string) =>

@@ -28,6 +28,15 @@ export interface RequestFacts {
 /** Turns a credential string into a principal. API keys today; OAuth tokens plug in beside them. */
 export type Authenticator = (credential: string) => Promise<Principal | undefined>;
 
+/** The principal of a credential: the first authenticator that recognises it wins. */
+export async function authenticateCredential(authenticators: readonly Authenticator[], credential: string): Promise<Principal | undefined> {
+  for (const authenticate of authenticators) {
+    const found = await authenticate(credential);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 type HeaderBag = Record<string, string | string[] | undefined>;
 
 /**
@@ -51,16 +60,7 @@ export async function buildContext(
   authenticators: readonly Authenticator[],
   { credential, requestId, clientIp, routerSecret }: RequestFacts,
 ): Promise<GraphQLContext> {
-  let principal: Principal | null = null;
-  if (credential) {
-    for (const authenticate of authenticators) {
-      const found = await authenticate(credential);
-      if (found) {
-        principal = found;
-        break;
-      }
-    }
-  }
+  const principal = credential ? ((await authenticateCredential(authenticators, credential)) ?? null) : null;
   let loaders: Loaders | undefined;
   return {
     principal,

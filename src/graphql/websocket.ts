@@ -19,7 +19,7 @@ export interface WebSocketOptions {
 }
 
 /** Close code for a connection whose key or token was revoked (4401, as graphql-ws uses for Unauthorized). */
-export const CLOSE_CREDENTIAL_REVOKED = 4401;
+const CLOSE_CREDENTIAL_REVOKED = 4401;
 
 /**
  * graphql-ws on the same port and path as HTTP GraphQL. The credential comes from

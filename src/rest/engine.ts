@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import {
@@ -10,7 +9,7 @@ import {
   parse,
   validate,
 } from 'graphql';
-import { levelsGranting } from '../domain/auth/permissions.js';
+import { LEVEL_LABELS, levelsGranting, PERMISSION_LEVELS } from '../domain/auth/permissions.js';
 import { mostSevere, toDomainError } from '../domain/error-mapping.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { type AccessRule, accessRuleOf, checkAccess } from '../graphql/directives/auth.js';
@@ -49,22 +48,17 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
   });
 }
 
-const LEVEL_NAMES = { READ_ONLY: 'Read Only', TRANSACTIONS: 'Transactions', ACCOUNT_MANAGEMENT: 'Account Management', FULL_ACCESS: 'Full Access' };
-
 function accessDescription(access: AccessRule[]): string {
   const abilities = [...new Set(access.flatMap((a) => (a.public ? [] : [a.ability])))];
   if (abilities.length === 0) return 'Needs no credential.';
-  const levels = Object.keys(LEVEL_NAMES).filter((level) =>
-    abilities.every((ability) => levelsGranting(ability).includes(level as keyof typeof LEVEL_NAMES)),
-  );
-  return `Needs an API key or access token with permission: ${levels.map((l) => LEVEL_NAMES[l as keyof typeof LEVEL_NAMES]).join(', ')}.`;
+  const levels = PERMISSION_LEVELS.filter((level) => abilities.every((ability) => levelsGranting(ability).includes(level)));
+  return `Needs an API key or access token with permission: ${levels.map((l) => LEVEL_LABELS[l]).join(', ')}.`;
 }
 
 // Error responses are documented, not used to serialize: `additionalProperties` keeps every field.
 const openError = (schema: typeof GeneralError | typeof RateLimitError) => ({ ...schema, $id: undefined, additionalProperties: true });
 
 export interface RestEngineOptions {
-  schema: GraphQLSchema;
   routes: CompiledRoute[];
   contextFor: (request: FastifyRequest) => Promise<GraphQLContext>;
   /** Body limit of routes that do not set their own. */
@@ -72,7 +66,7 @@ export interface RestEngineOptions {
 }
 
 /** Registers each route: validate input, run its operation in-process, answer in the envelope. */
-export function registerRestRoutes(app: FastifyInstance, { schema, routes, contextFor, bodyLimit }: RestEngineOptions): void {
+export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, bodyLimit }: RestEngineOptions): void {
   const contexts = new WeakMap<FastifyRequest, GraphQLContext>();
   for (const route of routes) {
     const status = route.status ?? (route.method === 'POST' ? 201 : 200);
@@ -126,5 +120,3 @@ export function registerRestRoutes(app: FastifyInstance, { schema, routes, conte
     });
   }
 }
-
-export const AnyObject = Type.Object({}, { additionalProperties: true });

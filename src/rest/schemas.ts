@@ -27,16 +27,5 @@ export const RateLimitError = Type.Object(
   { $id: 'RateLimitError', title: 'RateLimitError' },
 );
 
-export const BillNotFoundError = Type.Object(
-  {
-    success: Type.Literal(false),
-    message: Type.String(),
-    errorCode: Type.Literal('BILL_NOT_FOUND'),
-    reference: Type.String(),
-  },
-  { $id: 'BillNotFoundError', title: 'BillNotFoundError' },
-);
-
 export const Nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
 export const DateTimeString = Type.String({ format: 'date-time' });
-export const Uuid = Type.String({ format: 'uuid' });

@@ -22,10 +22,6 @@ export function looksLikeApiKey(value: string): boolean {
   return SHAPE.test(value);
 }
 
-export function environmentOfKey(value: string): Environment {
-  return value.startsWith(PREFIX.production) ? 'production' : 'sandbox';
-}
-
 /** What listings show: the prefix and four characters, enough to tell keys apart, useless to an attacker. */
 export function displayPrefixOf(value: string): string {
   const cut = value.indexOf('_', 4) + 1;

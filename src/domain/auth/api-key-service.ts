@@ -22,7 +22,8 @@ export class ApiKeyService {
    * (the admin CLI, another instance) can go unnoticed; revocations made here evict at once.
    */
   private readonly cache: LRUCache<string, Principal>;
-  private readonly lastTouched = new Map<string, number>();
+  /** When each key's last_used_at was last written; bounded, so unused keys fall out. */
+  private readonly lastTouched = new LRUCache<string, number>({ max: 10_000 });
 
   constructor(
     private readonly db: Database,

@@ -24,6 +24,14 @@ export function abilitiesOf(level: PermissionLevel): ReadonlySet<Ability> {
   return new Set(GRANTS[level]);
 }
 
+/** The seed's names for the levels, as people read them. */
+export const LEVEL_LABELS: Record<PermissionLevel, string> = {
+  READ_ONLY: 'Read Only',
+  TRANSACTIONS: 'Transactions',
+  ACCOUNT_MANAGEMENT: 'Account Management',
+  FULL_ACCESS: 'Full Access',
+};
+
 /** The levels that grant an ability, for error messages and docs. */
 export function levelsGranting(ability: Ability): PermissionLevel[] {
   return PERMISSION_LEVELS.filter((level) => GRANTS[level].includes(ability));

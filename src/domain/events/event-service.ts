@@ -1,6 +1,7 @@
 import type { Database } from '../../db/client.js';
 import type { Principal } from '../auth/principal.js';
 import { badInput, notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
 import type { StoredEvent } from './event.js';
 import { eventStore } from './outbox.js';
 
@@ -28,7 +29,7 @@ export class EventService {
   }
 
   async get(principal: Principal, id: string): Promise<StoredEvent> {
-    const event = UUID.test(id) ? await eventStore.findEventById(this.db, id) : undefined;
+    const event = isUuid(id) ? await eventStore.findEventById(this.db, id) : undefined;
     // Another owner's or environment's event, or one not yet in commit order, reads as missing.
     if (!event || event.seq === null || event.userId !== principal.userId || event.environment !== principal.environment) {
       throw notFound('Event');
@@ -36,5 +37,3 @@ export class EventService {
     return event;
   }
 }
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

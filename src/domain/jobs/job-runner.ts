@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 import { jobs } from '../../db/schema.js';
@@ -176,13 +176,4 @@ export class JobRunner {
     this.inFlight.add(work);
     return work.finally(() => this.inFlight.delete(work));
   }
-}
-
-/** Due jobs of a kind, for tests and the admin CLI. */
-export async function countPendingJobs(db: Executor, kind: string, now: Date): Promise<number> {
-  const rows = await db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(and(eq(jobs.kind, kind), eq(jobs.status, 'pending'), lte(jobs.runAt, now)));
-  return rows.length;
 }

@@ -9,8 +9,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export class UserService {
   /**
    * Users by id for a second: `me` runs on almost every request, and an embedded-database query
-   * costs more CPU than the rest of the request. Writes through this service evict at once;
-   * another instance's writes show within the TTL.
+   * costs more CPU than the rest of the request. Nothing here updates a user yet; when something
+   * does, it must evict the entry here, and other instances will show the change within the TTL.
    */
   private readonly cache: LRUCache<string, User>;
 

@@ -70,8 +70,7 @@ export class WebhookDeliveryHandler implements JobHandler {
     const agent = endpoint.environment === 'production' ? this.productionAgent : this.sandboxAgent;
     const began = performance.now();
     const result = await this.post(endpoint.url, body, headers, agent);
-    const attempt: WebhookAttempt = {
-      attemptNumber: delivery.attemptCount + 1,
+    const attempt: Omit<WebhookAttempt, 'attemptNumber'> = {
       startedAt,
       durationMs: Math.round(performance.now() - began),
       statusCode: result.statusCode,
@@ -79,7 +78,7 @@ export class WebhookDeliveryHandler implements JobHandler {
       responseSnippet: result.snippet,
       manual,
     };
-    return this.record(deliveryId, endpoint.id, attempt, manual);
+    return this.record(deliveryId, endpoint.id, attempt);
   }
 
   private async post(url: string, body: string, headers: Record<string, string>, dispatcher: Dispatcher): Promise<AttemptResult> {
@@ -102,28 +101,34 @@ export class WebhookDeliveryHandler implements JobHandler {
     }
   }
 
-  private async record(deliveryId: string, endpointId: string, attempt: WebhookAttempt, manual: boolean): Promise<JobOutcome> {
+  /**
+   * Records an attempt and decides what follows. The attempt is numbered under the delivery's row
+   * lock, so a re-send by hand racing a scheduled retry gets a number of its own; only scheduled
+   * attempts advance the retry schedule, so a re-send by hand never shortens or lengthens it.
+   */
+  private async record(deliveryId: string, endpointId: string, attempt: Omit<WebhookAttempt, 'attemptNumber'>): Promise<JobOutcome> {
     const now = this.clock.now();
     const succeeded = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
     const gone = attempt.statusCode === 410;
-    const retryAt = !succeeded && !gone && !manual && attempt.attemptNumber <= RETRY_DELAYS_MS.length
-      ? new Date(attempt.startedAt.getTime() + RETRY_DELAYS_MS[attempt.attemptNumber - 1]!)
-      : null;
-    await this.db.transaction(async (tx) => {
-      await webhookStore.insertAttempt(tx, deliveryId, attempt);
-      const common = { attemptCount: attempt.attemptNumber, updatedAt: now };
+    const retryAt = await this.db.transaction(async (tx) => {
+      const attemptNumber = await webhookStore.takeAttemptNumber(tx, deliveryId, now);
+      await webhookStore.insertAttempt(tx, deliveryId, { ...attempt, attemptNumber });
+      const scheduledAttempts = attempt.manual ? 0 : await webhookStore.countScheduledAttempts(tx, deliveryId);
+      const retryAt = !succeeded && !gone && !attempt.manual && scheduledAttempts <= RETRY_DELAYS_MS.length
+        ? new Date(attempt.startedAt.getTime() + RETRY_DELAYS_MS[scheduledAttempts - 1]!)
+        : null;
       if (succeeded) {
-        await webhookStore.updateDelivery(tx, deliveryId, { ...common, status: 'succeeded', nextAttemptAt: null });
+        await webhookStore.updateDelivery(tx, deliveryId, { status: 'succeeded', nextAttemptAt: null, updatedAt: now });
       } else if (retryAt) {
-        await webhookStore.updateDelivery(tx, deliveryId, { ...common, nextAttemptAt: retryAt });
-      } else if (manual) {
-        await webhookStore.updateDelivery(tx, deliveryId, common);
-      } else {
-        await webhookStore.updateDelivery(tx, deliveryId, { ...common, status: 'failed', nextAttemptAt: null });
+        await webhookStore.updateDelivery(tx, deliveryId, { nextAttemptAt: retryAt, updatedAt: now });
+      } else if (!attempt.manual) {
+        // Schedule exhausted or 410. (A failed re-send by hand leaves the delivery where the schedule had it.)
+        await webhookStore.updateDelivery(tx, deliveryId, { status: 'failed', nextAttemptAt: null, updatedAt: now });
       }
       if (gone) {
         await webhookStore.updateEndpoint(tx, endpointId, { enabled: false, disabledReason: 'The receiver answered 410 Gone.', updatedAt: now });
       }
+      return retryAt;
     });
     return retryAt ? { status: 'retry', at: retryAt, error: attempt.error ?? `HTTP ${attempt.statusCode}` } : { status: 'done' };
   }

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
-import { UUID } from '../events/event-service.js';
+import { isUuid } from '../ids.js';
 import { recordEvent } from '../events/outbox.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ALL_KINDS, EVENT_KINDS } from './event-kinds.js';
@@ -129,7 +129,7 @@ export class WebhookService {
 
   /** Sends a delivery again now, whatever its state; the retry schedule is not changed. */
   async resend(principal: Principal, deliveryId: string): Promise<WebhookDelivery> {
-    const delivery = UUID.test(deliveryId) ? await webhookStore.findDelivery(this.db, deliveryId) : undefined;
+    const delivery = isUuid(deliveryId) ? await webhookStore.findDelivery(this.db, deliveryId) : undefined;
     if (!delivery) throw notFound('Webhook delivery');
     await this.owned(principal, delivery.endpointId).catch(() => {
       throw notFound('Webhook delivery');
@@ -156,7 +156,7 @@ export class WebhookService {
   }
 
   private async owned(principal: Principal, id: string) {
-    const row = UUID.test(id) ? await webhookStore.findOwnedEndpoint(this.db, principal, id) : undefined;
+    const row = isUuid(id) ? await webhookStore.findOwnedEndpoint(this.db, principal, id) : undefined;
     if (!row) throw notFound('Webhook endpoint');
     return row;
   }

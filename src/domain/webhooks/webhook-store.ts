@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import type { Environment } from '../auth/permissions.js';
@@ -90,6 +90,25 @@ export const webhookStore = {
     await db.update(webhookDeliveries).set(changes).where(eq(webhookDeliveries.id, id));
   },
 
+  /** Increments the delivery's attempt count under its row lock and returns the new number. */
+  async takeAttemptNumber(db: Executor, deliveryId: string, at: Date): Promise<number> {
+    const [row] = await db
+      .update(webhookDeliveries)
+      .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1`, updatedAt: at })
+      .where(eq(webhookDeliveries.id, deliveryId))
+      .returning({ attemptCount: webhookDeliveries.attemptCount });
+    return row!.attemptCount;
+  },
+
+  /** Attempts made by the schedule (not by hand): they decide the next retry delay. */
+  async countScheduledAttempts(db: Executor, deliveryId: string): Promise<number> {
+    const [row] = await db
+      .select({ n: sql<string>`count(*)` })
+      .from(webhookAttempts)
+      .where(and(eq(webhookAttempts.deliveryId, deliveryId), eq(webhookAttempts.manual, false)));
+    return Number(row?.n ?? 0);
+  },
+
   async insertAttempt(db: Executor, deliveryId: string, attempt: WebhookAttempt): Promise<void> {
     await db.insert(webhookAttempts).values({ deliveryId, ...attempt });
   },
@@ -108,7 +127,7 @@ export const webhookStore = {
         manual: webhookAttempts.manual,
       })
       .from(webhookAttempts)
-      .where(sql`${webhookAttempts.deliveryId} in ${deliveryIds}`)
+      .where(inArray(webhookAttempts.deliveryId, [...deliveryIds]))
       .orderBy(webhookAttempts.attemptNumber);
   },
 };

@@ -1,12 +1,10 @@
 import { type GraphQLField, Kind } from 'graphql';
-import { type Ability, levelsGranting } from '../../domain/auth/permissions.js';
+import { type Ability, LEVEL_LABELS, levelsGranting } from '../../domain/auth/permissions.js';
 import type { Principal } from '../../domain/auth/principal.js';
 import { DomainError } from '../../domain/errors.js';
 import type { GraphQLContext } from '../context.js';
 
 export type AccessRule = { public: true } | { public: false; ability: Ability };
-
-const LEVEL_NAMES = { READ_ONLY: 'Read Only', TRANSACTIONS: 'Transactions', ACCOUNT_MANAGEMENT: 'Account Management', FULL_ACCESS: 'Full Access' };
 
 /** The rule a field declares in the SDL with @auth(ability:) or @public, if any. */
 export function accessRuleOf(field: GraphQLField<unknown, unknown>): AccessRule | undefined {
@@ -32,7 +30,7 @@ export function requireAbility(context: GraphQLContext, ability: Ability): Princ
     );
   }
   if (!principal.abilities.has(ability)) {
-    const levels = levelsGranting(ability).map((l) => LEVEL_NAMES[l]);
+    const levels = levelsGranting(ability).map((l) => LEVEL_LABELS[l]);
     throw new DomainError('FORBIDDEN', `This credential's permission does not allow this operation; it needs ${levels.join(' or ')}.`);
   }
   return principal;

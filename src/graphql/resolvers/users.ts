@@ -1,6 +1,6 @@
 import { mayActFor } from '../../domain/auth/principal.js';
 import { notFound } from '../../domain/errors.js';
-import { UUID } from '../../domain/events/event-service.js';
+import { isUuid } from '../../domain/ids.js';
 import { displayName } from '../../domain/users/user.js';
 import type { GraphQLContext } from '../context.js';
 import { requireAbility } from '../directives/auth.js';
@@ -9,7 +9,7 @@ import type { Resolvers } from '../generated/resolvers-types.js';
 /** A user the caller may act for, or NOT_FOUND, whether the id is missing or someone else's. */
 async function loadActableUser(context: GraphQLContext, id: string) {
   const principal = context.principal!;
-  const user = mayActFor(principal, id) && UUID.test(id) ? await context.loaders.userById.load(id) : null;
+  const user = mayActFor(principal, id) && isUuid(id) ? await context.loaders.userById.load(id) : null;
   if (!user) throw notFound('User');
   return user;
 }
