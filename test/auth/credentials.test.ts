@@ -1,15 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyService } from '../../src/domain/auth/api-key-service.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { createTestApp, graphql, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import { graphql, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 describe('credentials', () => {
   let t: TestApp;
   let tenant: Tenant;
-  beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await seedTenant(t.services);
-  });
+  beforeAll(async () => ({ t, tenant } = await startTestApp()));
   afterAll(() => t.close());
 
   const me = (headers: Record<string, string>) => t.app.inject({ url: '/api/v1/user/me', headers });

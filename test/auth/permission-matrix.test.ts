@@ -4,7 +4,7 @@ import { buildSchema } from '../../src/graphql/schema.js';
 import { compileRoutes } from '../../src/rest/engine.js';
 import { accessRuleOf } from '../../src/graphql/directives/auth.js';
 import { restV1Routes } from '../../src/rest/v1/index.js';
-import { createTestApp, graphql, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import { graphql, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { sampleVariables } from '../helpers/sample-variables.js';
 
 const schema = buildSchema();
@@ -19,10 +19,7 @@ function allowed(level: PermissionLevel, route: (typeof routes)[number]): boolea
 describe('the 401/403 matrix over every REST route and its GraphQL operation', () => {
   let t: TestApp;
   let tenant: Tenant;
-  beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await seedTenant(t.services);
-  });
+  beforeAll(async () => ({ t, tenant } = await startTestApp()));
   afterAll(() => t.close());
 
   it('covers every root field of the graph', () => {

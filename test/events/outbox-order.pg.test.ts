@@ -1,11 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
-import { loadConfig } from '../../src/config.js';
-import { systemClock } from '../../src/domain/clock.js';
 import { eventStore, recordEvent } from '../../src/domain/events/outbox.js';
 import { stampCommittedEvents } from '../../src/domain/events/relay.js';
-import { createServices } from '../../src/services.js';
-import { seedTenant, type Tenant } from '../helpers/app.js';
+import { seedTenant, type Tenant, createTestServices } from '../helpers/app.js';
 import { onPostgres, testDatabase } from '../helpers/database.js';
 
 /** A promise with its resolver, to hold a transaction open until the test lets it go. */
@@ -20,7 +17,7 @@ describe.skipIf(!onPostgres)('outbox ordering with concurrent transactions (Post
   let tenant: Tenant;
   beforeAll(async () => {
     db = (await testDatabase()).db;
-    tenant = await seedTenant(createServices(loadConfig({}, { NODE_ENV: 'test' }), db, systemClock, () => undefined));
+    tenant = await seedTenant(await createTestServices());
   });
   const owner = () => ({ userId: tenant.user.id, environment: 'sandbox' as const });
 

@@ -3,18 +3,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { eventStore, recordEvent } from '../../src/domain/events/outbox.js';
 import { latestEventSeq, stampCommittedEvents } from '../../src/domain/events/relay.js';
-import { createServices } from '../../src/services.js';
-import { loadConfig } from '../../src/config.js';
-import { systemClock } from '../../src/domain/clock.js';
 import { testDatabase } from '../helpers/database.js';
-import { seedTenant, type Tenant } from '../helpers/app.js';
+import { seedTenant, type Tenant, createTestServices } from '../helpers/app.js';
 
 describe('the events outbox', () => {
   let db: Database;
   let tenant: Tenant;
   beforeAll(async () => {
     db = (await testDatabase()).db;
-    tenant = await seedTenant(createServices(loadConfig({}, { NODE_ENV: 'test' }), db, systemClock, () => undefined));
+    tenant = await seedTenant(await createTestServices());
   });
   const owner = () => ({ userId: tenant.user.id, environment: 'sandbox' as const });
 

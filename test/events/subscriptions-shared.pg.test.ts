@@ -1,11 +1,7 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { loadConfig } from '../../src/config.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
-import { createServices } from '../../src/services.js';
-import { seedTenant } from '../helpers/app.js';
+import { seedTenant, createTestServices } from '../helpers/app.js';
 import { type Child, spawnTs } from '../helpers/child.js';
 import { onPostgres, testDatabase, testDatabaseUrl } from '../helpers/database.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -21,7 +17,7 @@ describe.skipIf(!onPostgres || !redisUrl)('subscriptions across server processes
 
   it('a subscriber on one server receives events caused through another', async () => {
     const { db } = await testDatabase();
-    const services = createServices(loadConfig({}, { NODE_ENV: 'test' }), db, systemClock, () => undefined, new RateLimiter(undefined));
+    const services = await createTestServices();
     const tenant = await seedTenant(services);
     const env = { DATABASE_URL: testDatabaseUrl(), REDIS_URL: redisUrl!, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn' };
     children.push(spawnTs('src/main.ts', [], env), spawnTs('src/main.ts', [], env));

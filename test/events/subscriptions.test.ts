@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { eventStore, recordEvent } from '../../src/domain/events/outbox.js';
 import { latestEventSeq, stampCommittedEvents } from '../../src/domain/events/relay.js';
-import { createTestApp, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import { seedTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { waitUntil as until } from '../helpers/wait.js';
 
 interface Received {
   id: string;
@@ -16,12 +17,7 @@ describe('events subscription (graphql-ws)', () => {
   let t: TestApp;
   let tenant: Tenant;
   let url: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await seedTenant(t.services);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    url = `ws://127.0.0.1:${(t.app.server.address() as { port: number }).port}/graphql`;
-  });
+  beforeAll(async () => ({ t, tenant, wsUrl: url } = await startTestApp({ listen: true })));
   afterAll(() => t.close());
 
   let counter = 0;
@@ -48,14 +44,6 @@ describe('events subscription (graphql-ws)', () => {
     );
     return { received, stop, failure: () => failure };
   }
-
-  const until = async (condition: () => boolean, timeoutMs = 5000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${condition.toString()}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
 
   const client = (key: string) => createClient({ url, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': key }, retryAttempts: 0, lazy: true });
 

@@ -1,19 +1,13 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createTestApp, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 describe('graphql-ws on /graphql', () => {
   let t: TestApp;
   let tenant: Tenant;
   let url: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await seedTenant(t.services);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const address = t.app.server.address() as { port: number };
-    url = `ws://127.0.0.1:${address.port}/graphql`;
-  });
+  beforeAll(async () => ({ t, tenant, wsUrl: url } = await startTestApp({ listen: true })));
   afterAll(() => t.close());
 
   const run = (connectionParams: Record<string, unknown>, query: string, headers?: Record<string, string>) => {

@@ -5,6 +5,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import type { Environment, PermissionLevel } from '../../src/domain/auth/permissions.js';
 import { type Clock, systemClock } from '../../src/domain/clock.js';
 import type { User } from '../../src/domain/users/user.js';
+import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
 import { createServices, type Services } from '../../src/services.js';
 import { testDatabase } from './database.js';
 
@@ -21,6 +22,33 @@ export async function createTestApp(options: { config?: Partial<Config>; clock?:
   const app = await buildApp({ services });
   await app.ready();
   return { app, services, close: () => app.close() };
+}
+
+export interface StartedTestApp {
+  t: TestApp;
+  tenant: Tenant;
+  /** http://127.0.0.1:<port>, when started with `listen` (WebSocket and browser tests). */
+  baseUrl: string;
+  /** ws://127.0.0.1:<port>/graphql, when started with `listen`. */
+  wsUrl: string;
+}
+
+/** A test app with one seeded tenant, optionally listening on a free local port. */
+export async function startTestApp(options: { config?: Partial<Config>; clock?: Clock; listen?: boolean } = {}): Promise<StartedTestApp> {
+  const t = await createTestApp(options);
+  const tenant = await seedTenant(t.services);
+  let baseUrl = '';
+  if (options.listen) {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    baseUrl = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  }
+  return { t, tenant, baseUrl, wsUrl: baseUrl.replace(/^http/, 'ws') + '/graphql' };
+}
+
+/** Services over this worker's test database, for tests that seed or record without an app. */
+export async function createTestServices(): Promise<Services> {
+  const { db } = await testDatabase();
+  return createServices(loadConfig({}, { NODE_ENV: 'test' }), db, systemClock, () => undefined, new RateLimiter(undefined));
 }
 
 export interface Tenant {

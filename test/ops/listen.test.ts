@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/domain/events/outbox.js';
 import { stampCommittedEvents } from '../../src/domain/events/relay.js';
-import { createTestApp, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { spawnTs } from '../helpers/child.js';
 import { Receiver } from '../helpers/receiver.js';
 
@@ -10,12 +10,7 @@ describe('npm run listen', () => {
   let t: TestApp;
   let tenant: Tenant;
   let ws: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await seedTenant(t.services);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    ws = `ws://127.0.0.1:${(t.app.server.address() as { port: number }).port}/graphql`;
-  });
+  beforeAll(async () => ({ t, tenant, wsUrl: ws } = await startTestApp({ listen: true })));
   afterAll(() => t.close());
 
   it('forwards each event to a local URL, signed, and prints a line per event', async () => {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -15,12 +15,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the GraphQL explorer in headless Chromiu
   let t: TestApp;
   let tenant: Tenant;
   let base: string;
-  beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await seedTenant(t.services);
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-  });
+  beforeAll(async () => ({ t, tenant, baseUrl: base } = await startTestApp({ listen: true })));
   afterAll(() => t.close());
 
   it('loads from this server alone, takes a key and runs a query', async () => {

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
-import { createServices } from '../../src/services.js';
-import { seedTenant } from '../helpers/app.js';
+import { seedTenant, createTestServices } from '../helpers/app.js';
 import { spawnTs } from '../helpers/child.js';
 import { onPostgres, testDatabase, testDatabaseUrl } from '../helpers/database.js';
 
@@ -12,7 +8,7 @@ const redisUrl = process.env.REDIS_URL;
 describe.skipIf(!onPostgres || !redisUrl)('rate limits shared through Redis (PostgreSQL + Redis)', () => {
   it('50 concurrent requests spread over two server processes with a limit of 10 let exactly 10 through', async () => {
     const { db } = await testDatabase();
-    const services = createServices(loadConfig({}, { NODE_ENV: 'test' }), db, systemClock, () => undefined, new RateLimiter(undefined));
+    const services = await createTestServices();
     const tenant = await seedTenant(services);
     const env = {
       DATABASE_URL: testDatabaseUrl(),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, graphql, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import { graphql, seedTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 const SEED_USER_FIELDS = [
   'id', 'createdAt', 'updatedAt', 'deletedDate', 'email', 'phone', 'firstName', 'lastName', 'name',
@@ -10,10 +10,7 @@ const SEED_USER_FIELDS = [
 describe('GET /api/v1/user/me and GraphQL me', () => {
   let t: TestApp;
   let tenant: Tenant;
-  beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await seedTenant(t.services);
-  });
+  beforeAll(async () => ({ t, tenant } = await startTestApp()));
   afterAll(() => t.close());
 
   it('answers the envelope with every field of the seed user', async () => {

@@ -165,6 +165,46 @@ describe('webhook delivery', () => {
     expect((await api(stranger.keys.FULL_ACCESS, 'GET', `/api/v1/webhooks/${endpoint.id}`)).statusCode).toBe(404);
   });
 
+  it('a re-send by hand neither shortens nor lengthens the retry schedule, and gets its own attempt number', async () => {
+    const { tenant, endpoint } = await setUp();
+    receiver.answer = () => 500;
+    const start = clock.now().getTime();
+    await emit(tenant);
+    await runner.runDueJobs(); // scheduled attempt 1 fails: next at +1 min
+    const [delivery] = await deliveries(tenant, endpoint.id);
+    await api(tenant.keys.FULL_ACCESS, 'POST', `/api/v1/webhooks/deliveries/${delivery.id}/resend`);
+    await api(tenant.keys.FULL_ACCESS, 'POST', `/api/v1/webhooks/deliveries/${delivery.id}/resend`);
+    await runner.runDueJobs(); // two hand re-sends, run together
+    clock.set(new Date(start + MINUTE - 1));
+    await runner.runDueJobs();
+    expect(receiver.received).toHaveLength(3);
+    clock.set(new Date(start + MINUTE));
+    await runner.runDueJobs(); // scheduled attempt 2, still at +1 min
+    clock.set(new Date(start + MINUTE + 5 * MINUTE));
+    await runner.runDueJobs(); // scheduled attempt 3, 5 min after attempt 2
+    const [after] = await deliveries(tenant, endpoint.id);
+    expect(receiver.received).toHaveLength(5);
+    expect(after.attempts.map((a: { attemptNumber: number; manual: boolean }) => [a.attemptNumber, a.manual])).toEqual([
+      [1, false], [2, true], [3, true], [4, false], [5, false],
+    ]);
+    expect(after).toMatchObject({ status: 'pending', attemptCount: 5, nextAttemptAt: new Date(start + 6 * MINUTE + 30 * MINUTE).toISOString() });
+  });
+
+  it('a deleted endpoint receives nothing more, and its pending retries stop', async () => {
+    const { tenant, endpoint } = await setUp();
+    receiver.answer = () => 503;
+    await emit(tenant);
+    await runner.runDueJobs();
+    expect((await api(tenant.keys.FULL_ACCESS, 'DELETE', `/api/v1/webhooks/${endpoint.id}`)).statusCode).toBe(200);
+    await emit(tenant);
+    clock.advance(MINUTE);
+    await runner.runDueJobs();
+    expect(receiver.received).toHaveLength(1);
+    expect((await api(tenant.keys.FULL_ACCESS, 'GET', `/api/v1/webhooks/${endpoint.id}`)).statusCode).toBe(404);
+    const listed = (await api(tenant.keys.FULL_ACCESS, 'GET', '/api/v1/webhooks')).json().data.map((e: { id: string }) => e.id);
+    expect(listed).not.toContain(endpoint.id);
+  });
+
   it('an endpoint gets only the kinds it chose, and only its own environment\'s events', async () => {
     const { tenant } = await setUp(['deposit.completed', 'payout.failed']);
     await emit(tenant, 'deposit.completed');

@@ -3,15 +3,13 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { queryRows } from '../../src/db/client.js';
 import { webhookDeliveries, webhookEndpoints } from '../../src/db/schema.js';
-import { loadConfig } from '../../src/config.js';
-import { systemClock } from '../../src/domain/clock.js';
 import { recordEvent } from '../../src/domain/events/outbox.js';
-import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
-import { createServices, type Services } from '../../src/services.js';
-import { seedTenant, type Tenant } from '../helpers/app.js';
+import type { Services } from '../../src/services.js';
+import { seedTenant, type Tenant, createTestServices } from '../helpers/app.js';
 import { type Child, spawnTs } from '../helpers/child.js';
 import { onPostgres, testDatabase, testDatabaseUrl } from '../helpers/database.js';
 import { Receiver } from '../helpers/receiver.js';
+import { waitUntil as until } from '../helpers/wait.js';
 
 describe.skipIf(!onPostgres)('webhook durability across processes (PostgreSQL)', () => {
   let db: Database;
@@ -20,7 +18,7 @@ describe.skipIf(!onPostgres)('webhook durability across processes (PostgreSQL)',
   const receivers: Receiver[] = [];
   beforeAll(async () => {
     db = (await testDatabase()).db;
-    services = createServices(loadConfig({}, { NODE_ENV: 'test' }), db, systemClock, () => undefined, new RateLimiter(undefined));
+    services = await createTestServices();
   });
   afterEach(async () => {
     for (const child of children.splice(0)) {
@@ -43,14 +41,6 @@ describe.skipIf(!onPostgres)('webhook durability across processes (PostgreSQL)',
     );
     return endpoint;
   }
-
-  const until = async (condition: () => Promise<boolean> | boolean, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${condition.toString()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
 
   it('a worker SIGKILLed after sending and before recording: after restart the event arrives again with the same id, and nothing is lost', async () => {
     const tenant = await seedTenant(services);

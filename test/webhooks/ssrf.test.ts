@@ -4,16 +4,13 @@ import { recordEvent } from '../../src/domain/events/outbox.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worker.js';
 import { isBlockedAddress } from '../../src/domain/webhooks/url-policy.js';
-import { createTestApp, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { Receiver } from '../helpers/receiver.js';
 
 describe('webhook URLs and SSRF', () => {
   let t: TestApp;
   let tenant: Tenant;
-  beforeAll(async () => {
-    t = await createTestApp();
-    tenant = await seedTenant(t.services);
-  });
+  beforeAll(async () => ({ t, tenant } = await startTestApp()));
   afterAll(() => t.close());
 
   const create = (key: string, url: string) => t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { 'x-api-key': key }, payload: { url } });
