@@ -3,7 +3,8 @@ import type { Database } from '../../db/client.js';
 import { events } from '../../db/schema.js';
 import type { Principal } from '../auth/principal.js';
 import type { StoredEvent } from './event.js';
-import { eventStore, toStoredEvent } from './outbox.js';
+import { toStoredEvent } from './event-row.js';
+import { eventStore } from './outbox.js';
 import { latestEventSeq } from './relay.js';
 
 interface Subscriber {

@@ -4,20 +4,7 @@ import { events } from '../../db/schema.js';
 import type { Environment } from '../auth/permissions.js';
 import { webhookStore } from '../webhooks/webhook-store.js';
 import type { NewEvent, StoredEvent } from './event.js';
-
-type EventRow = typeof events.$inferSelect;
-
-export function toStoredEvent(row: EventRow): StoredEvent {
-  return {
-    id: row.id,
-    type: row.type,
-    created: Math.floor(row.createdAt.getTime() / 1000),
-    data: row.data as Record<string, unknown>,
-    userId: row.userId,
-    environment: row.environment,
-    seq: row.seq,
-  };
-}
+import { toStoredEvent } from './event-row.js';
 
 /**
  * Records an event. Call it with the transaction that makes the change the event describes, so

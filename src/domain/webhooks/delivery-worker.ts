@@ -2,7 +2,6 @@ import { performance } from 'node:perf_hooks';
 import { type Dispatcher, request } from 'undici';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../clock.js';
-import { eventStore } from '../events/outbox.js';
 import type { Job, JobHandler, JobOutcome } from '../jobs/job-runner.js';
 import { createGuardedAgent, createPlainAgent, type Lookup } from './safe-http.js';
 import type { SecretBox } from './secret-box.js';
@@ -47,11 +46,11 @@ export class WebhookDeliveryHandler implements JobHandler {
   async run(job: Job): Promise<JobOutcome> {
     const deliveryId = String(job.payload.deliveryId);
     const manual = job.payload.manual === true;
-    const delivery = await webhookStore.findDelivery(this.db, deliveryId);
-    if (!delivery || (!manual && delivery.status !== 'pending')) return { status: 'done' };
-    const endpoint = await webhookStore.findEndpointById(this.db, delivery.endpointId);
-    const event = await eventStore.findEventById(this.db, delivery.eventId);
-    if (!endpoint || !event || endpoint.deletedAt || (!endpoint.enabled && !manual)) {
+    // One query for the delivery, its endpoint and its event: this runs once per attempt.
+    const found = await webhookStore.findDeliveryWithEndpointAndEvent(this.db, deliveryId);
+    if (!found || (!manual && found.delivery.status !== 'pending')) return { status: 'done' };
+    const { endpoint, event } = found;
+    if (endpoint.deletedAt || (!endpoint.enabled && !manual)) {
       await webhookStore.updateDelivery(this.db, deliveryId, { status: 'failed', nextAttemptAt: null, updatedAt: this.clock.now() });
       return { status: 'done' };
     }
@@ -111,9 +110,9 @@ export class WebhookDeliveryHandler implements JobHandler {
     const succeeded = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
     const gone = attempt.statusCode === 410;
     const retryAt = await this.db.transaction(async (tx) => {
-      const attemptNumber = await webhookStore.takeAttemptNumber(tx, deliveryId, now);
+      const { attemptNumber, scheduledBefore } = await webhookStore.takeAttemptNumber(tx, deliveryId, now);
       await webhookStore.insertAttempt(tx, deliveryId, { ...attempt, attemptNumber });
-      const scheduledAttempts = attempt.manual ? 0 : await webhookStore.countScheduledAttempts(tx, deliveryId);
+      const scheduledAttempts = scheduledBefore + 1;
       const retryAt = !succeeded && !gone && !attempt.manual && scheduledAttempts <= RETRY_DELAYS_MS.length
         ? new Date(attempt.startedAt.getTime() + RETRY_DELAYS_MS[scheduledAttempts - 1]!)
         : null;

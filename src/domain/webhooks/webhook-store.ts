@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
+import { toStoredEvent } from '../events/event-row.js';
 import type { Environment } from '../auth/permissions.js';
 import { ALL_KINDS } from './event-kinds.js';
 import { DELIVERY_JOB, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from './webhook.js';
@@ -34,11 +35,6 @@ export const webhookStore = {
 
   async findOwnedEndpoint(db: Executor, owner: { userId: string; environment: Environment }, id: string): Promise<EndpointRow | undefined> {
     const [row] = await db.select().from(webhookEndpoints).where(owned(owner, id));
-    return row;
-  },
-
-  async findEndpointById(db: Executor, id: string): Promise<EndpointRow | undefined> {
-    const [row] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
     return row;
   },
 
@@ -77,6 +73,16 @@ export const webhookStore = {
     return row!;
   },
 
+  async findDeliveryWithEndpointAndEvent(db: Executor, id: string) {
+    const [row] = await db
+      .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: events })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .where(eq(webhookDeliveries.id, id));
+    return row ? { delivery: row.delivery, endpoint: row.endpoint, event: toStoredEvent(row.event) } : undefined;
+  },
+
   async findDelivery(db: Executor, id: string): Promise<WebhookDelivery | undefined> {
     const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
     return row;
@@ -90,23 +96,21 @@ export const webhookStore = {
     await db.update(webhookDeliveries).set(changes).where(eq(webhookDeliveries.id, id));
   },
 
-  /** Increments the delivery's attempt count under its row lock and returns the new number. */
-  async takeAttemptNumber(db: Executor, deliveryId: string, at: Date): Promise<number> {
+  /**
+   * Increments the delivery's attempt count under its row lock, returning the new attempt's number
+   * and how many scheduled (not by hand) attempts were already recorded: those decide the next
+   * retry delay.
+   */
+  async takeAttemptNumber(db: Executor, deliveryId: string, at: Date): Promise<{ attemptNumber: number; scheduledBefore: number }> {
     const [row] = await db
       .update(webhookDeliveries)
       .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1`, updatedAt: at })
       .where(eq(webhookDeliveries.id, deliveryId))
-      .returning({ attemptCount: webhookDeliveries.attemptCount });
-    return row!.attemptCount;
-  },
-
-  /** Attempts made by the schedule (not by hand): they decide the next retry delay. */
-  async countScheduledAttempts(db: Executor, deliveryId: string): Promise<number> {
-    const [row] = await db
-      .select({ n: sql<string>`count(*)` })
-      .from(webhookAttempts)
-      .where(and(eq(webhookAttempts.deliveryId, deliveryId), eq(webhookAttempts.manual, false)));
-    return Number(row?.n ?? 0);
+      .returning({
+        attemptNumber: webhookDeliveries.attemptCount,
+        scheduledBefore: sql<string>`(select count(*) from ${webhookAttempts} where ${webhookAttempts.deliveryId} = ${deliveryId} and not ${webhookAttempts.manual})`,
+      });
+    return { attemptNumber: row!.attemptNumber, scheduledBefore: Number(row!.scheduledBefore) };
   },
 
   async insertAttempt(db: Executor, deliveryId: string, attempt: WebhookAttempt): Promise<void> {
