@@ -22,7 +22,7 @@ const makeEvent = () => ({ id: `evt-${++seq}`, type: 'transaction.created', crea
 
 if (mode === 'gateway') {
   const config = loadConfig(process.env, { LOG_LEVEL: 'silent', SEED_DEMO: false, WORKERS: false, RATE_LIMIT_PER_MINUTE: 1e9, RATE_LIMIT_ANONYMOUS_PER_MINUTE: 1e9 });
-  const database = await openDatabase({ pgliteDataDir: 'memory://' });
+  const database = await openDatabase(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : { pgliteDataDir: 'memory://' });
   const services = createServices(config, database.db, systemClock, () => undefined);
   const user = await services.users.createUser({ email: 'fanout@example.test' });
   const { key } = await services.apiKeys.create({ userId: user.id, name: 'bench', environment: 'sandbox', permission: 'READ_ONLY' });

@@ -14,7 +14,7 @@ import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { benchDatabase } from './database.js';
 import { canPin, onLoadCore, spawnServer } from './pinning.js';
 import { cpuMicros, rssMiB } from './proc.js';
 
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   const sections: string[] = [];
   for (const db of databases) {
     console.log(`\n== ${db}`);
-    const results = await benchDatabase(db, { duration, warmup, connections, rounds });
+    const results = await benchOn(db, { duration, warmup, connections, rounds });
     sections.push(render(db, results));
   }
   const header = [
@@ -72,26 +72,8 @@ async function main(): Promise<void> {
   if (!values['no-write']) writeResults(block);
 }
 
-async function benchDatabase(db: string, options: { duration: number; warmup: number; connections: number; rounds: number }): Promise<Measured[]> {
-  let databaseUrl = '';
-  let dropDatabase = async () => undefined;
-  if (db === 'postgres') {
-    if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is needed for the PostgreSQL run');
-    const name = `pgw_bench_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(process.env.DATABASE_URL);
-    url.pathname = `/${name}`;
-    databaseUrl = url.toString();
-    dropDatabase = async () => {
-      const cleanup = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await cleanup.connect();
-      await cleanup.query(`drop database if exists ${name} with (force)`);
-      await cleanup.end();
-    };
-  }
+async function benchOn(db: string, options: { duration: number; warmup: number; connections: number; rounds: number }): Promise<Measured[]> {
+  const { url: databaseUrl, drop: dropDatabase } = await benchDatabase(db);
   const server = spawnServer('scripts/bench/server.ts', [], {
     ...process.env,
     DATABASE_URL: databaseUrl,

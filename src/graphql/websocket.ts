@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { specifiedRules, validate } from 'graphql';
 import type { Config } from '../config.js';
 import { credentialFrom, type GraphQLContext, type RequestFacts, routerSecretFrom } from './context.js';
 import { webSocketValidationRules } from './hardening.js';
 import { createSharedSubscribe } from './shared-subscriptions.js';
+import { serveGraphQLWs } from './ws-transport.js';
 
 export interface WebSocketOptions {
   schema: GraphQLSchema;
@@ -43,7 +43,7 @@ export function registerWebSocket(app: FastifyInstance, { schema, config, contex
   }, recheckMs);
   recheck.unref();
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
-  const server = useServer<Record<string, unknown>, { credential?: string; requestId?: string }>(
+  const server = serveGraphQLWs<Record<string, unknown>, { credential?: string; requestId?: string }>(
     {
       schema,
       subscribe: createSharedSubscribe(),
@@ -76,6 +76,7 @@ export function registerWebSocket(app: FastifyInstance, { schema, config, contex
         }),
     },
     wss,
+    { isProduction: config.NODE_ENV === 'production' },
   );
   app.addHook('onClose', async () => {
     clearInterval(recheck);

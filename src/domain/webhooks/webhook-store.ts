@@ -51,23 +51,6 @@ export const webhookStore = {
     return row!;
   },
 
-  /**
-   * Creates a delivery and its job for every enabled endpoint of the event's owner subscribed to
-   * its kind, in the caller's transaction (the one recording the event).
-   */
-  async fanOutEvent(db: Executor, event: { id: string; type: string; userId: string; environment: Environment }, at: Date): Promise<void> {
-    await db.execute(sql`
-      with created as (
-        insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at)
-        select id, ${event.id}, ${at.toISOString()}::timestamptz from webhook_endpoints
-        where user_id = ${event.userId} and environment = ${event.environment} and enabled and deleted_at is null
-          and (${event.type} = any(event_types) or ${ALL_KINDS} = any(event_types))
-        returning id
-      )
-      insert into jobs (kind, payload, run_at)
-      select ${DELIVERY_JOB}, jsonb_build_object('deliveryId', created.id), ${at.toISOString()}::timestamptz from created`);
-  },
-
   async insertDelivery(db: Executor, endpointId: string, eventId: string, at: Date): Promise<WebhookDelivery> {
     const [row] = await db.insert(webhookDeliveries).values({ endpointId, eventId, nextAttemptAt: at }).returning();
     return row!;
