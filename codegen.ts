@@ -31,6 +31,12 @@ const config: CodegenConfig = {
           WebhookEndpoint: '../../domain/webhooks/webhook.js#WebhookEndpoint',
           WebhookDelivery: '../../domain/webhooks/webhook.js#WebhookDeliveryView',
           WebhookAttempt: '../../domain/webhooks/webhook.js#WebhookAttempt',
+          OfframpOrder: '../../domain/offramp/offramp-order.js#OfframpOrder',
+          OfframpOrderUpdate: '../../domain/events/event.js#StoredEvent',
+        },
+        // REST spells these networks with "-", which GraphQL names cannot hold.
+        enumValues: {
+          OfframpNetwork: { arbitrum_one: 'arbitrum-one', bnb_smart_chain: 'bnb-smart-chain' },
         },
         scalars: {
           DateTime: 'Date',

@@ -2,10 +2,11 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { type Config, isProduction } from './config.js';
 import { registerApollo } from './graphql/apollo.js';
-import { type Authenticator, authenticateCredential, buildContext, credentialFrom, routerSecretFrom } from './graphql/context.js';
+import { type Authenticator, authenticateCredential, buildContext, credentialFrom, idempotencyKeyFrom, routerSecretFrom } from './graphql/context.js';
 import { buildSchema } from './graphql/schema.js';
 import { registerWebSocket } from './graphql/websocket.js';
 import { installErrorHandlers } from './http/error-handler.js';
+import { registerPaycrestWebhook } from './http/paycrest-webhook.js';
 import { registerHealthRoutes } from './http/health.js';
 import { requestIdOf } from './http/request-id.js';
 import { compileRoutes, registerRestRoutes } from './rest/engine.js';
@@ -61,12 +62,14 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
       requestId: request.id,
       clientIp: request.ip,
       routerSecret: routerSecretFrom(request.headers),
+      idempotencyKey: idempotencyKeyFrom(request.headers),
     });
 
   const schema = buildSchema({ federationRouterOnly: isProduction(config) });
   const routes = compileRoutes(schema, restV1Routes);
 
   registerHealthRoutes(app, services.db, () => app.draining);
+  registerPaycrestWebhook(app, services);
   await registerApollo(app, { schema, config, contextFor });
   registerWebSocket(app, {
     schema,

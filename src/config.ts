@@ -54,6 +54,11 @@ const ConfigSchema = Type.Object({
   CORS_ORIGINS: Type.Optional(Type.String()),
   /** 32 bytes, base64: seals webhook signing secrets at rest. Required in production. */
   SECRETS_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
+  /** Paycrest Sender API key: production offramp. Unset: production offramp answers 503. */
+  PAYCREST_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  /** Paycrest API secret: verifies its webhooks (X-Paycrest-Signature). */
+  PAYCREST_API_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  PAYCREST_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.paycrest.io' }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -78,6 +83,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const production = config.NODE_ENV === 'production';
   if (production && !config.SECRETS_KEY) {
     throw new ConfigError('Invalid configuration:\n  SECRETS_KEY: required in production (32 random bytes, base64: `openssl rand -base64 32`)');
+  }
+  if (config.PAYCREST_API_KEY && !config.PAYCREST_API_SECRET) {
+    throw new ConfigError('Invalid configuration:\n  PAYCREST_API_SECRET: required with PAYCREST_API_KEY (it verifies Paycrest\'s webhooks)');
   }
   config.GRAPHQL_INTROSPECTION ??= !production;
   config.GRAPHQL_EXPLORER ??= !production;

@@ -6,6 +6,9 @@ import { Doorbell } from './domain/events/doorbell.js';
 import { EventFeed } from './domain/events/event-feed.js';
 import { EventService } from './domain/events/event-service.js';
 import { type LimitRule, RateLimiter } from './domain/limits/rate-limiter.js';
+import { OfframpService } from './domain/offramp/offramp-service.js';
+import { PaycrestProvider } from './domain/offramp/paycrest-provider.js';
+import { SandboxOfframpProvider } from './domain/offramp/sandbox-offramp-provider.js';
 import { UserService } from './domain/users/user-service.js';
 import { SecretBox } from './domain/webhooks/secret-box.js';
 import { WebhookService } from './domain/webhooks/webhook-service.js';
@@ -21,6 +24,9 @@ export interface Services {
   eventFeed: EventFeed;
   doorbell: Doorbell;
   webhooks: WebhookService;
+  offramp: OfframpService;
+  /** Set when Paycrest is configured: production offramp and its webhooks. */
+  paycrest: PaycrestProvider | undefined;
   secrets: SecretBox;
   rateLimiter: RateLimiter;
   limitPolicy: LimitPolicy;
@@ -57,7 +63,12 @@ export function createServices(
   const doorbell = new Doorbell(config.REDIS_URL, onBackgroundError);
   const eventFeed = new EventFeed(db, 250, onBackgroundError);
   doorbell.onRing(() => eventFeed.wake());
+  const paycrest = config.PAYCREST_API_KEY
+    ? new PaycrestProvider({ apiKey: config.PAYCREST_API_KEY, apiSecret: config.PAYCREST_API_SECRET ?? '', baseUrl: config.PAYCREST_BASE_URL })
+    : undefined;
   return {
+    offramp: new OfframpService(db, clock, { sandbox: new SandboxOfframpProvider(clock), production: paycrest }),
+    paycrest,
     eventFeed,
     doorbell,
     secrets,

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { stampCommittedEvents } from './domain/events/relay.js';
 import { type JobHandler, JobRunner } from './domain/jobs/job-runner.js';
 import type { Services } from './services.js';
+import { offrampJobHandlers } from './domain/offramp/offramp-jobs.js';
 import { WebhookDeliveryHandler } from './domain/webhooks/delivery-worker.js';
 
 export interface Workers {
@@ -30,7 +31,7 @@ export function startWorkers(services: Services, log: FastifyBaseLogger, handler
   };
   relay();
 
-  const jobs = new JobRunner(services.db, services.clock, [new WebhookDeliveryHandler(services.db, services.clock, services.secrets), ...handlers], {
+  const jobs = new JobRunner(services.db, services.clock, [new WebhookDeliveryHandler(services.db, services.clock, services.secrets), ...offrampJobHandlers(services.offramp, services.clock), ...handlers], {
     leaseMs: services.config.JOB_LEASE_MS,
     onError: (error, job) => log.error({ err: error, jobId: job?.id, kind: job?.kind }, 'job failed'),
   });

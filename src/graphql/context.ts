@@ -15,6 +15,8 @@ export interface GraphQLContext {
   clientIp: string;
   /** True when the request carried the federation router's shared secret. */
   fromRouter: boolean;
+  /** The request's `Idempotency-Key` header, which money-moving mutations honour. */
+  idempotencyKey: string | undefined;
 }
 
 /** What the transport (HTTP, WebSocket) tells the context builder about a request. */
@@ -23,6 +25,7 @@ export interface RequestFacts {
   requestId: string;
   clientIp: string;
   routerSecret?: string | undefined;
+  idempotencyKey?: string | undefined;
 }
 
 /** Turns a credential string into a principal. API keys today; OAuth tokens plug in beside them. */
@@ -51,6 +54,12 @@ export function credentialFrom(headers: HeaderBag): string | undefined {
   return match?.[1];
 }
 
+/** The `Idempotency-Key` header, trimmed; absent or blank is undefined. */
+export function idempotencyKeyFrom(headers: HeaderBag): string | undefined {
+  const value = first(headers['idempotency-key'])?.trim();
+  return value ? value : undefined;
+}
+
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
@@ -58,7 +67,7 @@ function first(value: string | string[] | undefined): string | undefined {
 export async function buildContext(
   services: Services,
   authenticators: readonly Authenticator[],
-  { credential, requestId, clientIp, routerSecret }: RequestFacts,
+  { credential, requestId, clientIp, routerSecret, idempotencyKey }: RequestFacts,
 ): Promise<GraphQLContext> {
   const principal = credential ? ((await authenticateCredential(authenticators, credential)) ?? null) : null;
   let loaders: Loaders | undefined;
@@ -74,6 +83,7 @@ export async function buildContext(
     requestId,
     clientIp,
     fromRouter: routerSecretMatches(services.config.ROUTER_SECRET, routerSecret),
+    idempotencyKey,
   };
 }
 

@@ -9,6 +9,7 @@ import type { Resolvers } from './generated/resolvers-types.js';
 import { apiInfoResolvers } from './resolvers/api-info.js';
 import { apiKeyResolvers } from './resolvers/api-keys.js';
 import { eventResolvers } from './resolvers/events.js';
+import { offrampResolvers } from './resolvers/offramp.js';
 import { scalarResolvers } from './resolvers/scalars.js';
 import { userResolvers } from './resolvers/users.js';
 import { webhookResolvers } from './resolvers/webhooks.js';
@@ -24,7 +25,7 @@ export function loadTypeDefs(dir = SCHEMA_DIR): DocumentNode {
   return { kind: documents[0]!.kind, definitions: documents.flatMap((d) => d.definitions) };
 }
 
-const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers, apiKeyResolvers, webhookResolvers];
+const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers, apiKeyResolvers, webhookResolvers, offrampResolvers];
 
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */
 export function buildSchema(options: GuardOptions = { federationRouterOnly: false }): GraphQLSchema {

@@ -14,7 +14,7 @@ afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
 
-async function serve(roots: Record<string, unknown>) {
+async function serve(roots: Record<string, object>) {
   const http = createServer();
   const wss = new WebSocketServer({ server: http, path: '/graphql' });
   const transport = serveGraphQLWs({ schema, roots: { subscription: roots } }, wss);

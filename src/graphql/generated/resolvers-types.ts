@@ -4,6 +4,7 @@ import type { User as UserModel, Business as BusinessModel } from '../../domain/
 import type { StoredEvent as StoredEventModel } from '../../domain/events/event.js';
 import type { ApiKeyRecord as ApiKeyRecordModel } from '../../domain/auth/api-key-store.js';
 import type { WebhookEndpoint as WebhookEndpointModel, WebhookDeliveryView as WebhookDeliveryViewModel, WebhookAttempt as WebhookAttemptModel } from '../../domain/webhooks/webhook.js';
+import type { OfframpOrder as OfframpOrderModel } from '../../domain/offramp/offramp-order.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -122,12 +123,36 @@ export type EventPage = {
   hasMore: Scalars['Boolean']['output'];
 };
 
+export type FiatCurrency =
+  | 'GHS'
+  | 'KES'
+  | 'NGN'
+  | 'USD';
+
+export type InitiateOfframpOrderInput = {
+  /** Decimal string in token units, e.g. "25.5". */
+  amount: Scalars['String']['input'];
+  fiat: FiatCurrency;
+  network: OfframpNetwork;
+  recipient: OfframpRecipientInput;
+  /** Your unique reference for this order (1–64 letters, digits, - or _). */
+  reference: Scalars['String']['input'];
+  /** Where the provider returns the deposit if the payout cannot be made. */
+  refundAddress?: InputMaybe<Scalars['String']['input']>;
+  token: OfframpToken;
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
   /** Creates an API key in the caller's environment. */
   createApiKey: CreatedApiKey;
   createWebhookEndpoint: CreatedWebhookEndpoint;
   deleteWebhookEndpoint: WebhookEndpoint;
+  /**
+   * Opens an order at a locked rate and returns where to pay. Honours the Idempotency-Key header:
+   * a retry with the same key and input returns the same order.
+   */
+  initiateOfframpOrder: OfframpOrder;
   /** Sends a delivery again now; its retry schedule is unchanged. */
   resendWebhookDelivery: WebhookDelivery;
   /** Revokes one of the account's API keys; it stops working within a second everywhere. */
@@ -136,7 +161,11 @@ export type Mutation = {
   rotateWebhookSecret: CreatedWebhookEndpoint;
   /** Sends a webhook.test event to this endpoint only. */
   sendTestWebhook: WebhookDelivery;
+  /** Sandbox only: the sender's deposit arrives; the order then walks its lifecycle on its own. */
+  simulateOfframpDeposit: OfframpOrder;
   updateWebhookEndpoint: WebhookEndpoint;
+  /** Checks a payout account and returns the holder's name. */
+  verifyOfframpBankAccount: VerifiedBankAccount;
 };
 
 
@@ -152,6 +181,11 @@ export type MutationCreateWebhookEndpointArgs = {
 
 export type MutationDeleteWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationInitiateOfframpOrderArgs = {
+  input: InitiateOfframpOrderInput;
 };
 
 
@@ -176,9 +210,184 @@ export type MutationSendTestWebhookArgs = {
 };
 
 
+export type MutationSimulateOfframpDepositArgs = {
+  reference: Scalars['String']['input'];
+};
+
+
 export type MutationUpdateWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
   input: UpdateWebhookEndpointInput;
+};
+
+
+export type MutationVerifyOfframpBankAccountArgs = {
+  input: VerifyBankAccountInput;
+};
+
+/** A token the offramp accepts on a network. */
+export type OfframpAsset = {
+  __typename?: 'OfframpAsset';
+  contractAddress: Scalars['String']['output'];
+  decimals: Scalars['Int']['output'];
+  network: OfframpNetwork;
+  token: OfframpToken;
+};
+
+/**
+ * Networks of the seed's offramp. GraphQL names cannot hold "-": `arbitrum_one` and
+ * `bnb_smart_chain` are REST's `arbitrum-one` and `bnb-smart-chain`.
+ */
+export type OfframpNetwork =
+  | 'arbitrum-one'
+  | 'base'
+  | 'bnb-smart-chain'
+  | 'ethereum'
+  | 'lisk'
+  | 'optimism'
+  | 'polygon'
+  | 'scroll'
+  | 'starknet';
+
+/**
+ * A crypto-to-fiat order. The sender pays exactly `amountToSend` of `token` on `network` into
+ * `receiveAddress` before `validUntil`, from its own wallet; the recipient then receives
+ * `fiatAmount` at the locked `rate`. Token amounts are decimal strings in token units.
+ */
+export type OfframpOrder = {
+  __typename?: 'OfframpOrder';
+  /** The amount sold, in token units. */
+  amount: Scalars['String']['output'];
+  /** amount + senderFee + transactionFee: what to pay into receiveAddress. */
+  amountToSend: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  /** Why the order failed, expired or was refunded. */
+  failureReason?: Maybe<Scalars['String']['output']>;
+  fiat: FiatCurrency;
+  /** What the recipient receives, in fiat units (two decimals). */
+  fiatAmount: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  network: OfframpNetwork;
+  /** Fiat per token, locked when the order was made. */
+  rate: Scalars['String']['output'];
+  receiveAddress: Scalars['String']['output'];
+  recipient: OfframpRecipient;
+  reference: Scalars['String']['output'];
+  refundAddress?: Maybe<Scalars['String']['output']>;
+  /** The gateway's fee, in token units. */
+  senderFee: Scalars['String']['output'];
+  status: OfframpOrderStatus;
+  token: OfframpToken;
+  /** The network fee, in token units. */
+  transactionFee: Scalars['String']['output'];
+  /** The deposit's transaction hash once seen. */
+  txHash?: Maybe<Scalars['String']['output']>;
+  updatedAt: Scalars['DateTime']['output'];
+  validUntil: Scalars['DateTime']['output'];
+  /** Increases with every change: order updates by it, since webhooks may arrive out of order. */
+  version: Scalars['Int']['output'];
+};
+
+export type OfframpOrderFilter = {
+  fiat?: InputMaybe<FiatCurrency>;
+  /** Orders created at or after this time. */
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  network?: InputMaybe<OfframpNetwork>;
+  status?: InputMaybe<OfframpOrderStatus>;
+  /** Orders created before this time. */
+  to?: InputMaybe<Scalars['DateTime']['input']>;
+  token?: InputMaybe<OfframpToken>;
+};
+
+export type OfframpOrderPage = {
+  __typename?: 'OfframpOrderPage';
+  hasNext: Scalars['Boolean']['output'];
+  hasPrev: Scalars['Boolean']['output'];
+  limit: Scalars['Int']['output'];
+  orders: Array<OfframpOrder>;
+  page: Scalars['Int']['output'];
+  total: Scalars['Int']['output'];
+  totalPages: Scalars['Int']['output'];
+};
+
+/**
+ * initiated → deposit_received → processing → fiat_sent → completed. An order nobody paid is
+ * `expired` after `validUntil`; one whose payout could not be made after the deposit is `refunded`;
+ * `failed` is any other end. The three failures all emit `offramp.failed`.
+ */
+export type OfframpOrderStatus =
+  | 'completed'
+  | 'deposit_received'
+  | 'expired'
+  | 'failed'
+  | 'fiat_sent'
+  | 'initiated'
+  | 'processing'
+  | 'refunded';
+
+/** A change to one of the caller's offramp orders, as its `offramp.*` event. */
+export type OfframpOrderUpdate = {
+  __typename?: 'OfframpOrderUpdate';
+  accountNumber: Scalars['String']['output'];
+  amount: Scalars['String']['output'];
+  bankName: Scalars['String']['output'];
+  /** The event id (deduplicate by it). */
+  eventId: Scalars['ID']['output'];
+  fiatAmount: Scalars['Float']['output'];
+  fiatCurrency: FiatCurrency;
+  network: OfframpNetwork;
+  reference: Scalars['String']['output'];
+  /** The event's position: resume with `after`. */
+  seq: Scalars['SafeInt']['output'];
+  status: OfframpOrderStatus;
+  token: OfframpToken;
+  /** offramp.initiated, offramp.deposit_received, …, offramp.failed. */
+  type: Scalars['String']['output'];
+};
+
+/** The seed's offramp quote: fiat per token for selling `amount`. */
+export type OfframpQuote = {
+  __typename?: 'OfframpQuote';
+  amount: Scalars['Float']['output'];
+  fiat: FiatCurrency;
+  network: OfframpNetwork;
+  /** Fiat units per token. */
+  rate: Scalars['Float']['output'];
+  token: OfframpToken;
+};
+
+export type OfframpRecipient = {
+  __typename?: 'OfframpRecipient';
+  accountName: Scalars['String']['output'];
+  accountNumber: Scalars['String']['output'];
+  bankName: Scalars['String']['output'];
+  institution: Scalars['String']['output'];
+  memo?: Maybe<Scalars['String']['output']>;
+};
+
+export type OfframpRecipientInput = {
+  accountName: Scalars['String']['input'];
+  accountNumber: Scalars['String']['input'];
+  /** A code from offrampPayoutBanks. */
+  institution: Scalars['String']['input'];
+  /** Shown on the recipient's statement where the bank allows. */
+  memo?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Stablecoins the offramp sells for fiat. */
+export type OfframpToken =
+  | 'CNGN'
+  | 'USDC'
+  | 'USDT';
+
+/** A bank or mobile-money provider that receives offramp payouts. */
+export type PayoutInstitution = {
+  __typename?: 'PayoutInstitution';
+  /** The code to send as `recipient.institution`. */
+  code: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  /** bank or mobile_money */
+  type: Scalars['String']['output'];
 };
 
 export type PermissionLevel =
@@ -203,6 +412,16 @@ export type Query = {
   events: EventPage;
   /** The user the credential acts for. */
   me: User;
+  /** Supported token and network pairs. */
+  offrampAssets: Array<OfframpAsset>;
+  /** One of the caller's orders by its reference. Another account's reference answers NOT_FOUND. */
+  offrampOrder: OfframpOrder;
+  /** The caller's offramp orders, newest first. */
+  offrampOrders: OfframpOrderPage;
+  /** Banks and mobile-money providers that receive payouts in `fiat`. */
+  offrampPayoutBanks: Array<PayoutInstitution>;
+  /** A live rate for selling `amount` of `token` on `network` for `fiat`. */
+  offrampQuote: OfframpQuote;
   /** A user the credential may act for. Any other id answers NOT_FOUND, exactly like a missing user. */
   user: User;
   webhookEndpoint: WebhookEndpoint;
@@ -222,6 +441,31 @@ export type QueryEventsArgs = {
 };
 
 
+export type QueryOfframpOrderArgs = {
+  reference: Scalars['String']['input'];
+};
+
+
+export type QueryOfframpOrdersArgs = {
+  filter?: InputMaybe<OfframpOrderFilter>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryOfframpPayoutBanksArgs = {
+  fiat: FiatCurrency;
+};
+
+
+export type QueryOfframpQuoteArgs = {
+  amount: Scalars['String']['input'];
+  fiat: FiatCurrency;
+  network: OfframpNetwork;
+  token: OfframpToken;
+};
+
+
 export type QueryUserArgs = {
   id: Scalars['ID']['input'];
 };
@@ -238,12 +482,19 @@ export type Subscription = {
    * missed, in order, then live events, with no gap and no duplicate. `types` filters by kind.
    */
   events: Event;
+  /** Changes to the caller's offramp orders, live; `after` resumes from an event's `seq`. */
+  offrampOrderUpdates: OfframpOrderUpdate;
 };
 
 
 export type SubscriptionEventsArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
   types?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+
+export type SubscriptionOfframpOrderUpdatesArgs = {
+  after?: InputMaybe<Scalars['SafeInt']['input']>;
 };
 
 export type UpdateWebhookEndpointInput = {
@@ -287,6 +538,19 @@ export type User = {
   updatedAt: Scalars['DateTime']['output'];
   /** Whether the user's email address is verified. */
   verified: Scalars['Boolean']['output'];
+};
+
+export type VerifiedBankAccount = {
+  __typename?: 'VerifiedBankAccount';
+  /** The holder's name; null when the provider confirms the account without one (mobile money). */
+  accountName?: Maybe<Scalars['String']['output']>;
+  accountNumber: Scalars['String']['output'];
+  institution: Scalars['String']['output'];
+};
+
+export type VerifyBankAccountInput = {
+  accountNumber: Scalars['String']['input'];
+  institution: Scalars['String']['input'];
 };
 
 export type WebhookAttempt = {
@@ -464,14 +728,31 @@ export type ResolversTypes = ResolversObject<{
   Environment: Environment;
   Event: ResolverTypeWrapper<StoredEventModel>;
   EventPage: ResolverTypeWrapper<Omit<EventPage, 'events'> & { events: Array<ResolversTypes['Event']> }>;
+  FiatCurrency: FiatCurrency;
+  InitiateOfframpOrderInput: InitiateOfframpOrderInput;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  OfframpAsset: ResolverTypeWrapper<OfframpAsset>;
+  OfframpNetwork: null;
+  OfframpOrder: ResolverTypeWrapper<OfframpOrderModel>;
+  OfframpOrderFilter: OfframpOrderFilter;
+  OfframpOrderPage: ResolverTypeWrapper<Omit<OfframpOrderPage, 'orders'> & { orders: Array<ResolversTypes['OfframpOrder']> }>;
+  OfframpOrderStatus: OfframpOrderStatus;
+  OfframpOrderUpdate: ResolverTypeWrapper<StoredEventModel>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  OfframpQuote: ResolverTypeWrapper<OfframpQuote>;
+  OfframpRecipient: ResolverTypeWrapper<OfframpRecipient>;
+  OfframpRecipientInput: OfframpRecipientInput;
+  OfframpToken: OfframpToken;
+  PayoutInstitution: ResolverTypeWrapper<PayoutInstitution>;
   PermissionLevel: PermissionLevel;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: ResolverTypeWrapper<UserModel>;
+  VerifiedBankAccount: ResolverTypeWrapper<VerifiedBankAccount>;
+  VerifyBankAccountInput: VerifyBankAccountInput;
   WebhookAttempt: ResolverTypeWrapper<WebhookAttemptModel>;
   WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryViewModel>;
   WebhookDeliveryStatus: WebhookDeliveryStatus;
@@ -494,13 +775,26 @@ export type ResolversParentTypes = ResolversObject<{
   DateTime: Scalars['DateTime']['output'];
   Event: StoredEventModel;
   EventPage: Omit<EventPage, 'events'> & { events: Array<ResolversParentTypes['Event']> };
+  InitiateOfframpOrderInput: InitiateOfframpOrderInput;
   JSON: Scalars['JSON']['output'];
   Mutation: Record<PropertyKey, never>;
+  OfframpAsset: OfframpAsset;
+  OfframpOrder: OfframpOrderModel;
+  OfframpOrderFilter: OfframpOrderFilter;
+  OfframpOrderPage: Omit<OfframpOrderPage, 'orders'> & { orders: Array<ResolversParentTypes['OfframpOrder']> };
+  OfframpOrderUpdate: StoredEventModel;
+  Float: Scalars['Float']['output'];
+  OfframpQuote: OfframpQuote;
+  OfframpRecipient: OfframpRecipient;
+  OfframpRecipientInput: OfframpRecipientInput;
+  PayoutInstitution: PayoutInstitution;
   Query: Record<PropertyKey, never>;
   SafeInt: Scalars['SafeInt']['output'];
   Subscription: Record<PropertyKey, never>;
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: UserModel;
+  VerifiedBankAccount: VerifiedBankAccount;
+  VerifyBankAccountInput: VerifyBankAccountInput;
   WebhookAttempt: WebhookAttemptModel;
   WebhookDelivery: WebhookDeliveryViewModel;
   WebhookEndpoint: WebhookEndpointModel;
@@ -589,11 +883,94 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   createWebhookEndpoint?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
   deleteWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
+  initiateOfframpOrder?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationInitiateOfframpOrderArgs, 'input'>>;
   resendWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationResendWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookSecret?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookSecretArgs, 'gracePeriodSeconds' | 'id'>>;
   sendTestWebhook?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationSendTestWebhookArgs, 'endpointId'>>;
+  simulateOfframpDeposit?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationSimulateOfframpDepositArgs, 'reference'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
+  verifyOfframpBankAccount?: Resolver<ResolversTypes['VerifiedBankAccount'], ParentType, ContextType, RequireFields<MutationVerifyOfframpBankAccountArgs, 'input'>>;
+}>;
+
+export type OfframpAssetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpAsset'] = ResolversParentTypes['OfframpAsset']> = ResolversObject<{
+  contractAddress?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['OfframpNetwork'], ParentType, ContextType>;
+  token?: Resolver<ResolversTypes['OfframpToken'], ParentType, ContextType>;
+}>;
+
+export type OfframpNetworkResolvers = { arbitrum_one: 'arbitrum-one', base?: 'base', bnb_smart_chain: 'bnb-smart-chain', ethereum?: 'ethereum', lisk?: 'lisk', optimism?: 'optimism', polygon?: 'polygon', scroll?: 'scroll', starknet?: 'starknet' };
+
+export type OfframpOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpOrder'] = ResolversParentTypes['OfframpOrder']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  amountToSend?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  failureReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  fiat?: Resolver<ResolversTypes['FiatCurrency'], ParentType, ContextType>;
+  fiatAmount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['OfframpNetwork'], ParentType, ContextType>;
+  rate?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  receiveAddress?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  recipient?: Resolver<ResolversTypes['OfframpRecipient'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  refundAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  senderFee?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['OfframpOrderStatus'], ParentType, ContextType>;
+  token?: Resolver<ResolversTypes['OfframpToken'], ParentType, ContextType>;
+  transactionFee?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  txHash?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  validUntil?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type OfframpOrderPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpOrderPage'] = ResolversParentTypes['OfframpOrderPage']> = ResolversObject<{
+  hasNext?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  hasPrev?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  limit?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  orders?: Resolver<Array<ResolversTypes['OfframpOrder']>, ParentType, ContextType>;
+  page?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalPages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type OfframpOrderUpdateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpOrderUpdate'] = ResolversParentTypes['OfframpOrderUpdate']> = ResolversObject<{
+  accountNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  bankName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  fiatAmount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  fiatCurrency?: Resolver<ResolversTypes['FiatCurrency'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['OfframpNetwork'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['OfframpOrderStatus'], ParentType, ContextType>;
+  token?: Resolver<ResolversTypes['OfframpToken'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type OfframpQuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpQuote'] = ResolversParentTypes['OfframpQuote']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  fiat?: Resolver<ResolversTypes['FiatCurrency'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['OfframpNetwork'], ParentType, ContextType>;
+  rate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  token?: Resolver<ResolversTypes['OfframpToken'], ParentType, ContextType>;
+}>;
+
+export type OfframpRecipientResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpRecipient'] = ResolversParentTypes['OfframpRecipient']> = ResolversObject<{
+  accountName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  accountNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  bankName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  institution?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  memo?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type PayoutInstitutionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PayoutInstitution'] = ResolversParentTypes['PayoutInstitution']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
@@ -602,6 +979,11 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   event?: Resolver<ResolversTypes['Event'], ParentType, ContextType, RequireFields<QueryEventArgs, 'id'>>;
   events?: Resolver<ResolversTypes['EventPage'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'after' | 'first'>>;
   me?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  offrampAssets?: Resolver<Array<ResolversTypes['OfframpAsset']>, ParentType, ContextType>;
+  offrampOrder?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<QueryOfframpOrderArgs, 'reference'>>;
+  offrampOrders?: Resolver<ResolversTypes['OfframpOrderPage'], ParentType, ContextType, RequireFields<QueryOfframpOrdersArgs, 'limit' | 'page'>>;
+  offrampPayoutBanks?: Resolver<Array<ResolversTypes['PayoutInstitution']>, ParentType, ContextType, RequireFields<QueryOfframpPayoutBanksArgs, 'fiat'>>;
+  offrampQuote?: Resolver<ResolversTypes['OfframpQuote'], ParentType, ContextType, RequireFields<QueryOfframpQuoteArgs, 'amount' | 'fiat' | 'network' | 'token'>>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
   webhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<QueryWebhookEndpointArgs, 'id'>>;
   webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
@@ -613,6 +995,7 @@ export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTy
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   events?: SubscriptionResolver<ResolversTypes['Event'], "events", ParentType, ContextType, Partial<SubscriptionEventsArgs>>;
+  offrampOrderUpdates?: SubscriptionResolver<ResolversTypes['OfframpOrderUpdate'], "offrampOrderUpdates", ParentType, ContextType, Partial<SubscriptionOfframpOrderUpdatesArgs>>;
 }>;
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User'], FederationReferenceType extends FederationReferenceTypes['User'] = FederationReferenceTypes['User']> = ResolversObject<{
@@ -638,6 +1021,12 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   resetTokenExpiry?: Resolver<Maybe<ResolversTypes['SafeInt']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
+export type VerifiedBankAccountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['VerifiedBankAccount'] = ResolversParentTypes['VerifiedBankAccount']> = ResolversObject<{
+  accountName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  accountNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  institution?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type WebhookAttemptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookAttempt'] = ResolversParentTypes['WebhookAttempt']> = ResolversObject<{
@@ -684,10 +1073,19 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   EventPage?: EventPageResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;
+  OfframpAsset?: OfframpAssetResolvers<ContextType>;
+  OfframpNetwork?: OfframpNetworkResolvers;
+  OfframpOrder?: OfframpOrderResolvers<ContextType>;
+  OfframpOrderPage?: OfframpOrderPageResolvers<ContextType>;
+  OfframpOrderUpdate?: OfframpOrderUpdateResolvers<ContextType>;
+  OfframpQuote?: OfframpQuoteResolvers<ContextType>;
+  OfframpRecipient?: OfframpRecipientResolvers<ContextType>;
+  PayoutInstitution?: PayoutInstitutionResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   SafeInt?: GraphQLScalarType;
   Subscription?: SubscriptionResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
+  VerifiedBankAccount?: VerifiedBankAccountResolvers<ContextType>;
   WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
   WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;

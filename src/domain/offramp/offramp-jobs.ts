@@ -1,0 +1,84 @@
+import type { Clock } from '../clock.js';
+import { enqueueJob, type Job, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
+import { isFinal, type OfframpStatus } from './catalogue.js';
+import { SANDBOX_OFFRAMP } from './sandbox-offramp-provider.js';
+import { OFFRAMP_JOBS, type OfframpService, SANDBOX_STEP_SECONDS } from './offramp-service.js';
+import type { OfframpOrderRow } from './offramp-order.js';
+
+const orderIdOf = (job: Job) => String(job.payload['orderId']);
+
+/** The sandbox lifecycle after a deposit: each step one job, SANDBOX_STEP_SECONDS apart. */
+function nextSandboxStep(order: OfframpOrderRow): { status: OfframpStatus; reason?: string } | undefined {
+  switch (order.status) {
+    case 'deposit_received':
+      return { status: 'processing' };
+    case 'processing':
+      return order.accountNumber === SANDBOX_OFFRAMP.failingPayoutAccount
+        ? { status: 'refunded', reason: 'The recipient bank rejected the payout; the deposit was returned to the refund address.' }
+        : { status: 'fiat_sent' };
+    case 'fiat_sent':
+      return { status: 'completed' };
+    default:
+      return undefined;
+  }
+}
+
+export class OfframpSandboxStepHandler implements JobHandler {
+  readonly kind = OFFRAMP_JOBS.sandboxStep;
+  constructor(
+    private readonly offramp: OfframpService,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(job: Job): Promise<JobOutcome> {
+    const order = await this.offramp.findOrder(orderIdOf(job));
+    const next = order && nextSandboxStep(order);
+    if (!order || !next) return { status: 'done' };
+    await this.offramp.move(order.id, next, async (tx, moved) => {
+      if (!isFinal(moved.status)) {
+        await enqueueJob(tx, { kind: this.kind, payload: { orderId: moved.id }, runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000) });
+      }
+    });
+    return { status: 'done' };
+  }
+}
+
+export class OfframpExpiryHandler implements JobHandler {
+  readonly kind = OFFRAMP_JOBS.expire;
+  constructor(private readonly offramp: OfframpService) {}
+
+  async run(job: Job): Promise<JobOutcome> {
+    // Only an order still waiting for its deposit expires; anything further along is left alone.
+    await this.offramp.move(orderIdOf(job), { status: 'expired', reason: 'No deposit arrived before validUntil.' });
+    return { status: 'done' };
+  }
+}
+
+/** How long reconciliation keeps asking about an order that is not final. */
+const RECONCILE_FOR_MS = 24 * 3600_000;
+const RECONCILE_EVERY_MS = 5 * 60_000;
+
+export class OfframpReconcileHandler implements JobHandler {
+  readonly kind = OFFRAMP_JOBS.reconcile;
+  constructor(
+    private readonly offramp: OfframpService,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(job: Job): Promise<JobOutcome> {
+    const order = await this.offramp.findOrder(orderIdOf(job));
+    if (!order || isFinal(order.status)) return { status: 'done' };
+    const provider = this.offramp.providerFor(order.environment);
+    const state = await provider.orderState!(order.providerOrderId);
+    const { row } = await this.offramp.move(order.id, state);
+    if (isFinal(row.status)) return { status: 'done' };
+    if (this.clock.now().getTime() - order.createdAt.getTime() > RECONCILE_FOR_MS) {
+      return { status: 'failed', error: `Offramp order ${order.id} is still ${row.status} after 24 hours; check it with the provider.` };
+    }
+    return { status: 'retry', at: new Date(this.clock.now().getTime() + RECONCILE_EVERY_MS) };
+  }
+}
+
+export function offrampJobHandlers(offramp: OfframpService, clock: Clock): JobHandler[] {
+  return [new OfframpSandboxStepHandler(offramp, clock), new OfframpExpiryHandler(offramp), new OfframpReconcileHandler(offramp, clock)];
+}

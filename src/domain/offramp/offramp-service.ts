@@ -1,0 +1,285 @@
+import { createHash } from 'node:crypto';
+import type { Database, Executor } from '../../db/client.js';
+import type { Environment } from '../auth/permissions.js';
+import type { Principal } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
+import { DomainError, badInput, notFound } from '../errors.js';
+import { recordEvent } from '../events/outbox.js';
+import { enqueueJob } from '../jobs/job-runner.js';
+import { decimalText, multiplyDown, parseUnits } from '../money/decimal.js';
+import { canMove, EVENT_OF_STATUS, FIAT_DECIMALS, type FiatCurrency, type OfframpNetwork, type OfframpStatus, type OfframpToken } from './catalogue.js';
+import { type OfframpOrder, type OfframpOrderRow, offrampEventData, toOfframpOrder } from './offramp-order.js';
+import type { OfframpAsset, OfframpProvider, PayoutInstitution, ProviderOrderState } from './offramp-provider.js';
+import { type OfframpOrderFilter, offrampStore } from './offramp-store.js';
+
+export const OFFRAMP_JOBS = {
+  /** Sandbox: walks a deposited order one step along its lifecycle. */
+  sandboxStep: 'offramp.sandbox-step',
+  /** Sandbox: an order still unpaid at `validUntil` expires. */
+  expire: 'offramp.expire',
+  /** Provider orders: ask the provider for the state, in case a webhook was lost. */
+  reconcile: 'offramp.reconcile',
+} as const;
+
+/** Seconds between sandbox lifecycle steps after the simulated deposit. */
+export const SANDBOX_STEP_SECONDS = 5;
+
+export interface QuoteInput {
+  token: OfframpToken;
+  network: OfframpNetwork;
+  amount: string | number;
+  fiat: FiatCurrency;
+}
+
+export interface OfframpQuote {
+  token: OfframpToken;
+  amount: number;
+  network: OfframpNetwork;
+  fiat: FiatCurrency;
+  rate: number;
+}
+
+export interface InitiateOrderInput extends QuoteInput {
+  reference: string;
+  recipient: { institution: string; accountNumber: string; accountName: string; memo?: string | null };
+  refundAddress?: string | null;
+}
+
+const REFERENCE = /^[A-Za-z0-9_-]{1,64}$/;
+const ACCOUNT_NUMBER = /^[0-9A-Za-z+]{4,34}$/;
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const STARKNET_ADDRESS = /^0x[0-9a-fA-F]{1,64}$/;
+const MAX_PAGE_SIZE = 100;
+
+type Owner = { userId: string; environment: Environment };
+
+/**
+ * Crypto-to-fiat orders: quotes, payout banks, orders and their lifecycle. The provider is the
+ * sandbox simulator for sandbox credentials and Paycrest for production ones; providers are called
+ * outside any transaction, and each status change commits with its event.
+ */
+export class OfframpService {
+  private readonly assetCache = new Map<string, { at: number; assets: Promise<OfframpAsset[]> }>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly providers: { sandbox: OfframpProvider; production: OfframpProvider | undefined },
+  ) {}
+
+  providerFor(environment: Environment): OfframpProvider {
+    const provider = this.providers[environment];
+    if (!provider) throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp is not configured for production (PAYCREST_API_KEY is unset).');
+    return provider;
+  }
+
+  /** The provider's assets, cached for five minutes per environment (they change rarely). */
+  async assets(principal: Principal): Promise<OfframpAsset[]> {
+    const cached = this.assetCache.get(principal.environment);
+    if (cached && Date.now() - cached.at < 300_000) return cached.assets;
+    const assets = this.providerFor(principal.environment).assets();
+    this.assetCache.set(principal.environment, { at: Date.now(), assets });
+    assets.catch(() => this.assetCache.delete(principal.environment));
+    return assets;
+  }
+
+  async quote(principal: Principal, input: QuoteInput): Promise<OfframpQuote> {
+    const { amount } = await this.checkAmount(principal, input);
+    const rate = await this.providerFor(principal.environment).rate({ token: input.token, network: input.network, amount, fiat: input.fiat });
+    return { token: input.token, amount: Number(amount), network: input.network, fiat: input.fiat, rate: Number(rate) };
+  }
+
+  async payoutBanks(principal: Principal, fiat: FiatCurrency): Promise<PayoutInstitution[]> {
+    return this.providerFor(principal.environment).institutions(fiat);
+  }
+
+  async verifyAccount(principal: Principal, input: { institution: string; accountNumber: string }): Promise<{ institution: string; accountNumber: string; accountName: string | null }> {
+    const accountNumber = checkAccountNumber(input.accountNumber, 'accountNumber');
+    if (!input.institution.trim()) throw badInput('institution', 'institution is required: a code from the supported payout banks.');
+    const accountName = await this.providerFor(principal.environment).verifyAccount({ institution: input.institution.trim(), accountIdentifier: accountNumber });
+    return { institution: input.institution.trim(), accountNumber, accountName };
+  }
+
+  /**
+   * Opens an order. A retry with the same Idempotency-Key and input returns the same order; the
+   * same key with other input is 422; a reference already used (without that key) is 409.
+   */
+  async initiate(principal: Principal, input: InitiateOrderInput, idempotencyKey: string | undefined): Promise<OfframpOrder> {
+    const reference = input.reference.trim();
+    if (!REFERENCE.test(reference)) throw badInput('reference', 'reference must be 1 to 64 letters, digits, "-" or "_".');
+    const accountNumber = checkAccountNumber(input.recipient.accountNumber, 'recipient.accountNumber');
+    const accountName = input.recipient.accountName.trim();
+    if (!accountName || accountName.length > 100) throw badInput('recipient.accountName', 'recipient.accountName is required (at most 100 characters).');
+    const memo = input.recipient.memo?.trim() || null;
+    if (memo && memo.length > 140) throw badInput('recipient.memo', 'recipient.memo must be at most 140 characters.');
+    const refundAddress = input.refundAddress?.trim() || null;
+    if (refundAddress && !(input.network === 'starknet' ? STARKNET_ADDRESS : EVM_ADDRESS).test(refundAddress)) {
+      throw badInput('refundAddress', `refundAddress must be a ${input.network} address (0x…).`);
+    }
+    const { amount, asset } = await this.checkAmount(principal, input);
+    const requestHash = hashOf({ ...input, amount, reference, accountNumber, accountName, memo, refundAddress });
+
+    const earlier = await this.earlierOrder(principal, reference, idempotencyKey, requestHash);
+    if (earlier) return toOfframpOrder(earlier);
+
+    const provider = this.providerFor(principal.environment);
+    const institution = (await provider.institutions(input.fiat)).find((i) => i.code === input.recipient.institution.trim());
+    if (!institution) throw badInput('recipient.institution', `recipient.institution ${JSON.stringify(input.recipient.institution)} does not pay out ${input.fiat}; list the codes with the supported payout banks.`);
+    const rate = await provider.rate({ token: input.token, network: input.network, amount, fiat: input.fiat });
+    const recipient = { institution: institution.code, accountIdentifier: accountNumber, accountName, memo: memo ?? `Offramp ${reference}`, currency: input.fiat };
+    const created = await provider.createOrder({ token: input.token, network: input.network, amount, rate, recipient, reference, ...(refundAddress ? { refundAddress } : {}) });
+
+    const amountRaw = parseUnits(amount, asset.decimals, 'amount');
+    try {
+      return await this.db.transaction(async (tx) => {
+        const row = await offrampStore.insert(tx, {
+          userId: principal.userId,
+          environment: principal.environment,
+          reference,
+          provider: provider.name,
+          providerOrderId: created.providerOrderId,
+          token: input.token,
+          network: input.network,
+          decimals: asset.decimals,
+          amountRaw,
+          senderFeeRaw: parseUnits(created.senderFee, asset.decimals, 'senderFee'),
+          transactionFeeRaw: parseUnits(created.transactionFee, asset.decimals, 'transactionFee'),
+          rate,
+          fiat: input.fiat,
+          fiatAmountMinor: multiplyDown(amountRaw, asset.decimals, rate, FIAT_DECIMALS),
+          receiveAddress: created.receiveAddress,
+          validUntil: created.validUntil,
+          institutionCode: institution.code,
+          bankName: institution.name,
+          accountNumber,
+          accountName,
+          memo,
+          refundAddress,
+          idempotencyKey: idempotencyKey ?? null,
+          requestHash,
+          createdAt: this.clock.now(),
+          updatedAt: this.clock.now(),
+        });
+        await recordEvent(tx, { type: EVENT_OF_STATUS.initiated, userId: row.userId, environment: row.environment, data: offrampEventData(row) }, this.clock.now());
+        // The sandbox expires unpaid orders itself; a provider's orders are checked against the
+        // provider a minute after their window, in case its webhook never arrives.
+        await enqueueJob(tx, provider.orderState
+          ? { kind: OFFRAMP_JOBS.reconcile, payload: { orderId: row.id }, runAt: new Date(created.validUntil.getTime() + 60_000) }
+          : { kind: OFFRAMP_JOBS.expire, payload: { orderId: row.id }, runAt: created.validUntil });
+        return toOfframpOrder(row);
+      });
+    } catch (error) {
+      // A concurrent twin won the insert: answer as it would be answered now.
+      if (isUniqueViolation(error)) {
+        const winner = await this.earlierOrder(principal, reference, idempotencyKey, requestHash);
+        if (winner) return toOfframpOrder(winner);
+      }
+      throw error;
+    }
+  }
+
+  async track(principal: Principal, reference: string): Promise<OfframpOrder> {
+    const row = await offrampStore.findByReference(this.db, principal, reference);
+    if (!row) throw notFound(`Offramp order ${JSON.stringify(reference)}`);
+    return toOfframpOrder(row);
+  }
+
+  async history(principal: Principal, filter: OfframpOrderFilter, page = 1, limit = 20) {
+    if (!Number.isInteger(page) || page < 1) throw badInput('page', 'page must be a whole number from 1.');
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw badInput('limit', `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`);
+    if (filter.from && filter.to && filter.from >= filter.to) throw badInput('to', 'to must be after from.');
+    const { rows, total } = await offrampStore.page(this.db, principal, filter, page, limit);
+    const totalPages = Math.ceil(total / limit);
+    return { orders: rows.map(toOfframpOrder), page, limit, total, totalPages, hasNext: page < totalPages, hasPrev: page > 1 };
+  }
+
+  /** Sandbox only: the sender's deposit arrives, and the lifecycle starts walking on jobs. */
+  async simulateDeposit(principal: Principal, reference: string): Promise<OfframpOrder> {
+    if (principal.environment !== 'sandbox') throw badInput('reference', 'Deposits can be simulated only in sandbox; in production the sender pays into receiveAddress.');
+    const row = await offrampStore.findByReference(this.db, principal, reference);
+    if (!row) throw notFound(`Offramp order ${JSON.stringify(reference)}`);
+    const moved = await this.move(row.id, { status: 'deposit_received', txHash: `0x${createHash('sha256').update(`deposit:${row.id}`).digest('hex')}` }, async (tx, order) => {
+      await enqueueJob(tx, { kind: OFFRAMP_JOBS.sandboxStep, payload: { orderId: order.id }, runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000) });
+    });
+    if (!moved.changed) {
+      throw new DomainError('CONFLICT', `Offramp order ${JSON.stringify(reference)} is ${moved.row.status}; only an initiated order can receive its deposit.`);
+    }
+    return toOfframpOrder(moved.row);
+  }
+
+  /**
+   * Moves an order to a new state if the lifecycle allows it (forward only; repeats and late
+   * notices change nothing), with its event, in one transaction; `then` runs in it on a change.
+   */
+  async move(orderId: string, state: ProviderOrderState, then?: (tx: Executor, row: OfframpOrderRow) => Promise<void>): Promise<{ changed: boolean; row: OfframpOrderRow }> {
+    return this.db.transaction(async (tx) => {
+      const current = await offrampStore.lock(tx, orderId);
+      if (!current) throw notFound('Offramp order');
+      if (!canMove(current.status, state.status)) return { changed: false, row: current };
+      const row = await offrampStore.update(tx, orderId, {
+        status: state.status,
+        version: current.version + 1,
+        updatedAt: this.clock.now(),
+        ...(state.txHash ? { txHash: state.txHash } : {}),
+        ...(state.reason ? { failureReason: state.reason } : {}),
+      });
+      await recordEvent(tx, { type: EVENT_OF_STATUS[state.status], userId: row.userId, environment: row.environment, data: offrampEventData(row) }, this.clock.now());
+      await then?.(tx, row);
+      return { changed: true, row };
+    });
+  }
+
+  async findOrder(id: string): Promise<OfframpOrderRow | undefined> {
+    return offrampStore.findById(this.db, id);
+  }
+
+  async findByProviderOrder(provider: string, providerOrderId: string): Promise<OfframpOrderRow | undefined> {
+    return offrampStore.findByProviderOrder(this.db, provider, providerOrderId);
+  }
+
+  private async earlierOrder(owner: Owner, reference: string, idempotencyKey: string | undefined, requestHash: string): Promise<OfframpOrderRow | undefined> {
+    if (idempotencyKey) {
+      const keyed = await offrampStore.findByIdempotencyKey(this.db, owner, idempotencyKey);
+      if (keyed) {
+        if (keyed.requestHash !== requestHash) {
+          throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request; use a new key for a new order.');
+        }
+        return keyed;
+      }
+    }
+    const sameReference = await offrampStore.findByReference(this.db, owner, reference);
+    if (sameReference) {
+      throw new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used by offramp order ${sameReference.id} (${sameReference.status}). Use a new reference, or send the first request's Idempotency-Key to retry it.`, { field: 'reference' });
+    }
+    return undefined;
+  }
+
+  private async checkAmount(principal: Principal, input: QuoteInput): Promise<{ amount: string; asset: OfframpAsset }> {
+    const amount = decimalText(input.amount, 'amount');
+    const assets = await this.assets(principal);
+    const asset = assets.find((a) => a.token === input.token && a.network === input.network);
+    if (!asset) {
+      const networks = assets.filter((a) => a.token === input.token).map((a) => a.network);
+      throw badInput('network', `network ${input.network} does not carry ${input.token} here.${networks.length ? ` Networks for ${input.token}: ${networks.join(', ')}.` : ''}`);
+    }
+    if (parseUnits(amount, asset.decimals, 'amount') <= 0n) throw badInput('amount', 'amount must be greater than 0.');
+    return { amount, asset };
+  }
+}
+
+function checkAccountNumber(value: string, field: string): string {
+  const accountNumber = value.trim();
+  if (!ACCOUNT_NUMBER.test(accountNumber)) throw badInput(field, `${field} must be 4 to 34 letters or digits (a bank account or mobile money number).`);
+  return accountNumber;
+}
+
+function hashOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: string }).code === '23505') return true;
+  }
+  return false;
+}

@@ -1,0 +1,160 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { DomainError, badInput } from '../errors.js';
+import { FIAT_CURRENCIES, type FiatCurrency, OFFRAMP_NETWORKS, OFFRAMP_TOKENS, type OfframpNetwork, type OfframpStatus, type OfframpToken } from './catalogue.js';
+import type { OfframpAsset, OfframpProvider, PayoutInstitution, ProviderOrder, ProviderOrderRequest, ProviderOrderState } from './offramp-provider.js';
+
+export interface PaycrestConfig {
+  apiKey: string;
+  /** Verifies Paycrest's webhooks; never sent. */
+  apiSecret: string;
+  baseUrl: string;
+  timeoutMs?: number;
+}
+
+/** Seed values Paycrest does not serve (its docs list neither), refused before any call. */
+const UNSERVED_NETWORKS: readonly OfframpNetwork[] = ['optimism', 'scroll'];
+const UNSERVED_FIATS: readonly FiatCurrency[] = ['USD'];
+
+/** Paycrest's order statuses as the gateway's; statuses that are not a change for the partner are absent. */
+const STATUS_OF: Record<string, OfframpStatus> = {
+  initiated: 'initiated',
+  deposited: 'deposit_received',
+  pending: 'processing',
+  fulfilling: 'processing',
+  fulfilled: 'processing',
+  validated: 'fiat_sent',
+  settling: 'fiat_sent',
+  settled: 'completed',
+  refunding: 'processing',
+  refunded: 'refunded',
+  expired: 'expired',
+  cancelled: 'failed',
+};
+
+/** The gateway status a Paycrest status means, or undefined for one that changes nothing. */
+export const paycrestStatus = (status: string): OfframpStatus | undefined => STATUS_OF[status];
+
+/** Paycrest's webhook signature check: hex HMAC-SHA-256 of the raw body with the API secret. */
+export function verifyPaycrestSignature(rawBody: Buffer | string, header: string | undefined, apiSecret: string): boolean {
+  if (!header) return false;
+  const expected = createHmac('sha256', apiSecret).update(rawBody).digest('hex');
+  const given = Buffer.from(header.trim().toLowerCase(), 'utf8');
+  const wanted = Buffer.from(expected, 'utf8');
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+interface Envelope<T> {
+  status: string;
+  message: string;
+  data: T;
+}
+
+/** Paycrest's Sender API (v1), per its OpenAPI document. */
+export class PaycrestProvider implements OfframpProvider {
+  readonly name = 'paycrest';
+  constructor(private readonly config: PaycrestConfig) {}
+
+  async assets(): Promise<OfframpAsset[]> {
+    const tokens = await this.call<Array<{ symbol: string; contractAddress: string; decimals: number; network: string }>>('GET', '/v1/tokens');
+    return tokens.flatMap((t) => {
+      const token = t.symbol.toUpperCase() as OfframpToken;
+      const network = t.network as OfframpNetwork;
+      // Only what the API can name: Paycrest also serves celo and tron, which the seed's enums lack.
+      if (!OFFRAMP_TOKENS.includes(token) || !OFFRAMP_NETWORKS.includes(network)) return [];
+      return [{ token, network, contractAddress: t.contractAddress, decimals: t.decimals }];
+    });
+  }
+
+  async rate({ token, network, amount, fiat }: { token: OfframpToken; network: OfframpNetwork; amount: string; fiat: FiatCurrency }): Promise<string> {
+    this.checkServed(network, fiat);
+    const rate = await this.call<string | number>('GET', `/v1/rates/${encodeURIComponent(token)}/${encodeURIComponent(amount)}/${encodeURIComponent(fiat)}?network=${encodeURIComponent(network)}`);
+    // The OpenAPI document says number; the Go server encodes decimals as strings. Both are read.
+    const text = String(rate);
+    if (!/^\d+(\.\d+)?$/.test(text)) throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp provider answered with an unreadable rate.');
+    return text;
+  }
+
+  async institutions(fiat: FiatCurrency): Promise<PayoutInstitution[]> {
+    this.checkServed(undefined, fiat);
+    return this.call<PayoutInstitution[]>('GET', `/v1/institutions/${encodeURIComponent(fiat)}`);
+  }
+
+  async verifyAccount(account: { institution: string; accountIdentifier: string }): Promise<string | null> {
+    const name = await this.call<string>('POST', '/v1/verify-account', account);
+    return name === 'OK' ? null : name;
+  }
+
+  async createOrder(order: ProviderOrderRequest): Promise<ProviderOrder> {
+    this.checkServed(order.network, order.recipient.currency);
+    const created = await this.call<{ id: string; receiveAddress: string; validUntil: string; senderFee: string | number; transactionFee: string | number }>(
+      'POST',
+      '/v1/sender/orders',
+      {
+        amount: Number(order.amount),
+        token: order.token,
+        rate: Number(order.rate),
+        network: order.network,
+        recipient: order.recipient,
+        reference: order.reference,
+        ...(order.refundAddress ? { returnAddress: order.refundAddress } : {}),
+      },
+    );
+    return {
+      providerOrderId: created.id,
+      receiveAddress: created.receiveAddress,
+      validUntil: new Date(created.validUntil),
+      senderFee: String(created.senderFee),
+      transactionFee: String(created.transactionFee),
+    };
+  }
+
+  async orderState(providerOrderId: string): Promise<ProviderOrderState> {
+    const order = await this.call<{ status: string; txHash?: string }>('GET', `/v1/sender/orders/${encodeURIComponent(providerOrderId)}`);
+    const status = paycrestStatus(order.status);
+    if (!status) throw new DomainError('SERVICE_UNAVAILABLE', `The offramp provider reported an unknown order status ${JSON.stringify(order.status)}.`);
+    return { status, ...(order.txHash ? { txHash: order.txHash } : {}) };
+  }
+
+  private checkServed(network: OfframpNetwork | undefined, fiat: FiatCurrency): void {
+    if (network && UNSERVED_NETWORKS.includes(network)) {
+      throw badInput('network', `The offramp provider does not serve ${network}. Served: ${OFFRAMP_NETWORKS.filter((n) => !UNSERVED_NETWORKS.includes(n)).join(', ')}.`);
+    }
+    if (UNSERVED_FIATS.includes(fiat)) {
+      throw badInput('fiat', `The offramp provider does not pay out ${fiat}. Served: ${FIAT_CURRENCIES.filter((f) => !UNSERVED_FIATS.includes(f)).join(', ')}.`);
+    }
+  }
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${this.config.baseUrl.replace(/\/$/, '')}${path}`, {
+        method,
+        headers: { 'API-Key': this.config.apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(this.config.timeoutMs ?? 10_000),
+      });
+    } catch (cause) {
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp provider could not be reached. Retry later.', { cause });
+    }
+    const payload = (await response.json().catch(() => undefined)) as Envelope<unknown> | undefined;
+    if (response.ok && payload?.status === 'success') return payload.data as T;
+    const message = payload?.message ?? `HTTP ${response.status}`;
+    if (response.status === 400 || response.status === 404) {
+      const field = fieldOf(payload?.data) ?? (/amount/i.test(message) ? 'amount' : /fiat|currency/i.test(message) ? 'fiat' : /network/i.test(message) ? 'network' : 'token');
+      throw badInput(field, `The offramp provider refused the request: ${message}`);
+    }
+    if (response.status === 401 || response.status === 403) {
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp provider refused the gateway\'s credentials; the operator must check PAYCREST_API_KEY.');
+    }
+    throw new DomainError('SERVICE_UNAVAILABLE', `The offramp provider is unavailable (${message}). Retry later.`);
+  }
+}
+
+function fieldOf(data: unknown): string | undefined {
+  const first = Array.isArray(data) ? data[0] : data;
+  if (first && typeof first === 'object' && typeof (first as { field?: unknown }).field === 'string') {
+    const field = (first as { field: string }).field;
+    return field === 'accountIdentifier' ? 'accountNumber' : field;
+  }
+  return undefined;
+}
