@@ -49,8 +49,17 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
       rotateWebhookSecret: 'MANAGE',
       resendWebhookDelivery: 'MANAGE',
       sendTestWebhook: 'MANAGE',
+      offrampAssets: 'READ',
+      offrampQuote: 'READ',
+      offrampPayoutBanks: 'READ',
+      offrampOrders: 'READ',
+      offrampOrder: 'READ',
+      verifyOfframpBankAccount: 'READ',
+      initiateOfframpOrder: 'TRANSACT',
+      simulateOfframpDeposit: 'TRANSACT',
     });
     expect(accessRuleOf(schema.getSubscriptionType()!.getFields().events!)).toEqual({ public: false, ability: 'READ' });
+    expect(accessRuleOf(schema.getSubscriptionType()!.getFields().offrampOrderUpdates!)).toEqual({ public: false, ability: 'READ' });
   });
 
   for (const route of routes) {

@@ -253,6 +253,21 @@ describe('offramp (sandbox)', () => {
       expect((await offrampEvents(tenant, 1)).length).toBe(1);
     });
 
+    it('creates one order from concurrent retries with one Idempotency-Key, and one from concurrent requests reusing a reference', async () => {
+      const tenant = await seedTenant(s.t.services);
+      const body = order();
+      const keyed = await Promise.all(
+        Array.from({ length: 6 }, () => rest(tenant.keys.TRANSACTIONS, 'POST', '/api/v1/offramp/exchange/orders', body, { 'idempotency-key': `k-${body.reference}` })),
+      );
+      expect(keyed.map((r) => r.statusCode)).toEqual(Array(6).fill(201));
+      expect(new Set(keyed.map((r) => r.json().data.id)).size).toBe(1);
+      const twin = order();
+      const unkeyed = await Promise.all(Array.from({ length: 6 }, () => rest(tenant.keys.TRANSACTIONS, 'POST', '/api/v1/offramp/exchange/orders', twin)));
+      expect(unkeyed.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      expect((await rest(tenant.keys.READ_ONLY, 'GET', '/api/v1/offramp/ledger/transactions')).json().data.total).toBe(2);
+      expect((await offrampEvents(tenant, 2)).map((e) => e.type)).toEqual(['offramp.initiated', 'offramp.initiated']);
+    });
+
     it('refuses bad order input with 400 naming the field, and a Read Only key with 403', async () => {
       const cases: Array<[Record<string, unknown>, string]> = [
         [{ token: 'DAI' }, 'token'],

@@ -117,10 +117,10 @@ export class PaycrestProvider implements OfframpProvider {
 
   private checkServed(network: OfframpNetwork | undefined, fiat: FiatCurrency): void {
     if (network && UNSERVED_NETWORKS.includes(network)) {
-      throw badInput('network', `The offramp provider does not serve ${network}. Served: ${OFFRAMP_NETWORKS.filter((n) => !UNSERVED_NETWORKS.includes(n)).join(', ')}.`);
+      throw badInput('network', `network ${network} is not served by the offramp provider. Served: ${OFFRAMP_NETWORKS.filter((n) => !UNSERVED_NETWORKS.includes(n)).join(', ')}.`);
     }
     if (UNSERVED_FIATS.includes(fiat)) {
-      throw badInput('fiat', `The offramp provider does not pay out ${fiat}. Served: ${FIAT_CURRENCIES.filter((f) => !UNSERVED_FIATS.includes(f)).join(', ')}.`);
+      throw badInput('fiat', `fiat ${fiat}: the offramp provider does not pay out ${fiat}. Served: ${FIAT_CURRENCIES.filter((f) => !UNSERVED_FIATS.includes(f)).join(', ')}.`);
     }
   }
 
@@ -140,8 +140,8 @@ export class PaycrestProvider implements OfframpProvider {
     if (response.ok && payload?.status === 'success') return payload.data as T;
     const message = payload?.message ?? `HTTP ${response.status}`;
     if (response.status === 400 || response.status === 404) {
-      const field = fieldOf(payload?.data) ?? (/amount/i.test(message) ? 'amount' : /fiat|currency/i.test(message) ? 'fiat' : /network/i.test(message) ? 'network' : 'token');
-      throw badInput(field, `The offramp provider refused the request: ${message}`);
+      const field = fieldOf(payload?.data) ?? (/amount/i.test(message) ? 'amount' : /fiat|currency|converted/i.test(message) ? 'fiat' : /network/i.test(message) ? 'network' : 'token');
+      throw badInput(field, `The offramp provider refused ${field}: ${message}`);
     }
     if (response.status === 401 || response.status === 403) {
       throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp provider refused the gateway\'s credentials; the operator must check PAYCREST_API_KEY.');
