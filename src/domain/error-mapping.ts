@@ -54,6 +54,8 @@ export function restErrorReply(error: DomainError): RestErrorReply {
   }
   const body: Record<string, unknown> = { statusCode: status, message: error.message, error: statusName(status) };
   if (error.details?.length) body.details = error.details;
+  // Codes a client branches on travel in the body too (the general shape has room for them).
+  if (error.code === 'INSUFFICIENT_FUNDS' || error.code === 'IDEMPOTENCY_KEY_REUSED') body.errorCode = error.code;
   return { status, headers: {}, body };
 }
 

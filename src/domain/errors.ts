@@ -4,6 +4,7 @@
  */
 export type ErrorCode =
   | 'BAD_USER_INPUT'
+  | 'INSUFFICIENT_FUNDS'
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
@@ -17,6 +18,7 @@ export type ErrorCode =
 
 const STATUS: Record<ErrorCode, number> = {
   BAD_USER_INPUT: 400,
+  INSUFFICIENT_FUNDS: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,

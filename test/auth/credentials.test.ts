@@ -43,12 +43,19 @@ describe('credentials', () => {
     await elsewhere.revoke(tenant.user.id, apiKey.id);
     const revokedAt = Date.now();
     let status = 200;
-    while (status === 200 && Date.now() - revokedAt < 1500) {
+    let lastAcceptedSentAt = revokedAt;
+    while (status === 200 && Date.now() - revokedAt < 5000) {
+      const sentAt = Date.now();
       status = (await me({ 'x-api-key': key })).statusCode;
-      if (status === 200) await new Promise((r) => setTimeout(r, 50));
+      if (status === 200) {
+        lastAcceptedSentAt = sentAt;
+        await new Promise((r) => setTimeout(r, 50));
+      }
     }
     expect(status).toBe(401);
-    expect(Date.now() - revokedAt).toBeLessThanOrEqual(1100);
+    // What must hold: no request sent more than a second (plus timer slack) after the revocation
+    // is accepted. Response times under load do not count against it.
+    expect(lastAcceptedSentAt - revokedAt).toBeLessThanOrEqual(1100);
   });
 
   it('a key revoked through the API stops at once in this process', async () => {

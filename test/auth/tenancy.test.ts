@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/domain/events/outbox.js';
-import { stampCommittedEvents } from '../../src/domain/events/relay.js';
+import { stampEvents } from '../helpers/events.js';
 import { createTestApp, graphql, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
 
 describe('tenant and environment isolation', () => {
@@ -17,7 +17,7 @@ describe('tenant and environment isolation', () => {
     const now = new Date();
     sandboxEventId = (await recordEvent(t.services.db, { type: 'transaction.created', userId: alice.user.id, environment: 'sandbox', data: { n: 1 } }, now)).id;
     productionEventId = (await recordEvent(t.services.db, { type: 'transaction.created', userId: alice.user.id, environment: 'production', data: { n: 2 } }, now)).id;
-    await stampCommittedEvents(t.services.db, { wait: true });
+    await stampEvents(t.services.db, [sandboxEventId, productionEventId]);
   });
   afterAll(() => t.close());
 

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { eventStore, recordEvent } from '../../src/domain/events/outbox.js';
 import { stampCommittedEvents } from '../../src/domain/events/relay.js';
+import { stampEvents } from '../helpers/events.js';
 import { seedTenant, type Tenant, createTestServices } from '../helpers/app.js';
 import { onPostgres, testDatabase } from '../helpers/database.js';
 
@@ -28,14 +29,15 @@ describe.skipIf(!onPostgres)('outbox ordering with concurrent transactions (Post
     // T1 inserts first but commits last; T2 inserts second and commits first.
     const hold = gate();
     const t1Inserted = gate();
+    const ids: string[] = [];
     const t1 = db.transaction(async (tx) => {
-      await recordEvent(tx, { type: 'late', ...owner(), data: {} }, new Date());
+      ids.push((await recordEvent(tx, { type: 'late', ...owner(), data: {} }, new Date())).id);
       t1Inserted.open();
       await hold.promise;
     });
     await t1Inserted.promise;
     await db.transaction(async (tx) => {
-      await recordEvent(tx, { type: 'early', ...owner(), data: {} }, new Date());
+      ids.push((await recordEvent(tx, { type: 'early', ...owner(), data: {} }, new Date())).id);
     });
 
     // T2 has committed, but T1 is open: stamping T2 now would let a reader pass T1's event.
@@ -45,7 +47,7 @@ describe.skipIf(!onPostgres)('outbox ordering with concurrent transactions (Post
 
     hold.open();
     await t1;
-    await stampCommittedEvents(db, { wait: true });
+    await stampEvents(db, ids);
     const resumed = await eventStore.listEventsAfter(db, owner(), readerCursor, 100);
     expect(resumed.map((e) => e.type)).toEqual(['late', 'early']);
   });

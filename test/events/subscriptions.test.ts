@@ -2,7 +2,8 @@ import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { eventStore, recordEvent } from '../../src/domain/events/outbox.js';
-import { latestEventSeq, stampCommittedEvents } from '../../src/domain/events/relay.js';
+import { latestEventSeq } from '../../src/domain/events/relay.js';
+import { stampEvents } from '../helpers/events.js';
 import { seedTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { waitUntil as until } from '../helpers/wait.js';
 
@@ -23,10 +24,11 @@ describe('events subscription (graphql-ws)', () => {
   let counter = 0;
   /** Records events, stamps them and rings the doorbell, as the relay would. */
   async function emit(owner: Tenant, count: number, type = 'deposit.completed') {
+    const ids: string[] = [];
     for (let i = 0; i < count; i++) {
-      await recordEvent(t.services.db, { type, userId: owner.user.id, environment: 'sandbox', data: { n: ++counter } }, new Date());
+      ids.push((await recordEvent(t.services.db, { type, userId: owner.user.id, environment: 'sandbox', data: { n: ++counter } }, new Date())).id);
     }
-    await stampCommittedEvents(t.services.db, { wait: true });
+    await stampEvents(t.services.db, ids);
     t.services.doorbell.ring();
   }
 

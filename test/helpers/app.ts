@@ -7,7 +7,7 @@ import { type Clock, systemClock } from '../../src/domain/clock.js';
 import type { User } from '../../src/domain/users/user.js';
 import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
 import { createServices, type Services } from '../../src/services.js';
-import { testDatabase } from './database.js';
+import { isolatedTestDatabase, onPostgres, testDatabase } from './database.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -15,13 +15,20 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(options: { config?: Partial<Config>; clock?: Clock } = {}): Promise<TestApp> {
-  const database = await testDatabase();
+export async function createTestApp(options: { config?: Partial<Config>; clock?: Clock; isolated?: boolean } = {}): Promise<TestApp> {
+  const database = options.isolated ? await isolatedTestDatabase() : await testDatabase();
   const config = loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED_DEMO: false, WORKERS: false, ...options.config });
   const services = createServices(config, database.db, options.clock ?? systemClock, () => undefined);
   const app = await buildApp({ services });
   await app.ready();
-  return { app, services, close: () => app.close() };
+  return {
+    app,
+    services,
+    close: async () => {
+      await app.close();
+      if (options.isolated && onPostgres) await database.close();
+    },
+  };
 }
 
 export interface StartedTestApp {
@@ -34,7 +41,7 @@ export interface StartedTestApp {
 }
 
 /** A test app with one seeded tenant, optionally listening on a free local port. */
-export async function startTestApp(options: { config?: Partial<Config>; clock?: Clock; listen?: boolean } = {}): Promise<StartedTestApp> {
+export async function startTestApp(options: { config?: Partial<Config>; clock?: Clock; listen?: boolean; isolated?: boolean } = {}): Promise<StartedTestApp> {
   const t = await createTestApp(options);
   const tenant = await seedTenant(t.services);
   let baseUrl = '';

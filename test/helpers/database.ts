@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { inject } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 
@@ -14,4 +15,25 @@ export function testDatabaseUrl(): string {
 export function testDatabase(): Promise<DatabaseHandle> {
   shared ??= onPostgres ? openDatabase({ databaseUrl: testDatabaseUrl(), poolSize: 30 }) : openDatabase({ pgliteDataDir: 'memory://' });
   return shared;
+}
+
+/**
+ * A database of the test file's own, on PostgreSQL, for files that run job runners: test files
+ * run concurrently against the run's database, and one file's runner would otherwise claim another
+ * file's jobs. Named after the run's database, which the global teardown drops with it. On PGlite
+ * (files of a worker run one after another) it is the worker's database.
+ */
+export async function isolatedTestDatabase(): Promise<DatabaseHandle> {
+  if (!onPostgres) return testDatabase();
+  const base = new URL(testDatabaseUrl());
+  const name = `${base.pathname.slice(1)}_iso_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
+  const admin = new pg.Client({ connectionString: base.toString() });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  base.pathname = `/${name}`;
+  return openDatabase({ databaseUrl: base.toString(), poolSize: 10 });
 }

@@ -20,7 +20,7 @@ describe('offramp (sandbox)', () => {
   let runner: JobRunner;
 
   beforeAll(async () => {
-    s = await startTestApp({ clock, listen: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
+    s = await startTestApp({ clock, listen: true, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
     runner = new JobRunner(s.t.services.db, clock, [new OfframpSandboxStepHandler(s.t.services.offramp, clock), new OfframpExpiryHandler(s.t.services.offramp)]);
   });
   afterAll(() => s.t.close());

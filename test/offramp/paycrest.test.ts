@@ -18,6 +18,7 @@ describe('offramp on Paycrest (production)', () => {
     s = await startTestApp({
       clock,
       listen: true,
+      isolated: true,
       config: { PAYCREST_API_KEY: paycrest.apiKey, PAYCREST_API_SECRET: paycrest.apiSecret, PAYCREST_BASE_URL: paycrest.url },
     });
   });

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../src/domain/events/outbox.js';
-import { stampCommittedEvents } from '../../src/domain/events/relay.js';
+import { stampEvents } from '../helpers/events.js';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { spawnTs } from '../helpers/child.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -20,7 +20,7 @@ describe('npm run listen', () => {
       const [, secret] = await listener.waitFor(/Signing secret for this session \(verify with it\): (whsec_\S+)/);
       await listener.waitFor(/Forwarding events/);
       const event = await recordEvent(t.services.db, { type: 'payout.completed', userId: tenant.user.id, environment: 'sandbox', data: { reference: 'PO-9' } }, new Date());
-      await stampCommittedEvents(t.services.db, { wait: true });
+      await stampEvents(t.services.db, [event.id]);
       t.services.doorbell.ring();
       await receiver.waitFor(1);
       const request = receiver.received[0]!;

@@ -18,7 +18,7 @@ describe('webhook delivery', () => {
   let runner: JobRunner;
 
   beforeAll(async () => {
-    t = await createTestApp({ clock });
+    t = await createTestApp({ clock, isolated: true });
     runner = new JobRunner(t.services.db, clock, [new WebhookDeliveryHandler(t.services.db, clock, t.services.secrets, { timeoutMs: 300 })]);
   });
   afterAll(() => t.close());

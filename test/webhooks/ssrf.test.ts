@@ -10,7 +10,7 @@ import { Receiver } from '../helpers/receiver.js';
 describe('webhook URLs and SSRF', () => {
   let t: TestApp;
   let tenant: Tenant;
-  beforeAll(async () => ({ t, tenant } = await startTestApp()));
+  beforeAll(async () => ({ t, tenant } = await startTestApp({ isolated: true })));
   afterAll(() => t.close());
 
   const create = (key: string, url: string) => t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { 'x-api-key': key }, payload: { url } });

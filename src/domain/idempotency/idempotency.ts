@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/client.js';
+import { idempotencyKeys } from '../../db/wallet-schema.js';
+import type { Environment } from '../auth/permissions.js';
+import type { Clock } from '../clock.js';
+import { DomainError, type ErrorCode } from '../errors.js';
+
+/** The owner, environment and operation a key belongs to: the same key elsewhere is another key. */
+export interface IdempotencyScope {
+  userId: string;
+  environment: Environment;
+  operation: string;
+}
+
+/** A claimed key: this request does the work. `resourceId` is set when resuming after a crash. */
+export interface Claim {
+  scope: IdempotencyScope;
+  key: string;
+  resourceId: string | null;
+}
+
+type Stored = { result: unknown } | { error: { code: ErrorCode; message: string; field?: string } };
+
+const MAX_KEY_LENGTH = 255;
+
+/** A stable hash of a request's input (key order does not matter; bigints are text). */
+export function hashOf(value: unknown): string {
+  const canonical = (v: unknown): unknown => {
+    if (typeof v === 'bigint') return `${v}n`;
+    if (v instanceof Date) return v.toISOString();
+    if (Array.isArray(v)) return v.map(canonical);
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(
+        Object.entries(v as Record<string, unknown>)
+          .filter(([, x]) => x !== undefined)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([k, x]) => [k, canonical(x)]),
+      );
+    }
+    return v;
+  };
+  return createHash('sha256').update(JSON.stringify(canonical(value))).digest('hex');
+}
+
+/**
+ * `Idempotency-Key` as DESIGN §4 (IETF draft semantics), for every money-moving operation. A key
+ * is claimed with a lease before the work starts; the work finishes it, with the response to
+ * replay, in the same transaction as its effect. A repeat with the same input replays that
+ * response (an error included); with other input it is 422; while the first still runs, 409. A
+ * claim whose lease ran out (its process died) passes to the next request, which resumes from
+ * the record the first one attached instead of doing the work again.
+ */
+export class Idempotency {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly leaseMs = 60_000,
+  ) {}
+
+  /**
+   * Runs `work` once per key. Without a key it simply runs. `work` receives the claim (null
+   * without a key) and must call `finish` in the transaction that commits its effect.
+   */
+  async run<T>(scope: IdempotencyScope, key: string | undefined, input: unknown, work: (claim: Claim | null) => Promise<T>): Promise<T> {
+    if (key === undefined) return work(null);
+    if (key.length > MAX_KEY_LENGTH) throw new DomainError('BAD_USER_INPUT', `The Idempotency-Key header must be at most ${MAX_KEY_LENGTH} characters.`, { field: 'Idempotency-Key' });
+    const requestHash = hashOf(input);
+    const outcome = await this.claim(scope, key, requestHash);
+    if ('replay' in outcome) return replay<T>(outcome.replay);
+    try {
+      return await work(outcome.claim);
+    } catch (error) {
+      // A refusal is the answer to this key from now on; anything unexpected frees the key for a retry.
+      if (error instanceof DomainError && error.status < 500 && error.code !== 'RATE_LIMITED') {
+        await this.store(scope, key, { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } });
+      } else {
+        await this.db.delete(idempotencyKeys).where(and(this.where(scope, key), eq(idempotencyKeys.status, 'running'), isNull(idempotencyKeys.resourceId)));
+      }
+      throw error;
+    }
+  }
+
+  /** Records the record this work created, in the transaction that creates it. */
+  async attach(tx: Executor, claim: Claim | null, resourceId: string): Promise<void> {
+    if (!claim) return;
+    await tx.update(idempotencyKeys).set({ resourceId }).where(this.where(claim.scope, claim.key));
+  }
+
+  /** Marks the key done with the response to replay, in the transaction that commits the effect. */
+  async finish(tx: Executor, claim: Claim | null, result: unknown): Promise<void> {
+    if (!claim) return;
+    await tx.update(idempotencyKeys).set({ status: 'done', response: { result: toStorable(result) } as Stored, lockedUntil: null }).where(this.where(claim.scope, claim.key));
+  }
+
+  private async claim(scope: IdempotencyScope, key: string, requestHash: string): Promise<{ claim: Claim } | { replay: Stored }> {
+    const now = this.clock.now();
+    const lockedUntil = new Date(now.getTime() + this.leaseMs);
+    const [inserted] = await this.db
+      .insert(idempotencyKeys)
+      .values({ ...scope, key, requestHash, status: 'running', lockedUntil })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted) return { claim: { scope, key, resourceId: null } };
+    const [existing] = await this.db.select().from(idempotencyKeys).where(this.where(scope, key));
+    if (!existing) return this.claim(scope, key, requestHash);
+    if (existing.requestHash !== requestHash) {
+      throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body. Use a new key for a new request.', { field: 'Idempotency-Key' });
+    }
+    if (existing.status === 'done') return { replay: existing.response as Stored };
+    // Still running: a live lease means the first request is in progress; an expired one, that it died.
+    const [taken] = await this.db
+      .update(idempotencyKeys)
+      .set({ lockedUntil })
+      .where(and(this.where(scope, key), eq(idempotencyKeys.status, 'running'), or(isNull(idempotencyKeys.lockedUntil), lt(idempotencyKeys.lockedUntil, now))))
+      .returning();
+    if (!taken) {
+      throw new DomainError('CONFLICT', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', { field: 'Idempotency-Key' });
+    }
+    return { claim: { scope, key, resourceId: taken.resourceId } };
+  }
+
+  private async store(scope: IdempotencyScope, key: string, response: Stored): Promise<void> {
+    await this.db.update(idempotencyKeys).set({ status: 'done', response, lockedUntil: null }).where(and(this.where(scope, key), eq(idempotencyKeys.status, 'running')));
+  }
+
+  private where(scope: IdempotencyScope, key: string) {
+    return and(
+      eq(idempotencyKeys.userId, scope.userId),
+      eq(idempotencyKeys.environment, scope.environment),
+      eq(idempotencyKeys.operation, scope.operation),
+      eq(idempotencyKeys.key, key),
+    );
+  }
+}
+
+function replay<T>(stored: Stored): T {
+  if ('error' in stored) throw new DomainError(stored.error.code, stored.error.message, stored.error.field ? { field: stored.error.field } : {});
+  return revive(stored.result) as T;
+}
+
+/** Results are stored as JSON: bigints as {"$bigint": "…"} and dates as {"$date": "…"}, revived on replay. */
+export function toStorable(value: unknown): unknown {
+  if (typeof value === 'bigint') return { $bigint: value.toString() };
+  if (value instanceof Date) return { $date: value.toISOString() };
+  if (Array.isArray(value)) return value.map(toStorable);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toStorable(v)]));
+  return value;
+}
+
+function revive(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(revive);
+  if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    if (typeof record['$bigint'] === 'string') return BigInt(record['$bigint']);
+    if (typeof record['$date'] === 'string') return new Date(record['$date']);
+    return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, revive(v)]));
+  }
+  return value;
+}

@@ -1,0 +1,225 @@
+import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { ledgerAccounts, ledgerEntries, ledgerHolds, ledgerPostings } from '../../db/wallet-schema.js';
+import type { Environment } from '../auth/permissions.js';
+import { DomainError } from '../errors.js';
+
+/** A user's accounts (`wallet`, `holds`) and the system's (`provider_clearing`, `fees`), which may go negative. */
+export type AccountCode = 'wallet' | 'holds' | 'provider_clearing' | 'fees';
+const SYSTEM_CODES: ReadonlySet<AccountCode> = new Set(['provider_clearing', 'fees']);
+
+export interface AccountRef {
+  environment: Environment;
+  /** Null for system accounts. */
+  userId: string | null;
+  code: AccountCode;
+}
+
+export interface PostingLine {
+  account: AccountRef;
+  /** Kobo: positive credits, negative debits. */
+  amount: bigint;
+}
+
+export interface Posting {
+  environment: Environment;
+  /** What kind of movement: deposit, transfer, hold, capture, release, reversal… */
+  kind: string;
+  /** Unique per kind: the same movement is never posted twice. */
+  reference: string;
+  description?: string;
+  lines: PostingLine[];
+}
+
+const keyOf = (ref: AccountRef) => `${ref.environment}:${ref.userId ?? 'system'}:${ref.code}`;
+
+export const walletOf = (environment: Environment, userId: string): AccountRef => ({ environment, userId, code: 'wallet' });
+export const holdsOf = (environment: Environment, userId: string): AccountRef => ({ environment, userId, code: 'holds' });
+export const systemAccount = (environment: Environment, code: 'provider_clearing' | 'fees'): AccountRef => ({ environment, userId: null, code });
+
+export const insufficientFunds = () =>
+  new DomainError('INSUFFICIENT_FUNDS', 'Insufficient wallet balance for this amount (including any fee).', { field: 'amount' });
+
+/**
+ * The double-entry NGN ledger. Every movement is a posting whose entries sum to zero; entries are
+ * append-only (a database trigger refuses changes). A debit is one guarded UPDATE on the account
+ * row (`balance + amount >= 0`), so no interleaving of concurrent transactions can overdraw a
+ * wallet; accounts are touched in id order, so concurrent postings never deadlock.
+ */
+export const ledger = {
+  /** The account's id, created on first use. */
+  async accountId(tx: Executor, ref: AccountRef): Promise<string> {
+    const key = keyOf(ref);
+    const [created] = await tx
+      .insert(ledgerAccounts)
+      .values({ environment: ref.environment, userId: ref.userId, code: ref.code, key, allowNegative: SYSTEM_CODES.has(ref.code) })
+      .onConflictDoNothing({ target: ledgerAccounts.key })
+      .returning({ id: ledgerAccounts.id });
+    if (created) return created.id;
+    const [existing] = await tx.select({ id: ledgerAccounts.id }).from(ledgerAccounts).where(eq(ledgerAccounts.key, key));
+    return existing!.id;
+  },
+
+  /**
+   * Posts a movement. Returns false, changing nothing, when this kind and reference were posted
+   * before. Throws INSUFFICIENT_FUNDS (and the caller's transaction must roll back) when a debit
+   * would take an account that may not go negative below zero.
+   */
+  async post(tx: Executor, posting: Posting): Promise<boolean> {
+    const lines = posting.lines.filter((line) => line.amount !== 0n);
+    if (lines.length < 2 || lines.reduce((sum, line) => sum + line.amount, 0n) !== 0n) {
+      throw new Error(`Unbalanced posting ${posting.kind}/${posting.reference}`);
+    }
+    const [created] = await tx
+      .insert(ledgerPostings)
+      .values({ environment: posting.environment, kind: posting.kind, reference: posting.reference, description: posting.description })
+      .onConflictDoNothing()
+      .returning({ id: ledgerPostings.id });
+    if (!created) return false;
+    const resolved = [];
+    for (const line of lines) resolved.push({ accountId: await this.accountId(tx, line.account), amount: line.amount });
+    resolved.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
+    for (const { accountId, amount } of resolved) {
+      const [row] = await tx
+        .update(ledgerAccounts)
+        .set({ balance: sql`${ledgerAccounts.balance} + ${amount}` })
+        .where(and(eq(ledgerAccounts.id, accountId), sql`(${ledgerAccounts.allowNegative} or ${ledgerAccounts.balance} + ${amount} >= 0)`))
+        .returning({ balance: ledgerAccounts.balance });
+      if (!row) throw insufficientFunds();
+      await tx.insert(ledgerEntries).values({ postingId: created.id, accountId, amount, balanceAfter: row.balance });
+    }
+    return true;
+  },
+
+  /** Reserves `amount` of a wallet (moves it to the user's holds account); returns the hold's id. */
+  async hold(tx: Executor, owner: { environment: Environment; userId: string }, amount: bigint, reference: string): Promise<string> {
+    const [hold] = await tx.insert(ledgerHolds).values({ environment: owner.environment, userId: owner.userId, amount, reference }).returning({ id: ledgerHolds.id });
+    await this.post(tx, {
+      environment: owner.environment,
+      kind: 'hold',
+      reference: hold!.id,
+      description: `Hold for ${reference}`,
+      lines: [
+        { account: walletOf(owner.environment, owner.userId), amount: -amount },
+        { account: holdsOf(owner.environment, owner.userId), amount },
+      ],
+    });
+    return hold!.id;
+  },
+
+  /**
+   * Spends a hold: `fee` goes to the fees account, the rest to provider clearing. At most once:
+   * returns false if the hold was already captured or released.
+   */
+  async capture(tx: Executor, holdId: string, fee: bigint, at: Date): Promise<boolean> {
+    const [hold] = await tx
+      .update(ledgerHolds)
+      .set({ status: 'captured', settledAt: at })
+      .where(and(eq(ledgerHolds.id, holdId), eq(ledgerHolds.status, 'held')))
+      .returning();
+    if (!hold) return false;
+    await this.post(tx, {
+      environment: hold.environment,
+      kind: 'capture',
+      reference: hold.id,
+      description: `Capture of ${hold.reference}`,
+      lines: [
+        { account: holdsOf(hold.environment, hold.userId), amount: -hold.amount },
+        { account: systemAccount(hold.environment, 'provider_clearing'), amount: hold.amount - fee },
+        { account: systemAccount(hold.environment, 'fees'), amount: fee },
+      ],
+    });
+    return true;
+  },
+
+  /** Returns a hold to the wallet. At most once: false if it was already captured or released. */
+  async release(tx: Executor, holdId: string, at: Date): Promise<boolean> {
+    const [hold] = await tx
+      .update(ledgerHolds)
+      .set({ status: 'released', settledAt: at })
+      .where(and(eq(ledgerHolds.id, holdId), eq(ledgerHolds.status, 'held')))
+      .returning();
+    if (!hold) return false;
+    await this.post(tx, {
+      environment: hold.environment,
+      kind: 'release',
+      reference: hold.id,
+      description: `Release of ${hold.reference}`,
+      lines: [
+        { account: holdsOf(hold.environment, hold.userId), amount: -hold.amount },
+        { account: walletOf(hold.environment, hold.userId), amount: hold.amount },
+      ],
+    });
+    return true;
+  },
+
+  /**
+   * Posts the exact opposite of an earlier posting, once (kind `reversal`, reference the original's
+   * id). A reversal that would overdraw an account is refused with INSUFFICIENT_FUNDS.
+   */
+  async reverse(tx: Executor, postingId: string, description?: string): Promise<boolean> {
+    const [original] = await tx.select().from(ledgerPostings).where(eq(ledgerPostings.id, postingId));
+    if (!original) throw new DomainError('NOT_FOUND', 'Ledger posting was not found.');
+    const entries = await tx
+      .select({ amount: ledgerEntries.amount, environment: ledgerAccounts.environment, userId: ledgerAccounts.userId, code: ledgerAccounts.code })
+      .from(ledgerEntries)
+      .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerEntries.accountId))
+      .where(eq(ledgerEntries.postingId, postingId));
+    return this.post(tx, {
+      environment: original.environment,
+      kind: 'reversal',
+      reference: original.id,
+      description: description ?? `Reversal of ${original.kind} ${original.reference}`,
+      lines: entries.map((e) => ({ account: { environment: e.environment, userId: e.userId, code: e.code as AccountCode }, amount: -e.amount })),
+    });
+  },
+
+  async postingId(db: Executor, environment: Environment, kind: string, reference: string): Promise<string | undefined> {
+    const [row] = await db
+      .select({ id: ledgerPostings.id })
+      .from(ledgerPostings)
+      .where(and(eq(ledgerPostings.environment, environment), eq(ledgerPostings.kind, kind), eq(ledgerPostings.reference, reference)));
+    return row?.id;
+  },
+
+  /** Available (wallet) and held balances of a user, in kobo. */
+  async balances(db: Executor, environment: Environment, userId: string): Promise<{ available: bigint; held: bigint }> {
+    const rows = await db
+      .select({ code: ledgerAccounts.code, balance: ledgerAccounts.balance })
+      .from(ledgerAccounts)
+      .where(inArray(ledgerAccounts.key, [keyOf(walletOf(environment, userId)), keyOf(holdsOf(environment, userId))]));
+    const of = (code: string) => rows.find((r) => r.code === code)?.balance ?? 0n;
+    return { available: of('wallet'), held: of('holds') };
+  },
+
+  /** The wallet's entries, newest first, with their posting's kind and reference. */
+  async walletEntries(db: Executor, environment: Environment, userId: string, limit: number, before?: Date) {
+    const [account] = await db.select({ id: ledgerAccounts.id }).from(ledgerAccounts).where(eq(ledgerAccounts.key, keyOf(walletOf(environment, userId))));
+    if (!account) return [];
+    return db
+      .select({
+        id: ledgerEntries.id,
+        amount: ledgerEntries.amount,
+        balanceAfter: ledgerEntries.balanceAfter,
+        kind: ledgerPostings.kind,
+        reference: ledgerPostings.reference,
+        description: ledgerPostings.description,
+        createdAt: ledgerEntries.createdAt,
+      })
+      .from(ledgerEntries)
+      .innerJoin(ledgerPostings, eq(ledgerPostings.id, ledgerEntries.postingId))
+      .where(and(eq(ledgerEntries.accountId, account.id), before ? lt(ledgerEntries.createdAt, before) : undefined))
+      .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
+      .limit(limit);
+  },
+
+  /** Sum of every entry of an environment: zero, always (test and audit aid). */
+  async totalOf(db: Executor, environment: Environment): Promise<bigint> {
+    const [row] = await db
+      .select({ total: sql<string>`coalesce(sum(${ledgerEntries.amount}), 0)` })
+      .from(ledgerEntries)
+      .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerEntries.accountId))
+      .where(eq(ledgerAccounts.environment, environment));
+    return BigInt(row?.total ?? 0);
+  },
+};

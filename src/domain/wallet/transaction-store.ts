@@ -1,0 +1,68 @@
+import { and, count, desc, eq, gte, ilike, lt, lte, type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { walletTransactions } from '../../db/wallet-schema.js';
+import type { Environment } from '../auth/permissions.js';
+
+export type WalletTransactionRow = typeof walletTransactions.$inferSelect;
+export type TransactionType = WalletTransactionRow['type'];
+export type TransactionStatus = WalletTransactionRow['status'];
+
+type Owner = { userId: string; environment: Environment };
+
+export interface TransactionFilter {
+  type?: TransactionType | undefined;
+  status?: TransactionStatus | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  minAmount?: bigint | undefined;
+  maxAmount?: bigint | undefined;
+  /** Part of the reference, any case. */
+  search?: string | undefined;
+}
+
+const ownedBy = (owner: Owner) => and(eq(walletTransactions.userId, owner.userId), eq(walletTransactions.environment, owner.environment));
+
+export const transactionStore = {
+  async insert(tx: Executor, row: typeof walletTransactions.$inferInsert): Promise<WalletTransactionRow> {
+    const [inserted] = await tx.insert(walletTransactions).values(row).returning();
+    return inserted!;
+  },
+
+  /** Moves a PENDING transaction to its outcome; returns undefined if it was no longer pending. */
+  async settle(tx: Executor, id: string, status: 'COMPLETED' | 'FAILED', at: Date): Promise<WalletTransactionRow | undefined> {
+    const [row] = await tx
+      .update(walletTransactions)
+      .set({ status, updatedAt: at, version: sql`${walletTransactions.version} + 1` })
+      .where(and(eq(walletTransactions.id, id), eq(walletTransactions.status, 'PENDING')))
+      .returning();
+    return row;
+  },
+
+  async findById(db: Executor, owner: Owner, id: string): Promise<WalletTransactionRow | undefined> {
+    const [row] = await db.select().from(walletTransactions).where(and(ownedBy(owner), eq(walletTransactions.id, id)));
+    return row;
+  },
+
+  async findByReference(db: Executor, owner: Owner, reference: string): Promise<WalletTransactionRow | undefined> {
+    const [row] = await db.select().from(walletTransactions).where(and(ownedBy(owner), eq(walletTransactions.reference, reference)));
+    return row;
+  },
+
+  async page(db: Executor, owner: Owner, filter: TransactionFilter, page: number, limit: number) {
+    const search = filter.search?.replace(/[\\%_]/g, (c) => `\\${c}`);
+    const conditions: Array<SQL | undefined> = [
+      ownedBy(owner),
+      filter.type ? eq(walletTransactions.type, filter.type) : undefined,
+      filter.status ? eq(walletTransactions.status, filter.status) : undefined,
+      filter.from ? gte(walletTransactions.createdAt, filter.from) : undefined,
+      filter.to ? lt(walletTransactions.createdAt, filter.to) : undefined,
+      filter.minAmount !== undefined ? gte(walletTransactions.amount, filter.minAmount) : undefined,
+      filter.maxAmount !== undefined ? lte(walletTransactions.amount, filter.maxAmount) : undefined,
+      search ? ilike(walletTransactions.reference, `%${search}%`) : undefined,
+    ];
+    const where = and(...conditions);
+    const rows = await db.select().from(walletTransactions).where(where).orderBy(desc(walletTransactions.createdAt), desc(walletTransactions.id)).limit(limit).offset((page - 1) * limit);
+    const [total] = await db.select({ n: count() }).from(walletTransactions).where(where);
+    return { rows, total: Number(total?.n ?? 0) };
+  },
+};
