@@ -33,10 +33,19 @@ const config: CodegenConfig = {
           WebhookAttempt: '../../domain/webhooks/webhook.js#WebhookAttempt',
           OfframpOrder: '../../domain/offramp/offramp-order.js#OfframpOrder',
           OfframpOrderUpdate: '../../domain/events/event.js#StoredEvent',
+          WalletUpdate: '../../domain/events/event.js#StoredEvent',
+          WalletBalance: '../../domain/wallet/views.js#WalletBalanceModel',
+          LedgerEntry: '../../domain/wallet/views.js#LedgerEntryModel',
+          WalletTransaction: '../../domain/wallet/transaction-store.js#WalletTransactionRow',
+          PaymentMethod: '../../domain/wallet/payment-method-service.js#PaymentMethodRow',
+          Deposit: '../../domain/wallet/deposit-service.js#DepositRow',
+          Payout: '../../domain/wallet/payout-service.js#PayoutRow',
+          VirtualAccount: '../../domain/wallet/views.js#VirtualAccountModel',
         },
         // REST spells these networks with "-", which GraphQL names cannot hold.
         enumValues: {
           OfframpNetwork: { arbitrum_one: 'arbitrum-one', bnb_smart_chain: 'bnb-smart-chain' },
+          DepositStatus: { INITIATED: 'initiated', PENDING: 'pending', COMPLETED: 'completed', FAILED: 'failed' },
         },
         scalars: {
           DateTime: 'Date',

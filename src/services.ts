@@ -10,6 +10,14 @@ import { OfframpService } from './domain/offramp/offramp-service.js';
 import { PaycrestProvider } from './domain/offramp/paycrest-provider.js';
 import { SandboxOfframpProvider } from './domain/offramp/sandbox-offramp-provider.js';
 import { UserService } from './domain/users/user-service.js';
+import type { Environment } from './domain/auth/permissions.js';
+import { Idempotency } from './domain/idempotency/idempotency.js';
+import type { PaymentsProvider } from './domain/payments/payments-provider.js';
+import { SandboxPaymentsProvider, UnconfiguredPaymentsProvider } from './domain/payments/sandbox-payments-provider.js';
+import { DepositService } from './domain/wallet/deposit-service.js';
+import { PaymentMethodService } from './domain/wallet/payment-method-service.js';
+import { PayoutService } from './domain/wallet/payout-service.js';
+import { WalletService } from './domain/wallet/wallet-service.js';
 import { SecretBox } from './domain/webhooks/secret-box.js';
 import { WebhookService } from './domain/webhooks/webhook-service.js';
 
@@ -25,6 +33,13 @@ export interface Services {
   doorbell: Doorbell;
   webhooks: WebhookService;
   offramp: OfframpService;
+  idempotency: Idempotency;
+  wallet: WalletService;
+  paymentMethods: PaymentMethodService;
+  deposits: DepositService;
+  payouts: PayoutService;
+  /** The NGN payments provider of an environment. */
+  paymentsProvider: (environment: Environment) => PaymentsProvider;
   /** Set when Paycrest is configured: production offramp and its webhooks. */
   paycrest: PaycrestProvider | undefined;
   secrets: SecretBox;
@@ -66,7 +81,19 @@ export function createServices(
   const paycrest = config.PAYCREST_API_KEY
     ? new PaycrestProvider({ apiKey: config.PAYCREST_API_KEY, apiSecret: config.PAYCREST_API_SECRET ?? '', baseUrl: config.PAYCREST_BASE_URL })
     : undefined;
+  const users = new UserService(db);
+  const idempotency = new Idempotency(db, clock);
+  const sandboxPayments = new SandboxPaymentsProvider(clock);
+  const productionPayments = new UnconfiguredPaymentsProvider();
+  const paymentsProvider = (environment: Environment): PaymentsProvider => (environment === 'sandbox' ? sandboxPayments : productionPayments);
+  const paymentMethods = new PaymentMethodService(db, paymentsProvider);
   return {
+    idempotency,
+    paymentsProvider,
+    paymentMethods,
+    wallet: new WalletService(db, clock, users, idempotency),
+    deposits: new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider),
+    payouts: new PayoutService(db, clock, idempotency, paymentsProvider),
     offramp: new OfframpService(db, clock, { sandbox: new SandboxOfframpProvider(clock), production: paycrest }),
     paycrest,
     eventFeed,
@@ -78,7 +105,7 @@ export function createServices(
     config,
     db,
     clock,
-    users: new UserService(db),
+    users,
     apiKeys: new ApiKeyService(db, clock, config.API_KEY_CACHE_MS, onBackgroundError),
     events: new EventService(db),
   };

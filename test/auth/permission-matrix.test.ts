@@ -57,7 +57,34 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
       verifyOfframpBankAccount: 'READ',
       initiateOfframpOrder: 'TRANSACT',
       simulateOfframpDeposit: 'TRANSACT',
+      walletBalance: 'READ',
+      walletLedger: 'READ',
+      walletTransactions: 'READ',
+      walletTransaction: 'READ',
+      walletTransactionByReference: 'READ',
+      paymentMethods: 'READ',
+      paymentMethod: 'READ',
+      deposit: 'READ',
+      payout: 'READ',
+      banks: 'READ',
+      resolveBankAccount: 'READ',
+      depositWithPaymentMethod: 'TRANSACT',
+      depositByBankTransfer: 'TRANSACT',
+      depositByUssd: 'TRANSACT',
+      createPaymentLink: 'TRANSACT',
+      fundWallet: 'TRANSACT',
+      authorizeDeposit: 'TRANSACT',
+      createVirtualAccount: 'TRANSACT',
+      simulateVirtualAccountTransfer: 'TRANSACT',
+      withdraw: 'TRANSACT',
+      transfer: 'TRANSACT',
+      createPaymentMethod: 'MANAGE',
+      deletePaymentMethod: 'MANAGE',
+      setDefaultPaymentMethod: 'MANAGE',
     });
+    for (const field of ['depositUpdates', 'payoutUpdates', 'transactionUpdates']) {
+      expect(accessRuleOf(schema.getSubscriptionType()!.getFields()[field]!)).toEqual({ public: false, ability: 'READ' });
+    }
     expect(accessRuleOf(schema.getSubscriptionType()!.getFields().events!)).toEqual({ public: false, ability: 'READ' });
     expect(accessRuleOf(schema.getSubscriptionType()!.getFields().offrampOrderUpdates!)).toEqual({ public: false, ability: 'READ' });
   });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
@@ -275,11 +276,4 @@ function checkAccountNumber(value: string, field: string): string {
 
 function hashOf(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('hex');
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: string }).code === '23505') return true;
-  }
-  return false;
 }

@@ -5,6 +5,11 @@ import type { StoredEvent as StoredEventModel } from '../../domain/events/event.
 import type { ApiKeyRecord as ApiKeyRecordModel } from '../../domain/auth/api-key-store.js';
 import type { WebhookEndpoint as WebhookEndpointModel, WebhookDeliveryView as WebhookDeliveryViewModel, WebhookAttempt as WebhookAttemptModel } from '../../domain/webhooks/webhook.js';
 import type { OfframpOrder as OfframpOrderModel } from '../../domain/offramp/offramp-order.js';
+import type { WalletBalanceModel as WalletBalanceModelModel, LedgerEntryModel as LedgerEntryModelModel, VirtualAccountModel as VirtualAccountModelModel } from '../../domain/wallet/views.js';
+import type { WalletTransactionRow as WalletTransactionRowModel } from '../../domain/wallet/transaction-store.js';
+import type { PaymentMethodRow as PaymentMethodRowModel } from '../../domain/wallet/payment-method-service.js';
+import type { DepositRow as DepositRowModel } from '../../domain/wallet/deposit-service.js';
+import type { PayoutRow as PayoutRowModel } from '../../domain/wallet/payout-service.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -58,6 +63,29 @@ export type ApiKey = {
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
+export type AuthorizationType =
+  | 'otp'
+  | 'pin'
+  /** 3-D Secure, after the payer returns from redirect_url. */
+  | 'three_ds';
+
+export type AuthorizeDepositInput = {
+  otp?: InputMaybe<Scalars['String']['input']>;
+  pin?: InputMaybe<Scalars['String']['input']>;
+  type: AuthorizationType;
+};
+
+export type Bank = {
+  __typename?: 'Bank';
+  code: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+};
+
+export type BankAccountInput = {
+  accountNumber: Scalars['String']['input'];
+  bankCode: Scalars['String']['input'];
+};
+
 /** A business account, owned by one user, under which business customers are created. */
 export type Business = {
   __typename?: 'Business';
@@ -67,10 +95,25 @@ export type Business = {
   updatedAt: Scalars['DateTime']['output'];
 };
 
+/** Card data goes to the provider's tokenizer and is never stored. */
+export type CardInput = {
+  cvv: Scalars['String']['input'];
+  expMonth: Scalars['Int']['input'];
+  expYear: Scalars['Int']['input'];
+  number: Scalars['String']['input'];
+};
+
 export type CreateApiKeyInput = {
   name: Scalars['String']['input'];
   /** Defaults to READ_ONLY. A credential can only create keys with no more abilities than its own. */
   permission?: InputMaybe<PermissionLevel>;
+};
+
+export type CreatePaymentMethodInput = {
+  bankAccount?: InputMaybe<BankAccountInput>;
+  card?: InputMaybe<CardInput>;
+  makeDefault?: InputMaybe<Scalars['Boolean']['input']>;
+  type: PaymentMethodType;
 };
 
 export type CreateWebhookEndpointInput = {
@@ -94,6 +137,88 @@ export type CreatedWebhookEndpoint = {
   endpoint: WebhookEndpoint;
   /** The signing secret. Store it now: it is never shown again. */
   secret: Scalars['String']['output'];
+};
+
+/** The seed's deposit result, with the deposit's id, method and outcome. */
+export type Deposit = {
+  __typename?: 'Deposit';
+  accountName?: Maybe<Scalars['String']['output']>;
+  /** The account to pay into, for a transfer deposit. */
+  accountNumber?: Maybe<Scalars['String']['output']>;
+  amount: Scalars['Float']['output'];
+  amountKobo: Scalars['SafeInt']['output'];
+  bankName?: Maybe<Scalars['String']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  currency: Scalars['String']['output'];
+  customer?: Maybe<DepositCustomer>;
+  customization?: Maybe<DepositCustomization>;
+  expiry_datetime?: Maybe<Scalars['DateTime']['output']>;
+  failureReason?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  /** card, bank_transfer, ussd, payment_link or virtual_account */
+  method: Scalars['String']['output'];
+  narration?: Maybe<Scalars['String']['output']>;
+  nextAction?: Maybe<DepositNextAction>;
+  note?: Maybe<Scalars['String']['output']>;
+  redirectUrl?: Maybe<Scalars['String']['output']>;
+  reference: Scalars['String']['output'];
+  status: DepositStatus;
+  updatedAt: Scalars['DateTime']['output'];
+  version: Scalars['Int']['output'];
+};
+
+export type DepositCustomer = {
+  __typename?: 'DepositCustomer';
+  email?: Maybe<Scalars['String']['output']>;
+  name?: Maybe<Scalars['String']['output']>;
+  phoneNumber?: Maybe<Scalars['String']['output']>;
+};
+
+export type DepositCustomization = {
+  __typename?: 'DepositCustomization';
+  title?: Maybe<Scalars['String']['output']>;
+};
+
+export type DepositInput = {
+  amount: Scalars['Float']['input'];
+  currency?: InputMaybe<Scalars['String']['input']>;
+  meta?: InputMaybe<Scalars['JSON']['input']>;
+  narration?: InputMaybe<Scalars['String']['input']>;
+  redirectUrl?: InputMaybe<Scalars['String']['input']>;
+  reference?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type DepositMethod =
+  | 'bank_transfer'
+  | 'card'
+  | 'payment_link'
+  | 'ussd';
+
+/** What the payer must do next (the provider's next_action): `type` names the sibling object that is set. */
+export type DepositNextAction = {
+  __typename?: 'DepositNextAction';
+  payment_instruction?: Maybe<Scalars['JSON']['output']>;
+  redirect_url?: Maybe<Scalars['JSON']['output']>;
+  requires_otp?: Maybe<Scalars['JSON']['output']>;
+  requires_pin?: Maybe<Scalars['JSON']['output']>;
+  /** requires_pin, requires_otp, redirect_url or payment_instruction */
+  type: Scalars['String']['output'];
+};
+
+export type DepositStatus =
+  | 'completed'
+  | 'failed'
+  | 'initiated'
+  | 'pending';
+
+export type DepositWithPaymentMethodInput = {
+  amount: Scalars['Float']['input'];
+  currency?: InputMaybe<Scalars['String']['input']>;
+  meta?: InputMaybe<Scalars['JSON']['input']>;
+  narration?: InputMaybe<Scalars['String']['input']>;
+  paymentMethodId: Scalars['String']['input'];
+  redirectUrl?: InputMaybe<Scalars['String']['input']>;
+  reference?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type Environment =
@@ -129,6 +254,21 @@ export type FiatCurrency =
   | 'NGN'
   | 'USD';
 
+/** Fund the wallet with naira by any method: the fields of that method apply. */
+export type FundWalletInput = {
+  amount: Scalars['Float']['input'];
+  /** For ussd. */
+  bankCode?: InputMaybe<Scalars['String']['input']>;
+  method: DepositMethod;
+  narration?: InputMaybe<Scalars['String']['input']>;
+  /** For card. */
+  paymentMethodId?: InputMaybe<Scalars['String']['input']>;
+  /** Required for payment_link. */
+  redirectUrl?: InputMaybe<Scalars['String']['input']>;
+  reference?: InputMaybe<Scalars['String']['input']>;
+  title?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type InitiateOfframpOrderInput = {
   /** Decimal string in token units, e.g. "25.5". */
   amount: Scalars['String']['input'];
@@ -142,12 +282,42 @@ export type InitiateOfframpOrderInput = {
   token: OfframpToken;
 };
 
+/** One entry of the wallet's double-entry ledger (append-only). */
+export type LedgerEntry = {
+  __typename?: 'LedgerEntry';
+  /** Positive credits the wallet, negative debits it. */
+  amount: Scalars['Float']['output'];
+  amountKobo: Scalars['SafeInt']['output'];
+  balanceAfter: Scalars['Float']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  description?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  /** deposit, transfer, hold, capture, release, reversal */
+  kind: Scalars['String']['output'];
+  reference: Scalars['String']['output'];
+};
+
 export type Mutation = {
   __typename?: 'Mutation';
+  /** Continues a pending card deposit with the PIN, OTP or 3DS result it waits for. */
+  authorizeDeposit: Deposit;
   /** Creates an API key in the caller's environment. */
   createApiKey: CreatedApiKey;
+  /** A hosted checkout link. */
+  createPaymentLink: Deposit;
+  createPaymentMethod: PaymentMethod;
+  /** The user's permanent virtual account, created on first call. */
+  createVirtualAccount: VirtualAccount;
   createWebhookEndpoint: CreatedWebhookEndpoint;
+  deletePaymentMethod: PaymentMethod;
   deleteWebhookEndpoint: WebhookEndpoint;
+  /** A deposit by bank transfer into a one-off account that expires. */
+  depositByBankTransfer: Deposit;
+  depositByUssd: Deposit;
+  /** The seed's deposit with a stored payment method. Honours Idempotency-Key, as every money-moving mutation. */
+  depositWithPaymentMethod: Deposit;
+  /** Fund the wallet with naira by any method. */
+  fundWallet: Deposit;
   /**
    * Opens an order at a locked rate and returns where to pay. Honours the Idempotency-Key header:
    * a retry with the same key and input returns the same order.
@@ -161,11 +331,24 @@ export type Mutation = {
   rotateWebhookSecret: CreatedWebhookEndpoint;
   /** Sends a webhook.test event to this endpoint only. */
   sendTestWebhook: WebhookDelivery;
+  setDefaultPaymentMethod: PaymentMethod;
   /** Sandbox only: the sender's deposit arrives; the order then walks its lifecycle on its own. */
   simulateOfframpDeposit: OfframpOrder;
+  /** Sandbox only: a transfer of `amount` naira arrives in the permanent virtual account. */
+  simulateVirtualAccountTransfer: Deposit;
+  /** An instant transfer to another user: both sides or neither. */
+  transfer: WalletTransaction;
   updateWebhookEndpoint: WebhookEndpoint;
   /** Checks a payout account and returns the holder's name. */
   verifyOfframpBankAccount: VerifiedBankAccount;
+  /** Withdraw to a bank account. */
+  withdraw: Payout;
+};
+
+
+export type MutationAuthorizeDepositArgs = {
+  input: AuthorizeDepositInput;
+  reference: Scalars['String']['input'];
 };
 
 
@@ -174,13 +357,48 @@ export type MutationCreateApiKeyArgs = {
 };
 
 
+export type MutationCreatePaymentLinkArgs = {
+  input: PaymentLinkInput;
+};
+
+
+export type MutationCreatePaymentMethodArgs = {
+  input: CreatePaymentMethodInput;
+};
+
+
 export type MutationCreateWebhookEndpointArgs = {
   input: CreateWebhookEndpointInput;
 };
 
 
+export type MutationDeletePaymentMethodArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
 export type MutationDeleteWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationDepositByBankTransferArgs = {
+  input: DepositInput;
+};
+
+
+export type MutationDepositByUssdArgs = {
+  input: UssdDepositInput;
+};
+
+
+export type MutationDepositWithPaymentMethodArgs = {
+  input: DepositWithPaymentMethodInput;
+};
+
+
+export type MutationFundWalletArgs = {
+  input: FundWalletInput;
 };
 
 
@@ -210,8 +428,23 @@ export type MutationSendTestWebhookArgs = {
 };
 
 
+export type MutationSetDefaultPaymentMethodArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
 export type MutationSimulateOfframpDepositArgs = {
   reference: Scalars['String']['input'];
+};
+
+
+export type MutationSimulateVirtualAccountTransferArgs = {
+  amount: Scalars['Float']['input'];
+};
+
+
+export type MutationTransferArgs = {
+  input: TransferInput;
 };
 
 
@@ -223,6 +456,11 @@ export type MutationUpdateWebhookEndpointArgs = {
 
 export type MutationVerifyOfframpBankAccountArgs = {
   input: VerifyBankAccountInput;
+};
+
+
+export type MutationWithdrawArgs = {
+  input: WithdrawInput;
 };
 
 /** A token the offramp accepts on a network. */
@@ -380,6 +618,59 @@ export type OfframpToken =
   | 'USDC'
   | 'USDT';
 
+export type PaymentLinkInput = {
+  amount: Scalars['Float']['input'];
+  currency?: InputMaybe<Scalars['String']['input']>;
+  narration?: InputMaybe<Scalars['String']['input']>;
+  redirectUrl: Scalars['String']['input'];
+  reference?: InputMaybe<Scalars['String']['input']>;
+  /** Shown on the checkout page. */
+  title?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A stored way to pay. A card is only the provider's token with brand, last four digits and expiry. */
+export type PaymentMethod = {
+  __typename?: 'PaymentMethod';
+  accountName?: Maybe<Scalars['String']['output']>;
+  accountNumber?: Maybe<Scalars['String']['output']>;
+  bankCode?: Maybe<Scalars['String']['output']>;
+  bankName?: Maybe<Scalars['String']['output']>;
+  brand?: Maybe<Scalars['String']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  expMonth?: Maybe<Scalars['Int']['output']>;
+  expYear?: Maybe<Scalars['Int']['output']>;
+  id: Scalars['ID']['output'];
+  isDefault: Scalars['Boolean']['output'];
+  last4?: Maybe<Scalars['String']['output']>;
+  type: PaymentMethodType;
+};
+
+export type PaymentMethodType =
+  | 'bank_account'
+  | 'card';
+
+/** A withdrawal to a bank account. The amount plus fee is held at request, captured on success, released on failure. */
+export type Payout = {
+  __typename?: 'Payout';
+  accountName: Scalars['String']['output'];
+  accountNumber: Scalars['String']['output'];
+  amount: Scalars['Float']['output'];
+  amountKobo: Scalars['SafeInt']['output'];
+  bankCode: Scalars['String']['output'];
+  bankName: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  currency: Scalars['String']['output'];
+  failureReason?: Maybe<Scalars['String']['output']>;
+  /** ₦25.00, taken on success only. */
+  fee: Scalars['Float']['output'];
+  id: Scalars['ID']['output'];
+  narration?: Maybe<Scalars['String']['output']>;
+  reference: Scalars['String']['output'];
+  status: PayoutStatus;
+  updatedAt: Scalars['DateTime']['output'];
+  version: Scalars['Int']['output'];
+};
+
 /** A bank or mobile-money provider that receives offramp payouts. */
 export type PayoutInstitution = {
   __typename?: 'PayoutInstitution';
@@ -389,6 +680,12 @@ export type PayoutInstitution = {
   /** bank or mobile_money */
   type: Scalars['String']['output'];
 };
+
+export type PayoutStatus =
+  | 'completed'
+  | 'failed'
+  | 'initiated'
+  | 'processing';
 
 export type PermissionLevel =
   /** Read, and modify account settings. */
@@ -406,6 +703,10 @@ export type Query = {
   apiInfo: ApiInfo;
   /** The API keys of the caller's account in the caller's environment, newest first. */
   apiKeys: Array<ApiKey>;
+  /** Banks for withdrawals and USSD deposits. */
+  banks: Array<Bank>;
+  /** A deposit's state by reference (payment status). */
+  deposit: Deposit;
   /** One of the caller's events. Another account's or environment's event answers NOT_FOUND. */
   event: Event;
   /** The caller's events in its own environment, in commit order, after position `after`. */
@@ -422,10 +723,27 @@ export type Query = {
   offrampPayoutBanks: Array<PayoutInstitution>;
   /** A live rate for selling `amount` of `token` on `network` for `fiat`. */
   offrampQuote: OfframpQuote;
+  paymentMethod: PaymentMethod;
+  paymentMethods: Array<PaymentMethod>;
+  payout: Payout;
+  /** The name on a bank account. */
+  resolveBankAccount: ResolvedBankAccount;
   /** A user the credential may act for. Any other id answers NOT_FOUND, exactly like a missing user. */
   user: User;
+  walletBalance: WalletBalance;
+  /** The wallet's ledger entries, newest first. */
+  walletLedger: Array<LedgerEntry>;
+  walletTransaction: WalletTransaction;
+  walletTransactionByReference: WalletTransaction;
+  /** The user's transactions, newest first. */
+  walletTransactions: TransactionPage;
   webhookEndpoint: WebhookEndpoint;
   webhookEndpoints: Array<WebhookEndpoint>;
+};
+
+
+export type QueryDepositArgs = {
+  reference: Scalars['String']['input'];
 };
 
 
@@ -466,8 +784,47 @@ export type QueryOfframpQuoteArgs = {
 };
 
 
+export type QueryPaymentMethodArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryPayoutArgs = {
+  reference: Scalars['String']['input'];
+};
+
+
+export type QueryResolveBankAccountArgs = {
+  accountNumber: Scalars['String']['input'];
+  bankCode: Scalars['String']['input'];
+};
+
+
 export type QueryUserArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryWalletLedgerArgs = {
+  before?: InputMaybe<Scalars['DateTime']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryWalletTransactionArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryWalletTransactionByReferenceArgs = {
+  reference: Scalars['String']['input'];
+};
+
+
+export type QueryWalletTransactionsArgs = {
+  filter?: InputMaybe<TransactionFilter>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -475,8 +832,17 @@ export type QueryWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
 };
 
+export type ResolvedBankAccount = {
+  __typename?: 'ResolvedBankAccount';
+  accountName: Scalars['String']['output'];
+  accountNumber: Scalars['String']['output'];
+  bankCode: Scalars['String']['output'];
+};
+
 export type Subscription = {
   __typename?: 'Subscription';
+  /** Deposit changes (deposit.*), live; `after` resumes from an event's seq. */
+  depositUpdates: WalletUpdate;
   /**
    * The caller's events, live. Pass `after` (the last `seq` you saw) to first receive what you
    * missed, in order, then live events, with no gap and no duplicate. `types` filters by kind.
@@ -484,6 +850,15 @@ export type Subscription = {
   events: Event;
   /** Changes to the caller's offramp orders, live; `after` resumes from an event's `seq`. */
   offrampOrderUpdates: OfframpOrderUpdate;
+  /** Payout changes (payout.*), live. */
+  payoutUpdates: WalletUpdate;
+  /** Wallet transaction changes (transaction.*), live. */
+  transactionUpdates: WalletUpdate;
+};
+
+
+export type SubscriptionDepositUpdatesArgs = {
+  after?: InputMaybe<Scalars['SafeInt']['input']>;
 };
 
 
@@ -495,6 +870,61 @@ export type SubscriptionEventsArgs = {
 
 export type SubscriptionOfframpOrderUpdatesArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
+};
+
+
+export type SubscriptionPayoutUpdatesArgs = {
+  after?: InputMaybe<Scalars['SafeInt']['input']>;
+};
+
+
+export type SubscriptionTransactionUpdatesArgs = {
+  after?: InputMaybe<Scalars['SafeInt']['input']>;
+};
+
+export type TransactionFilter = {
+  /** Created at or after. */
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Naira, inclusive. */
+  maxAmount?: InputMaybe<Scalars['Float']['input']>;
+  /** Naira, inclusive. */
+  minAmount?: InputMaybe<Scalars['Float']['input']>;
+  /** Part of the reference, any case. */
+  search?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<TransactionStatus>;
+  /** Created before. */
+  to?: InputMaybe<Scalars['DateTime']['input']>;
+  type?: InputMaybe<TransactionType>;
+};
+
+export type TransactionPage = {
+  __typename?: 'TransactionPage';
+  hasNext: Scalars['Boolean']['output'];
+  hasPrev: Scalars['Boolean']['output'];
+  limit: Scalars['Int']['output'];
+  page: Scalars['Int']['output'];
+  total: Scalars['Int']['output'];
+  totalPages: Scalars['Int']['output'];
+  transactions: Array<WalletTransaction>;
+};
+
+export type TransactionStatus =
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'PENDING';
+
+export type TransactionType =
+  | 'DEPOSIT'
+  | 'TRANSFER_IN'
+  | 'TRANSFER_OUT'
+  | 'WITHDRAWAL';
+
+export type TransferInput = {
+  amount: Scalars['Float']['input'];
+  narration?: InputMaybe<Scalars['String']['input']>;
+  /** The recipient's user id or email. */
+  recipient: Scalars['String']['input'];
+  reference?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type UpdateWebhookEndpointInput = {
@@ -540,6 +970,15 @@ export type User = {
   verified: Scalars['Boolean']['output'];
 };
 
+export type UssdDepositInput = {
+  amount: Scalars['Float']['input'];
+  /** The bank whose USSD code the payer dials. */
+  bankCode: Scalars['String']['input'];
+  currency?: InputMaybe<Scalars['String']['input']>;
+  narration?: InputMaybe<Scalars['String']['input']>;
+  reference?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type VerifiedBankAccount = {
   __typename?: 'VerifiedBankAccount';
   /** The holder's name; null when the provider confirms the account without one (mobile money). */
@@ -551,6 +990,66 @@ export type VerifiedBankAccount = {
 export type VerifyBankAccountInput = {
   accountNumber: Scalars['String']['input'];
   institution: Scalars['String']['input'];
+};
+
+/** The user's permanent account number: transfers into it fund the wallet. */
+export type VirtualAccount = {
+  __typename?: 'VirtualAccount';
+  accountName: Scalars['String']['output'];
+  accountNumber: Scalars['String']['output'];
+  bankName: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+};
+
+/**
+ * The NGN wallet. Amounts are naira as numbers with at most two decimals (`amount`), and the same
+ * in kobo as an exact integer (`amountKobo`). One operation moves at most ₦10,000,000.
+ */
+export type WalletBalance = {
+  __typename?: 'WalletBalance';
+  /** Spendable now. */
+  available: Scalars['Float']['output'];
+  availableKobo: Scalars['SafeInt']['output'];
+  currency: Scalars['String']['output'];
+  /** Reserved by payouts in flight. */
+  held: Scalars['Float']['output'];
+  heldKobo: Scalars['SafeInt']['output'];
+  total: Scalars['Float']['output'];
+  totalKobo: Scalars['SafeInt']['output'];
+};
+
+export type WalletTransaction = {
+  __typename?: 'WalletTransaction';
+  amount: Scalars['Float']['output'];
+  amountKobo: Scalars['SafeInt']['output'];
+  /** The other side: a user for transfers, a bank account for withdrawals, a method for deposits. */
+  counterparty?: Maybe<Scalars['JSON']['output']>;
+  createdAt: Scalars['DateTime']['output'];
+  currency: Scalars['String']['output'];
+  description?: Maybe<Scalars['String']['output']>;
+  fee: Scalars['Float']['output'];
+  id: Scalars['ID']['output'];
+  reference: Scalars['String']['output'];
+  status: TransactionStatus;
+  type: TransactionType;
+  updatedAt: Scalars['DateTime']['output'];
+  /** Increases with every change. */
+  version: Scalars['Int']['output'];
+};
+
+/** A change to one of the caller's deposits, payouts or wallet transactions, as its event. */
+export type WalletUpdate = {
+  __typename?: 'WalletUpdate';
+  amount: Scalars['Float']['output'];
+  /** The event's whole data, as webhooks carry it. */
+  data: Scalars['JSON']['output'];
+  /** The event id (deduplicate by it). */
+  eventId: Scalars['ID']['output'];
+  reference: Scalars['String']['output'];
+  seq: Scalars['SafeInt']['output'];
+  status: Scalars['String']['output'];
+  /** deposit.*, payout.* or transaction.* */
+  type: Scalars['String']['output'];
 };
 
 export type WebhookAttempt = {
@@ -617,6 +1116,14 @@ export type WebhookEndpoint = {
  */
 export type WebhookEndpointDeliveriesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type WithdrawInput = {
+  accountNumber: Scalars['String']['input'];
+  amount: Scalars['Float']['input'];
+  bankCode: Scalars['String']['input'];
+  narration?: InputMaybe<Scalars['String']['input']>;
+  reference?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
@@ -718,19 +1225,36 @@ export type ResolversTypes = ResolversObject<{
   ApiInfo: ResolverTypeWrapper<ApiInfo>;
   ApiKey: ResolverTypeWrapper<ApiKeyRecordModel>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  AuthorizationType: AuthorizationType;
+  AuthorizeDepositInput: AuthorizeDepositInput;
+  Bank: ResolverTypeWrapper<Bank>;
+  BankAccountInput: BankAccountInput;
   Business: ResolverTypeWrapper<BusinessModel>;
+  CardInput: CardInput;
   CreateApiKeyInput: CreateApiKeyInput;
-  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  CreatePaymentMethodInput: CreatePaymentMethodInput;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CreatedApiKey: ResolverTypeWrapper<Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversTypes['ApiKey'] }>;
   CreatedWebhookEndpoint: ResolverTypeWrapper<Omit<CreatedWebhookEndpoint, 'endpoint'> & { endpoint: ResolversTypes['WebhookEndpoint'] }>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  Deposit: ResolverTypeWrapper<DepositRowModel>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  DepositCustomer: ResolverTypeWrapper<DepositCustomer>;
+  DepositCustomization: ResolverTypeWrapper<DepositCustomization>;
+  DepositInput: DepositInput;
+  DepositMethod: DepositMethod;
+  DepositNextAction: ResolverTypeWrapper<DepositNextAction>;
+  DepositStatus: null;
+  DepositWithPaymentMethodInput: DepositWithPaymentMethodInput;
   Environment: Environment;
   Event: ResolverTypeWrapper<StoredEventModel>;
   EventPage: ResolverTypeWrapper<Omit<EventPage, 'events'> & { events: Array<ResolversTypes['Event']> }>;
   FiatCurrency: FiatCurrency;
+  FundWalletInput: FundWalletInput;
   InitiateOfframpOrderInput: InitiateOfframpOrderInput;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
+  LedgerEntry: ResolverTypeWrapper<LedgerEntryModelModel>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   OfframpAsset: ResolverTypeWrapper<OfframpAsset>;
   OfframpNetwork: null;
@@ -739,24 +1263,40 @@ export type ResolversTypes = ResolversObject<{
   OfframpOrderPage: ResolverTypeWrapper<Omit<OfframpOrderPage, 'orders'> & { orders: Array<ResolversTypes['OfframpOrder']> }>;
   OfframpOrderStatus: OfframpOrderStatus;
   OfframpOrderUpdate: ResolverTypeWrapper<StoredEventModel>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   OfframpQuote: ResolverTypeWrapper<OfframpQuote>;
   OfframpRecipient: ResolverTypeWrapper<OfframpRecipient>;
   OfframpRecipientInput: OfframpRecipientInput;
   OfframpToken: OfframpToken;
+  PaymentLinkInput: PaymentLinkInput;
+  PaymentMethod: ResolverTypeWrapper<PaymentMethodRowModel>;
+  PaymentMethodType: PaymentMethodType;
+  Payout: ResolverTypeWrapper<PayoutRowModel>;
   PayoutInstitution: ResolverTypeWrapper<PayoutInstitution>;
+  PayoutStatus: PayoutStatus;
   PermissionLevel: PermissionLevel;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  ResolvedBankAccount: ResolverTypeWrapper<ResolvedBankAccount>;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  TransactionFilter: TransactionFilter;
+  TransactionPage: ResolverTypeWrapper<Omit<TransactionPage, 'transactions'> & { transactions: Array<ResolversTypes['WalletTransaction']> }>;
+  TransactionStatus: TransactionStatus;
+  TransactionType: TransactionType;
+  TransferInput: TransferInput;
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: ResolverTypeWrapper<UserModel>;
+  UssdDepositInput: UssdDepositInput;
   VerifiedBankAccount: ResolverTypeWrapper<VerifiedBankAccount>;
   VerifyBankAccountInput: VerifyBankAccountInput;
+  VirtualAccount: ResolverTypeWrapper<VirtualAccountModelModel>;
+  WalletBalance: ResolverTypeWrapper<WalletBalanceModelModel>;
+  WalletTransaction: ResolverTypeWrapper<WalletTransactionRowModel>;
+  WalletUpdate: ResolverTypeWrapper<StoredEventModel>;
   WebhookAttempt: ResolverTypeWrapper<WebhookAttemptModel>;
   WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryViewModel>;
   WebhookDeliveryStatus: WebhookDeliveryStatus;
   WebhookEndpoint: ResolverTypeWrapper<WebhookEndpointModel>;
+  WithdrawInput: WithdrawInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 }>;
@@ -766,38 +1306,64 @@ export type ResolversParentTypes = ResolversObject<{
   ApiInfo: ApiInfo;
   ApiKey: ApiKeyRecordModel;
   ID: Scalars['ID']['output'];
+  AuthorizeDepositInput: AuthorizeDepositInput;
+  Bank: Bank;
+  BankAccountInput: BankAccountInput;
   Business: BusinessModel;
+  CardInput: CardInput;
   CreateApiKeyInput: CreateApiKeyInput;
-  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
+  CreatePaymentMethodInput: CreatePaymentMethodInput;
   Boolean: Scalars['Boolean']['output'];
+  CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CreatedApiKey: Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversParentTypes['ApiKey'] };
   CreatedWebhookEndpoint: Omit<CreatedWebhookEndpoint, 'endpoint'> & { endpoint: ResolversParentTypes['WebhookEndpoint'] };
   DateTime: Scalars['DateTime']['output'];
+  Deposit: DepositRowModel;
+  Float: Scalars['Float']['output'];
+  DepositCustomer: DepositCustomer;
+  DepositCustomization: DepositCustomization;
+  DepositInput: DepositInput;
+  DepositNextAction: DepositNextAction;
+  DepositWithPaymentMethodInput: DepositWithPaymentMethodInput;
   Event: StoredEventModel;
   EventPage: Omit<EventPage, 'events'> & { events: Array<ResolversParentTypes['Event']> };
+  FundWalletInput: FundWalletInput;
   InitiateOfframpOrderInput: InitiateOfframpOrderInput;
   JSON: Scalars['JSON']['output'];
+  LedgerEntry: LedgerEntryModelModel;
   Mutation: Record<PropertyKey, never>;
   OfframpAsset: OfframpAsset;
   OfframpOrder: OfframpOrderModel;
   OfframpOrderFilter: OfframpOrderFilter;
   OfframpOrderPage: Omit<OfframpOrderPage, 'orders'> & { orders: Array<ResolversParentTypes['OfframpOrder']> };
   OfframpOrderUpdate: StoredEventModel;
-  Float: Scalars['Float']['output'];
   OfframpQuote: OfframpQuote;
   OfframpRecipient: OfframpRecipient;
   OfframpRecipientInput: OfframpRecipientInput;
+  PaymentLinkInput: PaymentLinkInput;
+  PaymentMethod: PaymentMethodRowModel;
+  Payout: PayoutRowModel;
   PayoutInstitution: PayoutInstitution;
   Query: Record<PropertyKey, never>;
+  ResolvedBankAccount: ResolvedBankAccount;
   SafeInt: Scalars['SafeInt']['output'];
   Subscription: Record<PropertyKey, never>;
+  TransactionFilter: TransactionFilter;
+  TransactionPage: Omit<TransactionPage, 'transactions'> & { transactions: Array<ResolversParentTypes['WalletTransaction']> };
+  TransferInput: TransferInput;
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: UserModel;
+  UssdDepositInput: UssdDepositInput;
   VerifiedBankAccount: VerifiedBankAccount;
   VerifyBankAccountInput: VerifyBankAccountInput;
+  VirtualAccount: VirtualAccountModelModel;
+  WalletBalance: WalletBalanceModelModel;
+  WalletTransaction: WalletTransactionRowModel;
+  WalletUpdate: StoredEventModel;
   WebhookAttempt: WebhookAttemptModel;
   WebhookDelivery: WebhookDeliveryViewModel;
   WebhookEndpoint: WebhookEndpointModel;
+  WithdrawInput: WithdrawInput;
   String: Scalars['String']['output'];
   Int: Scalars['Int']['output'];
 }>;
@@ -840,6 +1406,11 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
 }>;
 
+export type BankResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Bank'] = ResolversParentTypes['Bank']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type BusinessResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Business'] = ResolversParentTypes['Business']> = ResolversObject<{
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -861,6 +1432,50 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
   name: 'DateTime';
 }
 
+export type DepositResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Deposit'] = ResolversParentTypes['Deposit']> = ResolversObject<{
+  accountName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  accountNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  amountKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  bankName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customer?: Resolver<Maybe<ResolversTypes['DepositCustomer']>, ParentType, ContextType>;
+  customization?: Resolver<Maybe<ResolversTypes['DepositCustomization']>, ParentType, ContextType>;
+  expiry_datetime?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  failureReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  method?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  narration?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nextAction?: Resolver<Maybe<ResolversTypes['DepositNextAction']>, ParentType, ContextType>;
+  note?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  redirectUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['DepositStatus'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type DepositCustomerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DepositCustomer'] = ResolversParentTypes['DepositCustomer']> = ResolversObject<{
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  phoneNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type DepositCustomizationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DepositCustomization'] = ResolversParentTypes['DepositCustomization']> = ResolversObject<{
+  title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type DepositNextActionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DepositNextAction'] = ResolversParentTypes['DepositNextAction']> = ResolversObject<{
+  payment_instruction?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  redirect_url?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  requires_otp?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  requires_pin?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type DepositStatusResolvers = { COMPLETED: 'completed', FAILED: 'failed', INITIATED: 'initiated', PENDING: 'pending' };
+
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = ResolversObject<{
   created?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
   data?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
@@ -879,18 +1494,42 @@ export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
   name: 'JSON';
 }
 
+export type LedgerEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LedgerEntry'] = ResolversParentTypes['LedgerEntry']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  amountKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  balanceAfter?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+  authorizeDeposit?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationAuthorizeDepositArgs, 'input' | 'reference'>>;
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
+  createPaymentLink?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationCreatePaymentLinkArgs, 'input'>>;
+  createPaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationCreatePaymentMethodArgs, 'input'>>;
+  createVirtualAccount?: Resolver<ResolversTypes['VirtualAccount'], ParentType, ContextType>;
   createWebhookEndpoint?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
+  deletePaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationDeletePaymentMethodArgs, 'id'>>;
   deleteWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
+  depositByBankTransfer?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationDepositByBankTransferArgs, 'input'>>;
+  depositByUssd?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationDepositByUssdArgs, 'input'>>;
+  depositWithPaymentMethod?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationDepositWithPaymentMethodArgs, 'input'>>;
+  fundWallet?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationFundWalletArgs, 'input'>>;
   initiateOfframpOrder?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationInitiateOfframpOrderArgs, 'input'>>;
   resendWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationResendWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookSecret?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookSecretArgs, 'gracePeriodSeconds' | 'id'>>;
   sendTestWebhook?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationSendTestWebhookArgs, 'endpointId'>>;
+  setDefaultPaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationSetDefaultPaymentMethodArgs, 'id'>>;
   simulateOfframpDeposit?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationSimulateOfframpDepositArgs, 'reference'>>;
+  simulateVirtualAccountTransfer?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationSimulateVirtualAccountTransferArgs, 'amount'>>;
+  transfer?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<MutationTransferArgs, 'input'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
   verifyOfframpBankAccount?: Resolver<ResolversTypes['VerifiedBankAccount'], ParentType, ContextType, RequireFields<MutationVerifyOfframpBankAccountArgs, 'input'>>;
+  withdraw?: Resolver<ResolversTypes['Payout'], ParentType, ContextType, RequireFields<MutationWithdrawArgs, 'input'>>;
 }>;
 
 export type OfframpAssetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpAsset'] = ResolversParentTypes['OfframpAsset']> = ResolversObject<{
@@ -967,6 +1606,40 @@ export type OfframpRecipientResolvers<ContextType = GraphQLContext, ParentType e
   memo?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
+export type PaymentMethodResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentMethod'] = ResolversParentTypes['PaymentMethod']> = ResolversObject<{
+  accountName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  accountNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  bankCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  bankName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  brand?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  expMonth?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  expYear?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  isDefault?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  last4?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['PaymentMethodType'], ParentType, ContextType>;
+}>;
+
+export type PayoutResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Payout'] = ResolversParentTypes['Payout']> = ResolversObject<{
+  accountName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  accountNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  amountKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  bankCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  bankName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  failureReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  fee?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  narration?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['PayoutStatus'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type PayoutInstitutionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PayoutInstitution'] = ResolversParentTypes['PayoutInstitution']> = ResolversObject<{
   code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -976,6 +1649,8 @@ export type PayoutInstitutionResolvers<ContextType = GraphQLContext, ParentType 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   apiInfo?: Resolver<ResolversTypes['ApiInfo'], ParentType, ContextType>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  banks?: Resolver<Array<ResolversTypes['Bank']>, ParentType, ContextType>;
+  deposit?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<QueryDepositArgs, 'reference'>>;
   event?: Resolver<ResolversTypes['Event'], ParentType, ContextType, RequireFields<QueryEventArgs, 'id'>>;
   events?: Resolver<ResolversTypes['EventPage'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'after' | 'first'>>;
   me?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
@@ -984,9 +1659,24 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   offrampOrders?: Resolver<ResolversTypes['OfframpOrderPage'], ParentType, ContextType, RequireFields<QueryOfframpOrdersArgs, 'limit' | 'page'>>;
   offrampPayoutBanks?: Resolver<Array<ResolversTypes['PayoutInstitution']>, ParentType, ContextType, RequireFields<QueryOfframpPayoutBanksArgs, 'fiat'>>;
   offrampQuote?: Resolver<ResolversTypes['OfframpQuote'], ParentType, ContextType, RequireFields<QueryOfframpQuoteArgs, 'amount' | 'fiat' | 'network' | 'token'>>;
+  paymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<QueryPaymentMethodArgs, 'id'>>;
+  paymentMethods?: Resolver<Array<ResolversTypes['PaymentMethod']>, ParentType, ContextType>;
+  payout?: Resolver<ResolversTypes['Payout'], ParentType, ContextType, RequireFields<QueryPayoutArgs, 'reference'>>;
+  resolveBankAccount?: Resolver<ResolversTypes['ResolvedBankAccount'], ParentType, ContextType, RequireFields<QueryResolveBankAccountArgs, 'accountNumber' | 'bankCode'>>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
+  walletBalance?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
+  walletLedger?: Resolver<Array<ResolversTypes['LedgerEntry']>, ParentType, ContextType, RequireFields<QueryWalletLedgerArgs, 'first'>>;
+  walletTransaction?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<QueryWalletTransactionArgs, 'id'>>;
+  walletTransactionByReference?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<QueryWalletTransactionByReferenceArgs, 'reference'>>;
+  walletTransactions?: Resolver<ResolversTypes['TransactionPage'], ParentType, ContextType, RequireFields<QueryWalletTransactionsArgs, 'limit' | 'page'>>;
   webhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<QueryWebhookEndpointArgs, 'id'>>;
   webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
+}>;
+
+export type ResolvedBankAccountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ResolvedBankAccount'] = ResolversParentTypes['ResolvedBankAccount']> = ResolversObject<{
+  accountName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  accountNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  bankCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['SafeInt'], any> {
@@ -994,8 +1684,21 @@ export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTy
 }
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  depositUpdates?: SubscriptionResolver<ResolversTypes['WalletUpdate'], "depositUpdates", ParentType, ContextType, Partial<SubscriptionDepositUpdatesArgs>>;
   events?: SubscriptionResolver<ResolversTypes['Event'], "events", ParentType, ContextType, Partial<SubscriptionEventsArgs>>;
   offrampOrderUpdates?: SubscriptionResolver<ResolversTypes['OfframpOrderUpdate'], "offrampOrderUpdates", ParentType, ContextType, Partial<SubscriptionOfframpOrderUpdatesArgs>>;
+  payoutUpdates?: SubscriptionResolver<ResolversTypes['WalletUpdate'], "payoutUpdates", ParentType, ContextType, Partial<SubscriptionPayoutUpdatesArgs>>;
+  transactionUpdates?: SubscriptionResolver<ResolversTypes['WalletUpdate'], "transactionUpdates", ParentType, ContextType, Partial<SubscriptionTransactionUpdatesArgs>>;
+}>;
+
+export type TransactionPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransactionPage'] = ResolversParentTypes['TransactionPage']> = ResolversObject<{
+  hasNext?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  hasPrev?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  limit?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  page?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalPages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  transactions?: Resolver<Array<ResolversTypes['WalletTransaction']>, ParentType, ContextType>;
 }>;
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User'], FederationReferenceType extends FederationReferenceTypes['User'] = FederationReferenceTypes['User']> = ResolversObject<{
@@ -1027,6 +1730,49 @@ export type VerifiedBankAccountResolvers<ContextType = GraphQLContext, ParentTyp
   accountName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   accountNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   institution?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type VirtualAccountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['VirtualAccount'] = ResolversParentTypes['VirtualAccount']> = ResolversObject<{
+  accountName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  accountNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  bankName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
+export type WalletBalanceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletBalance'] = ResolversParentTypes['WalletBalance']> = ResolversObject<{
+  available?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  availableKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  held?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  heldKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  totalKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+}>;
+
+export type WalletTransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletTransaction'] = ResolversParentTypes['WalletTransaction']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  amountKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  counterparty?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  fee?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['TransactionStatus'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['TransactionType'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type WalletUpdateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletUpdate'] = ResolversParentTypes['WalletUpdate']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  data?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type WebhookAttemptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookAttempt'] = ResolversParentTypes['WebhookAttempt']> = ResolversObject<{
@@ -1065,13 +1811,20 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   ApiInfo?: ApiInfoResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
+  Bank?: BankResolvers<ContextType>;
   Business?: BusinessResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   CreatedWebhookEndpoint?: CreatedWebhookEndpointResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  Deposit?: DepositResolvers<ContextType>;
+  DepositCustomer?: DepositCustomerResolvers<ContextType>;
+  DepositCustomization?: DepositCustomizationResolvers<ContextType>;
+  DepositNextAction?: DepositNextActionResolvers<ContextType>;
+  DepositStatus?: DepositStatusResolvers;
   Event?: EventResolvers<ContextType>;
   EventPage?: EventPageResolvers<ContextType>;
   JSON?: GraphQLScalarType;
+  LedgerEntry?: LedgerEntryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   OfframpAsset?: OfframpAssetResolvers<ContextType>;
   OfframpNetwork?: OfframpNetworkResolvers;
@@ -1080,12 +1833,20 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   OfframpOrderUpdate?: OfframpOrderUpdateResolvers<ContextType>;
   OfframpQuote?: OfframpQuoteResolvers<ContextType>;
   OfframpRecipient?: OfframpRecipientResolvers<ContextType>;
+  PaymentMethod?: PaymentMethodResolvers<ContextType>;
+  Payout?: PayoutResolvers<ContextType>;
   PayoutInstitution?: PayoutInstitutionResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  ResolvedBankAccount?: ResolvedBankAccountResolvers<ContextType>;
   SafeInt?: GraphQLScalarType;
   Subscription?: SubscriptionResolvers<ContextType>;
+  TransactionPage?: TransactionPageResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   VerifiedBankAccount?: VerifiedBankAccountResolvers<ContextType>;
+  VirtualAccount?: VirtualAccountResolvers<ContextType>;
+  WalletBalance?: WalletBalanceResolvers<ContextType>;
+  WalletTransaction?: WalletTransactionResolvers<ContextType>;
+  WalletUpdate?: WalletUpdateResolvers<ContextType>;
   WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
   WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;

@@ -1,0 +1,91 @@
+/**
+ * An NGN payments provider: card tokens, charges, virtual accounts, banks and transfers. The
+ * sandbox simulates one in-process (sandbox-payments-provider.ts); production talks to Flutterwave.
+ * Amounts are kobo. Errors are DomainErrors; a call whose outcome is unknown (timeout, 5xx) throws
+ * ProviderOutcomeUnknown, and the caller keeps the operation pending until reconciliation.
+ */
+
+export interface CardDetails {
+  number: string;
+  expMonth: number;
+  expYear: number;
+  cvv: string;
+}
+
+export interface CardToken {
+  token: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+export type NextAction =
+  | { type: 'requires_pin'; requires_pin: Record<string, never> }
+  | { type: 'requires_otp'; requires_otp: { note: string } }
+  | { type: 'redirect_url'; redirect_url: { url: string } }
+  | { type: 'payment_instruction'; payment_instruction: { note: string } };
+
+export type ChargeStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface ChargeState {
+  providerRef: string;
+  status: ChargeStatus;
+  nextAction?: NextAction;
+  reason?: string;
+}
+
+export interface Customer {
+  email: string;
+  name: string;
+  phoneNumber: string;
+}
+
+export type Authorization = { type: 'pin'; pin: string } | { type: 'otp'; otp: string } | { type: '3ds' };
+
+export interface PayInAccount {
+  providerRef: string;
+  accountNumber: string;
+  bankName: string;
+  accountName: string;
+  expiresAt: Date | null;
+  note: string;
+}
+
+export interface Bank {
+  code: string;
+  name: string;
+}
+
+export type TransferStatus = 'pending' | 'succeeded' | 'failed' | 'not_found';
+
+export interface TransferState {
+  providerRef: string | null;
+  status: TransferStatus;
+  reason?: string;
+}
+
+export class ProviderOutcomeUnknown extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProviderOutcomeUnknown';
+  }
+}
+
+export interface PaymentsProvider {
+  readonly name: string;
+  tokenizeCard(card: CardDetails): Promise<CardToken>;
+  chargeCard(charge: { reference: string; amount: bigint; cardToken: string; customer: Customer; redirectUrl?: string }): Promise<ChargeState>;
+  /** Continues a pending charge; `step` is the action it is waiting for. */
+  authorize(charge: { providerRef: string; step: NextAction['type'] }, authorization: Authorization): Promise<ChargeState>;
+  chargeStatus(providerRef: string): Promise<ChargeState>;
+  /** A one-off account to pay into by bank transfer, valid until `expiresAt`. */
+  bankTransferAccount(charge: { reference: string; amount: bigint; customer: Customer }): Promise<PayInAccount>;
+  ussd(charge: { reference: string; amount: bigint; bankCode: string; customer: Customer }): Promise<ChargeState>;
+  paymentLink(charge: { reference: string; amount: bigint; customer: Customer; redirectUrl: string; title: string }): Promise<{ providerRef: string; link: string }>;
+  permanentAccount(owner: { reference: string; customer: Customer }): Promise<PayInAccount>;
+  banks(): Promise<Bank[]>;
+  resolveAccount(account: { bankCode: string; accountNumber: string }): Promise<string>;
+  transfer(transfer: { reference: string; amount: bigint; bankCode: string; accountNumber: string; accountName: string; narration: string }): Promise<TransferState>;
+  transferStatus(reference: string): Promise<TransferState>;
+}

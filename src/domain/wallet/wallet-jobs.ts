@@ -1,0 +1,52 @@
+import type { Clock } from '../clock.js';
+import type { Job, JobHandler, JobOutcome } from '../jobs/job-runner.js';
+import { DEPOSIT_JOBS, type DepositService } from './deposit-service.js';
+import { PAYOUT_RECONCILE_JOB, type PayoutService } from './payout-service.js';
+
+/** How long reconciliation keeps asking about a payout before it gives up and flags it. */
+const RECONCILE_FOR_MS = 24 * 3600_000;
+const RECONCILE_EVERY_MS = 5 * 60_000;
+
+/** Settles a payout the request path left unsettled (a timeout, a crash) by asking the provider. */
+export class PayoutReconcileHandler implements JobHandler {
+  readonly kind = PAYOUT_RECONCILE_JOB;
+  constructor(
+    private readonly payouts: PayoutService,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(job: Job): Promise<JobOutcome> {
+    const payout = await this.payouts.reconcile(String(job.payload['payoutId']));
+    if (payout.status === 'completed' || payout.status === 'failed') return { status: 'done' };
+    if (this.clock.now().getTime() - payout.createdAt.getTime() > RECONCILE_FOR_MS) {
+      return { status: 'failed', error: `Payout ${payout.id} is still ${payout.status} after 24 hours; check it with the provider.` };
+    }
+    return { status: 'retry', at: new Date(this.clock.now().getTime() + RECONCILE_EVERY_MS) };
+  }
+}
+
+/** Sandbox: the payer's transfer, USSD payment or checkout arrives. */
+export class DepositSandboxArrivalHandler implements JobHandler {
+  readonly kind = DEPOSIT_JOBS.sandboxArrival;
+  constructor(private readonly deposits: DepositService) {}
+
+  async run(job: Job): Promise<JobOutcome> {
+    const deposit = await this.deposits.byId(String(job.payload['depositId']));
+    if (deposit) await this.deposits.apply(deposit.id, { providerRef: deposit.providerRef ?? '', status: 'succeeded' });
+    return { status: 'done' };
+  }
+}
+
+export class DepositExpiryHandler implements JobHandler {
+  readonly kind = DEPOSIT_JOBS.expire;
+  constructor(private readonly deposits: DepositService) {}
+
+  async run(job: Job): Promise<JobOutcome> {
+    await this.deposits.expire(String(job.payload['depositId']));
+    return { status: 'done' };
+  }
+}
+
+export function walletJobHandlers(deposits: DepositService, payouts: PayoutService, clock: Clock): JobHandler[] {
+  return [new PayoutReconcileHandler(payouts, clock), new DepositSandboxArrivalHandler(deposits), new DepositExpiryHandler(deposits)];
+}

@@ -1,0 +1,148 @@
+import type { Database } from '../../db/client.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
+import type { Principal } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
+import { badInput, DomainError, notFound } from '../errors.js';
+import { type Idempotency } from '../idempotency/idempotency.js';
+import { isUuid } from '../ids.js';
+import { ledger, walletOf } from '../ledger/ledger.js';
+import type { UserService } from '../users/user-service.js';
+import { koboFrom } from './naira.js';
+import { type TransactionFilter, transactionStore, type WalletTransactionRow } from './transaction-store.js';
+import { recordTransactionEvent } from './wallet-events.js';
+
+export interface TransferInput {
+  amount: unknown;
+  /** The recipient's user id or email. */
+  recipient: string;
+  reference?: string | null;
+  narration?: string | null;
+}
+
+export const REFERENCE = /^[A-Za-z0-9_.:-]{1,64}$/;
+export const MAX_TRANSACTIONS_PAGE = 100;
+
+/** A caller-given reference, or a new one with the operation's prefix. */
+export function referenceFrom(given: string | null | undefined, prefix: string): string {
+  if (given === undefined || given === null) return `${prefix}-${crypto.randomUUID()}`;
+  const reference = given.trim();
+  if (!REFERENCE.test(reference)) throw badInput('reference', 'reference must be 1 to 64 letters, digits, ".", ":", "-" or "_".');
+  return reference;
+}
+
+/** Runs an insert whose unique reference a concurrent request may have taken first: that is a 409. */
+export async function insertOrConflict<T>(reference: string, insert: () => Promise<T>): Promise<T> {
+  try {
+    return await insert();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used. Use a new reference.`, { field: 'reference' });
+    throw error;
+  }
+}
+
+export const referenceTaken = (reference: string, existingId: string) =>
+  new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used by transaction ${existingId}. Use a new reference, or the first request's Idempotency-Key to retry it.`, { field: 'reference' });
+
+/** The NGN wallet: balances, ledger history, transactions and instant transfers between users. */
+export class WalletService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly users: UserService,
+    private readonly idempotency: Idempotency,
+  ) {}
+
+  async balance(principal: Principal) {
+    const { available, held } = await ledger.balances(this.db, principal.environment, principal.userId);
+    return { currency: 'NGN', available, held, total: available + held };
+  }
+
+  async ledgerEntries(principal: Principal, limit: number, before?: Date) {
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSACTIONS_PAGE) throw badInput('limit', `limit must be 1 to ${MAX_TRANSACTIONS_PAGE}.`);
+    return ledger.walletEntries(this.db, principal.environment, principal.userId, limit, before);
+  }
+
+  async transactions(principal: Principal, filter: TransactionFilter, page = 1, limit = 20) {
+    if (!Number.isInteger(page) || page < 1) throw badInput('page', 'page must be a whole number from 1.');
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSACTIONS_PAGE) throw badInput('limit', `limit must be 1 to ${MAX_TRANSACTIONS_PAGE}.`);
+    if (filter.from && filter.to && filter.from >= filter.to) throw badInput('to', 'to must be after from.');
+    if (filter.minAmount !== undefined && filter.maxAmount !== undefined && filter.minAmount > filter.maxAmount) throw badInput('maxAmount', 'maxAmount must not be below minAmount.');
+    const { rows, total } = await transactionStore.page(this.db, principal, filter, page, limit);
+    const totalPages = Math.ceil(total / limit);
+    return { transactions: rows, page, limit, total, totalPages, hasNext: page < totalPages, hasPrev: page > 1 };
+  }
+
+  async transaction(principal: Principal, id: string): Promise<WalletTransactionRow> {
+    const row = isUuid(id) ? await transactionStore.findById(this.db, principal, id) : undefined;
+    if (!row) throw notFound('Transaction');
+    return row;
+  }
+
+  async transactionByReference(principal: Principal, reference: string): Promise<WalletTransactionRow> {
+    const row = await transactionStore.findByReference(this.db, principal, reference);
+    if (!row) throw notFound(`Transaction ${JSON.stringify(reference)}`);
+    return row;
+  }
+
+  /**
+   * Moves money to another user of the same environment at once: both sides or neither. The
+   * recipient's transaction carries the same reference with an `:in` suffix.
+   */
+  async transfer(principal: Principal, input: TransferInput, idempotencyKey: string | undefined): Promise<WalletTransactionRow> {
+    const amount = koboFrom(input.amount);
+    const reference = referenceFrom(input.reference, 'TRF');
+    const narration = input.narration?.trim() || null;
+    if (narration && narration.length > 140) throw badInput('narration', 'narration must be at most 140 characters.');
+    const recipientKey = input.recipient.trim();
+    if (!recipientKey) throw badInput('recipient', 'recipient is required: a user id or email.');
+    const scope = { userId: principal.userId, environment: principal.environment, operation: 'wallet.transfer' };
+    return this.idempotency.run(scope, idempotencyKey, { amount, reference: input.reference ?? null, recipient: recipientKey, narration }, async (claim) => {
+      const recipient = isUuid(recipientKey) ? (await this.users.usersByIds([recipientKey]))[0] : await this.users.userByEmail(recipientKey.toLowerCase());
+      if (!recipient) throw new DomainError('NOT_FOUND', `recipient ${JSON.stringify(recipientKey)} is not a user of this gateway.`, { field: 'recipient' });
+      if (recipient.id === principal.userId) throw badInput('recipient', 'recipient must be another user; a transfer to yourself moves nothing.');
+      const existing = await transactionStore.findByReference(this.db, principal, reference);
+      if (existing) throw referenceTaken(reference, existing.id);
+      const now = this.clock.now();
+      return this.db.transaction(async (tx) => {
+        const out = await insertOrConflict(reference, () => transactionStore.insert(tx, {
+          userId: principal.userId,
+          environment: principal.environment,
+          type: 'TRANSFER_OUT',
+          status: 'COMPLETED',
+          amount,
+          reference,
+          description: narration,
+          counterparty: { userId: recipient.id, email: recipient.email },
+          createdAt: now,
+          updatedAt: now,
+        }));
+        const incoming = await transactionStore.insert(tx, {
+          userId: recipient.id,
+          environment: principal.environment,
+          type: 'TRANSFER_IN',
+          status: 'COMPLETED',
+          amount,
+          reference: `${reference}:in`,
+          description: narration,
+          counterparty: { userId: principal.userId },
+          createdAt: now,
+          updatedAt: now,
+        });
+        await ledger.post(tx, {
+          environment: principal.environment,
+          kind: 'transfer',
+          reference: out.id,
+          description: `Transfer ${reference}`,
+          lines: [
+            { account: walletOf(principal.environment, principal.userId), amount: -amount },
+            { account: walletOf(principal.environment, recipient.id), amount },
+          ],
+        });
+        await recordTransactionEvent(tx, out, now);
+        await recordTransactionEvent(tx, incoming, now);
+        await this.idempotency.finish(tx, claim, out);
+        return out;
+      });
+    });
+  }
+}

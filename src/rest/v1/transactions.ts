@@ -1,0 +1,61 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoutes } from '../route.js';
+import { DateTimeString } from '../schemas.js';
+import { TRANSACTION_FIELDS, TransactionSchema } from './wallet.js';
+
+export const transactionRoutes = defineRoutes([
+  {
+    method: 'GET',
+    path: '/api/v1/transactions',
+    tag: 'Transactions',
+    summary: 'List transactions',
+    description: 'The user\'s wallet transactions, newest first. Amount bounds are naira, inclusive; `search` matches part of the reference.',
+    operation: `query WalletTransactions($filter: TransactionFilter, $page: Int, $limit: Int) {
+      walletTransactions(filter: $filter, page: $page, limit: $limit) { transactions { ${TRANSACTION_FIELDS} } page limit total totalPages hasNext hasPrev } }`,
+    querystring: Type.Object({
+      type: Type.Optional(Type.Union(['DEPOSIT', 'WITHDRAWAL', 'TRANSFER_IN', 'TRANSFER_OUT'].map((s) => Type.Literal(s)))),
+      status: Type.Optional(Type.Union(['PENDING', 'COMPLETED', 'FAILED'].map((s) => Type.Literal(s)))),
+      from: Type.Optional(DateTimeString),
+      to: Type.Optional(DateTimeString),
+      minAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+      maxAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+      search: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+      page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    }),
+    variables: ({ query }) => {
+      const { page, limit, ...filter } = query;
+      return { page, limit, filter };
+    },
+    message: 'Transactions retrieved successfully',
+    response: Type.Object({
+      transactions: Type.Array(TransactionSchema),
+      page: Type.Integer(),
+      limit: Type.Integer(),
+      total: Type.Integer(),
+      totalPages: Type.Integer(),
+      hasNext: Type.Boolean(),
+      hasPrev: Type.Boolean(),
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/transactions/reference/:reference',
+    tag: 'Transactions',
+    summary: 'A transaction by reference',
+    operation: `query WalletTransactionByReference($reference: String!) { walletTransactionByReference(reference: $reference) { ${TRANSACTION_FIELDS} } }`,
+    params: Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80 }) }),
+    message: 'Transaction retrieved successfully',
+    response: TransactionSchema,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/transactions/:id',
+    tag: 'Transactions',
+    summary: 'A transaction by id',
+    operation: `query WalletTransaction($id: ID!) { walletTransaction(id: $id) { ${TRANSACTION_FIELDS} } }`,
+    params: Type.Object({ id: Type.String() }),
+    message: 'Transaction retrieved successfully',
+    response: TransactionSchema,
+  },
+]);
