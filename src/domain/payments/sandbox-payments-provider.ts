@@ -93,7 +93,7 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
     const now = this.clock.now();
     if (!Number.isInteger(card.expMonth) || card.expMonth < 1 || card.expMonth > 12) throw badInput('card.expMonth', 'card.expMonth must be 1 to 12.');
     if (!Number.isInteger(card.expYear) || card.expYear < now.getUTCFullYear() || (card.expYear === now.getUTCFullYear() && card.expMonth < now.getUTCMonth() + 1)) {
-      throw badInput('card.expYear', 'The card has expired.');
+      throw badInput('card.expYear', `card.expYear ${card.expYear}: the card has expired.`);
     }
     const scenario = (Object.entries(SANDBOX_PAYMENTS.cards).find(([, n]) => n === number)?.[0] ?? 'noAuth') as Scenario;
     return {

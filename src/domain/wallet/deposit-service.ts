@@ -171,7 +171,7 @@ export class DepositService {
         return this.finishDeposit(tx, current, 'completed', null, now);
       }
       if (state.status === 'failed') return this.finishDeposit(tx, current, 'failed', state.reason ?? 'The payment failed.', now);
-      const changes = { status: 'pending' as const, nextAction: state.nextAction ?? null, providerRef: state.providerRef ?? current.providerRef };
+      const changes = { status: 'pending' as const, nextAction: state.nextAction ?? current.nextAction, providerRef: state.providerRef || current.providerRef };
       const row = await this.update(tx, current, changes, now);
       if (current.status !== 'pending') await recordDepositEvent(tx, row, now);
       return row;
