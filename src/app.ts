@@ -6,7 +6,7 @@ import { type Authenticator, authenticateCredential, buildContext, credentialFro
 import { buildSchema } from './graphql/schema.js';
 import { registerWebSocket } from './graphql/websocket.js';
 import { installErrorHandlers } from './http/error-handler.js';
-import { registerPaycrestWebhook } from './http/paycrest-webhook.js';
+import { registerProviderWebhooks } from './http/provider-webhooks.js';
 import { registerHealthRoutes } from './http/health.js';
 import { requestIdOf } from './http/request-id.js';
 import { compileRoutes, registerRestRoutes } from './rest/engine.js';
@@ -69,7 +69,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   const routes = compileRoutes(schema, restV1Routes);
 
   registerHealthRoutes(app, services.db, () => app.draining);
-  registerPaycrestWebhook(app, services);
+  registerProviderWebhooks(app, services);
   await registerApollo(app, { schema, config, contextFor });
   registerWebSocket(app, {
     schema,

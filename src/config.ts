@@ -54,6 +54,18 @@ const ConfigSchema = Type.Object({
   CORS_ORIGINS: Type.Optional(Type.String()),
   /** 32 bytes, base64: seals webhook signing secrets at rest. Required in production. */
   SECRETS_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
+  /** Flutterwave v4 OAuth client: the production NGN wallet. Unset: production wallet routes answer 503. */
+  FLUTTERWAVE_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
+  FLUTTERWAVE_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
+  /** Base64 AES-256 key from the Flutterwave dashboard: card and PIN fields are encrypted with it. */
+  FLUTTERWAVE_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  /** The dashboard's webhook secret hash: verifies `flutterwave-signature` / `verif-hash`. */
+  FLUTTERWAVE_SECRET_HASH: Type.Optional(Type.String({ minLength: 1 })),
+  FLUTTERWAVE_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.flutterwave.com/v4' }),
+  FLUTTERWAVE_TOKEN_URL: Type.String({ pattern: '^https?://', default: 'https://idp.flutterwave.com/realms/flutterwave/protocol/openid-connect/token' }),
+  /** v3 secret key, only for hosted payment links (v3 Standard). */
+  FLUTTERWAVE_V3_SECRET_KEY: Type.Optional(Type.String({ minLength: 1 })),
+  FLUTTERWAVE_V3_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.flutterwave.com/v3' }),
   /** Paycrest Sender API key: production offramp. Unset: production offramp answers 503. */
   PAYCREST_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   /** Paycrest API secret: verifies its webhooks (X-Paycrest-Signature). */
@@ -83,6 +95,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const production = config.NODE_ENV === 'production';
   if (production && !config.SECRETS_KEY) {
     throw new ConfigError('Invalid configuration:\n  SECRETS_KEY: required in production (32 random bytes, base64: `openssl rand -base64 32`)');
+  }
+  if (config.FLUTTERWAVE_CLIENT_ID) {
+    const missing = (['FLUTTERWAVE_CLIENT_SECRET', 'FLUTTERWAVE_ENCRYPTION_KEY', 'FLUTTERWAVE_SECRET_HASH'] as const).filter((k) => !config[k]);
+    if (missing.length) throw new ConfigError(`Invalid configuration:\n${missing.map((k) => `  ${k}: required with FLUTTERWAVE_CLIENT_ID`).join('\n')}`);
   }
   if (config.PAYCREST_API_KEY && !config.PAYCREST_API_SECRET) {
     throw new ConfigError('Invalid configuration:\n  PAYCREST_API_SECRET: required with PAYCREST_API_KEY (it verifies Paycrest\'s webhooks)');

@@ -12,6 +12,7 @@ import { SandboxOfframpProvider } from './domain/offramp/sandbox-offramp-provide
 import { UserService } from './domain/users/user-service.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { Idempotency } from './domain/idempotency/idempotency.js';
+import { FlutterwaveProvider } from './domain/payments/flutterwave-provider.js';
 import type { PaymentsProvider } from './domain/payments/payments-provider.js';
 import { SandboxPaymentsProvider, UnconfiguredPaymentsProvider } from './domain/payments/sandbox-payments-provider.js';
 import { DepositService } from './domain/wallet/deposit-service.js';
@@ -84,7 +85,17 @@ export function createServices(
   const users = new UserService(db);
   const idempotency = new Idempotency(db, clock);
   const sandboxPayments = new SandboxPaymentsProvider(clock);
-  const productionPayments = new UnconfiguredPaymentsProvider();
+  const productionPayments: PaymentsProvider = config.FLUTTERWAVE_CLIENT_ID
+    ? new FlutterwaveProvider({
+        clientId: config.FLUTTERWAVE_CLIENT_ID,
+        clientSecret: config.FLUTTERWAVE_CLIENT_SECRET ?? '',
+        encryptionKey: config.FLUTTERWAVE_ENCRYPTION_KEY ?? '',
+        baseUrl: config.FLUTTERWAVE_BASE_URL,
+        tokenUrl: config.FLUTTERWAVE_TOKEN_URL,
+        v3SecretKey: config.FLUTTERWAVE_V3_SECRET_KEY,
+        v3BaseUrl: config.FLUTTERWAVE_V3_BASE_URL,
+      })
+    : new UnconfiguredPaymentsProvider();
   const paymentsProvider = (environment: Environment): PaymentsProvider => (environment === 'sandbox' ? sandboxPayments : productionPayments);
   const paymentMethods = new PaymentMethodService(db, paymentsProvider);
   return {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { deposits, virtualAccounts } from '../../db/wallet-schema.js';
@@ -26,7 +27,11 @@ export const DEPOSIT_JOBS = {
   sandboxArrival: 'deposit.sandbox-arrival',
   /** A deposit still pending at its expiry fails. */
   expire: 'deposit.expire',
+  /** Provider deposits: ask the provider, in case its webhook was lost. */
+  reconcile: 'deposit.reconcile',
 } as const;
+
+const RECONCILE_EVERY_MS = 5 * 60_000;
 
 export interface DepositCommon {
   amount: unknown;
@@ -183,6 +188,24 @@ export class DepositService {
     return this.apply(depositId, { providerRef: '', status: 'failed', reason: 'No payment arrived before the deposit expired.' });
   }
 
+  /** A deposit by the reference the provider knows it by (`pgw-<id>`). */
+  async byProviderReference(reference: string): Promise<DepositRow | undefined> {
+    const id = /^pgw-([0-9a-f-]{36})$/.exec(reference)?.[1];
+    return id ? this.byId(id) : undefined;
+  }
+
+  /**
+   * For reconciliation and webhooks: asks the provider for a pending charge's state (a webhook's
+   * body is never trusted on its own) and applies it.
+   */
+  async reconcile(depositId: string): Promise<DepositRow | undefined> {
+    const deposit = await this.byId(depositId);
+    if (!deposit || deposit.status === 'completed' || deposit.status === 'failed' || !deposit.providerRef) return deposit;
+    if (deposit.method === 'bank_transfer' || deposit.method === 'payment_link') return deposit;
+    const state = await this.providerFor(deposit.environment).chargeStatus(deposit.providerRef);
+    return this.apply(deposit.id, state);
+  }
+
   async byId(id: string): Promise<DepositRow | undefined> {
     const [row] = await this.db.select().from(deposits).where(eq(deposits.id, id));
     return row;
@@ -216,19 +239,22 @@ export class DepositService {
       const provider = this.providerFor(principal.environment);
       const customer = await this.customerOf(principal);
       const now = this.clock.now();
+      // The provider knows the deposit by a reference unique across users (the caller's is unique per user only).
+      const depositId = randomUUID();
+      const providerReference = `pgw-${depositId}`;
       // The provider is asked first: nothing is recorded for a request it refuses (bad bank code…).
       let state: ChargeState;
       let payIn: PayInAccount | undefined;
       let link: string | undefined;
       if (method === 'card') {
-        state = await provider.chargeCard({ reference, amount, cardToken: extra.cardToken!, customer, ...(redirectUrl ? { redirectUrl } : {}) });
+        state = await provider.chargeCard({ reference: providerReference, amount, cardToken: extra.cardToken!, customer, ...(redirectUrl ? { redirectUrl } : {}) });
       } else if (method === 'bank_transfer') {
-        payIn = await provider.bankTransferAccount({ reference, amount, customer });
+        payIn = await provider.bankTransferAccount({ reference: providerReference, amount, customer });
         state = { providerRef: payIn.providerRef, status: 'pending' };
       } else if (method === 'ussd') {
-        state = await provider.ussd({ reference, amount, bankCode: extra.bankCode!, customer });
+        state = await provider.ussd({ reference: providerReference, amount, bankCode: extra.bankCode!, customer });
       } else {
-        const created = await provider.paymentLink({ reference, amount, customer, redirectUrl: redirectUrl!, title: extra.title! });
+        const created = await provider.paymentLink({ reference: providerReference, amount, customer, redirectUrl: redirectUrl!, title: extra.title! });
         link = created.link;
         state = { providerRef: created.providerRef, status: 'pending', nextAction: { type: 'redirect_url', redirect_url: { url: link } } };
       }
@@ -238,6 +264,7 @@ export class DepositService {
           const [inserted] = await tx
             .insert(deposits)
             .values({
+              id: depositId,
               userId: principal.userId,
               environment: principal.environment,
               reference,
@@ -279,6 +306,8 @@ export class DepositService {
         await recordTransactionEvent(tx, transaction, now);
         await this.idempotency.attach(tx, claim, row.id);
         if (expiresAt) await enqueueJob(tx, { kind: DEPOSIT_JOBS.expire, payload: { depositId: row.id }, runAt: expiresAt });
+        // A provider's webhook may never come: pending charges are polled until they settle.
+        if (provider.name !== 'sandbox') await enqueueJob(tx, { kind: DEPOSIT_JOBS.reconcile, payload: { depositId: row.id }, runAt: new Date(now.getTime() + RECONCILE_EVERY_MS) });
         if (provider.name === 'sandbox' && method !== 'card' && amount !== SANDBOX_PAYMENTS.neverArrivesKobo) {
           await enqueueJob(tx, { kind: DEPOSIT_JOBS.sandboxArrival, payload: { depositId: row.id }, runAt: new Date(now.getTime() + SANDBOX_PAYMENTS.arrivalSeconds * 1000) });
         }

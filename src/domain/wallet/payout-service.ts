@@ -167,7 +167,7 @@ export class PayoutService {
     const payout = await this.byId(payoutId);
     if (payout.status === 'completed' || payout.status === 'failed') return payout;
     const provider = this.providerFor(payout.environment);
-    let state = await provider.transferStatus(payout.reference);
+    let state = await provider.transferStatus(providerReference(payout));
     if (state.status === 'not_found' && payout.status === 'initiated') {
       // The process died before the provider heard of it: send it now (the provider dedupes by reference).
       state = await sendTransfer(provider, payout);
@@ -178,6 +178,14 @@ export class PayoutService {
 
   async enqueueReconcile(payoutId: string): Promise<void> {
     await enqueueJob(this.db, { kind: PAYOUT_RECONCILE_JOB, payload: { payoutId }, runAt: new Date(this.clock.now().getTime() + RECONCILE_EVERY_MS) });
+  }
+
+  /** A payout by the reference the provider knows it by (see providerReference). */
+  async byProviderReference(reference: string): Promise<PayoutRow | undefined> {
+    const id = /^pgw-([0-9a-f-]{36})$/.exec(reference)?.[1];
+    if (!id) return undefined;
+    const [row] = await this.db.select().from(payouts).where(eq(payouts.id, id));
+    return row;
   }
 
   async byId(id: string): Promise<PayoutRow> {
@@ -197,6 +205,9 @@ export class PayoutService {
   }
 }
 
+/** The reference the provider knows a payout by: unique across users (the caller's is unique per user only). */
+export const providerReference = (payout: { id: string }) => `pgw-${payout.id}`;
+
 /**
  * Sends a payout's transfer. A refusal by the provider (4xx) is a failure; a timeout, 5xx or any
  * other surprise leaves the outcome unknown (pending), for reconciliation, never a guess.
@@ -204,7 +215,7 @@ export class PayoutService {
 async function sendTransfer(provider: PaymentsProvider, payout: PayoutRow): Promise<TransferState> {
   try {
     return await provider.transfer({
-      reference: payout.reference,
+      reference: providerReference(payout),
       amount: payout.amount,
       bankCode: payout.bankCode,
       accountNumber: payout.accountNumber,

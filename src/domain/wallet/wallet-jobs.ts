@@ -47,6 +47,22 @@ export class DepositExpiryHandler implements JobHandler {
   }
 }
 
+/** Provider deposits still pending: poll the charge until it settles (or 24 hours pass). */
+export class DepositReconcileHandler implements JobHandler {
+  readonly kind = DEPOSIT_JOBS.reconcile;
+  constructor(
+    private readonly deposits: DepositService,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(job: Job): Promise<JobOutcome> {
+    const deposit = await this.deposits.reconcile(String(job.payload['depositId']));
+    if (!deposit || deposit.status === 'completed' || deposit.status === 'failed') return { status: 'done' };
+    if (this.clock.now().getTime() - deposit.createdAt.getTime() > RECONCILE_FOR_MS) return { status: 'done' };
+    return { status: 'retry', at: new Date(this.clock.now().getTime() + RECONCILE_EVERY_MS) };
+  }
+}
+
 export function walletJobHandlers(deposits: DepositService, payouts: PayoutService, clock: Clock): JobHandler[] {
-  return [new PayoutReconcileHandler(payouts, clock), new DepositSandboxArrivalHandler(deposits), new DepositExpiryHandler(deposits)];
+  return [new PayoutReconcileHandler(payouts, clock), new DepositSandboxArrivalHandler(deposits), new DepositExpiryHandler(deposits), new DepositReconcileHandler(deposits, clock)];
 }

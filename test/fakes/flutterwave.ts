@@ -1,0 +1,177 @@
+import { createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local Flutterwave built from the documented shapes (shared/providers.md §1): the OAuth token
+ * endpoint, v4 customers, payment methods (card fields AES-256-GCM encrypted with the dashboard key
+ * and a 12-character nonce), charges with next_action, virtual accounts, banks, account resolution
+ * and direct transfers, v3 Standard payment links, and signed webhooks. Magic values: card
+ * 5531886652142950 needs PIN 3310 then OTP 12345, 4187427415564246 needs 3DS; account 2000000000
+ * resolves with HTTP 200 and an error body; transfers to 0000000000 fail, to 9999999999 answer 503
+ * but go through.
+ */
+export class FakeFlutterwave {
+  readonly clientId = 'fake-client';
+  readonly clientSecret = 'fake-secret';
+  readonly encryptionKey = randomBytes(32).toString('base64');
+  readonly secretHash = 'fake-secret-hash';
+  readonly v3SecretKey = 'FLWSECK_TEST-fake';
+  readonly charges = new Map<string, Record<string, any>>();
+  readonly transfers = new Map<string, Record<string, any>>();
+  readonly requests: Array<{ method: string; path: string; body: any; headers: Record<string, unknown> }> = [];
+  tokensIssued = 0;
+  private readonly methods = new Map<string, { number?: string; scenario: string }>();
+  private server: Server | undefined;
+  url = '';
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+
+  /** A transfer arrives into a virtual account: a succeeded charge the gateway can look up. */
+  addCharge(reference: string, status = 'succeeded', amount = 0): string {
+    const id = `chg_${randomBytes(6).toString('hex')}`;
+    this.charges.set(id, { id, reference, status, amount, currency: 'NGN' });
+    return id;
+  }
+
+  /** POSTs a webhook to the gateway, signed as v4 does (base64 HMAC-SHA-256 with the secret hash). */
+  notify(target: string, payload: object, secret = this.secretHash): Promise<Response> {
+    const body = JSON.stringify(payload);
+    return fetch(`${target}/webhooks/flutterwave`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'flutterwave-signature': createHmac('sha256', secret).update(body).digest('base64') },
+      body,
+    });
+  }
+
+  private decrypt(value: string, nonce: string): string {
+    const data = Buffer.from(value, 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', Buffer.from(this.encryptionKey, 'base64'), Buffer.from(nonce, 'utf8'));
+    decipher.setAuthTag(data.subarray(data.length - 16));
+    return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString('utf8');
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const url = new URL(req.url!, 'http://x');
+    const send = (status: number, payload: object) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(payload));
+    };
+    const ok = (data: unknown, status = 200) => send(status, { status: 'success', message: 'OK', data });
+    const fail = (status: number, message: string, field?: string) =>
+      send(status, { status: 'failed', error: { type: 'REQUEST_NOT_VALID', code: '10400', message, ...(field ? { validation_errors: [{ field_name: field, message }] } : {}) } });
+
+    if (url.pathname === '/token') {
+      const form = new URLSearchParams(text);
+      if (form.get('client_id') !== this.clientId || form.get('client_secret') !== this.clientSecret || form.get('grant_type') !== 'client_credentials') {
+        return send(401, { error: 'invalid_client' });
+      }
+      this.tokensIssued++;
+      return send(200, { access_token: `tok_${this.tokensIssued}`, expires_in: 600, refresh_expires_in: 0, token_type: 'Bearer', scope: 'profile' });
+    }
+    const body = text ? JSON.parse(text) : undefined;
+    this.requests.push({ method: req.method!, path: url.pathname + url.search, body, headers: req.headers });
+
+    if (url.pathname === '/v3/payments') {
+      if (req.headers.authorization !== `Bearer ${this.v3SecretKey}`) return send(401, { status: 'error', message: 'Invalid authorization key', data: null });
+      return send(200, { status: 'success', message: 'Hosted Link', data: { link: `https://checkout.flutterwave.test/pay/${body.tx_ref}` } });
+    }
+    if (!/^Bearer tok_\d+$/.test(String(req.headers.authorization))) return fail(401, 'Invalid token');
+    const v4 = url.pathname.replace(/^\/v4/, '');
+    const parts = v4.split('/').filter(Boolean);
+
+    if (req.method === 'POST' && v4 === '/customers') {
+      if (!body?.email) return fail(400, 'email is required', 'email');
+      return ok({ id: `cus_${Buffer.from(body.email).toString('hex').slice(0, 12)}`, email: body.email }, 201);
+    }
+    if (req.method === 'POST' && v4 === '/payment-methods') {
+      const id = `pmd_${randomBytes(6).toString('hex')}`;
+      if (body.type === 'ussd') {
+        this.methods.set(id, { scenario: 'ussd' });
+        return ok({ id, type: 'ussd' }, 201);
+      }
+      const card = body.card;
+      let number: string;
+      try {
+        number = this.decrypt(card.encrypted_card_number, card.nonce);
+        this.decrypt(card.encrypted_cvv, card.nonce);
+      } catch {
+        return fail(400, 'Card details could not be decrypted', 'encrypted_card_number');
+      }
+      if (!/^\d{13,19}$/.test(number) || number === '1234567812345678') return fail(400, 'Invalid card number', 'card_number');
+      const scenario = number === '5531886652142950' ? 'pinThenOtp' : number === '4187427415564246' ? 'threeDs' : 'noAuth';
+      this.methods.set(id, { number, scenario });
+      return ok({ id, type: 'card', card: { last4: number.slice(-4), network: number.startsWith('4') ? 'VISA' : 'MASTERCARD', expiry_month: this.decrypt(card.encrypted_expiry_month, card.nonce), expiry_year: this.decrypt(card.encrypted_expiry_year, card.nonce) } }, 201);
+    }
+    if (req.method === 'POST' && v4 === '/charges') {
+      const method = this.methods.get(body.payment_method_id);
+      if (!method) return fail(400, 'Payment method not found', 'payment_method_id');
+      const id = `chg_${randomBytes(6).toString('hex')}`;
+      const charge: Record<string, any> = { id, reference: body.reference, amount: body.amount, currency: body.currency, status: 'pending' };
+      if (method.scenario === 'pinThenOtp') charge['next_action'] = { type: 'requires_pin', requires_pin: {} };
+      else if (method.scenario === 'threeDs') charge['next_action'] = { type: 'redirect_url', redirect_url: { url: `https://3ds.flutterwave.test/${id}` } };
+      else if (method.scenario === 'ussd') charge['next_action'] = { type: 'payment_instruction', payment_instruction: { note: 'Dial *889*767*1234#' } };
+      else charge['status'] = 'succeeded';
+      this.charges.set(id, charge);
+      return ok(charge, 201);
+    }
+    if (parts[0] === 'charges' && parts[1]) {
+      const charge = this.charges.get(parts[1]);
+      if (!charge) return fail(404, 'Charge not found');
+      if (req.method === 'PUT') {
+        const auth = body.authorization;
+        if (auth.type === 'pin') {
+          const pin = this.decrypt(auth.pin.encrypted_pin, auth.pin.nonce);
+          if (pin === '3310') charge['next_action'] = { type: 'requires_otp', requires_otp: { note: 'Enter the OTP' } };
+          else {
+            charge['status'] = 'failed';
+            delete charge['next_action'];
+          }
+        } else if (auth.type === 'otp') {
+          charge['status'] = auth.otp.code === '12345' ? 'succeeded' : 'failed';
+          delete charge['next_action'];
+        }
+      }
+      return ok(charge);
+    }
+    if (req.method === 'POST' && v4 === '/virtual-accounts') {
+      return ok({ id: `va_${randomBytes(6).toString('hex')}`, account_number: `77${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`, account_bank_name: 'Wema Bank', account_type: body.account_type, reference: body.reference, account_expiration_datetime: body.account_type === 'dynamic' ? new Date(Date.now() + 1_800_000).toISOString() : null, note: `Pay into Wema Bank for ${body.reference}` }, 201);
+    }
+    if (req.method === 'GET' && v4 === '/banks') {
+      return ok([
+        { id: 1, code: '044', name: 'Access Bank' },
+        { id: 2, code: '058', name: 'Guaranty Trust Bank' },
+      ]);
+    }
+    if (req.method === 'POST' && v4 === '/banks/account-resolve') {
+      // Flutterwave has answered HTTP 200 with an error body: the gateway must read the body.
+      if (body.account.number === '2000000000') return send(200, { status: 'failed', error: { message: 'Account could not be resolved', validation_errors: [{ field_name: 'account_number', message: 'Account could not be resolved' }] } });
+      return ok({ account_number: body.account.number, account_name: 'Alexis Sanchez', bank_code: body.account.code });
+    }
+    if (req.method === 'POST' && v4 === '/direct-transfers') {
+      const number = body.payment_instruction.recipient.bank.account_number;
+      const transfer = { id: `trf_${randomBytes(6).toString('hex')}`, reference: body.reference, status: number === '0000000000' ? 'FAILED' : 'SUCCEEDED' };
+      this.transfers.set(body.reference, transfer);
+      if (number === '9999999999') return send(503, { status: 'failed', error: { message: 'Upstream timeout' } });
+      return ok(transfer, 201);
+    }
+    if (req.method === 'GET' && v4 === '/transfers') {
+      const transfer = this.transfers.get(url.searchParams.get('reference') ?? '');
+      return ok(transfer ? [transfer] : []);
+    }
+    fail(404, `No route ${req.method} ${v4}`);
+  }
+}
