@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/domain/clock.js';
+import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
+import { DepositReconcileHandler } from '../../src/domain/wallet/wallet-jobs.js';
 import { seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
 import { FakeFlutterwave } from '../fakes/flutterwave.js';
 import { rest } from './helpers.js';
@@ -73,6 +76,22 @@ describe('NGN wallet on Flutterwave (production)', () => {
     await flw.notify(s.baseUrl, { type: 'charge.completed', data: { id: failedCharge, reference: `pgw-${other.id}`, status: 'succeeded' } });
     expect((await call(tenant)('GET', `/api/v1/wallet/deposits/${other.reference}`)).json().data.status).toBe('FAILED');
     expect(await balance(tenant)).toMatchObject({ availableKobo: 80_000 });
+  });
+
+  it('settles a pending charge by polling when no webhook comes', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const method = (await call(tenant)('POST', '/api/v1/payment-methods', { type: 'card', card: { number: '5531886652142950', expMonth: 9, expYear: 2032, cvv: '564' } })).json().data;
+    const started = (await call(tenant)('POST', '/api/v1/wallet/deposit/payment-method', { amount: 60, paymentMethodId: method.id, reference: 'FLW-POLL' })).json().data;
+    expect(started.status).toBe('PENDING');
+    // The payer completes the charge with the provider directly; no webhook is sent.
+    const charge = [...flw.charges.values()].find((c) => c['reference'] === `pgw-${started.id}`)!;
+    charge['status'] = 'succeeded';
+    delete charge['next_action'];
+    const clock = new ManualClock(new Date(Date.now() + 6 * 60_000));
+    const runner = new JobRunner(s.t.services.db, clock, [new DepositReconcileHandler(s.t.services.deposits, clock)]);
+    await runner.runDueJobs();
+    expect((await call(tenant)('GET', '/api/v1/wallet/deposits/FLW-POLL')).json().data.status).toBe('COMPLETED');
+    expect(await balance(tenant)).toMatchObject({ availableKobo: 6000 });
   });
 
   it('lists banks, resolves accounts, and reads an HTTP 200 carrying an error body as an error', async () => {

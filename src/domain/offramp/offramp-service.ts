@@ -239,20 +239,21 @@ export class OfframpService {
   }
 
   private async earlierOrder(owner: Owner, reference: string, idempotencyKey: string | undefined, requestHash: string): Promise<OfframpOrderRow | undefined> {
+    const sameKey = (row: OfframpOrderRow) => {
+      if (row.requestHash !== requestHash) {
+        throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request; use a new key for a new order.');
+      }
+      return row;
+    };
     if (idempotencyKey) {
       const keyed = await offrampStore.findByIdempotencyKey(this.db, owner, idempotencyKey);
-      if (keyed) {
-        if (keyed.requestHash !== requestHash) {
-          throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request; use a new key for a new order.');
-        }
-        return keyed;
-      }
+      if (keyed) return sameKey(keyed);
     }
     const sameReference = await offrampStore.findByReference(this.db, owner, reference);
-    if (sameReference) {
-      throw new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used by offramp order ${sameReference.id} (${sameReference.status}). Use a new reference, or send the first request's Idempotency-Key to retry it.`, { field: 'reference' });
-    }
-    return undefined;
+    if (!sameReference) return undefined;
+    // A twin with this key may have committed between the two reads: it is still this request's order.
+    if (idempotencyKey && sameReference.idempotencyKey === idempotencyKey) return sameKey(sameReference);
+    throw new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used by offramp order ${sameReference.id} (${sameReference.status}). Use a new reference, or send the first request's Idempotency-Key to retry it.`, { field: 'reference' });
   }
 
   private async checkAmount(principal: Principal, input: QuoteInput): Promise<{ amount: string; asset: OfframpAsset }> {
