@@ -41,6 +41,10 @@ const config: CodegenConfig = {
           Deposit: '../../domain/wallet/deposit-service.js#DepositRow',
           Payout: '../../domain/wallet/payout-service.js#PayoutRow',
           VirtualAccount: '../../domain/wallet/views.js#VirtualAccountModel',
+          BillRecord: '../../domain/bills/bill-record.js#BillRecordRow',
+          BillItem: '../../domain/bills/bills-provider.js#BillItem',
+          BillValidation: '../../domain/bills/bills-provider.js#CustomerValidation',
+          BillUpdate: '../../domain/events/event.js#StoredEvent',
         },
         // REST spells these networks with "-", which GraphQL names cannot hold.
         enumValues: {

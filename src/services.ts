@@ -11,10 +11,14 @@ import { PaycrestProvider } from './domain/offramp/paycrest-provider.js';
 import { SandboxOfframpProvider } from './domain/offramp/sandbox-offramp-provider.js';
 import { UserService } from './domain/users/user-service.js';
 import type { Environment } from './domain/auth/permissions.js';
+import { DomainError } from './domain/errors.js';
 import { Idempotency } from './domain/idempotency/idempotency.js';
 import { FlutterwaveProvider } from './domain/payments/flutterwave-provider.js';
 import type { PaymentsProvider } from './domain/payments/payments-provider.js';
 import { SandboxPaymentsProvider, UnconfiguredPaymentsProvider } from './domain/payments/sandbox-payments-provider.js';
+import { BillsService } from './domain/bills/bills-service.js';
+import type { BillsProvider } from './domain/bills/bills-provider.js';
+import { SandboxBillsProvider } from './domain/bills/sandbox-bills-provider.js';
 import { DepositService } from './domain/wallet/deposit-service.js';
 import { PaymentMethodService } from './domain/wallet/payment-method-service.js';
 import { PayoutService } from './domain/wallet/payout-service.js';
@@ -39,6 +43,8 @@ export interface Services {
   paymentMethods: PaymentMethodService;
   deposits: DepositService;
   payouts: PayoutService;
+  bills: BillsService;
+  billsProvider: (environment: Environment) => BillsProvider;
   /** The NGN payments provider of an environment. */
   paymentsProvider: (environment: Environment) => PaymentsProvider;
   /** Set when Paycrest is configured: production offramp and its webhooks. */
@@ -98,7 +104,16 @@ export function createServices(
     : new UnconfiguredPaymentsProvider();
   const paymentsProvider = (environment: Environment): PaymentsProvider => (environment === 'sandbox' ? sandboxPayments : productionPayments);
   const paymentMethods = new PaymentMethodService(db, paymentsProvider);
+  const sandboxBills = new SandboxBillsProvider();
+  const productionBills: BillsProvider | undefined = undefined;
+  const billsProvider = (environment: Environment): BillsProvider => {
+    if (environment === 'sandbox') return sandboxBills;
+    if (!productionBills) throw new DomainError('SERVICE_UNAVAILABLE', 'Bills are not configured for production (FLUTTERWAVE_V3_SECRET_KEY is unset).');
+    return productionBills;
+  };
   return {
+    billsProvider,
+    bills: new BillsService(db, clock, idempotency, billsProvider),
     idempotency,
     paymentsProvider,
     paymentMethods,

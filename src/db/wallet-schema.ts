@@ -76,7 +76,7 @@ export const ledgerHolds = pgTable('ledger_holds', {
   settledAt: timestamp('settled_at', { withTimezone: true, mode: 'date' }),
 });
 
-export const transactionTypeEnum = pgEnum('wallet_transaction_type', ['DEPOSIT', 'WITHDRAWAL', 'TRANSFER_IN', 'TRANSFER_OUT']);
+export const transactionTypeEnum = pgEnum('wallet_transaction_type', ['DEPOSIT', 'WITHDRAWAL', 'TRANSFER_IN', 'TRANSFER_OUT', 'BILL']);
 export const transactionStatusEnum = pgEnum('wallet_transaction_status', ['PENDING', 'COMPLETED', 'FAILED']);
 
 /** What a user sees of money moving in and out of the NGN wallet. */

@@ -55,8 +55,9 @@ function accessDescription(access: AccessRule[]): string {
   return `Needs an API key or access token with permission: ${levels.map((l) => LEVEL_LABELS[l]).join(', ')}.`;
 }
 
-// Error responses are documented, not used to serialize: `additionalProperties` keeps every field.
-const openError = (schema: typeof GeneralError | typeof RateLimitError) => ({ ...schema, $id: undefined, additionalProperties: true });
+// Error responses are documented, not used to serialize: `additionalProperties` keeps every field, and
+// nothing is required, so the seed's other bodies (bill not found) pass the serializer unchanged.
+const openError = (schema: typeof GeneralError | typeof RateLimitError) => ({ ...schema, $id: undefined, required: undefined, additionalProperties: true });
 
 export interface RestEngineOptions {
   routes: CompiledRoute[];
@@ -85,7 +86,7 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
         ...(route.body ? { body: route.body } : {}),
         security: isPublic ? [] : [{ ApiKey: [] }, { Bearer: [] }],
         response: {
-          [status]: route.envelope === false ? route.response : Envelope(route.response),
+          [status]: route.html ? { description: 'An HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } : route.envelope === false ? route.response : Envelope(route.response),
           ...(isPublic ? {} : { 401: openError(GeneralError), 403: openError(GeneralError) }),
           400: openError(GeneralError),
           404: openError(GeneralError),
@@ -115,6 +116,14 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
         const data = (result.data ?? {}) as Record<string, unknown>;
         const payload = route.result ? route.result(data) : data[route.rootField];
         reply.code(status);
+        if (route.html) {
+          // A page of the payload's own text: nothing to load, nothing to frame.
+          reply.type('text/html; charset=utf-8').headers({
+            'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+            'x-content-type-options': 'nosniff',
+          });
+          return route.html(payload);
+        }
         return route.envelope === false ? payload : { statusCode: status, message: route.message, data: payload, errors: {} };
       },
     });

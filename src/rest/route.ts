@@ -31,6 +31,8 @@ export interface RestRoute {
   status?: number;
   /** False for the few seed responses that are not wrapped in the envelope. */
   envelope?: boolean;
+  /** Renders the payload as an HTML page instead of JSON (printable receipts). */
+  html?: (payload: unknown) => string;
   params?: TSchema;
   querystring?: TSchema;
   body?: TSchema;

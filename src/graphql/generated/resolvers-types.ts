@@ -10,6 +10,8 @@ import type { WalletTransactionRow as WalletTransactionRowModel } from '../../do
 import type { PaymentMethodRow as PaymentMethodRowModel } from '../../domain/wallet/payment-method-service.js';
 import type { DepositRow as DepositRowModel } from '../../domain/wallet/deposit-service.js';
 import type { PayoutRow as PayoutRowModel } from '../../domain/wallet/payout-service.js';
+import type { BillRecordRow as BillRecordRowModel } from '../../domain/bills/bill-record.js';
+import type { BillItem as BillItemModel, CustomerValidation as CustomerValidationModel } from '../../domain/bills/bills-provider.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -38,6 +40,18 @@ export type Ability =
   | 'READ'
   /** Execute transactions (move money). */
   | 'TRANSACT';
+
+export type AirtimeInput = {
+  amount: Scalars['Float']['input'];
+  beneficiaryName?: InputMaybe<Scalars['String']['input']>;
+  /** MTN, AIRTEL, GLO, 9MOBILE or a biller code. */
+  biller: Scalars['String']['input'];
+  isSchedule?: InputMaybe<Scalars['Boolean']['input']>;
+  phoneNumber: Scalars['String']['input'];
+  reference?: InputMaybe<Scalars['String']['input']>;
+  saveBeneficiary?: InputMaybe<Scalars['Boolean']['input']>;
+  scheduleData?: InputMaybe<ScheduleDataInput>;
+};
 
 export type ApiInfo = {
   __typename?: 'ApiInfo';
@@ -86,6 +100,169 @@ export type BankAccountInput = {
   bankCode: Scalars['String']['input'];
 };
 
+export type BillBeneficiary = {
+  __typename?: 'BillBeneficiary';
+  billerCode: Scalars['String']['output'];
+  billerName: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  customer: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  type: BillType;
+};
+
+export type BillCategory = {
+  __typename?: 'BillCategory';
+  code: BillType;
+  description: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+};
+
+export type BillItem = {
+  __typename?: 'BillItem';
+  /** Naira; 0 means the payer sets the amount. */
+  amount: Scalars['Float']['output'];
+  billerCode: Scalars['String']['output'];
+  /** Naira, charged on top of the amount. */
+  fee: Scalars['Float']['output'];
+  itemCode: Scalars['String']['output'];
+  /** What the customer field is: Mobile Number, Meter Number, Smartcard Number. */
+  label: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  validityPeriod?: Maybe<Scalars['String']['output']>;
+};
+
+/**
+ * The seed's bill transaction record. `amount` is the face value; `fee` is charged to the wallet on
+ * top of it (amount + fee is held, and captured on success).
+ */
+export type BillRecord = {
+  __typename?: 'BillRecord';
+  amount: Scalars['Float']['output'];
+  billerCode: Scalars['String']['output'];
+  billerName: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  customer: Scalars['String']['output'];
+  customerName?: Maybe<Scalars['String']['output']>;
+  deletedDate?: Maybe<Scalars['DateTime']['output']>;
+  failureReason?: Maybe<Scalars['String']['output']>;
+  fee: Scalars['Float']['output'];
+  id: Scalars['ID']['output'];
+  itemCode: Scalars['String']['output'];
+  metadata?: Maybe<Scalars['String']['output']>;
+  /** The provider's raw answer, as JSON text. */
+  providerData?: Maybe<Scalars['String']['output']>;
+  reference: Scalars['String']['output'];
+  status: BillStatus;
+  /** The electricity token, for prepaid meters. */
+  token?: Maybe<Scalars['String']['output']>;
+  txRef?: Maybe<Scalars['String']['output']>;
+  type: BillType;
+  units?: Maybe<Scalars['String']['output']>;
+  updatedAt: Scalars['DateTime']['output'];
+  userId: Scalars['ID']['output'];
+  validityPeriod?: Maybe<Scalars['String']['output']>;
+  version: Scalars['Int']['output'];
+};
+
+export type BillRecordFilter = {
+  billerCode?: InputMaybe<Scalars['String']['input']>;
+  /** Partial match, any case. */
+  billerName?: InputMaybe<Scalars['String']['input']>;
+  /** The customer reference or phone number. */
+  customer?: InputMaybe<Scalars['String']['input']>;
+  /** YYYY-MM-DD, Africa/Lagos, inclusive. */
+  endDate?: InputMaybe<Scalars['String']['input']>;
+  maxAmount?: InputMaybe<Scalars['Float']['input']>;
+  minAmount?: InputMaybe<Scalars['Float']['input']>;
+  /** Part of the reference or txRef. */
+  search?: InputMaybe<Scalars['String']['input']>;
+  sortBy?: InputMaybe<BillSortField>;
+  sortOrder?: InputMaybe<SortOrder>;
+  /** YYYY-MM-DD, Africa/Lagos, inclusive. */
+  startDate?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<BillStatus>;
+  type?: InputMaybe<BillType>;
+};
+
+export type BillRecordPage = {
+  __typename?: 'BillRecordPage';
+  bills: Array<BillRecord>;
+  hasNext: Scalars['Boolean']['output'];
+  hasPrev: Scalars['Boolean']['output'];
+  limit: Scalars['Int']['output'];
+  page: Scalars['Int']['output'];
+  total: Scalars['Int']['output'];
+  totalPages: Scalars['Int']['output'];
+};
+
+export type BillSchedule = {
+  __typename?: 'BillSchedule';
+  createdAt: Scalars['DateTime']['output'];
+  firstRunAt: Scalars['DateTime']['output'];
+  id: Scalars['ID']['output'];
+  nextRunAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The payment each run makes. */
+  payment: Scalars['JSON']['output'];
+  /** daily, weekly or monthly; null for a one-off. */
+  recurrence?: Maybe<Scalars['String']['output']>;
+  runCount: Scalars['Int']['output'];
+  status: Scalars['String']['output'];
+};
+
+export type BillSortField =
+  | 'amount'
+  | 'createdAt'
+  | 'updatedAt';
+
+export type BillStatus =
+  | 'FAILED'
+  | 'PENDING'
+  | 'SUCCESS';
+
+export type BillType =
+  | 'AIRTIME'
+  | 'CABLEBILLS'
+  | 'MOBILEDATA'
+  | 'UTILITYBILLS';
+
+/** A change to one of the caller's bills, as its bill.payment.* event. */
+export type BillUpdate = {
+  __typename?: 'BillUpdate';
+  amount: Scalars['Float']['output'];
+  billerName: Scalars['String']['output'];
+  customerId: Scalars['String']['output'];
+  customerName?: Maybe<Scalars['String']['output']>;
+  eventId: Scalars['ID']['output'];
+  reference: Scalars['String']['output'];
+  seq: Scalars['SafeInt']['output'];
+  status: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+};
+
+/** The biller's answer about a customer. */
+export type BillValidation = {
+  __typename?: 'BillValidation';
+  address?: Maybe<Scalars['String']['output']>;
+  billerCode: Scalars['String']['output'];
+  customer: Scalars['String']['output'];
+  customerName: Scalars['String']['output'];
+  itemCode: Scalars['String']['output'];
+  maximum: Scalars['Float']['output'];
+  minimum: Scalars['Float']['output'];
+};
+
+export type Biller = {
+  __typename?: 'Biller';
+  billerCode: Scalars['String']['output'];
+  category: BillType;
+  /** prepaid or postpaid for electricity; null otherwise. */
+  meterType?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
+  /** Accepted wherever a biller code is (biller, disco): MTN, DSTV, IKEDC. */
+  shortName: Scalars['String']['output'];
+};
+
 /** A business account, owned by one user, under which business customers are created. */
 export type Business = {
   __typename?: 'Business';
@@ -93,6 +270,19 @@ export type Business = {
   id: Scalars['ID']['output'];
   name: Scalars['String']['output'];
   updatedAt: Scalars['DateTime']['output'];
+};
+
+export type CableInput = {
+  amount?: InputMaybe<Scalars['Float']['input']>;
+  beneficiaryName?: InputMaybe<Scalars['String']['input']>;
+  /** DSTV, GOTV, STARTIMES or a biller code. */
+  biller: Scalars['String']['input'];
+  isSchedule?: InputMaybe<Scalars['Boolean']['input']>;
+  itemCode: Scalars['String']['input'];
+  reference?: InputMaybe<Scalars['String']['input']>;
+  saveBeneficiary?: InputMaybe<Scalars['Boolean']['input']>;
+  scheduleData?: InputMaybe<ScheduleDataInput>;
+  smartcardNumber: Scalars['String']['input'];
 };
 
 /** Card data goes to the provider's tokenizer and is never stored. */
@@ -137,6 +327,20 @@ export type CreatedWebhookEndpoint = {
   endpoint: WebhookEndpoint;
   /** The signing secret. Store it now: it is never shown again. */
   secret: Scalars['String']['output'];
+};
+
+export type DataInput = {
+  /** Optional: bundles have fixed prices. */
+  amount?: InputMaybe<Scalars['Float']['input']>;
+  beneficiaryName?: InputMaybe<Scalars['String']['input']>;
+  biller: Scalars['String']['input'];
+  isSchedule?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The bundle, from the biller's items. */
+  itemCode: Scalars['String']['input'];
+  phoneNumber: Scalars['String']['input'];
+  reference?: InputMaybe<Scalars['String']['input']>;
+  saveBeneficiary?: InputMaybe<Scalars['Boolean']['input']>;
+  scheduleData?: InputMaybe<ScheduleDataInput>;
 };
 
 /** The seed's deposit result, with the deposit's id, method and outcome. */
@@ -221,6 +425,27 @@ export type DepositWithPaymentMethodInput = {
   reference?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A distribution company, with its prepaid and postpaid billers. */
+export type Disco = {
+  __typename?: 'Disco';
+  name: Scalars['String']['output'];
+  postpaid?: Maybe<Biller>;
+  prepaid?: Maybe<Biller>;
+  shortName: Scalars['String']['output'];
+};
+
+export type ElectricityInput = {
+  amount: Scalars['Float']['input'];
+  beneficiaryName?: InputMaybe<Scalars['String']['input']>;
+  /** A DISCO's short name (IKEDC = prepaid, IKEDC-POSTPAID) or a biller code. */
+  disco: Scalars['String']['input'];
+  isSchedule?: InputMaybe<Scalars['Boolean']['input']>;
+  meterNumber: Scalars['String']['input'];
+  reference?: InputMaybe<Scalars['String']['input']>;
+  saveBeneficiary?: InputMaybe<Scalars['Boolean']['input']>;
+  scheduleData?: InputMaybe<ScheduleDataInput>;
+};
+
 export type Environment =
   | 'production'
   | 'sandbox';
@@ -301,6 +526,10 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Continues a pending card deposit with the PIN, OTP or 3DS result it waits for. */
   authorizeDeposit: Deposit;
+  /** Airtime now, or at scheduleData's time with isSchedule. Honours Idempotency-Key. */
+  buyAirtime: BillRecord;
+  buyMobileData: BillRecord;
+  cancelBillSchedule: BillSchedule;
   /** Creates an API key in the caller's environment. */
   createApiKey: CreatedApiKey;
   /** A hosted checkout link. */
@@ -309,6 +538,7 @@ export type Mutation = {
   /** The user's permanent virtual account, created on first call. */
   createVirtualAccount: VirtualAccount;
   createWebhookEndpoint: CreatedWebhookEndpoint;
+  deleteBillBeneficiary: BillBeneficiary;
   deletePaymentMethod: PaymentMethod;
   deleteWebhookEndpoint: WebhookEndpoint;
   /** A deposit by bank transfer into a one-off account that expires. */
@@ -323,6 +553,8 @@ export type Mutation = {
    * a retry with the same key and input returns the same order.
    */
   initiateOfframpOrder: OfframpOrder;
+  /** Electricity; a prepaid meter's token and units are on the record. */
+  payElectricity: BillRecord;
   /** Sends a delivery again now; its retry schedule is unchanged. */
   resendWebhookDelivery: WebhookDelivery;
   /** Revokes one of the account's API keys; it stops working within a second everywhere. */
@@ -336,9 +568,12 @@ export type Mutation = {
   simulateOfframpDeposit: OfframpOrder;
   /** Sandbox only: a transfer of `amount` naira arrives in the permanent virtual account. */
   simulateVirtualAccountTransfer: Deposit;
+  subscribeCableTv: BillRecord;
   /** An instant transfer to another user: both sides or neither. */
   transfer: WalletTransaction;
   updateWebhookEndpoint: WebhookEndpoint;
+  /** The seed's customer validation: the biller's name for the customer, and the amount limits. */
+  validateBillCustomer: BillValidation;
   /** Checks a payout account and returns the holder's name. */
   verifyOfframpBankAccount: VerifiedBankAccount;
   /** Withdraw to a bank account. */
@@ -349,6 +584,21 @@ export type Mutation = {
 export type MutationAuthorizeDepositArgs = {
   input: AuthorizeDepositInput;
   reference: Scalars['String']['input'];
+};
+
+
+export type MutationBuyAirtimeArgs = {
+  input: AirtimeInput;
+};
+
+
+export type MutationBuyMobileDataArgs = {
+  input: DataInput;
+};
+
+
+export type MutationCancelBillScheduleArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -369,6 +619,11 @@ export type MutationCreatePaymentMethodArgs = {
 
 export type MutationCreateWebhookEndpointArgs = {
   input: CreateWebhookEndpointInput;
+};
+
+
+export type MutationDeleteBillBeneficiaryArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -404,6 +659,11 @@ export type MutationFundWalletArgs = {
 
 export type MutationInitiateOfframpOrderArgs = {
   input: InitiateOfframpOrderInput;
+};
+
+
+export type MutationPayElectricityArgs = {
+  input: ElectricityInput;
 };
 
 
@@ -443,6 +703,11 @@ export type MutationSimulateVirtualAccountTransferArgs = {
 };
 
 
+export type MutationSubscribeCableTvArgs = {
+  input: CableInput;
+};
+
+
 export type MutationTransferArgs = {
   input: TransferInput;
 };
@@ -451,6 +716,11 @@ export type MutationTransferArgs = {
 export type MutationUpdateWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
   input: UpdateWebhookEndpointInput;
+};
+
+
+export type MutationValidateBillCustomerArgs = {
+  input: ValidateBillInput;
 };
 
 
@@ -705,8 +975,20 @@ export type Query = {
   apiKeys: Array<ApiKey>;
   /** Banks for withdrawals and USSD deposits. */
   banks: Array<Bank>;
+  billBeneficiaries: Array<BillBeneficiary>;
+  billCategories: Array<BillCategory>;
+  /** One of the caller's bills by reference; otherwise BILL_NOT_FOUND. */
+  billRecord: BillRecord;
+  /** The caller's bill records, filtered, sorted and paged (limit ≤ 100). */
+  billRecords: BillRecordPage;
+  billSchedules: Array<BillSchedule>;
+  /** A biller's items (bundles, plans, meter types). */
+  billerItems: Array<BillItem>;
+  billers: Array<Biller>;
   /** A deposit's state by reference (payment status). */
   deposit: Deposit;
+  discos: Array<Disco>;
+  electricityBillers: Array<Biller>;
   /** One of the caller's events. Another account's or environment's event answers NOT_FOUND. */
   event: Event;
   /** The caller's events in its own environment, in commit order, after position `after`. */
@@ -726,6 +1008,8 @@ export type Query = {
   paymentMethod: PaymentMethod;
   paymentMethods: Array<PaymentMethod>;
   payout: Payout;
+  /** Items for a provider by its code or short name. */
+  providerItems: Array<BillItem>;
   /** The name on a bank account. */
   resolveBankAccount: ResolvedBankAccount;
   /** A user the credential may act for. Any other id answers NOT_FOUND, exactly like a missing user. */
@@ -739,6 +1023,28 @@ export type Query = {
   walletTransactions: TransactionPage;
   webhookEndpoint: WebhookEndpoint;
   webhookEndpoints: Array<WebhookEndpoint>;
+};
+
+
+export type QueryBillRecordArgs = {
+  reference: Scalars['String']['input'];
+};
+
+
+export type QueryBillRecordsArgs = {
+  filter?: InputMaybe<BillRecordFilter>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryBillerItemsArgs = {
+  billerCode: Scalars['String']['input'];
+};
+
+
+export type QueryBillersArgs = {
+  category: BillType;
 };
 
 
@@ -794,6 +1100,11 @@ export type QueryPayoutArgs = {
 };
 
 
+export type QueryProviderItemsArgs = {
+  provider: Scalars['String']['input'];
+};
+
+
 export type QueryResolveBankAccountArgs = {
   accountNumber: Scalars['String']['input'];
   bankCode: Scalars['String']['input'];
@@ -839,8 +1150,22 @@ export type ResolvedBankAccount = {
   bankCode: Scalars['String']['output'];
 };
 
+export type ScheduleDataInput = {
+  /** When to run (the first run of a recurring schedule). */
+  executionDate: Scalars['DateTime']['input'];
+  isRecurring?: InputMaybe<Scalars['Boolean']['input']>;
+  /** daily, weekly or monthly (Africa/Lagos time). */
+  recurrencePattern?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type SortOrder =
+  | 'ASC'
+  | 'DESC';
+
 export type Subscription = {
   __typename?: 'Subscription';
+  /** Outcomes of the caller's bills; `reference` narrows to one bill. */
+  billUpdates: BillUpdate;
   /** Deposit changes (deposit.*), live; `after` resumes from an event's seq. */
   depositUpdates: WalletUpdate;
   /**
@@ -854,6 +1179,12 @@ export type Subscription = {
   payoutUpdates: WalletUpdate;
   /** Wallet transaction changes (transaction.*), live. */
   transactionUpdates: WalletUpdate;
+};
+
+
+export type SubscriptionBillUpdatesArgs = {
+  after?: InputMaybe<Scalars['SafeInt']['input']>;
+  reference?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -914,6 +1245,8 @@ export type TransactionStatus =
   | 'PENDING';
 
 export type TransactionType =
+  /** A bill payment (airtime, data, cable, electricity). */
+  | 'BILL'
   | 'DEPOSIT'
   | 'TRANSFER_IN'
   | 'TRANSFER_OUT'
@@ -977,6 +1310,12 @@ export type UssdDepositInput = {
   currency?: InputMaybe<Scalars['String']['input']>;
   narration?: InputMaybe<Scalars['String']['input']>;
   reference?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type ValidateBillInput = {
+  billerCode: Scalars['String']['input'];
+  customer: Scalars['String']['input'];
+  itemCode: Scalars['String']['input'];
 };
 
 export type VerifiedBankAccount = {
@@ -1222,6 +1561,9 @@ export type FederationReferenceTypes = ResolversObject<{
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
   Ability: Ability;
+  AirtimeInput: AirtimeInput;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   ApiInfo: ResolverTypeWrapper<ApiInfo>;
   ApiKey: ResolverTypeWrapper<ApiKeyRecordModel>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
@@ -1229,17 +1571,30 @@ export type ResolversTypes = ResolversObject<{
   AuthorizeDepositInput: AuthorizeDepositInput;
   Bank: ResolverTypeWrapper<Bank>;
   BankAccountInput: BankAccountInput;
+  BillBeneficiary: ResolverTypeWrapper<BillBeneficiary>;
+  BillCategory: ResolverTypeWrapper<BillCategory>;
+  BillItem: ResolverTypeWrapper<BillItemModel>;
+  BillRecord: ResolverTypeWrapper<BillRecordRowModel>;
+  BillRecordFilter: BillRecordFilter;
+  BillRecordPage: ResolverTypeWrapper<Omit<BillRecordPage, 'bills'> & { bills: Array<ResolversTypes['BillRecord']> }>;
+  BillSchedule: ResolverTypeWrapper<BillSchedule>;
+  BillSortField: BillSortField;
+  BillStatus: BillStatus;
+  BillType: BillType;
+  BillUpdate: ResolverTypeWrapper<StoredEventModel>;
+  BillValidation: ResolverTypeWrapper<CustomerValidationModel>;
+  Biller: ResolverTypeWrapper<Biller>;
   Business: ResolverTypeWrapper<BusinessModel>;
+  CableInput: CableInput;
   CardInput: CardInput;
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CreatedApiKey: ResolverTypeWrapper<Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversTypes['ApiKey'] }>;
   CreatedWebhookEndpoint: ResolverTypeWrapper<Omit<CreatedWebhookEndpoint, 'endpoint'> & { endpoint: ResolversTypes['WebhookEndpoint'] }>;
+  DataInput: DataInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Deposit: ResolverTypeWrapper<DepositRowModel>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   DepositCustomer: ResolverTypeWrapper<DepositCustomer>;
   DepositCustomization: ResolverTypeWrapper<DepositCustomization>;
   DepositInput: DepositInput;
@@ -1247,6 +1602,8 @@ export type ResolversTypes = ResolversObject<{
   DepositNextAction: ResolverTypeWrapper<DepositNextAction>;
   DepositStatus: null;
   DepositWithPaymentMethodInput: DepositWithPaymentMethodInput;
+  Disco: ResolverTypeWrapper<Disco>;
+  ElectricityInput: ElectricityInput;
   Environment: Environment;
   Event: ResolverTypeWrapper<StoredEventModel>;
   EventPage: ResolverTypeWrapper<Omit<EventPage, 'events'> & { events: Array<ResolversTypes['Event']> }>;
@@ -1277,6 +1634,8 @@ export type ResolversTypes = ResolversObject<{
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ResolvedBankAccount: ResolverTypeWrapper<ResolvedBankAccount>;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
+  ScheduleDataInput: ScheduleDataInput;
+  SortOrder: SortOrder;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TransactionFilter: TransactionFilter;
   TransactionPage: ResolverTypeWrapper<Omit<TransactionPage, 'transactions'> & { transactions: Array<ResolversTypes['WalletTransaction']> }>;
@@ -1286,6 +1645,7 @@ export type ResolversTypes = ResolversObject<{
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: ResolverTypeWrapper<UserModel>;
   UssdDepositInput: UssdDepositInput;
+  ValidateBillInput: ValidateBillInput;
   VerifiedBankAccount: ResolverTypeWrapper<VerifiedBankAccount>;
   VerifyBankAccountInput: VerifyBankAccountInput;
   VirtualAccount: ResolverTypeWrapper<VirtualAccountModelModel>;
@@ -1303,28 +1663,43 @@ export type ResolversTypes = ResolversObject<{
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
+  AirtimeInput: AirtimeInput;
+  Float: Scalars['Float']['output'];
+  Boolean: Scalars['Boolean']['output'];
   ApiInfo: ApiInfo;
   ApiKey: ApiKeyRecordModel;
   ID: Scalars['ID']['output'];
   AuthorizeDepositInput: AuthorizeDepositInput;
   Bank: Bank;
   BankAccountInput: BankAccountInput;
+  BillBeneficiary: BillBeneficiary;
+  BillCategory: BillCategory;
+  BillItem: BillItemModel;
+  BillRecord: BillRecordRowModel;
+  BillRecordFilter: BillRecordFilter;
+  BillRecordPage: Omit<BillRecordPage, 'bills'> & { bills: Array<ResolversParentTypes['BillRecord']> };
+  BillSchedule: BillSchedule;
+  BillUpdate: StoredEventModel;
+  BillValidation: CustomerValidationModel;
+  Biller: Biller;
   Business: BusinessModel;
+  CableInput: CableInput;
   CardInput: CardInput;
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
-  Boolean: Scalars['Boolean']['output'];
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CreatedApiKey: Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversParentTypes['ApiKey'] };
   CreatedWebhookEndpoint: Omit<CreatedWebhookEndpoint, 'endpoint'> & { endpoint: ResolversParentTypes['WebhookEndpoint'] };
+  DataInput: DataInput;
   DateTime: Scalars['DateTime']['output'];
   Deposit: DepositRowModel;
-  Float: Scalars['Float']['output'];
   DepositCustomer: DepositCustomer;
   DepositCustomization: DepositCustomization;
   DepositInput: DepositInput;
   DepositNextAction: DepositNextAction;
   DepositWithPaymentMethodInput: DepositWithPaymentMethodInput;
+  Disco: Disco;
+  ElectricityInput: ElectricityInput;
   Event: StoredEventModel;
   EventPage: Omit<EventPage, 'events'> & { events: Array<ResolversParentTypes['Event']> };
   FundWalletInput: FundWalletInput;
@@ -1347,6 +1722,7 @@ export type ResolversParentTypes = ResolversObject<{
   Query: Record<PropertyKey, never>;
   ResolvedBankAccount: ResolvedBankAccount;
   SafeInt: Scalars['SafeInt']['output'];
+  ScheduleDataInput: ScheduleDataInput;
   Subscription: Record<PropertyKey, never>;
   TransactionFilter: TransactionFilter;
   TransactionPage: Omit<TransactionPage, 'transactions'> & { transactions: Array<ResolversParentTypes['WalletTransaction']> };
@@ -1354,6 +1730,7 @@ export type ResolversParentTypes = ResolversObject<{
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: UserModel;
   UssdDepositInput: UssdDepositInput;
+  ValidateBillInput: ValidateBillInput;
   VerifiedBankAccount: VerifiedBankAccount;
   VerifyBankAccountInput: VerifyBankAccountInput;
   VirtualAccount: VirtualAccountModelModel;
@@ -1409,6 +1786,109 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
 export type BankResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Bank'] = ResolversParentTypes['Bank']> = ResolversObject<{
   code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type BillBeneficiaryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillBeneficiary'] = ResolversParentTypes['BillBeneficiary']> = ResolversObject<{
+  billerCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  billerName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  customer?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['BillType'], ParentType, ContextType>;
+}>;
+
+export type BillCategoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillCategory'] = ResolversParentTypes['BillCategory']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['BillType'], ParentType, ContextType>;
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type BillItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillItem'] = ResolversParentTypes['BillItem']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  billerCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fee?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  itemCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  label?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  validityPeriod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type BillRecordResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillRecord'] = ResolversParentTypes['BillRecord']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  billerCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  billerName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  customer?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customerName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  deletedDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  failureReason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  fee?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  itemCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  metadata?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  providerData?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['BillStatus'], ParentType, ContextType>;
+  token?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  txRef?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['BillType'], ParentType, ContextType>;
+  units?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  userId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  validityPeriod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type BillRecordPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillRecordPage'] = ResolversParentTypes['BillRecordPage']> = ResolversObject<{
+  bills?: Resolver<Array<ResolversTypes['BillRecord']>, ParentType, ContextType>;
+  hasNext?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  hasPrev?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  limit?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  page?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalPages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type BillScheduleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillSchedule'] = ResolversParentTypes['BillSchedule']> = ResolversObject<{
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  firstRunAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nextRunAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  payment?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  recurrence?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  runCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type BillUpdateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillUpdate'] = ResolversParentTypes['BillUpdate']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  billerName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customerId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customerName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type BillValidationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillValidation'] = ResolversParentTypes['BillValidation']> = ResolversObject<{
+  address?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  billerCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customer?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customerName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  itemCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  maximum?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  minimum?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
+export type BillerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Biller'] = ResolversParentTypes['Biller']> = ResolversObject<{
+  billerCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  category?: Resolver<ResolversTypes['BillType'], ParentType, ContextType>;
+  meterType?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  shortName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type BusinessResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Business'] = ResolversParentTypes['Business']> = ResolversObject<{
@@ -1476,6 +1956,13 @@ export type DepositNextActionResolvers<ContextType = GraphQLContext, ParentType 
 
 export type DepositStatusResolvers = { COMPLETED: 'completed', FAILED: 'failed', INITIATED: 'initiated', PENDING: 'pending' };
 
+export type DiscoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Disco'] = ResolversParentTypes['Disco']> = ResolversObject<{
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  postpaid?: Resolver<Maybe<ResolversTypes['Biller']>, ParentType, ContextType>;
+  prepaid?: Resolver<Maybe<ResolversTypes['Biller']>, ParentType, ContextType>;
+  shortName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type EventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event']> = ResolversObject<{
   created?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
   data?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
@@ -1507,11 +1994,15 @@ export type LedgerEntryResolvers<ContextType = GraphQLContext, ParentType extend
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   authorizeDeposit?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationAuthorizeDepositArgs, 'input' | 'reference'>>;
+  buyAirtime?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationBuyAirtimeArgs, 'input'>>;
+  buyMobileData?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationBuyMobileDataArgs, 'input'>>;
+  cancelBillSchedule?: Resolver<ResolversTypes['BillSchedule'], ParentType, ContextType, RequireFields<MutationCancelBillScheduleArgs, 'id'>>;
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
   createPaymentLink?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationCreatePaymentLinkArgs, 'input'>>;
   createPaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationCreatePaymentMethodArgs, 'input'>>;
   createVirtualAccount?: Resolver<ResolversTypes['VirtualAccount'], ParentType, ContextType>;
   createWebhookEndpoint?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
+  deleteBillBeneficiary?: Resolver<ResolversTypes['BillBeneficiary'], ParentType, ContextType, RequireFields<MutationDeleteBillBeneficiaryArgs, 'id'>>;
   deletePaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationDeletePaymentMethodArgs, 'id'>>;
   deleteWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
   depositByBankTransfer?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationDepositByBankTransferArgs, 'input'>>;
@@ -1519,6 +2010,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   depositWithPaymentMethod?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationDepositWithPaymentMethodArgs, 'input'>>;
   fundWallet?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationFundWalletArgs, 'input'>>;
   initiateOfframpOrder?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationInitiateOfframpOrderArgs, 'input'>>;
+  payElectricity?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationPayElectricityArgs, 'input'>>;
   resendWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationResendWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookSecret?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookSecretArgs, 'gracePeriodSeconds' | 'id'>>;
@@ -1526,8 +2018,10 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   setDefaultPaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationSetDefaultPaymentMethodArgs, 'id'>>;
   simulateOfframpDeposit?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationSimulateOfframpDepositArgs, 'reference'>>;
   simulateVirtualAccountTransfer?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationSimulateVirtualAccountTransferArgs, 'amount'>>;
+  subscribeCableTv?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationSubscribeCableTvArgs, 'input'>>;
   transfer?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<MutationTransferArgs, 'input'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
+  validateBillCustomer?: Resolver<ResolversTypes['BillValidation'], ParentType, ContextType, RequireFields<MutationValidateBillCustomerArgs, 'input'>>;
   verifyOfframpBankAccount?: Resolver<ResolversTypes['VerifiedBankAccount'], ParentType, ContextType, RequireFields<MutationVerifyOfframpBankAccountArgs, 'input'>>;
   withdraw?: Resolver<ResolversTypes['Payout'], ParentType, ContextType, RequireFields<MutationWithdrawArgs, 'input'>>;
 }>;
@@ -1650,7 +2144,16 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   apiInfo?: Resolver<ResolversTypes['ApiInfo'], ParentType, ContextType>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
   banks?: Resolver<Array<ResolversTypes['Bank']>, ParentType, ContextType>;
+  billBeneficiaries?: Resolver<Array<ResolversTypes['BillBeneficiary']>, ParentType, ContextType>;
+  billCategories?: Resolver<Array<ResolversTypes['BillCategory']>, ParentType, ContextType>;
+  billRecord?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<QueryBillRecordArgs, 'reference'>>;
+  billRecords?: Resolver<ResolversTypes['BillRecordPage'], ParentType, ContextType, RequireFields<QueryBillRecordsArgs, 'limit' | 'page'>>;
+  billSchedules?: Resolver<Array<ResolversTypes['BillSchedule']>, ParentType, ContextType>;
+  billerItems?: Resolver<Array<ResolversTypes['BillItem']>, ParentType, ContextType, RequireFields<QueryBillerItemsArgs, 'billerCode'>>;
+  billers?: Resolver<Array<ResolversTypes['Biller']>, ParentType, ContextType, RequireFields<QueryBillersArgs, 'category'>>;
   deposit?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<QueryDepositArgs, 'reference'>>;
+  discos?: Resolver<Array<ResolversTypes['Disco']>, ParentType, ContextType>;
+  electricityBillers?: Resolver<Array<ResolversTypes['Biller']>, ParentType, ContextType>;
   event?: Resolver<ResolversTypes['Event'], ParentType, ContextType, RequireFields<QueryEventArgs, 'id'>>;
   events?: Resolver<ResolversTypes['EventPage'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'after' | 'first'>>;
   me?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
@@ -1662,6 +2165,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   paymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<QueryPaymentMethodArgs, 'id'>>;
   paymentMethods?: Resolver<Array<ResolversTypes['PaymentMethod']>, ParentType, ContextType>;
   payout?: Resolver<ResolversTypes['Payout'], ParentType, ContextType, RequireFields<QueryPayoutArgs, 'reference'>>;
+  providerItems?: Resolver<Array<ResolversTypes['BillItem']>, ParentType, ContextType, RequireFields<QueryProviderItemsArgs, 'provider'>>;
   resolveBankAccount?: Resolver<ResolversTypes['ResolvedBankAccount'], ParentType, ContextType, RequireFields<QueryResolveBankAccountArgs, 'accountNumber' | 'bankCode'>>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
   walletBalance?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
@@ -1684,6 +2188,7 @@ export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTy
 }
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  billUpdates?: SubscriptionResolver<ResolversTypes['BillUpdate'], "billUpdates", ParentType, ContextType, Partial<SubscriptionBillUpdatesArgs>>;
   depositUpdates?: SubscriptionResolver<ResolversTypes['WalletUpdate'], "depositUpdates", ParentType, ContextType, Partial<SubscriptionDepositUpdatesArgs>>;
   events?: SubscriptionResolver<ResolversTypes['Event'], "events", ParentType, ContextType, Partial<SubscriptionEventsArgs>>;
   offrampOrderUpdates?: SubscriptionResolver<ResolversTypes['OfframpOrderUpdate'], "offrampOrderUpdates", ParentType, ContextType, Partial<SubscriptionOfframpOrderUpdatesArgs>>;
@@ -1812,6 +2317,15 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   ApiInfo?: ApiInfoResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
   Bank?: BankResolvers<ContextType>;
+  BillBeneficiary?: BillBeneficiaryResolvers<ContextType>;
+  BillCategory?: BillCategoryResolvers<ContextType>;
+  BillItem?: BillItemResolvers<ContextType>;
+  BillRecord?: BillRecordResolvers<ContextType>;
+  BillRecordPage?: BillRecordPageResolvers<ContextType>;
+  BillSchedule?: BillScheduleResolvers<ContextType>;
+  BillUpdate?: BillUpdateResolvers<ContextType>;
+  BillValidation?: BillValidationResolvers<ContextType>;
+  Biller?: BillerResolvers<ContextType>;
   Business?: BusinessResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   CreatedWebhookEndpoint?: CreatedWebhookEndpointResolvers<ContextType>;
@@ -1821,6 +2335,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   DepositCustomization?: DepositCustomizationResolvers<ContextType>;
   DepositNextAction?: DepositNextActionResolvers<ContextType>;
   DepositStatus?: DepositStatusResolvers;
+  Disco?: DiscoResolvers<ContextType>;
   Event?: EventResolvers<ContextType>;
   EventPage?: EventPageResolvers<ContextType>;
   JSON?: GraphQLScalarType;

@@ -1,6 +1,7 @@
 import type { RestRoute } from '../route.js';
 import { apiKeyRoutes } from './api-keys.js';
 import { eventRoutes } from './events.js';
+import { billRoutes } from './bills.js';
 import { offrampRoutes } from './offramp.js';
 import { paymentMethodRoutes } from './payment-methods.js';
 import { transactionRoutes } from './transactions.js';
@@ -10,4 +11,4 @@ import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** The REST v1 route table: every path of the API, one domain file each. */
-export const restV1Routes: RestRoute[] = [...rootRoutes, ...userRoutes, ...eventRoutes, ...apiKeyRoutes, ...webhookRoutes, ...offrampRoutes, ...walletRoutes, ...paymentMethodRoutes, ...transactionRoutes];
+export const restV1Routes: RestRoute[] = [...rootRoutes, ...userRoutes, ...eventRoutes, ...apiKeyRoutes, ...webhookRoutes, ...offrampRoutes, ...walletRoutes, ...paymentMethodRoutes, ...transactionRoutes, ...billRoutes];

@@ -77,7 +77,7 @@ const PayoutSchema = Type.Object(
 export const TransactionSchema = Type.Object(
   {
     id: Type.String(),
-    type: Type.Union(['DEPOSIT', 'WITHDRAWAL', 'TRANSFER_IN', 'TRANSFER_OUT'].map((s) => Type.Literal(s))),
+    type: Type.Union(['DEPOSIT', 'WITHDRAWAL', 'TRANSFER_IN', 'TRANSFER_OUT', 'BILL'].map((s) => Type.Literal(s))),
     status: Type.Union(['PENDING', 'COMPLETED', 'FAILED'].map((s) => Type.Literal(s))),
     amount: Type.Number(),
     amountKobo: Type.Integer(),

@@ -1,0 +1,100 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, kobo, updatedAt } from './columns.js';
+import { environmentEnum, users } from './schema.js';
+import { ledgerHolds } from './wallet-schema.js';
+
+export const billTypeEnum = pgEnum('bill_type', ['AIRTIME', 'MOBILEDATA', 'CABLEBILLS', 'UTILITYBILLS']);
+export const billStatusEnum = pgEnum('bill_status', ['PENDING', 'SUCCESS', 'FAILED']);
+
+/** The seed's bill transaction record. `amount` is the face value; `fee` is charged on top. */
+export const billRecords = pgTable(
+  'bill_records',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    environment: environmentEnum('environment').notNull(),
+    reference: text('reference').notNull(),
+    billerCode: text('biller_code').notNull(),
+    itemCode: text('item_code').notNull(),
+    customer: text('customer').notNull(),
+    amount: kobo('amount').notNull(),
+    fee: kobo('fee').notNull().default(sql`0`),
+    type: billTypeEnum('type').notNull(),
+    status: billStatusEnum('status').notNull().default('PENDING'),
+    providerData: jsonb('provider_data'),
+    txRef: text('tx_ref'),
+    billerName: text('biller_name').notNull(),
+    customerName: text('customer_name'),
+    validityPeriod: text('validity_period'),
+    metadata: text('metadata'),
+    token: text('token'),
+    units: text('units'),
+    holdId: uuid('hold_id').references(() => ledgerHolds.id),
+    provider: text('provider').notNull(),
+    scheduleId: uuid('schedule_id'),
+    failureReason: text('failure_reason'),
+    version: integer('version').notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    deletedDate: timestamp('deleted_date', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    uniqueIndex('bill_records_owner_reference_key').on(t.userId, t.environment, t.reference),
+    index('bill_records_owner_created_idx').on(t.userId, t.environment, t.createdAt),
+    index('bill_records_owner_updated_idx').on(t.userId, t.environment, t.updatedAt),
+    index('bill_records_owner_amount_idx').on(t.userId, t.environment, t.amount),
+    index('bill_records_owner_type_created_idx').on(t.userId, t.environment, t.type, t.createdAt),
+    index('bill_records_owner_status_created_idx').on(t.userId, t.environment, t.status, t.createdAt),
+    index('bill_records_pending_idx').on(t.status, t.updatedAt).where(sql`${t.status} = 'PENDING'`),
+  ],
+);
+
+/** A saved recipient of bill payments. */
+export const billBeneficiaries = pgTable(
+  'bill_beneficiaries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    environment: environmentEnum('environment').notNull(),
+    name: text('name').notNull(),
+    type: billTypeEnum('type').notNull(),
+    billerCode: text('biller_code').notNull(),
+    billerName: text('biller_name').notNull(),
+    customer: text('customer').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('bill_beneficiaries_owner_target_key').on(t.userId, t.environment, t.billerCode, t.customer)],
+);
+
+export const billScheduleStatusEnum = pgEnum('bill_schedule_status', ['active', 'cancelled', 'completed']);
+
+/**
+ * A bill payment to run later, once or on a recurrence (daily, weekly, monthly, in Africa/Lagos
+ * time). It belongs to the user, not to the key that made it. Money is held when a run happens.
+ */
+export const billSchedules = pgTable(
+  'bill_schedules',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    environment: environmentEnum('environment').notNull(),
+    /** The payment to make at each run. */
+    payment: jsonb('payment').notNull(),
+    firstRunAt: timestamp('first_run_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** daily | weekly | monthly, or null for a one-off. */
+    recurrence: text('recurrence'),
+    nextRunAt: timestamp('next_run_at', { withTimezone: true, mode: 'date' }),
+    runCount: integer('run_count').notNull().default(0),
+    status: billScheduleStatusEnum('status').notNull().default('active'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('bill_schedules_owner_idx').on(t.userId, t.environment, t.createdAt)],
+);

@@ -1,0 +1,37 @@
+import type { Clock } from '../clock.js';
+import type { Job, JobHandler, JobOutcome } from '../jobs/job-runner.js';
+import { BILL_JOBS, type BillsService } from './bills-service.js';
+
+const POLL_FOR_MS = 24 * 3600_000;
+const POLL_EVERY_MS = 5 * 60_000;
+
+/** Settles a PENDING bill (a provider timeout) by asking the provider, every 5 minutes for a day. */
+export class BillStatusPollHandler implements JobHandler {
+  readonly kind = BILL_JOBS.statusPoll;
+  constructor(
+    private readonly bills: BillsService,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(job: Job): Promise<JobOutcome> {
+    const record = await this.bills.poll(String(job.payload['recordId']));
+    if (record.status !== 'PENDING') return { status: 'done' };
+    if (this.clock.now().getTime() - record.createdAt.getTime() > POLL_FOR_MS) {
+      return { status: 'failed', error: `Bill ${record.id} is still PENDING after 24 hours; check it with the provider.` };
+    }
+    return { status: 'retry', at: new Date(this.clock.now().getTime() + POLL_EVERY_MS) };
+  }
+}
+
+/** One run of a schedule; the run number makes a repeated claim of the same run a no-op. */
+export class BillScheduleRunHandler implements JobHandler {
+  readonly kind = BILL_JOBS.scheduleRun;
+  constructor(private readonly bills: BillsService) {}
+
+  async run(job: Job): Promise<JobOutcome> {
+    await this.bills.runSchedule(String(job.payload['scheduleId']), Number(job.payload['run']));
+    return { status: 'done' };
+  }
+}
+
+export const billJobHandlers = (bills: BillsService, clock: Clock): JobHandler[] => [new BillStatusPollHandler(bills, clock), new BillScheduleRunHandler(bills)];

@@ -1,0 +1,92 @@
+import type { BillPaymentInput } from '../../domain/bills/bills-service.js';
+import type { StoredEvent } from '../../domain/events/event.js';
+import { nairaNumber } from '../../domain/wallet/naira.js';
+import type { Resolvers } from '../generated/resolvers-types.js';
+
+const BILL_KINDS = ['bill.payment.successful', 'bill.payment.failed'];
+
+/** Only the events of one bill, without losing the source's prompt `return`. */
+function forReference(source: AsyncIterableIterator<StoredEvent>, reference: string | null | undefined): AsyncIterableIterator<StoredEvent> {
+  if (!reference) return source;
+  return {
+    async next() {
+      for (;;) {
+        const step = await source.next();
+        if (step.done || step.value.data['reference'] === reference) return step;
+      }
+    },
+    return: (value?: unknown) => source.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
+    throw: (error?: unknown) => source.throw?.(error) ?? Promise.reject(error),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+const scheduled = (input: { isSchedule?: boolean | null; scheduleData?: { executionDate: Date; isRecurring?: boolean | null; recurrencePattern?: string | null } | null }) => ({
+  isSchedule: input.isSchedule ?? null,
+  scheduleData: input.scheduleData ? { ...input.scheduleData, executionDate: input.scheduleData.executionDate.toISOString() } : null,
+});
+
+export const billResolvers: Resolvers = {
+  Query: {
+    billCategories: (_root, _args, { principal, services }) => services.bills.categories(principal!),
+    billers: (_root, { category }, { principal, services }) => services.bills.billers(principal!, category),
+    billerItems: (_root, { billerCode }, { principal, services }) => services.bills.items(principal!, billerCode),
+    electricityBillers: (_root, _args, { principal, services }) => services.bills.electricityBillers(principal!),
+    discos: (_root, _args, { principal, services }) => services.bills.discos(principal!),
+    providerItems: (_root, { provider }, { principal, services }) => services.bills.providerItems(principal!, provider),
+    billRecords: (_root, { filter, page, limit }, { principal, services }) =>
+      services.bills.records(
+        principal!,
+        Object.fromEntries(Object.entries(filter ?? {}).filter(([, v]) => v !== null && v !== undefined)),
+        page ?? 1,
+        limit ?? 20,
+      ),
+    billRecord: (_root, { reference }, { principal, services }) => services.bills.record(principal!, reference),
+    billBeneficiaries: (_root, _args, { principal, services }) => services.bills.beneficiaries(principal!),
+    billSchedules: (_root, _args, { principal, services }) => services.bills.schedules(principal!),
+  },
+  Mutation: {
+    validateBillCustomer: (_root, { input }, { principal, services }) => services.bills.validate(principal!, input),
+    buyAirtime: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.bills.pay(principal!, { ...input, ...scheduled(input), type: 'AIRTIME', customer: input.phoneNumber } satisfies BillPaymentInput, idempotencyKey),
+    buyMobileData: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.bills.pay(principal!, { ...input, ...scheduled(input), type: 'MOBILEDATA', customer: input.phoneNumber }, idempotencyKey),
+    subscribeCableTv: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.bills.pay(principal!, { ...input, ...scheduled(input), type: 'CABLEBILLS', customer: input.smartcardNumber }, idempotencyKey),
+    payElectricity: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.bills.pay(principal!, { ...input, ...scheduled(input), type: 'UTILITYBILLS', customer: input.meterNumber, biller: input.disco }, idempotencyKey),
+    deleteBillBeneficiary: (_root, { id }, { principal, services }) => services.bills.deleteBeneficiary(principal!, id),
+    cancelBillSchedule: (_root, { id }, { principal, services }) => services.bills.cancelSchedule(principal!, id),
+  },
+  Subscription: {
+    billUpdates: {
+      subscribe: (_root, { reference, after }, { principal, services }) => forReference(services.eventFeed.subscribe(principal!, BILL_KINDS, after ?? undefined), reference),
+      resolve: (event: unknown) => event as never,
+    },
+  },
+  BillUpdate: {
+    eventId: (event) => event.id,
+    seq: (event) => event.seq ?? 0,
+    reference: (event) => String(event.data['reference']),
+    status: (event) => String(event.data['status']),
+    amount: (event) => Number(event.data['amount']),
+    billerName: (event) => String(event.data['billerName']),
+    customerName: (event) => (event.data['customerName'] as string | null) ?? null,
+    customerId: (event) => String(event.data['customerId']),
+  },
+  BillRecord: {
+    amount: (r) => nairaNumber(r.amount),
+    fee: (r) => nairaNumber(r.fee),
+    providerData: (r) => (r.providerData === null ? null : JSON.stringify(r.providerData)),
+  },
+  BillItem: {
+    amount: (i) => nairaNumber(i.amount),
+    fee: (i) => nairaNumber(i.fee),
+  },
+  BillValidation: {
+    minimum: (v) => nairaNumber(v.minimum),
+    maximum: (v) => nairaNumber(v.maximum),
+  },
+};
