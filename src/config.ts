@@ -100,6 +100,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const missing = (['FLUTTERWAVE_CLIENT_SECRET', 'FLUTTERWAVE_ENCRYPTION_KEY', 'FLUTTERWAVE_SECRET_HASH'] as const).filter((k) => !config[k]);
     if (missing.length) throw new ConfigError(`Invalid configuration:\n${missing.map((k) => `  ${k}: required with FLUTTERWAVE_CLIENT_ID`).join('\n')}`);
   }
+  if (config.FLUTTERWAVE_V3_SECRET_KEY && !config.FLUTTERWAVE_SECRET_HASH) {
+    throw new ConfigError('Invalid configuration:\n  FLUTTERWAVE_SECRET_HASH: required with FLUTTERWAVE_V3_SECRET_KEY (it verifies bill webhooks)');
+  }
   if (config.PAYCREST_API_KEY && !config.PAYCREST_API_SECRET) {
     throw new ConfigError('Invalid configuration:\n  PAYCREST_API_SECRET: required with PAYCREST_API_KEY (it verifies Paycrest\'s webhooks)');
   }

@@ -19,6 +19,7 @@ import { SandboxPaymentsProvider, UnconfiguredPaymentsProvider } from './domain/
 import { BillsService } from './domain/bills/bills-service.js';
 import type { BillsProvider } from './domain/bills/bills-provider.js';
 import { SandboxBillsProvider } from './domain/bills/sandbox-bills-provider.js';
+import { FlutterwaveBillsProvider } from './domain/bills/flutterwave-bills-provider.js';
 import { DepositService } from './domain/wallet/deposit-service.js';
 import { PaymentMethodService } from './domain/wallet/payment-method-service.js';
 import { PayoutService } from './domain/wallet/payout-service.js';
@@ -105,7 +106,9 @@ export function createServices(
   const paymentsProvider = (environment: Environment): PaymentsProvider => (environment === 'sandbox' ? sandboxPayments : productionPayments);
   const paymentMethods = new PaymentMethodService(db, paymentsProvider);
   const sandboxBills = new SandboxBillsProvider();
-  const productionBills: BillsProvider | undefined = undefined;
+  const productionBills: BillsProvider | undefined = config.FLUTTERWAVE_V3_SECRET_KEY
+    ? new FlutterwaveBillsProvider({ secretKey: config.FLUTTERWAVE_V3_SECRET_KEY, baseUrl: config.FLUTTERWAVE_V3_BASE_URL })
+    : undefined;
   const billsProvider = (environment: Environment): BillsProvider => {
     if (environment === 'sandbox') return sandboxBills;
     if (!productionBills) throw new DomainError('SERVICE_UNAVAILABLE', 'Bills are not configured for production (FLUTTERWAVE_V3_SECRET_KEY is unset).');

@@ -21,6 +21,10 @@ export class FakeFlutterwave {
   readonly transfers = new Map<string, Record<string, any>>();
   readonly requests: Array<{ method: string; path: string; body: any; headers: Record<string, unknown> }> = [];
   tokensIssued = 0;
+  /** Bill payments by the reference the gateway sent. */
+  readonly bills = new Map<string, Record<string, any>>();
+  /** Which bill-status path answers: Node-v3's `/bills/{ref}` or the other description's `/bills/{ref}/status`. */
+  billStatusPath: 'plain' | 'suffixed' = 'plain';
   private readonly methods = new Map<string, { number?: string; scenario: string }>();
   private server: Server | undefined;
   url = '';
@@ -54,6 +58,63 @@ export class FakeFlutterwave {
     });
   }
 
+  /** A v3 bills notice, authenticated the v3 way: `verif-hash` equal to the secret hash. */
+  notifyBill(target: string, reference: string, hash = this.secretHash): Promise<Response> {
+    const bill = this.bills.get(reference)!;
+    return fetch(`${target}/webhooks/flutterwave`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'verif-hash': hash },
+      body: JSON.stringify({ event: 'singlebillpayment.status', 'event.type': 'SingleBillPayment', data: { customer: bill['customer'], amount: bill['amount'], tx_ref: bill['tx_ref'], customer_reference: reference, status: 'success', reference: null } }),
+    });
+  }
+
+  private handleBills(method: string, url: URL, body: any, send: (status: number, payload: object) => void): void {
+    const ok = (data: unknown) => send(200, { status: 'success', message: 'OK', data });
+    if (!/^Bearer FLWSECK_TEST-fake$/.test(String(this.lastAuth))) return send(401, { status: 'error', message: 'Invalid authorization key', data: null });
+    const parts = url.pathname.split('/').filter(Boolean).slice(1);
+    if (method === 'GET' && parts[0] === 'top-bill-categories') {
+      return ok([
+        { id: 1, name: 'Airtime', code: 'AIRTIME', description: 'Airtime', country_code: 'NG' },
+        { id: 2, name: 'Electricity', code: 'UTILITYBILLS', description: 'Power', country_code: 'NG' },
+        { id: 3, name: 'Internet', code: 'INTSERVICE', description: 'Not a seed category', country_code: 'NG' },
+      ]);
+    }
+    if (method === 'GET' && parts[0] === 'bills' && parts[2] === 'billers') {
+      if (parts[1] === 'AIRTIME') return ok([{ id: 1, name: 'MTN', biller_code: 'BIL099', short_name: 'MTN', country_code: 'NG' }]);
+      if (parts[1] === 'UTILITYBILLS') return ok([{ id: 2, name: 'IKEDC PREPAID', biller_code: 'BIL112', short_name: 'IKEDC', country_code: 'NG' }]);
+      return ok([]);
+    }
+    if (method === 'GET' && parts[0] === 'billers' && parts[2] === 'items') {
+      if (parts[1] === 'BIL099') return ok([{ id: 1, biller_code: 'BIL099', name: 'MTN VTU', item_code: 'AT099', short_name: 'MTN', fee: 0, label_name: 'Mobile Number', amount: 0 }]);
+      if (parts[1] === 'BIL112') return ok([{ id: 2, biller_code: 'BIL112', name: 'IKEDC PREPAID', item_code: 'UB157', short_name: 'IKEDC', fee: 100, label_name: 'Meter Number', amount: 0 }]);
+      return send(404, { status: 'error', message: 'Biller not found', data: null });
+    }
+    if (method === 'GET' && parts[0] === 'bill-items' && parts[2] === 'validate') {
+      const customer = url.searchParams.get('customer');
+      // The documented gotcha: an invalid customer answers HTTP 200 with an error body.
+      if (customer === '00000000000') return send(200, { status: 'error', message: 'Invalid customer number', data: null });
+      return ok({ response_code: '00', response_message: 'Successful', name: 'TUNDE BAKARE', biller_code: url.searchParams.get('code'), customer, minimum: 100, maximum: 100000, address: '1 Broad St' });
+    }
+    if (method === 'POST' && parts[0] === 'billers' && parts[4] === 'payment') {
+      if (body.customer_id === '08000000001') return send(400, { status: 'error', message: 'Transaction failed at biller', data: null });
+      const bill = { phone_number: body.customer_id, customer: body.customer_id, amount: body.amount, network: 'MTN', code: '200', tx_ref: `CF-FLYAPI-${Math.floor(Math.random() * 1e9)}`, reference: body.reference, ...(parts[1] === 'BIL112' ? { recharge_token: '1234-5678-9012-3456-7890', units: '40.0 kWh' } : {}), status: body.customer_id === '08000000009' ? 'pending' : 'success' };
+      this.bills.set(body.reference, bill);
+      if (body.customer_id === '08000000009') return send(504, { status: 'error', message: 'Gateway timeout', data: null });
+      const { status: _status, ...answer } = bill;
+      return ok({ ...answer, status: 'success' });
+    }
+    if (method === 'GET' && parts[0] === 'bills' && parts[1]) {
+      const suffixed = parts[2] === 'status';
+      if ((this.billStatusPath === 'suffixed') !== suffixed) return send(404, { status: 'error', message: 'Not found', data: null });
+      const bill = this.bills.get(parts[1]);
+      if (!bill) return send(404, { status: 'error', message: 'Bill not found', data: null });
+      return ok({ currency: 'NGN', customer_id: bill['customer'], amount: `${bill['amount']}.0000`, product: 'AIRTIME', tx_ref: bill['tx_ref'], extra: bill['recharge_token'] ?? null, status: bill['status'] });
+    }
+    send(404, { status: 'error', message: `No route ${method} ${url.pathname}`, data: null });
+  }
+
+  private lastAuth: unknown;
+
   private decrypt(value: string, nonce: string): string {
     const data = Buffer.from(value, 'base64');
     const decipher = createDecipheriv('aes-256-gcm', Buffer.from(this.encryptionKey, 'base64'), Buffer.from(nonce, 'utf8'));
@@ -83,8 +144,10 @@ export class FakeFlutterwave {
       return send(200, { access_token: `tok_${this.tokensIssued}`, expires_in: 600, refresh_expires_in: 0, token_type: 'Bearer', scope: 'profile' });
     }
     const body = text ? JSON.parse(text) : undefined;
+    this.lastAuth = req.headers.authorization;
     this.requests.push({ method: req.method!, path: url.pathname + url.search, body, headers: req.headers });
 
+    if (url.pathname.startsWith('/v3/') && url.pathname !== '/v3/payments') return this.handleBills(req.method!, url, body, send);
     if (url.pathname === '/v3/payments') {
       if (req.headers.authorization !== `Bearer ${this.v3SecretKey}`) return send(401, { status: 'error', message: 'Invalid authorization key', data: null });
       return send(200, { status: 'success', message: 'Hosted Link', data: { link: `https://checkout.flutterwave.test/pay/${body.tx_ref}` } });

@@ -132,7 +132,8 @@ describe('offramp on Paycrest (production)', () => {
     await paycrest.notify(s.baseUrl, refunding!, 'payment_order.deposited');
     await paycrest.notify(s.baseUrl, refunding!, 'payment_order.refunding');
     await paycrest.notify(s.baseUrl, refunding!, 'payment_order.refunded');
-    const failed = (await eventsOf(tenant, 5)).filter((e) => e.type === 'offramp.failed').map((e) => e.data['status']);
+    // Two initiated, the deposit, processing (refunding), and the two failures.
+    const failed = (await eventsOf(tenant, 6)).filter((e) => e.type === 'offramp.failed').map((e) => e.data['status']);
     expect(failed).toEqual(['expired', 'refunded']);
   });
 

@@ -72,6 +72,9 @@ export interface RecordFilter {
   sortOrder?: 'ASC' | 'DESC' | undefined;
 }
 
+/** The reference the provider knows a bill by: unique across users (the caller's is unique per user only). */
+export const providerReference = (record: { id: string }) => `pgw-${record.id}`;
+
 const billNotFound = (reference: string) => new DomainError('BILL_NOT_FOUND', `Bill transaction with reference ${JSON.stringify(reference)} was not found.`, { reference });
 const ownedBy = (owner: { userId: string; environment: Environment }) => and(eq(billRecords.userId, owner.userId), eq(billRecords.environment, owner.environment));
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -185,7 +188,7 @@ export class BillsService {
     if (record.status !== 'PENDING' || record.txRef) return record;
     let outcome: BillOutcome;
     try {
-      outcome = await this.providerFor(record.environment).pay({ billerCode: record.billerCode, itemCode: record.itemCode, customer: record.customer, amount: record.amount, reference: record.reference });
+      outcome = await this.providerFor(record.environment).pay({ billerCode: record.billerCode, itemCode: record.itemCode, customer: record.customer, amount: record.amount, reference: providerReference(record) });
     } catch (error) {
       outcome =
         error instanceof DomainError && error.status < 500
@@ -240,14 +243,16 @@ export class BillsService {
   async poll(recordId: string): Promise<BillRecordRow> {
     const record = await this.byId(recordId);
     if (record.status !== 'PENDING' || !record.holdId) return record;
-    return this.settle(record.id, await this.providerFor(record.environment).status(record.reference));
+    return this.settle(record.id, await this.providerFor(record.environment).status(providerReference(record)));
   }
 
-  async findPendingByTxRefOrReference(provider: string, ref: string): Promise<BillRecordRow | undefined> {
+  /** A bill by what the provider calls it: our `pgw-<id>` reference, or its own tx_ref. */
+  async byProviderReference(provider: string, ref: string): Promise<BillRecordRow | undefined> {
+    const id = /^pgw-([0-9a-f-]{36})$/.exec(ref)?.[1];
     const [row] = await this.db
       .select()
       .from(billRecords)
-      .where(and(eq(billRecords.provider, provider), or(eq(billRecords.txRef, ref), eq(billRecords.reference, ref))))
+      .where(and(eq(billRecords.provider, provider), id ? eq(billRecords.id, id) : eq(billRecords.txRef, ref)))
       .limit(1);
     return row;
   }
