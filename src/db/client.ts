@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -79,7 +80,8 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
       );
     }
   }
-  const client = await PGlite.create(dataDir, loadDataDir ? { loadDataDir } : {});
+  // pg_trgm backs the partial-match searches of bill records (see migration 0006).
+  const client = await PGlite.create(dataDir, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
   const db = drizzlePglite(client, { schema });
   await db.execute(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
   await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });

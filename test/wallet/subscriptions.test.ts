@@ -45,4 +45,32 @@ describe('wallet subscriptions', () => {
       await client.dispose();
     }
   });
+
+  it('streams bill outcomes, narrowed to one reference when asked', async () => {
+    const tenant = await seedTenant(s.t.services);
+    await fund(s.t, tenant, 1000);
+    const client = createClient({ url: s.wsUrl, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': tenant.keys.READ_ONLY }, retryAttempts: 0 });
+    const all: Array<{ reference: string; status: string }> = [];
+    const one: Array<{ reference: string; status: string }> = [];
+    client.subscribe<{ billUpdates: { reference: string; status: string } }>({ query: 'subscription { billUpdates { eventId type seq reference status amount billerName customerName customerId } }' }, { next: (m) => all.push(m.data!.billUpdates), error: () => undefined, complete: () => undefined });
+    client.subscribe<{ billUpdates: { reference: string; status: string } }>({ query: 'subscription { billUpdates(reference: "SUB-B2") { reference status } }' }, { next: (m) => one.push(m.data!.billUpdates), error: () => undefined, complete: () => undefined });
+    await new Promise((r) => setTimeout(r, 300));
+    try {
+      for (const reference of ['SUB-B1', 'SUB-B2']) {
+        await rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/bills/buy-airtime', { phoneNumber: '08031234567', biller: 'MTN', amount: 100, reference });
+      }
+      await waitUntil(async () => {
+        await stampCommittedEvents(s.t.services.db, { wait: true });
+        s.t.services.eventFeed.wake();
+        return all.length >= 2 && one.length >= 1;
+      }, 10_000);
+      expect(all.map((u) => [u.reference, u.status])).toEqual([
+        ['SUB-B1', 'SUCCESS'],
+        ['SUB-B2', 'SUCCESS'],
+      ]);
+      expect(one).toEqual([{ reference: 'SUB-B2', status: 'SUCCESS' }]);
+    } finally {
+      await client.dispose();
+    }
+  });
 });
