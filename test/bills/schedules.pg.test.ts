@@ -4,18 +4,27 @@ import { billRecords, billSchedules } from '../../src/db/bills-schema.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import type { Services } from '../../src/services.js';
-import { createTestServices, seedTenant } from '../helpers/app.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/client.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
+import { createServices } from '../../src/services.js';
+import { seedTenant } from '../helpers/app.js';
 import { type Child, spawnTs } from '../helpers/child.js';
-import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
+import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const principalOf = (userId: string): Principal => ({ kind: 'api_key', credentialId: 'test', userId, environment: 'sandbox', abilities: new Set(['READ', 'TRANSACT']) });
 
 describe.skipIf(!onPostgres)('scheduled bills with two worker processes (PostgreSQL)', () => {
   let services: Services;
+  let databaseUrl: string;
   const workers: Child[] = [];
+  // A database of its own: these worker processes would otherwise claim other files' jobs.
   beforeAll(async () => {
-    services = await createTestServices();
+    databaseUrl = await isolatedTestDatabaseUrl();
+    const { db } = await openDatabase({ databaseUrl, poolSize: 5 });
+    services = createServices(loadConfig({}, { NODE_ENV: 'test' }), db, systemClock, () => undefined, new RateLimiter(undefined));
   });
   afterAll(async () => {
     for (const child of workers) {
@@ -32,7 +41,7 @@ describe.skipIf(!onPostgres)('scheduled bills with two worker processes (Postgre
     const once = await services.bills.pay(principal, { type: 'AIRTIME', biller: 'MTN', customer: '08031234567', amount: 100, isSchedule: true, scheduleData: { executionDate: at.toISOString() } }, undefined);
     const daily = await services.bills.pay(principal, { type: 'AIRTIME', biller: 'GLO', customer: '08031234567', amount: 200, isSchedule: true, scheduleData: { executionDate: at.toISOString(), isRecurring: true, recurrencePattern: 'daily' } }, undefined);
     for (let i = 0; i < 2; i++) {
-      const child = spawnTs('src/main.ts', [], { DATABASE_URL: testDatabaseUrl(), PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', REDIS_URL: '' });
+      const child = spawnTs('src/main.ts', [], { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', REDIS_URL: '' });
       workers.push(child);
     }
     await Promise.all(workers.map((w) => w.waitFor(/listening on/, 60_000)));

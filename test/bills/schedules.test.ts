@@ -96,5 +96,10 @@ describe('scheduled bill payments', () => {
     expect(events[0]).toMatchObject({ type: 'bill.payment.failed', data: { status: 'FAILED' } });
     const viaGraphql = await graphql(s.t.app, tenant.keys.READ_ONLY, '{ billSchedules { status runCount } }');
     expect(viaGraphql.body.data!.billSchedules).toEqual([{ status: 'completed', runCount: 1 }]);
+    clock.set(new Date('2027-06-02T10:00:00Z'));
+    const upcoming = await graphql(s.t.app, tenant.keys.TRANSACTIONS, 'mutation { buyAirtime(input: { phoneNumber: "08031234567", biller: "MTN", amount: 100, isSchedule: true, scheduleData: { executionDate: "2027-06-03T10:00:00Z", isRecurring: true, recurrencePattern: "weekly" } }) { status metadata } }');
+    const scheduleId = JSON.parse(upcoming.body.data!.buyAirtime.metadata).scheduleId;
+    const cancelled = await graphql(s.t.app, tenant.keys.TRANSACTIONS, `mutation { cancelBillSchedule(id: "${scheduleId}") { status recurrence nextRunAt } }`);
+    expect(cancelled.body.data!.cancelBillSchedule).toEqual({ status: 'cancelled', recurrence: 'weekly', nextRunAt: null });
   });
 });

@@ -25,6 +25,11 @@ export function testDatabase(): Promise<DatabaseHandle> {
  */
 export async function isolatedTestDatabase(): Promise<DatabaseHandle> {
   if (!onPostgres) return testDatabase();
+  return openDatabase({ databaseUrl: await isolatedTestDatabaseUrl(), poolSize: 10 });
+}
+
+/** A fresh PostgreSQL database (not yet migrated) for a file whose child processes share it. */
+export async function isolatedTestDatabaseUrl(): Promise<string> {
   const base = new URL(testDatabaseUrl());
   const name = `${base.pathname.slice(1)}_iso_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
   const admin = new pg.Client({ connectionString: base.toString() });
@@ -35,5 +40,5 @@ export async function isolatedTestDatabase(): Promise<DatabaseHandle> {
     await admin.end();
   }
   base.pathname = `/${name}`;
-  return openDatabase({ databaseUrl: base.toString(), poolSize: 10 });
+  return base.toString();
 }
