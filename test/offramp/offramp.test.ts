@@ -351,7 +351,7 @@ describe('offramp (sandbox)', () => {
       const client = createClient({ url: s.wsUrl, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': key }, retryAttempts: 0 });
       const subscribed = new Promise<void>((resolve, reject) => {
         client.subscribe<{ offrampOrderUpdates: Record<string, unknown> }>(
-          { query: 'subscription { offrampOrderUpdates { eventId type seq reference status amount token network fiatAmount fiatCurrency bankName accountNumber } }' },
+          { query: 'subscription { offrampOrderUpdates(after: 0) { eventId type seq reference status amount token network fiatAmount fiatCurrency bankName accountNumber } }' },
           { next: (m) => updates.push(m.data!.offrampOrderUpdates), error: reject, complete: () => undefined },
         );
         setTimeout(resolve, 300);

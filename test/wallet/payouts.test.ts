@@ -1,10 +1,13 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { idempotencyKeys } from '../../src/db/wallet-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { PayoutReconcileHandler } from '../../src/domain/wallet/wallet-jobs.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
+import { waitUntil } from '../helpers/wait.js';
 import { balanceOf, eventsOf, fund, rest } from './helpers.js';
 
 describe('payouts', () => {
@@ -110,7 +113,8 @@ describe('payouts', () => {
     const key = { 'idempotency-key': `slow-${tenant.user.id}` };
     const body = withdrawal({ accountNumber: SANDBOX_PAYMENTS.payouts.slowAccount });
     const first = call('POST', '/api/v1/wallet/withdraw', body, key);
-    await new Promise((r) => setTimeout(r, 300));
+    // The first request has claimed its key (and is now inside the two-second provider call).
+    await waitUntil(async () => (await s.t.services.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key['idempotency-key']))).length === 1, 10_000, 10);
     const during = await call('POST', '/api/v1/wallet/withdraw', body, key);
     expect(during.statusCode).toBe(409);
     expect(during.json().message).toContain('still being processed');

@@ -20,7 +20,7 @@ describe('wallet subscriptions', () => {
     const seen: Record<string, Array<{ type: string; status: string; reference: string; amount: number }>> = { depositUpdates: [], payoutUpdates: [], transactionUpdates: [] };
     for (const field of Object.keys(seen)) {
       client.subscribe<Record<string, { type: string; status: string; reference: string; amount: number }>>(
-        { query: `subscription { ${field} { eventId type seq reference status amount data } }` },
+        { query: `subscription { ${field}(after: 0) { eventId type seq reference status amount data } }` },
         { next: (m) => seen[field]!.push(m.data![field]!), error: (e) => console.error(e), complete: () => undefined },
       );
     }
@@ -52,8 +52,8 @@ describe('wallet subscriptions', () => {
     const client = createClient({ url: s.wsUrl, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': tenant.keys.READ_ONLY }, retryAttempts: 0 });
     const all: Array<{ reference: string; status: string }> = [];
     const one: Array<{ reference: string; status: string }> = [];
-    client.subscribe<{ billUpdates: { reference: string; status: string } }>({ query: 'subscription { billUpdates { eventId type seq reference status amount billerName customerName customerId } }' }, { next: (m) => all.push(m.data!.billUpdates), error: () => undefined, complete: () => undefined });
-    client.subscribe<{ billUpdates: { reference: string; status: string } }>({ query: 'subscription { billUpdates(reference: "SUB-B2") { reference status } }' }, { next: (m) => one.push(m.data!.billUpdates), error: () => undefined, complete: () => undefined });
+    client.subscribe<{ billUpdates: { reference: string; status: string } }>({ query: 'subscription { billUpdates(after: 0) { eventId type seq reference status amount billerName customerName customerId } }' }, { next: (m) => all.push(m.data!.billUpdates), error: () => undefined, complete: () => undefined });
+    client.subscribe<{ billUpdates: { reference: string; status: string } }>({ query: 'subscription { billUpdates(reference: "SUB-B2", after: 0) { reference status } }' }, { next: (m) => one.push(m.data!.billUpdates), error: () => undefined, complete: () => undefined });
     await new Promise((r) => setTimeout(r, 300));
     try {
       for (const reference of ['SUB-B1', 'SUB-B2']) {

@@ -43,7 +43,7 @@ export const SANDBOX_PAYMENTS = {
     failingAccount: '0000000000',
     /** A payout to this account times out; reconciliation later finds it succeeded. */
     timeoutAccount: '9999999999',
-    /** A payout to this account takes two seconds (to see a concurrent retry answered 409). */
+    /** A payout to this account takes three seconds (to see a concurrent retry answered 409). */
     slowAccount: '8888888888',
   },
   /** Account resolution: this number is not found. */
@@ -182,7 +182,7 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
     if (existing) return existing;
     const providerRef = `sbx_tr_${randomBytes(8).toString('hex')}`;
     const { failingAccount, timeoutAccount, slowAccount } = SANDBOX_PAYMENTS.payouts;
-    if (transfer.accountNumber === slowAccount) await new Promise((resolve) => setTimeout(resolve, 2000));
+    if (transfer.accountNumber === slowAccount) await new Promise((resolve) => setTimeout(resolve, 3000));
     if (transfer.accountNumber === timeoutAccount) {
       this.transfers.set(transfer.reference, { providerRef, status: 'succeeded' });
       throw new ProviderOutcomeUnknown('The sandbox provider timed out (magic account).');
