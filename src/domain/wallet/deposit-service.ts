@@ -242,24 +242,11 @@ export class DepositService {
       // The provider knows the deposit by a reference unique across users (the caller's is unique per user only).
       const depositId = randomUUID();
       const providerReference = `pgw-${depositId}`;
-      // The provider is asked first: nothing is recorded for a request it refuses (bad bank code…).
-      let state: ChargeState;
-      let payIn: PayInAccount | undefined;
-      let link: string | undefined;
-      if (method === 'card') {
-        state = await provider.chargeCard({ reference: providerReference, amount, cardToken: extra.cardToken!, customer, ...(redirectUrl ? { redirectUrl } : {}) });
-      } else if (method === 'bank_transfer') {
-        payIn = await provider.bankTransferAccount({ reference: providerReference, amount, customer });
-        state = { providerRef: payIn.providerRef, status: 'pending' };
-      } else if (method === 'ussd') {
-        state = await provider.ussd({ reference: providerReference, amount, bankCode: extra.bankCode!, customer });
-      } else {
-        const created = await provider.paymentLink({ reference: providerReference, amount, customer, redirectUrl: redirectUrl!, title: extra.title! });
-        link = created.link;
-        state = { providerRef: created.providerRef, status: 'pending', nextAction: { type: 'redirect_url', redirect_url: { url: link } } };
+      if (method === 'ussd' && !(await provider.banks()).some((b) => b.code === extra.bankCode)) {
+        throw badInput('bankCode', `bankCode ${JSON.stringify(extra.bankCode)} is not a bank with USSD payments; list them with the banks.`);
       }
-      const expiresAt = payIn?.expiresAt ?? (method === 'payment_link' ? new Date(now.getTime() + PAYMENT_LINK_MINUTES * 60_000) : null);
-      const deposit = await this.db.transaction(async (tx) => {
+      // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
+      await this.db.transaction(async (tx) => {
         const row = await insertOrConflict(reference, async () => {
           const [inserted] = await tx
             .insert(deposits)
@@ -274,16 +261,10 @@ export class DepositService {
               currency,
               status: 'initiated',
               provider: provider.name,
-              providerRef: state.providerRef,
-              accountNumber: payIn?.accountNumber ?? null,
-              bankName: payIn?.bankName ?? null,
-              accountName: payIn?.accountName ?? null,
-              expiresAt,
               redirectUrl,
-              narration: narration ?? payIn?.note ?? null,
+              narration,
               meta: input.meta ?? null,
               customer,
-              nextAction: state.nextAction ?? (payIn ? { type: 'payment_instruction', payment_instruction: { note: payIn.note } } : null),
               createdAt: now,
               updatedAt: now,
             })
@@ -305,15 +286,51 @@ export class DepositService {
         await recordDepositEvent(tx, row, now);
         await recordTransactionEvent(tx, transaction, now);
         await this.idempotency.attach(tx, claim, row.id);
-        if (expiresAt) await enqueueJob(tx, { kind: DEPOSIT_JOBS.expire, payload: { depositId: row.id }, runAt: expiresAt });
         // A provider's webhook may never come: pending charges are polled until they settle.
         if (provider.name !== 'sandbox') await enqueueJob(tx, { kind: DEPOSIT_JOBS.reconcile, payload: { depositId: row.id }, runAt: new Date(now.getTime() + RECONCILE_EVERY_MS) });
-        if (provider.name === 'sandbox' && method !== 'card' && amount !== SANDBOX_PAYMENTS.neverArrivesKobo) {
-          await enqueueJob(tx, { kind: DEPOSIT_JOBS.sandboxArrival, payload: { depositId: row.id }, runAt: new Date(now.getTime() + SANDBOX_PAYMENTS.arrivalSeconds * 1000) });
-        }
-        return row;
       });
-      const settled = await this.apply(deposit.id, state);
+      let state: ChargeState;
+      let payIn: PayInAccount | undefined;
+      try {
+        if (method === 'card') {
+          state = await provider.chargeCard({ reference: providerReference, amount, cardToken: extra.cardToken!, customer, ...(redirectUrl ? { redirectUrl } : {}) });
+        } else if (method === 'bank_transfer') {
+          payIn = await provider.bankTransferAccount({ reference: providerReference, amount, customer });
+          state = { providerRef: payIn.providerRef, status: 'pending' };
+        } else if (method === 'ussd') {
+          state = await provider.ussd({ reference: providerReference, amount, bankCode: extra.bankCode!, customer });
+        } else {
+          const created = await provider.paymentLink({ reference: providerReference, amount, customer, redirectUrl: redirectUrl!, title: extra.title! });
+          state = { providerRef: created.providerRef, status: 'pending', nextAction: { type: 'redirect_url', redirect_url: { url: created.link } } };
+        }
+      } catch (error) {
+        // A refusal fails the deposit; anything else leaves it pending for reconciliation, never a guess.
+        state =
+          error instanceof DomainError && error.status < 500
+            ? { providerRef: '', status: 'failed', reason: error.message }
+            : { providerRef: '', status: 'pending' };
+      }
+      const expiresAt = payIn?.expiresAt ?? (method === 'payment_link' ? new Date(now.getTime() + PAYMENT_LINK_MINUTES * 60_000) : null);
+      await this.db.transaction(async (tx) => {
+        await tx
+          .update(deposits)
+          .set({
+            providerRef: state.providerRef || null,
+            accountNumber: payIn?.accountNumber ?? null,
+            bankName: payIn?.bankName ?? null,
+            accountName: payIn?.accountName ?? null,
+            expiresAt,
+            narration: narration ?? payIn?.note ?? null,
+            nextAction: state.nextAction ?? (payIn ? { type: 'payment_instruction', payment_instruction: { note: payIn.note } } : null),
+          })
+          .where(eq(deposits.id, depositId));
+        if (state.status === 'failed') return;
+        if (expiresAt) await enqueueJob(tx, { kind: DEPOSIT_JOBS.expire, payload: { depositId }, runAt: expiresAt });
+        if (provider.name === 'sandbox' && method !== 'card' && amount !== SANDBOX_PAYMENTS.neverArrivesKobo) {
+          await enqueueJob(tx, { kind: DEPOSIT_JOBS.sandboxArrival, payload: { depositId }, runAt: new Date(now.getTime() + SANDBOX_PAYMENTS.arrivalSeconds * 1000) });
+        }
+      });
+      const settled = await this.apply(depositId, state);
       await this.db.transaction((tx) => this.idempotency.finish(tx, claim, settled));
       return settled;
     });
