@@ -27,6 +27,7 @@ async function main(): Promise<void> {
 
   const workers = config.WORKERS ? startWorkers(services, app.log) : undefined;
   const demoKey = config.SEED_DEMO ? await seedDemoAccount(services) : undefined;
+  if (!(await services.rateLimiter.ready())) app.log.warn('Redis is not reachable yet: rate limits count per process until it is');
   const address = await app.listen({ host: config.HOST, port: config.PORT });
 
   const base = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;

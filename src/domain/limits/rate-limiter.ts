@@ -49,6 +49,23 @@ export class RateLimiter {
     }
   }
 
+  /**
+   * Resolves true once Redis is connected, or false after `timeoutMs`. Until it is, each process
+   * counts in memory (the insurance limiter), so a server should wait for this before it listens:
+   * otherwise its first requests are limited per process instead of across instances.
+   */
+  async ready(timeoutMs = 5000): Promise<boolean> {
+    const redis = this.redis;
+    if (!redis || redis.status === 'ready') return true;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
   async close(): Promise<void> {
     await this.redis?.quit().catch(() => undefined);
   }
