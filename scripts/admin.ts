@@ -6,6 +6,7 @@
  *   npm run admin -- create-key --user <id|email> --name "server" [--env sandbox|production] [--permission "Full Access"]
  *   npm run admin -- list-keys --user <id|email>
  *   npm run admin -- revoke-key --user <id|email> --key <key id>
+ *   npm run admin -- rewrap-wallet-keys --env sandbox|production
  *
  * Add --json for machine-readable output. It uses the same DATABASE_URL / PGLITE_DATA_DIR as the
  * server; the embedded database can be open in one process only, so stop the server first or use
@@ -80,8 +81,15 @@ async function run(services: Services, command: string | undefined): Promise<Out
       const revoked = await services.apiKeys.revoke(await findUserId(services, required('user')), required('key'));
       return { json: revoked, text: `Revoked ${revoked.id} (${revoked.name})` };
     }
+    case 'rewrap-wallet-keys': {
+      const environment = required('env');
+      if (!(ENVIRONMENTS as readonly string[]).includes(environment)) throw new UsageError(`--env must be one of ${ENVIRONMENTS.join(', ')}`);
+      const { rewrapped, failed } = await services.solanaWallets.rewrapDataKeys(environment as Environment);
+      if (failed.length) throw new UsageError(`Re-wrapped ${rewrapped}; ${failed.length} wallet key(s) did not open with the configured master keys (add their version back): ${failed.join(', ')}`);
+      return { json: { environment, rewrapped }, text: `Re-wrapped ${rewrapped} custodial wallet key(s) in ${environment} with the newest master key` };
+    }
     default:
-      throw new UsageError('Commands: create-user, create-business, create-key, list-keys, revoke-key (add --json for JSON output)');
+      throw new UsageError('Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys (add --json for JSON output)');
   }
 }
 

@@ -66,6 +66,13 @@ const ConfigSchema = Type.Object({
   /** v3 secret key, only for hosted payment links (v3 Standard). */
   FLUTTERWAVE_V3_SECRET_KEY: Type.Optional(Type.String({ minLength: 1 })),
   FLUTTERWAVE_V3_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.flutterwave.com/v3' }),
+  /**
+   * Master keys wrapping custodial Solana keys, per environment: comma-separated version:base64
+   * (32 bytes each; the highest version wraps new keys). Sandbox falls back to a development key
+   * outside production; production wallets need theirs.
+   */
+  SOLANA_MASTER_KEYS_SANDBOX: Type.Optional(Type.String({ minLength: 1 })),
+  SOLANA_MASTER_KEYS_PRODUCTION: Type.Optional(Type.String({ minLength: 1 })),
   /** Paycrest Sender API key: production offramp. Unset: production offramp answers 503. */
   PAYCREST_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   /** Paycrest API secret: verifies its webhooks (X-Paycrest-Signature). */

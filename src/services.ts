@@ -21,6 +21,8 @@ import type { BillsProvider } from './domain/bills/bills-provider.js';
 import { SandboxBillsProvider } from './domain/bills/sandbox-bills-provider.js';
 import { FlutterwaveBillsProvider } from './domain/bills/flutterwave-bills-provider.js';
 import { DepositService } from './domain/wallet/deposit-service.js';
+import { CustodialWallets } from './domain/solana/custodial-wallets.js';
+import { MasterKeyring } from './domain/solana/keyring.js';
 import { PaymentMethodService } from './domain/wallet/payment-method-service.js';
 import { PayoutService } from './domain/wallet/payout-service.js';
 import { WalletService } from './domain/wallet/wallet-service.js';
@@ -45,6 +47,7 @@ export interface Services {
   deposits: DepositService;
   payouts: PayoutService;
   bills: BillsService;
+  solanaWallets: CustodialWallets;
   billsProvider: (environment: Environment) => BillsProvider;
   /** The NGN payments provider of an environment. */
   paymentsProvider: (environment: Environment) => PaymentsProvider;
@@ -114,7 +117,12 @@ export function createServices(
     if (!productionBills) throw new DomainError('SERVICE_UNAVAILABLE', 'Bills are not configured for production (FLUTTERWAVE_V3_SECRET_KEY is unset).');
     return productionBills;
   };
+  const keyrings = {
+    sandbox: MasterKeyring.parse(config.SOLANA_MASTER_KEYS_SANDBOX, 'SOLANA_MASTER_KEYS_SANDBOX') ?? (config.NODE_ENV === 'production' ? undefined : MasterKeyring.development('sandbox')),
+    production: MasterKeyring.parse(config.SOLANA_MASTER_KEYS_PRODUCTION, 'SOLANA_MASTER_KEYS_PRODUCTION'),
+  };
   return {
+    solanaWallets: new CustodialWallets(db, (environment) => keyrings[environment]),
     billsProvider,
     bills: new BillsService(db, clock, idempotency, billsProvider),
     idempotency,

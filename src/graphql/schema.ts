@@ -12,6 +12,7 @@ import { eventResolvers } from './resolvers/events.js';
 import { offrampResolvers } from './resolvers/offramp.js';
 import { walletResolvers } from './resolvers/wallet.js';
 import { billResolvers } from './resolvers/bills.js';
+import { solanaResolvers } from './resolvers/solana.js';
 import { scalarResolvers } from './resolvers/scalars.js';
 import { userResolvers } from './resolvers/users.js';
 import { webhookResolvers } from './resolvers/webhooks.js';
@@ -27,7 +28,7 @@ export function loadTypeDefs(dir = SCHEMA_DIR): DocumentNode {
   return { kind: documents[0]!.kind, definitions: documents.flatMap((d) => d.definitions) };
 }
 
-const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers, apiKeyResolvers, webhookResolvers, offrampResolvers, walletResolvers, billResolvers];
+const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers, apiKeyResolvers, webhookResolvers, offrampResolvers, walletResolvers, billResolvers, solanaResolvers];
 
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */
 export function buildSchema(options: GuardOptions = { federationRouterOnly: false }): GraphQLSchema {

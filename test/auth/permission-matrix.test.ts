@@ -99,6 +99,7 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
       payElectricity: 'TRANSACT',
       deleteBillBeneficiary: 'MANAGE',
       cancelBillSchedule: 'TRANSACT',
+      solanaWallet: 'READ',
     });
     expect(accessRuleOf(schema.getSubscriptionType()!.getFields().billUpdates!)).toEqual({ public: false, ability: 'READ' });
     for (const field of ['depositUpdates', 'payoutUpdates', 'transactionUpdates']) {

@@ -1012,6 +1012,8 @@ export type Query = {
   providerItems: Array<BillItem>;
   /** The name on a bank account. */
   resolveBankAccount: ResolvedBankAccount;
+  /** The caller's custodial Solana wallet, created on first use (one per user and environment). */
+  solanaWallet: SolanaWallet;
   /** A user the credential may act for. Any other id answers NOT_FOUND, exactly like a missing user. */
   user: User;
   walletBalance: WalletBalance;
@@ -1156,6 +1158,12 @@ export type ScheduleDataInput = {
   isRecurring?: InputMaybe<Scalars['Boolean']['input']>;
   /** daily, weekly or monthly (Africa/Lagos time). */
   recurrencePattern?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** The caller's custodial Solana wallet. A Solana address is the same on every cluster. */
+export type SolanaWallet = {
+  __typename?: 'SolanaWallet';
+  address: Scalars['String']['output'];
 };
 
 export type SortOrder =
@@ -1635,6 +1643,7 @@ export type ResolversTypes = ResolversObject<{
   ResolvedBankAccount: ResolverTypeWrapper<ResolvedBankAccount>;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
   ScheduleDataInput: ScheduleDataInput;
+  SolanaWallet: ResolverTypeWrapper<SolanaWallet>;
   SortOrder: SortOrder;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TransactionFilter: TransactionFilter;
@@ -1723,6 +1732,7 @@ export type ResolversParentTypes = ResolversObject<{
   ResolvedBankAccount: ResolvedBankAccount;
   SafeInt: Scalars['SafeInt']['output'];
   ScheduleDataInput: ScheduleDataInput;
+  SolanaWallet: SolanaWallet;
   Subscription: Record<PropertyKey, never>;
   TransactionFilter: TransactionFilter;
   TransactionPage: Omit<TransactionPage, 'transactions'> & { transactions: Array<ResolversParentTypes['WalletTransaction']> };
@@ -2167,6 +2177,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   payout?: Resolver<ResolversTypes['Payout'], ParentType, ContextType, RequireFields<QueryPayoutArgs, 'reference'>>;
   providerItems?: Resolver<Array<ResolversTypes['BillItem']>, ParentType, ContextType, RequireFields<QueryProviderItemsArgs, 'provider'>>;
   resolveBankAccount?: Resolver<ResolversTypes['ResolvedBankAccount'], ParentType, ContextType, RequireFields<QueryResolveBankAccountArgs, 'accountNumber' | 'bankCode'>>;
+  solanaWallet?: Resolver<ResolversTypes['SolanaWallet'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
   walletBalance?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
   walletLedger?: Resolver<Array<ResolversTypes['LedgerEntry']>, ParentType, ContextType, RequireFields<QueryWalletLedgerArgs, 'first'>>;
@@ -2186,6 +2197,10 @@ export type ResolvedBankAccountResolvers<ContextType = GraphQLContext, ParentTyp
 export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['SafeInt'], any> {
   name: 'SafeInt';
 }
+
+export type SolanaWalletResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaWallet'] = ResolversParentTypes['SolanaWallet']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   billUpdates?: SubscriptionResolver<ResolversTypes['BillUpdate'], "billUpdates", ParentType, ContextType, Partial<SubscriptionBillUpdatesArgs>>;
@@ -2354,6 +2369,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   ResolvedBankAccount?: ResolvedBankAccountResolvers<ContextType>;
   SafeInt?: GraphQLScalarType;
+  SolanaWallet?: SolanaWalletResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   TransactionPage?: TransactionPageResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
