@@ -7,7 +7,13 @@
  * rounds (so no target is favoured by running first or last), reporting the median round: req/s,
  * p50/p99 latency, server CPU µs per request (from /proc) and RSS. Results go to docs/benchmarks.md
  * between the bench markers.
+ *
+ * Then the other suites (`--suites http,fanout,webhooks,bills` picks them): subscription fan-out
+ * against a plain graphql-ws server, webhook delivery throughput and the bill records list at
+ * 100,000 records, each its own script (`npm run bench:fanout` and so on), on PostgreSQL when
+ * DATABASE_URL is set.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -26,6 +32,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     db: { type: 'string', default: 'both' },
     'no-write': { type: 'boolean', default: false },
+    /** Which benchmarks: http (the request pipeline), fanout, webhooks, bills. */
+    suites: { type: 'string', default: 'http,fanout,webhooks,bills' },
   },
 });
 
@@ -50,6 +58,23 @@ interface Measured {
 }
 
 async function main(): Promise<void> {
+  const suites = new Set(values.suites!.split(',').map((x) => x.trim()));
+  if (suites.has('http')) await benchHttp();
+  // The other suites are scripts of their own (also runnable alone); each records what it measures.
+  const database = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+  const others: Array<[string, string, string[]]> = [
+    ['fanout', 'scripts/bench/fanout.ts', ['--db', database]],
+    ['webhooks', 'scripts/bench/webhooks.ts', []],
+    ['bills', 'scripts/bench/bills.ts', ['--db', database, '--duration', '5']],
+  ];
+  for (const [name, script, args] of others) {
+    if (!suites.has(name)) continue;
+    console.log(`\n== ${name}: ${script} ${args.join(' ')}`);
+    spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'inherit', env: process.env });
+  }
+}
+
+async function benchHttp(): Promise<void> {
   const duration = Number(values.duration);
   const rounds = Number(values.rounds);
   const warmup = Number(values.warmup);
