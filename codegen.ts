@@ -45,6 +45,7 @@ const config: CodegenConfig = {
           BillItem: '../../domain/bills/bills-provider.js#BillItem',
           BillValidation: '../../domain/bills/bills-provider.js#CustomerValidation',
           BillUpdate: '../../domain/events/event.js#StoredEvent',
+          BusinessCustomer: '../../domain/customers/customer-service.js#BusinessCustomerRow',
         },
         // REST spells these networks with "-", which GraphQL names cannot hold.
         enumValues: {

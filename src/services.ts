@@ -23,6 +23,7 @@ import { FlutterwaveBillsProvider } from './domain/bills/flutterwave-bills-provi
 import { DepositService } from './domain/wallet/deposit-service.js';
 import { CustodialWallets } from './domain/solana/custodial-wallets.js';
 import { MasterKeyring } from './domain/solana/keyring.js';
+import { CustomerService } from './domain/customers/customer-service.js';
 import { PaymentMethodService } from './domain/wallet/payment-method-service.js';
 import { PayoutService } from './domain/wallet/payout-service.js';
 import { WalletService } from './domain/wallet/wallet-service.js';
@@ -48,6 +49,7 @@ export interface Services {
   payouts: PayoutService;
   bills: BillsService;
   solanaWallets: CustodialWallets;
+  customers: CustomerService;
   billsProvider: (environment: Environment) => BillsProvider;
   /** The NGN payments provider of an environment. */
   paymentsProvider: (environment: Environment) => PaymentsProvider;
@@ -122,6 +124,7 @@ export function createServices(
     production: MasterKeyring.parse(config.SOLANA_MASTER_KEYS_PRODUCTION, 'SOLANA_MASTER_KEYS_PRODUCTION'),
   };
   return {
+    customers: new CustomerService(db, clock),
     solanaWallets: new CustodialWallets(db, (environment) => keyrings[environment]),
     billsProvider,
     bills: new BillsService(db, clock, idempotency, billsProvider),

@@ -13,6 +13,7 @@ import { offrampResolvers } from './resolvers/offramp.js';
 import { walletResolvers } from './resolvers/wallet.js';
 import { billResolvers } from './resolvers/bills.js';
 import { solanaResolvers } from './resolvers/solana.js';
+import { customerResolvers } from './resolvers/customers.js';
 import { scalarResolvers } from './resolvers/scalars.js';
 import { userResolvers } from './resolvers/users.js';
 import { webhookResolvers } from './resolvers/webhooks.js';
@@ -28,7 +29,7 @@ export function loadTypeDefs(dir = SCHEMA_DIR): DocumentNode {
   return { kind: documents[0]!.kind, definitions: documents.flatMap((d) => d.definitions) };
 }
 
-const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers, apiKeyResolvers, webhookResolvers, offrampResolvers, walletResolvers, billResolvers, solanaResolvers];
+const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers, apiKeyResolvers, webhookResolvers, offrampResolvers, walletResolvers, billResolvers, solanaResolvers, customerResolvers];
 
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */
 export function buildSchema(options: GuardOptions = { federationRouterOnly: false }): GraphQLSchema {

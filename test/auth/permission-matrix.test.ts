@@ -100,6 +100,11 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
       deleteBillBeneficiary: 'MANAGE',
       cancelBillSchedule: 'TRANSACT',
       solanaWallet: 'READ',
+      businessCustomers: 'READ',
+      businessCustomer: 'READ',
+      createBusinessCustomer: 'MANAGE',
+      updateBusinessCustomer: 'MANAGE',
+      disableBusinessCustomer: 'MANAGE',
     });
     expect(accessRuleOf(schema.getSubscriptionType()!.getFields().billUpdates!)).toEqual({ public: false, ability: 'READ' });
     for (const field of ['depositUpdates', 'payoutUpdates', 'transactionUpdates']) {

@@ -2,7 +2,7 @@ import { stampCommittedEvents } from '../../src/domain/events/relay.js';
 import { graphql, type Tenant, type TestApp } from '../helpers/app.js';
 import { waitUntil } from '../helpers/wait.js';
 
-type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /** REST calls with one key: `call(method, url, body?, headers?)` → the injected response. */
 export const rest = (t: TestApp, key: string) => (method: Method, url: string, body?: object, headers: Record<string, string> = {}) =>

@@ -12,6 +12,7 @@ import type { DepositRow as DepositRowModel } from '../../domain/wallet/deposit-
 import type { PayoutRow as PayoutRowModel } from '../../domain/wallet/payout-service.js';
 import type { BillRecordRow as BillRecordRowModel } from '../../domain/bills/bill-record.js';
 import type { BillItem as BillItemModel, CustomerValidation as CustomerValidationModel } from '../../domain/bills/bills-provider.js';
+import type { BusinessCustomerRow as BusinessCustomerRowModel } from '../../domain/customers/customer-service.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -270,6 +271,50 @@ export type Business = {
   id: Scalars['ID']['output'];
   name: Scalars['String']['output'];
   updatedAt: Scalars['DateTime']['output'];
+};
+
+/** A customer of one of the caller's businesses, in the caller's environment. */
+export type BusinessCustomer = {
+  __typename?: 'BusinessCustomer';
+  businessId: Scalars['ID']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  email?: Maybe<Scalars['String']['output']>;
+  /** Your own identifier for the customer; unique within the business. */
+  externalRef?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  phone?: Maybe<Scalars['String']['output']>;
+  status: BusinessCustomerStatus;
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+export type BusinessCustomerInput = {
+  email?: InputMaybe<Scalars['String']['input']>;
+  externalRef?: InputMaybe<Scalars['String']['input']>;
+  name: Scalars['String']['input'];
+  phone?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type BusinessCustomerPage = {
+  __typename?: 'BusinessCustomerPage';
+  customers: Array<BusinessCustomer>;
+  hasNext: Scalars['Boolean']['output'];
+  hasPrev: Scalars['Boolean']['output'];
+  limit: Scalars['Int']['output'];
+  page: Scalars['Int']['output'];
+  total: Scalars['Int']['output'];
+  totalPages: Scalars['Int']['output'];
+};
+
+export type BusinessCustomerStatus =
+  | 'active'
+  | 'disabled';
+
+export type BusinessCustomerUpdate = {
+  email?: InputMaybe<Scalars['String']['input']>;
+  externalRef?: InputMaybe<Scalars['String']['input']>;
+  name?: InputMaybe<Scalars['String']['input']>;
+  phone?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type CableInput = {
@@ -532,6 +577,7 @@ export type Mutation = {
   cancelBillSchedule: BillSchedule;
   /** Creates an API key in the caller's environment. */
   createApiKey: CreatedApiKey;
+  createBusinessCustomer: BusinessCustomer;
   /** A hosted checkout link. */
   createPaymentLink: Deposit;
   createPaymentMethod: PaymentMethod;
@@ -546,6 +592,8 @@ export type Mutation = {
   depositByUssd: Deposit;
   /** The seed's deposit with a stored payment method. Honours Idempotency-Key, as every money-moving mutation. */
   depositWithPaymentMethod: Deposit;
+  /** A disabled customer stays listed (status disabled). */
+  disableBusinessCustomer: BusinessCustomer;
   /** Fund the wallet with naira by any method. */
   fundWallet: Deposit;
   /**
@@ -571,6 +619,7 @@ export type Mutation = {
   subscribeCableTv: BillRecord;
   /** An instant transfer to another user: both sides or neither. */
   transfer: WalletTransaction;
+  updateBusinessCustomer: BusinessCustomer;
   updateWebhookEndpoint: WebhookEndpoint;
   /** The seed's customer validation: the biller's name for the customer, and the amount limits. */
   validateBillCustomer: BillValidation;
@@ -604,6 +653,12 @@ export type MutationCancelBillScheduleArgs = {
 
 export type MutationCreateApiKeyArgs = {
   input: CreateApiKeyInput;
+};
+
+
+export type MutationCreateBusinessCustomerArgs = {
+  businessId: Scalars['ID']['input'];
+  input: BusinessCustomerInput;
 };
 
 
@@ -649,6 +704,12 @@ export type MutationDepositByUssdArgs = {
 
 export type MutationDepositWithPaymentMethodArgs = {
   input: DepositWithPaymentMethodInput;
+};
+
+
+export type MutationDisableBusinessCustomerArgs = {
+  businessId: Scalars['ID']['input'];
+  id: Scalars['ID']['input'];
 };
 
 
@@ -710,6 +771,13 @@ export type MutationSubscribeCableTvArgs = {
 
 export type MutationTransferArgs = {
   input: TransferInput;
+};
+
+
+export type MutationUpdateBusinessCustomerArgs = {
+  businessId: Scalars['ID']['input'];
+  id: Scalars['ID']['input'];
+  input: BusinessCustomerUpdate;
 };
 
 
@@ -985,6 +1053,9 @@ export type Query = {
   /** A biller's items (bundles, plans, meter types). */
   billerItems: Array<BillItem>;
   billers: Array<Biller>;
+  businessCustomer: BusinessCustomer;
+  /** Customers of one of the caller's businesses, newest first. Another user's business answers NOT_FOUND. */
+  businessCustomers: BusinessCustomerPage;
   /** A deposit's state by reference (payment status). */
   deposit: Deposit;
   discos: Array<Disco>;
@@ -1047,6 +1118,20 @@ export type QueryBillerItemsArgs = {
 
 export type QueryBillersArgs = {
   category: BillType;
+};
+
+
+export type QueryBusinessCustomerArgs = {
+  businessId: Scalars['ID']['input'];
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryBusinessCustomersArgs = {
+  businessId: Scalars['ID']['input'];
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  page?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<BusinessCustomerStatus>;
 };
 
 
@@ -1593,6 +1678,11 @@ export type ResolversTypes = ResolversObject<{
   BillValidation: ResolverTypeWrapper<CustomerValidationModel>;
   Biller: ResolverTypeWrapper<Biller>;
   Business: ResolverTypeWrapper<BusinessModel>;
+  BusinessCustomer: ResolverTypeWrapper<BusinessCustomerRowModel>;
+  BusinessCustomerInput: BusinessCustomerInput;
+  BusinessCustomerPage: ResolverTypeWrapper<Omit<BusinessCustomerPage, 'customers'> & { customers: Array<ResolversTypes['BusinessCustomer']> }>;
+  BusinessCustomerStatus: BusinessCustomerStatus;
+  BusinessCustomerUpdate: BusinessCustomerUpdate;
   CableInput: CableInput;
   CardInput: CardInput;
   CreateApiKeyInput: CreateApiKeyInput;
@@ -1692,6 +1782,10 @@ export type ResolversParentTypes = ResolversObject<{
   BillValidation: CustomerValidationModel;
   Biller: Biller;
   Business: BusinessModel;
+  BusinessCustomer: BusinessCustomerRowModel;
+  BusinessCustomerInput: BusinessCustomerInput;
+  BusinessCustomerPage: Omit<BusinessCustomerPage, 'customers'> & { customers: Array<ResolversParentTypes['BusinessCustomer']> };
+  BusinessCustomerUpdate: BusinessCustomerUpdate;
   CableInput: CableInput;
   CardInput: CardInput;
   CreateApiKeyInput: CreateApiKeyInput;
@@ -1908,6 +2002,28 @@ export type BusinessResolvers<ContextType = GraphQLContext, ParentType extends R
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 }>;
 
+export type BusinessCustomerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BusinessCustomer'] = ResolversParentTypes['BusinessCustomer']> = ResolversObject<{
+  businessId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  externalRef?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['BusinessCustomerStatus'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
+export type BusinessCustomerPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BusinessCustomerPage'] = ResolversParentTypes['BusinessCustomerPage']> = ResolversObject<{
+  customers?: Resolver<Array<ResolversTypes['BusinessCustomer']>, ParentType, ContextType>;
+  hasNext?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  hasPrev?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  limit?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  page?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalPages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type CreatedApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedApiKey'] = ResolversParentTypes['CreatedApiKey']> = ResolversObject<{
   apiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType>;
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2008,6 +2124,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   buyMobileData?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationBuyMobileDataArgs, 'input'>>;
   cancelBillSchedule?: Resolver<ResolversTypes['BillSchedule'], ParentType, ContextType, RequireFields<MutationCancelBillScheduleArgs, 'id'>>;
   createApiKey?: Resolver<ResolversTypes['CreatedApiKey'], ParentType, ContextType, RequireFields<MutationCreateApiKeyArgs, 'input'>>;
+  createBusinessCustomer?: Resolver<ResolversTypes['BusinessCustomer'], ParentType, ContextType, RequireFields<MutationCreateBusinessCustomerArgs, 'businessId' | 'input'>>;
   createPaymentLink?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationCreatePaymentLinkArgs, 'input'>>;
   createPaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationCreatePaymentMethodArgs, 'input'>>;
   createVirtualAccount?: Resolver<ResolversTypes['VirtualAccount'], ParentType, ContextType>;
@@ -2018,6 +2135,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   depositByBankTransfer?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationDepositByBankTransferArgs, 'input'>>;
   depositByUssd?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationDepositByUssdArgs, 'input'>>;
   depositWithPaymentMethod?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationDepositWithPaymentMethodArgs, 'input'>>;
+  disableBusinessCustomer?: Resolver<ResolversTypes['BusinessCustomer'], ParentType, ContextType, RequireFields<MutationDisableBusinessCustomerArgs, 'businessId' | 'id'>>;
   fundWallet?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationFundWalletArgs, 'input'>>;
   initiateOfframpOrder?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationInitiateOfframpOrderArgs, 'input'>>;
   payElectricity?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationPayElectricityArgs, 'input'>>;
@@ -2030,6 +2148,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   simulateVirtualAccountTransfer?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationSimulateVirtualAccountTransferArgs, 'amount'>>;
   subscribeCableTv?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationSubscribeCableTvArgs, 'input'>>;
   transfer?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<MutationTransferArgs, 'input'>>;
+  updateBusinessCustomer?: Resolver<ResolversTypes['BusinessCustomer'], ParentType, ContextType, RequireFields<MutationUpdateBusinessCustomerArgs, 'businessId' | 'id' | 'input'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
   validateBillCustomer?: Resolver<ResolversTypes['BillValidation'], ParentType, ContextType, RequireFields<MutationValidateBillCustomerArgs, 'input'>>;
   verifyOfframpBankAccount?: Resolver<ResolversTypes['VerifiedBankAccount'], ParentType, ContextType, RequireFields<MutationVerifyOfframpBankAccountArgs, 'input'>>;
@@ -2161,6 +2280,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   billSchedules?: Resolver<Array<ResolversTypes['BillSchedule']>, ParentType, ContextType>;
   billerItems?: Resolver<Array<ResolversTypes['BillItem']>, ParentType, ContextType, RequireFields<QueryBillerItemsArgs, 'billerCode'>>;
   billers?: Resolver<Array<ResolversTypes['Biller']>, ParentType, ContextType, RequireFields<QueryBillersArgs, 'category'>>;
+  businessCustomer?: Resolver<ResolversTypes['BusinessCustomer'], ParentType, ContextType, RequireFields<QueryBusinessCustomerArgs, 'businessId' | 'id'>>;
+  businessCustomers?: Resolver<ResolversTypes['BusinessCustomerPage'], ParentType, ContextType, RequireFields<QueryBusinessCustomersArgs, 'businessId' | 'limit' | 'page'>>;
   deposit?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<QueryDepositArgs, 'reference'>>;
   discos?: Resolver<Array<ResolversTypes['Disco']>, ParentType, ContextType>;
   electricityBillers?: Resolver<Array<ResolversTypes['Biller']>, ParentType, ContextType>;
@@ -2342,6 +2463,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   BillValidation?: BillValidationResolvers<ContextType>;
   Biller?: BillerResolvers<ContextType>;
   Business?: BusinessResolvers<ContextType>;
+  BusinessCustomer?: BusinessCustomerResolvers<ContextType>;
+  BusinessCustomerPage?: BusinessCustomerPageResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   CreatedWebhookEndpoint?: CreatedWebhookEndpointResolvers<ContextType>;
   DateTime?: GraphQLScalarType;

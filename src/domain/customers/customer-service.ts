@@ -1,0 +1,139 @@
+import { and, count, desc, eq } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { businessCustomers } from '../../db/customers-schema.js';
+import { businesses } from '../../db/schema.js';
+import { isUniqueViolation } from '../../db/unique-violation.js';
+import type { Principal } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
+import { badInput, DomainError, notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
+
+export type BusinessCustomerRow = typeof businessCustomers.$inferSelect;
+
+export interface CustomerInput {
+  name?: string | null;
+  phone?: string | null;
+  email?: string | null;
+  externalRef?: string | null;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const PHONE = /^\+?\d{7,15}$/;
+const EXTERNAL_REF = /^[A-Za-z0-9_.:-]{1,64}$/;
+const MAX_PAGE = 100;
+
+/**
+ * Customers of the caller's businesses, in the caller's environment. Another user's business (or
+ * its customers) answers exactly like a missing one.
+ */
+export class CustomerService {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, businessId: string, input: CustomerInput): Promise<BusinessCustomerRow> {
+    await this.ownBusiness(principal, businessId);
+    const values = checked(input, true);
+    const now = this.clock.now();
+    try {
+      const [row] = await this.db
+        .insert(businessCustomers)
+        .values({ businessId, environment: principal.environment, name: values.name!, phone: values.phone ?? null, email: values.email ?? null, externalRef: values.externalRef ?? null, createdAt: now, updatedAt: now })
+        .returning();
+      return row!;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw this.refTaken(values.externalRef!);
+      throw error;
+    }
+  }
+
+  async list(principal: Principal, businessId: string, page = 1, limit = 20, status?: 'active' | 'disabled') {
+    await this.ownBusiness(principal, businessId);
+    if (!Number.isInteger(page) || page < 1) throw badInput('page', 'page must be a whole number from 1.');
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw badInput('limit', `limit must be 1 to ${MAX_PAGE}.`);
+    const where = and(eq(businessCustomers.businessId, businessId), eq(businessCustomers.environment, principal.environment), status ? eq(businessCustomers.status, status) : undefined);
+    const rows = await this.db.select().from(businessCustomers).where(where).orderBy(desc(businessCustomers.createdAt), desc(businessCustomers.id)).limit(limit).offset((page - 1) * limit);
+    const [total] = await this.db.select({ n: count() }).from(businessCustomers).where(where);
+    const n = Number(total?.n ?? 0);
+    const totalPages = Math.ceil(n / limit);
+    return { customers: rows, page, limit, total: n, totalPages, hasNext: page < totalPages, hasPrev: page > 1 };
+  }
+
+  async get(principal: Principal, businessId: string, customerId: string): Promise<BusinessCustomerRow> {
+    await this.ownBusiness(principal, businessId);
+    const [row] = isUuid(customerId)
+      ? await this.db
+          .select()
+          .from(businessCustomers)
+          .where(and(eq(businessCustomers.id, customerId), eq(businessCustomers.businessId, businessId), eq(businessCustomers.environment, principal.environment)))
+      : [];
+    if (!row) throw notFound('Customer');
+    return row;
+  }
+
+  async update(principal: Principal, businessId: string, customerId: string, input: CustomerInput): Promise<BusinessCustomerRow> {
+    const current = await this.get(principal, businessId, customerId);
+    const values = checked(input, false);
+    try {
+      const [row] = await this.db
+        .update(businessCustomers)
+        .set({ ...values, updatedAt: this.clock.now() })
+        .where(eq(businessCustomers.id, current.id))
+        .returning();
+      return row!;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw this.refTaken(values.externalRef!);
+      throw error;
+    }
+  }
+
+  async disable(principal: Principal, businessId: string, customerId: string): Promise<BusinessCustomerRow> {
+    const current = await this.get(principal, businessId, customerId);
+    const [row] = await this.db.update(businessCustomers).set({ status: 'disabled', updatedAt: this.clock.now() }).where(eq(businessCustomers.id, current.id)).returning();
+    return row!;
+  }
+
+  private async ownBusiness(principal: Principal, businessId: string): Promise<void> {
+    const [business] = isUuid(businessId) ? await this.db.select({ owner: businesses.ownerUserId }).from(businesses).where(eq(businesses.id, businessId)) : [];
+    if (!business || business.owner !== principal.userId) throw notFound('Business');
+  }
+
+  private refTaken(externalRef: string) {
+    return new DomainError('CONFLICT', `externalRef ${JSON.stringify(externalRef)} is already used by another customer of this business.`, { field: 'externalRef' });
+  }
+}
+
+/** The fields given, trimmed and checked; on create, name is required. */
+interface CheckedCustomer {
+  name?: string;
+  phone?: string;
+  email?: string;
+  externalRef?: string;
+}
+
+function checked(input: CustomerInput, creating: boolean): CheckedCustomer {
+  const out: CheckedCustomer = {};
+  const name = input.name?.trim();
+  if (creating || input.name !== undefined) {
+    if (!name) throw badInput('name', 'name is required.');
+    if (name.length > 100) throw badInput('name', 'name must be at most 100 characters.');
+    out.name = name;
+  }
+  if (input.phone !== undefined && input.phone !== null) {
+    const phone = input.phone.replace(/[\s-]/g, '');
+    if (!PHONE.test(phone)) throw badInput('phone', 'phone must be a phone number such as +2348031234567.');
+    out.phone = phone;
+  }
+  if (input.email !== undefined && input.email !== null) {
+    const email = input.email.trim().toLowerCase();
+    if (!EMAIL.test(email) || email.length > 254) throw badInput('email', 'email must be an email address.');
+    out.email = email;
+  }
+  if (input.externalRef !== undefined && input.externalRef !== null) {
+    const externalRef = input.externalRef.trim();
+    if (!EXTERNAL_REF.test(externalRef)) throw badInput('externalRef', 'externalRef must be 1 to 64 letters, digits, ".", ":", "-" or "_".');
+    out.externalRef = externalRef;
+  }
+  return out;
+}
