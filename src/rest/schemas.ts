@@ -29,3 +29,15 @@ export const RateLimitError = Type.Object(
 
 export const Nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
 export const DateTimeString = Type.String({ format: 'date-time' });
+
+/** A page of `key` items with the seed's pagination block (page from 1). */
+export const PageOf = (key: string, item: TSchema) =>
+  Type.Object({
+    [key]: Type.Array(item),
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    total: Type.Integer(),
+    totalPages: Type.Integer(),
+    hasNext: Type.Boolean(),
+    hasPrev: Type.Boolean(),
+  });

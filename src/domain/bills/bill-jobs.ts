@@ -1,9 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Job, JobHandler, JobOutcome } from '../jobs/job-runner.js';
+import { keepPolling } from '../jobs/polling.js';
 import { BILL_JOBS, type BillsService } from './bills-service.js';
-
-const POLL_FOR_MS = 24 * 3600_000;
-const POLL_EVERY_MS = 5 * 60_000;
 
 /** Settles a PENDING bill (a provider timeout) by asking the provider, every 5 minutes for a day. */
 export class BillStatusPollHandler implements JobHandler {
@@ -15,11 +13,7 @@ export class BillStatusPollHandler implements JobHandler {
 
   async run(job: Job): Promise<JobOutcome> {
     const record = await this.bills.poll(String(job.payload['recordId']));
-    if (record.status !== 'PENDING') return { status: 'done' };
-    if (this.clock.now().getTime() - record.createdAt.getTime() > POLL_FOR_MS) {
-      return { status: 'failed', error: `Bill ${record.id} is still PENDING after 24 hours; check it with the provider.` };
-    }
-    return { status: 'retry', at: new Date(this.clock.now().getTime() + POLL_EVERY_MS) };
+    return keepPolling(this.clock, { final: record.status !== 'PENDING', since: record.createdAt, stuck: `Bill ${record.id} is still PENDING after 24 hours; check it with the provider.` });
   }
 }
 

@@ -7,11 +7,12 @@ import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
+import { checkPage, paged } from '../pagination.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ledger } from '../ledger/ledger.js';
 import { koboFrom } from '../wallet/naira.js';
 import { transactionStore } from '../wallet/transaction-store.js';
-import { recordTransactionEvent } from '../wallet/wallet-events.js';
+import { openPendingTransaction, recordTransactionEvent } from '../wallet/wallet-events.js';
 import { insertOrConflict, referenceFrom } from '../wallet/wallet-service.js';
 import { type BillRecordRow, recordBillEvent } from './bill-record.js';
 import { type Biller, type BillItem, type BillOutcome, type BillsProvider, type BillType, BILL_TYPES } from './bills-provider.js';
@@ -337,8 +338,7 @@ export class BillsService {
   }
 
   async records(principal: Principal, filter: RecordFilter, page = 1, limit = 20) {
-    if (!Number.isInteger(page) || page < 1) throw badInput('page', 'page must be a whole number from 1.');
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_RECORDS_PAGE) throw badInput('limit', `limit must be 1 to ${MAX_RECORDS_PAGE}.`);
+    checkPage(page, limit, MAX_RECORDS_PAGE);
     for (const field of ['startDate', 'endDate'] as const) {
       const value = filter[field];
       if (value !== undefined && (!DATE.test(value) || Number.isNaN(lagosMidnight(value).getTime()))) throw badInput(field, `${field} must be a date as YYYY-MM-DD.`);
@@ -367,9 +367,7 @@ export class BillsService {
     const direction = filter.sortOrder === 'ASC' ? asc : desc;
     const rows = await this.db.select().from(billRecords).where(where).orderBy(direction(column), direction(billRecords.id)).limit(limit).offset((page - 1) * limit);
     const [count] = await this.db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where);
-    const total = Number(count?.n ?? 0);
-    const totalPages = Math.ceil(total / limit);
-    return { bills: rows, page, limit, total, totalPages, hasNext: page < totalPages, hasPrev: page > 1 };
+    return paged('bills', rows, Number(count?.n ?? 0), page, limit);
   }
 
   async byId(id: string): Promise<BillRecordRow> {
@@ -414,20 +412,12 @@ export class BillsService {
     const now = this.clock.now();
     const holdId = await ledger.hold(tx, record, record.amount + record.fee, record.reference);
     await tx.update(billRecords).set({ holdId, updatedAt: now }).where(eq(billRecords.id, record.id));
-    const transaction = await transactionStore.insert(tx, {
-      userId: record.userId,
-      environment: record.environment,
-      type: 'BILL',
-      status: 'PENDING',
-      amount: record.amount,
-      fee: record.fee,
-      reference: record.reference,
-      description: `${record.billerName} for ${record.customer}`,
-      counterparty: { billerCode: record.billerCode, billerName: record.billerName, customer: record.customer },
-      createdAt: now,
-      updatedAt: now,
-    });
-    await recordTransactionEvent(tx, transaction, now);
+    await openPendingTransaction(
+      tx,
+      record,
+      { type: 'BILL', amount: record.amount, fee: record.fee, reference: record.reference, description: `${record.billerName} for ${record.customer}`, counterparty: { billerCode: record.billerCode, billerName: record.billerName, customer: record.customer } },
+      now,
+    );
     await enqueueJob(tx, { kind: BILL_JOBS.statusPoll, payload: { recordId: record.id }, runAt: new Date(now.getTime() + POLL_AFTER_MS) });
   }
 

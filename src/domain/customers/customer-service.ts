@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { checkPage, paged } from '../pagination.js';
 
 export type BusinessCustomerRow = typeof businessCustomers.$inferSelect;
 
@@ -50,14 +51,11 @@ export class CustomerService {
 
   async list(principal: Principal, businessId: string, page = 1, limit = 20, status?: 'active' | 'disabled') {
     await this.ownBusiness(principal, businessId);
-    if (!Number.isInteger(page) || page < 1) throw badInput('page', 'page must be a whole number from 1.');
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw badInput('limit', `limit must be 1 to ${MAX_PAGE}.`);
+    checkPage(page, limit, MAX_PAGE);
     const where = and(eq(businessCustomers.businessId, businessId), eq(businessCustomers.environment, principal.environment), status ? eq(businessCustomers.status, status) : undefined);
     const rows = await this.db.select().from(businessCustomers).where(where).orderBy(desc(businessCustomers.createdAt), desc(businessCustomers.id)).limit(limit).offset((page - 1) * limit);
     const [total] = await this.db.select({ n: count() }).from(businessCustomers).where(where);
-    const n = Number(total?.n ?? 0);
-    const totalPages = Math.ceil(n / limit);
-    return { customers: rows, page, limit, total: n, totalPages, hasNext: page < totalPages, hasPrev: page > 1 };
+    return paged('customers', rows, Number(total?.n ?? 0), page, limit);
   }
 
   async get(principal: Principal, businessId: string, customerId: string): Promise<BusinessCustomerRow> {

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import { enqueueJob, type Job, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
+import { keepPolling } from '../jobs/polling.js';
 import { isFinal, type OfframpStatus } from './catalogue.js';
 import { SANDBOX_OFFRAMP } from './sandbox-offramp-provider.js';
 import { OFFRAMP_JOBS, type OfframpService, SANDBOX_STEP_SECONDS } from './offramp-service.js';
@@ -54,10 +55,6 @@ export class OfframpExpiryHandler implements JobHandler {
   }
 }
 
-/** How long reconciliation keeps asking about an order that is not final. */
-const RECONCILE_FOR_MS = 24 * 3600_000;
-const RECONCILE_EVERY_MS = 5 * 60_000;
-
 export class OfframpReconcileHandler implements JobHandler {
   readonly kind = OFFRAMP_JOBS.reconcile;
   constructor(
@@ -71,11 +68,7 @@ export class OfframpReconcileHandler implements JobHandler {
     const provider = this.offramp.providerFor(order.environment);
     const state = await provider.orderState!(order.providerOrderId);
     const { row } = await this.offramp.move(order.id, state);
-    if (isFinal(row.status)) return { status: 'done' };
-    if (this.clock.now().getTime() - order.createdAt.getTime() > RECONCILE_FOR_MS) {
-      return { status: 'failed', error: `Offramp order ${order.id} is still ${row.status} after 24 hours; check it with the provider.` };
-    }
-    return { status: 'retry', at: new Date(this.clock.now().getTime() + RECONCILE_EVERY_MS) };
+    return keepPolling(this.clock, { final: isFinal(row.status), since: order.createdAt, stuck: `Offramp order ${order.id} is still ${row.status} after 24 hours; check it with the provider.` });
   }
 }
 

@@ -8,6 +8,7 @@ import { DomainError, badInput, notFound } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { decimalText, multiplyDown, parseUnits } from '../money/decimal.js';
+import { checkPage, paged } from '../pagination.js';
 import { canMove, EVENT_OF_STATUS, FIAT_DECIMALS, type FiatCurrency, type OfframpNetwork, type OfframpStatus, type OfframpToken } from './catalogue.js';
 import { type OfframpOrder, type OfframpOrderRow, offrampEventData, toOfframpOrder } from './offramp-order.js';
 import type { OfframpAsset, OfframpProvider, PayoutInstitution, ProviderOrderState } from './offramp-provider.js';
@@ -186,12 +187,10 @@ export class OfframpService {
   }
 
   async history(principal: Principal, filter: OfframpOrderFilter, page = 1, limit = 20) {
-    if (!Number.isInteger(page) || page < 1) throw badInput('page', 'page must be a whole number from 1.');
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) throw badInput('limit', `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}.`);
+    checkPage(page, limit, MAX_PAGE_SIZE);
     if (filter.from && filter.to && filter.from >= filter.to) throw badInput('to', 'to must be after from.');
     const { rows, total } = await offrampStore.page(this.db, principal, filter, page, limit);
-    const totalPages = Math.ceil(total / limit);
-    return { orders: rows.map(toOfframpOrder), page, limit, total, totalPages, hasNext: page < totalPages, hasPrev: page > 1 };
+    return paged('orders', rows.map(toOfframpOrder), total, page, limit);
   }
 
   /** Sandbox only: the sender's deposit arrives, and the lifecycle starts walking on jobs. */

@@ -16,7 +16,7 @@ import type { UserService } from '../users/user-service.js';
 import { koboFrom, nairaNumber } from './naira.js';
 import type { PaymentMethodService } from './payment-method-service.js';
 import { transactionStore } from './transaction-store.js';
-import { recordTransactionEvent } from './wallet-events.js';
+import { openPendingTransaction, recordTransactionEvent } from './wallet-events.js';
 import { insertOrConflict, referenceFrom, referenceTaken } from './wallet-service.js';
 
 export type DepositRow = typeof deposits.$inferSelect;
@@ -136,8 +136,7 @@ export class DepositService {
         .onConflictDoNothing()
         .returning();
       if (!row) return undefined;
-      const transaction = await transactionStore.insert(tx, { userId: account.userId, environment, type: 'DEPOSIT', status: 'PENDING', amount, reference: row.reference, description: 'Transfer into virtual account', counterparty: { method: 'virtual_account' }, createdAt: now, updatedAt: now });
-      await recordTransactionEvent(tx, transaction, now);
+      await openPendingTransaction(tx, account, { type: 'DEPOSIT', amount, reference: row.reference, description: 'Transfer into virtual account', counterparty: { method: 'virtual_account' } }, now);
       return row;
     });
     if (!deposit) return (await this.db.select().from(deposits).where(and(eq(deposits.provider, account.provider), eq(deposits.providerRef, providerRef))))[0]!;
@@ -271,20 +270,8 @@ export class DepositService {
             .returning();
           return inserted!;
         });
-        const transaction = await transactionStore.insert(tx, {
-          userId: principal.userId,
-          environment: principal.environment,
-          type: 'DEPOSIT',
-          status: 'PENDING',
-          amount,
-          reference,
-          description: narration,
-          counterparty: { method },
-          createdAt: now,
-          updatedAt: now,
-        });
         await recordDepositEvent(tx, row, now);
-        await recordTransactionEvent(tx, transaction, now);
+        await openPendingTransaction(tx, principal, { type: 'DEPOSIT', amount, reference, description: narration, counterparty: { method } }, now);
         await this.idempotency.attach(tx, claim, row.id);
         // A provider's webhook may never come: pending charges are polled until they settle.
         if (provider.name !== 'sandbox') await enqueueJob(tx, { kind: DEPOSIT_JOBS.reconcile, payload: { depositId: row.id }, runAt: new Date(now.getTime() + RECONCILE_EVERY_MS) });

@@ -12,7 +12,7 @@ import { ledger } from '../ledger/ledger.js';
 import { type PaymentsProvider, ProviderOutcomeUnknown, type TransferState } from '../payments/payments-provider.js';
 import { koboFrom, nairaNumber } from './naira.js';
 import { transactionStore } from './transaction-store.js';
-import { recordTransactionEvent } from './wallet-events.js';
+import { openPendingTransaction, recordTransactionEvent } from './wallet-events.js';
 import { insertOrConflict, referenceFrom, referenceTaken } from './wallet-service.js';
 
 export type PayoutRow = typeof payouts.$inferSelect;
@@ -107,21 +107,8 @@ export class PayoutService {
             .returning();
           return inserted!;
         });
-        const transaction = await transactionStore.insert(tx, {
-          userId: principal.userId,
-          environment: principal.environment,
-          type: 'WITHDRAWAL',
-          status: 'PENDING',
-          amount,
-          fee: PAYOUT_FEE_KOBO,
-          reference,
-          description: narration,
-          counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName },
-          createdAt: now,
-          updatedAt: now,
-        });
         await recordPayoutEvent(tx, row, now);
-        await recordTransactionEvent(tx, transaction, now);
+        await openPendingTransaction(tx, principal, { type: 'WITHDRAWAL', amount, fee: PAYOUT_FEE_KOBO, reference, description: narration, counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName } }, now);
         await this.idempotency.attach(tx, claim, row.id);
         // The safety net: if this process dies before phase 2, reconciliation settles the payout.
         await enqueueJob(tx, { kind: PAYOUT_RECONCILE_JOB, payload: { payoutId: row.id }, runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) });

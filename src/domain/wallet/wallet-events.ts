@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/client.js';
 import { recordEvent } from '../events/outbox.js';
 import { nairaNumber } from './naira.js';
-import type { WalletTransactionRow } from './transaction-store.js';
+import { transactionStore, type WalletTransactionRow } from './transaction-store.js';
 
 const TRANSACTION_EVENT = { PENDING: 'transaction.created', COMPLETED: 'transaction.completed', FAILED: 'transaction.failed' } as const;
 
@@ -30,4 +30,19 @@ export async function recordTransactionEvent(tx: Executor, row: WalletTransactio
     },
     at,
   );
+}
+
+/**
+ * Opens a PENDING wallet transaction (a deposit, payout or bill on its way) with its
+ * `transaction.created` event, in the caller's transaction.
+ */
+export async function openPendingTransaction(
+  tx: Executor,
+  owner: { userId: string; environment: WalletTransactionRow['environment'] },
+  transaction: { type: WalletTransactionRow['type']; amount: bigint; fee?: bigint; reference: string; description: string | null; counterparty: Record<string, unknown> },
+  at: Date,
+): Promise<WalletTransactionRow> {
+  const row = await transactionStore.insert(tx, { userId: owner.userId, environment: owner.environment, status: 'PENDING', ...transaction, createdAt: at, updatedAt: at });
+  await recordTransactionEvent(tx, row, at);
+  return row;
 }

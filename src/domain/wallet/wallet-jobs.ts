@@ -1,11 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { Job, JobHandler, JobOutcome } from '../jobs/job-runner.js';
+import { keepPolling } from '../jobs/polling.js';
 import { DEPOSIT_JOBS, type DepositService } from './deposit-service.js';
 import { PAYOUT_RECONCILE_JOB, type PayoutService } from './payout-service.js';
-
-/** How long reconciliation keeps asking about a payout before it gives up and flags it. */
-const RECONCILE_FOR_MS = 24 * 3600_000;
-const RECONCILE_EVERY_MS = 5 * 60_000;
 
 /** Settles a payout the request path left unsettled (a timeout, a crash) by asking the provider. */
 export class PayoutReconcileHandler implements JobHandler {
@@ -17,11 +14,8 @@ export class PayoutReconcileHandler implements JobHandler {
 
   async run(job: Job): Promise<JobOutcome> {
     const payout = await this.payouts.reconcile(String(job.payload['payoutId']));
-    if (payout.status === 'completed' || payout.status === 'failed') return { status: 'done' };
-    if (this.clock.now().getTime() - payout.createdAt.getTime() > RECONCILE_FOR_MS) {
-      return { status: 'failed', error: `Payout ${payout.id} is still ${payout.status} after 24 hours; check it with the provider.` };
-    }
-    return { status: 'retry', at: new Date(this.clock.now().getTime() + RECONCILE_EVERY_MS) };
+    const final = payout.status === 'completed' || payout.status === 'failed';
+    return keepPolling(this.clock, { final, since: payout.createdAt, stuck: `Payout ${payout.id} is still ${payout.status} after 24 hours; check it with the provider.` });
   }
 }
 
@@ -57,9 +51,10 @@ export class DepositReconcileHandler implements JobHandler {
 
   async run(job: Job): Promise<JobOutcome> {
     const deposit = await this.deposits.reconcile(String(job.payload['depositId']));
-    if (!deposit || deposit.status === 'completed' || deposit.status === 'failed') return { status: 'done' };
-    if (this.clock.now().getTime() - deposit.createdAt.getTime() > RECONCILE_FOR_MS) return { status: 'done' };
-    return { status: 'retry', at: new Date(this.clock.now().getTime() + RECONCILE_EVERY_MS) };
+    if (!deposit) return { status: 'done' };
+    // An unpaid deposit that never settles simply lapses (its expiry fails it); nothing to flag.
+    const outcome = keepPolling(this.clock, { final: deposit.status === 'completed' || deposit.status === 'failed', since: deposit.createdAt, stuck: '' });
+    return outcome.status === 'failed' ? { status: 'done' } : outcome;
   }
 }
 

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { type Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
+import { checkPage, paged } from '../pagination.js';
 import { ledger, walletOf } from '../ledger/ledger.js';
 import type { UserService } from '../users/user-service.js';
 import { koboFrom } from './naira.js';
@@ -63,13 +64,11 @@ export class WalletService {
   }
 
   async transactions(principal: Principal, filter: TransactionFilter, page = 1, limit = 20) {
-    if (!Number.isInteger(page) || page < 1) throw badInput('page', 'page must be a whole number from 1.');
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSACTIONS_PAGE) throw badInput('limit', `limit must be 1 to ${MAX_TRANSACTIONS_PAGE}.`);
+    checkPage(page, limit, MAX_TRANSACTIONS_PAGE);
     if (filter.from && filter.to && filter.from >= filter.to) throw badInput('to', 'to must be after from.');
     if (filter.minAmount !== undefined && filter.maxAmount !== undefined && filter.minAmount > filter.maxAmount) throw badInput('maxAmount', 'maxAmount must not be below minAmount.');
     const { rows, total } = await transactionStore.page(this.db, principal, filter, page, limit);
-    const totalPages = Math.ceil(total / limit);
-    return { transactions: rows, page, limit, total, totalPages, hasNext: page < totalPages, hasPrev: page > 1 };
+    return paged('transactions', rows, total, page, limit);
   }
 
   async transaction(principal: Principal, id: string): Promise<WalletTransactionRow> {

@@ -3,7 +3,7 @@ import { BILL_TYPES } from '../../domain/bills/bills-provider.js';
 import { MAX_RECORDS_PAGE } from '../../domain/bills/bills-service.js';
 import { RECURRENCE_PATTERNS } from '../../domain/bills/recurrence.js';
 import { defineRoutes, type RouteInput } from '../route.js';
-import { DateTimeString, Nullable } from '../schemas.js';
+import { DateTimeString, Nullable, PageOf } from '../schemas.js';
 import { renderReceipt } from './bill-receipt.js';
 
 /**
@@ -226,7 +226,7 @@ export const billRoutes = defineRoutes([
       return { page, limit, filter };
     },
     message: 'Bill records retrieved successfully',
-    response: Type.Object({ bills: Type.Array(BillRecord), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer(), totalPages: Type.Integer(), hasNext: Type.Boolean(), hasPrev: Type.Boolean() }),
+    response: PageOf('bills', BillRecord),
   },
   {
     method: 'GET',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoutes } from '../route.js';
-import { DateTimeString, Nullable } from '../schemas.js';
+import { DateTimeString, Nullable, PageOf } from '../schemas.js';
 
 const FIELDS = 'id businessId name phone email externalRef status createdAt updatedAt';
 const CustomerSchema = Type.Object(
@@ -55,7 +55,7 @@ export const customerRoutes = defineRoutes([
     }),
     variables: ({ params, query }) => ({ businessId: params.businessId, ...query }),
     message: 'Customers retrieved successfully',
-    response: Type.Object({ customers: Type.Array(CustomerSchema), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer(), totalPages: Type.Integer(), hasNext: Type.Boolean(), hasPrev: Type.Boolean() }),
+    response: PageOf('customers', CustomerSchema),
   },
   {
     method: 'GET',

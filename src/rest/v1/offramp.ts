@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { FIAT_CURRENCIES, OFFRAMP_NETWORKS, OFFRAMP_STATUSES, OFFRAMP_TOKENS } from '../../domain/offramp/catalogue.js';
 import { defineRoutes } from '../route.js';
-import { DateTimeString, Nullable } from '../schemas.js';
+import { DateTimeString, Nullable, PageOf } from '../schemas.js';
 
 /**
  * REST v1 offramp. The seed names the assets and quote paths; the rest (orders, payout banks,
@@ -165,15 +165,7 @@ export const offrampRoutes = defineRoutes([
       return { ...page, orders: page.orders.map(withRestNetwork) };
     },
     message: 'Offramp transactions retrieved successfully',
-    response: Type.Object({
-      orders: Type.Array(OrderSchema),
-      page: Type.Integer(),
-      limit: Type.Integer(),
-      total: Type.Integer(),
-      totalPages: Type.Integer(),
-      hasNext: Type.Boolean(),
-      hasPrev: Type.Boolean(),
-    }),
+    response: PageOf('orders', OrderSchema),
   },
   {
     method: 'GET',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoutes } from '../route.js';
-import { DateTimeString } from '../schemas.js';
+import { DateTimeString, PageOf } from '../schemas.js';
 import { TRANSACTION_FIELDS, TransactionSchema } from './wallet.js';
 
 export const transactionRoutes = defineRoutes([
@@ -28,15 +28,7 @@ export const transactionRoutes = defineRoutes([
       return { page, limit, filter };
     },
     message: 'Transactions retrieved successfully',
-    response: Type.Object({
-      transactions: Type.Array(TransactionSchema),
-      page: Type.Integer(),
-      limit: Type.Integer(),
-      total: Type.Integer(),
-      totalPages: Type.Integer(),
-      hasNext: Type.Boolean(),
-      hasPrev: Type.Boolean(),
-    }),
+    response: PageOf('transactions', TransactionSchema),
   },
   {
     method: 'GET',
