@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, kobo, updatedAt } from './columns.js';
-import { environmentEnum, users } from './schema.js';
+import { ownerColumns } from './schema.js';
 import { ledgerHolds } from './wallet-schema.js';
 
 export const billTypeEnum = pgEnum('bill_type', ['AIRTIME', 'MOBILEDATA', 'CABLEBILLS', 'UTILITYBILLS']);
@@ -12,10 +12,7 @@ export const billRecords = pgTable(
   'bill_records',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
-    environment: environmentEnum('environment').notNull(),
+    ...ownerColumns(),
     reference: text('reference').notNull(),
     billerCode: text('biller_code').notNull(),
     itemCode: text('item_code').notNull(),
@@ -57,10 +54,7 @@ export const billBeneficiaries = pgTable(
   'bill_beneficiaries',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
-    environment: environmentEnum('environment').notNull(),
+    ...ownerColumns(),
     name: text('name').notNull(),
     type: billTypeEnum('type').notNull(),
     billerCode: text('biller_code').notNull(),
@@ -81,10 +75,7 @@ export const billSchedules = pgTable(
   'bill_schedules',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
-    environment: environmentEnum('environment').notNull(),
+    ...ownerColumns(),
     /** The payment to make at each run. */
     payment: jsonb('payment').notNull(),
     firstRunAt: timestamp('first_run_at', { withTimezone: true, mode: 'date' }).notNull(),

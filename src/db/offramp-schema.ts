@@ -1,6 +1,6 @@
 import { bigint, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, tokenUnits, updatedAt } from './columns.js';
-import { environmentEnum, users } from './schema.js';
+import { ownerColumns } from './schema.js';
 
 export const offrampStatusEnum = pgEnum('offramp_status', [
   'initiated',
@@ -22,10 +22,7 @@ export const offrampOrders = pgTable(
   'offramp_orders',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
-    environment: environmentEnum('environment').notNull(),
+    ...ownerColumns(),
     reference: text('reference').notNull(),
     provider: text('provider').notNull(),
     providerOrderId: text('provider_order_id').notNull(),

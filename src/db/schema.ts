@@ -51,6 +51,14 @@ export const users = pgTable(
   (t) => [uniqueIndex('users_email_key').on(sql`lower(${t.email})`)],
 );
 
+/** The owner of a per-user, per-environment row: what tenancy checks filter on. */
+export const ownerColumns = () => ({
+  userId: uuid('user_id')
+    .notNull()
+    .references(() => users.id),
+  environment: environmentEnum('environment').notNull(),
+});
+
 /** A business account, owned by one user, under which business customers live. */
 export const businesses = pgTable(
   'businesses',

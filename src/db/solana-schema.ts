@@ -1,6 +1,6 @@
 import { integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt } from './columns.js';
-import { environmentEnum, users } from './schema.js';
+import { ownerColumns } from './schema.js';
 
 /**
  * A user's custodial Solana keypair in one environment. The secret key is encrypted with a random
@@ -11,10 +11,7 @@ export const solanaWallets = pgTable(
   'solana_wallets',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
-    environment: environmentEnum('environment').notNull(),
+    ...ownerColumns(),
     address: text('address').notNull(),
     /** base64 of IV (12 bytes) ‖ ciphertext ‖ tag (16 bytes). */
     encryptedSecret: text('encrypted_secret').notNull(),

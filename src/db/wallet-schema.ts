@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, kobo, updatedAt } from './columns.js';
-import { environmentEnum, users } from './schema.js';
+import { environmentEnum, ownerColumns, users } from './schema.js';
 
 /**
  * A ledger account: a user's wallet or holds, or a system account (provider clearing, fees). The
@@ -84,10 +84,7 @@ export const walletTransactions = pgTable(
   'wallet_transactions',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
-    environment: environmentEnum('environment').notNull(),
+    ...ownerColumns(),
     type: transactionTypeEnum('type').notNull(),
     status: transactionStatusEnum('status').notNull(),
     amount: kobo('amount').notNull(),
@@ -114,10 +111,7 @@ export const paymentMethods = pgTable(
   'payment_methods',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
-    environment: environmentEnum('environment').notNull(),
+    ...ownerColumns(),
     type: paymentMethodTypeEnum('type').notNull(),
     provider: text('provider').notNull(),
     providerToken: text('provider_token'),
@@ -146,10 +140,7 @@ export const deposits = pgTable(
   'deposits',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
-    environment: environmentEnum('environment').notNull(),
+    ...ownerColumns(),
     reference: text('reference').notNull(),
     /** card | bank_transfer | ussd | payment_link | virtual_account */
     method: text('method').notNull(),
@@ -186,10 +177,7 @@ export const payouts = pgTable(
   'payouts',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
-    environment: environmentEnum('environment').notNull(),
+    ...ownerColumns(),
     reference: text('reference').notNull(),
     amount: kobo('amount').notNull(),
     fee: kobo('fee').notNull(),
@@ -217,10 +205,7 @@ export const virtualAccounts = pgTable(
   'virtual_accounts',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
-    environment: environmentEnum('environment').notNull(),
+    ...ownerColumns(),
     provider: text('provider').notNull(),
     providerRef: text('provider_ref').notNull(),
     accountNumber: text('account_number').notNull(),
@@ -240,10 +225,7 @@ export const idempotencyStatusEnum = pgEnum('idempotency_status', ['running', 'd
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
-    environment: environmentEnum('environment').notNull(),
+    ...ownerColumns(),
     operation: text('operation').notNull(),
     key: text('key').notNull(),
     requestHash: text('request_hash').notNull(),
