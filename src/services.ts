@@ -14,6 +14,7 @@ import type { Environment } from './domain/auth/permissions.js';
 import { DomainError } from './domain/errors.js';
 import { Idempotency } from './domain/idempotency/idempotency.js';
 import { FlutterwaveProvider } from './domain/payments/flutterwave-provider.js';
+import { withCachedBanks } from './domain/payments/cached-banks.js';
 import type { PaymentsProvider } from './domain/payments/payments-provider.js';
 import { SandboxPaymentsProvider, UnconfiguredPaymentsProvider } from './domain/payments/sandbox-payments-provider.js';
 import { BillsService } from './domain/bills/bills-service.js';
@@ -108,7 +109,9 @@ export function createServices(
         v3BaseUrl: config.FLUTTERWAVE_V3_BASE_URL,
       })
     : new UnconfiguredPaymentsProvider();
-  const paymentsProvider = (environment: Environment): PaymentsProvider => (environment === 'sandbox' ? sandboxPayments : productionPayments);
+  // Bank lists feed every withdrawal, USSD deposit and bank payment method: asked once an hour.
+  const providers = { sandbox: withCachedBanks(sandboxPayments), production: withCachedBanks(productionPayments) };
+  const paymentsProvider = (environment: Environment): PaymentsProvider => providers[environment];
   const paymentMethods = new PaymentMethodService(db, paymentsProvider);
   const sandboxBills = new SandboxBillsProvider();
   const productionBills: BillsProvider | undefined = config.FLUTTERWAVE_V3_SECRET_KEY

@@ -41,3 +41,15 @@ export const PageOf = (key: string, item: TSchema) =>
     hasNext: Type.Boolean(),
     hasPrev: Type.Boolean(),
   });
+
+/** The `page` (from 1) and `limit` (1 to `max`) query parameters of a paged list. */
+export const PageQuery = (max: number) => ({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: max, default: 20 })),
+});
+
+/** A paged list's variables: `page` and `limit`, and every other query parameter as its `filter`. */
+export function pageAndFilter({ query }: { query: Record<string, unknown> }): Record<string, unknown> {
+  const { page, limit, ...filter } = query;
+  return { page, limit, filter };
+}

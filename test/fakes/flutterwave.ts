@@ -1,6 +1,6 @@
 import { createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LocalHttpServer } from '../helpers/local-server.js';
 
 /**
  * A local Flutterwave built from the documented shapes (shared/providers.md §1): the OAuth token
@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
  * resolves with HTTP 200 and an error body; transfers to 0000000000 fail, to 9999999999 answer 503
  * but go through.
  */
-export class FakeFlutterwave {
+export class FakeFlutterwave extends LocalHttpServer {
   readonly clientId = 'fake-client';
   readonly clientSecret = 'fake-secret';
   readonly encryptionKey = randomBytes(32).toString('base64');
@@ -26,20 +26,6 @@ export class FakeFlutterwave {
   /** Which bill-status path answers: Node-v3's `/bills/{ref}` or the other description's `/bills/{ref}/status`. */
   billStatusPath: 'plain' | 'suffixed' = 'plain';
   private readonly methods = new Map<string, { number?: string; scenario: string }>();
-  private server: Server | undefined;
-  url = '';
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
 
   /** A transfer arrives into a virtual account: a succeeded charge the gateway can look up. */
   addCharge(reference: string, status = 'succeeded', amount = 0): string {
@@ -122,7 +108,7 @@ export class FakeFlutterwave {
     return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString('utf8');
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');

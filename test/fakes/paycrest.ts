@@ -1,33 +1,19 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LocalHttpServer } from '../helpers/local-server.js';
 
 /**
  * A local Paycrest Sender API (v1) built from the documented shapes (shared/providers.md §3):
  * `API-Key` auth, the `{status, message, data}` envelope, rates as decimal strings, institutions,
  * account verification, sender orders, and signed `payment_order.*` webhooks.
  */
-export class FakePaycrest {
+export class FakePaycrest extends LocalHttpServer {
   readonly apiKey = `pk_${randomUUID()}`;
   readonly apiSecret = `sk_${randomUUID()}`;
   readonly orders = new Map<string, Record<string, any>>();
   readonly requests: Array<{ method: string; url: string; body: any }> = [];
   /** Answer every call with 503 (an outage). */
   down = false;
-  private server: Server | undefined;
-  url = '';
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
 
   /** Sends a signed webhook for an order, as Paycrest does, to the gateway at `target`. */
   async notify(target: string, orderId: string, event: string, options: { secret?: string; status?: string } = {}): Promise<Response> {
@@ -43,7 +29,7 @@ export class FakePaycrest {
     return fetch(`${target}/webhooks/paycrest`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-paycrest-signature': signature }, body });
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;

@@ -1,4 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { LocalHttpServer } from './local-server.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -10,33 +11,27 @@ export interface Received {
  * A real local HTTP server standing in for a partner's webhook receiver. `answer` decides each
  * response (status, and optionally never answering at all, or a callback before answering).
  */
-export class Receiver {
+export class Receiver extends LocalHttpServer {
   readonly received: Received[] = [];
   answer: (request: Received) => number | 'hang' | Promise<number | 'hang'> = () => 200;
-  private server: Server | undefined;
-  url = '';
 
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        const received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
-        this.received.push(received);
-        const status = await this.answer(received);
-        if (status === 'hang') return;
-        res.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:1/elsewhere' } : {});
-        res.end(status < 300 ? 'ok' : `status ${status}`);
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as { port: number }).port}/hooks`;
+  override async start(): Promise<this> {
+    await super.start();
+    this.url = `${this.url}/hooks`;
     return this;
   }
 
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+  protected handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const received = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      this.received.push(received);
+      const status = await this.answer(received);
+      if (status === 'hang') return;
+      res.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:1/elsewhere' } : {});
+      res.end(status < 300 ? 'ok' : `status ${status}`);
+    });
   }
 
   waitFor(count: number, timeoutMs = 10_000): Promise<void> {

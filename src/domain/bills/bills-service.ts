@@ -8,6 +8,7 @@ import { badInput, DomainError, notFound } from '../errors.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { checkPage, paged } from '../pagination.js';
+import { ReferenceCache } from '../reference-cache.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ledger } from '../ledger/ledger.js';
 import { koboFrom } from '../wallet/naira.js';
@@ -87,7 +88,7 @@ const lagosMidnight = (date: string) => new Date(`${date}T00:00:00+01:00`);
  * release), records, receipts, beneficiaries and schedules.
  */
 export class BillsService {
-  private readonly cache = new Map<string, { at: number; value: Promise<unknown> }>();
+  private readonly catalogue = new ReferenceCache(CATALOGUE_TTL_MS);
 
   constructor(
     private readonly db: Database,
@@ -97,16 +98,16 @@ export class BillsService {
   ) {}
 
   categories(principal: Principal) {
-    return this.cached(`${principal.environment}:categories`, () => this.providerFor(principal.environment).categories());
+    return this.catalogue.get(`${principal.environment}:categories`, () => this.providerFor(principal.environment).categories());
   }
 
   billers(principal: Principal, category: BillType): Promise<Biller[]> {
     if (!BILL_TYPES.includes(category)) throw badInput('category', `category must be one of ${BILL_TYPES.join(', ')}.`);
-    return this.cached(`${principal.environment}:billers:${category}`, () => this.providerFor(principal.environment).billers(category));
+    return this.catalogue.get(`${principal.environment}:billers:${category}`, () => this.providerFor(principal.environment).billers(category));
   }
 
   items(principal: Principal, billerCode: string): Promise<BillItem[]> {
-    return this.cached(`${principal.environment}:items:${billerCode}`, () => this.providerFor(principal.environment).items(billerCode));
+    return this.catalogue.get(`${principal.environment}:items:${billerCode}`, () => this.providerFor(principal.environment).items(billerCode));
   }
 
   /** Electricity billers (prepaid and postpaid). */
@@ -502,14 +503,5 @@ export class BillsService {
       throw badInput('scheduleData.recurrencePattern', `scheduleData.recurrencePattern must be one of ${RECURRENCE_PATTERNS.join(', ')}.`);
     }
     return { executionAt, recurrence: pattern as RecurrencePattern };
-  }
-
-  private cached<T>(key: string, load: () => Promise<T>): Promise<T> {
-    const hit = this.cache.get(key);
-    if (hit && Date.now() - hit.at < CATALOGUE_TTL_MS) return hit.value as Promise<T>;
-    const value = load();
-    this.cache.set(key, { at: Date.now(), value });
-    value.catch(() => this.cache.delete(key));
-    return value;
   }
 }

@@ -9,7 +9,8 @@ import { recordEvent } from '../events/outbox.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { decimalText, multiplyDown, parseUnits } from '../money/decimal.js';
 import { checkPage, paged } from '../pagination.js';
-import { canMove, EVENT_OF_STATUS, FIAT_DECIMALS, type FiatCurrency, type OfframpNetwork, type OfframpStatus, type OfframpToken } from './catalogue.js';
+import { ReferenceCache } from '../reference-cache.js';
+import { canMove, EVENT_OF_STATUS, FIAT_DECIMALS, type FiatCurrency, type OfframpNetwork, type OfframpToken } from './catalogue.js';
 import { type OfframpOrder, type OfframpOrderRow, offrampEventData, toOfframpOrder } from './offramp-order.js';
 import type { OfframpAsset, OfframpProvider, PayoutInstitution, ProviderOrderState } from './offramp-provider.js';
 import { type OfframpOrderFilter, offrampStore } from './offramp-store.js';
@@ -61,7 +62,7 @@ type Owner = { userId: string; environment: Environment };
  * outside any transaction, and each status change commits with its event.
  */
 export class OfframpService {
-  private readonly assetCache = new Map<string, { at: number; assets: Promise<OfframpAsset[]> }>();
+  private readonly assetCache = new ReferenceCache(300_000);
 
   constructor(
     private readonly db: Database,
@@ -77,12 +78,7 @@ export class OfframpService {
 
   /** The provider's assets, cached for five minutes per environment (they change rarely). */
   async assets(principal: Principal): Promise<OfframpAsset[]> {
-    const cached = this.assetCache.get(principal.environment);
-    if (cached && Date.now() - cached.at < 300_000) return cached.assets;
-    const assets = this.providerFor(principal.environment).assets();
-    this.assetCache.set(principal.environment, { at: Date.now(), assets });
-    assets.catch(() => this.assetCache.delete(principal.environment));
-    return assets;
+    return this.assetCache.get(principal.environment, () => this.providerFor(principal.environment).assets());
   }
 
   async quote(principal: Principal, input: QuoteInput): Promise<OfframpQuote> {

@@ -20,9 +20,8 @@ export type PayoutRow = typeof payouts.$inferSelect;
 /** The flat fee of a payout, in kobo (₦25.00), taken on success only. */
 export const PAYOUT_FEE_KOBO = 2_500n;
 export const PAYOUT_RECONCILE_JOB = 'payout.reconcile';
-/** When reconciliation first checks a payout the request path did not settle, and how often after. */
+/** When reconciliation first checks a payout the request path did not settle (then see keepPolling). */
 const RECONCILE_AFTER_MS = 2 * 60_000;
-const RECONCILE_EVERY_MS = 5 * 60_000;
 
 export interface WithdrawInput {
   amount: unknown;
@@ -161,10 +160,6 @@ export class PayoutService {
     }
     if (state.status === 'not_found') state = { providerRef: null, status: 'pending' };
     return this.settle(payout.id, state);
-  }
-
-  async enqueueReconcile(payoutId: string): Promise<void> {
-    await enqueueJob(this.db, { kind: PAYOUT_RECONCILE_JOB, payload: { payoutId }, runAt: new Date(this.clock.now().getTime() + RECONCILE_EVERY_MS) });
   }
 
   /** A payout by the reference the provider knows it by (see providerReference). */

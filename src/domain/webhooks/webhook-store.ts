@@ -3,8 +3,7 @@ import type { Executor } from '../../db/client.js';
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import { toStoredEvent } from '../events/event-row.js';
 import type { Environment } from '../auth/permissions.js';
-import { ALL_KINDS } from './event-kinds.js';
-import { DELIVERY_JOB, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from './webhook.js';
+import { type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from './webhook.js';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 

@@ -3,7 +3,7 @@ import { BILL_TYPES } from '../../domain/bills/bills-provider.js';
 import { MAX_RECORDS_PAGE } from '../../domain/bills/bills-service.js';
 import { RECURRENCE_PATTERNS } from '../../domain/bills/recurrence.js';
 import { defineRoutes, type RouteInput } from '../route.js';
-import { DateTimeString, Nullable, PageOf } from '../schemas.js';
+import { DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
 import { renderReceipt } from './bill-receipt.js';
 
 /**
@@ -216,15 +216,11 @@ export const billRoutes = defineRoutes([
       search: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Part of reference or txRef.' })),
       minAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
       maxAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-      page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RECORDS_PAGE, default: 20 })),
+      ...PageQuery(MAX_RECORDS_PAGE),
       sortBy: Type.Optional(Type.Union([Type.Literal('createdAt'), Type.Literal('amount'), Type.Literal('updatedAt')], { default: 'createdAt' })),
       sortOrder: Type.Optional(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')], { default: 'DESC' })),
     }),
-    variables: ({ query }) => {
-      const { page, limit, ...filter } = query;
-      return { page, limit, filter };
-    },
+    variables: pageAndFilter,
     message: 'Bill records retrieved successfully',
     response: PageOf('bills', BillRecord),
   },

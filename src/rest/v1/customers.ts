@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoutes } from '../route.js';
-import { DateTimeString, Nullable, PageOf } from '../schemas.js';
+import { DateTimeString, Nullable, PageOf, PageQuery } from '../schemas.js';
 
 const FIELDS = 'id businessId name phone email externalRef status createdAt updatedAt';
 const CustomerSchema = Type.Object(
@@ -50,8 +50,7 @@ export const customerRoutes = defineRoutes([
     params: Business,
     querystring: Type.Object({
       status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('disabled')])),
-      page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+      ...PageQuery(100),
     }),
     variables: ({ params, query }) => ({ businessId: params.businessId, ...query }),
     message: 'Customers retrieved successfully',

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { FIAT_CURRENCIES, OFFRAMP_NETWORKS, OFFRAMP_STATUSES, OFFRAMP_TOKENS } from '../../domain/offramp/catalogue.js';
 import { defineRoutes } from '../route.js';
-import { DateTimeString, Nullable, PageOf } from '../schemas.js';
+import { DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
 
 /**
  * REST v1 offramp. The seed names the assets and quote paths; the rest (orders, payout banks,
@@ -153,13 +153,9 @@ export const offrampRoutes = defineRoutes([
       fiat: Type.Optional(Fiat),
       from: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after.' })),
       to: Type.Optional(Type.String({ format: 'date-time', description: 'Created before.' })),
-      page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+      ...PageQuery(100),
     }),
-    variables: ({ query }) => {
-      const { page, limit, network, ...filter } = query;
-      return { page, limit, filter: { ...filter, ...(network ? { network: toGraphQLNetwork(network) } : {}) } };
-    },
+    variables: ({ query }) => pageAndFilter({ query: { ...query, ...(query.network ? { network: toGraphQLNetwork(query.network) } : {}) } }),
     result: (data) => {
       const page = data['offrampOrders'] as { orders: Array<{ network: unknown }> };
       return { ...page, orders: page.orders.map(withRestNetwork) };

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoutes } from '../route.js';
-import { DateTimeString, PageOf } from '../schemas.js';
+import { MAX_TRANSACTIONS_PAGE } from '../../domain/wallet/wallet-service.js';
+import { DateTimeString, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
 import { TRANSACTION_FIELDS, TransactionSchema } from './wallet.js';
 
 export const transactionRoutes = defineRoutes([
@@ -20,13 +21,9 @@ export const transactionRoutes = defineRoutes([
       minAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
       maxAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
       search: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-      page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+      ...PageQuery(MAX_TRANSACTIONS_PAGE),
     }),
-    variables: ({ query }) => {
-      const { page, limit, ...filter } = query;
-      return { page, limit, filter };
-    },
+    variables: pageAndFilter,
     message: 'Transactions retrieved successfully',
     response: PageOf('transactions', TransactionSchema),
   },
