@@ -83,3 +83,25 @@ describe.skipIf(!onPostgres)('wallet under concurrency (PostgreSQL)', () => {
     expect(await ledger.balances(t.services.db, 'sandbox', payee.user.id)).toEqual({ available: 1000n, held: 0n });
   });
 });
+
+describe.skipIf(!onPostgres)('payment methods under concurrency (PostgreSQL)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('six concurrent first payment methods all succeed and exactly one is the default', async () => {
+    const tenant = await seedTenant(t.services);
+    const principal: Principal = { ...principalOf(tenant.user.id), abilities: new Set(['READ', 'MANAGE']) };
+    const created = await Promise.all(
+      Array.from({ length: 6 }, () => t.services.paymentMethods.create(principal, { type: 'card', card: { number: '5060990580000217499', expMonth: 9, expYear: new Date().getUTCFullYear() + 2, cvv: '123' } })),
+    );
+    expect(created).toHaveLength(6);
+    const listed = await t.services.paymentMethods.list(principal);
+    expect(listed.filter((m) => m.isDefault)).toHaveLength(1);
+    // Concurrent default changes still leave exactly one.
+    await Promise.all(listed.map((m) => t.services.paymentMethods.setDefault(principal, m.id)));
+    expect((await t.services.paymentMethods.list(principal)).filter((m) => m.isDefault)).toHaveLength(1);
+  });
+});

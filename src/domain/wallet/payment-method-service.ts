@@ -1,5 +1,6 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import type { Database, Executor } from '../../db/client.js';
+import { users } from '../../db/schema.js';
 import { paymentMethods } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
@@ -17,6 +18,15 @@ export interface NewPaymentMethod {
 }
 
 const MAX_METHODS = 20;
+
+/**
+ * Serialises changes to one user's payment methods (the user row's lock): concurrent creates,
+ * deletes and default changes would otherwise race for the single default (the partial unique
+ * index would refuse one of them with an error instead).
+ */
+async function lockOwner(tx: Executor, principal: Principal): Promise<void> {
+  await tx.select({ id: users.id }).from(users).where(eq(users.id, principal.userId)).for('update');
+}
 const owned = (principal: Principal) => and(eq(paymentMethods.userId, principal.userId), eq(paymentMethods.environment, principal.environment), isNull(paymentMethods.deletedAt));
 
 /**
@@ -59,6 +69,7 @@ export class PaymentMethodService {
       throw badInput('type', 'type must be card or bank_account.');
     }
     return this.db.transaction(async (tx) => {
+      await lockOwner(tx, principal);
       const existing = await tx.select({ id: paymentMethods.id, isDefault: paymentMethods.isDefault }).from(paymentMethods).where(owned(principal));
       if (existing.length >= MAX_METHODS) throw badInput('type', `An account may store at most ${MAX_METHODS} payment methods.`);
       const makeDefault = input.makeDefault === true || existing.length === 0;
@@ -74,6 +85,7 @@ export class PaymentMethodService {
   async remove(principal: Principal, id: string): Promise<PaymentMethodRow> {
     const method = await this.get(principal, id);
     return this.db.transaction(async (tx) => {
+      await lockOwner(tx, principal);
       const [row] = await tx.update(paymentMethods).set({ deletedAt: new Date(), isDefault: false }).where(eq(paymentMethods.id, method.id)).returning();
       // The oldest remaining method becomes the default, so there is one while any exist.
       if (method.isDefault) {
@@ -87,6 +99,7 @@ export class PaymentMethodService {
   async setDefault(principal: Principal, id: string): Promise<PaymentMethodRow> {
     const method = await this.get(principal, id);
     return this.db.transaction(async (tx) => {
+      await lockOwner(tx, principal);
       await tx.update(paymentMethods).set({ isDefault: false }).where(and(owned(principal), eq(paymentMethods.isDefault, true)));
       const [row] = await tx.update(paymentMethods).set({ isDefault: true }).where(eq(paymentMethods.id, method.id)).returning();
       return row!;
