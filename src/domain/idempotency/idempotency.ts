@@ -60,7 +60,8 @@ export class Idempotency {
 
   /**
    * Runs `work` once per key. Without a key it simply runs. `work` receives the claim (null
-   * without a key) and must call `finish` in the transaction that commits its effect.
+   * without a key) and calls `finish` in the transaction that commits its effect; whatever it
+   * returns is stored as the answer if it did not.
    */
   async run<T>(scope: IdempotencyScope, key: string | undefined, input: unknown, work: (claim: Claim | null) => Promise<T>): Promise<T> {
     if (key === undefined) return work(null);
@@ -69,7 +70,11 @@ export class Idempotency {
     const outcome = await this.claim(scope, key, requestHash);
     if ('replay' in outcome) return replay<T>(outcome.replay);
     try {
-      return await work(outcome.claim);
+      const result = await work(outcome.claim);
+      // Work that finished its key in its own transaction (the rule) makes this a no-op; work with
+      // no effect to commit it with still leaves an answer to replay.
+      await this.store(scope, key, { result: toStorable(result) });
+      return result;
     } catch (error) {
       // A refusal is the answer to this key from now on; anything unexpected frees the key for a retry.
       if (error instanceof DomainError && error.status < 500 && error.code !== 'RATE_LIMITED') {
