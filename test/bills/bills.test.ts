@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BillStatusPollHandler } from '../../src/domain/bills/bill-jobs.js';
+import type { Principal } from '../../src/domain/auth/principal.js';
+import type { BillsProvider } from '../../src/domain/bills/bills-provider.js';
+import { BillsService } from '../../src/domain/bills/bills-service.js';
 import { SANDBOX_BILLS } from '../../src/domain/bills/sandbox-bills-provider.js';
+import { Idempotency } from '../../src/domain/idempotency/idempotency.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
@@ -117,6 +121,25 @@ describe('bills', () => {
         ['bill.payment.successful', 'AIR-LATE'],
       ]);
       expect(await ledger.totalOf(s.t.services.db, 'sandbox')).toBe(0n);
+    });
+
+    it('sends a held bill the provider never received (the call failed before reaching it) when the poll finds it unknown, charging once', async () => {
+      const tenant = await seedTenant(s.t.services);
+      await fund(s.t, tenant, 1000);
+      const sandbox = s.t.services.billsProvider('sandbox');
+      let lost = 1;
+      // A provider whose first call never arrives: as if the process died between hold and call.
+      const flaky: BillsProvider = Object.create(sandbox);
+      flaky.pay = (input) => (lost-- > 0 ? Promise.reject(new Error('socket hang up')) : sandbox.pay(input));
+      const bills = new BillsService(s.t.services.db, clock, new Idempotency(s.t.services.db, clock), () => flaky);
+      const principal: Principal = { kind: 'api_key', credentialId: 'test', userId: tenant.user.id, environment: 'sandbox', abilities: new Set(['READ', 'TRANSACT']) };
+      const record = await bills.pay(principal, { type: 'AIRTIME', biller: 'MTN', customer: '08031234567', amount: 250, reference: 'AIR-LOST' }, undefined);
+      expect(record.status).toBe('PENDING');
+      expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 75_000, heldKobo: 25_000 });
+      const polled = await bills.poll(record.id);
+      expect(polled.status).toBe('SUCCESS');
+      expect(await bills.poll(record.id)).toMatchObject({ status: 'SUCCESS', version: polled.version });
+      expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 75_000, heldKobo: 0 });
     });
 
     it('refuses too little balance and bad input on every field with 400 naming it', async () => {

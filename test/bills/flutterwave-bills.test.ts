@@ -75,6 +75,10 @@ describe('bills on Flutterwave v3 (production)', () => {
     flw.billStatusPath = 'suffixed';
     expect((await flw.notifyBill(s.baseUrl, providerRef)).status).toBe(200);
     expect((await call('GET', '/api/v1/bills/records/reference/P-LATE')).json().data.status).toBe('SUCCESS');
+    // Flutterwave retries its webhooks: repeats, even concurrent ones, change nothing.
+    const settledVersion = (await s.t.services.bills.record({ kind: 'api_key', credentialId: 't', userId: tenant.user.id, environment: 'production', abilities: new Set(['READ']) }, 'P-LATE')).version;
+    expect((await Promise.all([1, 2, 3].map(() => flw.notifyBill(s.baseUrl, providerRef)))).map((r) => r.status)).toEqual([200, 200, 200]);
+    expect((await s.t.services.bills.record({ kind: 'api_key', credentialId: 't', userId: tenant.user.id, environment: 'production', abilities: new Set(['READ']) }, 'P-LATE')).version).toBe(settledVersion);
     expect(await balance(tenant)).toMatchObject({ availableKobo: 1_000_000 - 210_000 - 50_000, heldKobo: 0 });
     flw.billStatusPath = 'plain';
   });

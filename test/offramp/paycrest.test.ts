@@ -112,6 +112,8 @@ describe('offramp on Paycrest (production)', () => {
     expect(forged.status).toBe(401);
     expect((await rest(tenant.productionKey, 'GET', `/api/v1/offramp/ledger/transactions/${reference}`)).json().data.status).toBe('initiated');
 
+    // Paycrest retries: eight copies of the deposit notice at once move the order once.
+    expect((await Promise.all(Array.from({ length: 8 }, () => paycrest.notify(s.baseUrl, id, 'payment_order.deposited')))).map((r) => r.status)).toEqual(Array(8).fill(200));
     for (const event of ['payment_order.deposited', 'payment_order.deposited', 'payment_order.pending', 'payment_order.compliance_hold', 'payment_order.validated', 'payment_order.settling', 'payment_order.settled', 'payment_order.settled', 'payment_order.deposited']) {
       const response = await paycrest.notify(s.baseUrl, id, event, event === 'payment_order.compliance_hold' ? { status: 'pending' } : {});
       expect(response.status, event).toBe(200);

@@ -105,3 +105,26 @@ describe.skipIf(!onPostgres)('payment methods under concurrency (PostgreSQL)', (
     expect((await t.services.paymentMethods.list(principal)).filter((m) => m.isDefault)).toHaveLength(1);
   });
 });
+
+describe.skipIf(!onPostgres)('bills under concurrency (PostgreSQL)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ isolated: true });
+  });
+  afterAll(() => t.close());
+
+  it('30 concurrent ₦100 airtime purchases against ₦2,000 pay exactly 20 and hold nothing after', async () => {
+    const tenant = await seedTenant(t.services);
+    const principal = principalOf(tenant.user.id);
+    await t.services.deposits.simulateVirtualAccountTransfer(principal, 2000);
+    const results = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => t.services.bills.pay(principal, { type: 'AIRTIME', biller: 'MTN', customer: '08031234567', amount: 100, reference: `B-RACE-${i}` }, undefined)),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled' && r.value.status === 'SUCCESS')).toHaveLength(20);
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(refused).toHaveLength(10);
+    expect(refused.every((r) => r.reason instanceof DomainError && r.reason.code === 'INSUFFICIENT_FUNDS')).toBe(true);
+    expect(await ledger.balances(t.services.db, 'sandbox', tenant.user.id)).toEqual({ available: 0n, held: 0n });
+    expect(await ledger.totalOf(t.services.db, 'sandbox')).toBe(0n);
+  });
+});

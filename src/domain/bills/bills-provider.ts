@@ -55,5 +55,6 @@ export interface BillsProvider {
   validate(input: { itemCode: string; billerCode: string; customer: string }): Promise<CustomerValidation>;
   /** Pays; a timeout or 5xx is PENDING (never a guess), settled later by `status` or the webhook. */
   pay(input: { billerCode: string; itemCode: string; customer: string; amount: bigint; reference: string }): Promise<BillOutcome>;
-  status(reference: string): Promise<BillOutcome>;
+  /** What the provider knows of a payment; NOT_FOUND when it never received it. */
+  status(reference: string): Promise<BillOutcome | { status: 'NOT_FOUND' }>;
 }

@@ -241,11 +241,17 @@ export class BillsService {
     });
   }
 
-  /** For the status-poll job and the provider's webhook: asks the provider about a PENDING bill. */
+  /**
+   * For the status-poll job and the provider's webhook: asks the provider about a PENDING bill.
+   * One the provider never received (the process died between the hold and the call) is sent now;
+   * the provider reference makes a second send the same payment.
+   */
   async poll(recordId: string): Promise<BillRecordRow> {
     const record = await this.byId(recordId);
     if (record.status !== 'PENDING' || !record.holdId) return record;
-    return this.settle(record.id, await this.providerFor(record.environment).status(providerReference(record)));
+    const answer = await this.providerFor(record.environment).status(providerReference(record));
+    if (answer.status === 'NOT_FOUND') return this.execute(record.id);
+    return this.settle(record.id, answer);
   }
 
   /** A bill by what the provider calls it: our `pgw-<id>` reference, or its own tx_ref. */

@@ -103,13 +103,20 @@ export class FlutterwaveBillsProvider implements BillsProvider {
     return outcomeOf((data['status'] as string | undefined) ?? 'pending', data, reference);
   }
 
-  async status(reference: string): Promise<BillOutcome> {
+  async status(reference: string): Promise<BillOutcome | { status: 'NOT_FOUND' }> {
+    const notFound = (error: unknown) => error instanceof DomainError && error.code === 'NOT_FOUND';
     let data: Record<string, unknown>;
     try {
       data = await this.call<Record<string, unknown>>('GET', `/bills/${encodeURIComponent(reference)}`);
     } catch (error) {
-      if (!(error instanceof DomainError) || error.code === 'SERVICE_UNAVAILABLE') throw error;
-      data = await this.call<Record<string, unknown>>('GET', `/bills/${encodeURIComponent(reference)}/status`);
+      if (!notFound(error)) throw error;
+      try {
+        data = await this.call<Record<string, unknown>>('GET', `/bills/${encodeURIComponent(reference)}/status`);
+      } catch (second) {
+        // Neither documented path knows the reference: the payment never reached Flutterwave.
+        if (notFound(second)) return { status: 'NOT_FOUND' };
+        throw second;
+      }
     }
     return outcomeOf(data['status'] as string | undefined, data, reference);
   }
@@ -130,7 +137,7 @@ export class FlutterwaveBillsProvider implements BillsProvider {
     if (response.ok && payload?.status === 'success' && payload.data !== null && payload.data !== undefined) return payload.data;
     if (response.status >= 500 || !payload) throw new DomainError('SERVICE_UNAVAILABLE', `The bills provider is unavailable (HTTP ${response.status}).`);
     if (response.status === 401 || response.status === 403) throw new DomainError('SERVICE_UNAVAILABLE', 'The bills provider refused the gateway\'s credentials.');
-    if (response.status === 404 && method === 'GET' && path.startsWith('/billers/')) throw new DomainError('NOT_FOUND', 'The biller was not found.');
+    if (response.status === 404 && method === 'GET') throw new DomainError('NOT_FOUND', `The bills provider does not know ${path.split('?')[0]}.`);
     throw badInput(field, `The bills provider refused ${field}: ${payload.message ?? 'unknown error'}`);
   }
 }

@@ -92,6 +92,8 @@ const digest = (text: string) => createHash('sha256').update(text).digest('hex')
 /** Deterministic and in-process: outcomes depend only on the request (and the magic values). */
 export class SandboxBillsProvider implements BillsProvider {
   readonly name = 'sandbox';
+  /** Payments this process received, by reference: what a status query answers. */
+  private readonly received = new Map<string, { status: BillOutcome['status']; billerCode: string; txRef: string; amount: bigint; outcome: BillOutcome }>();
 
   async categories(): Promise<BillCategory[]> {
     return CATEGORIES;
@@ -127,16 +129,26 @@ export class SandboxBillsProvider implements BillsProvider {
   }
 
   async pay({ billerCode, itemCode, customer, amount, reference }: { billerCode: string; itemCode: string; customer: string; amount: bigint; reference: string }): Promise<BillOutcome> {
+    // A repeated reference is the same payment (as a provider dedupes by reference).
+    const known = this.received.get(reference);
+    if (known) return known.outcome;
     const txRef = `SBX-FLYAPI-${digest(reference).slice(0, 12).toUpperCase()}`;
     const providerData = { billerCode, itemCode, customer, amount: Number(amount) / 100, reference, txRef };
-    if (customer === SANDBOX_BILLS.failingCustomer) return { status: 'FAILED', txRef, reason: 'The biller declined the payment.', providerData };
-    if (customer === SANDBOX_BILLS.delayedCustomer) return { status: 'PENDING', txRef: null, providerData };
-    return this.success(billerCode, txRef, amount, providerData);
+    const outcome: BillOutcome =
+      customer === SANDBOX_BILLS.failingCustomer
+        ? { status: 'FAILED', txRef, reason: 'The biller declined the payment.', providerData }
+        : customer === SANDBOX_BILLS.delayedCustomer
+          ? { status: 'PENDING', txRef: null, providerData }
+          : this.success(billerCode, txRef, amount, providerData);
+    this.received.set(reference, { status: outcome.status, billerCode, txRef, amount, outcome });
+    return outcome;
   }
 
-  async status(reference: string): Promise<BillOutcome> {
-    const txRef = `SBX-FLYAPI-${digest(reference).slice(0, 12).toUpperCase()}`;
-    return { status: 'SUCCESS', txRef, token: null, units: null, providerData: { reference, txRef, settledBy: 'status' } };
+  async status(reference: string): Promise<BillOutcome | { status: 'NOT_FOUND' }> {
+    const received = this.received.get(reference);
+    if (!received) return { status: 'NOT_FOUND' };
+    // A delayed payment has gone through by the time anyone asks.
+    return received.status === 'PENDING' ? this.success(received.billerCode, received.txRef, received.amount, { reference, txRef: received.txRef, settledBy: 'status' }) : received.outcome;
   }
 
   private success(billerCode: string, txRef: string, amount: bigint, providerData: Record<string, unknown>): BillOutcome {
