@@ -14,6 +14,9 @@ import { registerOpenApi } from './rest/openapi.js';
 import { restV1Routes } from './rest/v1/index.js';
 import { validatorCompiler } from './rest/validation.js';
 import type { Services } from './services.js';
+import { registerAuthorizeEndpoints, registerTokenEndpoints } from './connect/connect-routes.js';
+import { registerDashboard } from './dashboard/index.js';
+import { registerWebPages } from './web/pages-plugin.js';
 
 export interface AppOptions {
   services: Services;
@@ -55,7 +58,10 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   installErrorHandlers(app);
   await registerCors(app, config);
 
-  const authenticators: Authenticator[] = [(credential) => services.apiKeys.authenticate(credential)];
+  const authenticators: Authenticator[] = [
+    (credential) => services.apiKeys.authenticate(credential),
+    (credential) => services.authorizationServer.authenticateAccessToken(credential),
+  ];
   const contextFor = (request: FastifyRequest) =>
     buildContext(services, authenticators, {
       credential: credentialFrom(request.headers),
@@ -78,6 +84,11 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     stillValid: async (credential) => (await authenticateCredential(authenticators, credential)) !== undefined,
   });
   await registerOpenApi(app);
+  await registerWebPages(app, services, async (pages) => {
+    await registerDashboard(pages);
+    registerAuthorizeEndpoints(pages);
+  });
+  await registerTokenEndpoints(app);
   registerRestRoutes(app, { routes, contextFor, bodyLimit: config.REST_BODY_LIMIT_BYTES });
   return app;
 }

@@ -35,6 +35,10 @@ const ConfigSchema = Type.Object({
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
   /** Requests per IP per minute to public operations, and failed authentications per IP per minute. */
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: Type.Integer({ minimum: 1, default: 60 }),
+  /** POST /connect/token (and /connect/revoke): requests per minute, per client and per IP (the seed says 10). */
+  CONNECT_TOKEN_PER_MINUTE: Type.Integer({ minimum: 1, default: 10 }),
+  /** GET and POST /connect/authorize: requests per minute each, per client and per IP (the seed says 20). */
+  CONNECT_AUTHORIZE_PER_MINUTE: Type.Integer({ minimum: 1, default: 20 }),
   /** Largest JSON body a REST v1 route accepts, unless the route says otherwise. */
   REST_BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 65_536 }),
   GRAPHQL_MAX_DEPTH: Type.Integer({ minimum: 1, default: 10 }),
@@ -78,6 +82,9 @@ const ConfigSchema = Type.Object({
   /** Paycrest API secret: verifies its webhooks (X-Paycrest-Signature). */
   PAYCREST_API_SECRET: Type.Optional(Type.String({ minLength: 1 })),
   PAYCREST_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.paycrest.io' }),
+  /** SMTP server for account mail (verification, password reset): smtp:// or smtps://, credentials in the URL. */
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  MAIL_FROM: Type.String({ minLength: 3, default: 'Partner Gateway <no-reply@partner-gateway.local>' }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -119,3 +126,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 }
 
 export const isProduction = (config: Config) => config.NODE_ENV === 'production';
+
+/** The base URL people and apps reach this gateway at: links in mail, the OAuth issuer. */
+export const publicUrlOf = (config: Config) => (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');

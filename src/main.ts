@@ -1,6 +1,6 @@
 import { seedDemoAccount } from './bootstrap/demo.js';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, publicUrlOf } from './config.js';
 import { openDatabase } from './db/client.js';
 import { systemClock } from './domain/clock.js';
 import { createServices } from './services.js';
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   if (!(await services.rateLimiter.ready())) app.log.warn('Redis is not reachable yet: rate limits count per process until it is');
   const address = await app.listen({ host: config.HOST, port: config.PORT });
 
-  const base = config.PUBLIC_URL ?? `http://localhost:${config.PORT}`;
+  const base = publicUrlOf(config);
   const lines = [`Partner Gateway listening on ${address}`, `  GraphQL:  ${base}/graphql`, `  REST v1:  ${base}/api/v1  (docs: ${base}/api/v1/docs)`];
   if (demoKey) lines.push('', `Sandbox API key (Full Access, shown once): ${demoKey}`, `  Try: curl -H "X-API-KEY: ${demoKey}" ${base}/api/v1/user/me`);
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,4 +1,4 @@
-import type { Config } from './config.js';
+import { type Config, publicUrlOf } from './config.js';
 import type { Database } from './db/client.js';
 import { ApiKeyService } from './domain/auth/api-key-service.js';
 import type { Clock } from './domain/clock.js';
@@ -30,6 +30,11 @@ import { PayoutService } from './domain/wallet/payout-service.js';
 import { WalletService } from './domain/wallet/wallet-service.js';
 import { SecretBox } from './domain/webhooks/secret-box.js';
 import { WebhookService } from './domain/webhooks/webhook-service.js';
+import { pino } from 'pino';
+import { AccountService } from './domain/accounts/account-service.js';
+import { type Mailer, SmtpMailer } from './domain/accounts/mailer.js';
+import { AuthorizationServer } from './domain/connect/authorization-server.js';
+import { ClientRegistry } from './domain/connect/client-registry.js';
 
 /** Every domain service, built once per process and shared by GraphQL, REST and the workers. */
 export interface Services {
@@ -59,6 +64,12 @@ export interface Services {
   secrets: SecretBox;
   rateLimiter: RateLimiter;
   limitPolicy: LimitPolicy;
+  mailer: Mailer;
+  accounts: AccountService;
+  /** Developer apps (OAuth clients). */
+  oauthClients: ClientRegistry;
+  /** Connect: authorization requests, codes, tokens, revocation. */
+  authorizationServer: AuthorizationServer;
 }
 
 /** The default budgets; fields add their own with @rateLimit. */
@@ -95,7 +106,6 @@ export function createServices(
   const paycrest = config.PAYCREST_API_KEY
     ? new PaycrestProvider({ apiKey: config.PAYCREST_API_KEY, apiSecret: config.PAYCREST_API_SECRET ?? '', baseUrl: config.PAYCREST_BASE_URL })
     : undefined;
-  const users = new UserService(db);
   const idempotency = new Idempotency(db, clock);
   const sandboxPayments = new SandboxPaymentsProvider(clock);
   const productionPayments: PaymentsProvider = config.FLUTTERWAVE_CLIENT_ID
@@ -126,7 +136,20 @@ export function createServices(
     sandbox: MasterKeyring.parse(config.SOLANA_MASTER_KEYS_SANDBOX, 'SOLANA_MASTER_KEYS_SANDBOX') ?? (config.NODE_ENV === 'production' ? undefined : MasterKeyring.development('sandbox')),
     production: MasterKeyring.parse(config.SOLANA_MASTER_KEYS_PRODUCTION, 'SOLANA_MASTER_KEYS_PRODUCTION'),
   };
+  const users = new UserService(db);
+  const mailLog = pino({ name: 'mail', level: config.LOG_LEVEL });
+  const mailer = new SmtpMailer({
+    smtpUrl: config.SMTP_URL,
+    from: config.MAIL_FROM,
+    logMessages: config.NODE_ENV !== 'production',
+    log: (message) => mailLog.info({ to: message.to, subject: message.subject, text: message.text }, 'mail'),
+  });
+  const oauthClients = new ClientRegistry(db, clock);
   return {
+    mailer,
+    accounts: new AccountService(db, clock, users, mailer, publicUrlOf(config)),
+    oauthClients,
+    authorizationServer: new AuthorizationServer(db, clock, (clientId) => oauthClients.find(clientId)),
     customers: new CustomerService(db, clock),
     solanaWallets: new CustodialWallets(db, (environment) => keyrings[environment]),
     billsProvider,

@@ -34,12 +34,10 @@ export const users = pgTable(
     phone: text('phone'),
     firstName: text('first_name'),
     lastName: text('last_name'),
+    /** argon2id; null for users made by the admin CLI until they set one (password reset). */
     passwordHash: text('password_hash'),
     transactionPinHash: text('transaction_pin_hash'),
     verified: boolean('verified').notNull().default(false),
-    /** Stored hashed; never returned by the API. */
-    resetTokenHash: text('reset_token_hash'),
-    resetTokenExpiry: timestamp('reset_token_expiry', { withTimezone: true, mode: 'date' }),
     dob: text('dob'),
     isAdmin: boolean('is_admin').notNull().default(false),
     deviceId: text('device_id'),

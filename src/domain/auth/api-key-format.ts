@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { digestOf, newOpaqueToken } from './opaque-token.js';
 import type { Environment } from './permissions.js';
 
 /**
@@ -10,11 +10,11 @@ const PREFIX: Record<Environment, string> = { sandbox: 'pgw_sbx_', production: '
 const SHAPE = /^pgw_(sbx|live)_[A-Za-z0-9_-]{43}$/;
 
 export function generateApiKey(environment: Environment): string {
-  return PREFIX[environment] + randomBytes(32).toString('base64url');
+  return newOpaqueToken(PREFIX[environment]);
 }
 
 export function hashApiKey(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return digestOf(value);
 }
 
 /** Cheap check before any lookup: anything not shaped like a key is refused without a query. */

@@ -5,7 +5,8 @@ import type { Ability, Environment } from './permissions.js';
  * the same shape, so resolvers and services never look at how the caller authenticated.
  */
 export interface Principal {
-  kind: 'api_key' | 'oauth_token';
+  /** `session`: a person signed in to the dashboard, acting in the environment they picked. */
+  kind: 'api_key' | 'oauth_token' | 'session';
   /** The key's or token's id: what rate limits and audit logs are keyed by. */
   credentialId: string;
   /** The user this credential acts for. */

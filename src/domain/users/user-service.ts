@@ -9,8 +9,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export class UserService {
   /**
    * Users by id for a second: `me` runs on almost every request, and an embedded-database query
-   * costs more CPU than the rest of the request. Nothing here updates a user yet; when something
-   * does, it must evict the entry here, and other instances will show the change within the TTL.
+   * costs more CPU than the rest of the request. Whatever updates a user calls `forget`, and other
+   * instances show the change within the TTL.
    */
   private readonly cache: LRUCache<string, User>;
 
@@ -27,6 +27,10 @@ export class UserService {
       throw new DomainError('CONFLICT', `A user with email ${input.email} already exists.`, { field: 'email' });
     }
     return userStore.insertUser(this.db, input);
+  }
+
+  forget(userId: string): void {
+    this.cache.delete(userId);
   }
 
   async usersByIds(ids: readonly string[]): Promise<User[]> {

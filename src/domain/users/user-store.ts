@@ -40,6 +40,7 @@ export const userStore = {
         dob: input.dob ?? null,
         verified: input.verified ?? false,
         isAdmin: input.isAdmin ?? false,
+        passwordHash: input.passwordHash ?? null,
       })
       .returning();
     return toUser(row!);

@@ -35,6 +35,8 @@ export interface NewUser {
   dob?: string | undefined;
   verified?: boolean | undefined;
   isAdmin?: boolean | undefined;
+  /** argon2id of the password, for users who sign up themselves. */
+  passwordHash?: string | undefined;
 }
 
 export function displayName(user: Pick<User, 'firstName' | 'lastName'>): string {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
  * Encrypts secrets the service must be able to use again (webhook signing secrets), with
@@ -18,6 +18,11 @@ export class SecretBox {
   static fromConfig(secretsKey: string | undefined): SecretBox {
     if (secretsKey) return new SecretBox(Buffer.from(secretsKey, 'base64'));
     return new SecretBox(createHash('sha256').update('partner-gateway development secrets key').digest());
+  }
+
+  /** A key for another purpose (CSRF tokens, say), derived with HKDF so it never equals this one. */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), purpose, 32));
   }
 
   seal(plaintext: string, boundTo: string): string {

@@ -114,6 +114,12 @@ export class WebhookService {
     return { endpoint: toEndpoint(updated), secret };
   }
 
+  /** The endpoint's current signing secret, for its owner (the dashboard's reveal). */
+  async revealSecret(principal: Principal, id: string): Promise<string> {
+    const row = await this.owned(principal, id);
+    return this.secrets.open(row.secretSealed, secretBinding(row));
+  }
+
   /** The most recent deliveries of an endpoint, newest first, each with its attempts. */
   async deliveries(principal: Principal, endpointId: string, first = 50): Promise<Array<WebhookDelivery & { attempts: WebhookAttempt[] }>> {
     if (!Number.isInteger(first) || first < 1 || first > 200) throw badInput('first', 'first must be between 1 and 200.');

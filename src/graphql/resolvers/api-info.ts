@@ -1,3 +1,4 @@
+import { publicUrlOf } from '../../config.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
 export const API_VERSION = '1.0';
@@ -5,7 +6,7 @@ export const API_VERSION = '1.0';
 export const apiInfoResolvers: Resolvers = {
   Query: {
     apiInfo: (_root, _args, { services }) => {
-      const base = services.config.PUBLIC_URL ?? `http://localhost:${services.config.PORT}`;
+      const base = publicUrlOf(services.config);
       return {
         service: 'Partner Gateway',
         version: API_VERSION,

@@ -1,0 +1,39 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+import { DomainError } from '../errors.js';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+}
+
+export interface MailerOptions {
+  /** smtp:// or smtps:// URL, with credentials if the server wants them. Unset: nothing is sent. */
+  smtpUrl: string | undefined;
+  from: string;
+  /** Development: every message is also written to the log, so links work without a mail server. */
+  logMessages: boolean;
+  log: (message: MailMessage) => void;
+}
+
+/** Mail over SMTP with nodemailer. Without SMTP configured, only development can go on (log only). */
+export class SmtpMailer implements Mailer {
+  private readonly transport: Transporter | undefined;
+
+  constructor(private readonly options: MailerOptions) {
+    this.transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : undefined;
+  }
+
+  async send(message: MailMessage): Promise<void> {
+    if (this.options.logMessages) this.options.log(message);
+    if (!this.transport) {
+      if (this.options.logMessages) return;
+      throw new DomainError('SERVICE_UNAVAILABLE', 'Mail is not configured (SMTP_URL is unset).');
+    }
+    await this.transport.sendMail({ from: this.options.from, ...message });
+  }
+}

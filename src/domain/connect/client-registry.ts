@@ -1,0 +1,99 @@
+import type { Database } from '../../db/client.js';
+import { digestOf, newOpaqueToken, safeEqual } from '../auth/opaque-token.js';
+import type { Environment } from '../auth/permissions.js';
+import type { Clock } from '../clock.js';
+import { badInput, notFound } from '../errors.js';
+import { OAuthError } from './oauth-error.js';
+import { type OAuthClient, oauthStore } from './oauth-store.js';
+import { isScope, SCOPE_NAMES } from './scopes.js';
+
+export interface RegisterClientInput {
+  name: string;
+  environment: Environment;
+  clientType: 'confidential' | 'public';
+  redirectUris: string[];
+  allowedScopes: string[];
+}
+
+export interface RegisteredClient {
+  client: OAuthClient;
+  /** Confidential clients only; shown once, stored as a hash. */
+  clientSecret: string | undefined;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Developer apps: registration, listing, revocation, and client authentication at /connect/token. */
+export class ClientRegistry {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async register(ownerUserId: string, input: RegisterClientInput): Promise<RegisteredClient> {
+    const name = input.name.trim();
+    if (name === '' || name.length > 100) throw badInput('name', 'name must be 1 to 100 characters.');
+    if (input.redirectUris.length === 0 || input.redirectUris.length > 10) throw badInput('redirectUris', 'redirectUris must list 1 to 10 URIs.');
+    input.redirectUris.forEach((uri, i) => checkRedirectUri(uri, `redirectUris[${i}]`));
+    const scopes = [...new Set(input.allowedScopes)];
+    if (scopes.length === 0) throw badInput('allowedScopes', `allowedScopes must list at least one of: ${SCOPE_NAMES.join(', ')}.`);
+    const unknown = scopes.find((s) => !isScope(s));
+    if (unknown) throw badInput('allowedScopes', `allowedScopes: "${unknown}" is not a scope (${SCOPE_NAMES.join(', ')}).`);
+    const clientSecret = input.clientType === 'confidential' ? newOpaqueToken('pgw_cs_') : undefined;
+    const client = await oauthStore.insertClient(this.db, {
+      clientId: `pgw_app_${newOpaqueToken('').slice(0, 22)}`,
+      ownerUserId,
+      name,
+      environment: input.environment,
+      clientType: input.clientType,
+      secretHash: clientSecret ? digestOf(clientSecret) : null,
+      redirectUris: input.redirectUris,
+      allowedScopes: scopes,
+    });
+    return { client, clientSecret };
+  }
+
+  list(ownerUserId: string): Promise<OAuthClient[]> {
+    return oauthStore.findClientsByOwner(this.db, ownerUserId);
+  }
+
+  /** Deletes an app: every token it holds stops working at once. Another owner's app is not found. */
+  async revoke(ownerUserId: string, id: string): Promise<void> {
+    if (!(await oauthStore.revokeClient(this.db, ownerUserId, id, this.clock.now()))) throw notFound('App');
+  }
+
+  find(clientId: string | undefined): Promise<OAuthClient | undefined> {
+    if (!clientId || clientId.length > 100) return Promise.resolve(undefined);
+    return oauthStore.findClientByClientId(this.db, clientId);
+  }
+
+  /**
+   * RFC 6749 §2.3: confidential clients prove themselves with their secret (HTTP Basic or the
+   * body); public clients send only client_id and are held to PKCE instead.
+   */
+  async authenticate(clientId: string | undefined, clientSecret: string | undefined): Promise<OAuthClient> {
+    const client = await this.find(clientId);
+    if (!client) throw new OAuthError('invalid_client', 'Unknown client_id, or the app was deleted.');
+    if (client.clientType === 'public') {
+      if (clientSecret) throw new OAuthError('invalid_client', 'This is a public client: it has no secret to send.');
+      return client;
+    }
+    if (!clientSecret || !safeEqual(digestOf(clientSecret), client.secretHash ?? '')) {
+      throw new OAuthError('invalid_client', 'The client secret is wrong or missing.');
+    }
+    return client;
+  }
+}
+
+/** Absolute https URIs, or http on a loopback host for local development; no fragment (RFC 6749 §3.1.2). */
+function checkRedirectUri(uri: string, field: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(uri);
+  } catch {
+    throw badInput(field, `${field} must be an absolute URI.`);
+  }
+  if (parsed.hash || uri.includes('#')) throw badInput(field, `${field} must not contain a fragment.`);
+  const loopbackHttp = parsed.protocol === 'http:' && LOOPBACK.has(parsed.hostname);
+  if (parsed.protocol !== 'https:' && !loopbackHttp) throw badInput(field, `${field} must use https (http only on localhost, 127.0.0.1 or [::1]).`);
+}
