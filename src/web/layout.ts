@@ -5,8 +5,8 @@ import { csrfField, html, SafeHtml } from './html.js';
 /** The pages' only stylesheet, inline: nothing is loaded from anywhere else. */
 const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;color:#1b1f24;background:#f6f7f9}
-header{display:flex;gap:1rem;align-items:center;padding:.6rem 1.5rem;background:#102a43;color:#fff}
-header a{color:#d9e2ec;text-decoration:none}header a.on{color:#fff;font-weight:600}
+header{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center;padding:.6rem 1.5rem;background:#102a43;color:#fff}
+header a{color:#d9e2ec;text-decoration:none;white-space:nowrap}header a.on{color:#fff;font-weight:600}
 header .brand{font-weight:700;color:#fff;margin-right:1rem}header .right{margin-left:auto;display:flex;gap:.8rem;align-items:center}
 main{max-width:64rem;margin:1.5rem auto;padding:0 1.5rem}
 .card{background:#fff;border:1px solid #d9e2ec;border-radius:8px;padding:1.2rem 1.5rem;margin-bottom:1.2rem}
@@ -47,10 +47,11 @@ const SECTIONS: Array<[string, string, string]> = [
 
 export function page({ title, body, user, csrf, environment, section }: PageOptions): string {
   const envQuery = environment ? `?env=${environment}` : '';
+  const sectionHref = SECTIONS.find(([key]) => key === section)?.[2] ?? '/dashboard';
   const nav = user
     ? html`<header><span class="brand">Partner Gateway</span>
 ${SECTIONS.map(([key, label, href]) => html`<a href="${href}${envQuery}" class="${key === section ? 'on' : ''}">${label}</a>`)}
-<span class="right">${environment ? html`<a href="?env=${environment === 'sandbox' ? 'production' : 'sandbox'}" id="env-switch">${environment} ⇄</a>` : ''}
+<span class="right">${environment ? html`<a href="${sectionHref}?env=${environment === 'sandbox' ? 'production' : 'sandbox'}" id="env-switch">${environment} ⇄</a>` : ''}
 <span class="muted" style="color:#9fb3c8">${user.email}</span>
 ${csrf ? html`<form class="inline" method="post" action="/signout">${csrfField(csrf)}<button class="secondary" id="sign-out">Sign out</button></form>` : ''}</span></header>`
     : html`<header><span class="brand">Partner Gateway</span></header>`;

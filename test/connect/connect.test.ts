@@ -67,13 +67,13 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
 
     const rest = await me(tokens.access_token);
     expect(rest.status).toBe(200);
-    expect((await rest.json()).data.email).toBe(flow.person.user.email);
+    expect(((await rest.json()) as any).data.email).toBe(flow.person.user.email);
     const graph = await fetch(`${base}/graphql`, {
       method: 'POST',
       headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ query: '{ me { email } }' }),
     });
-    expect((await graph.json()).data.me.email).toBe(flow.person.user.email);
+    expect(((await graph.json()) as any).data.me.email).toBe(flow.person.user.email);
   });
 
   it('works on GraphQL subscriptions, and a revoked grant closes the socket', async () => {
@@ -261,7 +261,7 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
     const wrong = await oauth.authorizationCodeGrantRequest(as, flow.client, oauth.ClientSecretBasic('pgw_cs_wrong'), flow.callback, REDIRECT_URI, flow.verifier, insecure);
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('www-authenticate')).toMatch(/^Basic/);
-    expect((await wrong.json()).error).toBe('invalid_client');
+    expect(((await wrong.json()) as any).error).toBe('invalid_client');
     const form = await fetch(`${base}/connect/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { Agent } from 'undici';
+import { Agent, fetch } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { createTestServices } from '../helpers/app.js';
 import { spawnTs } from '../helpers/child.js';

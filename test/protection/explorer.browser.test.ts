@@ -2,14 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/** Flags that keep Chromium from reaching out to the internet on its own. */
-export const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-default-apps', '--disable-features=Translate,OptimizationHints,MediaRouter',
-];
+import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
 
 describe.skipIf(!existsSync(CHROMIUM))('the GraphQL explorer in headless Chromium', () => {
   let t: TestApp;
