@@ -10,6 +10,7 @@ import {
   validate,
 } from 'graphql';
 import { LEVEL_LABELS, levelsGranting, PERMISSION_LEVELS } from '../domain/auth/permissions.js';
+import { scopeGranting } from '../domain/connect/scopes.js';
 import { mostSevere, toDomainError } from '../domain/error-mapping.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { type AccessRule, accessRuleOf, checkAccess } from '../graphql/directives/auth.js';
@@ -84,7 +85,7 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
         ...(route.params ? { params: route.params } : {}),
         ...(route.querystring ? { querystring: route.querystring } : {}),
         ...(route.body ? { body: route.body } : {}),
-        security: isPublic ? [] : [{ ApiKey: [] }, { Bearer: [] }],
+        security: isPublic ? [] : [{ ApiKey: [] }, { Bearer: [] }, { Connect: [...new Set(route.access.flatMap((a) => (a.public ? [] : [scopeGranting(a.ability)])))] }],
         response: {
           [status]: route.html ? { description: 'An HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } : route.envelope === false ? route.response : Envelope(route.response),
           ...(isPublic ? {} : { 401: openError(GeneralError), 403: openError(GeneralError) }),

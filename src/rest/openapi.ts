@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { registerPages } from '../http/security-headers.js';
 import { API_VERSION } from '../graphql/resolvers/api-info.js';
+import { SCOPE_NAMES, SCOPES } from '../domain/connect/scopes.js';
 
 /**
  * OpenAPI 3.1 built from the REST route table's schemas (only /api/v1 paths), served as JSON,
@@ -24,6 +25,18 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         securitySchemes: {
           ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'An API key; header name in any letter case.' },
           Bearer: { type: 'http', scheme: 'bearer', description: 'An API key or an OAuth access token.' },
+          Connect: {
+            type: 'oauth2',
+            description: 'Access tokens from Connect (authorization code with PKCE S256). Each scope grants the abilities of a key permission level.',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: '/connect/authorize',
+                tokenUrl: '/connect/token',
+                refreshUrl: '/connect/token',
+                scopes: Object.fromEntries(SCOPE_NAMES.map((s) => [s, SCOPES[s].description])),
+              },
+            },
+          },
         },
       },
     },

@@ -24,7 +24,9 @@ describe('OpenAPI and the API root', () => {
   it('documents security and the permission each route needs', async () => {
     const document = (await t.app.inject({ url: '/api/v1/openapi.json' })).json();
     const me = document.paths['/api/v1/user/me'].get;
-    expect(me.security).toEqual([{ ApiKey: [] }, { Bearer: [] }]);
+    expect(me.security).toEqual([{ ApiKey: [] }, { Bearer: [] }, { Connect: ['read'] }]);
+    expect(document.paths['/api/v1/wallet/transfer'].post.security).toContainEqual({ Connect: ['transact'] });
+    expect(document.components.securitySchemes.Connect.flows.authorizationCode.tokenUrl).toBe('/connect/token');
     expect(me.description).toMatch(/Read Only, Transactions, Account Management, Full Access/);
     expect(document.paths['/api/v1/api-keys'].post.description).toMatch(/permission: Account Management, Full Access/);
     expect(document.paths['/api/v1'].get.security).toEqual([]);

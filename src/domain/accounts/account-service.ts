@@ -44,6 +44,8 @@ export class AccountService {
 
   async signUp(input: SignUpInput): Promise<User> {
     const password = checkPassword(input.password);
+    // Refused before the account exists: an account whose confirmation can never arrive is stuck.
+    if (!this.mailer.canDeliver) throw new DomainError('SERVICE_UNAVAILABLE', 'Sign-up is unavailable: mail is not configured (SMTP_URL).');
     const user = await this.users.createUser({
       email: input.email,
       firstName: input.firstName?.trim() || undefined,

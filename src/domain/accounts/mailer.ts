@@ -8,6 +8,8 @@ export interface MailMessage {
 }
 
 export interface Mailer {
+  /** False when nothing could reach a person: flows that depend on mail refuse up front. */
+  readonly canDeliver: boolean;
   send(message: MailMessage): Promise<void>;
 }
 
@@ -28,12 +30,14 @@ export class SmtpMailer implements Mailer {
     this.transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : undefined;
   }
 
+  get canDeliver(): boolean {
+    return this.transport !== undefined || this.options.logMessages;
+  }
+
   async send(message: MailMessage): Promise<void> {
+    if (!this.canDeliver) throw new DomainError('SERVICE_UNAVAILABLE', 'Mail is not configured (SMTP_URL is unset).');
     if (this.options.logMessages) this.options.log(message);
-    if (!this.transport) {
-      if (this.options.logMessages) return;
-      throw new DomainError('SERVICE_UNAVAILABLE', 'Mail is not configured (SMTP_URL is unset).');
-    }
+    if (!this.transport) return;
     await this.transport.sendMail({ from: this.options.from, ...message });
   }
 }

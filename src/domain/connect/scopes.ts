@@ -24,3 +24,8 @@ export function abilitiesOfScopes(scopes: readonly string[]): ReadonlySet<Abilit
 export function parseScopeParameter(value: string | undefined): string[] {
   return [...new Set((value ?? '').split(' ').filter(Boolean))];
 }
+
+const NARROWEST: Record<Ability, Scope> = { READ: 'read', TRANSACT: 'transact', MANAGE: 'manage' };
+
+/** The narrowest scope that grants an ability: what the OpenAPI document lists per route. */
+export const scopeGranting = (ability: Ability): Scope => NARROWEST[ability];
