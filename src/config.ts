@@ -82,6 +82,16 @@ const ConfigSchema = Type.Object({
   /** Paycrest API secret: verifies its webhooks (X-Paycrest-Signature). */
   PAYCREST_API_SECRET: Type.Optional(Type.String({ minLength: 1 })),
   PAYCREST_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.paycrest.io' }),
+  /** Solana JSON-RPC URLs of production networks. Unset: that network answers 503 in production (sandbox runs its own chains). */
+  SOLANA_RPC_URL_MAINNET_BETA: Type.Optional(Type.String({ pattern: '^https?://' })),
+  SOLANA_RPC_URL_DEVNET: Type.Optional(Type.String({ pattern: '^https?://' })),
+  SOLANA_RPC_URL_TESTNET: Type.Optional(Type.String({ pattern: '^https?://' })),
+  /** How long a transfer request waits for confirmation before answering with the signature anyway. */
+  SOLANA_CONFIRM_WAIT_MS: Type.Integer({ minimum: 0, maximum: 30_000, default: 3_000 }),
+  /** Jupiter Swap API (production swaps and quotes) and Price API; the key is optional (keyless is rate limited). */
+  JUPITER_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.jup.ag/swap/v1' }),
+  JUPITER_PRICE_URL: Type.String({ pattern: '^https?://', default: 'https://api.jup.ag/price/v3' }),
+  JUPITER_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   /** SMTP server for account mail (verification, password reset): smtp:// or smtps://, credentials in the URL. */
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Partner Gateway <no-reply@partner-gateway.local>' }),

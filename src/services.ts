@@ -35,6 +35,20 @@ import { AccountService } from './domain/accounts/account-service.js';
 import { type Mailer, SmtpMailer } from './domain/accounts/mailer.js';
 import { AuthorizationServer } from './domain/connect/authorization-server.js';
 import { ClientRegistry } from './domain/connect/client-registry.js';
+import { SolanaExchange } from './domain/solana/exchange-service.js';
+import { incomingTransferRecorder } from './domain/solana/incoming-transfers.js';
+import { JupiterProvider } from './domain/solana/jupiter-provider.js';
+import { LiteSvmChain } from './domain/solana/litesvm-chain.js';
+import type { SolanaNetwork } from './domain/solana/networks.js';
+import { SolanaPortfolio } from './domain/solana/portfolio.js';
+import { RpcChain } from './domain/solana/rpc-chain.js';
+import { SandboxAmm } from './domain/solana/sandbox-amm.js';
+import { SandboxChainStore } from './domain/solana/sandbox-chain-store.js';
+import { SandboxFaucet } from './domain/solana/sandbox-faucet.js';
+import { createSandboxWorld } from './domain/solana/sandbox-world.js';
+import { SolanaChains } from './domain/solana/solana-chains.js';
+import { TokenDirectory } from './domain/solana/token-directory.js';
+import { SolanaTransfers } from './domain/solana/transfer-service.js';
 
 /** Every domain service, built once per process and shared by GraphQL, REST and the workers. */
 export interface Services {
@@ -70,6 +84,14 @@ export interface Services {
   oauthClients: ClientRegistry;
   /** Connect: authorization requests, codes, tokens, revocation. */
   authorizationServer: AuthorizationServer;
+  solanaChains: SolanaChains;
+  /** The sandbox's litesvm chains, their state in the database. */
+  sandboxChains: SandboxChainStore;
+  solanaTokens: TokenDirectory;
+  solanaPortfolio: SolanaPortfolio;
+  solanaTransfers: SolanaTransfers;
+  solanaExchange: SolanaExchange;
+  sandboxFaucet: SandboxFaucet;
 }
 
 /** The default budgets; fields add their own with @rateLimit. */
@@ -145,13 +167,39 @@ export function createServices(
     log: (message) => mailLog.info({ to: message.to, subject: message.subject, text: message.text }, 'mail'),
   });
   const oauthClients = new ClientRegistry(db, clock);
+  const solanaWallets = new CustodialWallets(db, (environment) => keyrings[environment]);
+  const sandboxChains = new SandboxChainStore(db, (svm) => createSandboxWorld(svm));
+  const onArrivals = incomingTransferRecorder('sandbox', clock);
+  const litesvmChains = new Map<SolanaNetwork, LiteSvmChain>();
+  const sandboxChain = (network: SolanaNetwork) => {
+    let chain = litesvmChains.get(network);
+    if (!chain) litesvmChains.set(network, (chain = new LiteSvmChain(network, sandboxChains, onArrivals)));
+    return chain;
+  };
+  const rpcUrls: Partial<Record<SolanaNetwork, string | undefined>> = { 'mainnet-beta': config.SOLANA_RPC_URL_MAINNET_BETA, devnet: config.SOLANA_RPC_URL_DEVNET, testnet: config.SOLANA_RPC_URL_TESTNET };
+  const solanaChains = new SolanaChains(
+    sandboxChain,
+    Object.fromEntries(Object.entries(rpcUrls).filter(([, url]) => url).map(([network, url]) => [network, new RpcChain(network as SolanaNetwork, url!)])),
+  );
+  const sandboxAmm = new SandboxAmm(sandboxChains);
+  const jupiter = new JupiterProvider({ baseUrl: config.JUPITER_BASE_URL, priceUrl: config.JUPITER_PRICE_URL, apiKey: config.JUPITER_API_KEY });
+  const exchangeProvider = (environment: Environment) => (environment === 'sandbox' ? sandboxAmm : jupiter);
+  const solanaTokens = new TokenDirectory(solanaChains, exchangeProvider);
+  const solanaTransfers = new SolanaTransfers(db, clock, idempotency, solanaWallets, solanaChains, solanaTokens, config.SOLANA_CONFIRM_WAIT_MS);
   return {
+    solanaChains,
+    sandboxChains,
+    solanaTokens,
+    solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens),
+    solanaTransfers,
+    solanaExchange: new SolanaExchange(db, clock, idempotency, solanaWallets, solanaChains, solanaTokens, exchangeProvider, { amm: sandboxAmm, store: sandboxChains }, solanaTransfers, jupiter),
+    sandboxFaucet: new SandboxFaucet(sandboxChains, solanaWallets),
     mailer,
     accounts: new AccountService(db, clock, users, mailer, publicUrlOf(config)),
     oauthClients,
     authorizationServer: new AuthorizationServer(db, clock, (clientId) => oauthClients.find(clientId)),
     customers: new CustomerService(db, clock),
-    solanaWallets: new CustodialWallets(db, (environment) => keyrings[environment]),
+    solanaWallets,
     billsProvider,
     bills: new BillsService(db, clock, idempotency, billsProvider),
     idempotency,

@@ -6,6 +6,7 @@ import { offrampJobHandlers } from './domain/offramp/offramp-jobs.js';
 import { walletJobHandlers } from './domain/wallet/wallet-jobs.js';
 import { billJobHandlers } from './domain/bills/bill-jobs.js';
 import { WebhookDeliveryHandler } from './domain/webhooks/delivery-worker.js';
+import { SolanaConfirmHandler } from './domain/solana/solana-jobs.js';
 
 export interface Workers {
   jobs: JobRunner;
@@ -33,7 +34,7 @@ export function startWorkers(services: Services, log: FastifyBaseLogger, handler
   };
   relay();
 
-  const jobs = new JobRunner(services.db, services.clock, [new WebhookDeliveryHandler(services.db, services.clock, services.secrets), ...offrampJobHandlers(services.offramp, services.clock), ...walletJobHandlers(services.deposits, services.payouts, services.clock), ...billJobHandlers(services.bills, services.clock), ...handlers], {
+  const jobs = new JobRunner(services.db, services.clock, [new WebhookDeliveryHandler(services.db, services.clock, services.secrets), ...offrampJobHandlers(services.offramp, services.clock), ...walletJobHandlers(services.deposits, services.payouts, services.clock), ...billJobHandlers(services.bills, services.clock), new SolanaConfirmHandler(services.solanaTransfers, services.clock), ...handlers], {
     leaseMs: services.config.JOB_LEASE_MS,
     onError: (error, job) => log.error({ err: error, jobId: job?.id, kind: job?.kind }, 'job failed'),
   });

@@ -42,3 +42,10 @@ export function toSafeNumber(value: unknown): number {
   if (big > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`Counter beyond 2^53: ${big}`);
   return Number(big);
 }
+
+/** Binary data: bytea in the database, a Uint8Array in JS (node-postgres gives a Buffer, PGlite a Uint8Array). */
+export const bytes = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  toDriver: (value) => Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+  fromDriver: (value) => new Uint8Array(value),
+});

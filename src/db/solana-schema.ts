@@ -1,5 +1,5 @@
-import { integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { createdAt } from './columns.js';
+import { bigint, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bytes, createdAt, tokenUnits, updatedAt } from './columns.js';
 import { ownerColumns } from './schema.js';
 
 /**
@@ -21,4 +21,68 @@ export const solanaWallets = pgTable(
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('solana_wallets_owner_key').on(t.userId, t.environment), uniqueIndex('solana_wallets_address_env_key').on(t.environment, t.address)],
+);
+
+/**
+ * A sandbox chain (one per network name): the whole litesvm state as a snapshot. Every
+ * transaction runs under this row's lock and writes the snapshot back with `version + 1`, so every
+ * instance executes against the same state, and it survives restarts.
+ */
+export const solanaSandboxChains = pgTable('solana_sandbox_chains', {
+  network: text('network').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull(),
+  snapshot: bytes('snapshot').notNull(),
+  updatedAt: updatedAt(),
+});
+
+export const solanaTransferStatusEnum = pgEnum('solana_transfer_status', ['pending', 'confirmed', 'failed']);
+export const solanaTransferKindEnum = pgEnum('solana_transfer_kind', ['sol', 'token', 'swap']);
+
+/**
+ * An outgoing transaction of a custodial wallet: a SOL or token transfer, or a swap. The signed
+ * transaction, its signature and lastValidBlockHeight are stored before it is sent, so it can be
+ * re-broadcast after a crash and is never signed twice. While pending, its amount is held against
+ * the wallet's balance of that token.
+ */
+export const solanaTransfers = pgTable(
+  'solana_transfers',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    ...ownerColumns(),
+    network: text('network').notNull(),
+    kind: solanaTransferKindEnum('kind').notNull(),
+    fromAddress: text('from_address').notNull(),
+    toAddress: text('to_address').notNull(),
+    /** The token sent; null for SOL. */
+    mint: text('mint'),
+    amountRaw: tokenUnits('amount_raw').notNull(),
+    decimals: integer('decimals').notNull(),
+    /** For swaps: what comes back. */
+    outputMint: text('output_mint'),
+    outputAmountRaw: tokenUnits('output_amount_raw'),
+    signature: text('signature').notNull(),
+    /** The signed transaction, base64: what re-broadcasts send again. */
+    wire: text('wire').notNull(),
+    lastValidBlockHeight: bigint('last_valid_block_height', { mode: 'bigint' }).notNull(),
+    status: solanaTransferStatusEnum('status').notNull().default('pending'),
+    error: text('error'),
+    quoteId: uuid('quote_id'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('solana_transfers_signature_key').on(t.signature), index('solana_transfers_owner_idx').on(t.userId, t.environment, t.createdAt)],
+);
+
+/** A swap quote as the caller saw it, kept for its short life so a swap can name it by id. */
+export const solanaQuotes = pgTable(
+  'solana_quotes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    ...ownerColumns(),
+    network: text('network').notNull(),
+    quote: jsonb('quote').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('solana_quotes_owner_idx').on(t.userId, t.environment, t.createdAt)],
 );

@@ -55,9 +55,11 @@ export function restErrorReply(error: DomainError): RestErrorReply {
   const body: Record<string, unknown> = { statusCode: status, message: error.message, error: statusName(status) };
   if (error.details?.length) body.details = error.details;
   // Codes a client branches on travel in the body too (the general shape has room for them).
-  if (error.code === 'INSUFFICIENT_FUNDS' || error.code === 'IDEMPOTENCY_KEY_REUSED') body.errorCode = error.code;
+  if (CODES_IN_BODY.has(error.code)) body.errorCode = error.code;
   return { status, headers: {}, body };
 }
+
+const CODES_IN_BODY = new Set<ErrorCode>(['INSUFFICIENT_FUNDS', 'IDEMPOTENCY_KEY_REUSED', 'QUOTE_EXPIRED', 'PRICE_MOVED']);
 
 function statusName(status: number): string {
   return STATUS_CODES[status] ?? 'Error';

@@ -5,6 +5,8 @@
 export type ErrorCode =
   | 'BAD_USER_INPUT'
   | 'INSUFFICIENT_FUNDS'
+  | 'QUOTE_EXPIRED'
+  | 'PRICE_MOVED'
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
@@ -19,6 +21,8 @@ export type ErrorCode =
 const STATUS: Record<ErrorCode, number> = {
   BAD_USER_INPUT: 400,
   INSUFFICIENT_FUNDS: 400,
+  QUOTE_EXPIRED: 400,
+  PRICE_MOVED: 409,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,

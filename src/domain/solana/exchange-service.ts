@@ -1,0 +1,257 @@
+import { getBase58Decoder } from '@solana/kit';
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { PublicKey, Transaction } from '@solana/web3.js';
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { solanaQuotes } from '../../db/solana-schema.js';
+import type { Principal } from '../auth/principal.js';
+import type { Clock } from '../clock.js';
+import { badInput, DomainError } from '../errors.js';
+import type { Idempotency } from '../idempotency/idempotency.js';
+import { isUuid } from '../ids.js';
+import type { CustodialWallets } from './custodial-wallets.js';
+import type { ExchangeProvider, QuoteRequest, SwapMode } from './exchange-provider.js';
+import { parseTokenAccount } from './litesvm-chain.js';
+import { checkNetwork, explorerUrl, type SolanaNetwork } from './networks.js';
+import type { SandboxAmm } from './sandbox-amm.js';
+import type { SandboxChainStore } from './sandbox-chain-store.js';
+import { runWire, SOL, SOL_MINT } from './sandbox-world.js';
+import type { SolanaChains } from './solana-chains.js';
+import { QUOTE_TTL_SECONDS, quoteView, type StoredQuote, type SwapQuoteView } from './swap-quote.js';
+import { checkAddress, rawFromDecimal } from './token-amounts.js';
+import type { TokenDirectory } from './token-directory.js';
+import { recordTransferEvent } from './transfer-events.js';
+import { SIGNATURE_FEE, type SolanaTransfers, transferView } from './transfer-service.js';
+import { transferStore } from './transfer-store.js';
+import type { SwapBuilder } from './jupiter-provider.js';
+import { address } from '@solana/kit';
+
+export interface QuoteInput {
+  inputMint: string;
+  outputMint: string;
+  amount: unknown;
+  swapMode?: string | null;
+  slippageBps?: number | null;
+  network?: string | null;
+}
+
+export interface SwapResult {
+  signature: string;
+  txUrl: string;
+  status: 'pending' | 'confirmed' | 'failed';
+  quoteId: string;
+  inputAmount: string;
+  outputAmount: string;
+}
+
+const DEFAULT_SLIPPAGE_BPS = 50;
+const base58 = getBase58Decoder();
+
+/**
+ * Quotes and swaps for custodial wallets. A quote is stored for 30 seconds; a swap re-quotes and
+ * refuses with PRICE_MOVED when the new price is beyond the quote's slippage, so nothing moves at a
+ * price the caller did not accept. Sandbox swaps run on the sandbox AMM as one atomic transaction;
+ * production swaps sign Jupiter's transaction after simulating it and checking its balance changes.
+ */
+export class SolanaExchange {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly idempotency: Idempotency,
+    private readonly wallets: CustodialWallets,
+    private readonly chains: SolanaChains,
+    private readonly tokens: TokenDirectory,
+    private readonly providers: (environment: Principal['environment']) => ExchangeProvider,
+    private readonly sandbox: { amm: SandboxAmm; store: SandboxChainStore },
+    private readonly transfers: SolanaTransfers,
+    private readonly swapBuilder: SwapBuilder | undefined,
+  ) {}
+
+  async quote(principal: Principal, input: QuoteInput): Promise<SwapQuoteView> {
+    const network = checkNetwork(input.network);
+    const inputMint = checkAddress(input.inputMint, 'inputMint').toBase58();
+    const outputMint = checkAddress(input.outputMint, 'outputMint').toBase58();
+    if (inputMint === outputMint) throw badInput('outputMint', 'outputMint must differ from inputMint.');
+    const swapMode = checkSwapMode(input.swapMode);
+    const slippageBps = checkSlippage(input.slippageBps);
+    const [from, to] = await Promise.all([this.tokens.info(principal.environment, network, inputMint, 'inputMint'), this.tokens.info(principal.environment, network, outputMint, 'outputMint')]);
+    const amountRaw = rawFromDecimal(input.amount, swapMode === 'ExactIn' ? from.decimals : to.decimals);
+    const request: QuoteRequest = { inputMint, outputMint, amountRaw, swapMode, slippageBps };
+    const provider = this.providers(principal.environment);
+    const wallet = await this.wallets.walletOf(principal);
+    const chain = this.chains.chainFor(principal.environment, network);
+    const [quote, prices, balance] = await Promise.all([
+      provider.quote(network, request),
+      this.tokens.usdPrices(principal.environment, network, [inputMint, outputMint, SOL_MINT]),
+      inputMint === SOL_MINT ? chain.lamports(wallet.address) : chain.tokenHoldings(wallet.address).then((hs) => hs.filter((h) => h.mint === inputMint).reduce((s, h) => s + h.amountRaw, 0n)),
+    ]);
+    const now = this.clock.now();
+    const [row] = await this.db
+      .insert(solanaQuotes)
+      .values({ userId: principal.userId, environment: principal.environment, network, quote: {}, expiresAt: new Date(now.getTime() + QUOTE_TTL_SECONDS * 1000) })
+      .returning({ id: solanaQuotes.id });
+    const symbols = (mint: string) => this.tokens.known(principal.environment).find((t) => t.address === mint)?.symbol ?? mint;
+    const view = quoteView({ quoteId: row!.id, network, request, from, to, quote, prices, provider, symbols, inputBalanceRaw: balance, now });
+    const stored: StoredQuote = { view, request: { inputMint, outputMint, amountRaw: amountRaw.toString(), swapMode, slippageBps }, otherAmountThresholdRaw: quote.otherAmountThresholdRaw.toString() };
+    await this.db.update(solanaQuotes).set({ quote: stored }).where(eq(solanaQuotes.id, row!.id));
+    return view;
+  }
+
+  /** Executes a stored quote (`quoteId`) or a fresh one built from the same fields as a quote. */
+  async swap(principal: Principal, input: { quoteId?: string | null } & Partial<QuoteInput>, idempotencyKey: string | undefined): Promise<SwapResult> {
+    const scope = { userId: principal.userId, environment: principal.environment, operation: 'solana.swap' };
+    return this.idempotency.run(scope, idempotencyKey, input, async (claim) => {
+      if (claim?.resourceId) return this.resultOf((await transferStore.findTransfer(this.db, claim.resourceId))!);
+      const quoteId = input.quoteId ?? (await this.quote(principal, input as QuoteInput)).quoteId;
+      const stored = await this.storedQuote(principal, quoteId);
+      const network = stored.view.network;
+      const request: QuoteRequest = { ...stored.request, amountRaw: BigInt(stored.request.amountRaw) };
+      const threshold = BigInt(stored.otherAmountThresholdRaw);
+      const wallet = await this.wallets.walletOf(principal);
+      if (principal.environment === 'sandbox') {
+        const row = await this.sandbox.store.change(network, async (svm, tx) => {
+          // Priced again under the chain's lock: the reserves cannot move between the check and the swap.
+          const route = this.sandbox.amm.routeOn(svm, request);
+          const inRaw = route.amounts[0]!.amountIn;
+          const outRaw = route.amounts.at(-1)!.amountOut;
+          if (request.swapMode === 'ExactIn' ? outRaw < threshold : inRaw > threshold) throw priceMoved(stored.view);
+          const user = new PublicKey(wallet.address);
+          const { instructions, poolSigners } = this.sandbox.amm.instructions(route, user);
+          const transaction = new Transaction({ feePayer: user, blockhash: svm.latestBlockhash(), lastValidBlockHeight: 0 }).add(...instructions);
+          checkSandboxBalance(svm, wallet.address, request.inputMint, inRaw, stored.view);
+          transaction.partialSign(...poolSigners);
+          const signature = await this.wallets.sign(wallet, transaction.serializeMessage());
+          transaction.addSignature(user, Buffer.from(signature));
+          try {
+            runWire(svm, transaction.serialize());
+          } catch (error) {
+            throw new DomainError('INSUFFICIENT_FUNDS', `The swap would fail on chain, so nothing moved: ${(error as Error).message}`, { field: 'amount' });
+          }
+          const now = this.clock.now();
+          const inserted = await transferStore.insertTransfer(tx, {
+            userId: principal.userId,
+            environment: principal.environment,
+            network,
+            kind: 'swap',
+            fromAddress: wallet.address,
+            toAddress: wallet.address,
+            mint: request.inputMint === SOL_MINT ? null : request.inputMint,
+            amountRaw: inRaw,
+            decimals: stored.view.fromToken.decimals,
+            outputMint: request.outputMint,
+            outputAmountRaw: outRaw,
+            quoteId,
+            signature: base58.decode(transaction.signatures[0]!.signature!),
+            wire: transaction.serialize().toString('base64'),
+            lastValidBlockHeight: 0n,
+            status: 'confirmed',
+            createdAt: now,
+            updatedAt: now,
+          });
+          await recordTransferEvent(tx, inserted, now);
+          await this.idempotency.attach(tx, claim, inserted.id);
+          return inserted;
+        });
+        return this.resultOf(row);
+      }
+      return this.productionSwap(principal, wallet, stored, request, threshold, claim);
+    });
+  }
+
+  private async productionSwap(principal: Principal, wallet: Awaited<ReturnType<CustodialWallets['walletOf']>>, stored: StoredQuote, request: QuoteRequest, threshold: bigint, claim: Parameters<SolanaTransfers['submit']>[3]): Promise<SwapResult> {
+    if (!this.swapBuilder) throw new DomainError('SERVICE_UNAVAILABLE', 'Swaps are not configured for production.');
+    const network = stored.view.network;
+    const fresh = await this.providers(principal.environment).quote(network, request);
+    if (request.swapMode === 'ExactIn' ? fresh.outAmountRaw < threshold : fresh.inAmountRaw > threshold) throw priceMoved(stored.view);
+    const built = await this.swapBuilder.buildSwap(fresh.raw, wallet.address);
+    const chain = this.chains.chainFor(principal.environment, network);
+    await checkBuiltSwap(chain, built.transaction, wallet.address, request, fresh.inAmountRaw, threshold);
+    const view = await this.transfers.submit(principal, wallet, chain, claim, {
+      kind: 'swap',
+      network,
+      to: wallet.address,
+      mint: request.inputMint === SOL_MINT ? null : request.inputMint,
+      amountRaw: fresh.inAmountRaw,
+      decimals: stored.view.fromToken.decimals,
+      outputMint: request.outputMint,
+      outputAmountRaw: fresh.outAmountRaw,
+      quoteId: stored.view.quoteId,
+      lamportsNeeded: SIGNATURE_FEE,
+      transaction: built.transaction,
+      lastValidBlockHeight: built.lastValidBlockHeight,
+    });
+    return { signature: view.signature, txUrl: view.txUrl, status: view.status, quoteId: stored.view.quoteId, inputAmount: stored.view.amounts.inputAmount, outputAmount: stored.view.amounts.outputAmount };
+  }
+
+  private async storedQuote(principal: Principal, quoteId: string): Promise<StoredQuote> {
+    const [row] = isUuid(quoteId)
+      ? await this.db
+          .select()
+          .from(solanaQuotes)
+          .where(and(eq(solanaQuotes.id, quoteId), eq(solanaQuotes.userId, principal.userId), eq(solanaQuotes.environment, principal.environment)))
+      : [];
+    if (!row) throw new DomainError('NOT_FOUND', `Quote ${JSON.stringify(quoteId)} was not found.`);
+    if (row.expiresAt.getTime() <= this.clock.now().getTime()) {
+      throw new DomainError('QUOTE_EXPIRED', `Quote ${quoteId} expired at ${row.expiresAt.toISOString()}: ask for a new quote.`, { field: 'quoteId' });
+    }
+    return row.quote as StoredQuote;
+  }
+
+  private resultOf(row: Awaited<ReturnType<typeof transferStore.findTransfer>> & object): SwapResult {
+    const view = transferView(row);
+    return { signature: view.signature, txUrl: explorerUrl(view.signature, view.network), status: view.status, quoteId: row.quoteId ?? '', inputAmount: view.amount, outputAmount: row.outputAmountRaw?.toString() ?? '' };
+  }
+}
+
+function checkSwapMode(value: string | null | undefined): SwapMode {
+  if (value === undefined || value === null || value === '') return 'ExactIn';
+  if (value !== 'ExactIn' && value !== 'ExactOut') throw badInput('swapMode', 'swapMode must be ExactIn or ExactOut.');
+  return value;
+}
+
+function checkSlippage(value: number | null | undefined): number {
+  if (value === undefined || value === null) return DEFAULT_SLIPPAGE_BPS;
+  if (!Number.isInteger(value) || value < 0 || value > 5_000) throw badInput('slippageBps', 'slippageBps must be a whole number from 0 to 5000 (50 %).');
+  return value;
+}
+
+const priceMoved = (view: SwapQuoteView) =>
+  new DomainError('PRICE_MOVED', `The price moved beyond the quote's ${view.slippageTolerance} % slippage since it was given; nothing was swapped. Ask for a new quote.`, { field: 'slippageBps' });
+
+function checkSandboxBalance(svm: import('litesvm').LiteSVM, owner: string, inputMint: string, inRaw: bigint, view: SwapQuoteView): void {
+  const lamports = svm.getBalance(address(owner)) ?? 0n;
+  let held = lamports;
+  if (inputMint !== SOL_MINT) {
+    const ata = getAssociatedTokenAddressSync(new PublicKey(inputMint), new PublicKey(owner), true);
+    const account = svm.getAccount(address(ata.toBase58()));
+    held = account.exists ? parseTokenAccount(account.data).amount : 0n;
+  }
+  if (held < inRaw) throw new DomainError('INSUFFICIENT_FUNDS', `Insufficient ${view.fromToken.symbol} balance for this swap: it needs ${view.amounts.inputAmount}.`, { field: 'amount' });
+  if (lamports < SIGNATURE_FEE * 3n + (inputMint === SOL_MINT ? inRaw : 0n)) throw new DomainError('INSUFFICIENT_FUNDS', 'Insufficient SOL for the network fee.', { field: 'amount' });
+}
+
+/**
+ * A provider-built transaction is simulated before it is signed: the wallet must be its fee payer,
+ * it must succeed, and the wallet's balances must change by no more than the quote allows.
+ */
+async function checkBuiltSwap(chain: ReturnType<SolanaChains['chainFor']>, transaction: import('@solana/web3.js').VersionedTransaction, owner: string, request: QuoteRequest, inRaw: bigint, threshold: bigint): Promise<void> {
+  const keys = transaction.message.staticAccountKeys.map((k) => k.toBase58());
+  if (keys[0] !== owner) throw new DomainError('SERVICE_UNAVAILABLE', 'The routing provider built a transaction with another fee payer; it was not signed.');
+  const tokenAccount = (mint: string) => getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true).toBase58();
+  const watched = [owner, ...(request.inputMint === SOL_MINT ? [] : [tokenAccount(request.inputMint)]), ...(request.outputMint === SOL_MINT ? [] : [tokenAccount(request.outputMint)])];
+  const before = await Promise.all(watched.map(async (account, i) => (i === 0 ? chain.lamports(account) : (await chain.tokenHoldings(owner)).find((h) => h.account === account)?.amountRaw ?? 0n)));
+  const simulation = await chain.simulate(transaction.serialize(), watched);
+  if (simulation.error) throw new DomainError('PRICE_MOVED', `The swap failed in simulation, so it was not signed: ${simulation.error}`);
+  const after = simulation.accounts.map((account, i) => (account === null ? 0n : i === 0 ? account.lamports : parseTokenAccount(account.data).amount));
+  const change = (mint: string) => {
+    const i = mint === SOL_MINT ? 0 : watched.indexOf(tokenAccount(mint));
+    return after[i]! - before[i]!;
+  };
+  const spent = -change(request.inputMint);
+  const received = change(request.outputMint);
+  const maxSpend = (request.swapMode === 'ExactIn' ? inRaw : threshold) + (request.inputMint === SOL_MINT ? 10_000_000n : 0n);
+  const minReceive = (request.swapMode === 'ExactIn' ? threshold : request.amountRaw) - (request.outputMint === SOL_MINT ? 10_000_000n : 0n);
+  if (spent > maxSpend || received < minReceive) {
+    throw new DomainError('PRICE_MOVED', `The routing provider's transaction would spend ${spent} and return ${received} (raw units), outside the quote; it was not signed.`);
+  }
+}

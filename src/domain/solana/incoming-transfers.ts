@@ -1,0 +1,52 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Tx } from '../../db/client.js';
+import { solanaWallets } from '../../db/solana-schema.js';
+import type { Environment } from '../auth/permissions.js';
+import type { Clock } from '../clock.js';
+import { recordEvent } from '../events/outbox.js';
+import type { Arrival } from './litesvm-chain.js';
+import type { SolanaNetwork } from './networks.js';
+import { SOL_MINT } from './sandbox-world.js';
+import { decimalFromRaw } from './token-amounts.js';
+
+/**
+ * Money arriving at a custodial wallet from someone else: `transaction.completed` for its user,
+ * in the transaction that records the chain's new state (so it is told exactly once).
+ */
+export function incomingTransferRecorder(environment: Environment, clock: Clock) {
+  return async (tx: Tx, network: SolanaNetwork, arrivals: Arrival[]): Promise<void> => {
+    const owners = [...new Set(arrivals.map((a) => a.owner))];
+    const wallets = await tx
+      .select({ userId: solanaWallets.userId, address: solanaWallets.address })
+      .from(solanaWallets)
+      .where(and(eq(solanaWallets.environment, environment), inArray(solanaWallets.address, owners)));
+    const now = clock.now();
+    for (const arrival of arrivals) {
+      const wallet = wallets.find((w) => w.address === arrival.owner);
+      if (!wallet) continue;
+      await recordEvent(
+        tx,
+        {
+          type: 'transaction.completed',
+          userId: wallet.userId,
+          environment,
+          data: {
+            type: 'CRYPTO_DEPOSIT',
+            status: 'COMPLETED',
+            reference: arrival.signature,
+            signature: arrival.signature,
+            network,
+            asset: arrival.mint === SOL_MINT ? 'SOL' : 'SPL',
+            mint: arrival.mint,
+            amount: decimalFromRaw(arrival.amountRaw, arrival.decimals),
+            amountRaw: arrival.amountRaw.toString(),
+            from: arrival.from,
+            to: arrival.owner,
+            updatedAt: now.toISOString(),
+          },
+        },
+        now,
+      );
+    }
+  };
+}

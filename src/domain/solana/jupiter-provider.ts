@@ -1,0 +1,130 @@
+import { VersionedTransaction } from '@solana/web3.js';
+import { DomainError } from '../errors.js';
+import type { ExchangeProvider, ProviderQuote, QuoteRequest } from './exchange-provider.js';
+import type { SolanaNetwork } from './networks.js';
+
+/** Builds the transaction of a quote for a wallet to sign (Jupiter's POST /swap). */
+export interface SwapBuilder {
+  buildSwap(quoteResponse: Record<string, unknown>, userPublicKey: string): Promise<{ transaction: VersionedTransaction; lastValidBlockHeight: bigint }>;
+}
+
+export interface JupiterOptions {
+  /** The Swap API base, e.g. https://api.jup.ag/swap/v1. */
+  baseUrl: string;
+  /** The Price API v3 endpoint, e.g. https://api.jup.ag/price/v3. */
+  priceUrl: string;
+  /** Optional: keyless requests are allowed at a low rate. */
+  apiKey?: string | undefined;
+  timeoutMs?: number;
+  /** The longest a 429's reset is waited for before giving up on this request. */
+  maxRateLimitWaitMs?: number;
+}
+
+interface JupiterQuote {
+  inAmount: string;
+  outAmount: string;
+  otherAmountThreshold: string;
+  priceImpactPct: string;
+  routePlan: Array<{ swapInfo: { label?: string; inputMint: string; outputMint: string; inAmount: string; outAmount: string; feeAmount?: string } }>;
+}
+
+/**
+ * Jupiter's Swap API (Metis, v1) and Price API v3 (providers.md §2): quotes in raw units, the
+ * QuoteResponse kept verbatim (its docs say to pass it back unchanged), swaps as unsigned
+ * transactions. 400s are the caller's input (no route, bad mint); 429s are waited out once, up to a
+ * bound, then answered 503 with the wait; other failures are 503.
+ */
+export class JupiterProvider implements ExchangeProvider, SwapBuilder {
+  readonly name = 'jupiter';
+
+  constructor(private readonly options: JupiterOptions) {}
+
+  async quote(network: SolanaNetwork, request: QuoteRequest): Promise<ProviderQuote> {
+    if (network !== 'mainnet-beta') throw new DomainError('BAD_USER_INPUT', 'Swaps route on mainnet-beta only (Jupiter has no devnet or testnet).', { field: 'network' });
+    const query = new URLSearchParams({
+      inputMint: request.inputMint,
+      outputMint: request.outputMint,
+      amount: request.amountRaw.toString(),
+      slippageBps: String(request.slippageBps),
+      swapMode: request.swapMode,
+    });
+    const raw = (await this.call(`${this.options.baseUrl}/quote?${query}`)) as JupiterQuote & Record<string, unknown>;
+    return {
+      inAmountRaw: BigInt(raw.inAmount),
+      outAmountRaw: BigInt(raw.outAmount),
+      otherAmountThresholdRaw: BigInt(raw.otherAmountThreshold),
+      // A fraction, judging by Jupiter's examples (0.0001 on a deep pool); see providers.md.
+      priceImpact: Math.abs(Number(raw.priceImpactPct) || 0),
+      hops: raw.routePlan.map((step) => ({
+        dex: step.swapInfo.label ?? 'Jupiter',
+        inputMint: step.swapInfo.inputMint,
+        outputMint: step.swapInfo.outputMint,
+        inAmountRaw: BigInt(step.swapInfo.inAmount),
+        outAmountRaw: BigInt(step.swapInfo.outAmount),
+        feeRaw: BigInt(step.swapInfo.feeAmount ?? '0'),
+      })),
+      raw,
+    };
+  }
+
+  async usdPrices(_network: SolanaNetwork, mints: string[]): Promise<Map<string, number>> {
+    const unique = [...new Set(mints)].slice(0, 50);
+    const body = (await this.call(`${this.options.priceUrl}?ids=${unique.join(',')}`)) as Record<string, { usdPrice?: number } | undefined>;
+    return new Map(unique.filter((m) => typeof body[m]?.usdPrice === 'number').map((m) => [m, body[m]!.usdPrice!]));
+  }
+
+  async buildSwap(quoteResponse: Record<string, unknown>, userPublicKey: string) {
+    const body = (await this.call(`${this.options.baseUrl}/swap`, {
+      method: 'POST',
+      body: JSON.stringify({ quoteResponse, userPublicKey, wrapAndUnwrapSol: true, dynamicComputeUnitLimit: true }),
+    })) as { swapTransaction: string; lastValidBlockHeight: number | string };
+    return { transaction: VersionedTransaction.deserialize(Buffer.from(body.swapTransaction, 'base64')), lastValidBlockHeight: BigInt(body.lastValidBlockHeight) };
+  }
+
+  private async call(url: string, init: { method?: string; body?: string } = {}, waited = false): Promise<unknown> {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: init.method ?? 'GET',
+        headers: { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}), ...(this.options.apiKey ? { 'x-api-key': this.options.apiKey } : {}) },
+        body: init.body,
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      });
+    } catch (cause) {
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The swap router (Jupiter) did not answer. Retry shortly.', { cause });
+    }
+    if (response.status === 429) {
+      const waitMs = rateLimitWait(response);
+      if (!waited && waitMs <= (this.options.maxRateLimitWaitMs ?? 2_000)) {
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        return this.call(url, init, true);
+      }
+      throw new DomainError('SERVICE_UNAVAILABLE', `The swap router (Jupiter) is rate limiting this gateway. Retry in ${Math.ceil(waitMs / 1000)} s.`, { retryAfter: Math.ceil(waitMs / 1000) });
+    }
+    const text = await response.text();
+    const body = safeJson(text);
+    if (response.status === 400 || response.status === 422) {
+      const reason = (body as { error?: string; errorCode?: string } | undefined)?.error ?? text.slice(0, 200);
+      throw new DomainError('BAD_USER_INPUT', `The swap router refused this swap: ${reason}`, { field: 'amount' });
+    }
+    if (!response.ok || body === undefined) throw new DomainError('SERVICE_UNAVAILABLE', `The swap router (Jupiter) failed (HTTP ${response.status}). Retry shortly.`);
+    return body;
+  }
+}
+
+/** How long a 429 asks us to wait: Retry-After, else x-ratelimit-reset (Unix seconds), else a second. */
+function rateLimitWait(response: Response): number {
+  const retryAfter = Number(response.headers.get('retry-after'));
+  if (Number.isFinite(retryAfter) && retryAfter > 0) return retryAfter * 1000;
+  const reset = Number(response.headers.get('x-ratelimit-reset'));
+  if (Number.isFinite(reset) && reset > 0) return Math.max(0, reset * 1000 - Date.now());
+  return 1000;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,163 @@
+import { address, getBase58Decoder, getTransactionDecoder } from '@solana/kit';
+import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { VersionedTransaction } from '@solana/web3.js';
+import type { LiteSVM } from 'litesvm';
+import type { Tx } from '../../db/client.js';
+import type { SignatureState, SimulationResult, SolanaChain, TokenHolding } from './chain.js';
+import { TransactionRejected } from './chain.js';
+import type { SolanaNetwork } from './networks.js';
+import type { SandboxChainStore } from './sandbox-chain-store.js';
+import { ChainFailure, runWire, SOL_MINT } from './sandbox-world.js';
+
+/** What arrived at a wallet that did not sign the transaction: an incoming transfer. */
+export interface Arrival {
+  owner: string;
+  /** SOL_MINT for lamports. */
+  mint: string;
+  amountRaw: bigint;
+  decimals: number;
+  signature: string;
+  from: string;
+}
+
+export type ArrivalListener = (tx: Tx, network: SolanaNetwork, arrivals: Arrival[]) => Promise<void>;
+
+const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
+/** A blockhash is good for 150 blocks; litesvm's clock stands still, so sandbox blockhashes do not expire. */
+const BLOCKHASH_LIFETIME = 150n;
+
+/** A sandbox network: litesvm behind the chain interface, its state in the database (SandboxChainStore). */
+export class LiteSvmChain implements SolanaChain {
+  constructor(
+    readonly network: SolanaNetwork,
+    private readonly store: SandboxChainStore,
+    private readonly onArrivals: ArrivalListener,
+  ) {}
+
+  latestBlockhash() {
+    return this.store.read(this.network, (svm) => ({ blockhash: svm.latestBlockhash(), lastValidBlockHeight: svm.getClock().slot + BLOCKHASH_LIFETIME }));
+  }
+
+  blockHeight() {
+    return this.store.read(this.network, (svm) => svm.getClock().slot);
+  }
+
+  lamports(owner: string) {
+    return this.store.read(this.network, (svm) => svm.getBalance(address(owner)) ?? 0n);
+  }
+
+  tokenHoldings(owner: string): Promise<TokenHolding[]> {
+    return this.store.read(this.network, (svm) => holdingsOf(svm, owner));
+  }
+
+  mintDecimals(mint: string) {
+    return this.store.read(this.network, (svm) => mintDecimalsOf(svm, mint));
+  }
+
+  accountExists(account: string) {
+    return this.store.read(this.network, (svm) => svm.getAccount(address(account)).exists);
+  }
+
+  rentExempt(size: number) {
+    return this.store.read(this.network, (svm) => svm.minimumBalanceForRentExemption(BigInt(size)));
+  }
+
+  /** Runs the transaction at once (the sandbox confirms synchronously); a failure moves nothing and is a rejection. */
+  async sendTransaction(wire: Uint8Array): Promise<string> {
+    return this.store.change(this.network, async (svm, tx) => {
+      const parsed = VersionedTransaction.deserialize(wire);
+      const keys = parsed.message.staticAccountKeys.map((k) => k.toBase58());
+      const signers = new Set(keys.slice(0, parsed.message.header.numRequiredSignatures));
+      const before = balancesOf(svm, keys);
+      let signature: string;
+      try {
+        signature = base58.encode(runWire(svm, wire));
+      } catch (error) {
+        if (error instanceof ChainFailure) throw new TransactionRejected(error.message);
+        throw error;
+      }
+      const after = balancesOf(svm, keys);
+      const from = keys[0]!;
+      const arrivals: Arrival[] = [];
+      for (const [key, post] of after) {
+        const gain = post.amount - (before.get(key)?.amount ?? 0n);
+        if (gain > 0n && !signers.has(post.owner)) arrivals.push({ owner: post.owner, mint: post.mint, amountRaw: gain, decimals: post.decimals, signature, from });
+      }
+      if (arrivals.length > 0) await this.onArrivals(tx, this.network, arrivals);
+      return signature;
+    });
+  }
+
+  signatureState(signature: string): Promise<SignatureState> {
+    return this.store.read(this.network, (svm) => {
+      const found = svm.getTransaction(signature as never);
+      if (!found) return { state: 'unknown' } as const;
+      return 'err' in found ? ({ state: 'failed', error: found.toString() } as const) : ({ state: 'confirmed' } as const);
+    });
+  }
+
+  simulate(wire: Uint8Array, accounts: string[]): Promise<SimulationResult> {
+    return this.store.read(this.network, (svm) => {
+      const result = svm.simulateTransaction(getTransactionDecoder().decode(wire) as never);
+      if ('err' in result) return { error: result.toString(), accounts: [] };
+      const post = new Map(result.postAccounts().map((a) => [a.address as string, a]));
+      return {
+        error: undefined,
+        accounts: accounts.map((key) => {
+          const found = post.get(key);
+          const stored = found ? undefined : svm.getAccount(address(key));
+          if (stored && !stored.exists) return null;
+          const a = (found ?? stored) as unknown as { lamports: bigint; programAddress: string; data: ArrayLike<number> };
+          return { lamports: BigInt(a.lamports), owner: String(a.programAddress), data: Uint8Array.from(a.data) };
+        }),
+      };
+    });
+  }
+}
+
+const base58 = { encode: (bytes: Uint8Array) => getBase58Decoder().decode(bytes) };
+
+interface Balance {
+  owner: string;
+  mint: string;
+  amount: bigint;
+  decimals: number;
+}
+
+/** SOL and token balances held by the given accounts, keyed by account. */
+function balancesOf(svm: LiteSVM, keys: string[]): Map<string, Balance> {
+  const balances = new Map<string, Balance>();
+  for (const key of keys) {
+    const account = svm.getAccount(address(key));
+    if (!account.exists) continue;
+    if (account.programAddress === TOKEN_PROGRAM && account.data.length === 165) {
+      const token = parseTokenAccount(account.data);
+      balances.set(key, { owner: token.owner, mint: token.mint, amount: token.amount, decimals: mintDecimalsOf(svm, token.mint) ?? 0 });
+    } else if (account.data.length === 0) {
+      balances.set(key, { owner: key, mint: SOL_MINT, amount: BigInt(account.lamports), decimals: 9 });
+    }
+  }
+  return balances;
+}
+
+export function parseTokenAccount(data: ArrayLike<number>): { mint: string; owner: string; amount: bigint } {
+  const view = Buffer.from(Uint8Array.from(data));
+  return { mint: base58.encode(view.subarray(0, 32)), owner: base58.encode(view.subarray(32, 64)), amount: view.readBigUInt64LE(64) };
+}
+
+function mintDecimalsOf(svm: LiteSVM, mint: string): number | undefined {
+  const account = svm.getAccount(address(mint));
+  if (!account.exists || account.programAddress !== TOKEN_PROGRAM || account.data.length !== 82) return undefined;
+  return account.data[44];
+}
+
+function holdingsOf(svm: LiteSVM, owner: string): TokenHolding[] {
+  const holdings: TokenHolding[] = [];
+  for (const account of svm.getProgramAccounts(address(TOKEN_PROGRAM))) {
+    if (account.data.length !== 165) continue;
+    const token = parseTokenAccount(account.data);
+    if (token.owner !== owner) continue;
+    holdings.push({ mint: token.mint, account: account.address, amountRaw: token.amount, decimals: mintDecimalsOf(svm, token.mint) ?? 0 });
+  }
+  return holdings.sort((a, b) => a.mint.localeCompare(b.mint) || a.account.localeCompare(b.account));
+}

@@ -1,0 +1,74 @@
+import type { Principal } from '../auth/principal.js';
+import type { CustodialWallets } from './custodial-wallets.js';
+import { checkNetwork, type SolanaNetwork } from './networks.js';
+import { SOL } from './sandbox-world.js';
+import type { SolanaChains } from './solana-chains.js';
+import { checkAddress, decimalFromRaw } from './token-amounts.js';
+import type { TokenDirectory } from './token-directory.js';
+
+export interface TokenBalance {
+  mint: string;
+  symbol: string;
+  name: string;
+  decimals: number;
+  /** In token units, as a decimal string. */
+  amount: string;
+  amountRaw: bigint;
+  /** Null where no price is known. */
+  usdValue: number | null;
+}
+
+export interface SolanaPortfolioView {
+  address: string;
+  network: SolanaNetwork;
+  sol: TokenBalance;
+  tokens: TokenBalance[];
+  /** The sum of the priced holdings. */
+  totalUsdValue: number;
+}
+
+const usd = (amountRaw: bigint, decimals: number, price: number | undefined) => (price === undefined ? null : Math.round((Number(amountRaw) / 10 ** decimals) * price * 100) / 100);
+
+/** What a custodial wallet holds on a network: SOL, every token account, and their USD value where priced. */
+export class SolanaPortfolio {
+  constructor(
+    private readonly wallets: CustodialWallets,
+    private readonly chains: SolanaChains,
+    private readonly tokens: TokenDirectory,
+  ) {}
+
+  async portfolio(principal: Principal, networkName?: string | null): Promise<SolanaPortfolioView> {
+    const network = checkNetwork(networkName);
+    const wallet = await this.wallets.walletOf(principal);
+    const chain = this.chains.chainFor(principal.environment, network);
+    const [lamports, holdings] = await Promise.all([chain.lamports(wallet.address), chain.tokenHoldings(wallet.address)]);
+    const prices = await this.tokens.usdPrices(principal.environment, network, [SOL.address, ...holdings.map((h) => h.mint)]);
+    // Listed by symbol, then mint: the same order whatever the chain returned.
+    const tokens = await Promise.all(
+      holdings.map(async (h) => {
+        const info = await this.tokens.info(principal.environment, network, h.mint, 'mint');
+        return { mint: h.mint, symbol: info.symbol, name: info.name, decimals: h.decimals, amount: decimalFromRaw(h.amountRaw, h.decimals), amountRaw: h.amountRaw, usdValue: usd(h.amountRaw, h.decimals, prices.get(h.mint)) };
+      }),
+    ).then((list) => list.sort((a, b) => a.symbol.localeCompare(b.symbol) || a.mint.localeCompare(b.mint)));
+    const sol: TokenBalance = { mint: SOL.address, symbol: 'SOL', name: SOL.name, decimals: 9, amount: decimalFromRaw(lamports, 9), amountRaw: lamports, usdValue: usd(lamports, 9, prices.get(SOL.address)) };
+    const totalUsdValue = Math.round([sol, ...tokens].reduce((sum, t) => sum + (t.usdValue ?? 0), 0) * 100) / 100;
+    return { address: wallet.address, network, sol, tokens, totalUsdValue };
+  }
+
+  async solBalance(principal: Principal, network?: string | null): Promise<TokenBalance & { address: string; network: SolanaNetwork }> {
+    const view = await this.portfolio(principal, network);
+    return { ...view.sol, address: view.address, network: view.network };
+  }
+
+  /** One token's balance; a token the wallet has no account for is zero. */
+  async tokenBalance(principal: Principal, mintAddress: string, network?: string | null): Promise<TokenBalance & { address: string; network: SolanaNetwork }> {
+    const mint = checkAddress(mintAddress, 'mint').toBase58();
+    const view = await this.portfolio(principal, network);
+    if (mint === SOL.address) return { ...view.sol, address: view.address, network: view.network };
+    const held = view.tokens.filter((t) => t.mint === mint);
+    const info = await this.tokens.info(principal.environment, view.network, mint, 'mint');
+    const amountRaw = held.reduce((sum, t) => sum + t.amountRaw, 0n);
+    const prices = amountRaw > 0n ? await this.tokens.usdPrices(principal.environment, view.network, [mint]) : new Map<string, number>();
+    return { mint, symbol: info.symbol, name: info.name, decimals: info.decimals, amount: decimalFromRaw(amountRaw, info.decimals), amountRaw, usdValue: usd(amountRaw, info.decimals, prices.get(mint)) ?? (amountRaw === 0n ? 0 : null), address: view.address, network: view.network };
+  }
+}

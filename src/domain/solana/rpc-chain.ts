@@ -1,0 +1,84 @@
+import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { Connection, PublicKey, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
+import { type SignatureState, type SimulationResult, type SolanaChain, type TokenHolding, TransactionRejected } from './chain.js';
+import type { SolanaNetwork } from './networks.js';
+
+/**
+ * A production network over Solana JSON-RPC (web3.js v1 `Connection`), at commitment `confirmed`.
+ * Sends skip nothing (preflight on) and ask the node not to retry: re-broadcasting is ours to do,
+ * while the blockhash lives (see the confirmation job).
+ */
+export class RpcChain implements SolanaChain {
+  private readonly connection: Connection;
+
+  constructor(
+    readonly network: SolanaNetwork,
+    url: string,
+  ) {
+    this.connection = new Connection(url, { commitment: 'confirmed', disableRetryOnRateLimit: true });
+  }
+
+  async latestBlockhash() {
+    const { blockhash, lastValidBlockHeight } = await this.connection.getLatestBlockhash('confirmed');
+    return { blockhash, lastValidBlockHeight: BigInt(lastValidBlockHeight) };
+  }
+
+  async blockHeight() {
+    return BigInt(await this.connection.getBlockHeight('confirmed'));
+  }
+
+  async lamports(owner: string) {
+    return BigInt(await this.connection.getBalance(new PublicKey(owner)));
+  }
+
+  async tokenHoldings(owner: string): Promise<TokenHolding[]> {
+    const { value } = await this.connection.getParsedTokenAccountsByOwner(new PublicKey(owner), { programId: TOKEN_PROGRAM_ID });
+    return value.map(({ pubkey, account }) => {
+      const info = (account.data as { parsed: { info: { mint: string; tokenAmount: { amount: string; decimals: number } } } }).parsed.info;
+      return { mint: info.mint, account: pubkey.toBase58(), amountRaw: BigInt(info.tokenAmount.amount), decimals: info.tokenAmount.decimals };
+    });
+  }
+
+  async mintDecimals(mint: string) {
+    const account = await this.connection.getAccountInfo(new PublicKey(mint));
+    if (!account || !account.owner.equals(TOKEN_PROGRAM_ID) || account.data.length !== 82) return undefined;
+    return account.data[44];
+  }
+
+  async accountExists(address: string) {
+    return (await this.connection.getAccountInfo(new PublicKey(address))) !== null;
+  }
+
+  async rentExempt(size: number) {
+    return BigInt(await this.connection.getMinimumBalanceForRentExemption(size));
+  }
+
+  async sendTransaction(wire: Uint8Array): Promise<string> {
+    try {
+      return await this.connection.sendRawTransaction(wire, { skipPreflight: false, preflightCommitment: 'confirmed', maxRetries: 0 });
+    } catch (error) {
+      if (error instanceof SendTransactionError) throw new TransactionRejected(error.message);
+      throw error;
+    }
+  }
+
+  async signatureState(signature: string): Promise<SignatureState> {
+    const { value } = await this.connection.getSignatureStatuses([signature], { searchTransactionHistory: true });
+    const status = value[0];
+    if (!status) return { state: 'unknown' };
+    if (status.err) return { state: 'failed', error: JSON.stringify(status.err) };
+    return status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized' ? { state: 'confirmed' } : { state: 'unknown' };
+  }
+
+  async simulate(wire: Uint8Array, accounts: string[]): Promise<SimulationResult> {
+    const { value } = await this.connection.simulateTransaction(VersionedTransaction.deserialize(wire), {
+      sigVerify: false,
+      commitment: 'confirmed',
+      accounts: { encoding: 'base64', addresses: accounts },
+    });
+    return {
+      error: value.err ? JSON.stringify(value.err) : undefined,
+      accounts: (value.accounts ?? []).map((a) => (a ? { lamports: BigInt(a.lamports), owner: a.owner, data: Buffer.from(a.data[0]!, 'base64') } : null)),
+    };
+  }
+}

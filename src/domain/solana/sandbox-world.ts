@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import { getTransactionDecoder } from '@solana/kit';
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createInitializeMint2Instruction,
+  createMintToInstruction,
+  getAssociatedTokenAddressSync,
+  MINT_SIZE,
+  NATIVE_MINT,
+  TOKEN_PROGRAM_ID,
+} from '@solana/spl-token';
+import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import { address, lamports } from '@solana/kit';
+import type { LiteSVM } from 'litesvm';
+
+/**
+ * The sandbox's world, the same on every network and every instance: its keys come from fixed
+ * seeds. Three tokens (mint authority: the faucet), and constant-product pools whose reserves are
+ * the on-chain balances of one market-maker wallet per pool.
+ */
+export const SOL_MINT = NATIVE_MINT.toBase58();
+
+export interface TokenInfo {
+  address: string;
+  symbol: string;
+  name: string;
+  decimals: number;
+  logoUri?: string;
+}
+
+export const sandboxKeypair = (name: string) => Keypair.fromSeed(createHash('sha256').update(`partner-gateway sandbox ${name}`).digest());
+
+export const SOL: TokenInfo = { address: SOL_MINT, symbol: 'SOL', name: 'Solana', decimals: 9 };
+const token = (symbol: string, name: string, decimals: number): TokenInfo => ({ address: sandboxKeypair(`mint:${symbol}`).publicKey.toBase58(), symbol, name, decimals });
+export const SANDBOX_TOKENS: TokenInfo[] = [SOL, token('USDC', 'USD Coin (sandbox)', 6), token('USDT', 'Tether USD (sandbox)', 6), token('BONK', 'Bonk (sandbox)', 5)];
+export const tokenBySymbol = (symbol: string) => SANDBOX_TOKENS.find((t) => t.symbol === symbol.toUpperCase());
+export const tokenByMint = (mint: string) => SANDBOX_TOKENS.find((t) => t.address === mint);
+
+export interface SandboxPool {
+  name: string;
+  /** Symbols of the two sides. */
+  a: string;
+  b: string;
+  wallet: Keypair;
+  /** Genesis reserves in whole tokens. */
+  initialA: bigint;
+  initialB: bigint;
+}
+
+const pool = (a: string, b: string, initialA: bigint, initialB: bigint): SandboxPool => ({ name: `${a}/${b}`, a, b, wallet: sandboxKeypair(`pool:${a}/${b}`), initialA, initialB });
+export const SANDBOX_POOLS: SandboxPool[] = [
+  pool('SOL', 'USDC', 10_000n, 1_500_000n),
+  pool('SOL', 'USDT', 10_000n, 1_500_000n),
+  pool('USDC', 'USDT', 1_000_000n, 1_000_000n),
+  pool('SOL', 'BONK', 10_000n, 75_000_000_000n),
+];
+
+/** USD prices the sandbox takes as given; SOL and BONK follow from their pools. */
+export const STABLE_USD: Record<string, number> = { USDC: 1, USDT: 1 };
+
+export const FAUCET = sandboxKeypair('faucet');
+const unit = (t: TokenInfo) => 10n ** BigInt(t.decimals);
+
+/** Builds the world on a new chain: the faucet's SOL, the mints, and each pool's reserves. */
+export function createSandboxWorld(svm: LiteSVM): void {
+  // The chain's own airdrop purse (what faucet SOL comes from): a billion SOL.
+  svm.withLamports(1_000_000_000n * BigInt(LAMPORTS_PER_SOL));
+  airdrop(svm, FAUCET.publicKey, 100_000n * BigInt(LAMPORTS_PER_SOL));
+  const mintRent = Number(svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE)));
+  for (const t of SANDBOX_TOKENS.filter((t) => t !== SOL)) {
+    const mint = sandboxKeypair(`mint:${t.symbol}`);
+    execute(svm, [
+      SystemProgram.createAccount({ fromPubkey: FAUCET.publicKey, newAccountPubkey: mint.publicKey, lamports: mintRent, space: MINT_SIZE, programId: TOKEN_PROGRAM_ID }),
+      createInitializeMint2Instruction(mint.publicKey, t.decimals, FAUCET.publicKey, null),
+    ], [FAUCET, mint]);
+  }
+  for (const p of SANDBOX_POOLS) {
+    for (const [symbol, amount] of [[p.a, p.initialA], [p.b, p.initialB]] as const) {
+      const t = tokenBySymbol(symbol)!;
+      if (t === SOL) airdrop(svm, p.wallet.publicKey, amount * unit(t) + svm.minimumBalanceForRentExemption(0n));
+      else execute(svm, fundTokenInstructions(p.wallet.publicKey, t, amount * unit(t)), [FAUCET]);
+    }
+  }
+}
+
+/** Mints `raw` of a sandbox token to an owner, creating its token account if needed (the faucet pays). */
+export function fundTokenInstructions(owner: PublicKey, t: TokenInfo, raw: bigint): TransactionInstruction[] {
+  const mint = new PublicKey(t.address);
+  const ata = getAssociatedTokenAddressSync(mint, owner, true);
+  return [createAssociatedTokenAccountIdempotentInstruction(FAUCET.publicKey, ata, owner, mint), createMintToInstruction(mint, ata, FAUCET.publicKey, raw)];
+}
+
+export function airdrop(svm: LiteSVM, to: PublicKey, raw: bigint): void {
+  const result = svm.airdrop(address(to.toBase58()), lamports(raw));
+  if (!result || 'err' in result) throw new Error(`Sandbox airdrop failed: ${result?.toString()}`);
+}
+
+const decoder = getTransactionDecoder();
+
+/** Signs and runs instructions on the sandbox chain; a failure throws with the chain's reason. */
+export function execute(svm: LiteSVM, instructions: TransactionInstruction[], signers: Keypair[]): Uint8Array {
+  const tx = new Transaction({ feePayer: signers[0]!.publicKey, blockhash: svm.latestBlockhash(), lastValidBlockHeight: 0 }).add(...instructions);
+  tx.sign(...signers);
+  return runWire(svm, tx.serialize());
+}
+
+/** Runs a signed transaction's wire bytes; returns its signature's bytes or throws the failure. */
+export function runWire(svm: LiteSVM, wire: Uint8Array): Uint8Array {
+  const result = svm.sendTransaction(decoder.decode(wire) as never);
+  if ('err' in result) throw new ChainFailure(describeFailure(result.toString(), result.meta().logs()));
+  return result.signature();
+}
+
+export class ChainFailure extends Error {}
+
+function describeFailure(text: string, logs: string[]): string {
+  const insufficient = logs.find((l) => /insufficient (funds|lamports)/i.test(l));
+  if (insufficient) return `insufficient funds: ${insufficient}`;
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}

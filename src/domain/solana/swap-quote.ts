@@ -1,0 +1,111 @@
+import type { ExchangeProvider, ProviderQuote, QuoteRequest, SwapMode } from './exchange-provider.js';
+import type { SolanaNetwork } from './networks.js';
+import { POOL_FEE_BPS } from './pool-math.js';
+import type { TokenInfo } from './sandbox-world.js';
+import { decimalFromRaw } from './token-amounts.js';
+
+export const QUOTE_TTL_SECONDS = 30;
+
+/** The seed's swap quote, every field. */
+export interface SwapQuoteView {
+  quoteId: string;
+  swapMode: SwapMode;
+  fromToken: TokenInfo;
+  toToken: TokenInfo;
+  amounts: { inputAmount: string; outputAmount: string; minOutputAmount: string; inputAmountRaw: string; outputAmountRaw: string };
+  rates: { rate: string; reverseRate: string; usdRate: string };
+  fees: { protocolFeePercent: string; protocolFeeAmount: string; platformFeePercent: string; totalFeePercent: string; totalFeeAmount: string; gasFee: string; totalCost: string };
+  route: { hops: number; dexes: string[]; tokens: string[]; efficiencyScore: number };
+  priceImpact: string;
+  usdValues: { inputValue: number; outputValue: number; netValue: number };
+  slippageTolerance: string;
+  expiryTimestamp: number;
+  expiresIn: number;
+  estimatedSwapTime: number;
+  network: SolanaNetwork;
+  executable: boolean;
+  warnings: string[];
+  rawQuote: Record<string, unknown>;
+}
+
+/** What a stored quote keeps besides its view: enough to re-quote and hold the price to it. */
+export interface StoredQuote {
+  view: SwapQuoteView;
+  request: { inputMint: string; outputMint: string; amountRaw: string; swapMode: SwapMode; slippageBps: number };
+  otherAmountThresholdRaw: string;
+}
+
+const significant = (value: number) => (Number.isFinite(value) ? Number(value.toPrecision(12)).toString() : '0');
+const cents = (value: number) => Math.round(value * 100) / 100;
+
+export interface QuoteFacts {
+  quoteId: string;
+  network: SolanaNetwork;
+  request: QuoteRequest;
+  from: TokenInfo;
+  to: TokenInfo;
+  quote: ProviderQuote;
+  prices: Map<string, number>;
+  provider: ExchangeProvider;
+  symbols: (mint: string) => string;
+  /** What the wallet holds of the input token (raw), to say whether the swap can run. */
+  inputBalanceRaw: bigint;
+  now: Date;
+}
+
+/** Maps a provider's quote onto the seed's shape, with fees, USD values, score and warnings. */
+export function quoteView(f: QuoteFacts): SwapQuoteView {
+  const { quote, from, to } = f;
+  const inHuman = Number(quote.inAmountRaw) / 10 ** from.decimals;
+  const outHuman = Number(quote.outAmountRaw) / 10 ** to.decimals;
+  const feeFraction = f.provider.name === 'sandbox' ? 1 - (1 - Number(POOL_FEE_BPS) / 10_000) ** quote.hops.length : 0;
+  const feePercent = significant(feeFraction * 100);
+  const feeInInput = inHuman * feeFraction;
+  const gasSol = (1 + (f.provider.name === 'sandbox' ? quote.hops.length : 0)) * 0.000005;
+  const inUsd = f.prices.get(from.address);
+  const outUsd = f.prices.get(to.address);
+  const solUsd = f.prices.get('So11111111111111111111111111111111111111112');
+  const warnings: string[] = [];
+  if (f.quote.priceImpact > 0.05) warnings.push(`High price impact: ${significant(f.quote.priceImpact * 100)} %.`);
+  if (f.inputBalanceRaw < quote.inAmountRaw) warnings.push(`Insufficient ${from.symbol} balance: the wallet holds ${decimalFromRaw(f.inputBalanceRaw, from.decimals)}.`);
+  if (inUsd === undefined || outUsd === undefined) warnings.push('No USD price for one of the tokens: USD values are 0.');
+  const inputValue = cents(inHuman * (inUsd ?? 0));
+  const outputValue = cents(outHuman * (outUsd ?? 0));
+  const efficiencyScore = Math.max(1, Math.min(100, Math.round(100 - f.quote.priceImpact * 1000 - (quote.hops.length - 1) * 5)));
+  const expiry = Math.floor(f.now.getTime() / 1000) + QUOTE_TTL_SECONDS;
+  return {
+    quoteId: f.quoteId,
+    swapMode: f.request.swapMode,
+    fromToken: from,
+    toToken: to,
+    amounts: {
+      inputAmount: decimalFromRaw(quote.inAmountRaw, from.decimals),
+      outputAmount: decimalFromRaw(quote.outAmountRaw, to.decimals),
+      minOutputAmount: decimalFromRaw(f.request.swapMode === 'ExactIn' ? quote.otherAmountThresholdRaw : quote.outAmountRaw, to.decimals),
+      inputAmountRaw: quote.inAmountRaw.toString(),
+      outputAmountRaw: quote.outAmountRaw.toString(),
+    },
+    rates: { rate: significant(outHuman / inHuman), reverseRate: significant(inHuman / outHuman), usdRate: significant(inUsd ?? 0) },
+    fees: {
+      protocolFeePercent: feePercent,
+      protocolFeeAmount: significant(feeInInput),
+      platformFeePercent: '0',
+      totalFeePercent: feePercent,
+      totalFeeAmount: significant(feeInInput),
+      gasFee: significant(gasSol),
+      // In USD: the fee's value plus the gas's, where prices are known.
+      totalCost: significant(cents(feeInInput * (inUsd ?? 0) + gasSol * (solUsd ?? 0))),
+    },
+    route: { hops: quote.hops.length, dexes: quote.hops.map((h) => h.dex), tokens: [quote.hops[0]!.inputMint, ...quote.hops.map((h) => h.outputMint)].map(f.symbols), efficiencyScore },
+    priceImpact: significant(f.quote.priceImpact * 100),
+    usdValues: { inputValue, outputValue, netValue: cents(outputValue - inputValue) },
+    slippageTolerance: significant(f.request.slippageBps / 100),
+    expiryTimestamp: expiry,
+    expiresIn: QUOTE_TTL_SECONDS,
+    estimatedSwapTime: f.provider.name === 'sandbox' ? 1 : 15,
+    network: f.network,
+    executable: f.inputBalanceRaw >= quote.inAmountRaw,
+    warnings,
+    rawQuote: quote.raw,
+  };
+}
