@@ -46,6 +46,10 @@ const config: CodegenConfig = {
           BillValidation: '../../domain/bills/bills-provider.js#CustomerValidation',
           BillUpdate: '../../domain/events/event.js#StoredEvent',
           BusinessCustomer: '../../domain/customers/customer-service.js#BusinessCustomerRow',
+          SolanaTokenBalance: '../../domain/solana/portfolio.js#TokenBalance',
+          SolanaPortfolio: '../../domain/solana/portfolio.js#SolanaPortfolioView',
+          SolanaTransfer: '../../domain/solana/transfer-service.js#TransferView',
+          SwapQuote: '../../domain/solana/swap-quote.js#SwapQuoteView',
         },
         // REST spells these networks with "-", which GraphQL names cannot hold.
         enumValues: {

@@ -35,6 +35,17 @@ export interface QuoteInput {
   network?: string | null;
 }
 
+/** A swap names a stored quote, or carries the quote's own fields. */
+export interface SwapRequest {
+  quoteId?: string | null;
+  inputMint?: string | null;
+  outputMint?: string | null;
+  amount?: unknown;
+  swapMode?: string | null;
+  slippageBps?: number | null;
+  network?: string | null;
+}
+
 export interface SwapResult {
   signature: string;
   txUrl: string;
@@ -98,11 +109,11 @@ export class SolanaExchange {
   }
 
   /** Executes a stored quote (`quoteId`) or a fresh one built from the same fields as a quote. */
-  async swap(principal: Principal, input: { quoteId?: string | null } & Partial<QuoteInput>, idempotencyKey: string | undefined): Promise<SwapResult> {
+  async swap(principal: Principal, input: SwapRequest, idempotencyKey: string | undefined): Promise<SwapResult> {
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'solana.swap' };
     return this.idempotency.run(scope, idempotencyKey, input, async (claim) => {
       if (claim?.resourceId) return this.resultOf((await transferStore.findTransfer(this.db, claim.resourceId))!);
-      const quoteId = input.quoteId ?? (await this.quote(principal, input as QuoteInput)).quoteId;
+      const quoteId = input.quoteId ?? (await this.quote(principal, fieldsOf(input))).quoteId;
       const stored = await this.storedQuote(principal, quoteId);
       const network = stored.view.network;
       const request: QuoteRequest = { ...stored.request, amountRaw: BigInt(stored.request.amountRaw) };
@@ -201,6 +212,13 @@ export class SolanaExchange {
     const view = transferView(row);
     return { signature: view.signature, txUrl: explorerUrl(view.signature, view.network), status: view.status, quoteId: row.quoteId ?? '', inputAmount: view.amount, outputAmount: row.outputAmountRaw?.toString() ?? '' };
   }
+}
+
+function fieldsOf(input: SwapRequest): QuoteInput {
+  for (const field of ['inputMint', 'outputMint', 'amount'] as const) {
+    if (input[field] === undefined || input[field] === null || input[field] === '') throw badInput(field, `${field} is required when no quoteId is given.`);
+  }
+  return { ...input, inputMint: input.inputMint!, outputMint: input.outputMint!, amount: input.amount };
 }
 
 function checkSwapMode(value: string | null | undefined): SwapMode {

@@ -13,6 +13,9 @@ import type { PayoutRow as PayoutRowModel } from '../../domain/wallet/payout-ser
 import type { BillRecordRow as BillRecordRowModel } from '../../domain/bills/bill-record.js';
 import type { BillItem as BillItemModel, CustomerValidation as CustomerValidationModel } from '../../domain/bills/bills-provider.js';
 import type { BusinessCustomerRow as BusinessCustomerRowModel } from '../../domain/customers/customer-service.js';
+import type { TokenBalance as TokenBalanceModel, SolanaPortfolioView as SolanaPortfolioViewModel } from '../../domain/solana/portfolio.js';
+import type { TransferView as TransferViewModel } from '../../domain/solana/transfer-service.js';
+import type { SwapQuoteView as SwapQuoteViewModel } from '../../domain/solana/swap-quote.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -518,6 +521,25 @@ export type EventPage = {
   hasMore: Scalars['Boolean']['output'];
 };
 
+export type FaucetGrant = {
+  __typename?: 'FaucetGrant';
+  amount: Scalars['String']['output'];
+  symbol: Scalars['String']['output'];
+};
+
+export type FaucetInput = {
+  amount?: InputMaybe<Scalars['String']['input']>;
+  /** SOL, USDC, USDT, BONK or a sandbox mint; without it, the standard kit. */
+  asset?: InputMaybe<Scalars['String']['input']>;
+  network?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type FaucetResult = {
+  __typename?: 'FaucetResult';
+  address: Scalars['String']['output'];
+  funded: Array<FaucetGrant>;
+};
+
 export type FiatCurrency =
   | 'GHS'
   | 'KES'
@@ -609,6 +631,8 @@ export type Mutation = {
   revokeApiKey: ApiKey;
   /** Issues a new secret. The old one keeps signing, as a second webhook-signature, for the grace period. */
   rotateWebhookSecret: CreatedWebhookEndpoint;
+  /** Sandbox only: funds the caller's wallet with SOL and sandbox tokens. */
+  sandboxSolanaFaucet: FaucetResult;
   /** Sends a webhook.test event to this endpoint only. */
   sendTestWebhook: WebhookDelivery;
   setDefaultPaymentMethod: PaymentMethod;
@@ -617,8 +641,14 @@ export type Mutation = {
   /** Sandbox only: a transfer of `amount` naira arrives in the permanent virtual account. */
   simulateVirtualAccountTransfer: Deposit;
   subscribeCableTv: BillRecord;
+  /** Swaps by quote id (re-quoted: beyond its slippage is PRICE_MOVED), or by the quote's fields. Honours Idempotency-Key. */
+  swapTokens: SwapResult;
   /** An instant transfer to another user: both sides or neither. */
   transfer: WalletTransaction;
+  /** Sends SOL. Honours Idempotency-Key. */
+  transferSol: SolanaTransfer;
+  /** Sends an SPL token (TransferChecked). Honours Idempotency-Key: a repeat returns the stored signature and never signs twice. */
+  transferSolanaToken: SolanaTransfer;
   updateBusinessCustomer: BusinessCustomer;
   updateWebhookEndpoint: WebhookEndpoint;
   /** The seed's customer validation: the biller's name for the customer, and the amount limits. */
@@ -744,6 +774,11 @@ export type MutationRotateWebhookSecretArgs = {
 };
 
 
+export type MutationSandboxSolanaFaucetArgs = {
+  input?: InputMaybe<FaucetInput>;
+};
+
+
 export type MutationSendTestWebhookArgs = {
   endpointId: Scalars['ID']['input'];
 };
@@ -769,8 +804,23 @@ export type MutationSubscribeCableTvArgs = {
 };
 
 
+export type MutationSwapTokensArgs = {
+  input: SwapInput;
+};
+
+
 export type MutationTransferArgs = {
   input: TransferInput;
+};
+
+
+export type MutationTransferSolArgs = {
+  input: SolTransferInput;
+};
+
+
+export type MutationTransferSolanaTokenArgs = {
+  input: SolanaTokenTransferInput;
 };
 
 
@@ -1083,13 +1133,27 @@ export type Query = {
   providerItems: Array<BillItem>;
   /** The name on a bank account. */
   resolveBankAccount: ResolvedBankAccount;
+  /** SOL balance of the caller's wallet. */
+  solanaBalance: SolanaTokenBalance;
+  /** Every holding of the caller's wallet on a network. */
+  solanaPortfolio: SolanaPortfolio;
+  /** One token's balance of the caller's wallet (zero when it has no account for it). */
+  solanaTokenBalance: SolanaTokenBalance;
+  /** An outgoing transaction of the caller's wallet, by signature. */
+  solanaTransfer: SolanaTransfer;
+  /** The caller's latest outgoing transactions, newest first (at most 100). */
+  solanaTransfers: Array<SolanaTransfer>;
   /** The caller's custodial Solana wallet, created on first use (one per user and environment). */
   solanaWallet: SolanaWallet;
+  /** A swap quote between two tokens (SOL is So1111…1112), stored for a short time. */
+  swapQuote: SwapQuote;
   /** A user the credential may act for. Any other id answers NOT_FOUND, exactly like a missing user. */
   user: User;
   walletBalance: WalletBalance;
   /** The wallet's ledger entries, newest first. */
   walletLedger: Array<LedgerEntry>;
+  /** The NGN wallet and the Solana portfolio together. */
+  walletPortfolio: WalletPortfolio;
   walletTransaction: WalletTransaction;
   walletTransactionByReference: WalletTransaction;
   /** The user's transactions, newest first. */
@@ -1198,6 +1262,37 @@ export type QueryResolveBankAccountArgs = {
 };
 
 
+export type QuerySolanaBalanceArgs = {
+  network?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QuerySolanaPortfolioArgs = {
+  network?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QuerySolanaTokenBalanceArgs = {
+  mint: Scalars['String']['input'];
+  network?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QuerySolanaTransferArgs = {
+  signature: Scalars['String']['input'];
+};
+
+
+export type QuerySolanaTransfersArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QuerySwapQuoteArgs = {
+  input: SwapQuoteInput;
+};
+
+
 export type QueryUserArgs = {
   id: Scalars['ID']['input'];
 };
@@ -1206,6 +1301,11 @@ export type QueryUserArgs = {
 export type QueryWalletLedgerArgs = {
   before?: InputMaybe<Scalars['DateTime']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryWalletPortfolioArgs = {
+  network?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -1244,6 +1344,85 @@ export type ScheduleDataInput = {
   /** daily, weekly or monthly (Africa/Lagos time). */
   recurrencePattern?: InputMaybe<Scalars['String']['input']>;
 };
+
+export type SolTransferInput = {
+  /** SOL, a decimal string (at most 9 decimals). */
+  amount: Scalars['String']['input'];
+  network?: InputMaybe<Scalars['String']['input']>;
+  to: Scalars['String']['input'];
+};
+
+export type SolanaPortfolio = {
+  __typename?: 'SolanaPortfolio';
+  address: Scalars['String']['output'];
+  /** mainnet-beta, devnet or testnet. */
+  network: Scalars['String']['output'];
+  sol: SolanaTokenBalance;
+  /** Every token account of the wallet. */
+  tokens: Array<SolanaTokenBalance>;
+  /** The sum of the priced holdings, in USD. */
+  totalUsdValue: Scalars['Float']['output'];
+};
+
+/** A token: its mint, symbol, name and decimals. SOL is the wrapped-SOL mint So1111…1112. */
+export type SolanaToken = {
+  __typename?: 'SolanaToken';
+  address: Scalars['String']['output'];
+  decimals: Scalars['Int']['output'];
+  logoUri?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
+  symbol: Scalars['String']['output'];
+};
+
+/** What a wallet holds of one token on one network. */
+export type SolanaTokenBalance = {
+  __typename?: 'SolanaTokenBalance';
+  /** In token units, a decimal string (exact). */
+  amount: Scalars['String']['output'];
+  /** In raw base units (lamports for SOL). */
+  amountRaw: Scalars['String']['output'];
+  decimals: Scalars['Int']['output'];
+  mint: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  symbol: Scalars['String']['output'];
+  /** Null where no USD price is known. */
+  usdValue?: Maybe<Scalars['Float']['output']>;
+};
+
+export type SolanaTokenTransferInput = {
+  /** Token units, a decimal string with at most the mint's decimals. */
+  amount: Scalars['String']['input'];
+  network?: InputMaybe<Scalars['String']['input']>;
+  /** The recipient's wallet address (its token account is created when missing; the sender pays the rent). */
+  to: Scalars['String']['input'];
+  tokenMintAddress: Scalars['String']['input'];
+};
+
+/** An outgoing transaction of the custodial wallet: a SOL or token transfer, or a swap. */
+export type SolanaTransfer = {
+  __typename?: 'SolanaTransfer';
+  amount: Scalars['String']['output'];
+  amountRaw: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  from: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  /** sol, token or swap */
+  kind: Scalars['String']['output'];
+  mint: Scalars['String']['output'];
+  network: Scalars['String']['output'];
+  signature: Scalars['String']['output'];
+  status: SolanaTransferStatus;
+  to: Scalars['String']['output'];
+  txUrl: Scalars['String']['output'];
+};
+
+export type SolanaTransferStatus =
+  | 'confirmed'
+  /** Refused, failed on chain, or expired (its blockhash passed before confirmation). */
+  | 'failed'
+  /** Signed, stored and sent; not confirmed yet. Its amount is held. */
+  | 'pending';
 
 /** The caller's custodial Solana wallet. A Solana address is the same on every cluster. */
 export type SolanaWallet = {
@@ -1304,6 +1483,124 @@ export type SubscriptionPayoutUpdatesArgs = {
 
 export type SubscriptionTransactionUpdatesArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
+};
+
+export type SwapAmounts = {
+  __typename?: 'SwapAmounts';
+  inputAmount: Scalars['String']['output'];
+  inputAmountRaw: Scalars['String']['output'];
+  /** The least output after slippage (ExactIn), or the exact output (ExactOut). */
+  minOutputAmount: Scalars['String']['output'];
+  outputAmount: Scalars['String']['output'];
+  outputAmountRaw: Scalars['String']['output'];
+};
+
+export type SwapFees = {
+  __typename?: 'SwapFees';
+  /** Estimated network fee, in SOL. */
+  gasFee: Scalars['String']['output'];
+  platformFeePercent: Scalars['String']['output'];
+  /** In input token units. */
+  protocolFeeAmount: Scalars['String']['output'];
+  protocolFeePercent: Scalars['String']['output'];
+  /** Fees plus gas, in USD. */
+  totalCost: Scalars['String']['output'];
+  totalFeeAmount: Scalars['String']['output'];
+  totalFeePercent: Scalars['String']['output'];
+};
+
+export type SwapInput = {
+  amount?: InputMaybe<Scalars['String']['input']>;
+  inputMint?: InputMaybe<Scalars['String']['input']>;
+  network?: InputMaybe<Scalars['String']['input']>;
+  outputMint?: InputMaybe<Scalars['String']['input']>;
+  /** A stored quote to execute; or give the quote's fields instead. */
+  quoteId?: InputMaybe<Scalars['String']['input']>;
+  slippageBps?: InputMaybe<Scalars['Int']['input']>;
+  swapMode?: InputMaybe<SwapMode>;
+};
+
+export type SwapMode =
+  /** amount is what goes in. */
+  | 'ExactIn'
+  /** amount is what comes out. */
+  | 'ExactOut';
+
+/** The seed's swap quote. Stored for expiresIn seconds: swap it by quoteId. */
+export type SwapQuote = {
+  __typename?: 'SwapQuote';
+  amounts: SwapAmounts;
+  estimatedSwapTime: Scalars['Int']['output'];
+  /** Whether the wallet holds enough of the input token. */
+  executable: Scalars['Boolean']['output'];
+  expiresIn: Scalars['Int']['output'];
+  /** Unix seconds. */
+  expiryTimestamp: Scalars['SafeInt']['output'];
+  fees: SwapFees;
+  fromToken: SolanaToken;
+  network: Scalars['String']['output'];
+  /** Percent, absolute value. */
+  priceImpact: Scalars['String']['output'];
+  quoteId: Scalars['String']['output'];
+  rates: SwapRates;
+  /** The routing provider's quote, verbatim (Jupiter's QuoteResponse; the sandbox AMM answers the same shape). */
+  rawQuote?: Maybe<Scalars['JSON']['output']>;
+  route: SwapRoute;
+  /** Percent. */
+  slippageTolerance: Scalars['String']['output'];
+  swapMode: SwapMode;
+  toToken: SolanaToken;
+  usdValues: SwapUsdValues;
+  warnings: Array<Scalars['String']['output']>;
+};
+
+export type SwapQuoteInput = {
+  /** Human units of the input token (of the output token with ExactOut), as a decimal string. */
+  amount: Scalars['String']['input'];
+  inputMint: Scalars['String']['input'];
+  /** mainnet-beta (default), devnet or testnet. */
+  network?: InputMaybe<Scalars['String']['input']>;
+  outputMint: Scalars['String']['input'];
+  /** Default 50 (0.5 %), at most 5000. */
+  slippageBps?: InputMaybe<Scalars['Int']['input']>;
+  swapMode?: InputMaybe<SwapMode>;
+};
+
+export type SwapRates = {
+  __typename?: 'SwapRates';
+  /** 1 input token = rate output tokens. */
+  rate: Scalars['String']['output'];
+  reverseRate: Scalars['String']['output'];
+  /** The USD price of one input token (0 when unknown). */
+  usdRate: Scalars['String']['output'];
+};
+
+export type SwapResult = {
+  __typename?: 'SwapResult';
+  inputAmount: Scalars['String']['output'];
+  outputAmount: Scalars['String']['output'];
+  quoteId: Scalars['String']['output'];
+  signature: Scalars['String']['output'];
+  status: SolanaTransferStatus;
+  /** Explorer link, with the cluster. */
+  txUrl: Scalars['String']['output'];
+};
+
+export type SwapRoute = {
+  __typename?: 'SwapRoute';
+  dexes: Array<Scalars['String']['output']>;
+  /** 1-100: falls with price impact and with each extra hop. */
+  efficiencyScore: Scalars['Int']['output'];
+  hops: Scalars['Int']['output'];
+  /** Symbols along the route, input first. */
+  tokens: Array<Scalars['String']['output']>;
+};
+
+export type SwapUsdValues = {
+  __typename?: 'SwapUsdValues';
+  inputValue: Scalars['Float']['output'];
+  netValue: Scalars['Float']['output'];
+  outputValue: Scalars['Float']['output'];
 };
 
 export type TransactionFilter = {
@@ -1448,6 +1745,13 @@ export type WalletBalance = {
   heldKobo: Scalars['SafeInt']['output'];
   total: Scalars['Float']['output'];
   totalKobo: Scalars['SafeInt']['output'];
+};
+
+/** The NGN wallet beside the Solana portfolio. */
+export type WalletPortfolio = {
+  __typename?: 'WalletPortfolio';
+  ngn: WalletBalance;
+  solana: SolanaPortfolio;
 };
 
 export type WalletTransaction = {
@@ -1705,6 +2009,9 @@ export type ResolversTypes = ResolversObject<{
   Environment: Environment;
   Event: ResolverTypeWrapper<StoredEventModel>;
   EventPage: ResolverTypeWrapper<Omit<EventPage, 'events'> & { events: Array<ResolversTypes['Event']> }>;
+  FaucetGrant: ResolverTypeWrapper<FaucetGrant>;
+  FaucetInput: FaucetInput;
+  FaucetResult: ResolverTypeWrapper<FaucetResult>;
   FiatCurrency: FiatCurrency;
   FundWalletInput: FundWalletInput;
   InitiateOfframpOrderInput: InitiateOfframpOrderInput;
@@ -1733,9 +2040,26 @@ export type ResolversTypes = ResolversObject<{
   ResolvedBankAccount: ResolverTypeWrapper<ResolvedBankAccount>;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
   ScheduleDataInput: ScheduleDataInput;
+  SolTransferInput: SolTransferInput;
+  SolanaPortfolio: ResolverTypeWrapper<SolanaPortfolioViewModel>;
+  SolanaToken: ResolverTypeWrapper<SolanaToken>;
+  SolanaTokenBalance: ResolverTypeWrapper<TokenBalanceModel>;
+  SolanaTokenTransferInput: SolanaTokenTransferInput;
+  SolanaTransfer: ResolverTypeWrapper<TransferViewModel>;
+  SolanaTransferStatus: SolanaTransferStatus;
   SolanaWallet: ResolverTypeWrapper<SolanaWallet>;
   SortOrder: SortOrder;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  SwapAmounts: ResolverTypeWrapper<SwapAmounts>;
+  SwapFees: ResolverTypeWrapper<SwapFees>;
+  SwapInput: SwapInput;
+  SwapMode: SwapMode;
+  SwapQuote: ResolverTypeWrapper<SwapQuoteViewModel>;
+  SwapQuoteInput: SwapQuoteInput;
+  SwapRates: ResolverTypeWrapper<SwapRates>;
+  SwapResult: ResolverTypeWrapper<SwapResult>;
+  SwapRoute: ResolverTypeWrapper<SwapRoute>;
+  SwapUsdValues: ResolverTypeWrapper<SwapUsdValues>;
   TransactionFilter: TransactionFilter;
   TransactionPage: ResolverTypeWrapper<Omit<TransactionPage, 'transactions'> & { transactions: Array<ResolversTypes['WalletTransaction']> }>;
   TransactionStatus: TransactionStatus;
@@ -1749,6 +2073,7 @@ export type ResolversTypes = ResolversObject<{
   VerifyBankAccountInput: VerifyBankAccountInput;
   VirtualAccount: ResolverTypeWrapper<VirtualAccountModelModel>;
   WalletBalance: ResolverTypeWrapper<WalletBalanceModelModel>;
+  WalletPortfolio: ResolverTypeWrapper<Omit<WalletPortfolio, 'ngn' | 'solana'> & { ngn: ResolversTypes['WalletBalance'], solana: ResolversTypes['SolanaPortfolio'] }>;
   WalletTransaction: ResolverTypeWrapper<WalletTransactionRowModel>;
   WalletUpdate: ResolverTypeWrapper<StoredEventModel>;
   WebhookAttempt: ResolverTypeWrapper<WebhookAttemptModel>;
@@ -1805,6 +2130,9 @@ export type ResolversParentTypes = ResolversObject<{
   ElectricityInput: ElectricityInput;
   Event: StoredEventModel;
   EventPage: Omit<EventPage, 'events'> & { events: Array<ResolversParentTypes['Event']> };
+  FaucetGrant: FaucetGrant;
+  FaucetInput: FaucetInput;
+  FaucetResult: FaucetResult;
   FundWalletInput: FundWalletInput;
   InitiateOfframpOrderInput: InitiateOfframpOrderInput;
   JSON: Scalars['JSON']['output'];
@@ -1826,8 +2154,23 @@ export type ResolversParentTypes = ResolversObject<{
   ResolvedBankAccount: ResolvedBankAccount;
   SafeInt: Scalars['SafeInt']['output'];
   ScheduleDataInput: ScheduleDataInput;
+  SolTransferInput: SolTransferInput;
+  SolanaPortfolio: SolanaPortfolioViewModel;
+  SolanaToken: SolanaToken;
+  SolanaTokenBalance: TokenBalanceModel;
+  SolanaTokenTransferInput: SolanaTokenTransferInput;
+  SolanaTransfer: TransferViewModel;
   SolanaWallet: SolanaWallet;
   Subscription: Record<PropertyKey, never>;
+  SwapAmounts: SwapAmounts;
+  SwapFees: SwapFees;
+  SwapInput: SwapInput;
+  SwapQuote: SwapQuoteViewModel;
+  SwapQuoteInput: SwapQuoteInput;
+  SwapRates: SwapRates;
+  SwapResult: SwapResult;
+  SwapRoute: SwapRoute;
+  SwapUsdValues: SwapUsdValues;
   TransactionFilter: TransactionFilter;
   TransactionPage: Omit<TransactionPage, 'transactions'> & { transactions: Array<ResolversParentTypes['WalletTransaction']> };
   TransferInput: TransferInput;
@@ -1839,6 +2182,7 @@ export type ResolversParentTypes = ResolversObject<{
   VerifyBankAccountInput: VerifyBankAccountInput;
   VirtualAccount: VirtualAccountModelModel;
   WalletBalance: WalletBalanceModelModel;
+  WalletPortfolio: Omit<WalletPortfolio, 'ngn' | 'solana'> & { ngn: ResolversParentTypes['WalletBalance'], solana: ResolversParentTypes['SolanaPortfolio'] };
   WalletTransaction: WalletTransactionRowModel;
   WalletUpdate: StoredEventModel;
   WebhookAttempt: WebhookAttemptModel;
@@ -2103,6 +2447,16 @@ export type EventPageResolvers<ContextType = GraphQLContext, ParentType extends 
   hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
+export type FaucetGrantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FaucetGrant'] = ResolversParentTypes['FaucetGrant']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type FaucetResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FaucetResult'] = ResolversParentTypes['FaucetResult']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  funded?: Resolver<Array<ResolversTypes['FaucetGrant']>, ParentType, ContextType>;
+}>;
+
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
 }
@@ -2142,12 +2496,16 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   resendWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationResendWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookSecret?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookSecretArgs, 'gracePeriodSeconds' | 'id'>>;
+  sandboxSolanaFaucet?: Resolver<ResolversTypes['FaucetResult'], ParentType, ContextType, Partial<MutationSandboxSolanaFaucetArgs>>;
   sendTestWebhook?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationSendTestWebhookArgs, 'endpointId'>>;
   setDefaultPaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationSetDefaultPaymentMethodArgs, 'id'>>;
   simulateOfframpDeposit?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationSimulateOfframpDepositArgs, 'reference'>>;
   simulateVirtualAccountTransfer?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationSimulateVirtualAccountTransferArgs, 'amount'>>;
   subscribeCableTv?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationSubscribeCableTvArgs, 'input'>>;
+  swapTokens?: Resolver<ResolversTypes['SwapResult'], ParentType, ContextType, RequireFields<MutationSwapTokensArgs, 'input'>>;
   transfer?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<MutationTransferArgs, 'input'>>;
+  transferSol?: Resolver<ResolversTypes['SolanaTransfer'], ParentType, ContextType, RequireFields<MutationTransferSolArgs, 'input'>>;
+  transferSolanaToken?: Resolver<ResolversTypes['SolanaTransfer'], ParentType, ContextType, RequireFields<MutationTransferSolanaTokenArgs, 'input'>>;
   updateBusinessCustomer?: Resolver<ResolversTypes['BusinessCustomer'], ParentType, ContextType, RequireFields<MutationUpdateBusinessCustomerArgs, 'businessId' | 'id' | 'input'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
   validateBillCustomer?: Resolver<ResolversTypes['BillValidation'], ParentType, ContextType, RequireFields<MutationValidateBillCustomerArgs, 'input'>>;
@@ -2298,10 +2656,17 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   payout?: Resolver<ResolversTypes['Payout'], ParentType, ContextType, RequireFields<QueryPayoutArgs, 'reference'>>;
   providerItems?: Resolver<Array<ResolversTypes['BillItem']>, ParentType, ContextType, RequireFields<QueryProviderItemsArgs, 'provider'>>;
   resolveBankAccount?: Resolver<ResolversTypes['ResolvedBankAccount'], ParentType, ContextType, RequireFields<QueryResolveBankAccountArgs, 'accountNumber' | 'bankCode'>>;
+  solanaBalance?: Resolver<ResolversTypes['SolanaTokenBalance'], ParentType, ContextType, Partial<QuerySolanaBalanceArgs>>;
+  solanaPortfolio?: Resolver<ResolversTypes['SolanaPortfolio'], ParentType, ContextType, Partial<QuerySolanaPortfolioArgs>>;
+  solanaTokenBalance?: Resolver<ResolversTypes['SolanaTokenBalance'], ParentType, ContextType, RequireFields<QuerySolanaTokenBalanceArgs, 'mint'>>;
+  solanaTransfer?: Resolver<ResolversTypes['SolanaTransfer'], ParentType, ContextType, RequireFields<QuerySolanaTransferArgs, 'signature'>>;
+  solanaTransfers?: Resolver<Array<ResolversTypes['SolanaTransfer']>, ParentType, ContextType, RequireFields<QuerySolanaTransfersArgs, 'first'>>;
   solanaWallet?: Resolver<ResolversTypes['SolanaWallet'], ParentType, ContextType>;
+  swapQuote?: Resolver<ResolversTypes['SwapQuote'], ParentType, ContextType, RequireFields<QuerySwapQuoteArgs, 'input'>>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
   walletBalance?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
   walletLedger?: Resolver<Array<ResolversTypes['LedgerEntry']>, ParentType, ContextType, RequireFields<QueryWalletLedgerArgs, 'first'>>;
+  walletPortfolio?: Resolver<ResolversTypes['WalletPortfolio'], ParentType, ContextType, Partial<QueryWalletPortfolioArgs>>;
   walletTransaction?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<QueryWalletTransactionArgs, 'id'>>;
   walletTransactionByReference?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<QueryWalletTransactionByReferenceArgs, 'reference'>>;
   walletTransactions?: Resolver<ResolversTypes['TransactionPage'], ParentType, ContextType, RequireFields<QueryWalletTransactionsArgs, 'limit' | 'page'>>;
@@ -2319,6 +2684,48 @@ export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTy
   name: 'SafeInt';
 }
 
+export type SolanaPortfolioResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaPortfolio'] = ResolversParentTypes['SolanaPortfolio']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sol?: Resolver<ResolversTypes['SolanaTokenBalance'], ParentType, ContextType>;
+  tokens?: Resolver<Array<ResolversTypes['SolanaTokenBalance']>, ParentType, ContextType>;
+  totalUsdValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
+export type SolanaTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaToken'] = ResolversParentTypes['SolanaToken']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  logoUri?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type SolanaTokenBalanceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaTokenBalance'] = ResolversParentTypes['SolanaTokenBalance']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  amountRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  mint?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  usdValue?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+}>;
+
+export type SolanaTransferResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaTransfer'] = ResolversParentTypes['SolanaTransfer']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  amountRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  mint?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  signature?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['SolanaTransferStatus'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  txUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type SolanaWalletResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaWallet'] = ResolversParentTypes['SolanaWallet']> = ResolversObject<{
   address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
@@ -2330,6 +2737,73 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
   offrampOrderUpdates?: SubscriptionResolver<ResolversTypes['OfframpOrderUpdate'], "offrampOrderUpdates", ParentType, ContextType, Partial<SubscriptionOfframpOrderUpdatesArgs>>;
   payoutUpdates?: SubscriptionResolver<ResolversTypes['WalletUpdate'], "payoutUpdates", ParentType, ContextType, Partial<SubscriptionPayoutUpdatesArgs>>;
   transactionUpdates?: SubscriptionResolver<ResolversTypes['WalletUpdate'], "transactionUpdates", ParentType, ContextType, Partial<SubscriptionTransactionUpdatesArgs>>;
+}>;
+
+export type SwapAmountsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SwapAmounts'] = ResolversParentTypes['SwapAmounts']> = ResolversObject<{
+  inputAmount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  inputAmountRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  minOutputAmount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  outputAmount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  outputAmountRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type SwapFeesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SwapFees'] = ResolversParentTypes['SwapFees']> = ResolversObject<{
+  gasFee?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  platformFeePercent?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  protocolFeeAmount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  protocolFeePercent?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  totalCost?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  totalFeeAmount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  totalFeePercent?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type SwapQuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SwapQuote'] = ResolversParentTypes['SwapQuote']> = ResolversObject<{
+  amounts?: Resolver<ResolversTypes['SwapAmounts'], ParentType, ContextType>;
+  estimatedSwapTime?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  executable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  expiresIn?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  expiryTimestamp?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  fees?: Resolver<ResolversTypes['SwapFees'], ParentType, ContextType>;
+  fromToken?: Resolver<ResolversTypes['SolanaToken'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  priceImpact?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quoteId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rates?: Resolver<ResolversTypes['SwapRates'], ParentType, ContextType>;
+  rawQuote?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  route?: Resolver<ResolversTypes['SwapRoute'], ParentType, ContextType>;
+  slippageTolerance?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  swapMode?: Resolver<ResolversTypes['SwapMode'], ParentType, ContextType>;
+  toToken?: Resolver<ResolversTypes['SolanaToken'], ParentType, ContextType>;
+  usdValues?: Resolver<ResolversTypes['SwapUsdValues'], ParentType, ContextType>;
+  warnings?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type SwapRatesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SwapRates'] = ResolversParentTypes['SwapRates']> = ResolversObject<{
+  rate?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reverseRate?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  usdRate?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type SwapResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SwapResult'] = ResolversParentTypes['SwapResult']> = ResolversObject<{
+  inputAmount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  outputAmount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quoteId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  signature?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['SolanaTransferStatus'], ParentType, ContextType>;
+  txUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type SwapRouteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SwapRoute'] = ResolversParentTypes['SwapRoute']> = ResolversObject<{
+  dexes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  efficiencyScore?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  hops?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  tokens?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type SwapUsdValuesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SwapUsdValues'] = ResolversParentTypes['SwapUsdValues']> = ResolversObject<{
+  inputValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  netValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  outputValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 }>;
 
 export type TransactionPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransactionPage'] = ResolversParentTypes['TransactionPage']> = ResolversObject<{
@@ -2388,6 +2862,11 @@ export type WalletBalanceResolvers<ContextType = GraphQLContext, ParentType exte
   heldKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
   total?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   totalKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+}>;
+
+export type WalletPortfolioResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletPortfolio'] = ResolversParentTypes['WalletPortfolio']> = ResolversObject<{
+  ngn?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
+  solana?: Resolver<ResolversTypes['SolanaPortfolio'], ParentType, ContextType>;
 }>;
 
 export type WalletTransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletTransaction'] = ResolversParentTypes['WalletTransaction']> = ResolversObject<{
@@ -2476,6 +2955,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Disco?: DiscoResolvers<ContextType>;
   Event?: EventResolvers<ContextType>;
   EventPage?: EventPageResolvers<ContextType>;
+  FaucetGrant?: FaucetGrantResolvers<ContextType>;
+  FaucetResult?: FaucetResultResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   LedgerEntry?: LedgerEntryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -2492,13 +2973,25 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   ResolvedBankAccount?: ResolvedBankAccountResolvers<ContextType>;
   SafeInt?: GraphQLScalarType;
+  SolanaPortfolio?: SolanaPortfolioResolvers<ContextType>;
+  SolanaToken?: SolanaTokenResolvers<ContextType>;
+  SolanaTokenBalance?: SolanaTokenBalanceResolvers<ContextType>;
+  SolanaTransfer?: SolanaTransferResolvers<ContextType>;
   SolanaWallet?: SolanaWalletResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  SwapAmounts?: SwapAmountsResolvers<ContextType>;
+  SwapFees?: SwapFeesResolvers<ContextType>;
+  SwapQuote?: SwapQuoteResolvers<ContextType>;
+  SwapRates?: SwapRatesResolvers<ContextType>;
+  SwapResult?: SwapResultResolvers<ContextType>;
+  SwapRoute?: SwapRouteResolvers<ContextType>;
+  SwapUsdValues?: SwapUsdValuesResolvers<ContextType>;
   TransactionPage?: TransactionPageResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   VerifiedBankAccount?: VerifiedBankAccountResolvers<ContextType>;
   VirtualAccount?: VirtualAccountResolvers<ContextType>;
   WalletBalance?: WalletBalanceResolvers<ContextType>;
+  WalletPortfolio?: WalletPortfolioResolvers<ContextType>;
   WalletTransaction?: WalletTransactionResolvers<ContextType>;
   WalletUpdate?: WalletUpdateResolvers<ContextType>;
   WebhookAttempt?: WebhookAttemptResolvers<ContextType>;

@@ -8,9 +8,10 @@ import { transactionRoutes } from './transactions.js';
 import { walletRoutes } from './wallet.js';
 import { rootRoutes } from './root.js';
 import { solanaRoutes } from './solana.js';
+import { solanaExchangeRoutes } from './solana-exchange.js';
 import { customerRoutes } from './customers.js';
 import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** The REST v1 route table: every path of the API, one domain file each. */
-export const restV1Routes: RestRoute[] = [...rootRoutes, ...userRoutes, ...eventRoutes, ...apiKeyRoutes, ...webhookRoutes, ...offrampRoutes, ...walletRoutes, ...paymentMethodRoutes, ...transactionRoutes, ...billRoutes, ...solanaRoutes, ...customerRoutes];
+export const restV1Routes: RestRoute[] = [...rootRoutes, ...userRoutes, ...eventRoutes, ...apiKeyRoutes, ...webhookRoutes, ...offrampRoutes, ...walletRoutes, ...paymentMethodRoutes, ...transactionRoutes, ...billRoutes, ...solanaRoutes, ...solanaExchangeRoutes, ...customerRoutes];

@@ -1,0 +1,94 @@
+import { Type } from '@sinclair/typebox';
+import { SOL_MINT } from '../../domain/solana/sandbox-world.js';
+import { defineRoutes } from '../route.js';
+import { Address, SolanaNetwork, TokenAmount } from './solana.js';
+
+/**
+ * REST v1 Solana exchange. The seed names token-to-sol and token-to-token quotes and
+ * swap-token-to-sol (which swaps SOL into `outputMint`, as its title says); the SOL-to-token quote,
+ * token-to-token and SOL-to-token swaps and swap-by-quote are named here after them (README).
+ */
+const QUOTE_FIELDS = `quoteId swapMode fromToken { address symbol decimals name logoUri } toToken { address symbol decimals name logoUri }
+  amounts { inputAmount outputAmount minOutputAmount inputAmountRaw outputAmountRaw } rates { rate reverseRate usdRate }
+  fees { protocolFeePercent protocolFeeAmount platformFeePercent totalFeePercent totalFeeAmount gasFee totalCost }
+  route { hops dexes tokens efficiencyScore } priceImpact usdValues { inputValue outputValue netValue } slippageTolerance
+  expiryTimestamp expiresIn estimatedSwapTime network executable warnings rawQuote`;
+const RESULT_FIELDS = 'signature txUrl status quoteId inputAmount outputAmount';
+
+const Token = Type.Object({ address: Type.String(), symbol: Type.String(), decimals: Type.Integer(), name: Type.String(), logoUri: Type.Optional(Type.Union([Type.String(), Type.Null()])) });
+const Strings = (...names: string[]) => Type.Object(Object.fromEntries(names.map((n) => [n, Type.String()])));
+const Quote = Type.Object(
+  {
+    quoteId: Type.String(),
+    swapMode: Type.Union([Type.Literal('ExactIn'), Type.Literal('ExactOut')]),
+    fromToken: Token,
+    toToken: Token,
+    amounts: Strings('inputAmount', 'outputAmount', 'minOutputAmount', 'inputAmountRaw', 'outputAmountRaw'),
+    rates: Strings('rate', 'reverseRate', 'usdRate'),
+    fees: Strings('protocolFeePercent', 'protocolFeeAmount', 'platformFeePercent', 'totalFeePercent', 'totalFeeAmount', 'gasFee', 'totalCost'),
+    route: Type.Object({ hops: Type.Integer(), dexes: Type.Array(Type.String()), tokens: Type.Array(Type.String()), efficiencyScore: Type.Integer({ minimum: 1, maximum: 100 }) }),
+    priceImpact: Type.String({ description: 'Percent, absolute value.' }),
+    usdValues: Type.Object({ inputValue: Type.Number(), outputValue: Type.Number(), netValue: Type.Number() }),
+    slippageTolerance: Type.String({ description: 'Percent.' }),
+    expiryTimestamp: Type.Integer({ description: 'Unix seconds.' }),
+    expiresIn: Type.Integer(),
+    estimatedSwapTime: Type.Integer(),
+    network: Type.String(),
+    executable: Type.Boolean(),
+    warnings: Type.Array(Type.String()),
+    rawQuote: Type.Optional(Type.Any({ description: "The routing provider's quote, verbatim." })),
+  },
+  { title: 'SwapQuote' },
+);
+const Result = Type.Object({
+  signature: Type.String(),
+  txUrl: Type.String({ description: 'Explorer link with the cluster.' }),
+  status: Type.String(),
+  quoteId: Type.String(),
+  inputAmount: Type.String(),
+  outputAmount: Type.String(),
+});
+const Slippage = Type.Integer({ minimum: 0, maximum: 5000, description: 'Basis points; default 50 (0.5 %).' });
+const Mode = Type.Union([Type.Literal('ExactIn'), Type.Literal('ExactOut')], { description: 'ExactIn (default): amount goes in. ExactOut: amount comes out.' });
+const QueryAmount = Type.String({ pattern: '^\\d+(\\.\\d+)?$', description: 'Human units of the input token (of the output token with ExactOut).' });
+const common = { slippageBps: Type.Optional(Slippage), swapMode: Type.Optional(Mode), network: Type.Optional(SolanaNetwork) };
+const asText = (value: unknown) => (typeof value === 'number' ? String(value) : value);
+
+const quoteRoute = (path: string, summary: string, fixed: { inputMint?: string; outputMint?: string }, query: Record<string, ReturnType<typeof Type.String>>) => ({
+  method: 'GET' as const,
+  path,
+  tag: 'Solana exchange',
+  summary,
+  description: 'A quote from the routing provider (the sandbox AMM; Jupiter in production), stored for 30 seconds: swap it by quoteId. Accepts an API key or a bearer token.',
+  operation: `query SwapQuote($input: SwapQuoteInput!) { swapQuote(input: $input) { ${QUOTE_FIELDS} } }`,
+  querystring: Type.Object({ ...query, amount: QueryAmount, ...common }),
+  variables: ({ query: q }: { query: Record<string, unknown> }) => ({ input: { ...q, ...fixed } }),
+  message: 'Quote retrieved successfully',
+  response: Quote,
+});
+
+const swapRoute = (path: string, summary: string, description: string, body: Record<string, unknown>, fixed: { inputMint?: string } = {}) => ({
+  method: 'POST' as const,
+  path,
+  tag: 'Solana exchange',
+  summary,
+  description: `${description} Re-quotes first: a price beyond slippageBps is 409 PRICE_MOVED and nothing moves. Honours Idempotency-Key.`,
+  operation: `mutation SwapTokens($input: SwapInput!) { swapTokens(input: $input) { ${RESULT_FIELDS} } }`,
+  body: Type.Object(body as never),
+  variables: ({ body: b }: { body: unknown }) => {
+    const input = (b ?? {}) as Record<string, unknown>;
+    return { input: { ...input, ...fixed, ...(input['amount'] !== undefined ? { amount: asText(input['amount']) } : {}) } };
+  },
+  message: 'Swap submitted successfully',
+  response: Result,
+});
+
+export const solanaExchangeRoutes = defineRoutes([
+  quoteRoute('/api/v1/solana-exchange/quote/token-to-sol', 'Quote token to SOL', { outputMint: SOL_MINT }, { inputMint: Address }),
+  quoteRoute('/api/v1/solana-exchange/quote/sol-to-token', 'Quote SOL to token', { inputMint: SOL_MINT }, { outputMint: Address }),
+  quoteRoute('/api/v1/solana-exchange/quote/token-to-token', 'Quote token to token', {}, { inputMint: Address, outputMint: Address }),
+  swapRoute('/api/v1/solana-exchange/swap-token-to-sol', 'Swap SOL to an SPL token', 'As the seed titles it: swaps `amount` SOL into `outputMint` (the path names the opposite direction and stays as given).', { outputMint: Address, amount: TokenAmount, slippageBps: Type.Optional(Slippage), network: Type.Optional(SolanaNetwork) }, { inputMint: SOL_MINT }),
+  swapRoute('/api/v1/solana-exchange/swap-sol-to-token', 'Swap SOL to an SPL token (second entry)', 'Swaps `amount` SOL into `outputMint`.', { outputMint: Address, amount: TokenAmount, slippageBps: Type.Optional(Slippage), swapMode: Type.Optional(Mode), network: Type.Optional(SolanaNetwork) }, { inputMint: SOL_MINT }),
+  swapRoute('/api/v1/solana-exchange/swap-token-to-token', 'Swap SPL token to SPL token', 'Swaps `amount` of `inputMint` into `outputMint` (or, with ExactOut, buys `amount` of `outputMint`).', { inputMint: Address, outputMint: Address, amount: TokenAmount, ...common }),
+  swapRoute('/api/v1/solana-exchange/swap', 'Swap by quote', 'Executes a stored quote: `quoteId` from any quote route. An expired quote is 400 QUOTE_EXPIRED.', { quoteId: Type.String({ minLength: 1, maxLength: 64 }) }),
+]);

@@ -1,0 +1,121 @@
+import { Keypair } from '@solana/web3.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SOL_MINT, tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
+import { graphql, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+
+const USDC = tokenBySymbol('USDC')!.address;
+const USDT = tokenBySymbol('USDT')!.address;
+
+describe('Solana REST v1 and GraphQL (sandbox)', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  beforeAll(async () => {
+    ({ t, tenant } = await startTestApp());
+    const funded = await call('POST', '/api/v1/solana/sandbox/faucet', {});
+    expect(funded.statusCode).toBe(201);
+  }, 60_000);
+  afterAll(() => t.close());
+
+  const call = (method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}, key = tenant.keys.FULL_ACCESS) =>
+    t.app.inject({ method, url, payload: payload as never, headers: { 'x-api-key': key, ...headers } });
+
+  it('reads the balance, a token balance, the portfolio, and the wallet beside the NGN wallet', async () => {
+    const sol = (await call('GET', '/api/v1/solana/balance')).json().data;
+    expect(sol).toMatchObject({ symbol: 'SOL', amount: '2', amountRaw: '2000000000', decimals: 9 });
+    const usdc = (await call('GET', `/api/v1/solana/token-balance?mint=${USDC}`)).json().data;
+    expect(usdc).toMatchObject({ symbol: 'USDC', amount: '1000', usdValue: 1000 });
+    const portfolio = (await call('GET', '/api/v1/solana/portfolio?network=mainnet-beta')).json().data;
+    expect(portfolio.tokens.map((x: { symbol: string }) => x.symbol)).toEqual(['BONK', 'USDC', 'USDT']);
+    expect(portfolio.totalUsdValue).toBeGreaterThan(2000);
+    const both = (await call('GET', '/api/v1/wallet/portfolio')).json().data;
+    expect(both.ngn.currency).toBe('NGN');
+    expect(both.solana.address).toBe(portfolio.address);
+    const graph = await graphql(t.app, tenant.keys.READ_ONLY, '{ solanaPortfolio { sol { amount } tokens { symbol amountRaw } } walletPortfolio { ngn { availableKobo } } }');
+    expect(graph.body.data!.solanaPortfolio.sol.amount).toBe('2');
+  });
+
+  it('transfers a token with the seed body; a repeat with the same Idempotency-Key returns the same signature', async () => {
+    const to = Keypair.generate().publicKey.toBase58();
+    const body = { to, tokenMintAddress: USDC, amount: '1.5', network: 'mainnet-beta' };
+    const first = await call('POST', '/api/v1/solana/transfer-token', body, { 'idempotency-key': 'sol-transfer-1' });
+    expect(first.statusCode).toBe(201);
+    const data = first.json().data;
+    expect(data.signature).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
+    expect(data.status).toBe('confirmed');
+    const again = await call('POST', '/api/v1/solana/transfer-token', body, { 'idempotency-key': 'sol-transfer-1' });
+    expect(again.json().data.signature).toBe(data.signature);
+    const listed = (await call('GET', '/api/v1/solana/transactions')).json().data;
+    expect(listed.filter((x: { signature: string }) => x.signature === data.signature)).toHaveLength(1);
+    expect((await call('GET', `/api/v1/solana/transactions/${data.signature}`)).json().data.amount).toBe('1.5');
+    // Another user's transaction reads as missing.
+    const other = await startTestAppTenant();
+    expect((await call('GET', `/api/v1/solana/transactions/${data.signature}`, undefined, {}, other)).statusCode).toBe(404);
+  });
+
+  async function startTestAppTenant() {
+    const { seedTenant } = await import('../helpers/app.js');
+    return (await seedTenant(t.services)).keys.FULL_ACCESS;
+  }
+
+  it('names the bad field: address, network, decimals, and says when the balance is short', async () => {
+    const to = Keypair.generate().publicKey.toBase58();
+    const cases: Array<[Record<string, unknown>, number, RegExp]> = [
+      [{ to: 'not-an-address', tokenMintAddress: USDC, amount: '1' }, 400, /to/],
+      [{ to, tokenMintAddress: USDC, amount: '1', network: 'localnet' }, 400, /network/],
+      [{ to, tokenMintAddress: USDC, amount: '1.1234567' }, 400, /amount has 7 decimals; this token has 6/],
+      [{ to, tokenMintAddress: to, amount: '1' }, 400, /tokenMintAddress is not a token mint/],
+      [{ to, tokenMintAddress: USDC, amount: '0' }, 400, /amount/],
+    ];
+    for (const [body, status, message] of cases) {
+      const response = await call('POST', '/api/v1/solana/transfer-token', body);
+      expect(response.statusCode, JSON.stringify(body)).toBe(status);
+      expect(response.json().message, JSON.stringify(body)).toMatch(message);
+    }
+    const short = await call('POST', '/api/v1/solana/transfer-token', { to, tokenMintAddress: USDT, amount: '5000' });
+    expect(short.statusCode).toBe(400);
+    expect(short.json()).toMatchObject({ errorCode: 'INSUFFICIENT_FUNDS', message: expect.stringMatching(/Insufficient token balance/) });
+    const noSol = await call('POST', '/api/v1/solana/transfer-sol', { to, amount: '50' });
+    expect(noSol.json()).toMatchObject({ statusCode: 400, errorCode: 'INSUFFICIENT_FUNDS' });
+  });
+
+  it('quotes token-to-sol, sol-to-token and token-to-token with every field of the seed', async () => {
+    for (const url of [
+      `/api/v1/solana-exchange/quote/token-to-sol?inputMint=${USDC}&amount=10`,
+      `/api/v1/solana-exchange/quote/sol-to-token?outputMint=${USDT}&amount=0.1&slippageBps=100`,
+      `/api/v1/solana-exchange/quote/token-to-token?inputMint=${USDC}&outputMint=${USDT}&amount=5&swapMode=ExactOut`,
+    ]) {
+      const response = await call('GET', url, undefined, { 'x-api-key': '', authorization: `Bearer ${tenant.keys.READ_ONLY}` });
+      expect(response.statusCode, url).toBe(200);
+      const quote = response.json().data;
+      for (const field of ['quoteId', 'swapMode', 'fromToken', 'toToken', 'amounts', 'rates', 'fees', 'route', 'priceImpact', 'usdValues', 'slippageTolerance', 'expiryTimestamp', 'expiresIn', 'estimatedSwapTime', 'network', 'executable', 'warnings', 'rawQuote']) {
+        expect(quote, `${url} ${field}`).toHaveProperty(field);
+      }
+      expect(Object.keys(quote.fees).sort()).toEqual(['gasFee', 'platformFeePercent', 'protocolFeeAmount', 'protocolFeePercent', 'totalCost', 'totalFeeAmount', 'totalFeePercent']);
+      expect(quote.route.efficiencyScore).toBeGreaterThanOrEqual(1);
+    }
+    const refused = await call('GET', `/api/v1/solana-exchange/quote/token-to-token?inputMint=${USDC}&outputMint=${USDC}&amount=1`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toMatch(/outputMint/);
+  });
+
+  it('swaps SOL into a token on swap-token-to-sol, and by quote id', async () => {
+    const swapped = await call('POST', '/api/v1/solana-exchange/swap-token-to-sol', { outputMint: USDC, amount: 0.1, slippageBps: 100 });
+    expect(swapped.statusCode).toBe(201);
+    expect(swapped.json().data).toMatchObject({ status: 'confirmed', txUrl: expect.stringMatching(/^https:\/\/explorer\.solana\.com\/tx\/\w+$/) });
+    const quote = (await call('GET', `/api/v1/solana-exchange/quote/token-to-token?inputMint=${USDC}&outputMint=${USDT}&amount=3&network=mainnet-beta`)).json().data;
+    const byQuote = await call('POST', '/api/v1/solana-exchange/swap', { quoteId: quote.quoteId });
+    expect(byQuote.statusCode).toBe(201);
+    expect(byQuote.json().data.quoteId).toBe(quote.quoteId);
+    const unknown = await call('POST', '/api/v1/solana-exchange/swap', { quoteId: '00000000-0000-4000-8000-000000000000' });
+    expect(unknown.statusCode).toBe(404);
+    const viaGraph = await graphql(t.app, tenant.keys.TRANSACTIONS, `mutation { swapTokens(input: { inputMint: "${USDT}", outputMint: "${SOL_MINT}", amount: "1" }) { signature status } }`);
+    expect(viaGraph.body.data!.swapTokens.status).toBe('confirmed');
+    const readOnly = await call('POST', '/api/v1/solana-exchange/swap-token-to-token', { inputMint: USDC, outputMint: USDT, amount: '1' }, {}, tenant.keys.READ_ONLY);
+    expect(readOnly.statusCode).toBe(403);
+  });
+
+  it('keeps the faucet to sandbox', async () => {
+    const production = await call('POST', '/api/v1/solana/sandbox/faucet', {}, {}, tenant.productionKey);
+    expect([404, 503]).toContain(production.statusCode);
+  });
+});
