@@ -1,0 +1,156 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { address, getBase58Decoder, getTransactionDecoder, lamports } from '@solana/kit';
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createInitializeMint2Instruction,
+  createMintToInstruction,
+  getAssociatedTokenAddressSync,
+  MINT_SIZE,
+  TOKEN_PROGRAM_ID,
+} from '@solana/spl-token';
+import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, VersionedTransaction } from '@solana/web3.js';
+import { LiteSVM } from 'litesvm';
+import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
+import { execute, type TokenInfo } from '../../src/domain/solana/sandbox-world.js';
+import { LocalHttpServer } from '../helpers/local-server.js';
+
+const base58 = getBase58Decoder();
+const decoder = getTransactionDecoder();
+
+/**
+ * A Solana JSON-RPC node on a local port, as web3.js `Connection` speaks to it, with a real SVM
+ * (litesvm) behind it. Knobs make it misbehave as real clusters do: `dropSends` accepts transactions
+ * and never lands them, `advanceBlocks` moves the block height on (expiring old blockhashes).
+ */
+export class FakeSolanaRpc extends LocalHttpServer {
+  readonly svm = new LiteSVM();
+  /** How many of the next sendTransaction calls are accepted and silently dropped. */
+  dropSends = 0;
+  readonly sent: string[] = [];
+  private height = 1_000n;
+  private readonly authority = Keypair.generate();
+
+  constructor() {
+    super();
+    this.svm.airdrop(address(this.authority.publicKey.toBase58()), lamports(1_000n * BigInt(LAMPORTS_PER_SOL)));
+  }
+
+  /** A new mint on this chain, its tokens given by the faucet's authority. */
+  createToken(symbol: string, decimals: number): TokenInfo & { fund(owner: PublicKey, raw: bigint): void } {
+    const mint = Keypair.generate();
+    execute(this.svm, [
+      SystemProgram.createAccount({ fromPubkey: this.authority.publicKey, newAccountPubkey: mint.publicKey, lamports: Number(this.svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE))), space: MINT_SIZE, programId: TOKEN_PROGRAM_ID }),
+      createInitializeMint2Instruction(mint.publicKey, decimals, this.authority.publicKey, null),
+    ], [this.authority, mint]);
+    const info: TokenInfo = { address: mint.publicKey.toBase58(), symbol, name: symbol, decimals };
+    return { ...info, fund: (owner, raw) => void execute(this.svm, fundTokenInstructionsBy(this.authority, owner, info, raw), [this.authority]) };
+  }
+
+  airdrop(to: PublicKey, raw: bigint): void {
+    this.svm.airdrop(address(to.toBase58()), lamports(raw));
+  }
+
+  advanceBlocks(count: number): void {
+    this.height += BigInt(count);
+    if (count >= 150) this.svm.expireBlockhash();
+  }
+
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: unknown; method: string; params: any[] };
+    const reply = (payload: object) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, ...payload }));
+    };
+    const context = { slot: Number(this.height) };
+    const withContext = (value: unknown) => reply({ result: { context, value } });
+    const p = call.params ?? [];
+    switch (call.method) {
+      case 'getLatestBlockhash':
+        return withContext({ blockhash: this.svm.latestBlockhash(), lastValidBlockHeight: Number(this.height) + 150 });
+      case 'getBlockHeight':
+        return reply({ result: Number(this.height) });
+      case 'getBalance':
+        return withContext(Number(this.svm.getBalance(address(p[0])) ?? 0n));
+      case 'getMinimumBalanceForRentExemption':
+        return reply({ result: Number(this.svm.minimumBalanceForRentExemption(BigInt(p[0]))) });
+      case 'getAccountInfo':
+        return withContext(this.account(p[0]));
+      case 'getTokenAccountsByOwner':
+        return withContext(this.tokenAccountsOf(p[0]));
+      case 'sendTransaction':
+        return this.send(p[0], reply);
+      case 'getSignatureStatuses':
+        return withContext((p[0] as string[]).map((signature) => this.status(signature)));
+      case 'simulateTransaction': {
+        const result = this.svm.simulateTransaction(decoder.decode(Buffer.from(p[0], 'base64')) as never);
+        const addresses: string[] = p[1]?.accounts?.addresses ?? [];
+        if ('err' in result) return withContext({ err: String(result.err()), logs: result.meta().logs(), accounts: null, unitsConsumed: 0, returnData: null });
+        const post = new Map(result.postAccounts().map((a) => [String(a.address), a]));
+        return withContext({ err: null, logs: result.meta().logs(), accounts: addresses.map((a) => (post.has(a) ? encode(post.get(a)!) : this.account(a))), unitsConsumed: 0, returnData: null });
+      }
+      default:
+        return reply({ error: { code: -32601, message: `Method not found: ${call.method}` } });
+    }
+  }
+
+  private send(wireBase64: string, reply: (payload: object) => void) {
+    const wire = Buffer.from(wireBase64, 'base64');
+    const signature = base58.decode(VersionedTransaction.deserialize(wire).signatures[0]!);
+    this.sent.push(signature);
+    if (this.dropSends > 0) {
+      this.dropSends--;
+      return reply({ result: signature });
+    }
+    const result = this.svm.sendTransaction(decoder.decode(wire) as never);
+    if ('err' in result) {
+      const text = result.toString();
+      const message = /AlreadyProcessed/.test(text) ? 'Transaction simulation failed: This transaction has already been processed' : /BlockhashNotFound/.test(text) ? 'Transaction simulation failed: Blockhash not found' : `Transaction simulation failed: ${text.slice(0, 200)}`;
+      return reply({ error: { code: -32002, message, data: { err: 'failed', logs: result.meta().logs(), accounts: null, unitsConsumed: 0, returnData: null } } });
+    }
+    return reply({ result: signature });
+  }
+
+  private status(signature: string) {
+    const found = this.svm.getTransaction(signature as never);
+    if (!found) return null;
+    return { slot: Number(this.height), confirmations: null, err: 'err' in found ? { InstructionError: [0, 'Custom'] } : null, status: 'err' in found ? { Err: {} } : { Ok: null }, confirmationStatus: 'confirmed' };
+  }
+
+  private account(key: string) {
+    const account = this.svm.getAccount(address(key));
+    return account.exists ? encode(account) : null;
+  }
+
+  private tokenAccountsOf(owner: string) {
+    return this.svm
+      .getProgramAccounts(address(TOKEN_PROGRAM_ID.toBase58()))
+      .filter((a) => a.data.length === 165 && parseTokenAccount(a.data).owner === owner)
+      .map((a) => {
+        const token = parseTokenAccount(a.data);
+        const decimals = this.svm.getAccount(address(token.mint)).exists ? (this.svm.getAccount(address(token.mint)) as { data: ArrayLike<number> }).data[44]! : 0;
+        return {
+          pubkey: String(a.address),
+          account: {
+            data: { program: 'spl-token', parsed: { type: 'account', info: { mint: token.mint, owner: token.owner, state: 'initialized', isNative: false, tokenAmount: { amount: token.amount.toString(), decimals, uiAmount: Number(token.amount) / 10 ** decimals, uiAmountString: String(Number(token.amount) / 10 ** decimals) } } }, space: 165 },
+            executable: false,
+            lamports: Number(a.lamports),
+            owner: TOKEN_PROGRAM_ID.toBase58(),
+            rentEpoch: 0,
+            space: 165,
+          },
+        };
+      });
+  }
+}
+
+function encode(account: { lamports: bigint | number; programAddress: unknown; data: ArrayLike<number>; executable: boolean }) {
+  return { data: [Buffer.from(Uint8Array.from(account.data)).toString('base64'), 'base64'], executable: account.executable, lamports: Number(account.lamports), owner: String(account.programAddress), rentEpoch: 0, space: account.data.length };
+}
+
+function fundTokenInstructionsBy(authority: Keypair, owner: PublicKey, token: TokenInfo, raw: bigint) {
+  const mint = new PublicKey(token.address);
+  const ata = getAssociatedTokenAddressSync(mint, owner, true);
+  return [createAssociatedTokenAccountIdempotentInstruction(authority.publicKey, ata, owner, mint), createMintToInstruction(mint, ata, authority.publicKey, raw)];
+}

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { Keypair, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
+import { address } from '@solana/kit';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { solanaTransfers } from '../../src/db/solana-schema.js';
+import { events } from '../../src/db/schema.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { JobRunner } from '../../src/domain/jobs/job-runner.js';
+import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
+import { SolanaConfirmHandler } from '../../src/domain/solana/solana-jobs.js';
+import { FakeSolanaRpc } from '../fakes/solana-rpc.js';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+
+describe('production transfers over Solana RPC (a local node that drops and expires transactions)', () => {
+  const fake = new FakeSolanaRpc();
+  const clock = new ManualClock(Date.now());
+  let t: TestApp;
+  let tenant: Tenant;
+  let runner: JobRunner;
+  let wallet: PublicKey;
+  let token: ReturnType<FakeSolanaRpc['createToken']>;
+
+  beforeAll(async () => {
+    await fake.start();
+    ({ t, tenant } = await startTestApp({
+      clock,
+      isolated: true,
+      config: { SOLANA_RPC_URL_MAINNET_BETA: fake.url, SOLANA_MASTER_KEYS_PRODUCTION: `1:${randomBytes(32).toString('base64')}`, SOLANA_CONFIRM_WAIT_MS: 300 },
+    }));
+    runner = new JobRunner(t.services.db, clock, [new SolanaConfirmHandler(t.services.solanaTransfers, clock)]);
+    wallet = new PublicKey((await call('GET', '/api/v1/solana/address')).json().data.address);
+    fake.airdrop(wallet, BigInt(LAMPORTS_PER_SOL));
+    token = fake.createToken('TST', 6);
+    token.fund(wallet, 100_000_000n);
+  }, 60_000);
+  afterAll(async () => {
+    await t.close();
+    await fake.stop();
+  });
+
+  const call = (method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+    t.app.inject({ method, url, payload: payload as never, headers: { 'x-api-key': tenant.productionKey, ...headers } });
+  const tokenAmount = (owner: PublicKey) => {
+    const account = fake.svm.getAccount(address(getAssociatedTokenAddressSync(new PublicKey(token.address), owner, true).toBase58()));
+    return account.exists ? parseTokenAccount(account.data).amount : undefined;
+  };
+  const rowOf = async (signature: string) => (await t.services.db.select().from(solanaTransfers).where(eq(solanaTransfers.signature, signature)))[0]!;
+  /** The confirmation job's next turn. */
+  const tick = async () => {
+    clock.advance(2_100);
+    await runner.runDueJobs();
+  };
+
+  it('re-broadcasts a dropped transaction until it is confirmed, moving the amount once', async () => {
+    const stranger = Keypair.generate().publicKey;
+    fake.dropSends = 1;
+    const answer = await call('POST', '/api/v1/solana/transfer-token', { to: stranger.toBase58(), tokenMintAddress: token.address, amount: '10', network: 'mainnet-beta' });
+    expect(answer.statusCode).toBe(201);
+    const { signature, status } = answer.json().data;
+    expect(status).toBe('pending');
+    expect(tokenAmount(stranger)).toBeUndefined();
+
+    await tick(); // unknown to the chain, blockhash alive: sent again
+    expect(fake.sent.filter((s) => s === signature)).toHaveLength(2);
+    await tick(); // now confirmed
+    expect((await rowOf(signature)).status).toBe('confirmed');
+    expect(tokenAmount(stranger)).toBe(10_000_000n);
+    expect(tokenAmount(wallet)).toBe(90_000_000n);
+    const completed = await t.services.db.select().from(events).where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.completed')));
+    expect(completed.map((e) => (e.data as { signature: string }).signature)).toContain(signature);
+  });
+
+  it('fails a transaction whose blockhash expired unconfirmed, and releases its hold', async () => {
+    const to = Keypair.generate().publicKey.toBase58();
+    fake.dropSends = 100;
+    const held = (await call('POST', '/api/v1/solana/transfer-sol', { to, amount: '0.5' })).json().data;
+    expect(held.status).toBe('pending');
+    // While it is pending its 0.5 SOL is held: 0.6 more is more than the rest.
+    const refused = await call('POST', '/api/v1/solana/transfer-sol', { to, amount: '0.6' });
+    expect(refused.json()).toMatchObject({ statusCode: 400, errorCode: 'INSUFFICIENT_FUNDS' });
+
+    await tick();
+    expect((await rowOf(held.signature)).status).toBe('pending');
+    fake.advanceBlocks(200);
+    await tick();
+    const failed = await rowOf(held.signature);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/Expired/);
+    expect(fake.svm.getBalance(address(to))).toBeNull();
+
+    fake.dropSends = 0;
+    const released = await call('POST', '/api/v1/solana/transfer-sol', { to, amount: '0.6' });
+    expect(released.json().data.status).toBe('confirmed');
+    expect(fake.svm.getBalance(address(to))).toBe(600_000_000n);
+  });
+
+  it('answers a repeated request with the stored signature and never signs twice', async () => {
+    const to = Keypair.generate().publicKey.toBase58();
+    fake.dropSends = 1;
+    const body = { to, tokenMintAddress: token.address, amount: '1', network: 'mainnet-beta' };
+    const first = (await call('POST', '/api/v1/solana/transfer-token', body, { 'idempotency-key': 'rpc-repeat' })).json().data;
+    const second = (await call('POST', '/api/v1/solana/transfer-token', body, { 'idempotency-key': 'rpc-repeat' })).json().data;
+    expect(second.signature).toBe(first.signature);
+    await tick();
+    await tick();
+    const rows = await t.services.db.select().from(solanaTransfers).where(eq(solanaTransfers.toAddress, to));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.status).toBe('confirmed');
+    // Every send of this transfer carried the one signature made once.
+    const sends = fake.sent.filter((s) => s === first.signature);
+    expect(sends.length).toBeGreaterThanOrEqual(2);
+    expect(tokenAmount(new PublicKey(to))).toBe(1_000_000n);
+  });
+});
