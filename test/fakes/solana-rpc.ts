@@ -56,6 +56,15 @@ export class FakeSolanaRpc extends LocalHttpServer {
   }
 
   protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await this.answer(req, res);
+    } catch (error) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `Internal error: ${(error as Error).message}` } }));
+    }
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: unknown; method: string; params: any[] };
@@ -84,7 +93,11 @@ export class FakeSolanaRpc extends LocalHttpServer {
       case 'getSignatureStatuses':
         return withContext((p[0] as string[]).map((signature) => this.status(signature)));
       case 'simulateTransaction': {
-        const result = this.svm.simulateTransaction(decoder.decode(Buffer.from(p[0], 'base64')) as never);
+        // As a node does with sigVerify false: signatures are not checked, so blank ones are filled in on a copy.
+        const wire = Buffer.from(p[0], 'base64');
+        const count = wire[0]!;
+        for (let i = 0; i < count; i++) if (wire.subarray(1 + 64 * i, 65 + 64 * i).every((b) => b === 0)) wire.fill(1, 1 + 64 * i, 65 + 64 * i);
+        const result = LiteSVM.fromBytes(this.svm.toBytes()).withSigverify(false).simulateTransaction(decoder.decode(wire) as never);
         const addresses: string[] = p[1]?.accounts?.addresses ?? [];
         if ('err' in result) return withContext({ err: String(result.err()), logs: result.meta().logs(), accounts: null, unitsConsumed: 0, returnData: null });
         const post = new Map(result.postAccounts().map((a) => [String(a.address), a]));

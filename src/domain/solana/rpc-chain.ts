@@ -3,6 +3,8 @@ import { Connection, PublicKey, SendTransactionError, VersionedTransaction } fro
 import { type SignatureState, type SimulationResult, type SolanaChain, type TokenHolding, TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
 
+const RPC_TIMEOUT_MS = 10_000;
+
 /**
  * A production network over Solana JSON-RPC (web3.js v1 `Connection`), at commitment `confirmed`.
  * Sends skip nothing (preflight on) and ask the node not to retry: re-broadcasting is ours to do,
@@ -15,7 +17,12 @@ export class RpcChain implements SolanaChain {
     readonly network: SolanaNetwork,
     url: string,
   ) {
-    this.connection = new Connection(url, { commitment: 'confirmed', disableRetryOnRateLimit: true });
+    // A node that never answers must not hold a request forever: every call has a deadline.
+    this.connection = new Connection(url, {
+      commitment: 'confirmed',
+      disableRetryOnRateLimit: true,
+      fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(RPC_TIMEOUT_MS) }),
+    });
   }
 
   async latestBlockhash() {
