@@ -8,9 +8,9 @@
  * p50/p99 latency, server CPU µs per request (from /proc) and RSS. Results go to docs/benchmarks.md
  * between the bench markers.
  *
- * Then the other suites (`--suites http,fanout,webhooks,bills` picks them): subscription fan-out
+ * Then the other suites (`--suites http,fanout,webhooks,bills,quotes` picks them): subscription fan-out
  * against a plain graphql-ws server, webhook delivery throughput and the bill records list at
- * 100,000 records, each its own script (`npm run bench:fanout` and so on), on PostgreSQL when
+ * 100,000 records and swap quote latency, each its own script (`npm run bench:fanout` and so on), on PostgreSQL when
  * DATABASE_URL is set.
  */
 import { spawnSync } from 'node:child_process';
@@ -33,7 +33,7 @@ const { values } = parseArgs({
     db: { type: 'string', default: 'both' },
     'no-write': { type: 'boolean', default: false },
     /** Which benchmarks: http (the request pipeline), fanout, webhooks, bills. */
-    suites: { type: 'string', default: 'http,fanout,webhooks,bills' },
+    suites: { type: 'string', default: 'http,fanout,webhooks,bills,quotes' },
   },
 });
 
@@ -66,6 +66,7 @@ async function main(): Promise<void> {
     ['fanout', 'scripts/bench/fanout.ts', ['--db', database]],
     ['webhooks', 'scripts/bench/webhooks.ts', []],
     ['bills', 'scripts/bench/bills.ts', ['--db', database, '--duration', '5']],
+    ['quotes', 'scripts/bench/quotes.ts', ['--db', database, '--duration', '5']],
   ];
   for (const [name, script, args] of others) {
     if (!suites.has(name)) continue;

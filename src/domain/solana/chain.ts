@@ -35,6 +35,8 @@ export interface SolanaChain {
   blockHeight(): Promise<bigint>;
   lamports(address: string): Promise<bigint>;
   tokenHoldings(owner: string): Promise<TokenHolding[]>;
+  /** What the owner's associated token account of a mint holds (0 without one): one lookup, not a scan. */
+  associatedTokenAmount(owner: string, mint: string): Promise<bigint>;
   /** A mint's decimals, or undefined when the address is not a mint. */
   mintDecimals(mint: string): Promise<number | undefined>;
   accountExists(address: string): Promise<boolean>;

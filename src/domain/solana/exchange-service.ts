@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey, Transaction } from '@solana/web3.js';
@@ -94,17 +95,14 @@ export class SolanaExchange {
     const [quote, prices, balance] = await Promise.all([
       provider.quote(network, request),
       this.tokens.usdPrices(principal.environment, network, [inputMint, outputMint, SOL_MINT]),
-      inputMint === SOL_MINT ? chain.lamports(wallet.address) : chain.tokenHoldings(wallet.address).then((hs) => hs.filter((h) => h.mint === inputMint).reduce((s, h) => s + h.amountRaw, 0n)),
+      inputMint === SOL_MINT ? chain.lamports(wallet.address) : chain.associatedTokenAmount(wallet.address, inputMint),
     ]);
     const now = this.clock.now();
-    const [row] = await this.db
-      .insert(solanaQuotes)
-      .values({ userId: principal.userId, environment: principal.environment, network, quote: {}, expiresAt: new Date(now.getTime() + QUOTE_TTL_SECONDS * 1000) })
-      .returning({ id: solanaQuotes.id });
+    const quoteId = randomUUID();
     const symbols = (mint: string) => this.tokens.known(principal.environment).find((t) => t.address === mint)?.symbol ?? mint;
-    const view = quoteView({ quoteId: row!.id, network, request, from, to, quote, prices, provider, symbols, inputBalanceRaw: balance, now });
+    const view = quoteView({ quoteId, network, request, from, to, quote, prices, provider, symbols, inputBalanceRaw: balance, now });
     const stored: StoredQuote = { view, request: { inputMint, outputMint, amountRaw: amountRaw.toString(), swapMode, slippageBps }, otherAmountThresholdRaw: quote.otherAmountThresholdRaw.toString() };
-    await this.db.update(solanaQuotes).set({ quote: stored }).where(eq(solanaQuotes.id, row!.id));
+    await this.db.insert(solanaQuotes).values({ id: quoteId, userId: principal.userId, environment: principal.environment, network, quote: stored, expiresAt: new Date(now.getTime() + QUOTE_TTL_SECONDS * 1000) });
     return view;
   }
 
@@ -257,7 +255,8 @@ async function checkBuiltSwap(chain: ReturnType<SolanaChains['chainFor']>, trans
   if (keys[0] !== owner) throw new DomainError('SERVICE_UNAVAILABLE', 'The routing provider built a transaction with another fee payer; it was not signed.');
   const tokenAccount = (mint: string) => getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true).toBase58();
   const watched = [owner, ...(request.inputMint === SOL_MINT ? [] : [tokenAccount(request.inputMint)]), ...(request.outputMint === SOL_MINT ? [] : [tokenAccount(request.outputMint)])];
-  const before = await Promise.all(watched.map(async (account, i) => (i === 0 ? chain.lamports(account) : (await chain.tokenHoldings(owner)).find((h) => h.account === account)?.amountRaw ?? 0n)));
+  const mints = [request.inputMint, request.outputMint].filter((m) => m !== SOL_MINT);
+  const before = await Promise.all([chain.lamports(owner), ...mints.map((mint) => chain.associatedTokenAmount(owner, mint))]);
   const simulation = await chain.simulate(transaction.serialize(), watched);
   if (simulation.error) throw new DomainError('PRICE_MOVED', `The swap failed in simulation, so it was not signed: ${simulation.error}`);
   const after = simulation.accounts.map((account, i) => (account === null ? 0n : i === 0 ? account.lamports : parseTokenAccount(account.data).amount));

@@ -1,6 +1,6 @@
 import { address, getBase58Decoder, getTransactionDecoder } from '@solana/kit';
-import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
-import { VersionedTransaction } from '@solana/web3.js';
+import { getAssociatedTokenAddressSync, TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { PublicKey, VersionedTransaction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import type { Tx } from '../../db/client.js';
 import type { SignatureState, SimulationResult, SolanaChain, TokenHolding } from './chain.js';
@@ -48,6 +48,14 @@ export class LiteSvmChain implements SolanaChain {
 
   tokenHoldings(owner: string): Promise<TokenHolding[]> {
     return this.store.read(this.network, (svm) => holdingsOf(svm, owner));
+  }
+
+  associatedTokenAmount(owner: string, mint: string) {
+    const ata = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true).toBase58();
+    return this.store.read(this.network, (svm) => {
+      const account = svm.getAccount(address(ata));
+      return account.exists && account.data.length === 165 ? parseTokenAccount(account.data).amount : 0n;
+    });
   }
 
   mintDecimals(mint: string) {

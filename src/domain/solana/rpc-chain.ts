@@ -1,4 +1,4 @@
-import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { getAssociatedTokenAddressSync, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { Connection, PublicKey, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
 import { type SignatureState, type SimulationResult, type SolanaChain, type TokenHolding, TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
@@ -44,6 +44,11 @@ export class RpcChain implements SolanaChain {
       const info = (account.data as { parsed: { info: { mint: string; tokenAmount: { amount: string; decimals: number } } } }).parsed.info;
       return { mint: info.mint, account: pubkey.toBase58(), amountRaw: BigInt(info.tokenAmount.amount), decimals: info.tokenAmount.decimals };
     });
+  }
+
+  async associatedTokenAmount(owner: string, mint: string) {
+    const account = await this.connection.getAccountInfo(getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true));
+    return account && account.data.length === 165 ? Buffer.from(account.data).readBigUInt64LE(64) : 0n;
   }
 
   async mintDecimals(mint: string) {

@@ -169,7 +169,7 @@ export class SolanaTransfers {
 
   /** Checks the balance under the wallet's lock, signs, stores, sends, and waits a bounded time for confirmation. */
   async submit(principal: Principal, wallet: SolanaWalletRow, chain: SolanaChain, claim: Claim | null, outgoing: Outgoing): Promise<TransferView> {
-    const [lamports, holdings] = await Promise.all([chain.lamports(wallet.address), outgoing.mint ? chain.tokenHoldings(wallet.address) : Promise.resolve([])]);
+    const [lamports, tokenBalance] = await Promise.all([chain.lamports(wallet.address), outgoing.mint ? chain.associatedTokenAmount(wallet.address, outgoing.mint) : Promise.resolve(0n)]);
     const now = this.clock.now();
     const row = await this.db.transaction(async (tx) => {
       // One wallet's transactions are checked one at a time, so two can never spend the same balance.
@@ -178,8 +178,8 @@ export class SolanaTransfers {
       const heldSol = held.get('') ?? 0n;
       const solNeeded = outgoing.lamportsNeeded + (outgoing.mint ? 0n : outgoing.amountRaw);
       if (outgoing.mint) {
-        const balance = holdings.filter((h) => h.mint === outgoing.mint).reduce((sum, h) => sum + h.amountRaw, 0n);
-        const available = balance - (held.get(outgoing.mint) ?? 0n);
+        // Transfers spend from the associated token account, so that is the balance that counts.
+        const available = tokenBalance - (held.get(outgoing.mint) ?? 0n);
         if (available < outgoing.amountRaw) {
           throw insufficient(`Insufficient token balance: ${decimalFromRaw(available > 0n ? available : 0n, outgoing.decimals)} available, ${decimalFromRaw(outgoing.amountRaw, outgoing.decimals)} asked.`);
         }
