@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { bytes, createdAt, tokenUnits, updatedAt } from './columns.js';
 import { ownerColumns } from './schema.js';
@@ -57,6 +58,8 @@ export const solanaTransfers = pgTable(
     mint: text('mint'),
     amountRaw: tokenUnits('amount_raw').notNull(),
     decimals: integer('decimals').notNull(),
+    /** Lamports the transaction costs besides amountRaw (fees, new accounts' rent): held too while pending. */
+    feeLamports: bigint('fee_lamports', { mode: 'bigint' }).notNull().default(sql`0`),
     /** For swaps: what comes back. */
     outputMint: text('output_mint'),
     outputAmountRaw: tokenUnits('output_amount_raw'),

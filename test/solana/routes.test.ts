@@ -114,6 +114,43 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     expect(readOnly.statusCode).toBe(403);
   });
 
+  it('swaps token to token over REST, and serves every Solana field over GraphQL', async () => {
+    const swapped = await call('POST', '/api/v1/solana-exchange/swap-token-to-token', { inputMint: USDC, outputMint: USDT, amount: '2', slippageBps: 100 });
+    expect(swapped.statusCode).toBe(201);
+    expect(swapped.json().data.status).toBe('confirmed');
+
+    const key = tenant.keys.FULL_ACCESS;
+    const to = Keypair.generate().publicKey.toBase58();
+    const faucet = await graphql(t.app, key, 'mutation { sandboxSolanaFaucet(input: { network: "devnet", asset: "USDC", amount: "5" }) { address funded { symbol amount } } }');
+    expect(faucet.body.data!.sandboxSolanaFaucet.funded).toEqual([{ symbol: 'USDC', amount: '5' }]);
+    await graphql(t.app, key, 'mutation { sandboxSolanaFaucet(input: { network: "devnet", asset: "SOL", amount: "1" }) { address } }');
+    const reads = await graphql(t.app, key, `{
+      solanaWallet { address }
+      solanaBalance(network: "devnet") { symbol amount amountRaw usdValue }
+      solanaTokenBalance(mint: "${USDC}", network: "devnet") { symbol amount decimals }
+      swapQuote(input: { inputMint: "${USDC}", outputMint: "${SOL_MINT}", amount: "1", network: "devnet" }) {
+        quoteId swapMode fromToken { symbol } toToken { symbol } amounts { inputAmount outputAmount minOutputAmount inputAmountRaw outputAmountRaw }
+        rates { rate reverseRate usdRate } fees { protocolFeePercent protocolFeeAmount platformFeePercent totalFeePercent totalFeeAmount gasFee totalCost }
+        route { hops dexes tokens efficiencyScore } priceImpact usdValues { inputValue outputValue netValue } slippageTolerance expiryTimestamp expiresIn
+        estimatedSwapTime network executable warnings rawQuote
+      }
+    }`);
+    expect(reads.body.errors).toBeUndefined();
+    expect(reads.body.data!.solanaBalance).toMatchObject({ symbol: 'SOL', amount: '1' });
+    expect(reads.body.data!.solanaTokenBalance).toMatchObject({ amount: '5', decimals: 6 });
+    expect(reads.body.data!.swapQuote).toMatchObject({ network: 'devnet', executable: true, route: { tokens: ['USDC', 'SOL'] } });
+
+    const sent = await graphql(t.app, key, `mutation { transferSolanaToken(input: { to: "${to}", tokenMintAddress: "${USDC}", amount: "2.5", network: "devnet" }) { signature status amount amountRaw mint txUrl } }`);
+    expect(sent.body.data!.transferSolanaToken).toMatchObject({ status: 'confirmed', amount: '2.5', amountRaw: '2500000', mint: USDC });
+    const sol = await graphql(t.app, key, `mutation { transferSol(input: { to: "${to}", amount: "0.25", network: "devnet" }) { signature status kind } }`);
+    expect(sol.body.data!.transferSol).toMatchObject({ status: 'confirmed', kind: 'sol' });
+    const lookup = await graphql(t.app, key, `{ solanaTransfer(signature: "${sol.body.data!.transferSol.signature}") { to amount network } solanaTransfers(first: 2) { signature } }`);
+    expect(lookup.body.data!.solanaTransfer).toEqual({ to, amount: '0.25', network: 'devnet' });
+    expect(lookup.body.data!.solanaTransfers.map((x: { signature: string }) => x.signature)).toContain(sol.body.data!.transferSol.signature);
+    const bad = await graphql(t.app, key, `mutation { transferSol(input: { to: "${to}", amount: "1.0000000001" }) { signature } }`);
+    expect(bad.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
+  });
+
   it('keeps the faucet to sandbox', async () => {
     const production = await call('POST', '/api/v1/solana/sandbox/faucet', {}, {}, tenant.productionKey);
     expect([404, 503]).toContain(production.statusCode);

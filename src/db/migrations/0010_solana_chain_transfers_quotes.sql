@@ -28,6 +28,7 @@ CREATE TABLE "solana_transfers" (
 	"mint" text,
 	"amount_raw" numeric(39,0) NOT NULL,
 	"decimals" integer NOT NULL,
+	"fee_lamports" bigint DEFAULT 0 NOT NULL,
 	"output_mint" text,
 	"output_amount_raw" numeric(39,0),
 	"signature" text NOT NULL,

@@ -196,9 +196,9 @@ export class SolanaTransfers {
         fromAddress: wallet.address,
         toAddress: outgoing.to,
         mint: outgoing.mint,
-        // SOL held by a pending transaction includes its fees.
-        amountRaw: outgoing.mint ? outgoing.amountRaw : solNeeded,
+        amountRaw: outgoing.amountRaw,
         decimals: outgoing.decimals,
+        feeLamports: outgoing.lamportsNeeded,
         outputMint: outgoing.outputMint ?? null,
         outputAmountRaw: outgoing.outputAmountRaw ?? null,
         quoteId: outgoing.quoteId ?? null,

@@ -34,14 +34,20 @@ export const transferStore = {
       .limit(limit);
   },
 
-  /** What pending transactions of a wallet hold, per mint ('' for SOL), raw units. */
+  /** What pending transactions of a wallet hold, per mint ('' for SOL, fees of every kind included), raw units. */
   async pendingHolds(db: Executor, fromAddress: string, network: string): Promise<Map<string, bigint>> {
     const rows = await db
-      .select({ mint: solanaTransfers.mint, total: sql<string>`sum(${solanaTransfers.amountRaw})` })
+      .select({ mint: solanaTransfers.mint, amount: sql<string>`sum(${solanaTransfers.amountRaw})`, fees: sql<string>`sum(${solanaTransfers.feeLamports})` })
       .from(solanaTransfers)
       .where(and(eq(solanaTransfers.fromAddress, fromAddress), eq(solanaTransfers.network, network), inArray(solanaTransfers.status, ['pending'])))
       .groupBy(solanaTransfers.mint);
-    return new Map(rows.map((r) => [r.mint ?? '', BigInt(r.total)]));
+    const holds = new Map<string, bigint>();
+    const add = (key: string, raw: bigint) => holds.set(key, (holds.get(key) ?? 0n) + raw);
+    for (const row of rows) {
+      add(row.mint ?? '', BigInt(row.amount));
+      add('', BigInt(row.fees));
+    }
+    return holds;
   },
 
   /** Moves a pending transaction to its end state once; undefined when it already had one. */

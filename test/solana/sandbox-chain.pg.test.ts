@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { abilitiesOf } from '../../src/domain/auth/permissions.js';
+import type { Principal } from '../../src/domain/auth/principal.js';
+import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
+import { reservesOf } from '../../src/domain/solana/sandbox-amm.js';
+import { SANDBOX_POOLS, SOL_MINT, tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/client.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { createServices } from '../../src/services.js';
+import { seedTenant } from '../helpers/app.js';
+import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
+
+describe.skipIf(!onPostgres)('one sandbox chain for every instance (PostgreSQL)', () => {
+  it('two instances swapping at once against one pool: every swap lands, none overwrites another', async () => {
+    const url = await isolatedTestDatabaseUrl();
+    const [a, b] = await Promise.all([openDatabase({ databaseUrl: url, poolSize: 10 }), openDatabase({ databaseUrl: url, poolSize: 10 })]);
+    try {
+      const config = loadConfig({}, { NODE_ENV: 'test' });
+      const instances = [a, b].map((d) => createServices(config, d.db, systemClock, () => undefined, new RateLimiter(undefined)));
+      const traders: Principal[] = [];
+      for (let i = 0; i < 6; i++) {
+        traders.push({ kind: 'api_key', credentialId: 't', userId: (await seedTenant(instances[0]!)).user.id, environment: 'sandbox', abilities: abilitiesOf('FULL_ACCESS') });
+      }
+      // Funded through one instance, seen by the other.
+      for (const trader of traders) await instances[0]!.sandboxFaucet.fund(trader, { network: 'devnet', asset: 'SOL', amount: '10' });
+      expect((await instances[1]!.solanaPortfolio.solBalance(traders[0]!, 'devnet')).amount).toBe('10');
+
+      const pool = SANDBOX_POOLS.find((p) => p.name === 'SOL/USDC')!;
+      const [solBefore] = await instances[1]!.sandboxChains.read('devnet', (svm) => reservesOf(svm, pool));
+      const results = await Promise.all(
+        traders.map((trader, i) => instances[i % 2]!.solanaExchange.swap(trader, { inputMint: SOL_MINT, outputMint: tokenBySymbol('USDC')!.address, amount: '1', slippageBps: 500, network: 'devnet' }, undefined)),
+      );
+      expect(results.every((r) => r.status === 'confirmed')).toBe(true);
+      const [solAfter] = await instances[0]!.sandboxChains.read('devnet', (svm) => reservesOf(svm, pool));
+      expect(solAfter - solBefore!).toBe(6_000_000_000n);
+      for (const trader of traders) {
+        const usdc = await instances[1]!.solanaPortfolio.tokenBalance(trader, tokenBySymbol('USDC')!.address, 'devnet');
+        expect(usdc.amountRaw).toBeGreaterThan(0n);
+      }
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  }, 120_000);
+});
