@@ -1,4 +1,8 @@
+import { address } from '@solana/kit';
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { Keypair, PublicKey } from '@solana/web3.js';
 import { describe, expect, it } from 'vitest';
+import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
 import { abilitiesOf } from '../../src/domain/auth/permissions.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
@@ -40,6 +44,34 @@ describe.skipIf(!onPostgres)('one sandbox chain for every instance (PostgreSQL)'
       }
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  }, 120_000);
+
+  it('ten concurrent transfers of 200 USDC from a wallet holding 1,000: exactly five move money, nothing is lost', async () => {
+    const url = await isolatedTestDatabaseUrl();
+    const database = await openDatabase({ databaseUrl: url, poolSize: 20 });
+    try {
+      const services = createServices(loadConfig({}, { NODE_ENV: 'test', SOLANA_CONFIRM_WAIT_MS: 2_000 }), database.db, systemClock, () => undefined, new RateLimiter(undefined));
+      const sender: Principal = { kind: 'api_key', credentialId: 't', userId: (await seedTenant(services)).user.id, environment: 'sandbox', abilities: abilitiesOf('FULL_ACCESS') };
+      await services.sandboxFaucet.fund(sender, { network: 'testnet' });
+      const to = Keypair.generate().publicKey.toBase58();
+      const USDC = tokenBySymbol('USDC')!.address;
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          services.solanaTransfers.transferToken(sender, { to, tokenMintAddress: USDC, amount: '200', network: 'testnet' }, undefined).then(
+            (t) => t.status,
+            (e: { code?: string; message?: string }) => e.code ?? `error: ${e.message}`,
+          ),
+        ),
+      );
+      expect(outcomes.filter((o) => o === 'confirmed')).toHaveLength(5);
+      // The rest were refused before signing, or refused by the chain: never confirmed, never pending.
+      expect(outcomes.filter((o) => o !== 'confirmed').every((o) => o === 'INSUFFICIENT_FUNDS' || o === 'failed')).toBe(true);
+      expect((await services.solanaPortfolio.tokenBalance(sender, USDC, 'testnet')).amountRaw).toBe(0n);
+      const received = await services.sandboxChains.read('testnet', (svm) => svm.getAccount(address(getAssociatedTokenAddressSync(new PublicKey(USDC), new PublicKey(to)).toBase58())));
+      expect(received.exists && parseTokenAccount(received.data).amount).toBe(1_000_000_000n);
+    } finally {
+      await database.close();
     }
   }, 120_000);
 });

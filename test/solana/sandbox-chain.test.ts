@@ -58,6 +58,15 @@ describe('sandbox Solana chain (litesvm): faucet, balances, SPL and SOL transfer
     expect(await tokenAccountAmount('devnet', (await services.solanaWallets.walletOf(alice)).address, USDC)).toBe(before! - 12_345_678n);
   });
 
+  it('sends two identical transfers as two transactions (the sandbox blockhash never changes)', async () => {
+    const to = Keypair.generate().publicKey.toBase58();
+    const first = await services.solanaTransfers.transferSol(alice, { to, amount: '0.01', network: 'devnet' }, undefined);
+    const second = await services.solanaTransfers.transferSol(alice, { to, amount: '0.01', network: 'devnet' }, undefined);
+    expect(second.signature).not.toBe(first.signature);
+    expect([first.status, second.status]).toEqual(['confirmed', 'confirmed']);
+    expect(await services.sandboxChains.read('devnet', (svm) => svm.getBalance(address(to)))).toBe(20_000_000n);
+  });
+
   it('refuses more than the balance, and moves nothing', async () => {
     const from = (await services.solanaWallets.walletOf(alice)).address;
     const before = await tokenAccountAmount('devnet', from, USDC);

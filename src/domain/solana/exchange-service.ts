@@ -22,7 +22,7 @@ import { QUOTE_TTL_SECONDS, quoteView, type StoredQuote, type SwapQuoteView } fr
 import { checkAddress, rawFromDecimal } from './token-amounts.js';
 import type { TokenDirectory } from './token-directory.js';
 import { recordTransferEvent } from './transfer-events.js';
-import { SIGNATURE_FEE, type SolanaTransfers, transferView } from './transfer-service.js';
+import { SIGNATURE_FEE, type SolanaTransfers, transferView, withReference } from './transfer-service.js';
 import { transferStore } from './transfer-store.js';
 import type { SwapBuilder } from './jupiter-provider.js';
 import { address } from '@solana/kit';
@@ -126,6 +126,7 @@ export class SolanaExchange {
           if (request.swapMode === 'ExactIn' ? outRaw < threshold : inRaw > threshold) throw priceMoved(stored.view);
           const user = new PublicKey(wallet.address);
           const { instructions, poolSigners } = this.sandbox.amm.instructions(route, user);
+          withReference(instructions[0]!);
           const transaction = new Transaction({ feePayer: user, blockhash: svm.latestBlockhash(), lastValidBlockHeight: 0 }).add(...instructions);
           checkSandboxBalance(svm, wallet.address, request.inputMint, inRaw, stored.view);
           transaction.partialSign(...poolSigners);

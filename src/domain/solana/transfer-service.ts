@@ -1,6 +1,6 @@
 import { getBase58Decoder } from '@solana/kit';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { PublicKey, SystemProgram, Transaction, type TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
+import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
 import { eq } from 'drizzle-orm';
 import type { Database, Tx } from '../../db/client.js';
 import { solanaWallets } from '../../db/solana-schema.js';
@@ -127,7 +127,7 @@ export class SolanaTransfers {
       const instructions: TransactionInstruction[] = [];
       // The sender pays the recipient's token-account rent when it has none (see the README).
       if (!destinationExists) instructions.push(createAssociatedTokenAccountIdempotentInstruction(owner, destination, to, mint));
-      instructions.push(createTransferCheckedInstruction(source, mint, destination, owner, amountRaw, token.decimals));
+      instructions.push(withReference(createTransferCheckedInstruction(source, mint, destination, owner, amountRaw, token.decimals)));
       return this.submit(principal, wallet, chain, claim, {
         kind: 'token',
         network,
@@ -161,7 +161,7 @@ export class SolanaTransfers {
         amountRaw,
         decimals: SOL.decimals,
         lamportsNeeded: SIGNATURE_FEE,
-        transaction: new Transaction({ feePayer: owner, blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) }).add(SystemProgram.transfer({ fromPubkey: owner, toPubkey: to, lamports: amountRaw })),
+        transaction: new Transaction({ feePayer: owner, blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) }).add(withReference(SystemProgram.transfer({ fromPubkey: owner, toPubkey: to, lamports: amountRaw }))),
         lastValidBlockHeight,
       });
     });
@@ -294,6 +294,16 @@ export class SolanaTransfers {
     transaction.addSignature(signer, Buffer.from(signature));
     return { wire: transaction.serialize(), signature: base58.decode(transaction.signatures[0]!.signature!) };
   }
+}
+
+/**
+ * Adds a fresh random key as a read-only account of the instruction (Solana Pay's "reference";
+ * the programs ignore it). Without it two identical transfers under one blockhash would be one
+ * transaction with one signature, and the second request would silently be the first.
+ */
+export function withReference(instruction: TransactionInstruction): TransactionInstruction {
+  instruction.keys.push({ pubkey: Keypair.generate().publicKey, isSigner: false, isWritable: false });
+  return instruction;
 }
 
 const insufficient = (message: string) => new DomainError('INSUFFICIENT_FUNDS', message, { field: 'amount' });
