@@ -37,6 +37,7 @@ import { AuthorizationServer } from './domain/connect/authorization-server.js';
 import { ClientRegistry } from './domain/connect/client-registry.js';
 import { SolanaExchange } from './domain/solana/exchange-service.js';
 import { incomingTransferRecorder } from './domain/solana/incoming-transfers.js';
+import { IncomingWatch } from './domain/solana/incoming-watch.js';
 import { JupiterProvider } from './domain/solana/jupiter-provider.js';
 import { LiteSvmChain } from './domain/solana/litesvm-chain.js';
 import type { SolanaNetwork } from './domain/solana/networks.js';
@@ -92,6 +93,8 @@ export interface Services {
   solanaTransfers: SolanaTransfers;
   solanaExchange: SolanaExchange;
   sandboxFaucet: SandboxFaucet;
+  /** Production incoming-transfer polling (sandbox chains report arrivals as they execute). */
+  solanaIncoming: IncomingWatch;
 }
 
 /** The default budgets; fields add their own with @rateLimit. */
@@ -177,16 +180,19 @@ export function createServices(
     return chain;
   };
   const rpcUrls: Partial<Record<SolanaNetwork, string | undefined>> = { 'mainnet-beta': config.SOLANA_RPC_URL_MAINNET_BETA, devnet: config.SOLANA_RPC_URL_DEVNET, testnet: config.SOLANA_RPC_URL_TESTNET };
-  const solanaChains = new SolanaChains(
-    sandboxChain,
-    Object.fromEntries(Object.entries(rpcUrls).filter(([, url]) => url).map(([network, url]) => [network, new RpcChain(network as SolanaNetwork, url!)])),
+  const rpcChains: Partial<Record<SolanaNetwork, RpcChain>> = Object.fromEntries(
+    Object.entries(rpcUrls)
+      .filter(([, url]) => url)
+      .map(([network, url]) => [network, new RpcChain(network as SolanaNetwork, url!)]),
   );
+  const solanaChains = new SolanaChains(sandboxChain, rpcChains);
   const sandboxAmm = new SandboxAmm(sandboxChains);
   const jupiter = new JupiterProvider({ baseUrl: config.JUPITER_BASE_URL, priceUrl: config.JUPITER_PRICE_URL, apiKey: config.JUPITER_API_KEY });
   const exchangeProvider = (environment: Environment) => (environment === 'sandbox' ? sandboxAmm : jupiter);
   const solanaTokens = new TokenDirectory(solanaChains, exchangeProvider);
   const solanaTransfers = new SolanaTransfers(db, clock, idempotency, solanaWallets, solanaChains, solanaTokens, config.SOLANA_CONFIRM_WAIT_MS);
   return {
+    solanaIncoming: new IncomingWatch(db, clock, rpcChains, incomingTransferRecorder('production', clock)),
     solanaChains,
     sandboxChains,
     solanaTokens,

@@ -40,12 +40,27 @@ export function startWorkers(services: Services, log: FastifyBaseLogger, handler
   });
   jobs.start();
 
+  // Production Solana wallets are polled for arrivals (only when an RPC URL is configured).
+  let watchTimer: NodeJS.Timeout | undefined;
+  let watchRun: Promise<unknown> = Promise.resolve();
+  const watch = () => {
+    if (stopped || !services.solanaIncoming.active) return;
+    watchRun = services.solanaIncoming
+      .poll()
+      .catch((error) => log.error({ err: error }, 'Solana incoming watch failed'))
+      .finally(() => {
+        if (!stopped) watchTimer = setTimeout(watch, 5_000);
+      });
+  };
+  watch();
+
   return {
     jobs,
     async stop(graceMs) {
       stopped = true;
       if (relayTimer) clearTimeout(relayTimer);
-      await relayRun;
+      if (watchTimer) clearTimeout(watchTimer);
+      await Promise.all([relayRun, watchRun]);
       await jobs.stop(graceMs);
     },
   };

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { bytes, createdAt, tokenUnits, updatedAt } from './columns.js';
 import { ownerColumns } from './schema.js';
 
@@ -88,4 +88,22 @@ export const solanaQuotes = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index('solana_quotes_owner_idx').on(t.userId, t.environment, t.createdAt)],
+);
+
+/**
+ * Production incoming-transfer watch: for each watched address (a custodial wallet or one of its
+ * token accounts) on a network, the newest signature already looked at. Claimed with a lease, so
+ * any number of instances share the polling and no address is read twice at once.
+ */
+export const solanaWatchCursors = pgTable(
+  'solana_watch_cursors',
+  {
+    address: text('address').notNull(),
+    network: text('network').notNull(),
+    walletAddress: text('wallet_address').notNull(),
+    lastSignature: text('last_signature'),
+    checkedAt: timestamp('checked_at', { withTimezone: true, mode: 'date' }),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [primaryKey({ columns: [t.address, t.network] })],
 );

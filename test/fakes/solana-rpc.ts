@@ -27,6 +27,8 @@ export class FakeSolanaRpc extends LocalHttpServer {
   /** How many of the next sendTransaction calls are accepted and silently dropped. */
   dropSends = 0;
   readonly sent: string[] = [];
+  /** Executed transactions, oldest first, with balances before and after (for getTransaction). */
+  private readonly history: Array<{ signature: string; slot: number; keys: Array<{ pubkey: string; signer: boolean; writable: boolean }>; meta: Record<string, unknown> }> = [];
   private height = 1_000n;
   private readonly authority = Keypair.generate();
 
@@ -90,6 +92,20 @@ export class FakeSolanaRpc extends LocalHttpServer {
         return withContext(this.tokenAccountsOf(p[0]));
       case 'sendTransaction':
         return this.send(p[0], reply);
+      case 'getSignaturesForAddress': {
+        const { until, limit = 1000 } = (p[1] ?? {}) as { until?: string; limit?: number };
+        const found = [];
+        for (const entry of [...this.history].reverse()) {
+          if (entry.signature === until) break;
+          if (entry.keys.some((k) => k.pubkey === p[0])) found.push({ signature: entry.signature, slot: entry.slot, err: null, memo: null, blockTime: null, confirmationStatus: 'confirmed' });
+        }
+        return reply({ result: found.slice(0, limit) });
+      }
+      case 'getTransaction': {
+        const entry = this.history.find((h) => h.signature === p[0]);
+        if (!entry) return reply({ result: null });
+        return reply({ result: { slot: entry.slot, blockTime: null, version: 'legacy', meta: entry.meta, transaction: { signatures: [entry.signature], message: { accountKeys: entry.keys.map((k) => ({ ...k, source: 'transaction' })), instructions: [], recentBlockhash: this.svm.latestBlockhash() } } } });
+      }
       case 'getSignatureStatuses':
         return withContext((p[0] as string[]).map((signature) => this.status(signature)));
       case 'simulateTransaction': {
@@ -116,13 +132,33 @@ export class FakeSolanaRpc extends LocalHttpServer {
       this.dropSends--;
       return reply({ result: signature });
     }
+    const parsed = VersionedTransaction.deserialize(wire);
+    const keys = parsed.message.staticAccountKeys.map((k, i) => ({ pubkey: k.toBase58(), signer: i < parsed.message.header.numRequiredSignatures, writable: parsed.message.isAccountWritable(i) }));
+    const before = this.balances(keys.map((k) => k.pubkey));
     const result = this.svm.sendTransaction(decoder.decode(wire) as never);
+    if (!('err' in result)) {
+      const after = this.balances(keys.map((k) => k.pubkey));
+      this.history.push({ signature, slot: Number(this.height), keys, meta: { err: null, fee: 5000, preBalances: before.lamports, postBalances: after.lamports, preTokenBalances: before.tokens, postTokenBalances: after.tokens, innerInstructions: [], logMessages: [] } });
+    }
     if ('err' in result) {
       const text = result.toString();
       const message = /AlreadyProcessed/.test(text) ? 'Transaction simulation failed: This transaction has already been processed' : /BlockhashNotFound/.test(text) ? 'Transaction simulation failed: Blockhash not found' : `Transaction simulation failed: ${text.slice(0, 200)}`;
       return reply({ error: { code: -32002, message, data: { err: 'failed', logs: result.meta().logs(), accounts: null, unitsConsumed: 0, returnData: null } } });
     }
     return reply({ result: signature });
+  }
+
+  private balances(keys: string[]) {
+    const lamports = keys.map((k) => Number(this.svm.getBalance(address(k)) ?? 0n));
+    const tokens = keys.flatMap((k, accountIndex) => {
+      const account = this.svm.getAccount(address(k));
+      if (!account.exists || account.data.length !== 165 || String(account.programAddress) !== TOKEN_PROGRAM_ID.toBase58()) return [];
+      const token = parseTokenAccount(account.data);
+      const decimals = (this.svm.getAccount(address(token.mint)) as { data: ArrayLike<number> }).data[44]!;
+      const ui = Number(token.amount) / 10 ** decimals;
+      return [{ accountIndex, mint: token.mint, owner: token.owner, programId: TOKEN_PROGRAM_ID.toBase58(), uiTokenAmount: { amount: token.amount.toString(), decimals, uiAmount: ui, uiAmountString: String(ui) } }];
+    });
+    return { lamports, tokens };
   }
 
   private status(signature: string) {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { Keypair, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
+import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { address } from '@solana/kit';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,5 +112,36 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     const sends = fake.sent.filter((s) => s === first.signature);
     expect(sends.length).toBeGreaterThanOrEqual(2);
     expect(tokenAmount(new PublicKey(to))).toBe(1_000_000n);
+  });
+
+  it('detects SOL and tokens arriving at the production wallet from others, once each, and not its own sends', async () => {
+    const payer = Keypair.generate();
+    fake.airdrop(payer.publicKey, BigInt(LAMPORTS_PER_SOL));
+    token.fund(payer.publicKey, 50_000_000n);
+    const mint = new PublicKey(token.address);
+    const tx = new Transaction({ feePayer: payer.publicKey, blockhash: fake.svm.latestBlockhash(), lastValidBlockHeight: 0 }).add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: wallet, lamports: 300_000_000n }),
+      createTransferCheckedInstruction(getAssociatedTokenAddressSync(mint, payer.publicKey), mint, getAssociatedTokenAddressSync(mint, wallet, true), payer.publicKey, 5_000_000n, 6),
+    );
+    tx.sign(payer);
+    const signature = await new Connection(fake.url, 'confirmed').sendRawTransaction(tx.serialize());
+    const arrivals = async () =>
+      (await t.services.db.select().from(events).where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.completed'))))
+        .map((e) => e.data as { type: string; signature: string; mint: string; amount: string })
+        .filter((d) => d.type === 'CRYPTO_DEPOSIT');
+
+    await t.services.solanaIncoming.poll(); // the wallet, which also lists its token accounts
+    await t.services.solanaIncoming.poll(); // its token account
+    const seen = await arrivals();
+    const told = seen.filter((a) => a.signature === signature).map((a) => [a.mint, a.amount]);
+    expect(told).toHaveLength(2);
+    expect(told).toEqual(expect.arrayContaining([['So11111111111111111111111111111111111111112', '0.3'], [token.address, '5']]));
+    // Its own sends are not arrivals, and nothing is told twice.
+    expect(seen.filter((a) => a.signature !== signature)).toEqual([]);
+    clock.advance(31_000);
+    await t.services.solanaIncoming.poll();
+    clock.advance(31_000);
+    await t.services.solanaIncoming.poll();
+    expect(await arrivals()).toHaveLength(2);
   });
 });

@@ -41,6 +41,16 @@ CREATE TABLE "solana_transfers" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "solana_watch_cursors" (
+	"address" text NOT NULL,
+	"network" text NOT NULL,
+	"wallet_address" text NOT NULL,
+	"last_signature" text,
+	"checked_at" timestamp with time zone,
+	"locked_until" timestamp with time zone,
+	CONSTRAINT "solana_watch_cursors_address_network_pk" PRIMARY KEY("address","network")
+);
+--> statement-breakpoint
 ALTER TABLE "solana_quotes" ADD CONSTRAINT "solana_quotes_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "solana_transfers" ADD CONSTRAINT "solana_transfers_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "solana_quotes_owner_idx" ON "solana_quotes" USING btree ("user_id","environment","created_at");--> statement-breakpoint

@@ -1,4 +1,5 @@
-import { getAssociatedTokenAddressSync, TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { getAssociatedTokenAddressSync, NATIVE_MINT, TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import type { Arrival } from './litesvm-chain.js';
 import { Connection, PublicKey, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
 import { type SignatureState, type SimulationResult, type SolanaChain, type TokenHolding, TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
@@ -80,6 +81,36 @@ export class RpcChain implements SolanaChain {
     if (!status) return { state: 'unknown' };
     if (status.err) return { state: 'failed', error: JSON.stringify(status.err) };
     return status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized' ? { state: 'confirmed' } : { state: 'unknown' };
+  }
+
+  /**
+   * What arrived at `address` since `until`, oldest first: SOL at the wallet itself, or tokens at
+   * one of its token accounts (a token transfer names the token account, not the wallet). Only
+   * transactions the wallet did not sign count: its own transfers and swaps are not arrivals.
+   */
+  async arrivalsAt(address: string, wallet: string, until: string | undefined): Promise<{ arrivals: Arrival[]; newest: string | undefined }> {
+    const signatures = await this.connection.getSignaturesForAddress(new PublicKey(address), { until, limit: 100 }, 'confirmed');
+    const arrivals: Arrival[] = [];
+    for (const entry of [...signatures].reverse()) {
+      if (entry.err) continue;
+      const parsed = await this.connection.getParsedTransaction(entry.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+      if (!parsed?.meta) continue;
+      const keys = parsed.transaction.message.accountKeys.map((k) => ({ key: k.pubkey.toBase58(), signer: k.signer }));
+      if (keys.some((k) => k.signer && k.key === wallet)) continue;
+      const from = keys[0]!.key;
+      const index = keys.findIndex((k) => k.key === address);
+      if (address === wallet) {
+        const gain = BigInt(parsed.meta.postBalances[index] ?? 0) - BigInt(parsed.meta.preBalances[index] ?? 0);
+        if (index >= 0 && gain > 0n) arrivals.push({ owner: wallet, mint: NATIVE_MINT.toBase58(), amountRaw: gain, decimals: 9, signature: entry.signature, from });
+        continue;
+      }
+      const post = parsed.meta.postTokenBalances?.find((b) => b.accountIndex === index && b.owner === wallet);
+      if (!post) continue;
+      const pre = parsed.meta.preTokenBalances?.find((b) => b.accountIndex === index);
+      const gain = BigInt(post.uiTokenAmount.amount) - BigInt(pre?.uiTokenAmount.amount ?? '0');
+      if (gain > 0n) arrivals.push({ owner: wallet, mint: post.mint, amountRaw: gain, decimals: post.uiTokenAmount.decimals, signature: entry.signature, from });
+    }
+    return { arrivals, newest: signatures[0]?.signature ?? until };
   }
 
   async simulate(wire: Uint8Array, accounts: string[]): Promise<SimulationResult> {
