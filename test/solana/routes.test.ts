@@ -62,7 +62,7 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     const cases: Array<[Record<string, unknown>, number, RegExp]> = [
       [{ to: 'not-an-address', tokenMintAddress: USDC, amount: '1' }, 400, /to/],
       [{ to, tokenMintAddress: USDC, amount: '1', network: 'localnet' }, 400, /network/],
-      [{ to, tokenMintAddress: USDC, amount: '1.1234567' }, 400, /amount has 7 decimals; this token has 6/],
+      [{ to, tokenMintAddress: USDC, amount: '1.1234567' }, 400, /amount has 7 decimal places; at most 6 are allowed/],
       [{ to, tokenMintAddress: to, amount: '1' }, 400, /tokenMintAddress is not a token mint/],
       [{ to, tokenMintAddress: USDC, amount: '0' }, 400, /amount/],
     ];
