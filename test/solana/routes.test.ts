@@ -105,7 +105,10 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     const quote = (await call('GET', `/api/v1/solana-exchange/quote/token-to-token?inputMint=${USDC}&outputMint=${USDT}&amount=3&network=mainnet-beta`)).json().data;
     const byQuote = await call('POST', '/api/v1/solana-exchange/swap', { quoteId: quote.quoteId });
     expect(byQuote.statusCode).toBe(201);
-    expect(byQuote.json().data.quoteId).toBe(quote.quoteId);
+    expect(byQuote.json().data).toMatchObject({ quoteId: quote.quoteId, inputAmount: '3' });
+    // The swap priced again at execution: what came out, in USDT units, at least the quote's minimum.
+    expect(Number(byQuote.json().data.outputAmount)).toBeGreaterThanOrEqual(Number(quote.amounts.minOutputAmount));
+    expect(byQuote.json().data.outputAmount).toMatch(/^\d+(\.\d{1,6})?$/);
     const unknown = await call('POST', '/api/v1/solana-exchange/swap', { quoteId: '00000000-0000-4000-8000-000000000000' });
     expect(unknown.statusCode).toBe(404);
     const viaGraph = await graphql(t.app, tenant.keys.TRANSACTIONS, `mutation { swapTokens(input: { inputMint: "${USDT}", outputMint: "${SOL_MINT}", amount: "1" }) { signature status } }`);

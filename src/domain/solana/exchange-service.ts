@@ -13,13 +13,13 @@ import { isUuid } from '../ids.js';
 import type { CustodialWallets } from './custodial-wallets.js';
 import type { ExchangeProvider, QuoteRequest, SwapMode } from './exchange-provider.js';
 import { parseTokenAccount } from './litesvm-chain.js';
-import { checkNetwork, explorerUrl, type SolanaNetwork } from './networks.js';
+import { checkNetwork, type SolanaNetwork } from './networks.js';
 import type { SandboxAmm } from './sandbox-amm.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
 import { runWire, SOL, SOL_MINT } from './sandbox-world.js';
 import type { SolanaChains } from './solana-chains.js';
 import { QUOTE_TTL_SECONDS, quoteView, type StoredQuote, type SwapQuoteView } from './swap-quote.js';
-import { checkAddress, rawFromDecimal } from './token-amounts.js';
+import { checkAddress, decimalFromRaw, rawFromDecimal } from './token-amounts.js';
 import type { TokenDirectory } from './token-directory.js';
 import { recordTransferEvent } from './transfer-events.js';
 import { SIGNATURE_FEE, type SolanaTransfers, transferView, withReference } from './transfer-service.js';
@@ -190,7 +190,14 @@ export class SolanaExchange {
       transaction: built.transaction,
       lastValidBlockHeight: built.lastValidBlockHeight,
     });
-    return { signature: view.signature, txUrl: view.txUrl, status: view.status, quoteId: stored.view.quoteId, inputAmount: stored.view.amounts.inputAmount, outputAmount: stored.view.amounts.outputAmount };
+    return {
+      signature: view.signature,
+      txUrl: view.txUrl,
+      status: view.status,
+      quoteId: stored.view.quoteId,
+      inputAmount: decimalFromRaw(fresh.inAmountRaw, stored.view.fromToken.decimals),
+      outputAmount: decimalFromRaw(fresh.outAmountRaw, stored.view.toToken.decimals),
+    };
   }
 
   private async storedQuote(principal: Principal, quoteId: string): Promise<StoredQuote> {
@@ -207,10 +214,21 @@ export class SolanaExchange {
     return row.quote as StoredQuote;
   }
 
-  private resultOf(row: Awaited<ReturnType<typeof transferStore.findTransfer>> & object): SwapResult {
+  /** The answer for a recorded swap, amounts in token units (the quote knows the output's decimals). */
+  private async resultOf(row: NonNullable<Awaited<ReturnType<typeof transferStore.findTransfer>>>): Promise<SwapResult> {
     const view = transferView(row);
-    return { signature: view.signature, txUrl: explorerUrl(view.signature, view.network), status: view.status, quoteId: row.quoteId ?? '', inputAmount: view.amount, outputAmount: row.outputAmountRaw?.toString() ?? '' };
+    const [quote] = row.quoteId ? await this.db.select({ quote: solanaQuotes.quote }).from(solanaQuotes).where(eq(solanaQuotes.id, row.quoteId)) : [];
+    const outputDecimals = (quote?.quote as StoredQuote | undefined)?.view.toToken.decimals ?? 0;
+    return {
+      signature: view.signature,
+      txUrl: view.txUrl,
+      status: view.status,
+      quoteId: row.quoteId ?? '',
+      inputAmount: view.amount,
+      outputAmount: row.outputAmountRaw === null ? '' : decimalFromRaw(row.outputAmountRaw, outputDecimals),
+    };
   }
+
 }
 
 function fieldsOf(input: SwapRequest): QuoteInput {
