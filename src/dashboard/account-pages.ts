@@ -38,8 +38,8 @@ ${field('First name', 'firstName', { value: form.firstName, required: false })}$
     const form = request.body ?? {};
     await rateLimiter.consume(MAIL_REQUESTS, request.ip);
     try {
-      const user = await accounts.signUp({ email: form.email ?? '', password: form.password ?? '', firstName: form.firstName, lastName: form.lastName });
-      return show(request, reply, 'Check your email', html`<p id="check-email">We sent a link to <strong>${user.email}</strong>. Open it to confirm your address, then sign in.</p>`, 201);
+      const { email } = await accounts.signUp({ email: form.email ?? '', password: form.password ?? '', firstName: form.firstName, lastName: form.lastName });
+      return show(request, reply, 'Check your email', html`<p id="check-email">We sent a message to <strong>${email}</strong>. Open its link to confirm your address, then sign in.</p>`, 201);
     } catch (error) {
       if (error instanceof DomainError && error.status < 500) return signUpForm(request, reply, form, error.message, error.status);
       throw error;

@@ -72,7 +72,7 @@ describe('accounts: sign-up, verification, sign-in, reset, PIN', () => {
     expect(row!.verified).toBe(true);
   });
 
-  it('names the bad field, refuses a taken email, and counts a wrong password like an unknown email', async () => {
+  it('names the bad field, answers a taken email like a new one (and tells its owner by mail), and counts a wrong password like an unknown email', async () => {
     const client = new FormClient(t.app);
     expect((await signUp(client, 'not-an-email')).statusCode).toBe(400);
     expect(client.textOf('error')).toMatch(/email/);
@@ -80,7 +80,10 @@ describe('accounts: sign-up, verification, sign-in, reset, PIN', () => {
     expect(client.textOf('error')).toMatch(/password must be at least 10/);
     const address = email();
     expect((await signUp(client, address)).statusCode).toBe(201);
-    expect((await signUp(client, address.toUpperCase())).statusCode).toBe(409);
+    const again = await signUp(client, address.toUpperCase());
+    expect(again.statusCode).toBe(201);
+    expect(client.textOf('check-email')).toContain(address.toUpperCase());
+    await mailbox.waitFor(address, /already have a Partner Gateway account/);
 
     await verify(client, address);
     const wrong = await signIn(client, address, 'wrong password!!');

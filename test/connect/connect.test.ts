@@ -235,6 +235,17 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
     expect(await t.services.authorizationServer.connectedApps(flow.person.user.id)).toEqual([]);
   });
 
+  it('answers 401 once the developer deletes the app', async () => {
+    const flow = await authorize();
+    const tokens = await oauth.processAuthorizationCodeResponse(as, flow.client, await redeem(flow));
+    expect((await me(tokens.access_token)).status).toBe(200);
+    await t.services.oauthClients.revoke(flow.owner.user.id, flow.registered.id);
+    expect((await me(tokens.access_token)).status).toBe(401);
+    // And another developer cannot delete it: it reads as missing.
+    const other = await registerApp(t.services, flow.owner.user.id);
+    await expect(t.services.oauthClients.revoke(flow.person.user.id, other.client.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   it('answers 401 when the consent session expired or the person signed out', async () => {
     const flow = await authorize();
     const late = await consent(base, flow.person.cookie, flow.params, 'approve', () => clock.advance(10 * 60_000 + 1));

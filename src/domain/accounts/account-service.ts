@@ -42,18 +42,33 @@ export class AccountService {
     private readonly publicUrl: string,
   ) {}
 
-  async signUp(input: SignUpInput): Promise<User> {
+  /**
+   * Creates the account and mails its confirmation link. An email already registered gets a
+   * notice by mail instead, and the caller sees the same answer either way, so sign-up cannot be
+   * used to find out who has an account.
+   */
+  async signUp(input: SignUpInput): Promise<{ email: string }> {
     const password = checkPassword(input.password);
     // Refused before the account exists: an account whose confirmation can never arrive is stuck.
     if (!this.mailer.canDeliver) throw new DomainError('SERVICE_UNAVAILABLE', 'Sign-up is unavailable: mail is not configured (SMTP_URL).');
-    const user = await this.users.createUser({
-      email: input.email,
-      firstName: input.firstName?.trim() || undefined,
-      lastName: input.lastName?.trim() || undefined,
-      passwordHash: await hashSecret(password),
-    });
-    await this.sendVerification(user);
-    return user;
+    const email = input.email.trim();
+    try {
+      const user = await this.users.createUser({
+        email,
+        firstName: input.firstName?.trim() || undefined,
+        lastName: input.lastName?.trim() || undefined,
+        passwordHash: await hashSecret(password),
+      });
+      await this.sendVerification(user);
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'CONFLICT')) throw error;
+      await this.mailer.send({
+        to: email,
+        subject: 'You already have a Partner Gateway account',
+        text: `Someone (perhaps you) tried to sign up with this email, which already has an account.\n\nSign in: ${this.publicUrl}/signin\nForgot the password? ${this.publicUrl}/forgot-password\n\nIf it was not you, ignore this message.\n`,
+      });
+    }
+    return { email };
   }
 
   /** Mails a fresh verification link (earlier ones stop working). */
