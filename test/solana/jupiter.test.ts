@@ -115,6 +115,12 @@ describe('production swaps through the Jupiter adapter (local fakes of Jupiter a
     jupiter.rateLimitNext = 2;
     jupiter.rateLimitResetSeconds = Math.ceil(Date.now() / 1000) + 60;
     await expect(provider.quote('mainnet-beta', request)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryAfter: expect.any(Number) });
+    // Over REST: a 503 that passes Jupiter's wait on as Retry-After.
+    jupiter.rateLimitNext = 2;
+    const limited = await call('GET', `/api/v1/solana-exchange/quote/sol-to-token?outputMint=${token.address}&amount=1`);
+    expect(limited.statusCode).toBe(503);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(30);
+    expect(limited.json().message).toMatch(/rate limiting/);
     jupiter.rateLimitNext = 0;
     jupiter.rateLimitResetSeconds = undefined;
     const prices = await provider.usdPrices('mainnet-beta', [SOL_MINT, token.address, 'unknown']);

@@ -269,7 +269,8 @@ export class SolanaTransfers {
       await chain.sendTransaction(Buffer.from(row.wire, 'base64'));
       return undefined;
     } catch (error) {
-      if (error instanceof TransactionRejected && !/already (been )?processed/i.test(error.reason)) return error.reason;
+      // A node that already has it (or litesvm's AlreadyProcessed) is no refusal: the first send landed.
+      if (error instanceof TransactionRejected && !/already ?(been )?processed/i.test(error.reason)) return error.reason;
       return undefined;
     }
   }
