@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey, Transaction } from '@solana/web3.js';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
@@ -12,7 +11,6 @@ import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import type { CustodialWallets } from './custodial-wallets.js';
 import type { ExchangeProvider, QuoteRequest, SwapMode } from './exchange-provider.js';
-import { parseTokenAccount } from './litesvm-chain.js';
 import { checkNetwork } from './networks.js';
 import type { SandboxAmm } from './sandbox-amm.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
@@ -22,10 +20,10 @@ import { QUOTE_TTL_SECONDS, quoteView, type StoredQuote, type SwapQuoteView } fr
 import { checkAddress, decimalFromRaw, rawFromDecimal } from './token-amounts.js';
 import type { TokenDirectory } from './token-directory.js';
 import { recordTransferEvent } from './transfer-events.js';
+import { checkBuiltSwap, checkSandboxBalance } from './swap-checks.js';
 import { SIGNATURE_FEE, type SolanaTransfers, transferView, withReference } from './transfer-service.js';
 import { transferStore } from './transfer-store.js';
 import type { SwapBuilder } from './jupiter-provider.js';
-import { address } from '@solana/kit';
 
 export interface QuoteInput {
   inputMint: string;
@@ -252,42 +250,3 @@ function checkSlippage(value: number | null | undefined): number {
 
 const priceMoved = (view: SwapQuoteView) =>
   new DomainError('PRICE_MOVED', `The price moved beyond the quote's ${view.slippageTolerance} % slippage since it was given; nothing was swapped. Ask for a new quote.`, { field: 'slippageBps' });
-
-function checkSandboxBalance(svm: import('litesvm').LiteSVM, owner: string, inputMint: string, inRaw: bigint, view: SwapQuoteView): void {
-  const lamports = svm.getBalance(address(owner)) ?? 0n;
-  let held = lamports;
-  if (inputMint !== SOL_MINT) {
-    const ata = getAssociatedTokenAddressSync(new PublicKey(inputMint), new PublicKey(owner), true);
-    const account = svm.getAccount(address(ata.toBase58()));
-    held = account.exists ? parseTokenAccount(account.data).amount : 0n;
-  }
-  if (held < inRaw) throw new DomainError('INSUFFICIENT_FUNDS', `Insufficient ${view.fromToken.symbol} balance for this swap: it needs ${view.amounts.inputAmount}.`, { field: 'amount' });
-  if (lamports < SIGNATURE_FEE * 3n + (inputMint === SOL_MINT ? inRaw : 0n)) throw new DomainError('INSUFFICIENT_FUNDS', 'Insufficient SOL for the network fee.', { field: 'amount' });
-}
-
-/**
- * A provider-built transaction is simulated before it is signed: the wallet must be its fee payer,
- * it must succeed, and the wallet's balances must change by no more than the quote allows.
- */
-async function checkBuiltSwap(chain: ReturnType<SolanaChains['chainFor']>, transaction: import('@solana/web3.js').VersionedTransaction, owner: string, request: QuoteRequest, inRaw: bigint, threshold: bigint): Promise<void> {
-  const keys = transaction.message.staticAccountKeys.map((k) => k.toBase58());
-  if (keys[0] !== owner) throw new DomainError('SERVICE_UNAVAILABLE', 'The routing provider built a transaction with another fee payer; it was not signed.');
-  const tokenAccount = (mint: string) => getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true).toBase58();
-  const watched = [owner, ...(request.inputMint === SOL_MINT ? [] : [tokenAccount(request.inputMint)]), ...(request.outputMint === SOL_MINT ? [] : [tokenAccount(request.outputMint)])];
-  const mints = [request.inputMint, request.outputMint].filter((m) => m !== SOL_MINT);
-  const before = await Promise.all([chain.lamports(owner), ...mints.map((mint) => chain.associatedTokenAmount(owner, mint))]);
-  const simulation = await chain.simulate(transaction.serialize(), watched);
-  if (simulation.error) throw new DomainError('PRICE_MOVED', `The swap failed in simulation, so it was not signed: ${simulation.error}`);
-  const after = simulation.accounts.map((account, i) => (account === null ? 0n : i === 0 ? account.lamports : parseTokenAccount(account.data).amount));
-  const change = (mint: string) => {
-    const i = mint === SOL_MINT ? 0 : watched.indexOf(tokenAccount(mint));
-    return after[i]! - before[i]!;
-  };
-  const spent = -change(request.inputMint);
-  const received = change(request.outputMint);
-  const maxSpend = (request.swapMode === 'ExactIn' ? inRaw : threshold) + (request.inputMint === SOL_MINT ? 10_000_000n : 0n);
-  const minReceive = (request.swapMode === 'ExactIn' ? threshold : request.amountRaw) - (request.outputMint === SOL_MINT ? 10_000_000n : 0n);
-  if (spent > maxSpend || received < minReceive) {
-    throw new DomainError('PRICE_MOVED', `The routing provider's transaction would spend ${spent} and return ${received} (raw units), outside the quote; it was not signed.`);
-  }
-}

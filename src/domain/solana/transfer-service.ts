@@ -1,6 +1,6 @@
 import { getBase58Decoder } from '@solana/kit';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
+import { PublicKey, SystemProgram, Transaction, type TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
 import { eq } from 'drizzle-orm';
 import type { Database, Tx } from '../../db/client.js';
 import { solanaWallets } from '../../db/solana-schema.js';
@@ -11,12 +11,15 @@ import type { Claim, Idempotency } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { type SolanaChain, TransactionRejected } from './chain.js';
 import type { CustodialWallets, SolanaWalletRow } from './custodial-wallets.js';
-import { checkNetwork, explorerUrl, type SolanaNetwork } from './networks.js';
+import { checkNetwork, type SolanaNetwork } from './networks.js';
 import { SOL, SOL_MINT } from './sandbox-world.js';
 import type { SolanaChains } from './solana-chains.js';
 import { checkAddress, decimalFromRaw, rawFromDecimal } from './token-amounts.js';
 import type { TokenDirectory } from './token-directory.js';
 import { recordTransferEvent } from './transfer-events.js';
+import { type TransferView, transferView, withReference } from './transfer-view.js';
+
+export { type TransferView, transferView, withReference } from './transfer-view.js';
 import { type SolanaTransferRow, transferStore } from './transfer-store.js';
 
 export const CONFIRM_JOB = 'solana.confirm';
@@ -33,41 +36,6 @@ export interface TransferInput {
   tokenMintAddress?: string | null;
   amount: unknown;
   network?: string | null;
-}
-
-export interface TransferView {
-  id: string;
-  signature: string;
-  status: 'pending' | 'confirmed' | 'failed';
-  network: SolanaNetwork;
-  kind: 'sol' | 'token' | 'swap';
-  from: string;
-  to: string;
-  mint: string;
-  amount: string;
-  amountRaw: bigint;
-  error: string | null;
-  txUrl: string;
-  createdAt: Date;
-}
-
-export function transferView(row: SolanaTransferRow): TransferView {
-  const network = row.network as SolanaNetwork;
-  return {
-    id: row.id,
-    signature: row.signature,
-    status: row.status,
-    network,
-    kind: row.kind,
-    from: row.fromAddress,
-    to: row.toAddress,
-    mint: row.mint ?? SOL_MINT,
-    amount: decimalFromRaw(row.amountRaw, row.decimals),
-    amountRaw: row.amountRaw,
-    error: row.error,
-    txUrl: explorerUrl(row.signature, network),
-    createdAt: row.createdAt,
-  };
 }
 
 /** A transaction to sign and send for a wallet, with what it takes from the wallet. */
@@ -295,16 +263,6 @@ export class SolanaTransfers {
     transaction.addSignature(signer, Buffer.from(signature));
     return { wire: transaction.serialize(), signature: base58.decode(transaction.signatures[0]!.signature!) };
   }
-}
-
-/**
- * Adds a fresh random key as a read-only account of the instruction (Solana Pay's "reference";
- * the programs ignore it). Without it two identical transfers under one blockhash would be one
- * transaction with one signature, and the second request would silently be the first.
- */
-export function withReference(instruction: TransactionInstruction): TransactionInstruction {
-  instruction.keys.push({ pubkey: Keypair.generate().publicKey, isSigner: false, isWritable: false });
-  return instruction;
 }
 
 const insufficient = (message: string) => new DomainError('INSUFFICIENT_FUNDS', message, { field: 'amount' });

@@ -1,0 +1,52 @@
+import { Keypair, type TransactionInstruction } from '@solana/web3.js';
+import { explorerUrl, type SolanaNetwork } from './networks.js';
+import { SOL_MINT } from './sandbox-world.js';
+import { decimalFromRaw } from './token-amounts.js';
+import type { SolanaTransferRow } from './transfer-store.js';
+
+/** An outgoing Solana transaction as the API shows it. */
+export interface TransferView {
+  id: string;
+  signature: string;
+  status: 'pending' | 'confirmed' | 'failed';
+  network: SolanaNetwork;
+  kind: 'sol' | 'token' | 'swap';
+  from: string;
+  to: string;
+  mint: string;
+  amount: string;
+  amountRaw: bigint;
+  error: string | null;
+  txUrl: string;
+  createdAt: Date;
+}
+
+export function transferView(row: SolanaTransferRow): TransferView {
+  const network = row.network as SolanaNetwork;
+  return {
+    id: row.id,
+    signature: row.signature,
+    status: row.status,
+    network,
+    kind: row.kind,
+    from: row.fromAddress,
+    to: row.toAddress,
+    mint: row.mint ?? SOL_MINT,
+    amount: decimalFromRaw(row.amountRaw, row.decimals),
+    amountRaw: row.amountRaw,
+    error: row.error,
+    txUrl: explorerUrl(row.signature, network),
+    createdAt: row.createdAt,
+  };
+}
+
+/**
+ * Adds a fresh random key as a read-only account of the instruction (Solana Pay's "reference";
+ * the programs ignore it). Without it two identical transfers under one blockhash would be one
+ * transaction with one signature, and the second request would silently be the first.
+ */
+export function withReference(instruction: TransactionInstruction): TransactionInstruction {
+  instruction.keys.push({ pubkey: Keypair.generate().publicKey, isSigner: false, isWritable: false });
+  return instruction;
+}
+
