@@ -1,6 +1,6 @@
 import { address, getBase58Decoder, getTransactionDecoder } from '@solana/kit';
-import { getAssociatedTokenAddressSync, TOKEN_PROGRAM_ID } from '@solana/spl-token';
-import { PublicKey, VersionedTransaction } from '@solana/web3.js';
+import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { VersionedTransaction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import type { Tx } from '../../db/client.js';
 import type { SignatureState, SimulationResult, SolanaChain, TokenHolding } from './chain.js';
@@ -8,6 +8,7 @@ import { TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
 import { ChainFailure, runWire, SOL_MINT } from './sandbox-world.js';
+import { associatedTokenAddress } from './token-accounts.js';
 
 /** What arrived at a wallet that did not sign the transaction: an incoming transfer. */
 export interface Arrival {
@@ -51,7 +52,7 @@ export class LiteSvmChain implements SolanaChain {
   }
 
   associatedTokenAmount(owner: string, mint: string) {
-    const ata = getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true).toBase58();
+    const ata = associatedTokenAddress(mint, owner).toBase58();
     return this.store.read(this.network, (svm) => {
       const account = svm.getAccount(address(ata));
       return account.exists && account.data.length === 165 ? parseTokenAccount(account.data).amount : 0n;

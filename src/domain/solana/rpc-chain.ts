@@ -1,8 +1,9 @@
-import { getAssociatedTokenAddressSync, NATIVE_MINT, TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { NATIVE_MINT, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import type { Arrival } from './litesvm-chain.js';
 import { Connection, PublicKey, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
 import { type SignatureState, type SimulationResult, type SolanaChain, type TokenHolding, TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
+import { associatedTokenAddress } from './token-accounts.js';
 
 const RPC_TIMEOUT_MS = 10_000;
 
@@ -48,7 +49,7 @@ export class RpcChain implements SolanaChain {
   }
 
   async associatedTokenAmount(owner: string, mint: string) {
-    const account = await this.connection.getAccountInfo(getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true));
+    const account = await this.connection.getAccountInfo(associatedTokenAddress(mint, owner));
     return account && account.data.length === 165 ? Buffer.from(account.data).readBigUInt64LE(64) : 0n;
   }
 

@@ -1,5 +1,5 @@
 import { address } from '@solana/kit';
-import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction } from '@solana/spl-token';
 import { PublicKey, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import { badInput, DomainError } from '../errors.js';
@@ -9,6 +9,7 @@ import type { SolanaNetwork } from './networks.js';
 import { type HopAmounts, inGivenOut, outGivenIn, priceImpact } from './pool-math.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
 import { SANDBOX_POOLS, type SandboxPool, SOL, STABLE_USD, tokenByMint, tokenBySymbol } from './sandbox-world.js';
+import { associatedTokenAddress } from './token-accounts.js';
 
 export const SANDBOX_DEX = 'Partner Gateway Sandbox AMM';
 
@@ -83,8 +84,8 @@ function move(mint: string, raw: bigint, from: PublicKey, to: PublicKey, feePaye
   if (mint === SOL.address) return [SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports: raw })];
   const token = tokenByMint(mint)!;
   const mintKey = new PublicKey(mint);
-  const source = getAssociatedTokenAddressSync(mintKey, from, true);
-  const destination = getAssociatedTokenAddressSync(mintKey, to, true);
+  const source = associatedTokenAddress(mintKey, from);
+  const destination = associatedTokenAddress(mintKey, to);
   return [
     createAssociatedTokenAccountIdempotentInstruction(feePayer, destination, to, mintKey),
     createTransferCheckedInstruction(source, mintKey, destination, from, raw, token.decimals),
@@ -96,7 +97,7 @@ export function reservesOf(svm: LiteSVM, pool: SandboxPool): [bigint, bigint] {
   const side = (symbol: string) => {
     const token = tokenBySymbol(symbol)!;
     if (token === SOL) return (svm.getBalance(address(pool.wallet.publicKey.toBase58())) ?? 0n) - svm.minimumBalanceForRentExemption(0n);
-    const ata = getAssociatedTokenAddressSync(new PublicKey(token.address), pool.wallet.publicKey, true);
+    const ata = associatedTokenAddress(token.address, pool.wallet.publicKey);
     const account = svm.getAccount(address(ata.toBase58()));
     return account.exists ? parseTokenAccount(account.data).amount : 0n;
   };

@@ -4,7 +4,6 @@ import {
   createAssociatedTokenAccountIdempotentInstruction,
   createInitializeMint2Instruction,
   createMintToInstruction,
-  getAssociatedTokenAddressSync,
   MINT_SIZE,
   NATIVE_MINT,
   TOKEN_PROGRAM_ID,
@@ -12,6 +11,7 @@ import {
 import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { address, lamports } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
+import { associatedTokenAddress } from './token-accounts.js';
 
 /**
  * The sandbox's world, the same on every network and every instance: its keys come from fixed
@@ -86,7 +86,7 @@ export function createSandboxWorld(svm: LiteSVM): void {
 /** Mints `raw` of a sandbox token to an owner, creating its token account if needed (the faucet pays). */
 export function fundTokenInstructions(owner: PublicKey, t: TokenInfo, raw: bigint): TransactionInstruction[] {
   const mint = new PublicKey(t.address);
-  const ata = getAssociatedTokenAddressSync(mint, owner, true);
+  const ata = associatedTokenAddress(mint, owner);
   return [createAssociatedTokenAccountIdempotentInstruction(FAUCET.publicKey, ata, owner, mint), createMintToInstruction(mint, ata, FAUCET.publicKey, raw)];
 }
 

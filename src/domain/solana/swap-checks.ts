@@ -1,6 +1,5 @@
 import { address } from '@solana/kit';
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { PublicKey, type VersionedTransaction } from '@solana/web3.js';
+import type { VersionedTransaction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import { DomainError } from '../errors.js';
 import type { SolanaChain } from './chain.js';
@@ -9,13 +8,14 @@ import { parseTokenAccount } from './litesvm-chain.js';
 import { SOL_MINT } from './sandbox-world.js';
 import type { SwapQuoteView } from './swap-quote.js';
 import { SIGNATURE_FEE } from './transfer-service.js';
+import { associatedTokenAddress } from './token-accounts.js';
 
 /** The checks a swap passes before anything is signed. */
 export function checkSandboxBalance(svm: LiteSVM, owner: string, inputMint: string, inRaw: bigint, view: SwapQuoteView): void {
   const lamports = svm.getBalance(address(owner)) ?? 0n;
   let held = lamports;
   if (inputMint !== SOL_MINT) {
-    const ata = getAssociatedTokenAddressSync(new PublicKey(inputMint), new PublicKey(owner), true);
+    const ata = associatedTokenAddress(inputMint, owner);
     const account = svm.getAccount(address(ata.toBase58()));
     held = account.exists ? parseTokenAccount(account.data).amount : 0n;
   }
@@ -30,7 +30,7 @@ export function checkSandboxBalance(svm: LiteSVM, owner: string, inputMint: stri
 export async function checkBuiltSwap(chain: SolanaChain, transaction: VersionedTransaction, owner: string, request: QuoteRequest, inRaw: bigint, threshold: bigint): Promise<void> {
   const keys = transaction.message.staticAccountKeys.map((k) => k.toBase58());
   if (keys[0] !== owner) throw new DomainError('SERVICE_UNAVAILABLE', 'The routing provider built a transaction with another fee payer; it was not signed.');
-  const tokenAccount = (mint: string) => getAssociatedTokenAddressSync(new PublicKey(mint), new PublicKey(owner), true).toBase58();
+  const tokenAccount = (mint: string) => associatedTokenAddress(mint, owner).toBase58();
   const watched = [owner, ...(request.inputMint === SOL_MINT ? [] : [tokenAccount(request.inputMint)]), ...(request.outputMint === SOL_MINT ? [] : [tokenAccount(request.outputMint)])];
   const mints = [request.inputMint, request.outputMint].filter((m) => m !== SOL_MINT);
   const before = await Promise.all([chain.lamports(owner), ...mints.map((mint) => chain.associatedTokenAmount(owner, mint))]);

@@ -1,5 +1,5 @@
 import { getBase58Decoder } from '@solana/kit';
-import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction } from '@solana/spl-token';
 import { PublicKey, SystemProgram, Transaction, type TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
 import { eq } from 'drizzle-orm';
 import type { Database, Tx } from '../../db/client.js';
@@ -21,6 +21,7 @@ import { type TransferView, transferView, withReference } from './transfer-view.
 
 export { type TransferView, transferView, withReference } from './transfer-view.js';
 import { type SolanaTransferRow, transferStore } from './transfer-store.js';
+import { associatedTokenAddress } from './token-accounts.js';
 
 export const CONFIRM_JOB = 'solana.confirm';
 /** How often the confirmation job asks the chain, and re-broadcasts while the blockhash lives. */
@@ -89,8 +90,8 @@ export class SolanaTransfers {
       const wallet = await this.wallets.walletOf(principal);
       const chain = this.chains.chainFor(principal.environment, network);
       const owner = new PublicKey(wallet.address);
-      const source = getAssociatedTokenAddressSync(mint, owner, true);
-      const destination = getAssociatedTokenAddressSync(mint, to, true);
+      const source = associatedTokenAddress(mint, owner);
+      const destination = associatedTokenAddress(mint, to);
       const [{ blockhash, lastValidBlockHeight }, destinationExists, rent] = await Promise.all([chain.latestBlockhash(), chain.accountExists(destination.toBase58()), chain.rentExempt(TOKEN_ACCOUNT_SIZE)]);
       const instructions: TransactionInstruction[] = [];
       // The sender pays the recipient's token-account rent when it has none (see the README).
