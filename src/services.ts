@@ -36,7 +36,7 @@ import { type Mailer, SmtpMailer } from './domain/accounts/mailer.js';
 import { AuthorizationServer } from './domain/connect/authorization-server.js';
 import { ClientRegistry } from './domain/connect/client-registry.js';
 import { SolanaExchange } from './domain/solana/exchange-service.js';
-import { incomingTransferRecorder } from './domain/solana/incoming-transfers.js';
+import { incomingTransferRecorder, sandboxExecutionRecorder } from './domain/solana/incoming-transfers.js';
 import { IncomingWatch } from './domain/solana/incoming-watch.js';
 import { JupiterProvider } from './domain/solana/jupiter-provider.js';
 import { LiteSvmChain } from './domain/solana/litesvm-chain.js';
@@ -172,11 +172,11 @@ export function createServices(
   const oauthClients = new ClientRegistry(db, clock);
   const solanaWallets = new CustodialWallets(db, (environment) => keyrings[environment]);
   const sandboxChains = new SandboxChainStore(db, (svm) => createSandboxWorld(svm));
-  const onArrivals = incomingTransferRecorder('sandbox', clock);
+  const onExecuted = sandboxExecutionRecorder(clock);
   const litesvmChains = new Map<SolanaNetwork, LiteSvmChain>();
   const sandboxChain = (network: SolanaNetwork) => {
     let chain = litesvmChains.get(network);
-    if (!chain) litesvmChains.set(network, (chain = new LiteSvmChain(network, sandboxChains, onArrivals)));
+    if (!chain) litesvmChains.set(network, (chain = new LiteSvmChain(network, sandboxChains, onExecuted)));
     return chain;
   };
   const rpcUrls: Partial<Record<SolanaNetwork, string | undefined>> = { 'mainnet-beta': config.SOLANA_RPC_URL_MAINNET_BETA, devnet: config.SOLANA_RPC_URL_DEVNET, testnet: config.SOLANA_RPC_URL_TESTNET };

@@ -4,10 +4,27 @@ import { solanaWallets } from '../../db/solana-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
 import { recordEvent } from '../events/outbox.js';
-import type { Arrival } from './litesvm-chain.js';
+import type { Arrival, ExecutionListener } from './litesvm-chain.js';
+import { recordTransferEvent } from './transfer-events.js';
+import { transferStore } from './transfer-store.js';
 import type { SolanaNetwork } from './networks.js';
 import { SOL_MINT } from './sandbox-world.js';
 import { decimalFromRaw } from './token-amounts.js';
+
+/**
+ * What a sandbox transaction did, recorded with the chain's new state: the sender's pending
+ * transfer is confirmed in that commit (so its hold and the chain's balance never count the same
+ * money twice), and arrivals are told.
+ */
+export function sandboxExecutionRecorder(clock: Clock): ExecutionListener {
+  const arrivals = incomingTransferRecorder('sandbox', clock);
+  return async (tx, network, executed) => {
+    const now = clock.now();
+    const confirmed = await transferStore.confirmBySignature(tx, executed.signature, now);
+    if (confirmed) await recordTransferEvent(tx, confirmed, now);
+    if (executed.arrivals.length > 0) await arrivals(tx, network, executed.arrivals);
+  };
+}
 
 /**
  * Money arriving at a custodial wallet from someone else: `transaction.completed` for its user,

@@ -21,7 +21,12 @@ export interface Arrival {
   from: string;
 }
 
-export type ArrivalListener = (tx: Tx, network: SolanaNetwork, arrivals: Arrival[]) => Promise<void>;
+/**
+ * Told, in the transaction that stores the chain's new state, what a transaction did: so the
+ * records that depend on it (the sender's transfer, the receivers' events) change in the same
+ * commit as the chain, and are never half a step behind it.
+ */
+export type ExecutionListener = (tx: Tx, network: SolanaNetwork, executed: { signature: string; arrivals: Arrival[] }) => Promise<void>;
 
 const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
 /** A blockhash is good for 150 blocks; litesvm's clock stands still, so sandbox blockhashes do not expire. */
@@ -32,7 +37,7 @@ export class LiteSvmChain implements SolanaChain {
   constructor(
     readonly network: SolanaNetwork,
     private readonly store: SandboxChainStore,
-    private readonly onArrivals: ArrivalListener,
+    private readonly onExecuted: ExecutionListener,
   ) {}
 
   latestBlockhash() {
@@ -92,7 +97,7 @@ export class LiteSvmChain implements SolanaChain {
         const gain = post.amount - (before.get(key)?.amount ?? 0n);
         if (gain > 0n && !signers.has(post.owner)) arrivals.push({ owner: post.owner, mint: post.mint, amountRaw: gain, decimals: post.decimals, signature, from });
       }
-      if (arrivals.length > 0) await this.onArrivals(tx, this.network, arrivals);
+      await this.onExecuted(tx, this.network, { signature, arrivals });
       return signature;
     });
   }

@@ -220,12 +220,12 @@ export class SolanaTransfers {
 
   private async sendAndWait(row: SolanaTransferRow, chain: SolanaChain): Promise<TransferView> {
     const rejected = await this.broadcast(row, chain);
-    if (rejected) return transferView((await this.settle(row.id, 'failed', rejected)) ?? row);
+    if (rejected) return this.settled(row.id, 'failed', rejected);
     const deadline = Date.now() + this.confirmWaitMs;
     while (Date.now() < deadline) {
       const state = await chain.signatureState(row.signature).catch(() => ({ state: 'unknown' }) as const);
-      if (state.state === 'confirmed') return transferView((await this.settle(row.id, 'confirmed', null)) ?? row);
-      if (state.state === 'failed') return transferView((await this.settle(row.id, 'failed', state.error)) ?? row);
+      if (state.state === 'confirmed') return this.settled(row.id, 'confirmed', null);
+      if (state.state === 'failed') return this.settled(row.id, 'failed', state.error);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     // Not confirmed yet: the answer carries the signature; the final state arrives as an event.
@@ -242,6 +242,11 @@ export class SolanaTransfers {
       if (error instanceof TransactionRejected && !/already ?(been )?processed/i.test(error.reason)) return error.reason;
       return undefined;
     }
+  }
+
+  /** Settles, and answers the row as it now is (the sandbox chain may have confirmed it already). */
+  private async settled(id: string, status: 'confirmed' | 'failed', error: string | null): Promise<TransferView> {
+    return transferView((await this.settle(id, status, error)) ?? (await transferStore.findTransfer(this.db, id))!);
   }
 
   private async settle(id: string, status: 'confirmed' | 'failed', error: string | null): Promise<SolanaTransferRow | undefined> {

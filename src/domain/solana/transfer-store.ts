@@ -50,6 +50,16 @@ export const transferStore = {
     return holds;
   },
 
+  /** Confirms the pending transaction with this signature, if there is one (the sandbox chain executed it). */
+  async confirmBySignature(db: Executor, signature: string, at: Date): Promise<SolanaTransferRow | undefined> {
+    const [row] = await db
+      .update(solanaTransfers)
+      .set({ status: 'confirmed', updatedAt: at })
+      .where(and(eq(solanaTransfers.signature, signature), eq(solanaTransfers.status, 'pending')))
+      .returning();
+    return row;
+  },
+
   /** Moves a pending transaction to its end state once; undefined when it already had one. */
   async settleTransfer(db: Executor, id: string, status: 'confirmed' | 'failed', error: string | null, at: Date): Promise<SolanaTransferRow | undefined> {
     const [row] = await db
