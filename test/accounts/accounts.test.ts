@@ -93,6 +93,14 @@ describe('accounts: sign-up, verification, sign-in, reset, PIN', () => {
     expect(wrong.body.match(/id="error">([^<]+)/)?.[1]).toBe(unknown.body.match(/id="error">([^<]+)/)?.[1]);
   });
 
+  it('limits guessing: the 11th sign-in for one email in a minute is refused, whatever the address', async () => {
+    const address = email();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await signIn(new FormClient(t.app), address, `guess number ${i}`)).statusCode);
+    expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+    expect(statuses[10]).toBe(429);
+  });
+
   it('refuses forms without the CSRF token, or with one from another session', async () => {
     const client = new FormClient(t.app);
     await client.get('/signup');

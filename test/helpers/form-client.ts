@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 
 /**
@@ -8,10 +9,14 @@ export class FormClient {
   readonly cookies = new Map<string, string>();
   lastPage = '';
 
-  constructor(private readonly app: FastifyInstance) {}
+  /** Each client comes from an address of its own, as separate browsers would (per-IP limits apply per client). */
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly remoteAddress = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`,
+  ) {}
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    return this.remember(await this.app.inject({ method: 'GET', url, headers: this.headers({ accept: 'text/html' }) }));
+    return this.remember(await this.app.inject({ method: 'GET', url, remoteAddress: this.remoteAddress, headers: this.headers({ accept: 'text/html' }) }));
   }
 
   /** Posts a form; `_csrf` comes from the last page unless the form sets it. */
@@ -21,7 +26,7 @@ export class FormClient {
     if (token && form._csrf === undefined) body.append('_csrf', token);
     for (const [key, value] of Object.entries(form)) for (const v of Array.isArray(value) ? value : [value]) body.append(key, v);
     return this.remember(
-      await this.app.inject({ method: 'POST', url, payload: body.toString(), headers: this.headers({ 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }) }),
+      await this.app.inject({ method: 'POST', url, remoteAddress: this.remoteAddress, payload: body.toString(), headers: this.headers({ 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }) }),
     );
   }
 
