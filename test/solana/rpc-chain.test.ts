@@ -10,6 +10,9 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
 import { SolanaConfirmHandler } from '../../src/domain/solana/solana-jobs.js';
+import { incomingTransferRecorder } from '../../src/domain/solana/incoming-transfers.js';
+import { IncomingWatch } from '../../src/domain/solana/incoming-watch.js';
+import { RpcChain } from '../../src/domain/solana/rpc-chain.js';
 import { FakeSolanaRpc } from '../fakes/solana-rpc.js';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
@@ -143,5 +146,25 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     clock.advance(31_000);
     await t.services.solanaIncoming.poll();
     expect(await arrivals()).toHaveLength(2);
+  });
+
+  it('two watchers polling at once tell each arrival once (addresses are leased)', async () => {
+    const payer = Keypair.generate();
+    fake.airdrop(payer.publicKey, BigInt(LAMPORTS_PER_SOL));
+    const tx = new Transaction({ feePayer: payer.publicKey, blockhash: fake.svm.latestBlockhash(), lastValidBlockHeight: 0 }).add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: wallet, lamports: 70_000_000n }),
+    );
+    tx.sign(payer);
+    const signature = await new Connection(fake.url, 'confirmed').sendRawTransaction(tx.serialize());
+    const other = new IncomingWatch(t.services.db, clock, { 'mainnet-beta': new RpcChain('mainnet-beta', fake.url) }, incomingTransferRecorder('production', clock));
+    for (let round = 0; round < 3; round++) {
+      clock.advance(31_000);
+      await Promise.all([t.services.solanaIncoming.poll(), other.poll()]);
+    }
+    const told = (await t.services.db.select().from(events).where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.completed')))).filter(
+      (e) => (e.data as { signature: string }).signature === signature,
+    );
+    expect(told).toHaveLength(1);
+    expect(told[0]!.data).toMatchObject({ type: 'CRYPTO_DEPOSIT', amount: '0.07' });
   });
 });
