@@ -55,20 +55,23 @@ export class SolanaPortfolio {
     return { address: wallet.address, network, sol, tokens, totalUsdValue };
   }
 
-  async solBalance(principal: Principal, network?: string | null): Promise<TokenBalance & { address: string; network: SolanaNetwork }> {
-    const view = await this.portfolio(principal, network);
-    return { ...view.sol, address: view.address, network: view.network };
+  /** SOL alone: one balance read and one price, not the whole portfolio. */
+  async solBalance(principal: Principal, networkName?: string | null): Promise<TokenBalance & { address: string; network: SolanaNetwork }> {
+    const network = checkNetwork(networkName);
+    const wallet = await this.wallets.walletOf(principal);
+    const [lamports, prices] = await Promise.all([this.chains.chainFor(principal.environment, network).lamports(wallet.address), this.tokens.usdPrices(principal.environment, network, [SOL.address])]);
+    return { mint: SOL.address, symbol: 'SOL', name: SOL.name, decimals: 9, amount: decimalFromRaw(lamports, 9), amountRaw: lamports, usdValue: usd(lamports, 9, prices.get(SOL.address)), address: wallet.address, network };
   }
 
-  /** One token's balance; a token the wallet has no account for is zero. */
-  async tokenBalance(principal: Principal, mintAddress: string, network?: string | null): Promise<TokenBalance & { address: string; network: SolanaNetwork }> {
+  /** One token's balance over all the wallet's accounts of that mint; none is zero. */
+  async tokenBalance(principal: Principal, mintAddress: string, networkName?: string | null): Promise<TokenBalance & { address: string; network: SolanaNetwork }> {
     const mint = checkAddress(mintAddress, 'mint').toBase58();
-    const view = await this.portfolio(principal, network);
-    if (mint === SOL.address) return { ...view.sol, address: view.address, network: view.network };
-    const held = view.tokens.filter((t) => t.mint === mint);
-    const info = await this.tokens.info(principal.environment, view.network, mint, 'mint');
-    const amountRaw = held.reduce((sum, t) => sum + t.amountRaw, 0n);
-    const prices = amountRaw > 0n ? await this.tokens.usdPrices(principal.environment, view.network, [mint]) : new Map<string, number>();
-    return { mint, symbol: info.symbol, name: info.name, decimals: info.decimals, amount: decimalFromRaw(amountRaw, info.decimals), amountRaw, usdValue: usd(amountRaw, info.decimals, prices.get(mint)) ?? (amountRaw === 0n ? 0 : null), address: view.address, network: view.network };
+    if (mint === SOL.address) return this.solBalance(principal, networkName);
+    const network = checkNetwork(networkName);
+    const wallet = await this.wallets.walletOf(principal);
+    const [info, holdings] = await Promise.all([this.tokens.info(principal.environment, network, mint, 'mint'), this.chains.chainFor(principal.environment, network).tokenHoldings(wallet.address)]);
+    const amountRaw = holdings.filter((h) => h.mint === mint).reduce((sum, h) => sum + h.amountRaw, 0n);
+    const prices = amountRaw > 0n ? await this.tokens.usdPrices(principal.environment, network, [mint]) : new Map<string, number>();
+    return { mint, symbol: info.symbol, name: info.name, decimals: info.decimals, amount: decimalFromRaw(amountRaw, info.decimals), amountRaw, usdValue: amountRaw === 0n ? 0 : usd(amountRaw, info.decimals, prices.get(mint)), address: wallet.address, network };
   }
 }
