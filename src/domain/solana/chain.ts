@@ -19,12 +19,6 @@ export class TransactionRejected extends Error {
   }
 }
 
-export interface SimulationResult {
-  error: string | undefined;
-  /** Post-state of the accounts asked for (null when absent after the transaction). */
-  accounts: Array<{ lamports: bigint; owner: string; data: Uint8Array } | null>;
-}
-
 /**
  * What the Solana services need from a chain: the sandbox's litesvm chain and production RPC
  * implement it alike, and so can tests' fakes. Amounts are raw units (lamports, base units).
@@ -43,7 +37,6 @@ export interface SolanaChain {
   /** Sends a signed transaction; returns its signature. Throws TransactionRejected when preflight refuses it. */
   sendTransaction(wire: Uint8Array): Promise<string>;
   signatureState(signature: string): Promise<SignatureState>;
-  simulate(wire: Uint8Array, accounts: string[]): Promise<SimulationResult>;
   /** Lamports that keep an account of this size alive. */
   rentExempt(size: number): Promise<bigint>;
 }

@@ -172,7 +172,7 @@ export class SolanaExchange {
     const fresh = await this.providers(principal.environment).quote(network, request);
     if (request.swapMode === 'ExactIn' ? fresh.outAmountRaw < threshold : fresh.inAmountRaw > threshold) throw priceMoved(stored.view);
     const built = await this.swapBuilder.buildSwap(fresh.raw, wallet.address);
-    const chain = this.chains.chainFor(principal.environment, network);
+    const chain = this.chains.productionChain(network);
     await checkBuiltSwap(chain, built.transaction, wallet.address, request, fresh.inAmountRaw, threshold);
     const view = await this.transfers.submit(principal, wallet, chain, claim, {
       kind: 'swap',

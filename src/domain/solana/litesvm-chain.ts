@@ -1,9 +1,9 @@
-import { address, getBase58Decoder, getTransactionDecoder } from '@solana/kit';
+import { address, getBase58Decoder } from '@solana/kit';
 import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { VersionedTransaction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import type { Tx } from '../../db/client.js';
-import type { SignatureState, SimulationResult, SolanaChain, TokenHolding } from './chain.js';
+import type { SignatureState, SolanaChain, TokenHolding } from './chain.js';
 import { TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
@@ -110,23 +110,6 @@ export class LiteSvmChain implements SolanaChain {
     });
   }
 
-  simulate(wire: Uint8Array, accounts: string[]): Promise<SimulationResult> {
-    return this.store.read(this.network, (svm) => {
-      const result = svm.simulateTransaction(getTransactionDecoder().decode(wire) as never);
-      if ('err' in result) return { error: result.toString(), accounts: [] };
-      const post = new Map(result.postAccounts().map((a) => [a.address as string, a]));
-      return {
-        error: undefined,
-        accounts: accounts.map((key) => {
-          const found = post.get(key);
-          const stored = found ? undefined : svm.getAccount(address(key));
-          if (stored && !stored.exists) return null;
-          const a = (found ?? stored) as unknown as { lamports: bigint; programAddress: string; data: ArrayLike<number> };
-          return { lamports: BigInt(a.lamports), owner: String(a.programAddress), data: Uint8Array.from(a.data) };
-        }),
-      };
-    });
-  }
 }
 
 const base58 = { encode: (bytes: Uint8Array) => getBase58Decoder().decode(bytes) };

@@ -1,11 +1,19 @@
 import { NATIVE_MINT, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import type { Arrival } from './litesvm-chain.js';
 import { Connection, PublicKey, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
-import { type SignatureState, type SimulationResult, type SolanaChain, type TokenHolding, TransactionRejected } from './chain.js';
+import { type SignatureState, type SolanaChain, type TokenHolding, TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
 const RPC_TIMEOUT_MS = 10_000;
+
+/** A simulation's outcome (production swap checks), with the post-state of the accounts asked for. */
+export interface SimulationResult {
+  error: string | undefined;
+  /** Post-state of the accounts asked for (null when absent after the transaction). */
+  accounts: Array<{ lamports: bigint; owner: string; data: Uint8Array } | null>;
+}
+
 
 /**
  * A production network over Solana JSON-RPC (web3.js v1 `Connection`), at commitment `confirmed`.

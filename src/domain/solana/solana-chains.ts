@@ -1,6 +1,7 @@
 import type { Environment } from '../auth/permissions.js';
 import { DomainError } from '../errors.js';
 import type { SolanaChain } from './chain.js';
+import type { RpcChain } from './rpc-chain.js';
 import { type SolanaNetwork } from './networks.js';
 
 /**
@@ -11,11 +12,15 @@ import { type SolanaNetwork } from './networks.js';
 export class SolanaChains {
   constructor(
     private readonly sandbox: (network: SolanaNetwork) => SolanaChain,
-    private readonly production: Partial<Record<SolanaNetwork, SolanaChain>>,
+    private readonly production: Partial<Record<SolanaNetwork, RpcChain>>,
   ) {}
 
   chainFor(environment: Environment, network: SolanaNetwork): SolanaChain {
-    if (environment === 'sandbox') return this.sandbox(network);
+    return environment === 'sandbox' ? this.sandbox(network) : this.productionChain(network);
+  }
+
+  /** A production network's RPC chain: what only production does (simulating others' transactions) needs it. */
+  productionChain(network: SolanaNetwork): RpcChain {
     const chain = this.production[network];
     if (!chain) throw new DomainError('SERVICE_UNAVAILABLE', `Solana ${network} is not configured for production (SOLANA_RPC_URL_${network.toUpperCase().replace('-', '_')} is unset).`);
     return chain;

@@ -2,7 +2,7 @@ import { address } from '@solana/kit';
 import type { VersionedTransaction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import { DomainError } from '../errors.js';
-import type { SolanaChain } from './chain.js';
+import type { RpcChain } from './rpc-chain.js';
 import type { QuoteRequest } from './exchange-provider.js';
 import { parseTokenAccount } from './litesvm-chain.js';
 import { SOL_MINT } from './sandbox-world.js';
@@ -27,7 +27,7 @@ export function checkSandboxBalance(svm: LiteSVM, owner: string, inputMint: stri
  * A provider-built transaction is simulated before it is signed: the wallet must be its fee payer,
  * it must succeed, and the wallet's balances must change by no more than the quote allows.
  */
-export async function checkBuiltSwap(chain: SolanaChain, transaction: VersionedTransaction, owner: string, request: QuoteRequest, inRaw: bigint, threshold: bigint): Promise<void> {
+export async function checkBuiltSwap(chain: RpcChain, transaction: VersionedTransaction, owner: string, request: QuoteRequest, inRaw: bigint, threshold: bigint): Promise<void> {
   const keys = transaction.message.staticAccountKeys.map((k) => k.toBase58());
   if (keys[0] !== owner) throw new DomainError('SERVICE_UNAVAILABLE', 'The routing provider built a transaction with another fee payer; it was not signed.');
   const tokenAccount = (mint: string) => associatedTokenAddress(mint, owner).toBase58();
