@@ -170,7 +170,18 @@ export function createServices(
     log: (message) => mailLog.info({ to: message.to, subject: message.subject, text: message.text }, 'mail'),
   });
   const oauthClients = new ClientRegistry(db, clock);
-  const solanaWallets = new CustodialWallets(db, (environment) => keyrings[environment]);
+  const rpcUrls: Partial<Record<SolanaNetwork, string | undefined>> = { 'mainnet-beta': config.SOLANA_RPC_URL_MAINNET_BETA, devnet: config.SOLANA_RPC_URL_DEVNET, testnet: config.SOLANA_RPC_URL_TESTNET };
+  const rpcChains: Partial<Record<SolanaNetwork, RpcChain>> = Object.fromEntries(
+    Object.entries(rpcUrls)
+      .filter(([, url]) => url)
+      .map(([network, url]) => [network, new RpcChain(network as SolanaNetwork, url!)]),
+  );
+  const solanaIncoming = new IncomingWatch(db, clock, rpcChains, incomingTransferRecorder('production', clock));
+  const solanaWallets = new CustodialWallets(
+    db,
+    (environment) => keyrings[environment],
+    async (wallet) => (wallet.environment === 'production' ? solanaIncoming.watchWallet(wallet.address) : undefined),
+  );
   const sandboxChains = new SandboxChainStore(db, (svm) => createSandboxWorld(svm));
   const onExecuted = sandboxExecutionRecorder(clock);
   const litesvmChains = new Map<SolanaNetwork, LiteSvmChain>();
@@ -179,12 +190,6 @@ export function createServices(
     if (!chain) litesvmChains.set(network, (chain = new LiteSvmChain(network, sandboxChains, onExecuted)));
     return chain;
   };
-  const rpcUrls: Partial<Record<SolanaNetwork, string | undefined>> = { 'mainnet-beta': config.SOLANA_RPC_URL_MAINNET_BETA, devnet: config.SOLANA_RPC_URL_DEVNET, testnet: config.SOLANA_RPC_URL_TESTNET };
-  const rpcChains: Partial<Record<SolanaNetwork, RpcChain>> = Object.fromEntries(
-    Object.entries(rpcUrls)
-      .filter(([, url]) => url)
-      .map(([network, url]) => [network, new RpcChain(network as SolanaNetwork, url!)]),
-  );
   const solanaChains = new SolanaChains(sandboxChain, rpcChains);
   const sandboxAmm = new SandboxAmm(sandboxChains);
   const jupiter = new JupiterProvider({ baseUrl: config.JUPITER_BASE_URL, priceUrl: config.JUPITER_PRICE_URL, apiKey: config.JUPITER_API_KEY });
@@ -192,7 +197,7 @@ export function createServices(
   const solanaTokens = new TokenDirectory(solanaChains, exchangeProvider);
   const solanaTransfers = new SolanaTransfers(db, clock, idempotency, solanaWallets, solanaChains, solanaTokens, config.SOLANA_CONFIRM_WAIT_MS);
   return {
-    solanaIncoming: new IncomingWatch(db, clock, rpcChains, incomingTransferRecorder('production', clock)),
+    solanaIncoming,
     solanaChains,
     sandboxChains,
     solanaTokens,

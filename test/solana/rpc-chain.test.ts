@@ -4,7 +4,7 @@ import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transa
 import { address } from '@solana/kit';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { solanaTransfers } from '../../src/db/solana-schema.js';
+import { solanaTransfers, solanaWatchCursors } from '../../src/db/solana-schema.js';
 import { events } from '../../src/db/schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
@@ -14,7 +14,7 @@ import { incomingTransferRecorder } from '../../src/domain/solana/incoming-trans
 import { IncomingWatch } from '../../src/domain/solana/incoming-watch.js';
 import { RpcChain } from '../../src/domain/solana/rpc-chain.js';
 import { FakeSolanaRpc } from '../fakes/solana-rpc.js';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { seedTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 describe('production transfers over Solana RPC (a local node that drops and expires transactions)', () => {
   const fake = new FakeSolanaRpc();
@@ -166,5 +166,15 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     );
     expect(told).toHaveLength(1);
     expect(told[0]!.data).toMatchObject({ type: 'CRYPTO_DEPOSIT', amount: '0.07' });
+  });
+
+  it('watches a new production wallet from its creation, before any polling round', async () => {
+    const newcomer = await seedTenant(t.services);
+    const address = (await t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': newcomer.productionKey } })).json().data.address;
+    const cursors = await t.services.db.select().from(solanaWatchCursors).where(eq(solanaWatchCursors.address, address));
+    expect(cursors.map((c) => c.network)).toEqual(['mainnet-beta']);
+    // A sandbox wallet is not watched: sandbox chains tell arrivals as they execute.
+    const sandboxAddress = (await t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': newcomer.keys.READ_ONLY } })).json().data.address;
+    expect(await t.services.db.select().from(solanaWatchCursors).where(eq(solanaWatchCursors.address, sandboxAddress))).toEqual([]);
   });
 });

@@ -27,6 +27,8 @@ export class CustodialWallets implements Signer {
   constructor(
     private readonly db: Database,
     private readonly keyrings: (environment: Environment) => MasterKeyring | undefined,
+    /** Told of each wallet this creates (production wallets start being watched for arrivals). */
+    private readonly onCreated: (wallet: SolanaWalletRow) => Promise<void> = async () => undefined,
   ) {}
 
   async walletOf(principal: Principal): Promise<SolanaWalletRow> {
@@ -54,7 +56,10 @@ export class CustodialWallets implements Signer {
       .returning();
     dataKey.fill(0);
     keypair.secretKey.fill(0);
-    if (created) return created;
+    if (created) {
+      await this.onCreated(created);
+      return created;
+    }
     // A concurrent first use won: that wallet is the user's.
     const [winner] = await this.db.select().from(solanaWallets).where(owner);
     return winner!;

@@ -8,6 +8,8 @@ import type { SolanaNetwork } from './networks.js';
 import type { RpcChain } from './rpc-chain.js';
 
 export interface WatchOptions {
+  /** How often every production wallet is checked for a missing cursor (new wallets get theirs when created). */
+  seedEveryMs: number;
   /** How often each address is looked at. */
   everyMs: number;
   /** A poller's claim on an address; one that dies loses it after this. */
@@ -27,8 +29,20 @@ export class IncomingWatch {
     private readonly clock: Clock,
     private readonly chains: Partial<Record<SolanaNetwork, RpcChain>>,
     private readonly record: (tx: Tx, network: SolanaNetwork, arrivals: Arrival[]) => Promise<void>,
-    private readonly options: WatchOptions = { everyMs: 30_000, leaseMs: 60_000, batch: 50 },
+    private readonly options: WatchOptions = { seedEveryMs: 10 * 60_000, everyMs: 30_000, leaseMs: 60_000, batch: 50 },
   ) {}
+
+  private seededAt = Number.NEGATIVE_INFINITY;
+
+  /** Watches a new production wallet on every configured network, from its creation on. */
+  async watchWallet(address: string): Promise<void> {
+    const networks = Object.keys(this.chains);
+    if (networks.length === 0) return;
+    await this.db
+      .insert(solanaWatchCursors)
+      .values(networks.map((network) => ({ address, network, walletAddress: address })))
+      .onConflictDoNothing();
+  }
 
   get active(): boolean {
     return Object.keys(this.chains).length > 0;
@@ -39,12 +53,16 @@ export class IncomingWatch {
     const networks = Object.keys(this.chains) as SolanaNetwork[];
     if (networks.length === 0) return 0;
     const now = this.clock.now();
-    for (const network of networks) {
-      // Every production wallet is watched on every configured network.
-      await this.db.execute(sql`
-        insert into solana_watch_cursors (address, network, wallet_address)
-        select address, ${network}, address from solana_wallets where environment = 'production'
-        on conflict do nothing`);
+    // A pass over every production wallet is the safety net (wallets made before a network was
+    // configured, or whose cursors were not written): first round, then now and then, not every round.
+    if (now.getTime() - this.seededAt >= this.options.seedEveryMs) {
+      for (const network of networks) {
+        await this.db.execute(sql`
+          insert into solana_watch_cursors (address, network, wallet_address)
+          select address, ${network}, address from solana_wallets where environment = 'production'
+          on conflict do nothing`);
+      }
+      this.seededAt = now.getTime();
     }
     const due = new Date(now.getTime() - this.options.everyMs);
     const claimed = await queryRows<{ address: string; network: SolanaNetwork; wallet_address: string; last_signature: string | null }>(
