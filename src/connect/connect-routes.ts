@@ -18,6 +18,19 @@ export const CONSENT_TTL_MS = 10 * 60_000;
 
 type Params = Record<string, string | undefined>;
 
+/**
+ * A request's OAuth parameters. RFC 6749 §3.1 and §3.2: a parameter must not appear more than
+ * once; a repeated one is refused rather than guessed at (and never reaches code expecting text).
+ */
+function oauthParams(source: unknown): Params {
+  const params: Params = {};
+  for (const [key, value] of Object.entries((source ?? {}) as Record<string, unknown>)) {
+    if (Array.isArray(value)) throw new OAuthError('invalid_request', `${key} was sent more than once.`);
+    if (typeof value === 'string') params[key] = value;
+  }
+  return params;
+}
+
 interface ConsentTicket {
   params: AuthorizeParameters;
   expiresAt: number;
@@ -86,16 +99,17 @@ export function registerAuthorizeEndpoints(app: FastifyInstance): void {
   const issuer = publicUrlOf(services.config);
   const binding = (sessionId: string) => `connect-consent:${sessionId}`;
 
-  app.get<{ Querystring: Params }>('/connect/authorize', async (request, reply) => {
+  app.get('/connect/authorize', async (request, reply) => {
     try {
-      await limit(services, limits.authorizeGet, request, request.query.client_id);
-      const check = await authorizationServer.checkAuthorizeRequest(request.query);
+      const query = oauthParams(request.query);
+      await limit(services, limits.authorizeGet, request, query.client_id);
+      const check = await authorizationServer.checkAuthorizeRequest(query);
       if (!check.ok) {
         if (!check.redirectTo) throw check.error;
         return redirectWith(reply, check.redirectTo.uri, { error: check.error.error, error_description: check.error.description, state: check.redirectTo.state, iss: issuer });
       }
       if (!request.account) return reply.redirect(`/signin?next=${encodeURIComponent(request.url)}`, 302);
-      const ticket: ConsentTicket = { params: request.query, expiresAt: clock.now().getTime() + CONSENT_TTL_MS };
+      const ticket: ConsentTicket = { params: query, expiresAt: clock.now().getTime() + CONSENT_TTL_MS };
       const sealed = secrets.seal(JSON.stringify(ticket), binding(request.account.session.id));
       allowFormRedirectTo(reply, check.request.redirectUri);
       return sendPage(reply, consentPage(check.request, request.account.user, sealed, csrfTokenFor(request, reply)));
@@ -104,9 +118,9 @@ export function registerAuthorizeEndpoints(app: FastifyInstance): void {
     }
   });
 
-  app.post<{ Body: Params }>('/connect/authorize', async (request, reply) => {
+  app.post('/connect/authorize', async (request, reply) => {
     try {
-      const form = request.body ?? {};
+      const form = oauthParams(request.body);
       await limit(services, limits.authorizePost, request, form.client_id);
       // The consent session is the sign-in session plus the page's ticket: either gone is a 401.
       if (!request.account) throw new OAuthError('access_denied', 'The consent session expired or you are signed out: start again from the app.', 401);
@@ -159,8 +173,8 @@ export async function registerTokenEndpoints(app: FastifyInstance): Promise<void
     await scope.register(formbody, { bodyLimit: 16 * 1024 });
     scope.setErrorHandler((error, request, reply) => sendError(request, reply, error));
 
-    scope.post<{ Body: Params }>('/connect/token', async (request, reply) => {
-      const body = request.body ?? {};
+    scope.post('/connect/token', async (request, reply) => {
+      const body = oauthParams(request.body);
       const credentials = clientCredentials(request, body);
       await limit(services, limits.token, request, credentials.clientId);
       const client = await oauthClients.authenticate(credentials.clientId, credentials.clientSecret);
@@ -175,8 +189,8 @@ export async function registerTokenEndpoints(app: FastifyInstance): Promise<void
       return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(tokens);
     });
 
-    scope.post<{ Body: Params }>('/connect/revoke', async (request, reply) => {
-      const body = request.body ?? {};
+    scope.post('/connect/revoke', async (request, reply) => {
+      const body = oauthParams(request.body);
       const credentials = clientCredentials(request, body);
       await limit(services, limits.revoke, request, credentials.clientId);
       const client = await oauthClients.authenticate(credentials.clientId, credentials.clientSecret);

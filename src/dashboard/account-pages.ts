@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain/errors.js';
 import type { LimitRule } from '../domain/limits/rate-limiter.js';
-import { csrfField, field, html, notice, type SafeHtml } from '../web/html.js';
+import { csrfField, field, type Form, formFields, html, notice, type SafeHtml } from '../web/html.js';
 import { page } from '../web/layout.js';
 import { clearSessionCookie, csrfTokenFor, sendPage, setSessionCookie } from '../web/pages-plugin.js';
-
-type Form = Record<string, string | undefined>;
 
 /** Guessing passwords: per address and per email, through the shared limiter. */
 const SIGN_IN_PER_IP: LimitRule = { name: 'sign-in-ip', max: 30, windowMs: 60_000, message: 'Too many sign-in attempts from this address. Wait a minute and try again.' };
@@ -26,7 +24,7 @@ export function registerAccountPages(app: FastifyInstance): void {
   const show = (request: FastifyRequest, reply: FastifyReply, title: string, body: SafeHtml, status = 200) =>
     sendPage(reply, page({ title, body: card(title, body) }), status);
 
-  const signUpForm = (request: FastifyRequest, reply: FastifyReply, form: Form = {}, error?: string, status = 200) =>
+  const signUpForm = (request: FastifyRequest, reply: FastifyReply, form: Record<string, string | undefined> = {}, error?: string, status = 200) =>
     show(request, reply, 'Create your account', html`${notice(error, 'error')}<form method="post" action="/signup">${csrfField(csrfTokenFor(request, reply))}
 ${field('Email', 'email', { type: 'email', value: form.email, autocomplete: 'email' })}
 ${field('Password', 'password', { type: 'password', autocomplete: 'new-password', hint: 'At least 10 characters.' })}
@@ -35,7 +33,7 @@ ${field('First name', 'firstName', { value: form.firstName, required: false })}$
 
   app.get('/signup', (request, reply) => signUpForm(request, reply));
   app.post<{ Body: Form }>('/signup', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const form = request.body ?? {};
+    const form = formFields(request.body);
     await rateLimiter.consume(MAIL_REQUESTS, request.ip);
     try {
       const { email } = await accounts.signUp({ email: form.email ?? '', password: form.password ?? '', firstName: form.firstName, lastName: form.lastName });
@@ -48,14 +46,14 @@ ${field('First name', 'firstName', { value: form.firstName, required: false })}$
 
   // The link shows a button rather than acting on GET: mail scanners that prefetch links cannot use it up.
   app.get<{ Querystring: Form }>('/verify-email', (request, reply) =>
-    show(request, reply, 'Confirm your email', html`<form method="post" action="/verify-email">${csrfField(csrfTokenFor(request, reply))}<input type="hidden" name="token" value="${request.query.token ?? ''}"><button id="confirm-email">Confirm my email</button></form>`),
+    show(request, reply, 'Confirm your email', html`<form method="post" action="/verify-email">${csrfField(csrfTokenFor(request, reply))}<input type="hidden" name="token" value="${formFields(request.query).token ?? ''}"><button id="confirm-email">Confirm my email</button></form>`),
   );
   app.post<{ Body: Form }>('/verify-email', { preHandler: app.csrfProtection }, async (request, reply) => {
-    await accounts.verifyEmail(request.body?.token ?? '');
+    await accounts.verifyEmail(formFields(request.body).token ?? '');
     return show(request, reply, 'Email confirmed', html`<p id="verified">Your email is confirmed. <a href="/signin">Sign in</a>.</p>`);
   });
 
-  const signInForm = (request: FastifyRequest, reply: FastifyReply, form: Form = {}, error?: string, status = 200, unverified = false) =>
+  const signInForm = (request: FastifyRequest, reply: FastifyReply, form: Record<string, string | undefined> = {}, error?: string, status = 200, unverified = false) =>
     show(request, reply, 'Sign in', html`${notice(error, 'error')}<form method="post" action="/signin">${csrfField(csrfTokenFor(request, reply))}
 <input type="hidden" name="next" value="${safeNext(form.next)}">
 ${field('Email', 'email', { type: 'email', value: form.email, autocomplete: 'email' })}${field('Password', 'password', { type: 'password', autocomplete: 'current-password' })}
@@ -64,11 +62,11 @@ ${unverified ? html`<form method="post" action="/verify-email/resend">${csrfFiel
 <p class="muted"><a href="/forgot-password">Forgot your password?</a> · <a href="/signup">Create an account</a></p>`, status);
 
   app.get<{ Querystring: Form }>('/signin', (request, reply) => {
-    if (request.account) return reply.redirect(safeNext(request.query.next));
-    return signInForm(request, reply, { next: request.query.next });
+    if (request.account) return reply.redirect(safeNext(formFields(request.query).next));
+    return signInForm(request, reply, { next: formFields(request.query).next });
   });
   app.post<{ Body: Form }>('/signin', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const form = request.body ?? {};
+    const form = formFields(request.body);
     try {
       await rateLimiter.consume(SIGN_IN_PER_IP, request.ip);
       await rateLimiter.consume(SIGN_IN_PER_EMAIL, (form.email ?? '').trim().toLowerCase());
@@ -84,7 +82,7 @@ ${unverified ? html`<form method="post" action="/verify-email/resend">${csrfFiel
   });
   app.post<{ Body: Form }>('/verify-email/resend', { preHandler: app.csrfProtection }, async (request, reply) => {
     await rateLimiter.consume(MAIL_REQUESTS, request.ip);
-    await accounts.resendVerification(request.body?.email ?? '');
+    await accounts.resendVerification(formFields(request.body).email ?? '');
     return show(request, reply, 'Check your email', html`<p id="check-email">If that account is waiting for confirmation, a new link is on its way.</p>`);
   });
 
@@ -99,16 +97,16 @@ ${unverified ? html`<form method="post" action="/verify-email/resend">${csrfFiel
   );
   app.post<{ Body: Form }>('/forgot-password', { preHandler: app.csrfProtection }, async (request, reply) => {
     await rateLimiter.consume(MAIL_REQUESTS, request.ip);
-    await accounts.requestPasswordReset(request.body?.email ?? '');
+    await accounts.requestPasswordReset(formFields(request.body).email ?? '');
     return show(request, reply, 'Check your email', html`<p id="check-email">If an account uses that email, we sent it a link to choose a new password. The link works once, for an hour.</p>`);
   });
 
   const resetForm = (request: FastifyRequest, reply: FastifyReply, token: string, error?: string, status = 200) =>
     show(request, reply, 'Choose a new password', html`${notice(error, 'error')}<form method="post" action="/reset-password">${csrfField(csrfTokenFor(request, reply))}<input type="hidden" name="token" value="${token}">
 ${field('New password', 'password', { type: 'password', autocomplete: 'new-password', hint: 'At least 10 characters. Every signed-in session ends.' })}<button id="reset-password">Set password</button></form>`, status);
-  app.get<{ Querystring: Form }>('/reset-password', (request, reply) => resetForm(request, reply, request.query.token ?? ''));
+  app.get<{ Querystring: Form }>('/reset-password', (request, reply) => resetForm(request, reply, formFields(request.query).token ?? ''));
   app.post<{ Body: Form }>('/reset-password', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const form = request.body ?? {};
+    const form = formFields(request.body);
     try {
       await accounts.resetPassword(form.token ?? '', form.password ?? '');
     } catch (error) {

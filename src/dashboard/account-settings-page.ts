@@ -1,8 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { csrfField, field, html, notice, type SafeHtml } from '../web/html.js';
+import { csrfField, field, type Form, formFields, html, notice, type SafeHtml } from '../web/html.js';
 import { attempt, type DashboardView, render, viewOf } from './view.js';
-
-type Form = Record<string, string | undefined>;
 
 /** The overview, the account's businesses, and the transaction PIN. */
 export function registerAccountSettingsPages(app: FastifyInstance): void {
@@ -32,7 +30,7 @@ ${businesses.length === 0 ? html`<p class="muted">No businesses yet.</p>` : ''}<
   app.get('/dashboard/businesses', async (request, reply) => businessesPage(reply, viewOf(request, reply)));
   app.post<{ Body: Form }>('/dashboard/businesses', { preHandler: app.csrfProtection }, async (request, reply) => {
     const view = viewOf(request, reply);
-    const result = await attempt(() => users.createBusiness(view.account.user.id, request.body?.name ?? ''));
+    const result = await attempt(() => users.createBusiness(view.account.user.id, formFields(request.body).name ?? ''));
     return businessesPage(reply, view, result.value ? notice(`${result.value.name} added.`) : notice(result.error, 'error'), result.value ? 201 : result.status);
   });
 
@@ -49,7 +47,7 @@ ${field(hasPin ? 'New PIN' : 'PIN', 'pin', { type: 'password', autocomplete: 'of
   app.get('/dashboard/security', async (request, reply) => securityPage(reply, viewOf(request, reply)));
   app.post<{ Body: Form }>('/dashboard/security/pin', { preHandler: app.csrfProtection }, async (request, reply) => {
     const view = viewOf(request, reply);
-    const result = await attempt(() => accounts.setTransactionPin(view.account.user.id, request.body?.pin ?? '', request.body?.currentPin));
+    const result = await attempt(() => accounts.setTransactionPin(view.account.user.id, formFields(request.body).pin ?? '', formFields(request.body).currentPin));
     if (result.value) view.account.user = result.value;
     return securityPage(reply, view, result.value ? notice('Transaction PIN saved.') : notice(result.error, 'error'), result.status);
   });

@@ -1,12 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ENVIRONMENTS, type Environment } from '../domain/auth/permissions.js';
 import { SCOPE_NAMES, SCOPES } from '../domain/connect/scopes.js';
-import { csrfField, field, html, notice, type SafeHtml } from '../web/html.js';
+import { csrfField, field, type Form, formFields, formValues, html, notice, type SafeHtml } from '../web/html.js';
 import { attempt, type DashboardView, render, viewOf } from './view.js';
-
-type Form = Record<string, string | string[] | undefined>;
-
-const list = (value: string | string[] | undefined) => (Array.isArray(value) ? value : value ? [value] : []);
 
 /** Connected apps (the apps this person let in, with revoke) and developer apps (OAuth clients this person registered). */
 export function registerAppsPages(app: FastifyInstance): void {
@@ -50,14 +46,15 @@ ${field('Name', 'name', { hint: 'Shown to users on the consent page.' })}
 
   app.post<{ Body: Form }>('/dashboard/apps', { preHandler: app.csrfProtection }, async (request, reply) => {
     const view = viewOf(request, reply);
-    const form = request.body ?? {};
+    const raw = request.body ?? {};
+    const form = formFields(raw);
     const result = await attempt(() =>
       oauthClients.register(view.account.user.id, {
-        name: String(form.name ?? ''),
+        name: form.name ?? '',
         environment: (form.env === 'production' ? 'production' : 'sandbox') as Environment,
         clientType: form.clientType === 'public' ? 'public' : 'confidential',
-        redirectUris: String(form.redirectUris ?? '').split(/\r?\n/).map((u) => u.trim()).filter(Boolean),
-        allowedScopes: list(form.scopes),
+        redirectUris: (form.redirectUris ?? '').split(/\r?\n/).map((u) => u.trim()).filter(Boolean),
+        allowedScopes: formValues(raw.scopes),
       }),
     );
     if (!result.value) return developerPage(reply, view, notice(result.error, 'error'), result.status);

@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ENVIRONMENTS, LEVEL_LABELS, parsePermissionLevel, PERMISSION_LEVELS } from '../domain/auth/permissions.js';
 import { badInput } from '../domain/errors.js';
-import { csrfField, field, html, notice } from '../web/html.js';
+import { csrfField, field, type Form, formFields, html, notice } from '../web/html.js';
 import { attempt, environmentOf, render, viewOf } from './view.js';
-
-type Form = Record<string, string | undefined>;
 
 /** API keys: create (the value shown once), list with last use, revoke. */
 export function registerKeysPage(app: FastifyInstance): void {
@@ -17,7 +15,7 @@ export function registerKeysPage(app: FastifyInstance): void {
 
   app.post<{ Body: Form }>('/dashboard/keys', { preHandler: app.csrfProtection }, async (request, reply) => {
     const view = viewOf(request, reply);
-    const form = request.body ?? {};
+    const form = formFields(request.body);
     const result = await attempt(async () => {
       const permission = parsePermissionLevel(form.permission ?? '');
       if (!permission) throw badInput('permission', 'Choose a permission.');

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ABILITIES, type Environment } from '../domain/auth/permissions.js';
 import type { Principal } from '../domain/auth/principal.js';
 import { DomainError } from '../domain/errors.js';
-import type { SafeHtml } from '../web/html.js';
+import { formFields, type SafeHtml } from '../web/html.js';
 import { page } from '../web/layout.js';
 import { csrfTokenFor, sendPage, type SignedInAccount } from '../web/pages-plugin.js';
 
@@ -16,9 +16,7 @@ export interface DashboardView {
 }
 
 export function environmentOf(request: FastifyRequest): Environment {
-  const query = request.query as Record<string, string | undefined> | undefined;
-  const body = request.body as Record<string, string | undefined> | undefined;
-  const asked = body?.env ?? query?.env;
+  const asked = formFields(request.body).env ?? formFields(request.query).env;
   return asked === 'production' ? 'production' : 'sandbox';
 }
 

@@ -1,11 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { EVENT_KINDS } from '../domain/webhooks/event-kinds.js';
-import { csrfField, field, html, notice, type SafeHtml } from '../web/html.js';
+import { csrfField, field, type Form, formFields, formValues, html, notice, type SafeHtml } from '../web/html.js';
 import { attempt, type DashboardView, render, viewOf } from './view.js';
-
-type Form = Record<string, string | string[] | undefined>;
-
-const list = (value: string | string[] | undefined) => (Array.isArray(value) ? value : value ? [value] : []);
 
 /** Webhook endpoints of one environment: create, secret reveal and rotation, test events, the delivery log with re-send. */
 export function registerWebhooksPage(app: FastifyInstance): void {
@@ -30,10 +26,11 @@ ${EVENT_KINDS.map((k) => html`<label class="muted" style="display:inline-block;m
 
   app.post<{ Body: Form }>('/dashboard/webhooks', { preHandler: app.csrfProtection }, async (request, reply) => {
     const view = viewOf(request, reply);
-    const form = request.body ?? {};
-    const kinds = list(form.eventTypes);
+    const raw = request.body ?? {};
+    const form = formFields(raw);
+    const kinds = formValues(raw.eventTypes);
     const result = await attempt(() =>
-      webhooks.create(view.principal, { url: String(form.url ?? ''), description: String(form.description ?? '') || null, eventTypes: kinds.includes('*') || kinds.length === 0 ? ['*'] : kinds }),
+      webhooks.create(view.principal, { url: form.url ?? '', description: form.description || null, eventTypes: kinds.includes('*') || kinds.length === 0 ? ['*'] : kinds }),
     );
     if (!result.value) return listPage(reply, view, notice(result.error, 'error'), result.status);
     return detailPage(reply, view, result.value.endpoint.id, secretBox('Signing secret', result.value.secret), 201);

@@ -43,3 +43,18 @@ export function field(label: string, name: string, options: { type?: string; val
 /** A notice box; `error` styles it as a problem. */
 export const notice = (message: string | undefined, kind: 'ok' | 'error' = 'ok') =>
   message ? html`<div class="notice ${kind === 'error' ? 'error' : ''}" id="${kind === 'error' ? 'error' : 'notice'}">${message}</div>` : '';
+
+/** A posted form: a repeated field (checkboxes) arrives as an array. */
+export type Form = Record<string, string | string[] | undefined>;
+
+/** A form field's values, whether it was sent once, several times or not at all. */
+export const formValues = (value: string | string[] | undefined): string[] => (Array.isArray(value) ? value : value ? [value] : []);
+
+/** A form field sent once (the last value if it came several times). */
+export const formValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.at(-1) : value);
+
+/** A posted form's single-value fields: a field sent twice counts once (its last value); anything else is absent. */
+export function formFields(body: unknown): Record<string, string | undefined> {
+  if (!body || typeof body !== 'object') return {};
+  return Object.fromEntries(Object.entries(body as Form).map(([key, value]) => [key, formValue(value)]));
+}
