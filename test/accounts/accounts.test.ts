@@ -101,6 +101,18 @@ describe('accounts: sign-up, verification, sign-in, reset, PIN', () => {
     expect(statuses[10]).toBe(429);
   });
 
+  it('reads a field posted twice as one value, never a server error', async () => {
+    const client = new FormClient(t.app);
+    const [first, last] = [email(), email()];
+    await client.get('/signup');
+    const answer = await client.post('/signup', { email: [first, last], password: ['one long password', 'another long password'] });
+    expect(answer.statusCode).toBe(201);
+    expect(client.textOf('check-email')).toContain(last);
+    await mailbox.waitFor(last, /Confirm your email/);
+    await client.get('/signin');
+    expect((await client.post('/signin', { email: [first, last], password: 'wrong' })).statusCode).toBe(401);
+  });
+
   it('refuses forms without the CSRF token, or with one from another session', async () => {
     const client = new FormClient(t.app);
     await client.get('/signup');

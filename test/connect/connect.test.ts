@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { waitUntil } from '../helpers/wait.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicUrlOf } from '../../src/config.js';
+import type { TokenResponse } from '../../src/domain/connect/authorization-server.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { authorizationServerOf, consent, insecure, REDIRECT_URI, registerApp, signedInUser } from './helpers.js';
@@ -202,6 +203,42 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
     expect((await me(second.access_token)).status).toBe(401);
     const afterReplay = await oauth.refreshTokenGrantRequest(as, flow.client, flow.auth, second.refresh_token!, insecure);
     expect(afterReplay.status).toBe(400);
+  });
+
+  it('lets one of eight concurrent refreshes with one refresh token win; the others are replays and end the grant', async () => {
+    const flow = await authorize();
+    const first = await oauth.processAuthorizationCodeResponse(as, flow.client, await redeem(flow));
+    // Straight to the service, so the eight transactions start together (over HTTP the first often commits before the rest read).
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, () => t.services.authorizationServer.refresh(flow.registered, { refreshToken: first.refresh_token! }).then((tokens) => tokens, (error: { error?: string }) => error.error ?? 'error')),
+    );
+    const won = outcomes.filter((o): o is TokenResponse => typeof o === 'object');
+    expect(won).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'invalid_grant')).toHaveLength(7);
+    // A second presentation of a spent refresh token revoked the whole grant, the winner's new tokens included.
+    expect((await me(won[0]!.access_token)).status).toBe(401);
+  });
+
+  it('refuses a parameter sent twice (RFC 6749 §3.1) with invalid_request, never a server error', async () => {
+    const flow = await authorize();
+    const authorizeTwice = await fetch(`${base}/connect/authorize?${new URLSearchParams(flow.params)}&scope=manage`, { headers: { cookie: flow.person.cookie }, redirect: 'manual' });
+    expect(authorizeTwice.status).toBe(400);
+    expect(((await authorizeTwice.json()) as { error: string }).error).toBe('invalid_request');
+    const tokenTwice = await fetch(`${base}/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `grant_type=authorization_code&code=a&code=b&client_id=${flow.client.client_id}&client_secret=${flow.clientSecret}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
+    });
+    expect(tokenTwice.status).toBe(400);
+    expect(await tokenTwice.json()).toMatchObject({ error: 'invalid_request', error_description: 'code was sent more than once.' });
+  });
+
+  it('refuses a consent form posted from another person\'s session, and issues no code', async () => {
+    const flow = await authorize();
+    const intruder = await signedInUser(t.services);
+    const answer = await consent(base, flow.person.cookie, flow.params, 'approve', undefined, intruder.cookie);
+    expect(answer.status).toBe(403);
+    expect(answer.location).toBeNull();
   });
 
   it('narrows scope on refresh but never widens it', async () => {

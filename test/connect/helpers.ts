@@ -39,7 +39,15 @@ export function authorizationServerOf(baseUrl: string, issuer: string): oauth.Au
 export const insecure = { [oauth.allowInsecureRequests]: true };
 
 /** A person's browser on the consent page: loads it with their cookie, then approves or denies. */
-export async function consent(baseUrl: string, cookie: string, params: Record<string, string>, decision: 'approve' | 'deny' = 'approve', beforeSubmit?: () => void | Promise<void>) {
+export async function consent(
+  baseUrl: string,
+  cookie: string,
+  params: Record<string, string>,
+  decision: 'approve' | 'deny' = 'approve',
+  beforeSubmit?: () => void | Promise<void>,
+  /** Another session's cookie to submit the form with (the page is loaded with `cookie`). */
+  submitCookie = cookie,
+) {
   const url = `${baseUrl}/connect/authorize?${new URLSearchParams(params)}`;
   const shown = await fetch(url, { headers: { cookie, accept: 'text/html' }, redirect: 'manual' });
   const page = await shown.text();
@@ -54,7 +62,7 @@ export async function consent(baseUrl: string, cookie: string, params: Record<st
   await beforeSubmit?.();
   const answered = await fetch(`${baseUrl}/connect/authorize`, {
     method: 'POST',
-    headers: { cookie: `${cookie}; ${csrfCookie}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    headers: { cookie: `${submitCookie}; ${csrfCookie}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
     body: form,
     redirect: 'manual',
   });

@@ -1,6 +1,7 @@
 import { Keypair } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SOL_MINT, tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
+import { SANDBOX_POOLS, SOL_MINT, tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
+import { reservesOf } from '../../src/domain/solana/sandbox-amm.js';
 import { graphql, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 const USDC = tokenBySymbol('USDC')!.address;
@@ -152,6 +153,22 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     expect(lookup.body.data!.solanaTransfers.map((x: { signature: string }) => x.signature)).toContain(sol.body.data!.transferSol.signature);
     const bad = await graphql(t.app, key, `mutation { transferSol(input: { to: "${to}", amount: "1.0000000001" }) { signature } }`);
     expect(bad.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
+  });
+
+  it('swaps once per Idempotency-Key: a repeat answers the first swap and moves nothing more', async () => {
+    const pool = SANDBOX_POOLS.find((p) => p.name === 'USDC/USDT')!;
+    const reserves = () => t.services.sandboxChains.read('mainnet-beta', (svm) => reservesOf(svm, pool));
+    const before = await reserves();
+    const body = { inputMint: USDC, outputMint: USDT, amount: '4', slippageBps: 100 };
+    const first = await call('POST', '/api/v1/solana-exchange/swap-token-to-token', body, { 'idempotency-key': 'swap-once' });
+    expect(first.statusCode).toBe(201);
+    const afterFirst = await reserves();
+    expect(afterFirst[0] - before[0]).toBe(4_000_000n);
+    const repeats = await Promise.all([0, 1, 2].map(() => call('POST', '/api/v1/solana-exchange/swap-token-to-token', body, { 'idempotency-key': 'swap-once' })));
+    for (const repeat of repeats) expect(repeat.json().data.signature).toBe(first.json().data.signature);
+    expect(await reserves()).toEqual(afterFirst);
+    const other = await call('POST', '/api/v1/solana-exchange/swap-token-to-token', { ...body, amount: '5' }, { 'idempotency-key': 'swap-once' });
+    expect(other.statusCode).toBe(422);
   });
 
   it('keeps the faucet to sandbox', async () => {
