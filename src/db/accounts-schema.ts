@@ -1,6 +1,6 @@
 import { index, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt } from './columns.js';
-import { environmentEnum, users } from './schema.js';
+import { environmentEnum, userRef } from './schema.js';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -9,9 +9,7 @@ export const accountSessions = pgTable(
   'account_sessions',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
+    userId: userRef(),
     tokenHash: text('token_hash').notNull(),
     createdAt: createdAt(),
     expiresAt: at('expires_at').notNull(),
@@ -27,9 +25,7 @@ export const accountTokens = pgTable(
   'account_tokens',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
+    userId: userRef(),
     purpose: accountTokenPurposeEnum('purpose').notNull(),
     tokenHash: text('token_hash').notNull(),
     createdAt: createdAt(),
@@ -48,9 +44,7 @@ export const oauthClients = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     /** The public identifier apps send as client_id. */
     clientId: text('client_id').notNull(),
-    ownerUserId: uuid('owner_user_id')
-      .notNull()
-      .references(() => users.id),
+    ownerUserId: userRef('owner_user_id'),
     name: text('name').notNull(),
     environment: environmentEnum('environment').notNull(),
     clientType: oauthClientTypeEnum('client_type').notNull(),
@@ -75,9 +69,7 @@ export const oauthGrants = pgTable(
     clientPk: uuid('client_pk')
       .notNull()
       .references(() => oauthClients.id),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
+    userId: userRef(),
     environment: environmentEnum('environment').notNull(),
     scopes: text('scopes').array().notNull(),
     createdAt: createdAt(),
@@ -96,9 +88,7 @@ export const oauthCodes = pgTable(
     clientPk: uuid('client_pk')
       .notNull()
       .references(() => oauthClients.id),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
+    userId: userRef(),
     redirectUri: text('redirect_uri').notNull(),
     scopes: text('scopes').array().notNull(),
     codeChallenge: text('code_challenge'),

@@ -49,11 +49,15 @@ export const users = pgTable(
   (t) => [uniqueIndex('users_email_key').on(sql`lower(${t.email})`)],
 );
 
+/** A required reference to a user (`user_id` unless named otherwise). */
+export const userRef = (name = 'user_id') =>
+  uuid(name)
+    .notNull()
+    .references(() => users.id);
+
 /** The owner of a per-user, per-environment row: what tenancy checks filter on. */
 export const ownerColumns = () => ({
-  userId: uuid('user_id')
-    .notNull()
-    .references(() => users.id),
+  userId: userRef(),
   environment: environmentEnum('environment').notNull(),
 });
 
@@ -62,9 +66,7 @@ export const businesses = pgTable(
   'businesses',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    ownerUserId: uuid('owner_user_id')
-      .notNull()
-      .references(() => users.id),
+    ownerUserId: userRef('owner_user_id'),
     name: text('name').notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -76,9 +78,7 @@ export const apiKeys = pgTable(
   'api_keys',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
+    userId: userRef(),
     name: text('name').notNull(),
     environment: environmentEnum('environment').notNull(),
     permission: permissionEnum('permission').notNull().default('READ_ONLY'),
@@ -106,9 +106,7 @@ export const events = pgTable(
       .notNull()
       .default(sql`pg_current_xact_id()`),
     type: text('type').notNull(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
+    userId: userRef(),
     environment: environmentEnum('environment').notNull(),
     data: jsonb('data').notNull(),
     createdAt: createdAt(),
@@ -146,9 +144,7 @@ export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
+    userId: userRef(),
     environment: environmentEnum('environment').notNull(),
     url: text('url').notNull(),
     description: text('description'),
