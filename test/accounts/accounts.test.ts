@@ -165,6 +165,22 @@ describe('accounts: sign-up, verification, sign-in, reset, PIN', () => {
     expect(me.json().data.resetToken).toBeNull();
   });
 
+  it('lets one of two concurrent resets with the same link win', async () => {
+    const client = new FormClient(t.app);
+    const address = email();
+    await signUp(client, address);
+    await verify(client, address);
+    await t.services.accounts.requestPasswordReset(address);
+    await mailbox.waitFor(address, /Reset your/);
+    const token = new URL(Mailbox.linkIn(mailbox.messages.filter((m) => m.to === address && /Reset your/.test(m.subject)).at(-1)!), 'http://x').searchParams.get('token')!;
+    const outcomes = await Promise.all(
+      ['first new passphrase', 'second new passphrase'].map((password) => t.services.accounts.resetPassword(token, password).then(() => password, (e: { code?: string }) => e.code)),
+    );
+    const winner = outcomes.find((o) => o !== 'BAD_USER_INPUT')!;
+    expect(outcomes.filter((o) => o === 'BAD_USER_INPUT')).toHaveLength(1);
+    expect((await signIn(new FormClient(t.app), address, winner)).statusCode).toBe(303);
+  });
+
   it('sets and changes the transaction PIN (hashed), and the API shows haveTransactionPin', async () => {
     const client = new FormClient(t.app);
     const address = email();

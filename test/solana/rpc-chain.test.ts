@@ -91,6 +91,8 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     const failed = await rowOf(held.signature);
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(/Expired/);
+    const told = await t.services.db.select().from(events).where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.failed')));
+    expect(told.map((e) => (e.data as { signature: string }).signature)).toEqual([held.signature]);
     expect(fake.svm.getBalance(address(to))).toBeNull();
 
     fake.dropSends = 0;
