@@ -2,6 +2,14 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: ['./src/db/schema.ts', './src/db/offramp-schema.ts', './src/db/wallet-schema.ts', './src/db/bills-schema.ts', './src/db/solana-schema.ts', './src/db/customers-schema.ts', './src/db/accounts-schema.ts'],
+  schema: [
+    './src/db/schema.ts',
+    './src/db/offramp-schema.ts',
+    './src/db/wallet-schema.ts',
+    './src/db/bills-schema.ts',
+    './src/db/solana-schema.ts',
+    './src/db/customers-schema.ts',
+    './src/db/accounts-schema.ts',
+  ],
   out: './src/db/migrations',
 });

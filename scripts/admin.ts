@@ -56,25 +56,45 @@ type Output = { json: unknown; text: string };
 async function run(services: Services, command: string | undefined): Promise<Output> {
   switch (command) {
     case 'create-user': {
-      const user = await services.users.createUser({ email: required('email'), firstName: values['first-name'], lastName: values['last-name'], phone: values.phone });
+      const user = await services.users.createUser({
+        email: required('email'),
+        firstName: values['first-name'],
+        lastName: values['last-name'],
+        phone: values.phone,
+      });
       return { json: user, text: `Created user ${user.id} <${user.email}>` };
     }
     case 'create-business': {
-      const business = await services.users.createBusiness(await findUserId(services, required('user')), required('name'));
+      const business = await services.users.createBusiness(
+        await findUserId(services, required('user')),
+        required('name'),
+      );
       return { json: business, text: `Created business ${business.id} (${business.name})` };
     }
     case 'create-key': {
       const environment = values.env as Environment;
       if (!ENVIRONMENTS.includes(environment)) throw new UsageError('--env must be sandbox or production');
       const permission = values.permission === undefined ? 'READ_ONLY' : parsePermissionLevel(values.permission);
-      if (!permission) throw new UsageError('--permission must be Read Only, Transactions, Account Management or Full Access');
+      if (!permission)
+        throw new UsageError('--permission must be Read Only, Transactions, Account Management or Full Access');
       const userId = await findUserId(services, required('user'));
-      const { key, apiKey } = await services.apiKeys.create({ userId, name: required('name'), environment, permission });
-      return { json: { key, apiKey }, text: `API key (${environment}, ${permission}; shown once): ${key}\nid: ${apiKey.id}` };
+      const { key, apiKey } = await services.apiKeys.create({
+        userId,
+        name: required('name'),
+        environment,
+        permission,
+      });
+      return {
+        json: { key, apiKey },
+        text: `API key (${environment}, ${permission}; shown once): ${key}\nid: ${apiKey.id}`,
+      };
     }
     case 'list-keys': {
       const keys = await services.apiKeys.list(await findUserId(services, required('user')));
-      const lines = keys.map((k) => `${k.id}  ${k.displayPrefix.padEnd(16)} ${k.environment.padEnd(10)} ${k.permission.padEnd(18)} ${k.revokedAt ? 'revoked' : 'active '}  ${k.name}`);
+      const lines = keys.map(
+        (k) =>
+          `${k.id}  ${k.displayPrefix.padEnd(16)} ${k.environment.padEnd(10)} ${k.permission.padEnd(18)} ${k.revokedAt ? 'revoked' : 'active '}  ${k.name}`,
+      );
       return { json: keys, text: lines.join('\n') || 'No keys.' };
     }
     case 'revoke-key': {
@@ -83,20 +103,33 @@ async function run(services: Services, command: string | undefined): Promise<Out
     }
     case 'rewrap-wallet-keys': {
       const environment = required('env');
-      if (!(ENVIRONMENTS as readonly string[]).includes(environment)) throw new UsageError(`--env must be one of ${ENVIRONMENTS.join(', ')}`);
+      if (!(ENVIRONMENTS as readonly string[]).includes(environment))
+        throw new UsageError(`--env must be one of ${ENVIRONMENTS.join(', ')}`);
       const { rewrapped, failed } = await services.solanaWallets.rewrapDataKeys(environment as Environment);
-      if (failed.length) throw new UsageError(`Re-wrapped ${rewrapped}; ${failed.length} wallet key(s) did not open with the configured master keys (add their version back): ${failed.join(', ')}`);
-      return { json: { environment, rewrapped }, text: `Re-wrapped ${rewrapped} custodial wallet key(s) in ${environment} with the newest master key` };
+      if (failed.length)
+        throw new UsageError(
+          `Re-wrapped ${rewrapped}; ${failed.length} wallet key(s) did not open with the configured master keys (add their version back): ${failed.join(', ')}`,
+        );
+      return {
+        json: { environment, rewrapped },
+        text: `Re-wrapped ${rewrapped} custodial wallet key(s) in ${environment} with the newest master key`,
+      };
     }
     default:
-      throw new UsageError('Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys (add --json for JSON output)');
+      throw new UsageError(
+        'Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys (add --json for JSON output)',
+      );
   }
 }
 
 async function main(): Promise<number> {
   // The CLI serves no traffic: no Redis (limits, doorbell), so nothing holds the process open.
   const config = loadConfig(process.env, { REDIS_URL: undefined });
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDataDir: config.PGLITE_DATA_DIR, poolSize: 2 });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    pgliteDataDir: config.PGLITE_DATA_DIR,
+    poolSize: 2,
+  });
   try {
     const services = createServices(config, database.db, systemClock, () => undefined);
     const output = await run(services, positionals[0]);

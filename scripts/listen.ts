@@ -27,15 +27,26 @@ const { values } = parseArgs({
 
 const forwardTo = values['forward-to'];
 if (!forwardTo || !values.key) {
-  process.stderr.write('Usage: npm run listen -- --forward-to http://localhost:3000/hooks --key <API key> (or PGW_API_KEY)\n');
+  process.stderr.write(
+    'Usage: npm run listen -- --forward-to http://localhost:3000/hooks --key <API key> (or PGW_API_KEY)\n',
+  );
   process.exit(2);
 }
 const secret = values.secret ?? generateWebhookSecret();
 if (!values.secret) process.stdout.write(`Signing secret for this session (verify with it): ${secret}\n`);
-const types = values.types?.split(',').map((t) => t.trim()).filter(Boolean);
+const types = values.types
+  ?.split(',')
+  .map((t) => t.trim())
+  .filter(Boolean);
 let lastSeq = values.after === undefined ? undefined : Number(values.after);
 
-const client = createClient({ url: values.url!, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': values.key }, retryAttempts: Infinity, lazy: false });
+const client = createClient({
+  url: values.url!,
+  webSocketImpl: WebSocket,
+  connectionParams: { 'x-api-key': values.key },
+  retryAttempts: Infinity,
+  lazy: false,
+});
 
 interface StreamedEvent {
   id: string;
@@ -52,17 +63,26 @@ async function forward(event: StreamedEvent): Promise<void> {
     const response = await fetch(forwardTo!, {
       method: 'POST',
       body,
-      headers: { 'content-type': 'application/json', ...signatureHeaders({ eventId: event.id, body, at: new Date(), secret }) },
+      headers: {
+        'content-type': 'application/json',
+        ...signatureHeaders({ eventId: event.id, body, at: new Date(), secret }),
+      },
       signal: AbortSignal.timeout(10_000),
     });
-    process.stdout.write(`${new Date().toISOString()}  ${event.type}  ${event.id}  → ${response.status} (${Date.now() - started} ms)\n`);
+    process.stdout.write(
+      `${new Date().toISOString()}  ${event.type}  ${event.id}  → ${response.status} (${Date.now() - started} ms)\n`,
+    );
   } catch (error) {
-    process.stdout.write(`${new Date().toISOString()}  ${event.type}  ${event.id}  → failed: ${(error as Error).message}\n`);
+    process.stdout.write(
+      `${new Date().toISOString()}  ${event.type}  ${event.id}  → failed: ${(error as Error).message}\n`,
+    );
   }
 }
 
 function subscribe(): void {
-  const args = [types ? `types: ${JSON.stringify(types)}` : '', lastSeq !== undefined ? `after: ${lastSeq}` : ''].filter(Boolean).join(', ');
+  const args = [types ? `types: ${JSON.stringify(types)}` : '', lastSeq !== undefined ? `after: ${lastSeq}` : '']
+    .filter(Boolean)
+    .join(', ');
   const query = `subscription { events${args ? `(${args})` : ''} { id type created data seq } }`;
   let chain = Promise.resolve();
   client.subscribe<{ events: StreamedEvent }>(
@@ -80,7 +100,9 @@ function subscribe(): void {
         chain = chain.then(() => forward(event));
       },
       error: (error) => {
-        process.stderr.write(`Connection lost (${String((error as Error).message ?? error)}); resuming after seq ${lastSeq ?? 'now'}\n`);
+        process.stderr.write(
+          `Connection lost (${String((error as Error).message ?? error)}); resuming after seq ${lastSeq ?? 'now'}\n`,
+        );
         setTimeout(subscribe, 1000);
       },
       complete: () => setTimeout(subscribe, 1000),

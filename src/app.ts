@@ -2,7 +2,14 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { type Config, isProduction } from './config.js';
 import { registerApollo } from './graphql/apollo.js';
-import { type Authenticator, authenticateCredential, buildContext, credentialFrom, idempotencyKeyFrom, routerSecretFrom } from './graphql/context.js';
+import {
+  type Authenticator,
+  authenticateCredential,
+  buildContext,
+  credentialFrom,
+  idempotencyKeyFrom,
+  routerSecretFrom,
+} from './graphql/context.js';
 import { buildSchema } from './graphql/schema.js';
 import { registerWebSocket } from './graphql/websocket.js';
 import { installErrorHandlers } from './http/error-handler.js';
@@ -33,13 +40,22 @@ declare module 'fastify' {
 }
 
 /** Header values that must never reach a log line. */
-export const REDACTED_PATHS = ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-router-secret"]', 'res.headers["set-cookie"]'];
+export const REDACTED_PATHS = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-router-secret"]',
+  'res.headers["set-cookie"]',
+];
 
 /** Builds the whole HTTP surface as one Fastify instance: GraphQL, WebSocket, REST v1, docs, health. */
 export async function buildApp({ services, logger = false }: AppOptions): Promise<FastifyInstance> {
   const config: Config = services.config;
   const app = Fastify({
-    logger: logger === false ? false : { level: config.LOG_LEVEL, redact: REDACTED_PATHS, ...(logger === true ? {} : logger) },
+    logger:
+      logger === false
+        ? false
+        : { level: config.LOG_LEVEL, redact: REDACTED_PATHS, ...(logger === true ? {} : logger) },
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdOf,
     return503OnClosing: true,
@@ -95,10 +111,20 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
 
 /** CORS for partner frontends: off unless CORS_ORIGINS is set. */
 async function registerCors(app: FastifyInstance, config: Config): Promise<void> {
-  const origins = config.CORS_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean) ?? [];
+  const origins =
+    config.CORS_ORIGINS?.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean) ?? [];
   await app.register(cors, {
     origin: origins.includes('*') ? true : origins.length > 0 ? origins : false,
-    allowedHeaders: ['content-type', 'x-api-key', 'authorization', 'idempotency-key', 'x-request-id', 'apollo-require-preflight'],
+    allowedHeaders: [
+      'content-type',
+      'x-api-key',
+      'authorization',
+      'idempotency-key',
+      'x-request-id',
+      'apollo-require-preflight',
+    ],
     exposedHeaders: ['x-request-id', 'retry-after'],
     maxAge: 600,
   });

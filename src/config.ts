@@ -66,7 +66,10 @@ const ConfigSchema = Type.Object({
   /** The dashboard's webhook secret hash: verifies `flutterwave-signature` / `verif-hash`. */
   FLUTTERWAVE_SECRET_HASH: Type.Optional(Type.String({ minLength: 1 })),
   FLUTTERWAVE_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.flutterwave.com/v4' }),
-  FLUTTERWAVE_TOKEN_URL: Type.String({ pattern: '^https?://', default: 'https://idp.flutterwave.com/realms/flutterwave/protocol/openid-connect/token' }),
+  FLUTTERWAVE_TOKEN_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://idp.flutterwave.com/realms/flutterwave/protocol/openid-connect/token',
+  }),
   /** v3 secret key, only for hosted payment links (v3 Standard). */
   FLUTTERWAVE_V3_SECRET_KEY: Type.Optional(Type.String({ minLength: 1 })),
   FLUTTERWAVE_V3_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.flutterwave.com/v3' }),
@@ -118,17 +121,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const config = merged as Config;
   const production = config.NODE_ENV === 'production';
   if (production && !config.SECRETS_KEY) {
-    throw new ConfigError('Invalid configuration:\n  SECRETS_KEY: required in production (32 random bytes, base64: `openssl rand -base64 32`)');
+    throw new ConfigError(
+      'Invalid configuration:\n  SECRETS_KEY: required in production (32 random bytes, base64: `openssl rand -base64 32`)',
+    );
   }
   if (config.FLUTTERWAVE_CLIENT_ID) {
-    const missing = (['FLUTTERWAVE_CLIENT_SECRET', 'FLUTTERWAVE_ENCRYPTION_KEY', 'FLUTTERWAVE_SECRET_HASH'] as const).filter((k) => !config[k]);
-    if (missing.length) throw new ConfigError(`Invalid configuration:\n${missing.map((k) => `  ${k}: required with FLUTTERWAVE_CLIENT_ID`).join('\n')}`);
+    const missing = (
+      ['FLUTTERWAVE_CLIENT_SECRET', 'FLUTTERWAVE_ENCRYPTION_KEY', 'FLUTTERWAVE_SECRET_HASH'] as const
+    ).filter((k) => !config[k]);
+    if (missing.length)
+      throw new ConfigError(
+        `Invalid configuration:\n${missing.map((k) => `  ${k}: required with FLUTTERWAVE_CLIENT_ID`).join('\n')}`,
+      );
   }
   if (config.FLUTTERWAVE_V3_SECRET_KEY && !config.FLUTTERWAVE_SECRET_HASH) {
-    throw new ConfigError('Invalid configuration:\n  FLUTTERWAVE_SECRET_HASH: required with FLUTTERWAVE_V3_SECRET_KEY (it verifies bill webhooks)');
+    throw new ConfigError(
+      'Invalid configuration:\n  FLUTTERWAVE_SECRET_HASH: required with FLUTTERWAVE_V3_SECRET_KEY (it verifies bill webhooks)',
+    );
   }
   if (config.PAYCREST_API_KEY && !config.PAYCREST_API_SECRET) {
-    throw new ConfigError('Invalid configuration:\n  PAYCREST_API_SECRET: required with PAYCREST_API_KEY (it verifies Paycrest\'s webhooks)');
+    throw new ConfigError(
+      "Invalid configuration:\n  PAYCREST_API_SECRET: required with PAYCREST_API_KEY (it verifies Paycrest's webhooks)",
+    );
   }
   config.GRAPHQL_INTROSPECTION ??= !production;
   config.GRAPHQL_EXPLORER ??= !production;
@@ -138,4 +152,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 export const isProduction = (config: Config) => config.NODE_ENV === 'production';
 
 /** The base URL people and apps reach this gateway at: links in mail, the OAuth issuer. */
-export const publicUrlOf = (config: Config) => (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
+export const publicUrlOf = (config: Config) =>
+  (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');

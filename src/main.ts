@@ -27,12 +27,22 @@ async function main(): Promise<void> {
 
   const workers = config.WORKERS ? startWorkers(services, app.log) : undefined;
   const demoKey = config.SEED_DEMO ? await seedDemoAccount(services) : undefined;
-  if (!(await services.rateLimiter.ready())) app.log.warn('Redis is not reachable yet: rate limits count per process until it is');
+  if (!(await services.rateLimiter.ready()))
+    app.log.warn('Redis is not reachable yet: rate limits count per process until it is');
   const address = await app.listen({ host: config.HOST, port: config.PORT });
 
   const base = publicUrlOf(config);
-  const lines = [`Partner Gateway listening on ${address}`, `  GraphQL:  ${base}/graphql`, `  REST v1:  ${base}/api/v1  (docs: ${base}/api/v1/docs)`];
-  if (demoKey) lines.push('', `Sandbox API key (Full Access, shown once): ${demoKey}`, `  Try: curl -H "X-API-KEY: ${demoKey}" ${base}/api/v1/user/me`);
+  const lines = [
+    `Partner Gateway listening on ${address}`,
+    `  GraphQL:  ${base}/graphql`,
+    `  REST v1:  ${base}/api/v1  (docs: ${base}/api/v1/docs)`,
+  ];
+  if (demoKey)
+    lines.push(
+      '',
+      `Sandbox API key (Full Access, shown once): ${demoKey}`,
+      `  Try: curl -H "X-API-KEY: ${demoKey}" ${base}/api/v1/user/me`,
+    );
   process.stdout.write(`${lines.join('\n')}\n`);
 
   let shuttingDown = false;

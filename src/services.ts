@@ -129,7 +129,11 @@ export function createServices(
   const eventFeed = new EventFeed(db, 250, onBackgroundError);
   doorbell.onRing(() => eventFeed.wake());
   const paycrest = config.PAYCREST_API_KEY
-    ? new PaycrestProvider({ apiKey: config.PAYCREST_API_KEY, apiSecret: config.PAYCREST_API_SECRET ?? '', baseUrl: config.PAYCREST_BASE_URL })
+    ? new PaycrestProvider({
+        apiKey: config.PAYCREST_API_KEY,
+        apiSecret: config.PAYCREST_API_SECRET ?? '',
+        baseUrl: config.PAYCREST_BASE_URL,
+      })
     : undefined;
   const idempotency = new Idempotency(db, clock);
   const sandboxPayments = new SandboxPaymentsProvider(clock);
@@ -150,15 +154,24 @@ export function createServices(
   const paymentMethods = new PaymentMethodService(db, paymentsProvider);
   const sandboxBills = new SandboxBillsProvider();
   const productionBills: BillsProvider | undefined = config.FLUTTERWAVE_V3_SECRET_KEY
-    ? new FlutterwaveBillsProvider({ secretKey: config.FLUTTERWAVE_V3_SECRET_KEY, baseUrl: config.FLUTTERWAVE_V3_BASE_URL })
+    ? new FlutterwaveBillsProvider({
+        secretKey: config.FLUTTERWAVE_V3_SECRET_KEY,
+        baseUrl: config.FLUTTERWAVE_V3_BASE_URL,
+      })
     : undefined;
   const billsProvider = (environment: Environment): BillsProvider => {
     if (environment === 'sandbox') return sandboxBills;
-    if (!productionBills) throw new DomainError('SERVICE_UNAVAILABLE', 'Bills are not configured for production (FLUTTERWAVE_V3_SECRET_KEY is unset).');
+    if (!productionBills)
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        'Bills are not configured for production (FLUTTERWAVE_V3_SECRET_KEY is unset).',
+      );
     return productionBills;
   };
   const keyrings = {
-    sandbox: MasterKeyring.parse(config.SOLANA_MASTER_KEYS_SANDBOX, 'SOLANA_MASTER_KEYS_SANDBOX') ?? (config.NODE_ENV === 'production' ? undefined : MasterKeyring.development('sandbox')),
+    sandbox:
+      MasterKeyring.parse(config.SOLANA_MASTER_KEYS_SANDBOX, 'SOLANA_MASTER_KEYS_SANDBOX') ??
+      (config.NODE_ENV === 'production' ? undefined : MasterKeyring.development('sandbox')),
     production: MasterKeyring.parse(config.SOLANA_MASTER_KEYS_PRODUCTION, 'SOLANA_MASTER_KEYS_PRODUCTION'),
   };
   const users = new UserService(db);
@@ -170,7 +183,11 @@ export function createServices(
     log: (message) => mailLog.info({ to: message.to, subject: message.subject, text: message.text }, 'mail'),
   });
   const oauthClients = new ClientRegistry(db, clock);
-  const rpcUrls: Partial<Record<SolanaNetwork, string | undefined>> = { 'mainnet-beta': config.SOLANA_RPC_URL_MAINNET_BETA, devnet: config.SOLANA_RPC_URL_DEVNET, testnet: config.SOLANA_RPC_URL_TESTNET };
+  const rpcUrls: Partial<Record<SolanaNetwork, string | undefined>> = {
+    'mainnet-beta': config.SOLANA_RPC_URL_MAINNET_BETA,
+    devnet: config.SOLANA_RPC_URL_DEVNET,
+    testnet: config.SOLANA_RPC_URL_TESTNET,
+  };
   const rpcChains: Partial<Record<SolanaNetwork, RpcChain>> = Object.fromEntries(
     Object.entries(rpcUrls)
       .filter(([, url]) => url)
@@ -192,10 +209,22 @@ export function createServices(
   };
   const solanaChains = new SolanaChains(sandboxChain, rpcChains);
   const sandboxAmm = new SandboxAmm(sandboxChains);
-  const jupiter = new JupiterProvider({ baseUrl: config.JUPITER_BASE_URL, priceUrl: config.JUPITER_PRICE_URL, apiKey: config.JUPITER_API_KEY });
+  const jupiter = new JupiterProvider({
+    baseUrl: config.JUPITER_BASE_URL,
+    priceUrl: config.JUPITER_PRICE_URL,
+    apiKey: config.JUPITER_API_KEY,
+  });
   const exchangeProvider = (environment: Environment) => (environment === 'sandbox' ? sandboxAmm : jupiter);
   const solanaTokens = new TokenDirectory(solanaChains, exchangeProvider);
-  const solanaTransfers = new SolanaTransfers(db, clock, idempotency, solanaWallets, solanaChains, solanaTokens, config.SOLANA_CONFIRM_WAIT_MS);
+  const solanaTransfers = new SolanaTransfers(
+    db,
+    clock,
+    idempotency,
+    solanaWallets,
+    solanaChains,
+    solanaTokens,
+    config.SOLANA_CONFIRM_WAIT_MS,
+  );
   return {
     solanaIncoming,
     solanaChains,
@@ -203,7 +232,18 @@ export function createServices(
     solanaTokens,
     solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens),
     solanaTransfers,
-    solanaExchange: new SolanaExchange(db, clock, idempotency, solanaWallets, solanaChains, solanaTokens, exchangeProvider, { amm: sandboxAmm, store: sandboxChains }, solanaTransfers, jupiter),
+    solanaExchange: new SolanaExchange(
+      db,
+      clock,
+      idempotency,
+      solanaWallets,
+      solanaChains,
+      solanaTokens,
+      exchangeProvider,
+      { amm: sandboxAmm, store: sandboxChains },
+      solanaTransfers,
+      jupiter,
+    ),
     sandboxFaucet: new SandboxFaucet(sandboxChains, solanaWallets),
     mailer,
     accounts: new AccountService(db, clock, users, mailer, publicUrlOf(config)),

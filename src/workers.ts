@@ -17,7 +17,12 @@ export interface Workers {
  * Background work of one process: the outbox relay (stamps event order; one instance at a time
  * holds its lock) and the job runner (leases, so any number of processes share the queue).
  */
-export function startWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHandler[] = [], relayEveryMs = 100): Workers {
+export function startWorkers(
+  services: Services,
+  log: FastifyBaseLogger,
+  handlers: JobHandler[] = [],
+  relayEveryMs = 100,
+): Workers {
   let stopped = false;
   let relayTimer: NodeJS.Timeout | undefined;
   let relayRun: Promise<unknown> = Promise.resolve();
@@ -34,10 +39,22 @@ export function startWorkers(services: Services, log: FastifyBaseLogger, handler
   };
   relay();
 
-  const jobs = new JobRunner(services.db, services.clock, [new WebhookDeliveryHandler(services.db, services.clock, services.secrets), ...offrampJobHandlers(services.offramp, services.clock), ...walletJobHandlers(services.deposits, services.payouts, services.clock), ...billJobHandlers(services.bills, services.clock), new SolanaConfirmHandler(services.solanaTransfers, services.clock), ...handlers], {
-    leaseMs: services.config.JOB_LEASE_MS,
-    onError: (error, job) => log.error({ err: error, jobId: job?.id, kind: job?.kind }, 'job failed'),
-  });
+  const jobs = new JobRunner(
+    services.db,
+    services.clock,
+    [
+      new WebhookDeliveryHandler(services.db, services.clock, services.secrets),
+      ...offrampJobHandlers(services.offramp, services.clock),
+      ...walletJobHandlers(services.deposits, services.payouts, services.clock),
+      ...billJobHandlers(services.bills, services.clock),
+      new SolanaConfirmHandler(services.solanaTransfers, services.clock),
+      ...handlers,
+    ],
+    {
+      leaseMs: services.config.JOB_LEASE_MS,
+      onError: (error, job) => log.error({ err: error, jobId: job?.id, kind: job?.kind }, 'job failed'),
+    },
+  );
   jobs.start();
 
   // Production Solana wallets are polled for arrivals (only when an RPC URL is configured).

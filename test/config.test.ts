@@ -5,12 +5,21 @@ import { toBigInt, toSafeNumber } from '../src/db/columns.js';
 describe('configuration', () => {
   it('has defaults that start the gateway on port 4000 with embedded PGlite', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ PORT: 4000, PGLITE_DATA_DIR: './data/pglite', NODE_ENV: 'development', SEED_DEMO: true });
+    expect(config).toMatchObject({
+      PORT: 4000,
+      PGLITE_DATA_DIR: './data/pglite',
+      NODE_ENV: 'development',
+      SEED_DEMO: true,
+    });
     expect(config.DATABASE_URL).toBeUndefined();
   });
 
   it('converts and validates environment strings', () => {
-    expect(loadConfig({ PORT: '8080', SEED_DEMO: 'false', DATABASE_URL: 'postgres://u@h/db' })).toMatchObject({ PORT: 8080, SEED_DEMO: false, DATABASE_URL: 'postgres://u@h/db' });
+    expect(loadConfig({ PORT: '8080', SEED_DEMO: 'false', DATABASE_URL: 'postgres://u@h/db' })).toMatchObject({
+      PORT: 8080,
+      SEED_DEMO: false,
+      DATABASE_URL: 'postgres://u@h/db',
+    });
   });
 
   it('names every bad variable in one message', () => {

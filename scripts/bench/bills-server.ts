@@ -10,11 +10,24 @@ import { systemClock } from '../../src/domain/clock.js';
 import { createServices } from '../../src/services.js';
 
 const records = Number(process.env.BENCH_RECORDS ?? 100_000);
-const config = loadConfig(process.env, { LOG_LEVEL: 'silent', SEED_DEMO: false, WORKERS: false, RATE_LIMIT_PER_MINUTE: 1_000_000_000, RATE_LIMIT_ANONYMOUS_PER_MINUTE: 1_000_000_000 });
-const database = await openDatabase(config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : { pgliteDataDir: 'memory://' });
+const config = loadConfig(process.env, {
+  LOG_LEVEL: 'silent',
+  SEED_DEMO: false,
+  WORKERS: false,
+  RATE_LIMIT_PER_MINUTE: 1_000_000_000,
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: 1_000_000_000,
+});
+const database = await openDatabase(
+  config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : { pgliteDataDir: 'memory://' },
+);
 const services = createServices(config, database.db, systemClock, () => undefined);
 const user = await services.users.createUser({ email: `bills-bench-${Date.now()}@example.test` });
-const { key } = await services.apiKeys.create({ userId: user.id, name: 'bench', environment: 'sandbox', permission: 'READ_ONLY' });
+const { key } = await services.apiKeys.create({
+  userId: user.id,
+  name: 'bench',
+  environment: 'sandbox',
+  permission: 'READ_ONLY',
+});
 // Another user's rows too, so the owner filter has something to filter out.
 const other = await services.users.createUser({ email: `bills-bench-other-${Date.now()}@example.test` });
 for (const owner of [user.id, other.id]) {
@@ -32,4 +45,6 @@ for (const owner of [user.id, other.id]) {
 await services.db.execute(sql`vacuum analyze bill_records`);
 const app = await buildApp({ services });
 await app.listen({ port: 0, host: '127.0.0.1' });
-process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, port: (app.server.address() as { port: number }).port, key })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ready: true, pid: process.pid, port: (app.server.address() as { port: number }).port, key })}\n`,
+);

@@ -16,7 +16,11 @@ import { benchDatabase } from './database.js';
 import { onLoadCore, spawnServer } from './pinning.js';
 
 const { values } = parseArgs({
-  options: { clients: { type: 'string', default: '100' }, events: { type: 'string', default: '5000' }, db: { type: 'string', default: 'pglite' } },
+  options: {
+    clients: { type: 'string', default: '100' },
+    events: { type: 'string', default: '5000' },
+    db: { type: 'string', default: 'pglite' },
+  },
 });
 const clients = Number(values.clients);
 const total = Number(values.events);
@@ -25,17 +29,36 @@ const EMITTERS = 4;
 
 async function run(mode: 'gateway' | 'plain') {
   const database = await benchDatabase(mode === 'gateway' ? values.db! : 'pglite');
-  const server = spawnServer('scripts/bench/fanout-server.ts', [mode], { ...process.env, DATABASE_URL: database.url, REDIS_URL: '' });
-  const ready = await new Promise<{ port: number; key: string }>((resolve) => createInterface({ input: server.stdout! }).on('line', (l) => l.startsWith('{"ready"') && resolve(JSON.parse(l))));
+  const server = spawnServer('scripts/bench/fanout-server.ts', [mode], {
+    ...process.env,
+    DATABASE_URL: database.url,
+    REDIS_URL: '',
+  });
+  const ready = await new Promise<{ port: number; key: string }>((resolve) =>
+    createInterface({ input: server.stdout! }).on('line', (l) => l.startsWith('{"ready"') && resolve(JSON.parse(l))),
+  );
   const latencies: number[] = [];
   let lastAt = 0;
   const sockets = Array.from({ length: clients }, () =>
-    createClient({ url: `ws://127.0.0.1:${ready.port}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': ready.key }, retryAttempts: 0 }),
+    createClient({
+      url: `ws://127.0.0.1:${ready.port}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': ready.key },
+      retryAttempts: 0,
+    }),
   );
   for (const client of sockets) {
     client.subscribe<{ events: { data: { t: number } } }>(
       { query: 'subscription { events { id seq data } }' },
-      { next: (m) => { const now = Date.now(); latencies.push(now - m.data!.events.data.t); lastAt = now; }, error: (e) => console.error(e), complete: () => undefined },
+      {
+        next: (m) => {
+          const now = Date.now();
+          latencies.push(now - m.data!.events.data.t);
+          lastAt = now;
+        },
+        error: (e) => console.error(e),
+        complete: () => undefined,
+      },
     );
   }
   await new Promise((r) => setTimeout(r, 2000));
@@ -70,9 +93,14 @@ async function run(mode: 'gateway' | 'plain') {
 await onLoadCore(async () => {
   const plain = await run('plain');
   const gateway = await run('gateway');
-  console.log(`Gateway database: ${values.db}; ${clients} clients, ${total} events, ${EMITTERS} emitters of ${BATCH}-event batches.\n`);
+  console.log(
+    `Gateway database: ${values.db}; ${clients} clients, ${total} events, ${EMITTERS} emitters of ${BATCH}-event batches.\n`,
+  );
   console.log(`| server | messages delivered | messages/s | p50 ms | p99 ms |\n|---|---|---|---|---|`);
-  for (const r of [gateway, plain]) console.log(`| ${r.mode} | ${r.delivered} | ${r.messagesPerSecond} | ${r.p50} | ${r.p99} |`);
-  console.log(`\nGateway / plain graphql-ws throughput: ${(gateway.messagesPerSecond / plain.messagesPerSecond).toFixed(2)}× (target ≥ 1.5)`);
+  for (const r of [gateway, plain])
+    console.log(`| ${r.mode} | ${r.delivered} | ${r.messagesPerSecond} | ${r.p50} | ${r.p99} |`);
+  console.log(
+    `\nGateway / plain graphql-ws throughput: ${(gateway.messagesPerSecond / plain.messagesPerSecond).toFixed(2)}× (target ≥ 1.5)`,
+  );
   process.exit(0);
 });

@@ -90,15 +90,21 @@ async function benchHttp(): Promise<void> {
   const header = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}.`,
     `Command: \`npm run bench -- --duration ${duration} --rounds ${rounds} --warmup ${warmup} --connections ${connections}\`` +
-      (process.env.DATABASE_URL ? ' with `DATABASE_URL` set' : '') + '.',
-    canPin ? 'Server pinned to CPU 0, load generator (autocannon) to CPU 1.' : 'taskset unavailable: server and load generator share CPUs.',
+      (process.env.DATABASE_URL ? ' with `DATABASE_URL` set' : '') +
+      '.',
+    canPin
+      ? 'Server pinned to CPU 0, load generator (autocannon) to CPU 1.'
+      : 'taskset unavailable: server and load generator share CPUs.',
   ].join('\n');
   const block = `${header}\n\n${sections.join('\n\n')}`;
   console.log(`\n${block}`);
   if (!values['no-write']) writeResults(block);
 }
 
-async function benchOn(db: string, options: { duration: number; warmup: number; connections: number; rounds: number }): Promise<Measured[]> {
+async function benchOn(
+  db: string,
+  options: { duration: number; warmup: number; connections: number; rounds: number },
+): Promise<Measured[]> {
   const { url: databaseUrl, drop: dropDatabase } = await benchDatabase(db);
   const server = spawnServer('scripts/bench/server.ts', [], {
     ...process.env,
@@ -108,21 +114,45 @@ async function benchOn(db: string, options: { duration: number; warmup: number; 
     GRAPHQL_INTROSPECTION: 'true',
     SECRETS_KEY: randomBytes(32).toString('base64'),
   });
-  const ready = await new Promise<{ pid: number; gateway: number; bareApollo: number; key: string }>((resolve, reject) => {
-    const lines = createInterface({ input: server.stdout! });
-    lines.on('line', (line) => {
-      if (line.startsWith('{"ready"')) resolve(JSON.parse(line));
-    });
-    server.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-  });
+  const ready = await new Promise<{ pid: number; gateway: number; bareApollo: number; key: string }>(
+    (resolve, reject) => {
+      const lines = createInterface({ input: server.stdout! });
+      lines.on('line', (line) => {
+        if (line.startsWith('{"ready"')) resolve(JSON.parse(line));
+      });
+      server.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+    },
+  );
   const auth = { 'x-api-key': ready.key };
   const query = JSON.stringify({ query: '{ me { id email name firstName lastName } }' });
   const json = { ...auth, 'content-type': 'application/json' };
   const targets: Target[] = [
-    { name: 'raw Fastify route (same auth + user lookup)', url: `http://127.0.0.1:${ready.gateway}/bench/raw/me`, method: 'GET', headers: auth },
-    { name: 'REST GET /api/v1/user/me', url: `http://127.0.0.1:${ready.gateway}/api/v1/user/me`, method: 'GET', headers: auth },
-    { name: 'bare Apollo Server on Fastify, `me`', url: `http://127.0.0.1:${ready.bareApollo}/graphql`, method: 'POST', body: query, headers: json },
-    { name: 'gateway POST /graphql, `me`', url: `http://127.0.0.1:${ready.gateway}/graphql`, method: 'POST', body: query, headers: json },
+    {
+      name: 'raw Fastify route (same auth + user lookup)',
+      url: `http://127.0.0.1:${ready.gateway}/bench/raw/me`,
+      method: 'GET',
+      headers: auth,
+    },
+    {
+      name: 'REST GET /api/v1/user/me',
+      url: `http://127.0.0.1:${ready.gateway}/api/v1/user/me`,
+      method: 'GET',
+      headers: auth,
+    },
+    {
+      name: 'bare Apollo Server on Fastify, `me`',
+      url: `http://127.0.0.1:${ready.bareApollo}/graphql`,
+      method: 'POST',
+      body: query,
+      headers: json,
+    },
+    {
+      name: 'gateway POST /graphql, `me`',
+      url: `http://127.0.0.1:${ready.gateway}/graphql`,
+      method: 'POST',
+      body: query,
+      headers: json,
+    },
   ];
   const results: Measured[] = [];
   try {
@@ -146,7 +176,9 @@ async function benchOn(db: string, options: { duration: number; warmup: number; 
           rssMiB: rssMiB(ready.pid),
           errors: result.errors + result.non2xx,
         };
-        console.log(`  round ${round} ${target.name}: ${measured.rps} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.cpuMicrosPerRequest} µs CPU/req, errors ${measured.errors}`);
+        console.log(
+          `  round ${round} ${target.name}: ${measured.rps} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.cpuMicrosPerRequest} µs CPU/req, errors ${measured.errors}`,
+        );
         samples.get(target.name)!.push(measured);
       }
     }
@@ -184,7 +216,7 @@ function render(db: string, results: Measured[]): string {
   const [raw, rest, bare, gateway] = results;
   const ratios = [
     `- REST / raw route throughput: **${(rest!.rps / raw!.rps).toFixed(2)}×** (target ≥ 0.80)`,
-    `- gateway /graphql CPU per request vs bare Apollo: **${(((gateway!.cpuMicrosPerRequest / bare!.cpuMicrosPerRequest) - 1) * 100).toFixed(1)} %** more (target ≤ 15 %)`,
+    `- gateway /graphql CPU per request vs bare Apollo: **${((gateway!.cpuMicrosPerRequest / bare!.cpuMicrosPerRequest - 1) * 100).toFixed(1)} %** more (target ≤ 15 %)`,
   ];
   return [
     `### ${db === 'postgres' ? 'PostgreSQL' : 'PGlite (embedded)'}`,

@@ -7,7 +7,10 @@
  * Prints one JSON line with ports and a key once ready.
  */
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import fastifyApollo from '@as-integrations/fastify';
 import Fastify from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -18,11 +21,26 @@ import { displayName, type User } from '../../src/domain/users/user.js';
 import { credentialFrom } from '../../src/graphql/context.js';
 import { createServices } from '../../src/services.js';
 
-const config = loadConfig(process.env, { LOG_LEVEL: 'silent', SEED_DEMO: false, WORKERS: false, RATE_LIMIT_PER_MINUTE: 1_000_000_000, RATE_LIMIT_ANONYMOUS_PER_MINUTE: 1_000_000_000 });
+const config = loadConfig(process.env, {
+  LOG_LEVEL: 'silent',
+  SEED_DEMO: false,
+  WORKERS: false,
+  RATE_LIMIT_PER_MINUTE: 1_000_000_000,
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: 1_000_000_000,
+});
 const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDataDir: 'memory://' });
 const services = createServices(config, database.db, systemClock, () => undefined);
-const user = await services.users.createUser({ email: `bench-${Date.now()}@example.test`, firstName: 'Bench', lastName: 'Mark' });
-const { key } = await services.apiKeys.create({ userId: user.id, name: 'bench', environment: 'sandbox', permission: 'FULL_ACCESS' });
+const user = await services.users.createUser({
+  email: `bench-${Date.now()}@example.test`,
+  firstName: 'Bench',
+  lastName: 'Mark',
+});
+const { key } = await services.apiKeys.create({
+  userId: user.id,
+  name: 'bench',
+  environment: 'sandbox',
+  permission: 'FULL_ACCESS',
+});
 
 const app = await buildApp({ services });
 const userJson = (u: User) => ({ ...u, name: displayName(u), resetToken: null, resetTokenExpiry: null });
@@ -55,11 +73,15 @@ const apollo = new ApolloServer<{ credential?: string }>({
   plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginLandingPageDisabled()],
 });
 await apollo.start();
-await bare.register(fastifyApollo(apollo), { context: async (request) => ({ credential: credentialFrom(request.headers) }) });
+await bare.register(fastifyApollo(apollo), {
+  context: async (request) => ({ credential: credentialFrom(request.headers) }),
+});
 await bare.listen({ port: 0, host: '127.0.0.1' });
 
 const portOf = (server: typeof app) => (server.server.address() as { port: number }).port;
-process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, gateway: portOf(app), bareApollo: portOf(bare), key, database: database.describe })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ready: true, pid: process.pid, gateway: portOf(app), bareApollo: portOf(bare), key, database: database.describe })}\n`,
+);
 
 process.on('SIGTERM', async () => {
   await Promise.all([app.close(), bare.close(), apollo.stop()]);

@@ -12,10 +12,14 @@ const server = createServer((request, response) => {
     latencies.push(Date.now() - event.data.t);
     if (latencies.length === expected) {
       latencies.sort((a, b) => a - b);
-      process.stdout.write(`${JSON.stringify({ p50: latencies[Math.floor(expected * 0.5)], p99: latencies[Math.floor(expected * 0.99)] })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ p50: latencies[Math.floor(expected * 0.5)], p99: latencies[Math.floor(expected * 0.99)] })}\n`,
+      );
     }
   });
 });
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks` })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks` })}\n`,
+  );
 });

@@ -18,7 +18,9 @@ import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worke
 import { createServices } from '../../src/services.js';
 import { spawnServer } from './pinning.js';
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '2000' }, workers: { type: 'string', default: '1' } } });
+const { values } = parseArgs({
+  options: { events: { type: 'string', default: '2000' }, workers: { type: 'string', default: '1' } },
+});
 const total = Number(values.events);
 
 // The receiver counts requests and reports latency from the event's own timestamp.
@@ -27,20 +29,48 @@ const lines = createInterface({ input: receiver.stdout! });
 const receiverUrl = await new Promise<string>((resolve) => lines.once('line', (line) => resolve(JSON.parse(line).url)));
 
 const database = await openDatabase({ pgliteDataDir: 'memory://' });
-const services = createServices(loadConfig({}, { NODE_ENV: 'test' }), database.db, systemClock, () => undefined, new RateLimiter(undefined));
+const services = createServices(
+  loadConfig({}, { NODE_ENV: 'test' }),
+  database.db,
+  systemClock,
+  () => undefined,
+  new RateLimiter(undefined),
+);
 const user = await services.users.createUser({ email: 'webhook-bench@example.test' });
-const principal = { kind: 'api_key' as const, credentialId: 'bench', userId: user.id, environment: 'sandbox' as const, abilities: new Set(['READ', 'MANAGE'] as const) };
+const principal = {
+  kind: 'api_key' as const,
+  credentialId: 'bench',
+  userId: user.id,
+  environment: 'sandbox' as const,
+  abilities: new Set(['READ', 'MANAGE'] as const),
+};
 await services.webhooks.create(principal, { url: receiverUrl, eventTypes: ['*'] });
 await database.db.transaction(async (tx) => {
-  for (let i = 0; i < total; i++) await recordEvent(tx, { type: 'transaction.created', userId: user.id, environment: 'sandbox', data: { t: Date.now() } }, new Date());
+  for (let i = 0; i < total; i++)
+    await recordEvent(
+      tx,
+      { type: 'transaction.created', userId: user.id, environment: 'sandbox', data: { t: Date.now() } },
+      new Date(),
+    );
 });
 
 const started = Date.now();
-const runners = Array.from({ length: Number(values.workers) }, (_, i) =>
-  new JobRunner(database.db, systemClock, [new WebhookDeliveryHandler(database.db, systemClock, services.secrets)], { workerId: `bench-${i}`, batchSize: 50 }),
+const runners = Array.from(
+  { length: Number(values.workers) },
+  (_, i) =>
+    new JobRunner(database.db, systemClock, [new WebhookDeliveryHandler(database.db, systemClock, services.secrets)], {
+      workerId: `bench-${i}`,
+      batchSize: 50,
+    }),
 );
-const done = new Promise<{ p50: number; p99: number }>((resolve) => lines.once('line', (line) => resolve(JSON.parse(line))));
-await Promise.all(runners.map(async (runner) => { while ((await runner.runDueJobs()) > 0); }));
+const done = new Promise<{ p50: number; p99: number }>((resolve) =>
+  lines.once('line', (line) => resolve(JSON.parse(line))),
+);
+await Promise.all(
+  runners.map(async (runner) => {
+    while ((await runner.runDueJobs()) > 0);
+  }),
+);
 const latency = await done;
 const seconds = (Date.now() - started) / 1000;
 console.log(`| events | workers | deliveries/s | p50 ms (event → receipt) | p99 ms |\n|---|---|---|---|---|`);

@@ -8,8 +8,18 @@ export const DEMO_EMAIL = 'demo@partner-gateway.local';
  */
 export async function seedDemoAccount(services: Services): Promise<string | undefined> {
   if (await services.users.hasAnyUser()) return undefined;
-  const user = await services.users.createUser({ email: DEMO_EMAIL, firstName: 'Demo', lastName: 'User', verified: true });
+  const user = await services.users.createUser({
+    email: DEMO_EMAIL,
+    firstName: 'Demo',
+    lastName: 'User',
+    verified: true,
+  });
   await services.users.createBusiness(user.id, 'Demo Business');
-  const { key } = await services.apiKeys.create({ userId: user.id, name: 'Demo sandbox key', environment: 'sandbox', permission: 'FULL_ACCESS' });
+  const { key } = await services.apiKeys.create({
+    userId: user.id,
+    name: 'Demo sandbox key',
+    environment: 'sandbox',
+    permission: 'FULL_ACCESS',
+  });
   return key;
 }

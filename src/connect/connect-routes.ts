@@ -37,13 +37,23 @@ interface ConsentTicket {
 }
 
 /** What the limits count per: the client named in the request, and the caller's address. */
-async function limit(services: Services, rule: LimitRule, request: FastifyRequest, clientId: string | undefined): Promise<void> {
+async function limit(
+  services: Services,
+  rule: LimitRule,
+  request: FastifyRequest,
+  clientId: string | undefined,
+): Promise<void> {
   await services.rateLimiter.consume(rule, `ip:${request.ip}`);
   if (clientId) await services.rateLimiter.consume(rule, `client:${clientId.slice(0, 100)}`);
 }
 
 function rules(services: Services) {
-  const perMinute = (name: string, max: number): LimitRule => ({ name, max, windowMs: 60_000, message: `Too many requests to this endpoint: at most ${max} per minute.` });
+  const perMinute = (name: string, max: number): LimitRule => ({
+    name,
+    max,
+    windowMs: 60_000,
+    message: `Too many requests to this endpoint: at most ${max} per minute.`,
+  });
   return {
     authorizeGet: perMinute('connect-authorize-get', services.config.CONNECT_AUTHORIZE_PER_MINUTE),
     authorizePost: perMinute('connect-authorize-post', services.config.CONNECT_AUTHORIZE_PER_MINUTE),
@@ -66,11 +76,21 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown,
         : undefined;
   if (!oauth) {
     request.log.error({ err: error }, 'connect endpoint failed');
-    return reply.code(500).send(oauthErrorBody(new OAuthError('server_error', 'Something went wrong on our side.', 500)));
+    return reply
+      .code(500)
+      .send(oauthErrorBody(new OAuthError('server_error', 'Something went wrong on our side.', 500)));
   }
-  if (oauth.error === 'invalid_client' && request.headers.authorization?.startsWith('Basic ')) reply.header('www-authenticate', 'Basic realm="connect"');
+  if (oauth.error === 'invalid_client' && request.headers.authorization?.startsWith('Basic '))
+    reply.header('www-authenticate', 'Basic realm="connect"');
   if (asPage && (request.headers.accept ?? '').includes('text/html')) {
-    return sendPage(reply, page({ title: 'Cannot connect', body: html`<div class="card narrow"><h1>This app cannot connect</h1><div class="notice error" id="error">${oauth.description}</div></div>` }), oauth.status);
+    return sendPage(
+      reply,
+      page({
+        title: 'Cannot connect',
+        body: html`<div class="card narrow"><h1>This app cannot connect</h1><div class="notice error" id="error">${oauth.description}</div></div>`,
+      }),
+      oauth.status,
+    );
   }
   return reply.code(oauth.status).header('cache-control', 'no-store').send(oauthErrorBody(oauth));
 }
@@ -82,7 +102,10 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown,
 function allowFormRedirectTo(reply: FastifyReply, redirectUri: string): void {
   const csp = reply.getHeader('content-security-policy');
   if (typeof csp !== 'string') return;
-  reply.header('content-security-policy', csp.replace(/form-action [^;]*/, `form-action 'self' ${new URL(redirectUri).origin}`));
+  reply.header(
+    'content-security-policy',
+    csp.replace(/form-action [^;]*/, `form-action 'self' ${new URL(redirectUri).origin}`),
+  );
 }
 
 function redirectWith(reply: FastifyReply, uri: string, values: Record<string, string | undefined>) {
@@ -106,7 +129,12 @@ export function registerAuthorizeEndpoints(app: FastifyInstance): void {
       const check = await authorizationServer.checkAuthorizeRequest(query);
       if (!check.ok) {
         if (!check.redirectTo) throw check.error;
-        return redirectWith(reply, check.redirectTo.uri, { error: check.error.error, error_description: check.error.description, state: check.redirectTo.state, iss: issuer });
+        return redirectWith(reply, check.redirectTo.uri, {
+          error: check.error.error,
+          error_description: check.error.description,
+          state: check.redirectTo.state,
+          iss: issuer,
+        });
       }
       if (!request.account) return reply.redirect(`/signin?next=${encodeURIComponent(request.url)}`, 302);
       const ticket: ConsentTicket = { params: query, expiresAt: clock.now().getTime() + CONSENT_TTL_MS };
@@ -123,20 +151,42 @@ export function registerAuthorizeEndpoints(app: FastifyInstance): void {
       const form = oauthParams(request.body);
       await limit(services, limits.authorizePost, request, form.client_id);
       // The consent session is the sign-in session plus the page's ticket: either gone is a 401.
-      if (!request.account) throw new OAuthError('access_denied', 'The consent session expired or you are signed out: start again from the app.', 401);
-      await new Promise<void>((resolve, reject) => app.csrfProtection(request, reply, (error?: Error) => (error ? reject(error) : resolve())));
+      if (!request.account)
+        throw new OAuthError(
+          'access_denied',
+          'The consent session expired or you are signed out: start again from the app.',
+          401,
+        );
+      await new Promise<void>((resolve, reject) =>
+        app.csrfProtection(request, reply, (error?: Error) => (error ? reject(error) : resolve())),
+      );
       let ticket: ConsentTicket;
       try {
         ticket = JSON.parse(secrets.open(form.consent ?? '', binding(request.account.session.id))) as ConsentTicket;
       } catch {
-        throw new OAuthError('access_denied', 'The consent session is not valid for this sign-in: start again from the app.', 401);
+        throw new OAuthError(
+          'access_denied',
+          'The consent session is not valid for this sign-in: start again from the app.',
+          401,
+        );
       }
-      if (ticket.expiresAt <= clock.now().getTime()) throw new OAuthError('access_denied', 'The consent session expired (10 minutes): start again from the app.', 401);
+      if (ticket.expiresAt <= clock.now().getTime())
+        throw new OAuthError(
+          'access_denied',
+          'The consent session expired (10 minutes): start again from the app.',
+          401,
+        );
       // Checked again: the app or its redirect URIs may have changed since the page was shown.
       const check = await authorizationServer.checkAuthorizeRequest(ticket.params);
       if (!check.ok) throw check.error;
       const { redirectUri, state } = check.request;
-      if (form.decision !== 'approve') return redirectWith(reply, redirectUri, { error: 'access_denied', error_description: 'The user denied access.', state, iss: issuer });
+      if (form.decision !== 'approve')
+        return redirectWith(reply, redirectUri, {
+          error: 'access_denied',
+          error_description: 'The user denied access.',
+          state,
+          iss: issuer,
+        });
       const code = await authorizationServer.issueCode(check.request, request.account.user.id);
       return redirectWith(reply, redirectUri, { code, state, iss: issuer });
     } catch (error) {
@@ -147,10 +197,14 @@ export function registerAuthorizeEndpoints(app: FastifyInstance): void {
 }
 
 /** Client credentials from HTTP Basic (RFC 6749 §2.3.1, form-encoded parts) or the body; never both. */
-function clientCredentials(request: FastifyRequest, body: Params): { clientId?: string | undefined; clientSecret?: string | undefined } {
+function clientCredentials(
+  request: FastifyRequest,
+  body: Params,
+): { clientId?: string | undefined; clientSecret?: string | undefined } {
   const header = request.headers.authorization;
   if (header?.startsWith('Basic ')) {
-    if (body.client_secret) throw new OAuthError('invalid_request', 'Send the client credentials one way only (Basic or the body).');
+    if (body.client_secret)
+      throw new OAuthError('invalid_request', 'Send the client credentials one way only (Basic or the body).');
     const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw new OAuthError('invalid_client', 'Malformed Basic credentials.');
@@ -180,11 +234,20 @@ export async function registerTokenEndpoints(app: FastifyInstance): Promise<void
       const client = await oauthClients.authenticate(credentials.clientId, credentials.clientSecret);
       let tokens;
       if (body.grant_type === 'authorization_code') {
-        tokens = await authorizationServer.redeemCode(client, { code: body.code, redirectUri: body.redirect_uri, codeVerifier: body.code_verifier });
+        tokens = await authorizationServer.redeemCode(client, {
+          code: body.code,
+          redirectUri: body.redirect_uri,
+          codeVerifier: body.code_verifier,
+        });
       } else if (body.grant_type === 'refresh_token') {
         tokens = await authorizationServer.refresh(client, { refreshToken: body.refresh_token, scope: body.scope });
       } else {
-        throw new OAuthError(body.grant_type ? 'unsupported_grant_type' : 'invalid_request', body.grant_type ? `grant_type "${body.grant_type}" is not supported: use authorization_code or refresh_token.` : 'grant_type is required.');
+        throw new OAuthError(
+          body.grant_type ? 'unsupported_grant_type' : 'invalid_request',
+          body.grant_type
+            ? `grant_type "${body.grant_type}" is not supported: use authorization_code or refresh_token.`
+            : 'grant_type is required.',
+        );
       }
       return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(tokens);
     });

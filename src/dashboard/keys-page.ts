@@ -19,26 +19,46 @@ export function registerKeysPage(app: FastifyInstance): void {
     const result = await attempt(async () => {
       const permission = parsePermissionLevel(form.permission ?? '');
       if (!permission) throw badInput('permission', 'Choose a permission.');
-      return apiKeys.create({ userId: view.account.user.id, name: form.name ?? '', environment: environmentOf(request), permission });
+      return apiKeys.create({
+        userId: view.account.user.id,
+        name: form.name ?? '',
+        environment: environmentOf(request),
+        permission,
+      });
     });
     const created = result.value
       ? html`<div class="card"><h2>Your new key</h2><p>Copy it now: it is shown only once.</p><div class="secret" id="new-key">${result.value.key}</div></div>`
       : notice(result.error, 'error');
-    return render(reply, view, 'keys', 'API keys', html`${created}${await keysPage(view.account.user.id, view.csrf)}`, result.value ? 201 : result.status);
+    return render(
+      reply,
+      view,
+      'keys',
+      'API keys',
+      html`${created}${await keysPage(view.account.user.id, view.csrf)}`,
+      result.value ? 201 : result.status,
+    );
   });
 
-  app.post<{ Params: { id: string } }>('/dashboard/keys/:id/revoke', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const view = viewOf(request, reply);
-    await apiKeys.revoke(view.account.user.id, request.params.id);
-    return reply.redirect(`/dashboard/keys?env=${view.environment}`, 303);
-  });
+  app.post<{ Params: { id: string } }>(
+    '/dashboard/keys/:id/revoke',
+    { preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const view = viewOf(request, reply);
+      await apiKeys.revoke(view.account.user.id, request.params.id);
+      return reply.redirect(`/dashboard/keys?env=${view.environment}`, 303);
+    },
+  );
 
   async function keysPage(userId: string, csrf: string) {
     const keys = await apiKeys.list(userId);
     return html`<div class="card"><h1>API keys</h1>
 <table id="keys"><tr><th>Name</th><th>Key</th><th>Environment</th><th>Permission</th><th>Created</th><th>Last used</th><th></th></tr>
-${keys.map((k) => html`<tr><td>${k.name}</td><td><code>${k.displayPrefix}</code></td><td>${k.environment}</td><td>${LEVEL_LABELS[k.permission]}</td><td>${k.createdAt}</td><td>${k.lastUsedAt ?? 'never'}</td>
-<td>${k.revokedAt ? html`revoked ${k.revokedAt}` : html`<form class="inline" method="post" action="/dashboard/keys/${k.id}/revoke">${csrfField(csrf)}<button class="danger">Revoke</button></form>`}</td></tr>`)}
+${keys.map(
+  (
+    k,
+  ) => html`<tr><td>${k.name}</td><td><code>${k.displayPrefix}</code></td><td>${k.environment}</td><td>${LEVEL_LABELS[k.permission]}</td><td>${k.createdAt}</td><td>${k.lastUsedAt ?? 'never'}</td>
+<td>${k.revokedAt ? html`revoked ${k.revokedAt}` : html`<form class="inline" method="post" action="/dashboard/keys/${k.id}/revoke">${csrfField(csrf)}<button class="danger">Revoke</button></form>`}</td></tr>`,
+)}
 </table>${keys.length === 0 ? html`<p class="muted">No keys yet.</p>` : ''}</div>
 <div class="card"><h2>Create a key</h2><form method="post" action="/dashboard/keys">${csrfField(csrf)}
 ${field('Name', 'name', { hint: 'What uses it, e.g. "checkout server".' })}

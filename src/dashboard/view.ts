@@ -27,13 +27,30 @@ export function viewOf(request: FastifyRequest, reply: FastifyReply): DashboardV
   return {
     account,
     environment,
-    principal: { kind: 'session', credentialId: account.session.id, userId: account.user.id, environment, abilities: new Set(ABILITIES) },
+    principal: {
+      kind: 'session',
+      credentialId: account.session.id,
+      userId: account.user.id,
+      environment,
+      abilities: new Set(ABILITIES),
+    },
     csrf: csrfTokenFor(request, reply),
   };
 }
 
-export function render(reply: FastifyReply, view: DashboardView, section: string, title: string, body: SafeHtml, status = 200) {
-  return sendPage(reply, page({ title, body, user: view.account.user, csrf: view.csrf, environment: view.environment, section }), status);
+export function render(
+  reply: FastifyReply,
+  view: DashboardView,
+  section: string,
+  title: string,
+  body: SafeHtml,
+  status = 200,
+) {
+  return sendPage(
+    reply,
+    page({ title, body, user: view.account.user, csrf: view.csrf, environment: view.environment, section }),
+    status,
+  );
 }
 
 /** Runs a form's action; an expected refusal (bad input, conflict…) comes back as a message for the page. */

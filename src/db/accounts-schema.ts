@@ -32,7 +32,10 @@ export const accountTokens = pgTable(
     expiresAt: at('expires_at').notNull(),
     usedAt: at('used_at'),
   },
-  (t) => [uniqueIndex('account_tokens_hash_key').on(t.tokenHash), index('account_tokens_user_idx').on(t.userId, t.purpose)],
+  (t) => [
+    uniqueIndex('account_tokens_hash_key').on(t.tokenHash),
+    index('account_tokens_user_idx').on(t.userId, t.purpose),
+  ],
 );
 
 export const oauthClientTypeEnum = pgEnum('oauth_client_type', ['confidential', 'public']);
@@ -55,7 +58,10 @@ export const oauthClients = pgTable(
     createdAt: createdAt(),
     revokedAt: at('revoked_at'),
   },
-  (t) => [uniqueIndex('oauth_clients_client_id_key').on(t.clientId), index('oauth_clients_owner_idx').on(t.ownerUserId)],
+  (t) => [
+    uniqueIndex('oauth_clients_client_id_key').on(t.clientId),
+    index('oauth_clients_owner_idx').on(t.ownerUserId),
+  ],
 );
 
 /**

@@ -24,6 +24,8 @@ export const businessCustomers = pgTable(
   },
   (t) => [
     index('business_customers_business_idx').on(t.businessId, t.environment, t.createdAt),
-    uniqueIndex('business_customers_external_ref_key').on(t.businessId, t.environment, t.externalRef).where(sql`${t.externalRef} is not null`),
+    uniqueIndex('business_customers_external_ref_key')
+      .on(t.businessId, t.environment, t.externalRef)
+      .where(sql`${t.externalRef} is not null`),
   ],
 );

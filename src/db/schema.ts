@@ -102,9 +102,7 @@ export const events = pgTable(
   {
     id: uuid('id').primaryKey().defaultRandom(),
     seq: bigint('seq', { mode: 'number' }),
-    txid: xid8('txid')
-      .notNull()
-      .default(sql`pg_current_xact_id()`),
+    txid: xid8('txid').notNull().default(sql`pg_current_xact_id()`),
     type: text('type').notNull(),
     userId: userRef(),
     environment: environmentEnum('environment').notNull(),
@@ -183,7 +181,10 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt), uniqueIndex('webhook_deliveries_event_endpoint_key').on(t.eventId, t.endpointId)],
+  (t) => [
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
+    uniqueIndex('webhook_deliveries_event_endpoint_key').on(t.eventId, t.endpointId),
+  ],
 );
 
 /** Every HTTP attempt of a delivery, for the delivery log. */

@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { bytes, createdAt, tokenUnits, updatedAt } from './columns.js';
 import { ownerColumns } from './schema.js';
 
@@ -21,7 +33,10 @@ export const solanaWallets = pgTable(
     keyVersion: integer('key_version').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('solana_wallets_owner_key').on(t.userId, t.environment), uniqueIndex('solana_wallets_address_env_key').on(t.environment, t.address)],
+  (t) => [
+    uniqueIndex('solana_wallets_owner_key').on(t.userId, t.environment),
+    uniqueIndex('solana_wallets_address_env_key').on(t.environment, t.address),
+  ],
 );
 
 /**
@@ -73,7 +88,10 @@ export const solanaTransfers = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('solana_transfers_signature_key').on(t.signature), index('solana_transfers_owner_idx').on(t.userId, t.environment, t.createdAt)],
+  (t) => [
+    uniqueIndex('solana_transfers_signature_key').on(t.signature),
+    index('solana_transfers_owner_idx').on(t.userId, t.environment, t.createdAt),
+  ],
 );
 
 /** A swap quote as the caller saw it, kept for its short life so a swap can name it by id. */

@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { createdAt, kobo, updatedAt } from './columns.js';
 import { environmentEnum, ownerColumns, users } from './schema.js';
 
@@ -76,7 +87,13 @@ export const ledgerHolds = pgTable('ledger_holds', {
   settledAt: timestamp('settled_at', { withTimezone: true, mode: 'date' }),
 });
 
-export const transactionTypeEnum = pgEnum('wallet_transaction_type', ['DEPOSIT', 'WITHDRAWAL', 'TRANSFER_IN', 'TRANSFER_OUT', 'BILL']);
+export const transactionTypeEnum = pgEnum('wallet_transaction_type', [
+  'DEPOSIT',
+  'WITHDRAWAL',
+  'TRANSFER_IN',
+  'TRANSFER_OUT',
+  'BILL',
+]);
 export const transactionStatusEnum = pgEnum('wallet_transaction_status', ['PENDING', 'COMPLETED', 'FAILED']);
 
 /** What a user sees of money moving in and out of the NGN wallet. */
@@ -129,7 +146,9 @@ export const paymentMethods = pgTable(
   },
   (t) => [
     index('payment_methods_owner_idx').on(t.userId, t.environment),
-    uniqueIndex('payment_methods_one_default').on(t.userId, t.environment).where(sql`${t.isDefault} and ${t.deletedAt} is null`),
+    uniqueIndex('payment_methods_one_default')
+      .on(t.userId, t.environment)
+      .where(sql`${t.isDefault} and ${t.deletedAt} is null`),
   ],
 );
 
@@ -213,7 +232,10 @@ export const virtualAccounts = pgTable(
     accountName: text('account_name').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('virtual_accounts_owner_key').on(t.userId, t.environment), uniqueIndex('virtual_accounts_number_key').on(t.provider, t.accountNumber)],
+  (t) => [
+    uniqueIndex('virtual_accounts_owner_key').on(t.userId, t.environment),
+    uniqueIndex('virtual_accounts_number_key').on(t.provider, t.accountNumber),
+  ],
 );
 
 export const idempotencyStatusEnum = pgEnum('idempotency_status', ['running', 'done']);

@@ -43,7 +43,11 @@ export function restErrorReply(error: DomainError): RestErrorReply {
   const status = error.status;
   if (error.code === 'RATE_LIMITED') {
     const retryAfter = Math.max(1, Math.ceil(error.retryAfter ?? 1));
-    return { status, headers: { 'retry-after': String(retryAfter) }, body: { statusCode: status, message: error.message, retryAfter } };
+    return {
+      status,
+      headers: { 'retry-after': String(retryAfter) },
+      body: { statusCode: status, message: error.message, retryAfter },
+    };
   }
   if (error.code === 'BILL_NOT_FOUND') {
     return {
@@ -54,14 +58,22 @@ export function restErrorReply(error: DomainError): RestErrorReply {
   }
   const body: Record<string, unknown> = { statusCode: status, message: error.message, error: statusName(status) };
   // An upstream that asked us to wait (a provider's 429) is passed on as Retry-After on the 503.
-  const headers: Record<string, string> = error.code === 'SERVICE_UNAVAILABLE' && error.retryAfter !== undefined ? { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfter))) } : {};
+  const headers: Record<string, string> =
+    error.code === 'SERVICE_UNAVAILABLE' && error.retryAfter !== undefined
+      ? { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfter))) }
+      : {};
   if (error.details?.length) body.details = error.details;
   // Codes a client branches on travel in the body too (the general shape has room for them).
   if (CODES_IN_BODY.has(error.code)) body.errorCode = error.code;
   return { status, headers, body };
 }
 
-const CODES_IN_BODY = new Set<ErrorCode>(['INSUFFICIENT_FUNDS', 'IDEMPOTENCY_KEY_REUSED', 'QUOTE_EXPIRED', 'PRICE_MOVED']);
+const CODES_IN_BODY = new Set<ErrorCode>([
+  'INSUFFICIENT_FUNDS',
+  'IDEMPOTENCY_KEY_REUSED',
+  'QUOTE_EXPIRED',
+  'PRICE_MOVED',
+]);
 
 function statusName(status: number): string {
   return STATUS_CODES[status] ?? 'Error';

@@ -1,5 +1,8 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginInlineTraceDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import fastifyApollo, { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
@@ -20,7 +23,10 @@ export interface ApolloOptions {
  * Apollo Server at /graphql, sharing the context builder with REST and WebSocket. A browser that
  * GETs /graphql gets the offline explorer (when enabled); any other GET is a GraphQL query.
  */
-export async function registerApollo(app: FastifyInstance, { schema, config, contextFor }: ApolloOptions): Promise<void> {
+export async function registerApollo(
+  app: FastifyInstance,
+  { schema, config, contextFor }: ApolloOptions,
+): Promise<void> {
   const development = config.NODE_ENV === 'development';
   const armor = createArmor(config);
   const apollo = new ApolloServer<GraphQLContext>({

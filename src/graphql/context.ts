@@ -32,7 +32,10 @@ export interface RequestFacts {
 export type Authenticator = (credential: string) => Promise<Principal | undefined>;
 
 /** The principal of a credential: the first authenticator that recognises it wins. */
-export async function authenticateCredential(authenticators: readonly Authenticator[], credential: string): Promise<Principal | undefined> {
+export async function authenticateCredential(
+  authenticators: readonly Authenticator[],
+  credential: string,
+): Promise<Principal | undefined> {
   for (const authenticate of authenticators) {
     const found = await authenticate(credential);
     if (found) return found;

@@ -64,9 +64,15 @@ export function wantsExplorer(request: FastifyRequest): boolean {
 }
 
 export function registerExplorer(app: FastifyInstance): void {
-  const files = Object.fromEntries(Object.entries(ASSETS).map(([name, asset]) => [name, { body: readFileSync(asset.file), type: asset.type }]));
-  app.get('/graphql/explorer/', { schema: { hide: true } }, (_request, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
-  app.get('/graphql/explorer/start.js', { schema: { hide: true } }, (_request, reply) => reply.type('text/javascript').send(START));
+  const files = Object.fromEntries(
+    Object.entries(ASSETS).map(([name, asset]) => [name, { body: readFileSync(asset.file), type: asset.type }]),
+  );
+  app.get('/graphql/explorer/', { schema: { hide: true } }, (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(PAGE),
+  );
+  app.get('/graphql/explorer/start.js', { schema: { hide: true } }, (_request, reply) =>
+    reply.type('text/javascript').send(START),
+  );
   app.get<{ Params: { name: string } }>('/graphql/explorer/:name', { schema: { hide: true } }, (request, reply) => {
     const file = files[request.params.name];
     if (!file) return reply.callNotFound();

@@ -12,7 +12,11 @@ export function createFormatError(exposeStack: boolean, log: (error: unknown) =>
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
     const apolloCode = formatted.extensions?.code;
-    if (!(original instanceof DomainError) && typeof apolloCode === 'string' && apolloCode !== 'INTERNAL_SERVER_ERROR') {
+    if (
+      !(original instanceof DomainError) &&
+      typeof apolloCode === 'string' &&
+      apolloCode !== 'INTERNAL_SERVER_ERROR'
+    ) {
       const { stacktrace: _drop, ...extensions } = formatted.extensions ?? {};
       return { ...formatted, extensions: exposeStack ? formatted.extensions : extensions };
     }
@@ -20,6 +24,11 @@ export function createFormatError(exposeStack: boolean, log: (error: unknown) =>
     if (isInternal(domain)) log(original);
     const extensions = graphQLExtensions(domain);
     if (exposeStack && original instanceof Error) extensions.stacktrace = original.stack?.split('\n');
-    return { message: domain.message, ...(formatted.locations ? { locations: formatted.locations } : {}), ...(formatted.path ? { path: formatted.path } : {}), extensions };
+    return {
+      message: domain.message,
+      ...(formatted.locations ? { locations: formatted.locations } : {}),
+      ...(formatted.path ? { path: formatted.path } : {}),
+      extensions,
+    };
   };
 }

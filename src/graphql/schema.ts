@@ -29,7 +29,19 @@ export function loadTypeDefs(dir = SCHEMA_DIR): DocumentNode {
   return { kind: documents[0]!.kind, definitions: documents.flatMap((d) => d.definitions) };
 }
 
-const resolvers: Resolvers[] = [scalarResolvers, apiInfoResolvers, userResolvers, eventResolvers, apiKeyResolvers, webhookResolvers, offrampResolvers, walletResolvers, billResolvers, solanaResolvers, customerResolvers];
+const resolvers: Resolvers[] = [
+  scalarResolvers,
+  apiInfoResolvers,
+  userResolvers,
+  eventResolvers,
+  apiKeyResolvers,
+  webhookResolvers,
+  offrampResolvers,
+  walletResolvers,
+  billResolvers,
+  solanaResolvers,
+  customerResolvers,
+];
 
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */
 export function buildSchema(options: GuardOptions = { federationRouterOnly: false }): GraphQLSchema {

@@ -18,7 +18,13 @@ export class SharedNextFrames {
   private counter = 0;
 
   /** For graphql-ws's `onNext`: the placeholder payload standing for `result`. */
-  readonly onNext = (_ctx: unknown, _id: string, _payload: unknown, _args: unknown, result: ExecutionResult): FormattedExecutionResult => {
+  readonly onNext = (
+    _ctx: unknown,
+    _id: string,
+    _payload: unknown,
+    _args: unknown,
+    result: ExecutionResult,
+  ): FormattedExecutionResult => {
     let json = this.serialised.get(result);
     if (json === undefined) {
       json = JSON.stringify(result);

@@ -32,7 +32,9 @@ export function createSharedSubscribe() {
     }
     const { after: _after, ...variables } = (args.variableValues ?? {}) as Record<string, unknown>;
     const principal = (args.contextValue as GraphQLContext).principal;
-    const caller = principal ? `${principal.userId}:${principal.environment}:${[...principal.abilities].sort().join(',')}` : 'anonymous';
+    const caller = principal
+      ? `${principal.userId}:${principal.environment}:${[...principal.abilities].sort().join(',')}`
+      : 'anonymous';
     const selection = `${caller}\u0000${args.operationName ?? ''}\u0000${JSON.stringify(variables)}\u0000${documentKey}`;
     let id = selectionIds.get(selection);
     if (id === undefined) {
@@ -43,7 +45,10 @@ export function createSharedSubscribe() {
     return String(id);
   };
 
-  const resultFor = (cacheKey: string, run: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult> => {
+  const resultFor = (
+    cacheKey: string,
+    run: () => ExecutionResult | Promise<ExecutionResult>,
+  ): Promise<ExecutionResult> => {
     let result = results.get(cacheKey);
     if (!result) {
       result = Promise.resolve(run());

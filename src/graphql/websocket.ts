@@ -25,7 +25,10 @@ const CLOSE_CREDENTIAL_REVOKED = 4401;
  * graphql-ws on the same port and path as HTTP GraphQL. The credential comes from
  * `connectionParams` (`x-api-key`, `apiKey` or `authorization`) or else the upgrade request's headers.
  */
-export function registerWebSocket(app: FastifyInstance, { schema, config, contextFor, stillValid, recheckMs = 1000 }: WebSocketOptions): void {
+export function registerWebSocket(
+  app: FastifyInstance,
+  { schema, config, contextFor, stillValid, recheckMs = 1000 }: WebSocketOptions,
+): void {
   const rules = webSocketValidationRules(config);
   const authenticated = new Map<WebSocket, string>();
   // A revocation reaches live connections too: each credential is checked again every second.
@@ -49,9 +52,16 @@ export function registerWebSocket(app: FastifyInstance, { schema, config, contex
       subscribe: createSharedSubscribe(),
       validate: (validationSchema, document) => validate(validationSchema, document, [...specifiedRules, ...rules]),
       onConnect: async (ctx) => {
-        const params = Object.fromEntries(Object.entries(ctx.connectionParams ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+        const params = Object.fromEntries(
+          Object.entries(ctx.connectionParams ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+        );
         const fromParams = credentialFrom({
-          'x-api-key': typeof params['x-api-key'] === 'string' ? params['x-api-key'] : typeof params['apikey'] === 'string' ? params['apikey'] : undefined,
+          'x-api-key':
+            typeof params['x-api-key'] === 'string'
+              ? params['x-api-key']
+              : typeof params['apikey'] === 'string'
+                ? params['apikey']
+                : undefined,
           authorization: typeof params['authorization'] === 'string' ? params['authorization'] : undefined,
         });
         const credential = fromParams ?? credentialFrom(ctx.extra.request.headers);

@@ -31,7 +31,8 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
   const frames = new SharedNextFrames();
   const server = makeServer<P, WsExtra & E>({ ...options, onNext: options.onNext ?? frames.onNext });
   wss.options.handleProtocols = handleProtocols;
-  const reasonOf = (error: unknown) => (isProduction ? 'Internal server error' : String(error instanceof Error ? error.message : error).slice(0, 120));
+  const reasonOf = (error: unknown) =>
+    isProduction ? 'Internal server error' : String(error instanceof Error ? error.message : error).slice(0, 120);
 
   wss.on('connection', (socket, request) => {
     socket.once('error', (error) => socket.close(CloseCode.InternalServerError, reasonOf(error)));

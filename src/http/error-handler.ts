@@ -12,7 +12,9 @@ function fromFastifyError(error: FastifyError): DomainError {
       return new DomainError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new DomainError('BAD_USER_INPUT', `The request body is not valid JSON: ${error.message}`, { field: 'body' });
+      return new DomainError('BAD_USER_INPUT', `The request body is not valid JSON: ${error.message}`, {
+        field: 'body',
+      });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new DomainError('BAD_USER_INPUT', 'Send the request body as application/json.', { field: 'content-type' });
   }
@@ -35,7 +37,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const { status, body } = restErrorReply(new DomainError('NOT_FOUND', `Cannot ${request.method} ${request.url.split('?')[0]}`));
+    const { status, body } = restErrorReply(
+      new DomainError('NOT_FOUND', `Cannot ${request.method} ${request.url.split('?')[0]}`),
+    );
     return reply.code(status).send(body);
   });
 }

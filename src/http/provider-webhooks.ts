@@ -12,7 +12,13 @@ interface PaycrestNotice {
 interface FlutterwaveNotice {
   type?: string;
   event?: string;
-  data?: { id?: string | number; reference?: string | null; tx_ref?: string; status?: string; customer_reference?: string };
+  data?: {
+    id?: string | number;
+    reference?: string | null;
+    tx_ref?: string;
+    status?: string;
+    customer_reference?: string;
+  };
 }
 
 type Handler = (request: FastifyRequest, raw: Buffer) => Promise<void>;
@@ -56,7 +62,9 @@ const header = (request: FastifyRequest, name: string) => {
 async function paycrest(services: Services, request: FastifyRequest, raw: Buffer): Promise<void> {
   const provider = services.paycrest;
   if (!provider) throw new DomainError('NOT_FOUND', 'Cannot POST /webhooks/paycrest');
-  if (!verifyPaycrestSignature(raw, header(request, 'x-paycrest-signature'), services.config.PAYCREST_API_SECRET ?? '')) {
+  if (
+    !verifyPaycrestSignature(raw, header(request, 'x-paycrest-signature'), services.config.PAYCREST_API_SECRET ?? '')
+  ) {
     throw new DomainError('UNAUTHENTICATED', 'The X-Paycrest-Signature header does not match the body.');
   }
   const notice = parse<PaycrestNotice>(raw);
@@ -64,13 +72,18 @@ async function paycrest(services: Services, request: FastifyRequest, raw: Buffer
   const orderId = notice.data?.id;
   const order = orderId ? await services.offramp.findByProviderOrder(provider.name, orderId) : undefined;
   if (!status || !order) {
-    request.log.info({ providerOrderId: orderId, event: notice.event }, 'paycrest notice ignored (no status change or unknown order)');
+    request.log.info(
+      { providerOrderId: orderId, event: notice.event },
+      'paycrest notice ignored (no status change or unknown order)',
+    );
     return;
   }
   const { changed } = await services.offramp.move(order.id, {
     status,
     ...(notice.data?.txHash ? { txHash: notice.data.txHash } : {}),
-    ...(status === 'refunded' || status === 'expired' || status === 'failed' ? { reason: `Paycrest reported ${notice.event}.` } : {}),
+    ...(status === 'refunded' || status === 'expired' || status === 'failed'
+      ? { reason: `Paycrest reported ${notice.event}.` }
+      : {}),
   });
   request.log.info({ providerOrderId: orderId, event: notice.event, changed }, 'paycrest notice');
 }
@@ -83,7 +96,13 @@ async function paycrest(services: Services, request: FastifyRequest, raw: Buffer
 async function flutterwave(services: Services, request: FastifyRequest, raw: Buffer): Promise<void> {
   const secretHash = services.config.FLUTTERWAVE_SECRET_HASH;
   if (!secretHash) throw new DomainError('NOT_FOUND', 'Cannot POST /webhooks/flutterwave');
-  if (!verifyFlutterwaveSignature(raw, { signature: header(request, 'flutterwave-signature'), verifHash: header(request, 'verif-hash') }, secretHash)) {
+  if (
+    !verifyFlutterwaveSignature(
+      raw,
+      { signature: header(request, 'flutterwave-signature'), verifHash: header(request, 'verif-hash') },
+      secretHash,
+    )
+  ) {
     throw new DomainError('UNAUTHENTICATED', 'The flutterwave-signature header does not match the body.');
   }
   const notice = parse<FlutterwaveNotice>(raw);
@@ -99,7 +118,10 @@ async function flutterwave(services: Services, request: FastifyRequest, raw: Buf
     }
   } else if (kind === 'singlebillpayment.status') {
     // v3 bills: the notice names the bill; its state is read back from the status endpoint.
-    const bill = await services.bills.byProviderReference('flutterwave', notice.data?.customer_reference ?? notice.data?.tx_ref ?? '');
+    const bill = await services.bills.byProviderReference(
+      'flutterwave',
+      notice.data?.customer_reference ?? notice.data?.tx_ref ?? '',
+    );
     if (bill) {
       const settled = await services.bills.poll(bill.id);
       request.log.info({ bill: bill.id, status: settled.status }, 'flutterwave bill notice');

@@ -6,7 +6,10 @@ import type { FastifyInstance } from 'fastify';
  * headers. API routes stay outside that scope: on JSON responses the headers cost about 5 % of a
  * request's CPU and protect nothing a browser renders.
  */
-export async function registerPages(app: FastifyInstance, pages: (scope: FastifyInstance) => Promise<void> | void): Promise<void> {
+export async function registerPages(
+  app: FastifyInstance,
+  pages: (scope: FastifyInstance) => Promise<void> | void,
+): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(helmet, {
       // The pages load only their own scripts; GraphiQL's editor sets inline styles.

@@ -34,17 +34,22 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
   return routes.map((route) => {
     const where = `${route.method} ${route.path}`;
     const document = parse(route.operation);
-    const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    const operations = document.definitions.filter(
+      (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+    );
     if (operations.length !== 1) throw new Error(`${where}: the route's document must hold exactly one operation.`);
     const errors = validate(schema, document);
-    if (errors.length > 0) throw new Error(`${where}: operation does not validate: ${errors.map((e) => e.message).join('; ')}`);
+    if (errors.length > 0)
+      throw new Error(`${where}: operation does not validate: ${errors.map((e) => e.message).join('; ')}`);
     const operation = operations[0]!;
     const rootType = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
     const selections = operation.selectionSet.selections.filter((s) => s.kind === Kind.FIELD);
     const access = selections.map((s) => accessRuleOf(rootType!.getFields()[s.name.value]!)!);
     const compiled = compileQuery(schema, document);
-    if (!isCompiledQuery(compiled)) throw new Error(`${where}: operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
-    const run = (context: GraphQLContext, variables: Record<string, unknown>) => compiled.query(undefined, context, variables);
+    if (!isCompiledQuery(compiled))
+      throw new Error(`${where}: operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
+    const run = (context: GraphQLContext, variables: Record<string, unknown>) =>
+      compiled.query(undefined, context, variables);
     return { ...route, document, run, access, rootField: selections[0]!.alias?.value ?? selections[0]!.name.value };
   });
 }
@@ -52,13 +57,20 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
 function accessDescription(access: AccessRule[]): string {
   const abilities = [...new Set(access.flatMap((a) => (a.public ? [] : [a.ability])))];
   if (abilities.length === 0) return 'Needs no credential.';
-  const levels = PERMISSION_LEVELS.filter((level) => abilities.every((ability) => levelsGranting(ability).includes(level)));
+  const levels = PERMISSION_LEVELS.filter((level) =>
+    abilities.every((ability) => levelsGranting(ability).includes(level)),
+  );
   return `Needs an API key or access token with permission: ${levels.map((l) => LEVEL_LABELS[l]).join(', ')}.`;
 }
 
 // Error responses are documented, not used to serialize: `additionalProperties` keeps every field, and
 // nothing is required, so the seed's other bodies (bill not found) pass the serializer unchanged.
-const openError = (schema: typeof GeneralError | typeof RateLimitError) => ({ ...schema, $id: undefined, required: undefined, additionalProperties: true });
+const openError = (schema: typeof GeneralError | typeof RateLimitError) => ({
+  ...schema,
+  $id: undefined,
+  required: undefined,
+  additionalProperties: true,
+});
 
 export interface RestEngineOptions {
   routes: CompiledRoute[];
@@ -85,9 +97,19 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
         ...(route.params ? { params: route.params } : {}),
         ...(route.querystring ? { querystring: route.querystring } : {}),
         ...(route.body ? { body: route.body } : {}),
-        security: isPublic ? [] : [{ ApiKey: [] }, { Bearer: [] }, { Connect: [...new Set(route.access.flatMap((a) => (a.public ? [] : [scopeGranting(a.ability)])))] }],
+        security: isPublic
+          ? []
+          : [
+              { ApiKey: [] },
+              { Bearer: [] },
+              { Connect: [...new Set(route.access.flatMap((a) => (a.public ? [] : [scopeGranting(a.ability)])))] },
+            ],
         response: {
-          [status]: route.html ? { description: 'An HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } : route.envelope === false ? route.response : Envelope(route.response),
+          [status]: route.html
+            ? { description: 'An HTML page.', content: { 'text/html': { schema: { type: 'string' } } } }
+            : route.envelope === false
+              ? route.response
+              : Envelope(route.response),
           ...(isPublic ? {} : { 401: openError(GeneralError), 403: openError(GeneralError) }),
           400: openError(GeneralError),
           404: openError(GeneralError),
@@ -125,7 +147,9 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
           });
           return route.html(payload);
         }
-        return route.envelope === false ? payload : { statusCode: status, message: route.message, data: payload, errors: {} };
+        return route.envelope === false
+          ? payload
+          : { statusCode: status, message: route.message, data: payload, errors: {} };
       },
     });
   }

@@ -23,11 +23,17 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
       components: {
         securitySchemes: {
-          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY', description: 'An API key; header name in any letter case.' },
+          ApiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-KEY',
+            description: 'An API key; header name in any letter case.',
+          },
           Bearer: { type: 'http', scheme: 'bearer', description: 'An API key or an OAuth access token.' },
           Connect: {
             type: 'oauth2',
-            description: 'Access tokens from Connect (authorization code with PKCE S256). Each scope grants the abilities of a key permission level.',
+            description:
+              'Access tokens from Connect (authorization code with PKCE S256). Each scope grants the abilities of a key permission level.',
             flows: {
               authorizationCode: {
                 authorizationUrl: '/connect/authorize',

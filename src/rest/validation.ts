@@ -38,10 +38,14 @@ export function validationError(errors: ErrorObject[], context: string): DomainE
     if (!problems.some((p) => p.field === field)) problems.push({ field, message });
   }
   const first = problems[0] ?? { field: context, message: `${context} is invalid` };
-  return new DomainError('BAD_USER_INPUT', `Invalid ${PART_NAMES[context] ?? context}: ${problems.map((p) => p.message).join('; ')}.`, {
-    field: first.field,
-    details: problems,
-  });
+  return new DomainError(
+    'BAD_USER_INPUT',
+    `Invalid ${PART_NAMES[context] ?? context}: ${problems.map((p) => p.message).join('; ')}.`,
+    {
+      field: first.field,
+      details: problems,
+    },
+  );
 }
 
 function describe(e: ErrorObject): string {

@@ -33,7 +33,11 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
 export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
 /** A labelled input. */
-export function field(label: string, name: string, options: { type?: string; value?: string | undefined; required?: boolean; autocomplete?: string; hint?: string } = {}) {
+export function field(
+  label: string,
+  name: string,
+  options: { type?: string; value?: string | undefined; required?: boolean; autocomplete?: string; hint?: string } = {},
+) {
   const id = `f-${name}`;
   return html`<label for="${id}">${label}</label><input id="${id}" name="${name}" type="${options.type ?? 'text'}" value="${options.value ?? ''}"${
     options.required === false ? '' : new SafeHtml(' required')
@@ -42,16 +46,20 @@ export function field(label: string, name: string, options: { type?: string; val
 
 /** A notice box; `error` styles it as a problem. */
 export const notice = (message: string | undefined, kind: 'ok' | 'error' = 'ok') =>
-  message ? html`<div class="notice ${kind === 'error' ? 'error' : ''}" id="${kind === 'error' ? 'error' : 'notice'}">${message}</div>` : '';
+  message
+    ? html`<div class="notice ${kind === 'error' ? 'error' : ''}" id="${kind === 'error' ? 'error' : 'notice'}">${message}</div>`
+    : '';
 
 /** A posted form: a repeated field (checkboxes) arrives as an array. */
 export type Form = Record<string, string | string[] | undefined>;
 
 /** A form field's values, whether it was sent once, several times or not at all. */
-export const formValues = (value: string | string[] | undefined): string[] => (Array.isArray(value) ? value : value ? [value] : []);
+export const formValues = (value: string | string[] | undefined): string[] =>
+  Array.isArray(value) ? value : value ? [value] : [];
 
 /** A form field sent once (the last value if it came several times). */
-export const formValue = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value.at(-1) : value);
+export const formValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.at(-1) : value;
 
 /** A posted form's single-value fields: a field sent twice counts once (its last value); anything else is absent. */
 export function formFields(body: unknown): Record<string, string | undefined> {

@@ -59,4 +59,3 @@ ${csrf ? html`<form class="inline" method="post" action="/signout">${csrfField(c
 <title>${title} · Partner Gateway</title><style>${new SafeHtml(STYLE)}</style></head>
 <body>${nav}<main>${body}</main></body></html>`.value;
 }
-

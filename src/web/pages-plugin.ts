@@ -32,7 +32,11 @@ declare module 'fastify' {
  * cookies, form bodies, CSRF tokens bound to the session, the signed-in account on the request,
  * and errors rendered as pages rather than JSON.
  */
-export async function registerWebPages(app: FastifyInstance, services: Services, routes: (scope: FastifyInstance) => Promise<void> | void): Promise<void> {
+export async function registerWebPages(
+  app: FastifyInstance,
+  services: Services,
+  routes: (scope: FastifyInstance) => Promise<void> | void,
+): Promise<void> {
   await registerPages(app, async (scope) => {
     await scope.register(cookie);
     await scope.register(formbody, { bodyLimit: 64 * 1024 });

@@ -29,7 +29,9 @@ describe('accounts: sign-up, verification, sign-in, reset, PIN', () => {
   async function verify(client: FormClient, address: string) {
     const mail = await mailbox.waitFor(address, /Confirm your email/);
     await client.get(Mailbox.linkIn(mail));
-    return client.post('/verify-email', { token: new URL(Mailbox.linkIn(mail), 'http://x').searchParams.get('token')! });
+    return client.post('/verify-email', {
+      token: new URL(Mailbox.linkIn(mail), 'http://x').searchParams.get('token')!,
+    });
   }
 
   async function signIn(client: FormClient, address: string, password = 'correct horse battery') {
@@ -96,7 +98,8 @@ describe('accounts: sign-up, verification, sign-in, reset, PIN', () => {
   it('limits guessing: the 11th sign-in for one email in a minute is refused, whatever the address', async () => {
     const address = email();
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await signIn(new FormClient(t.app), address, `guess number ${i}`)).statusCode);
+    for (let i = 0; i < 11; i++)
+      statuses.push((await signIn(new FormClient(t.app), address, `guess number ${i}`)).statusCode);
     expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
     expect(statuses[10]).toBe(429);
   });
@@ -105,7 +108,10 @@ describe('accounts: sign-up, verification, sign-in, reset, PIN', () => {
     const client = new FormClient(t.app);
     const [first, last] = [email(), email()];
     await client.get('/signup');
-    const answer = await client.post('/signup', { email: [first, last], password: ['one long password', 'another long password'] });
+    const answer = await client.post('/signup', {
+      email: [first, last],
+      password: ['one long password', 'another long password'],
+    });
     expect(answer.statusCode).toBe(201);
     expect(client.textOf('check-email')).toContain(last);
     await mailbox.waitFor(last, /Confirm your email/);
@@ -120,7 +126,11 @@ describe('accounts: sign-up, verification, sign-in, reset, PIN', () => {
     expect(missing.statusCode).toBe(403);
     const other = new FormClient(t.app);
     await other.get('/signup');
-    const foreign = await client.post('/signup', { email: email(), password: 'correct horse battery', _csrf: other.csrfToken()! });
+    const foreign = await client.post('/signup', {
+      email: email(),
+      password: 'correct horse battery',
+      _csrf: other.csrfToken()!,
+    });
     expect(foreign.statusCode).toBe(403);
   });
 
@@ -172,9 +182,17 @@ describe('accounts: sign-up, verification, sign-in, reset, PIN', () => {
     await verify(client, address);
     await t.services.accounts.requestPasswordReset(address);
     await mailbox.waitFor(address, /Reset your/);
-    const token = new URL(Mailbox.linkIn(mailbox.messages.filter((m) => m.to === address && /Reset your/.test(m.subject)).at(-1)!), 'http://x').searchParams.get('token')!;
+    const token = new URL(
+      Mailbox.linkIn(mailbox.messages.filter((m) => m.to === address && /Reset your/.test(m.subject)).at(-1)!),
+      'http://x',
+    ).searchParams.get('token')!;
     const outcomes = await Promise.all(
-      ['first new passphrase', 'second new passphrase'].map((password) => t.services.accounts.resetPassword(token, password).then(() => password, (e: { code?: string }) => e.code)),
+      ['first new passphrase', 'second new passphrase'].map((password) =>
+        t.services.accounts.resetPassword(token, password).then(
+          () => password,
+          (e: { code?: string }) => e.code,
+        ),
+      ),
     );
     const winner = outcomes.find((o) => o !== 'BAD_USER_INPUT')!;
     expect(outcomes.filter((o) => o === 'BAD_USER_INPUT')).toHaveLength(1);
@@ -189,7 +207,8 @@ describe('accounts: sign-up, verification, sign-in, reset, PIN', () => {
     await signIn(client, address);
     const [user] = await t.services.db.select().from(users).where(eq(users.email, address));
     const key = (await t.services.apiKeys.create({ userId: user!.id, name: 'k', environment: 'sandbox' })).key;
-    const havePin = async () => (await t.app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': key } })).json().data.haveTransactionPin;
+    const havePin = async () =>
+      (await t.app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': key } })).json().data.haveTransactionPin;
     expect(await havePin()).toBe(false);
 
     await client.get('/dashboard/security');

@@ -5,7 +5,13 @@ import { requireAbility } from '../../src/graphql/directives/auth.js';
 
 const contextWith = (level: Parameters<typeof abilitiesOf>[0]) =>
   ({
-    principal: { kind: 'api_key', credentialId: 'k', userId: 'u', environment: 'sandbox', abilities: abilitiesOf(level) },
+    principal: {
+      kind: 'api_key',
+      credentialId: 'k',
+      userId: 'u',
+      environment: 'sandbox',
+      abilities: abilitiesOf(level),
+    },
     credentialRejected: false,
   }) as unknown as GraphQLContext;
 

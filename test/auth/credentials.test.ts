@@ -19,7 +19,12 @@ describe('credentials', () => {
     expect((await me({ authorization: `Bearer ${tenant.keys.READ_ONLY}` })).statusCode).toBe(200);
     expect((await me({ Authorization: `bearer ${tenant.keys.READ_ONLY}` })).statusCode).toBe(200);
     const { body } = await t.app
-      .inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${tenant.keys.READ_ONLY}`, 'content-type': 'application/json' }, payload: { query: '{ me { id } }' } })
+      .inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { authorization: `Bearer ${tenant.keys.READ_ONLY}`, 'content-type': 'application/json' },
+        payload: { query: '{ me { id } }' },
+      })
       .then((r) => ({ body: r.json() }));
     expect(body.data.me.id).toBe(tenant.user.id);
   });
@@ -36,7 +41,11 @@ describe('credentials', () => {
   });
 
   it('a revoked key is refused within a second, even when revoked by another process', async () => {
-    const { key, apiKey } = await t.services.apiKeys.create({ userId: tenant.user.id, name: 'to revoke', environment: 'sandbox' });
+    const { key, apiKey } = await t.services.apiKeys.create({
+      userId: tenant.user.id,
+      name: 'to revoke',
+      environment: 'sandbox',
+    });
     expect((await me({ 'x-api-key': key })).statusCode).toBe(200); // now cached in this process
     // A second service instance stands for the admin CLI or another gateway instance.
     const elsewhere = new ApiKeyService(t.services.db, systemClock, 1000);
@@ -59,11 +68,19 @@ describe('credentials', () => {
   });
 
   it('a key revoked through the API stops at once in this process', async () => {
-    const created = await graphql(t.app, tenant.keys.FULL_ACCESS, 'mutation { createApiKey(input: { name: "short-lived", permission: READ_ONLY }) { key apiKey { id permission environment } } }');
+    const created = await graphql(
+      t.app,
+      tenant.keys.FULL_ACCESS,
+      'mutation { createApiKey(input: { name: "short-lived", permission: READ_ONLY }) { key apiKey { id permission environment } } }',
+    );
     const { key, apiKey } = created.body.data!.createApiKey;
     expect(apiKey).toMatchObject({ permission: 'READ_ONLY', environment: 'sandbox' });
     expect((await me({ 'x-api-key': key })).statusCode).toBe(200);
-    const revoke = await t.app.inject({ method: 'DELETE', url: `/api/v1/api-keys/${apiKey.id}`, headers: { 'x-api-key': tenant.keys.ACCOUNT_MANAGEMENT } });
+    const revoke = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/api-keys/${apiKey.id}`,
+      headers: { 'x-api-key': tenant.keys.ACCOUNT_MANAGEMENT },
+    });
     expect(revoke.statusCode).toBe(200);
     expect(revoke.json().data.revokedAt).toEqual(expect.any(String));
     expect((await me({ 'x-api-key': key })).statusCode).toBe(401);
@@ -71,16 +88,27 @@ describe('credentials', () => {
 
   it('a key cannot mint a stronger key, nor one in another environment', async () => {
     const escalate = await t.app.inject({
-      method: 'POST', url: '/api/v1/api-keys', headers: { 'x-api-key': tenant.keys.ACCOUNT_MANAGEMENT }, payload: { name: 'x', permission: 'FULL_ACCESS' },
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: { 'x-api-key': tenant.keys.ACCOUNT_MANAGEMENT },
+      payload: { name: 'x', permission: 'FULL_ACCESS' },
     });
     expect(escalate.statusCode).toBe(403);
     expect(escalate.json().message).toMatch(/cannot create a FULL_ACCESS key/);
     const same = await t.app.inject({
-      method: 'POST', url: '/api/v1/api-keys', headers: { 'x-api-key': tenant.keys.ACCOUNT_MANAGEMENT }, payload: { name: 'ops', permission: 'ACCOUNT_MANAGEMENT' },
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: { 'x-api-key': tenant.keys.ACCOUNT_MANAGEMENT },
+      payload: { name: 'ops', permission: 'ACCOUNT_MANAGEMENT' },
     });
     expect(same.statusCode).toBe(201);
     expect(same.json().data.key).toMatch(/^pgw_sbx_/);
-    const fromProduction = await t.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { 'x-api-key': tenant.productionKey }, payload: { name: 'live' } });
+    const fromProduction = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      headers: { 'x-api-key': tenant.productionKey },
+      payload: { name: 'live' },
+    });
     expect(fromProduction.json().data.key).toMatch(/^pgw_live_/);
     expect(fromProduction.json().data.apiKey.permission).toBe('READ_ONLY');
   });
@@ -95,7 +123,11 @@ describe('credentials', () => {
   });
 
   it('records when a key was last used', async () => {
-    const { key, apiKey } = await t.services.apiKeys.create({ userId: tenant.user.id, name: 'used', environment: 'sandbox' });
+    const { key, apiKey } = await t.services.apiKeys.create({
+      userId: tenant.user.id,
+      name: 'used',
+      environment: 'sandbox',
+    });
     expect(apiKey.lastUsedAt).toBeNull();
     await me({ 'x-api-key': key });
     await new Promise((r) => setTimeout(r, 100));

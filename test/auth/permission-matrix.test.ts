@@ -20,7 +20,12 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
   let t: TestApp;
   let tenant: Tenant;
   // Every route is called without a key too: the per-IP anonymous budget is raised for that.
-  beforeAll(async () => ({ t, tenant } = await startTestApp({ config: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: 100_000, RATE_LIMIT_PER_MINUTE: 100_000 } })));
+  beforeAll(
+    async () =>
+      ({ t, tenant } = await startTestApp({
+        config: { RATE_LIMIT_ANONYMOUS_PER_MINUTE: 100_000, RATE_LIMIT_PER_MINUTE: 100_000 },
+      })),
+  );
   afterAll(() => t.close());
 
   it('covers every root field of the graph', () => {
@@ -32,7 +37,9 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
   });
 
   it('declares the ability DESIGN §4 gives each operation', () => {
-    const declared = Object.fromEntries(routes.map((r) => [r.rootField, r.access.map((a) => (a.public ? 'public' : a.ability)).join()]));
+    const declared = Object.fromEntries(
+      routes.map((r) => [r.rootField, r.access.map((a) => (a.public ? 'public' : a.ability)).join()]),
+    );
     expect(declared).toEqual({
       apiInfo: 'public',
       me: 'READ',
@@ -117,12 +124,21 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
       updateBusinessCustomer: 'MANAGE',
       disableBusinessCustomer: 'MANAGE',
     });
-    expect(accessRuleOf(schema.getSubscriptionType()!.getFields().billUpdates!)).toEqual({ public: false, ability: 'READ' });
+    expect(accessRuleOf(schema.getSubscriptionType()!.getFields().billUpdates!)).toEqual({
+      public: false,
+      ability: 'READ',
+    });
     for (const field of ['depositUpdates', 'payoutUpdates', 'transactionUpdates']) {
-      expect(accessRuleOf(schema.getSubscriptionType()!.getFields()[field]!)).toEqual({ public: false, ability: 'READ' });
+      expect(accessRuleOf(schema.getSubscriptionType()!.getFields()[field]!)).toEqual({
+        public: false,
+        ability: 'READ',
+      });
     }
     expect(accessRuleOf(schema.getSubscriptionType()!.getFields().events!)).toEqual({ public: false, ability: 'READ' });
-    expect(accessRuleOf(schema.getSubscriptionType()!.getFields().offrampOrderUpdates!)).toEqual({ public: false, ability: 'READ' });
+    expect(accessRuleOf(schema.getSubscriptionType()!.getFields().offrampOrderUpdates!)).toEqual({
+      public: false,
+      ability: 'READ',
+    });
   });
 
   for (const route of routes) {

@@ -15,8 +15,20 @@ describe('tenant and environment isolation', () => {
     alice = await seedTenant(t.services);
     bob = await seedTenant(t.services);
     const now = new Date();
-    sandboxEventId = (await recordEvent(t.services.db, { type: 'transaction.created', userId: alice.user.id, environment: 'sandbox', data: { n: 1 } }, now)).id;
-    productionEventId = (await recordEvent(t.services.db, { type: 'transaction.created', userId: alice.user.id, environment: 'production', data: { n: 2 } }, now)).id;
+    sandboxEventId = (
+      await recordEvent(
+        t.services.db,
+        { type: 'transaction.created', userId: alice.user.id, environment: 'sandbox', data: { n: 1 } },
+        now,
+      )
+    ).id;
+    productionEventId = (
+      await recordEvent(
+        t.services.db,
+        { type: 'transaction.created', userId: alice.user.id, environment: 'production', data: { n: 2 } },
+        now,
+      )
+    ).id;
     await stampEvents(t.services.db, [sandboxEventId, productionEventId]);
   });
   afterAll(() => t.close());
@@ -37,21 +49,33 @@ describe('tenant and environment isolation', () => {
     expect(otherUser.json()).toEqual(missing.json());
   });
 
-  it('event lists hold only the caller\'s environment', async () => {
-    const sandbox = (await get('/api/v1/events', alice.keys.READ_ONLY)).json().data.events.map((e: { id: string }) => e.id);
-    const production = (await get('/api/v1/events', alice.productionKey)).json().data.events.map((e: { id: string }) => e.id);
+  it("event lists hold only the caller's environment", async () => {
+    const sandbox = (await get('/api/v1/events', alice.keys.READ_ONLY))
+      .json()
+      .data.events.map((e: { id: string }) => e.id);
+    const production = (await get('/api/v1/events', alice.productionKey))
+      .json()
+      .data.events.map((e: { id: string }) => e.id);
     const other = (await get('/api/v1/events', bob.keys.READ_ONLY)).json().data.events;
     expect(sandbox).toEqual([sandboxEventId]);
     expect(production).toEqual([productionEventId]);
     expect(other).toEqual([]);
   });
 
-  it('API key lists are per environment, and another account\'s key cannot be revoked', async () => {
+  it("API key lists are per environment, and another account's key cannot be revoked", async () => {
     const bobKeys = (await get('/api/v1/api-keys', bob.keys.FULL_ACCESS)).json().data as Array<{ id: string }>;
-    const attempt = await t.app.inject({ method: 'DELETE', url: `/api/v1/api-keys/${bobKeys[0]!.id}`, headers: { 'x-api-key': alice.keys.FULL_ACCESS } });
+    const attempt = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/api-keys/${bobKeys[0]!.id}`,
+      headers: { 'x-api-key': alice.keys.FULL_ACCESS },
+    });
     expect(attempt.statusCode).toBe(404);
     const productionKeyId = (await get('/api/v1/api-keys', alice.productionKey)).json().data[0].id;
-    const crossEnv = await t.app.inject({ method: 'DELETE', url: `/api/v1/api-keys/${productionKeyId}`, headers: { 'x-api-key': alice.keys.FULL_ACCESS } });
+    const crossEnv = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/api-keys/${productionKeyId}`,
+      headers: { 'x-api-key': alice.keys.FULL_ACCESS },
+    });
     expect(crossEnv.statusCode).toBe(404);
     expect((await get('/api/v1/user/me', bob.keys.READ_ONLY)).statusCode).toBe(200);
   });

@@ -26,18 +26,37 @@ describe('bills', () => {
   const pay = (tenant: Tenant) => rest(s.t, tenant.keys.TRANSACTIONS);
 
   describe('catalogue and validation', () => {
-    it('lists categories, billers, items, electricity billers, DISCOs and a provider\'s items', async () => {
+    it("lists categories, billers, items, electricity billers, DISCOs and a provider's items", async () => {
       const call = read(s.tenant);
-      expect((await call('GET', '/api/v1/bills/categories')).json().data.map((c: { code: string }) => c.code)).toEqual(['AIRTIME', 'MOBILEDATA', 'CABLEBILLS', 'UTILITYBILLS']);
+      expect((await call('GET', '/api/v1/bills/categories')).json().data.map((c: { code: string }) => c.code)).toEqual([
+        'AIRTIME',
+        'MOBILEDATA',
+        'CABLEBILLS',
+        'UTILITYBILLS',
+      ]);
       const airtime = (await call('GET', '/api/v1/bills/categories/AIRTIME/billers')).json().data;
       expect(airtime.map((b: { shortName: string }) => b.shortName)).toEqual(['MTN', 'AIRTEL', 'GLO', '9MOBILE']);
       const dstv = (await call('GET', '/api/v1/bills/billers/BIL119/items')).json().data;
-      expect(dstv).toContainEqual({ itemCode: 'CB1193', billerCode: 'BIL119', name: 'DStv Compact', amount: 15700, fee: 100, label: 'Smartcard Number', validityPeriod: '30 days' });
+      expect(dstv).toContainEqual({
+        itemCode: 'CB1193',
+        billerCode: 'BIL119',
+        name: 'DStv Compact',
+        amount: 15700,
+        fee: 100,
+        label: 'Smartcard Number',
+        validityPeriod: '30 days',
+      });
       const electricity = (await call('GET', '/api/v1/bills/electricity/billers')).json().data;
       expect(electricity).toHaveLength(22);
       const discos = (await call('GET', '/api/v1/bills/discos')).json().data;
-      expect(discos.find((d: { shortName: string }) => d.shortName === 'IKEDC')).toMatchObject({ name: 'Ikeja Electric', prepaid: { meterType: 'prepaid' }, postpaid: { meterType: 'postpaid' } });
-      expect((await call('GET', '/api/v1/bills/providers/gotv/items')).json().data.map((i: { name: string }) => i.name)).toEqual(['GOtv Smallie', 'GOtv Jinja', 'GOtv Max']);
+      expect(discos.find((d: { shortName: string }) => d.shortName === 'IKEDC')).toMatchObject({
+        name: 'Ikeja Electric',
+        prepaid: { meterType: 'prepaid' },
+        postpaid: { meterType: 'postpaid' },
+      });
+      expect(
+        (await call('GET', '/api/v1/bills/providers/gotv/items')).json().data.map((i: { name: string }) => i.name),
+      ).toEqual(['GOtv Smallie', 'GOtv Jinja', 'GOtv Max']);
       expect((await call('GET', '/api/v1/bills/categories/WATER/billers')).statusCode).toBe(400);
       expect((await call('GET', '/api/v1/bills/billers/BIL999/items')).statusCode).toBe(404);
       expect((await call('GET', '/api/v1/bills/providers/nope/items')).json().message).toContain('provider');
@@ -45,9 +64,18 @@ describe('bills', () => {
 
     it('validates a customer as the seed says, naming the bad field', async () => {
       const call = read(s.tenant);
-      const ok = await call('POST', '/api/v1/bills/validate', { customer: '45012345678', billerCode: 'BIL200', itemCode: 'UB200' });
+      const ok = await call('POST', '/api/v1/bills/validate', {
+        customer: '45012345678',
+        billerCode: 'BIL200',
+        itemCode: 'UB200',
+      });
       expect(ok.statusCode).toBe(200);
-      expect(ok.json().data).toMatchObject({ customerName: expect.any(String), customer: '45012345678', minimum: 50, maximum: 100_000 });
+      expect(ok.json().data).toMatchObject({
+        customerName: expect.any(String),
+        customer: '45012345678',
+        minimum: 50,
+        maximum: 100_000,
+      });
       for (const [body, field] of [
         [{ billerCode: 'BIL200', itemCode: 'UB200' }, 'customer'],
         [{ customer: '4501', itemCode: 'UB200' }, 'billerCode'],
@@ -67,53 +95,141 @@ describe('bills', () => {
     it('buys airtime by short name: holds, pays, captures; the answer is the record without updatedAt, deletedDate, providerData', async () => {
       const tenant = await seedTenant(s.t.services);
       await fund(s.t, tenant, 1000);
-      const response = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', { phoneNumber: '08031234567', biller: 'mtn', amount: 200, reference: 'AIR-1', saveBeneficiary: true, beneficiaryName: 'Mum' });
+      const response = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', {
+        phoneNumber: '08031234567',
+        biller: 'mtn',
+        amount: 200,
+        reference: 'AIR-1',
+        saveBeneficiary: true,
+        beneficiaryName: 'Mum',
+      });
       expect(response.statusCode).toBe(201);
       const data = response.json().data;
-      expect(data).toMatchObject({ reference: 'AIR-1', billerCode: 'BIL099', itemCode: 'AT099', customer: '08031234567', amount: 200, fee: 0, type: 'AIRTIME', status: 'SUCCESS', billerName: 'MTN Airtime', txRef: expect.stringMatching(/^SBX-FLYAPI-/), userId: tenant.user.id });
+      expect(data).toMatchObject({
+        reference: 'AIR-1',
+        billerCode: 'BIL099',
+        itemCode: 'AT099',
+        customer: '08031234567',
+        amount: 200,
+        fee: 0,
+        type: 'AIRTIME',
+        status: 'SUCCESS',
+        billerName: 'MTN Airtime',
+        txRef: expect.stringMatching(/^SBX-FLYAPI-/),
+        userId: tenant.user.id,
+      });
       expect(Object.keys(data)).not.toEqual(expect.arrayContaining(['updatedAt']));
       expect('deletedDate' in data || 'providerData' in data).toBe(false);
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 80_000, heldKobo: 0 });
       const events = await eventsOf(s.t, tenant, 'bill.', 1);
-      expect(events).toEqual([{ type: 'bill.payment.successful', data: expect.objectContaining({ reference: 'AIR-1', status: 'SUCCESS', amount: 200, currency: 'NGN', billerName: 'MTN Airtime', customerId: '08031234567' }) }]);
-      expect((await read(tenant)('GET', '/api/v1/bills/beneficiaries')).json().data).toEqual([expect.objectContaining({ name: 'Mum', billerCode: 'BIL099', customer: '08031234567' })]);
-      const seedPath = await pay(tenant)('POST', '/api/v1/bills/pay/airtime', { phoneNumber: '08031234567', biller: 'BIL100', amount: 100 });
+      expect(events).toEqual([
+        {
+          type: 'bill.payment.successful',
+          data: expect.objectContaining({
+            reference: 'AIR-1',
+            status: 'SUCCESS',
+            amount: 200,
+            currency: 'NGN',
+            billerName: 'MTN Airtime',
+            customerId: '08031234567',
+          }),
+        },
+      ]);
+      expect((await read(tenant)('GET', '/api/v1/bills/beneficiaries')).json().data).toEqual([
+        expect.objectContaining({ name: 'Mum', billerCode: 'BIL099', customer: '08031234567' }),
+      ]);
+      const seedPath = await pay(tenant)('POST', '/api/v1/bills/pay/airtime', {
+        phoneNumber: '08031234567',
+        biller: 'BIL100',
+        amount: 100,
+      });
       expect(seedPath.json().data).toMatchObject({ billerName: 'Airtel Airtime', status: 'SUCCESS' });
     });
 
     it('buys prepaid electricity with a token and units, charging the fee on top', async () => {
       const tenant = await seedTenant(s.t.services);
       await fund(s.t, tenant, 10_000);
-      const response = await pay(tenant)('POST', '/api/v1/bills/pay/electricity', { meterNumber: '45012345678', amount: 5000, disco: 'IKEDC', reference: 'ELEC-1' });
-      expect(response.json().data).toMatchObject({ status: 'SUCCESS', billerName: 'Ikeja Electric Prepaid', amount: 5000, fee: 100, token: expect.stringMatching(/^\d{4}(-\d{4}){4}$/), units: '66.7 kWh', customerName: expect.any(String) });
+      const response = await pay(tenant)('POST', '/api/v1/bills/pay/electricity', {
+        meterNumber: '45012345678',
+        amount: 5000,
+        disco: 'IKEDC',
+        reference: 'ELEC-1',
+      });
+      expect(response.json().data).toMatchObject({
+        status: 'SUCCESS',
+        billerName: 'Ikeja Electric Prepaid',
+        amount: 5000,
+        fee: 100,
+        token: expect.stringMatching(/^\d{4}(-\d{4}){4}$/),
+        units: '66.7 kWh',
+        customerName: expect.any(String),
+      });
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 1_000_000 - 510_000 });
-      const postpaid = await pay(tenant)('POST', '/api/v1/bills/pay/electricity', { meterNumber: '45012345678', amount: 1000, disco: 'IKEDC-POSTPAID' });
+      const postpaid = await pay(tenant)('POST', '/api/v1/bills/pay/electricity', {
+        meterNumber: '45012345678',
+        amount: 1000,
+        disco: 'IKEDC-POSTPAID',
+      });
       expect(postpaid.json().data).toMatchObject({ status: 'SUCCESS', token: null });
     });
 
-    it('buys data and cable at the item\'s price', async () => {
+    it("buys data and cable at the item's price", async () => {
       const tenant = await seedTenant(s.t.services);
       await fund(s.t, tenant, 30_000);
-      const data = await pay(tenant)('POST', '/api/v1/bills/pay/data', { phoneNumber: '07031234567', biller: 'MTN-DATA', itemCode: 'MD10430' });
-      expect(data.json().data).toMatchObject({ type: 'MOBILEDATA', amount: 5500, validityPeriod: '30 days', status: 'SUCCESS' });
-      const cable = await pay(tenant)('POST', '/api/v1/bills/pay/cable', { smartcardNumber: '7012345678', biller: 'DSTV', itemCode: 'CB1193' });
+      const data = await pay(tenant)('POST', '/api/v1/bills/pay/data', {
+        phoneNumber: '07031234567',
+        biller: 'MTN-DATA',
+        itemCode: 'MD10430',
+      });
+      expect(data.json().data).toMatchObject({
+        type: 'MOBILEDATA',
+        amount: 5500,
+        validityPeriod: '30 days',
+        status: 'SUCCESS',
+      });
+      const cable = await pay(tenant)('POST', '/api/v1/bills/pay/cable', {
+        smartcardNumber: '7012345678',
+        biller: 'DSTV',
+        itemCode: 'CB1193',
+      });
       expect(cable.json().data).toMatchObject({ type: 'CABLEBILLS', amount: 15700, fee: 100, status: 'SUCCESS' });
-      expect((await pay(tenant)('POST', '/api/v1/bills/pay/cable', { smartcardNumber: '7012345678', biller: 'DSTV', itemCode: 'CB1193', amount: 100 })).json().message).toContain('amount');
+      expect(
+        (
+          await pay(tenant)('POST', '/api/v1/bills/pay/cable', {
+            smartcardNumber: '7012345678',
+            biller: 'DSTV',
+            itemCode: 'CB1193',
+            amount: 100,
+          })
+        ).json().message,
+      ).toContain('amount');
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 3_000_000 - 550_000 - 1_580_000 });
     });
 
     it('refunds a failed payment exactly, and settles a timed-out one later by polling', async () => {
       const tenant = await seedTenant(s.t.services);
       await fund(s.t, tenant, 1000);
-      const failed = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', { phoneNumber: SANDBOX_BILLS.failingCustomer, biller: 'GLO', amount: 300, reference: 'AIR-FAIL' });
+      const failed = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', {
+        phoneNumber: SANDBOX_BILLS.failingCustomer,
+        biller: 'GLO',
+        amount: 300,
+        reference: 'AIR-FAIL',
+      });
       expect(failed.json().data).toMatchObject({ status: 'FAILED' });
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 100_000, heldKobo: 0 });
-      const delayed = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', { phoneNumber: SANDBOX_BILLS.delayedCustomer, biller: 'GLO', amount: 300, reference: 'AIR-LATE' });
+      const delayed = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', {
+        phoneNumber: SANDBOX_BILLS.delayedCustomer,
+        biller: 'GLO',
+        amount: 300,
+        reference: 'AIR-LATE',
+      });
       expect(delayed.json().data.status).toBe('PENDING');
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 70_000, heldKobo: 30_000 });
       clock.advance(3 * 60_000);
       await runner.runDueJobs();
-      expect((await read(tenant)('GET', '/api/v1/bills/records/reference/AIR-LATE')).json().data.status).toBe('SUCCESS');
+      expect((await read(tenant)('GET', '/api/v1/bills/records/reference/AIR-LATE')).json().data.status).toBe(
+        'SUCCESS',
+      );
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 70_000, heldKobo: 0 });
       const events = await eventsOf(s.t, tenant, 'bill.', 2);
       expect(events.map((e) => [e.type, e.data['reference']])).toEqual([
@@ -132,8 +248,18 @@ describe('bills', () => {
       const flaky: BillsProvider = Object.create(sandbox);
       flaky.pay = (input) => (lost-- > 0 ? Promise.reject(new Error('socket hang up')) : sandbox.pay(input));
       const bills = new BillsService(s.t.services.db, clock, new Idempotency(s.t.services.db, clock), () => flaky);
-      const principal: Principal = { kind: 'api_key', credentialId: 'test', userId: tenant.user.id, environment: 'sandbox', abilities: new Set(['READ', 'TRANSACT']) };
-      const record = await bills.pay(principal, { type: 'AIRTIME', biller: 'MTN', customer: '08031234567', amount: 250, reference: 'AIR-LOST' }, undefined);
+      const principal: Principal = {
+        kind: 'api_key',
+        credentialId: 'test',
+        userId: tenant.user.id,
+        environment: 'sandbox',
+        abilities: new Set(['READ', 'TRANSACT']),
+      };
+      const record = await bills.pay(
+        principal,
+        { type: 'AIRTIME', biller: 'MTN', customer: '08031234567', amount: 250, reference: 'AIR-LOST' },
+        undefined,
+      );
       expect(record.status).toBe('PENDING');
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 75_000, heldKobo: 25_000 });
       const polled = await bills.poll(record.id);
@@ -145,7 +271,11 @@ describe('bills', () => {
     it('refuses too little balance and bad input on every field with 400 naming it', async () => {
       const tenant = await seedTenant(s.t.services);
       await fund(s.t, tenant, 100);
-      const poor = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', { phoneNumber: '08031234567', biller: 'MTN', amount: 500 });
+      const poor = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', {
+        phoneNumber: '08031234567',
+        biller: 'MTN',
+        amount: 500,
+      });
       expect(poor.json()).toMatchObject({ statusCode: 400, errorCode: 'INSUFFICIENT_FUNDS' });
       const airtime = { phoneNumber: '08031234567', biller: 'MTN', amount: 100 };
       const cases: Array<[string, object, string]> = [
@@ -158,16 +288,60 @@ describe('bills', () => {
         ['/api/v1/bills/buy-airtime', { phoneNumber: '08031234567', biller: 'MTN' }, 'amount'],
         ['/api/v1/bills/buy-airtime', { ...airtime, reference: 'bad ref' }, 'reference'],
         ['/api/v1/bills/buy-airtime', { ...airtime, isSchedule: true }, 'scheduleData'],
-        ['/api/v1/bills/buy-airtime', { ...airtime, isSchedule: true, scheduleData: { executionDate: 'soon' } }, 'executionDate'],
-        ['/api/v1/bills/buy-airtime', { ...airtime, isSchedule: true, scheduleData: { executionDate: new Date(Date.now() - 60_000).toISOString() } }, 'executionDate'],
-        ['/api/v1/bills/buy-airtime', { ...airtime, isSchedule: true, scheduleData: { executionDate: new Date(Date.now() + 60_000).toISOString(), isRecurring: true, recurrencePattern: 'hourly' } }, 'recurrencePattern'],
+        [
+          '/api/v1/bills/buy-airtime',
+          { ...airtime, isSchedule: true, scheduleData: { executionDate: 'soon' } },
+          'executionDate',
+        ],
+        [
+          '/api/v1/bills/buy-airtime',
+          {
+            ...airtime,
+            isSchedule: true,
+            scheduleData: { executionDate: new Date(Date.now() - 60_000).toISOString() },
+          },
+          'executionDate',
+        ],
+        [
+          '/api/v1/bills/buy-airtime',
+          {
+            ...airtime,
+            isSchedule: true,
+            scheduleData: {
+              executionDate: new Date(Date.now() + 60_000).toISOString(),
+              isRecurring: true,
+              recurrencePattern: 'hourly',
+            },
+          },
+          'recurrencePattern',
+        ],
         ['/api/v1/bills/buy-airtime', { ...airtime, saveBeneficiary: 'yes' }, 'saveBeneficiary'],
-        ['/api/v1/bills/buy-airtime', { ...airtime, saveBeneficiary: true, beneficiaryName: 'x'.repeat(61) }, 'beneficiaryName'],
-        ['/api/v1/bills/buy-airtime', { ...airtime, isSchedule: true, scheduleData: { executionDate: new Date(Date.now() + 60_000).toISOString(), isRecurring: 'often' } }, 'isRecurring'],
-        ['/api/v1/bills/buy-airtime', { ...airtime, scheduleData: { executionDate: new Date(Date.now() + 60_000).toISOString() } }, 'isSchedule'],
+        [
+          '/api/v1/bills/buy-airtime',
+          { ...airtime, saveBeneficiary: true, beneficiaryName: 'x'.repeat(61) },
+          'beneficiaryName',
+        ],
+        [
+          '/api/v1/bills/buy-airtime',
+          {
+            ...airtime,
+            isSchedule: true,
+            scheduleData: { executionDate: new Date(Date.now() + 60_000).toISOString(), isRecurring: 'often' },
+          },
+          'isRecurring',
+        ],
+        [
+          '/api/v1/bills/buy-airtime',
+          { ...airtime, scheduleData: { executionDate: new Date(Date.now() + 60_000).toISOString() } },
+          'isSchedule',
+        ],
         ['/api/v1/bills/pay/electricity', { meterNumber: 'abc', amount: 100, disco: 'IKEDC' }, 'meterNumber'],
         ['/api/v1/bills/pay/electricity', { meterNumber: '45012345678', amount: 100, disco: 'NEPA' }, 'disco'],
-        ['/api/v1/bills/pay/electricity', { meterNumber: SANDBOX_BILLS.invalidCustomer, amount: 100, disco: 'IKEDC' }, 'customer'],
+        [
+          '/api/v1/bills/pay/electricity',
+          { meterNumber: SANDBOX_BILLS.invalidCustomer, amount: 100, disco: 'IKEDC' },
+          'customer',
+        ],
         ['/api/v1/bills/pay/electricity', { meterNumber: '45012345678', amount: 20, disco: 'IKEDC' }, 'amount'],
         ['/api/v1/bills/pay/data', { phoneNumber: '07031234567', biller: 'MTN-DATA', itemCode: 'NOPE' }, 'itemCode'],
         ['/api/v1/bills/pay/cable', { smartcardNumber: '1', biller: 'DSTV', itemCode: 'CB1193' }, 'smartcardNumber'],
@@ -189,7 +363,9 @@ describe('bills', () => {
       const first = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', body, key);
       const again = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', body, key);
       expect(again.json().data).toEqual(first.json().data);
-      expect((await pay(tenant)('POST', '/api/v1/bills/buy-airtime', { ...body, amount: 101 }, key)).statusCode).toBe(422);
+      expect((await pay(tenant)('POST', '/api/v1/bills/buy-airtime', { ...body, amount: 101 }, key)).statusCode).toBe(
+        422,
+      );
       expect((await pay(tenant)('POST', '/api/v1/bills/buy-airtime', body)).statusCode).toBe(409);
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 90_000 });
     });
@@ -202,9 +378,18 @@ describe('bills', () => {
       const made = [
         ['/api/v1/bills/buy-airtime', { phoneNumber: '08031234567', biller: 'MTN', amount: 100, reference: 'R-1' }],
         ['/api/v1/bills/buy-airtime', { phoneNumber: '08099999999', biller: 'AIRTEL', amount: 300, reference: 'R-2' }],
-        ['/api/v1/bills/buy-airtime', { phoneNumber: SANDBOX_BILLS.failingCustomer, biller: 'GLO', amount: 200, reference: 'R-3' }],
-        ['/api/v1/bills/pay/electricity', { meterNumber: '45012345678', amount: 1000, disco: 'EKEDC', reference: 'R-4' }],
-        ['/api/v1/bills/pay/cable', { smartcardNumber: '7012345678', biller: 'GOTV', itemCode: 'CB1201', reference: 'R-5' }],
+        [
+          '/api/v1/bills/buy-airtime',
+          { phoneNumber: SANDBOX_BILLS.failingCustomer, biller: 'GLO', amount: 200, reference: 'R-3' },
+        ],
+        [
+          '/api/v1/bills/pay/electricity',
+          { meterNumber: '45012345678', amount: 1000, disco: 'EKEDC', reference: 'R-4' },
+        ],
+        [
+          '/api/v1/bills/pay/cable',
+          { smartcardNumber: '7012345678', biller: 'GOTV', itemCode: 'CB1201', reference: 'R-5' },
+        ],
       ] as const;
       for (const [path, body] of made) {
         clock.advance(60_000);
@@ -213,7 +398,14 @@ describe('bills', () => {
       const list = async (query: string) => {
         const response = await read(tenant)('GET', `/api/v1/bills/records${query}`);
         expect(response.statusCode, query).toBe(200);
-        return response.json().data as { bills: Array<{ reference: string }>; total: number; page: number; totalPages: number; hasNext: boolean; hasPrev: boolean };
+        return response.json().data as {
+          bills: Array<{ reference: string }>;
+          total: number;
+          page: number;
+          totalPages: number;
+          hasNext: boolean;
+          hasPrev: boolean;
+        };
       };
       const refs = async (query: string) => (await list(query)).bills.map((b) => b.reference);
       expect(await refs('')).toEqual(['R-5', 'R-4', 'R-3', 'R-2', 'R-1']);
@@ -242,20 +434,47 @@ describe('bills', () => {
       expect(full).toHaveProperty('updatedAt');
       expect(full).toHaveProperty('deletedDate', null);
       expect(full).toHaveProperty('providerData', expect.any(String));
-      for (const bad of ['?limit=101', '?limit=0', '?page=0', '?type=WATER', '?status=DONE', '?sortBy=name', '?sortOrder=UP', '?startDate=01-01-2026', '?startDate=2026-02-30x', '?minAmount=-5', '?minAmount=500&maxAmount=100', '?startDate=2026-05-02&endDate=2026-05-01']) {
+      for (const bad of [
+        '?limit=101',
+        '?limit=0',
+        '?page=0',
+        '?type=WATER',
+        '?status=DONE',
+        '?sortBy=name',
+        '?sortOrder=UP',
+        '?startDate=01-01-2026',
+        '?startDate=2026-02-30x',
+        '?minAmount=-5',
+        '?minAmount=500&maxAmount=100',
+        '?startDate=2026-05-02&endDate=2026-05-01',
+      ]) {
         const response = await read(tenant)('GET', `/api/v1/bills/records${bad}`);
         expect(response.statusCode, bad).toBe(400);
       }
     });
 
-    it('answers a missing or another user\'s reference with the seed\'s BILL_NOT_FOUND body; receipts in JSON and printable HTML', async () => {
+    it("answers a missing or another user's reference with the seed's BILL_NOT_FOUND body; receipts in JSON and printable HTML", async () => {
       const tenant = await seedTenant(s.t.services);
       await fund(s.t, tenant, 500);
-      await pay(tenant)('POST', '/api/v1/bills/buy-airtime', { phoneNumber: '08031234567', biller: 'MTN', amount: 150, reference: 'MINE-1' });
-      for (const path of ['/api/v1/bills/records/reference/MINE-1', '/api/v1/bills/records/reference/MINE-1/receipt', '/api/v1/bills/records/reference/MINE-1/receipt.html']) {
+      await pay(tenant)('POST', '/api/v1/bills/buy-airtime', {
+        phoneNumber: '08031234567',
+        biller: 'MTN',
+        amount: 150,
+        reference: 'MINE-1',
+      });
+      for (const path of [
+        '/api/v1/bills/records/reference/MINE-1',
+        '/api/v1/bills/records/reference/MINE-1/receipt',
+        '/api/v1/bills/records/reference/MINE-1/receipt.html',
+      ]) {
         const other = await read(s.tenant)('GET', path);
         expect(other.statusCode, path).toBe(404);
-        expect(other.json(), path).toEqual({ success: false, message: expect.stringContaining('MINE-1'), errorCode: 'BILL_NOT_FOUND', reference: 'MINE-1' });
+        expect(other.json(), path).toEqual({
+          success: false,
+          message: expect.stringContaining('MINE-1'),
+          errorCode: 'BILL_NOT_FOUND',
+          reference: 'MINE-1',
+        });
       }
       const missing = await read(tenant)('GET', '/api/v1/bills/records/reference/NOPE');
       expect(missing.json()).toMatchObject({ success: false, errorCode: 'BILL_NOT_FOUND', reference: 'NOPE' });
@@ -275,8 +494,19 @@ describe('bills', () => {
       const tenant = await seedTenant(s.t.services);
       await fund(s.t, tenant, 5000);
       const key = tenant.keys.FULL_ACCESS;
-      const bought = await graphql(s.t.app, key, 'mutation { buyAirtime(input: { phoneNumber: "08031234567", biller: "MTN", amount: 100, reference: "G-AIR", saveBeneficiary: true }) { reference status amount fee type billerName } }');
-      expect(bought.body.data!.buyAirtime).toEqual({ reference: 'G-AIR', status: 'SUCCESS', amount: 100, fee: 0, type: 'AIRTIME', billerName: 'MTN Airtime' });
+      const bought = await graphql(
+        s.t.app,
+        key,
+        'mutation { buyAirtime(input: { phoneNumber: "08031234567", biller: "MTN", amount: 100, reference: "G-AIR", saveBeneficiary: true }) { reference status amount fee type billerName } }',
+      );
+      expect(bought.body.data!.buyAirtime).toEqual({
+        reference: 'G-AIR',
+        status: 'SUCCESS',
+        amount: 100,
+        fee: 0,
+        type: 'AIRTIME',
+        billerName: 'MTN Airtime',
+      });
       const others = await graphql(
         s.t.app,
         key,
@@ -299,10 +529,16 @@ describe('bills', () => {
       const beneficiaryId = queried.body.data!['billBeneficiaries'][0].id;
       const missing = await graphql(s.t.app, key, '{ billRecord(reference: "NOPE") { id } }');
       expect(missing.body.errors![0]!.extensions).toMatchObject({ code: 'BILL_NOT_FOUND', reference: 'NOPE' });
-      const removed = await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)('DELETE', `/api/v1/bills/beneficiaries/${beneficiaryId}`);
+      const removed = await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)(
+        'DELETE',
+        `/api/v1/bills/beneficiaries/${beneficiaryId}`,
+      );
       expect(removed.statusCode).toBe(200);
       expect((await read(tenant)('GET', '/api/v1/bills/beneficiaries')).json().data).toEqual([]);
-      expect((await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)('DELETE', `/api/v1/bills/beneficiaries/${beneficiaryId}`)).statusCode).toBe(404);
+      expect(
+        (await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)('DELETE', `/api/v1/bills/beneficiaries/${beneficiaryId}`))
+          .statusCode,
+      ).toBe(404);
     });
   });
 });

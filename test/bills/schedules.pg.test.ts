@@ -14,7 +14,13 @@ import { type Child, spawnTs } from '../helpers/child.js';
 import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
 import { waitUntil } from '../helpers/wait.js';
 
-const principalOf = (userId: string): Principal => ({ kind: 'api_key', credentialId: 'test', userId, environment: 'sandbox', abilities: new Set(['READ', 'TRANSACT']) });
+const principalOf = (userId: string): Principal => ({
+  kind: 'api_key',
+  credentialId: 'test',
+  userId,
+  environment: 'sandbox',
+  abilities: new Set(['READ', 'TRANSACT']),
+});
 
 describe.skipIf(!onPostgres)('scheduled bills with two worker processes (PostgreSQL)', () => {
   let services: Services;
@@ -24,7 +30,13 @@ describe.skipIf(!onPostgres)('scheduled bills with two worker processes (Postgre
   beforeAll(async () => {
     databaseUrl = await isolatedTestDatabaseUrl();
     const { db } = await openDatabase({ databaseUrl, poolSize: 5 });
-    services = createServices(loadConfig({}, { NODE_ENV: 'test' }), db, systemClock, () => undefined, new RateLimiter(undefined));
+    services = createServices(
+      loadConfig({}, { NODE_ENV: 'test' }),
+      db,
+      systemClock,
+      () => undefined,
+      new RateLimiter(undefined),
+    );
   });
   afterAll(async () => {
     for (const child of workers) {
@@ -38,24 +50,58 @@ describe.skipIf(!onPostgres)('scheduled bills with two worker processes (Postgre
     const principal = principalOf(tenant.user.id);
     await services.deposits.simulateVirtualAccountTransfer(principal, 1000);
     const at = new Date(Date.now() + 4000);
-    const once = await services.bills.pay(principal, { type: 'AIRTIME', biller: 'MTN', customer: '08031234567', amount: 100, isSchedule: true, scheduleData: { executionDate: at.toISOString() } }, undefined);
-    const daily = await services.bills.pay(principal, { type: 'AIRTIME', biller: 'GLO', customer: '08031234567', amount: 200, isSchedule: true, scheduleData: { executionDate: at.toISOString(), isRecurring: true, recurrencePattern: 'daily' } }, undefined);
+    const once = await services.bills.pay(
+      principal,
+      {
+        type: 'AIRTIME',
+        biller: 'MTN',
+        customer: '08031234567',
+        amount: 100,
+        isSchedule: true,
+        scheduleData: { executionDate: at.toISOString() },
+      },
+      undefined,
+    );
+    const daily = await services.bills.pay(
+      principal,
+      {
+        type: 'AIRTIME',
+        biller: 'GLO',
+        customer: '08031234567',
+        amount: 200,
+        isSchedule: true,
+        scheduleData: { executionDate: at.toISOString(), isRecurring: true, recurrencePattern: 'daily' },
+      },
+      undefined,
+    );
     for (let i = 0; i < 2; i++) {
-      const child = spawnTs('src/main.ts', [], { DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', REDIS_URL: '' });
+      const child = spawnTs('src/main.ts', [], {
+        DATABASE_URL: databaseUrl,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SEED_DEMO: 'false',
+        LOG_LEVEL: 'warn',
+        REDIS_URL: '',
+      });
       workers.push(child);
     }
     await Promise.all(workers.map((w) => w.waitFor(/listening on/, 60_000)));
     await waitUntil(async () => {
-      const rows = await services.db.select().from(billRecords).where(and(eq(billRecords.userId, tenant.user.id), eq(billRecords.status, 'SUCCESS')));
+      const rows = await services.db
+        .select()
+        .from(billRecords)
+        .where(and(eq(billRecords.userId, tenant.user.id), eq(billRecords.status, 'SUCCESS')));
       return rows.length >= 2;
     }, 30_000);
     // Give a duplicate run every chance to happen before counting.
     await new Promise((r) => setTimeout(r, 1500));
     const records = await services.db.select().from(billRecords).where(eq(billRecords.userId, tenant.user.id));
-    expect(records.map((r) => [r.reference, r.status]).sort()).toEqual([
-      [once.reference, 'SUCCESS'],
-      [daily.reference, 'SUCCESS'],
-    ].sort());
+    expect(records.map((r) => [r.reference, r.status]).sort()).toEqual(
+      [
+        [once.reference, 'SUCCESS'],
+        [daily.reference, 'SUCCESS'],
+      ].sort(),
+    );
     expect(await ledger.balances(services.db, 'sandbox', tenant.user.id)).toEqual({ available: 70_000n, held: 0n });
     const [recurring] = await services.db.select().from(billSchedules).where(eq(billSchedules.id, daily.scheduleId!));
     expect(recurring).toMatchObject({ status: 'active', runCount: 1 });

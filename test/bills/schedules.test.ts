@@ -9,7 +9,7 @@ import { balanceOf, eventsOf, fund, rest } from '../wallet/helpers.js';
 const HOUR = 3600_000;
 
 describe('recurrence in Africa/Lagos', () => {
-  it('keeps the Lagos wall-clock time and moves the 31st to shorter months\' last day', () => {
+  it("keeps the Lagos wall-clock time and moves the 31st to shorter months' last day", () => {
     // 31 Jan 2027 09:00 Lagos = 08:00 UTC.
     const anchor = new Date('2027-01-31T08:00:00Z');
     const feb = nextRun(anchor, anchor, 'monthly');
@@ -17,7 +17,9 @@ describe('recurrence in Africa/Lagos', () => {
     const mar = nextRun(anchor, feb, 'monthly');
     expect(mar.toISOString()).toBe('2027-03-31T08:00:00.000Z');
     expect(nextRun(anchor, new Date('2027-12-31T08:00:00Z'), 'monthly').toISOString()).toBe('2028-01-31T08:00:00.000Z');
-    expect(nextRun(new Date('2028-01-31T08:00:00Z'), new Date('2028-01-31T08:00:00Z'), 'monthly').toISOString()).toBe('2028-02-29T08:00:00.000Z');
+    expect(nextRun(new Date('2028-01-31T08:00:00Z'), new Date('2028-01-31T08:00:00Z'), 'monthly').toISOString()).toBe(
+      '2028-02-29T08:00:00.000Z',
+    );
     // 23:30 Lagos on the 31st is 22:30 UTC on the 31st: the month is Lagos's, not UTC's.
     const lateAnchor = new Date('2027-03-31T22:30:00Z');
     expect(nextRun(lateAnchor, lateAnchor, 'monthly').toISOString()).toBe('2027-04-30T22:30:00.000Z');
@@ -32,12 +34,21 @@ describe('scheduled bill payments', () => {
   let runner: JobRunner;
   beforeAll(async () => {
     s = await startTestApp({ clock, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
-    runner = new JobRunner(s.t.services.db, clock, [new BillScheduleRunHandler(s.t.services.bills), new BillStatusPollHandler(s.t.services.bills, clock)]);
+    runner = new JobRunner(s.t.services.db, clock, [
+      new BillScheduleRunHandler(s.t.services.bills),
+      new BillStatusPollHandler(s.t.services.bills, clock),
+    ]);
   });
   afterAll(() => s.t.close());
 
   const schedule = (tenant: Tenant, executionDate: Date, extra: object = {}) =>
-    rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/bills/buy-airtime', { phoneNumber: '08031234567', biller: 'MTN', amount: 100, isSchedule: true, scheduleData: { executionDate: executionDate.toISOString(), ...extra } });
+    rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/bills/buy-airtime', {
+      phoneNumber: '08031234567',
+      biller: 'MTN',
+      amount: 100,
+      isSchedule: true,
+      scheduleData: { executionDate: executionDate.toISOString(), ...extra },
+    });
 
   it('runs a one-off payment at its time, holding money only then, once', async () => {
     const tenant = await seedTenant(s.t.services);
@@ -45,43 +56,88 @@ describe('scheduled bill payments', () => {
     const at = new Date(clock.now().getTime() + 2 * HOUR);
     const created = await schedule(tenant, at);
     expect(created.statusCode).toBe(201);
-    expect(created.json().data).toMatchObject({ status: 'PENDING', metadata: expect.stringContaining('executionDate') });
+    expect(created.json().data).toMatchObject({
+      status: 'PENDING',
+      metadata: expect.stringContaining('executionDate'),
+    });
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 50_000, heldKobo: 0 });
     clock.advance(HOUR);
     await runner.runDueJobs();
-    expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', `/api/v1/bills/records/reference/${created.json().data.reference}`)).json().data.status).toBe('PENDING');
+    expect(
+      (
+        await rest(s.t, tenant.keys.READ_ONLY)(
+          'GET',
+          `/api/v1/bills/records/reference/${created.json().data.reference}`,
+        )
+      ).json().data.status,
+    ).toBe('PENDING');
     clock.advance(HOUR);
     await runner.runDueJobs();
     await runner.runDueJobs();
-    expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', `/api/v1/bills/records/reference/${created.json().data.reference}`)).json().data.status).toBe('SUCCESS');
+    expect(
+      (
+        await rest(s.t, tenant.keys.READ_ONLY)(
+          'GET',
+          `/api/v1/bills/records/reference/${created.json().data.reference}`,
+        )
+      ).json().data.status,
+    ).toBe('SUCCESS');
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 40_000 });
     const listed = (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/bills/schedules')).json().data;
-    expect(listed).toEqual([expect.objectContaining({ status: 'completed', runCount: 1, recurrence: null, nextRunAt: null })]);
+    expect(listed).toEqual([
+      expect.objectContaining({ status: 'completed', runCount: 1, recurrence: null, nextRunAt: null }),
+    ]);
   });
 
-  it('keeps a monthly schedule from the 31st running on each month\'s last day, survives key revocation, and stops when cancelled', async () => {
+  it("keeps a monthly schedule from the 31st running on each month's last day, survives key revocation, and stops when cancelled", async () => {
     const tenant = await seedTenant(s.t.services);
     await fund(s.t, tenant, 1000);
-    const { key, apiKey } = await s.t.services.apiKeys.create({ userId: tenant.user.id, name: 'scheduler', environment: 'sandbox', permission: 'TRANSACTIONS' });
+    const { key, apiKey } = await s.t.services.apiKeys.create({
+      userId: tenant.user.id,
+      name: 'scheduler',
+      environment: 'sandbox',
+      permission: 'TRANSACTIONS',
+    });
     const at = new Date('2027-01-31T08:00:00Z');
-    const created = await rest(s.t, key)('POST', '/api/v1/bills/buy-airtime', { phoneNumber: '08031234567', biller: 'MTN', amount: 100, isSchedule: true, scheduleData: { executionDate: at.toISOString(), isRecurring: true, recurrencePattern: 'monthly' } });
+    const created = await rest(s.t, key)('POST', '/api/v1/bills/buy-airtime', {
+      phoneNumber: '08031234567',
+      biller: 'MTN',
+      amount: 100,
+      isSchedule: true,
+      scheduleData: { executionDate: at.toISOString(), isRecurring: true, recurrencePattern: 'monthly' },
+    });
     expect(created.statusCode).toBe(201);
     await s.t.services.apiKeys.revoke(tenant.user.id, apiKey.id);
     for (const when of ['2027-01-31T08:00:00Z', '2027-02-28T08:00:00Z', '2027-03-31T08:00:00Z']) {
       clock.set(new Date(when));
       await runner.runDueJobs();
     }
-    const records = (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/bills/records?sortOrder=ASC&sortBy=createdAt')).json().data.bills;
+    const records = (
+      await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/bills/records?sortOrder=ASC&sortBy=createdAt')
+    ).json().data.bills;
     expect(records.map((r: { status: string }) => r.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS']);
     const [scheduled] = (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/bills/schedules')).json().data;
-    expect(scheduled).toMatchObject({ status: 'active', runCount: 3, recurrence: 'monthly', nextRunAt: '2027-04-30T08:00:00.000Z' });
-    const cancelled = await rest(s.t, tenant.keys.TRANSACTIONS)('POST', `/api/v1/bills/schedules/${scheduled.id}/cancel`);
+    expect(scheduled).toMatchObject({
+      status: 'active',
+      runCount: 3,
+      recurrence: 'monthly',
+      nextRunAt: '2027-04-30T08:00:00.000Z',
+    });
+    const cancelled = await rest(s.t, tenant.keys.TRANSACTIONS)(
+      'POST',
+      `/api/v1/bills/schedules/${scheduled.id}/cancel`,
+    );
     expect(cancelled.json().data.status).toBe('cancelled');
     clock.set(new Date('2027-04-30T09:00:00Z'));
     await runner.runDueJobs();
     expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/bills/records')).json().data.total).toBe(3);
-    expect((await rest(s.t, tenant.keys.TRANSACTIONS)('POST', `/api/v1/bills/schedules/${scheduled.id}/cancel`)).statusCode).toBe(409);
-    expect((await rest(s.t, s.tenant.keys.TRANSACTIONS)('POST', `/api/v1/bills/schedules/${scheduled.id}/cancel`)).statusCode).toBe(404);
+    expect(
+      (await rest(s.t, tenant.keys.TRANSACTIONS)('POST', `/api/v1/bills/schedules/${scheduled.id}/cancel`)).statusCode,
+    ).toBe(409);
+    expect(
+      (await rest(s.t, s.tenant.keys.TRANSACTIONS)('POST', `/api/v1/bills/schedules/${scheduled.id}/cancel`))
+        .statusCode,
+    ).toBe(404);
   });
 
   it('records a FAILED bill with its event when a run finds too little balance', async () => {
@@ -90,16 +146,30 @@ describe('scheduled bill payments', () => {
     const created = await schedule(tenant, new Date('2027-06-01T11:00:00Z'));
     clock.set(new Date('2027-06-01T11:00:00Z'));
     await runner.runDueJobs();
-    const record = (await rest(s.t, tenant.keys.READ_ONLY)('GET', `/api/v1/bills/records/reference/${created.json().data.reference}`)).json().data;
+    const record = (
+      await rest(s.t, tenant.keys.READ_ONLY)('GET', `/api/v1/bills/records/reference/${created.json().data.reference}`)
+    ).json().data;
     expect(record).toMatchObject({ status: 'FAILED' });
     const events = await eventsOf(s.t, tenant, 'bill.', 1);
     expect(events[0]).toMatchObject({ type: 'bill.payment.failed', data: { status: 'FAILED' } });
     const viaGraphql = await graphql(s.t.app, tenant.keys.READ_ONLY, '{ billSchedules { status runCount } }');
     expect(viaGraphql.body.data!.billSchedules).toEqual([{ status: 'completed', runCount: 1 }]);
     clock.set(new Date('2027-06-02T10:00:00Z'));
-    const upcoming = await graphql(s.t.app, tenant.keys.TRANSACTIONS, 'mutation { buyAirtime(input: { phoneNumber: "08031234567", biller: "MTN", amount: 100, isSchedule: true, scheduleData: { executionDate: "2027-06-03T10:00:00Z", isRecurring: true, recurrencePattern: "weekly" } }) { status metadata } }');
+    const upcoming = await graphql(
+      s.t.app,
+      tenant.keys.TRANSACTIONS,
+      'mutation { buyAirtime(input: { phoneNumber: "08031234567", biller: "MTN", amount: 100, isSchedule: true, scheduleData: { executionDate: "2027-06-03T10:00:00Z", isRecurring: true, recurrencePattern: "weekly" } }) { status metadata } }',
+    );
     const scheduleId = JSON.parse(upcoming.body.data!.buyAirtime.metadata).scheduleId;
-    const cancelled = await graphql(s.t.app, tenant.keys.TRANSACTIONS, `mutation { cancelBillSchedule(id: "${scheduleId}") { status recurrence nextRunAt } }`);
-    expect(cancelled.body.data!.cancelBillSchedule).toEqual({ status: 'cancelled', recurrence: 'weekly', nextRunAt: null });
+    const cancelled = await graphql(
+      s.t.app,
+      tenant.keys.TRANSACTIONS,
+      `mutation { cancelBillSchedule(id: "${scheduleId}") { status recurrence nextRunAt } }`,
+    );
+    expect(cancelled.body.data!.cancelBillSchedule).toEqual({
+      status: 'cancelled',
+      recurrence: 'weekly',
+      nextRunAt: null,
+    });
   });
 });

@@ -21,15 +21,23 @@ describe('developer app registration refuses bad input, naming the field', () =>
     [{ allowedScopes: [] }, 'allowedScopes', /at least one/],
     [{ allowedScopes: ['read', 'admin'] }, 'allowedScopes', /"admin" is not a scope/],
   ])('%j → 400 on %s', async (input, field, message) => {
-    await expect(registerApp(services, owner, input)).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field, message: expect.stringMatching(message) });
+    await expect(registerApp(services, owner, input)).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+      field,
+      message: expect.stringMatching(message),
+    });
   });
 
   it('accepts https and loopback http, and shows the secret once (only its hash is kept)', async () => {
-    const { client, clientSecret } = await registerApp(services, owner, { redirectUris: ['https://partner.example/cb', 'http://127.0.0.1:8080/cb', 'http://localhost/cb'] });
+    const { client, clientSecret } = await registerApp(services, owner, {
+      redirectUris: ['https://partner.example/cb', 'http://127.0.0.1:8080/cb', 'http://localhost/cb'],
+    });
     expect(clientSecret).toMatch(/^pgw_cs_/);
     expect(client.secretHash).not.toContain(clientSecret!);
     expect((await services.oauthClients.list(owner)).map((c) => c.clientId)).toContain(client.clientId);
-    await expect(services.oauthClients.authenticate(client.clientId, 'pgw_cs_wrong')).rejects.toMatchObject({ error: 'invalid_client' });
+    await expect(services.oauthClients.authenticate(client.clientId, 'pgw_cs_wrong')).rejects.toMatchObject({
+      error: 'invalid_client',
+    });
     expect((await services.oauthClients.authenticate(client.clientId, clientSecret)).id).toBe(client.id);
   });
 });

@@ -15,7 +15,11 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
   let as: oauth.AuthorizationServer;
   const clock = new ManualClock(Date.now());
   beforeAll(async () => {
-    ({ t, baseUrl: base } = await startTestApp({ listen: true, clock, config: { CONNECT_TOKEN_PER_MINUTE: 10_000, CONNECT_AUTHORIZE_PER_MINUTE: 10_000 } }));
+    ({ t, baseUrl: base } = await startTestApp({
+      listen: true,
+      clock,
+      config: { CONNECT_TOKEN_PER_MINUTE: 10_000, CONNECT_AUTHORIZE_PER_MINUTE: 10_000 },
+    }));
     as = authorizationServerOf(base, publicUrlOf(t.services.config));
   });
   afterAll(() => t.close());
@@ -24,7 +28,9 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
   async function authorize(options: { scope?: string; clientType?: 'confidential' | 'public' } = {}) {
     const owner = await signedInUser(t.services);
     const person = await signedInUser(t.services);
-    const { client: registered, clientSecret } = await registerApp(t.services, owner.user.id, { clientType: options.clientType ?? 'confidential' });
+    const { client: registered, clientSecret } = await registerApp(t.services, owner.user.id, {
+      clientType: options.clientType ?? 'confidential',
+    });
     const client: oauth.Client = { client_id: registered.clientId };
     const auth = clientSecret ? oauth.ClientSecretBasic(clientSecret) : oauth.None();
     const verifier = oauth.generateRandomCodeVerifier();
@@ -50,7 +56,10 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
   const me = (token: string) => fetch(`${base}/api/v1/user/me`, { headers: { authorization: `Bearer ${token}` } });
 
   async function oauthError(response: Response, process: (r: Response) => Promise<unknown>) {
-    const error = await process(response).then(() => undefined, (e: unknown) => e);
+    const error = await process(response).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(oauth.ResponseBodyError);
     const body = (error as oauth.ResponseBodyError).cause as Record<string, unknown>;
     expect(body.statusCode).toBe(response.status);
@@ -81,12 +90,25 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
     const flow = await authorize();
     const tokens = await oauth.processAuthorizationCodeResponse(as, flow.client, await redeem(flow));
     let closedWith: number | undefined;
-    const client = createClient({ url: base.replace(/^http/, 'ws') + '/graphql', connectionParams: { authorization: `Bearer ${tokens.access_token}` }, webSocketImpl: WebSocket, retryAttempts: 0, on: { closed: (event) => (closedWith = (event as { code: number }).code) } });
+    const client = createClient({
+      url: base.replace(/^http/, 'ws') + '/graphql',
+      connectionParams: { authorization: `Bearer ${tokens.access_token}` },
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      on: { closed: (event) => (closedWith = (event as { code: number }).code) },
+    });
     try {
-      const first = await new Promise<any>((resolve, reject) => client.subscribe({ query: '{ me { email } }' }, { next: resolve, error: reject, complete: () => undefined }));
+      const first = await new Promise<any>((resolve, reject) =>
+        client.subscribe({ query: '{ me { email } }' }, { next: resolve, error: reject, complete: () => undefined }),
+      );
       expect(first.data.me.email).toBe(flow.person.user.email);
-      client.subscribe({ query: 'subscription { events { id } }' }, { next: () => undefined, error: () => undefined, complete: () => undefined });
-      await oauth.processRevocationResponse(await oauth.revocationRequest(as, flow.client, flow.auth, tokens.refresh_token!, insecure));
+      client.subscribe(
+        { query: 'subscription { events { id } }' },
+        { next: () => undefined, error: () => undefined, complete: () => undefined },
+      );
+      await oauth.processRevocationResponse(
+        await oauth.revocationRequest(as, flow.client, flow.auth, tokens.refresh_token!, insecure),
+      );
       await waitUntil(() => closedWith !== undefined, 5000);
       expect(closedWith).toBe(4401);
     } finally {
@@ -112,12 +134,16 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
     const flow = await authorize();
     const tokens = await oauth.processAuthorizationCodeResponse(as, flow.client, await redeem(flow));
     expect((await me(tokens.access_token)).status).toBe(200);
-    const reused = await oauthError(await redeem(flow), (r) => oauth.processAuthorizationCodeResponse(as, flow.client, r));
+    const reused = await oauthError(await redeem(flow), (r) =>
+      oauth.processAuthorizationCodeResponse(as, flow.client, r),
+    );
     expect(reused.status).toBe(400);
     expect(reused.body.error).toBe('invalid_grant');
     expect((await me(tokens.access_token)).status).toBe(401);
     const refreshed = await oauth.refreshTokenGrantRequest(as, flow.client, flow.auth, tokens.refresh_token!, insecure);
-    expect((await oauthError(refreshed, (r) => oauth.processRefreshTokenResponse(as, flow.client, r))).body.error).toBe('invalid_grant');
+    expect((await oauthError(refreshed, (r) => oauth.processRefreshTokenResponse(as, flow.client, r))).body.error).toBe(
+      'invalid_grant',
+    );
   });
 
   it('redeems one code at most once when two redemptions race', async () => {
@@ -129,28 +155,41 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
   it('lets a code live 10 minutes', async () => {
     const flow = await authorize();
     clock.advance(10 * 60_000 + 1);
-    const expired = await oauthError(await redeem(flow), (r) => oauth.processAuthorizationCodeResponse(as, flow.client, r));
+    const expired = await oauthError(await redeem(flow), (r) =>
+      oauth.processAuthorizationCodeResponse(as, flow.client, r),
+    );
     expect(expired.status).toBe(400);
     expect(expired.body.error_description).toMatch(/expired/);
   });
 
   it('wants redirect_uri equal, character for character, to the registered one and the authorize request', async () => {
     const flow = await authorize();
-    const mismatch = await oauthError(await redeem(flow, flow.verifier, `${REDIRECT_URI}/`), (r) => oauth.processAuthorizationCodeResponse(as, flow.client, r));
+    const mismatch = await oauthError(await redeem(flow, flow.verifier, `${REDIRECT_URI}/`), (r) =>
+      oauth.processAuthorizationCodeResponse(as, flow.client, r),
+    );
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.error_description).toMatch(/redirect_uri/);
     // At the authorize endpoint an unregistered URI gets a 400 page and never a redirect.
-    const unregistered = await consent(base, flow.person.cookie, { ...flow.params, redirect_uri: 'http://127.0.0.1:9/Callback' });
+    const unregistered = await consent(base, flow.person.cookie, {
+      ...flow.params,
+      redirect_uri: 'http://127.0.0.1:9/Callback',
+    });
     expect(unregistered.status).toBe(400);
     expect(unregistered.location).toBeNull();
   });
 
   it('requires PKCE S256: a wrong verifier fails, plain is refused, public clients must send a challenge', async () => {
     const flow = await authorize();
-    const wrong = await oauthError(await redeem(flow, oauth.generateRandomCodeVerifier()), (r) => oauth.processAuthorizationCodeResponse(as, flow.client, r));
+    const wrong = await oauthError(await redeem(flow, oauth.generateRandomCodeVerifier()), (r) =>
+      oauth.processAuthorizationCodeResponse(as, flow.client, r),
+    );
     expect(wrong.body.error_description).toMatch(/code_verifier/);
 
-    const plain = await consent(base, flow.person.cookie, { ...flow.params, code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' });
+    const plain = await consent(base, flow.person.cookie, {
+      ...flow.params,
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'plain',
+    });
     expect(plain.status).toBe(302);
     const plainError = new URL(plain.location!).searchParams;
     expect(plainError.get('error')).toBe('invalid_request');
@@ -170,7 +209,11 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
   it('refuses scopes the app may not ask for, and redirects a denial as access_denied', async () => {
     const flow = await authorize();
     const { client } = await registerApp(t.services, flow.owner.user.id, { allowedScopes: ['read'] });
-    const tooMuch = await consent(base, flow.person.cookie, { ...flow.params, client_id: client.clientId, scope: 'read transact' });
+    const tooMuch = await consent(base, flow.person.cookie, {
+      ...flow.params,
+      client_id: client.clientId,
+      scope: 'read transact',
+    });
     expect(new URL(tooMuch.location!).searchParams.get('error')).toBe('invalid_scope');
     const unknown = await consent(base, flow.person.cookie, { ...flow.params, scope: 'admin' });
     expect(new URL(unknown.location!).searchParams.get('error')).toBe('invalid_scope');
@@ -192,16 +235,29 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
   it('rotates refresh tokens; replaying an old one revokes the whole grant', async () => {
     const flow = await authorize({ scope: 'read transact' });
     const first = await oauth.processAuthorizationCodeResponse(as, flow.client, await redeem(flow));
-    const second = await oauth.processRefreshTokenResponse(as, flow.client, await oauth.refreshTokenGrantRequest(as, flow.client, flow.auth, first.refresh_token!, insecure));
+    const second = await oauth.processRefreshTokenResponse(
+      as,
+      flow.client,
+      await oauth.refreshTokenGrantRequest(as, flow.client, flow.auth, first.refresh_token!, insecure),
+    );
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect(second.scope).toBe('read transact');
     expect((await me(second.access_token)).status).toBe(200);
 
-    const replay = await oauthError(await oauth.refreshTokenGrantRequest(as, flow.client, flow.auth, first.refresh_token!, insecure), (r) => oauth.processRefreshTokenResponse(as, flow.client, r));
+    const replay = await oauthError(
+      await oauth.refreshTokenGrantRequest(as, flow.client, flow.auth, first.refresh_token!, insecure),
+      (r) => oauth.processRefreshTokenResponse(as, flow.client, r),
+    );
     expect(replay.status).toBe(400);
     expect(replay.body.error).toBe('invalid_grant');
     expect((await me(second.access_token)).status).toBe(401);
-    const afterReplay = await oauth.refreshTokenGrantRequest(as, flow.client, flow.auth, second.refresh_token!, insecure);
+    const afterReplay = await oauth.refreshTokenGrantRequest(
+      as,
+      flow.client,
+      flow.auth,
+      second.refresh_token!,
+      insecure,
+    );
     expect(afterReplay.status).toBe(400);
   });
 
@@ -210,7 +266,12 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
     const first = await oauth.processAuthorizationCodeResponse(as, flow.client, await redeem(flow));
     // Straight to the service, so the eight transactions start together (over HTTP the first often commits before the rest read).
     const outcomes = await Promise.all(
-      Array.from({ length: 8 }, () => t.services.authorizationServer.refresh(flow.registered, { refreshToken: first.refresh_token! }).then((tokens) => tokens, (error: { error?: string }) => error.error ?? 'error')),
+      Array.from({ length: 8 }, () =>
+        t.services.authorizationServer.refresh(flow.registered, { refreshToken: first.refresh_token! }).then(
+          (tokens) => tokens,
+          (error: { error?: string }) => error.error ?? 'error',
+        ),
+      ),
     );
     const won = outcomes.filter((o): o is TokenResponse => typeof o === 'object');
     expect(won).toHaveLength(1);
@@ -221,7 +282,10 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
 
   it('refuses a parameter sent twice (RFC 6749 §3.1) with invalid_request, never a server error', async () => {
     const flow = await authorize();
-    const authorizeTwice = await fetch(`${base}/connect/authorize?${new URLSearchParams(flow.params)}&scope=manage`, { headers: { cookie: flow.person.cookie }, redirect: 'manual' });
+    const authorizeTwice = await fetch(`${base}/connect/authorize?${new URLSearchParams(flow.params)}&scope=manage`, {
+      headers: { cookie: flow.person.cookie },
+      redirect: 'manual',
+    });
     expect(authorizeTwice.status).toBe(400);
     expect(((await authorizeTwice.json()) as { error: string }).error).toBe('invalid_request');
     const tokenTwice = await fetch(`${base}/connect/token`, {
@@ -230,10 +294,13 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
       body: `grant_type=authorization_code&code=a&code=b&client_id=${flow.client.client_id}&client_secret=${flow.clientSecret}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}`,
     });
     expect(tokenTwice.status).toBe(400);
-    expect(await tokenTwice.json()).toMatchObject({ error: 'invalid_request', error_description: 'code was sent more than once.' });
+    expect(await tokenTwice.json()).toMatchObject({
+      error: 'invalid_request',
+      error_description: 'code was sent more than once.',
+    });
   });
 
-  it('refuses a consent form posted from another person\'s session, and issues no code', async () => {
+  it("refuses a consent form posted from another person's session, and issues no code", async () => {
     const flow = await authorize();
     const intruder = await signedInUser(t.services);
     const answer = await consent(base, flow.person.cookie, flow.params, 'approve', undefined, intruder.cookie);
@@ -244,21 +311,32 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
   it('narrows scope on refresh but never widens it', async () => {
     const flow = await authorize({ scope: 'read' });
     const first = await oauth.processAuthorizationCodeResponse(as, flow.client, await redeem(flow));
-    const wider = await oauth.refreshTokenGrantRequest(as, flow.client, flow.auth, first.refresh_token!, { ...insecure, additionalParameters: { scope: 'read transact' } });
-    expect((await oauthError(wider, (r) => oauth.processRefreshTokenResponse(as, flow.client, r))).body.error).toBe('invalid_scope');
+    const wider = await oauth.refreshTokenGrantRequest(as, flow.client, flow.auth, first.refresh_token!, {
+      ...insecure,
+      additionalParameters: { scope: 'read transact' },
+    });
+    expect((await oauthError(wider, (r) => oauth.processRefreshTokenResponse(as, flow.client, r))).body.error).toBe(
+      'invalid_scope',
+    );
   });
 
   it('revokes per RFC 7009: a refresh token ends the grant; unknown tokens answer 200', async () => {
     const flow = await authorize();
     const tokens = await oauth.processAuthorizationCodeResponse(as, flow.client, await redeem(flow));
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, flow.client, flow.auth, 'pgw_rt_unknown', insecure));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, flow.client, flow.auth, 'pgw_rt_unknown', insecure),
+    );
     expect((await me(tokens.access_token)).status).toBe(200);
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, flow.client, flow.auth, tokens.refresh_token!, insecure));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, flow.client, flow.auth, tokens.refresh_token!, insecure),
+    );
     expect((await me(tokens.access_token)).status).toBe(401);
 
     const other = await authorize();
     const otherTokens = await oauth.processAuthorizationCodeResponse(as, other.client, await redeem(other));
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, other.client, other.auth, otherTokens.access_token, insecure));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, other.client, other.auth, otherTokens.access_token, insecure),
+    );
     expect((await me(otherTokens.access_token)).status).toBe(401);
   });
 
@@ -280,7 +358,9 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
     expect((await me(tokens.access_token)).status).toBe(401);
     // And another developer cannot delete it: it reads as missing.
     const other = await registerApp(t.services, flow.owner.user.id);
-    await expect(t.services.oauthClients.revoke(flow.person.user.id, other.client.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(t.services.oauthClients.revoke(flow.person.user.id, other.client.id)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 
   it('answers 401 when the consent session expired or the person signed out', async () => {
@@ -306,19 +386,39 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
 
   it('authenticates clients: a wrong secret is 401 invalid_client, unknown grant types are refused', async () => {
     const flow = await authorize();
-    const wrong = await oauth.authorizationCodeGrantRequest(as, flow.client, oauth.ClientSecretBasic('pgw_cs_wrong'), flow.callback, REDIRECT_URI, flow.verifier, insecure);
+    const wrong = await oauth.authorizationCodeGrantRequest(
+      as,
+      flow.client,
+      oauth.ClientSecretBasic('pgw_cs_wrong'),
+      flow.callback,
+      REDIRECT_URI,
+      flow.verifier,
+      insecure,
+    );
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('www-authenticate')).toMatch(/^Basic/);
     expect(((await wrong.json()) as any).error).toBe('invalid_client');
     const form = await fetch(`${base}/connect/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'password', client_id: flow.client.client_id, client_secret: flow.clientSecret }),
+      body: JSON.stringify({
+        grant_type: 'password',
+        client_id: flow.client.client_id,
+        client_secret: flow.clientSecret,
+      }),
     });
     expect(form.status).toBe(400);
     expect(await form.json()).toMatchObject({ error: 'unsupported_grant_type', statusCode: 400 });
     // The code still works afterwards with the right secret, sent in the body this time (client_secret_post).
-    const ok = await oauth.authorizationCodeGrantRequest(as, flow.client, oauth.ClientSecretPost(flow.clientSecret!), flow.callback, REDIRECT_URI, flow.verifier, insecure);
+    const ok = await oauth.authorizationCodeGrantRequest(
+      as,
+      flow.client,
+      oauth.ClientSecretPost(flow.clientSecret!),
+      flow.callback,
+      REDIRECT_URI,
+      flow.verifier,
+      insecure,
+    );
     expect(ok.status).toBe(200);
   });
 
@@ -333,8 +433,11 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
     });
     expect(created.status).toBe(201);
     const stranger = await authorize({ scope: 'read manage' });
-    const strangerToken = (await oauth.processAuthorizationCodeResponse(as, stranger.client, await redeem(stranger))).access_token;
-    const peek = await fetch(`${base}/api/v1/customers/${business.id}`, { headers: { authorization: `Bearer ${strangerToken}` } });
+    const strangerToken = (await oauth.processAuthorizationCodeResponse(as, stranger.client, await redeem(stranger)))
+      .access_token;
+    const peek = await fetch(`${base}/api/v1/customers/${business.id}`, {
+      headers: { authorization: `Bearer ${strangerToken}` },
+    });
     expect(peek.status).toBe(404);
   });
 });

@@ -9,7 +9,13 @@ export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 /** A verified user signed in to the dashboard: the cookie a browser would hold. */
 export async function signedInUser(services: Services) {
   const email = `c-${randomUUID()}@example.test`;
-  const user = await services.users.createUser({ email, firstName: 'Chidi', lastName: 'Okafor', verified: true, passwordHash: await hashSecret('correct horse battery') });
+  const user = await services.users.createUser({
+    email,
+    firstName: 'Chidi',
+    lastName: 'Okafor',
+    verified: true,
+    passwordHash: await hashSecret('correct horse battery'),
+  });
   const { token } = await services.accounts.signIn(email, 'correct horse battery');
   return { user, cookie: `pgw_session=${token}` };
 }
@@ -52,7 +58,10 @@ export async function consent(
   const shown = await fetch(url, { headers: { cookie, accept: 'text/html' }, redirect: 'manual' });
   const page = await shown.text();
   if (shown.status !== 200) return { status: shown.status, location: shown.headers.get('location'), page };
-  const csrfCookie = shown.headers.getSetCookie().find((c) => c.startsWith('_csrf='))!.split(';')[0]!;
+  const csrfCookie = shown.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('_csrf='))!
+    .split(';')[0]!;
   const form = new URLSearchParams({
     _csrf: page.match(/name="_csrf" value="([^"]+)"/)![1]!,
     consent: page.match(/name="consent" value="([^"]+)"/)![1]!,
@@ -62,7 +71,11 @@ export async function consent(
   await beforeSubmit?.();
   const answered = await fetch(`${baseUrl}/connect/authorize`, {
     method: 'POST',
-    headers: { cookie: `${submitCookie}; ${csrfCookie}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    headers: {
+      cookie: `${submitCookie}; ${csrfCookie}`,
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'text/html',
+    },
     body: form,
     redirect: 'manual',
   });

@@ -13,18 +13,35 @@ describe.skipIf(!onPostgres || !redisUrl)('Connect limits shared through Redis (
     const services = await createTestServices();
     const owner = await signedInUser(services);
     const { client } = await registerApp(services, owner.user.id);
-    const env = { DATABASE_URL: testDatabaseUrl(), REDIS_URL: redisUrl!, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', WORKERS: 'false', LOG_LEVEL: 'warn' };
+    const env = {
+      DATABASE_URL: testDatabaseUrl(),
+      REDIS_URL: redisUrl!,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SEED_DEMO: 'false',
+      WORKERS: 'false',
+      LOG_LEVEL: 'warn',
+    };
     const servers = [spawnTs('src/main.ts', [], env), spawnTs('src/main.ts', [], env)];
     try {
-      const urls = await Promise.all(servers.map(async (s) => (await s.waitFor(/listening on (http:\/\/\S+)/, 60_000))[1]!));
+      const urls = await Promise.all(
+        servers.map(async (s) => (await s.waitFor(/listening on (http:\/\/\S+)/, 60_000))[1]!),
+      );
       // Redis outlives this run: a source address of its own keeps the per-IP bucket this run's alone.
-      const dispatcher = new Agent({ connect: { localAddress: `127.${randomInt(1, 255)}.${randomInt(1, 255)}.${randomInt(1, 255)}` } });
+      const dispatcher = new Agent({
+        connect: { localAddress: `127.${randomInt(1, 255)}.${randomInt(1, 255)}.${randomInt(1, 255)}` },
+      });
       const send = (i: number) =>
         fetch(`${urls[i % 2]}/connect/token`, {
           dispatcher,
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'authorization_code', code: 'nope', client_id: client.clientId, client_secret: 'wrong' }),
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code: 'nope',
+            client_id: client.clientId,
+            client_secret: 'wrong',
+          }),
         });
       const statuses = [];
       for (let i = 0; i < 10; i++) statuses.push((await send(i)).status);

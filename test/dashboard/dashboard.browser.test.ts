@@ -39,12 +39,15 @@ describe.skipIf(!existsSync(CHROMIUM))('accounts, dashboard and Connect in headl
   beforeAll(async () => {
     await Promise.all([mailbox.start(), receiver.start(), callback.start()]);
     ({ t, baseUrl: base } = await startTestApp({ listen: true, isolated: true, config: { SMTP_URL: mailbox.url } }));
-    runner = new JobRunner(t.services.db, t.services.clock, [new WebhookDeliveryHandler(t.services.db, t.services.clock, t.services.secrets)]);
+    runner = new JobRunner(t.services.db, t.services.clock, [
+      new WebhookDeliveryHandler(t.services.db, t.services.clock, t.services.secrets),
+    ]);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
     page = await browser.newPage();
     page.on('request', (request) => {
       const url = new URL(request.url());
-      if (url.protocol !== 'data:' && url.host !== new URL(base).host && url.host !== new URL(callback.url).host) foreign.push(request.url());
+      if (url.protocol !== 'data:' && url.host !== new URL(base).host && url.host !== new URL(callback.url).host)
+        foreign.push(request.url());
     });
     mkdirSync(SHOTS, { recursive: true });
   }, 60_000);
@@ -126,7 +129,15 @@ describe.skipIf(!existsSync(CHROMIUM))('accounts, dashboard and Connect in headl
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const authorizeUrl = new URL(`${base}/connect/authorize`);
-    for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: `${callback.url}/callback`, scope: 'read', state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })) {
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: `${callback.url}/callback`,
+      scope: 'read',
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    })) {
       authorizeUrl.searchParams.set(k, v);
     }
     await page.goto(authorizeUrl.toString());
@@ -136,9 +147,26 @@ describe.skipIf(!existsSync(CHROMIUM))('accounts, dashboard and Connect in headl
     await Promise.all([page.waitForURL(`${callback.url}/callback?**`), page.click('#approve')]);
 
     // The browser may also ask the app for /favicon.ico: take the callback itself.
-    const params = oauth.validateAuthResponse(as, client, callback.hits.findLast((hit) => hit.pathname === '/callback')!, state);
+    const params = oauth.validateAuthResponse(
+      as,
+      client,
+      callback.hits.findLast((hit) => hit.pathname === '/callback')!,
+      state,
+    );
     const auth = oauth.ClientSecretBasic(clientSecret);
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, auth, params, `${callback.url}/callback`, verifier, insecure));
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        auth,
+        params,
+        `${callback.url}/callback`,
+        verifier,
+        insecure,
+      ),
+    );
     const me = () => fetch(`${base}/api/v1/user/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     const answer = await me();
     expect(answer.status).toBe(200);

@@ -9,11 +9,17 @@ import { testDatabase } from '../helpers/database.js';
 /** The money column types survive a round trip on both drivers without passing through a JS number. */
 describe('money columns', () => {
   const tableName = `money_probe_${randomUUID().replace(/-/g, '')}`;
-  const probe = pgTable(tableName, { id: text('id').primaryKey(), balance: kobo('balance').notNull(), units: tokenUnits('units').notNull() });
+  const probe = pgTable(tableName, {
+    id: text('id').primaryKey(),
+    balance: kobo('balance').notNull(),
+    units: tokenUnits('units').notNull(),
+  });
   let db: Database;
   beforeAll(async () => {
     db = (await testDatabase()).db;
-    await db.execute(sql.raw(`create table ${tableName} (id text primary key, balance bigint not null, units numeric(39,0) not null)`));
+    await db.execute(
+      sql.raw(`create table ${tableName} (id text primary key, balance bigint not null, units numeric(39,0) not null)`),
+    );
   });
   afterAll(() => db.execute(sql.raw(`drop table ${tableName}`)));
 

@@ -47,7 +47,8 @@ describe('the events outbox', () => {
 
   it('readers page by seq with no gap and no repeat', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 7; i++) ids.push((await recordEvent(db, { type: 'page.test', ...owner(), data: { i } }, new Date())).id);
+    for (let i = 0; i < 7; i++)
+      ids.push((await recordEvent(db, { type: 'page.test', ...owner(), data: { i } }, new Date())).id);
     await stampEvents(db, ids);
     const seen: number[] = [];
     let after = 0;

@@ -19,12 +19,26 @@ describe.skipIf(!onPostgres || !redisUrl)('subscriptions across server processes
     const { db } = await testDatabase();
     const services = await createTestServices();
     const tenant = await seedTenant(services);
-    const env = { DATABASE_URL: testDatabaseUrl(), REDIS_URL: redisUrl!, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn' };
+    const env = {
+      DATABASE_URL: testDatabaseUrl(),
+      REDIS_URL: redisUrl!,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+    };
     children.push(spawnTs('src/main.ts', [], env), spawnTs('src/main.ts', [], env));
-    const [a, b] = await Promise.all(children.map(async (c) => (await c.waitFor(/listening on (http:\/\/\S+)/, 60_000))[1]!));
+    const [a, b] = await Promise.all(
+      children.map(async (c) => (await c.waitFor(/listening on (http:\/\/\S+)/, 60_000))[1]!),
+    );
 
     const received: string[] = [];
-    const client = createClient({ url: `${a!.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { apiKey: tenant.keys.READ_ONLY }, retryAttempts: 0 });
+    const client = createClient({
+      url: `${a!.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { apiKey: tenant.keys.READ_ONLY },
+      retryAttempts: 0,
+    });
     client.subscribe<{ events: { type: string } }>(
       { query: 'subscription { events(after: 0) { type } }' },
       { next: (m) => m.data && received.push(m.data.events.type), error: () => undefined, complete: () => undefined },
@@ -33,7 +47,11 @@ describe.skipIf(!onPostgres || !redisUrl)('subscriptions across server processes
     // The event is caused through server B: a test webhook records a webhook.test event there.
     const receiver = await new Receiver().start();
     const headers = { 'x-api-key': tenant.keys.FULL_ACCESS, 'content-type': 'application/json' };
-    const created = await fetch(`${b}/api/v1/webhooks`, { method: 'POST', headers, body: JSON.stringify({ url: receiver.url }) });
+    const created = await fetch(`${b}/api/v1/webhooks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: receiver.url }),
+    });
     const endpointId = ((await created.json()) as { data: { endpoint: { id: string } } }).data.endpoint.id;
     const started = Date.now();
     expect((await fetch(`${b}/api/v1/webhooks/${endpointId}/test`, { method: 'POST', headers })).status).toBe(202);

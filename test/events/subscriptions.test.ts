@@ -26,7 +26,15 @@ describe('events subscription (graphql-ws)', () => {
   async function emit(owner: Tenant, count: number, type = 'deposit.completed') {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
-      ids.push((await recordEvent(t.services.db, { type, userId: owner.user.id, environment: 'sandbox', data: { n: ++counter } }, new Date())).id);
+      ids.push(
+        (
+          await recordEvent(
+            t.services.db,
+            { type, userId: owner.user.id, environment: 'sandbox', data: { n: ++counter } },
+            new Date(),
+          )
+        ).id,
+      );
     }
     await stampEvents(t.services.db, ids);
     t.services.doorbell.ring();
@@ -39,7 +47,8 @@ describe('events subscription (graphql-ws)', () => {
       { query },
       {
         // A refused subscription arrives as one result carrying errors, then completes.
-        next: (message) => (message.errors ? (failure = message.errors) : message.data && received.push(message.data.events)),
+        next: (message) =>
+          message.errors ? (failure = message.errors) : message.data && received.push(message.data.events),
         error: (e) => (failure = e),
         complete: () => undefined,
       },
@@ -47,7 +56,14 @@ describe('events subscription (graphql-ws)', () => {
     return { received, stop, failure: () => failure };
   }
 
-  const client = (key: string) => createClient({ url, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': key }, retryAttempts: 0, lazy: true });
+  const client = (key: string) =>
+    createClient({
+      url,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': key },
+      retryAttempts: 0,
+      lazy: true,
+    });
 
   it('streams live events; after a disconnect, `after` replays exactly the missed ones in order, then goes live', async () => {
     const first = client(tenant.keys.READ_ONLY);
@@ -76,7 +92,10 @@ describe('events subscription (graphql-ws)', () => {
       return page;
     };
     const second = client(tenant.keys.READ_ONLY);
-    const resumed = listen(second, `subscription { events(types: ["deposit.completed"], after: ${lastSeen}) { id seq type data } }`);
+    const resumed = listen(
+      second,
+      `subscription { events(types: ["deposit.completed"], after: ${lastSeen}) { id seq type data } }`,
+    );
     try {
       await until(() => resumed.received.length >= 6);
       await emit(tenant, 1);
@@ -95,13 +114,17 @@ describe('events subscription (graphql-ws)', () => {
     expect(seqs[0]).toBeGreaterThan(lastSeen);
   });
 
-  it('streams only the caller\'s own events of its own environment', async () => {
+  it("streams only the caller's own events of its own environment", async () => {
     const other = await seedTenant(t.services);
     const mine = client(tenant.keys.READ_ONLY);
     const stream = listen(mine, `subscription { events(after: ${await latestEventSeq(t.services.db)}) { data } }`);
     await until(() => t.services.eventFeed.subscriberCount > 0);
     await emit(other, 2);
-    await recordEvent(t.services.db, { type: 'deposit.completed', userId: tenant.user.id, environment: 'production', data: { n: -1 } }, new Date());
+    await recordEvent(
+      t.services.db,
+      { type: 'deposit.completed', userId: tenant.user.id, environment: 'production', data: { n: -1 } },
+      new Date(),
+    );
     await emit(tenant, 1);
     await until(() => stream.received.length >= 1);
     await new Promise((r) => setTimeout(r, 300));
@@ -116,9 +139,19 @@ describe('events subscription (graphql-ws)', () => {
     expect(JSON.stringify(refused.failure())).toMatch(/Authentication required/);
     await anonymous.dispose();
 
-    const { key, apiKey } = await t.services.apiKeys.create({ userId: tenant.user.id, name: 'ws', environment: 'sandbox' });
+    const { key, apiKey } = await t.services.apiKeys.create({
+      userId: tenant.user.id,
+      name: 'ws',
+      environment: 'sandbox',
+    });
     let closedWith: number | undefined;
-    const revocable = createClient({ url, webSocketImpl: WebSocket, connectionParams: { apiKey: key }, retryAttempts: 0, on: { closed: (event) => (closedWith = (event as { code: number }).code) } });
+    const revocable = createClient({
+      url,
+      webSocketImpl: WebSocket,
+      connectionParams: { apiKey: key },
+      retryAttempts: 0,
+      on: { closed: (event) => (closedWith = (event as { code: number }).code) },
+    });
     const stream = listen(revocable, `subscription { events(after: ${await latestEventSeq(t.services.db)}) { id } }`);
     await until(() => t.services.eventFeed.subscriberCount > 0);
     await t.services.apiKeys.revoke(tenant.user.id, apiKey.id);

@@ -39,7 +39,10 @@ export class FakeFlutterwave extends LocalHttpServer {
     const body = JSON.stringify(payload);
     return fetch(`${target}/webhooks/flutterwave`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'flutterwave-signature': createHmac('sha256', secret).update(body).digest('base64') },
+      headers: {
+        'content-type': 'application/json',
+        'flutterwave-signature': createHmac('sha256', secret).update(body).digest('base64'),
+      },
       body,
     });
   }
@@ -50,13 +53,25 @@ export class FakeFlutterwave extends LocalHttpServer {
     return fetch(`${target}/webhooks/flutterwave`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'verif-hash': hash },
-      body: JSON.stringify({ event: 'singlebillpayment.status', 'event.type': 'SingleBillPayment', data: { customer: bill['customer'], amount: bill['amount'], tx_ref: bill['tx_ref'], customer_reference: reference, status: 'success', reference: null } }),
+      body: JSON.stringify({
+        event: 'singlebillpayment.status',
+        'event.type': 'SingleBillPayment',
+        data: {
+          customer: bill['customer'],
+          amount: bill['amount'],
+          tx_ref: bill['tx_ref'],
+          customer_reference: reference,
+          status: 'success',
+          reference: null,
+        },
+      }),
     });
   }
 
   private handleBills(method: string, url: URL, body: any, send: (status: number, payload: object) => void): void {
     const ok = (data: unknown) => send(200, { status: 'success', message: 'OK', data });
-    if (!/^Bearer FLWSECK_TEST-fake$/.test(String(this.lastAuth))) return send(401, { status: 'error', message: 'Invalid authorization key', data: null });
+    if (!/^Bearer FLWSECK_TEST-fake$/.test(String(this.lastAuth)))
+      return send(401, { status: 'error', message: 'Invalid authorization key', data: null });
     const parts = url.pathname.split('/').filter(Boolean).slice(1);
     if (method === 'GET' && parts[0] === 'top-bill-categories') {
       return ok([
@@ -66,35 +81,92 @@ export class FakeFlutterwave extends LocalHttpServer {
       ]);
     }
     if (method === 'GET' && parts[0] === 'bills' && parts[2] === 'billers') {
-      if (parts[1] === 'AIRTIME') return ok([{ id: 1, name: 'MTN', biller_code: 'BIL099', short_name: 'MTN', country_code: 'NG' }]);
-      if (parts[1] === 'UTILITYBILLS') return ok([{ id: 2, name: 'IKEDC PREPAID', biller_code: 'BIL112', short_name: 'IKEDC', country_code: 'NG' }]);
+      if (parts[1] === 'AIRTIME')
+        return ok([{ id: 1, name: 'MTN', biller_code: 'BIL099', short_name: 'MTN', country_code: 'NG' }]);
+      if (parts[1] === 'UTILITYBILLS')
+        return ok([{ id: 2, name: 'IKEDC PREPAID', biller_code: 'BIL112', short_name: 'IKEDC', country_code: 'NG' }]);
       return ok([]);
     }
     if (method === 'GET' && parts[0] === 'billers' && parts[2] === 'items') {
-      if (parts[1] === 'BIL099') return ok([{ id: 1, biller_code: 'BIL099', name: 'MTN VTU', item_code: 'AT099', short_name: 'MTN', fee: 0, label_name: 'Mobile Number', amount: 0 }]);
-      if (parts[1] === 'BIL112') return ok([{ id: 2, biller_code: 'BIL112', name: 'IKEDC PREPAID', item_code: 'UB157', short_name: 'IKEDC', fee: 100, label_name: 'Meter Number', amount: 0 }]);
+      if (parts[1] === 'BIL099')
+        return ok([
+          {
+            id: 1,
+            biller_code: 'BIL099',
+            name: 'MTN VTU',
+            item_code: 'AT099',
+            short_name: 'MTN',
+            fee: 0,
+            label_name: 'Mobile Number',
+            amount: 0,
+          },
+        ]);
+      if (parts[1] === 'BIL112')
+        return ok([
+          {
+            id: 2,
+            biller_code: 'BIL112',
+            name: 'IKEDC PREPAID',
+            item_code: 'UB157',
+            short_name: 'IKEDC',
+            fee: 100,
+            label_name: 'Meter Number',
+            amount: 0,
+          },
+        ]);
       return send(404, { status: 'error', message: 'Biller not found', data: null });
     }
     if (method === 'GET' && parts[0] === 'bill-items' && parts[2] === 'validate') {
       const customer = url.searchParams.get('customer');
       // The documented gotcha: an invalid customer answers HTTP 200 with an error body.
-      if (customer === '00000000000') return send(200, { status: 'error', message: 'Invalid customer number', data: null });
-      return ok({ response_code: '00', response_message: 'Successful', name: 'TUNDE BAKARE', biller_code: url.searchParams.get('code'), customer, minimum: 100, maximum: 100000, address: '1 Broad St' });
+      if (customer === '00000000000')
+        return send(200, { status: 'error', message: 'Invalid customer number', data: null });
+      return ok({
+        response_code: '00',
+        response_message: 'Successful',
+        name: 'TUNDE BAKARE',
+        biller_code: url.searchParams.get('code'),
+        customer,
+        minimum: 100,
+        maximum: 100000,
+        address: '1 Broad St',
+      });
     }
     if (method === 'POST' && parts[0] === 'billers' && parts[4] === 'payment') {
-      if (body.customer_id === '08000000001') return send(400, { status: 'error', message: 'Transaction failed at biller', data: null });
-      const bill = { phone_number: body.customer_id, customer: body.customer_id, amount: body.amount, network: 'MTN', code: '200', tx_ref: `CF-FLYAPI-${Math.floor(Math.random() * 1e9)}`, reference: body.reference, ...(parts[1] === 'BIL112' ? { recharge_token: '1234-5678-9012-3456-7890', units: '40.0 kWh' } : {}), status: body.customer_id === '08000000009' ? 'pending' : 'success' };
+      if (body.customer_id === '08000000001')
+        return send(400, { status: 'error', message: 'Transaction failed at biller', data: null });
+      const bill = {
+        phone_number: body.customer_id,
+        customer: body.customer_id,
+        amount: body.amount,
+        network: 'MTN',
+        code: '200',
+        tx_ref: `CF-FLYAPI-${Math.floor(Math.random() * 1e9)}`,
+        reference: body.reference,
+        ...(parts[1] === 'BIL112' ? { recharge_token: '1234-5678-9012-3456-7890', units: '40.0 kWh' } : {}),
+        status: body.customer_id === '08000000009' ? 'pending' : 'success',
+      };
       this.bills.set(body.reference, bill);
-      if (body.customer_id === '08000000009') return send(504, { status: 'error', message: 'Gateway timeout', data: null });
+      if (body.customer_id === '08000000009')
+        return send(504, { status: 'error', message: 'Gateway timeout', data: null });
       const { status: _status, ...answer } = bill;
       return ok({ ...answer, status: 'success' });
     }
     if (method === 'GET' && parts[0] === 'bills' && parts[1]) {
       const suffixed = parts[2] === 'status';
-      if ((this.billStatusPath === 'suffixed') !== suffixed) return send(404, { status: 'error', message: 'Not found', data: null });
+      if ((this.billStatusPath === 'suffixed') !== suffixed)
+        return send(404, { status: 'error', message: 'Not found', data: null });
       const bill = this.bills.get(parts[1]);
       if (!bill) return send(404, { status: 'error', message: 'Bill not found', data: null });
-      return ok({ currency: 'NGN', customer_id: bill['customer'], amount: `${bill['amount']}.0000`, product: 'AIRTIME', tx_ref: bill['tx_ref'], extra: bill['recharge_token'] ?? null, status: bill['status'] });
+      return ok({
+        currency: 'NGN',
+        customer_id: bill['customer'],
+        amount: `${bill['amount']}.0000`,
+        product: 'AIRTIME',
+        tx_ref: bill['tx_ref'],
+        extra: bill['recharge_token'] ?? null,
+        status: bill['status'],
+      });
     }
     send(404, { status: 'error', message: `No route ${method} ${url.pathname}`, data: null });
   }
@@ -103,7 +175,11 @@ export class FakeFlutterwave extends LocalHttpServer {
 
   private decrypt(value: string, nonce: string): string {
     const data = Buffer.from(value, 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', Buffer.from(this.encryptionKey, 'base64'), Buffer.from(nonce, 'utf8'));
+    const decipher = createDecipheriv(
+      'aes-256-gcm',
+      Buffer.from(this.encryptionKey, 'base64'),
+      Buffer.from(nonce, 'utf8'),
+    );
     decipher.setAuthTag(data.subarray(data.length - 16));
     return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString('utf8');
   }
@@ -119,24 +195,48 @@ export class FakeFlutterwave extends LocalHttpServer {
     };
     const ok = (data: unknown, status = 200) => send(status, { status: 'success', message: 'OK', data });
     const fail = (status: number, message: string, field?: string) =>
-      send(status, { status: 'failed', error: { type: 'REQUEST_NOT_VALID', code: '10400', message, ...(field ? { validation_errors: [{ field_name: field, message }] } : {}) } });
+      send(status, {
+        status: 'failed',
+        error: {
+          type: 'REQUEST_NOT_VALID',
+          code: '10400',
+          message,
+          ...(field ? { validation_errors: [{ field_name: field, message }] } : {}),
+        },
+      });
 
     if (url.pathname === '/token') {
       const form = new URLSearchParams(text);
-      if (form.get('client_id') !== this.clientId || form.get('client_secret') !== this.clientSecret || form.get('grant_type') !== 'client_credentials') {
+      if (
+        form.get('client_id') !== this.clientId ||
+        form.get('client_secret') !== this.clientSecret ||
+        form.get('grant_type') !== 'client_credentials'
+      ) {
         return send(401, { error: 'invalid_client' });
       }
       this.tokensIssued++;
-      return send(200, { access_token: `tok_${this.tokensIssued}`, expires_in: 600, refresh_expires_in: 0, token_type: 'Bearer', scope: 'profile' });
+      return send(200, {
+        access_token: `tok_${this.tokensIssued}`,
+        expires_in: 600,
+        refresh_expires_in: 0,
+        token_type: 'Bearer',
+        scope: 'profile',
+      });
     }
     const body = text ? JSON.parse(text) : undefined;
     this.lastAuth = req.headers.authorization;
     this.requests.push({ method: req.method!, path: url.pathname + url.search, body, headers: req.headers });
 
-    if (url.pathname.startsWith('/v3/') && url.pathname !== '/v3/payments') return this.handleBills(req.method!, url, body, send);
+    if (url.pathname.startsWith('/v3/') && url.pathname !== '/v3/payments')
+      return this.handleBills(req.method!, url, body, send);
     if (url.pathname === '/v3/payments') {
-      if (req.headers.authorization !== `Bearer ${this.v3SecretKey}`) return send(401, { status: 'error', message: 'Invalid authorization key', data: null });
-      return send(200, { status: 'success', message: 'Hosted Link', data: { link: `https://checkout.flutterwave.test/pay/${body.tx_ref}` } });
+      if (req.headers.authorization !== `Bearer ${this.v3SecretKey}`)
+        return send(401, { status: 'error', message: 'Invalid authorization key', data: null });
+      return send(200, {
+        status: 'success',
+        message: 'Hosted Link',
+        data: { link: `https://checkout.flutterwave.test/pay/${body.tx_ref}` },
+      });
     }
     if (!/^Bearer tok_\d+$/.test(String(req.headers.authorization))) return fail(401, 'Invalid token');
     const v4 = url.pathname.replace(/^\/v4/, '');
@@ -160,19 +260,41 @@ export class FakeFlutterwave extends LocalHttpServer {
       } catch {
         return fail(400, 'Card details could not be decrypted', 'encrypted_card_number');
       }
-      if (!/^\d{13,19}$/.test(number) || number === '1234567812345678') return fail(400, 'Invalid card number', 'card_number');
-      const scenario = number === '5531886652142950' ? 'pinThenOtp' : number === '4187427415564246' ? 'threeDs' : 'noAuth';
+      if (!/^\d{13,19}$/.test(number) || number === '1234567812345678')
+        return fail(400, 'Invalid card number', 'card_number');
+      const scenario =
+        number === '5531886652142950' ? 'pinThenOtp' : number === '4187427415564246' ? 'threeDs' : 'noAuth';
       this.methods.set(id, { number, scenario });
-      return ok({ id, type: 'card', card: { last4: number.slice(-4), network: number.startsWith('4') ? 'VISA' : 'MASTERCARD', expiry_month: this.decrypt(card.encrypted_expiry_month, card.nonce), expiry_year: this.decrypt(card.encrypted_expiry_year, card.nonce) } }, 201);
+      return ok(
+        {
+          id,
+          type: 'card',
+          card: {
+            last4: number.slice(-4),
+            network: number.startsWith('4') ? 'VISA' : 'MASTERCARD',
+            expiry_month: this.decrypt(card.encrypted_expiry_month, card.nonce),
+            expiry_year: this.decrypt(card.encrypted_expiry_year, card.nonce),
+          },
+        },
+        201,
+      );
     }
     if (req.method === 'POST' && v4 === '/charges') {
       const method = this.methods.get(body.payment_method_id);
       if (!method) return fail(400, 'Payment method not found', 'payment_method_id');
       const id = `chg_${randomBytes(6).toString('hex')}`;
-      const charge: Record<string, any> = { id, reference: body.reference, amount: body.amount, currency: body.currency, status: 'pending' };
+      const charge: Record<string, any> = {
+        id,
+        reference: body.reference,
+        amount: body.amount,
+        currency: body.currency,
+        status: 'pending',
+      };
       if (method.scenario === 'pinThenOtp') charge['next_action'] = { type: 'requires_pin', requires_pin: {} };
-      else if (method.scenario === 'threeDs') charge['next_action'] = { type: 'redirect_url', redirect_url: { url: `https://3ds.flutterwave.test/${id}` } };
-      else if (method.scenario === 'ussd') charge['next_action'] = { type: 'payment_instruction', payment_instruction: { note: 'Dial *889*767*1234#' } };
+      else if (method.scenario === 'threeDs')
+        charge['next_action'] = { type: 'redirect_url', redirect_url: { url: `https://3ds.flutterwave.test/${id}` } };
+      else if (method.scenario === 'ussd')
+        charge['next_action'] = { type: 'payment_instruction', payment_instruction: { note: 'Dial *889*767*1234#' } };
       else charge['status'] = 'succeeded';
       this.charges.set(id, charge);
       return ok(charge, 201);
@@ -197,7 +319,19 @@ export class FakeFlutterwave extends LocalHttpServer {
       return ok(charge);
     }
     if (req.method === 'POST' && v4 === '/virtual-accounts') {
-      return ok({ id: `va_${randomBytes(6).toString('hex')}`, account_number: `77${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`, account_bank_name: 'Wema Bank', account_type: body.account_type, reference: body.reference, account_expiration_datetime: body.account_type === 'dynamic' ? new Date(Date.now() + 1_800_000).toISOString() : null, note: `Pay into Wema Bank for ${body.reference}` }, 201);
+      return ok(
+        {
+          id: `va_${randomBytes(6).toString('hex')}`,
+          account_number: `77${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`,
+          account_bank_name: 'Wema Bank',
+          account_type: body.account_type,
+          reference: body.reference,
+          account_expiration_datetime:
+            body.account_type === 'dynamic' ? new Date(Date.now() + 1_800_000).toISOString() : null,
+          note: `Pay into Wema Bank for ${body.reference}`,
+        },
+        201,
+      );
     }
     if (req.method === 'GET' && v4 === '/banks') {
       return ok([
@@ -207,12 +341,23 @@ export class FakeFlutterwave extends LocalHttpServer {
     }
     if (req.method === 'POST' && v4 === '/banks/account-resolve') {
       // Flutterwave has answered HTTP 200 with an error body: the gateway must read the body.
-      if (body.account.number === '2000000000') return send(200, { status: 'failed', error: { message: 'Account could not be resolved', validation_errors: [{ field_name: 'account_number', message: 'Account could not be resolved' }] } });
+      if (body.account.number === '2000000000')
+        return send(200, {
+          status: 'failed',
+          error: {
+            message: 'Account could not be resolved',
+            validation_errors: [{ field_name: 'account_number', message: 'Account could not be resolved' }],
+          },
+        });
       return ok({ account_number: body.account.number, account_name: 'Alexis Sanchez', bank_code: body.account.code });
     }
     if (req.method === 'POST' && v4 === '/direct-transfers') {
       const number = body.payment_instruction.recipient.bank.account_number;
-      const transfer = { id: `trf_${randomBytes(6).toString('hex')}`, reference: body.reference, status: number === '0000000000' ? 'FAILED' : 'SUCCEEDED' };
+      const transfer = {
+        id: `trf_${randomBytes(6).toString('hex')}`,
+        reference: body.reference,
+        status: number === '0000000000' ? 'FAILED' : 'SUCCEEDED',
+      };
       this.transfers.set(body.reference, transfer);
       if (number === '9999999999') return send(503, { status: 'failed', error: { message: 'Upstream timeout' } });
       return ok(transfer, 201);

@@ -1,7 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { address } from '@solana/kit';
-import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import {
+  createAssociatedTokenAccountIdempotentInstruction,
+  createTransferCheckedInstruction,
+  getAssociatedTokenAddressSync,
+} from '@solana/spl-token';
+import {
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  SystemProgram,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js';
 import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
 import { outGivenIn } from '../../src/domain/solana/pool-math.js';
 import { SOL_MINT, type TokenInfo } from '../../src/domain/solana/sandbox-world.js';
@@ -33,8 +44,11 @@ export class FakeJupiter extends LocalHttpServer {
 
   reserves(): [bigint, bigint] {
     const svm = this.rpc.svm;
-    const sol = (svm.getBalance(address(this.pool.publicKey.toBase58())) ?? 0n) - svm.minimumBalanceForRentExemption(0n);
-    const account = svm.getAccount(address(getAssociatedTokenAddressSync(new PublicKey(this.token.address), this.pool.publicKey).toBase58()));
+    const sol =
+      (svm.getBalance(address(this.pool.publicKey.toBase58())) ?? 0n) - svm.minimumBalanceForRentExemption(0n);
+    const account = svm.getAccount(
+      address(getAssociatedTokenAddressSync(new PublicKey(this.token.address), this.pool.publicKey).toBase58()),
+    );
     return [sol, account.exists ? parseTokenAccount(account.data).amount : 0n];
   }
 
@@ -56,7 +70,11 @@ export class FakeJupiter extends LocalHttpServer {
     if (this.rateLimitNext > 0) {
       this.rateLimitNext--;
       const reset = this.rateLimitResetSeconds ?? Math.ceil(Date.now() / 1000) + 1;
-      return send(429, { message: 'Too Many Requests' }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) });
+      return send(
+        429,
+        { message: 'Too Many Requests' },
+        { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) },
+      );
     }
     if (url.pathname === '/price/v3') {
       const ids = (url.searchParams.get('ids') ?? '').split(',');
@@ -65,8 +83,24 @@ export class FakeJupiter extends LocalHttpServer {
       const tokenUsd = (Number(sol) / 1e9 / (Number(tokens) / 10 ** this.token.decimals)) * solUsd;
       const prices: Record<string, object> = {};
       for (const id of ids) {
-        if (id === SOL_MINT) prices[id] = { usdPrice: solUsd, decimals: 9, liquidity: 1e6, priceChange24h: 0.1, blockId: 1, createdAt: new Date().toISOString() };
-        if (id === this.token.address) prices[id] = { usdPrice: tokenUsd, decimals: this.token.decimals, liquidity: 1e6, priceChange24h: 0, blockId: 1, createdAt: new Date().toISOString() };
+        if (id === SOL_MINT)
+          prices[id] = {
+            usdPrice: solUsd,
+            decimals: 9,
+            liquidity: 1e6,
+            priceChange24h: 0.1,
+            blockId: 1,
+            createdAt: new Date().toISOString(),
+          };
+        if (id === this.token.address)
+          prices[id] = {
+            usdPrice: tokenUsd,
+            decimals: this.token.decimals,
+            liquidity: 1e6,
+            priceChange24h: 0,
+            blockId: 1,
+            createdAt: new Date().toISOString(),
+          };
       }
       return send(200, prices);
     }
@@ -80,11 +114,21 @@ export class FakeJupiter extends LocalHttpServer {
     const outputMint = params.get('outputMint');
     const amount = params.get('amount');
     const slippageBps = Number(params.get('slippageBps') ?? 50);
-    if (!inputMint || !outputMint || !amount || !/^\d+$/.test(amount)) return send(400, { error: 'Invalid request', errorCode: 'INVALID_REQUEST' });
-    if (inputMint === outputMint) return send(400, { error: 'inputMint cannot be the same as outputMint', errorCode: 'CIRCULAR_ARBITRAGE_IS_DISABLED' });
+    if (!inputMint || !outputMint || !amount || !/^\d+$/.test(amount))
+      return send(400, { error: 'Invalid request', errorCode: 'INVALID_REQUEST' });
+    if (inputMint === outputMint)
+      return send(400, {
+        error: 'inputMint cannot be the same as outputMint',
+        errorCode: 'CIRCULAR_ARBITRAGE_IS_DISABLED',
+      });
     const pair = new Set([inputMint, outputMint]);
-    if (!pair.has(SOL_MINT) || !pair.has(this.token.address)) return send(400, { error: 'The token is not tradable', errorCode: 'TOKEN_NOT_TRADABLE' });
-    if ((params.get('swapMode') ?? 'ExactIn') !== 'ExactIn') return send(400, { error: 'ExactOut not supported on this route', errorCode: 'ROUTE_PLAN_DOES_NOT_CONSUME_ALL_THE_AMOUNT' });
+    if (!pair.has(SOL_MINT) || !pair.has(this.token.address))
+      return send(400, { error: 'The token is not tradable', errorCode: 'TOKEN_NOT_TRADABLE' });
+    if ((params.get('swapMode') ?? 'ExactIn') !== 'ExactIn')
+      return send(400, {
+        error: 'ExactOut not supported on this route',
+        errorCode: 'ROUTE_PLAN_DOES_NOT_CONSUME_ALL_THE_AMOUNT',
+      });
     const [sol, tokens] = this.reserves();
     const [rIn, rOut] = inputMint === SOL_MINT ? [sol, tokens] : [tokens, sol];
     const hop = outGivenIn(rIn, rOut, BigInt(amount));
@@ -99,13 +143,31 @@ export class FakeJupiter extends LocalHttpServer {
       slippageBps,
       platformFee: { amount: '0', feeBps: 0 },
       priceImpactPct: String(Number(hop.amountIn - hop.fee) / Number(rIn + hop.amountIn - hop.fee)),
-      routePlan: [{ swapInfo: { ammKey: this.pool.publicKey.toBase58(), label: 'Fake AMM', inputMint, outputMint, inAmount: amount, outAmount: hop.amountOut.toString(), feeAmount: hop.fee.toString(), feeMint: inputMint }, percent: 100, bps: 10_000 }],
+      routePlan: [
+        {
+          swapInfo: {
+            ammKey: this.pool.publicKey.toBase58(),
+            label: 'Fake AMM',
+            inputMint,
+            outputMint,
+            inAmount: amount,
+            outAmount: hop.amountOut.toString(),
+            feeAmount: hop.fee.toString(),
+            feeMint: inputMint,
+          },
+          percent: 100,
+          bps: 10_000,
+        },
+      ],
       contextSlot: 324307186,
       timeTaken: 0.002,
     });
   }
 
-  private swap(body: { quoteResponse: Record<string, string>; userPublicKey: string }, send: (status: number, payload: unknown) => void) {
+  private swap(
+    body: { quoteResponse: Record<string, string>; userPublicKey: string },
+    send: (status: number, payload: unknown) => void,
+  ) {
     const quote = body?.quoteResponse;
     if (!quote || !body.userPublicKey) return send(400, { error: 'quoteResponse and userPublicKey are required' });
     const user = new PublicKey(body.userPublicKey);
@@ -119,15 +181,30 @@ export class FakeJupiter extends LocalHttpServer {
         ? [
             SystemProgram.transfer({ fromPubkey: user, toPubkey: this.pool.publicKey, lamports: inAmount }),
             createAssociatedTokenAccountIdempotentInstruction(user, userAta, user, mint),
-            createTransferCheckedInstruction(poolAta, mint, userAta, this.pool.publicKey, outAmount, this.token.decimals),
+            createTransferCheckedInstruction(
+              poolAta,
+              mint,
+              userAta,
+              this.pool.publicKey,
+              outAmount,
+              this.token.decimals,
+            ),
           ]
         : [
             createTransferCheckedInstruction(userAta, mint, poolAta, user, inAmount, this.token.decimals),
             SystemProgram.transfer({ fromPubkey: this.pool.publicKey, toPubkey: user, lamports: outAmount }),
           ];
-    const message = new TransactionMessage({ payerKey: user, recentBlockhash: this.rpc.svm.latestBlockhash(), instructions }).compileToV0Message();
+    const message = new TransactionMessage({
+      payerKey: user,
+      recentBlockhash: this.rpc.svm.latestBlockhash(),
+      instructions,
+    }).compileToV0Message();
     const transaction = new VersionedTransaction(message);
     transaction.sign([this.pool]);
-    send(200, { swapTransaction: Buffer.from(transaction.serialize()).toString('base64'), lastValidBlockHeight: 1_150, prioritizationFeeLamports: 0 });
+    send(200, {
+      swapTransaction: Buffer.from(transaction.serialize()).toString('base64'),
+      lastValidBlockHeight: 1_150,
+      prioritizationFeeLamports: 0,
+    });
   }
 }

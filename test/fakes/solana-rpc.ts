@@ -28,7 +28,12 @@ export class FakeSolanaRpc extends LocalHttpServer {
   dropSends = 0;
   readonly sent: string[] = [];
   /** Executed transactions, oldest first, with balances before and after (for getTransaction). */
-  private readonly history: Array<{ signature: string; slot: number; keys: Array<{ pubkey: string; signer: boolean; writable: boolean }>; meta: Record<string, unknown> }> = [];
+  private readonly history: Array<{
+    signature: string;
+    slot: number;
+    keys: Array<{ pubkey: string; signer: boolean; writable: boolean }>;
+    meta: Record<string, unknown>;
+  }> = [];
   private height = 1_000n;
   private readonly authority = Keypair.generate();
 
@@ -40,12 +45,26 @@ export class FakeSolanaRpc extends LocalHttpServer {
   /** A new mint on this chain, its tokens given by the faucet's authority. */
   createToken(symbol: string, decimals: number): TokenInfo & { fund(owner: PublicKey, raw: bigint): void } {
     const mint = Keypair.generate();
-    execute(this.svm, [
-      SystemProgram.createAccount({ fromPubkey: this.authority.publicKey, newAccountPubkey: mint.publicKey, lamports: Number(this.svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE))), space: MINT_SIZE, programId: TOKEN_PROGRAM_ID }),
-      createInitializeMint2Instruction(mint.publicKey, decimals, this.authority.publicKey, null),
-    ], [this.authority, mint]);
+    execute(
+      this.svm,
+      [
+        SystemProgram.createAccount({
+          fromPubkey: this.authority.publicKey,
+          newAccountPubkey: mint.publicKey,
+          lamports: Number(this.svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE))),
+          space: MINT_SIZE,
+          programId: TOKEN_PROGRAM_ID,
+        }),
+        createInitializeMint2Instruction(mint.publicKey, decimals, this.authority.publicKey, null),
+      ],
+      [this.authority, mint],
+    );
     const info: TokenInfo = { address: mint.publicKey.toBase58(), symbol, name: symbol, decimals };
-    return { ...info, fund: (owner, raw) => void execute(this.svm, fundTokenInstructionsBy(this.authority, owner, info, raw), [this.authority]) };
+    return {
+      ...info,
+      fund: (owner, raw) =>
+        void execute(this.svm, fundTokenInstructionsBy(this.authority, owner, info, raw), [this.authority]),
+    };
   }
 
   airdrop(to: PublicKey, raw: bigint): void {
@@ -62,7 +81,13 @@ export class FakeSolanaRpc extends LocalHttpServer {
       await this.answer(req, res);
     } catch (error) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `Internal error: ${(error as Error).message}` } }));
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32603, message: `Internal error: ${(error as Error).message}` },
+        }),
+      );
     }
   }
 
@@ -97,14 +122,37 @@ export class FakeSolanaRpc extends LocalHttpServer {
         const found = [];
         for (const entry of [...this.history].reverse()) {
           if (entry.signature === until) break;
-          if (entry.keys.some((k) => k.pubkey === p[0])) found.push({ signature: entry.signature, slot: entry.slot, err: null, memo: null, blockTime: null, confirmationStatus: 'confirmed' });
+          if (entry.keys.some((k) => k.pubkey === p[0]))
+            found.push({
+              signature: entry.signature,
+              slot: entry.slot,
+              err: null,
+              memo: null,
+              blockTime: null,
+              confirmationStatus: 'confirmed',
+            });
         }
         return reply({ result: found.slice(0, limit) });
       }
       case 'getTransaction': {
         const entry = this.history.find((h) => h.signature === p[0]);
         if (!entry) return reply({ result: null });
-        return reply({ result: { slot: entry.slot, blockTime: null, version: 'legacy', meta: entry.meta, transaction: { signatures: [entry.signature], message: { accountKeys: entry.keys.map((k) => ({ ...k, source: 'transaction' })), instructions: [], recentBlockhash: this.svm.latestBlockhash() } } } });
+        return reply({
+          result: {
+            slot: entry.slot,
+            blockTime: null,
+            version: 'legacy',
+            meta: entry.meta,
+            transaction: {
+              signatures: [entry.signature],
+              message: {
+                accountKeys: entry.keys.map((k) => ({ ...k, source: 'transaction' })),
+                instructions: [],
+                recentBlockhash: this.svm.latestBlockhash(),
+              },
+            },
+          },
+        });
       }
       case 'getSignatureStatuses':
         return withContext((p[0] as string[]).map((signature) => this.status(signature)));
@@ -112,12 +160,28 @@ export class FakeSolanaRpc extends LocalHttpServer {
         // As a node does with sigVerify false: signatures are not checked, so blank ones are filled in on a copy.
         const wire = Buffer.from(p[0], 'base64');
         const count = wire[0]!;
-        for (let i = 0; i < count; i++) if (wire.subarray(1 + 64 * i, 65 + 64 * i).every((b) => b === 0)) wire.fill(1, 1 + 64 * i, 65 + 64 * i);
-        const result = LiteSVM.fromBytes(this.svm.toBytes()).withSigverify(false).simulateTransaction(decoder.decode(wire) as never);
+        for (let i = 0; i < count; i++)
+          if (wire.subarray(1 + 64 * i, 65 + 64 * i).every((b) => b === 0)) wire.fill(1, 1 + 64 * i, 65 + 64 * i);
+        const result = LiteSVM.fromBytes(this.svm.toBytes())
+          .withSigverify(false)
+          .simulateTransaction(decoder.decode(wire) as never);
         const addresses: string[] = p[1]?.accounts?.addresses ?? [];
-        if ('err' in result) return withContext({ err: String(result.err()), logs: result.meta().logs(), accounts: null, unitsConsumed: 0, returnData: null });
+        if ('err' in result)
+          return withContext({
+            err: String(result.err()),
+            logs: result.meta().logs(),
+            accounts: null,
+            unitsConsumed: 0,
+            returnData: null,
+          });
         const post = new Map(result.postAccounts().map((a) => [String(a.address), a]));
-        return withContext({ err: null, logs: result.meta().logs(), accounts: addresses.map((a) => (post.has(a) ? encode(post.get(a)!) : this.account(a))), unitsConsumed: 0, returnData: null });
+        return withContext({
+          err: null,
+          logs: result.meta().logs(),
+          accounts: addresses.map((a) => (post.has(a) ? encode(post.get(a)!) : this.account(a))),
+          unitsConsumed: 0,
+          returnData: null,
+        });
       }
       default:
         return reply({ error: { code: -32601, message: `Method not found: ${call.method}` } });
@@ -133,17 +197,45 @@ export class FakeSolanaRpc extends LocalHttpServer {
       return reply({ result: signature });
     }
     const parsed = VersionedTransaction.deserialize(wire);
-    const keys = parsed.message.staticAccountKeys.map((k, i) => ({ pubkey: k.toBase58(), signer: i < parsed.message.header.numRequiredSignatures, writable: parsed.message.isAccountWritable(i) }));
+    const keys = parsed.message.staticAccountKeys.map((k, i) => ({
+      pubkey: k.toBase58(),
+      signer: i < parsed.message.header.numRequiredSignatures,
+      writable: parsed.message.isAccountWritable(i),
+    }));
     const before = this.balances(keys.map((k) => k.pubkey));
     const result = this.svm.sendTransaction(decoder.decode(wire) as never);
     if (!('err' in result)) {
       const after = this.balances(keys.map((k) => k.pubkey));
-      this.history.push({ signature, slot: Number(this.height), keys, meta: { err: null, fee: 5000, preBalances: before.lamports, postBalances: after.lamports, preTokenBalances: before.tokens, postTokenBalances: after.tokens, innerInstructions: [], logMessages: [] } });
+      this.history.push({
+        signature,
+        slot: Number(this.height),
+        keys,
+        meta: {
+          err: null,
+          fee: 5000,
+          preBalances: before.lamports,
+          postBalances: after.lamports,
+          preTokenBalances: before.tokens,
+          postTokenBalances: after.tokens,
+          innerInstructions: [],
+          logMessages: [],
+        },
+      });
     }
     if ('err' in result) {
       const text = result.toString();
-      const message = /AlreadyProcessed/.test(text) ? 'Transaction simulation failed: This transaction has already been processed' : /BlockhashNotFound/.test(text) ? 'Transaction simulation failed: Blockhash not found' : `Transaction simulation failed: ${text.slice(0, 200)}`;
-      return reply({ error: { code: -32002, message, data: { err: 'failed', logs: result.meta().logs(), accounts: null, unitsConsumed: 0, returnData: null } } });
+      const message = /AlreadyProcessed/.test(text)
+        ? 'Transaction simulation failed: This transaction has already been processed'
+        : /BlockhashNotFound/.test(text)
+          ? 'Transaction simulation failed: Blockhash not found'
+          : `Transaction simulation failed: ${text.slice(0, 200)}`;
+      return reply({
+        error: {
+          code: -32002,
+          message,
+          data: { err: 'failed', logs: result.meta().logs(), accounts: null, unitsConsumed: 0, returnData: null },
+        },
+      });
     }
     return reply({ result: signature });
   }
@@ -152,11 +244,24 @@ export class FakeSolanaRpc extends LocalHttpServer {
     const lamports = keys.map((k) => Number(this.svm.getBalance(address(k)) ?? 0n));
     const tokens = keys.flatMap((k, accountIndex) => {
       const account = this.svm.getAccount(address(k));
-      if (!account.exists || account.data.length !== 165 || String(account.programAddress) !== TOKEN_PROGRAM_ID.toBase58()) return [];
+      if (
+        !account.exists ||
+        account.data.length !== 165 ||
+        String(account.programAddress) !== TOKEN_PROGRAM_ID.toBase58()
+      )
+        return [];
       const token = parseTokenAccount(account.data);
       const decimals = (this.svm.getAccount(address(token.mint)) as { data: ArrayLike<number> }).data[44]!;
       const ui = Number(token.amount) / 10 ** decimals;
-      return [{ accountIndex, mint: token.mint, owner: token.owner, programId: TOKEN_PROGRAM_ID.toBase58(), uiTokenAmount: { amount: token.amount.toString(), decimals, uiAmount: ui, uiAmountString: String(ui) } }];
+      return [
+        {
+          accountIndex,
+          mint: token.mint,
+          owner: token.owner,
+          programId: TOKEN_PROGRAM_ID.toBase58(),
+          uiTokenAmount: { amount: token.amount.toString(), decimals, uiAmount: ui, uiAmountString: String(ui) },
+        },
+      ];
     });
     return { lamports, tokens };
   }
@@ -164,7 +269,13 @@ export class FakeSolanaRpc extends LocalHttpServer {
   private status(signature: string) {
     const found = this.svm.getTransaction(signature as never);
     if (!found) return null;
-    return { slot: Number(this.height), confirmations: null, err: 'err' in found ? { InstructionError: [0, 'Custom'] } : null, status: 'err' in found ? { Err: {} } : { Ok: null }, confirmationStatus: 'confirmed' };
+    return {
+      slot: Number(this.height),
+      confirmations: null,
+      err: 'err' in found ? { InstructionError: [0, 'Custom'] } : null,
+      status: 'err' in found ? { Err: {} } : { Ok: null },
+      confirmationStatus: 'confirmed',
+    };
   }
 
   private account(key: string) {
@@ -178,11 +289,31 @@ export class FakeSolanaRpc extends LocalHttpServer {
       .filter((a) => a.data.length === 165 && parseTokenAccount(a.data).owner === owner)
       .map((a) => {
         const token = parseTokenAccount(a.data);
-        const decimals = this.svm.getAccount(address(token.mint)).exists ? (this.svm.getAccount(address(token.mint)) as { data: ArrayLike<number> }).data[44]! : 0;
+        const decimals = this.svm.getAccount(address(token.mint)).exists
+          ? (this.svm.getAccount(address(token.mint)) as { data: ArrayLike<number> }).data[44]!
+          : 0;
         return {
           pubkey: String(a.address),
           account: {
-            data: { program: 'spl-token', parsed: { type: 'account', info: { mint: token.mint, owner: token.owner, state: 'initialized', isNative: false, tokenAmount: { amount: token.amount.toString(), decimals, uiAmount: Number(token.amount) / 10 ** decimals, uiAmountString: String(Number(token.amount) / 10 ** decimals) } } }, space: 165 },
+            data: {
+              program: 'spl-token',
+              parsed: {
+                type: 'account',
+                info: {
+                  mint: token.mint,
+                  owner: token.owner,
+                  state: 'initialized',
+                  isNative: false,
+                  tokenAmount: {
+                    amount: token.amount.toString(),
+                    decimals,
+                    uiAmount: Number(token.amount) / 10 ** decimals,
+                    uiAmountString: String(Number(token.amount) / 10 ** decimals),
+                  },
+                },
+              },
+              space: 165,
+            },
             executable: false,
             lamports: Number(a.lamports),
             owner: TOKEN_PROGRAM_ID.toBase58(),
@@ -194,12 +325,27 @@ export class FakeSolanaRpc extends LocalHttpServer {
   }
 }
 
-function encode(account: { lamports: bigint | number; programAddress: unknown; data: ArrayLike<number>; executable: boolean }) {
-  return { data: [Buffer.from(Uint8Array.from(account.data)).toString('base64'), 'base64'], executable: account.executable, lamports: Number(account.lamports), owner: String(account.programAddress), rentEpoch: 0, space: account.data.length };
+function encode(account: {
+  lamports: bigint | number;
+  programAddress: unknown;
+  data: ArrayLike<number>;
+  executable: boolean;
+}) {
+  return {
+    data: [Buffer.from(Uint8Array.from(account.data)).toString('base64'), 'base64'],
+    executable: account.executable,
+    lamports: Number(account.lamports),
+    owner: String(account.programAddress),
+    rentEpoch: 0,
+    space: account.data.length,
+  };
 }
 
 function fundTokenInstructionsBy(authority: Keypair, owner: PublicKey, token: TokenInfo, raw: bigint) {
   const mint = new PublicKey(token.address);
   const ata = getAssociatedTokenAddressSync(mint, owner, true);
-  return [createAssociatedTokenAccountIdempotentInstruction(authority.publicKey, ata, owner, mint), createMintToInstruction(mint, ata, authority.publicKey, raw)];
+  return [
+    createAssociatedTokenAccountIdempotentInstruction(authority.publicKey, ata, owner, mint),
+    createMintToInstruction(mint, ata, authority.publicKey, raw),
+  ];
 }

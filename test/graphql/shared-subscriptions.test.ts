@@ -10,7 +10,7 @@ import { limitPolicyFrom } from '../../src/services.js';
 import { loadConfig } from '../../src/config.js';
 
 describe('shared subscription execution', () => {
-  it('runs an event\'s selection once for every subscriber asking the same thing', async () => {
+  it("runs an event's selection once for every subscriber asking the same thing", async () => {
     const schema = buildSchema();
     const seqField = (schema.getType('Event') as GraphQLObjectType).getFields().seq!;
     const resolveSeq = seqField.resolve!;
@@ -19,22 +19,42 @@ describe('shared subscription execution', () => {
       executions++;
       return resolveSeq(...args);
     };
-    const events: StoredEvent[] = [1, 2, 3].map((n) => ({ id: `e${n}`, type: 'deposit.completed', created: 0, data: { n }, userId: 'u1', environment: 'sandbox', seq: n }));
+    const events: StoredEvent[] = [1, 2, 3].map((n) => ({
+      id: `e${n}`,
+      type: 'deposit.completed',
+      created: 0,
+      data: { n },
+      userId: 'u1',
+      environment: 'sandbox',
+      seq: n,
+    }));
     const contextFor = (userId: string) =>
       ({
-        principal: { kind: 'api_key', credentialId: `k-${Math.random()}`, userId, environment: 'sandbox', abilities: abilitiesOf('READ_ONLY') },
+        principal: {
+          kind: 'api_key',
+          credentialId: `k-${Math.random()}`,
+          userId,
+          environment: 'sandbox',
+          abilities: abilitiesOf('READ_ONLY'),
+        },
         credentialRejected: false,
         clientIp: '127.0.0.1',
         services: {
           rateLimiter: new RateLimiter(undefined),
           limitPolicy: limitPolicyFrom(loadConfig({})),
-          eventFeed: { subscribe: async function* () { yield* events.map((e) => ({ ...e, userId })); } },
+          eventFeed: {
+            subscribe: async function* () {
+              yield* events.map((e) => ({ ...e, userId }));
+            },
+          },
         },
       }) as unknown as GraphQLContext;
     const subscribe = createSharedSubscribe();
     const document = parse('subscription { events { id seq data } }');
     const collect = async (context: GraphQLContext) => {
-      const stream = (await subscribe({ schema, document, contextValue: context })) as AsyncIterable<{ data?: { events: { seq: number } } }>;
+      const stream = (await subscribe({ schema, document, contextValue: context })) as AsyncIterable<{
+        data?: { events: { seq: number } };
+      }>;
       const seen: number[] = [];
       for await (const result of stream) seen.push(result.data!.events.seq);
       return seen;

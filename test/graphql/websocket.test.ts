@@ -14,17 +14,30 @@ describe('graphql-ws on /graphql', () => {
     const client = createClient({
       url,
       connectionParams,
-      webSocketImpl: headers ? class extends WebSocket { constructor(address: string, protocols?: string | string[]) { super(address, protocols, { headers }); } } : WebSocket,
+      webSocketImpl: headers
+        ? class extends WebSocket {
+            constructor(address: string, protocols?: string | string[]) {
+              super(address, protocols, { headers });
+            }
+          }
+        : WebSocket,
       retryAttempts: 0,
     });
     return new Promise<{ data?: any; errors?: any[] }>((resolve, reject) => {
       let result: { data?: any; errors?: any[] } = {};
-      client.subscribe({ query }, { next: (value) => (result = value as typeof result), error: reject, complete: () => resolve(result) });
+      client.subscribe(
+        { query },
+        { next: (value) => (result = value as typeof result), error: reject, complete: () => resolve(result) },
+      );
     }).finally(() => client.dispose());
   };
 
   it('authenticates with connectionParams in any of the accepted spellings', async () => {
-    for (const params of [{ 'X-API-KEY': tenant.keys.READ_ONLY }, { apiKey: tenant.keys.READ_ONLY }, { authorization: `Bearer ${tenant.keys.READ_ONLY}` }]) {
+    for (const params of [
+      { 'X-API-KEY': tenant.keys.READ_ONLY },
+      { apiKey: tenant.keys.READ_ONLY },
+      { authorization: `Bearer ${tenant.keys.READ_ONLY}` },
+    ]) {
       const result = await run(params, '{ me { id } }');
       expect(result.data?.me.id).toBe(tenant.user.id);
     }
@@ -38,7 +51,9 @@ describe('graphql-ws on /graphql', () => {
   it('applies the same access rules as HTTP', async () => {
     const anonymous = await run({}, '{ me { id } }').catch((errors) => ({ errors }));
     expect(JSON.stringify(anonymous.errors)).toMatch(/UNAUTHENTICATED|Authentication required/);
-    const forbidden = await run({ apiKey: tenant.keys.READ_ONLY }, '{ apiKeys { id } }').catch((errors) => ({ errors }));
+    const forbidden = await run({ apiKey: tenant.keys.READ_ONLY }, '{ apiKeys { id } }').catch((errors) => ({
+      errors,
+    }));
     expect(JSON.stringify(forbidden.errors)).toMatch(/needs Account Management or Full Access/);
   });
 });

@@ -40,9 +40,15 @@ describe('SharedNextFrames', () => {
       return stringify(...args);
     }) as typeof stringify;
     try {
-      const sent = ['1', '2', '3'].map((id) => frames.frameOf(stringify({ id, type: 'next', payload: frames.onNext(undefined, id, undefined, undefined, result) })));
+      const sent = ['1', '2', '3'].map((id) =>
+        frames.frameOf(
+          stringify({ id, type: 'next', payload: frames.onNext(undefined, id, undefined, undefined, result) }),
+        ),
+      );
       expect(serialisations).toBe(1);
-      expect(sent.map((frame) => JSON.parse(frame))).toEqual(['1', '2', '3'].map((id) => ({ id, type: 'next', payload: result })));
+      expect(sent.map((frame) => JSON.parse(frame))).toEqual(
+        ['1', '2', '3'].map((id) => ({ id, type: 'next', payload: result })),
+      );
     } finally {
       JSON.stringify = stringify;
     }
@@ -50,7 +56,11 @@ describe('SharedNextFrames', () => {
 
   it('leaves frames without a placeholder, or with an unknown one, as they are', () => {
     const frames = new SharedNextFrames();
-    for (const frame of ['{"type":"connection_ack"}', '{"id":"1","type":"complete"}', '{"id":"1","type":"next","payload":{"__sharedFrame":"zz"}}']) {
+    for (const frame of [
+      '{"type":"connection_ack"}',
+      '{"id":"1","type":"complete"}',
+      '{"id":"1","type":"next","payload":{"__sharedFrame":"zz"}}',
+    ]) {
       expect(frames.frameOf(frame)).toBe(frame);
     }
   });
@@ -114,7 +124,9 @@ describe('graphql-ws transport', () => {
     await once(socket, 'message');
     let received = 0;
     socket.on('message', () => received++);
-    socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { ticks(size: 65536) }' } }));
+    socket.send(
+      JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { ticks(size: 65536) }' } }),
+    );
     await new Promise((r) => setTimeout(r, 100));
     // The reader stops reading: the server must stop producing once its queue is full.
     (socket as unknown as { _socket: import('node:net').Socket })._socket.pause();

@@ -15,9 +15,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(options: { config?: Partial<Config>; clock?: Clock; isolated?: boolean } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { config?: Partial<Config>; clock?: Clock; isolated?: boolean } = {},
+): Promise<TestApp> {
   const database = options.isolated ? await isolatedTestDatabase() : await testDatabase();
-  const config = loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED_DEMO: false, WORKERS: false, ...options.config });
+  const config = loadConfig(
+    {},
+    { NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED_DEMO: false, WORKERS: false, ...options.config },
+  );
   const services = createServices(config, database.db, options.clock ?? systemClock, () => undefined);
   const app = await buildApp({ services });
   await app.ready();
@@ -41,7 +46,9 @@ export interface StartedTestApp {
 }
 
 /** A test app with one seeded tenant, optionally listening on a free local port. */
-export async function startTestApp(options: { config?: Partial<Config>; clock?: Clock; listen?: boolean; isolated?: boolean } = {}): Promise<StartedTestApp> {
+export async function startTestApp(
+  options: { config?: Partial<Config>; clock?: Clock; listen?: boolean; isolated?: boolean } = {},
+): Promise<StartedTestApp> {
   const t = await createTestApp(options);
   const tenant = await seedTenant(t.services);
   let baseUrl = '';
@@ -55,7 +62,13 @@ export async function startTestApp(options: { config?: Partial<Config>; clock?: 
 /** Services over this worker's test database, for tests that seed or record without an app. */
 export async function createTestServices(): Promise<Services> {
   const { db } = await testDatabase();
-  return createServices(loadConfig({}, { NODE_ENV: 'test' }), db, systemClock, () => undefined, new RateLimiter(undefined));
+  return createServices(
+    loadConfig({}, { NODE_ENV: 'test' }),
+    db,
+    systemClock,
+    () => undefined,
+    new RateLimiter(undefined),
+  );
 }
 
 export interface Tenant {
@@ -68,9 +81,15 @@ export interface Tenant {
 
 /** A fresh user with a key of every level, so tests never share rows. */
 export async function seedTenant(services: Services): Promise<Tenant> {
-  const user = await services.users.createUser({ email: `t-${randomUUID()}@example.test`, firstName: 'Ada', lastName: 'Obi', phone: '+2348030000000' });
+  const user = await services.users.createUser({
+    email: `t-${randomUUID()}@example.test`,
+    firstName: 'Ada',
+    lastName: 'Obi',
+    phone: '+2348030000000',
+  });
   const make = async (permission: PermissionLevel, environment: Environment = 'sandbox') =>
-    (await services.apiKeys.create({ userId: user.id, name: `${permission} ${environment}`, environment, permission })).key;
+    (await services.apiKeys.create({ userId: user.id, name: `${permission} ${environment}`, environment, permission }))
+      .key;
   const keys = {
     READ_ONLY: await make('READ_ONLY'),
     TRANSACTIONS: await make('TRANSACTIONS'),
@@ -81,12 +100,23 @@ export async function seedTenant(services: Services): Promise<Tenant> {
 }
 
 /** POST /graphql with a key. */
-export async function graphql(app: FastifyInstance, key: string | undefined, query: string, variables?: Record<string, unknown>) {
+export async function graphql(
+  app: FastifyInstance,
+  key: string | undefined,
+  query: string,
+  variables?: Record<string, unknown>,
+) {
   const response = await app.inject({
     method: 'POST',
     url: '/graphql',
     headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
     payload: { query, variables },
   });
-  return { status: response.statusCode, body: response.json() as { data?: Record<string, any>; errors?: Array<{ message: string; extensions: Record<string, any> }> } };
+  return {
+    status: response.statusCode,
+    body: response.json() as {
+      data?: Record<string, any>;
+      errors?: Array<{ message: string; extensions: Record<string, any> }>;
+    },
+  };
 }

@@ -13,7 +13,9 @@ export function testDatabaseUrl(): string {
 
 /** This worker's database, migrated once and shared by its test files. */
 export function testDatabase(): Promise<DatabaseHandle> {
-  shared ??= onPostgres ? openDatabase({ databaseUrl: testDatabaseUrl(), poolSize: 30 }) : openDatabase({ pgliteDataDir: 'memory://' });
+  shared ??= onPostgres
+    ? openDatabase({ databaseUrl: testDatabaseUrl(), poolSize: 30 })
+    : openDatabase({ pgliteDataDir: 'memory://' });
   return shared;
 }
 

@@ -11,7 +11,10 @@ import { waitUntil } from './wait.js';
 export async function stampEvents(db: Database, ids: readonly string[], timeoutMs = 10_000): Promise<void> {
   await waitUntil(async () => {
     await stampCommittedEvents(db, { wait: true });
-    const [row] = await db.select({ n: count() }).from(events).where(and(inArray(events.id, [...ids]), isNull(events.seq)));
+    const [row] = await db
+      .select({ n: count() })
+      .from(events)
+      .where(and(inArray(events.id, [...ids]), isNull(events.seq)));
     return Number(row?.n ?? 0) === 0;
   }, timeoutMs);
 }

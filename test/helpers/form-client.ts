@@ -16,7 +16,14 @@ export class FormClient {
   ) {}
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    return this.remember(await this.app.inject({ method: 'GET', url, remoteAddress: this.remoteAddress, headers: this.headers({ accept: 'text/html' }) }));
+    return this.remember(
+      await this.app.inject({
+        method: 'GET',
+        url,
+        remoteAddress: this.remoteAddress,
+        headers: this.headers({ accept: 'text/html' }),
+      }),
+    );
   }
 
   /** Posts a form; `_csrf` comes from the last page unless the form sets it. */
@@ -24,9 +31,16 @@ export class FormClient {
     const body = new URLSearchParams();
     const token = this.csrfToken();
     if (token && form._csrf === undefined) body.append('_csrf', token);
-    for (const [key, value] of Object.entries(form)) for (const v of Array.isArray(value) ? value : [value]) body.append(key, v);
+    for (const [key, value] of Object.entries(form))
+      for (const v of Array.isArray(value) ? value : [value]) body.append(key, v);
     return this.remember(
-      await this.app.inject({ method: 'POST', url, remoteAddress: this.remoteAddress, payload: body.toString(), headers: this.headers({ 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }) }),
+      await this.app.inject({
+        method: 'POST',
+        url,
+        remoteAddress: this.remoteAddress,
+        payload: body.toString(),
+        headers: this.headers({ 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }),
+      }),
     );
   }
 

@@ -23,7 +23,8 @@ export class Mailbox {
         simpleParser(stream)
           .then((mail: ParsedMail) => {
             const to = Array.isArray(mail.to) ? mail.to.flatMap((a) => a.value) : (mail.to?.value ?? []);
-            for (const address of to) this.messages.push({ to: address.address ?? '', subject: mail.subject ?? '', text: mail.text ?? '' });
+            for (const address of to)
+              this.messages.push({ to: address.address ?? '', subject: mail.subject ?? '', text: mail.text ?? '' });
             callback();
           })
           .catch(callback);
@@ -38,7 +39,12 @@ export class Mailbox {
   /** Waits for a message to `to` whose subject matches, and returns it. */
   async waitFor(to: string, subject: RegExp, timeoutMs = 10_000): Promise<ReceivedMail> {
     let found: ReceivedMail | undefined;
-    await waitUntil(() => (found = this.messages.find((m) => m.to.toLowerCase() === to.toLowerCase() && subject.test(m.subject))) !== undefined, timeoutMs);
+    await waitUntil(
+      () =>
+        (found = this.messages.find((m) => m.to.toLowerCase() === to.toLowerCase() && subject.test(m.subject))) !==
+        undefined,
+      timeoutMs,
+    );
     return found!;
   }
 

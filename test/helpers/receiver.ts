@@ -39,7 +39,8 @@ export class Receiver extends LocalHttpServer {
     return new Promise((resolve, reject) => {
       const check = () => {
         if (this.received.length >= count) return resolve();
-        if (Date.now() > deadline) return reject(new Error(`Receiver got ${this.received.length} of ${count} requests`));
+        if (Date.now() > deadline)
+          return reject(new Error(`Receiver got ${this.received.length} of ${count} requests`));
         setTimeout(check, 20);
       };
       check();

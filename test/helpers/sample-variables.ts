@@ -40,8 +40,13 @@ function sample(type: GraphQLInputType): unknown {
 
 /** Well-formed variables for any operation, so access checks can be exercised on every field. */
 export function sampleVariables(schema: GraphQLSchema, document: DocumentNode): Record<string, unknown> {
-  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  )!;
   return Object.fromEntries(
-    (operation.variableDefinitions ?? []).map((v) => [v.variable.name.value, sample(typeFromAST(schema, v.type as never) as GraphQLInputType)]),
+    (operation.variableDefinitions ?? []).map((v) => [
+      v.variable.name.value,
+      sample(typeFromAST(schema, v.type as never) as GraphQLInputType),
+    ]),
   );
 }

@@ -38,7 +38,8 @@ describe('the job runner', () => {
         kind,
         run: async () => {
           calls++;
-          if (calls === 1) return { status: 'retry', at: new Date(clock.now().getTime() + 5 * 60_000), error: 'upstream 503' };
+          if (calls === 1)
+            return { status: 'retry', at: new Date(clock.now().getTime() + 5 * 60_000), error: 'upstream 503' };
           if (calls === 2) throw new Error('boom');
           return { status: 'done' };
         },
@@ -46,7 +47,11 @@ describe('the job runner', () => {
     ]);
     const id = await enqueueJob(db, { kind, runAt: clock.now() });
     await runner.runDueJobs();
-    expect(await jobRow(db, id)).toMatchObject({ status: 'pending', lastError: 'upstream 503', runAt: new Date('2030-02-01T00:05:00Z') });
+    expect(await jobRow(db, id)).toMatchObject({
+      status: 'pending',
+      lastError: 'upstream 503',
+      runAt: new Date('2030-02-01T00:05:00Z'),
+    });
     clock.advance(5 * 60_000 - 1);
     expect(await runner.runDueJobs()).toBe(0);
     clock.advance(1);
@@ -63,8 +68,16 @@ describe('the job runner', () => {
     const clock = new ManualClock(new Date('2030-03-01T00:00:00Z'));
     const kind = `k-${randomUUID()}`;
     let releaseStuck!: () => void;
-    const stuck = new JobRunner(db, clock, [{ kind, run: () => new Promise((r) => (releaseStuck = () => r({ status: 'failed', error: 'stale' }))) }], { workerId: 'stuck', leaseMs: 30_000 });
-    const healthy = new JobRunner(db, clock, [{ kind, run: async () => ({ status: 'done' }) }], { workerId: 'healthy', leaseMs: 30_000 });
+    const stuck = new JobRunner(
+      db,
+      clock,
+      [{ kind, run: () => new Promise((r) => (releaseStuck = () => r({ status: 'failed', error: 'stale' }))) }],
+      { workerId: 'stuck', leaseMs: 30_000 },
+    );
+    const healthy = new JobRunner(db, clock, [{ kind, run: async () => ({ status: 'done' }) }], {
+      workerId: 'healthy',
+      leaseMs: 30_000,
+    });
     const id = await enqueueJob(db, { kind, runAt: clock.now() });
 
     const stuckRun = stuck.runDueJobs();
@@ -80,7 +93,9 @@ describe('the job runner', () => {
   it('stop() gives back the leases of jobs it could not finish', async () => {
     const clock = new ManualClock(new Date('2030-04-01T00:00:00Z'));
     const kind = `k-${randomUUID()}`;
-    const runner = new JobRunner(db, clock, [{ kind, run: () => new Promise(() => undefined) }], { workerId: 'leaving' });
+    const runner = new JobRunner(db, clock, [{ kind, run: () => new Promise(() => undefined) }], {
+      workerId: 'leaving',
+    });
     const id = await enqueueJob(db, { kind, runAt: clock.now() });
     void runner.runDueJobs();
     await new Promise((r) => setTimeout(r, 50));

@@ -10,7 +10,12 @@ import { testDatabase } from '../helpers/database.js';
 describe('logs', () => {
   it('carry the request id and never a key, token or cookie', async () => {
     const { db } = await testDatabase();
-    const services = createServices(loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'info' }), db, systemClock, () => undefined);
+    const services = createServices(
+      loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'info' }),
+      db,
+      systemClock,
+      () => undefined,
+    );
     const tenant = await seedTenant(services);
     const lines: string[] = [];
     const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(chunk.toString()), done()) });
@@ -22,8 +27,14 @@ describe('logs', () => {
         serializers: { req: (req: { headers: unknown; url: string }) => ({ url: req.url, headers: req.headers }) },
       },
     });
-    await app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': tenant.keys.READ_ONLY, 'x-request-id': 'trace-me-123' } });
-    await app.inject({ url: '/api/v1/user/me', headers: { authorization: `Bearer ${tenant.keys.FULL_ACCESS}`, cookie: 'session=s3cret' } });
+    await app.inject({
+      url: '/api/v1/user/me',
+      headers: { 'x-api-key': tenant.keys.READ_ONLY, 'x-request-id': 'trace-me-123' },
+    });
+    await app.inject({
+      url: '/api/v1/user/me',
+      headers: { authorization: `Bearer ${tenant.keys.FULL_ACCESS}`, cookie: 'session=s3cret' },
+    });
     await app.close();
     const log = lines.join('');
     expect(log).toContain('trace-me-123');
@@ -35,19 +46,40 @@ describe('logs', () => {
 
   it('never carry a card number or CVV, on success or on refusal, at the most verbose level', async () => {
     const { db } = await testDatabase();
-    const services = createServices(loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'trace' }), db, systemClock, () => undefined);
+    const services = createServices(
+      loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'trace' }),
+      db,
+      systemClock,
+      () => undefined,
+    );
     const tenant = await seedTenant(services);
     const lines: string[] = [];
     const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(chunk.toString()), done()) });
     const app = await buildApp({ services, logger: { stream, level: 'trace' } });
-    const card = (number: string, cvv: string) => ({ type: 'card', card: { number, expMonth: 9, expYear: new Date().getUTCFullYear() + 2, cvv } });
-    const ok = await app.inject({ method: 'POST', url: '/api/v1/payment-methods', headers: { 'x-api-key': tenant.keys.FULL_ACCESS }, payload: card('5531886652142950', '8417') });
-    const refused = await app.inject({ method: 'POST', url: '/api/v1/payment-methods', headers: { 'x-api-key': tenant.keys.FULL_ACCESS }, payload: card('5531886652142951', '7319') });
+    const card = (number: string, cvv: string) => ({
+      type: 'card',
+      card: { number, expMonth: 9, expYear: new Date().getUTCFullYear() + 2, cvv },
+    });
+    const ok = await app.inject({
+      method: 'POST',
+      url: '/api/v1/payment-methods',
+      headers: { 'x-api-key': tenant.keys.FULL_ACCESS },
+      payload: card('5531886652142950', '8417'),
+    });
+    const refused = await app.inject({
+      method: 'POST',
+      url: '/api/v1/payment-methods',
+      headers: { 'x-api-key': tenant.keys.FULL_ACCESS },
+      payload: card('5531886652142951', '7319'),
+    });
     const graph = await app.inject({
       method: 'POST',
       url: '/graphql',
       headers: { 'x-api-key': tenant.keys.FULL_ACCESS, 'content-type': 'application/json' },
-      payload: { query: 'mutation ($input: CreatePaymentMethodInput!) { createPaymentMethod(input: $input) { last4 } }', variables: { input: card('4187427415564246', '9023') } },
+      payload: {
+        query: 'mutation ($input: CreatePaymentMethodInput!) { createPaymentMethod(input: $input) { last4 } }',
+        variables: { input: card('4187427415564246', '9023') },
+      },
     });
     await app.close();
     expect([ok.statusCode, refused.statusCode, graph.statusCode]).toEqual([201, 400, 200]);
@@ -55,7 +87,8 @@ describe('logs', () => {
     expect(log.length).toBeGreaterThan(0);
     // Card numbers are 16 digits (no timestamp or id holds them); a CVV is too short to search for
     // safely, so the field itself must be absent.
-    for (const number of ['5531886652142950', '5531886652142951', '4187427415564246']) expect(log).not.toContain(number);
+    for (const number of ['5531886652142950', '5531886652142951', '4187427415564246'])
+      expect(log).not.toContain(number);
     expect(log.toLowerCase()).not.toContain('cvv');
   });
 });

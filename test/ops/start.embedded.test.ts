@@ -46,7 +46,18 @@ describe('npm start with the embedded database', () => {
     const user = await cli('create-user', '--email', 'ops@example.test', '--first-name', 'Ops', '--json');
     expect(user.code).toBe(0);
     const userId = JSON.parse(user.output).id;
-    const created = await cli('create-key', '--user', 'ops@example.test', '--name', 'ci', '--env', 'production', '--permission', 'Transactions', '--json');
+    const created = await cli(
+      'create-key',
+      '--user',
+      'ops@example.test',
+      '--name',
+      'ci',
+      '--env',
+      'production',
+      '--permission',
+      'Transactions',
+      '--json',
+    );
     const { key, apiKey } = JSON.parse(created.output);
     expect(key).toMatch(/^pgw_live_[A-Za-z0-9_-]{43}$/);
     expect(apiKey).toMatchObject({ userId, environment: 'production', permission: 'TRANSACTIONS' });
@@ -56,7 +67,10 @@ describe('npm start with the embedded database', () => {
     const revoked = await cli('revoke-key', '--user', userId, '--key', apiKey.id, '--json');
     expect(JSON.parse(revoked.output).revokedAt).toEqual(expect.any(String));
     const listed = JSON.parse((await cli('list-keys', '--user', userId, '--json')).output);
-    expect(listed.map((k: { id: string; revokedAt: string | null }) => [k.id, Boolean(k.revokedAt)])).toContainEqual([apiKey.id, true]);
+    expect(listed.map((k: { id: string; revokedAt: string | null }) => [k.id, Boolean(k.revokedAt)])).toContainEqual([
+      apiKey.id,
+      true,
+    ]);
     expect(JSON.stringify(listed)).not.toContain(key);
 
     const bad = await cli('create-key', '--user', userId, '--name', 'x', '--permission', 'root', '--json');

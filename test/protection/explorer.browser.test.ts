@@ -25,7 +25,11 @@ describe.skipIf(!existsSync(CHROMIUM))('the GraphQL explorer in headless Chromiu
       await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
       await page.fill('#api-key', tenant.keys.READ_ONLY);
       await page.click('.graphiql-execute-button');
-      await page.waitForFunction((email) => (globalThis as any).document.querySelector('.result-window')?.textContent?.includes(email), tenant.user.email, { timeout: 20_000 });
+      await page.waitForFunction(
+        (email) => (globalThis as any).document.querySelector('.result-window')?.textContent?.includes(email),
+        tenant.user.email,
+        { timeout: 20_000 },
+      );
       mkdirSync('test-results/screenshots', { recursive: true });
       await page.screenshot({ path: 'test-results/screenshots/graphql-explorer.png' });
     } finally {

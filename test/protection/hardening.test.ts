@@ -27,7 +27,9 @@ describe('GraphQL hardening', () => {
   };
 
   it('refuses 500 aliases', async () => {
-    const { body } = await refusedBeforeResolvers(`{ ${Array.from({ length: 500 }, (_, i) => `a${i}: me { id }`).join(' ')} }`);
+    const { body } = await refusedBeforeResolvers(
+      `{ ${Array.from({ length: 500 }, (_, i) => `a${i}: me { id }`).join(' ')} }`,
+    );
     expect(JSON.stringify(body.errors)).toMatch(/alias|token/i);
   });
 
@@ -39,7 +41,10 @@ describe('GraphQL hardening', () => {
 
   it('refuses a cost bomb, even when alias and token limits are raised', async () => {
     const loose = await createTestApp({ config: { GRAPHQL_MAX_ALIASES: 10_000, GRAPHQL_MAX_TOKENS: 100_000 } });
-    const fields = Array.from({ length: 300 }, (_, i) => `f${i}: events(first: 200) { events { id type data created seq } endSeq hasMore }`).join(' ');
+    const fields = Array.from(
+      { length: 300 },
+      (_, i) => `f${i}: events(first: 200) { events { id type data created seq } endSeq hasMore }`,
+    ).join(' ');
     const { body } = await graphql(loose.app, tenant.keys.READ_ONLY, `{ ${fields} }`);
     await loose.close();
     expect(body.data).toBeUndefined();
@@ -52,10 +57,20 @@ describe('GraphQL hardening', () => {
   });
 
   it('refuses batched requests and mutations over GET', async () => {
-    const batch = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-api-key': tenant.keys.READ_ONLY }, payload: [{ query: '{ me { id } }' }, { query: '{ me { id } }' }] });
+    const batch = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', 'x-api-key': tenant.keys.READ_ONLY },
+      payload: [{ query: '{ me { id } }' }, { query: '{ me { id } }' }],
+    });
     expect(batch.statusCode).toBe(400);
     const batching = await createTestApp({ config: { GRAPHQL_BATCHING: true } });
-    const allowed = await batching.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-api-key': tenant.keys.READ_ONLY }, payload: [{ query: '{ me { id } }' }, { query: '{ me { id } }' }] });
+    const allowed = await batching.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', 'x-api-key': tenant.keys.READ_ONLY },
+      payload: [{ query: '{ me { id } }' }, { query: '{ me { id } }' }],
+    });
     await batching.close();
     expect(allowed.json()).toHaveLength(2);
     const mutation = await t.app.inject({
@@ -67,10 +82,18 @@ describe('GraphQL hardening', () => {
   });
 
   it('blocks a GET without a preflight-forcing header (CSRF prevention), and allows a real GET query', async () => {
-    const csrf = await t.app.inject({ method: 'GET', url: `/graphql?query=${encodeURIComponent('{ me { id } }')}`, headers: { 'x-api-key': tenant.keys.READ_ONLY } });
+    const csrf = await t.app.inject({
+      method: 'GET',
+      url: `/graphql?query=${encodeURIComponent('{ me { id } }')}`,
+      headers: { 'x-api-key': tenant.keys.READ_ONLY },
+    });
     expect(csrf.statusCode).toBe(400);
     expect(csrf.body).toMatch(/CSRF/);
-    const ok = await t.app.inject({ method: 'GET', url: `/graphql?query=${encodeURIComponent('{ me { id } }')}`, headers: { 'x-api-key': tenant.keys.READ_ONLY, 'apollo-require-preflight': '1' } });
+    const ok = await t.app.inject({
+      method: 'GET',
+      url: `/graphql?query=${encodeURIComponent('{ me { id } }')}`,
+      headers: { 'x-api-key': tenant.keys.READ_ONLY, 'apollo-require-preflight': '1' },
+    });
     expect(ok.json().data.me.id).toBe(tenant.user.id);
   });
 
@@ -87,7 +110,15 @@ describe('GraphQL hardening under production settings', () => {
   let t: TestApp;
   let tenant: Tenant;
   beforeAll(async () => {
-    t = await createTestApp({ config: { NODE_ENV: 'production', GRAPHQL_INTROSPECTION: false, GRAPHQL_EXPLORER: false, ROUTER_SECRET, SECRETS_KEY: randomBytes(32).toString('base64') } });
+    t = await createTestApp({
+      config: {
+        NODE_ENV: 'production',
+        GRAPHQL_INTROSPECTION: false,
+        GRAPHQL_EXPLORER: false,
+        ROUTER_SECRET,
+        SECRETS_KEY: randomBytes(32).toString('base64'),
+      },
+    });
     tenant = await seedTenant(t.services);
   });
   afterAll(() => t.close());
@@ -105,15 +136,32 @@ describe('GraphQL hardening under production settings', () => {
     expect(anonymous.body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
     const withKey = await graphql(t.app, tenant.keys.FULL_ACCESS, '{ _service { sdl } }');
     expect(withKey.body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
-    const wrongSecret = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-router-secret': 'not-the-secret-at-all' }, payload: { query: '{ _service { sdl } }' } });
+    const wrongSecret = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', 'x-router-secret': 'not-the-secret-at-all' },
+      payload: { query: '{ _service { sdl } }' },
+    });
     expect(wrongSecret.json().errors[0].extensions.code).toBe('FORBIDDEN');
-    const router = await t.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-router-secret': ROUTER_SECRET }, payload: { query: '{ _service { sdl } }' } });
+    const router = await t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', 'x-router-secret': ROUTER_SECRET },
+      payload: { query: '{ _service { sdl } }' },
+    });
     expect(router.json().data._service.sdl).toContain('@key');
     const entities = await t.app.inject({
       method: 'POST',
       url: '/graphql',
-      headers: { 'content-type': 'application/json', 'x-router-secret': ROUTER_SECRET, 'x-api-key': tenant.keys.READ_ONLY },
-      payload: { query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on User { id } } }', variables: { r: [{ __typename: 'User', id: tenant.user.id }] } },
+      headers: {
+        'content-type': 'application/json',
+        'x-router-secret': ROUTER_SECRET,
+        'x-api-key': tenant.keys.READ_ONLY,
+      },
+      payload: {
+        query: 'query($r: [_Any!]!) { _entities(representations: $r) { ... on User { id } } }',
+        variables: { r: [{ __typename: 'User', id: tenant.user.id }] },
+      },
     });
     expect(entities.json().data._entities).toEqual([{ id: tenant.user.id }]);
   });
@@ -138,10 +186,22 @@ describe('HTTP hygiene', () => {
   afterAll(() => t.close());
 
   it('answers CORS preflights for configured partner origins only', async () => {
-    const allowed = await t.app.inject({ method: 'OPTIONS', url: '/api/v1/user/me', headers: { origin: 'https://app.partner.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key' } });
+    const allowed = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/user/me',
+      headers: {
+        origin: 'https://app.partner.example',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'x-api-key',
+      },
+    });
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.partner.example');
     expect(String(allowed.headers['access-control-allow-headers'])).toMatch(/x-api-key/);
-    const other = await t.app.inject({ method: 'OPTIONS', url: '/api/v1/user/me', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
+    const other = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/user/me',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+    });
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 

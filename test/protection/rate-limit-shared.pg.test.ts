@@ -21,9 +21,13 @@ describe.skipIf(!onPostgres || !redisUrl)('rate limits shared through Redis (Pos
     };
     const servers = [spawnTs('src/main.ts', [], env), spawnTs('src/main.ts', [], env)];
     try {
-      const urls = await Promise.all(servers.map(async (s) => (await s.waitFor(/listening on (http:\/\/\S+)/, 60_000))[1]!));
+      const urls = await Promise.all(
+        servers.map(async (s) => (await s.waitFor(/listening on (http:\/\/\S+)/, 60_000))[1]!),
+      );
       const responses = await Promise.all(
-        Array.from({ length: 50 }, (_, i) => fetch(`${urls[i % 2]}/api/v1/user/me`, { headers: { 'x-api-key': tenant.keys.READ_ONLY } })),
+        Array.from({ length: 50 }, (_, i) =>
+          fetch(`${urls[i % 2]}/api/v1/user/me`, { headers: { 'x-api-key': tenant.keys.READ_ONLY } }),
+        ),
       );
       const statuses = responses.map((r) => r.status);
       expect(statuses.filter((s) => s === 200)).toHaveLength(10);

@@ -12,7 +12,9 @@ describe('rate limits (in memory)', () => {
 
   it('50 concurrent REST requests against a limit of 10 let exactly 10 through; the rest get the seed 429 body and Retry-After', async () => {
     const responses = await Promise.all(
-      Array.from({ length: 50 }, () => t.app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': tenant.keys.READ_ONLY } })),
+      Array.from({ length: 50 }, () =>
+        t.app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': tenant.keys.READ_ONLY } }),
+      ),
     );
     const ok = responses.filter((r) => r.statusCode === 200);
     const limited = responses.filter((r) => r.statusCode === 429);
@@ -42,23 +44,40 @@ describe('rate limits (in memory)', () => {
     const own = await seedTenant(app.services);
     const statuses: number[] = [];
     for (let i = 0; i < 22; i++) {
-      statuses.push((await app.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { 'x-api-key': own.keys.FULL_ACCESS }, payload: { name: `k${i}` } })).statusCode);
+      statuses.push(
+        (
+          await app.app.inject({
+            method: 'POST',
+            url: '/api/v1/api-keys',
+            headers: { 'x-api-key': own.keys.FULL_ACCESS },
+            payload: { name: `k${i}` },
+          })
+        ).statusCode,
+      );
     }
     expect(statuses.filter((s) => s === 201)).toHaveLength(20);
     expect(statuses.slice(20)).toEqual([429, 429]);
-    expect((await app.app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': own.keys.FULL_ACCESS } })).statusCode).toBe(200);
+    expect(
+      (await app.app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': own.keys.FULL_ACCESS } })).statusCode,
+    ).toBe(200);
     await app.close();
   });
 
   it('public routes are limited per IP', async () => {
     const statuses = [];
-    for (let i = 0; i < 6; i++) statuses.push((await t.app.inject({ url: '/api/v1', remoteAddress: '203.0.113.7' })).statusCode);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await t.app.inject({ url: '/api/v1', remoteAddress: '203.0.113.7' })).statusCode);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
     expect((await t.app.inject({ url: '/api/v1', remoteAddress: '203.0.113.8' })).statusCode).toBe(200);
   });
 
   it('failed authentications are limited per IP, so keys cannot be guessed at speed', async () => {
-    const guess = () => t.app.inject({ url: '/api/v1/user/me', remoteAddress: '198.51.100.9', headers: { 'x-api-key': `pgw_sbx_${'C'.repeat(43)}` } });
+    const guess = () =>
+      t.app.inject({
+        url: '/api/v1/user/me',
+        remoteAddress: '198.51.100.9',
+        headers: { 'x-api-key': `pgw_sbx_${'C'.repeat(43)}` },
+      });
     const statuses = [];
     for (let i = 0; i < 7; i++) statuses.push((await guess()).statusCode);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);

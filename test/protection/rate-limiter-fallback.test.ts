@@ -10,7 +10,12 @@ describe('rate limiter when Redis is unreachable', () => {
     try {
       const outcomes = [];
       for (let i = 0; i < 5; i++) {
-        outcomes.push(await limiter.consume(rule, 'cred:x').then(() => 'ok', (e: { code?: string }) => e.code));
+        outcomes.push(
+          await limiter.consume(rule, 'cred:x').then(
+            () => 'ok',
+            (e: { code?: string }) => e.code,
+          ),
+        );
       }
       expect(outcomes).toEqual(['ok', 'ok', 'ok', 'RATE_LIMITED', 'RATE_LIMITED']);
     } finally {

@@ -13,7 +13,12 @@ describe('error bodies', () => {
   afterAll(() => t.close());
 
   const post = (url: string, payload: string | object, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', 'x-api-key': tenant.keys.FULL_ACCESS, ...headers } });
+    t.app.inject({
+      method: 'POST',
+      url,
+      payload,
+      headers: { 'content-type': 'application/json', 'x-api-key': tenant.keys.FULL_ACCESS, ...headers },
+    });
 
   it('unknown route → 404 general body', async () => {
     const response = await t.app.inject({ url: '/api/v1/nowhere?x=1' });
@@ -28,7 +33,7 @@ describe('error bodies', () => {
     expect(response.json().message).toMatch(/not valid JSON/);
   });
 
-  it('body over the route\'s limit → 413 (REST routes 2 KiB here, /graphql 8 KiB)', async () => {
+  it("body over the route's limit → 413 (REST routes 2 KiB here, /graphql 8 KiB)", async () => {
     const response = await post('/api/v1/api-keys', { name: 'x'.repeat(4096) });
     expect(response.statusCode).toBe(413);
     expect(response.json()).toMatchObject({ statusCode: 413, error: 'Payload Too Large' });
@@ -51,18 +56,32 @@ describe('error bodies', () => {
     expect(missing.json().details).toEqual([{ field: 'name', message: 'name is required' }]);
     const badEnum = await post('/api/v1/api-keys', { name: 'k', permission: 'ROOT' });
     expect(badEnum.json().details[0].field).toBe('permission');
-    const badQuery = await t.app.inject({ url: '/api/v1/events?limit=abc', headers: { 'x-api-key': tenant.keys.READ_ONLY } });
+    const badQuery = await t.app.inject({
+      url: '/api/v1/events?limit=abc',
+      headers: { 'x-api-key': tenant.keys.READ_ONLY },
+    });
     expect(badQuery.statusCode).toBe(400);
     expect(badQuery.json().message).toBe('Invalid query: limit must be an integer.');
-    const tooMany = await t.app.inject({ url: '/api/v1/events?limit=1000', headers: { 'x-api-key': tenant.keys.READ_ONLY } });
+    const tooMany = await t.app.inject({
+      url: '/api/v1/events?limit=1000',
+      headers: { 'x-api-key': tenant.keys.READ_ONLY },
+    });
     expect(tooMany.json().details[0]).toEqual({ field: 'limit', message: 'limit must be <= 200' });
   });
 
   it('401 and 403 use the general body', async () => {
     const unauthorized = await t.app.inject({ url: '/api/v1/user/me' });
-    expect(unauthorized.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.stringMatching(/X-API-KEY/) });
+    expect(unauthorized.json()).toEqual({
+      statusCode: 401,
+      error: 'Unauthorized',
+      message: expect.stringMatching(/X-API-KEY/),
+    });
     const forbidden = await t.app.inject({ url: '/api/v1/api-keys', headers: { 'x-api-key': tenant.keys.READ_ONLY } });
-    expect(forbidden.json()).toEqual({ statusCode: 403, error: 'Forbidden', message: expect.stringMatching(/Account Management or Full Access/) });
+    expect(forbidden.json()).toEqual({
+      statusCode: 403,
+      error: 'Forbidden',
+      message: expect.stringMatching(/Account Management or Full Access/),
+    });
   });
 
   it('anything unexpected → 500 general body with no internals, over REST and GraphQL', async () => {
@@ -74,7 +93,10 @@ describe('error bodies', () => {
     expect(rest.statusCode).toBe(500);
     expect(rest.json()).toEqual({ statusCode: 500, message: 'Internal server error.', error: 'Internal Server Error' });
     const gql = await graphql(app.app, tenant.keys.READ_ONLY, '{ me { id } }');
-    expect(gql.body.errors?.[0]).toMatchObject({ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    expect(gql.body.errors?.[0]).toMatchObject({
+      message: 'Internal server error.',
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    });
     expect(JSON.stringify(gql.body)).not.toMatch(/hunter2|10\.0\.0\.5|stacktrace/);
     await app.close();
   });
@@ -88,21 +110,30 @@ describe('error bodies', () => {
   });
 
   it('the rate-limit and bill-not-found bodies have the seed shapes', () => {
-    const limited = restErrorReply(new DomainError('RATE_LIMITED', 'Too many requests; retry in 30 seconds.', { retryAfter: 29.2 }));
+    const limited = restErrorReply(
+      new DomainError('RATE_LIMITED', 'Too many requests; retry in 30 seconds.', { retryAfter: 29.2 }),
+    );
     expect(limited).toEqual({
       status: 429,
       headers: { 'retry-after': '30' },
       body: { statusCode: 429, message: 'Too many requests; retry in 30 seconds.', retryAfter: 30 },
     });
-    const bill = restErrorReply(new DomainError('BILL_NOT_FOUND', 'Bill transaction not found.', { reference: 'BILL-123' }));
+    const bill = restErrorReply(
+      new DomainError('BILL_NOT_FOUND', 'Bill transaction not found.', { reference: 'BILL-123' }),
+    );
     expect(bill).toEqual({
       status: 404,
       headers: {},
-      body: { success: false, message: 'Bill transaction not found.', errorCode: 'BILL_NOT_FOUND', reference: 'BILL-123' },
+      body: {
+        success: false,
+        message: 'Bill transaction not found.',
+        errorCode: 'BILL_NOT_FOUND',
+        reference: 'BILL-123',
+      },
     });
   });
 
-  it('echoes the caller\'s X-Request-Id, or makes one', async () => {
+  it("echoes the caller's X-Request-Id, or makes one", async () => {
     const given = await t.app.inject({ url: '/api/v1', headers: { 'x-request-id': 'partner-req-42' } });
     expect(given.headers['x-request-id']).toBe('partner-req-42');
     const made = await t.app.inject({ url: '/api/v1', headers: { 'x-request-id': 'bad id with spaces' } });

@@ -30,7 +30,11 @@ describe('OpenAPI and the API root', () => {
     expect(me.description).toMatch(/Read Only, Transactions, Account Management, Full Access/);
     expect(document.paths['/api/v1/api-keys'].post.description).toMatch(/permission: Account Management, Full Access/);
     expect(document.paths['/api/v1'].get.security).toEqual([]);
-    expect(document.components.securitySchemes.ApiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-KEY' });
+    expect(document.components.securitySchemes.ApiKey).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-KEY',
+    });
   });
 
   it('serves the docs page with its own assets', async () => {
@@ -46,7 +50,12 @@ describe('OpenAPI and the API root', () => {
     expect(body).toMatchObject({
       statusCode: 200,
       errors: {},
-      data: { service: 'Partner Gateway', version: '1.0', graphqlUrl: expect.stringMatching(/\/graphql$/), restDocsUrl: expect.stringMatching(/\/api\/v1\/docs$/) },
+      data: {
+        service: 'Partner Gateway',
+        version: '1.0',
+        graphqlUrl: expect.stringMatching(/\/graphql$/),
+        restDocsUrl: expect.stringMatching(/\/api\/v1\/docs$/),
+      },
     });
   });
 

@@ -12,8 +12,18 @@ describe('the REST route table', () => {
   });
 
   it('a route whose operation does not validate stops start-up, naming the route', () => {
-    const broken = { method: 'GET' as const, path: '/api/v1/broken', tag: 't', summary: 's', message: 'm', response: Type.Object({}), operation: '{ me { shoeSize } }' };
-    expect(() => compileRoutes(schema, [broken])).toThrow(/GET \/api\/v1\/broken: operation does not validate: .*shoeSize/);
+    const broken = {
+      method: 'GET' as const,
+      path: '/api/v1/broken',
+      tag: 't',
+      summary: 's',
+      message: 'm',
+      response: Type.Object({}),
+      operation: '{ me { shoeSize } }',
+    };
+    expect(() => compileRoutes(schema, [broken])).toThrow(
+      /GET \/api\/v1\/broken: operation does not validate: .*shoeSize/,
+    );
   });
 
   it('every path is unique per method', () => {

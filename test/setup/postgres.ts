@@ -24,7 +24,9 @@ export default async function setup(project: TestProject) {
     const cleanup = new pg.Client({ connectionString: adminUrl });
     await cleanup.connect();
     // Files with job runners made databases of their own, named after this one.
-    const { rows } = await cleanup.query<{ datname: string }>('select datname from pg_database where datname like $1', [`${name}_iso_%`]);
+    const { rows } = await cleanup.query<{ datname: string }>('select datname from pg_database where datname like $1', [
+      `${name}_iso_%`,
+    ]);
     for (const { datname } of rows) await cleanup.query(`drop database if exists ${datname} with (force)`);
     await cleanup.query(`drop database if exists ${name} with (force)`);
     await cleanup.end();

@@ -9,12 +9,21 @@ import { CustodialWallets } from '../../src/domain/solana/custodial-wallets.js';
 import { MasterKeyring } from '../../src/domain/solana/keyring.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 
-const principalOf = (userId: string, environment: Environment = 'sandbox'): Principal => ({ kind: 'api_key', credentialId: 'test', userId, environment, abilities: new Set(['READ']) });
+const principalOf = (userId: string, environment: Environment = 'sandbox'): Principal => ({
+  kind: 'api_key',
+  credentialId: 'test',
+  userId,
+  environment,
+  abilities: new Set(['READ']),
+});
 const key = () => randomBytes(32).toString('base64');
 
 /** An ed25519 signature checked with the wallet's public key (SPKI: a fixed prefix, then the key). */
 function verifies(address: string, message: Uint8Array, signature: Uint8Array): boolean {
-  const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(new PublicKey(address).toBytes())]);
+  const spki = Buffer.concat([
+    Buffer.from('302a300506032b6570032100', 'hex'),
+    Buffer.from(new PublicKey(address).toBytes()),
+  ]);
   return verify(null, message, createPublicKey({ key: spki, format: 'der', type: 'spki' }), signature);
 }
 
@@ -27,18 +36,34 @@ describe('custodial Solana wallets', () => {
 
   it('serves one address per user and environment, created on first use, over REST and GraphQL', async () => {
     const tenant = await seedTenant(s.t.services);
-    const first = await s.t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': tenant.keys.READ_ONLY } });
+    const first = await s.t.app.inject({
+      url: '/api/v1/solana/address',
+      headers: { 'x-api-key': tenant.keys.READ_ONLY },
+    });
     expect(first.statusCode).toBe(200);
-    expect(first.json()).toMatchObject({ statusCode: 200, message: 'Wallet address retrieved successfully', data: { address: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/) }, errors: {} });
-    const again = await s.t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': tenant.keys.FULL_ACCESS } });
+    expect(first.json()).toMatchObject({
+      statusCode: 200,
+      message: 'Wallet address retrieved successfully',
+      data: { address: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/) },
+      errors: {},
+    });
+    const again = await s.t.app.inject({
+      url: '/api/v1/solana/address',
+      headers: { 'x-api-key': tenant.keys.FULL_ACCESS },
+    });
     expect(again.json().data.address).toBe(first.json().data.address);
     const viaGraphql = await graphql(s.t.app, tenant.keys.READ_ONLY, '{ solanaWallet { address } }');
     expect(viaGraphql.body.data!.solanaWallet.address).toBe(first.json().data.address);
     const other = await seedTenant(s.t.services);
-    const otherAddress = (await s.t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': other.keys.READ_ONLY } })).json().data.address;
+    const otherAddress = (
+      await s.t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': other.keys.READ_ONLY } })
+    ).json().data.address;
     expect(otherAddress).not.toBe(first.json().data.address);
     // Production has no master key configured here: a clear 503, never a sandbox fallback.
-    const production = await s.t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': tenant.productionKey } });
+    const production = await s.t.app.inject({
+      url: '/api/v1/solana/address',
+      headers: { 'x-api-key': tenant.productionKey },
+    });
     expect(production.statusCode).toBe(503);
     expect(production.json().message).toContain('SOLANA_MASTER_KEYS_PRODUCTION');
     expect((await s.t.app.inject({ url: '/api/v1/solana/address' })).statusCode).toBe(401);
@@ -56,7 +81,9 @@ describe('custodial Solana wallets', () => {
     expect(JSON.stringify(alice)).not.toMatch(/"secretKey"/);
     const flipped = Buffer.from(alice.encryptedSecret, 'base64');
     flipped[20] = flipped[20]! ^ 1;
-    await expect(wallets.sign({ ...alice, encryptedSecret: flipped.toString('base64') }, message)).rejects.toThrow(/decrypt/);
+    await expect(wallets.sign({ ...alice, encryptedSecret: flipped.toString('base64') }, message)).rejects.toThrow(
+      /decrypt/,
+    );
     await expect(wallets.sign({ ...alice, encryptedSecret: bob.encryptedSecret }, message)).rejects.toThrow(/decrypt/);
     await expect(wallets.sign({ ...alice, wrappedDataKey: bob.wrappedDataKey }, message)).rejects.toThrow(/decrypt/);
     await expect(wallets.sign({ ...alice, userId: bob.userId }, message)).rejects.toThrow(/decrypt/);
@@ -78,7 +105,11 @@ describe('custodial Solana wallets', () => {
     expect(first.failed).not.toContain(wallet.id);
     expect((await wallets.rewrapDataKeys('sandbox')).rewrapped).toBe(0);
     const [rewrapped] = await s.t.services.db.select().from(solanaWallets).where(eq(solanaWallets.id, wallet.id));
-    expect(rewrapped).toMatchObject({ keyVersion: 2, address: wallet.address, encryptedSecret: wallet.encryptedSecret });
+    expect(rewrapped).toMatchObject({
+      keyVersion: 2,
+      address: wallet.address,
+      encryptedSecret: wallet.encryptedSecret,
+    });
     keyring = MasterKeyring.parse(`2:${v2}`, 'TEST')!;
     const message = new TextEncoder().encode('after rotation');
     expect(verifies(wallet.address, message, await wallets.sign(rewrapped!, message))).toBe(true);

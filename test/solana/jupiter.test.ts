@@ -40,14 +40,20 @@ describe('production swaps through the Jupiter adapter (local fakes of Jupiter a
     await Promise.all([jupiter.stop(), rpc.stop()]);
   });
 
-  const call = (method: 'GET' | 'POST', url: string, payload?: unknown) => t.app.inject({ method, url, payload: payload as never, headers: { 'x-api-key': tenant.productionKey } });
+  const call = (method: 'GET' | 'POST', url: string, payload?: unknown) =>
+    t.app.inject({ method, url, payload: payload as never, headers: { 'x-api-key': tenant.productionKey } });
   const tokens = () => {
-    const account = rpc.svm.getAccount(address(getAssociatedTokenAddressSync(new PublicKey(token.address), wallet, true).toBase58()));
+    const account = rpc.svm.getAccount(
+      address(getAssociatedTokenAddressSync(new PublicKey(token.address), wallet, true).toBase58()),
+    );
     return account.exists ? parseTokenAccount(account.data).amount : 0n;
   };
 
-  it('maps Jupiter\'s quote onto the seed quote and keeps it verbatim as rawQuote', async () => {
-    const response = await call('GET', `/api/v1/solana-exchange/quote/sol-to-token?outputMint=${token.address}&amount=1&slippageBps=100`);
+  it("maps Jupiter's quote onto the seed quote and keeps it verbatim as rawQuote", async () => {
+    const response = await call(
+      'GET',
+      `/api/v1/solana-exchange/quote/sol-to-token?outputMint=${token.address}&amount=1&slippageBps=100`,
+    );
     expect(response.statusCode).toBe(200);
     const quote = response.json().data;
     const raw = jupiter.requests.filter((r) => r.path === '/swap/v1/quote').at(-1)!;
@@ -61,9 +67,13 @@ describe('production swaps through the Jupiter adapter (local fakes of Jupiter a
     expect(quote.toToken).toMatchObject({ address: token.address, decimals: 6 });
   });
 
-  it('swaps: re-quotes, simulates Jupiter\'s transaction, signs it and sends it', async () => {
+  it("swaps: re-quotes, simulates Jupiter's transaction, signs it and sends it", async () => {
     const before = tokens();
-    const swapped = await call('POST', '/api/v1/solana-exchange/swap-sol-to-token', { outputMint: token.address, amount: '0.5', slippageBps: 100 });
+    const swapped = await call('POST', '/api/v1/solana-exchange/swap-sol-to-token', {
+      outputMint: token.address,
+      amount: '0.5',
+      slippageBps: 100,
+    });
     expect(swapped.statusCode).toBe(201);
     const result = swapped.json().data;
     expect(result.status).toBe('confirmed');
@@ -78,7 +88,10 @@ describe('production swaps through the Jupiter adapter (local fakes of Jupiter a
     const sends = rpc.sent.length;
     const before = rpc.svm.getBalance(address(wallet.toBase58()));
     try {
-      const refused = await call('POST', '/api/v1/solana-exchange/swap-sol-to-token', { outputMint: token.address, amount: '0.1' });
+      const refused = await call('POST', '/api/v1/solana-exchange/swap-sol-to-token', {
+        outputMint: token.address,
+        amount: '0.1',
+      });
       expect(refused.statusCode).toBe(409);
       expect(refused.json().message).toMatch(/not signed/);
     } finally {
@@ -89,7 +102,12 @@ describe('production swaps through the Jupiter adapter (local fakes of Jupiter a
   });
 
   it('refuses a swap whose price moved beyond the slippage since the quote', async () => {
-    const quote = (await call('GET', `/api/v1/solana-exchange/quote/sol-to-token?outputMint=${token.address}&amount=0.2&slippageBps=10`)).json().data;
+    const quote = (
+      await call(
+        'GET',
+        `/api/v1/solana-exchange/quote/sol-to-token?outputMint=${token.address}&amount=0.2&slippageBps=10`,
+      )
+    ).json().data;
     jupiter.moveMarket(100n * BigInt(LAMPORTS_PER_SOL));
     const before = tokens();
     const moved = await call('POST', '/api/v1/solana-exchange/swap', { quoteId: quote.quoteId });
@@ -98,26 +116,48 @@ describe('production swaps through the Jupiter adapter (local fakes of Jupiter a
     expect(tokens()).toBe(before);
   });
 
-  it('passes Jupiter\'s 400s on as 400s, and routes mainnet only', async () => {
-    const untradable = await call('GET', `/api/v1/solana-exchange/quote/token-to-token?inputMint=${token.address}&outputMint=${new PublicKey(randomBytes(32)).toBase58()}&amount=1`);
+  it("passes Jupiter's 400s on as 400s, and routes mainnet only", async () => {
+    const untradable = await call(
+      'GET',
+      `/api/v1/solana-exchange/quote/token-to-token?inputMint=${token.address}&outputMint=${new PublicKey(randomBytes(32)).toBase58()}&amount=1`,
+    );
     expect(untradable.statusCode).toBe(400);
-    const devnet = await call('GET', `/api/v1/solana-exchange/quote/sol-to-token?outputMint=${token.address}&amount=1&network=devnet`);
+    const devnet = await call(
+      'GET',
+      `/api/v1/solana-exchange/quote/sol-to-token?outputMint=${token.address}&amount=1&network=devnet`,
+    );
     expect(devnet.statusCode).toBe(503);
   });
 
   it('waits out one 429 within its bound, and answers 503 with the wait when Jupiter keeps refusing', async () => {
-    const provider = new JupiterProvider({ baseUrl: `${jupiter.url}/swap/v1`, priceUrl: `${jupiter.url}/price/v3`, maxRateLimitWaitMs: 2_000 });
-    const request = { inputMint: SOL_MINT, outputMint: token.address, amountRaw: 1_000_000n, swapMode: 'ExactIn' as const, slippageBps: 50 };
+    const provider = new JupiterProvider({
+      baseUrl: `${jupiter.url}/swap/v1`,
+      priceUrl: `${jupiter.url}/price/v3`,
+      maxRateLimitWaitMs: 2_000,
+    });
+    const request = {
+      inputMint: SOL_MINT,
+      outputMint: token.address,
+      amountRaw: 1_000_000n,
+      swapMode: 'ExactIn' as const,
+      slippageBps: 50,
+    };
     jupiter.rateLimitNext = 1;
     jupiter.rateLimitResetSeconds = undefined;
     const quote = await provider.quote('mainnet-beta', request);
     expect(quote.outAmountRaw).toBeGreaterThan(0n);
     jupiter.rateLimitNext = 2;
     jupiter.rateLimitResetSeconds = Math.ceil(Date.now() / 1000) + 60;
-    await expect(provider.quote('mainnet-beta', request)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryAfter: expect.any(Number) });
+    await expect(provider.quote('mainnet-beta', request)).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      retryAfter: expect.any(Number),
+    });
     // Over REST: a 503 that passes Jupiter's wait on as Retry-After.
     jupiter.rateLimitNext = 2;
-    const limited = await call('GET', `/api/v1/solana-exchange/quote/sol-to-token?outputMint=${token.address}&amount=1`);
+    const limited = await call(
+      'GET',
+      `/api/v1/solana-exchange/quote/sol-to-token?outputMint=${token.address}&amount=1`,
+    );
     expect(limited.statusCode).toBe(503);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(30);
     expect(limited.json().message).toMatch(/rate limiting/);

@@ -17,8 +17,13 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
   }, 60_000);
   afterAll(() => t.close());
 
-  const call = (method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}, key = tenant.keys.FULL_ACCESS) =>
-    t.app.inject({ method, url, payload: payload as never, headers: { 'x-api-key': key, ...headers } });
+  const call = (
+    method: 'GET' | 'POST',
+    url: string,
+    payload?: unknown,
+    headers: Record<string, string> = {},
+    key = tenant.keys.FULL_ACCESS,
+  ) => t.app.inject({ method, url, payload: payload as never, headers: { 'x-api-key': key, ...headers } });
 
   it('reads the balance, a token balance, the portfolio, and the wallet beside the NGN wallet', async () => {
     const sol = (await call('GET', '/api/v1/solana/balance')).json().data;
@@ -31,7 +36,11 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     const both = (await call('GET', '/api/v1/wallet/portfolio')).json().data;
     expect(both.ngn.currency).toBe('NGN');
     expect(both.solana.address).toBe(portfolio.address);
-    const graph = await graphql(t.app, tenant.keys.READ_ONLY, '{ solanaPortfolio { sol { amount } tokens { symbol amountRaw } } walletPortfolio { ngn { availableKobo } } }');
+    const graph = await graphql(
+      t.app,
+      tenant.keys.READ_ONLY,
+      '{ solanaPortfolio { sol { amount } tokens { symbol amountRaw } } walletPortfolio { ngn { availableKobo } } }',
+    );
     expect(graph.body.data!.solanaPortfolio.sol.amount).toBe('2');
   });
 
@@ -50,7 +59,9 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     expect((await call('GET', `/api/v1/solana/transactions/${data.signature}`)).json().data.amount).toBe('1.5');
     // Another user's transaction reads as missing.
     const other = await startTestAppTenant();
-    expect((await call('GET', `/api/v1/solana/transactions/${data.signature}`, undefined, {}, other)).statusCode).toBe(404);
+    expect((await call('GET', `/api/v1/solana/transactions/${data.signature}`, undefined, {}, other)).statusCode).toBe(
+      404,
+    );
   });
 
   async function startTestAppTenant() {
@@ -74,7 +85,10 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     }
     const short = await call('POST', '/api/v1/solana/transfer-token', { to, tokenMintAddress: USDT, amount: '5000' });
     expect(short.statusCode).toBe(400);
-    expect(short.json()).toMatchObject({ errorCode: 'INSUFFICIENT_FUNDS', message: expect.stringMatching(/Insufficient token balance/) });
+    expect(short.json()).toMatchObject({
+      errorCode: 'INSUFFICIENT_FUNDS',
+      message: expect.stringMatching(/Insufficient token balance/),
+    });
     const noSol = await call('POST', '/api/v1/solana/transfer-sol', { to, amount: '50' });
     expect(noSol.json()).toMatchObject({ statusCode: 400, errorCode: 'INSUFFICIENT_FUNDS' });
   });
@@ -85,50 +99,123 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
       `/api/v1/solana-exchange/quote/sol-to-token?outputMint=${USDT}&amount=0.1&slippageBps=100`,
       `/api/v1/solana-exchange/quote/token-to-token?inputMint=${USDC}&outputMint=${USDT}&amount=5&swapMode=ExactOut`,
     ]) {
-      const response = await call('GET', url, undefined, { 'x-api-key': '', authorization: `Bearer ${tenant.keys.READ_ONLY}` });
+      const response = await call('GET', url, undefined, {
+        'x-api-key': '',
+        authorization: `Bearer ${tenant.keys.READ_ONLY}`,
+      });
       expect(response.statusCode, url).toBe(200);
       const quote = response.json().data;
-      for (const field of ['quoteId', 'swapMode', 'fromToken', 'toToken', 'amounts', 'rates', 'fees', 'route', 'priceImpact', 'usdValues', 'slippageTolerance', 'expiryTimestamp', 'expiresIn', 'estimatedSwapTime', 'network', 'executable', 'warnings', 'rawQuote']) {
+      for (const field of [
+        'quoteId',
+        'swapMode',
+        'fromToken',
+        'toToken',
+        'amounts',
+        'rates',
+        'fees',
+        'route',
+        'priceImpact',
+        'usdValues',
+        'slippageTolerance',
+        'expiryTimestamp',
+        'expiresIn',
+        'estimatedSwapTime',
+        'network',
+        'executable',
+        'warnings',
+        'rawQuote',
+      ]) {
         expect(quote, `${url} ${field}`).toHaveProperty(field);
       }
-      expect(Object.keys(quote.fees).sort()).toEqual(['gasFee', 'platformFeePercent', 'protocolFeeAmount', 'protocolFeePercent', 'totalCost', 'totalFeeAmount', 'totalFeePercent']);
+      expect(Object.keys(quote.fees).sort()).toEqual([
+        'gasFee',
+        'platformFeePercent',
+        'protocolFeeAmount',
+        'protocolFeePercent',
+        'totalCost',
+        'totalFeeAmount',
+        'totalFeePercent',
+      ]);
       expect(quote.route.efficiencyScore).toBeGreaterThanOrEqual(1);
     }
-    const refused = await call('GET', `/api/v1/solana-exchange/quote/token-to-token?inputMint=${USDC}&outputMint=${USDC}&amount=1`);
+    const refused = await call(
+      'GET',
+      `/api/v1/solana-exchange/quote/token-to-token?inputMint=${USDC}&outputMint=${USDC}&amount=1`,
+    );
     expect(refused.statusCode).toBe(400);
     expect(refused.json().message).toMatch(/outputMint/);
   });
 
   it('swaps SOL into a token on swap-token-to-sol, and by quote id', async () => {
-    const swapped = await call('POST', '/api/v1/solana-exchange/swap-token-to-sol', { outputMint: USDC, amount: 0.1, slippageBps: 100 });
+    const swapped = await call('POST', '/api/v1/solana-exchange/swap-token-to-sol', {
+      outputMint: USDC,
+      amount: 0.1,
+      slippageBps: 100,
+    });
     expect(swapped.statusCode).toBe(201);
-    expect(swapped.json().data).toMatchObject({ status: 'confirmed', txUrl: expect.stringMatching(/^https:\/\/explorer\.solana\.com\/tx\/\w+$/) });
-    const quote = (await call('GET', `/api/v1/solana-exchange/quote/token-to-token?inputMint=${USDC}&outputMint=${USDT}&amount=3&network=mainnet-beta`)).json().data;
+    expect(swapped.json().data).toMatchObject({
+      status: 'confirmed',
+      txUrl: expect.stringMatching(/^https:\/\/explorer\.solana\.com\/tx\/\w+$/),
+    });
+    const quote = (
+      await call(
+        'GET',
+        `/api/v1/solana-exchange/quote/token-to-token?inputMint=${USDC}&outputMint=${USDT}&amount=3&network=mainnet-beta`,
+      )
+    ).json().data;
     const byQuote = await call('POST', '/api/v1/solana-exchange/swap', { quoteId: quote.quoteId });
     expect(byQuote.statusCode).toBe(201);
     expect(byQuote.json().data).toMatchObject({ quoteId: quote.quoteId, inputAmount: '3' });
     // The swap priced again at execution: what came out, in USDT units, at least the quote's minimum.
     expect(Number(byQuote.json().data.outputAmount)).toBeGreaterThanOrEqual(Number(quote.amounts.minOutputAmount));
     expect(byQuote.json().data.outputAmount).toMatch(/^\d+(\.\d{1,6})?$/);
-    const unknown = await call('POST', '/api/v1/solana-exchange/swap', { quoteId: '00000000-0000-4000-8000-000000000000' });
+    const unknown = await call('POST', '/api/v1/solana-exchange/swap', {
+      quoteId: '00000000-0000-4000-8000-000000000000',
+    });
     expect(unknown.statusCode).toBe(404);
-    const viaGraph = await graphql(t.app, tenant.keys.TRANSACTIONS, `mutation { swapTokens(input: { inputMint: "${USDT}", outputMint: "${SOL_MINT}", amount: "1" }) { signature status } }`);
+    const viaGraph = await graphql(
+      t.app,
+      tenant.keys.TRANSACTIONS,
+      `mutation { swapTokens(input: { inputMint: "${USDT}", outputMint: "${SOL_MINT}", amount: "1" }) { signature status } }`,
+    );
     expect(viaGraph.body.data!.swapTokens.status).toBe('confirmed');
-    const readOnly = await call('POST', '/api/v1/solana-exchange/swap-token-to-token', { inputMint: USDC, outputMint: USDT, amount: '1' }, {}, tenant.keys.READ_ONLY);
+    const readOnly = await call(
+      'POST',
+      '/api/v1/solana-exchange/swap-token-to-token',
+      { inputMint: USDC, outputMint: USDT, amount: '1' },
+      {},
+      tenant.keys.READ_ONLY,
+    );
     expect(readOnly.statusCode).toBe(403);
   });
 
   it('swaps token to token over REST, and serves every Solana field over GraphQL', async () => {
-    const swapped = await call('POST', '/api/v1/solana-exchange/swap-token-to-token', { inputMint: USDC, outputMint: USDT, amount: '2', slippageBps: 100 });
+    const swapped = await call('POST', '/api/v1/solana-exchange/swap-token-to-token', {
+      inputMint: USDC,
+      outputMint: USDT,
+      amount: '2',
+      slippageBps: 100,
+    });
     expect(swapped.statusCode).toBe(201);
     expect(swapped.json().data.status).toBe('confirmed');
 
     const key = tenant.keys.FULL_ACCESS;
     const to = Keypair.generate().publicKey.toBase58();
-    const faucet = await graphql(t.app, key, 'mutation { sandboxSolanaFaucet(input: { network: "devnet", asset: "USDC", amount: "5" }) { address funded { symbol amount } } }');
+    const faucet = await graphql(
+      t.app,
+      key,
+      'mutation { sandboxSolanaFaucet(input: { network: "devnet", asset: "USDC", amount: "5" }) { address funded { symbol amount } } }',
+    );
     expect(faucet.body.data!.sandboxSolanaFaucet.funded).toEqual([{ symbol: 'USDC', amount: '5' }]);
-    await graphql(t.app, key, 'mutation { sandboxSolanaFaucet(input: { network: "devnet", asset: "SOL", amount: "1" }) { address } }');
-    const reads = await graphql(t.app, key, `{
+    await graphql(
+      t.app,
+      key,
+      'mutation { sandboxSolanaFaucet(input: { network: "devnet", asset: "SOL", amount: "1" }) { address } }',
+    );
+    const reads = await graphql(
+      t.app,
+      key,
+      `{
       solanaWallet { address }
       solanaBalance(network: "devnet") { symbol amount amountRaw usdValue }
       solanaTokenBalance(mint: "${USDC}", network: "devnet") { symbol amount decimals }
@@ -138,20 +225,48 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
         route { hops dexes tokens efficiencyScore } priceImpact usdValues { inputValue outputValue netValue } slippageTolerance expiryTimestamp expiresIn
         estimatedSwapTime network executable warnings rawQuote
       }
-    }`);
+    }`,
+    );
     expect(reads.body.errors).toBeUndefined();
     expect(reads.body.data!.solanaBalance).toMatchObject({ symbol: 'SOL', amount: '1' });
     expect(reads.body.data!.solanaTokenBalance).toMatchObject({ amount: '5', decimals: 6 });
-    expect(reads.body.data!.swapQuote).toMatchObject({ network: 'devnet', executable: true, route: { tokens: ['USDC', 'SOL'] } });
+    expect(reads.body.data!.swapQuote).toMatchObject({
+      network: 'devnet',
+      executable: true,
+      route: { tokens: ['USDC', 'SOL'] },
+    });
 
-    const sent = await graphql(t.app, key, `mutation { transferSolanaToken(input: { to: "${to}", tokenMintAddress: "${USDC}", amount: "2.5", network: "devnet" }) { signature status amount amountRaw mint txUrl } }`);
-    expect(sent.body.data!.transferSolanaToken).toMatchObject({ status: 'confirmed', amount: '2.5', amountRaw: '2500000', mint: USDC });
-    const sol = await graphql(t.app, key, `mutation { transferSol(input: { to: "${to}", amount: "0.25", network: "devnet" }) { signature status kind } }`);
+    const sent = await graphql(
+      t.app,
+      key,
+      `mutation { transferSolanaToken(input: { to: "${to}", tokenMintAddress: "${USDC}", amount: "2.5", network: "devnet" }) { signature status amount amountRaw mint txUrl } }`,
+    );
+    expect(sent.body.data!.transferSolanaToken).toMatchObject({
+      status: 'confirmed',
+      amount: '2.5',
+      amountRaw: '2500000',
+      mint: USDC,
+    });
+    const sol = await graphql(
+      t.app,
+      key,
+      `mutation { transferSol(input: { to: "${to}", amount: "0.25", network: "devnet" }) { signature status kind } }`,
+    );
     expect(sol.body.data!.transferSol).toMatchObject({ status: 'confirmed', kind: 'sol' });
-    const lookup = await graphql(t.app, key, `{ solanaTransfer(signature: "${sol.body.data!.transferSol.signature}") { to amount network } solanaTransfers(first: 2) { signature } }`);
+    const lookup = await graphql(
+      t.app,
+      key,
+      `{ solanaTransfer(signature: "${sol.body.data!.transferSol.signature}") { to amount network } solanaTransfers(first: 2) { signature } }`,
+    );
     expect(lookup.body.data!.solanaTransfer).toEqual({ to, amount: '0.25', network: 'devnet' });
-    expect(lookup.body.data!.solanaTransfers.map((x: { signature: string }) => x.signature)).toContain(sol.body.data!.transferSol.signature);
-    const bad = await graphql(t.app, key, `mutation { transferSol(input: { to: "${to}", amount: "1.0000000001" }) { signature } }`);
+    expect(lookup.body.data!.solanaTransfers.map((x: { signature: string }) => x.signature)).toContain(
+      sol.body.data!.transferSol.signature,
+    );
+    const bad = await graphql(
+      t.app,
+      key,
+      `mutation { transferSol(input: { to: "${to}", amount: "1.0000000001" }) { signature } }`,
+    );
     expect(bad.body.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
   });
 
@@ -160,14 +275,25 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     const reserves = () => t.services.sandboxChains.read('mainnet-beta', (svm) => reservesOf(svm, pool));
     const before = await reserves();
     const body = { inputMint: USDC, outputMint: USDT, amount: '4', slippageBps: 100 };
-    const first = await call('POST', '/api/v1/solana-exchange/swap-token-to-token', body, { 'idempotency-key': 'swap-once' });
+    const first = await call('POST', '/api/v1/solana-exchange/swap-token-to-token', body, {
+      'idempotency-key': 'swap-once',
+    });
     expect(first.statusCode).toBe(201);
     const afterFirst = await reserves();
     expect(afterFirst[0] - before[0]).toBe(4_000_000n);
-    const repeats = await Promise.all([0, 1, 2].map(() => call('POST', '/api/v1/solana-exchange/swap-token-to-token', body, { 'idempotency-key': 'swap-once' })));
+    const repeats = await Promise.all(
+      [0, 1, 2].map(() =>
+        call('POST', '/api/v1/solana-exchange/swap-token-to-token', body, { 'idempotency-key': 'swap-once' }),
+      ),
+    );
     for (const repeat of repeats) expect(repeat.json().data.signature).toBe(first.json().data.signature);
     expect(await reserves()).toEqual(afterFirst);
-    const other = await call('POST', '/api/v1/solana-exchange/swap-token-to-token', { ...body, amount: '5' }, { 'idempotency-key': 'swap-once' });
+    const other = await call(
+      'POST',
+      '/api/v1/solana-exchange/swap-token-to-token',
+      { ...body, amount: '5' },
+      { 'idempotency-key': 'swap-once' },
+    );
     expect(other.statusCode).toBe(422);
   });
 

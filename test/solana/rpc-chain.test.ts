@@ -30,7 +30,11 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     ({ t, tenant } = await startTestApp({
       clock,
       isolated: true,
-      config: { SOLANA_RPC_URL_MAINNET_BETA: fake.url, SOLANA_MASTER_KEYS_PRODUCTION: `1:${randomBytes(32).toString('base64')}`, SOLANA_CONFIRM_WAIT_MS: 300 },
+      config: {
+        SOLANA_RPC_URL_MAINNET_BETA: fake.url,
+        SOLANA_MASTER_KEYS_PRODUCTION: `1:${randomBytes(32).toString('base64')}`,
+        SOLANA_CONFIRM_WAIT_MS: 300,
+      },
     }));
     runner = new JobRunner(t.services.db, clock, [new SolanaConfirmHandler(t.services.solanaTransfers, clock)]);
     wallet = new PublicKey((await call('GET', '/api/v1/solana/address')).json().data.address);
@@ -44,12 +48,20 @@ describe('production transfers over Solana RPC (a local node that drops and expi
   });
 
   const call = (method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-    t.app.inject({ method, url, payload: payload as never, headers: { 'x-api-key': tenant.productionKey, ...headers } });
+    t.app.inject({
+      method,
+      url,
+      payload: payload as never,
+      headers: { 'x-api-key': tenant.productionKey, ...headers },
+    });
   const tokenAmount = (owner: PublicKey) => {
-    const account = fake.svm.getAccount(address(getAssociatedTokenAddressSync(new PublicKey(token.address), owner, true).toBase58()));
+    const account = fake.svm.getAccount(
+      address(getAssociatedTokenAddressSync(new PublicKey(token.address), owner, true).toBase58()),
+    );
     return account.exists ? parseTokenAccount(account.data).amount : undefined;
   };
-  const rowOf = async (signature: string) => (await t.services.db.select().from(solanaTransfers).where(eq(solanaTransfers.signature, signature)))[0]!;
+  const rowOf = async (signature: string) =>
+    (await t.services.db.select().from(solanaTransfers).where(eq(solanaTransfers.signature, signature)))[0]!;
   /** The confirmation job's next turn. */
   const tick = async () => {
     clock.advance(2_100);
@@ -59,7 +71,12 @@ describe('production transfers over Solana RPC (a local node that drops and expi
   it('re-broadcasts a dropped transaction until it is confirmed, moving the amount once', async () => {
     const stranger = Keypair.generate().publicKey;
     fake.dropSends = 1;
-    const answer = await call('POST', '/api/v1/solana/transfer-token', { to: stranger.toBase58(), tokenMintAddress: token.address, amount: '10', network: 'mainnet-beta' });
+    const answer = await call('POST', '/api/v1/solana/transfer-token', {
+      to: stranger.toBase58(),
+      tokenMintAddress: token.address,
+      amount: '10',
+      network: 'mainnet-beta',
+    });
     expect(answer.statusCode).toBe(201);
     const { signature, status } = answer.json().data;
     expect(status).toBe('pending');
@@ -71,7 +88,10 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     expect((await rowOf(signature)).status).toBe('confirmed');
     expect(tokenAmount(stranger)).toBe(10_000_000n);
     expect(tokenAmount(wallet)).toBe(90_000_000n);
-    const completed = await t.services.db.select().from(events).where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.completed')));
+    const completed = await t.services.db
+      .select()
+      .from(events)
+      .where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.completed')));
     expect(completed.map((e) => (e.data as { signature: string }).signature)).toContain(signature);
   });
 
@@ -91,7 +111,10 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     const failed = await rowOf(held.signature);
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(/Expired/);
-    const told = await t.services.db.select().from(events).where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.failed')));
+    const told = await t.services.db
+      .select()
+      .from(events)
+      .where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.failed')));
     expect(told.map((e) => (e.data as { signature: string }).signature)).toEqual([held.signature]);
     expect(fake.svm.getBalance(address(to))).toBeNull();
 
@@ -105,8 +128,12 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     const to = Keypair.generate().publicKey.toBase58();
     fake.dropSends = 1;
     const body = { to, tokenMintAddress: token.address, amount: '1', network: 'mainnet-beta' };
-    const first = (await call('POST', '/api/v1/solana/transfer-token', body, { 'idempotency-key': 'rpc-repeat' })).json().data;
-    const second = (await call('POST', '/api/v1/solana/transfer-token', body, { 'idempotency-key': 'rpc-repeat' })).json().data;
+    const first = (
+      await call('POST', '/api/v1/solana/transfer-token', body, { 'idempotency-key': 'rpc-repeat' })
+    ).json().data;
+    const second = (
+      await call('POST', '/api/v1/solana/transfer-token', body, { 'idempotency-key': 'rpc-repeat' })
+    ).json().data;
     expect(second.signature).toBe(first.signature);
     await tick();
     await tick();
@@ -124,14 +151,30 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     fake.airdrop(payer.publicKey, BigInt(LAMPORTS_PER_SOL));
     token.fund(payer.publicKey, 50_000_000n);
     const mint = new PublicKey(token.address);
-    const tx = new Transaction({ feePayer: payer.publicKey, blockhash: fake.svm.latestBlockhash(), lastValidBlockHeight: 0 }).add(
+    const tx = new Transaction({
+      feePayer: payer.publicKey,
+      blockhash: fake.svm.latestBlockhash(),
+      lastValidBlockHeight: 0,
+    }).add(
       SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: wallet, lamports: 300_000_000n }),
-      createTransferCheckedInstruction(getAssociatedTokenAddressSync(mint, payer.publicKey), mint, getAssociatedTokenAddressSync(mint, wallet, true), payer.publicKey, 5_000_000n, 6),
+      createTransferCheckedInstruction(
+        getAssociatedTokenAddressSync(mint, payer.publicKey),
+        mint,
+        getAssociatedTokenAddressSync(mint, wallet, true),
+        payer.publicKey,
+        5_000_000n,
+        6,
+      ),
     );
     tx.sign(payer);
     const signature = await new Connection(fake.url, 'confirmed').sendRawTransaction(tx.serialize());
     const arrivals = async () =>
-      (await t.services.db.select().from(events).where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.completed'))))
+      (
+        await t.services.db
+          .select()
+          .from(events)
+          .where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.completed')))
+      )
         .map((e) => e.data as { type: string; signature: string; mint: string; amount: string })
         .filter((d) => d.type === 'CRYPTO_DEPOSIT');
 
@@ -140,7 +183,12 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     const seen = await arrivals();
     const told = seen.filter((a) => a.signature === signature).map((a) => [a.mint, a.amount]);
     expect(told).toHaveLength(2);
-    expect(told).toEqual(expect.arrayContaining([['So11111111111111111111111111111111111111112', '0.3'], [token.address, '5']]));
+    expect(told).toEqual(
+      expect.arrayContaining([
+        ['So11111111111111111111111111111111111111112', '0.3'],
+        [token.address, '5'],
+      ]),
+    );
     // Its own sends are not arrivals, and nothing is told twice.
     expect(seen.filter((a) => a.signature !== signature)).toEqual([]);
     clock.advance(31_000);
@@ -153,30 +201,49 @@ describe('production transfers over Solana RPC (a local node that drops and expi
   it('two watchers polling at once tell each arrival once (addresses are leased)', async () => {
     const payer = Keypair.generate();
     fake.airdrop(payer.publicKey, BigInt(LAMPORTS_PER_SOL));
-    const tx = new Transaction({ feePayer: payer.publicKey, blockhash: fake.svm.latestBlockhash(), lastValidBlockHeight: 0 }).add(
-      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: wallet, lamports: 70_000_000n }),
-    );
+    const tx = new Transaction({
+      feePayer: payer.publicKey,
+      blockhash: fake.svm.latestBlockhash(),
+      lastValidBlockHeight: 0,
+    }).add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: wallet, lamports: 70_000_000n }));
     tx.sign(payer);
     const signature = await new Connection(fake.url, 'confirmed').sendRawTransaction(tx.serialize());
-    const other = new IncomingWatch(t.services.db, clock, { 'mainnet-beta': new RpcChain('mainnet-beta', fake.url) }, incomingTransferRecorder('production', clock));
+    const other = new IncomingWatch(
+      t.services.db,
+      clock,
+      { 'mainnet-beta': new RpcChain('mainnet-beta', fake.url) },
+      incomingTransferRecorder('production', clock),
+    );
     for (let round = 0; round < 3; round++) {
       clock.advance(31_000);
       await Promise.all([t.services.solanaIncoming.poll(), other.poll()]);
     }
-    const told = (await t.services.db.select().from(events).where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.completed')))).filter(
-      (e) => (e.data as { signature: string }).signature === signature,
-    );
+    const told = (
+      await t.services.db
+        .select()
+        .from(events)
+        .where(and(eq(events.userId, tenant.user.id), eq(events.type, 'transaction.completed')))
+    ).filter((e) => (e.data as { signature: string }).signature === signature);
     expect(told).toHaveLength(1);
     expect(told[0]!.data).toMatchObject({ type: 'CRYPTO_DEPOSIT', amount: '0.07' });
   });
 
   it('watches a new production wallet from its creation, before any polling round', async () => {
     const newcomer = await seedTenant(t.services);
-    const address = (await t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': newcomer.productionKey } })).json().data.address;
-    const cursors = await t.services.db.select().from(solanaWatchCursors).where(eq(solanaWatchCursors.address, address));
+    const address = (
+      await t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': newcomer.productionKey } })
+    ).json().data.address;
+    const cursors = await t.services.db
+      .select()
+      .from(solanaWatchCursors)
+      .where(eq(solanaWatchCursors.address, address));
     expect(cursors.map((c) => c.network)).toEqual(['mainnet-beta']);
     // A sandbox wallet is not watched: sandbox chains tell arrivals as they execute.
-    const sandboxAddress = (await t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': newcomer.keys.READ_ONLY } })).json().data.address;
-    expect(await t.services.db.select().from(solanaWatchCursors).where(eq(solanaWatchCursors.address, sandboxAddress))).toEqual([]);
+    const sandboxAddress = (
+      await t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': newcomer.keys.READ_ONLY } })
+    ).json().data.address;
+    expect(
+      await t.services.db.select().from(solanaWatchCursors).where(eq(solanaWatchCursors.address, sandboxAddress)),
+    ).toEqual([]);
   });
 });

@@ -18,22 +18,46 @@ import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
 describe.skipIf(!onPostgres)('one sandbox chain for every instance (PostgreSQL)', () => {
   it('two instances swapping at once against one pool: every swap lands, none overwrites another', async () => {
     const url = await isolatedTestDatabaseUrl();
-    const [a, b] = await Promise.all([openDatabase({ databaseUrl: url, poolSize: 10 }), openDatabase({ databaseUrl: url, poolSize: 10 })]);
+    const [a, b] = await Promise.all([
+      openDatabase({ databaseUrl: url, poolSize: 10 }),
+      openDatabase({ databaseUrl: url, poolSize: 10 }),
+    ]);
     try {
       const config = loadConfig({}, { NODE_ENV: 'test' });
-      const instances = [a, b].map((d) => createServices(config, d.db, systemClock, () => undefined, new RateLimiter(undefined)));
+      const instances = [a, b].map((d) =>
+        createServices(config, d.db, systemClock, () => undefined, new RateLimiter(undefined)),
+      );
       const traders: Principal[] = [];
       for (let i = 0; i < 6; i++) {
-        traders.push({ kind: 'api_key', credentialId: 't', userId: (await seedTenant(instances[0]!)).user.id, environment: 'sandbox', abilities: abilitiesOf('FULL_ACCESS') });
+        traders.push({
+          kind: 'api_key',
+          credentialId: 't',
+          userId: (await seedTenant(instances[0]!)).user.id,
+          environment: 'sandbox',
+          abilities: abilitiesOf('FULL_ACCESS'),
+        });
       }
       // Funded through one instance, seen by the other.
-      for (const trader of traders) await instances[0]!.sandboxFaucet.fund(trader, { network: 'devnet', asset: 'SOL', amount: '10' });
+      for (const trader of traders)
+        await instances[0]!.sandboxFaucet.fund(trader, { network: 'devnet', asset: 'SOL', amount: '10' });
       expect((await instances[1]!.solanaPortfolio.solBalance(traders[0]!, 'devnet')).amount).toBe('10');
 
       const pool = SANDBOX_POOLS.find((p) => p.name === 'SOL/USDC')!;
       const [solBefore] = await instances[1]!.sandboxChains.read('devnet', (svm) => reservesOf(svm, pool));
       const results = await Promise.all(
-        traders.map((trader, i) => instances[i % 2]!.solanaExchange.swap(trader, { inputMint: SOL_MINT, outputMint: tokenBySymbol('USDC')!.address, amount: '1', slippageBps: 500, network: 'devnet' }, undefined)),
+        traders.map((trader, i) =>
+          instances[i % 2]!.solanaExchange.swap(
+            trader,
+            {
+              inputMint: SOL_MINT,
+              outputMint: tokenBySymbol('USDC')!.address,
+              amount: '1',
+              slippageBps: 500,
+              network: 'devnet',
+            },
+            undefined,
+          ),
+        ),
       );
       expect(results.every((r) => r.status === 'confirmed')).toBe(true);
       const [solAfter] = await instances[0]!.sandboxChains.read('devnet', (svm) => reservesOf(svm, pool));
@@ -51,24 +75,42 @@ describe.skipIf(!onPostgres)('one sandbox chain for every instance (PostgreSQL)'
     const url = await isolatedTestDatabaseUrl();
     const database = await openDatabase({ databaseUrl: url, poolSize: 20 });
     try {
-      const services = createServices(loadConfig({}, { NODE_ENV: 'test', SOLANA_CONFIRM_WAIT_MS: 2_000 }), database.db, systemClock, () => undefined, new RateLimiter(undefined));
-      const sender: Principal = { kind: 'api_key', credentialId: 't', userId: (await seedTenant(services)).user.id, environment: 'sandbox', abilities: abilitiesOf('FULL_ACCESS') };
+      const services = createServices(
+        loadConfig({}, { NODE_ENV: 'test', SOLANA_CONFIRM_WAIT_MS: 2_000 }),
+        database.db,
+        systemClock,
+        () => undefined,
+        new RateLimiter(undefined),
+      );
+      const sender: Principal = {
+        kind: 'api_key',
+        credentialId: 't',
+        userId: (await seedTenant(services)).user.id,
+        environment: 'sandbox',
+        abilities: abilitiesOf('FULL_ACCESS'),
+      };
       await services.sandboxFaucet.fund(sender, { network: 'testnet' });
       const to = Keypair.generate().publicKey.toBase58();
       const USDC = tokenBySymbol('USDC')!.address;
       const outcomes = await Promise.all(
         Array.from({ length: 10 }, () =>
-          services.solanaTransfers.transferToken(sender, { to, tokenMintAddress: USDC, amount: '200', network: 'testnet' }, undefined).then(
-            (t) => t.status,
-            (e: { code?: string; message?: string }) => e.code ?? `error: ${e.message}`,
-          ),
+          services.solanaTransfers
+            .transferToken(sender, { to, tokenMintAddress: USDC, amount: '200', network: 'testnet' }, undefined)
+            .then(
+              (t) => t.status,
+              (e: { code?: string; message?: string }) => e.code ?? `error: ${e.message}`,
+            ),
         ),
       );
       expect(outcomes.filter((o) => o === 'confirmed')).toHaveLength(5);
       // The rest were refused before signing, or refused by the chain: never confirmed, never pending.
-      expect(outcomes.filter((o) => o !== 'confirmed').every((o) => o === 'INSUFFICIENT_FUNDS' || o === 'failed')).toBe(true);
+      expect(outcomes.filter((o) => o !== 'confirmed').every((o) => o === 'INSUFFICIENT_FUNDS' || o === 'failed')).toBe(
+        true,
+      );
       expect((await services.solanaPortfolio.tokenBalance(sender, USDC, 'testnet')).amountRaw).toBe(0n);
-      const received = await services.sandboxChains.read('testnet', (svm) => svm.getAccount(address(getAssociatedTokenAddressSync(new PublicKey(USDC), new PublicKey(to)).toBase58())));
+      const received = await services.sandboxChains.read('testnet', (svm) =>
+        svm.getAccount(address(getAssociatedTokenAddressSync(new PublicKey(USDC), new PublicKey(to)).toBase58())),
+      );
       expect(received.exists && parseTokenAccount(received.data).amount).toBe(1_000_000_000n);
     } finally {
       await database.close();

@@ -5,7 +5,13 @@ import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { onPostgres } from '../helpers/database.js';
 
-const principalOf = (userId: string): Principal => ({ kind: 'api_key', credentialId: 'test', userId, environment: 'sandbox', abilities: new Set(['READ', 'TRANSACT']) });
+const principalOf = (userId: string): Principal => ({
+  kind: 'api_key',
+  credentialId: 'test',
+  userId,
+  environment: 'sandbox',
+  abilities: new Set(['READ', 'TRANSACT']),
+});
 
 /** Races need real concurrent connections: PostgreSQL only (PGlite runs one transaction at a time). */
 describe.skipIf(!onPostgres)('wallet under concurrency (PostgreSQL)', () => {
@@ -34,7 +40,13 @@ describe.skipIf(!onPostgres)('wallet under concurrency (PostgreSQL)', () => {
     const payee = await seedTenant(t.services);
     await fundDirectly(payer.user.id, 100_000n);
     const results = await Promise.allSettled(
-      Array.from({ length: 1000 }, (_, i) => t.services.wallet.transfer(principalOf(payer.user.id), { amount: 10, recipient: payee.user.id, reference: `race-${i}` }, undefined)),
+      Array.from({ length: 1000 }, (_, i) =>
+        t.services.wallet.transfer(
+          principalOf(payer.user.id),
+          { amount: 10, recipient: payee.user.id, reference: `race-${i}` },
+          undefined,
+        ),
+      ),
     );
     const succeeded = results.filter((r) => r.status === 'fulfilled').length;
     const failures = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason);
@@ -56,8 +68,16 @@ describe.skipIf(!onPostgres)('wallet under concurrency (PostgreSQL)', () => {
     const results = await Promise.allSettled(
       Array.from({ length: 60 }, (_, i) =>
         i % 2 === 0
-          ? t.services.payouts.withdraw(principal, { amount: 75, bankCode: '044', accountNumber: '0690000040', reference: `po-race-${i}` }, undefined)
-          : t.services.wallet.transfer(principal, { amount: 100, recipient: payee.user.id, reference: `tr-race-${i}` }, undefined),
+          ? t.services.payouts.withdraw(
+              principal,
+              { amount: 75, bankCode: '044', accountNumber: '0690000040', reference: `po-race-${i}` },
+              undefined,
+            )
+          : t.services.wallet.transfer(
+              principal,
+              { amount: 100, recipient: payee.user.id, reference: `tr-race-${i}` },
+              undefined,
+            ),
       ),
     );
     const balances = await ledger.balances(t.services.db, 'sandbox', payer.user.id);
@@ -74,7 +94,9 @@ describe.skipIf(!onPostgres)('wallet under concurrency (PostgreSQL)', () => {
     const payee = await seedTenant(t.services);
     await fundDirectly(payer.user.id, 10_000n);
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () => t.services.wallet.transfer(principalOf(payer.user.id), { amount: 10, recipient: payee.user.id }, 'same-key')),
+      Array.from({ length: 20 }, () =>
+        t.services.wallet.transfer(principalOf(payer.user.id), { amount: 10, recipient: payee.user.id }, 'same-key'),
+      ),
     );
     const ok = results.filter((r) => r.status === 'fulfilled') as Array<PromiseFulfilledResult<{ id: string }>>;
     expect(new Set(ok.map((r) => r.value.id)).size).toBe(1);
@@ -95,7 +117,12 @@ describe.skipIf(!onPostgres)('payment methods under concurrency (PostgreSQL)', (
     const tenant = await seedTenant(t.services);
     const principal: Principal = { ...principalOf(tenant.user.id), abilities: new Set(['READ', 'MANAGE']) };
     const created = await Promise.all(
-      Array.from({ length: 6 }, () => t.services.paymentMethods.create(principal, { type: 'card', card: { number: '5060990580000217499', expMonth: 9, expYear: new Date().getUTCFullYear() + 2, cvv: '123' } })),
+      Array.from({ length: 6 }, () =>
+        t.services.paymentMethods.create(principal, {
+          type: 'card',
+          card: { number: '5060990580000217499', expMonth: 9, expYear: new Date().getUTCFullYear() + 2, cvv: '123' },
+        }),
+      ),
     );
     expect(created).toHaveLength(6);
     const listed = await t.services.paymentMethods.list(principal);
@@ -118,7 +145,13 @@ describe.skipIf(!onPostgres)('bills under concurrency (PostgreSQL)', () => {
     const principal = principalOf(tenant.user.id);
     await t.services.deposits.simulateVirtualAccountTransfer(principal, 2000);
     const results = await Promise.allSettled(
-      Array.from({ length: 30 }, (_, i) => t.services.bills.pay(principal, { type: 'AIRTIME', biller: 'MTN', customer: '08031234567', amount: 100, reference: `B-RACE-${i}` }, undefined)),
+      Array.from({ length: 30 }, (_, i) =>
+        t.services.bills.pay(
+          principal,
+          { type: 'AIRTIME', biller: 'MTN', customer: '08031234567', amount: 100, reference: `B-RACE-${i}` },
+          undefined,
+        ),
+      ),
     );
     expect(results.filter((r) => r.status === 'fulfilled' && r.value.status === 'SUCCESS')).toHaveLength(20);
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -9,7 +9,10 @@ import { DepositExpiryHandler, DepositSandboxArrivalHandler } from '../../src/do
 import { graphql, seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
 import { balanceOf, eventsOf, fund, rest } from './helpers.js';
 
-const card = (number: string) => ({ type: 'card', card: { number, expMonth: 9, expYear: new Date().getUTCFullYear() + 3, cvv: '564' } });
+const card = (number: string) => ({
+  type: 'card',
+  card: { number, expMonth: 9, expYear: new Date().getUTCFullYear() + 3, cvv: '564' },
+});
 
 describe('payment methods and deposits', () => {
   const clock = new ManualClock(new Date());
@@ -17,7 +20,10 @@ describe('payment methods and deposits', () => {
   let runner: JobRunner;
   beforeAll(async () => {
     s = await startTestApp({ clock, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
-    runner = new JobRunner(s.t.services.db, clock, [new DepositSandboxArrivalHandler(s.t.services.deposits), new DepositExpiryHandler(s.t.services.deposits)]);
+    runner = new JobRunner(s.t.services.db, clock, [
+      new DepositSandboxArrivalHandler(s.t.services.deposits),
+      new DepositExpiryHandler(s.t.services.deposits),
+    ]);
   });
   afterAll(() => s.t.close());
   beforeEach(() => clock.set(new Date()));
@@ -31,9 +37,22 @@ describe('payment methods and deposits', () => {
   describe('payment methods', () => {
     it('stores a card only as a token with brand, last four and expiry; never its number or CVV', async () => {
       const tenant = await seedTenant(s.t.services);
-      const created = await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)('POST', '/api/v1/payment-methods', card(SANDBOX_PAYMENTS.cards.pinThenOtp));
-      expect(created.json().data).toMatchObject({ type: 'card', brand: 'mastercard', last4: '2950', expMonth: 9, isDefault: true });
-      const [row] = await s.t.services.db.select().from(paymentMethods).where(eq(paymentMethods.id, created.json().data.id));
+      const created = await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)(
+        'POST',
+        '/api/v1/payment-methods',
+        card(SANDBOX_PAYMENTS.cards.pinThenOtp),
+      );
+      expect(created.json().data).toMatchObject({
+        type: 'card',
+        brand: 'mastercard',
+        last4: '2950',
+        expMonth: 9,
+        isDefault: true,
+      });
+      const [row] = await s.t.services.db
+        .select()
+        .from(paymentMethods)
+        .where(eq(paymentMethods.id, created.json().data.id));
       const values = Object.values(row!).map((v) => String(v));
       expect(values.some((v) => v.includes(SANDBOX_PAYMENTS.cards.pinThenOtp))).toBe(false);
       // The CVV may not be stored anywhere in the row: no column holds it.
@@ -46,8 +65,16 @@ describe('payment methods and deposits', () => {
       const tenant = await seedTenant(s.t.services);
       const manage = rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT);
       const first = await storedCard(tenant, SANDBOX_PAYMENTS.cards.noAuth);
-      const bank = await manage('POST', '/api/v1/payment-methods', { type: 'bank_account', bankAccount: { bankCode: '044', accountNumber: '0690000040' } });
-      expect(bank.json().data).toMatchObject({ type: 'bank_account', bankName: 'Access Bank', accountName: 'Alexis Sanchez', isDefault: false });
+      const bank = await manage('POST', '/api/v1/payment-methods', {
+        type: 'bank_account',
+        bankAccount: { bankCode: '044', accountNumber: '0690000040' },
+      });
+      expect(bank.json().data).toMatchObject({
+        type: 'bank_account',
+        bankName: 'Access Bank',
+        accountName: 'Alexis Sanchez',
+        isDefault: false,
+      });
       const second = bank.json().data.id;
       const setDefault = await manage('POST', `/api/v1/payment-methods/${second}/default`);
       expect(setDefault.statusCode).toBe(200);
@@ -56,33 +83,58 @@ describe('payment methods and deposits', () => {
         [first, false],
         [second, true],
       ]);
-      expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', `/api/v1/payment-methods/${first}`)).json().data.last4).toBe('7499');
+      expect(
+        (await rest(s.t, tenant.keys.READ_ONLY)('GET', `/api/v1/payment-methods/${first}`)).json().data.last4,
+      ).toBe('7499');
       expect((await manage('DELETE', `/api/v1/payment-methods/${second}`)).statusCode).toBe(200);
-      expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', `/api/v1/payment-methods/${first}`)).json().data.isDefault).toBe(true);
+      expect(
+        (await rest(s.t, tenant.keys.READ_ONLY)('GET', `/api/v1/payment-methods/${first}`)).json().data.isDefault,
+      ).toBe(true);
       expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', `/api/v1/payment-methods/${second}`)).statusCode).toBe(404);
-      expect((await rest(s.t, s.tenant.keys.READ_ONLY)('GET', `/api/v1/payment-methods/${first}`)).statusCode).toBe(404);
+      expect((await rest(s.t, s.tenant.keys.READ_ONLY)('GET', `/api/v1/payment-methods/${first}`)).statusCode).toBe(
+        404,
+      );
       for (const [body, field] of [
         [card('1234567812345678'), 'card.number'],
         [{ type: 'card', card: { ...card(SANDBOX_PAYMENTS.cards.noAuth).card, expYear: 2020 } }, 'card.expYear'],
         [{ type: 'card', card: { ...card(SANDBOX_PAYMENTS.cards.noAuth).card, cvv: '12' } }, 'cvv'],
         [{ type: 'card' }, 'card'],
-        [{ type: 'bank_account', bankAccount: { bankCode: '044', accountNumber: SANDBOX_PAYMENTS.unknownAccount } }, 'accountNumber'],
+        [
+          { type: 'bank_account', bankAccount: { bankCode: '044', accountNumber: SANDBOX_PAYMENTS.unknownAccount } },
+          'accountNumber',
+        ],
         [{ type: 'paypal' }, 'type'],
       ] as const) {
         const response = await manage('POST', '/api/v1/payment-methods', body);
         expect(response.statusCode, JSON.stringify(body)).toBe(400);
         expect(response.json().message, JSON.stringify(body)).toContain(field);
       }
-      expect((await rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/payment-methods', card(SANDBOX_PAYMENTS.cards.noAuth))).statusCode).toBe(403);
+      expect(
+        (
+          await rest(s.t, tenant.keys.TRANSACTIONS)(
+            'POST',
+            '/api/v1/payment-methods',
+            card(SANDBOX_PAYMENTS.cards.noAuth),
+          )
+        ).statusCode,
+      ).toBe(403);
     });
   });
 
   describe('deposits', () => {
-    it('runs the seed\'s deposit with a PIN-then-OTP card: nextAction requires_pin, then requires_otp, then credited once', async () => {
+    it("runs the seed's deposit with a PIN-then-OTP card: nextAction requires_pin, then requires_otp, then credited once", async () => {
       const tenant = await seedTenant(s.t.services);
       const methodId = await storedCard(tenant, SANDBOX_PAYMENTS.cards.pinThenOtp);
       const call = rest(s.t, tenant.keys.TRANSACTIONS);
-      const started = await call('POST', '/api/v1/wallet/deposit/payment-method', { amount: 2500, paymentMethodId: methodId, reference: 'DEP-pin', currency: 'NGN', redirectUrl: 'https://partner.example/done', meta: { orderId: 7 }, narration: 'top up' });
+      const started = await call('POST', '/api/v1/wallet/deposit/payment-method', {
+        amount: 2500,
+        paymentMethodId: methodId,
+        reference: 'DEP-pin',
+        currency: 'NGN',
+        redirectUrl: 'https://partner.example/done',
+        meta: { orderId: 7 },
+        narration: 'top up',
+      });
       expect(started.statusCode).toBe(201);
       expect(started.json()).toMatchObject({ statusCode: 201, message: 'Deposit initiated successfully', errors: {} });
       expect(started.json().data).toMatchObject({
@@ -97,51 +149,106 @@ describe('payment methods and deposits', () => {
       });
       const wrongStep = await call('POST', '/api/v1/wallet/deposits/DEP-pin/authorize', { type: 'otp', otp: '12345' });
       expect(wrongStep.statusCode).toBe(400);
-      const pin = await call('POST', '/api/v1/wallet/deposits/DEP-pin/authorize', { type: 'pin', pin: SANDBOX_PAYMENTS.pin });
+      const pin = await call('POST', '/api/v1/wallet/deposits/DEP-pin/authorize', {
+        type: 'pin',
+        pin: SANDBOX_PAYMENTS.pin,
+      });
       expect(pin.json().data).toMatchObject({ status: 'PENDING', nextAction: { type: 'requires_otp' } });
-      const otp = await call('POST', '/api/v1/wallet/deposits/DEP-pin/authorize', { type: 'otp', otp: SANDBOX_PAYMENTS.otp });
+      const otp = await call('POST', '/api/v1/wallet/deposits/DEP-pin/authorize', {
+        type: 'otp',
+        otp: SANDBOX_PAYMENTS.otp,
+      });
       expect(otp.json().data).toMatchObject({ status: 'COMPLETED', nextAction: null });
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 250_000 });
-      const again = await call('POST', '/api/v1/wallet/deposits/DEP-pin/authorize', { type: 'otp', otp: SANDBOX_PAYMENTS.otp });
+      const again = await call('POST', '/api/v1/wallet/deposits/DEP-pin/authorize', {
+        type: 'otp',
+        otp: SANDBOX_PAYMENTS.otp,
+      });
       expect(again.statusCode).toBe(409);
       const events = await eventsOf(s.t, tenant, 'deposit.', 3);
       expect(events.map((e) => e.type)).toEqual(['deposit.initiated', 'deposit.pending', 'deposit.completed']);
-      expect(events[2]!.data).toMatchObject({ reference: 'DEP-pin', status: 'COMPLETED', amount: 2500, currency: 'NGN', method: 'card' });
+      expect(events[2]!.data).toMatchObject({
+        reference: 'DEP-pin',
+        status: 'COMPLETED',
+        amount: 2500,
+        currency: 'NGN',
+        method: 'card',
+      });
     });
 
     it('fails a deposit on a wrong PIN, a declined card, and completes a 3DS card after its redirect', async () => {
       const tenant = await seedTenant(s.t.services);
       const call = rest(s.t, tenant.keys.TRANSACTIONS);
       const pinCard = await storedCard(tenant, SANDBOX_PAYMENTS.cards.pinThenOtp);
-      await call('POST', '/api/v1/wallet/deposit/payment-method', { amount: 100, paymentMethodId: pinCard, reference: 'DEP-badpin' });
+      await call('POST', '/api/v1/wallet/deposit/payment-method', {
+        amount: 100,
+        paymentMethodId: pinCard,
+        reference: 'DEP-badpin',
+      });
       const bad = await call('POST', '/api/v1/wallet/deposits/DEP-badpin/authorize', { type: 'pin', pin: '0000' });
       expect(bad.json().data).toMatchObject({ status: 'FAILED', failureReason: 'Incorrect PIN.' });
-      const declined = await call('POST', '/api/v1/wallet/deposit/payment-method', { amount: 100, paymentMethodId: await storedCard(tenant, SANDBOX_PAYMENTS.cards.declined), reference: 'DEP-declined' });
-      expect(declined.json().data).toMatchObject({ status: 'FAILED', failureReason: expect.stringContaining('declined') });
-      const threeDs = await call('POST', '/api/v1/wallet/deposit/payment-method', { amount: 300, paymentMethodId: await storedCard(tenant, SANDBOX_PAYMENTS.cards.threeDs), reference: 'DEP-3ds' });
-      expect(threeDs.json().data.nextAction).toMatchObject({ type: 'redirect_url', redirect_url: { url: expect.stringContaining('https://') } });
+      const declined = await call('POST', '/api/v1/wallet/deposit/payment-method', {
+        amount: 100,
+        paymentMethodId: await storedCard(tenant, SANDBOX_PAYMENTS.cards.declined),
+        reference: 'DEP-declined',
+      });
+      expect(declined.json().data).toMatchObject({
+        status: 'FAILED',
+        failureReason: expect.stringContaining('declined'),
+      });
+      const threeDs = await call('POST', '/api/v1/wallet/deposit/payment-method', {
+        amount: 300,
+        paymentMethodId: await storedCard(tenant, SANDBOX_PAYMENTS.cards.threeDs),
+        reference: 'DEP-3ds',
+      });
+      expect(threeDs.json().data.nextAction).toMatchObject({
+        type: 'redirect_url',
+        redirect_url: { url: expect.stringContaining('https://') },
+      });
       const authorized = await call('POST', '/api/v1/wallet/deposits/DEP-3ds/authorize', { type: 'three_ds' });
       expect(authorized.json().data.status).toBe('COMPLETED');
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 30_000 });
-      expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/deposits/DEP-declined')).json().data.status).toBe('FAILED');
+      expect(
+        (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/deposits/DEP-declined')).json().data.status,
+      ).toBe('FAILED');
       expect((await rest(s.t, s.tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/deposits/DEP-3ds')).statusCode).toBe(404);
     });
 
     it('gives a transfer account with an expiry; the sandbox transfer arrives later, and one that never arrives expires', async () => {
       const tenant = await seedTenant(s.t.services);
       const call = rest(s.t, tenant.keys.TRANSACTIONS);
-      const started = await call('POST', '/api/v1/wallet/deposits/bank-transfer', { amount: 1200, reference: 'DEP-bt' });
+      const started = await call('POST', '/api/v1/wallet/deposits/bank-transfer', {
+        amount: 1200,
+        reference: 'DEP-bt',
+      });
       const data = started.json().data;
-      expect(data).toMatchObject({ status: 'PENDING', method: 'bank_transfer', accountNumber: expect.stringMatching(/^\d{10}$/), bankName: 'Sandbox Bank', note: expect.stringContaining('1200.00') });
-      expect(new Date(data.expiry_datetime).getTime() - clock.now().getTime()).toBe(SANDBOX_PAYMENTS.transferAccountMinutes * 60_000);
-      await call('POST', '/api/v1/wallet/deposits/bank-transfer', { amount: Number(SANDBOX_PAYMENTS.neverArrivesKobo) / 100, reference: 'DEP-never' });
+      expect(data).toMatchObject({
+        status: 'PENDING',
+        method: 'bank_transfer',
+        accountNumber: expect.stringMatching(/^\d{10}$/),
+        bankName: 'Sandbox Bank',
+        note: expect.stringContaining('1200.00'),
+      });
+      expect(new Date(data.expiry_datetime).getTime() - clock.now().getTime()).toBe(
+        SANDBOX_PAYMENTS.transferAccountMinutes * 60_000,
+      );
+      await call('POST', '/api/v1/wallet/deposits/bank-transfer', {
+        amount: Number(SANDBOX_PAYMENTS.neverArrivesKobo) / 100,
+        reference: 'DEP-never',
+      });
       clock.advance(SANDBOX_PAYMENTS.arrivalSeconds * 1000);
       await runner.runDueJobs();
-      expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/deposits/DEP-bt')).json().data.status).toBe('COMPLETED');
-      expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/deposits/DEP-never')).json().data.status).toBe('PENDING');
+      expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/deposits/DEP-bt')).json().data.status).toBe(
+        'COMPLETED',
+      );
+      expect(
+        (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/deposits/DEP-never')).json().data.status,
+      ).toBe('PENDING');
       clock.advance(SANDBOX_PAYMENTS.transferAccountMinutes * 60_000);
       await runner.runDueJobs();
-      expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/deposits/DEP-never')).json().data).toMatchObject({ status: 'FAILED', failureReason: expect.stringContaining('expired') });
+      expect(
+        (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/deposits/DEP-never')).json().data,
+      ).toMatchObject({ status: 'FAILED', failureReason: expect.stringContaining('expired') });
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 120_000 });
     });
 
@@ -149,18 +256,39 @@ describe('payment methods and deposits', () => {
       const tenant = await seedTenant(s.t.services);
       const call = rest(s.t, tenant.keys.TRANSACTIONS);
       const ussd = await call('POST', '/api/v1/wallet/deposits/ussd', { amount: 50, bankCode: '058' });
-      expect(ussd.json().data).toMatchObject({ status: 'PENDING', method: 'ussd', nextAction: { type: 'payment_instruction', payment_instruction: { note: expect.stringMatching(/^Dial \*737\*/) } } });
-      const link = await call('POST', '/api/v1/wallet/deposits/payment-link', { amount: 70, redirectUrl: 'https://partner.example/back', title: 'Top up' });
-      expect(link.json().data).toMatchObject({ status: 'PENDING', method: 'payment_link', nextAction: { type: 'redirect_url', redirect_url: { url: expect.stringContaining('/pay/') } } });
+      expect(ussd.json().data).toMatchObject({
+        status: 'PENDING',
+        method: 'ussd',
+        nextAction: {
+          type: 'payment_instruction',
+          payment_instruction: { note: expect.stringMatching(/^Dial \*737\*/) },
+        },
+      });
+      const link = await call('POST', '/api/v1/wallet/deposits/payment-link', {
+        amount: 70,
+        redirectUrl: 'https://partner.example/back',
+        title: 'Top up',
+      });
+      expect(link.json().data).toMatchObject({
+        status: 'PENDING',
+        method: 'payment_link',
+        nextAction: { type: 'redirect_url', redirect_url: { url: expect.stringContaining('/pay/') } },
+      });
       const viaFund = await call('POST', '/api/v1/wallet/fund', { amount: 30, method: 'bank_transfer' });
       expect(viaFund.json().data).toMatchObject({ method: 'bank_transfer', status: 'PENDING' });
-      const cardFund = await call('POST', '/api/v1/wallet/fund', { amount: 5, method: 'card', paymentMethodId: await storedCard(tenant, SANDBOX_PAYMENTS.cards.noAuth) });
+      const cardFund = await call('POST', '/api/v1/wallet/fund', {
+        amount: 5,
+        method: 'card',
+        paymentMethodId: await storedCard(tenant, SANDBOX_PAYMENTS.cards.noAuth),
+      });
       expect(cardFund.json().data).toMatchObject({ method: 'card', status: 'COMPLETED' });
       const noLink = await call('POST', '/api/v1/wallet/fund', { amount: 5, method: 'payment_link' });
       expect(noLink.json().message).toContain('redirectUrl');
       const noBank = await call('POST', '/api/v1/wallet/fund', { amount: 5, method: 'ussd' });
       expect(noBank.json().message).toContain('bankCode');
-      expect((await call('POST', '/api/v1/wallet/deposits/ussd', { amount: 5, bankCode: '000' })).json().message).toContain('bankCode');
+      expect(
+        (await call('POST', '/api/v1/wallet/deposits/ussd', { amount: 5, bankCode: '000' })).json().message,
+      ).toContain('bankCode');
       clock.advance(SANDBOX_PAYMENTS.arrivalSeconds * 1000);
       await runner.runDueJobs();
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 15_500 });
@@ -172,10 +300,23 @@ describe('payment methods and deposits', () => {
       const first = (await call('POST', '/api/v1/wallet/virtual-account')).json().data;
       const second = (await call('POST', '/api/v1/wallet/virtual-account')).json().data;
       expect(first).toEqual(second);
-      expect(first).toMatchObject({ accountNumber: expect.stringMatching(/^\d{10}$/), bankName: 'Sandbox Bank', accountName: 'Ada Obi' });
+      expect(first).toMatchObject({
+        accountNumber: expect.stringMatching(/^\d{10}$/),
+        bankName: 'Sandbox Bank',
+        accountName: 'Ada Obi',
+      });
       const arrived = await call('POST', '/api/v1/wallet/sandbox/virtual-account/transfer', { amount: 99.99 });
-      expect(arrived.json().data).toMatchObject({ method: 'virtual_account', status: 'COMPLETED', amount: 99.99, accountNumber: first.accountNumber });
-      const production = await rest(s.t, tenant.productionKey)('POST', '/api/v1/wallet/sandbox/virtual-account/transfer', { amount: 1 });
+      expect(arrived.json().data).toMatchObject({
+        method: 'virtual_account',
+        status: 'COMPLETED',
+        amount: 99.99,
+        accountNumber: first.accountNumber,
+      });
+      const production = await rest(s.t, tenant.productionKey)(
+        'POST',
+        '/api/v1/wallet/sandbox/virtual-account/transfer',
+        { amount: 1 },
+      );
       expect(production.statusCode).toBe(400);
       expect(production.json().message).toContain('sandbox');
       // Production without a configured provider answers 503, naming the setting.
@@ -186,14 +327,25 @@ describe('payment methods and deposits', () => {
 
     it('credits a deposit exactly once however many times (and however concurrently) its completion arrives', async () => {
       const tenant = await seedTenant(s.t.services);
-      const started = await rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/wallet/deposits/bank-transfer', { amount: 400, reference: 'DEP-dup' });
+      const started = await rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/wallet/deposits/bank-transfer', {
+        amount: 400,
+        reference: 'DEP-dup',
+      });
       const id = started.json().data.id;
-      await Promise.all(Array.from({ length: 8 }, () => s.t.services.deposits.apply(id, { providerRef: 'x', status: 'succeeded' })));
+      await Promise.all(
+        Array.from({ length: 8 }, () => s.t.services.deposits.apply(id, { providerRef: 'x', status: 'succeeded' })),
+      );
       await s.t.services.deposits.apply(id, { providerRef: 'x', status: 'succeeded' });
       await s.t.services.deposits.apply(id, { providerRef: 'x', status: 'failed', reason: 'late failure notice' });
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 40_000 });
-      expect((await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/deposits/DEP-dup')).json().data.status).toBe('COMPLETED');
-      expect((await eventsOf(s.t, tenant, 'deposit.', 3)).map((e) => e.type)).toEqual(['deposit.initiated', 'deposit.pending', 'deposit.completed']);
+      expect(
+        (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/deposits/DEP-dup')).json().data.status,
+      ).toBe('COMPLETED');
+      expect((await eventsOf(s.t, tenant, 'deposit.', 3)).map((e) => e.type)).toEqual([
+        'deposit.initiated',
+        'deposit.pending',
+        'deposit.completed',
+      ]);
       expect(await ledger.totalOf(s.t.services.db, 'sandbox')).toBe(0n);
     });
 
@@ -214,7 +366,10 @@ describe('payment methods and deposits', () => {
         expect(response.statusCode, JSON.stringify(body)).toBe(400);
         expect(response.json().message, JSON.stringify(body)).toContain(field);
       }
-      const missingMethod = await call('POST', '/api/v1/wallet/deposit/payment-method', { amount: 5, paymentMethodId: '00000000-0000-4000-8000-000000000000' });
+      const missingMethod = await call('POST', '/api/v1/wallet/deposit/payment-method', {
+        amount: 5,
+        paymentMethodId: '00000000-0000-4000-8000-000000000000',
+      });
       expect(missingMethod.statusCode).toBe(404);
       const key = { 'idempotency-key': `dep-${tenant.user.id}` };
       const one = await call('POST', '/api/v1/wallet/deposits/bank-transfer', { amount: 10 }, key);
@@ -225,13 +380,33 @@ describe('payment methods and deposits', () => {
 
     it('serves deposits and payment methods over GraphQL', async () => {
       const tenant = await seedTenant(s.t.services);
-      const created = await graphql(s.t.app, tenant.keys.ACCOUNT_MANAGEMENT, `mutation { createPaymentMethod(input: { type: card, card: { number: "${SANDBOX_PAYMENTS.cards.pinThenOtp}", expMonth: 9, expYear: ${new Date().getUTCFullYear() + 2}, cvv: "564" } }) { id brand last4 isDefault } }`);
+      const created = await graphql(
+        s.t.app,
+        tenant.keys.ACCOUNT_MANAGEMENT,
+        `mutation { createPaymentMethod(input: { type: card, card: { number: "${SANDBOX_PAYMENTS.cards.pinThenOtp}", expMonth: 9, expYear: ${new Date().getUTCFullYear() + 2}, cvv: "564" } }) { id brand last4 isDefault } }`,
+      );
       const methodId = created.body.data!.createPaymentMethod.id;
       const key = tenant.keys.FULL_ACCESS;
-      const started = await graphql(s.t.app, key, `mutation { depositWithPaymentMethod(input: { amount: 10, paymentMethodId: "${methodId}", reference: "G-DEP" }) { status nextAction { type requires_pin } customer { name } } }`);
-      expect(started.body.data!.depositWithPaymentMethod).toEqual({ status: 'PENDING', nextAction: { type: 'requires_pin', requires_pin: {} }, customer: { name: 'Ada Obi' } });
-      await graphql(s.t.app, key, 'mutation { authorizeDeposit(reference: "G-DEP", input: { type: pin, pin: "3310" }) { status } }');
-      const done = await graphql(s.t.app, key, 'mutation { authorizeDeposit(reference: "G-DEP", input: { type: otp, otp: "12345" }) { status amountKobo } }');
+      const started = await graphql(
+        s.t.app,
+        key,
+        `mutation { depositWithPaymentMethod(input: { amount: 10, paymentMethodId: "${methodId}", reference: "G-DEP" }) { status nextAction { type requires_pin } customer { name } } }`,
+      );
+      expect(started.body.data!.depositWithPaymentMethod).toEqual({
+        status: 'PENDING',
+        nextAction: { type: 'requires_pin', requires_pin: {} },
+        customer: { name: 'Ada Obi' },
+      });
+      await graphql(
+        s.t.app,
+        key,
+        'mutation { authorizeDeposit(reference: "G-DEP", input: { type: pin, pin: "3310" }) { status } }',
+      );
+      const done = await graphql(
+        s.t.app,
+        key,
+        'mutation { authorizeDeposit(reference: "G-DEP", input: { type: otp, otp: "12345" }) { status amountKobo } }',
+      );
       expect(done.body.data!.authorizeDeposit).toEqual({ status: 'COMPLETED', amountKobo: 1000 });
       const others = await graphql(
         s.t.app,
@@ -242,8 +417,16 @@ describe('payment methods and deposits', () => {
           setDefaultPaymentMethod(id: "${methodId}") { isDefault } }`,
       );
       expect(others.body.errors).toBeUndefined();
-      const read = await graphql(s.t.app, key, `{ deposit(reference: "G-DEP") { status } paymentMethods { id } paymentMethod(id: "${methodId}") { last4 } }`);
-      expect(read.body.data).toEqual({ deposit: { status: 'COMPLETED' }, paymentMethods: [{ id: methodId }], paymentMethod: { last4: '2950' } });
+      const read = await graphql(
+        s.t.app,
+        key,
+        `{ deposit(reference: "G-DEP") { status } paymentMethods { id } paymentMethod(id: "${methodId}") { last4 } }`,
+      );
+      expect(read.body.data).toEqual({
+        deposit: { status: 'COMPLETED' },
+        paymentMethods: [{ id: methodId }],
+        paymentMethod: { last4: '2950' },
+      });
       const removed = await graphql(s.t.app, key, `mutation { deletePaymentMethod(id: "${methodId}") { id } }`);
       expect(removed.body.data!.deletePaymentMethod.id).toBe(methodId);
       await fund(s.t, tenant, 1);

@@ -26,7 +26,9 @@ describe('Idempotency-Key claims', () => {
       }),
     ).rejects.toThrow('process killed');
     // While its lease holds, a retry is told to wait.
-    await expect(idempotency.run(scope, 'k1', { amount: 5 }, async () => 'again')).rejects.toMatchObject({ code: 'CONFLICT' });
+    await expect(idempotency.run(scope, 'k1', { amount: 5 }, async () => 'again')).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
     clock.advance(61_000);
     const resumed = await idempotency.run(scope, 'k1', { amount: 5 }, async (claim) => {
       expect(claim?.resourceId).toBe('resource-1');
@@ -40,13 +42,30 @@ describe('Idempotency-Key claims', () => {
     const { user } = await seedTenant(t.services);
     const idempotency = new Idempotency(t.services.db, clock, 60_000);
     const scope = { userId: user.id, environment: 'sandbox' as const, operation: 'test.retry' };
-    await expect(idempotency.run(scope, 'k2', {}, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    expect(await idempotency.run(scope, 'k2', {}, async (claim) => (claim?.resourceId === null ? 'fresh' : 'stale'))).toBe('fresh');
-    await expect(idempotency.run(scope, 'k3', {}, async () => Promise.reject(new DomainError('INSUFFICIENT_FUNDS', 'poor')))).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
-    await expect(idempotency.run(scope, 'k3', {}, async () => 'rich now')).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS', message: 'poor' });
-    await expect(idempotency.run(scope, 'k3', { other: true }, async () => 'x')).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    await expect(idempotency.run(scope, 'k2', {}, async () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
+    expect(
+      await idempotency.run(scope, 'k2', {}, async (claim) => (claim?.resourceId === null ? 'fresh' : 'stale')),
+    ).toBe('fresh');
+    await expect(
+      idempotency.run(scope, 'k3', {}, async () => Promise.reject(new DomainError('INSUFFICIENT_FUNDS', 'poor'))),
+    ).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+    await expect(idempotency.run(scope, 'k3', {}, async () => 'rich now')).rejects.toMatchObject({
+      code: 'INSUFFICIENT_FUNDS',
+      message: 'poor',
+    });
+    await expect(idempotency.run(scope, 'k3', { other: true }, async () => 'x')).rejects.toMatchObject({
+      code: 'IDEMPOTENCY_KEY_REUSED',
+    });
     // Key order does not change the request: a replay, not a 422.
-    expect(await idempotency.run(scope, 'k4', { a: 1, b: 2n }, async () => ({ amount: 7n, at: new Date(0) }))).toEqual({ amount: 7n, at: new Date(0) });
-    expect(await idempotency.run(scope, 'k4', { b: 2n, a: 1 }, async () => 'second')).toEqual({ amount: 7n, at: new Date(0) });
+    expect(await idempotency.run(scope, 'k4', { a: 1, b: 2n }, async () => ({ amount: 7n, at: new Date(0) }))).toEqual({
+      amount: 7n,
+      at: new Date(0),
+    });
+    expect(await idempotency.run(scope, 'k4', { b: 2n, a: 1 }, async () => 'second')).toEqual({
+      amount: 7n,
+      at: new Date(0),
+    });
   });
 });

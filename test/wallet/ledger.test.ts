@@ -8,7 +8,13 @@ import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-pro
 import { PAYOUT_FEE_KOBO } from '../../src/domain/wallet/payout-service.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 
-const principalOf = (userId: string): Principal => ({ kind: 'api_key', credentialId: 'test', userId, environment: 'sandbox', abilities: new Set(['READ', 'TRANSACT']) });
+const principalOf = (userId: string): Principal => ({
+  kind: 'api_key',
+  credentialId: 'test',
+  userId,
+  environment: 'sandbox',
+  abilities: new Set(['READ', 'TRANSACT']),
+});
 
 describe('the ledger', () => {
   let t: TestApp;
@@ -24,9 +30,26 @@ describe('the ledger', () => {
       { account: systemAccount('sandbox', 'provider_clearing'), amount: -500n },
       { account: walletOf('sandbox', user.id), amount: 500n },
     ];
-    await expect(t.services.db.transaction((tx) => ledger.post(tx, { environment: 'sandbox', kind: 'test', reference, lines: [lines[0]!, { ...lines[1]!, amount: 499n }] }))).rejects.toThrow(/Unbalanced/);
-    expect(await t.services.db.transaction((tx) => ledger.post(tx, { environment: 'sandbox', kind: 'test', reference, lines }))).toBe(true);
-    expect(await t.services.db.transaction((tx) => ledger.post(tx, { environment: 'sandbox', kind: 'test', reference, lines }))).toBe(false);
+    await expect(
+      t.services.db.transaction((tx) =>
+        ledger.post(tx, {
+          environment: 'sandbox',
+          kind: 'test',
+          reference,
+          lines: [lines[0]!, { ...lines[1]!, amount: 499n }],
+        }),
+      ),
+    ).rejects.toThrow(/Unbalanced/);
+    expect(
+      await t.services.db.transaction((tx) =>
+        ledger.post(tx, { environment: 'sandbox', kind: 'test', reference, lines }),
+      ),
+    ).toBe(true);
+    expect(
+      await t.services.db.transaction((tx) =>
+        ledger.post(tx, { environment: 'sandbox', kind: 'test', reference, lines }),
+      ),
+    ).toBe(false);
     expect((await ledger.balances(t.services.db, 'sandbox', user.id)).available).toBe(500n);
     await expect(t.services.db.execute(sql`update ledger_entries set amount = amount + 1`)).rejects.toThrow();
     await expect(t.services.db.execute(sql`delete from ledger_entries`)).rejects.toThrow();
@@ -37,17 +60,31 @@ describe('the ledger', () => {
     const { user } = await seedTenant(t.services);
     const owner = { environment: 'sandbox' as const, userId: user.id };
     await t.services.db.transaction((tx) =>
-      ledger.post(tx, { environment: 'sandbox', kind: 'test', reference: crypto.randomUUID(), lines: [{ account: systemAccount('sandbox', 'provider_clearing'), amount: -1000n }, { account: walletOf('sandbox', user.id), amount: 1000n }] }),
+      ledger.post(tx, {
+        environment: 'sandbox',
+        kind: 'test',
+        reference: crypto.randomUUID(),
+        lines: [
+          { account: systemAccount('sandbox', 'provider_clearing'), amount: -1000n },
+          { account: walletOf('sandbox', user.id), amount: 1000n },
+        ],
+      }),
     );
     const holdId = await t.services.db.transaction((tx) => ledger.hold(tx, owner, 600n, 'h1'));
-    await expect(t.services.db.transaction((tx) => ledger.hold(tx, owner, 600n, 'h2'))).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+    await expect(t.services.db.transaction((tx) => ledger.hold(tx, owner, 600n, 'h2'))).rejects.toMatchObject({
+      code: 'INSUFFICIENT_FUNDS',
+    });
     expect(await ledger.balances(t.services.db, 'sandbox', user.id)).toEqual({ available: 400n, held: 600n });
     expect(await t.services.db.transaction((tx) => ledger.release(tx, holdId, new Date()))).toBe(true);
     expect(await t.services.db.transaction((tx) => ledger.release(tx, holdId, new Date()))).toBe(false);
     expect(await t.services.db.transaction((tx) => ledger.capture(tx, holdId, 0n, new Date()))).toBe(false);
     expect(await ledger.balances(t.services.db, 'sandbox', user.id)).toEqual({ available: 1000n, held: 0n });
     const other = await seedTenant(t.services);
-    const transfer = await t.services.wallet.transfer(principalOf(user.id), { amount: 3, recipient: other.user.id }, undefined);
+    const transfer = await t.services.wallet.transfer(
+      principalOf(user.id),
+      { amount: 3, recipient: other.user.id },
+      undefined,
+    );
     const postingId = (await ledger.postingId(t.services.db, 'sandbox', 'transfer', transfer.id))!;
     expect(await t.services.db.transaction((tx) => ledger.reverse(tx, postingId))).toBe(true);
     expect(await t.services.db.transaction((tx) => ledger.reverse(tx, postingId))).toBe(false);
@@ -58,8 +95,18 @@ describe('the ledger', () => {
   it('keeps every balance equal to a simple model through random deposits, transfers, payouts and reversals', async () => {
     const op = fc.oneof(
       fc.record({ kind: fc.constant('deposit' as const), user: fc.nat(2), naira: fc.integer({ min: 1, max: 500 }) }),
-      fc.record({ kind: fc.constant('transfer' as const), from: fc.nat(2), to: fc.nat(2), naira: fc.integer({ min: 1, max: 300 }) }),
-      fc.record({ kind: fc.constant('payout' as const), user: fc.nat(2), naira: fc.integer({ min: 1, max: 300 }), fails: fc.boolean() }),
+      fc.record({
+        kind: fc.constant('transfer' as const),
+        from: fc.nat(2),
+        to: fc.nat(2),
+        naira: fc.integer({ min: 1, max: 300 }),
+      }),
+      fc.record({
+        kind: fc.constant('payout' as const),
+        user: fc.nat(2),
+        naira: fc.integer({ min: 1, max: 300 }),
+        fails: fc.boolean(),
+      }),
       fc.record({ kind: fc.constant('reverse' as const), pick: fc.nat(50) }),
     );
     await fc.assert(
@@ -73,7 +120,11 @@ describe('the ledger', () => {
             model.set(users[step.user]!, model.get(users[step.user]!)! + BigInt(step.naira) * 100n);
           } else if (step.kind === 'transfer') {
             const [from, to, amount] = [users[step.from]!, users[step.to]!, BigInt(step.naira) * 100n];
-            const attempt = t.services.wallet.transfer(principalOf(from), { amount: step.naira, recipient: to }, undefined);
+            const attempt = t.services.wallet.transfer(
+              principalOf(from),
+              { amount: step.naira, recipient: to },
+              undefined,
+            );
             if (from === to) {
               await expect(attempt).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
             } else if (model.get(from)! < amount) {
@@ -87,7 +138,15 @@ describe('the ledger', () => {
           } else if (step.kind === 'payout') {
             const user = users[step.user]!;
             const amount = BigInt(step.naira) * 100n;
-            const attempt = t.services.payouts.withdraw(principalOf(user), { amount: step.naira, bankCode: '044', accountNumber: step.fails ? SANDBOX_PAYMENTS.payouts.failingAccount : '0690000040' }, undefined);
+            const attempt = t.services.payouts.withdraw(
+              principalOf(user),
+              {
+                amount: step.naira,
+                bankCode: '044',
+                accountNumber: step.fails ? SANDBOX_PAYMENTS.payouts.failingAccount : '0690000040',
+              },
+              undefined,
+            );
             if (model.get(user)! < amount + PAYOUT_FEE_KOBO) {
               await expect(attempt).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
             } else {

@@ -21,36 +21,77 @@ describe('payouts', () => {
   afterAll(() => s.t.close());
   beforeEach(() => clock.set(new Date()));
 
-  const withdrawal = (overrides: Record<string, unknown> = {}) => ({ amount: 1000, bankCode: '044', accountNumber: '0690000040', narration: 'rent', ...overrides });
+  const withdrawal = (overrides: Record<string, unknown> = {}) => ({
+    amount: 1000,
+    bankCode: '044',
+    accountNumber: '0690000040',
+    narration: 'rent',
+    ...overrides,
+  });
 
   it('lists banks and resolves an account number to its name', async () => {
     const call = rest(s.t, s.tenant.keys.READ_ONLY);
     const banks = await call('GET', '/api/v1/wallet/banks');
     expect(banks.json().data).toContainEqual({ code: '044', name: 'Access Bank' });
-    const resolved = await call('POST', '/api/v1/wallet/banks/resolve', { bankCode: '044', accountNumber: '0690000040' });
+    const resolved = await call('POST', '/api/v1/wallet/banks/resolve', {
+      bankCode: '044',
+      accountNumber: '0690000040',
+    });
     expect(resolved.statusCode).toBe(200);
-    expect(resolved.json().data).toEqual({ bankCode: '044', accountNumber: '0690000040', accountName: 'Alexis Sanchez' });
-    const unknown = await call('POST', '/api/v1/wallet/banks/resolve', { bankCode: '044', accountNumber: SANDBOX_PAYMENTS.unknownAccount });
+    expect(resolved.json().data).toEqual({
+      bankCode: '044',
+      accountNumber: '0690000040',
+      accountName: 'Alexis Sanchez',
+    });
+    const unknown = await call('POST', '/api/v1/wallet/banks/resolve', {
+      bankCode: '044',
+      accountNumber: SANDBOX_PAYMENTS.unknownAccount,
+    });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.json().message).toContain('accountNumber');
-    expect((await call('POST', '/api/v1/wallet/banks/resolve', { bankCode: '999', accountNumber: '0690000040' })).json().message).toContain('bankCode');
-    expect((await call('POST', '/api/v1/wallet/banks/resolve', { bankCode: '044', accountNumber: '12345' })).json().message).toContain('accountNumber');
+    expect(
+      (await call('POST', '/api/v1/wallet/banks/resolve', { bankCode: '999', accountNumber: '0690000040' })).json()
+        .message,
+    ).toContain('bankCode');
+    expect(
+      (await call('POST', '/api/v1/wallet/banks/resolve', { bankCode: '044', accountNumber: '12345' })).json().message,
+    ).toContain('accountNumber');
   });
 
   it('holds amount plus fee, captures on success with the fee to the fees account, and emits payout.* in order', async () => {
     const tenant = await seedTenant(s.t.services);
     await fund(s.t, tenant, 5000);
-    const response = await rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/wallet/withdraw', withdrawal({ reference: 'PO-ok' }));
+    const response = await rest(s.t, tenant.keys.TRANSACTIONS)(
+      'POST',
+      '/api/v1/wallet/withdraw',
+      withdrawal({ reference: 'PO-ok' }),
+    );
     expect(response.statusCode).toBe(201);
-    expect(response.json().data).toMatchObject({ reference: 'PO-ok', status: 'completed', amount: 1000, fee: 25, bankName: 'Access Bank', accountName: 'Alexis Sanchez', narration: 'rent' });
+    expect(response.json().data).toMatchObject({
+      reference: 'PO-ok',
+      status: 'completed',
+      amount: 1000,
+      fee: 25,
+      bankName: 'Access Bank',
+      accountName: 'Alexis Sanchez',
+      narration: 'rent',
+    });
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 397_500, heldKobo: 0 });
     const events = await eventsOf(s.t, tenant, 'payout.', 2);
     expect(events.map((e) => [e.type, e.data['status']])).toEqual([
       ['payout.initiated', 'initiated'],
       ['payout.completed', 'completed'],
     ]);
-    expect(events[1]!.data).toMatchObject({ reference: 'PO-ok', amount: 1000, currency: 'NGN', bankName: 'Access Bank', accountNumber: '0690000040', accountName: 'Alexis Sanchez' });
-    const transaction = (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/transactions/reference/PO-ok')).json().data;
+    expect(events[1]!.data).toMatchObject({
+      reference: 'PO-ok',
+      amount: 1000,
+      currency: 'NGN',
+      bankName: 'Access Bank',
+      accountNumber: '0690000040',
+      accountName: 'Alexis Sanchez',
+    });
+    const transaction = (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/transactions/reference/PO-ok')).json()
+      .data;
     expect(transaction).toMatchObject({ type: 'WITHDRAWAL', status: 'COMPLETED', amount: 1000, fee: 25 });
     expect(await ledger.totalOf(s.t.services.db, 'sandbox')).toBe(0n);
   });
@@ -58,18 +99,37 @@ describe('payouts', () => {
   it('returns the held money when the payout fails', async () => {
     const tenant = await seedTenant(s.t.services);
     await fund(s.t, tenant, 2000);
-    const response = await rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/wallet/withdraw', withdrawal({ accountNumber: SANDBOX_PAYMENTS.payouts.failingAccount, reference: 'PO-fail' }));
-    expect(response.json().data).toMatchObject({ status: 'failed', failureReason: expect.stringContaining('rejected') });
+    const response = await rest(s.t, tenant.keys.TRANSACTIONS)(
+      'POST',
+      '/api/v1/wallet/withdraw',
+      withdrawal({ accountNumber: SANDBOX_PAYMENTS.payouts.failingAccount, reference: 'PO-fail' }),
+    );
+    expect(response.json().data).toMatchObject({
+      status: 'failed',
+      failureReason: expect.stringContaining('rejected'),
+    });
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 200_000, heldKobo: 0 });
-    expect((await eventsOf(s.t, tenant, 'payout.', 2)).map((e) => e.type)).toEqual(['payout.initiated', 'payout.failed']);
+    expect((await eventsOf(s.t, tenant, 'payout.', 2)).map((e) => e.type)).toEqual([
+      'payout.initiated',
+      'payout.failed',
+    ]);
     // The funding deposit's pair, then the withdrawal's.
-    expect((await eventsOf(s.t, tenant, 'transaction.', 4)).map((e) => e.type)).toEqual(['transaction.created', 'transaction.completed', 'transaction.created', 'transaction.failed']);
+    expect((await eventsOf(s.t, tenant, 'transaction.', 4)).map((e) => e.type)).toEqual([
+      'transaction.created',
+      'transaction.completed',
+      'transaction.created',
+      'transaction.failed',
+    ]);
   });
 
   it('keeps a timed-out payout processing with the money held, until reconciliation settles it', async () => {
     const tenant = await seedTenant(s.t.services);
     await fund(s.t, tenant, 2000);
-    const response = await rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/wallet/withdraw', withdrawal({ accountNumber: SANDBOX_PAYMENTS.payouts.timeoutAccount, reference: 'PO-timeout' }));
+    const response = await rest(s.t, tenant.keys.TRANSACTIONS)(
+      'POST',
+      '/api/v1/wallet/withdraw',
+      withdrawal({ accountNumber: SANDBOX_PAYMENTS.payouts.timeoutAccount, reference: 'PO-timeout' }),
+    );
     expect(response.statusCode).toBe(201);
     expect(response.json().data.status).toBe('processing');
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 97_500, heldKobo: 102_500 });
@@ -78,7 +138,11 @@ describe('payouts', () => {
     const settled = (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/payouts/PO-timeout')).json().data;
     expect(settled.status).toBe('completed');
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 97_500, heldKobo: 0 });
-    expect((await eventsOf(s.t, tenant, 'payout.', 3)).map((e) => e.type)).toEqual(['payout.initiated', 'payout.processing', 'payout.completed']);
+    expect((await eventsOf(s.t, tenant, 'payout.', 3)).map((e) => e.type)).toEqual([
+      'payout.initiated',
+      'payout.processing',
+      'payout.completed',
+    ]);
   });
 
   it('refuses too little balance (insufficient funds) and bad input, holding nothing', async () => {
@@ -102,7 +166,9 @@ describe('payouts', () => {
       expect(response.json().message, JSON.stringify(body)).toContain(field);
     }
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 10_000, heldKobo: 0 });
-    expect((await rest(s.t, tenant.keys.READ_ONLY)('POST', '/api/v1/wallet/withdraw', withdrawal())).statusCode).toBe(403);
+    expect((await rest(s.t, tenant.keys.READ_ONLY)('POST', '/api/v1/wallet/withdraw', withdrawal())).statusCode).toBe(
+      403,
+    );
     expect((await rest(s.t, s.tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/payouts/PO-ok')).statusCode).toBe(404);
   });
 
@@ -114,7 +180,13 @@ describe('payouts', () => {
     const body = withdrawal({ accountNumber: SANDBOX_PAYMENTS.payouts.slowAccount });
     const first = call('POST', '/api/v1/wallet/withdraw', body, key);
     // The first request has claimed its key (and is now inside the two-second provider call).
-    await waitUntil(async () => (await s.t.services.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key['idempotency-key']))).length === 1, 10_000, 10);
+    await waitUntil(
+      async () =>
+        (await s.t.services.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key['idempotency-key'])))
+          .length === 1,
+      10_000,
+      10,
+    );
     const during = await call('POST', '/api/v1/wallet/withdraw', body, key);
     expect(during.statusCode).toBe(409);
     expect(during.json().message).toContain('still being processed');
@@ -128,9 +200,29 @@ describe('payouts', () => {
   it('serves payouts over GraphQL', async () => {
     const tenant = await seedTenant(s.t.services);
     await fund(s.t, tenant, 500);
-    const sent = await graphql(s.t.app, tenant.keys.TRANSACTIONS, 'mutation { withdraw(input: { amount: 100, bankCode: "058", accountNumber: "0123456789", reference: "G-PO" }) { status amount amountKobo fee currency bankName accountName version } }');
-    expect(sent.body.data!.withdraw).toEqual({ status: 'completed', amount: 100, amountKobo: 10000, fee: 25, currency: 'NGN', bankName: 'Guaranty Trust Bank', accountName: 'SANDBOX ACCOUNT 6789', version: 2 });
-    const read = await graphql(s.t.app, tenant.keys.READ_ONLY, '{ payout(reference: "G-PO") { status } banks { code } resolveBankAccount(bankCode: "044", accountNumber: "0690000040") { accountName } }');
-    expect(read.body.data).toMatchObject({ payout: { status: 'completed' }, resolveBankAccount: { accountName: 'Alexis Sanchez' } });
+    const sent = await graphql(
+      s.t.app,
+      tenant.keys.TRANSACTIONS,
+      'mutation { withdraw(input: { amount: 100, bankCode: "058", accountNumber: "0123456789", reference: "G-PO" }) { status amount amountKobo fee currency bankName accountName version } }',
+    );
+    expect(sent.body.data!.withdraw).toEqual({
+      status: 'completed',
+      amount: 100,
+      amountKobo: 10000,
+      fee: 25,
+      currency: 'NGN',
+      bankName: 'Guaranty Trust Bank',
+      accountName: 'SANDBOX ACCOUNT 6789',
+      version: 2,
+    });
+    const read = await graphql(
+      s.t.app,
+      tenant.keys.READ_ONLY,
+      '{ payout(reference: "G-PO") { status } banks { code } resolveBankAccount(bankCode: "044", accountNumber: "0690000040") { accountName } }',
+    );
+    expect(read.body.data).toMatchObject({
+      payout: { status: 'completed' },
+      resolveBankAccount: { accountName: 'Alexis Sanchez' },
+    });
   });
 });

@@ -15,10 +15,14 @@ describe('wallet balance, transfers and transactions', () => {
     await fund(s.t, alice, 1500.5);
     expect(await balanceOf(s.t, alice)).toMatchObject({ available: 1500.5, availableKobo: 150050, held: 0 });
     const entries = (await rest(s.t, alice.keys.READ_ONLY)('GET', '/api/v1/wallet/ledger')).json().data;
-    expect(entries).toEqual([expect.objectContaining({ amount: 1500.5, amountKobo: 150050, balanceAfter: 1500.5, kind: 'deposit' })]);
+    expect(entries).toEqual([
+      expect.objectContaining({ amount: 1500.5, amountKobo: 150050, balanceAfter: 1500.5, kind: 'deposit' }),
+    ]);
     const listed = (await rest(s.t, alice.keys.READ_ONLY)('GET', '/api/v1/transactions')).json();
     expect(listed).toMatchObject({ statusCode: 200, message: 'Transactions retrieved successfully', errors: {} });
-    expect(listed.data.transactions).toEqual([expect.objectContaining({ type: 'DEPOSIT', status: 'COMPLETED', amount: 1500.5, currency: 'NGN' })]);
+    expect(listed.data.transactions).toEqual([
+      expect.objectContaining({ type: 'DEPOSIT', status: 'COMPLETED', amount: 1500.5, currency: 'NGN' }),
+    ]);
   });
 
   it('transfers atomically to another user by email or id, with both transactions and events', async () => {
@@ -26,14 +30,24 @@ describe('wallet balance, transfers and transactions', () => {
     const bob = await seedTenant(s.t.services);
     await fund(s.t, alice, 1000);
     const send = rest(s.t, alice.keys.TRANSACTIONS);
-    const byEmail = await send('POST', '/api/v1/wallet/transfer', { amount: 250.25, recipient: bob.user.email, narration: 'lunch', reference: 'TRF-lunch' });
+    const byEmail = await send('POST', '/api/v1/wallet/transfer', {
+      amount: 250.25,
+      recipient: bob.user.email,
+      narration: 'lunch',
+      reference: 'TRF-lunch',
+    });
     expect(byEmail.statusCode).toBe(201);
-    expect(byEmail.json()).toMatchObject({ statusCode: 201, message: 'Transfer completed successfully', data: { type: 'TRANSFER_OUT', status: 'COMPLETED', amount: 250.25, reference: 'TRF-lunch', description: 'lunch' } });
+    expect(byEmail.json()).toMatchObject({
+      statusCode: 201,
+      message: 'Transfer completed successfully',
+      data: { type: 'TRANSFER_OUT', status: 'COMPLETED', amount: 250.25, reference: 'TRF-lunch', description: 'lunch' },
+    });
     const byId = await send('POST', '/api/v1/wallet/transfer', { amount: 100, recipient: bob.user.id });
     expect(byId.statusCode).toBe(201);
     expect(await balanceOf(s.t, alice)).toMatchObject({ availableKobo: 64975 });
     expect(await balanceOf(s.t, bob)).toMatchObject({ availableKobo: 35025 });
-    const incoming = (await rest(s.t, bob.keys.READ_ONLY)('GET', '/api/v1/transactions/reference/TRF-lunch:in')).json().data;
+    const incoming = (await rest(s.t, bob.keys.READ_ONLY)('GET', '/api/v1/transactions/reference/TRF-lunch:in')).json()
+      .data;
     expect(incoming).toMatchObject({ type: 'TRANSFER_IN', status: 'COMPLETED', amount: 250.25 });
     const events = await eventsOf(s.t, bob, 'transaction.', 2);
     expect(events.map((e) => [e.type, e.data['type'], e.data['amount']])).toEqual([
@@ -50,7 +64,10 @@ describe('wallet balance, transfers and transactions', () => {
     const missing = await send('POST', '/api/v1/wallet/transfer', { amount: 10, recipient: 'nobody@example.test' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().message).toContain('recipient');
-    const missingId = await send('POST', '/api/v1/wallet/transfer', { amount: 10, recipient: '00000000-0000-4000-8000-000000000000' });
+    const missingId = await send('POST', '/api/v1/wallet/transfer', {
+      amount: 10,
+      recipient: '00000000-0000-4000-8000-000000000000',
+    });
     expect(missingId.statusCode).toBe(404);
     const self = await send('POST', '/api/v1/wallet/transfer', { amount: 10, recipient: alice.user.email });
     expect(self.statusCode).toBe(400);
@@ -59,7 +76,11 @@ describe('wallet balance, transfers and transactions', () => {
     expect(tooMuch.statusCode).toBe(400);
     expect(tooMuch.json()).toMatchObject({ statusCode: 400, error: 'Bad Request', errorCode: 'INSUFFICIENT_FUNDS' });
     await send('POST', '/api/v1/wallet/transfer', { amount: 1, recipient: bob.user.id, reference: 'TRF-once' });
-    const reused = await send('POST', '/api/v1/wallet/transfer', { amount: 1, recipient: bob.user.id, reference: 'TRF-once' });
+    const reused = await send('POST', '/api/v1/wallet/transfer', {
+      amount: 1,
+      recipient: bob.user.id,
+      reference: 'TRF-once',
+    });
     expect(reused.statusCode).toBe(409);
     expect(reused.json().message).toContain('TRF-once');
     expect(await balanceOf(s.t, alice)).toMatchObject({ availableKobo: 9900 });
@@ -76,7 +97,12 @@ describe('wallet balance, transfers and transactions', () => {
       expect(response.json().message, String(amount)).toContain('amount');
     }
     // NaN cannot be written in JSON; over GraphQL a non-number is refused by the Float type.
-    const nan = await graphql(s.t.app, alice.keys.TRANSACTIONS, 'mutation ($amount: Float!, $to: String!) { transfer(input: { amount: $amount, recipient: $to }) { id } }', { amount: 'NaN', to: bob.user.id });
+    const nan = await graphql(
+      s.t.app,
+      alice.keys.TRANSACTIONS,
+      'mutation ($amount: Float!, $to: String!) { transfer(input: { amount: $amount, recipient: $to }) { id } }',
+      { amount: 'NaN', to: bob.user.id },
+    );
     expect(nan.body.errors![0]!.extensions['code']).toBe('BAD_USER_INPUT');
     const missingRecipient = await send('POST', '/api/v1/wallet/transfer', { amount: 5 });
     expect(missingRecipient.json().message).toContain('recipient');
@@ -106,41 +132,79 @@ describe('wallet balance, transfers and transactions', () => {
     expect(replayed.json().errorCode).toBe('INSUFFICIENT_FUNDS');
   });
 
-  it('pages and filters transactions, and answers another user\'s id or reference with 404', async () => {
+  it("pages and filters transactions, and answers another user's id or reference with 404", async () => {
     const alice = await seedTenant(s.t.services);
     const bob = await seedTenant(s.t.services);
     await fund(s.t, alice, 1000);
     const send = rest(s.t, alice.keys.TRANSACTIONS);
-    for (const amount of [10, 20, 30]) await send('POST', '/api/v1/wallet/transfer', { amount, recipient: bob.user.id, reference: `TRF-page-${amount}` });
-    const list = async (query: string) => (await rest(s.t, alice.keys.READ_ONLY)('GET', `/api/v1/transactions${query}`)).json().data;
+    for (const amount of [10, 20, 30])
+      await send('POST', '/api/v1/wallet/transfer', {
+        amount,
+        recipient: bob.user.id,
+        reference: `TRF-page-${amount}`,
+      });
+    const list = async (query: string) =>
+      (await rest(s.t, alice.keys.READ_ONLY)('GET', `/api/v1/transactions${query}`)).json().data;
     expect((await list('')).total).toBe(4);
     expect((await list('?type=TRANSFER_OUT')).total).toBe(3);
     expect((await list('?type=DEPOSIT&status=COMPLETED')).total).toBe(1);
-    expect((await list('?minAmount=15&maxAmount=30')).transactions.map((t: { amount: number }) => t.amount)).toEqual([30, 20]);
-    expect((await list('?search=page-2')).transactions.map((t: { reference: string }) => t.reference)).toEqual(['TRF-page-20']);
+    expect((await list('?minAmount=15&maxAmount=30')).transactions.map((t: { amount: number }) => t.amount)).toEqual([
+      30, 20,
+    ]);
+    expect((await list('?search=page-2')).transactions.map((t: { reference: string }) => t.reference)).toEqual([
+      'TRF-page-20',
+    ]);
     const page2 = await list('?limit=3&page=2');
     expect(page2).toMatchObject({ page: 2, limit: 3, total: 4, totalPages: 2, hasNext: false, hasPrev: true });
     expect(page2.transactions).toHaveLength(1);
     const future = new Date(Date.now() + 3600_000).toISOString();
     expect((await list(`?from=${encodeURIComponent(future)}`)).total).toBe(0);
-    for (const bad of ['?limit=0', '?limit=101', '?type=REFUND', '?status=DONE', '?minAmount=-1', '?from=yesterday', '?minAmount=50&maxAmount=10']) {
+    for (const bad of [
+      '?limit=0',
+      '?limit=101',
+      '?type=REFUND',
+      '?status=DONE',
+      '?minAmount=-1',
+      '?from=yesterday',
+      '?minAmount=50&maxAmount=10',
+    ]) {
       expect((await rest(s.t, alice.keys.READ_ONLY)('GET', `/api/v1/transactions${bad}`)).statusCode, bad).toBe(400);
     }
     const mine = (await list('?type=TRANSFER_OUT')).transactions[0];
-    expect((await rest(s.t, alice.keys.READ_ONLY)('GET', `/api/v1/transactions/${mine.id}`)).json().data.reference).toBe(mine.reference);
+    expect(
+      (await rest(s.t, alice.keys.READ_ONLY)('GET', `/api/v1/transactions/${mine.id}`)).json().data.reference,
+    ).toBe(mine.reference);
     const otherId = await rest(s.t, bob.keys.READ_ONLY)('GET', `/api/v1/transactions/${mine.id}`);
-    const otherReference = await rest(s.t, bob.keys.READ_ONLY)('GET', `/api/v1/transactions/reference/${mine.reference}`);
+    const otherReference = await rest(s.t, bob.keys.READ_ONLY)(
+      'GET',
+      `/api/v1/transactions/reference/${mine.reference}`,
+    );
     const nonsense = await rest(s.t, bob.keys.READ_ONLY)('GET', '/api/v1/transactions/not-a-uuid');
     expect([otherId.statusCode, otherReference.statusCode, nonsense.statusCode]).toEqual([404, 404, 404]);
-    expect((await rest(s.t, alice.keys.READ_ONLY)('POST', '/api/v1/wallet/transfer', { amount: 1, recipient: bob.user.id })).statusCode).toBe(403);
+    expect(
+      (await rest(s.t, alice.keys.READ_ONLY)('POST', '/api/v1/wallet/transfer', { amount: 1, recipient: bob.user.id }))
+        .statusCode,
+    ).toBe(403);
   });
 
   it('serves the wallet over GraphQL', async () => {
     const alice = await seedTenant(s.t.services);
     const bob = await seedTenant(s.t.services);
     await fund(s.t, alice, 75);
-    const sent = await graphql(s.t.app, alice.keys.TRANSACTIONS, `mutation { transfer(input: { amount: 25, recipient: "${bob.user.email}", reference: "G-1" }) { id type status amount amountKobo fee reference counterparty version } }`);
-    expect(sent.body.data!.transfer).toMatchObject({ type: 'TRANSFER_OUT', status: 'COMPLETED', amount: 25, amountKobo: 2500, fee: 0, reference: 'G-1', version: 1 });
+    const sent = await graphql(
+      s.t.app,
+      alice.keys.TRANSACTIONS,
+      `mutation { transfer(input: { amount: 25, recipient: "${bob.user.email}", reference: "G-1" }) { id type status amount amountKobo fee reference counterparty version } }`,
+    );
+    expect(sent.body.data!.transfer).toMatchObject({
+      type: 'TRANSFER_OUT',
+      status: 'COMPLETED',
+      amount: 25,
+      amountKobo: 2500,
+      fee: 0,
+      reference: 'G-1',
+      version: 1,
+    });
     const read = await graphql(
       s.t.app,
       alice.keys.READ_ONLY,
@@ -153,7 +217,10 @@ describe('wallet balance, transfers and transactions', () => {
     expect(read.body.errors).toBeUndefined();
     expect(read.body.data).toMatchObject({
       walletBalance: { available: 50, availableKobo: 5000, held: 0, total: 50, totalKobo: 5000, currency: 'NGN' },
-      walletLedger: [{ amount: -25, kind: 'transfer', balanceAfter: 50 }, { amount: 75, kind: 'deposit', balanceAfter: 75 }],
+      walletLedger: [
+        { amount: -25, kind: 'transfer', balanceAfter: 50 },
+        { amount: 75, kind: 'deposit', balanceAfter: 75 },
+      ],
       walletTransactions: { total: 1, transactions: [{ reference: 'G-1' }] },
       walletTransactionByReference: { amount: 25 },
       walletTransaction: { reference: 'G-1' },

@@ -19,7 +19,9 @@ describe('webhook delivery', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ clock, isolated: true });
-    runner = new JobRunner(t.services.db, clock, [new WebhookDeliveryHandler(t.services.db, clock, t.services.secrets, { timeoutMs: 300 })]);
+    runner = new JobRunner(t.services.db, clock, [
+      new WebhookDeliveryHandler(t.services.db, clock, t.services.secrets, { timeoutMs: 300 }),
+    ]);
   });
   afterAll(() => t.close());
   afterEach(() => receiver?.stop());
@@ -33,16 +35,27 @@ describe('webhook delivery', () => {
   async function setUp(eventTypes: string[] = ['*']) {
     const tenant = await seedTenant(t.services);
     receiver = await new Receiver().start();
-    const created = await api(tenant.keys.ACCOUNT_MANAGEMENT, 'POST', '/api/v1/webhooks', { url: receiver.url, eventTypes });
+    const created = await api(tenant.keys.ACCOUNT_MANAGEMENT, 'POST', '/api/v1/webhooks', {
+      url: receiver.url,
+      eventTypes,
+    });
     expect(created.statusCode).toBe(201);
     const { endpoint, secret } = created.json().data;
     return { tenant, endpoint, secret: secret as string };
   }
 
-  const emit = (tenant: Tenant, type = 'deposit.completed', environment: 'sandbox' | 'production' = 'sandbox', data: Record<string, unknown> = { reference: 'DEP-1', amount: 5000 }) =>
-    t.services.db.transaction((tx) => recordEvent(tx, { type, userId: tenant.user.id, environment, data }, clock.now()));
+  const emit = (
+    tenant: Tenant,
+    type = 'deposit.completed',
+    environment: 'sandbox' | 'production' = 'sandbox',
+    data: Record<string, unknown> = { reference: 'DEP-1', amount: 5000 },
+  ) =>
+    t.services.db.transaction((tx) =>
+      recordEvent(tx, { type, userId: tenant.user.id, environment, data }, clock.now()),
+    );
 
-  const deliveries = async (tenant: Tenant, endpointId: string) => (await api(tenant.keys.FULL_ACCESS, 'GET', `/api/v1/webhooks/${endpointId}/deliveries`)).json().data;
+  const deliveries = async (tenant: Tenant, endpointId: string) =>
+    (await api(tenant.keys.FULL_ACCESS, 'GET', `/api/v1/webhooks/${endpointId}/deliveries`)).json().data;
 
   it('POSTs the envelope with both signature schemes, which a receiver verifies', async () => {
     const { tenant, secret } = await setUp();
@@ -50,9 +63,16 @@ describe('webhook delivery', () => {
     await runner.runDueJobs();
     expect(receiver.received).toHaveLength(1);
     const [request] = receiver.received;
-    expect(JSON.parse(request!.body)).toEqual({ id: event.id, type: 'deposit.completed', created: event.created, data: { reference: 'DEP-1', amount: 5000 } });
+    expect(JSON.parse(request!.body)).toEqual({
+      id: event.id,
+      type: 'deposit.completed',
+      created: event.created,
+      data: { reference: 'DEP-1', amount: 5000 },
+    });
     expect(request!.headers['content-type']).toBe('application/json');
-    expect(request!.headers['x-service-signature']).toBe(createHmac('sha256', secret).update(request!.body).digest('hex'));
+    expect(request!.headers['x-service-signature']).toBe(
+      createHmac('sha256', secret).update(request!.body).digest('hex'),
+    );
     const verified = new Webhook(secret).verify(request!.body, {
       'webhook-id': String(request!.headers['webhook-id']),
       'webhook-timestamp': String(request!.headers['webhook-timestamp']),
@@ -60,7 +80,12 @@ describe('webhook delivery', () => {
     });
     expect(verified).toMatchObject({ id: event.id });
     expect(request!.headers['webhook-id']).toBe(event.id);
-    expect(() => new Webhook(`whsec_${Buffer.from('x'.repeat(32)).toString('base64')}`).verify(request!.body, request!.headers as Record<string, string>)).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${Buffer.from('x'.repeat(32)).toString('base64')}`).verify(
+        request!.body,
+        request!.headers as Record<string, string>,
+      ),
+    ).toThrow();
   });
 
   it('retries after exactly 1 min, 5 min, 30 min, 2 h and 6 h, then marks the delivery failed', async () => {
@@ -143,7 +168,11 @@ describe('webhook delivery', () => {
     await emit(tenant);
     await runner.runDueJobs();
     const [delivery] = await deliveries(tenant, endpoint.id);
-    const resend = await api(tenant.keys.ACCOUNT_MANAGEMENT, 'POST', `/api/v1/webhooks/deliveries/${delivery.id}/resend`);
+    const resend = await api(
+      tenant.keys.ACCOUNT_MANAGEMENT,
+      'POST',
+      `/api/v1/webhooks/deliveries/${delivery.id}/resend`,
+    );
     expect(resend.statusCode).toBe(202);
     await runner.runDueJobs();
     expect(receiver.received).toHaveLength(2);
@@ -161,7 +190,9 @@ describe('webhook delivery', () => {
     await other.stop();
 
     const stranger = await seedTenant(t.services);
-    expect((await api(stranger.keys.FULL_ACCESS, 'POST', `/api/v1/webhooks/deliveries/${delivery.id}/resend`)).statusCode).toBe(404);
+    expect(
+      (await api(stranger.keys.FULL_ACCESS, 'POST', `/api/v1/webhooks/deliveries/${delivery.id}/resend`)).statusCode,
+    ).toBe(404);
     expect((await api(stranger.keys.FULL_ACCESS, 'GET', `/api/v1/webhooks/${endpoint.id}`)).statusCode).toBe(404);
   });
 
@@ -185,9 +216,17 @@ describe('webhook delivery', () => {
     const [after] = await deliveries(tenant, endpoint.id);
     expect(receiver.received).toHaveLength(5);
     expect(after.attempts.map((a: { attemptNumber: number; manual: boolean }) => [a.attemptNumber, a.manual])).toEqual([
-      [1, false], [2, true], [3, true], [4, false], [5, false],
+      [1, false],
+      [2, true],
+      [3, true],
+      [4, false],
+      [5, false],
     ]);
-    expect(after).toMatchObject({ status: 'pending', attemptCount: 5, nextAttemptAt: new Date(start + 6 * MINUTE + 30 * MINUTE).toISOString() });
+    expect(after).toMatchObject({
+      status: 'pending',
+      attemptCount: 5,
+      nextAttemptAt: new Date(start + 6 * MINUTE + 30 * MINUTE).toISOString(),
+    });
   });
 
   it('a deleted endpoint receives nothing more, and its pending retries stop', async () => {
@@ -201,11 +240,13 @@ describe('webhook delivery', () => {
     await runner.runDueJobs();
     expect(receiver.received).toHaveLength(1);
     expect((await api(tenant.keys.FULL_ACCESS, 'GET', `/api/v1/webhooks/${endpoint.id}`)).statusCode).toBe(404);
-    const listed = (await api(tenant.keys.FULL_ACCESS, 'GET', '/api/v1/webhooks')).json().data.map((e: { id: string }) => e.id);
+    const listed = (await api(tenant.keys.FULL_ACCESS, 'GET', '/api/v1/webhooks'))
+      .json()
+      .data.map((e: { id: string }) => e.id);
     expect(listed).not.toContain(endpoint.id);
   });
 
-  it('an endpoint gets only the kinds it chose, and only its own environment\'s events', async () => {
+  it("an endpoint gets only the kinds it chose, and only its own environment's events", async () => {
     const { tenant } = await setUp(['deposit.completed', 'payout.failed']);
     await emit(tenant, 'deposit.completed');
     await emit(tenant, 'deposit.failed');
@@ -214,12 +255,17 @@ describe('webhook delivery', () => {
     const stranger = await seedTenant(t.services);
     await emit(stranger, 'deposit.completed');
     await runner.runDueJobs();
-    expect(receiver.received.map((r) => JSON.parse(r.body).type).sort()).toEqual(['deposit.completed', 'payout.failed']);
+    expect(receiver.received.map((r) => JSON.parse(r.body).type).sort()).toEqual([
+      'deposit.completed',
+      'payout.failed',
+    ]);
   });
 
   it('during a secret rotation both secrets sign; the seed signature uses the new one', async () => {
     const { tenant, endpoint, secret: oldSecret } = await setUp();
-    const rotated = await api(tenant.keys.FULL_ACCESS, 'POST', `/api/v1/webhooks/${endpoint.id}/rotate-secret`, { gracePeriodSeconds: 3600 });
+    const rotated = await api(tenant.keys.FULL_ACCESS, 'POST', `/api/v1/webhooks/${endpoint.id}/rotate-secret`, {
+      gracePeriodSeconds: 3600,
+    });
     expect(rotated.statusCode).toBe(201);
     const newSecret = rotated.json().data.secret as string;
     expect(newSecret).not.toBe(oldSecret);
@@ -238,7 +284,12 @@ describe('webhook delivery', () => {
     const later = receiver.received[1]!.headers as Record<string, string>;
     expect(later['webhook-signature']!.split(' ')).toHaveLength(1);
     // The clock is an hour ahead of real time here, so compare signatures rather than verify.
-    const resigned = (secret: string) => new Webhook(secret).sign(later['webhook-id']!, new Date(Number(later['webhook-timestamp']) * 1000), receiver.received[1]!.body);
+    const resigned = (secret: string) =>
+      new Webhook(secret).sign(
+        later['webhook-id']!,
+        new Date(Number(later['webhook-timestamp']) * 1000),
+        receiver.received[1]!.body,
+      );
     expect(later['webhook-signature']).toBe(resigned(newSecret));
     expect(later['webhook-signature']).not.toBe(resigned(oldSecret));
   });
@@ -254,7 +305,10 @@ describe('webhook delivery', () => {
 
   it('validates input, naming the field', async () => {
     const tenant = await seedTenant(t.services);
-    const badKind = await api(tenant.keys.FULL_ACCESS, 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/x', eventTypes: ['deposit.exploded'] });
+    const badKind = await api(tenant.keys.FULL_ACCESS, 'POST', '/api/v1/webhooks', {
+      url: 'http://127.0.0.1:9/x',
+      eventTypes: ['deposit.exploded'],
+    });
     expect(badKind.statusCode).toBe(400);
     expect(badKind.json().details[0].field).toMatch(/^eventTypes/);
     const badUrl = await api(tenant.keys.FULL_ACCESS, 'POST', '/api/v1/webhooks', { url: 'not a url' });

@@ -29,14 +29,28 @@ describe.skipIf(!onPostgres)('webhook durability across processes (PostgreSQL)',
   });
 
   const worker = (env: Record<string, string> = {}) => {
-    const child = spawnTs('src/main.ts', [], { DATABASE_URL: testDatabaseUrl(), PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'warn', REDIS_URL: '', ...env });
+    const child = spawnTs('src/main.ts', [], {
+      DATABASE_URL: testDatabaseUrl(),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+      REDIS_URL: '',
+      ...env,
+    });
     children.push(child);
     return child;
   };
 
   async function endpointFor(tenant: Tenant, receiver: Receiver) {
     const { endpoint } = await services.webhooks.create(
-      { kind: 'api_key', credentialId: 'test', userId: tenant.user.id, environment: 'sandbox', abilities: new Set(['READ', 'MANAGE']) },
+      {
+        kind: 'api_key',
+        credentialId: 'test',
+        userId: tenant.user.id,
+        environment: 'sandbox',
+        abilities: new Set(['READ', 'MANAGE']),
+      },
       { url: receiver.url, eventTypes: ['*'] },
     );
     return endpoint;
@@ -54,7 +68,11 @@ describe.skipIf(!onPostgres)('webhook durability across processes (PostgreSQL)',
       first.process.kill('SIGKILL');
       return 'hang';
     };
-    const event = await recordEvent(db, { type: 'deposit.completed', userId: tenant.user.id, environment: 'sandbox', data: { reference: 'CRASH-1' } }, new Date());
+    const event = await recordEvent(
+      db,
+      { type: 'deposit.completed', userId: tenant.user.id, environment: 'sandbox', data: { reference: 'CRASH-1' } },
+      new Date(),
+    );
     await receiver.waitFor(1, 20_000);
     await first.exited;
     const [pending] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint.id));
@@ -64,7 +82,12 @@ describe.skipIf(!onPostgres)('webhook durability across processes (PostgreSQL)',
     const second = worker({ JOB_LEASE_MS: '3000' });
     await second.waitFor(/listening on/, 60_000);
     await receiver.waitFor(2, 20_000);
-    await until(async () => (await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint.id)))[0]!.status === 'succeeded', 10_000);
+    await until(
+      async () =>
+        (await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint.id)))[0]!.status ===
+        'succeeded',
+      10_000,
+    );
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([event.id, event.id]);
     expect(receiver.received[0]!.body).toBe(receiver.received[1]!.body);
   }, 120_000);
@@ -78,7 +101,20 @@ describe.skipIf(!onPostgres)('webhook durability across processes (PostgreSQL)',
     for (let batch = 0; batch < 10; batch++) {
       await db.transaction(async (tx) => {
         for (let i = 0; i < 100; i++) {
-          ids.push((await recordEvent(tx, { type: 'transaction.created', userId: tenant.user.id, environment: 'sandbox', data: { n: batch * 100 + i } }, new Date())).id);
+          ids.push(
+            (
+              await recordEvent(
+                tx,
+                {
+                  type: 'transaction.created',
+                  userId: tenant.user.id,
+                  environment: 'sandbox',
+                  data: { n: batch * 100 + i },
+                },
+                new Date(),
+              )
+            ).id,
+          );
         }
       });
     }
@@ -100,7 +136,10 @@ describe.skipIf(!onPostgres)('webhook durability across processes (PostgreSQL)',
       sql`select count(*) as n from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = ${endpoint.id}`,
     );
     expect(Number(attempts[0]!.n)).toBe(1000);
-    const [row] = await db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, endpoint.id)));
+    const [row] = await db
+      .select()
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, endpoint.id)));
     expect(row!.enabled).toBe(true);
   }, 150_000);
 });

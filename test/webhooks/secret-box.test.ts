@@ -17,7 +17,9 @@ describe('sealed webhook secrets', () => {
     const [version, iv, tag, ciphertext] = sealed.split('.');
     const flipped = Buffer.from(ciphertext!, 'base64url');
     flipped[0]! ^= 1;
-    expect(() => box.open([version, iv, tag, flipped.toString('base64url')].join('.'), 'webhook-secret:e1:u1')).toThrow();
+    expect(() =>
+      box.open([version, iv, tag, flipped.toString('base64url')].join('.'), 'webhook-secret:e1:u1'),
+    ).toThrow();
     expect(() => box.open(sealed, 'webhook-secret:e2:u1')).toThrow();
     expect(() => box.open(sealed, 'webhook-secret:e1:u2')).toThrow();
     expect(() => new SecretBox(randomBytes(32)).open(sealed, 'webhook-secret:e1:u1')).toThrow();

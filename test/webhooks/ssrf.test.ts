@@ -13,7 +13,8 @@ describe('webhook URLs and SSRF', () => {
   beforeAll(async () => ({ t, tenant } = await startTestApp({ isolated: true })));
   afterAll(() => t.close());
 
-  const create = (key: string, url: string) => t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { 'x-api-key': key }, payload: { url } });
+  const create = (key: string, url: string) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { 'x-api-key': key }, payload: { url } });
 
   it.each([
     ['plain http', 'http://hooks.partner.example/x', /https/],
@@ -37,10 +38,24 @@ describe('webhook URLs and SSRF', () => {
   });
 
   it('classifies addresses', () => {
-    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fc00::1', '::ffff:127.0.0.1', 'not-an-ip']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:127.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(isBlockedAddress(address), address).toBe(true);
     }
-    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) expect(isBlockedAddress(address), address).toBe(false);
+    for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111'])
+      expect(isBlockedAddress(address), address).toBe(false);
   });
 
   it('checks the address at connection time: a public-looking name that resolves to 127.0.0.1 is refused', async () => {
@@ -51,14 +66,29 @@ describe('webhook URLs and SSRF', () => {
     const endpointId = created.json().data.endpoint.id;
     const clock = new ManualClock(new Date());
     // DNS that answers the way an attacker's zone would.
-    const lookup = (_host: string, _options: unknown, callback: (error: null, addresses: Array<{ address: string; family: number }>) => void) =>
-      callback(null, [{ address: '127.0.0.1', family: 4 }]);
-    const runner = new JobRunner(t.services.db, clock, [new WebhookDeliveryHandler(t.services.db, clock, t.services.secrets, { lookup: lookup as never })]);
-    await recordEvent(t.services.db, { type: 'payout.completed', userId: tenant.user.id, environment: 'production', data: {} }, clock.now());
+    const lookup = (
+      _host: string,
+      _options: unknown,
+      callback: (error: null, addresses: Array<{ address: string; family: number }>) => void,
+    ) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    const runner = new JobRunner(t.services.db, clock, [
+      new WebhookDeliveryHandler(t.services.db, clock, t.services.secrets, { lookup: lookup as never }),
+    ]);
+    await recordEvent(
+      t.services.db,
+      { type: 'payout.completed', userId: tenant.user.id, environment: 'production', data: {} },
+      clock.now(),
+    );
     await runner.runDueJobs();
     expect(receiver.received).toHaveLength(0);
-    const log = await t.app.inject({ url: `/api/v1/webhooks/${endpointId}/deliveries`, headers: { 'x-api-key': tenant.productionKey } });
-    expect(log.json().data[0].attempts[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/Refused to connect to hooks\.partner\.example: it resolves to 127\.0\.0\.1/) });
+    const log = await t.app.inject({
+      url: `/api/v1/webhooks/${endpointId}/deliveries`,
+      headers: { 'x-api-key': tenant.productionKey },
+    });
+    expect(log.json().data[0].attempts[0]).toMatchObject({
+      statusCode: null,
+      error: expect.stringMatching(/Refused to connect to hooks\.partner\.example: it resolves to 127\.0\.0\.1/),
+    });
     await receiver.stop();
   });
 });

@@ -50,7 +50,8 @@ export class AccountService {
   async signUp(input: SignUpInput): Promise<{ email: string }> {
     const password = checkPassword(input.password);
     // Refused before the account exists: an account whose confirmation can never arrive is stuck.
-    if (!this.mailer.canDeliver) throw new DomainError('SERVICE_UNAVAILABLE', 'Sign-up is unavailable: mail is not configured (SMTP_URL).');
+    if (!this.mailer.canDeliver)
+      throw new DomainError('SERVICE_UNAVAILABLE', 'Sign-up is unavailable: mail is not configured (SMTP_URL).');
     const email = input.email.trim();
     try {
       const user = await this.users.createUser({
@@ -91,7 +92,8 @@ export class AccountService {
   async verifyEmail(token: string): Promise<void> {
     const now = this.clock.now();
     const userId = await accountStore.useToken(this.db, 'verify_email', digestOf(token), now);
-    if (!userId) throw badInput('token', 'This verification link is invalid, used or expired. Sign in to get a new one.');
+    if (!userId)
+      throw badInput('token', 'This verification link is invalid, used or expired. Sign in to get a new one.');
     await accountStore.updateUser(this.db, userId, { verified: true }, now);
     this.users.forget(userId);
   }
@@ -100,11 +102,19 @@ export class AccountService {
     const found = await accountStore.findCredentials(this.db, email);
     this.dummyHash ??= hashSecret('not a password of anyone');
     const ok = await verifySecret(found?.passwordHash ?? (await this.dummyHash), password);
-    if (!found || !found.passwordHash || !ok) throw new DomainError('UNAUTHENTICATED', 'The email or password is wrong.');
-    if (!found.verified) throw new DomainError('FORBIDDEN', 'Confirm your email first: open the link we sent you, or ask for a new one.', { field: 'email' });
+    if (!found || !found.passwordHash || !ok)
+      throw new DomainError('UNAUTHENTICATED', 'The email or password is wrong.');
+    if (!found.verified)
+      throw new DomainError('FORBIDDEN', 'Confirm your email first: open the link we sent you, or ask for a new one.', {
+        field: 'email',
+      });
     const now = this.clock.now();
     const token = newOpaqueToken(SESSION_PREFIX);
-    const session = await accountStore.insertSession(this.db, { userId: found.id, tokenHash: digestOf(token), expiresAt: new Date(now.getTime() + SESSION_TTL_MS) });
+    const session = await accountStore.insertSession(this.db, {
+      userId: found.id,
+      tokenHash: digestOf(token),
+      expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+    });
     await accountStore.updateUser(this.db, found.id, { lastLoggedIn: now }, now);
     this.users.forget(found.id);
     const [user] = await this.users.usersByIds([found.id]);
@@ -156,7 +166,8 @@ export class AccountService {
     const secrets = await accountStore.findSecretsOf(this.db, userId);
     if (secrets?.transactionPinHash) {
       if (!currentPin) throw badInput('currentPin', 'currentPin is required to change the transaction PIN.');
-      if (!(await verifySecret(secrets.transactionPinHash, currentPin))) throw badInput('currentPin', 'currentPin is wrong.');
+      if (!(await verifySecret(secrets.transactionPinHash, currentPin)))
+        throw badInput('currentPin', 'currentPin is wrong.');
     }
     await accountStore.updateUser(this.db, userId, { transactionPinHash: await hashSecret(checked) }, this.clock.now());
     this.users.forget(userId);
@@ -169,7 +180,12 @@ export class AccountService {
     const token = newOpaqueToken(LINK_PREFIX);
     await this.db.transaction(async (tx) => {
       await accountStore.expireTokensOf(tx, userId, purpose, now);
-      await accountStore.insertToken(tx, { userId, purpose, tokenHash: digestOf(token), expiresAt: new Date(now.getTime() + ttlMs) });
+      await accountStore.insertToken(tx, {
+        userId,
+        purpose,
+        tokenHash: digestOf(token),
+        expiresAt: new Date(now.getTime() + ttlMs),
+      });
     });
     return token;
   }

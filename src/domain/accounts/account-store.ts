@@ -13,8 +13,14 @@ export interface SessionRecord {
 
 /** SQL for sign-in sessions, mailed one-time tokens and the user's password and PIN. */
 export const accountStore = {
-  async insertSession(db: Executor, row: { userId: string; tokenHash: string; expiresAt: Date }): Promise<SessionRecord> {
-    const [inserted] = await db.insert(accountSessions).values(row).returning({ id: accountSessions.id, userId: accountSessions.userId, expiresAt: accountSessions.expiresAt });
+  async insertSession(
+    db: Executor,
+    row: { userId: string; tokenHash: string; expiresAt: Date },
+  ): Promise<SessionRecord> {
+    const [inserted] = await db
+      .insert(accountSessions)
+      .values(row)
+      .returning({ id: accountSessions.id, userId: accountSessions.userId, expiresAt: accountSessions.expiresAt });
     return inserted!;
   },
 
@@ -23,28 +29,56 @@ export const accountStore = {
       .select({ id: accountSessions.id, userId: accountSessions.userId, expiresAt: accountSessions.expiresAt })
       .from(accountSessions)
       .innerJoin(users, eq(users.id, accountSessions.userId))
-      .where(and(eq(accountSessions.tokenHash, tokenHash), isNull(accountSessions.revokedAt), gt(accountSessions.expiresAt, now), isNull(users.deletedDate)));
+      .where(
+        and(
+          eq(accountSessions.tokenHash, tokenHash),
+          isNull(accountSessions.revokedAt),
+          gt(accountSessions.expiresAt, now),
+          isNull(users.deletedDate),
+        ),
+      );
     return row;
   },
 
   async revokeSession(db: Executor, id: string, at: Date): Promise<void> {
-    await db.update(accountSessions).set({ revokedAt: at }).where(and(eq(accountSessions.id, id), isNull(accountSessions.revokedAt)));
+    await db
+      .update(accountSessions)
+      .set({ revokedAt: at })
+      .where(and(eq(accountSessions.id, id), isNull(accountSessions.revokedAt)));
   },
 
   async revokeSessionsOf(db: Executor, userId: string, at: Date): Promise<void> {
-    await db.update(accountSessions).set({ revokedAt: at }).where(and(eq(accountSessions.userId, userId), isNull(accountSessions.revokedAt)));
+    await db
+      .update(accountSessions)
+      .set({ revokedAt: at })
+      .where(and(eq(accountSessions.userId, userId), isNull(accountSessions.revokedAt)));
   },
 
-  async insertToken(db: Executor, row: { userId: string; purpose: AccountTokenPurpose; tokenHash: string; expiresAt: Date }): Promise<void> {
+  async insertToken(
+    db: Executor,
+    row: { userId: string; purpose: AccountTokenPurpose; tokenHash: string; expiresAt: Date },
+  ): Promise<void> {
     await db.insert(accountTokens).values(row);
   },
 
   /** Marks a live token used and returns its user: one statement, so a link works exactly once. */
-  async useToken(db: Executor, purpose: AccountTokenPurpose, tokenHash: string, now: Date): Promise<string | undefined> {
+  async useToken(
+    db: Executor,
+    purpose: AccountTokenPurpose,
+    tokenHash: string,
+    now: Date,
+  ): Promise<string | undefined> {
     const [row] = await db
       .update(accountTokens)
       .set({ usedAt: now })
-      .where(and(eq(accountTokens.tokenHash, tokenHash), eq(accountTokens.purpose, purpose), isNull(accountTokens.usedAt), gt(accountTokens.expiresAt, now)))
+      .where(
+        and(
+          eq(accountTokens.tokenHash, tokenHash),
+          eq(accountTokens.purpose, purpose),
+          isNull(accountTokens.usedAt),
+          gt(accountTokens.expiresAt, now),
+        ),
+      )
       .returning({ userId: accountTokens.userId });
     return row?.userId;
   },
@@ -66,11 +100,22 @@ export const accountStore = {
   },
 
   async findSecretsOf(db: Executor, userId: string) {
-    const [row] = await db.select({ passwordHash: users.passwordHash, transactionPinHash: users.transactionPinHash }).from(users).where(eq(users.id, userId));
+    const [row] = await db
+      .select({ passwordHash: users.passwordHash, transactionPinHash: users.transactionPinHash })
+      .from(users)
+      .where(eq(users.id, userId));
     return row;
   },
 
-  async updateUser(db: Executor, userId: string, set: Partial<{ passwordHash: string; transactionPinHash: string; verified: boolean; lastLoggedIn: Date }>, at: Date): Promise<void> {
-    await db.update(users).set({ ...set, updatedAt: at }).where(eq(users.id, userId));
+  async updateUser(
+    db: Executor,
+    userId: string,
+    set: Partial<{ passwordHash: string; transactionPinHash: string; verified: boolean; lastLoggedIn: Date }>,
+    at: Date,
+  ): Promise<void> {
+    await db
+      .update(users)
+      .set({ ...set, updatedAt: at })
+      .where(eq(users.id, userId));
   },
 };

@@ -19,7 +19,8 @@ export async function verifySecret(encoded: string | null, value: string): Promi
 
 /** NIST SP 800-63B: at least 10 characters here, any characters, long passphrases welcome. */
 export function checkPassword(password: unknown, field = 'password'): string {
-  if (typeof password !== 'string' || password.length < 10) throw badInput(field, `${field} must be at least 10 characters.`);
+  if (typeof password !== 'string' || password.length < 10)
+    throw badInput(field, `${field} must be at least 10 characters.`);
   if (password.length > 200) throw badInput(field, `${field} must be at most 200 characters.`);
   return password;
 }

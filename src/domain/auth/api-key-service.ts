@@ -34,7 +34,12 @@ export class ApiKeyService {
     this.cache = new LRUCache({ max: 10_000, ttl: Math.max(cacheTtlMs, 1), ttlAutopurge: false });
   }
 
-  async create(input: { userId: string; name: string; environment: Environment; permission?: PermissionLevel }): Promise<CreatedApiKey> {
+  async create(input: {
+    userId: string;
+    name: string;
+    environment: Environment;
+    permission?: PermissionLevel;
+  }): Promise<CreatedApiKey> {
     const name = input.name.trim();
     if (name === '' || name.length > 100) throw badInput('name', 'name must be 1 to 100 characters.');
     const key = generateApiKey(input.environment);
@@ -53,11 +58,18 @@ export class ApiKeyService {
    * Creates a key on behalf of another credential: same user, same environment, and no ability
    * the creating credential lacks, so a key can never be used to mint a stronger one.
    */
-  async createFor(principal: Principal, input: { name: string; permission?: PermissionLevel | null }): Promise<CreatedApiKey> {
+  async createFor(
+    principal: Principal,
+    input: { name: string; permission?: PermissionLevel | null },
+  ): Promise<CreatedApiKey> {
     const permission = input.permission ?? 'READ_ONLY';
     const missing = [...abilitiesOf(permission)].filter((a) => !principal.abilities.has(a));
     if (missing.length > 0) {
-      throw new DomainError('FORBIDDEN', `This credential cannot create a ${permission} key: it lacks ${missing.join(', ')}.`, { field: 'permission' });
+      throw new DomainError(
+        'FORBIDDEN',
+        `This credential cannot create a ${permission} key: it lacks ${missing.join(', ')}.`,
+        { field: 'permission' },
+      );
     }
     return this.create({ userId: principal.userId, name: input.name, environment: principal.environment, permission });
   }
@@ -72,7 +84,9 @@ export class ApiKeyService {
 
   /** Revokes one of the user's keys. Another user's key id answers like a missing one. */
   async revoke(userId: string, keyId: string, environment?: Environment): Promise<ApiKeyRecord> {
-    const owned = (await this.list(userId)).find((k) => k.id === keyId && (!environment || k.environment === environment));
+    const owned = (await this.list(userId)).find(
+      (k) => k.id === keyId && (!environment || k.environment === environment),
+    );
     if (!owned) throw notFound('API key');
     const revoked = owned.revokedAt ? owned : await apiKeyStore.revokeApiKey(this.db, keyId, this.clock.now());
     for (const [hash, principal] of this.cache.entries()) {

@@ -30,7 +30,14 @@ const publicColumns = {
 export const apiKeyStore = {
   async insertApiKey(
     db: Executor,
-    row: { userId: string; name: string; environment: Environment; permission: PermissionLevel; keyHash: string; displayPrefix: string },
+    row: {
+      userId: string;
+      name: string;
+      environment: Environment;
+      permission: PermissionLevel;
+      keyHash: string;
+      displayPrefix: string;
+    },
   ): Promise<ApiKeyRecord> {
     const [inserted] = await db.insert(apiKeys).values(row).returning(publicColumns);
     return inserted!;

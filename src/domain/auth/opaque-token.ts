@@ -16,7 +16,11 @@ export function digestOf(value: string): string {
 
 /** True when `value` is `prefix` followed by a 256-bit base64url body: anything else skips the lookup. */
 export function hasTokenShape(value: string, prefix: string): boolean {
-  return value.length === prefix.length + 43 && value.startsWith(prefix) && /^[A-Za-z0-9_-]{43}$/.test(value.slice(prefix.length));
+  return (
+    value.length === prefix.length + 43 &&
+    value.startsWith(prefix) &&
+    /^[A-Za-z0-9_-]{43}$/.test(value.slice(prefix.length))
+  );
 }
 
 /** Constant-time equality of two strings of any length. */

@@ -39,7 +39,10 @@ export function levelsGranting(ability: Ability): PermissionLevel[] {
 
 /** Accepts the spelling of the seed ("Read Only", "Full Access") and the constant form. */
 export function parsePermissionLevel(input: string): PermissionLevel | undefined {
-  const normalised = input.trim().toUpperCase().replace(/[\s-]+/g, '_');
+  const normalised = input
+    .trim()
+    .toUpperCase()
+    .replace(/[\s-]+/g, '_');
   return (PERMISSION_LEVELS as readonly string[]).includes(normalised) ? (normalised as PermissionLevel) : undefined;
 }
 

@@ -13,7 +13,11 @@ export class BillStatusPollHandler implements JobHandler {
 
   async run(job: Job): Promise<JobOutcome> {
     const record = await this.bills.poll(String(job.payload['recordId']));
-    return keepPolling(this.clock, { final: record.status !== 'PENDING', since: record.createdAt, stuck: `Bill ${record.id} is still PENDING after 24 hours; check it with the provider.` });
+    return keepPolling(this.clock, {
+      final: record.status !== 'PENDING',
+      since: record.createdAt,
+      stuck: `Bill ${record.id} is still PENDING after 24 hours; check it with the provider.`,
+    });
   }
 }
 
@@ -28,4 +32,7 @@ export class BillScheduleRunHandler implements JobHandler {
   }
 }
 
-export const billJobHandlers = (bills: BillsService, clock: Clock): JobHandler[] => [new BillStatusPollHandler(bills, clock), new BillScheduleRunHandler(bills)];
+export const billJobHandlers = (bills: BillsService, clock: Clock): JobHandler[] => [
+  new BillStatusPollHandler(bills, clock),
+  new BillScheduleRunHandler(bills),
+];

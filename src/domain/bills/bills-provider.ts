@@ -43,7 +43,13 @@ export interface CustomerValidation {
 }
 
 export type BillOutcome =
-  | { status: 'SUCCESS'; txRef: string; token?: string | null; units?: string | null; providerData: Record<string, unknown> }
+  | {
+      status: 'SUCCESS';
+      txRef: string;
+      token?: string | null;
+      units?: string | null;
+      providerData: Record<string, unknown>;
+    }
   | { status: 'FAILED'; txRef: string | null; reason: string; providerData: Record<string, unknown> }
   | { status: 'PENDING'; txRef: string | null; providerData: Record<string, unknown> };
 
@@ -54,7 +60,13 @@ export interface BillsProvider {
   items(billerCode: string): Promise<BillItem[]>;
   validate(input: { itemCode: string; billerCode: string; customer: string }): Promise<CustomerValidation>;
   /** Pays; a timeout or 5xx is PENDING (never a guess), settled later by `status` or the webhook. */
-  pay(input: { billerCode: string; itemCode: string; customer: string; amount: bigint; reference: string }): Promise<BillOutcome>;
+  pay(input: {
+    billerCode: string;
+    itemCode: string;
+    customer: string;
+    amount: bigint;
+    reference: string;
+  }): Promise<BillOutcome>;
   /** What the provider knows of a payment; NOT_FOUND when it never received it. */
   status(reference: string): Promise<BillOutcome | { status: 'NOT_FOUND' }>;
 }

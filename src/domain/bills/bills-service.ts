@@ -16,7 +16,14 @@ import { transactionStore } from '../wallet/transaction-store.js';
 import { openPendingTransaction, recordTransactionEvent } from '../wallet/wallet-events.js';
 import { insertOrConflict, referenceFrom } from '../wallet/wallet-service.js';
 import { type BillRecordRow, recordBillEvent } from './bill-record.js';
-import { type Biller, type BillItem, type BillOutcome, type BillsProvider, type BillType, BILL_TYPES } from './bills-provider.js';
+import {
+  type Biller,
+  type BillItem,
+  type BillOutcome,
+  type BillsProvider,
+  type BillType,
+  BILL_TYPES,
+} from './bills-provider.js';
 import { nextRun, RECURRENCE_PATTERNS, type RecurrencePattern } from './recurrence.js';
 
 export const BILL_JOBS = {
@@ -77,8 +84,12 @@ export interface RecordFilter {
 /** The reference the provider knows a bill by: unique across users (the caller's is unique per user only). */
 export const providerReference = (record: { id: string }) => `pgw-${record.id}`;
 
-const billNotFound = (reference: string) => new DomainError('BILL_NOT_FOUND', `Bill transaction with reference ${JSON.stringify(reference)} was not found.`, { reference });
-const ownedBy = (owner: { userId: string; environment: Environment }) => and(eq(billRecords.userId, owner.userId), eq(billRecords.environment, owner.environment));
+const billNotFound = (reference: string) =>
+  new DomainError('BILL_NOT_FOUND', `Bill transaction with reference ${JSON.stringify(reference)} was not found.`, {
+    reference,
+  });
+const ownedBy = (owner: { userId: string; environment: Environment }) =>
+  and(eq(billRecords.userId, owner.userId), eq(billRecords.environment, owner.environment));
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** Lagos midnight of a YYYY-MM-DD date. */
 const lagosMidnight = (date: string) => new Date(`${date}T00:00:00+01:00`);
@@ -98,16 +109,22 @@ export class BillsService {
   ) {}
 
   categories(principal: Principal) {
-    return this.catalogue.get(`${principal.environment}:categories`, () => this.providerFor(principal.environment).categories());
+    return this.catalogue.get(`${principal.environment}:categories`, () =>
+      this.providerFor(principal.environment).categories(),
+    );
   }
 
   billers(principal: Principal, category: BillType): Promise<Biller[]> {
     if (!BILL_TYPES.includes(category)) throw badInput('category', `category must be one of ${BILL_TYPES.join(', ')}.`);
-    return this.catalogue.get(`${principal.environment}:billers:${category}`, () => this.providerFor(principal.environment).billers(category));
+    return this.catalogue.get(`${principal.environment}:billers:${category}`, () =>
+      this.providerFor(principal.environment).billers(category),
+    );
   }
 
   items(principal: Principal, billerCode: string): Promise<BillItem[]> {
-    return this.catalogue.get(`${principal.environment}:items:${billerCode}`, () => this.providerFor(principal.environment).items(billerCode));
+    return this.catalogue.get(`${principal.environment}:items:${billerCode}`, () =>
+      this.providerFor(principal.environment).items(billerCode),
+    );
   }
 
   /** Electricity billers (prepaid and postpaid). */
@@ -118,10 +135,18 @@ export class BillsService {
   /** The distribution companies: one entry per DISCO, with its prepaid and postpaid billers. */
   async discos(principal: Principal) {
     const billers = await this.electricityBillers(principal);
-    const byDisco = new Map<string, { shortName: string; name: string; prepaid: Biller | null; postpaid: Biller | null }>();
+    const byDisco = new Map<
+      string,
+      { shortName: string; name: string; prepaid: Biller | null; postpaid: Biller | null }
+    >();
     for (const b of billers) {
       const shortName = b.shortName.replace(/-POSTPAID$/, '');
-      const entry = byDisco.get(shortName) ?? { shortName, name: b.name.replace(/ (Prepaid|Postpaid)$/, ''), prepaid: null, postpaid: null };
+      const entry = byDisco.get(shortName) ?? {
+        shortName,
+        name: b.name.replace(/ (Prepaid|Postpaid)$/, ''),
+        prepaid: null,
+        postpaid: null,
+      };
       if (b.meterType === 'postpaid') entry.postpaid = b;
       else entry.prepaid = b;
       byDisco.set(shortName, entry);
@@ -139,7 +164,11 @@ export class BillsService {
     for (const field of ['customer', 'billerCode', 'itemCode'] as const) {
       if (typeof input[field] !== 'string' || !input[field].trim()) throw badInput(field, `${field} is required.`);
     }
-    return this.providerFor(principal.environment).validate({ customer: input.customer.trim(), billerCode: input.billerCode.trim(), itemCode: input.itemCode.trim() });
+    return this.providerFor(principal.environment).validate({
+      customer: input.customer.trim(),
+      billerCode: input.billerCode.trim(),
+      itemCode: input.itemCode.trim(),
+    });
   }
 
   /** Pays a bill now, or schedules it (`isSchedule`). */
@@ -147,41 +176,71 @@ export class BillsService {
     const payment = await this.resolvePayment(principal, input);
     const reference = referenceFrom(input.reference, 'BILL');
     const beneficiaryName = input.beneficiaryName?.trim() || null;
-    if (beneficiaryName && beneficiaryName.length > 60) throw badInput('beneficiaryName', 'beneficiaryName must be at most 60 characters.');
+    if (beneficiaryName && beneficiaryName.length > 60)
+      throw badInput('beneficiaryName', 'beneficiaryName must be at most 60 characters.');
     if (input.isSchedule) {
-      if (!input.scheduleData) throw badInput('scheduleData', 'scheduleData is required when isSchedule is true: { executionDate, isRecurring, recurrencePattern }.');
+      if (!input.scheduleData)
+        throw badInput(
+          'scheduleData',
+          'scheduleData is required when isSchedule is true: { executionDate, isRecurring, recurrencePattern }.',
+        );
       const { executionAt, recurrence } = this.checkSchedule(input.scheduleData);
       const scope = { userId: principal.userId, environment: principal.environment, operation: 'bills.schedule' };
-      return this.idempotency.run(scope, idempotencyKey, { payment, reference: input.reference ?? null, executionAt, recurrence }, async (claim) => {
-        const record = await this.db.transaction(async (tx) => {
-          const [schedule] = await tx
-            .insert(billSchedules)
-            .values({ userId: principal.userId, environment: principal.environment, payment: { ...payment, reference }, firstRunAt: executionAt, recurrence, nextRunAt: executionAt })
-            .returning();
-          const row = await this.insertRecord(tx, principal, payment, reference, schedule!.id, { scheduleId: schedule!.id, executionDate: executionAt.toISOString(), recurrencePattern: recurrence });
-          await enqueueJob(tx, { kind: BILL_JOBS.scheduleRun, payload: { scheduleId: schedule!.id, run: 1 }, runAt: executionAt });
-          if (input.saveBeneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
-          await this.idempotency.finish(tx, claim, row);
-          return row;
-        });
-        return record;
-      });
+      return this.idempotency.run(
+        scope,
+        idempotencyKey,
+        { payment, reference: input.reference ?? null, executionAt, recurrence },
+        async (claim) => {
+          const record = await this.db.transaction(async (tx) => {
+            const [schedule] = await tx
+              .insert(billSchedules)
+              .values({
+                userId: principal.userId,
+                environment: principal.environment,
+                payment: { ...payment, reference },
+                firstRunAt: executionAt,
+                recurrence,
+                nextRunAt: executionAt,
+              })
+              .returning();
+            const row = await this.insertRecord(tx, principal, payment, reference, schedule!.id, {
+              scheduleId: schedule!.id,
+              executionDate: executionAt.toISOString(),
+              recurrencePattern: recurrence,
+            });
+            await enqueueJob(tx, {
+              kind: BILL_JOBS.scheduleRun,
+              payload: { scheduleId: schedule!.id, run: 1 },
+              runAt: executionAt,
+            });
+            if (input.saveBeneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
+            await this.idempotency.finish(tx, claim, row);
+            return row;
+          });
+          return record;
+        },
+      );
     }
     if (input.scheduleData) throw badInput('isSchedule', 'scheduleData was given without isSchedule: true.');
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'bills.pay' };
-    return this.idempotency.run(scope, idempotencyKey, { payment, reference: input.reference ?? null }, async (claim) => {
-      if (claim?.resourceId) return this.byId(claim.resourceId);
-      const record = await this.db.transaction(async (tx) => {
-        const row = await this.insertRecord(tx, principal, payment, reference, null, null);
-        await this.holdFor(tx, row);
-        if (input.saveBeneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
-        await this.idempotency.attach(tx, claim, row.id);
-        return row;
-      });
-      const settled = await this.execute(record.id);
-      await this.db.transaction((tx) => this.idempotency.finish(tx, claim, settled));
-      return settled;
-    });
+    return this.idempotency.run(
+      scope,
+      idempotencyKey,
+      { payment, reference: input.reference ?? null },
+      async (claim) => {
+        if (claim?.resourceId) return this.byId(claim.resourceId);
+        const record = await this.db.transaction(async (tx) => {
+          const row = await this.insertRecord(tx, principal, payment, reference, null, null);
+          await this.holdFor(tx, row);
+          if (input.saveBeneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
+          await this.idempotency.attach(tx, claim, row.id);
+          return row;
+        });
+        const settled = await this.execute(record.id);
+        await this.db.transaction((tx) => this.idempotency.finish(tx, claim, settled));
+        return settled;
+      },
+    );
   }
 
   /** Sends a held, recorded bill to the provider and settles it with the answer. */
@@ -190,12 +249,22 @@ export class BillsService {
     if (record.status !== 'PENDING' || record.txRef) return record;
     let outcome: BillOutcome;
     try {
-      outcome = await this.providerFor(record.environment).pay({ billerCode: record.billerCode, itemCode: record.itemCode, customer: record.customer, amount: record.amount, reference: providerReference(record) });
+      outcome = await this.providerFor(record.environment).pay({
+        billerCode: record.billerCode,
+        itemCode: record.itemCode,
+        customer: record.customer,
+        amount: record.amount,
+        reference: providerReference(record),
+      });
     } catch (error) {
       outcome =
         error instanceof DomainError && error.status < 500
           ? { status: 'FAILED', txRef: null, reason: error.message, providerData: {} }
-          : { status: 'PENDING', txRef: null, providerData: { error: 'The provider did not answer clearly; the status is polled.' } };
+          : {
+              status: 'PENDING',
+              txRef: null,
+              providerData: { error: 'The provider did not answer clearly; the status is polled.' },
+            };
     }
     return this.settle(recordId, outcome);
   }
@@ -211,7 +280,11 @@ export class BillsService {
       if (current.status !== 'PENDING') return current;
       const now = this.clock.now();
       if (outcome.status === 'PENDING') {
-        const [row] = await tx.update(billRecords).set({ providerData: outcome.providerData, updatedAt: now }).where(eq(billRecords.id, recordId)).returning();
+        const [row] = await tx
+          .update(billRecords)
+          .set({ providerData: outcome.providerData, updatedAt: now })
+          .where(eq(billRecords.id, recordId))
+          .returning();
         return row!;
       }
       const success = outcome.status === 'SUCCESS';
@@ -234,7 +307,9 @@ export class BillsService {
         .where(eq(billRecords.id, recordId))
         .returning();
       const transaction = await transactionStore.findByReference(tx, current, current.reference);
-      const settled = transaction ? await transactionStore.settle(tx, transaction.id, success ? 'COMPLETED' : 'FAILED', now) : undefined;
+      const settled = transaction
+        ? await transactionStore.settle(tx, transaction.id, success ? 'COMPLETED' : 'FAILED', now)
+        : undefined;
       await recordBillEvent(tx, row!, now);
       if (settled) await recordTransactionEvent(tx, settled, now);
       return row!;
@@ -274,14 +349,24 @@ export class BillsService {
       const payment = schedule.payment as ResolvedPayment & { reference: string };
       const owner = { userId: schedule.userId, environment: schedule.environment };
       const reference = run === 1 ? payment.reference : `${payment.reference}-R${run}`;
-      let [record] = await tx.select().from(billRecords).where(and(ownedBy(owner), eq(billRecords.reference, reference)));
+      let [record] = await tx
+        .select()
+        .from(billRecords)
+        .where(and(ownedBy(owner), eq(billRecords.reference, reference)));
       record ??= await this.insertRecord(tx, owner, payment, reference, schedule.id, { scheduleId: schedule.id, run });
-      const next = schedule.recurrence ? nextRun(schedule.firstRunAt, schedule.nextRunAt ?? now, schedule.recurrence as RecurrencePattern) : null;
+      const next = schedule.recurrence
+        ? nextRun(schedule.firstRunAt, schedule.nextRunAt ?? now, schedule.recurrence as RecurrencePattern)
+        : null;
       await tx
         .update(billSchedules)
         .set({ runCount: run, nextRunAt: next, status: next ? 'active' : 'completed', updatedAt: now })
         .where(eq(billSchedules.id, schedule.id));
-      if (next) await enqueueJob(tx, { kind: BILL_JOBS.scheduleRun, payload: { scheduleId: schedule.id, run: run + 1 }, runAt: next });
+      if (next)
+        await enqueueJob(tx, {
+          kind: BILL_JOBS.scheduleRun,
+          payload: { scheduleId: schedule.id, run: run + 1 },
+          runAt: next,
+        });
       return record;
     });
     if (!prepared) return undefined;
@@ -290,7 +375,12 @@ export class BillsService {
       await this.db.transaction((tx) => this.holdFor(tx, prepared));
     } catch (error) {
       if (error instanceof DomainError && error.code === 'INSUFFICIENT_FUNDS') {
-        return this.settle(prepared.id, { status: 'FAILED', txRef: null, reason: 'Insufficient wallet balance when the scheduled payment ran.', providerData: {} });
+        return this.settle(prepared.id, {
+          status: 'FAILED',
+          txRef: null,
+          reason: 'Insufficient wallet balance when the scheduled payment ran.',
+          providerData: {},
+        });
       }
       throw error;
     }
@@ -310,7 +400,14 @@ export class BillsService {
       ? await this.db
           .update(billSchedules)
           .set({ status: 'cancelled', nextRunAt: null, updatedAt: this.clock.now() })
-          .where(and(eq(billSchedules.id, id), eq(billSchedules.userId, principal.userId), eq(billSchedules.environment, principal.environment), eq(billSchedules.status, 'active')))
+          .where(
+            and(
+              eq(billSchedules.id, id),
+              eq(billSchedules.userId, principal.userId),
+              eq(billSchedules.environment, principal.environment),
+              eq(billSchedules.status, 'active'),
+            ),
+          )
           .returning()
       : [];
     if (row) return row;
@@ -323,7 +420,9 @@ export class BillsService {
     return this.db
       .select()
       .from(billBeneficiaries)
-      .where(and(eq(billBeneficiaries.userId, principal.userId), eq(billBeneficiaries.environment, principal.environment)))
+      .where(
+        and(eq(billBeneficiaries.userId, principal.userId), eq(billBeneficiaries.environment, principal.environment)),
+      )
       .orderBy(asc(billBeneficiaries.createdAt));
   }
 
@@ -331,7 +430,13 @@ export class BillsService {
     const [row] = isUuid(id)
       ? await this.db
           .delete(billBeneficiaries)
-          .where(and(eq(billBeneficiaries.id, id), eq(billBeneficiaries.userId, principal.userId), eq(billBeneficiaries.environment, principal.environment)))
+          .where(
+            and(
+              eq(billBeneficiaries.id, id),
+              eq(billBeneficiaries.userId, principal.userId),
+              eq(billBeneficiaries.environment, principal.environment),
+            ),
+          )
           .returning()
       : [];
     if (!row) throw notFound('Beneficiary');
@@ -339,7 +444,10 @@ export class BillsService {
   }
 
   async record(principal: Principal, reference: string): Promise<BillRecordRow> {
-    const [row] = await this.db.select().from(billRecords).where(and(ownedBy(principal), eq(billRecords.reference, reference)));
+    const [row] = await this.db
+      .select()
+      .from(billRecords)
+      .where(and(ownedBy(principal), eq(billRecords.reference, reference)));
     if (!row) throw billNotFound(reference);
     return row;
   }
@@ -348,12 +456,15 @@ export class BillsService {
     checkPage(page, limit, MAX_RECORDS_PAGE);
     for (const field of ['startDate', 'endDate'] as const) {
       const value = filter[field];
-      if (value !== undefined && (!DATE.test(value) || Number.isNaN(lagosMidnight(value).getTime()))) throw badInput(field, `${field} must be a date as YYYY-MM-DD.`);
+      if (value !== undefined && (!DATE.test(value) || Number.isNaN(lagosMidnight(value).getTime())))
+        throw badInput(field, `${field} must be a date as YYYY-MM-DD.`);
     }
-    if (filter.startDate && filter.endDate && filter.startDate > filter.endDate) throw badInput('endDate', 'endDate must not be before startDate.');
+    if (filter.startDate && filter.endDate && filter.startDate > filter.endDate)
+      throw badInput('endDate', 'endDate must not be before startDate.');
     const minAmount = filter.minAmount === undefined ? undefined : koboFrom(filter.minAmount, 'minAmount');
     const maxAmount = filter.maxAmount === undefined ? undefined : koboFrom(filter.maxAmount, 'maxAmount');
-    if (minAmount !== undefined && maxAmount !== undefined && minAmount > maxAmount) throw badInput('maxAmount', 'maxAmount must not be below minAmount.');
+    if (minAmount !== undefined && maxAmount !== undefined && minAmount > maxAmount)
+      throw badInput('maxAmount', 'maxAmount must not be below minAmount.');
     const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const conditions: Array<SQL | undefined> = [
       ownedBy(principal),
@@ -364,15 +475,27 @@ export class BillsService {
       filter.customer ? eq(billRecords.customer, filter.customer) : undefined,
       filter.startDate ? gte(billRecords.createdAt, lagosMidnight(filter.startDate)) : undefined,
       // endDate is inclusive: everything before the next Lagos midnight.
-      filter.endDate ? lt(billRecords.createdAt, new Date(lagosMidnight(filter.endDate).getTime() + 86_400_000)) : undefined,
-      filter.search ? or(ilike(billRecords.reference, like(filter.search)), ilike(billRecords.txRef, like(filter.search))) : undefined,
+      filter.endDate
+        ? lt(billRecords.createdAt, new Date(lagosMidnight(filter.endDate).getTime() + 86_400_000))
+        : undefined,
+      filter.search
+        ? or(ilike(billRecords.reference, like(filter.search)), ilike(billRecords.txRef, like(filter.search)))
+        : undefined,
       minAmount !== undefined ? gte(billRecords.amount, minAmount) : undefined,
       maxAmount !== undefined ? lte(billRecords.amount, maxAmount) : undefined,
     ];
     const where = and(...conditions);
-    const column = { createdAt: billRecords.createdAt, amount: billRecords.amount, updatedAt: billRecords.updatedAt }[filter.sortBy ?? 'createdAt'];
+    const column = { createdAt: billRecords.createdAt, amount: billRecords.amount, updatedAt: billRecords.updatedAt }[
+      filter.sortBy ?? 'createdAt'
+    ];
     const direction = filter.sortOrder === 'ASC' ? asc : desc;
-    const rows = await this.db.select().from(billRecords).where(where).orderBy(direction(column), direction(billRecords.id)).limit(limit).offset((page - 1) * limit);
+    const rows = await this.db
+      .select()
+      .from(billRecords)
+      .where(where)
+      .orderBy(direction(column), direction(billRecords.id))
+      .limit(limit)
+      .offset((page - 1) * limit);
     const [count] = await this.db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where);
     return paged('bills', rows, Number(count?.n ?? 0), page, limit);
   }
@@ -383,7 +506,14 @@ export class BillsService {
     return row;
   }
 
-  private async insertRecord(tx: Executor, owner: { userId: string; environment: Environment }, payment: ResolvedPayment, reference: string, scheduleId: string | null, metadata: Record<string, unknown> | null): Promise<BillRecordRow> {
+  private async insertRecord(
+    tx: Executor,
+    owner: { userId: string; environment: Environment },
+    payment: ResolvedPayment,
+    reference: string,
+    scheduleId: string | null,
+    metadata: Record<string, unknown> | null,
+  ): Promise<BillRecordRow> {
     const now = this.clock.now();
     return insertOrConflict(reference, async () => {
       const [row] = await tx
@@ -422,45 +552,103 @@ export class BillsService {
     await openPendingTransaction(
       tx,
       record,
-      { type: 'BILL', amount: record.amount, fee: record.fee, reference: record.reference, description: `${record.billerName} for ${record.customer}`, counterparty: { billerCode: record.billerCode, billerName: record.billerName, customer: record.customer } },
+      {
+        type: 'BILL',
+        amount: record.amount,
+        fee: record.fee,
+        reference: record.reference,
+        description: `${record.billerName} for ${record.customer}`,
+        counterparty: { billerCode: record.billerCode, billerName: record.billerName, customer: record.customer },
+      },
       now,
     );
-    await enqueueJob(tx, { kind: BILL_JOBS.statusPoll, payload: { recordId: record.id }, runAt: new Date(now.getTime() + POLL_AFTER_MS) });
+    await enqueueJob(tx, {
+      kind: BILL_JOBS.statusPoll,
+      payload: { recordId: record.id },
+      runAt: new Date(now.getTime() + POLL_AFTER_MS),
+    });
   }
 
-  private async saveBeneficiary(tx: Executor, principal: Principal, payment: ResolvedPayment, name: string | null): Promise<void> {
+  private async saveBeneficiary(
+    tx: Executor,
+    principal: Principal,
+    payment: ResolvedPayment,
+    name: string | null,
+  ): Promise<void> {
     await tx
       .insert(billBeneficiaries)
-      .values({ userId: principal.userId, environment: principal.environment, name: name ?? payment.customerName ?? payment.customer, type: payment.type, billerCode: payment.billerCode, billerName: payment.billerName, customer: payment.customer })
-      .onConflictDoUpdate({ target: [billBeneficiaries.userId, billBeneficiaries.environment, billBeneficiaries.billerCode, billBeneficiaries.customer], set: { name: name ?? payment.customerName ?? payment.customer } });
+      .values({
+        userId: principal.userId,
+        environment: principal.environment,
+        name: name ?? payment.customerName ?? payment.customer,
+        type: payment.type,
+        billerCode: payment.billerCode,
+        billerName: payment.billerName,
+        customer: payment.customer,
+      })
+      .onConflictDoUpdate({
+        target: [
+          billBeneficiaries.userId,
+          billBeneficiaries.environment,
+          billBeneficiaries.billerCode,
+          billBeneficiaries.customer,
+        ],
+        set: { name: name ?? payment.customerName ?? payment.customer },
+      });
   }
 
-  private async resolveBiller(principal: Principal, given: string, type: BillType | undefined, field: string): Promise<Biller> {
+  private async resolveBiller(
+    principal: Principal,
+    given: string,
+    type: BillType | undefined,
+    field: string,
+  ): Promise<Biller> {
     const wanted = given.trim().toUpperCase();
     if (!wanted) throw badInput(field, `${field} is required: a biller code or short name.`);
     const categories = type ? [type] : [...BILL_TYPES];
     for (const category of categories) {
-      const found = (await this.billers(principal, category)).find((b) => b.billerCode.toUpperCase() === wanted || b.shortName.toUpperCase() === wanted);
+      const found = (await this.billers(principal, category)).find(
+        (b) => b.billerCode.toUpperCase() === wanted || b.shortName.toUpperCase() === wanted,
+      );
       if (found) return found;
     }
-    throw badInput(field, `${field} ${JSON.stringify(given)} is not a known ${type ? `${type} ` : ''}biller; list them with the billers.`);
+    throw badInput(
+      field,
+      `${field} ${JSON.stringify(given)} is not a known ${type ? `${type} ` : ''}biller; list them with the billers.`,
+    );
   }
 
   private async resolvePayment(principal: Principal, input: BillPaymentInput): Promise<ResolvedPayment> {
     const field = input.type === 'UTILITYBILLS' ? 'disco' : 'biller';
-    const customerField = { AIRTIME: 'phoneNumber', MOBILEDATA: 'phoneNumber', CABLEBILLS: 'smartcardNumber', UTILITYBILLS: 'meterNumber' }[input.type];
+    const customerField = {
+      AIRTIME: 'phoneNumber',
+      MOBILEDATA: 'phoneNumber',
+      CABLEBILLS: 'smartcardNumber',
+      UTILITYBILLS: 'meterNumber',
+    }[input.type];
     const customer = typeof input.customer === 'string' ? input.customer.trim() : '';
     if (!customer) throw badInput(customerField, `${customerField} is required.`);
     if ((input.type === 'AIRTIME' || input.type === 'MOBILEDATA') && !/^(\+?234|0)[789]\d{9}$/.test(customer)) {
       throw badInput(customerField, `${customerField} must be a Nigerian mobile number such as 08031234567.`);
     }
-    if (input.type === 'UTILITYBILLS' && !/^\d{6,13}$/.test(customer)) throw badInput(customerField, `${customerField} must be 6 to 13 digits.`);
-    if (input.type === 'CABLEBILLS' && !/^\d{8,12}$/.test(customer)) throw badInput(customerField, `${customerField} must be 8 to 12 digits.`);
+    if (input.type === 'UTILITYBILLS' && !/^\d{6,13}$/.test(customer))
+      throw badInput(customerField, `${customerField} must be 6 to 13 digits.`);
+    if (input.type === 'CABLEBILLS' && !/^\d{8,12}$/.test(customer))
+      throw badInput(customerField, `${customerField} must be 8 to 12 digits.`);
     const biller = await this.resolveBiller(principal, input.biller ?? '', input.type, field);
     const items = await this.items(principal, biller.billerCode);
-    const item = input.itemCode ? items.find((i) => i.itemCode === input.itemCode) : items.length === 1 ? items[0] : undefined;
+    const item = input.itemCode
+      ? items.find((i) => i.itemCode === input.itemCode)
+      : items.length === 1
+        ? items[0]
+        : undefined;
     if (!item) {
-      throw badInput('itemCode', input.itemCode ? `itemCode ${JSON.stringify(input.itemCode)} is not an item of ${biller.name}.` : `itemCode is required for ${biller.name}: ${items.map((i) => i.itemCode).join(', ')}.`);
+      throw badInput(
+        'itemCode',
+        input.itemCode
+          ? `itemCode ${JSON.stringify(input.itemCode)} is not an item of ${biller.name}.`
+          : `itemCode is required for ${biller.name}: ${items.map((i) => i.itemCode).join(', ')}.`,
+      );
     }
     let amount: bigint;
     if (item.amount > 0n) {
@@ -475,9 +663,16 @@ export class BillsService {
     // Electricity and cable customers are checked with the biller first: the name goes on the record.
     let customerName: string | null = null;
     if (input.type === 'UTILITYBILLS' || input.type === 'CABLEBILLS') {
-      const validation = await this.providerFor(principal.environment).validate({ itemCode: item.itemCode, billerCode: biller.billerCode, customer });
+      const validation = await this.providerFor(principal.environment).validate({
+        itemCode: item.itemCode,
+        billerCode: biller.billerCode,
+        customer,
+      });
       if (amount < validation.minimum || amount > validation.maximum) {
-        throw badInput('amount', `amount must be between ${Number(validation.minimum) / 100} and ${Number(validation.maximum) / 100} for this biller.`);
+        throw badInput(
+          'amount',
+          `amount must be between ${Number(validation.minimum) / 100} and ${Number(validation.maximum) / 100} for this biller.`,
+        );
       }
       customerName = validation.customerName;
     } else if (amount < 5_000n) {
@@ -496,17 +691,26 @@ export class BillsService {
     };
   }
 
-  private checkSchedule(data: NonNullable<BillPaymentInput['scheduleData']>): { executionAt: Date; recurrence: RecurrencePattern | null } {
+  private checkSchedule(data: NonNullable<BillPaymentInput['scheduleData']>): {
+    executionAt: Date;
+    recurrence: RecurrencePattern | null;
+  } {
     const executionAt = typeof data.executionDate === 'string' ? new Date(data.executionDate) : undefined;
-    if (!executionAt || Number.isNaN(executionAt.getTime())) throw badInput('scheduleData.executionDate', 'scheduleData.executionDate must be an ISO 8601 date-time.');
-    if (executionAt.getTime() <= this.clock.now().getTime()) throw badInput('scheduleData.executionDate', 'scheduleData.executionDate must be in the future.');
+    if (!executionAt || Number.isNaN(executionAt.getTime()))
+      throw badInput('scheduleData.executionDate', 'scheduleData.executionDate must be an ISO 8601 date-time.');
+    if (executionAt.getTime() <= this.clock.now().getTime())
+      throw badInput('scheduleData.executionDate', 'scheduleData.executionDate must be in the future.');
     if (!data.isRecurring) {
-      if (data.recurrencePattern) throw badInput('scheduleData.recurrencePattern', 'scheduleData.recurrencePattern needs isRecurring: true.');
+      if (data.recurrencePattern)
+        throw badInput('scheduleData.recurrencePattern', 'scheduleData.recurrencePattern needs isRecurring: true.');
       return { executionAt, recurrence: null };
     }
     const pattern = (data.recurrencePattern ?? '').toLowerCase();
     if (!RECURRENCE_PATTERNS.includes(pattern as RecurrencePattern)) {
-      throw badInput('scheduleData.recurrencePattern', `scheduleData.recurrencePattern must be one of ${RECURRENCE_PATTERNS.join(', ')}.`);
+      throw badInput(
+        'scheduleData.recurrencePattern',
+        `scheduleData.recurrencePattern must be one of ${RECURRENCE_PATTERNS.join(', ')}.`,
+      );
     }
     return { executionAt, recurrence: pattern as RecurrencePattern };
   }

@@ -1,6 +1,15 @@
 import { badInput, DomainError } from '../errors.js';
 import { nairaNumber } from '../wallet/naira.js';
-import { BILL_TYPES, type Biller, type BillCategory, type BillItem, type BillOutcome, type BillsProvider, type BillType, type CustomerValidation } from './bills-provider.js';
+import {
+  BILL_TYPES,
+  type Biller,
+  type BillCategory,
+  type BillItem,
+  type BillOutcome,
+  type BillsProvider,
+  type BillType,
+  type CustomerValidation,
+} from './bills-provider.js';
 
 export interface FlutterwaveBillsConfig {
   secretKey: string;
@@ -23,9 +32,21 @@ function outcomeOf(status: string | undefined, data: Record<string, unknown>, re
   const txRef = (data['tx_ref'] as string | undefined) ?? null;
   if (['success', 'successful', 'completed'].includes(s)) {
     const token = (data['recharge_token'] as string | undefined) ?? (data['extra'] as string | undefined) ?? null;
-    return { status: 'SUCCESS', txRef: txRef ?? reference, token, units: (data['units'] as string | undefined) ?? null, providerData: data };
+    return {
+      status: 'SUCCESS',
+      txRef: txRef ?? reference,
+      token,
+      units: (data['units'] as string | undefined) ?? null,
+      providerData: data,
+    };
   }
-  if (['failed', 'error', 'reversed'].includes(s)) return { status: 'FAILED', txRef, reason: String(data['message'] ?? 'The biller declined the payment.'), providerData: data };
+  if (['failed', 'error', 'reversed'].includes(s))
+    return {
+      status: 'FAILED',
+      txRef,
+      reason: String(data['message'] ?? 'The biller declined the payment.'),
+      providerData: data,
+    };
   return { status: 'PENDING', txRef, providerData: data };
 }
 
@@ -39,12 +60,20 @@ export class FlutterwaveBillsProvider implements BillsProvider {
   constructor(private readonly config: FlutterwaveBillsConfig) {}
 
   async categories(): Promise<BillCategory[]> {
-    const rows = await this.call<Array<{ code: string; name: string; description?: string }>>('GET', '/top-bill-categories?country=NG');
-    return rows.filter((r) => (BILL_TYPES as readonly string[]).includes(r.code)).map((r) => ({ code: r.code as BillType, name: r.name, description: r.description ?? r.name }));
+    const rows = await this.call<Array<{ code: string; name: string; description?: string }>>(
+      'GET',
+      '/top-bill-categories?country=NG',
+    );
+    return rows
+      .filter((r) => (BILL_TYPES as readonly string[]).includes(r.code))
+      .map((r) => ({ code: r.code as BillType, name: r.name, description: r.description ?? r.name }));
   }
 
   async billers(category: BillType): Promise<Biller[]> {
-    const rows = await this.call<Array<{ biller_code: string; name: string; short_name?: string }>>('GET', `/bills/${category}/billers?country=NG`);
+    const rows = await this.call<Array<{ biller_code: string; name: string; short_name?: string }>>(
+      'GET',
+      `/bills/${category}/billers?country=NG`,
+    );
     return rows.map((r) => ({
       billerCode: r.biller_code,
       name: r.name,
@@ -55,7 +84,17 @@ export class FlutterwaveBillsProvider implements BillsProvider {
   }
 
   async items(billerCode: string): Promise<BillItem[]> {
-    const rows = await this.call<Array<{ item_code: string; biller_code: string; name: string; amount: number; fee: number; label_name: string; validity_period?: string | number | null }>>('GET', `/billers/${encodeURIComponent(billerCode)}/items`);
+    const rows = await this.call<
+      Array<{
+        item_code: string;
+        biller_code: string;
+        name: string;
+        amount: number;
+        fee: number;
+        label_name: string;
+        validity_period?: string | number | null;
+      }>
+    >('GET', `/billers/${encodeURIComponent(billerCode)}/items`);
     return rows.map((r) => ({
       itemCode: r.item_code,
       billerCode: r.biller_code,
@@ -67,9 +106,23 @@ export class FlutterwaveBillsProvider implements BillsProvider {
     }));
   }
 
-  async validate({ itemCode, billerCode, customer }: { itemCode: string; billerCode: string; customer: string }): Promise<CustomerValidation> {
+  async validate({
+    itemCode,
+    billerCode,
+    customer,
+  }: {
+    itemCode: string;
+    billerCode: string;
+    customer: string;
+  }): Promise<CustomerValidation> {
     // Node-v3 sends `code`; the other description only `customer`: both are sent.
-    const data = await this.call<{ name?: string; customer: string; minimum?: number; maximum?: number; address?: string | null }>(
+    const data = await this.call<{
+      name?: string;
+      customer: string;
+      minimum?: number;
+      maximum?: number;
+      address?: string | null;
+    }>(
       'GET',
       `/bill-items/${encodeURIComponent(itemCode)}/validate?code=${encodeURIComponent(billerCode)}&customer=${encodeURIComponent(customer)}`,
       undefined,
@@ -86,17 +139,34 @@ export class FlutterwaveBillsProvider implements BillsProvider {
     };
   }
 
-  async pay({ billerCode, itemCode, customer, amount, reference }: { billerCode: string; itemCode: string; customer: string; amount: bigint; reference: string }): Promise<BillOutcome> {
+  async pay({
+    billerCode,
+    itemCode,
+    customer,
+    amount,
+    reference,
+  }: {
+    billerCode: string;
+    itemCode: string;
+    customer: string;
+    amount: bigint;
+    reference: string;
+  }): Promise<BillOutcome> {
     let data: Record<string, unknown>;
     try {
-      data = await this.call<Record<string, unknown>>('POST', `/billers/${encodeURIComponent(billerCode)}/items/${encodeURIComponent(itemCode)}/payment`, {
-        country: 'NG',
-        customer_id: customer,
-        amount: nairaNumber(amount),
-        reference,
-      });
+      data = await this.call<Record<string, unknown>>(
+        'POST',
+        `/billers/${encodeURIComponent(billerCode)}/items/${encodeURIComponent(itemCode)}/payment`,
+        {
+          country: 'NG',
+          customer_id: customer,
+          amount: nairaNumber(amount),
+          reference,
+        },
+      );
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'SERVICE_UNAVAILABLE') return { status: 'PENDING', txRef: null, providerData: { error: error.message } };
+      if (error instanceof DomainError && error.code === 'SERVICE_UNAVAILABLE')
+        return { status: 'PENDING', txRef: null, providerData: { error: error.message } };
       throw error;
     }
     // A payment answer with data is accepted; its final state comes from the status endpoint or webhook.
@@ -126,7 +196,10 @@ export class FlutterwaveBillsProvider implements BillsProvider {
     try {
       response = await fetch(`${this.config.baseUrl.replace(/\/$/, '')}${path}`, {
         method,
-        headers: { authorization: `Bearer ${this.config.secretKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${this.config.secretKey}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
         ...(body ? { body: JSON.stringify(body) } : {}),
         signal: AbortSignal.timeout(this.config.timeoutMs ?? 15_000),
       });
@@ -134,10 +207,14 @@ export class FlutterwaveBillsProvider implements BillsProvider {
       throw new DomainError('SERVICE_UNAVAILABLE', 'The bills provider did not answer in time.', { cause });
     }
     const payload = (await response.json().catch(() => undefined)) as Envelope<T> | undefined;
-    if (response.ok && payload?.status === 'success' && payload.data !== null && payload.data !== undefined) return payload.data;
-    if (response.status >= 500 || !payload) throw new DomainError('SERVICE_UNAVAILABLE', `The bills provider is unavailable (HTTP ${response.status}).`);
-    if (response.status === 401 || response.status === 403) throw new DomainError('SERVICE_UNAVAILABLE', 'The bills provider refused the gateway\'s credentials.');
-    if (response.status === 404 && method === 'GET') throw new DomainError('NOT_FOUND', `The bills provider does not know ${path.split('?')[0]}.`);
+    if (response.ok && payload?.status === 'success' && payload.data !== null && payload.data !== undefined)
+      return payload.data;
+    if (response.status >= 500 || !payload)
+      throw new DomainError('SERVICE_UNAVAILABLE', `The bills provider is unavailable (HTTP ${response.status}).`);
+    if (response.status === 401 || response.status === 403)
+      throw new DomainError('SERVICE_UNAVAILABLE', "The bills provider refused the gateway's credentials.");
+    if (response.status === 404 && method === 'GET')
+      throw new DomainError('NOT_FOUND', `The bills provider does not know ${path.split('?')[0]}.`);
     throw badInput(field, `The bills provider refused ${field}: ${payload.message ?? 'unknown error'}`);
   }
 }

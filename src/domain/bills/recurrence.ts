@@ -19,6 +19,14 @@ export function nextRun(anchor: Date, previous: Date, pattern: RecurrencePattern
   const month = previousLocal.getUTCMonth() + 1;
   const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
   const day = Math.min(local.getUTCDate(), lastDay);
-  const next = Date.UTC(year, month, day, local.getUTCHours(), local.getUTCMinutes(), local.getUTCSeconds(), local.getUTCMilliseconds());
+  const next = Date.UTC(
+    year,
+    month,
+    day,
+    local.getUTCHours(),
+    local.getUTCMinutes(),
+    local.getUTCSeconds(),
+    local.getUTCMilliseconds(),
+  );
   return new Date(next - LAGOS_OFFSET_MS);
 }

@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { badInput, DomainError } from '../errors.js';
-import type { Biller, BillCategory, BillItem, BillOutcome, BillsProvider, BillType, CustomerValidation } from './bills-provider.js';
+import type {
+  Biller,
+  BillCategory,
+  BillItem,
+  BillOutcome,
+  BillsProvider,
+  BillType,
+  CustomerValidation,
+} from './bills-provider.js';
 
 /** Magic values of the sandbox bills provider. */
 export const SANDBOX_BILLS = {
@@ -19,7 +27,13 @@ const CATEGORIES: BillCategory[] = [
   { code: 'UTILITYBILLS', name: 'Electricity', description: 'Electricity tokens and bills (DISCOs)' },
 ];
 
-const biller = (billerCode: string, name: string, shortName: string, category: BillType, meterType: Biller['meterType'] = null): Biller => ({ billerCode, name, shortName, category, meterType });
+const biller = (
+  billerCode: string,
+  name: string,
+  shortName: string,
+  category: BillType,
+  meterType: Biller['meterType'] = null,
+): Biller => ({ billerCode, name, shortName, category, meterType });
 
 const DISCOS: Array<[string, string]> = [
   ['IKEDC', 'Ikeja Electric'],
@@ -54,7 +68,15 @@ const BILLERS: Biller[] = [
 ];
 
 const naira = (n: number) => BigInt(Math.round(n * 100));
-const item = (itemCode: string, billerCode: string, name: string, amount: number, fee: number, label: string, validityPeriod: string | null = null): BillItem => ({
+const item = (
+  itemCode: string,
+  billerCode: string,
+  name: string,
+  amount: number,
+  fee: number,
+  label: string,
+  validityPeriod: string | null = null,
+): BillItem => ({
   itemCode,
   billerCode,
   name,
@@ -76,11 +98,34 @@ function itemsOf(b: Biller): BillItem[] {
       ];
     case 'CABLEBILLS': {
       const plans: Record<string, Array<[string, number]>> = {
-        DSTV: [['Padi', 3600], ['Yanga', 5100], ['Compact', 15700], ['Premium', 37000]],
-        GOTV: [['Smallie', 1575], ['Jinja', 3300], ['Max', 8500]],
-        STARTIMES: [['Nova', 1900], ['Basic', 3700], ['Classic', 5500]],
+        DSTV: [
+          ['Padi', 3600],
+          ['Yanga', 5100],
+          ['Compact', 15700],
+          ['Premium', 37000],
+        ],
+        GOTV: [
+          ['Smallie', 1575],
+          ['Jinja', 3300],
+          ['Max', 8500],
+        ],
+        STARTIMES: [
+          ['Nova', 1900],
+          ['Basic', 3700],
+          ['Classic', 5500],
+        ],
       };
-      return (plans[b.shortName] ?? []).map(([plan, price], i) => item(`CB${b.billerCode.slice(3)}${i + 1}`, b.billerCode, `${b.name} ${plan}`, price, 100, 'Smartcard Number', '30 days'));
+      return (plans[b.shortName] ?? []).map(([plan, price], i) =>
+        item(
+          `CB${b.billerCode.slice(3)}${i + 1}`,
+          b.billerCode,
+          `${b.name} ${plan}`,
+          price,
+          100,
+          'Smartcard Number',
+          '30 days',
+        ),
+      );
     }
     default:
       return [item(`UB${b.billerCode.slice(3)}`, b.billerCode, b.name, 0, 100, 'Meter Number')];
@@ -93,7 +138,10 @@ const digest = (text: string) => createHash('sha256').update(text).digest('hex')
 export class SandboxBillsProvider implements BillsProvider {
   readonly name = 'sandbox';
   /** Payments this process received, by reference: what a status query answers. */
-  private readonly received = new Map<string, { status: BillOutcome['status']; billerCode: string; txRef: string; amount: bigint; outcome: BillOutcome }>();
+  private readonly received = new Map<
+    string,
+    { status: BillOutcome['status']; billerCode: string; txRef: string; amount: bigint; outcome: BillOutcome }
+  >();
 
   async categories(): Promise<BillCategory[]> {
     return CATEGORIES;
@@ -109,13 +157,22 @@ export class SandboxBillsProvider implements BillsProvider {
     return itemsOf(found);
   }
 
-  async validate({ itemCode, billerCode, customer }: { itemCode: string; billerCode: string; customer: string }): Promise<CustomerValidation> {
+  async validate({
+    itemCode,
+    billerCode,
+    customer,
+  }: {
+    itemCode: string;
+    billerCode: string;
+    customer: string;
+  }): Promise<CustomerValidation> {
     const items = await this.items(billerCode).catch(() => {
       throw badInput('billerCode', `billerCode ${JSON.stringify(billerCode)} is not a known biller.`);
     });
     const found = items.find((i) => i.itemCode === itemCode);
     if (!found) throw badInput('itemCode', `itemCode ${JSON.stringify(itemCode)} is not an item of ${billerCode}.`);
-    if (customer === SANDBOX_BILLS.invalidCustomer) throw badInput('customer', `customer ${customer} was not found by the biller.`);
+    if (customer === SANDBOX_BILLS.invalidCustomer)
+      throw badInput('customer', `customer ${customer} was not found by the biller.`);
     const names = ['ADEBAYO OKAFOR', 'CHIOMA BELLO', 'EMEKA ADEYEMI', 'FATIMA NWOSU'];
     return {
       customerName: names[Number.parseInt(digest(customer).slice(0, 2), 16) % names.length]!,
@@ -128,7 +185,19 @@ export class SandboxBillsProvider implements BillsProvider {
     };
   }
 
-  async pay({ billerCode, itemCode, customer, amount, reference }: { billerCode: string; itemCode: string; customer: string; amount: bigint; reference: string }): Promise<BillOutcome> {
+  async pay({
+    billerCode,
+    itemCode,
+    customer,
+    amount,
+    reference,
+  }: {
+    billerCode: string;
+    itemCode: string;
+    customer: string;
+    amount: bigint;
+    reference: string;
+  }): Promise<BillOutcome> {
     // A repeated reference is the same payment (as a provider dedupes by reference).
     const known = this.received.get(reference);
     if (known) return known.outcome;
@@ -148,17 +217,37 @@ export class SandboxBillsProvider implements BillsProvider {
     const received = this.received.get(reference);
     if (!received) return { status: 'NOT_FOUND' };
     // A delayed payment has gone through by the time anyone asks.
-    return received.status === 'PENDING' ? this.success(received.billerCode, received.txRef, received.amount, { reference, txRef: received.txRef, settledBy: 'status' }) : received.outcome;
+    return received.status === 'PENDING'
+      ? this.success(received.billerCode, received.txRef, received.amount, {
+          reference,
+          txRef: received.txRef,
+          settledBy: 'status',
+        })
+      : received.outcome;
   }
 
-  private success(billerCode: string, txRef: string, amount: bigint, providerData: Record<string, unknown>): BillOutcome {
+  private success(
+    billerCode: string,
+    txRef: string,
+    amount: bigint,
+    providerData: Record<string, unknown>,
+  ): BillOutcome {
     const found = BILLERS.find((b) => b.billerCode === billerCode);
     if (found?.meterType === 'prepaid') {
-      const digits = BigInt(`0x${digest(txRef).slice(0, 15)}`).toString().padStart(20, '0').slice(0, 20);
+      const digits = BigInt(`0x${digest(txRef).slice(0, 15)}`)
+        .toString()
+        .padStart(20, '0')
+        .slice(0, 20);
       const token = digits.match(/.{4}/g)!.join('-');
       // ₦75 per kWh in the sandbox.
       const units = `${(Number(amount) / 100 / 75).toFixed(1)} kWh`;
-      return { status: 'SUCCESS', txRef, token, units, providerData: { ...providerData, recharge_token: token, units } };
+      return {
+        status: 'SUCCESS',
+        txRef,
+        token,
+        units,
+        providerData: { ...providerData, recharge_token: token, units },
+      };
     }
     return { status: 'SUCCESS', txRef, token: null, units: null, providerData };
   }

@@ -71,27 +71,61 @@ export class AuthorizationServer {
 
   async checkAuthorizeRequest(params: AuthorizeParameters): Promise<AuthorizeCheck> {
     const client = await this.findClient(params.client_id);
-    if (!client) return { ok: false, error: new OAuthError('invalid_request', 'Unknown client_id, or the app was deleted.') };
+    if (!client)
+      return { ok: false, error: new OAuthError('invalid_request', 'Unknown client_id, or the app was deleted.') };
     // Only a registered redirect URI, character for character, may receive anything (RFC 6749 §3.1.2.4).
     if (!params.redirect_uri || !client.redirectUris.includes(params.redirect_uri)) {
-      return { ok: false, error: new OAuthError('invalid_request', 'redirect_uri is missing or is not one registered for this app (compared character for character).') };
+      return {
+        ok: false,
+        error: new OAuthError(
+          'invalid_request',
+          'redirect_uri is missing or is not one registered for this app (compared character for character).',
+        ),
+      };
     }
     const back = { uri: params.redirect_uri, state: params.state };
     const refuse = (error: OAuthError): AuthorizeCheck => ({ ok: false, error, redirectTo: back });
-    if (params.response_type !== 'code') return refuse(new OAuthError('unsupported_response_type', 'response_type must be "code".'));
+    if (params.response_type !== 'code')
+      return refuse(new OAuthError('unsupported_response_type', 'response_type must be "code".'));
     const scopes = params.scope === undefined ? ['read'] : parseScopeParameter(params.scope);
     const bad = scopes.find((s) => !isScope(s) || !client.allowedScopes.includes(s));
     if (scopes.length === 0 || bad) {
-      return refuse(new OAuthError('invalid_scope', `scope must be among this app's scopes (${client.allowedScopes.join(' ')})${bad ? `; "${bad}" is not` : ''}.`));
+      return refuse(
+        new OAuthError(
+          'invalid_scope',
+          `scope must be among this app's scopes (${client.allowedScopes.join(' ')})${bad ? `; "${bad}" is not` : ''}.`,
+        ),
+      );
     }
     const method = params.code_challenge_method;
     if (params.code_challenge !== undefined || method !== undefined) {
-      if (method !== 'S256') return refuse(new OAuthError('invalid_request', 'code_challenge_method must be S256 (plain is not accepted).'));
-      if (!params.code_challenge || !isS256Challenge(params.code_challenge)) return refuse(new OAuthError('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters).'));
+      if (method !== 'S256')
+        return refuse(new OAuthError('invalid_request', 'code_challenge_method must be S256 (plain is not accepted).'));
+      if (!params.code_challenge || !isS256Challenge(params.code_challenge))
+        return refuse(
+          new OAuthError(
+            'invalid_request',
+            'code_challenge must be the base64url SHA-256 of the code verifier (43 characters).',
+          ),
+        );
     } else if (client.clientType === 'public') {
-      return refuse(new OAuthError('invalid_request', 'Public clients must use PKCE: send code_challenge with code_challenge_method=S256.'));
+      return refuse(
+        new OAuthError(
+          'invalid_request',
+          'Public clients must use PKCE: send code_challenge with code_challenge_method=S256.',
+        ),
+      );
     }
-    return { ok: true, request: { client, redirectUri: params.redirect_uri, scopes: SCOPE_NAMES.filter((s) => scopes.includes(s)), state: params.state, codeChallenge: params.code_challenge } };
+    return {
+      ok: true,
+      request: {
+        client,
+        redirectUri: params.redirect_uri,
+        scopes: SCOPE_NAMES.filter((s) => scopes.includes(s)),
+        state: params.state,
+        codeChallenge: params.code_challenge,
+      },
+    };
   }
 
   /** The user approved: a code for the client, valid 10 minutes, once. */
@@ -114,24 +148,44 @@ export class AuthorizationServer {
    * wins and the other sees it used; a used code revokes the grant it produced (RFC 6749 §4.1.2).
    * Refusals that change state commit before they are thrown.
    */
-  async redeemCode(client: OAuthClient, input: { code?: string; redirectUri?: string; codeVerifier?: string }): Promise<TokenResponse> {
+  async redeemCode(
+    client: OAuthClient,
+    input: { code?: string; redirectUri?: string; codeVerifier?: string },
+  ): Promise<TokenResponse> {
     if (!input.code) throw new OAuthError('invalid_request', 'code is required.');
-    if (!input.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required: the same one sent to /connect/authorize.');
+    if (!input.redirectUri)
+      throw new OAuthError('invalid_request', 'redirect_uri is required: the same one sent to /connect/authorize.');
     const now = this.clock.now();
     const outcome = await this.db.transaction(async (tx): Promise<TokenResponse | OAuthError> => {
       const code = await oauthStore.lockCode(tx, digestOf(input.code!));
-      if (!code || code.clientPk !== client.id) return new OAuthError('invalid_grant', 'The authorization code is invalid.');
+      if (!code || code.clientPk !== client.id)
+        return new OAuthError('invalid_grant', 'The authorization code is invalid.');
       if (code.usedAt) {
         if (code.grantId) await oauthStore.revokeGrant(tx, code.grantId, now, 'reused_code');
-        return new OAuthError('invalid_grant', 'The authorization code was already used; every token issued from it is now revoked.');
+        return new OAuthError(
+          'invalid_grant',
+          'The authorization code was already used; every token issued from it is now revoked.',
+        );
       }
       await oauthStore.markCodeUsed(tx, code.id, now, null);
-      if (code.expiresAt.getTime() <= now.getTime()) return new OAuthError('invalid_grant', 'The authorization code expired (codes live 10 minutes).');
-      if (code.redirectUri !== input.redirectUri) return new OAuthError('invalid_grant', 'redirect_uri differs from the one in the authorization request.');
-      if (code.codeChallenge ? !verifierMatches(input.codeVerifier, code.codeChallenge) : input.codeVerifier !== undefined) {
-        return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge of the authorization request.');
+      if (code.expiresAt.getTime() <= now.getTime())
+        return new OAuthError('invalid_grant', 'The authorization code expired (codes live 10 minutes).');
+      if (code.redirectUri !== input.redirectUri)
+        return new OAuthError('invalid_grant', 'redirect_uri differs from the one in the authorization request.');
+      if (
+        code.codeChallenge ? !verifierMatches(input.codeVerifier, code.codeChallenge) : input.codeVerifier !== undefined
+      ) {
+        return new OAuthError(
+          'invalid_grant',
+          'code_verifier does not match the code_challenge of the authorization request.',
+        );
       }
-      const grantId = await oauthStore.insertGrant(tx, { clientPk: client.id, userId: code.userId, environment: client.environment, scopes: code.scopes });
+      const grantId = await oauthStore.insertGrant(tx, {
+        clientPk: client.id,
+        userId: code.userId,
+        environment: client.environment,
+        scopes: code.scopes,
+      });
       await oauthStore.markCodeUsed(tx, code.id, now, grantId);
       return this.issueTokens(tx, grantId, code.scopes, now);
     });
@@ -145,17 +199,23 @@ export class AuthorizationServer {
     const now = this.clock.now();
     const outcome = await this.db.transaction(async (tx): Promise<TokenResponse | OAuthError> => {
       const found = await oauthStore.lockToken(tx, digestOf(input.refreshToken!));
-      if (!found || found.token.kind !== 'refresh' || found.clientId !== client.clientId) return new OAuthError('invalid_grant', 'The refresh token is invalid.');
+      if (!found || found.token.kind !== 'refresh' || found.clientId !== client.clientId)
+        return new OAuthError('invalid_grant', 'The refresh token is invalid.');
       const { token, grant } = found;
       if (grant.revokedAt || token.revokedAt) return new OAuthError('invalid_grant', 'The refresh token was revoked.');
       if (token.usedAt) {
         await oauthStore.revokeGrant(tx, grant.id, now, 'refresh_replay');
-        return new OAuthError('invalid_grant', 'The refresh token was already used; the grant is now revoked and the user must authorize again.');
+        return new OAuthError(
+          'invalid_grant',
+          'The refresh token was already used; the grant is now revoked and the user must authorize again.',
+        );
       }
-      if (token.expiresAt.getTime() <= now.getTime()) return new OAuthError('invalid_grant', 'The refresh token expired.');
+      if (token.expiresAt.getTime() <= now.getTime())
+        return new OAuthError('invalid_grant', 'The refresh token expired.');
       const asked = input.scope === undefined ? token.scopes : parseScopeParameter(input.scope);
       const broader = asked.find((s) => !token.scopes.includes(s));
-      if (asked.length === 0 || broader) return new OAuthError('invalid_scope', `scope may only narrow the granted scopes (${token.scopes.join(' ')}).`);
+      if (asked.length === 0 || broader)
+        return new OAuthError('invalid_scope', `scope may only narrow the granted scopes (${token.scopes.join(' ')}).`);
       await oauthStore.markTokenUsed(tx, token.id, now);
       return this.issueTokens(tx, grant.id, asked, now);
     });
@@ -183,7 +243,13 @@ export class AuthorizationServer {
     if (!hasTokenShape(value, ACCESS_PREFIX)) return undefined;
     const row = await oauthStore.findLiveAccessToken(this.db, digestOf(value), this.clock.now());
     if (!row) return undefined;
-    return { kind: 'oauth_token', credentialId: row.grantId, userId: row.userId, environment: row.environment, abilities: abilitiesOfScopes(row.scopes) };
+    return {
+      kind: 'oauth_token',
+      credentialId: row.grantId,
+      userId: row.userId,
+      environment: row.environment,
+      abilities: abilitiesOfScopes(row.scopes),
+    };
   }
 
   /** The apps holding live grants for the user, one entry per app. */
@@ -192,7 +258,15 @@ export class AuthorizationServer {
     for (const grant of await oauthStore.findLiveGrantsOf(this.db, userId)) {
       const app = apps.get(grant.clientPk);
       if (app) app.scopes = [...new Set([...app.scopes, ...grant.scopes])];
-      else apps.set(grant.clientPk, { clientPk: grant.clientPk, clientId: grant.clientId, name: grant.name, environment: grant.environment, scopes: grant.scopes, connectedAt: grant.createdAt });
+      else
+        apps.set(grant.clientPk, {
+          clientPk: grant.clientPk,
+          clientId: grant.clientId,
+          name: grant.name,
+          environment: grant.environment,
+          scopes: grant.scopes,
+          connectedAt: grant.createdAt,
+        });
     }
     return [...apps.values()];
   }
@@ -211,6 +285,12 @@ export class AuthorizationServer {
       { kind: 'refresh', tokenHash: digestOf(refresh), scopes, expiresAt: at(REFRESH_TOKEN_TTL_MS) },
     ];
     await oauthStore.insertTokens(tx, grantId, tokens);
-    return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_MS / 1000, refresh_token: refresh, scope: scopes.join(' ') };
+    return {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: ACCESS_TOKEN_TTL_MS / 1000,
+      refresh_token: refresh,
+      scope: scopes.join(' '),
+    };
   }
 }

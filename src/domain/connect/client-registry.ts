@@ -33,12 +33,15 @@ export class ClientRegistry {
   async register(ownerUserId: string, input: RegisterClientInput): Promise<RegisteredClient> {
     const name = input.name.trim();
     if (name === '' || name.length > 100) throw badInput('name', 'name must be 1 to 100 characters.');
-    if (input.redirectUris.length === 0 || input.redirectUris.length > 10) throw badInput('redirectUris', 'redirectUris must list 1 to 10 URIs.');
+    if (input.redirectUris.length === 0 || input.redirectUris.length > 10)
+      throw badInput('redirectUris', 'redirectUris must list 1 to 10 URIs.');
     input.redirectUris.forEach((uri, i) => checkRedirectUri(uri, `redirectUris[${i}]`));
     const scopes = [...new Set(input.allowedScopes)];
-    if (scopes.length === 0) throw badInput('allowedScopes', `allowedScopes must list at least one of: ${SCOPE_NAMES.join(', ')}.`);
+    if (scopes.length === 0)
+      throw badInput('allowedScopes', `allowedScopes must list at least one of: ${SCOPE_NAMES.join(', ')}.`);
     const unknown = scopes.find((s) => !isScope(s));
-    if (unknown) throw badInput('allowedScopes', `allowedScopes: "${unknown}" is not a scope (${SCOPE_NAMES.join(', ')}).`);
+    if (unknown)
+      throw badInput('allowedScopes', `allowedScopes: "${unknown}" is not a scope (${SCOPE_NAMES.join(', ')}).`);
     const clientSecret = input.clientType === 'confidential' ? newOpaqueToken('pgw_cs_') : undefined;
     const client = await oauthStore.insertClient(this.db, {
       clientId: `pgw_app_${newOpaqueToken('').slice(0, 22)}`,
@@ -95,5 +98,6 @@ function checkRedirectUri(uri: string, field: string): void {
   }
   if (parsed.hash || uri.includes('#')) throw badInput(field, `${field} must not contain a fragment.`);
   const loopbackHttp = parsed.protocol === 'http:' && LOOPBACK.has(parsed.hostname);
-  if (parsed.protocol !== 'https:' && !loopbackHttp) throw badInput(field, `${field} must use https (http only on localhost, 127.0.0.1 or [::1]).`);
+  if (parsed.protocol !== 'https:' && !loopbackHttp)
+    throw badInput(field, `${field} must use https (http only on localhost, 127.0.0.1 or [::1]).`);
 }

@@ -26,5 +26,10 @@ export class OAuthError extends Error {
 
 /** DESIGN §4: RFC 6749's fields, plus the seed's statusCode and message. */
 export function oauthErrorBody(error: OAuthError) {
-  return { error: error.error, error_description: error.description, statusCode: error.status, message: error.description };
+  return {
+    error: error.error,
+    error_description: error.description,
+    statusCode: error.status,
+    message: error.description,
+  };
 }

@@ -32,12 +32,19 @@ export const oauthStore = {
   },
 
   async findClientByClientId(db: Executor, clientId: string): Promise<OAuthClient | undefined> {
-    const [row] = await db.select().from(oauthClients).where(and(eq(oauthClients.clientId, clientId), isNull(oauthClients.revokedAt)));
+    const [row] = await db
+      .select()
+      .from(oauthClients)
+      .where(and(eq(oauthClients.clientId, clientId), isNull(oauthClients.revokedAt)));
     return row;
   },
 
   async findClientsByOwner(db: Executor, ownerUserId: string): Promise<OAuthClient[]> {
-    return db.select().from(oauthClients).where(and(eq(oauthClients.ownerUserId, ownerUserId), isNull(oauthClients.revokedAt))).orderBy(desc(oauthClients.createdAt));
+    return db
+      .select()
+      .from(oauthClients)
+      .where(and(eq(oauthClients.ownerUserId, ownerUserId), isNull(oauthClients.revokedAt)))
+      .orderBy(desc(oauthClients.createdAt));
   },
 
   async revokeClient(db: Executor, ownerUserId: string, id: string, at: Date): Promise<OAuthClient | undefined> {
@@ -63,13 +70,19 @@ export const oauthStore = {
     await db.update(oauthCodes).set({ usedAt: at, grantId }).where(eq(oauthCodes.id, id));
   },
 
-  async insertGrant(db: Executor, row: { clientPk: string; userId: string; environment: Environment; scopes: string[] }): Promise<string> {
+  async insertGrant(
+    db: Executor,
+    row: { clientPk: string; userId: string; environment: Environment; scopes: string[] },
+  ): Promise<string> {
     const [inserted] = await db.insert(oauthGrants).values(row).returning({ id: oauthGrants.id });
     return inserted!.id;
   },
 
   async revokeGrant(db: Executor, id: string, at: Date, reason: string): Promise<void> {
-    await db.update(oauthGrants).set({ revokedAt: at, revokedReason: reason }).where(and(eq(oauthGrants.id, id), isNull(oauthGrants.revokedAt)));
+    await db
+      .update(oauthGrants)
+      .set({ revokedAt: at, revokedReason: reason })
+      .where(and(eq(oauthGrants.id, id), isNull(oauthGrants.revokedAt)));
   },
 
   /** A user withdrawing an app's access: every grant of that client for that user. */
@@ -103,13 +116,21 @@ export const oauthStore = {
   },
 
   async revokeToken(db: Executor, id: string, at: Date): Promise<void> {
-    await db.update(oauthTokens).set({ revokedAt: at }).where(and(eq(oauthTokens.id, id), isNull(oauthTokens.revokedAt)));
+    await db
+      .update(oauthTokens)
+      .set({ revokedAt: at })
+      .where(and(eq(oauthTokens.id, id), isNull(oauthTokens.revokedAt)));
   },
 
   /** What a live access token may do: nothing if it, its grant or its client is revoked or expired. */
   async findLiveAccessToken(db: Executor, tokenHash: string, now: Date) {
     const [row] = await db
-      .select({ grantId: oauthGrants.id, userId: oauthGrants.userId, environment: oauthGrants.environment, scopes: oauthTokens.scopes })
+      .select({
+        grantId: oauthGrants.id,
+        userId: oauthGrants.userId,
+        environment: oauthGrants.environment,
+        scopes: oauthTokens.scopes,
+      })
       .from(oauthTokens)
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
       .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientPk))

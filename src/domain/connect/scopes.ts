@@ -7,8 +7,14 @@ import type { Ability } from '../auth/permissions.js';
  */
 export const SCOPES = {
   read: { abilities: ['READ'], description: 'See your account, balances, transactions and records' },
-  transact: { abilities: ['READ', 'TRANSACT'], description: 'Move money for you: deposits, payouts, transfers, bills, swaps and offramp orders' },
-  manage: { abilities: ['READ', 'MANAGE'], description: 'Change your settings: API keys, webhooks, payment methods and business customers' },
+  transact: {
+    abilities: ['READ', 'TRANSACT'],
+    description: 'Move money for you: deposits, payouts, transfers, bills, swaps and offramp orders',
+  },
+  manage: {
+    abilities: ['READ', 'MANAGE'],
+    description: 'Change your settings: API keys, webhooks, payment methods and business customers',
+  },
 } as const satisfies Record<string, { abilities: readonly Ability[]; description: string }>;
 
 export type Scope = keyof typeof SCOPES;

@@ -40,7 +40,16 @@ export class CustomerService {
     try {
       const [row] = await this.db
         .insert(businessCustomers)
-        .values({ businessId, environment: principal.environment, name: values.name!, phone: values.phone ?? null, email: values.email ?? null, externalRef: values.externalRef ?? null, createdAt: now, updatedAt: now })
+        .values({
+          businessId,
+          environment: principal.environment,
+          name: values.name!,
+          phone: values.phone ?? null,
+          email: values.email ?? null,
+          externalRef: values.externalRef ?? null,
+          createdAt: now,
+          updatedAt: now,
+        })
         .returning();
       return row!;
     } catch (error) {
@@ -52,8 +61,18 @@ export class CustomerService {
   async list(principal: Principal, businessId: string, page = 1, limit = 20, status?: 'active' | 'disabled') {
     await this.ownBusiness(principal, businessId);
     checkPage(page, limit, MAX_PAGE);
-    const where = and(eq(businessCustomers.businessId, businessId), eq(businessCustomers.environment, principal.environment), status ? eq(businessCustomers.status, status) : undefined);
-    const rows = await this.db.select().from(businessCustomers).where(where).orderBy(desc(businessCustomers.createdAt), desc(businessCustomers.id)).limit(limit).offset((page - 1) * limit);
+    const where = and(
+      eq(businessCustomers.businessId, businessId),
+      eq(businessCustomers.environment, principal.environment),
+      status ? eq(businessCustomers.status, status) : undefined,
+    );
+    const rows = await this.db
+      .select()
+      .from(businessCustomers)
+      .where(where)
+      .orderBy(desc(businessCustomers.createdAt), desc(businessCustomers.id))
+      .limit(limit)
+      .offset((page - 1) * limit);
     const [total] = await this.db.select({ n: count() }).from(businessCustomers).where(where);
     return paged('customers', rows, Number(total?.n ?? 0), page, limit);
   }
@@ -64,13 +83,24 @@ export class CustomerService {
       ? await this.db
           .select()
           .from(businessCustomers)
-          .where(and(eq(businessCustomers.id, customerId), eq(businessCustomers.businessId, businessId), eq(businessCustomers.environment, principal.environment)))
+          .where(
+            and(
+              eq(businessCustomers.id, customerId),
+              eq(businessCustomers.businessId, businessId),
+              eq(businessCustomers.environment, principal.environment),
+            ),
+          )
       : [];
     if (!row) throw notFound('Customer');
     return row;
   }
 
-  async update(principal: Principal, businessId: string, customerId: string, input: CustomerInput): Promise<BusinessCustomerRow> {
+  async update(
+    principal: Principal,
+    businessId: string,
+    customerId: string,
+    input: CustomerInput,
+  ): Promise<BusinessCustomerRow> {
     const current = await this.get(principal, businessId, customerId);
     const values = checked(input, false);
     try {
@@ -88,17 +118,27 @@ export class CustomerService {
 
   async disable(principal: Principal, businessId: string, customerId: string): Promise<BusinessCustomerRow> {
     const current = await this.get(principal, businessId, customerId);
-    const [row] = await this.db.update(businessCustomers).set({ status: 'disabled', updatedAt: this.clock.now() }).where(eq(businessCustomers.id, current.id)).returning();
+    const [row] = await this.db
+      .update(businessCustomers)
+      .set({ status: 'disabled', updatedAt: this.clock.now() })
+      .where(eq(businessCustomers.id, current.id))
+      .returning();
     return row!;
   }
 
   private async ownBusiness(principal: Principal, businessId: string): Promise<void> {
-    const [business] = isUuid(businessId) ? await this.db.select({ owner: businesses.ownerUserId }).from(businesses).where(eq(businesses.id, businessId)) : [];
+    const [business] = isUuid(businessId)
+      ? await this.db.select({ owner: businesses.ownerUserId }).from(businesses).where(eq(businesses.id, businessId))
+      : [];
     if (!business || business.owner !== principal.userId) throw notFound('Business');
   }
 
   private refTaken(externalRef: string) {
-    return new DomainError('CONFLICT', `externalRef ${JSON.stringify(externalRef)} is already used by another customer of this business.`, { field: 'externalRef' });
+    return new DomainError(
+      'CONFLICT',
+      `externalRef ${JSON.stringify(externalRef)} is already used by another customer of this business.`,
+      { field: 'externalRef' },
+    );
   }
 }
 
@@ -130,7 +170,8 @@ function checked(input: CustomerInput, creating: boolean): CheckedCustomer {
   }
   if (input.externalRef !== undefined && input.externalRef !== null) {
     const externalRef = input.externalRef.trim();
-    if (!EXTERNAL_REF.test(externalRef)) throw badInput('externalRef', 'externalRef must be 1 to 64 letters, digits, ".", ":", "-" or "_".');
+    if (!EXTERNAL_REF.test(externalRef))
+      throw badInput('externalRef', 'externalRef must be 1 to 64 letters, digits, ".", ":", "-" or "_".');
     out.externalRef = externalRef;
   }
   return out;

@@ -62,7 +62,11 @@ export class EventFeed {
    * no gap and no duplicate: the subscriber is registered before the replay reads, and anything
    * both paths deliver is dropped by `seq`.
    */
-  subscribe(principal: Principal, types: readonly string[] | undefined, after: number | undefined): AsyncIterableIterator<StoredEvent> {
+  subscribe(
+    principal: Principal,
+    types: readonly string[] | undefined,
+    after: number | undefined,
+  ): AsyncIterableIterator<StoredEvent> {
     const state: StreamState = { closed: false, wake: undefined };
     const stream = this.stream(principal, types, after, state);
     // An async generator suspended at an await cannot be ended from outside until it resumes;
@@ -152,12 +156,21 @@ export class EventFeed {
   private async poll(): Promise<void> {
     this.cursor ??= await latestEventSeq(this.db);
     for (;;) {
-      const rows = await this.db.select().from(events).where(gt(events.seq, this.cursor)).orderBy(asc(events.seq)).limit(1000);
+      const rows = await this.db
+        .select()
+        .from(events)
+        .where(gt(events.seq, this.cursor))
+        .orderBy(asc(events.seq))
+        .limit(1000);
       for (const row of rows) {
         this.cursor = row.seq!;
         const event = toStoredEvent(row);
         for (const subscriber of this.subscribers) {
-          if (subscriber.userId === event.userId && subscriber.environment === event.environment && (!subscriber.types || subscriber.types.has(event.type))) {
+          if (
+            subscriber.userId === event.userId &&
+            subscriber.environment === event.environment &&
+            (!subscriber.types || subscriber.types.has(event.type))
+          ) {
             subscriber.push(event);
           }
         }

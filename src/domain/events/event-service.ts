@@ -31,7 +31,12 @@ export class EventService {
   async get(principal: Principal, id: string): Promise<StoredEvent> {
     const event = isUuid(id) ? await eventStore.findEventById(this.db, id) : undefined;
     // Another owner's or environment's event, or one not yet in commit order, reads as missing.
-    if (!event || event.seq === null || event.userId !== principal.userId || event.environment !== principal.environment) {
+    if (
+      !event ||
+      event.seq === null ||
+      event.userId !== principal.userId ||
+      event.environment !== principal.environment
+    ) {
       throw notFound('Event');
     }
     return event;

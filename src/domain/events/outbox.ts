@@ -15,7 +15,12 @@ import { toStoredEvent } from './event-row.js';
  * each delivery's job are written by one statement: every domain write that emits an event pays
  * one round trip for it, not three.
  */
-export async function recordEvent(tx: Executor, event: NewEvent, at: Date, options: { fanOut?: boolean } = {}): Promise<StoredEvent> {
+export async function recordEvent(
+  tx: Executor,
+  event: NewEvent,
+  at: Date,
+  options: { fanOut?: boolean } = {},
+): Promise<StoredEvent> {
   const createdAt = at.toISOString();
   const inserted = sql`insert into events (type, user_id, environment, data, created_at)
     values (${event.type}, ${event.userId}, ${event.environment}, ${JSON.stringify(event.data)}::jsonb, ${createdAt}::timestamptz)

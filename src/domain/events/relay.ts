@@ -18,13 +18,19 @@ const RELAY_LOCK_KEY = 7_262_020_002;
  * Returns how many events were stamped. By default it gives up at once (returning 0) when another
  * relay holds the lock; `wait` blocks for the lock instead, for callers that need the stamp now.
  */
-export async function stampCommittedEvents(db: Database, options: { batchSize?: number; wait?: boolean } = {}): Promise<number> {
+export async function stampCommittedEvents(
+  db: Database,
+  options: { batchSize?: number; wait?: boolean } = {},
+): Promise<number> {
   const batchSize = options.batchSize ?? 1000;
   return db.transaction(async (tx) => {
     if (options.wait) {
       await tx.execute(sql`select pg_advisory_xact_lock(${RELAY_LOCK_KEY})`);
     } else {
-      const [lock] = await queryRows<{ locked: boolean }>(tx, sql`select pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) as locked`);
+      const [lock] = await queryRows<{ locked: boolean }>(
+        tx,
+        sql`select pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) as locked`,
+      );
       if (!lock?.locked) return 0;
     }
     const rows = await queryRows<{ n: unknown }>(

@@ -40,7 +40,9 @@ export function hashOf(value: unknown): string {
     }
     return v;
   };
-  return createHash('sha256').update(JSON.stringify(canonical(value))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(value)))
+    .digest('hex');
 }
 
 /**
@@ -63,9 +65,19 @@ export class Idempotency {
    * without a key) and calls `finish` in the transaction that commits its effect; whatever it
    * returns is stored as the answer if it did not.
    */
-  async run<T>(scope: IdempotencyScope, key: string | undefined, input: unknown, work: (claim: Claim | null) => Promise<T>): Promise<T> {
+  async run<T>(
+    scope: IdempotencyScope,
+    key: string | undefined,
+    input: unknown,
+    work: (claim: Claim | null) => Promise<T>,
+  ): Promise<T> {
     if (key === undefined) return work(null);
-    if (key.length > MAX_KEY_LENGTH) throw new DomainError('BAD_USER_INPUT', `The Idempotency-Key header must be at most ${MAX_KEY_LENGTH} characters.`, { field: 'Idempotency-Key' });
+    if (key.length > MAX_KEY_LENGTH)
+      throw new DomainError(
+        'BAD_USER_INPUT',
+        `The Idempotency-Key header must be at most ${MAX_KEY_LENGTH} characters.`,
+        { field: 'Idempotency-Key' },
+      );
     const requestHash = hashOf(input);
     const outcome = await this.claim(scope, key, requestHash);
     if ('replay' in outcome) return replay<T>(outcome.replay);
@@ -78,9 +90,15 @@ export class Idempotency {
     } catch (error) {
       // A refusal is the answer to this key from now on; anything unexpected frees the key for a retry.
       if (error instanceof DomainError && error.status < 500 && error.code !== 'RATE_LIMITED') {
-        await this.store(scope, key, { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } });
+        await this.store(scope, key, {
+          error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
+        });
       } else {
-        await this.db.delete(idempotencyKeys).where(and(this.where(scope, key), eq(idempotencyKeys.status, 'running'), isNull(idempotencyKeys.resourceId)));
+        await this.db
+          .delete(idempotencyKeys)
+          .where(
+            and(this.where(scope, key), eq(idempotencyKeys.status, 'running'), isNull(idempotencyKeys.resourceId)),
+          );
       }
       throw error;
     }
@@ -95,10 +113,17 @@ export class Idempotency {
   /** Marks the key done with the response to replay, in the transaction that commits the effect. */
   async finish(tx: Executor, claim: Claim | null, result: unknown): Promise<void> {
     if (!claim) return;
-    await tx.update(idempotencyKeys).set({ status: 'done', response: { result: toStorable(result) } as Stored, lockedUntil: null }).where(this.where(claim.scope, claim.key));
+    await tx
+      .update(idempotencyKeys)
+      .set({ status: 'done', response: { result: toStorable(result) } as Stored, lockedUntil: null })
+      .where(this.where(claim.scope, claim.key));
   }
 
-  private async claim(scope: IdempotencyScope, key: string, requestHash: string): Promise<{ claim: Claim } | { replay: Stored }> {
+  private async claim(
+    scope: IdempotencyScope,
+    key: string,
+    requestHash: string,
+  ): Promise<{ claim: Claim } | { replay: Stored }> {
     const now = this.clock.now();
     const lockedUntil = new Date(now.getTime() + this.leaseMs);
     const [inserted] = await this.db
@@ -110,23 +135,40 @@ export class Idempotency {
     const [existing] = await this.db.select().from(idempotencyKeys).where(this.where(scope, key));
     if (!existing) return this.claim(scope, key, requestHash);
     if (existing.requestHash !== requestHash) {
-      throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request body. Use a new key for a new request.', { field: 'Idempotency-Key' });
+      throw new DomainError(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This Idempotency-Key was already used with a different request body. Use a new key for a new request.',
+        { field: 'Idempotency-Key' },
+      );
     }
     if (existing.status === 'done') return { replay: existing.response as Stored };
     // Still running: a live lease means the first request is in progress; an expired one, that it died.
     const [taken] = await this.db
       .update(idempotencyKeys)
       .set({ lockedUntil })
-      .where(and(this.where(scope, key), eq(idempotencyKeys.status, 'running'), or(isNull(idempotencyKeys.lockedUntil), lt(idempotencyKeys.lockedUntil, now))))
+      .where(
+        and(
+          this.where(scope, key),
+          eq(idempotencyKeys.status, 'running'),
+          or(isNull(idempotencyKeys.lockedUntil), lt(idempotencyKeys.lockedUntil, now)),
+        ),
+      )
       .returning();
     if (!taken) {
-      throw new DomainError('CONFLICT', 'A request with this Idempotency-Key is still being processed. Retry after it finishes.', { field: 'Idempotency-Key' });
+      throw new DomainError(
+        'CONFLICT',
+        'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
+        { field: 'Idempotency-Key' },
+      );
     }
     return { claim: { scope, key, resourceId: taken.resourceId } };
   }
 
   private async store(scope: IdempotencyScope, key: string, response: Stored): Promise<void> {
-    await this.db.update(idempotencyKeys).set({ status: 'done', response, lockedUntil: null }).where(and(this.where(scope, key), eq(idempotencyKeys.status, 'running')));
+    await this.db
+      .update(idempotencyKeys)
+      .set({ status: 'done', response, lockedUntil: null })
+      .where(and(this.where(scope, key), eq(idempotencyKeys.status, 'running')));
   }
 
   private where(scope: IdempotencyScope, key: string) {
@@ -140,7 +182,12 @@ export class Idempotency {
 }
 
 function replay<T>(stored: Stored): T {
-  if ('error' in stored) throw new DomainError(stored.error.code, stored.error.message, stored.error.field ? { field: stored.error.field } : {});
+  if ('error' in stored)
+    throw new DomainError(
+      stored.error.code,
+      stored.error.message,
+      stored.error.field ? { field: stored.error.field } : {},
+    );
   return revive(stored.result) as T;
 }
 
@@ -149,7 +196,8 @@ export function toStorable(value: unknown): unknown {
   if (typeof value === 'bigint') return { $bigint: value.toString() };
   if (value instanceof Date) return { $date: value.toISOString() };
   if (Array.isArray(value)) return value.map(toStorable);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toStorable(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toStorable(v)]));
   return value;
 }
 

@@ -14,7 +14,10 @@ export interface Job {
 }
 
 /** What a handler decides about a job it ran. Throwing counts as `retry` with backoff. */
-export type JobOutcome = { status: 'done' } | { status: 'retry'; at: Date; error?: string } | { status: 'failed'; error: string };
+export type JobOutcome =
+  | { status: 'done' }
+  | { status: 'retry'; at: Date; error?: string }
+  | { status: 'failed'; error: string };
 
 export interface JobHandler {
   kind: string;
@@ -119,14 +122,23 @@ export class JobRunner {
     if (kinds.length === 0) return [];
     const now = this.clock.now();
     const leaseUntil = new Date(now.getTime() + this.leaseMs);
-    const rows = await queryRows<{ id: string; kind: string; payload: unknown; attempts: number; run_at: string | Date }>(
+    const rows = await queryRows<{
+      id: string;
+      kind: string;
+      payload: unknown;
+      attempts: number;
+      run_at: string | Date;
+    }>(
       this.db,
       sql`
         update jobs set locked_by = ${this.workerId}, locked_until = ${leaseUntil.toISOString()}::timestamptz,
           attempts = attempts + 1, updated_at = ${now.toISOString()}::timestamptz
         where id in (
           select id from jobs
-          where status = 'pending' and kind in (${sql.join(kinds.map((k) => sql`${k}`), sql`, `)})
+          where status = 'pending' and kind in (${sql.join(
+            kinds.map((k) => sql`${k}`),
+            sql`, `,
+          )})
             and run_at <= ${now.toISOString()}::timestamptz
             and (locked_until is null or locked_until < ${now.toISOString()}::timestamptz)
           order by run_at
@@ -137,7 +149,13 @@ export class JobRunner {
     );
     return rows.map((r) => {
       this.claimed.add(r.id);
-      return { id: r.id, kind: r.kind, payload: (r.payload ?? {}) as Record<string, unknown>, attempts: r.attempts, runAt: new Date(r.run_at) };
+      return {
+        id: r.id,
+        kind: r.kind,
+        payload: (r.payload ?? {}) as Record<string, unknown>,
+        attempts: r.attempts,
+        runAt: new Date(r.run_at),
+      };
     });
   }
 
@@ -163,7 +181,10 @@ export class JobRunner {
     const mine = and(eq(jobs.id, job.id), eq(jobs.lockedBy, this.workerId));
     const common = { lockedBy: null, lockedUntil: null, updatedAt: this.clock.now() };
     if (outcome.status === 'retry') {
-      await this.db.update(jobs).set({ ...common, runAt: outcome.at, lastError: outcome.error ?? null }).where(mine);
+      await this.db
+        .update(jobs)
+        .set({ ...common, runAt: outcome.at, lastError: outcome.error ?? null })
+        .where(mine);
     } else {
       await this.db
         .update(jobs)

@@ -9,7 +9,10 @@ const FIVE_MINUTES_MS = 5 * 60_000;
  * polls): done once it is final; after `forMs` since `since`, failed with `stuck` (an operator
  * looks); otherwise asked again in `everyMs`.
  */
-export function keepPolling(clock: Clock, poll: { final: boolean; since: Date; stuck: string; forMs?: number; everyMs?: number }): JobOutcome {
+export function keepPolling(
+  clock: Clock,
+  poll: { final: boolean; since: Date; stuck: string; forMs?: number; everyMs?: number },
+): JobOutcome {
   if (poll.final) return { status: 'done' };
   const now = clock.now().getTime();
   if (now - poll.since.getTime() > (poll.forMs ?? DAY_MS)) return { status: 'failed', error: poll.stuck };

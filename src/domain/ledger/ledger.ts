@@ -33,12 +33,26 @@ export interface Posting {
 
 const keyOf = (ref: AccountRef) => `${ref.environment}:${ref.userId ?? 'system'}:${ref.code}`;
 
-export const walletOf = (environment: Environment, userId: string): AccountRef => ({ environment, userId, code: 'wallet' });
-export const holdsOf = (environment: Environment, userId: string): AccountRef => ({ environment, userId, code: 'holds' });
-export const systemAccount = (environment: Environment, code: 'provider_clearing' | 'fees'): AccountRef => ({ environment, userId: null, code });
+export const walletOf = (environment: Environment, userId: string): AccountRef => ({
+  environment,
+  userId,
+  code: 'wallet',
+});
+export const holdsOf = (environment: Environment, userId: string): AccountRef => ({
+  environment,
+  userId,
+  code: 'holds',
+});
+export const systemAccount = (environment: Environment, code: 'provider_clearing' | 'fees'): AccountRef => ({
+  environment,
+  userId: null,
+  code,
+});
 
 export const insufficientFunds = () =>
-  new DomainError('INSUFFICIENT_FUNDS', 'Insufficient wallet balance for this amount (including any fee).', { field: 'amount' });
+  new DomainError('INSUFFICIENT_FUNDS', 'Insufficient wallet balance for this amount (including any fee).', {
+    field: 'amount',
+  });
 
 /**
  * The double-entry NGN ledger. Every movement is a posting whose entries sum to zero; entries are
@@ -52,11 +66,20 @@ export const ledger = {
     const key = keyOf(ref);
     const [created] = await tx
       .insert(ledgerAccounts)
-      .values({ environment: ref.environment, userId: ref.userId, code: ref.code, key, allowNegative: SYSTEM_CODES.has(ref.code) })
+      .values({
+        environment: ref.environment,
+        userId: ref.userId,
+        code: ref.code,
+        key,
+        allowNegative: SYSTEM_CODES.has(ref.code),
+      })
       .onConflictDoNothing({ target: ledgerAccounts.key })
       .returning({ id: ledgerAccounts.id });
     if (created) return created.id;
-    const [existing] = await tx.select({ id: ledgerAccounts.id }).from(ledgerAccounts).where(eq(ledgerAccounts.key, key));
+    const [existing] = await tx
+      .select({ id: ledgerAccounts.id })
+      .from(ledgerAccounts)
+      .where(eq(ledgerAccounts.key, key));
     return existing!.id;
   },
 
@@ -72,7 +95,12 @@ export const ledger = {
     }
     const [created] = await tx
       .insert(ledgerPostings)
-      .values({ environment: posting.environment, kind: posting.kind, reference: posting.reference, description: posting.description })
+      .values({
+        environment: posting.environment,
+        kind: posting.kind,
+        reference: posting.reference,
+        description: posting.description,
+      })
       .onConflictDoNothing()
       .returning({ id: ledgerPostings.id });
     if (!created) return false;
@@ -83,7 +111,12 @@ export const ledger = {
       const [row] = await tx
         .update(ledgerAccounts)
         .set({ balance: sql`${ledgerAccounts.balance} + ${amount}` })
-        .where(and(eq(ledgerAccounts.id, accountId), sql`(${ledgerAccounts.allowNegative} or ${ledgerAccounts.balance} + ${amount} >= 0)`))
+        .where(
+          and(
+            eq(ledgerAccounts.id, accountId),
+            sql`(${ledgerAccounts.allowNegative} or ${ledgerAccounts.balance} + ${amount} >= 0)`,
+          ),
+        )
         .returning({ balance: ledgerAccounts.balance });
       if (!row) throw insufficientFunds();
       await tx.insert(ledgerEntries).values({ postingId: created.id, accountId, amount, balanceAfter: row.balance });
@@ -92,8 +125,16 @@ export const ledger = {
   },
 
   /** Reserves `amount` of a wallet (moves it to the user's holds account); returns the hold's id. */
-  async hold(tx: Executor, owner: { environment: Environment; userId: string }, amount: bigint, reference: string): Promise<string> {
-    const [hold] = await tx.insert(ledgerHolds).values({ environment: owner.environment, userId: owner.userId, amount, reference }).returning({ id: ledgerHolds.id });
+  async hold(
+    tx: Executor,
+    owner: { environment: Environment; userId: string },
+    amount: bigint,
+    reference: string,
+  ): Promise<string> {
+    const [hold] = await tx
+      .insert(ledgerHolds)
+      .values({ environment: owner.environment, userId: owner.userId, amount, reference })
+      .returning({ id: ledgerHolds.id });
     await this.post(tx, {
       environment: owner.environment,
       kind: 'hold',
@@ -161,7 +202,12 @@ export const ledger = {
     const [original] = await tx.select().from(ledgerPostings).where(eq(ledgerPostings.id, postingId));
     if (!original) throw new DomainError('NOT_FOUND', 'Ledger posting was not found.');
     const entries = await tx
-      .select({ amount: ledgerEntries.amount, environment: ledgerAccounts.environment, userId: ledgerAccounts.userId, code: ledgerAccounts.code })
+      .select({
+        amount: ledgerEntries.amount,
+        environment: ledgerAccounts.environment,
+        userId: ledgerAccounts.userId,
+        code: ledgerAccounts.code,
+      })
       .from(ledgerEntries)
       .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerEntries.accountId))
       .where(eq(ledgerEntries.postingId, postingId));
@@ -170,15 +216,29 @@ export const ledger = {
       kind: 'reversal',
       reference: original.id,
       description: description ?? `Reversal of ${original.kind} ${original.reference}`,
-      lines: entries.map((e) => ({ account: { environment: e.environment, userId: e.userId, code: e.code as AccountCode }, amount: -e.amount })),
+      lines: entries.map((e) => ({
+        account: { environment: e.environment, userId: e.userId, code: e.code as AccountCode },
+        amount: -e.amount,
+      })),
     });
   },
 
-  async postingId(db: Executor, environment: Environment, kind: string, reference: string): Promise<string | undefined> {
+  async postingId(
+    db: Executor,
+    environment: Environment,
+    kind: string,
+    reference: string,
+  ): Promise<string | undefined> {
     const [row] = await db
       .select({ id: ledgerPostings.id })
       .from(ledgerPostings)
-      .where(and(eq(ledgerPostings.environment, environment), eq(ledgerPostings.kind, kind), eq(ledgerPostings.reference, reference)));
+      .where(
+        and(
+          eq(ledgerPostings.environment, environment),
+          eq(ledgerPostings.kind, kind),
+          eq(ledgerPostings.reference, reference),
+        ),
+      );
     return row?.id;
   },
 
@@ -194,7 +254,10 @@ export const ledger = {
 
   /** The wallet's entries, newest first, with their posting's kind and reference. */
   async walletEntries(db: Executor, environment: Environment, userId: string, limit: number, before?: Date) {
-    const [account] = await db.select({ id: ledgerAccounts.id }).from(ledgerAccounts).where(eq(ledgerAccounts.key, keyOf(walletOf(environment, userId))));
+    const [account] = await db
+      .select({ id: ledgerAccounts.id })
+      .from(ledgerAccounts)
+      .where(eq(ledgerAccounts.key, keyOf(walletOf(environment, userId))));
     if (!account) return [];
     return db
       .select({

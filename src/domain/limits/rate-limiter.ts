@@ -29,7 +29,9 @@ export class RateLimiter {
 
   static connect(redisUrl: string | undefined, onStoreError?: (error: unknown) => void): RateLimiter {
     // enableOfflineQueue off: while Redis is unreachable, calls fail fast into the insurance limiter.
-    const redis = redisUrl ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
+    const redis = redisUrl
+      ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
+      : undefined;
     redis?.on('error', (error) => onStoreError?.(error));
     return new RateLimiter(redis, undefined, onStoreError);
   }
@@ -41,9 +43,14 @@ export class RateLimiter {
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
         const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-        throw new DomainError('RATE_LIMITED', rule.message ?? `Rate limit exceeded: at most ${rule.max} per ${describeWindow(rule.windowMs)}. Retry in ${retryAfter} s.`, {
-          retryAfter,
-        });
+        throw new DomainError(
+          'RATE_LIMITED',
+          rule.message ??
+            `Rate limit exceeded: at most ${rule.max} per ${describeWindow(rule.windowMs)}. Retry in ${retryAfter} s.`,
+          {
+            retryAfter,
+          },
+        );
       }
       throw rejection;
     }
@@ -76,9 +83,17 @@ export class RateLimiter {
     const id = `${rule.name}:${rule.max}:${rule.windowMs}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
-      const options = { points: rule.max, duration: Math.max(1, Math.ceil(rule.windowMs / 1000)), keyPrefix: `${this.keyPrefix}:${id}` };
+      const options = {
+        points: rule.max,
+        duration: Math.max(1, Math.ceil(rule.windowMs / 1000)),
+        keyPrefix: `${this.keyPrefix}:${id}`,
+      };
       limiter = this.redis
-        ? new RateLimiterRedis({ ...options, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(options) })
+        ? new RateLimiterRedis({
+            ...options,
+            storeClient: this.redis,
+            insuranceLimiter: new RateLimiterMemory(options),
+          })
         : new RateLimiterMemory(options);
       this.limiters.set(id, limiter);
     }

@@ -9,9 +9,14 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 /** Parses a non-negative decimal string into units of 10^-decimals; more decimals than allowed → 400 on `field`. */
 export function parseUnits(text: string, decimals: number, field: string): bigint {
   const match = DECIMAL.exec(text.trim());
-  if (!match) throw badInput(field, `${field} must be a positive decimal number such as "25" or "25.5", got ${JSON.stringify(text)}.`);
+  if (!match)
+    throw badInput(
+      field,
+      `${field} must be a positive decimal number such as "25" or "25.5", got ${JSON.stringify(text)}.`,
+    );
   const [, whole, fraction = ''] = match;
-  if (fraction.length > decimals) throw badInput(field, `${field} has ${fraction.length} decimal places; at most ${decimals} are allowed.`);
+  if (fraction.length > decimals)
+    throw badInput(field, `${field} has ${fraction.length} decimal places; at most ${decimals} are allowed.`);
   return BigInt(whole!) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
 }
 
@@ -34,7 +39,11 @@ export function formatFixed(units: bigint, decimals: number): string {
 /** A JSON number's text as a decimal string, refusing what is not a plain decimal (1e21, NaN). */
 export function decimalText(value: string | number, field: string): string {
   const text = typeof value === 'number' ? String(value) : value.trim();
-  if (!DECIMAL.test(text)) throw badInput(field, `${field} must be a positive decimal number such as "25" or "25.5", got ${JSON.stringify(value)}.`);
+  if (!DECIMAL.test(text))
+    throw badInput(
+      field,
+      `${field} must be a positive decimal number such as "25" or "25.5", got ${JSON.stringify(value)}.`,
+    );
   return text;
 }
 

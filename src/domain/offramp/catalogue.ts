@@ -1,6 +1,16 @@
 /** The seed's offramp enums, exactly as the REST API spells them. */
 export const OFFRAMP_TOKENS = ['USDT', 'USDC', 'CNGN'] as const;
-export const OFFRAMP_NETWORKS = ['base', 'polygon', 'arbitrum-one', 'bnb-smart-chain', 'ethereum', 'starknet', 'optimism', 'lisk', 'scroll'] as const;
+export const OFFRAMP_NETWORKS = [
+  'base',
+  'polygon',
+  'arbitrum-one',
+  'bnb-smart-chain',
+  'ethereum',
+  'starknet',
+  'optimism',
+  'lisk',
+  'scroll',
+] as const;
 export const FIAT_CURRENCIES = ['NGN', 'GHS', 'KES', 'USD'] as const;
 
 export type OfframpToken = (typeof OFFRAMP_TOKENS)[number];
@@ -10,7 +20,16 @@ export type FiatCurrency = (typeof FIAT_CURRENCIES)[number];
 /** Fiat amounts are kept in minor units; every supported fiat has two decimals. */
 export const FIAT_DECIMALS = 2;
 
-export const OFFRAMP_STATUSES = ['initiated', 'deposit_received', 'processing', 'fiat_sent', 'completed', 'failed', 'expired', 'refunded'] as const;
+export const OFFRAMP_STATUSES = [
+  'initiated',
+  'deposit_received',
+  'processing',
+  'fiat_sent',
+  'completed',
+  'failed',
+  'expired',
+  'refunded',
+] as const;
 export type OfframpStatus = (typeof OFFRAMP_STATUSES)[number];
 
 /** Where an order can still go: forward along the happy path, or to a failure from any open state. */
@@ -25,7 +44,8 @@ const PROGRESS: Record<OfframpStatus, number> = {
   refunded: 9,
 };
 
-export const isFinal = (status: OfframpStatus) => status === 'completed' || status === 'failed' || status === 'expired' || status === 'refunded';
+export const isFinal = (status: OfframpStatus) =>
+  status === 'completed' || status === 'failed' || status === 'expired' || status === 'refunded';
 
 /**
  * Whether `from` may become `to`. Only forward: a repeated or late provider notice (deposited after

@@ -15,7 +15,10 @@ function nextSandboxStep(order: OfframpOrderRow): { status: OfframpStatus; reaso
       return { status: 'processing' };
     case 'processing':
       return order.accountNumber === SANDBOX_OFFRAMP.failingPayoutAccount
-        ? { status: 'refunded', reason: 'The recipient bank rejected the payout; the deposit was returned to the refund address.' }
+        ? {
+            status: 'refunded',
+            reason: 'The recipient bank rejected the payout; the deposit was returned to the refund address.',
+          }
         : { status: 'fiat_sent' };
     case 'fiat_sent':
       return { status: 'completed' };
@@ -37,7 +40,11 @@ export class OfframpSandboxStepHandler implements JobHandler {
     if (!order || !next) return { status: 'done' };
     await this.offramp.move(order.id, next, async (tx, moved) => {
       if (!isFinal(moved.status)) {
-        await enqueueJob(tx, { kind: this.kind, payload: { orderId: moved.id }, runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000) });
+        await enqueueJob(tx, {
+          kind: this.kind,
+          payload: { orderId: moved.id },
+          runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000),
+        });
       }
     });
     return { status: 'done' };
@@ -68,10 +75,18 @@ export class OfframpReconcileHandler implements JobHandler {
     const provider = this.offramp.providerFor(order.environment);
     const state = await provider.orderState!(order.providerOrderId);
     const { row } = await this.offramp.move(order.id, state);
-    return keepPolling(this.clock, { final: isFinal(row.status), since: order.createdAt, stuck: `Offramp order ${order.id} is still ${row.status} after 24 hours; check it with the provider.` });
+    return keepPolling(this.clock, {
+      final: isFinal(row.status),
+      since: order.createdAt,
+      stuck: `Offramp order ${order.id} is still ${row.status} after 24 hours; check it with the provider.`,
+    });
   }
 }
 
 export function offrampJobHandlers(offramp: OfframpService, clock: Clock): JobHandler[] {
-  return [new OfframpSandboxStepHandler(offramp, clock), new OfframpExpiryHandler(offramp), new OfframpReconcileHandler(offramp, clock)];
+  return [
+    new OfframpSandboxStepHandler(offramp, clock),
+    new OfframpExpiryHandler(offramp),
+    new OfframpReconcileHandler(offramp, clock),
+  ];
 }

@@ -1,6 +1,12 @@
 import type { offrampOrders } from '../../db/offramp-schema.js';
 import { formatFixed, formatUnits } from '../money/decimal.js';
-import { FIAT_DECIMALS, type FiatCurrency, type OfframpNetwork, type OfframpStatus, type OfframpToken } from './catalogue.js';
+import {
+  FIAT_DECIMALS,
+  type FiatCurrency,
+  type OfframpNetwork,
+  type OfframpStatus,
+  type OfframpToken,
+} from './catalogue.js';
 
 export type OfframpOrderRow = typeof offrampOrders.$inferSelect;
 
@@ -46,7 +52,13 @@ export function toOfframpOrder(row: OfframpOrderRow): OfframpOrder {
     fiatAmount: formatFixed(row.fiatAmountMinor, FIAT_DECIMALS),
     receiveAddress: row.receiveAddress,
     validUntil: row.validUntil,
-    recipient: { institution: row.institutionCode, bankName: row.bankName, accountNumber: row.accountNumber, accountName: row.accountName, memo: row.memo },
+    recipient: {
+      institution: row.institutionCode,
+      bankName: row.bankName,
+      accountNumber: row.accountNumber,
+      accountName: row.accountName,
+      memo: row.memo,
+    },
     refundAddress: row.refundAddress,
     failureReason: row.failureReason,
     txHash: row.txHash,

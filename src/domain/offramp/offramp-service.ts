@@ -10,7 +10,14 @@ import { enqueueJob } from '../jobs/job-runner.js';
 import { decimalText, multiplyDown, parseUnits } from '../money/decimal.js';
 import { checkPage, paged } from '../pagination.js';
 import { ReferenceCache } from '../reference-cache.js';
-import { canMove, EVENT_OF_STATUS, FIAT_DECIMALS, type FiatCurrency, type OfframpNetwork, type OfframpToken } from './catalogue.js';
+import {
+  canMove,
+  EVENT_OF_STATUS,
+  FIAT_DECIMALS,
+  type FiatCurrency,
+  type OfframpNetwork,
+  type OfframpToken,
+} from './catalogue.js';
 import { type OfframpOrder, type OfframpOrderRow, offrampEventData, toOfframpOrder } from './offramp-order.js';
 import type { OfframpAsset, OfframpProvider, PayoutInstitution, ProviderOrderState } from './offramp-provider.js';
 import { type OfframpOrderFilter, offrampStore } from './offramp-store.js';
@@ -72,7 +79,11 @@ export class OfframpService {
 
   providerFor(environment: Environment): OfframpProvider {
     const provider = this.providers[environment];
-    if (!provider) throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp is not configured for production (PAYCREST_API_KEY is unset).');
+    if (!provider)
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        'The offramp is not configured for production (PAYCREST_API_KEY is unset).',
+      );
     return provider;
   }
 
@@ -83,7 +94,12 @@ export class OfframpService {
 
   async quote(principal: Principal, input: QuoteInput): Promise<OfframpQuote> {
     const { amount } = await this.checkAmount(principal, input);
-    const rate = await this.providerFor(principal.environment).rate({ token: input.token, network: input.network, amount, fiat: input.fiat });
+    const rate = await this.providerFor(principal.environment).rate({
+      token: input.token,
+      network: input.network,
+      amount,
+      fiat: input.fiat,
+    });
     return { token: input.token, amount: Number(amount), network: input.network, fiat: input.fiat, rate: Number(rate) };
   }
 
@@ -91,10 +107,17 @@ export class OfframpService {
     return this.providerFor(principal.environment).institutions(fiat);
   }
 
-  async verifyAccount(principal: Principal, input: { institution: string; accountNumber: string }): Promise<{ institution: string; accountNumber: string; accountName: string | null }> {
+  async verifyAccount(
+    principal: Principal,
+    input: { institution: string; accountNumber: string },
+  ): Promise<{ institution: string; accountNumber: string; accountName: string | null }> {
     const accountNumber = checkAccountNumber(input.accountNumber, 'accountNumber');
-    if (!input.institution.trim()) throw badInput('institution', 'institution is required: a code from the supported payout banks.');
-    const accountName = await this.providerFor(principal.environment).verifyAccount({ institution: input.institution.trim(), accountIdentifier: accountNumber });
+    if (!input.institution.trim())
+      throw badInput('institution', 'institution is required: a code from the supported payout banks.');
+    const accountName = await this.providerFor(principal.environment).verifyAccount({
+      institution: input.institution.trim(),
+      accountIdentifier: accountNumber,
+    });
     return { institution: input.institution.trim(), accountNumber, accountName };
   }
 
@@ -102,12 +125,18 @@ export class OfframpService {
    * Opens an order. A retry with the same Idempotency-Key and input returns the same order; the
    * same key with other input is 422; a reference already used (without that key) is 409.
    */
-  async initiate(principal: Principal, input: InitiateOrderInput, idempotencyKey: string | undefined): Promise<OfframpOrder> {
+  async initiate(
+    principal: Principal,
+    input: InitiateOrderInput,
+    idempotencyKey: string | undefined,
+  ): Promise<OfframpOrder> {
     const reference = input.reference.trim();
-    if (!REFERENCE.test(reference)) throw badInput('reference', 'reference must be 1 to 64 letters, digits, "-" or "_".');
+    if (!REFERENCE.test(reference))
+      throw badInput('reference', 'reference must be 1 to 64 letters, digits, "-" or "_".');
     const accountNumber = checkAccountNumber(input.recipient.accountNumber, 'recipient.accountNumber');
     const accountName = input.recipient.accountName.trim();
-    if (!accountName || accountName.length > 100) throw badInput('recipient.accountName', 'recipient.accountName is required (at most 100 characters).');
+    if (!accountName || accountName.length > 100)
+      throw badInput('recipient.accountName', 'recipient.accountName is required (at most 100 characters).');
     const memo = input.recipient.memo?.trim() || null;
     if (memo && memo.length > 140) throw badInput('recipient.memo', 'recipient.memo must be at most 140 characters.');
     const refundAddress = input.refundAddress?.trim() || null;
@@ -121,11 +150,31 @@ export class OfframpService {
     if (earlier) return toOfframpOrder(earlier);
 
     const provider = this.providerFor(principal.environment);
-    const institution = (await provider.institutions(input.fiat)).find((i) => i.code === input.recipient.institution.trim());
-    if (!institution) throw badInput('recipient.institution', `recipient.institution ${JSON.stringify(input.recipient.institution)} does not pay out ${input.fiat}; list the codes with the supported payout banks.`);
+    const institution = (await provider.institutions(input.fiat)).find(
+      (i) => i.code === input.recipient.institution.trim(),
+    );
+    if (!institution)
+      throw badInput(
+        'recipient.institution',
+        `recipient.institution ${JSON.stringify(input.recipient.institution)} does not pay out ${input.fiat}; list the codes with the supported payout banks.`,
+      );
     const rate = await provider.rate({ token: input.token, network: input.network, amount, fiat: input.fiat });
-    const recipient = { institution: institution.code, accountIdentifier: accountNumber, accountName, memo: memo ?? `Offramp ${reference}`, currency: input.fiat };
-    const created = await provider.createOrder({ token: input.token, network: input.network, amount, rate, recipient, reference, ...(refundAddress ? { refundAddress } : {}) });
+    const recipient = {
+      institution: institution.code,
+      accountIdentifier: accountNumber,
+      accountName,
+      memo: memo ?? `Offramp ${reference}`,
+      currency: input.fiat,
+    };
+    const created = await provider.createOrder({
+      token: input.token,
+      network: input.network,
+      amount,
+      rate,
+      recipient,
+      reference,
+      ...(refundAddress ? { refundAddress } : {}),
+    });
 
     const amountRaw = parseUnits(amount, asset.decimals, 'amount');
     try {
@@ -158,12 +207,28 @@ export class OfframpService {
           createdAt: this.clock.now(),
           updatedAt: this.clock.now(),
         });
-        await recordEvent(tx, { type: EVENT_OF_STATUS.initiated, userId: row.userId, environment: row.environment, data: offrampEventData(row) }, this.clock.now());
+        await recordEvent(
+          tx,
+          {
+            type: EVENT_OF_STATUS.initiated,
+            userId: row.userId,
+            environment: row.environment,
+            data: offrampEventData(row),
+          },
+          this.clock.now(),
+        );
         // The sandbox expires unpaid orders itself; a provider's orders are checked against the
         // provider a minute after their window, in case its webhook never arrives.
-        await enqueueJob(tx, provider.orderState
-          ? { kind: OFFRAMP_JOBS.reconcile, payload: { orderId: row.id }, runAt: new Date(created.validUntil.getTime() + 60_000) }
-          : { kind: OFFRAMP_JOBS.expire, payload: { orderId: row.id }, runAt: created.validUntil });
+        await enqueueJob(
+          tx,
+          provider.orderState
+            ? {
+                kind: OFFRAMP_JOBS.reconcile,
+                payload: { orderId: row.id },
+                runAt: new Date(created.validUntil.getTime() + 60_000),
+              }
+            : { kind: OFFRAMP_JOBS.expire, payload: { orderId: row.id }, runAt: created.validUntil },
+        );
         return toOfframpOrder(row);
       });
     } catch (error) {
@@ -191,14 +256,29 @@ export class OfframpService {
 
   /** Sandbox only: the sender's deposit arrives, and the lifecycle starts walking on jobs. */
   async simulateDeposit(principal: Principal, reference: string): Promise<OfframpOrder> {
-    if (principal.environment !== 'sandbox') throw badInput('reference', 'Deposits can be simulated only in sandbox; in production the sender pays into receiveAddress.');
+    if (principal.environment !== 'sandbox')
+      throw badInput(
+        'reference',
+        'Deposits can be simulated only in sandbox; in production the sender pays into receiveAddress.',
+      );
     const row = await offrampStore.findByReference(this.db, principal, reference);
     if (!row) throw notFound(`Offramp order ${JSON.stringify(reference)}`);
-    const moved = await this.move(row.id, { status: 'deposit_received', txHash: `0x${createHash('sha256').update(`deposit:${row.id}`).digest('hex')}` }, async (tx, order) => {
-      await enqueueJob(tx, { kind: OFFRAMP_JOBS.sandboxStep, payload: { orderId: order.id }, runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000) });
-    });
+    const moved = await this.move(
+      row.id,
+      { status: 'deposit_received', txHash: `0x${createHash('sha256').update(`deposit:${row.id}`).digest('hex')}` },
+      async (tx, order) => {
+        await enqueueJob(tx, {
+          kind: OFFRAMP_JOBS.sandboxStep,
+          payload: { orderId: order.id },
+          runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000),
+        });
+      },
+    );
     if (!moved.changed) {
-      throw new DomainError('CONFLICT', `Offramp order ${JSON.stringify(reference)} is ${moved.row.status}; only an initiated order can receive its deposit.`);
+      throw new DomainError(
+        'CONFLICT',
+        `Offramp order ${JSON.stringify(reference)} is ${moved.row.status}; only an initiated order can receive its deposit.`,
+      );
     }
     return toOfframpOrder(moved.row);
   }
@@ -207,7 +287,11 @@ export class OfframpService {
    * Moves an order to a new state if the lifecycle allows it (forward only; repeats and late
    * notices change nothing), with its event, in one transaction; `then` runs in it on a change.
    */
-  async move(orderId: string, state: ProviderOrderState, then?: (tx: Executor, row: OfframpOrderRow) => Promise<void>): Promise<{ changed: boolean; row: OfframpOrderRow }> {
+  async move(
+    orderId: string,
+    state: ProviderOrderState,
+    then?: (tx: Executor, row: OfframpOrderRow) => Promise<void>,
+  ): Promise<{ changed: boolean; row: OfframpOrderRow }> {
     return this.db.transaction(async (tx) => {
       const current = await offrampStore.lock(tx, orderId);
       if (!current) throw notFound('Offramp order');
@@ -219,7 +303,16 @@ export class OfframpService {
         ...(state.txHash ? { txHash: state.txHash } : {}),
         ...(state.reason ? { failureReason: state.reason } : {}),
       });
-      await recordEvent(tx, { type: EVENT_OF_STATUS[state.status], userId: row.userId, environment: row.environment, data: offrampEventData(row) }, this.clock.now());
+      await recordEvent(
+        tx,
+        {
+          type: EVENT_OF_STATUS[state.status],
+          userId: row.userId,
+          environment: row.environment,
+          data: offrampEventData(row),
+        },
+        this.clock.now(),
+      );
       await then?.(tx, row);
       return { changed: true, row };
     });
@@ -233,10 +326,18 @@ export class OfframpService {
     return offrampStore.findByProviderOrder(this.db, provider, providerOrderId);
   }
 
-  private async earlierOrder(owner: Owner, reference: string, idempotencyKey: string | undefined, requestHash: string): Promise<OfframpOrderRow | undefined> {
+  private async earlierOrder(
+    owner: Owner,
+    reference: string,
+    idempotencyKey: string | undefined,
+    requestHash: string,
+  ): Promise<OfframpOrderRow | undefined> {
     const sameKey = (row: OfframpOrderRow) => {
       if (row.requestHash !== requestHash) {
-        throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request; use a new key for a new order.');
+        throw new DomainError(
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was used with a different request; use a new key for a new order.',
+        );
       }
       return row;
     };
@@ -248,7 +349,11 @@ export class OfframpService {
     if (!sameReference) return undefined;
     // A twin with this key may have committed between the two reads: it is still this request's order.
     if (idempotencyKey && sameReference.idempotencyKey === idempotencyKey) return sameKey(sameReference);
-    throw new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used by offramp order ${sameReference.id} (${sameReference.status}). Use a new reference, or send the first request's Idempotency-Key to retry it.`, { field: 'reference' });
+    throw new DomainError(
+      'CONFLICT',
+      `reference ${JSON.stringify(reference)} is already used by offramp order ${sameReference.id} (${sameReference.status}). Use a new reference, or send the first request's Idempotency-Key to retry it.`,
+      { field: 'reference' },
+    );
   }
 
   private async checkAmount(principal: Principal, input: QuoteInput): Promise<{ amount: string; asset: OfframpAsset }> {
@@ -257,7 +362,10 @@ export class OfframpService {
     const asset = assets.find((a) => a.token === input.token && a.network === input.network);
     if (!asset) {
       const networks = assets.filter((a) => a.token === input.token).map((a) => a.network);
-      throw badInput('network', `network ${input.network} does not carry ${input.token} here.${networks.length ? ` Networks for ${input.token}: ${networks.join(', ')}.` : ''}`);
+      throw badInput(
+        'network',
+        `network ${input.network} does not carry ${input.token} here.${networks.length ? ` Networks for ${input.token}: ${networks.join(', ')}.` : ''}`,
+      );
     }
     if (parseUnits(amount, asset.decimals, 'amount') <= 0n) throw badInput('amount', 'amount must be greater than 0.');
     return { amount, asset };
@@ -266,7 +374,8 @@ export class OfframpService {
 
 function checkAccountNumber(value: string, field: string): string {
   const accountNumber = value.trim();
-  if (!ACCOUNT_NUMBER.test(accountNumber)) throw badInput(field, `${field} must be 4 to 34 letters or digits (a bank account or mobile money number).`);
+  if (!ACCOUNT_NUMBER.test(accountNumber))
+    throw badInput(field, `${field} must be 4 to 34 letters or digits (a bank account or mobile money number).`);
   return accountNumber;
 }
 

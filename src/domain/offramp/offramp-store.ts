@@ -16,7 +16,8 @@ export interface OfframpOrderFilter {
   to?: Date | undefined;
 }
 
-const ownedBy = (owner: Owner) => and(eq(offrampOrders.userId, owner.userId), eq(offrampOrders.environment, owner.environment));
+const ownedBy = (owner: Owner) =>
+  and(eq(offrampOrders.userId, owner.userId), eq(offrampOrders.environment, owner.environment));
 
 export const offrampStore = {
   async insert(db: Executor, row: typeof offrampOrders.$inferInsert): Promise<OfframpOrderRow> {
@@ -30,17 +31,30 @@ export const offrampStore = {
   },
 
   async findByReference(db: Executor, owner: Owner, reference: string): Promise<OfframpOrderRow | undefined> {
-    const [row] = await db.select().from(offrampOrders).where(and(ownedBy(owner), eq(offrampOrders.reference, reference)));
+    const [row] = await db
+      .select()
+      .from(offrampOrders)
+      .where(and(ownedBy(owner), eq(offrampOrders.reference, reference)));
     return row;
   },
 
   async findByIdempotencyKey(db: Executor, owner: Owner, key: string): Promise<OfframpOrderRow | undefined> {
-    const [row] = await db.select().from(offrampOrders).where(and(ownedBy(owner), eq(offrampOrders.idempotencyKey, key)));
+    const [row] = await db
+      .select()
+      .from(offrampOrders)
+      .where(and(ownedBy(owner), eq(offrampOrders.idempotencyKey, key)));
     return row;
   },
 
-  async findByProviderOrder(db: Executor, provider: string, providerOrderId: string): Promise<OfframpOrderRow | undefined> {
-    const [row] = await db.select().from(offrampOrders).where(and(eq(offrampOrders.provider, provider), eq(offrampOrders.providerOrderId, providerOrderId)));
+  async findByProviderOrder(
+    db: Executor,
+    provider: string,
+    providerOrderId: string,
+  ): Promise<OfframpOrderRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(offrampOrders)
+      .where(and(eq(offrampOrders.provider, provider), eq(offrampOrders.providerOrderId, providerOrderId)));
     return row;
   },
 
@@ -50,12 +64,22 @@ export const offrampStore = {
     return row;
   },
 
-  async update(tx: Executor, id: string, changes: Partial<typeof offrampOrders.$inferInsert>): Promise<OfframpOrderRow> {
+  async update(
+    tx: Executor,
+    id: string,
+    changes: Partial<typeof offrampOrders.$inferInsert>,
+  ): Promise<OfframpOrderRow> {
     const [row] = await tx.update(offrampOrders).set(changes).where(eq(offrampOrders.id, id)).returning();
     return row!;
   },
 
-  async page(db: Executor, owner: Owner, filter: OfframpOrderFilter, page: number, limit: number): Promise<{ rows: OfframpOrderRow[]; total: number }> {
+  async page(
+    db: Executor,
+    owner: Owner,
+    filter: OfframpOrderFilter,
+    page: number,
+    limit: number,
+  ): Promise<{ rows: OfframpOrderRow[]; total: number }> {
     const conditions: Array<SQL | undefined> = [
       ownedBy(owner),
       filter.status ? eq(offrampOrders.status, filter.status) : undefined,
@@ -67,7 +91,13 @@ export const offrampStore = {
     ];
     const where = and(...conditions);
     const [rows, [total]] = await Promise.all([
-      db.select().from(offrampOrders).where(where).orderBy(desc(offrampOrders.createdAt), desc(offrampOrders.id)).limit(limit).offset((page - 1) * limit),
+      db
+        .select()
+        .from(offrampOrders)
+        .where(where)
+        .orderBy(desc(offrampOrders.createdAt), desc(offrampOrders.id))
+        .limit(limit)
+        .offset((page - 1) * limit),
       db.select({ n: count() }).from(offrampOrders).where(where),
     ]);
     return { rows, total: Number(total?.n ?? 0) };

@@ -1,7 +1,22 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DomainError, badInput } from '../errors.js';
-import { FIAT_CURRENCIES, type FiatCurrency, OFFRAMP_NETWORKS, OFFRAMP_TOKENS, type OfframpNetwork, type OfframpStatus, type OfframpToken } from './catalogue.js';
-import type { OfframpAsset, OfframpProvider, PayoutInstitution, ProviderOrder, ProviderOrderRequest, ProviderOrderState } from './offramp-provider.js';
+import {
+  FIAT_CURRENCIES,
+  type FiatCurrency,
+  OFFRAMP_NETWORKS,
+  OFFRAMP_TOKENS,
+  type OfframpNetwork,
+  type OfframpStatus,
+  type OfframpToken,
+} from './catalogue.js';
+import type {
+  OfframpAsset,
+  OfframpProvider,
+  PayoutInstitution,
+  ProviderOrder,
+  ProviderOrderRequest,
+  ProviderOrderState,
+} from './offramp-provider.js';
 
 export interface PaycrestConfig {
   apiKey: string;
@@ -35,7 +50,11 @@ const STATUS_OF: Record<string, OfframpStatus> = {
 export const paycrestStatus = (status: string): OfframpStatus | undefined => STATUS_OF[status];
 
 /** Paycrest's webhook signature check: hex HMAC-SHA-256 of the raw body with the API secret. */
-export function verifyPaycrestSignature(rawBody: Buffer | string, header: string | undefined, apiSecret: string): boolean {
+export function verifyPaycrestSignature(
+  rawBody: Buffer | string,
+  header: string | undefined,
+  apiSecret: string,
+): boolean {
   if (!header) return false;
   const expected = createHmac('sha256', apiSecret).update(rawBody).digest('hex');
   const given = Buffer.from(header.trim().toLowerCase(), 'utf8');
@@ -55,7 +74,9 @@ export class PaycrestProvider implements OfframpProvider {
   constructor(private readonly config: PaycrestConfig) {}
 
   async assets(): Promise<OfframpAsset[]> {
-    const tokens = await this.call<Array<{ symbol: string; contractAddress: string; decimals: number; network: string }>>('GET', '/v1/tokens');
+    const tokens = await this.call<
+      Array<{ symbol: string; contractAddress: string; decimals: number; network: string }>
+    >('GET', '/v1/tokens');
     return tokens.flatMap((t) => {
       const token = t.symbol.toUpperCase() as OfframpToken;
       const network = t.network as OfframpNetwork;
@@ -65,12 +86,26 @@ export class PaycrestProvider implements OfframpProvider {
     });
   }
 
-  async rate({ token, network, amount, fiat }: { token: OfframpToken; network: OfframpNetwork; amount: string; fiat: FiatCurrency }): Promise<string> {
+  async rate({
+    token,
+    network,
+    amount,
+    fiat,
+  }: {
+    token: OfframpToken;
+    network: OfframpNetwork;
+    amount: string;
+    fiat: FiatCurrency;
+  }): Promise<string> {
     this.checkServed(network, fiat);
-    const rate = await this.call<string | number>('GET', `/v1/rates/${encodeURIComponent(token)}/${encodeURIComponent(amount)}/${encodeURIComponent(fiat)}?network=${encodeURIComponent(network)}`);
+    const rate = await this.call<string | number>(
+      'GET',
+      `/v1/rates/${encodeURIComponent(token)}/${encodeURIComponent(amount)}/${encodeURIComponent(fiat)}?network=${encodeURIComponent(network)}`,
+    );
     // The OpenAPI document says number; the Go server encodes decimals as strings. Both are read.
     const text = String(rate);
-    if (!/^\d+(\.\d+)?$/.test(text)) throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp provider answered with an unreadable rate.');
+    if (!/^\d+(\.\d+)?$/.test(text))
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp provider answered with an unreadable rate.');
     return text;
   }
 
@@ -86,19 +121,21 @@ export class PaycrestProvider implements OfframpProvider {
 
   async createOrder(order: ProviderOrderRequest): Promise<ProviderOrder> {
     this.checkServed(order.network, order.recipient.currency);
-    const created = await this.call<{ id: string; receiveAddress: string; validUntil: string; senderFee: string | number; transactionFee: string | number }>(
-      'POST',
-      '/v1/sender/orders',
-      {
-        amount: Number(order.amount),
-        token: order.token,
-        rate: Number(order.rate),
-        network: order.network,
-        recipient: order.recipient,
-        reference: order.reference,
-        ...(order.refundAddress ? { returnAddress: order.refundAddress } : {}),
-      },
-    );
+    const created = await this.call<{
+      id: string;
+      receiveAddress: string;
+      validUntil: string;
+      senderFee: string | number;
+      transactionFee: string | number;
+    }>('POST', '/v1/sender/orders', {
+      amount: Number(order.amount),
+      token: order.token,
+      rate: Number(order.rate),
+      network: order.network,
+      recipient: order.recipient,
+      reference: order.reference,
+      ...(order.refundAddress ? { returnAddress: order.refundAddress } : {}),
+    });
     return {
       providerOrderId: created.id,
       receiveAddress: created.receiveAddress,
@@ -109,18 +146,31 @@ export class PaycrestProvider implements OfframpProvider {
   }
 
   async orderState(providerOrderId: string): Promise<ProviderOrderState> {
-    const order = await this.call<{ status: string; txHash?: string }>('GET', `/v1/sender/orders/${encodeURIComponent(providerOrderId)}`);
+    const order = await this.call<{ status: string; txHash?: string }>(
+      'GET',
+      `/v1/sender/orders/${encodeURIComponent(providerOrderId)}`,
+    );
     const status = paycrestStatus(order.status);
-    if (!status) throw new DomainError('SERVICE_UNAVAILABLE', `The offramp provider reported an unknown order status ${JSON.stringify(order.status)}.`);
+    if (!status)
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        `The offramp provider reported an unknown order status ${JSON.stringify(order.status)}.`,
+      );
     return { status, ...(order.txHash ? { txHash: order.txHash } : {}) };
   }
 
   private checkServed(network: OfframpNetwork | undefined, fiat: FiatCurrency): void {
     if (network && UNSERVED_NETWORKS.includes(network)) {
-      throw badInput('network', `network ${network} is not served by the offramp provider. Served: ${OFFRAMP_NETWORKS.filter((n) => !UNSERVED_NETWORKS.includes(n)).join(', ')}.`);
+      throw badInput(
+        'network',
+        `network ${network} is not served by the offramp provider. Served: ${OFFRAMP_NETWORKS.filter((n) => !UNSERVED_NETWORKS.includes(n)).join(', ')}.`,
+      );
     }
     if (UNSERVED_FIATS.includes(fiat)) {
-      throw badInput('fiat', `fiat ${fiat}: the offramp provider does not pay out ${fiat}. Served: ${FIAT_CURRENCIES.filter((f) => !UNSERVED_FIATS.includes(f)).join(', ')}.`);
+      throw badInput(
+        'fiat',
+        `fiat ${fiat}: the offramp provider does not pay out ${fiat}. Served: ${FIAT_CURRENCIES.filter((f) => !UNSERVED_FIATS.includes(f)).join(', ')}.`,
+      );
     }
   }
 
@@ -134,17 +184,30 @@ export class PaycrestProvider implements OfframpProvider {
         signal: AbortSignal.timeout(this.config.timeoutMs ?? 10_000),
       });
     } catch (cause) {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp provider could not be reached. Retry later.', { cause });
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp provider could not be reached. Retry later.', {
+        cause,
+      });
     }
     const payload = (await response.json().catch(() => undefined)) as Envelope<unknown> | undefined;
     if (response.ok && payload?.status === 'success') return payload.data as T;
     const message = payload?.message ?? `HTTP ${response.status}`;
     if (response.status === 400 || response.status === 404) {
-      const field = fieldOf(payload?.data) ?? (/amount/i.test(message) ? 'amount' : /fiat|currency|converted/i.test(message) ? 'fiat' : /network/i.test(message) ? 'network' : 'token');
+      const field =
+        fieldOf(payload?.data) ??
+        (/amount/i.test(message)
+          ? 'amount'
+          : /fiat|currency|converted/i.test(message)
+            ? 'fiat'
+            : /network/i.test(message)
+              ? 'network'
+              : 'token');
       throw badInput(field, `The offramp provider refused ${field}: ${message}`);
     }
     if (response.status === 401 || response.status === 403) {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp provider refused the gateway\'s credentials; the operator must check PAYCREST_API_KEY.');
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        "The offramp provider refused the gateway's credentials; the operator must check PAYCREST_API_KEY.",
+      );
     }
     throw new DomainError('SERVICE_UNAVAILABLE', `The offramp provider is unavailable (${message}). Retry later.`);
   }

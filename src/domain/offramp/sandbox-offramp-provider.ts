@@ -3,7 +3,13 @@ import type { Clock } from '../clock.js';
 import { badInput } from '../errors.js';
 import { formatUnits, parseUnits } from '../money/decimal.js';
 import type { FiatCurrency, OfframpNetwork, OfframpToken } from './catalogue.js';
-import type { OfframpAsset, OfframpProvider, PayoutInstitution, ProviderOrder, ProviderOrderRequest } from './offramp-provider.js';
+import type {
+  OfframpAsset,
+  OfframpProvider,
+  PayoutInstitution,
+  ProviderOrder,
+  ProviderOrderRequest,
+} from './offramp-provider.js';
 
 /**
  * The sandbox's simulated offramp provider. It serves what Paycrest serves among the seed's values
@@ -26,7 +32,15 @@ export const SANDBOX_OFFRAMP = {
   unknownAccount: '1111111111',
 };
 
-const STABLE_NETWORKS: OfframpNetwork[] = ['ethereum', 'base', 'arbitrum-one', 'polygon', 'bnb-smart-chain', 'lisk', 'starknet'];
+const STABLE_NETWORKS: OfframpNetwork[] = [
+  'ethereum',
+  'base',
+  'arbitrum-one',
+  'polygon',
+  'bnb-smart-chain',
+  'lisk',
+  'starknet',
+];
 const CNGN_NETWORKS: OfframpNetwork[] = ['ethereum', 'base', 'polygon', 'bnb-smart-chain'];
 /** Network fee per order, in US dollars. */
 const NETWORK_FEE_USD: Partial<Record<OfframpNetwork, string>> = { ethereum: '1.50' };
@@ -51,7 +65,8 @@ const INSTITUTIONS: Partial<Record<FiatCurrency, PayoutInstitution[]>> = {
   ],
 };
 
-const decimalsOf = (token: OfframpToken, network: OfframpNetwork) => (network === 'bnb-smart-chain' && token !== 'CNGN' ? 18 : 6);
+const decimalsOf = (token: OfframpToken, network: OfframpNetwork) =>
+  network === 'bnb-smart-chain' && token !== 'CNGN' ? 18 : 6;
 /** US dollars per token. */
 const usdPrice = (token: OfframpToken) => (token === 'CNGN' ? null : '1');
 
@@ -67,23 +82,45 @@ export class SandboxOfframpProvider implements OfframpProvider {
 
   async assets(): Promise<OfframpAsset[]> {
     const pairs: Array<[OfframpToken, OfframpNetwork]> = [
-      ...STABLE_NETWORKS.flatMap((network) => (['USDT', 'USDC'] as const).map((token): [OfframpToken, OfframpNetwork] => [token, network])),
+      ...STABLE_NETWORKS.flatMap((network) =>
+        (['USDT', 'USDC'] as const).map((token): [OfframpToken, OfframpNetwork] => [token, network]),
+      ),
       ...CNGN_NETWORKS.map((network): [OfframpToken, OfframpNetwork] => ['CNGN', network]),
     ];
-    return pairs.map(([token, network]) => ({ token, network, contractAddress: sandboxContract(token, network), decimals: decimalsOf(token, network) }));
+    return pairs.map(([token, network]) => ({
+      token,
+      network,
+      contractAddress: sandboxContract(token, network),
+      decimals: decimalsOf(token, network),
+    }));
   }
 
-  async rate({ token, network, amount, fiat }: { token: OfframpToken; network: OfframpNetwork; amount: string; fiat: FiatCurrency }): Promise<string> {
+  async rate({
+    token,
+    network,
+    amount,
+    fiat,
+  }: {
+    token: OfframpToken;
+    network: OfframpNetwork;
+    amount: string;
+    fiat: FiatCurrency;
+  }): Promise<string> {
     const served = token === 'CNGN' ? CNGN_NETWORKS : STABLE_NETWORKS;
     if (!served.includes(network)) {
       throw badInput('network', `${token} is not served on ${network}. Networks for ${token}: ${served.join(', ')}.`);
     }
     if (token === 'CNGN' && fiat !== 'NGN') throw badInput('fiat', 'CNGN can only be converted to NGN.');
     const market = SANDBOX_OFFRAMP.marketRates[fiat];
-    if (!market) throw badInput('fiat', `fiat ${fiat} has no payouts here. Supported: ${Object.keys(SANDBOX_OFFRAMP.marketRates).join(', ')}.`);
+    if (!market)
+      throw badInput(
+        'fiat',
+        `fiat ${fiat} has no payouts here. Supported: ${Object.keys(SANDBOX_OFFRAMP.marketRates).join(', ')}.`,
+      );
     const units = parseUnits(amount, decimalsOf(token, network), 'amount');
     const minimum = parseUnits(token === 'CNGN' ? '500' : '0.5', decimalsOf(token, network), 'amount');
-    if (units < minimum) throw badInput('amount', `amount must be at least ${formatUnits(minimum, decimalsOf(token, network))} ${token}.`);
+    if (units < minimum)
+      throw badInput('amount', `amount must be at least ${formatUnits(minimum, decimalsOf(token, network))} ${token}.`);
     // Fiat per token in cents: cNGN is one naira; dollar tokens are the fiat's dollar rate.
     const perTokenCents = token === 'CNGN' ? 100n : parseUnits(market, 2, 'rate');
     return formatUnits((perTokenCents * (10_000n - SANDBOX_OFFRAMP.spreadBps)) / 10_000n, 2);
@@ -91,16 +128,28 @@ export class SandboxOfframpProvider implements OfframpProvider {
 
   async institutions(fiat: FiatCurrency): Promise<PayoutInstitution[]> {
     const list = INSTITUTIONS[fiat];
-    if (!list) throw badInput('fiat', `fiat ${fiat} has no payouts here. Supported: ${Object.keys(INSTITUTIONS).join(', ')}.`);
+    if (!list)
+      throw badInput('fiat', `fiat ${fiat} has no payouts here. Supported: ${Object.keys(INSTITUTIONS).join(', ')}.`);
     return list;
   }
 
-  async verifyAccount({ institution, accountIdentifier }: { institution: string; accountIdentifier: string }): Promise<string | null> {
+  async verifyAccount({
+    institution,
+    accountIdentifier,
+  }: {
+    institution: string;
+    accountIdentifier: string;
+  }): Promise<string | null> {
     const found = Object.values(INSTITUTIONS)
       .flat()
       .find((i) => i!.code === institution);
-    if (!found) throw badInput('institution', `Unknown institution code ${JSON.stringify(institution)}; list them with the supported payout banks.`);
-    if (accountIdentifier === SANDBOX_OFFRAMP.unknownAccount) throw badInput('accountNumber', `No account ${accountIdentifier} at ${found.name}.`);
+    if (!found)
+      throw badInput(
+        'institution',
+        `Unknown institution code ${JSON.stringify(institution)}; list them with the supported payout banks.`,
+      );
+    if (accountIdentifier === SANDBOX_OFFRAMP.unknownAccount)
+      throw badInput('accountNumber', `No account ${accountIdentifier} at ${found.name}.`);
     // Mobile money confirms the number without a name, as Paycrest answers "OK" for M-Pesa.
     return found.type === 'mobile_money' ? null : `SANDBOX ACCOUNT ${accountIdentifier.slice(-4)}`;
   }
@@ -111,7 +160,9 @@ export class SandboxOfframpProvider implements OfframpProvider {
     const senderFee = (amount * SANDBOX_OFFRAMP.senderFeeBps) / 10_000n;
     const feeUsd = parseUnits(NETWORK_FEE_USD[order.network] ?? DEFAULT_NETWORK_FEE_USD, decimals, 'fee');
     // cNGN pays the network fee in naira at the sandbox's dollar rate.
-    const transactionFee = usdPrice(order.token) ? feeUsd : (feeUsd * parseUnits(SANDBOX_OFFRAMP.marketRates.NGN!, 2, 'rate')) / 100n;
+    const transactionFee = usdPrice(order.token)
+      ? feeUsd
+      : (feeUsd * parseUnits(SANDBOX_OFFRAMP.marketRates.NGN!, 2, 'rate')) / 100n;
     const address = randomBytes(order.network === 'starknet' ? 32 : 20).toString('hex');
     return {
       providerOrderId: `sbx_${randomBytes(12).toString('hex')}`,

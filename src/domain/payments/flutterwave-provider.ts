@@ -34,7 +34,12 @@ interface Envelope<T> {
   status: string;
   message?: string;
   data: T;
-  error?: { type?: string; code?: string; message?: string; validation_errors?: Array<{ field_name: string; message: string }> };
+  error?: {
+    type?: string;
+    code?: string;
+    message?: string;
+    validation_errors?: Array<{ field_name: string; message: string }>;
+  };
 }
 
 interface FlwCharge {
@@ -67,11 +72,26 @@ function nextActionOf(action: FlwCharge['next_action']): NextAction | undefined 
     case 'requires_pin':
       return { type: 'requires_pin', requires_pin: {} };
     case 'requires_otp':
-      return { type: 'requires_otp', requires_otp: { note: String((action['requires_otp'] as { note?: string } | undefined)?.note ?? 'Enter the OTP sent to the card holder.') } };
+      return {
+        type: 'requires_otp',
+        requires_otp: {
+          note: String(
+            (action['requires_otp'] as { note?: string } | undefined)?.note ?? 'Enter the OTP sent to the card holder.',
+          ),
+        },
+      };
     case 'redirect_url':
-      return { type: 'redirect_url', redirect_url: { url: String((action['redirect_url'] as { url?: string } | undefined)?.url ?? '') } };
+      return {
+        type: 'redirect_url',
+        redirect_url: { url: String((action['redirect_url'] as { url?: string } | undefined)?.url ?? '') },
+      };
     case 'payment_instruction':
-      return { type: 'payment_instruction', payment_instruction: { note: String((action['payment_instruction'] as { note?: string } | undefined)?.note ?? '') } };
+      return {
+        type: 'payment_instruction',
+        payment_instruction: {
+          note: String((action['payment_instruction'] as { note?: string } | undefined)?.note ?? ''),
+        },
+      };
     default:
       return { type: 'payment_instruction', payment_instruction: { note: `The provider asks for ${action.type}.` } };
   }
@@ -82,7 +102,11 @@ function nextActionOf(action: FlwCharge['next_action']): NextAction | undefined 
  * of the raw body keyed with the secret hash, or the secret hash itself), and v3 sends the hash as
  * `verif-hash`: each is accepted, compared in constant time.
  */
-export function verifyFlutterwaveSignature(rawBody: Buffer | string, headers: { signature?: string | undefined; verifHash?: string | undefined }, secretHash: string): boolean {
+export function verifyFlutterwaveSignature(
+  rawBody: Buffer | string,
+  headers: { signature?: string | undefined; verifHash?: string | undefined },
+  secretHash: string,
+): boolean {
   if (!secretHash) return false;
   const same = (a: string, b: string) => {
     const x = Buffer.from(a);
@@ -108,16 +132,24 @@ export class FlutterwaveProvider implements PaymentsProvider {
   async tokenizeCard(card: CardDetails): Promise<CardToken> {
     const nonce = randomBytes(6).toString('hex');
     const encrypt = (value: string) => this.encrypt(value, nonce);
-    const method = await this.call<{ id: string; card?: { last4?: string; network?: string; expiry_month?: string | number; expiry_year?: string | number } }>('POST', '/payment-methods', {
-      type: 'card',
-      card: {
-        nonce,
-        encrypted_card_number: encrypt(card.number.replace(/[\s-]/g, '')),
-        encrypted_expiry_month: encrypt(String(card.expMonth).padStart(2, '0')),
-        encrypted_expiry_year: encrypt(String(card.expYear).slice(-2)),
-        encrypted_cvv: encrypt(card.cvv),
+    const method = await this.call<{
+      id: string;
+      card?: { last4?: string; network?: string; expiry_month?: string | number; expiry_year?: string | number };
+    }>(
+      'POST',
+      '/payment-methods',
+      {
+        type: 'card',
+        card: {
+          nonce,
+          encrypted_card_number: encrypt(card.number.replace(/[\s-]/g, '')),
+          encrypted_expiry_month: encrypt(String(card.expMonth).padStart(2, '0')),
+          encrypted_expiry_year: encrypt(String(card.expYear).slice(-2)),
+          encrypted_cvv: encrypt(card.cvv),
+        },
       },
-    }, { fieldPrefix: 'card.', unknownOutcome: false });
+      { fieldPrefix: 'card.', unknownOutcome: false },
+    );
     return {
       token: method.id,
       brand: (method.card?.network ?? 'card').toLowerCase(),
@@ -127,27 +159,45 @@ export class FlutterwaveProvider implements PaymentsProvider {
     };
   }
 
-  async chargeCard(charge: { reference: string; amount: bigint; cardToken: string; customer: Customer; redirectUrl?: string }): Promise<ChargeState> {
+  async chargeCard(charge: {
+    reference: string;
+    amount: bigint;
+    cardToken: string;
+    customer: Customer;
+    redirectUrl?: string;
+  }): Promise<ChargeState> {
     const customerId = await this.customerId(charge.customer);
-    const created = await this.call<FlwCharge>('POST', '/charges', {
-      amount: nairaNumber(charge.amount),
-      currency: 'NGN',
-      reference: charge.reference,
-      customer_id: customerId,
-      payment_method_id: charge.cardToken,
-      ...(charge.redirectUrl ? { redirect_url: charge.redirectUrl } : {}),
-    }, { unknownOutcome: true, idempotencyKey: charge.reference });
+    const created = await this.call<FlwCharge>(
+      'POST',
+      '/charges',
+      {
+        amount: nairaNumber(charge.amount),
+        currency: 'NGN',
+        reference: charge.reference,
+        customer_id: customerId,
+        payment_method_id: charge.cardToken,
+        ...(charge.redirectUrl ? { redirect_url: charge.redirectUrl } : {}),
+      },
+      { unknownOutcome: true, idempotencyKey: charge.reference },
+    );
     return this.stateOf(created);
   }
 
-  async authorize(charge: { providerRef: string; step: NextAction['type'] }, authorization: Authorization): Promise<ChargeState> {
+  async authorize(
+    charge: { providerRef: string; step: NextAction['type'] },
+    authorization: Authorization,
+  ): Promise<ChargeState> {
     if (authorization.type === '3ds') return this.chargeStatus(charge.providerRef);
     const nonce = randomBytes(6).toString('hex');
     const body =
       authorization.type === 'pin'
         ? { authorization: { type: 'pin', pin: { nonce, encrypted_pin: this.encrypt(authorization.pin, nonce) } } }
         : { authorization: { type: 'otp', otp: { code: authorization.otp } } };
-    return this.stateOf(await this.call<FlwCharge>('PUT', `/charges/${encodeURIComponent(charge.providerRef)}`, body, { unknownOutcome: true }));
+    return this.stateOf(
+      await this.call<FlwCharge>('PUT', `/charges/${encodeURIComponent(charge.providerRef)}`, body, {
+        unknownOutcome: true,
+      }),
+    );
   }
 
   async chargeStatus(providerRef: string): Promise<ChargeState> {
@@ -156,10 +206,23 @@ export class FlutterwaveProvider implements PaymentsProvider {
 
   async bankTransferAccount(charge: { reference: string; amount: bigint; customer: Customer }): Promise<PayInAccount> {
     const customerId = await this.customerId(charge.customer);
-    const account = await this.call<{ id: string; account_number: string; account_bank_name: string; account_expiration_datetime?: string; note?: string }>(
+    const account = await this.call<{
+      id: string;
+      account_number: string;
+      account_bank_name: string;
+      account_expiration_datetime?: string;
+      note?: string;
+    }>(
       'POST',
       '/virtual-accounts',
-      { reference: charge.reference, customer_id: customerId, amount: nairaNumber(charge.amount), currency: 'NGN', account_type: 'dynamic', expiry: 1800 },
+      {
+        reference: charge.reference,
+        customer_id: customerId,
+        amount: nairaNumber(charge.amount),
+        currency: 'NGN',
+        account_type: 'dynamic',
+        expiry: 1800,
+      },
       { unknownOutcome: false, idempotencyKey: charge.reference },
     );
     return {
@@ -172,15 +235,43 @@ export class FlutterwaveProvider implements PaymentsProvider {
     };
   }
 
-  async ussd(charge: { reference: string; amount: bigint; bankCode: string; customer: Customer }): Promise<ChargeState> {
-    const method = await this.call<{ id: string }>('POST', '/payment-methods', { type: 'ussd', ussd: { account_bank: charge.bankCode } }, { fieldPrefix: '', unknownOutcome: false });
+  async ussd(charge: {
+    reference: string;
+    amount: bigint;
+    bankCode: string;
+    customer: Customer;
+  }): Promise<ChargeState> {
+    const method = await this.call<{ id: string }>(
+      'POST',
+      '/payment-methods',
+      { type: 'ussd', ussd: { account_bank: charge.bankCode } },
+      { fieldPrefix: '', unknownOutcome: false },
+    );
     const customerId = await this.customerId(charge.customer);
-    const created = await this.call<FlwCharge>('POST', '/charges', { amount: nairaNumber(charge.amount), currency: 'NGN', reference: charge.reference, customer_id: customerId, payment_method_id: method.id }, { unknownOutcome: true, idempotencyKey: charge.reference });
+    const created = await this.call<FlwCharge>(
+      'POST',
+      '/charges',
+      {
+        amount: nairaNumber(charge.amount),
+        currency: 'NGN',
+        reference: charge.reference,
+        customer_id: customerId,
+        payment_method_id: method.id,
+      },
+      { unknownOutcome: true, idempotencyKey: charge.reference },
+    );
     return this.stateOf(created);
   }
 
-  async paymentLink(charge: { reference: string; amount: bigint; customer: Customer; redirectUrl: string; title: string }): Promise<{ providerRef: string; link: string }> {
-    if (!this.config.v3SecretKey) throw new DomainError('SERVICE_UNAVAILABLE', 'Hosted payment links need FLUTTERWAVE_V3_SECRET_KEY.');
+  async paymentLink(charge: {
+    reference: string;
+    amount: bigint;
+    customer: Customer;
+    redirectUrl: string;
+    title: string;
+  }): Promise<{ providerRef: string; link: string }> {
+    if (!this.config.v3SecretKey)
+      throw new DomainError('SERVICE_UNAVAILABLE', 'Hosted payment links need FLUTTERWAVE_V3_SECRET_KEY.');
     const data = await this.v3<{ link: string }>('POST', '/payments', {
       tx_ref: charge.reference,
       amount: nairaNumber(charge.amount),
@@ -200,7 +291,14 @@ export class FlutterwaveProvider implements PaymentsProvider {
       { reference: owner.reference, customer_id: customerId, amount: 0, currency: 'NGN', account_type: 'static' },
       { unknownOutcome: false, idempotencyKey: owner.reference },
     );
-    return { providerRef: account.id, accountNumber: account.account_number, bankName: account.account_bank_name, accountName: owner.customer.name, expiresAt: null, note: account.note ?? '' };
+    return {
+      providerRef: account.id,
+      accountNumber: account.account_number,
+      bankName: account.account_bank_name,
+      accountName: owner.customer.name,
+      expiresAt: null,
+      note: account.note ?? '',
+    };
   }
 
   async banks(): Promise<Bank[]> {
@@ -209,11 +307,23 @@ export class FlutterwaveProvider implements PaymentsProvider {
   }
 
   async resolveAccount({ bankCode, accountNumber }: { bankCode: string; accountNumber: string }): Promise<string> {
-    const resolved = await this.call<{ account_name: string }>('POST', '/banks/account-resolve', { account: { code: bankCode, number: accountNumber }, currency: 'NGN' }, { fieldPrefix: '', unknownOutcome: false });
+    const resolved = await this.call<{ account_name: string }>(
+      'POST',
+      '/banks/account-resolve',
+      { account: { code: bankCode, number: accountNumber }, currency: 'NGN' },
+      { fieldPrefix: '', unknownOutcome: false },
+    );
     return resolved.account_name;
   }
 
-  async transfer(transfer: { reference: string; amount: bigint; bankCode: string; accountNumber: string; accountName: string; narration: string }): Promise<TransferState> {
+  async transfer(transfer: {
+    reference: string;
+    amount: bigint;
+    bankCode: string;
+    accountNumber: string;
+    accountName: string;
+    narration: string;
+  }): Promise<TransferState> {
     const created = await this.call<{ id: string; status: string }>(
       'POST',
       '/direct-transfers',
@@ -235,9 +345,14 @@ export class FlutterwaveProvider implements PaymentsProvider {
   }
 
   async transferStatus(reference: string): Promise<TransferState> {
-    const found = await this.call<Array<{ id: string; status: string; reference: string }>>('GET', `/transfers?reference=${encodeURIComponent(reference)}`);
+    const found = await this.call<Array<{ id: string; status: string; reference: string }>>(
+      'GET',
+      `/transfers?reference=${encodeURIComponent(reference)}`,
+    );
     const transfer = found.find((t) => t.reference === reference);
-    return transfer ? { providerRef: transfer.id, status: transferStatusOf(transfer.status) } : { providerRef: null, status: 'not_found' };
+    return transfer
+      ? { providerRef: transfer.id, status: transferStatusOf(transfer.status) }
+      : { providerRef: null, status: 'not_found' };
   }
 
   private stateOf(charge: FlwCharge): ChargeState {
@@ -247,19 +362,36 @@ export class FlutterwaveProvider implements PaymentsProvider {
       providerRef: charge.id,
       status,
       ...(nextAction ? { nextAction } : {}),
-      ...(status === 'failed' ? { reason: `The payment failed (${charge.processor_response?.type ?? charge.status}).` } : {}),
+      ...(status === 'failed'
+        ? { reason: `The payment failed (${charge.processor_response?.type ?? charge.status}).` }
+        : {}),
     };
   }
 
   private async customerId(customer: Customer): Promise<string> {
     const [first, ...rest] = customer.name.split(' ');
-    const created = await this.call<{ id: string }>('POST', '/customers', { email: customer.email, name: { first: first ?? customer.name, last: rest.join(' ') || first }, ...(customer.phoneNumber ? { phone: { country_code: '234', number: customer.phoneNumber.replace(/^\+?234/, '') } } : {}) }, { unknownOutcome: false, idempotencyKey: `cus-${customer.email}` });
+    const created = await this.call<{ id: string }>(
+      'POST',
+      '/customers',
+      {
+        email: customer.email,
+        name: { first: first ?? customer.name, last: rest.join(' ') || first },
+        ...(customer.phoneNumber
+          ? { phone: { country_code: '234', number: customer.phoneNumber.replace(/^\+?234/, '') } }
+          : {}),
+      },
+      { unknownOutcome: false, idempotencyKey: `cus-${customer.email}` },
+    );
     return created.id;
   }
 
   /** AES-256-GCM with the dashboard key and the request's 12-character nonce; ciphertext and tag, base64. */
   private encrypt(value: string, nonce: string): string {
-    const cipher = createCipheriv('aes-256-gcm', Buffer.from(this.config.encryptionKey, 'base64'), Buffer.from(nonce, 'utf8'));
+    const cipher = createCipheriv(
+      'aes-256-gcm',
+      Buffer.from(this.config.encryptionKey, 'base64'),
+      Buffer.from(nonce, 'utf8'),
+    );
     return Buffer.concat([cipher.update(value, 'utf8'), cipher.final(), cipher.getAuthTag()]).toString('base64');
   }
 
@@ -270,15 +402,26 @@ export class FlutterwaveProvider implements PaymentsProvider {
       response = await fetch(this.config.tokenUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ client_id: this.config.clientId, client_secret: this.config.clientSecret, grant_type: 'client_credentials' }),
+        body: new URLSearchParams({
+          client_id: this.config.clientId,
+          client_secret: this.config.clientSecret,
+          grant_type: 'client_credentials',
+        }),
         signal: AbortSignal.timeout(this.config.timeoutMs ?? 10_000),
       });
     } catch (cause) {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The payments provider could not be reached. Retry later.', { cause });
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The payments provider could not be reached. Retry later.', {
+        cause,
+      });
     }
-    const body = (await response.json().catch(() => undefined)) as { access_token?: string; expires_in?: number } | undefined;
+    const body = (await response.json().catch(() => undefined)) as
+      | { access_token?: string; expires_in?: number }
+      | undefined;
     if (!response.ok || !body?.access_token) {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The payments provider refused the gateway\'s credentials; the operator must check FLUTTERWAVE_CLIENT_ID and FLUTTERWAVE_CLIENT_SECRET.');
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        "The payments provider refused the gateway's credentials; the operator must check FLUTTERWAVE_CLIENT_ID and FLUTTERWAVE_CLIENT_SECRET.",
+      );
     }
     this.token = { value: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 600) * 1000 };
     return this.token.value;
@@ -298,33 +441,59 @@ export class FlutterwaveProvider implements PaymentsProvider {
   }
 
   private v3<T>(method: 'POST', path: string, body: unknown): Promise<T> {
-    return this.request<T>(`${this.config.v3BaseUrl.replace(/\/$/, '')}${path}`, method, { authorization: `Bearer ${this.config.v3SecretKey}`, 'content-type': 'application/json' }, body, { unknownOutcome: false });
+    return this.request<T>(
+      `${this.config.v3BaseUrl.replace(/\/$/, '')}${path}`,
+      method,
+      { authorization: `Bearer ${this.config.v3SecretKey}`, 'content-type': 'application/json' },
+      body,
+      { unknownOutcome: false },
+    );
   }
 
-  private async request<T>(url: string, method: string, headers: Record<string, string>, body: unknown, options: { unknownOutcome?: boolean; fieldPrefix?: string }): Promise<T> {
+  private async request<T>(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: unknown,
+    options: { unknownOutcome?: boolean; fieldPrefix?: string },
+  ): Promise<T> {
     let response: Response;
     try {
-      response = await fetch(url, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(this.config.timeoutMs ?? 10_000) });
+      response = await fetch(url, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(this.config.timeoutMs ?? 10_000),
+      });
     } catch (cause) {
-      if (options.unknownOutcome) throw new ProviderOutcomeUnknown('The payments provider did not answer in time.', { cause });
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The payments provider could not be reached. Retry later.', { cause });
+      if (options.unknownOutcome)
+        throw new ProviderOutcomeUnknown('The payments provider did not answer in time.', { cause });
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The payments provider could not be reached. Retry later.', {
+        cause,
+      });
     }
     const payload = (await response.json().catch(() => undefined)) as Envelope<T> | undefined;
     // Success needs both a 2xx and a success body: a 200 carrying `status: "error"` is an error.
     if (response.ok && payload?.status === 'success') return payload.data;
     if (response.status >= 500 || !payload) {
-      if (options.unknownOutcome) throw new ProviderOutcomeUnknown(`The payments provider failed (HTTP ${response.status}).`);
-      throw new DomainError('SERVICE_UNAVAILABLE', `The payments provider is unavailable (HTTP ${response.status}). Retry later.`);
+      if (options.unknownOutcome)
+        throw new ProviderOutcomeUnknown(`The payments provider failed (HTTP ${response.status}).`);
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        `The payments provider is unavailable (HTTP ${response.status}). Retry later.`,
+      );
     }
     if (response.status === 401 || response.status === 403) {
       this.token = undefined;
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The payments provider refused the gateway\'s credentials.');
+      throw new DomainError('SERVICE_UNAVAILABLE', "The payments provider refused the gateway's credentials.");
     }
     const problem = payload.error?.validation_errors?.[0];
-    const message = problem?.message ?? payload.error?.message ?? payload.message ?? 'The payments provider refused the request.';
+    const message =
+      problem?.message ?? payload.error?.message ?? payload.message ?? 'The payments provider refused the request.';
     const field = problem ? `${options.fieldPrefix ?? ''}${camel(problem.field_name)}` : 'request';
     throw badInput(field, `The payments provider refused ${field}: ${message}`);
   }
 }
 
-const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()).replace(/^account(Bank)?$/, 'bankCode');
+const camel = (name: string) =>
+  name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()).replace(/^account(Bank)?$/, 'bankCode');

@@ -75,17 +75,39 @@ export class ProviderOutcomeUnknown extends Error {
 export interface PaymentsProvider {
   readonly name: string;
   tokenizeCard(card: CardDetails): Promise<CardToken>;
-  chargeCard(charge: { reference: string; amount: bigint; cardToken: string; customer: Customer; redirectUrl?: string }): Promise<ChargeState>;
+  chargeCard(charge: {
+    reference: string;
+    amount: bigint;
+    cardToken: string;
+    customer: Customer;
+    redirectUrl?: string;
+  }): Promise<ChargeState>;
   /** Continues a pending charge; `step` is the action it is waiting for. */
-  authorize(charge: { providerRef: string; step: NextAction['type'] }, authorization: Authorization): Promise<ChargeState>;
+  authorize(
+    charge: { providerRef: string; step: NextAction['type'] },
+    authorization: Authorization,
+  ): Promise<ChargeState>;
   chargeStatus(providerRef: string): Promise<ChargeState>;
   /** A one-off account to pay into by bank transfer, valid until `expiresAt`. */
   bankTransferAccount(charge: { reference: string; amount: bigint; customer: Customer }): Promise<PayInAccount>;
   ussd(charge: { reference: string; amount: bigint; bankCode: string; customer: Customer }): Promise<ChargeState>;
-  paymentLink(charge: { reference: string; amount: bigint; customer: Customer; redirectUrl: string; title: string }): Promise<{ providerRef: string; link: string }>;
+  paymentLink(charge: {
+    reference: string;
+    amount: bigint;
+    customer: Customer;
+    redirectUrl: string;
+    title: string;
+  }): Promise<{ providerRef: string; link: string }>;
   permanentAccount(owner: { reference: string; customer: Customer }): Promise<PayInAccount>;
   banks(): Promise<Bank[]>;
   resolveAccount(account: { bankCode: string; accountNumber: string }): Promise<string>;
-  transfer(transfer: { reference: string; amount: bigint; bankCode: string; accountNumber: string; accountName: string; narration: string }): Promise<TransferState>;
+  transfer(transfer: {
+    reference: string;
+    amount: bigint;
+    bankCode: string;
+    accountNumber: string;
+    accountName: string;
+    narration: string;
+  }): Promise<TransferState>;
   transferStatus(reference: string): Promise<TransferState>;
 }

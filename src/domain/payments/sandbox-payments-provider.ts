@@ -76,7 +76,8 @@ const luhnValid = (digits: string) =>
     10 ===
   0;
 
-const brandOf = (number: string) => (number.startsWith('4') ? 'visa' : number.startsWith('5') ? 'mastercard' : number.startsWith('506') ? 'verve' : 'card');
+const brandOf = (number: string) =>
+  number.startsWith('4') ? 'visa' : number.startsWith('5') ? 'mastercard' : number.startsWith('506') ? 'verve' : 'card';
 
 /** Deterministic, stateless: a charge's reference carries its scenario, so any instance can continue it. */
 export class SandboxPaymentsProvider implements PaymentsProvider {
@@ -88,14 +89,21 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
 
   async tokenizeCard(card: CardDetails): Promise<CardToken> {
     const number = card.number.replace(/[\s-]/g, '');
-    if (!/^\d{13,19}$/.test(number) || !luhnValid(number)) throw badInput('card.number', 'card.number is not a valid card number.');
+    if (!/^\d{13,19}$/.test(number) || !luhnValid(number))
+      throw badInput('card.number', 'card.number is not a valid card number.');
     if (!/^\d{3,4}$/.test(card.cvv)) throw badInput('card.cvv', 'card.cvv must be 3 or 4 digits.');
     const now = this.clock.now();
-    if (!Number.isInteger(card.expMonth) || card.expMonth < 1 || card.expMonth > 12) throw badInput('card.expMonth', 'card.expMonth must be 1 to 12.');
-    if (!Number.isInteger(card.expYear) || card.expYear < now.getUTCFullYear() || (card.expYear === now.getUTCFullYear() && card.expMonth < now.getUTCMonth() + 1)) {
+    if (!Number.isInteger(card.expMonth) || card.expMonth < 1 || card.expMonth > 12)
+      throw badInput('card.expMonth', 'card.expMonth must be 1 to 12.');
+    if (
+      !Number.isInteger(card.expYear) ||
+      card.expYear < now.getUTCFullYear() ||
+      (card.expYear === now.getUTCFullYear() && card.expMonth < now.getUTCMonth() + 1)
+    ) {
       throw badInput('card.expYear', `card.expYear ${card.expYear}: the card has expired.`);
     }
-    const scenario = (Object.entries(SANDBOX_PAYMENTS.cards).find(([, n]) => n === number)?.[0] ?? 'noAuth') as Scenario;
+    const scenario = (Object.entries(SANDBOX_PAYMENTS.cards).find(([, n]) => n === number)?.[0] ??
+      'noAuth') as Scenario;
     return {
       token: `sbx_card_${scenario}_${createHash('sha256').update(number).digest('hex').slice(0, 8)}`,
       brand: brandOf(number),
@@ -112,7 +120,14 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
       case 'pinThenOtp':
         return { providerRef, status: 'pending', nextAction: { type: 'requires_pin', requires_pin: {} } };
       case 'threeDs':
-        return { providerRef, status: 'pending', nextAction: { type: 'redirect_url', redirect_url: { url: `https://sandbox-3ds.partner-gateway.test/authorize/${providerRef}` } } };
+        return {
+          providerRef,
+          status: 'pending',
+          nextAction: {
+            type: 'redirect_url',
+            redirect_url: { url: `https://sandbox-3ds.partner-gateway.test/authorize/${providerRef}` },
+          },
+        };
       case 'declined':
         return { providerRef, status: 'failed', reason: 'The card was declined by the issuer.' };
       default:
@@ -120,15 +135,27 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
     }
   }
 
-  async authorize(charge: { providerRef: string; step: NextAction['type'] }, authorization: Authorization): Promise<ChargeState> {
+  async authorize(
+    charge: { providerRef: string; step: NextAction['type'] },
+    authorization: Authorization,
+  ): Promise<ChargeState> {
     const { providerRef, step } = charge;
     if (step === 'requires_pin' && authorization.type === 'pin') {
       return authorization.pin === SANDBOX_PAYMENTS.pin
-        ? { providerRef, status: 'pending', nextAction: { type: 'requires_otp', requires_otp: { note: 'Enter the OTP sent to the card holder (sandbox: 12345).' } } }
+        ? {
+            providerRef,
+            status: 'pending',
+            nextAction: {
+              type: 'requires_otp',
+              requires_otp: { note: 'Enter the OTP sent to the card holder (sandbox: 12345).' },
+            },
+          }
         : { providerRef, status: 'failed', reason: 'Incorrect PIN.' };
     }
     if (step === 'requires_otp' && authorization.type === 'otp') {
-      return authorization.otp === SANDBOX_PAYMENTS.otp ? { providerRef, status: 'succeeded' } : { providerRef, status: 'failed', reason: 'Incorrect OTP.' };
+      return authorization.otp === SANDBOX_PAYMENTS.otp
+        ? { providerRef, status: 'succeeded' }
+        : { providerRef, status: 'failed', reason: 'Incorrect OTP.' };
     }
     if (step === 'redirect_url' && authorization.type === '3ds') return { providerRef, status: 'succeeded' };
     throw badInput('type', `This charge is waiting for ${step}; a ${authorization.type} authorization does not apply.`);
@@ -150,19 +177,39 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
   }
 
   async ussd(charge: { reference: string; bankCode: string }): Promise<ChargeState> {
-    if (!BANKS.some((b) => b.code === charge.bankCode)) throw badInput('bankCode', `bankCode ${charge.bankCode} is not a bank with USSD payments; list them with the banks.`);
+    if (!BANKS.some((b) => b.code === charge.bankCode))
+      throw badInput(
+        'bankCode',
+        `bankCode ${charge.bankCode} is not a bank with USSD payments; list them with the banks.`,
+      );
     const code = randomBytes(3).readUIntBE(0, 3) % 10_000;
-    return { providerRef: `sbx_ussd_${randomBytes(8).toString('hex')}`, status: 'pending', nextAction: { type: 'payment_instruction', payment_instruction: { note: `Dial *737*000*${code}# to pay.` } } };
+    return {
+      providerRef: `sbx_ussd_${randomBytes(8).toString('hex')}`,
+      status: 'pending',
+      nextAction: { type: 'payment_instruction', payment_instruction: { note: `Dial *737*000*${code}# to pay.` } },
+    };
   }
 
   async paymentLink(charge: { reference: string }): Promise<{ providerRef: string; link: string }> {
     const providerRef = `sbx_link_${randomBytes(8).toString('hex')}`;
-    return { providerRef, link: `https://sandbox-checkout.partner-gateway.test/pay/${encodeURIComponent(charge.reference)}` };
+    return {
+      providerRef,
+      link: `https://sandbox-checkout.partner-gateway.test/pay/${encodeURIComponent(charge.reference)}`,
+    };
   }
 
   async permanentAccount(owner: { reference: string; customer: Customer }): Promise<PayInAccount> {
-    const digits = String(Number.parseInt(createHash('sha256').update(owner.reference).digest('hex').slice(0, 8), 16) % 1e8).padStart(8, '0');
-    return { providerRef: `sbx_va_${owner.reference}`, accountNumber: `98${digits}`, bankName: 'Sandbox Bank', accountName: owner.customer.name, expiresAt: null, note: 'Transfers into this account fund the wallet.' };
+    const digits = String(
+      Number.parseInt(createHash('sha256').update(owner.reference).digest('hex').slice(0, 8), 16) % 1e8,
+    ).padStart(8, '0');
+    return {
+      providerRef: `sbx_va_${owner.reference}`,
+      accountNumber: `98${digits}`,
+      bankName: 'Sandbox Bank',
+      accountName: owner.customer.name,
+      expiresAt: null,
+      note: 'Transfers into this account fund the wallet.',
+    };
   }
 
   async banks(): Promise<Bank[]> {
@@ -172,9 +219,12 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
   async resolveAccount({ bankCode, accountNumber }: { bankCode: string; accountNumber: string }): Promise<string> {
     const bank = BANKS.find((b) => b.code === bankCode);
     if (!bank) throw badInput('bankCode', `bankCode ${bankCode} is not a known bank; list them with the banks.`);
-    if (accountNumber === SANDBOX_PAYMENTS.unknownAccount) throw badInput('accountNumber', `accountNumber ${accountNumber} was not found at ${bank.name}.`);
+    if (accountNumber === SANDBOX_PAYMENTS.unknownAccount)
+      throw badInput('accountNumber', `accountNumber ${accountNumber} was not found at ${bank.name}.`);
     const known = SANDBOX_PAYMENTS.knownAccount;
-    return bankCode === known.bankCode && accountNumber === known.accountNumber ? known.accountName : `SANDBOX ACCOUNT ${accountNumber.slice(-4)}`;
+    return bankCode === known.bankCode && accountNumber === known.accountNumber
+      ? known.accountName
+      : `SANDBOX ACCOUNT ${accountNumber.slice(-4)}`;
   }
 
   async transfer(transfer: { reference: string; accountNumber: string }): Promise<TransferState> {
@@ -188,7 +238,9 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
       throw new ProviderOutcomeUnknown('The sandbox provider timed out (magic account).');
     }
     const state: TransferState =
-      transfer.accountNumber === failingAccount ? { providerRef, status: 'failed', reason: 'The beneficiary bank rejected the transfer.' } : { providerRef, status: 'succeeded' };
+      transfer.accountNumber === failingAccount
+        ? { providerRef, status: 'failed', reason: 'The beneficiary bank rejected the transfer.' }
+        : { providerRef, status: 'succeeded' };
     this.transfers.set(transfer.reference, state);
     return state;
   }
@@ -202,7 +254,10 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
 export class UnconfiguredPaymentsProvider implements PaymentsProvider {
   readonly name = 'unconfigured';
   private fail(): never {
-    throw new DomainError('SERVICE_UNAVAILABLE', 'The NGN wallet is not configured for production (FLUTTERWAVE_CLIENT_ID is unset).');
+    throw new DomainError(
+      'SERVICE_UNAVAILABLE',
+      'The NGN wallet is not configured for production (FLUTTERWAVE_CLIENT_ID is unset).',
+    );
   }
   tokenizeCard = async () => this.fail();
   chargeCard = async () => this.fail();

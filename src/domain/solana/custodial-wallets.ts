@@ -16,7 +16,8 @@ export interface Signer {
 }
 
 const secretAad = (wallet: { id: string; userId: string }) => `solana-secret:${wallet.id}:${wallet.userId}`;
-const dataKeyAad = (wallet: { id: string; userId: string }, version: number) => `solana-data-key:${wallet.id}:${wallet.userId}:v${version}`;
+const dataKeyAad = (wallet: { id: string; userId: string }, version: number) =>
+  `solana-data-key:${wallet.id}:${wallet.userId}:v${version}`;
 
 /**
  * One custodial keypair per user and environment, created on first use. The secret key is only
@@ -69,7 +70,10 @@ export class CustodialWallets implements Signer {
   async sign(wallet: SolanaWalletRow, message: Uint8Array): Promise<Uint8Array> {
     const keypair = this.keypairOf(wallet);
     // PKCS#8 for an ed25519 seed: a fixed 16-byte prefix, then the 32-byte seed.
-    const der = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(keypair.secretKey.subarray(0, 32))]);
+    const der = Buffer.concat([
+      Buffer.from('302e020100300506032b657004220420', 'hex'),
+      Buffer.from(keypair.secretKey.subarray(0, 32)),
+    ]);
     try {
       return new Uint8Array(signEd25519(null, message, createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })));
     } finally {
@@ -114,7 +118,11 @@ export class CustodialWallets implements Signer {
     const keyring = this.keyringFor(wallet.environment);
     let secret: Buffer;
     try {
-      const dataKey = open(keyring.key(wallet.keyVersion), wallet.wrappedDataKey, dataKeyAad(wallet, wallet.keyVersion));
+      const dataKey = open(
+        keyring.key(wallet.keyVersion),
+        wallet.wrappedDataKey,
+        dataKeyAad(wallet, wallet.keyVersion),
+      );
       secret = open(dataKey, wallet.encryptedSecret, secretAad(wallet));
       dataKey.fill(0);
     } catch (cause) {
@@ -123,13 +131,18 @@ export class CustodialWallets implements Signer {
     }
     const keypair = Keypair.fromSecretKey(new Uint8Array(secret));
     secret.fill(0);
-    if (keypair.publicKey.toBase58() !== wallet.address) throw new DomainError('INTERNAL_SERVER_ERROR', 'A custodial key does not match its address.');
+    if (keypair.publicKey.toBase58() !== wallet.address)
+      throw new DomainError('INTERNAL_SERVER_ERROR', 'A custodial key does not match its address.');
     return keypair;
   }
 
   private keyringFor(environment: Environment): MasterKeyring {
     const keyring = this.keyrings(environment);
-    if (!keyring) throw new DomainError('SERVICE_UNAVAILABLE', `Custodial wallets are not configured for ${environment} (SOLANA_MASTER_KEYS_${environment.toUpperCase()} is unset).`);
+    if (!keyring)
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        `Custodial wallets are not configured for ${environment} (SOLANA_MASTER_KEYS_${environment.toUpperCase()} is unset).`,
+      );
     return keyring;
   }
 }

@@ -44,5 +44,7 @@ export interface ExchangeProvider {
 /** Applies slippage to a quote's other side (Jupiter's otherAmountThreshold). */
 export function thresholdOf(mode: SwapMode, inAmountRaw: bigint, outAmountRaw: bigint, slippageBps: number): bigint {
   const bps = BigInt(slippageBps);
-  return mode === 'ExactIn' ? (outAmountRaw * (10_000n - bps)) / 10_000n : (inAmountRaw * (10_000n + bps) + 9_999n) / 10_000n;
+  return mode === 'ExactIn'
+    ? (outAmountRaw * (10_000n - bps)) / 10_000n
+    : (inAmountRaw * (10_000n + bps) + 9_999n) / 10_000n;
 }

@@ -84,7 +84,10 @@ export class SolanaExchange {
     if (inputMint === outputMint) throw badInput('outputMint', 'outputMint must differ from inputMint.');
     const swapMode = checkSwapMode(input.swapMode);
     const slippageBps = checkSlippage(input.slippageBps);
-    const [from, to] = await Promise.all([this.tokens.info(principal.environment, network, inputMint, 'inputMint'), this.tokens.info(principal.environment, network, outputMint, 'outputMint')]);
+    const [from, to] = await Promise.all([
+      this.tokens.info(principal.environment, network, inputMint, 'inputMint'),
+      this.tokens.info(principal.environment, network, outputMint, 'outputMint'),
+    ]);
     const amountRaw = rawFromDecimal(input.amount, swapMode === 'ExactIn' ? from.decimals : to.decimals);
     const request: QuoteRequest = { inputMint, outputMint, amountRaw, swapMode, slippageBps };
     const provider = this.providers(principal.environment);
@@ -97,10 +100,36 @@ export class SolanaExchange {
     ]);
     const now = this.clock.now();
     const quoteId = randomUUID();
-    const symbols = (mint: string) => this.tokens.known(principal.environment).find((t) => t.address === mint)?.symbol ?? mint;
-    const view = quoteView({ quoteId, network, request, from, to, quote, prices, provider, symbols, inputBalanceRaw: balance, now });
-    const stored: StoredQuote = { view, request: { inputMint, outputMint, amountRaw: amountRaw.toString(), swapMode, slippageBps }, otherAmountThresholdRaw: quote.otherAmountThresholdRaw.toString() };
-    await this.db.insert(solanaQuotes).values({ id: quoteId, userId: principal.userId, environment: principal.environment, network, quote: stored, expiresAt: new Date(now.getTime() + QUOTE_TTL_SECONDS * 1000) });
+    const symbols = (mint: string) =>
+      this.tokens.known(principal.environment).find((t) => t.address === mint)?.symbol ?? mint;
+    const view = quoteView({
+      quoteId,
+      network,
+      request,
+      from,
+      to,
+      quote,
+      prices,
+      provider,
+      symbols,
+      inputBalanceRaw: balance,
+      now,
+    });
+    const stored: StoredQuote = {
+      view,
+      request: { inputMint, outputMint, amountRaw: amountRaw.toString(), swapMode, slippageBps },
+      otherAmountThresholdRaw: quote.otherAmountThresholdRaw.toString(),
+    };
+    await this.db
+      .insert(solanaQuotes)
+      .values({
+        id: quoteId,
+        userId: principal.userId,
+        environment: principal.environment,
+        network,
+        quote: stored,
+        expiresAt: new Date(now.getTime() + QUOTE_TTL_SECONDS * 1000),
+      });
     return view;
   }
 
@@ -125,7 +154,11 @@ export class SolanaExchange {
           const user = new PublicKey(wallet.address);
           const { instructions, poolSigners } = this.sandbox.amm.instructions(route, user);
           withReference(instructions[0]!);
-          const transaction = new Transaction({ feePayer: user, blockhash: svm.latestBlockhash(), lastValidBlockHeight: 0 }).add(...instructions);
+          const transaction = new Transaction({
+            feePayer: user,
+            blockhash: svm.latestBlockhash(),
+            lastValidBlockHeight: 0,
+          }).add(...instructions);
           checkSandboxBalance(svm, wallet.address, request.inputMint, inRaw, stored.view);
           transaction.partialSign(...poolSigners);
           const signature = await this.wallets.sign(wallet, transaction.serializeMessage());
@@ -133,7 +166,11 @@ export class SolanaExchange {
           try {
             runWire(svm, transaction.serialize());
           } catch (error) {
-            throw new DomainError('INSUFFICIENT_FUNDS', `The swap would fail on chain, so nothing moved: ${(error as Error).message}`, { field: 'amount' });
+            throw new DomainError(
+              'INSUFFICIENT_FUNDS',
+              `The swap would fail on chain, so nothing moved: ${(error as Error).message}`,
+              { field: 'amount' },
+            );
           }
           const now = this.clock.now();
           const inserted = await transferStore.insertTransfer(tx, {
@@ -166,11 +203,19 @@ export class SolanaExchange {
     });
   }
 
-  private async productionSwap(principal: Principal, wallet: Awaited<ReturnType<CustodialWallets['walletOf']>>, stored: StoredQuote, request: QuoteRequest, threshold: bigint, claim: Parameters<SolanaTransfers['submit']>[3]): Promise<SwapResult> {
+  private async productionSwap(
+    principal: Principal,
+    wallet: Awaited<ReturnType<CustodialWallets['walletOf']>>,
+    stored: StoredQuote,
+    request: QuoteRequest,
+    threshold: bigint,
+    claim: Parameters<SolanaTransfers['submit']>[3],
+  ): Promise<SwapResult> {
     if (!this.swapBuilder) throw new DomainError('SERVICE_UNAVAILABLE', 'Swaps are not configured for production.');
     const network = stored.view.network;
     const fresh = await this.providers(principal.environment).quote(network, request);
-    if (request.swapMode === 'ExactIn' ? fresh.outAmountRaw < threshold : fresh.inAmountRaw > threshold) throw priceMoved(stored.view);
+    if (request.swapMode === 'ExactIn' ? fresh.outAmountRaw < threshold : fresh.inAmountRaw > threshold)
+      throw priceMoved(stored.view);
     const built = await this.swapBuilder.buildSwap(fresh.raw, wallet.address);
     const chain = this.chains.productionChain(network);
     await checkBuiltSwap(chain, built.transaction, wallet.address, request, fresh.inAmountRaw, threshold);
@@ -203,19 +248,33 @@ export class SolanaExchange {
       ? await this.db
           .select()
           .from(solanaQuotes)
-          .where(and(eq(solanaQuotes.id, quoteId), eq(solanaQuotes.userId, principal.userId), eq(solanaQuotes.environment, principal.environment)))
+          .where(
+            and(
+              eq(solanaQuotes.id, quoteId),
+              eq(solanaQuotes.userId, principal.userId),
+              eq(solanaQuotes.environment, principal.environment),
+            ),
+          )
       : [];
     if (!row) throw new DomainError('NOT_FOUND', `Quote ${JSON.stringify(quoteId)} was not found.`);
     if (row.expiresAt.getTime() <= this.clock.now().getTime()) {
-      throw new DomainError('QUOTE_EXPIRED', `Quote ${quoteId} expired at ${row.expiresAt.toISOString()}: ask for a new quote.`, { field: 'quoteId' });
+      throw new DomainError(
+        'QUOTE_EXPIRED',
+        `Quote ${quoteId} expired at ${row.expiresAt.toISOString()}: ask for a new quote.`,
+        { field: 'quoteId' },
+      );
     }
     return row.quote as StoredQuote;
   }
 
   /** The answer for a recorded swap, amounts in token units (the quote knows the output's decimals). */
-  private async resultOf(row: NonNullable<Awaited<ReturnType<typeof transferStore.findTransfer>>>): Promise<SwapResult> {
+  private async resultOf(
+    row: NonNullable<Awaited<ReturnType<typeof transferStore.findTransfer>>>,
+  ): Promise<SwapResult> {
     const view = transferView(row);
-    const [quote] = row.quoteId ? await this.db.select({ quote: solanaQuotes.quote }).from(solanaQuotes).where(eq(solanaQuotes.id, row.quoteId)) : [];
+    const [quote] = row.quoteId
+      ? await this.db.select({ quote: solanaQuotes.quote }).from(solanaQuotes).where(eq(solanaQuotes.id, row.quoteId))
+      : [];
     const outputDecimals = (quote?.quote as StoredQuote | undefined)?.view.toToken.decimals ?? 0;
     return {
       signature: view.signature,
@@ -226,12 +285,12 @@ export class SolanaExchange {
       outputAmount: row.outputAmountRaw === null ? '' : decimalFromRaw(row.outputAmountRaw, outputDecimals),
     };
   }
-
 }
 
 function fieldsOf(input: SwapRequest): QuoteInput {
   for (const field of ['inputMint', 'outputMint', 'amount'] as const) {
-    if (input[field] === undefined || input[field] === null || input[field] === '') throw badInput(field, `${field} is required when no quoteId is given.`);
+    if (input[field] === undefined || input[field] === null || input[field] === '')
+      throw badInput(field, `${field} is required when no quoteId is given.`);
   }
   return { ...input, inputMint: input.inputMint!, outputMint: input.outputMint!, amount: input.amount };
 }
@@ -244,9 +303,14 @@ function checkSwapMode(value: string | null | undefined): SwapMode {
 
 function checkSlippage(value: number | null | undefined): number {
   if (value === undefined || value === null) return DEFAULT_SLIPPAGE_BPS;
-  if (!Number.isInteger(value) || value < 0 || value > 5_000) throw badInput('slippageBps', 'slippageBps must be a whole number from 0 to 5000 (50 %).');
+  if (!Number.isInteger(value) || value < 0 || value > 5_000)
+    throw badInput('slippageBps', 'slippageBps must be a whole number from 0 to 5000 (50 %).');
   return value;
 }
 
 const priceMoved = (view: SwapQuoteView) =>
-  new DomainError('PRICE_MOVED', `The price moved beyond the quote's ${view.slippageTolerance} % slippage since it was given; nothing was swapped. Ask for a new quote.`, { field: 'slippageBps' });
+  new DomainError(
+    'PRICE_MOVED',
+    `The price moved beyond the quote's ${view.slippageTolerance} % slippage since it was given; nothing was swapped. Ask for a new quote.`,
+    { field: 'slippageBps' },
+  );

@@ -65,7 +65,12 @@ export class IncomingWatch {
       this.seededAt = now.getTime();
     }
     const due = new Date(now.getTime() - this.options.everyMs);
-    const claimed = await queryRows<{ address: string; network: SolanaNetwork; wallet_address: string; last_signature: string | null }>(
+    const claimed = await queryRows<{
+      address: string;
+      network: SolanaNetwork;
+      wallet_address: string;
+      last_signature: string | null;
+    }>(
       this.db,
       sql`
         update solana_watch_cursors set locked_until = ${new Date(now.getTime() + this.options.leaseMs).toISOString()}::timestamptz
@@ -83,11 +88,19 @@ export class IncomingWatch {
       const where = and(eq(solanaWatchCursors.address, cursor.address), eq(solanaWatchCursors.network, cursor.network));
       try {
         if (!chain) continue;
-        if (cursor.address === cursor.wallet_address) await this.watchTokenAccounts(chain, cursor.wallet_address, cursor.network);
-        const { arrivals, newest } = await chain.arrivalsAt(cursor.address, cursor.wallet_address, cursor.last_signature ?? undefined);
+        if (cursor.address === cursor.wallet_address)
+          await this.watchTokenAccounts(chain, cursor.wallet_address, cursor.network);
+        const { arrivals, newest } = await chain.arrivalsAt(
+          cursor.address,
+          cursor.wallet_address,
+          cursor.last_signature ?? undefined,
+        );
         await this.db.transaction(async (tx) => {
           if (arrivals.length > 0) await this.record(tx, cursor.network, arrivals);
-          await tx.update(solanaWatchCursors).set({ lastSignature: newest ?? null, checkedAt: this.clock.now(), lockedUntil: null }).where(where);
+          await tx
+            .update(solanaWatchCursors)
+            .set({ lastSignature: newest ?? null, checkedAt: this.clock.now(), lockedUntil: null })
+            .where(where);
         });
       } catch {
         // The node failed this time: let the address go, to be asked again next round.
@@ -106,4 +119,3 @@ export class IncomingWatch {
       .onConflictDoNothing();
   }
 }
-

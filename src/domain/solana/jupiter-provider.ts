@@ -5,7 +5,10 @@ import type { SolanaNetwork } from './networks.js';
 
 /** Builds the transaction of a quote for a wallet to sign (Jupiter's POST /swap). */
 export interface SwapBuilder {
-  buildSwap(quoteResponse: Record<string, unknown>, userPublicKey: string): Promise<{ transaction: VersionedTransaction; lastValidBlockHeight: bigint }>;
+  buildSwap(
+    quoteResponse: Record<string, unknown>,
+    userPublicKey: string,
+  ): Promise<{ transaction: VersionedTransaction; lastValidBlockHeight: bigint }>;
 }
 
 export interface JupiterOptions {
@@ -25,7 +28,16 @@ interface JupiterQuote {
   outAmount: string;
   otherAmountThreshold: string;
   priceImpactPct: string;
-  routePlan: Array<{ swapInfo: { label?: string; inputMint: string; outputMint: string; inAmount: string; outAmount: string; feeAmount?: string } }>;
+  routePlan: Array<{
+    swapInfo: {
+      label?: string;
+      inputMint: string;
+      outputMint: string;
+      inAmount: string;
+      outAmount: string;
+      feeAmount?: string;
+    };
+  }>;
 }
 
 /**
@@ -40,7 +52,10 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
   constructor(private readonly options: JupiterOptions) {}
 
   async quote(network: SolanaNetwork, request: QuoteRequest): Promise<ProviderQuote> {
-    if (network !== 'mainnet-beta') throw new DomainError('BAD_USER_INPUT', 'Swaps route on mainnet-beta only (Jupiter has no devnet or testnet).', { field: 'network' });
+    if (network !== 'mainnet-beta')
+      throw new DomainError('BAD_USER_INPUT', 'Swaps route on mainnet-beta only (Jupiter has no devnet or testnet).', {
+        field: 'network',
+      });
     const query = new URLSearchParams({
       inputMint: request.inputMint,
       outputMint: request.outputMint,
@@ -69,7 +84,10 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
 
   async usdPrices(_network: SolanaNetwork, mints: string[]): Promise<Map<string, number>> {
     const unique = [...new Set(mints)].slice(0, 50);
-    const body = (await this.call(`${this.options.priceUrl}?ids=${unique.join(',')}`)) as Record<string, { usdPrice?: number } | undefined>;
+    const body = (await this.call(`${this.options.priceUrl}?ids=${unique.join(',')}`)) as Record<
+      string,
+      { usdPrice?: number } | undefined
+    >;
     return new Map(unique.filter((m) => typeof body[m]?.usdPrice === 'number').map((m) => [m, body[m]!.usdPrice!]));
   }
 
@@ -78,7 +96,10 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
       method: 'POST',
       body: JSON.stringify({ quoteResponse, userPublicKey, wrapAndUnwrapSol: true, dynamicComputeUnitLimit: true }),
     })) as { swapTransaction: string; lastValidBlockHeight: number | string };
-    return { transaction: VersionedTransaction.deserialize(Buffer.from(body.swapTransaction, 'base64')), lastValidBlockHeight: BigInt(body.lastValidBlockHeight) };
+    return {
+      transaction: VersionedTransaction.deserialize(Buffer.from(body.swapTransaction, 'base64')),
+      lastValidBlockHeight: BigInt(body.lastValidBlockHeight),
+    };
   }
 
   private async call(url: string, init: { method?: string; body?: string } = {}, waited = false): Promise<unknown> {
@@ -86,12 +107,18 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
     try {
       response = await fetch(url, {
         method: init.method ?? 'GET',
-        headers: { accept: 'application/json', ...(init.body ? { 'content-type': 'application/json' } : {}), ...(this.options.apiKey ? { 'x-api-key': this.options.apiKey } : {}) },
+        headers: {
+          accept: 'application/json',
+          ...(init.body ? { 'content-type': 'application/json' } : {}),
+          ...(this.options.apiKey ? { 'x-api-key': this.options.apiKey } : {}),
+        },
         body: init.body,
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
       });
     } catch (cause) {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The swap router (Jupiter) did not answer. Retry shortly.', { cause });
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The swap router (Jupiter) did not answer. Retry shortly.', {
+        cause,
+      });
     }
     if (response.status === 429) {
       const waitMs = rateLimitWait(response);
@@ -99,7 +126,11 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
         await new Promise((resolve) => setTimeout(resolve, waitMs));
         return this.call(url, init, true);
       }
-      throw new DomainError('SERVICE_UNAVAILABLE', `The swap router (Jupiter) is rate limiting this gateway. Retry in ${Math.ceil(waitMs / 1000)} s.`, { retryAfter: Math.ceil(waitMs / 1000) });
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        `The swap router (Jupiter) is rate limiting this gateway. Retry in ${Math.ceil(waitMs / 1000)} s.`,
+        { retryAfter: Math.ceil(waitMs / 1000) },
+      );
     }
     const text = await response.text();
     const body = safeJson(text);
@@ -107,7 +138,11 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
       const reason = (body as { error?: string; errorCode?: string } | undefined)?.error ?? text.slice(0, 200);
       throw new DomainError('BAD_USER_INPUT', `The swap router refused this swap: ${reason}`, { field: 'amount' });
     }
-    if (!response.ok || body === undefined) throw new DomainError('SERVICE_UNAVAILABLE', `The swap router (Jupiter) failed (HTTP ${response.status}). Retry shortly.`);
+    if (!response.ok || body === undefined)
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        `The swap router (Jupiter) failed (HTTP ${response.status}). Retry shortly.`,
+      );
     return body;
   }
 }

@@ -14,9 +14,13 @@ export class MasterKeyring {
   static parse(spec: string | undefined, variable: string): MasterKeyring | undefined {
     if (!spec) return undefined;
     const keys = new Map<number, Buffer>();
-    for (const entry of spec.split(',').map((e) => e.trim()).filter(Boolean)) {
+    for (const entry of spec
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)) {
       const match = /^(\d+):([A-Za-z0-9+/]{43}=)$/.exec(entry);
-      if (!match) throw new Error(`${variable}: each entry must be version:base64 of 32 bytes (openssl rand -base64 32)`);
+      if (!match)
+        throw new Error(`${variable}: each entry must be version:base64 of 32 bytes (openssl rand -base64 32)`);
       keys.set(Number(match[1]), Buffer.from(match[2]!, 'base64'));
     }
     return keys.size ? new MasterKeyring(keys) : undefined;
@@ -24,7 +28,9 @@ export class MasterKeyring {
 
   /** A fixed development keyring for sandbox when none is configured (never used in production). */
   static development(environment: Environment): MasterKeyring {
-    return new MasterKeyring(new Map([[1, createHash('sha256').update(`partner-gateway development master key ${environment}`).digest()]]));
+    return new MasterKeyring(
+      new Map([[1, createHash('sha256').update(`partner-gateway development master key ${environment}`).digest()]]),
+    );
   }
 
   get currentVersion(): number {
@@ -33,7 +39,11 @@ export class MasterKeyring {
 
   key(version: number): Buffer {
     const key = this.keys.get(version);
-    if (!key) throw new DomainError('SERVICE_UNAVAILABLE', `Master key version ${version} is not configured; add it back to unwrap this wallet.`);
+    if (!key)
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        `Master key version ${version} is not configured; add it back to unwrap this wallet.`,
+      );
     return key;
   }
 }

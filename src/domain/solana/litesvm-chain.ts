@@ -26,7 +26,11 @@ export interface Arrival {
  * records that depend on it (the sender's transfer, the receivers' events) change in the same
  * commit as the chain, and are never half a step behind it.
  */
-export type ExecutionListener = (tx: Tx, network: SolanaNetwork, executed: { signature: string; arrivals: Arrival[] }) => Promise<void>;
+export type ExecutionListener = (
+  tx: Tx,
+  network: SolanaNetwork,
+  executed: { signature: string; arrivals: Arrival[] },
+) => Promise<void>;
 
 const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
 /** A blockhash is good for 150 blocks; litesvm's clock stands still, so sandbox blockhashes do not expire. */
@@ -41,7 +45,10 @@ export class LiteSvmChain implements SolanaChain {
   ) {}
 
   latestBlockhash() {
-    return this.store.read(this.network, (svm) => ({ blockhash: svm.latestBlockhash(), lastValidBlockHeight: svm.getClock().slot + BLOCKHASH_LIFETIME }));
+    return this.store.read(this.network, (svm) => ({
+      blockhash: svm.latestBlockhash(),
+      lastValidBlockHeight: svm.getClock().slot + BLOCKHASH_LIFETIME,
+    }));
   }
 
   blockHeight() {
@@ -95,7 +102,15 @@ export class LiteSvmChain implements SolanaChain {
       const arrivals: Arrival[] = [];
       for (const [key, post] of after) {
         const gain = post.amount - (before.get(key)?.amount ?? 0n);
-        if (gain > 0n && !signers.has(post.owner)) arrivals.push({ owner: post.owner, mint: post.mint, amountRaw: gain, decimals: post.decimals, signature, from });
+        if (gain > 0n && !signers.has(post.owner))
+          arrivals.push({
+            owner: post.owner,
+            mint: post.mint,
+            amountRaw: gain,
+            decimals: post.decimals,
+            signature,
+            from,
+          });
       }
       await this.onExecuted(tx, this.network, { signature, arrivals });
       return signature;
@@ -106,10 +121,11 @@ export class LiteSvmChain implements SolanaChain {
     return this.store.read(this.network, (svm) => {
       const found = svm.getTransaction(signature as never);
       if (!found) return { state: 'unknown' } as const;
-      return 'err' in found ? ({ state: 'failed', error: found.toString() } as const) : ({ state: 'confirmed' } as const);
+      return 'err' in found
+        ? ({ state: 'failed', error: found.toString() } as const)
+        : ({ state: 'confirmed' } as const);
     });
   }
-
 }
 
 const base58 = { encode: (bytes: Uint8Array) => getBase58Decoder().decode(bytes) };
@@ -129,7 +145,12 @@ function balancesOf(svm: LiteSVM, keys: string[]): Map<string, Balance> {
     if (!account.exists) continue;
     if (account.programAddress === TOKEN_PROGRAM && account.data.length === 165) {
       const token = parseTokenAccount(account.data);
-      balances.set(key, { owner: token.owner, mint: token.mint, amount: token.amount, decimals: mintDecimalsOf(svm, token.mint) ?? 0 });
+      balances.set(key, {
+        owner: token.owner,
+        mint: token.mint,
+        amount: token.amount,
+        decimals: mintDecimalsOf(svm, token.mint) ?? 0,
+      });
     } else if (account.data.length === 0) {
       balances.set(key, { owner: key, mint: SOL_MINT, amount: BigInt(account.lamports), decimals: 9 });
     }
@@ -139,7 +160,11 @@ function balancesOf(svm: LiteSVM, keys: string[]): Map<string, Balance> {
 
 export function parseTokenAccount(data: ArrayLike<number>): { mint: string; owner: string; amount: bigint } {
   const view = Buffer.from(Uint8Array.from(data));
-  return { mint: base58.encode(view.subarray(0, 32)), owner: base58.encode(view.subarray(32, 64)), amount: view.readBigUInt64LE(64) };
+  return {
+    mint: base58.encode(view.subarray(0, 32)),
+    owner: base58.encode(view.subarray(32, 64)),
+    amount: view.readBigUInt64LE(64),
+  };
 }
 
 function mintDecimalsOf(svm: LiteSVM, mint: string): number | undefined {
@@ -154,7 +179,12 @@ function holdingsOf(svm: LiteSVM, owner: string): TokenHolding[] {
     if (account.data.length !== 165) continue;
     const token = parseTokenAccount(account.data);
     if (token.owner !== owner) continue;
-    holdings.push({ mint: token.mint, account: account.address, amountRaw: token.amount, decimals: mintDecimalsOf(svm, token.mint) ?? 0 });
+    holdings.push({
+      mint: token.mint,
+      account: account.address,
+      amountRaw: token.amount,
+      decimals: mintDecimalsOf(svm, token.mint) ?? 0,
+    });
   }
   return holdings.sort((a, b) => a.mint.localeCompare(b.mint) || a.account.localeCompare(b.account));
 }

@@ -7,7 +7,8 @@ export const DEFAULT_NETWORK: SolanaNetwork = 'mainnet-beta';
 
 export function checkNetwork(value: string | null | undefined, field = 'network'): SolanaNetwork {
   if (value === undefined || value === null || value === '') return DEFAULT_NETWORK;
-  if (!(SOLANA_NETWORKS as readonly string[]).includes(value)) throw badInput(field, `${field} must be one of ${SOLANA_NETWORKS.join(', ')}.`);
+  if (!(SOLANA_NETWORKS as readonly string[]).includes(value))
+    throw badInput(field, `${field} must be one of ${SOLANA_NETWORKS.join(', ')}.`);
   return value as SolanaNetwork;
 }
 

@@ -27,7 +27,8 @@ export interface SolanaPortfolioView {
   totalUsdValue: number;
 }
 
-const usd = (amountRaw: bigint, decimals: number, price: number | undefined) => (price === undefined ? null : Math.round((Number(amountRaw) / 10 ** decimals) * price * 100) / 100);
+const usd = (amountRaw: bigint, decimals: number, price: number | undefined) =>
+  price === undefined ? null : Math.round((Number(amountRaw) / 10 ** decimals) * price * 100) / 100;
 
 /** What a custodial wallet holds on a network: SOL, every token account, and their USD value where priced. */
 export class SolanaPortfolio {
@@ -41,37 +42,93 @@ export class SolanaPortfolio {
     const network = checkNetwork(networkName);
     const wallet = await this.wallets.walletOf(principal);
     const chain = this.chains.chainFor(principal.environment, network);
-    const [lamports, holdings] = await Promise.all([chain.lamports(wallet.address), chain.tokenHoldings(wallet.address)]);
-    const prices = await this.tokens.usdPrices(principal.environment, network, [SOL.address, ...holdings.map((h) => h.mint)]);
+    const [lamports, holdings] = await Promise.all([
+      chain.lamports(wallet.address),
+      chain.tokenHoldings(wallet.address),
+    ]);
+    const prices = await this.tokens.usdPrices(principal.environment, network, [
+      SOL.address,
+      ...holdings.map((h) => h.mint),
+    ]);
     // Listed by symbol, then mint: the same order whatever the chain returned.
     const tokens = await Promise.all(
       holdings.map(async (h) => {
         const info = await this.tokens.info(principal.environment, network, h.mint, 'mint');
-        return { mint: h.mint, symbol: info.symbol, name: info.name, decimals: h.decimals, amount: decimalFromRaw(h.amountRaw, h.decimals), amountRaw: h.amountRaw, usdValue: usd(h.amountRaw, h.decimals, prices.get(h.mint)) };
+        return {
+          mint: h.mint,
+          symbol: info.symbol,
+          name: info.name,
+          decimals: h.decimals,
+          amount: decimalFromRaw(h.amountRaw, h.decimals),
+          amountRaw: h.amountRaw,
+          usdValue: usd(h.amountRaw, h.decimals, prices.get(h.mint)),
+        };
       }),
     ).then((list) => list.sort((a, b) => a.symbol.localeCompare(b.symbol) || a.mint.localeCompare(b.mint)));
-    const sol: TokenBalance = { mint: SOL.address, symbol: 'SOL', name: SOL.name, decimals: 9, amount: decimalFromRaw(lamports, 9), amountRaw: lamports, usdValue: usd(lamports, 9, prices.get(SOL.address)) };
+    const sol: TokenBalance = {
+      mint: SOL.address,
+      symbol: 'SOL',
+      name: SOL.name,
+      decimals: 9,
+      amount: decimalFromRaw(lamports, 9),
+      amountRaw: lamports,
+      usdValue: usd(lamports, 9, prices.get(SOL.address)),
+    };
     const totalUsdValue = Math.round([sol, ...tokens].reduce((sum, t) => sum + (t.usdValue ?? 0), 0) * 100) / 100;
     return { address: wallet.address, network, sol, tokens, totalUsdValue };
   }
 
   /** SOL alone: one balance read and one price, not the whole portfolio. */
-  async solBalance(principal: Principal, networkName?: string | null): Promise<TokenBalance & { address: string; network: SolanaNetwork }> {
+  async solBalance(
+    principal: Principal,
+    networkName?: string | null,
+  ): Promise<TokenBalance & { address: string; network: SolanaNetwork }> {
     const network = checkNetwork(networkName);
     const wallet = await this.wallets.walletOf(principal);
-    const [lamports, prices] = await Promise.all([this.chains.chainFor(principal.environment, network).lamports(wallet.address), this.tokens.usdPrices(principal.environment, network, [SOL.address])]);
-    return { mint: SOL.address, symbol: 'SOL', name: SOL.name, decimals: 9, amount: decimalFromRaw(lamports, 9), amountRaw: lamports, usdValue: usd(lamports, 9, prices.get(SOL.address)), address: wallet.address, network };
+    const [lamports, prices] = await Promise.all([
+      this.chains.chainFor(principal.environment, network).lamports(wallet.address),
+      this.tokens.usdPrices(principal.environment, network, [SOL.address]),
+    ]);
+    return {
+      mint: SOL.address,
+      symbol: 'SOL',
+      name: SOL.name,
+      decimals: 9,
+      amount: decimalFromRaw(lamports, 9),
+      amountRaw: lamports,
+      usdValue: usd(lamports, 9, prices.get(SOL.address)),
+      address: wallet.address,
+      network,
+    };
   }
 
   /** One token's balance over all the wallet's accounts of that mint; none is zero. */
-  async tokenBalance(principal: Principal, mintAddress: string, networkName?: string | null): Promise<TokenBalance & { address: string; network: SolanaNetwork }> {
+  async tokenBalance(
+    principal: Principal,
+    mintAddress: string,
+    networkName?: string | null,
+  ): Promise<TokenBalance & { address: string; network: SolanaNetwork }> {
     const mint = checkAddress(mintAddress, 'mint').toBase58();
     if (mint === SOL.address) return this.solBalance(principal, networkName);
     const network = checkNetwork(networkName);
     const wallet = await this.wallets.walletOf(principal);
-    const [info, holdings] = await Promise.all([this.tokens.info(principal.environment, network, mint, 'mint'), this.chains.chainFor(principal.environment, network).tokenHoldings(wallet.address)]);
+    const [info, holdings] = await Promise.all([
+      this.tokens.info(principal.environment, network, mint, 'mint'),
+      this.chains.chainFor(principal.environment, network).tokenHoldings(wallet.address),
+    ]);
     const amountRaw = holdings.filter((h) => h.mint === mint).reduce((sum, h) => sum + h.amountRaw, 0n);
-    const prices = amountRaw > 0n ? await this.tokens.usdPrices(principal.environment, network, [mint]) : new Map<string, number>();
-    return { mint, symbol: info.symbol, name: info.name, decimals: info.decimals, amount: decimalFromRaw(amountRaw, info.decimals), amountRaw, usdValue: amountRaw === 0n ? 0 : usd(amountRaw, info.decimals, prices.get(mint)), address: wallet.address, network };
+    const prices =
+      amountRaw > 0n ? await this.tokens.usdPrices(principal.environment, network, [mint]) : new Map<string, number>();
+    return {
+      mint,
+      symbol: info.symbol,
+      name: info.name,
+      decimals: info.decimals,
+      amount: decimalFromRaw(amountRaw, info.decimals),
+      amountRaw,
+      usdValue: amountRaw === 0n ? 0 : usd(amountRaw, info.decimals, prices.get(mint)),
+      address: wallet.address,
+      network,
+    };
   }
 }

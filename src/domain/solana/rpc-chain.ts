@@ -14,7 +14,6 @@ export interface SimulationResult {
   accounts: Array<{ lamports: bigint; owner: string; data: Uint8Array } | null>;
 }
 
-
 /**
  * A production network over Solana JSON-RPC (web3.js v1 `Connection`), at commitment `confirmed`.
  * Sends skip nothing (preflight on) and ask the node not to retry: re-broadcasting is ours to do,
@@ -49,10 +48,19 @@ export class RpcChain implements SolanaChain {
   }
 
   async tokenHoldings(owner: string): Promise<TokenHolding[]> {
-    const { value } = await this.connection.getParsedTokenAccountsByOwner(new PublicKey(owner), { programId: TOKEN_PROGRAM_ID });
+    const { value } = await this.connection.getParsedTokenAccountsByOwner(new PublicKey(owner), {
+      programId: TOKEN_PROGRAM_ID,
+    });
     return value.map(({ pubkey, account }) => {
-      const info = (account.data as { parsed: { info: { mint: string; tokenAmount: { amount: string; decimals: number } } } }).parsed.info;
-      return { mint: info.mint, account: pubkey.toBase58(), amountRaw: BigInt(info.tokenAmount.amount), decimals: info.tokenAmount.decimals };
+      const info = (
+        account.data as { parsed: { info: { mint: string; tokenAmount: { amount: string; decimals: number } } } }
+      ).parsed.info;
+      return {
+        mint: info.mint,
+        account: pubkey.toBase58(),
+        amountRaw: BigInt(info.tokenAmount.amount),
+        decimals: info.tokenAmount.decimals,
+      };
     });
   }
 
@@ -77,7 +85,11 @@ export class RpcChain implements SolanaChain {
 
   async sendTransaction(wire: Uint8Array): Promise<string> {
     try {
-      return await this.connection.sendRawTransaction(wire, { skipPreflight: false, preflightCommitment: 'confirmed', maxRetries: 0 });
+      return await this.connection.sendRawTransaction(wire, {
+        skipPreflight: false,
+        preflightCommitment: 'confirmed',
+        maxRetries: 0,
+      });
     } catch (error) {
       if (error instanceof SendTransactionError) throw new TransactionRejected(error.message);
       throw error;
@@ -89,7 +101,9 @@ export class RpcChain implements SolanaChain {
     const status = value[0];
     if (!status) return { state: 'unknown' };
     if (status.err) return { state: 'failed', error: JSON.stringify(status.err) };
-    return status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized' ? { state: 'confirmed' } : { state: 'unknown' };
+    return status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized'
+      ? { state: 'confirmed' }
+      : { state: 'unknown' };
   }
 
   /**
@@ -97,12 +111,23 @@ export class RpcChain implements SolanaChain {
    * one of its token accounts (a token transfer names the token account, not the wallet). Only
    * transactions the wallet did not sign count: its own transfers and swaps are not arrivals.
    */
-  async arrivalsAt(address: string, wallet: string, until: string | undefined): Promise<{ arrivals: Arrival[]; newest: string | undefined }> {
-    const signatures = await this.connection.getSignaturesForAddress(new PublicKey(address), { until, limit: 100 }, 'confirmed');
+  async arrivalsAt(
+    address: string,
+    wallet: string,
+    until: string | undefined,
+  ): Promise<{ arrivals: Arrival[]; newest: string | undefined }> {
+    const signatures = await this.connection.getSignaturesForAddress(
+      new PublicKey(address),
+      { until, limit: 100 },
+      'confirmed',
+    );
     const arrivals: Arrival[] = [];
     for (const entry of [...signatures].reverse()) {
       if (entry.err) continue;
-      const parsed = await this.connection.getParsedTransaction(entry.signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+      const parsed = await this.connection.getParsedTransaction(entry.signature, {
+        commitment: 'confirmed',
+        maxSupportedTransactionVersion: 0,
+      });
       if (!parsed?.meta) continue;
       const keys = parsed.transaction.message.accountKeys.map((k) => ({ key: k.pubkey.toBase58(), signer: k.signer }));
       if (keys.some((k) => k.signer && k.key === wallet)) continue;
@@ -110,14 +135,30 @@ export class RpcChain implements SolanaChain {
       const index = keys.findIndex((k) => k.key === address);
       if (address === wallet) {
         const gain = BigInt(parsed.meta.postBalances[index] ?? 0) - BigInt(parsed.meta.preBalances[index] ?? 0);
-        if (index >= 0 && gain > 0n) arrivals.push({ owner: wallet, mint: NATIVE_MINT.toBase58(), amountRaw: gain, decimals: 9, signature: entry.signature, from });
+        if (index >= 0 && gain > 0n)
+          arrivals.push({
+            owner: wallet,
+            mint: NATIVE_MINT.toBase58(),
+            amountRaw: gain,
+            decimals: 9,
+            signature: entry.signature,
+            from,
+          });
         continue;
       }
       const post = parsed.meta.postTokenBalances?.find((b) => b.accountIndex === index && b.owner === wallet);
       if (!post) continue;
       const pre = parsed.meta.preTokenBalances?.find((b) => b.accountIndex === index);
       const gain = BigInt(post.uiTokenAmount.amount) - BigInt(pre?.uiTokenAmount.amount ?? '0');
-      if (gain > 0n) arrivals.push({ owner: wallet, mint: post.mint, amountRaw: gain, decimals: post.uiTokenAmount.decimals, signature: entry.signature, from });
+      if (gain > 0n)
+        arrivals.push({
+          owner: wallet,
+          mint: post.mint,
+          amountRaw: gain,
+          decimals: post.uiTokenAmount.decimals,
+          signature: entry.signature,
+          from,
+        });
     }
     return { arrivals, newest: signatures[0]?.signature ?? until };
   }
@@ -130,7 +171,9 @@ export class RpcChain implements SolanaChain {
     });
     return {
       error: value.err ? JSON.stringify(value.err) : undefined,
-      accounts: (value.accounts ?? []).map((a) => (a ? { lamports: BigInt(a.lamports), owner: a.owner, data: Buffer.from(a.data[0]!, 'base64') } : null)),
+      accounts: (value.accounts ?? []).map((a) =>
+        a ? { lamports: BigInt(a.lamports), owner: a.owner, data: Buffer.from(a.data[0]!, 'base64') } : null,
+      ),
     };
   }
 }

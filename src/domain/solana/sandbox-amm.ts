@@ -3,7 +3,13 @@ import { createAssociatedTokenAccountIdempotentInstruction, createTransferChecke
 import { PublicKey, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import { badInput, DomainError } from '../errors.js';
-import { type ExchangeProvider, type ProviderQuote, type QuoteRequest, type RouteHop, thresholdOf } from './exchange-provider.js';
+import {
+  type ExchangeProvider,
+  type ProviderQuote,
+  type QuoteRequest,
+  type RouteHop,
+  thresholdOf,
+} from './exchange-provider.js';
 import { parseTokenAccount } from './litesvm-chain.js';
 import type { SolanaNetwork } from './networks.js';
 import { type HopAmounts, inGivenOut, outGivenIn, priceImpact } from './pool-math.js';
@@ -66,7 +72,10 @@ export class SandboxAmm implements ExchangeProvider {
   }
 
   /** The instructions of a priced route for `user`; the pools' wallets must sign too. */
-  instructions(route: SandboxRoute, user: PublicKey): { instructions: TransactionInstruction[]; poolSigners: SandboxPool['wallet'][] } {
+  instructions(
+    route: SandboxRoute,
+    user: PublicKey,
+  ): { instructions: TransactionInstruction[]; poolSigners: SandboxPool['wallet'][] } {
     const instructions: TransactionInstruction[] = [];
     route.legs.forEach((leg, i) => {
       const amounts = route.amounts[i]!;
@@ -80,7 +89,13 @@ export class SandboxAmm implements ExchangeProvider {
 }
 
 /** Moves SOL or a token from one wallet to another; the receiver's token account is created if missing (the user pays its rent). */
-function move(mint: string, raw: bigint, from: PublicKey, to: PublicKey, feePayer: PublicKey): TransactionInstruction[] {
+function move(
+  mint: string,
+  raw: bigint,
+  from: PublicKey,
+  to: PublicKey,
+  feePayer: PublicKey,
+): TransactionInstruction[] {
   if (mint === SOL.address) return [SystemProgram.transfer({ fromPubkey: from, toPubkey: to, lamports: raw })];
   const token = tokenByMint(mint)!;
   const mintKey = new PublicKey(mint);
@@ -96,7 +111,8 @@ function move(mint: string, raw: bigint, from: PublicKey, to: PublicKey, feePaye
 export function reservesOf(svm: LiteSVM, pool: SandboxPool): [bigint, bigint] {
   const side = (symbol: string) => {
     const token = tokenBySymbol(symbol)!;
-    if (token === SOL) return (svm.getBalance(address(pool.wallet.publicKey.toBase58())) ?? 0n) - svm.minimumBalanceForRentExemption(0n);
+    if (token === SOL)
+      return (svm.getBalance(address(pool.wallet.publicKey.toBase58())) ?? 0n) - svm.minimumBalanceForRentExemption(0n);
     const ata = associatedTokenAddress(token.address, pool.wallet.publicKey);
     const account = svm.getAccount(address(ata.toBase58()));
     return account.exists ? parseTokenAccount(account.data).amount : 0n;
@@ -150,15 +166,26 @@ function price(svm: LiteSVM, legs: Leg[], request: QuoteRequest): Priced | undef
 }
 
 function bestRoute(svm: LiteSVM, request: QuoteRequest): SandboxRoute {
-  if (!tokenByMint(request.inputMint)) throw badInput('inputMint', 'inputMint is not a sandbox token (see the README for the sandbox mints).');
-  if (!tokenByMint(request.outputMint)) throw badInput('outputMint', 'outputMint is not a sandbox token (see the README for the sandbox mints).');
+  if (!tokenByMint(request.inputMint))
+    throw badInput('inputMint', 'inputMint is not a sandbox token (see the README for the sandbox mints).');
+  if (!tokenByMint(request.outputMint))
+    throw badInput('outputMint', 'outputMint is not a sandbox token (see the README for the sandbox mints).');
   if (request.inputMint === request.outputMint) throw badInput('outputMint', 'outputMint must differ from inputMint.');
   const priced = routesBetween(request.inputMint, request.outputMint)
     .map((legs) => price(svm, legs, request))
     .filter((p): p is Priced => p !== undefined);
-  if (priced.length === 0) throw new DomainError('BAD_USER_INPUT', 'The pools cannot fill this amount: not enough liquidity.', { field: 'amount' });
+  if (priced.length === 0)
+    throw new DomainError('BAD_USER_INPUT', 'The pools cannot fill this amount: not enough liquidity.', {
+      field: 'amount',
+    });
   const better = (a: Priced, b: Priced) =>
-    request.swapMode === 'ExactIn' ? (a.amounts.at(-1)!.amountOut >= b.amounts.at(-1)!.amountOut ? a : b) : a.amounts[0]!.amountIn <= b.amounts[0]!.amountIn ? a : b;
+    request.swapMode === 'ExactIn'
+      ? a.amounts.at(-1)!.amountOut >= b.amounts.at(-1)!.amountOut
+        ? a
+        : b
+      : a.amounts[0]!.amountIn <= b.amounts[0]!.amountIn
+        ? a
+        : b;
   return { ...priced.reduce(better), request };
 }
 
@@ -193,7 +220,16 @@ function toProviderQuote(route: SandboxRoute): ProviderQuote {
       platformFee: null,
       priceImpactPct: route.impact.toString(),
       routePlan: hops.map((hop, i) => ({
-        swapInfo: { ammKey: route.legs[i]!.pool.wallet.publicKey.toBase58(), label: hop.dex, inputMint: hop.inputMint, outputMint: hop.outputMint, inAmount: hop.inAmountRaw.toString(), outAmount: hop.outAmountRaw.toString(), feeAmount: hop.feeRaw.toString(), feeMint: hop.inputMint },
+        swapInfo: {
+          ammKey: route.legs[i]!.pool.wallet.publicKey.toBase58(),
+          label: hop.dex,
+          inputMint: hop.inputMint,
+          outputMint: hop.outputMint,
+          inAmount: hop.inAmountRaw.toString(),
+          outAmount: hop.outAmountRaw.toString(),
+          feeAmount: hop.feeRaw.toString(),
+          feeMint: hop.inputMint,
+        },
         percent: 100,
       })),
     },

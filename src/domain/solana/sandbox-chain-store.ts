@@ -34,7 +34,10 @@ export class SandboxChainStore {
           const svm = await this.current(tx, network, true);
           const result = await change(svm, tx);
           const version = this.cache.get(network)!.version + 1;
-          await tx.update(solanaSandboxChains).set({ version, snapshot: pack(svm), updatedAt: new Date() }).where(eq(solanaSandboxChains.network, network));
+          await tx
+            .update(solanaSandboxChains)
+            .set({ version, snapshot: pack(svm), updatedAt: new Date() })
+            .where(eq(solanaSandboxChains.network, network));
           this.cache.set(network, { version, svm });
           return result;
         });
@@ -56,19 +59,28 @@ export class SandboxChainStore {
     if (version === undefined) {
       const svm = new LiteSVM();
       this.genesis(svm, network);
-      await db.insert(solanaSandboxChains).values({ network, version: 1, snapshot: pack(svm) }).onConflictDoNothing();
+      await db
+        .insert(solanaSandboxChains)
+        .values({ network, version: 1, snapshot: pack(svm) })
+        .onConflictDoNothing();
       version = await this.versionOf(db, network, lock);
     }
     const cached = this.cache.get(network);
     if (cached && cached.version === version) return cached.svm;
-    const [row] = await db.select({ snapshot: solanaSandboxChains.snapshot }).from(solanaSandboxChains).where(eq(solanaSandboxChains.network, network));
+    const [row] = await db
+      .select({ snapshot: solanaSandboxChains.snapshot })
+      .from(solanaSandboxChains)
+      .where(eq(solanaSandboxChains.network, network));
     const svm = LiteSVM.fromBytes(inflateSync(row!.snapshot));
     this.cache.set(network, { version: version!, svm });
     return svm;
   }
 
   private async versionOf(db: Database | Tx, network: SolanaNetwork, lock: boolean): Promise<number | undefined> {
-    const query = db.select({ version: solanaSandboxChains.version }).from(solanaSandboxChains).where(eq(solanaSandboxChains.network, network));
+    const query = db
+      .select({ version: solanaSandboxChains.version })
+      .from(solanaSandboxChains)
+      .where(eq(solanaSandboxChains.network, network));
     const [row] = lock ? await query.for('update') : await query;
     return row === undefined ? undefined : Number(row.version);
   }
@@ -76,11 +88,13 @@ export class SandboxChainStore {
   private serial<T>(network: SolanaNetwork, work: () => Promise<T>): Promise<T> {
     const previous = this.queues.get(network) ?? Promise.resolve();
     const next = previous.then(work, work);
-    this.queues.set(network, next.catch(() => undefined));
+    this.queues.set(
+      network,
+      next.catch(() => undefined),
+    );
     return next;
   }
 }
-
 
 /**
  * The snapshot, deflated: litesvm's is about 1.4 MB (mostly the programs' code), 0.42 MB deflated.

@@ -4,11 +4,25 @@ import { badInput, DomainError } from '../errors.js';
 import type { CustodialWallets } from './custodial-wallets.js';
 import { checkNetwork } from './networks.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
-import { airdrop, execute, FAUCET, fundTokenInstructions, SANDBOX_TOKENS, SOL, tokenByMint, tokenBySymbol } from './sandbox-world.js';
+import {
+  airdrop,
+  execute,
+  FAUCET,
+  fundTokenInstructions,
+  SANDBOX_TOKENS,
+  SOL,
+  tokenByMint,
+  tokenBySymbol,
+} from './sandbox-world.js';
 import { rawFromDecimal } from './token-amounts.js';
 
 /** What the faucet gives when no asset is named. */
-const KIT: Array<[string, string]> = [['SOL', '2'], ['USDC', '1000'], ['USDT', '1000'], ['BONK', '10000000']];
+const KIT: Array<[string, string]> = [
+  ['SOL', '2'],
+  ['USDC', '1000'],
+  ['USDT', '1000'],
+  ['BONK', '10000000'],
+];
 /** At most this much of one asset per request, in whole tokens. */
 const LIMITS: Record<string, number> = { SOL: 100, USDC: 1_000_000, USDT: 1_000_000, BONK: 10_000_000_000 };
 
@@ -26,7 +40,10 @@ export class SandboxFaucet {
     private readonly wallets: CustodialWallets,
   ) {}
 
-  async fund(principal: Principal, input: FaucetInput): Promise<{ address: string; funded: Array<{ symbol: string; amount: string }> }> {
+  async fund(
+    principal: Principal,
+    input: FaucetInput,
+  ): Promise<{ address: string; funded: Array<{ symbol: string; amount: string }> }> {
     if (principal.environment !== 'sandbox') throw new DomainError('NOT_FOUND', 'The faucet exists in sandbox only.');
     const network = checkNetwork(input.network);
     const wanted: Array<[string, string]> = input.asset ? [[this.symbolOf(input.asset), input.amount ?? '']] : KIT;
@@ -34,7 +51,8 @@ export class SandboxFaucet {
       const token = tokenBySymbol(symbol)!;
       if (!amount) throw badInput('amount', 'amount is required with asset.');
       const raw = rawFromDecimal(amount, token.decimals);
-      if (raw > BigInt(LIMITS[symbol]!) * 10n ** BigInt(token.decimals)) throw badInput('amount', `The faucet gives at most ${LIMITS[symbol]} ${symbol} at a time.`);
+      if (raw > BigInt(LIMITS[symbol]!) * 10n ** BigInt(token.decimals))
+        throw badInput('amount', `The faucet gives at most ${LIMITS[symbol]} ${symbol} at a time.`);
       return { token, raw, amount };
     });
     const wallet = await this.wallets.walletOf(principal);
@@ -50,7 +68,11 @@ export class SandboxFaucet {
 
   private symbolOf(asset: string): string {
     const token = tokenBySymbol(asset) ?? tokenByMint(asset);
-    if (!token) throw badInput('asset', `asset must be one of ${SANDBOX_TOKENS.map((t) => t.symbol).join(', ')} or a sandbox mint.`);
+    if (!token)
+      throw badInput(
+        'asset',
+        `asset must be one of ${SANDBOX_TOKENS.map((t) => t.symbol).join(', ')} or a sandbox mint.`,
+      );
     return token.symbol;
   }
 }

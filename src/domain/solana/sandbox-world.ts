@@ -8,7 +8,14 @@ import {
   NATIVE_MINT,
   TOKEN_PROGRAM_ID,
 } from '@solana/spl-token';
-import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import {
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  type TransactionInstruction,
+} from '@solana/web3.js';
 import { address, lamports } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
 import { associatedTokenAddress } from './token-accounts.js';
@@ -28,11 +35,22 @@ export interface TokenInfo {
   logoUri?: string;
 }
 
-export const sandboxKeypair = (name: string) => Keypair.fromSeed(createHash('sha256').update(`partner-gateway sandbox ${name}`).digest());
+export const sandboxKeypair = (name: string) =>
+  Keypair.fromSeed(createHash('sha256').update(`partner-gateway sandbox ${name}`).digest());
 
 export const SOL: TokenInfo = { address: SOL_MINT, symbol: 'SOL', name: 'Solana', decimals: 9 };
-const token = (symbol: string, name: string, decimals: number): TokenInfo => ({ address: sandboxKeypair(`mint:${symbol}`).publicKey.toBase58(), symbol, name, decimals });
-export const SANDBOX_TOKENS: TokenInfo[] = [SOL, token('USDC', 'USD Coin (sandbox)', 6), token('USDT', 'Tether USD (sandbox)', 6), token('BONK', 'Bonk (sandbox)', 5)];
+const token = (symbol: string, name: string, decimals: number): TokenInfo => ({
+  address: sandboxKeypair(`mint:${symbol}`).publicKey.toBase58(),
+  symbol,
+  name,
+  decimals,
+});
+export const SANDBOX_TOKENS: TokenInfo[] = [
+  SOL,
+  token('USDC', 'USD Coin (sandbox)', 6),
+  token('USDT', 'Tether USD (sandbox)', 6),
+  token('BONK', 'Bonk (sandbox)', 5),
+];
 export const tokenBySymbol = (symbol: string) => SANDBOX_TOKENS.find((t) => t.symbol === symbol.toUpperCase());
 export const tokenByMint = (mint: string) => SANDBOX_TOKENS.find((t) => t.address === mint);
 
@@ -47,7 +65,14 @@ export interface SandboxPool {
   initialB: bigint;
 }
 
-const pool = (a: string, b: string, initialA: bigint, initialB: bigint): SandboxPool => ({ name: `${a}/${b}`, a, b, wallet: sandboxKeypair(`pool:${a}/${b}`), initialA, initialB });
+const pool = (a: string, b: string, initialA: bigint, initialB: bigint): SandboxPool => ({
+  name: `${a}/${b}`,
+  a,
+  b,
+  wallet: sandboxKeypair(`pool:${a}/${b}`),
+  initialA,
+  initialB,
+});
 export const SANDBOX_POOLS: SandboxPool[] = [
   pool('SOL', 'USDC', 10_000n, 1_500_000n),
   pool('SOL', 'USDT', 10_000n, 1_500_000n),
@@ -69,13 +94,26 @@ export function createSandboxWorld(svm: LiteSVM): void {
   const mintRent = Number(svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE)));
   for (const t of SANDBOX_TOKENS.filter((t) => t !== SOL)) {
     const mint = sandboxKeypair(`mint:${t.symbol}`);
-    execute(svm, [
-      SystemProgram.createAccount({ fromPubkey: FAUCET.publicKey, newAccountPubkey: mint.publicKey, lamports: mintRent, space: MINT_SIZE, programId: TOKEN_PROGRAM_ID }),
-      createInitializeMint2Instruction(mint.publicKey, t.decimals, FAUCET.publicKey, null),
-    ], [FAUCET, mint]);
+    execute(
+      svm,
+      [
+        SystemProgram.createAccount({
+          fromPubkey: FAUCET.publicKey,
+          newAccountPubkey: mint.publicKey,
+          lamports: mintRent,
+          space: MINT_SIZE,
+          programId: TOKEN_PROGRAM_ID,
+        }),
+        createInitializeMint2Instruction(mint.publicKey, t.decimals, FAUCET.publicKey, null),
+      ],
+      [FAUCET, mint],
+    );
   }
   for (const p of SANDBOX_POOLS) {
-    for (const [symbol, amount] of [[p.a, p.initialA], [p.b, p.initialB]] as const) {
+    for (const [symbol, amount] of [
+      [p.a, p.initialA],
+      [p.b, p.initialB],
+    ] as const) {
       const t = tokenBySymbol(symbol)!;
       if (t === SOL) airdrop(svm, p.wallet.publicKey, amount * unit(t) + svm.minimumBalanceForRentExemption(0n));
       else execute(svm, fundTokenInstructions(p.wallet.publicKey, t, amount * unit(t)), [FAUCET]);
@@ -87,7 +125,10 @@ export function createSandboxWorld(svm: LiteSVM): void {
 export function fundTokenInstructions(owner: PublicKey, t: TokenInfo, raw: bigint): TransactionInstruction[] {
   const mint = new PublicKey(t.address);
   const ata = associatedTokenAddress(mint, owner);
-  return [createAssociatedTokenAccountIdempotentInstruction(FAUCET.publicKey, ata, owner, mint), createMintToInstruction(mint, ata, FAUCET.publicKey, raw)];
+  return [
+    createAssociatedTokenAccountIdempotentInstruction(FAUCET.publicKey, ata, owner, mint),
+    createMintToInstruction(mint, ata, FAUCET.publicKey, raw),
+  ];
 }
 
 export function airdrop(svm: LiteSVM, to: PublicKey, raw: bigint): void {
@@ -99,7 +140,11 @@ const decoder = getTransactionDecoder();
 
 /** Signs and runs instructions on the sandbox chain; a failure throws with the chain's reason. */
 export function execute(svm: LiteSVM, instructions: TransactionInstruction[], signers: Keypair[]): Uint8Array {
-  const tx = new Transaction({ feePayer: signers[0]!.publicKey, blockhash: svm.latestBlockhash(), lastValidBlockHeight: 0 }).add(...instructions);
+  const tx = new Transaction({
+    feePayer: signers[0]!.publicKey,
+    blockhash: svm.latestBlockhash(),
+    lastValidBlockHeight: 0,
+  }).add(...instructions);
   tx.sign(...signers);
   return runWire(svm, tx.serialize());
 }

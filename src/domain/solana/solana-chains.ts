@@ -22,7 +22,11 @@ export class SolanaChains {
   /** A production network's RPC chain: what only production does (simulating others' transactions) needs it. */
   productionChain(network: SolanaNetwork): RpcChain {
     const chain = this.production[network];
-    if (!chain) throw new DomainError('SERVICE_UNAVAILABLE', `Solana ${network} is not configured for production (SOLANA_RPC_URL_${network.toUpperCase().replace('-', '_')} is unset).`);
+    if (!chain)
+      throw new DomainError(
+        'SERVICE_UNAVAILABLE',
+        `Solana ${network} is not configured for production (SOLANA_RPC_URL_${network.toUpperCase().replace('-', '_')} is unset).`,
+      );
     return chain;
   }
 }

@@ -12,6 +12,8 @@ export class SolanaConfirmHandler implements JobHandler {
 
   async run(job: Job): Promise<JobOutcome> {
     const state = await this.transfers.confirm(String(job.payload['transferId']));
-    return state === 'final' ? { status: 'done' } : { status: 'retry', at: new Date(this.clock.now().getTime() + CONFIRM_EVERY_MS) };
+    return state === 'final'
+      ? { status: 'done' }
+      : { status: 'retry', at: new Date(this.clock.now().getTime() + CONFIRM_EVERY_MS) };
   }
 }

@@ -12,9 +12,23 @@ export interface SwapQuoteView {
   swapMode: SwapMode;
   fromToken: TokenInfo;
   toToken: TokenInfo;
-  amounts: { inputAmount: string; outputAmount: string; minOutputAmount: string; inputAmountRaw: string; outputAmountRaw: string };
+  amounts: {
+    inputAmount: string;
+    outputAmount: string;
+    minOutputAmount: string;
+    inputAmountRaw: string;
+    outputAmountRaw: string;
+  };
   rates: { rate: string; reverseRate: string; usdRate: string };
-  fees: { protocolFeePercent: string; protocolFeeAmount: string; platformFeePercent: string; totalFeePercent: string; totalFeeAmount: string; gasFee: string; totalCost: string };
+  fees: {
+    protocolFeePercent: string;
+    protocolFeeAmount: string;
+    platformFeePercent: string;
+    totalFeePercent: string;
+    totalFeeAmount: string;
+    gasFee: string;
+    totalCost: string;
+  };
   route: { hops: number; dexes: string[]; tokens: string[]; efficiencyScore: number };
   priceImpact: string;
   usdValues: { inputValue: number; outputValue: number; netValue: number };
@@ -67,11 +81,18 @@ export function quoteView(f: QuoteFacts): SwapQuoteView {
   const solUsd = f.prices.get('So11111111111111111111111111111111111111112');
   const warnings: string[] = [];
   if (f.quote.priceImpact > 0.05) warnings.push(`High price impact: ${significant(f.quote.priceImpact * 100)} %.`);
-  if (f.inputBalanceRaw < quote.inAmountRaw) warnings.push(`Insufficient ${from.symbol} balance: the wallet holds ${decimalFromRaw(f.inputBalanceRaw, from.decimals)}.`);
-  if (inUsd === undefined || outUsd === undefined) warnings.push('No USD price for one of the tokens: USD values are 0.');
+  if (f.inputBalanceRaw < quote.inAmountRaw)
+    warnings.push(
+      `Insufficient ${from.symbol} balance: the wallet holds ${decimalFromRaw(f.inputBalanceRaw, from.decimals)}.`,
+    );
+  if (inUsd === undefined || outUsd === undefined)
+    warnings.push('No USD price for one of the tokens: USD values are 0.');
   const inputValue = cents(inHuman * (inUsd ?? 0));
   const outputValue = cents(outHuman * (outUsd ?? 0));
-  const efficiencyScore = Math.max(1, Math.min(100, Math.round(100 - f.quote.priceImpact * 1000 - (quote.hops.length - 1) * 5)));
+  const efficiencyScore = Math.max(
+    1,
+    Math.min(100, Math.round(100 - f.quote.priceImpact * 1000 - (quote.hops.length - 1) * 5)),
+  );
   const expiry = Math.floor(f.now.getTime() / 1000) + QUOTE_TTL_SECONDS;
   return {
     quoteId: f.quoteId,
@@ -81,11 +102,18 @@ export function quoteView(f: QuoteFacts): SwapQuoteView {
     amounts: {
       inputAmount: decimalFromRaw(quote.inAmountRaw, from.decimals),
       outputAmount: decimalFromRaw(quote.outAmountRaw, to.decimals),
-      minOutputAmount: decimalFromRaw(f.request.swapMode === 'ExactIn' ? quote.otherAmountThresholdRaw : quote.outAmountRaw, to.decimals),
+      minOutputAmount: decimalFromRaw(
+        f.request.swapMode === 'ExactIn' ? quote.otherAmountThresholdRaw : quote.outAmountRaw,
+        to.decimals,
+      ),
       inputAmountRaw: quote.inAmountRaw.toString(),
       outputAmountRaw: quote.outAmountRaw.toString(),
     },
-    rates: { rate: significant(outHuman / inHuman), reverseRate: significant(inHuman / outHuman), usdRate: significant(inUsd ?? 0) },
+    rates: {
+      rate: significant(outHuman / inHuman),
+      reverseRate: significant(inHuman / outHuman),
+      usdRate: significant(inUsd ?? 0),
+    },
     fees: {
       protocolFeePercent: feePercent,
       protocolFeeAmount: significant(feeInInput),
@@ -96,7 +124,12 @@ export function quoteView(f: QuoteFacts): SwapQuoteView {
       // In USD: the fee's value plus the gas's, where prices are known.
       totalCost: significant(cents(feeInInput * (inUsd ?? 0) + gasSol * (solUsd ?? 0))),
     },
-    route: { hops: quote.hops.length, dexes: quote.hops.map((h) => h.dex), tokens: [quote.hops[0]!.inputMint, ...quote.hops.map((h) => h.outputMint)].map(f.symbols), efficiencyScore },
+    route: {
+      hops: quote.hops.length,
+      dexes: quote.hops.map((h) => h.dex),
+      tokens: [quote.hops[0]!.inputMint, ...quote.hops.map((h) => h.outputMint)].map(f.symbols),
+      efficiencyScore,
+    },
     priceImpact: significant(f.quote.priceImpact * 100),
     usdValues: { inputValue, outputValue, netValue: cents(outputValue - inputValue) },
     slippageTolerance: significant(f.request.slippageBps / 100),

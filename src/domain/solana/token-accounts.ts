@@ -13,7 +13,11 @@ export function associatedTokenAddress(mint: PublicKey | string, owner: PublicKe
   const key = `${mint.toString()}:${owner.toString()}`;
   let found = cache.get(key);
   if (!found) {
-    found = getAssociatedTokenAddressSync(typeof mint === 'string' ? new PublicKey(mint) : mint, typeof owner === 'string' ? new PublicKey(owner) : owner, true);
+    found = getAssociatedTokenAddressSync(
+      typeof mint === 'string' ? new PublicKey(mint) : mint,
+      typeof owner === 'string' ? new PublicKey(owner) : owner,
+      true,
+    );
     cache.set(key, found);
   }
   return found;

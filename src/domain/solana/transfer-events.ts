@@ -5,7 +5,11 @@ import { SOL_MINT } from './sandbox-world.js';
 import { decimalFromRaw } from './token-amounts.js';
 import type { SolanaTransferRow } from './transfer-store.js';
 
-const TYPE = { pending: 'transaction.created', confirmed: 'transaction.completed', failed: 'transaction.failed' } as const;
+const TYPE = {
+  pending: 'transaction.created',
+  confirmed: 'transaction.completed',
+  failed: 'transaction.failed',
+} as const;
 
 /** `transaction.*` for an outgoing Solana transaction, in the transaction that changes its state. */
 export async function recordTransferEvent(tx: Executor, row: SolanaTransferRow, at: Date): Promise<void> {

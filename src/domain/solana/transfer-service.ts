@@ -1,6 +1,12 @@
 import { getBase58Decoder } from '@solana/kit';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction } from '@solana/spl-token';
-import { PublicKey, SystemProgram, Transaction, type TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
+import {
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  type TransactionInstruction,
+  VersionedTransaction,
+} from '@solana/web3.js';
 import { eq } from 'drizzle-orm';
 import type { Database, Tx } from '../../db/client.js';
 import { solanaWallets } from '../../db/solana-schema.js';
@@ -77,41 +83,66 @@ export class SolanaTransfers {
     private readonly confirmWaitMs: number,
   ) {}
 
-  async transferToken(principal: Principal, input: TransferInput, idempotencyKey: string | undefined): Promise<TransferView> {
+  async transferToken(
+    principal: Principal,
+    input: TransferInput,
+    idempotencyKey: string | undefined,
+  ): Promise<TransferView> {
     const network = checkNetwork(input.network);
     const to = checkAddress(input.to, 'to');
     const mint = checkAddress(input.tokenMintAddress, 'tokenMintAddress');
-    if (mint.toBase58() === SOL_MINT) return this.transferSol(principal, { ...input, tokenMintAddress: null }, idempotencyKey);
+    if (mint.toBase58() === SOL_MINT)
+      return this.transferSol(principal, { ...input, tokenMintAddress: null }, idempotencyKey);
     const token = await this.tokens.info(principal.environment, network, mint.toBase58(), 'tokenMintAddress');
     const amountRaw = rawFromDecimal(input.amount, token.decimals);
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'solana.transfer-token' };
-    return this.idempotency.run(scope, idempotencyKey, { network, to: to.toBase58(), mint: mint.toBase58(), amountRaw }, async (claim) => {
-      if (claim?.resourceId) return transferView((await transferStore.findTransfer(this.db, claim.resourceId))!);
-      const wallet = await this.wallets.walletOf(principal);
-      const chain = this.chains.chainFor(principal.environment, network);
-      const owner = new PublicKey(wallet.address);
-      const source = associatedTokenAddress(mint, owner);
-      const destination = associatedTokenAddress(mint, to);
-      const [{ blockhash, lastValidBlockHeight }, destinationExists, rent] = await Promise.all([chain.latestBlockhash(), chain.accountExists(destination.toBase58()), chain.rentExempt(TOKEN_ACCOUNT_SIZE)]);
-      const instructions: TransactionInstruction[] = [];
-      // The sender pays the recipient's token-account rent when it has none (see the README).
-      if (!destinationExists) instructions.push(createAssociatedTokenAccountIdempotentInstruction(owner, destination, to, mint));
-      instructions.push(withReference(createTransferCheckedInstruction(source, mint, destination, owner, amountRaw, token.decimals)));
-      return this.submit(principal, wallet, chain, claim, {
-        kind: 'token',
-        network,
-        to: to.toBase58(),
-        mint: mint.toBase58(),
-        amountRaw,
-        decimals: token.decimals,
-        lamportsNeeded: SIGNATURE_FEE + (destinationExists ? 0n : rent),
-        transaction: new Transaction({ feePayer: owner, blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) }).add(...instructions),
-        lastValidBlockHeight,
-      });
-    });
+    return this.idempotency.run(
+      scope,
+      idempotencyKey,
+      { network, to: to.toBase58(), mint: mint.toBase58(), amountRaw },
+      async (claim) => {
+        if (claim?.resourceId) return transferView((await transferStore.findTransfer(this.db, claim.resourceId))!);
+        const wallet = await this.wallets.walletOf(principal);
+        const chain = this.chains.chainFor(principal.environment, network);
+        const owner = new PublicKey(wallet.address);
+        const source = associatedTokenAddress(mint, owner);
+        const destination = associatedTokenAddress(mint, to);
+        const [{ blockhash, lastValidBlockHeight }, destinationExists, rent] = await Promise.all([
+          chain.latestBlockhash(),
+          chain.accountExists(destination.toBase58()),
+          chain.rentExempt(TOKEN_ACCOUNT_SIZE),
+        ]);
+        const instructions: TransactionInstruction[] = [];
+        // The sender pays the recipient's token-account rent when it has none (see the README).
+        if (!destinationExists)
+          instructions.push(createAssociatedTokenAccountIdempotentInstruction(owner, destination, to, mint));
+        instructions.push(
+          withReference(createTransferCheckedInstruction(source, mint, destination, owner, amountRaw, token.decimals)),
+        );
+        return this.submit(principal, wallet, chain, claim, {
+          kind: 'token',
+          network,
+          to: to.toBase58(),
+          mint: mint.toBase58(),
+          amountRaw,
+          decimals: token.decimals,
+          lamportsNeeded: SIGNATURE_FEE + (destinationExists ? 0n : rent),
+          transaction: new Transaction({
+            feePayer: owner,
+            blockhash,
+            lastValidBlockHeight: Number(lastValidBlockHeight),
+          }).add(...instructions),
+          lastValidBlockHeight,
+        });
+      },
+    );
   }
 
-  async transferSol(principal: Principal, input: TransferInput, idempotencyKey: string | undefined): Promise<TransferView> {
+  async transferSol(
+    principal: Principal,
+    input: TransferInput,
+    idempotencyKey: string | undefined,
+  ): Promise<TransferView> {
     const network = checkNetwork(input.network);
     const to = checkAddress(input.to, 'to');
     const amountRaw = rawFromDecimal(input.amount, SOL.decimals);
@@ -130,19 +161,36 @@ export class SolanaTransfers {
         amountRaw,
         decimals: SOL.decimals,
         lamportsNeeded: SIGNATURE_FEE,
-        transaction: new Transaction({ feePayer: owner, blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) }).add(withReference(SystemProgram.transfer({ fromPubkey: owner, toPubkey: to, lamports: amountRaw }))),
+        transaction: new Transaction({
+          feePayer: owner,
+          blockhash,
+          lastValidBlockHeight: Number(lastValidBlockHeight),
+        }).add(withReference(SystemProgram.transfer({ fromPubkey: owner, toPubkey: to, lamports: amountRaw }))),
         lastValidBlockHeight,
       });
     });
   }
 
   /** Checks the balance under the wallet's lock, signs, stores, sends, and waits a bounded time for confirmation. */
-  async submit(principal: Principal, wallet: SolanaWalletRow, chain: SolanaChain, claim: Claim | null, outgoing: Outgoing): Promise<TransferView> {
-    const [lamports, tokenBalance] = await Promise.all([chain.lamports(wallet.address), outgoing.mint ? chain.associatedTokenAmount(wallet.address, outgoing.mint) : Promise.resolve(0n)]);
+  async submit(
+    principal: Principal,
+    wallet: SolanaWalletRow,
+    chain: SolanaChain,
+    claim: Claim | null,
+    outgoing: Outgoing,
+  ): Promise<TransferView> {
+    const [lamports, tokenBalance] = await Promise.all([
+      chain.lamports(wallet.address),
+      outgoing.mint ? chain.associatedTokenAmount(wallet.address, outgoing.mint) : Promise.resolve(0n),
+    ]);
     const now = this.clock.now();
     const row = await this.db.transaction(async (tx) => {
       // One wallet's transactions are checked one at a time, so two can never spend the same balance.
-      await tx.select({ id: solanaWallets.id }).from(solanaWallets).where(eq(solanaWallets.id, wallet.id)).for('update');
+      await tx
+        .select({ id: solanaWallets.id })
+        .from(solanaWallets)
+        .where(eq(solanaWallets.id, wallet.id))
+        .for('update');
       const held = await transferStore.pendingHolds(tx, wallet.address, outgoing.network);
       const heldSol = held.get('') ?? 0n;
       const solNeeded = outgoing.lamportsNeeded + (outgoing.mint ? 0n : outgoing.amountRaw);
@@ -150,11 +198,15 @@ export class SolanaTransfers {
         // Transfers spend from the associated token account, so that is the balance that counts.
         const available = tokenBalance - (held.get(outgoing.mint) ?? 0n);
         if (available < outgoing.amountRaw) {
-          throw insufficient(`Insufficient token balance: ${decimalFromRaw(available > 0n ? available : 0n, outgoing.decimals)} available, ${decimalFromRaw(outgoing.amountRaw, outgoing.decimals)} asked.`);
+          throw insufficient(
+            `Insufficient token balance: ${decimalFromRaw(available > 0n ? available : 0n, outgoing.decimals)} available, ${decimalFromRaw(outgoing.amountRaw, outgoing.decimals)} asked.`,
+          );
         }
       }
       if (lamports - heldSol < solNeeded) {
-        throw insufficient(`Insufficient SOL: ${decimalFromRaw(lamports - heldSol > 0n ? lamports - heldSol : 0n, 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`);
+        throw insufficient(
+          `Insufficient SOL: ${decimalFromRaw(lamports - heldSol > 0n ? lamports - heldSol : 0n, 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
+        );
       }
       const { wire, signature } = await this.sign(wallet, outgoing.transaction);
       const inserted = await transferStore.insertTransfer(tx, {
@@ -179,7 +231,11 @@ export class SolanaTransfers {
       });
       await recordTransferEvent(tx, inserted, now);
       await this.idempotency.attach(tx, claim, inserted.id);
-      await enqueueJob(tx, { kind: CONFIRM_JOB, payload: { transferId: inserted.id }, runAt: new Date(now.getTime() + CONFIRM_EVERY_MS) });
+      await enqueueJob(tx, {
+        kind: CONFIRM_JOB,
+        payload: { transferId: inserted.id },
+        runAt: new Date(now.getTime() + CONFIRM_EVERY_MS),
+      });
       return inserted;
     });
     const settled = await this.sendAndWait(row, chain);
@@ -194,14 +250,25 @@ export class SolanaTransfers {
     const chain = this.chains.chainFor(row.environment, row.network as SolanaNetwork);
     const state = await chain.signatureState(row.signature);
     if (state.state !== 'unknown') {
-      await this.settle(row.id, state.state === 'confirmed' ? 'confirmed' : 'failed', state.state === 'failed' ? state.error : null);
+      await this.settle(
+        row.id,
+        state.state === 'confirmed' ? 'confirmed' : 'failed',
+        state.state === 'failed' ? state.error : null,
+      );
       return 'final';
     }
     if ((await chain.blockHeight()) > row.lastValidBlockHeight) {
       // Past its last valid block height it can never land: one last look, then it fails and its hold is released.
       const last = await chain.signatureState(row.signature);
       if (last.state === 'confirmed') await this.settle(row.id, 'confirmed', null);
-      else await this.settle(row.id, 'failed', last.state === 'failed' ? last.error : 'Expired: the blockhash expired before the network confirmed the transaction.');
+      else
+        await this.settle(
+          row.id,
+          'failed',
+          last.state === 'failed'
+            ? last.error
+            : 'Expired: the blockhash expired before the network confirmed the transaction.',
+        );
       return 'final';
     }
     await this.broadcast(row, chain);
@@ -239,7 +306,8 @@ export class SolanaTransfers {
       return undefined;
     } catch (error) {
       // A node that already has it (or litesvm's AlreadyProcessed) is no refusal: the first send landed.
-      if (error instanceof TransactionRejected && !/already ?(been )?processed/i.test(error.reason)) return error.reason;
+      if (error instanceof TransactionRejected && !/already ?(been )?processed/i.test(error.reason))
+        return error.reason;
       return undefined;
     }
   }
@@ -249,7 +317,11 @@ export class SolanaTransfers {
     return transferView((await this.settle(id, status, error)) ?? (await transferStore.findTransfer(this.db, id))!);
   }
 
-  private async settle(id: string, status: 'confirmed' | 'failed', error: string | null): Promise<SolanaTransferRow | undefined> {
+  private async settle(
+    id: string,
+    status: 'confirmed' | 'failed',
+    error: string | null,
+  ): Promise<SolanaTransferRow | undefined> {
     const now = this.clock.now();
     return this.db.transaction(async (tx: Tx) => {
       const row = await transferStore.settleTransfer(tx, id, status, error, now);
@@ -258,7 +330,10 @@ export class SolanaTransfers {
     });
   }
 
-  private async sign(wallet: SolanaWalletRow, transaction: Transaction | VersionedTransaction): Promise<{ wire: Uint8Array; signature: string }> {
+  private async sign(
+    wallet: SolanaWalletRow,
+    transaction: Transaction | VersionedTransaction,
+  ): Promise<{ wire: Uint8Array; signature: string }> {
     const signer = new PublicKey(wallet.address);
     if (transaction instanceof VersionedTransaction) {
       const signature = await this.wallets.sign(wallet, transaction.message.serialize());

@@ -17,11 +17,21 @@ export const transferStore = {
     return row;
   },
 
-  async findOwnedBySignature(db: Executor, principal: Principal, signature: string): Promise<SolanaTransferRow | undefined> {
+  async findOwnedBySignature(
+    db: Executor,
+    principal: Principal,
+    signature: string,
+  ): Promise<SolanaTransferRow | undefined> {
     const [row] = await db
       .select()
       .from(solanaTransfers)
-      .where(and(eq(solanaTransfers.userId, principal.userId), eq(solanaTransfers.environment, principal.environment), eq(solanaTransfers.signature, signature)));
+      .where(
+        and(
+          eq(solanaTransfers.userId, principal.userId),
+          eq(solanaTransfers.environment, principal.environment),
+          eq(solanaTransfers.signature, signature),
+        ),
+      );
     return row;
   },
 
@@ -37,9 +47,19 @@ export const transferStore = {
   /** What pending transactions of a wallet hold, per mint ('' for SOL, fees of every kind included), raw units. */
   async pendingHolds(db: Executor, fromAddress: string, network: string): Promise<Map<string, bigint>> {
     const rows = await db
-      .select({ mint: solanaTransfers.mint, amount: sql<string>`sum(${solanaTransfers.amountRaw})`, fees: sql<string>`sum(${solanaTransfers.feeLamports})` })
+      .select({
+        mint: solanaTransfers.mint,
+        amount: sql<string>`sum(${solanaTransfers.amountRaw})`,
+        fees: sql<string>`sum(${solanaTransfers.feeLamports})`,
+      })
       .from(solanaTransfers)
-      .where(and(eq(solanaTransfers.fromAddress, fromAddress), eq(solanaTransfers.network, network), inArray(solanaTransfers.status, ['pending'])))
+      .where(
+        and(
+          eq(solanaTransfers.fromAddress, fromAddress),
+          eq(solanaTransfers.network, network),
+          inArray(solanaTransfers.status, ['pending']),
+        ),
+      )
       .groupBy(solanaTransfers.mint);
     const holds = new Map<string, bigint>();
     const add = (key: string, raw: bigint) => holds.set(key, (holds.get(key) ?? 0n) + raw);
@@ -61,7 +81,13 @@ export const transferStore = {
   },
 
   /** Moves a pending transaction to its end state once; undefined when it already had one. */
-  async settleTransfer(db: Executor, id: string, status: 'confirmed' | 'failed', error: string | null, at: Date): Promise<SolanaTransferRow | undefined> {
+  async settleTransfer(
+    db: Executor,
+    id: string,
+    status: 'confirmed' | 'failed',
+    error: string | null,
+    at: Date,
+  ): Promise<SolanaTransferRow | undefined> {
     const [row] = await db
       .update(solanaTransfers)
       .set({ status, error, updatedAt: at })

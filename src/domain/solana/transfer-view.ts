@@ -49,4 +49,3 @@ export function withReference(instruction: TransactionInstruction): TransactionI
   instruction.keys.push({ pubkey: Keypair.generate().publicKey, isSigner: false, isWritable: false });
   return instruction;
 }
-

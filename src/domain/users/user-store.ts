@@ -56,10 +56,7 @@ export const userStore = {
   },
 
   async findUserByEmail(db: Executor, email: string): Promise<User | undefined> {
-    const [row] = await db
-      .select()
-      .from(users)
-      .where(sql`lower(${users.email}) = lower(${email})`);
+    const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`);
     return row ? toUser(row) : undefined;
   },
 

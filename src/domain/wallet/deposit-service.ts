@@ -10,7 +10,14 @@ import { recordEvent } from '../events/outbox.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ledger, systemAccount, walletOf } from '../ledger/ledger.js';
-import type { Authorization, ChargeState, Customer, NextAction, PayInAccount, PaymentsProvider } from '../payments/payments-provider.js';
+import type {
+  Authorization,
+  ChargeState,
+  Customer,
+  NextAction,
+  PayInAccount,
+  PaymentsProvider,
+} from '../payments/payments-provider.js';
 import { SANDBOX_PAYMENTS } from '../payments/sandbox-payments-provider.js';
 import type { UserService } from '../users/user-service.js';
 import { koboFrom, nairaNumber } from './naira.js';
@@ -61,10 +68,18 @@ export class DepositService {
   ) {}
 
   /** The seed's `POST /wallet/deposit/payment-method`: a card is charged; a bank account pays by transfer. */
-  async withPaymentMethod(principal: Principal, input: DepositCommon & { paymentMethodId: string }, key: string | undefined): Promise<DepositRow> {
+  async withPaymentMethod(
+    principal: Principal,
+    input: DepositCommon & { paymentMethodId: string },
+    key: string | undefined,
+  ): Promise<DepositRow> {
     if (!input.paymentMethodId?.trim()) throw badInput('paymentMethodId', 'paymentMethodId is required.');
     const method = await this.paymentMethods.get(principal, input.paymentMethodId.trim());
-    if (method.type === 'card') return this.start(principal, 'card', input, key, { cardToken: method.providerToken!, paymentMethodId: method.id });
+    if (method.type === 'card')
+      return this.start(principal, 'card', input, key, {
+        cardToken: method.providerToken!,
+        paymentMethodId: method.id,
+      });
     return this.start(principal, 'bank_transfer', input, key, { paymentMethodId: method.id });
   }
 
@@ -77,17 +92,28 @@ export class DepositService {
   }
 
   ussd(principal: Principal, input: DepositCommon & { bankCode: string }, key: string | undefined) {
-    if (!input.bankCode?.trim()) throw badInput('bankCode', 'bankCode is required: the bank whose USSD code the payer dials.');
+    if (!input.bankCode?.trim())
+      throw badInput('bankCode', 'bankCode is required: the bank whose USSD code the payer dials.');
     return this.start(principal, 'ussd', input, key, { bankCode: input.bankCode.trim() });
   }
 
   paymentLink(principal: Principal, input: DepositCommon & { title?: string | null }, key: string | undefined) {
-    if (!input.redirectUrl) throw badInput('redirectUrl', 'redirectUrl is required: where the payer returns after paying.');
+    if (!input.redirectUrl)
+      throw badInput('redirectUrl', 'redirectUrl is required: where the payer returns after paying.');
     return this.start(principal, 'payment_link', input, key, { title: input.title?.trim() || 'Wallet funding' });
   }
 
   async get(principal: Principal, reference: string): Promise<DepositRow> {
-    const [row] = await this.db.select().from(deposits).where(and(eq(deposits.userId, principal.userId), eq(deposits.environment, principal.environment), eq(deposits.reference, reference)));
+    const [row] = await this.db
+      .select()
+      .from(deposits)
+      .where(
+        and(
+          eq(deposits.userId, principal.userId),
+          eq(deposits.environment, principal.environment),
+          eq(deposits.reference, reference),
+        ),
+      );
     if (!row) throw notFound(`Deposit ${JSON.stringify(reference)}`);
     return row;
   }
@@ -97,23 +123,45 @@ export class DepositService {
     const deposit = await this.get(principal, reference);
     const step = (deposit.nextAction as NextAction | null)?.type;
     if (deposit.status !== 'pending' || deposit.method !== 'card' || !step || step === 'payment_instruction') {
-      throw new DomainError('CONFLICT', `Deposit ${JSON.stringify(reference)} is ${deposit.status.toUpperCase()} and waits for no authorization.`);
+      throw new DomainError(
+        'CONFLICT',
+        `Deposit ${JSON.stringify(reference)} is ${deposit.status.toUpperCase()} and waits for no authorization.`,
+      );
     }
-    if (authorization.type === 'pin' && !/^\d{4}$/.test(authorization.pin)) throw badInput('pin', 'pin must be 4 digits.');
-    if (authorization.type === 'otp' && !/^\d{4,8}$/.test(authorization.otp)) throw badInput('otp', 'otp must be 4 to 8 digits.');
-    const state = await this.providerFor(deposit.environment).authorize({ providerRef: deposit.providerRef!, step }, authorization);
+    if (authorization.type === 'pin' && !/^\d{4}$/.test(authorization.pin))
+      throw badInput('pin', 'pin must be 4 digits.');
+    if (authorization.type === 'otp' && !/^\d{4,8}$/.test(authorization.otp))
+      throw badInput('otp', 'otp must be 4 to 8 digits.');
+    const state = await this.providerFor(deposit.environment).authorize(
+      { providerRef: deposit.providerRef!, step },
+      authorization,
+    );
     return this.apply(deposit.id, state);
   }
 
   /** The user's permanent virtual account, created on first call. */
   async permanentAccount(principal: Principal): Promise<typeof virtualAccounts.$inferSelect> {
-    const [existing] = await this.db.select().from(virtualAccounts).where(and(eq(virtualAccounts.userId, principal.userId), eq(virtualAccounts.environment, principal.environment)));
+    const [existing] = await this.db
+      .select()
+      .from(virtualAccounts)
+      .where(and(eq(virtualAccounts.userId, principal.userId), eq(virtualAccounts.environment, principal.environment)));
     if (existing) return existing;
     const customer = await this.customerOf(principal);
-    const account = await this.providerFor(principal.environment).permanentAccount({ reference: `${principal.environment}-${principal.userId}`, customer });
+    const account = await this.providerFor(principal.environment).permanentAccount({
+      reference: `${principal.environment}-${principal.userId}`,
+      customer,
+    });
     const [row] = await this.db
       .insert(virtualAccounts)
-      .values({ userId: principal.userId, environment: principal.environment, provider: this.providerFor(principal.environment).name, providerRef: account.providerRef, accountNumber: account.accountNumber, bankName: account.bankName, accountName: account.accountName })
+      .values({
+        userId: principal.userId,
+        environment: principal.environment,
+        provider: this.providerFor(principal.environment).name,
+        providerRef: account.providerRef,
+        accountNumber: account.accountNumber,
+        bankName: account.bankName,
+        accountName: account.accountName,
+      })
       .onConflictDoNothing()
       .returning();
     return row ?? (await this.permanentAccount(principal));
@@ -123,32 +171,80 @@ export class DepositService {
    * Money arrived in a permanent virtual account (the provider's webhook, or the sandbox's
    * simulation): a completed deposit, credited once per provider reference.
    */
-  async receiveIntoVirtualAccount(environment: Environment, accountNumber: string, amount: bigint, providerRef: string): Promise<DepositRow> {
-    const [account] = await this.db.select().from(virtualAccounts).where(and(eq(virtualAccounts.environment, environment), eq(virtualAccounts.accountNumber, accountNumber)));
+  async receiveIntoVirtualAccount(
+    environment: Environment,
+    accountNumber: string,
+    amount: bigint,
+    providerRef: string,
+  ): Promise<DepositRow> {
+    const [account] = await this.db
+      .select()
+      .from(virtualAccounts)
+      .where(and(eq(virtualAccounts.environment, environment), eq(virtualAccounts.accountNumber, accountNumber)));
     if (!account) throw notFound('Virtual account');
-    const [existing] = await this.db.select().from(deposits).where(and(eq(deposits.provider, account.provider), eq(deposits.providerRef, providerRef)));
+    const [existing] = await this.db
+      .select()
+      .from(deposits)
+      .where(and(eq(deposits.provider, account.provider), eq(deposits.providerRef, providerRef)));
     if (existing) return existing;
     const now = this.clock.now();
     const deposit = await this.db.transaction(async (tx) => {
       const [row] = await tx
         .insert(deposits)
-        .values({ userId: account.userId, environment, reference: `VA-${providerRef}`, method: 'virtual_account', amount, status: 'pending', provider: account.provider, providerRef, accountNumber, bankName: account.bankName, accountName: account.accountName, createdAt: now, updatedAt: now })
+        .values({
+          userId: account.userId,
+          environment,
+          reference: `VA-${providerRef}`,
+          method: 'virtual_account',
+          amount,
+          status: 'pending',
+          provider: account.provider,
+          providerRef,
+          accountNumber,
+          bankName: account.bankName,
+          accountName: account.accountName,
+          createdAt: now,
+          updatedAt: now,
+        })
         .onConflictDoNothing()
         .returning();
       if (!row) return undefined;
-      await openPendingTransaction(tx, account, { type: 'DEPOSIT', amount, reference: row.reference, description: 'Transfer into virtual account', counterparty: { method: 'virtual_account' } }, now);
+      await openPendingTransaction(
+        tx,
+        account,
+        {
+          type: 'DEPOSIT',
+          amount,
+          reference: row.reference,
+          description: 'Transfer into virtual account',
+          counterparty: { method: 'virtual_account' },
+        },
+        now,
+      );
       return row;
     });
-    if (!deposit) return (await this.db.select().from(deposits).where(and(eq(deposits.provider, account.provider), eq(deposits.providerRef, providerRef))))[0]!;
+    if (!deposit)
+      return (
+        await this.db
+          .select()
+          .from(deposits)
+          .where(and(eq(deposits.provider, account.provider), eq(deposits.providerRef, providerRef)))
+      )[0]!;
     return this.apply(deposit.id, { providerRef, status: 'succeeded' });
   }
 
   /** Sandbox only: a transfer of `amount` arrives in the caller's permanent virtual account. */
   async simulateVirtualAccountTransfer(principal: Principal, amountInput: unknown): Promise<DepositRow> {
-    if (principal.environment !== 'sandbox') throw badInput('amount', 'Transfers into a virtual account can be simulated only in sandbox.');
+    if (principal.environment !== 'sandbox')
+      throw badInput('amount', 'Transfers into a virtual account can be simulated only in sandbox.');
     const amount = koboFrom(amountInput);
     const account = await this.permanentAccount(principal);
-    return this.receiveIntoVirtualAccount(principal.environment, account.accountNumber, amount, `sbx_in_${crypto.randomUUID()}`);
+    return this.receiveIntoVirtualAccount(
+      principal.environment,
+      account.accountNumber,
+      amount,
+      `sbx_in_${crypto.randomUUID()}`,
+    );
   }
 
   /**
@@ -174,8 +270,13 @@ export class DepositService {
         });
         return this.finishDeposit(tx, current, 'completed', null, now);
       }
-      if (state.status === 'failed') return this.finishDeposit(tx, current, 'failed', state.reason ?? 'The payment failed.', now);
-      const changes = { status: 'pending' as const, nextAction: state.nextAction ?? current.nextAction, providerRef: state.providerRef || current.providerRef };
+      if (state.status === 'failed')
+        return this.finishDeposit(tx, current, 'failed', state.reason ?? 'The payment failed.', now);
+      const changes = {
+        status: 'pending' as const,
+        nextAction: state.nextAction ?? current.nextAction,
+        providerRef: state.providerRef || current.providerRef,
+      };
       const row = await this.update(tx, current, changes, now);
       if (current.status !== 'pending') await recordDepositEvent(tx, row, now);
       return row;
@@ -184,7 +285,11 @@ export class DepositService {
 
   /** A deposit still pending at its expiry (or a sandbox transfer that never came) fails. */
   async expire(depositId: string): Promise<DepositRow> {
-    return this.apply(depositId, { providerRef: '', status: 'failed', reason: 'No payment arrived before the deposit expired.' });
+    return this.apply(depositId, {
+      providerRef: '',
+      status: 'failed',
+      reason: 'No payment arrived before the deposit expired.',
+    });
   }
 
   /** A deposit by the reference the provider knows it by (`pgw-<id>`). */
@@ -199,7 +304,8 @@ export class DepositService {
    */
   async reconcile(depositId: string): Promise<DepositRow | undefined> {
     const deposit = await this.byId(depositId);
-    if (!deposit || deposit.status === 'completed' || deposit.status === 'failed' || !deposit.providerRef) return deposit;
+    if (!deposit || deposit.status === 'completed' || deposit.status === 'failed' || !deposit.providerRef)
+      return deposit;
     if (deposit.method === 'bank_transfer' || deposit.method === 'payment_link') return deposit;
     const state = await this.providerFor(deposit.environment).chargeStatus(deposit.providerRef);
     return this.apply(deposit.id, state);
@@ -224,13 +330,27 @@ export class DepositService {
     const narration = input.narration?.trim() || null;
     if (narration && narration.length > 140) throw badInput('narration', 'narration must be at most 140 characters.');
     const redirectUrl = input.redirectUrl?.trim() || null;
-    if (redirectUrl && !/^https?:\/\/\S+$/.test(redirectUrl)) throw badInput('redirectUrl', 'redirectUrl must be an http(s) URL.');
-    if (input.meta !== undefined && input.meta !== null && (typeof input.meta !== 'object' || Array.isArray(input.meta) || JSON.stringify(input.meta).length > 4096)) {
+    if (redirectUrl && !/^https?:\/\/\S+$/.test(redirectUrl))
+      throw badInput('redirectUrl', 'redirectUrl must be an http(s) URL.');
+    if (
+      input.meta !== undefined &&
+      input.meta !== null &&
+      (typeof input.meta !== 'object' || Array.isArray(input.meta) || JSON.stringify(input.meta).length > 4096)
+    ) {
       throw badInput('meta', 'meta must be an object of at most 4 KB.');
     }
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'wallet.deposit' };
     // The hash covers what the caller sent: a generated reference would differ on every retry.
-    const request = { method, amount, currency, reference: input.reference ?? null, narration, redirectUrl, meta: input.meta ?? null, ...extra };
+    const request = {
+      method,
+      amount,
+      currency,
+      reference: input.reference ?? null,
+      narration,
+      redirectUrl,
+      meta: input.meta ?? null,
+      ...extra,
+    };
     return this.idempotency.run(scope, key, request, async (claim) => {
       if (claim?.resourceId) return (await this.byId(claim.resourceId))!;
       const existing = await transactionStore.findByReference(this.db, principal, reference);
@@ -242,7 +362,10 @@ export class DepositService {
       const depositId = randomUUID();
       const providerReference = `pgw-${depositId}`;
       if (method === 'ussd' && !(await provider.banks()).some((b) => b.code === extra.bankCode)) {
-        throw badInput('bankCode', `bankCode ${JSON.stringify(extra.bankCode)} is not a bank with USSD payments; list them with the banks.`);
+        throw badInput(
+          'bankCode',
+          `bankCode ${JSON.stringify(extra.bankCode)} is not a bank with USSD payments; list them with the banks.`,
+        );
       }
       // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
       await this.db.transaction(async (tx) => {
@@ -271,24 +394,50 @@ export class DepositService {
           return inserted!;
         });
         await recordDepositEvent(tx, row, now);
-        await openPendingTransaction(tx, principal, { type: 'DEPOSIT', amount, reference, description: narration, counterparty: { method } }, now);
+        await openPendingTransaction(
+          tx,
+          principal,
+          { type: 'DEPOSIT', amount, reference, description: narration, counterparty: { method } },
+          now,
+        );
         await this.idempotency.attach(tx, claim, row.id);
         // A provider's webhook may never come: pending charges are polled until they settle.
-        if (provider.name !== 'sandbox') await enqueueJob(tx, { kind: DEPOSIT_JOBS.reconcile, payload: { depositId: row.id }, runAt: new Date(now.getTime() + RECONCILE_EVERY_MS) });
+        if (provider.name !== 'sandbox')
+          await enqueueJob(tx, {
+            kind: DEPOSIT_JOBS.reconcile,
+            payload: { depositId: row.id },
+            runAt: new Date(now.getTime() + RECONCILE_EVERY_MS),
+          });
       });
       let state: ChargeState;
       let payIn: PayInAccount | undefined;
       try {
         if (method === 'card') {
-          state = await provider.chargeCard({ reference: providerReference, amount, cardToken: extra.cardToken!, customer, ...(redirectUrl ? { redirectUrl } : {}) });
+          state = await provider.chargeCard({
+            reference: providerReference,
+            amount,
+            cardToken: extra.cardToken!,
+            customer,
+            ...(redirectUrl ? { redirectUrl } : {}),
+          });
         } else if (method === 'bank_transfer') {
           payIn = await provider.bankTransferAccount({ reference: providerReference, amount, customer });
           state = { providerRef: payIn.providerRef, status: 'pending' };
         } else if (method === 'ussd') {
           state = await provider.ussd({ reference: providerReference, amount, bankCode: extra.bankCode!, customer });
         } else {
-          const created = await provider.paymentLink({ reference: providerReference, amount, customer, redirectUrl: redirectUrl!, title: extra.title! });
-          state = { providerRef: created.providerRef, status: 'pending', nextAction: { type: 'redirect_url', redirect_url: { url: created.link } } };
+          const created = await provider.paymentLink({
+            reference: providerReference,
+            amount,
+            customer,
+            redirectUrl: redirectUrl!,
+            title: extra.title!,
+          });
+          state = {
+            providerRef: created.providerRef,
+            status: 'pending',
+            nextAction: { type: 'redirect_url', redirect_url: { url: created.link } },
+          };
         }
       } catch (error) {
         // A refusal fails the deposit; anything else leaves it pending for reconciliation, never a guess.
@@ -297,7 +446,9 @@ export class DepositService {
             ? { providerRef: '', status: 'failed', reason: error.message }
             : { providerRef: '', status: 'pending' };
       }
-      const expiresAt = payIn?.expiresAt ?? (method === 'payment_link' ? new Date(now.getTime() + PAYMENT_LINK_MINUTES * 60_000) : null);
+      const expiresAt =
+        payIn?.expiresAt ??
+        (method === 'payment_link' ? new Date(now.getTime() + PAYMENT_LINK_MINUTES * 60_000) : null);
       await this.db.transaction(async (tx) => {
         await tx
           .update(deposits)
@@ -308,13 +459,19 @@ export class DepositService {
             accountName: payIn?.accountName ?? null,
             expiresAt,
             narration: narration ?? payIn?.note ?? null,
-            nextAction: state.nextAction ?? (payIn ? { type: 'payment_instruction', payment_instruction: { note: payIn.note } } : null),
+            nextAction:
+              state.nextAction ??
+              (payIn ? { type: 'payment_instruction', payment_instruction: { note: payIn.note } } : null),
           })
           .where(eq(deposits.id, depositId));
         if (state.status === 'failed') return;
         if (expiresAt) await enqueueJob(tx, { kind: DEPOSIT_JOBS.expire, payload: { depositId }, runAt: expiresAt });
         if (provider.name === 'sandbox' && method !== 'card' && amount !== SANDBOX_PAYMENTS.neverArrivesKobo) {
-          await enqueueJob(tx, { kind: DEPOSIT_JOBS.sandboxArrival, payload: { depositId }, runAt: new Date(now.getTime() + SANDBOX_PAYMENTS.arrivalSeconds * 1000) });
+          await enqueueJob(tx, {
+            kind: DEPOSIT_JOBS.sandboxArrival,
+            payload: { depositId },
+            runAt: new Date(now.getTime() + SANDBOX_PAYMENTS.arrivalSeconds * 1000),
+          });
         }
       });
       const settled = await this.apply(depositId, state);
@@ -329,22 +486,39 @@ export class DepositService {
     return { email: user?.email ?? '', name, phoneNumber: user?.phone ?? '' };
   }
 
-  private async finishDeposit(tx: Executor, current: DepositRow, status: 'completed' | 'failed', reason: string | null, now: Date): Promise<DepositRow> {
+  private async finishDeposit(
+    tx: Executor,
+    current: DepositRow,
+    status: 'completed' | 'failed',
+    reason: string | null,
+    now: Date,
+  ): Promise<DepositRow> {
     const row = await this.update(tx, current, { status, failureReason: reason, nextAction: null }, now);
     const transaction = await transactionStore.findByReference(tx, current, current.reference);
-    const settled = transaction ? await transactionStore.settle(tx, transaction.id, status === 'completed' ? 'COMPLETED' : 'FAILED', now) : undefined;
+    const settled = transaction
+      ? await transactionStore.settle(tx, transaction.id, status === 'completed' ? 'COMPLETED' : 'FAILED', now)
+      : undefined;
     await recordDepositEvent(tx, row, now);
     if (settled) await recordTransactionEvent(tx, settled, now);
     return row;
   }
 
   private async update(tx: Executor, current: DepositRow, changes: Partial<DepositRow>, at: Date): Promise<DepositRow> {
-    const [row] = await tx.update(deposits).set({ ...changes, version: current.version + 1, updatedAt: at }).where(eq(deposits.id, current.id)).returning();
+    const [row] = await tx
+      .update(deposits)
+      .set({ ...changes, version: current.version + 1, updatedAt: at })
+      .where(eq(deposits.id, current.id))
+      .returning();
     return row!;
   }
 }
 
-const DEPOSIT_EVENT = { initiated: 'deposit.initiated', pending: 'deposit.pending', completed: 'deposit.completed', failed: 'deposit.failed' } as const;
+const DEPOSIT_EVENT = {
+  initiated: 'deposit.initiated',
+  pending: 'deposit.pending',
+  completed: 'deposit.completed',
+  failed: 'deposit.failed',
+} as const;
 
 /** The seed's deposit `data`: reference, status, amount, currency, method, accountNumber, bankName. */
 async function recordDepositEvent(tx: Executor, row: DepositRow, at: Date): Promise<void> {

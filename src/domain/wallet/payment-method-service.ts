@@ -27,7 +27,12 @@ const MAX_METHODS = 20;
 async function lockOwner(tx: Executor, principal: Principal): Promise<void> {
   await tx.select({ id: users.id }).from(users).where(eq(users.id, principal.userId)).for('update');
 }
-const owned = (principal: Principal) => and(eq(paymentMethods.userId, principal.userId), eq(paymentMethods.environment, principal.environment), isNull(paymentMethods.deletedAt));
+const owned = (principal: Principal) =>
+  and(
+    eq(paymentMethods.userId, principal.userId),
+    eq(paymentMethods.environment, principal.environment),
+    isNull(paymentMethods.deletedAt),
+  );
 
 /**
  * Stored payment methods. A card is kept only as the provider's token with brand, last four and
@@ -45,7 +50,12 @@ export class PaymentMethodService {
   }
 
   async get(principal: Principal, id: string): Promise<PaymentMethodRow> {
-    const [row] = isUuid(id) ? await this.db.select().from(paymentMethods).where(and(owned(principal), eq(paymentMethods.id, id))) : [];
+    const [row] = isUuid(id)
+      ? await this.db
+          .select()
+          .from(paymentMethods)
+          .where(and(owned(principal), eq(paymentMethods.id, id)))
+      : [];
     if (!row) throw notFound('Payment method');
     return row;
   }
@@ -56,13 +66,26 @@ export class PaymentMethodService {
     if (input.type === 'card') {
       if (!input.card) throw badInput('card', 'card is required for a card payment method.');
       const token = await provider.tokenizeCard(input.card);
-      values = { type: 'card', providerToken: token.token, brand: token.brand, last4: token.last4, expMonth: token.expMonth, expYear: token.expYear };
+      values = {
+        type: 'card',
+        providerToken: token.token,
+        brand: token.brand,
+        last4: token.last4,
+        expMonth: token.expMonth,
+        expYear: token.expYear,
+      };
     } else if (input.type === 'bank_account') {
-      if (!input.bankAccount) throw badInput('bankAccount', 'bankAccount is required for a bank_account payment method.');
+      if (!input.bankAccount)
+        throw badInput('bankAccount', 'bankAccount is required for a bank_account payment method.');
       const { bankCode, accountNumber } = input.bankAccount;
-      if (!/^\d{10}$/.test(accountNumber)) throw badInput('bankAccount.accountNumber', 'bankAccount.accountNumber must be a 10-digit NUBAN account number.');
+      if (!/^\d{10}$/.test(accountNumber))
+        throw badInput(
+          'bankAccount.accountNumber',
+          'bankAccount.accountNumber must be a 10-digit NUBAN account number.',
+        );
       const bank = (await provider.banks()).find((b) => b.code === bankCode);
-      if (!bank) throw badInput('bankAccount.bankCode', `bankAccount.bankCode ${JSON.stringify(bankCode)} is not a known bank.`);
+      if (!bank)
+        throw badInput('bankAccount.bankCode', `bankAccount.bankCode ${JSON.stringify(bankCode)} is not a known bank.`);
       const accountName = await provider.resolveAccount({ bankCode, accountNumber });
       values = { type: 'bank_account', bankCode, bankName: bank.name, accountNumber, accountName };
     } else {
@@ -70,13 +93,28 @@ export class PaymentMethodService {
     }
     return this.db.transaction(async (tx) => {
       await lockOwner(tx, principal);
-      const existing = await tx.select({ id: paymentMethods.id, isDefault: paymentMethods.isDefault }).from(paymentMethods).where(owned(principal));
-      if (existing.length >= MAX_METHODS) throw badInput('type', `An account may store at most ${MAX_METHODS} payment methods.`);
+      const existing = await tx
+        .select({ id: paymentMethods.id, isDefault: paymentMethods.isDefault })
+        .from(paymentMethods)
+        .where(owned(principal));
+      if (existing.length >= MAX_METHODS)
+        throw badInput('type', `An account may store at most ${MAX_METHODS} payment methods.`);
       const makeDefault = input.makeDefault === true || existing.length === 0;
-      if (makeDefault) await tx.update(paymentMethods).set({ isDefault: false }).where(and(owned(principal), eq(paymentMethods.isDefault, true)));
+      if (makeDefault)
+        await tx
+          .update(paymentMethods)
+          .set({ isDefault: false })
+          .where(and(owned(principal), eq(paymentMethods.isDefault, true)));
       const [row] = await tx
         .insert(paymentMethods)
-        .values({ ...values, type: values.type!, userId: principal.userId, environment: principal.environment, provider: provider.name, isDefault: makeDefault })
+        .values({
+          ...values,
+          type: values.type!,
+          userId: principal.userId,
+          environment: principal.environment,
+          provider: provider.name,
+          isDefault: makeDefault,
+        })
         .returning();
       return row!;
     });
@@ -86,10 +124,19 @@ export class PaymentMethodService {
     const method = await this.get(principal, id);
     return this.db.transaction(async (tx) => {
       await lockOwner(tx, principal);
-      const [row] = await tx.update(paymentMethods).set({ deletedAt: new Date(), isDefault: false }).where(eq(paymentMethods.id, method.id)).returning();
+      const [row] = await tx
+        .update(paymentMethods)
+        .set({ deletedAt: new Date(), isDefault: false })
+        .where(eq(paymentMethods.id, method.id))
+        .returning();
       // The oldest remaining method becomes the default, so there is one while any exist.
       if (method.isDefault) {
-        const [next] = await tx.select({ id: paymentMethods.id }).from(paymentMethods).where(owned(principal)).orderBy(asc(paymentMethods.createdAt)).limit(1);
+        const [next] = await tx
+          .select({ id: paymentMethods.id })
+          .from(paymentMethods)
+          .where(owned(principal))
+          .orderBy(asc(paymentMethods.createdAt))
+          .limit(1);
         if (next) await tx.update(paymentMethods).set({ isDefault: true }).where(eq(paymentMethods.id, next.id));
       }
       return row!;
@@ -100,8 +147,15 @@ export class PaymentMethodService {
     const method = await this.get(principal, id);
     return this.db.transaction(async (tx) => {
       await lockOwner(tx, principal);
-      await tx.update(paymentMethods).set({ isDefault: false }).where(and(owned(principal), eq(paymentMethods.isDefault, true)));
-      const [row] = await tx.update(paymentMethods).set({ isDefault: true }).where(eq(paymentMethods.id, method.id)).returning();
+      await tx
+        .update(paymentMethods)
+        .set({ isDefault: false })
+        .where(and(owned(principal), eq(paymentMethods.isDefault, true)));
+      const [row] = await tx
+        .update(paymentMethods)
+        .set({ isDefault: true })
+        .where(eq(paymentMethods.id, method.id))
+        .returning();
       return row!;
     });
   }

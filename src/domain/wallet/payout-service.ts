@@ -58,7 +58,13 @@ export class PayoutService {
     const [row] = await this.db
       .select()
       .from(payouts)
-      .where(and(eq(payouts.userId, principal.userId), eq(payouts.environment, principal.environment), eq(payouts.reference, reference)));
+      .where(
+        and(
+          eq(payouts.userId, principal.userId),
+          eq(payouts.environment, principal.environment),
+          eq(payouts.reference, reference),
+        ),
+      );
     if (!row) throw notFound(`Payout ${JSON.stringify(reference)}`);
     return row;
   }
@@ -72,53 +78,78 @@ export class PayoutService {
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'wallet.withdraw' };
     const request = { amount, bankCode: input.bankCode.trim(), accountNumber, narration };
     // The hash covers what the caller sent: a generated reference would differ on every retry.
-    return this.idempotency.run(scope, idempotencyKey, { ...request, reference: input.reference ?? null }, async (claim) => {
-      if (claim?.resourceId) return this.byId(claim.resourceId);
-      const provider = this.providerFor(principal.environment);
-      const bank = (await provider.banks()).find((b) => b.code === request.bankCode);
-      if (!bank) throw badInput('bankCode', `bankCode ${JSON.stringify(request.bankCode)} is not a known bank; list the codes with the banks.`);
-      const accountName = await provider.resolveAccount({ bankCode: bank.code, accountNumber });
-      const existing = await transactionStore.findByReference(this.db, principal, reference);
-      if (existing) throw referenceTaken(reference, existing.id);
-      const now = this.clock.now();
-      // Phase 1: the money is held and the payout recorded before the provider hears of it.
-      const payout = await this.db.transaction(async (tx) => {
-        const holdId = await ledger.hold(tx, principal, amount + PAYOUT_FEE_KOBO, reference);
-        const row = await insertOrConflict(reference, async () => {
-          const [inserted] = await tx
-            .insert(payouts)
-            .values({
-              userId: principal.userId,
-              environment: principal.environment,
-              reference,
+    return this.idempotency.run(
+      scope,
+      idempotencyKey,
+      { ...request, reference: input.reference ?? null },
+      async (claim) => {
+        if (claim?.resourceId) return this.byId(claim.resourceId);
+        const provider = this.providerFor(principal.environment);
+        const bank = (await provider.banks()).find((b) => b.code === request.bankCode);
+        if (!bank)
+          throw badInput(
+            'bankCode',
+            `bankCode ${JSON.stringify(request.bankCode)} is not a known bank; list the codes with the banks.`,
+          );
+        const accountName = await provider.resolveAccount({ bankCode: bank.code, accountNumber });
+        const existing = await transactionStore.findByReference(this.db, principal, reference);
+        if (existing) throw referenceTaken(reference, existing.id);
+        const now = this.clock.now();
+        // Phase 1: the money is held and the payout recorded before the provider hears of it.
+        const payout = await this.db.transaction(async (tx) => {
+          const holdId = await ledger.hold(tx, principal, amount + PAYOUT_FEE_KOBO, reference);
+          const row = await insertOrConflict(reference, async () => {
+            const [inserted] = await tx
+              .insert(payouts)
+              .values({
+                userId: principal.userId,
+                environment: principal.environment,
+                reference,
+                amount,
+                fee: PAYOUT_FEE_KOBO,
+                bankCode: bank.code,
+                bankName: bank.name,
+                accountNumber,
+                accountName,
+                narration,
+                holdId,
+                provider: provider.name,
+                createdAt: now,
+                updatedAt: now,
+              })
+              .returning();
+            return inserted!;
+          });
+          await recordPayoutEvent(tx, row, now);
+          await openPendingTransaction(
+            tx,
+            principal,
+            {
+              type: 'WITHDRAWAL',
               amount,
               fee: PAYOUT_FEE_KOBO,
-              bankCode: bank.code,
-              bankName: bank.name,
-              accountNumber,
-              accountName,
-              narration,
-              holdId,
-              provider: provider.name,
-              createdAt: now,
-              updatedAt: now,
-            })
-            .returning();
-          return inserted!;
+              reference,
+              description: narration,
+              counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName },
+            },
+            now,
+          );
+          await this.idempotency.attach(tx, claim, row.id);
+          // The safety net: if this process dies before phase 2, reconciliation settles the payout.
+          await enqueueJob(tx, {
+            kind: PAYOUT_RECONCILE_JOB,
+            payload: { payoutId: row.id },
+            runAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
+          });
+          return row;
         });
-        await recordPayoutEvent(tx, row, now);
-        await openPendingTransaction(tx, principal, { type: 'WITHDRAWAL', amount, fee: PAYOUT_FEE_KOBO, reference, description: narration, counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName } }, now);
-        await this.idempotency.attach(tx, claim, row.id);
-        // The safety net: if this process dies before phase 2, reconciliation settles the payout.
-        await enqueueJob(tx, { kind: PAYOUT_RECONCILE_JOB, payload: { payoutId: row.id }, runAt: new Date(now.getTime() + RECONCILE_AFTER_MS) });
-        return row;
-      });
-      // Phase 2: the provider call, outside any transaction; its answer settles the payout.
-      const state = await sendTransfer(provider, payout);
-      const settled = await this.settle(payout.id, state);
-      await this.db.transaction((tx) => this.idempotency.finish(tx, claim, settled));
-      return settled;
-    });
+        // Phase 2: the provider call, outside any transaction; its answer settles the payout.
+        const state = await sendTransfer(provider, payout);
+        const settled = await this.settle(payout.id, state);
+        await this.db.transaction((tx) => this.idempotency.finish(tx, claim, settled));
+        return settled;
+      },
+    );
   }
 
   /**
@@ -135,14 +166,28 @@ export class PayoutService {
         const succeeded = state.status === 'succeeded';
         if (succeeded) await ledger.capture(tx, current.holdId, current.fee, now);
         else await ledger.release(tx, current.holdId, now);
-        const row = await this.update(tx, current, { status: succeeded ? 'completed' : 'failed', providerRef: state.providerRef ?? current.providerRef, failureReason: succeeded ? null : (state.reason ?? 'The provider reported the transfer failed.') }, now);
+        const row = await this.update(
+          tx,
+          current,
+          {
+            status: succeeded ? 'completed' : 'failed',
+            providerRef: state.providerRef ?? current.providerRef,
+            failureReason: succeeded ? null : (state.reason ?? 'The provider reported the transfer failed.'),
+          },
+          now,
+        );
         const transaction = await this.settleTransaction(tx, current, succeeded ? 'COMPLETED' : 'FAILED', now);
         await recordPayoutEvent(tx, row, now);
         if (transaction) await recordTransactionEvent(tx, transaction, now);
         return row;
       }
       if (current.status === 'processing') return current;
-      const row = await this.update(tx, current, { status: 'processing', providerRef: state.providerRef ?? current.providerRef }, now);
+      const row = await this.update(
+        tx,
+        current,
+        { status: 'processing', providerRef: state.providerRef ?? current.providerRef },
+        now,
+      );
       await recordPayoutEvent(tx, row, now);
       return row;
     });
@@ -177,7 +222,11 @@ export class PayoutService {
   }
 
   private async update(tx: Executor, current: PayoutRow, changes: Partial<PayoutRow>, at: Date): Promise<PayoutRow> {
-    const [row] = await tx.update(payouts).set({ ...changes, version: current.version + 1, updatedAt: at }).where(eq(payouts.id, current.id)).returning();
+    const [row] = await tx
+      .update(payouts)
+      .set({ ...changes, version: current.version + 1, updatedAt: at })
+      .where(eq(payouts.id, current.id))
+      .returning();
     return row!;
   }
 
@@ -205,18 +254,29 @@ async function sendTransfer(provider: PaymentsProvider, payout: PayoutRow): Prom
       narration: payout.narration ?? `Payout ${payout.reference}`,
     });
   } catch (error) {
-    if (error instanceof DomainError && error.status < 500) return { providerRef: null, status: 'failed', reason: error.message };
-    return { providerRef: null, status: 'pending', reason: error instanceof ProviderOutcomeUnknown ? error.message : 'The provider did not answer clearly.' };
+    if (error instanceof DomainError && error.status < 500)
+      return { providerRef: null, status: 'failed', reason: error.message };
+    return {
+      providerRef: null,
+      status: 'pending',
+      reason: error instanceof ProviderOutcomeUnknown ? error.message : 'The provider did not answer clearly.',
+    };
   }
 }
 
 function checkAccountNumber(value: string): string {
   const accountNumber = value.trim();
-  if (!ACCOUNT_NUMBER.test(accountNumber)) throw badInput('accountNumber', 'accountNumber must be a 10-digit NUBAN account number.');
+  if (!ACCOUNT_NUMBER.test(accountNumber))
+    throw badInput('accountNumber', 'accountNumber must be a 10-digit NUBAN account number.');
   return accountNumber;
 }
 
-const PAYOUT_EVENT = { initiated: 'payout.initiated', processing: 'payout.processing', completed: 'payout.completed', failed: 'payout.failed' } as const;
+const PAYOUT_EVENT = {
+  initiated: 'payout.initiated',
+  processing: 'payout.processing',
+  completed: 'payout.completed',
+  failed: 'payout.failed',
+} as const;
 
 async function recordPayoutEvent(tx: Executor, row: PayoutRow, at: Date): Promise<void> {
   await recordEvent(

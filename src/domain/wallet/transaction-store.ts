@@ -20,7 +20,8 @@ export interface TransactionFilter {
   search?: string | undefined;
 }
 
-const ownedBy = (owner: Owner) => and(eq(walletTransactions.userId, owner.userId), eq(walletTransactions.environment, owner.environment));
+const ownedBy = (owner: Owner) =>
+  and(eq(walletTransactions.userId, owner.userId), eq(walletTransactions.environment, owner.environment));
 
 export const transactionStore = {
   async insert(tx: Executor, row: typeof walletTransactions.$inferInsert): Promise<WalletTransactionRow> {
@@ -29,7 +30,12 @@ export const transactionStore = {
   },
 
   /** Moves a PENDING transaction to its outcome; returns undefined if it was no longer pending. */
-  async settle(tx: Executor, id: string, status: 'COMPLETED' | 'FAILED', at: Date): Promise<WalletTransactionRow | undefined> {
+  async settle(
+    tx: Executor,
+    id: string,
+    status: 'COMPLETED' | 'FAILED',
+    at: Date,
+  ): Promise<WalletTransactionRow | undefined> {
     const [row] = await tx
       .update(walletTransactions)
       .set({ status, updatedAt: at, version: sql`${walletTransactions.version} + 1` })
@@ -39,12 +45,18 @@ export const transactionStore = {
   },
 
   async findById(db: Executor, owner: Owner, id: string): Promise<WalletTransactionRow | undefined> {
-    const [row] = await db.select().from(walletTransactions).where(and(ownedBy(owner), eq(walletTransactions.id, id)));
+    const [row] = await db
+      .select()
+      .from(walletTransactions)
+      .where(and(ownedBy(owner), eq(walletTransactions.id, id)));
     return row;
   },
 
   async findByReference(db: Executor, owner: Owner, reference: string): Promise<WalletTransactionRow | undefined> {
-    const [row] = await db.select().from(walletTransactions).where(and(ownedBy(owner), eq(walletTransactions.reference, reference)));
+    const [row] = await db
+      .select()
+      .from(walletTransactions)
+      .where(and(ownedBy(owner), eq(walletTransactions.reference, reference)));
     return row;
   },
 
@@ -61,7 +73,13 @@ export const transactionStore = {
       search ? ilike(walletTransactions.reference, `%${search}%`) : undefined,
     ];
     const where = and(...conditions);
-    const rows = await db.select().from(walletTransactions).where(where).orderBy(desc(walletTransactions.createdAt), desc(walletTransactions.id)).limit(limit).offset((page - 1) * limit);
+    const rows = await db
+      .select()
+      .from(walletTransactions)
+      .where(where)
+      .orderBy(desc(walletTransactions.createdAt), desc(walletTransactions.id))
+      .limit(limit)
+      .offset((page - 1) * limit);
     const [total] = await db.select({ n: count() }).from(walletTransactions).where(where);
     return { rows, total: Number(total?.n ?? 0) };
   },

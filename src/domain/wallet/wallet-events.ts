@@ -3,7 +3,11 @@ import { recordEvent } from '../events/outbox.js';
 import { nairaNumber } from './naira.js';
 import { transactionStore, type WalletTransactionRow } from './transaction-store.js';
 
-const TRANSACTION_EVENT = { PENDING: 'transaction.created', COMPLETED: 'transaction.completed', FAILED: 'transaction.failed' } as const;
+const TRANSACTION_EVENT = {
+  PENDING: 'transaction.created',
+  COMPLETED: 'transaction.completed',
+  FAILED: 'transaction.failed',
+} as const;
 
 /**
  * `transaction.*` for a wallet transaction, in the caller's transaction. `transaction.created`
@@ -39,10 +43,24 @@ export async function recordTransactionEvent(tx: Executor, row: WalletTransactio
 export async function openPendingTransaction(
   tx: Executor,
   owner: { userId: string; environment: WalletTransactionRow['environment'] },
-  transaction: { type: WalletTransactionRow['type']; amount: bigint; fee?: bigint; reference: string; description: string | null; counterparty: Record<string, unknown> },
+  transaction: {
+    type: WalletTransactionRow['type'];
+    amount: bigint;
+    fee?: bigint;
+    reference: string;
+    description: string | null;
+    counterparty: Record<string, unknown>;
+  },
   at: Date,
 ): Promise<WalletTransactionRow> {
-  const row = await transactionStore.insert(tx, { userId: owner.userId, environment: owner.environment, status: 'PENDING', ...transaction, createdAt: at, updatedAt: at });
+  const row = await transactionStore.insert(tx, {
+    userId: owner.userId,
+    environment: owner.environment,
+    status: 'PENDING',
+    ...transaction,
+    createdAt: at,
+    updatedAt: at,
+  });
   await recordTransactionEvent(tx, row, at);
   return row;
 }

@@ -15,7 +15,11 @@ export class PayoutReconcileHandler implements JobHandler {
   async run(job: Job): Promise<JobOutcome> {
     const payout = await this.payouts.reconcile(String(job.payload['payoutId']));
     const final = payout.status === 'completed' || payout.status === 'failed';
-    return keepPolling(this.clock, { final, since: payout.createdAt, stuck: `Payout ${payout.id} is still ${payout.status} after 24 hours; check it with the provider.` });
+    return keepPolling(this.clock, {
+      final,
+      since: payout.createdAt,
+      stuck: `Payout ${payout.id} is still ${payout.status} after 24 hours; check it with the provider.`,
+    });
   }
 }
 
@@ -53,11 +57,20 @@ export class DepositReconcileHandler implements JobHandler {
     const deposit = await this.deposits.reconcile(String(job.payload['depositId']));
     if (!deposit) return { status: 'done' };
     // An unpaid deposit that never settles simply lapses (its expiry fails it); nothing to flag.
-    const outcome = keepPolling(this.clock, { final: deposit.status === 'completed' || deposit.status === 'failed', since: deposit.createdAt, stuck: '' });
+    const outcome = keepPolling(this.clock, {
+      final: deposit.status === 'completed' || deposit.status === 'failed',
+      since: deposit.createdAt,
+      stuck: '',
+    });
     return outcome.status === 'failed' ? { status: 'done' } : outcome;
   }
 }
 
 export function walletJobHandlers(deposits: DepositService, payouts: PayoutService, clock: Clock): JobHandler[] {
-  return [new PayoutReconcileHandler(payouts, clock), new DepositSandboxArrivalHandler(deposits), new DepositExpiryHandler(deposits), new DepositReconcileHandler(deposits, clock)];
+  return [
+    new PayoutReconcileHandler(payouts, clock),
+    new DepositSandboxArrivalHandler(deposits),
+    new DepositExpiryHandler(deposits),
+    new DepositReconcileHandler(deposits, clock),
+  ];
 }

@@ -27,7 +27,8 @@ export const MAX_TRANSACTIONS_PAGE = 100;
 export function referenceFrom(given: string | null | undefined, prefix: string): string {
   if (given === undefined || given === null) return `${prefix}-${crypto.randomUUID()}`;
   const reference = given.trim();
-  if (!REFERENCE.test(reference)) throw badInput('reference', 'reference must be 1 to 64 letters, digits, ".", ":", "-" or "_".');
+  if (!REFERENCE.test(reference))
+    throw badInput('reference', 'reference must be 1 to 64 letters, digits, ".", ":", "-" or "_".');
   return reference;
 }
 
@@ -36,13 +37,22 @@ export async function insertOrConflict<T>(reference: string, insert: () => Promi
   try {
     return await insert();
   } catch (error) {
-    if (isUniqueViolation(error)) throw new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used. Use a new reference.`, { field: 'reference' });
+    if (isUniqueViolation(error))
+      throw new DomainError(
+        'CONFLICT',
+        `reference ${JSON.stringify(reference)} is already used. Use a new reference.`,
+        { field: 'reference' },
+      );
     throw error;
   }
 }
 
 export const referenceTaken = (reference: string, existingId: string) =>
-  new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used by transaction ${existingId}. Use a new reference, or the first request's Idempotency-Key to retry it.`, { field: 'reference' });
+  new DomainError(
+    'CONFLICT',
+    `reference ${JSON.stringify(reference)} is already used by transaction ${existingId}. Use a new reference, or the first request's Idempotency-Key to retry it.`,
+    { field: 'reference' },
+  );
 
 /** The NGN wallet: balances, ledger history, transactions and instant transfers between users. */
 export class WalletService {
@@ -59,14 +69,16 @@ export class WalletService {
   }
 
   async ledgerEntries(principal: Principal, limit: number, before?: Date) {
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSACTIONS_PAGE) throw badInput('limit', `limit must be 1 to ${MAX_TRANSACTIONS_PAGE}.`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSACTIONS_PAGE)
+      throw badInput('limit', `limit must be 1 to ${MAX_TRANSACTIONS_PAGE}.`);
     return ledger.walletEntries(this.db, principal.environment, principal.userId, limit, before);
   }
 
   async transactions(principal: Principal, filter: TransactionFilter, page = 1, limit = 20) {
     checkPage(page, limit, MAX_TRANSACTIONS_PAGE);
     if (filter.from && filter.to && filter.from >= filter.to) throw badInput('to', 'to must be after from.');
-    if (filter.minAmount !== undefined && filter.maxAmount !== undefined && filter.minAmount > filter.maxAmount) throw badInput('maxAmount', 'maxAmount must not be below minAmount.');
+    if (filter.minAmount !== undefined && filter.maxAmount !== undefined && filter.minAmount > filter.maxAmount)
+      throw badInput('maxAmount', 'maxAmount must not be below minAmount.');
     const { rows, total } = await transactionStore.page(this.db, principal, filter, page, limit);
     return paged('transactions', rows, total, page, limit);
   }
@@ -87,7 +99,11 @@ export class WalletService {
    * Moves money to another user of the same environment at once: both sides or neither. The
    * recipient's transaction carries the same reference with an `:in` suffix.
    */
-  async transfer(principal: Principal, input: TransferInput, idempotencyKey: string | undefined): Promise<WalletTransactionRow> {
+  async transfer(
+    principal: Principal,
+    input: TransferInput,
+    idempotencyKey: string | undefined,
+  ): Promise<WalletTransactionRow> {
     const amount = koboFrom(input.amount);
     const reference = referenceFrom(input.reference, 'TRF');
     const narration = input.narration?.trim() || null;
@@ -95,53 +111,68 @@ export class WalletService {
     const recipientKey = input.recipient.trim();
     if (!recipientKey) throw badInput('recipient', 'recipient is required: a user id or email.');
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'wallet.transfer' };
-    return this.idempotency.run(scope, idempotencyKey, { amount, reference: input.reference ?? null, recipient: recipientKey, narration }, async (claim) => {
-      const recipient = isUuid(recipientKey) ? (await this.users.usersByIds([recipientKey]))[0] : await this.users.userByEmail(recipientKey.toLowerCase());
-      if (!recipient) throw new DomainError('NOT_FOUND', `recipient ${JSON.stringify(recipientKey)} is not a user of this gateway.`, { field: 'recipient' });
-      if (recipient.id === principal.userId) throw badInput('recipient', 'recipient must be another user; a transfer to yourself moves nothing.');
-      const existing = await transactionStore.findByReference(this.db, principal, reference);
-      if (existing) throw referenceTaken(reference, existing.id);
-      const now = this.clock.now();
-      return this.db.transaction(async (tx) => {
-        const out = await insertOrConflict(reference, () => transactionStore.insert(tx, {
-          userId: principal.userId,
-          environment: principal.environment,
-          type: 'TRANSFER_OUT',
-          status: 'COMPLETED',
-          amount,
-          reference,
-          description: narration,
-          counterparty: { userId: recipient.id, email: recipient.email },
-          createdAt: now,
-          updatedAt: now,
-        }));
-        const incoming = await transactionStore.insert(tx, {
-          userId: recipient.id,
-          environment: principal.environment,
-          type: 'TRANSFER_IN',
-          status: 'COMPLETED',
-          amount,
-          reference: `${reference}:in`,
-          description: narration,
-          counterparty: { userId: principal.userId },
-          createdAt: now,
-          updatedAt: now,
+    return this.idempotency.run(
+      scope,
+      idempotencyKey,
+      { amount, reference: input.reference ?? null, recipient: recipientKey, narration },
+      async (claim) => {
+        const recipient = isUuid(recipientKey)
+          ? (await this.users.usersByIds([recipientKey]))[0]
+          : await this.users.userByEmail(recipientKey.toLowerCase());
+        if (!recipient)
+          throw new DomainError(
+            'NOT_FOUND',
+            `recipient ${JSON.stringify(recipientKey)} is not a user of this gateway.`,
+            { field: 'recipient' },
+          );
+        if (recipient.id === principal.userId)
+          throw badInput('recipient', 'recipient must be another user; a transfer to yourself moves nothing.');
+        const existing = await transactionStore.findByReference(this.db, principal, reference);
+        if (existing) throw referenceTaken(reference, existing.id);
+        const now = this.clock.now();
+        return this.db.transaction(async (tx) => {
+          const out = await insertOrConflict(reference, () =>
+            transactionStore.insert(tx, {
+              userId: principal.userId,
+              environment: principal.environment,
+              type: 'TRANSFER_OUT',
+              status: 'COMPLETED',
+              amount,
+              reference,
+              description: narration,
+              counterparty: { userId: recipient.id, email: recipient.email },
+              createdAt: now,
+              updatedAt: now,
+            }),
+          );
+          const incoming = await transactionStore.insert(tx, {
+            userId: recipient.id,
+            environment: principal.environment,
+            type: 'TRANSFER_IN',
+            status: 'COMPLETED',
+            amount,
+            reference: `${reference}:in`,
+            description: narration,
+            counterparty: { userId: principal.userId },
+            createdAt: now,
+            updatedAt: now,
+          });
+          await ledger.post(tx, {
+            environment: principal.environment,
+            kind: 'transfer',
+            reference: out.id,
+            description: `Transfer ${reference}`,
+            lines: [
+              { account: walletOf(principal.environment, principal.userId), amount: -amount },
+              { account: walletOf(principal.environment, recipient.id), amount },
+            ],
+          });
+          await recordTransactionEvent(tx, out, now);
+          await recordTransactionEvent(tx, incoming, now);
+          await this.idempotency.finish(tx, claim, out);
+          return out;
         });
-        await ledger.post(tx, {
-          environment: principal.environment,
-          kind: 'transfer',
-          reference: out.id,
-          description: `Transfer ${reference}`,
-          lines: [
-            { account: walletOf(principal.environment, principal.userId), amount: -amount },
-            { account: walletOf(principal.environment, recipient.id), amount },
-          ],
-        });
-        await recordTransactionEvent(tx, out, now);
-        await recordTransactionEvent(tx, incoming, now);
-        await this.idempotency.finish(tx, claim, out);
-        return out;
-      });
-    });
+      },
+    );
   }
 }

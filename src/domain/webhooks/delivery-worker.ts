@@ -51,14 +51,19 @@ export class WebhookDeliveryHandler implements JobHandler {
     if (!found || (!manual && found.delivery.status !== 'pending')) return { status: 'done' };
     const { endpoint, event } = found;
     if (endpoint.deletedAt || (!endpoint.enabled && !manual)) {
-      await webhookStore.updateDelivery(this.db, deliveryId, { status: 'failed', nextAttemptAt: null, updatedAt: this.clock.now() });
+      await webhookStore.updateDelivery(this.db, deliveryId, {
+        status: 'failed',
+        nextAttemptAt: null,
+        updatedAt: this.clock.now(),
+      });
       return { status: 'done' };
     }
 
     const startedAt = this.clock.now();
     const body = JSON.stringify({ id: event.id, type: event.type, created: event.created, data: event.data });
     const binding = secretBinding(endpoint);
-    const previousLive = endpoint.previousSecretSealed && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > startedAt;
+    const previousLive =
+      endpoint.previousSecretSealed && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > startedAt;
     const headers = signatureHeaders({
       eventId: event.id,
       body,
@@ -80,7 +85,12 @@ export class WebhookDeliveryHandler implements JobHandler {
     return this.record(deliveryId, endpoint.id, attempt);
   }
 
-  private async post(url: string, body: string, headers: Record<string, string>, dispatcher: Dispatcher): Promise<AttemptResult> {
+  private async post(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+    dispatcher: Dispatcher,
+  ): Promise<AttemptResult> {
     try {
       const response = await request(url, {
         method: 'POST',
@@ -95,7 +105,12 @@ export class WebhookDeliveryHandler implements JobHandler {
       return { statusCode: response.statusCode, error: null, snippet: text };
     } catch (error) {
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-      const message = error instanceof Error ? (error.name === 'TimeoutError' ? `No answer within ${this.timeoutMs / 1000} s` : `${error.message}${cause}`) : String(error);
+      const message =
+        error instanceof Error
+          ? error.name === 'TimeoutError'
+            ? `No answer within ${this.timeoutMs / 1000} s`
+            : `${error.message}${cause}`
+          : String(error);
       return { statusCode: null, error: message.slice(0, 500), snippet: null };
     }
   }
@@ -105,7 +120,11 @@ export class WebhookDeliveryHandler implements JobHandler {
    * lock, so a re-send by hand racing a scheduled retry gets a number of its own; only scheduled
    * attempts advance the retry schedule, so a re-send by hand never shortens or lengthens it.
    */
-  private async record(deliveryId: string, endpointId: string, attempt: Omit<WebhookAttempt, 'attemptNumber'>): Promise<JobOutcome> {
+  private async record(
+    deliveryId: string,
+    endpointId: string,
+    attempt: Omit<WebhookAttempt, 'attemptNumber'>,
+  ): Promise<JobOutcome> {
     const now = this.clock.now();
     const succeeded = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
     const gone = attempt.statusCode === 410;
@@ -113,9 +132,10 @@ export class WebhookDeliveryHandler implements JobHandler {
       const { attemptNumber, scheduledBefore } = await webhookStore.takeAttemptNumber(tx, deliveryId, now);
       await webhookStore.insertAttempt(tx, deliveryId, { ...attempt, attemptNumber });
       const scheduledAttempts = scheduledBefore + 1;
-      const retryAt = !succeeded && !gone && !attempt.manual && scheduledAttempts <= RETRY_DELAYS_MS.length
-        ? new Date(attempt.startedAt.getTime() + RETRY_DELAYS_MS[scheduledAttempts - 1]!)
-        : null;
+      const retryAt =
+        !succeeded && !gone && !attempt.manual && scheduledAttempts <= RETRY_DELAYS_MS.length
+          ? new Date(attempt.startedAt.getTime() + RETRY_DELAYS_MS[scheduledAttempts - 1]!)
+          : null;
       if (succeeded) {
         await webhookStore.updateDelivery(tx, deliveryId, { status: 'succeeded', nextAttemptAt: null, updatedAt: now });
       } else if (retryAt) {
@@ -125,11 +145,17 @@ export class WebhookDeliveryHandler implements JobHandler {
         await webhookStore.updateDelivery(tx, deliveryId, { status: 'failed', nextAttemptAt: null, updatedAt: now });
       }
       if (gone) {
-        await webhookStore.updateEndpoint(tx, endpointId, { enabled: false, disabledReason: 'The receiver answered 410 Gone.', updatedAt: now });
+        await webhookStore.updateEndpoint(tx, endpointId, {
+          enabled: false,
+          disabledReason: 'The receiver answered 410 Gone.',
+          updatedAt: now,
+        });
       }
       return retryAt;
     });
-    return retryAt ? { status: 'retry', at: retryAt, error: attempt.error ?? `HTTP ${attempt.statusCode}` } : { status: 'done' };
+    return retryAt
+      ? { status: 'retry', at: retryAt, error: attempt.error ?? `HTTP ${attempt.statusCode}` }
+      : { status: 'done' };
   }
 }
 

@@ -2,11 +2,17 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent, buildConnector } from 'undici';
 import { isBlockedAddress } from './url-policy.js';
 
-export type Lookup = (hostname: string, options: { all: true }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Lookup = (
+  hostname: string,
+  options: { all: true },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export class BlockedAddressError extends Error {
   constructor(hostname: string, address: string) {
-    super(`Refused to connect to ${hostname}: it resolves to ${address}, a private, loopback, link-local or reserved address.`);
+    super(
+      `Refused to connect to ${hostname}: it resolves to ${address}, a private, loopback, link-local or reserved address.`,
+    );
     this.name = 'BlockedAddressError';
   }
 }
@@ -17,7 +23,11 @@ export class BlockedAddressError extends Error {
  * refused. `lookup` is injectable so tests can point a public-looking name at a local address.
  */
 export function createGuardedAgent(lookup: Lookup = dnsLookup as unknown as Lookup): Agent {
-  const guardedLookup = (hostname: string, options: object, callback: (error: Error | null, address?: string | LookupAddress[], family?: number) => void) => {
+  const guardedLookup = (
+    hostname: string,
+    options: object,
+    callback: (error: Error | null, address?: string | LookupAddress[], family?: number) => void,
+  ) => {
     lookup(hostname, { all: true }, (error, addresses) => {
       if (error) return callback(error);
       const blocked = addresses.find((a) => isBlockedAddress(a.address));

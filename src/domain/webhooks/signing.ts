@@ -16,7 +16,13 @@ export function serviceSignature(body: string, secret: string): string {
  * Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`). During a rotation
  * `webhook-signature` carries a signature per live secret, so receivers can switch at leisure.
  */
-export function signatureHeaders(input: { eventId: string; body: string; at: Date; secret: string; previousSecret?: string | null }): Record<string, string> {
+export function signatureHeaders(input: {
+  eventId: string;
+  body: string;
+  at: Date;
+  secret: string;
+  previousSecret?: string | null;
+}): Record<string, string> {
   const signatures = [input.secret, ...(input.previousSecret ? [input.previousSecret] : [])].map((secret) =>
     new Webhook(secret).sign(input.eventId, input.at, input.body),
   );

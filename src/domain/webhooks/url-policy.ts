@@ -4,15 +4,33 @@ import { badInput } from '../errors.js';
 
 /** Ranges a production webhook may never reach: private networks, loopback, link-local (cloud metadata), and the like. */
 const BLOCKED_RANGES = new Set([
-  'unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'carrierGradeNat', 'private', 'reserved',
-  'uniqueLocal', 'ipv4Mapped', 'rfc6145', 'rfc6052', '6to4', 'teredo', 'benchmarking', 'amt', 'as112', 'deprecated', 'orchid2',
+  'unspecified',
+  'broadcast',
+  'multicast',
+  'linkLocal',
+  'loopback',
+  'carrierGradeNat',
+  'private',
+  'reserved',
+  'uniqueLocal',
+  'ipv4Mapped',
+  'rfc6145',
+  'rfc6052',
+  '6to4',
+  'teredo',
+  'benchmarking',
+  'amt',
+  'as112',
+  'deprecated',
+  'orchid2',
 ]);
 
 /** True when a resolved address is somewhere a production webhook must not go. */
 export function isBlockedAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
   let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   return BLOCKED_RANGES.has(parsed.range());
 }
 
@@ -29,14 +47,18 @@ export function validateWebhookUrl(raw: string, environment: Environment): URL {
   } catch {
     throw badInput('url', 'url must be an absolute http(s) URL.');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badInput('url', 'url must use https (or http in sandbox).');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw badInput('url', 'url must use https (or http in sandbox).');
   if (url.username || url.password) throw badInput('url', 'url must not contain credentials.');
   if (raw.length > 2048) throw badInput('url', 'url must be at most 2048 characters.');
   if (environment === 'production') {
     if (url.protocol !== 'https:') throw badInput('url', 'Production webhook URLs must use https.');
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (ipaddr.isValid(host) && isBlockedAddress(host)) {
-      throw badInput('url', 'Production webhook URLs must not point at private, loopback, link-local or metadata addresses.');
+      throw badInput(
+        'url',
+        'Production webhook URLs must not point at private, loopback, link-local or metadata addresses.',
+      );
     }
     if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) {
       throw badInput('url', 'Production webhook URLs must be publicly reachable.');

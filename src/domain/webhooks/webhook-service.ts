@@ -30,13 +30,16 @@ export const MAX_ENDPOINTS = 20;
 export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 3600;
 
 /** What a sealed secret is bound to: a ciphertext moved to another row or user fails to open. */
-export const secretBinding = (endpoint: { id: string; userId: string }) => `webhook-secret:${endpoint.id}:${endpoint.userId}`;
+export const secretBinding = (endpoint: { id: string; userId: string }) =>
+  `webhook-secret:${endpoint.id}:${endpoint.userId}`;
 
 function checkEventTypes(types: readonly string[]): string[] {
   const unique = [...new Set(types.map((t) => t.trim()))];
-  if (unique.length === 0) throw badInput('eventTypes', 'eventTypes must name at least one event kind, or "*" for all.');
+  if (unique.length === 0)
+    throw badInput('eventTypes', 'eventTypes must name at least one event kind, or "*" for all.');
   const unknown = unique.filter((t) => t !== ALL_KINDS && !(EVENT_KINDS as readonly string[]).includes(t));
-  if (unknown.length > 0) throw badInput('eventTypes', `Unknown event kinds: ${unknown.join(', ')}. Known: ${EVENT_KINDS.join(', ')}.`);
+  if (unknown.length > 0)
+    throw badInput('eventTypes', `Unknown event kinds: ${unknown.join(', ')}. Known: ${EVENT_KINDS.join(', ')}.`);
   return unique;
 }
 
@@ -94,11 +97,17 @@ export class WebhookService {
   async remove(principal: Principal, id: string): Promise<WebhookEndpoint> {
     await this.owned(principal, id);
     const now = this.clock.now();
-    return toEndpoint(await webhookStore.updateEndpoint(this.db, id, { deletedAt: now, enabled: false, updatedAt: now }));
+    return toEndpoint(
+      await webhookStore.updateEndpoint(this.db, id, { deletedAt: now, enabled: false, updatedAt: now }),
+    );
   }
 
   /** A new secret; the old one keeps signing (as a second `webhook-signature`) for the grace period. */
-  async rotateSecret(principal: Principal, id: string, graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS): Promise<EndpointWithSecret> {
+  async rotateSecret(
+    principal: Principal,
+    id: string,
+    graceSeconds = DEFAULT_ROTATION_GRACE_SECONDS,
+  ): Promise<EndpointWithSecret> {
     if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > 7 * 24 * 3600) {
       throw badInput('gracePeriodSeconds', 'gracePeriodSeconds must be between 0 and 604800 (7 days).');
     }
@@ -121,12 +130,23 @@ export class WebhookService {
   }
 
   /** The most recent deliveries of an endpoint, newest first, each with its attempts. */
-  async deliveries(principal: Principal, endpointId: string, first = 50): Promise<Array<WebhookDelivery & { attempts: WebhookAttempt[] }>> {
-    if (!Number.isInteger(first) || first < 1 || first > 200) throw badInput('first', 'first must be between 1 and 200.');
+  async deliveries(
+    principal: Principal,
+    endpointId: string,
+    first = 50,
+  ): Promise<Array<WebhookDelivery & { attempts: WebhookAttempt[] }>> {
+    if (!Number.isInteger(first) || first < 1 || first > 200)
+      throw badInput('first', 'first must be between 1 and 200.');
     await this.owned(principal, endpointId);
     const deliveries = await webhookStore.listDeliveries(this.db, endpointId, first);
-    const attempts = await webhookStore.listAttempts(this.db, deliveries.map((d) => d.id));
-    return deliveries.map((d) => ({ ...d, attempts: attempts.filter((a) => a.deliveryId === d.id).map(({ deliveryId: _drop, ...a }) => a) }));
+    const attempts = await webhookStore.listAttempts(
+      this.db,
+      deliveries.map((d) => d.id),
+    );
+    return deliveries.map((d) => ({
+      ...d,
+      attempts: attempts.filter((a) => a.deliveryId === d.id).map(({ deliveryId: _drop, ...a }) => a),
+    }));
   }
 
   async attemptsOf(deliveryId: string): Promise<WebhookAttempt[]> {
@@ -151,7 +171,12 @@ export class WebhookService {
     return this.db.transaction(async (tx) => {
       const event = await recordEvent(
         tx,
-        { type: 'webhook.test', userId: principal.userId, environment: principal.environment, data: { endpointId, message: 'This is a test event from Partner Gateway.' } },
+        {
+          type: 'webhook.test',
+          userId: principal.userId,
+          environment: principal.environment,
+          data: { endpointId, message: 'This is a test event from Partner Gateway.' },
+        },
         now,
         { fanOut: false },
       );

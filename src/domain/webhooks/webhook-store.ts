@@ -24,7 +24,12 @@ export function toEndpoint(row: EndpointRow): WebhookEndpoint {
 }
 
 const owned = (owner: { userId: string; environment: Environment }, id: string) =>
-  and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.userId, owner.userId), eq(webhookEndpoints.environment, owner.environment), isNull(webhookEndpoints.deletedAt));
+  and(
+    eq(webhookEndpoints.id, id),
+    eq(webhookEndpoints.userId, owner.userId),
+    eq(webhookEndpoints.environment, owner.environment),
+    isNull(webhookEndpoints.deletedAt),
+  );
 
 export const webhookStore = {
   async insertEndpoint(db: Executor, row: typeof webhookEndpoints.$inferInsert): Promise<EndpointRow> {
@@ -32,7 +37,11 @@ export const webhookStore = {
     return inserted!;
   },
 
-  async findOwnedEndpoint(db: Executor, owner: { userId: string; environment: Environment }, id: string): Promise<EndpointRow | undefined> {
+  async findOwnedEndpoint(
+    db: Executor,
+    owner: { userId: string; environment: Environment },
+    id: string,
+  ): Promise<EndpointRow | undefined> {
     const [row] = await db.select().from(webhookEndpoints).where(owned(owner, id));
     return row;
   },
@@ -41,11 +50,21 @@ export const webhookStore = {
     return db
       .select()
       .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.userId, owner.userId), eq(webhookEndpoints.environment, owner.environment), isNull(webhookEndpoints.deletedAt)))
+      .where(
+        and(
+          eq(webhookEndpoints.userId, owner.userId),
+          eq(webhookEndpoints.environment, owner.environment),
+          isNull(webhookEndpoints.deletedAt),
+        ),
+      )
       .orderBy(desc(webhookEndpoints.createdAt));
   },
 
-  async updateEndpoint(db: Executor, id: string, changes: Partial<typeof webhookEndpoints.$inferInsert>): Promise<EndpointRow> {
+  async updateEndpoint(
+    db: Executor,
+    id: string,
+    changes: Partial<typeof webhookEndpoints.$inferInsert>,
+  ): Promise<EndpointRow> {
     const [row] = await db.update(webhookEndpoints).set(changes).where(eq(webhookEndpoints.id, id)).returning();
     return row!;
   },
@@ -71,10 +90,19 @@ export const webhookStore = {
   },
 
   async listDeliveries(db: Executor, endpointId: string, limit: number): Promise<WebhookDelivery[]> {
-    return db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId)).orderBy(desc(webhookDeliveries.createdAt)).limit(limit);
+    return db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, endpointId))
+      .orderBy(desc(webhookDeliveries.createdAt))
+      .limit(limit);
   },
 
-  async updateDelivery(db: Executor, id: string, changes: Partial<typeof webhookDeliveries.$inferInsert>): Promise<void> {
+  async updateDelivery(
+    db: Executor,
+    id: string,
+    changes: Partial<typeof webhookDeliveries.$inferInsert>,
+  ): Promise<void> {
     await db.update(webhookDeliveries).set(changes).where(eq(webhookDeliveries.id, id));
   },
 
@@ -83,7 +111,11 @@ export const webhookStore = {
    * and how many scheduled (not by hand) attempts were already recorded: those decide the next
    * retry delay.
    */
-  async takeAttemptNumber(db: Executor, deliveryId: string, at: Date): Promise<{ attemptNumber: number; scheduledBefore: number }> {
+  async takeAttemptNumber(
+    db: Executor,
+    deliveryId: string,
+    at: Date,
+  ): Promise<{ attemptNumber: number; scheduledBefore: number }> {
     const [row] = await db
       .update(webhookDeliveries)
       .set({ attemptCount: sql`${webhookDeliveries.attemptCount} + 1`, updatedAt: at })
@@ -99,7 +131,10 @@ export const webhookStore = {
     await db.insert(webhookAttempts).values({ deliveryId, ...attempt });
   },
 
-  async listAttempts(db: Executor, deliveryIds: readonly string[]): Promise<Array<WebhookAttempt & { deliveryId: string }>> {
+  async listAttempts(
+    db: Executor,
+    deliveryIds: readonly string[],
+  ): Promise<Array<WebhookAttempt & { deliveryId: string }>> {
     if (deliveryIds.length === 0) return [];
     return db
       .select({

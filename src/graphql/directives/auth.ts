@@ -31,7 +31,10 @@ export function requireAbility(context: GraphQLContext, ability: Ability): Princ
   }
   if (!principal.abilities.has(ability)) {
     const levels = levelsGranting(ability).map((l) => LEVEL_LABELS[l]);
-    throw new DomainError('FORBIDDEN', `This credential's permission does not allow this operation; it needs ${levels.join(' or ')}.`);
+    throw new DomainError(
+      'FORBIDDEN',
+      `This credential's permission does not allow this operation; it needs ${levels.join(' or ')}.`,
+    );
   }
   return principal;
 }

@@ -51,7 +51,9 @@ export function guardRootFields(schema: GraphQLSchema, options: GuardOptions): G
   return schema;
 }
 
-function routerOnly(resolve: GraphQLFieldResolver<unknown, GraphQLContext>): GraphQLFieldResolver<unknown, GraphQLContext> {
+function routerOnly(
+  resolve: GraphQLFieldResolver<unknown, GraphQLContext>,
+): GraphQLFieldResolver<unknown, GraphQLContext> {
   return (source, args, context, info) => {
     if (!context.fromRouter) {
       throw new DomainError('FORBIDDEN', `${info.fieldName} is reserved for the federation router.`);

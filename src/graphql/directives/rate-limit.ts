@@ -18,7 +18,9 @@ export interface FieldLimit {
 export function fieldLimitOf(field: GraphQLField<unknown, unknown>): FieldLimit | undefined {
   const directive = field.astNode?.directives?.find((d) => d.name.value === 'rateLimit');
   if (!directive) return undefined;
-  const args = Object.fromEntries((directive.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value)])) as {
+  const args = Object.fromEntries(
+    (directive.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value)]),
+  ) as {
     max?: number;
     window?: string;
     message?: string;
@@ -41,12 +43,19 @@ export function limitIdentity(context: GraphQLContext): string {
  * Counts one operation against the caller's default budget, and against the field's own limit
  * when it has one. Called once per root field executed, so aliases count one each.
  */
-export async function consumeLimits(context: GraphQLContext, fieldName: string, fieldLimit: FieldLimit | undefined, args: unknown): Promise<void> {
+export async function consumeLimits(
+  context: GraphQLContext,
+  fieldName: string,
+  fieldLimit: FieldLimit | undefined,
+  args: unknown,
+): Promise<void> {
   const { rateLimiter, limitPolicy } = context.services;
   const identity = limitIdentity(context);
   await rateLimiter.consume(context.principal ? limitPolicy.perCredential : limitPolicy.anonymous, identity);
   if (fieldLimit) {
-    await rateLimiter.consume(fieldLimit.rule, `${identity}:${getFieldIdentity(fieldName, fieldLimit.identityArgs, args)}`);
+    await rateLimiter.consume(
+      fieldLimit.rule,
+      `${identity}:${getFieldIdentity(fieldName, fieldLimit.identityArgs, args)}`,
+    );
   }
 }
-

@@ -6,7 +6,10 @@ import type { Resolvers } from '../generated/resolvers-types.js';
 const BILL_KINDS = ['bill.payment.successful', 'bill.payment.failed'];
 
 /** Only the events of one bill, without losing the source's prompt `return`. */
-function forReference(source: AsyncIterableIterator<StoredEvent>, reference: string | null | undefined): AsyncIterableIterator<StoredEvent> {
+function forReference(
+  source: AsyncIterableIterator<StoredEvent>,
+  reference: string | null | undefined,
+): AsyncIterableIterator<StoredEvent> {
   if (!reference) return source;
   return {
     async next() {
@@ -23,9 +26,14 @@ function forReference(source: AsyncIterableIterator<StoredEvent>, reference: str
   };
 }
 
-const scheduled = (input: { isSchedule?: boolean | null; scheduleData?: { executionDate: Date; isRecurring?: boolean | null; recurrencePattern?: string | null } | null }) => ({
+const scheduled = (input: {
+  isSchedule?: boolean | null;
+  scheduleData?: { executionDate: Date; isRecurring?: boolean | null; recurrencePattern?: string | null } | null;
+}) => ({
   isSchedule: input.isSchedule ?? null,
-  scheduleData: input.scheduleData ? { ...input.scheduleData, executionDate: input.scheduleData.executionDate.toISOString() } : null,
+  scheduleData: input.scheduleData
+    ? { ...input.scheduleData, executionDate: input.scheduleData.executionDate.toISOString() }
+    : null,
 });
 
 export const billResolvers: Resolvers = {
@@ -50,19 +58,36 @@ export const billResolvers: Resolvers = {
   Mutation: {
     validateBillCustomer: (_root, { input }, { principal, services }) => services.bills.validate(principal!, input),
     buyAirtime: (_root, { input }, { principal, services, idempotencyKey }) =>
-      services.bills.pay(principal!, { ...input, ...scheduled(input), type: 'AIRTIME', customer: input.phoneNumber } satisfies BillPaymentInput, idempotencyKey),
+      services.bills.pay(
+        principal!,
+        { ...input, ...scheduled(input), type: 'AIRTIME', customer: input.phoneNumber } satisfies BillPaymentInput,
+        idempotencyKey,
+      ),
     buyMobileData: (_root, { input }, { principal, services, idempotencyKey }) =>
-      services.bills.pay(principal!, { ...input, ...scheduled(input), type: 'MOBILEDATA', customer: input.phoneNumber }, idempotencyKey),
+      services.bills.pay(
+        principal!,
+        { ...input, ...scheduled(input), type: 'MOBILEDATA', customer: input.phoneNumber },
+        idempotencyKey,
+      ),
     subscribeCableTv: (_root, { input }, { principal, services, idempotencyKey }) =>
-      services.bills.pay(principal!, { ...input, ...scheduled(input), type: 'CABLEBILLS', customer: input.smartcardNumber }, idempotencyKey),
+      services.bills.pay(
+        principal!,
+        { ...input, ...scheduled(input), type: 'CABLEBILLS', customer: input.smartcardNumber },
+        idempotencyKey,
+      ),
     payElectricity: (_root, { input }, { principal, services, idempotencyKey }) =>
-      services.bills.pay(principal!, { ...input, ...scheduled(input), type: 'UTILITYBILLS', customer: input.meterNumber, biller: input.disco }, idempotencyKey),
+      services.bills.pay(
+        principal!,
+        { ...input, ...scheduled(input), type: 'UTILITYBILLS', customer: input.meterNumber, biller: input.disco },
+        idempotencyKey,
+      ),
     deleteBillBeneficiary: (_root, { id }, { principal, services }) => services.bills.deleteBeneficiary(principal!, id),
     cancelBillSchedule: (_root, { id }, { principal, services }) => services.bills.cancelSchedule(principal!, id),
   },
   Subscription: {
     billUpdates: {
-      subscribe: (_root, { reference, after }, { principal, services }) => forReference(services.eventFeed.subscribe(principal!, BILL_KINDS, after ?? undefined), reference),
+      subscribe: (_root, { reference, after }, { principal, services }) =>
+        forReference(services.eventFeed.subscribe(principal!, BILL_KINDS, after ?? undefined), reference),
       resolve: (event: unknown) => event as never,
     },
   },

@@ -4,11 +4,15 @@ export const customerResolvers: Resolvers = {
   Query: {
     businessCustomers: (_root, { businessId, status, page, limit }, { principal, services }) =>
       services.customers.list(principal!, businessId, page ?? 1, limit ?? 20, status ?? undefined),
-    businessCustomer: (_root, { businessId, id }, { principal, services }) => services.customers.get(principal!, businessId, id),
+    businessCustomer: (_root, { businessId, id }, { principal, services }) =>
+      services.customers.get(principal!, businessId, id),
   },
   Mutation: {
-    createBusinessCustomer: (_root, { businessId, input }, { principal, services }) => services.customers.create(principal!, businessId, input),
-    updateBusinessCustomer: (_root, { businessId, id, input }, { principal, services }) => services.customers.update(principal!, businessId, id, input),
-    disableBusinessCustomer: (_root, { businessId, id }, { principal, services }) => services.customers.disable(principal!, businessId, id),
+    createBusinessCustomer: (_root, { businessId, input }, { principal, services }) =>
+      services.customers.create(principal!, businessId, input),
+    updateBusinessCustomer: (_root, { businessId, id, input }, { principal, services }) =>
+      services.customers.update(principal!, businessId, id, input),
+    disableBusinessCustomer: (_root, { businessId, id }, { principal, services }) =>
+      services.customers.disable(principal!, businessId, id),
   },
 };

@@ -27,13 +27,17 @@ export const offrampResolvers: Resolvers = {
     offrampOrder: (_root, { reference }, { principal, services }) => services.offramp.track(principal!, reference),
   },
   Mutation: {
-    verifyOfframpBankAccount: (_root, { input }, { principal, services }) => services.offramp.verifyAccount(principal!, input),
-    initiateOfframpOrder: (_root, { input }, { principal, services, idempotencyKey }) => services.offramp.initiate(principal!, input, idempotencyKey),
-    simulateOfframpDeposit: (_root, { reference }, { principal, services }) => services.offramp.simulateDeposit(principal!, reference),
+    verifyOfframpBankAccount: (_root, { input }, { principal, services }) =>
+      services.offramp.verifyAccount(principal!, input),
+    initiateOfframpOrder: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.offramp.initiate(principal!, input, idempotencyKey),
+    simulateOfframpDeposit: (_root, { reference }, { principal, services }) =>
+      services.offramp.simulateDeposit(principal!, reference),
   },
   Subscription: {
     offrampOrderUpdates: {
-      subscribe: (_root, { after }, { principal, services }) => services.eventFeed.subscribe(principal!, OFFRAMP_EVENT_KINDS, after ?? undefined),
+      subscribe: (_root, { after }, { principal, services }) =>
+        services.eventFeed.subscribe(principal!, OFFRAMP_EVENT_KINDS, after ?? undefined),
       resolve: (event: unknown) => event as never,
     },
   },

@@ -4,23 +4,34 @@ const raw = (holder: { amountRaw: bigint }) => holder.amountRaw.toString();
 
 export const solanaResolvers: Resolvers = {
   Query: {
-    solanaWallet: async (_root, _args, { principal, services }) => ({ address: (await services.solanaWallets.walletOf(principal!)).address }),
-    solanaBalance: (_root, { network }, { principal, services }) => services.solanaPortfolio.solBalance(principal!, network),
-    solanaTokenBalance: (_root, { mint, network }, { principal, services }) => services.solanaPortfolio.tokenBalance(principal!, mint, network),
-    solanaPortfolio: (_root, { network }, { principal, services }) => services.solanaPortfolio.portfolio(principal!, network),
+    solanaWallet: async (_root, _args, { principal, services }) => ({
+      address: (await services.solanaWallets.walletOf(principal!)).address,
+    }),
+    solanaBalance: (_root, { network }, { principal, services }) =>
+      services.solanaPortfolio.solBalance(principal!, network),
+    solanaTokenBalance: (_root, { mint, network }, { principal, services }) =>
+      services.solanaPortfolio.tokenBalance(principal!, mint, network),
+    solanaPortfolio: (_root, { network }, { principal, services }) =>
+      services.solanaPortfolio.portfolio(principal!, network),
     walletPortfolio: async (_root, { network }, { principal, services }) => ({
       ngn: await services.wallet.balance(principal!),
       solana: await services.solanaPortfolio.portfolio(principal!, network),
     }),
     swapQuote: (_root, { input }, { principal, services }) => services.solanaExchange.quote(principal!, input),
-    solanaTransfer: (_root, { signature }, { principal, services }) => services.solanaTransfers.bySignature(principal!, signature),
-    solanaTransfers: (_root, { first }, { principal, services }) => services.solanaTransfers.list(principal!, first ?? 20),
+    solanaTransfer: (_root, { signature }, { principal, services }) =>
+      services.solanaTransfers.bySignature(principal!, signature),
+    solanaTransfers: (_root, { first }, { principal, services }) =>
+      services.solanaTransfers.list(principal!, first ?? 20),
   },
   Mutation: {
-    transferSolanaToken: (_root, { input }, { principal, services, idempotencyKey }) => services.solanaTransfers.transferToken(principal!, input, idempotencyKey),
-    transferSol: (_root, { input }, { principal, services, idempotencyKey }) => services.solanaTransfers.transferSol(principal!, input, idempotencyKey),
-    swapTokens: (_root, { input }, { principal, services, idempotencyKey }) => services.solanaExchange.swap(principal!, input, idempotencyKey),
-    sandboxSolanaFaucet: (_root, { input }, { principal, services }) => services.sandboxFaucet.fund(principal!, input ?? {}),
+    transferSolanaToken: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.solanaTransfers.transferToken(principal!, input, idempotencyKey),
+    transferSol: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.solanaTransfers.transferSol(principal!, input, idempotencyKey),
+    swapTokens: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.solanaExchange.swap(principal!, input, idempotencyKey),
+    sandboxSolanaFaucet: (_root, { input }, { principal, services }) =>
+      services.sandboxFaucet.fund(principal!, input ?? {}),
   },
   SolanaTokenBalance: { amountRaw: raw },
   SolanaTransfer: { amountRaw: raw },

@@ -9,9 +9,14 @@ const TRANSACTION_KINDS = ['transaction.created', 'transaction.updated', 'transa
 
 const naira = (kobo: bigint) => nairaNumber(kobo);
 const kobo = (value: bigint) => Number(value);
-const optionalKobo = (value: number | null | undefined, field: string) => (value === null || value === undefined ? undefined : koboFrom(value, field));
+const optionalKobo = (value: number | null | undefined, field: string) =>
+  value === null || value === undefined ? undefined : koboFrom(value, field);
 
-function authorizationOf(input: { type: 'pin' | 'otp' | 'three_ds'; pin?: string | null; otp?: string | null }): Authorization {
+function authorizationOf(input: {
+  type: 'pin' | 'otp' | 'three_ds';
+  pin?: string | null;
+  otp?: string | null;
+}): Authorization {
   if (input.type === 'pin') {
     if (!input.pin) throw badInput('pin', 'pin is required for a pin authorization.');
     return { type: 'pin', pin: input.pin };
@@ -24,8 +29,11 @@ function authorizationOf(input: { type: 'pin' | 'otp' | 'three_ds'; pin?: string
 }
 
 const update = (kinds: string[]) => ({
-  subscribe: (_root: unknown, { after }: { after?: number | null }, { principal, services }: { principal: unknown; services: { eventFeed: { subscribe: Function } } }) =>
-    services.eventFeed.subscribe(principal, kinds, after ?? undefined),
+  subscribe: (
+    _root: unknown,
+    { after }: { after?: number | null },
+    { principal, services }: { principal: unknown; services: { eventFeed: { subscribe: Function } } },
+  ) => services.eventFeed.subscribe(principal, kinds, after ?? undefined),
   resolve: (event: unknown) => event as never,
 });
 
@@ -33,7 +41,8 @@ export const walletResolvers: Resolvers = {
   DepositStatus: { INITIATED: 'initiated', PENDING: 'pending', COMPLETED: 'completed', FAILED: 'failed' },
   Query: {
     walletBalance: (_root, _args, { principal, services }) => services.wallet.balance(principal!),
-    walletLedger: (_root, { first, before }, { principal, services }) => services.wallet.ledgerEntries(principal!, first ?? 50, before ?? undefined),
+    walletLedger: (_root, { first, before }, { principal, services }) =>
+      services.wallet.ledgerEntries(principal!, first ?? 50, before ?? undefined),
     walletTransactions: (_root, { filter, page, limit }, { principal, services }) =>
       services.wallet.transactions(
         principal!,
@@ -50,7 +59,8 @@ export const walletResolvers: Resolvers = {
         limit ?? 20,
       ),
     walletTransaction: (_root, { id }, { principal, services }) => services.wallet.transaction(principal!, id),
-    walletTransactionByReference: (_root, { reference }, { principal, services }) => services.wallet.transactionByReference(principal!, reference),
+    walletTransactionByReference: (_root, { reference }, { principal, services }) =>
+      services.wallet.transactionByReference(principal!, reference),
     paymentMethods: (_root, _args, { principal, services }) => services.paymentMethods.list(principal!),
     paymentMethod: (_root, { id }, { principal, services }) => services.paymentMethods.get(principal!, id),
     deposit: (_root, { reference }, { principal, services }) => services.deposits.get(principal!, reference),
@@ -59,15 +69,23 @@ export const walletResolvers: Resolvers = {
     resolveBankAccount: (_root, args, { principal, services }) => services.payouts.resolveAccount(principal!, args),
   },
   Mutation: {
-    depositWithPaymentMethod: (_root, { input }, { principal, services, idempotencyKey }) => services.deposits.withPaymentMethod(principal!, input, idempotencyKey),
-    depositByBankTransfer: (_root, { input }, { principal, services, idempotencyKey }) => services.deposits.bankTransfer(principal!, input, idempotencyKey),
-    depositByUssd: (_root, { input }, { principal, services, idempotencyKey }) => services.deposits.ussd(principal!, input, idempotencyKey),
-    createPaymentLink: (_root, { input }, { principal, services, idempotencyKey }) => services.deposits.paymentLink(principal!, input, idempotencyKey),
+    depositWithPaymentMethod: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.deposits.withPaymentMethod(principal!, input, idempotencyKey),
+    depositByBankTransfer: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.deposits.bankTransfer(principal!, input, idempotencyKey),
+    depositByUssd: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.deposits.ussd(principal!, input, idempotencyKey),
+    createPaymentLink: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.deposits.paymentLink(principal!, input, idempotencyKey),
     fundWallet: (_root, { input }, { principal, services, idempotencyKey }) => {
       const { method, paymentMethodId, bankCode, title, ...common } = input;
       switch (method) {
         case 'card':
-          return services.deposits.card(principal!, { ...common, paymentMethodId: paymentMethodId ?? null }, idempotencyKey);
+          return services.deposits.card(
+            principal!,
+            { ...common, paymentMethodId: paymentMethodId ?? null },
+            idempotencyKey,
+          );
         case 'ussd':
           return services.deposits.ussd(principal!, { ...common, bankCode: bankCode ?? '' }, idempotencyKey);
         case 'payment_link':
@@ -76,14 +94,20 @@ export const walletResolvers: Resolvers = {
           return services.deposits.bankTransfer(principal!, common, idempotencyKey);
       }
     },
-    authorizeDeposit: (_root, { reference, input }, { principal, services }) => services.deposits.authorize(principal!, reference, authorizationOf(input)),
+    authorizeDeposit: (_root, { reference, input }, { principal, services }) =>
+      services.deposits.authorize(principal!, reference, authorizationOf(input)),
     createVirtualAccount: (_root, _args, { principal, services }) => services.deposits.permanentAccount(principal!),
-    simulateVirtualAccountTransfer: (_root, { amount }, { principal, services }) => services.deposits.simulateVirtualAccountTransfer(principal!, amount),
-    withdraw: (_root, { input }, { principal, services, idempotencyKey }) => services.payouts.withdraw(principal!, input, idempotencyKey),
-    transfer: (_root, { input }, { principal, services, idempotencyKey }) => services.wallet.transfer(principal!, input, idempotencyKey),
-    createPaymentMethod: (_root, { input }, { principal, services }) => services.paymentMethods.create(principal!, input),
+    simulateVirtualAccountTransfer: (_root, { amount }, { principal, services }) =>
+      services.deposits.simulateVirtualAccountTransfer(principal!, amount),
+    withdraw: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.payouts.withdraw(principal!, input, idempotencyKey),
+    transfer: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.wallet.transfer(principal!, input, idempotencyKey),
+    createPaymentMethod: (_root, { input }, { principal, services }) =>
+      services.paymentMethods.create(principal!, input),
     deletePaymentMethod: (_root, { id }, { principal, services }) => services.paymentMethods.remove(principal!, id),
-    setDefaultPaymentMethod: (_root, { id }, { principal, services }) => services.paymentMethods.setDefault(principal!, id),
+    setDefaultPaymentMethod: (_root, { id }, { principal, services }) =>
+      services.paymentMethods.setDefault(principal!, id),
   },
   Subscription: {
     depositUpdates: update(DEPOSIT_KINDS) as never,
@@ -122,7 +146,8 @@ export const walletResolvers: Resolvers = {
     customization: (d) => ({ title: d.method === 'payment_link' ? 'Wallet funding' : null }),
     customer: (d) => (d.customer as { email: string; phoneNumber: string; name: string } | null) ?? null,
     expiry_datetime: (d) => d.expiresAt,
-    note: (d) => (d.nextAction as { payment_instruction?: { note?: string } } | null)?.payment_instruction?.note ?? null,
+    note: (d) =>
+      (d.nextAction as { payment_instruction?: { note?: string } } | null)?.payment_instruction?.note ?? null,
     nextAction: (d) => (d.nextAction as never) ?? null,
   },
   Payout: {

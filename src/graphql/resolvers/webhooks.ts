@@ -7,12 +7,14 @@ export const webhookResolvers: Resolvers = {
   },
   Mutation: {
     createWebhookEndpoint: (_root, { input }, { principal, services }) => services.webhooks.create(principal!, input),
-    updateWebhookEndpoint: (_root, { id, input }, { principal, services }) => services.webhooks.update(principal!, id, input),
+    updateWebhookEndpoint: (_root, { id, input }, { principal, services }) =>
+      services.webhooks.update(principal!, id, input),
     deleteWebhookEndpoint: (_root, { id }, { principal, services }) => services.webhooks.remove(principal!, id),
     rotateWebhookSecret: (_root, { id, gracePeriodSeconds }, { principal, services }) =>
       services.webhooks.rotateSecret(principal!, id, gracePeriodSeconds ?? undefined),
     resendWebhookDelivery: (_root, { id }, { principal, services }) => services.webhooks.resend(principal!, id),
-    sendTestWebhook: (_root, { endpointId }, { principal, services }) => services.webhooks.sendTest(principal!, endpointId),
+    sendTestWebhook: (_root, { endpointId }, { principal, services }) =>
+      services.webhooks.sendTest(principal!, endpointId),
   },
   Subscription: {
     events: {
@@ -22,7 +24,8 @@ export const webhookResolvers: Resolvers = {
     },
   },
   WebhookEndpoint: {
-    deliveries: (endpoint, { first }, { principal, services }) => services.webhooks.deliveries(principal!, endpoint.id, first ?? 50),
+    deliveries: (endpoint, { first }, { principal, services }) =>
+      services.webhooks.deliveries(principal!, endpoint.id, first ?? 50),
   },
   WebhookDelivery: {
     attempts: (delivery, _args, { services }) => delivery.attempts ?? services.webhooks.attemptsOf(delivery.id),

@@ -30,7 +30,8 @@ export const apiKeyRoutes = defineRoutes([
     path: '/api/v1/api-keys',
     tag: 'API keys',
     summary: 'List API keys',
-    description: "The keys of the caller's account in the caller's environment, newest first. Key values are never listed.",
+    description:
+      "The keys of the caller's account in the caller's environment, newest first. Key values are never listed.",
     operation: `query ApiKeys { apiKeys { ${API_KEY_FIELDS} } }`,
     message: 'API keys retrieved successfully',
     response: Type.Array(ApiKeySchema),

@@ -1,6 +1,9 @@
 /** The printable receipt of a bill: plain HTML, no scripts, every value escaped. */
 const escape = (value: unknown) =>
-  String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  String(value ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 
 interface ReceiptRecord {
   reference: string;
@@ -18,7 +21,8 @@ interface ReceiptRecord {
 }
 
 export function renderReceipt(record: ReceiptRecord): string {
-  const money = (n: number) => `NGN ${n.toLocaleString('en-NG', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  const money = (n: number) =>
+    `NGN ${n.toLocaleString('en-NG', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
   const rows: Array<[string, unknown]> = [
     ['Reference', record.reference],
     ['Status', record.status],
@@ -28,8 +32,20 @@ export function renderReceipt(record: ReceiptRecord): string {
     ['Fee', money(record.fee)],
     ['Total', money(record.amount + record.fee)],
     ['Provider reference', record.txRef ?? '—'],
-    ...(record.token ? ([['Token', record.token], ['Units', record.units ?? '—']] as Array<[string, unknown]>) : []),
-    ['Date', new Date(record.createdAt).toLocaleString('en-NG', { timeZone: 'Africa/Lagos', dateStyle: 'medium', timeStyle: 'short' })],
+    ...(record.token
+      ? ([
+          ['Token', record.token],
+          ['Units', record.units ?? '—'],
+        ] as Array<[string, unknown]>)
+      : []),
+    [
+      'Date',
+      new Date(record.createdAt).toLocaleString('en-NG', {
+        timeZone: 'Africa/Lagos',
+        dateStyle: 'medium',
+        timeStyle: 'short',
+      }),
+    ],
   ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Receipt ${escape(record.reference)}</title>

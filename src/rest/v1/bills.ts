@@ -10,8 +10,10 @@ import { renderReceipt } from './bill-receipt.js';
  * REST v1 bills: the seed's paths, and paths beside them for the named operations (listed in the
  * README). Payment answers are the bill record without updatedAt, deletedDate and providerData.
  */
-const RECORD_FIELDS = 'id createdAt updatedAt deletedDate userId reference billerCode itemCode customer amount fee type status providerData txRef billerName customerName validityPeriod metadata token units';
-const PAYMENT_FIELDS = 'id createdAt userId reference billerCode itemCode customer amount fee type status txRef billerName customerName validityPeriod metadata token units';
+const RECORD_FIELDS =
+  'id createdAt updatedAt deletedDate userId reference billerCode itemCode customer amount fee type status providerData txRef billerName customerName validityPeriod metadata token units';
+const PAYMENT_FIELDS =
+  'id createdAt userId reference billerCode itemCode customer amount fee type status txRef billerName customerName validityPeriod metadata token units';
 
 const BillType = Type.Union(BILL_TYPES.map((t) => Type.Literal(t)));
 const BillStatus = Type.Union(['PENDING', 'SUCCESS', 'FAILED'].map((s) => Type.Literal(s)));
@@ -20,7 +22,12 @@ const Reference = Type.String({ minLength: 1, maxLength: 64 });
 const ScheduleData = Type.Object({
   executionDate: DateTimeString,
   isRecurring: Type.Optional(Type.Boolean({ default: false })),
-  recurrencePattern: Type.Optional(Type.Union(RECURRENCE_PATTERNS.map((p) => Type.Literal(p)), { description: 'Africa/Lagos time; monthly on the 29th–31st falls on shorter months\' last day.' })),
+  recurrencePattern: Type.Optional(
+    Type.Union(
+      RECURRENCE_PATTERNS.map((p) => Type.Literal(p)),
+      { description: "Africa/Lagos time; monthly on the 29th–31st falls on shorter months' last day." },
+    ),
+  ),
 });
 const Common = {
   reference: Type.Optional(Reference),
@@ -35,7 +42,9 @@ const recordSchema = (withListFields: boolean) =>
     {
       id: Type.String(),
       createdAt: DateTimeString,
-      ...(withListFields ? { updatedAt: DateTimeString, deletedDate: Nullable(DateTimeString), providerData: Nullable(Type.String()) } : {}),
+      ...(withListFields
+        ? { updatedAt: DateTimeString, deletedDate: Nullable(DateTimeString), providerData: Nullable(Type.String()) }
+        : {}),
       userId: Type.String(),
       reference: Type.String(),
       billerCode: Type.String(),
@@ -57,12 +66,27 @@ const recordSchema = (withListFields: boolean) =>
   );
 const BillRecord = recordSchema(true);
 const PaymentRecord = recordSchema(false);
-const ItemSchema = Type.Object({ itemCode: Type.String(), billerCode: Type.String(), name: Type.String(), amount: Type.Number(), fee: Type.Number(), label: Type.String(), validityPeriod: Nullable(Type.String()) });
-const BillerSchema = Type.Object({ billerCode: Type.String(), name: Type.String(), shortName: Type.String(), category: BillType, meterType: Nullable(Type.String()) });
+const ItemSchema = Type.Object({
+  itemCode: Type.String(),
+  billerCode: Type.String(),
+  name: Type.String(),
+  amount: Type.Number(),
+  fee: Type.Number(),
+  label: Type.String(),
+  validityPeriod: Nullable(Type.String()),
+});
+const BillerSchema = Type.Object({
+  billerCode: Type.String(),
+  name: Type.String(),
+  shortName: Type.String(),
+  category: BillType,
+  meterType: Nullable(Type.String()),
+});
 const BILLER_FIELDS = 'billerCode name shortName category meterType';
 const ITEM_FIELDS = 'itemCode billerCode name amount fee label validityPeriod';
 
-const payment = (operation: string, field: string, input: string) => `mutation ${operation}($input: ${input}!) { ${field}(input: $input) { ${PAYMENT_FIELDS} } }`;
+const payment = (operation: string, field: string, input: string) =>
+  `mutation ${operation}($input: ${input}!) { ${field}(input: $input) { ${PAYMENT_FIELDS} } }`;
 const bodyAsInput = ({ body }: RouteInput) => ({ input: body });
 const PAY_DESCRIPTION =
   'Holds amount + fee on the wallet, pays, then captures (SUCCESS) or releases exactly (FAILED); a provider timeout stays PENDING and is settled by polling or the webhook. With isSchedule, scheduleData is required and the money is held when the payment runs. Honours Idempotency-Key.';
@@ -113,7 +137,14 @@ export const billRoutes = defineRoutes([
     summary: 'List DISCOs',
     operation: `query Discos { discos { shortName name prepaid { ${BILLER_FIELDS} } postpaid { ${BILLER_FIELDS} } } }`,
     message: 'DISCOs retrieved successfully',
-    response: Type.Array(Type.Object({ shortName: Type.String(), name: Type.String(), prepaid: Nullable(BillerSchema), postpaid: Nullable(BillerSchema) })),
+    response: Type.Array(
+      Type.Object({
+        shortName: Type.String(),
+        name: Type.String(),
+        prepaid: Nullable(BillerSchema),
+        postpaid: Nullable(BillerSchema),
+      }),
+    ),
   },
   {
     method: 'GET',
@@ -131,12 +162,23 @@ export const billRoutes = defineRoutes([
     path: '/api/v1/bills/validate',
     tag: 'Bills',
     summary: 'Validate a bill customer',
-    operation: 'mutation ValidateBillCustomer($input: ValidateBillInput!) { validateBillCustomer(input: $input) { customerName customer billerCode itemCode minimum maximum address } }',
-    body: Type.Object({ customer: Type.String({ minLength: 1, maxLength: 32 }), billerCode: Type.String({ minLength: 1, maxLength: 32 }), itemCode: Type.String({ minLength: 1, maxLength: 32 }) }),
+    operation:
+      'mutation ValidateBillCustomer($input: ValidateBillInput!) { validateBillCustomer(input: $input) { customerName customer billerCode itemCode minimum maximum address } }',
+    body: Type.Object({
+      customer: Type.String({ minLength: 1, maxLength: 32 }),
+      billerCode: Type.String({ minLength: 1, maxLength: 32 }),
+      itemCode: Type.String({ minLength: 1, maxLength: 32 }),
+    }),
     variables: bodyAsInput,
     status: 200,
     message: 'Customer validated successfully',
-    response: Type.Object({}, { additionalProperties: true, description: "The biller's validation result: customerName, minimum, maximum, address…" }),
+    response: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: "The biller's validation result: customerName, minimum, maximum, address…",
+      },
+    ),
   },
   {
     method: 'POST',
@@ -145,7 +187,12 @@ export const billRoutes = defineRoutes([
     summary: 'Pay airtime',
     description: PAY_DESCRIPTION,
     operation: payment('PayAirtime', 'buyAirtime', 'AirtimeInput'),
-    body: Type.Object({ phoneNumber: Type.String({ minLength: 1, maxLength: 20 }), biller: Type.String({ minLength: 1, maxLength: 32 }), amount: Naira, ...Common }),
+    body: Type.Object({
+      phoneNumber: Type.String({ minLength: 1, maxLength: 20 }),
+      biller: Type.String({ minLength: 1, maxLength: 32 }),
+      amount: Naira,
+      ...Common,
+    }),
     variables: bodyAsInput,
     message: 'Airtime payment processed',
     response: PaymentRecord,
@@ -157,7 +204,12 @@ export const billRoutes = defineRoutes([
     summary: 'Buy airtime (with optional schedule)',
     description: PAY_DESCRIPTION,
     operation: payment('BuyAirtime', 'buyAirtime', 'AirtimeInput'),
-    body: Type.Object({ phoneNumber: Type.String({ minLength: 1, maxLength: 20 }), biller: Type.String({ minLength: 1, maxLength: 32 }), amount: Naira, ...Common }),
+    body: Type.Object({
+      phoneNumber: Type.String({ minLength: 1, maxLength: 20 }),
+      biller: Type.String({ minLength: 1, maxLength: 32 }),
+      amount: Naira,
+      ...Common,
+    }),
     variables: bodyAsInput,
     message: 'Airtime purchase processed',
     response: PaymentRecord,
@@ -169,7 +221,13 @@ export const billRoutes = defineRoutes([
     summary: 'Buy mobile data',
     description: PAY_DESCRIPTION,
     operation: payment('BuyMobileData', 'buyMobileData', 'DataInput'),
-    body: Type.Object({ phoneNumber: Type.String({ minLength: 1, maxLength: 20 }), biller: Type.String({ minLength: 1, maxLength: 32 }), itemCode: Type.String({ minLength: 1, maxLength: 32 }), amount: Type.Optional(Naira), ...Common }),
+    body: Type.Object({
+      phoneNumber: Type.String({ minLength: 1, maxLength: 20 }),
+      biller: Type.String({ minLength: 1, maxLength: 32 }),
+      itemCode: Type.String({ minLength: 1, maxLength: 32 }),
+      amount: Type.Optional(Naira),
+      ...Common,
+    }),
     variables: bodyAsInput,
     message: 'Data purchase processed',
     response: PaymentRecord,
@@ -181,7 +239,13 @@ export const billRoutes = defineRoutes([
     summary: 'Subscribe cable TV',
     description: PAY_DESCRIPTION,
     operation: payment('SubscribeCableTv', 'subscribeCableTv', 'CableInput'),
-    body: Type.Object({ smartcardNumber: Type.String({ minLength: 1, maxLength: 20 }), biller: Type.String({ minLength: 1, maxLength: 32 }), itemCode: Type.String({ minLength: 1, maxLength: 32 }), amount: Type.Optional(Naira), ...Common }),
+    body: Type.Object({
+      smartcardNumber: Type.String({ minLength: 1, maxLength: 20 }),
+      biller: Type.String({ minLength: 1, maxLength: 32 }),
+      itemCode: Type.String({ minLength: 1, maxLength: 32 }),
+      amount: Type.Optional(Naira),
+      ...Common,
+    }),
     variables: bodyAsInput,
     message: 'Cable subscription processed',
     response: PaymentRecord,
@@ -193,7 +257,12 @@ export const billRoutes = defineRoutes([
     summary: 'Buy electricity',
     description: `${PAY_DESCRIPTION} A prepaid meter's token and units are on the record.`,
     operation: payment('PayElectricity', 'payElectricity', 'ElectricityInput'),
-    body: Type.Object({ meterNumber: Type.String({ minLength: 1, maxLength: 20 }), amount: Naira, disco: Type.String({ minLength: 1, maxLength: 32 }), ...Common }),
+    body: Type.Object({
+      meterNumber: Type.String({ minLength: 1, maxLength: 20 }),
+      amount: Naira,
+      disco: Type.String({ minLength: 1, maxLength: 32 }),
+      ...Common,
+    }),
     variables: bodyAsInput,
     message: 'Electricity payment processed',
     response: PaymentRecord,
@@ -210,14 +279,24 @@ export const billRoutes = defineRoutes([
       status: Type.Optional(BillStatus),
       billerName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Partial match.' })),
       billerCode: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
-      customer: Type.Optional(Type.String({ minLength: 1, maxLength: 32, description: 'Customer reference or phone number.' })),
-      startDate: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD (Africa/Lagos), inclusive.' })),
-      endDate: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD (Africa/Lagos), inclusive.' })),
+      customer: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 32, description: 'Customer reference or phone number.' }),
+      ),
+      startDate: Type.Optional(
+        Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD (Africa/Lagos), inclusive.' }),
+      ),
+      endDate: Type.Optional(
+        Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD (Africa/Lagos), inclusive.' }),
+      ),
       search: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Part of reference or txRef.' })),
       minAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
       maxAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
       ...PageQuery(MAX_RECORDS_PAGE),
-      sortBy: Type.Optional(Type.Union([Type.Literal('createdAt'), Type.Literal('amount'), Type.Literal('updatedAt')], { default: 'createdAt' })),
+      sortBy: Type.Optional(
+        Type.Union([Type.Literal('createdAt'), Type.Literal('amount'), Type.Literal('updatedAt')], {
+          default: 'createdAt',
+        }),
+      ),
       sortOrder: Type.Optional(Type.Union([Type.Literal('ASC'), Type.Literal('DESC')], { default: 'DESC' })),
     }),
     variables: pageAndFilter,
@@ -229,7 +308,8 @@ export const billRoutes = defineRoutes([
     path: '/api/v1/bills/records/reference/:reference',
     tag: 'Bills',
     summary: 'A bill record by reference',
-    description: 'Another user\'s or a missing reference answers 404 with {success:false, message, errorCode:"BILL_NOT_FOUND", reference}.',
+    description:
+      'Another user\'s or a missing reference answers 404 with {success:false, message, errorCode:"BILL_NOT_FOUND", reference}.',
     operation: `query BillRecord($reference: String!) { billRecord(reference: $reference) { ${RECORD_FIELDS} } }`,
     params: Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80 }) }),
     message: 'Bill record retrieved successfully',
@@ -261,29 +341,59 @@ export const billRoutes = defineRoutes([
     path: '/api/v1/bills/beneficiaries',
     tag: 'Bills',
     summary: 'List saved beneficiaries',
-    operation: 'query BillBeneficiaries { billBeneficiaries { id name type billerCode billerName customer createdAt } }',
+    operation:
+      'query BillBeneficiaries { billBeneficiaries { id name type billerCode billerName customer createdAt } }',
     message: 'Beneficiaries retrieved successfully',
-    response: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), type: BillType, billerCode: Type.String(), billerName: Type.String(), customer: Type.String(), createdAt: DateTimeString })),
+    response: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        type: BillType,
+        billerCode: Type.String(),
+        billerName: Type.String(),
+        customer: Type.String(),
+        createdAt: DateTimeString,
+      }),
+    ),
   },
   {
     method: 'DELETE',
     path: '/api/v1/bills/beneficiaries/:id',
     tag: 'Bills',
     summary: 'Delete a saved beneficiary',
-    operation: 'mutation DeleteBillBeneficiary($id: ID!) { deleteBillBeneficiary(id: $id) { id name type billerCode billerName customer createdAt } }',
+    operation:
+      'mutation DeleteBillBeneficiary($id: ID!) { deleteBillBeneficiary(id: $id) { id name type billerCode billerName customer createdAt } }',
     params: Type.Object({ id: Type.String() }),
     message: 'Beneficiary deleted successfully',
-    response: Type.Object({ id: Type.String(), name: Type.String(), type: BillType, billerCode: Type.String(), billerName: Type.String(), customer: Type.String(), createdAt: DateTimeString }),
+    response: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      type: BillType,
+      billerCode: Type.String(),
+      billerName: Type.String(),
+      customer: Type.String(),
+      createdAt: DateTimeString,
+    }),
   },
   {
     method: 'GET',
     path: '/api/v1/bills/schedules',
     tag: 'Bills',
     summary: 'List scheduled payments',
-    operation: 'query BillSchedules { billSchedules { id status recurrence firstRunAt nextRunAt runCount payment createdAt } }',
+    operation:
+      'query BillSchedules { billSchedules { id status recurrence firstRunAt nextRunAt runCount payment createdAt } }',
     message: 'Schedules retrieved successfully',
     response: Type.Array(
-      Type.Object({ id: Type.String(), status: Type.String(), recurrence: Nullable(Type.String()), firstRunAt: DateTimeString, nextRunAt: Nullable(DateTimeString), runCount: Type.Integer(), payment: Type.Any(), createdAt: DateTimeString }),
+      Type.Object({
+        id: Type.String(),
+        status: Type.String(),
+        recurrence: Nullable(Type.String()),
+        firstRunAt: DateTimeString,
+        nextRunAt: Nullable(DateTimeString),
+        runCount: Type.Integer(),
+        payment: Type.Any(),
+        createdAt: DateTimeString,
+      }),
     ),
   },
   {
@@ -291,10 +401,20 @@ export const billRoutes = defineRoutes([
     path: '/api/v1/bills/schedules/:id/cancel',
     tag: 'Bills',
     summary: 'Cancel a scheduled payment',
-    operation: 'mutation CancelBillSchedule($id: ID!) { cancelBillSchedule(id: $id) { id status recurrence firstRunAt nextRunAt runCount payment createdAt } }',
+    operation:
+      'mutation CancelBillSchedule($id: ID!) { cancelBillSchedule(id: $id) { id status recurrence firstRunAt nextRunAt runCount payment createdAt } }',
     params: Type.Object({ id: Type.String() }),
     status: 200,
     message: 'Schedule cancelled successfully',
-    response: Type.Object({ id: Type.String(), status: Type.String(), recurrence: Nullable(Type.String()), firstRunAt: DateTimeString, nextRunAt: Nullable(DateTimeString), runCount: Type.Integer(), payment: Type.Any(), createdAt: DateTimeString }),
+    response: Type.Object({
+      id: Type.String(),
+      status: Type.String(),
+      recurrence: Nullable(Type.String()),
+      firstRunAt: DateTimeString,
+      nextRunAt: Nullable(DateTimeString),
+      runCount: Type.Integer(),
+      payment: Type.Any(),
+      createdAt: DateTimeString,
+    }),
   },
 ]);

@@ -27,12 +27,20 @@ export const eventRoutes = defineRoutes([
     querystring: Type.Object({
       after: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Return events after this seq.' })),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EVENTS_PAGE, default: 50 })),
-      types: Type.Optional(Type.String({ description: 'Comma-separated event kinds, e.g. deposit.completed,payout.failed' })),
+      types: Type.Optional(
+        Type.String({ description: 'Comma-separated event kinds, e.g. deposit.completed,payout.failed' }),
+      ),
     }),
     variables: ({ query }) => ({
       after: query.after,
       first: query.limit,
-      types: typeof query.types === 'string' ? query.types.split(',').map((t) => t.trim()).filter(Boolean) : undefined,
+      types:
+        typeof query.types === 'string'
+          ? query.types
+              .split(',')
+              .map((t) => t.trim())
+              .filter(Boolean)
+          : undefined,
     }),
     message: 'Events retrieved successfully',
     response: Type.Object({ events: Type.Array(EventSchema), endSeq: Type.Integer(), hasMore: Type.Boolean() }),

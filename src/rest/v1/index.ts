@@ -14,4 +14,18 @@ import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
 
 /** The REST v1 route table: every path of the API, one domain file each. */
-export const restV1Routes: RestRoute[] = [...rootRoutes, ...userRoutes, ...eventRoutes, ...apiKeyRoutes, ...webhookRoutes, ...offrampRoutes, ...walletRoutes, ...paymentMethodRoutes, ...transactionRoutes, ...billRoutes, ...solanaRoutes, ...solanaExchangeRoutes, ...customerRoutes];
+export const restV1Routes: RestRoute[] = [
+  ...rootRoutes,
+  ...userRoutes,
+  ...eventRoutes,
+  ...apiKeyRoutes,
+  ...webhookRoutes,
+  ...offrampRoutes,
+  ...walletRoutes,
+  ...paymentMethodRoutes,
+  ...transactionRoutes,
+  ...billRoutes,
+  ...solanaRoutes,
+  ...solanaExchangeRoutes,
+  ...customerRoutes,
+];

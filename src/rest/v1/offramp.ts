@@ -9,15 +9,31 @@ import { DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../s
  * listed in the README. Networks are spelled as the seed spells them (`arbitrum-one`); GraphQL
  * spells them with "_", so variables and results are translated at this edge.
  */
-const Token = Type.Union(OFFRAMP_TOKENS.map((t) => Type.Literal(t)), { description: 'The token to sell.' });
-const Network = Type.Union(OFFRAMP_NETWORKS.map((n) => Type.Literal(n)), { description: 'The network the token is on.' });
-const Fiat = Type.Union(FIAT_CURRENCIES.map((f) => Type.Literal(f)), { description: 'The currency paid out.' });
+const Token = Type.Union(
+  OFFRAMP_TOKENS.map((t) => Type.Literal(t)),
+  { description: 'The token to sell.' },
+);
+const Network = Type.Union(
+  OFFRAMP_NETWORKS.map((n) => Type.Literal(n)),
+  { description: 'The network the token is on.' },
+);
+const Fiat = Type.Union(
+  FIAT_CURRENCIES.map((f) => Type.Literal(f)),
+  { description: 'The currency paid out.' },
+);
 const Status = Type.Union(OFFRAMP_STATUSES.map((s) => Type.Literal(s)));
-const DecimalAmount = Type.String({ pattern: '^\\d+(\\.\\d+)?$', description: 'A decimal number of token units, e.g. 25.5.', examples: ['25.5'] });
+const DecimalAmount = Type.String({
+  pattern: '^\\d+(\\.\\d+)?$',
+  description: 'A decimal number of token units, e.g. 25.5.',
+  examples: ['25.5'],
+});
 
 const toGraphQLNetwork = (network: unknown) => (typeof network === 'string' ? network.replace(/-/g, '_') : network);
 const toRestNetwork = (network: unknown) => (typeof network === 'string' ? network.replace(/_/g, '-') : network);
-const withRestNetwork = <T extends { network: unknown }>(value: T): T => ({ ...value, network: toRestNetwork(value.network) });
+const withRestNetwork = <T extends { network: unknown }>(value: T): T => ({
+  ...value,
+  network: toRestNetwork(value.network),
+});
 
 const ORDER_FIELDS = `id reference status token network amount senderFee transactionFee amountToSend rate fiat fiatAmount receiveAddress validUntil
   recipient { institution bankName accountNumber accountName memo } refundAddress failureReason txHash version createdAt updatedAt`;
@@ -32,13 +48,21 @@ const OrderSchema = Type.Object(
     amount: Type.String({ description: 'Token units sold.' }),
     senderFee: Type.String(),
     transactionFee: Type.String(),
-    amountToSend: Type.String({ description: 'amount + senderFee + transactionFee: pay exactly this into receiveAddress.' }),
+    amountToSend: Type.String({
+      description: 'amount + senderFee + transactionFee: pay exactly this into receiveAddress.',
+    }),
     rate: Type.String({ description: 'Fiat per token, locked at creation.' }),
     fiat: Fiat,
     fiatAmount: Type.String({ description: 'What the recipient receives, two decimals.' }),
     receiveAddress: Type.String(),
     validUntil: DateTimeString,
-    recipient: Type.Object({ institution: Type.String(), bankName: Type.String(), accountNumber: Type.String(), accountName: Type.String(), memo: Nullable(Type.String()) }),
+    recipient: Type.Object({
+      institution: Type.String(),
+      bankName: Type.String(),
+      accountNumber: Type.String(),
+      accountName: Type.String(),
+      memo: Nullable(Type.String()),
+    }),
     refundAddress: Nullable(Type.String()),
     failureReason: Nullable(Type.String()),
     txHash: Nullable(Type.String()),
@@ -53,7 +77,10 @@ const AssetSchema = Type.Object(
   { token: Token, network: Network, contractAddress: Type.String(), decimals: Type.Integer() },
   { title: 'OfframpAsset' },
 );
-const InstitutionSchema = Type.Object({ code: Type.String(), name: Type.String(), type: Type.String({ examples: ['bank', 'mobile_money'] }) }, { title: 'PayoutInstitution' });
+const InstitutionSchema = Type.Object(
+  { code: Type.String(), name: Type.String(), type: Type.String({ examples: ['bank', 'mobile_money'] }) },
+  { title: 'PayoutInstitution' },
+);
 const ReferenceParam = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export const offrampRoutes = defineRoutes([
@@ -73,7 +100,8 @@ export const offrampRoutes = defineRoutes([
     path: '/api/v1/offramp/exchange/quote',
     tag: 'Offramp',
     summary: 'Get a rate quote',
-    description: 'A live rate for selling `amount` of `token` on `network` for `fiat`. The body is the quote itself, not wrapped in the envelope.',
+    description:
+      'A live rate for selling `amount` of `token` on `network` for `fiat`. The body is the quote itself, not wrapped in the envelope.',
     operation: `query OfframpQuote($token: OfframpToken!, $network: OfframpNetwork!, $amount: String!, $fiat: FiatCurrency!) {
       offrampQuote(token: $token, network: $network, amount: $amount, fiat: $fiat) { token amount network fiat rate } }`,
     querystring: Type.Object({ token: Token, network: Network, amount: DecimalAmount, fiat: Fiat }),
@@ -82,7 +110,13 @@ export const offrampRoutes = defineRoutes([
     envelope: false,
     message: 'Quote retrieved successfully',
     response: Type.Object(
-      { token: Token, amount: Type.Number(), network: Network, fiat: Fiat, rate: Type.Number({ description: 'Fiat units per token.' }) },
+      {
+        token: Token,
+        amount: Type.Number(),
+        network: Network,
+        fiat: Fiat,
+        rate: Type.Number({ description: 'Fiat units per token.' }),
+      },
       { title: 'OfframpQuote' },
     ),
   },
@@ -97,16 +131,24 @@ export const offrampRoutes = defineRoutes([
     body: Type.Object({
       token: Token,
       network: Network,
-      amount: Type.Union([DecimalAmount, Type.Number({ exclusiveMinimum: 0 })], { description: 'Token units: a decimal string (exact) or a number.' }),
+      amount: Type.Union([DecimalAmount, Type.Number({ exclusiveMinimum: 0 })], {
+        description: 'Token units: a decimal string (exact) or a number.',
+      }),
       fiat: Fiat,
       recipient: Type.Object({
-        institution: Type.String({ minLength: 1, maxLength: 32, description: 'A code from the supported payout banks.' }),
+        institution: Type.String({
+          minLength: 1,
+          maxLength: 32,
+          description: 'A code from the supported payout banks.',
+        }),
         accountNumber: Type.String({ minLength: 1, maxLength: 34 }),
         accountName: Type.String({ minLength: 1, maxLength: 100 }),
         memo: Type.Optional(Type.String({ maxLength: 140 })),
       }),
       reference: Type.String({ minLength: 1, maxLength: 64 }),
-      refundAddress: Type.Optional(Type.String({ maxLength: 66, description: 'Where a deposit is returned if the payout cannot be made.' })),
+      refundAddress: Type.Optional(
+        Type.String({ maxLength: 66, description: 'Where a deposit is returned if the payout cannot be made.' }),
+      ),
     }),
     variables: ({ body }) => {
       const input = body as { network: string; amount: string | number };
@@ -131,19 +173,26 @@ export const offrampRoutes = defineRoutes([
     path: '/api/v1/offramp/payouts/verify-account',
     tag: 'Offramp',
     summary: 'Verify a payout bank account',
-    operation: 'mutation VerifyOfframpBankAccount($input: VerifyBankAccountInput!) { verifyOfframpBankAccount(input: $input) { institution accountNumber accountName } }',
-    body: Type.Object({ institution: Type.String({ minLength: 1, maxLength: 32 }), accountNumber: Type.String({ minLength: 1, maxLength: 34 }) }),
+    operation:
+      'mutation VerifyOfframpBankAccount($input: VerifyBankAccountInput!) { verifyOfframpBankAccount(input: $input) { institution accountNumber accountName } }',
+    body: Type.Object({
+      institution: Type.String({ minLength: 1, maxLength: 32 }),
+      accountNumber: Type.String({ minLength: 1, maxLength: 34 }),
+    }),
     variables: ({ body }) => ({ input: body }),
     status: 200,
     message: 'Bank account verified successfully',
-    response: Type.Object({ institution: Type.String(), accountNumber: Type.String(), accountName: Nullable(Type.String()) }, { title: 'VerifiedBankAccount' }),
+    response: Type.Object(
+      { institution: Type.String(), accountNumber: Type.String(), accountName: Nullable(Type.String()) },
+      { title: 'VerifiedBankAccount' },
+    ),
   },
   {
     method: 'GET',
     path: '/api/v1/offramp/ledger/transactions',
     tag: 'Offramp',
     summary: 'Offramp transaction history',
-    description: 'The caller\'s orders, newest first, paginated and filterable.',
+    description: "The caller's orders, newest first, paginated and filterable.",
     operation: `query OfframpOrders($filter: OfframpOrderFilter, $page: Int, $limit: Int) {
       offrampOrders(filter: $filter, page: $page, limit: $limit) { orders { ${ORDER_FIELDS} } page limit total totalPages hasNext hasPrev } }`,
     querystring: Type.Object({
@@ -155,7 +204,8 @@ export const offrampRoutes = defineRoutes([
       to: Type.Optional(Type.String({ format: 'date-time', description: 'Created before.' })),
       ...PageQuery(100),
     }),
-    variables: ({ query }) => pageAndFilter({ query: { ...query, ...(query.network ? { network: toGraphQLNetwork(query.network) } : {}) } }),
+    variables: ({ query }) =>
+      pageAndFilter({ query: { ...query, ...(query.network ? { network: toGraphQLNetwork(query.network) } : {}) } }),
     result: (data) => {
       const page = data['offrampOrders'] as { orders: Array<{ network: unknown }> };
       return { ...page, orders: page.orders.map(withRestNetwork) };
@@ -179,7 +229,8 @@ export const offrampRoutes = defineRoutes([
     path: '/api/v1/offramp/sandbox/orders/:reference/deposit',
     tag: 'Offramp',
     summary: 'Simulate the deposit (sandbox only)',
-    description: 'The sender\'s payment arrives; the order then walks deposit_received → processing → fiat_sent → completed, one step every 5 seconds, emitting each event.',
+    description:
+      "The sender's payment arrives; the order then walks deposit_received → processing → fiat_sent → completed, one step every 5 seconds, emitting each event.",
     operation: `mutation SimulateOfframpDeposit($reference: String!) { simulateOfframpDeposit(reference: $reference) { ${ORDER_FIELDS} } }`,
     params: ReferenceParam,
     result: (data) => withRestNetwork(data['simulateOfframpDeposit'] as { network: unknown }),

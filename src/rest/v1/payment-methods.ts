@@ -37,12 +37,25 @@ export const paymentMethodRoutes = defineRoutes([
     path: '/api/v1/payment-methods',
     tag: 'Payment methods',
     summary: 'Create a payment method',
-    description: 'A card is sent to the provider\'s tokenizer; only its token, brand, last four digits and expiry are kept. A bank account is checked by name resolution. The first method becomes the default.',
+    description:
+      "A card is sent to the provider's tokenizer; only its token, brand, last four digits and expiry are kept. A bank account is checked by name resolution. The first method becomes the default.",
     operation: `mutation CreatePaymentMethod($input: CreatePaymentMethodInput!) { createPaymentMethod(input: $input) { ${FIELDS} } }`,
     body: Type.Object({
       type: Type.Union([Type.Literal('card'), Type.Literal('bank_account')]),
-      card: Type.Optional(Type.Object({ number: Type.String({ minLength: 12, maxLength: 23 }), expMonth: Type.Integer(), expYear: Type.Integer(), cvv: Type.String({ minLength: 3, maxLength: 4 }) })),
-      bankAccount: Type.Optional(Type.Object({ bankCode: Type.String({ minLength: 1, maxLength: 10 }), accountNumber: Type.String({ minLength: 1, maxLength: 20 }) })),
+      card: Type.Optional(
+        Type.Object({
+          number: Type.String({ minLength: 12, maxLength: 23 }),
+          expMonth: Type.Integer(),
+          expYear: Type.Integer(),
+          cvv: Type.String({ minLength: 3, maxLength: 4 }),
+        }),
+      ),
+      bankAccount: Type.Optional(
+        Type.Object({
+          bankCode: Type.String({ minLength: 1, maxLength: 10 }),
+          accountNumber: Type.String({ minLength: 1, maxLength: 20 }),
+        }),
+      ),
       makeDefault: Type.Optional(Type.Boolean()),
     }),
     variables: ({ body }) => ({ input: body }),

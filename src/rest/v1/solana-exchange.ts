@@ -15,7 +15,13 @@ const QUOTE_FIELDS = `quoteId swapMode fromToken { address symbol decimals name 
   expiryTimestamp expiresIn estimatedSwapTime network executable warnings rawQuote`;
 const RESULT_FIELDS = 'signature txUrl status quoteId inputAmount outputAmount';
 
-const Token = Type.Object({ address: Type.String(), symbol: Type.String(), decimals: Type.Integer(), name: Type.String(), logoUri: Type.Optional(Type.Union([Type.String(), Type.Null()])) });
+const Token = Type.Object({
+  address: Type.String(),
+  symbol: Type.String(),
+  decimals: Type.Integer(),
+  name: Type.String(),
+  logoUri: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
 const Strings = (...names: string[]) => Type.Object(Object.fromEntries(names.map((n) => [n, Type.String()])));
 const Quote = Type.Object(
   {
@@ -25,8 +31,21 @@ const Quote = Type.Object(
     toToken: Token,
     amounts: Strings('inputAmount', 'outputAmount', 'minOutputAmount', 'inputAmountRaw', 'outputAmountRaw'),
     rates: Strings('rate', 'reverseRate', 'usdRate'),
-    fees: Strings('protocolFeePercent', 'protocolFeeAmount', 'platformFeePercent', 'totalFeePercent', 'totalFeeAmount', 'gasFee', 'totalCost'),
-    route: Type.Object({ hops: Type.Integer(), dexes: Type.Array(Type.String()), tokens: Type.Array(Type.String()), efficiencyScore: Type.Integer({ minimum: 1, maximum: 100 }) }),
+    fees: Strings(
+      'protocolFeePercent',
+      'protocolFeeAmount',
+      'platformFeePercent',
+      'totalFeePercent',
+      'totalFeeAmount',
+      'gasFee',
+      'totalCost',
+    ),
+    route: Type.Object({
+      hops: Type.Integer(),
+      dexes: Type.Array(Type.String()),
+      tokens: Type.Array(Type.String()),
+      efficiencyScore: Type.Integer({ minimum: 1, maximum: 100 }),
+    }),
     priceImpact: Type.String({ description: 'Percent, absolute value.' }),
     usdValues: Type.Object({ inputValue: Type.Number(), outputValue: Type.Number(), netValue: Type.Number() }),
     slippageTolerance: Type.String({ description: 'Percent.' }),
@@ -49,17 +68,32 @@ const Result = Type.Object({
   outputAmount: Type.String(),
 });
 const Slippage = Type.Integer({ minimum: 0, maximum: 5000, description: 'Basis points; default 50 (0.5 %).' });
-const Mode = Type.Union([Type.Literal('ExactIn'), Type.Literal('ExactOut')], { description: 'ExactIn (default): amount goes in. ExactOut: amount comes out.' });
-const QueryAmount = Type.String({ pattern: '^\\d+(\\.\\d+)?$', description: 'Human units of the input token (of the output token with ExactOut).' });
-const common = { slippageBps: Type.Optional(Slippage), swapMode: Type.Optional(Mode), network: Type.Optional(SolanaNetwork) };
+const Mode = Type.Union([Type.Literal('ExactIn'), Type.Literal('ExactOut')], {
+  description: 'ExactIn (default): amount goes in. ExactOut: amount comes out.',
+});
+const QueryAmount = Type.String({
+  pattern: '^\\d+(\\.\\d+)?$',
+  description: 'Human units of the input token (of the output token with ExactOut).',
+});
+const common = {
+  slippageBps: Type.Optional(Slippage),
+  swapMode: Type.Optional(Mode),
+  network: Type.Optional(SolanaNetwork),
+};
 const asText = (value: unknown) => (typeof value === 'number' ? String(value) : value);
 
-const quoteRoute = (path: string, summary: string, fixed: { inputMint?: string; outputMint?: string }, query: Record<string, ReturnType<typeof Type.String>>) => ({
+const quoteRoute = (
+  path: string,
+  summary: string,
+  fixed: { inputMint?: string; outputMint?: string },
+  query: Record<string, ReturnType<typeof Type.String>>,
+) => ({
   method: 'GET' as const,
   path,
   tag: 'Solana exchange',
   summary,
-  description: 'A quote from the routing provider (the sandbox AMM; Jupiter in production), stored for 30 seconds: swap it by quoteId. Accepts an API key or a bearer token.',
+  description:
+    'A quote from the routing provider (the sandbox AMM; Jupiter in production), stored for 30 seconds: swap it by quoteId. Accepts an API key or a bearer token.',
   operation: `query SwapQuote($input: SwapQuoteInput!) { swapQuote(input: $input) { ${QUOTE_FIELDS} } }`,
   querystring: Type.Object({ ...query, amount: QueryAmount, ...common }),
   variables: ({ query: q }: { query: Record<string, unknown> }) => ({ input: { ...q, ...fixed } }),
@@ -67,7 +101,13 @@ const quoteRoute = (path: string, summary: string, fixed: { inputMint?: string; 
   response: Quote,
 });
 
-const swapRoute = (path: string, summary: string, description: string, body: Record<string, unknown>, fixed: { inputMint?: string } = {}) => ({
+const swapRoute = (
+  path: string,
+  summary: string,
+  description: string,
+  body: Record<string, unknown>,
+  fixed: { inputMint?: string } = {},
+) => ({
   method: 'POST' as const,
   path,
   tag: 'Solana exchange',
@@ -77,18 +117,68 @@ const swapRoute = (path: string, summary: string, description: string, body: Rec
   body: Type.Object(body as never),
   variables: ({ body: b }: { body: unknown }) => {
     const input = (b ?? {}) as Record<string, unknown>;
-    return { input: { ...input, ...fixed, ...(input['amount'] !== undefined ? { amount: asText(input['amount']) } : {}) } };
+    return {
+      input: { ...input, ...fixed, ...(input['amount'] !== undefined ? { amount: asText(input['amount']) } : {}) },
+    };
   },
   message: 'Swap submitted successfully',
   response: Result,
 });
 
 export const solanaExchangeRoutes = defineRoutes([
-  quoteRoute('/api/v1/solana-exchange/quote/token-to-sol', 'Quote token to SOL', { outputMint: SOL_MINT }, { inputMint: Address }),
-  quoteRoute('/api/v1/solana-exchange/quote/sol-to-token', 'Quote SOL to token', { inputMint: SOL_MINT }, { outputMint: Address }),
-  quoteRoute('/api/v1/solana-exchange/quote/token-to-token', 'Quote token to token', {}, { inputMint: Address, outputMint: Address }),
-  swapRoute('/api/v1/solana-exchange/swap-token-to-sol', 'Swap SOL to an SPL token', 'As the seed titles it: swaps `amount` SOL into `outputMint` (the path names the opposite direction and stays as given).', { outputMint: Address, amount: TokenAmount, slippageBps: Type.Optional(Slippage), network: Type.Optional(SolanaNetwork) }, { inputMint: SOL_MINT }),
-  swapRoute('/api/v1/solana-exchange/swap-sol-to-token', 'Swap SOL to an SPL token (second entry)', 'Swaps `amount` SOL into `outputMint`.', { outputMint: Address, amount: TokenAmount, slippageBps: Type.Optional(Slippage), swapMode: Type.Optional(Mode), network: Type.Optional(SolanaNetwork) }, { inputMint: SOL_MINT }),
-  swapRoute('/api/v1/solana-exchange/swap-token-to-token', 'Swap SPL token to SPL token', 'Swaps `amount` of `inputMint` into `outputMint` (or, with ExactOut, buys `amount` of `outputMint`).', { inputMint: Address, outputMint: Address, amount: TokenAmount, ...common }),
-  swapRoute('/api/v1/solana-exchange/swap', 'Swap by quote', 'Executes a stored quote: `quoteId` from any quote route. An expired quote is 400 QUOTE_EXPIRED.', { quoteId: Type.String({ minLength: 1, maxLength: 64 }) }),
+  quoteRoute(
+    '/api/v1/solana-exchange/quote/token-to-sol',
+    'Quote token to SOL',
+    { outputMint: SOL_MINT },
+    { inputMint: Address },
+  ),
+  quoteRoute(
+    '/api/v1/solana-exchange/quote/sol-to-token',
+    'Quote SOL to token',
+    { inputMint: SOL_MINT },
+    { outputMint: Address },
+  ),
+  quoteRoute(
+    '/api/v1/solana-exchange/quote/token-to-token',
+    'Quote token to token',
+    {},
+    { inputMint: Address, outputMint: Address },
+  ),
+  swapRoute(
+    '/api/v1/solana-exchange/swap-token-to-sol',
+    'Swap SOL to an SPL token',
+    'As the seed titles it: swaps `amount` SOL into `outputMint` (the path names the opposite direction and stays as given).',
+    {
+      outputMint: Address,
+      amount: TokenAmount,
+      slippageBps: Type.Optional(Slippage),
+      network: Type.Optional(SolanaNetwork),
+    },
+    { inputMint: SOL_MINT },
+  ),
+  swapRoute(
+    '/api/v1/solana-exchange/swap-sol-to-token',
+    'Swap SOL to an SPL token (second entry)',
+    'Swaps `amount` SOL into `outputMint`.',
+    {
+      outputMint: Address,
+      amount: TokenAmount,
+      slippageBps: Type.Optional(Slippage),
+      swapMode: Type.Optional(Mode),
+      network: Type.Optional(SolanaNetwork),
+    },
+    { inputMint: SOL_MINT },
+  ),
+  swapRoute(
+    '/api/v1/solana-exchange/swap-token-to-token',
+    'Swap SPL token to SPL token',
+    'Swaps `amount` of `inputMint` into `outputMint` (or, with ExactOut, buys `amount` of `outputMint`).',
+    { inputMint: Address, outputMint: Address, amount: TokenAmount, ...common },
+  ),
+  swapRoute(
+    '/api/v1/solana-exchange/swap',
+    'Swap by quote',
+    'Executes a stored quote: `quoteId` from any quote route. An expired quote is 400 QUOTE_EXPIRED.',
+    { quoteId: Type.String({ minLength: 1, maxLength: 64 }) },
+  ),
 ]);

@@ -7,11 +7,17 @@ import { DateTimeString, Nullable } from '../schemas.js';
  * REST v1 Solana wallet. The seed names the address and transfer-token paths; balances, portfolio,
  * transfer SOL, transaction lookups and the sandbox faucet are named here after them (README).
  */
-export const SolanaNetwork = Type.Union(SOLANA_NETWORKS.map((n) => Type.Literal(n)), { description: 'The cluster; default mainnet-beta. In sandbox each is its own chain.' });
-export const TokenAmount = Type.Union([Type.String({ pattern: '^\\d+(\\.\\d+)?$' }), Type.Number({ exclusiveMinimum: 0 })], {
-  description: 'Token units: a decimal string (exact), or a number. At most the mint\'s decimals.',
-  examples: ['1.5'],
-});
+export const SolanaNetwork = Type.Union(
+  SOLANA_NETWORKS.map((n) => Type.Literal(n)),
+  { description: 'The cluster; default mainnet-beta. In sandbox each is its own chain.' },
+);
+export const TokenAmount = Type.Union(
+  [Type.String({ pattern: '^\\d+(\\.\\d+)?$' }), Type.Number({ exclusiveMinimum: 0 })],
+  {
+    description: "Token units: a decimal string (exact), or a number. At most the mint's decimals.",
+    examples: ['1.5'],
+  },
+);
 export const Address = Type.String({ minLength: 32, maxLength: 44, description: 'A base58 Solana address.' });
 const asText = (value: unknown) => (typeof value === 'number' ? String(value) : value);
 
@@ -25,14 +31,22 @@ const TokenBalance = Type.Object({
   amountRaw: Type.String({ description: 'Raw base units (lamports for SOL).' }),
   usdValue: Nullable(Type.Number()),
 });
-const Portfolio = Type.Object({ address: Type.String(), network: Type.String(), sol: TokenBalance, tokens: Type.Array(TokenBalance), totalUsdValue: Type.Number() });
+const Portfolio = Type.Object({
+  address: Type.String(),
+  network: Type.String(),
+  sol: TokenBalance,
+  tokens: Type.Array(TokenBalance),
+  totalUsdValue: Type.Number(),
+});
 const PORTFOLIO_FIELDS = `address network sol { ${BALANCE_FIELDS} } tokens { ${BALANCE_FIELDS} } totalUsdValue`;
 
 export const TRANSFER_FIELDS = 'id signature status network kind from to mint amount amountRaw error txUrl createdAt';
 const Transfer = Type.Object({
   signature: Type.String(),
   id: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('confirmed'), Type.Literal('failed')], { description: 'pending: sent, not confirmed yet (the final state arrives as an event).' }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('confirmed'), Type.Literal('failed')], {
+    description: 'pending: sent, not confirmed yet (the final state arrives as an event).',
+  }),
   network: Type.String(),
   kind: Type.String(),
   from: Type.String(),
@@ -52,7 +66,8 @@ export const solanaRoutes = defineRoutes([
     path: '/api/v1/solana/address',
     tag: 'Solana wallet',
     summary: "The user's wallet address",
-    description: 'The custodial wallet of the caller\'s user and environment, created on first use. A Solana address is the same on every cluster, so there is no network parameter.',
+    description:
+      "The custodial wallet of the caller's user and environment, created on first use. A Solana address is the same on every cluster, so there is no network parameter.",
     operation: 'query SolanaWallet { solanaWallet { address } }',
     message: 'Wallet address retrieved successfully',
     response: Type.Object({ address: Type.String({ description: 'Base58 public key.' }) }),
@@ -99,7 +114,15 @@ export const solanaRoutes = defineRoutes([
     querystring: NetworkQuery,
     message: 'Portfolio retrieved successfully',
     response: Type.Object({
-      ngn: Type.Object({ currency: Type.String(), available: Type.Number(), availableKobo: Type.Integer(), held: Type.Number(), heldKobo: Type.Integer(), total: Type.Number(), totalKobo: Type.Integer() }),
+      ngn: Type.Object({
+        currency: Type.String(),
+        available: Type.Number(),
+        availableKobo: Type.Integer(),
+        held: Type.Number(),
+        heldKobo: Type.Integer(),
+        total: Type.Number(),
+        totalKobo: Type.Integer(),
+      }),
       solana: Portfolio,
     }),
   },
@@ -109,9 +132,14 @@ export const solanaRoutes = defineRoutes([
     tag: 'Solana wallet',
     summary: 'Transfer an SPL token',
     description:
-      'A TransferChecked from the caller\'s wallet; the recipient\'s token account is created when missing (the sender pays its rent and the network fee). Waits a few seconds for confirmation and answers with the signature either way; the final state arrives as a transaction.* event. Honours Idempotency-Key: a repeat returns the stored signature and never signs twice. Too little balance: 400 with errorCode INSUFFICIENT_FUNDS.',
+      "A TransferChecked from the caller's wallet; the recipient's token account is created when missing (the sender pays its rent and the network fee). Waits a few seconds for confirmation and answers with the signature either way; the final state arrives as a transaction.* event. Honours Idempotency-Key: a repeat returns the stored signature and never signs twice. Too little balance: 400 with errorCode INSUFFICIENT_FUNDS.",
     operation: `mutation TransferSolanaToken($input: SolanaTokenTransferInput!) { transferSolanaToken(input: $input) { ${TRANSFER_FIELDS} } }`,
-    body: Type.Object({ to: Address, tokenMintAddress: Address, amount: TokenAmount, network: Type.Optional(SolanaNetwork) }),
+    body: Type.Object({
+      to: Address,
+      tokenMintAddress: Address,
+      amount: TokenAmount,
+      network: Type.Optional(SolanaNetwork),
+    }),
     variables: ({ body }) => ({ input: { ...(body as object), amount: asText((body as { amount: unknown }).amount) } }),
     message: 'Token transferred successfully',
     response: Transfer,
@@ -121,7 +149,8 @@ export const solanaRoutes = defineRoutes([
     path: '/api/v1/solana/transfer-sol',
     tag: 'Solana wallet',
     summary: 'Transfer SOL',
-    description: 'Sends SOL from the caller\'s wallet (the network fee on top). Same confirmation, idempotency and errors as transfer-token.',
+    description:
+      "Sends SOL from the caller's wallet (the network fee on top). Same confirmation, idempotency and errors as transfer-token.",
     operation: `mutation TransferSol($input: SolTransferInput!) { transferSol(input: $input) { ${TRANSFER_FIELDS} } }`,
     body: Type.Object({ to: Address, amount: TokenAmount, network: Type.Optional(SolanaNetwork) }),
     variables: ({ body }) => ({ input: { ...(body as object), amount: asText((body as { amount: unknown }).amount) } }),
@@ -133,7 +162,7 @@ export const solanaRoutes = defineRoutes([
     path: '/api/v1/solana/transactions',
     tag: 'Solana wallet',
     summary: 'Outgoing transactions',
-    description: 'The wallet\'s transfers and swaps, newest first.',
+    description: "The wallet's transfers and swaps, newest first.",
     operation: `query SolanaTransfers($first: Int) { solanaTransfers(first: $first) { ${TRANSFER_FIELDS} } }`,
     querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }),
     variables: ({ query }) => ({ first: (query as { limit?: number }).limit }),
@@ -155,14 +184,23 @@ export const solanaRoutes = defineRoutes([
     path: '/api/v1/solana/sandbox/faucet',
     tag: 'Solana wallet',
     summary: 'Sandbox faucet',
-    description: 'Sandbox only: SOL and sandbox tokens for the caller\'s wallet. Without `asset`: 2 SOL, 1,000 USDC, 1,000 USDT and 10,000,000 BONK.',
-    operation: 'mutation SandboxSolanaFaucet($input: FaucetInput) { sandboxSolanaFaucet(input: $input) { address funded { symbol amount } } }',
-    body: Type.Object({ network: Type.Optional(SolanaNetwork), asset: Type.Optional(Type.String({ maxLength: 44 })), amount: Type.Optional(TokenAmount) }),
+    description:
+      "Sandbox only: SOL and sandbox tokens for the caller's wallet. Without `asset`: 2 SOL, 1,000 USDC, 1,000 USDT and 10,000,000 BONK.",
+    operation:
+      'mutation SandboxSolanaFaucet($input: FaucetInput) { sandboxSolanaFaucet(input: $input) { address funded { symbol amount } } }',
+    body: Type.Object({
+      network: Type.Optional(SolanaNetwork),
+      asset: Type.Optional(Type.String({ maxLength: 44 })),
+      amount: Type.Optional(TokenAmount),
+    }),
     variables: ({ body }) => {
       const input = (body ?? {}) as { amount?: unknown };
       return { input: { ...input, ...(input.amount !== undefined ? { amount: asText(input.amount) } : {}) } };
     },
     message: 'Wallet funded',
-    response: Type.Object({ address: Type.String(), funded: Type.Array(Type.Object({ symbol: Type.String(), amount: Type.String() })) }),
+    response: Type.Object({
+      address: Type.String(),
+      funded: Type.Array(Type.Object({ symbol: Type.String(), amount: Type.String() })),
+    }),
   },
 ]);

@@ -10,11 +10,14 @@ export const transactionRoutes = defineRoutes([
     path: '/api/v1/transactions',
     tag: 'Transactions',
     summary: 'List transactions',
-    description: 'The user\'s wallet transactions, newest first. Amount bounds are naira, inclusive; `search` matches part of the reference.',
+    description:
+      "The user's wallet transactions, newest first. Amount bounds are naira, inclusive; `search` matches part of the reference.",
     operation: `query WalletTransactions($filter: TransactionFilter, $page: Int, $limit: Int) {
       walletTransactions(filter: $filter, page: $page, limit: $limit) { transactions { ${TRANSACTION_FIELDS} } page limit total totalPages hasNext hasPrev } }`,
     querystring: Type.Object({
-      type: Type.Optional(Type.Union(['DEPOSIT', 'WITHDRAWAL', 'TRANSFER_IN', 'TRANSFER_OUT', 'BILL'].map((s) => Type.Literal(s)))),
+      type: Type.Optional(
+        Type.Union(['DEPOSIT', 'WITHDRAWAL', 'TRANSFER_IN', 'TRANSFER_OUT', 'BILL'].map((s) => Type.Literal(s))),
+      ),
       status: Type.Optional(Type.Union(['PENDING', 'COMPLETED', 'FAILED'].map((s) => Type.Literal(s)))),
       from: Type.Optional(DateTimeString),
       to: Type.Optional(DateTimeString),

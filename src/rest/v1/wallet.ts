@@ -9,11 +9,17 @@ import { DateTimeString, Nullable } from '../schemas.js';
 export const DEPOSIT_FIELDS = `id amount amountKobo reference currency method customization { title } customer { email phoneNumber name }
   accountNumber bankName accountName expiry_datetime note status redirectUrl narration
   nextAction { type requires_pin requires_otp redirect_url payment_instruction } failureReason version createdAt updatedAt`;
-const PAYOUT_FIELDS = 'id reference status amount amountKobo fee currency bankCode bankName accountNumber accountName narration failureReason version createdAt updatedAt';
-export const TRANSACTION_FIELDS = 'id type status amount amountKobo fee currency reference description counterparty version createdAt updatedAt';
+const PAYOUT_FIELDS =
+  'id reference status amount amountKobo fee currency bankCode bankName accountNumber accountName narration failureReason version createdAt updatedAt';
+export const TRANSACTION_FIELDS =
+  'id type status amount amountKobo fee currency reference description counterparty version createdAt updatedAt';
 
 const Naira = Type.Number({ description: 'Naira, at most two decimals; at most 10,000,000.', examples: [1500.5] });
-const Reference = Type.String({ minLength: 1, maxLength: 64, description: 'Your unique reference; one is made when omitted.' });
+const Reference = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'Your unique reference; one is made when omitted.',
+});
 const Narration = Type.String({ maxLength: 140 });
 const Url = Type.String({ maxLength: 2048 });
 
@@ -26,7 +32,13 @@ const DepositSchema = Type.Object(
     currency: Type.String({ examples: ['NGN'] }),
     method: Type.String({ examples: ['card', 'bank_transfer', 'ussd', 'payment_link', 'virtual_account'] }),
     customization: Nullable(Type.Object({ title: Nullable(Type.String()) })),
-    customer: Nullable(Type.Object({ email: Nullable(Type.String()), phoneNumber: Nullable(Type.String()), name: Nullable(Type.String()) })),
+    customer: Nullable(
+      Type.Object({
+        email: Nullable(Type.String()),
+        phoneNumber: Nullable(Type.String()),
+        name: Nullable(Type.String()),
+      }),
+    ),
     accountNumber: Nullable(Type.String()),
     bankName: Nullable(Type.String()),
     accountName: Nullable(Type.String()),
@@ -94,8 +106,10 @@ export const TransactionSchema = Type.Object(
 );
 
 const ReferenceParam = Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80 }) });
-const deposit = (operation: string, field: string) => `mutation ${operation}($input: ${field === 'depositWithPaymentMethod' ? 'DepositWithPaymentMethodInput' : field === 'depositByUssd' ? 'UssdDepositInput' : field === 'createPaymentLink' ? 'PaymentLinkInput' : field === 'fundWallet' ? 'FundWalletInput' : 'DepositInput'}!) { ${field}(input: $input) { ${DEPOSIT_FIELDS} } }`;
-const DEPOSIT_DESCRIPTION = 'Honours Idempotency-Key: a retry with the same key and body returns the same deposit; the same key with another body is 422; while the first still runs, 409.';
+const deposit = (operation: string, field: string) =>
+  `mutation ${operation}($input: ${field === 'depositWithPaymentMethod' ? 'DepositWithPaymentMethodInput' : field === 'depositByUssd' ? 'UssdDepositInput' : field === 'createPaymentLink' ? 'PaymentLinkInput' : field === 'fundWallet' ? 'FundWalletInput' : 'DepositInput'}!) { ${field}(input: $input) { ${DEPOSIT_FIELDS} } }`;
+const DEPOSIT_DESCRIPTION =
+  'Honours Idempotency-Key: a retry with the same key and body returns the same deposit; the same key with another body is 422; while the first still runs, 409.';
 
 export const walletRoutes = defineRoutes([
   {
@@ -103,22 +117,44 @@ export const walletRoutes = defineRoutes([
     path: '/api/v1/wallet/balance',
     tag: 'Wallet',
     summary: 'Wallet balance',
-    operation: 'query WalletBalance { walletBalance { currency available availableKobo held heldKobo total totalKobo } }',
+    operation:
+      'query WalletBalance { walletBalance { currency available availableKobo held heldKobo total totalKobo } }',
     message: 'Wallet balance retrieved successfully',
-    response: Type.Object({ currency: Type.String(), available: Type.Number(), availableKobo: Type.Integer(), held: Type.Number(), heldKobo: Type.Integer(), total: Type.Number(), totalKobo: Type.Integer() }),
+    response: Type.Object({
+      currency: Type.String(),
+      available: Type.Number(),
+      availableKobo: Type.Integer(),
+      held: Type.Number(),
+      heldKobo: Type.Integer(),
+      total: Type.Number(),
+      totalKobo: Type.Integer(),
+    }),
   },
   {
     method: 'GET',
     path: '/api/v1/wallet/ledger',
     tag: 'Wallet',
     summary: 'Wallet ledger history',
-    description: 'The wallet account\'s ledger entries, newest first. Page with `before` = the last entry\'s createdAt.',
-    operation: 'query WalletLedger($first: Int, $before: DateTime) { walletLedger(first: $first, before: $before) { id amount amountKobo balanceAfter kind reference description createdAt } }',
-    querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })), before: Type.Optional(DateTimeString) }),
+    description: "The wallet account's ledger entries, newest first. Page with `before` = the last entry's createdAt.",
+    operation:
+      'query WalletLedger($first: Int, $before: DateTime) { walletLedger(first: $first, before: $before) { id amount amountKobo balanceAfter kind reference description createdAt } }',
+    querystring: Type.Object({
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+      before: Type.Optional(DateTimeString),
+    }),
     variables: ({ query }) => ({ first: query.limit, before: query.before }),
     message: 'Ledger entries retrieved successfully',
     response: Type.Array(
-      Type.Object({ id: Type.String(), amount: Type.Number(), amountKobo: Type.Integer(), balanceAfter: Type.Number(), kind: Type.String(), reference: Type.String(), description: Nullable(Type.String()), createdAt: DateTimeString }),
+      Type.Object({
+        id: Type.String(),
+        amount: Type.Number(),
+        amountKobo: Type.Integer(),
+        balanceAfter: Type.Number(),
+        kind: Type.String(),
+        reference: Type.String(),
+        description: Nullable(Type.String()),
+        createdAt: DateTimeString,
+      }),
     ),
   },
   {
@@ -128,7 +164,15 @@ export const walletRoutes = defineRoutes([
     summary: 'Deposit with a stored payment method',
     description: `The seed's deposit. A card is charged (nextAction says what it needs: requires_pin, then requires_otp, or redirect_url for 3DS); a bank account pays by transfer into the account returned. ${DEPOSIT_DESCRIPTION}`,
     operation: deposit('DepositWithPaymentMethod', 'depositWithPaymentMethod'),
-    body: Type.Object({ amount: Naira, paymentMethodId: Type.String({ minLength: 1 }), reference: Type.Optional(Reference), currency: Type.Optional(Type.Literal('NGN')), redirectUrl: Type.Optional(Url), meta: Type.Optional(Type.Object({}, { additionalProperties: true })), narration: Type.Optional(Narration) }),
+    body: Type.Object({
+      amount: Naira,
+      paymentMethodId: Type.String({ minLength: 1 }),
+      reference: Type.Optional(Reference),
+      currency: Type.Optional(Type.Literal('NGN')),
+      redirectUrl: Type.Optional(Url),
+      meta: Type.Optional(Type.Object({}, { additionalProperties: true })),
+      narration: Type.Optional(Narration),
+    }),
     variables: ({ body }) => ({ input: body }),
     message: 'Deposit initiated successfully',
     response: DepositSchema,
@@ -140,7 +184,13 @@ export const walletRoutes = defineRoutes([
     summary: 'Deposit by bank transfer',
     description: `A one-off account to transfer into, with its expiry (expiry_datetime). ${DEPOSIT_DESCRIPTION}`,
     operation: deposit('DepositByBankTransfer', 'depositByBankTransfer'),
-    body: Type.Object({ amount: Naira, reference: Type.Optional(Reference), currency: Type.Optional(Type.Literal('NGN')), narration: Type.Optional(Narration), meta: Type.Optional(Type.Object({}, { additionalProperties: true })) }),
+    body: Type.Object({
+      amount: Naira,
+      reference: Type.Optional(Reference),
+      currency: Type.Optional(Type.Literal('NGN')),
+      narration: Type.Optional(Narration),
+      meta: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    }),
     variables: ({ body }) => ({ input: body }),
     message: 'Deposit initiated successfully',
     response: DepositSchema,
@@ -152,7 +202,13 @@ export const walletRoutes = defineRoutes([
     summary: 'Deposit by USSD',
     description: `nextAction.payment_instruction.note holds the code to dial. ${DEPOSIT_DESCRIPTION}`,
     operation: deposit('DepositByUssd', 'depositByUssd'),
-    body: Type.Object({ amount: Naira, bankCode: Type.String({ minLength: 1, maxLength: 10 }), reference: Type.Optional(Reference), currency: Type.Optional(Type.Literal('NGN')), narration: Type.Optional(Narration) }),
+    body: Type.Object({
+      amount: Naira,
+      bankCode: Type.String({ minLength: 1, maxLength: 10 }),
+      reference: Type.Optional(Reference),
+      currency: Type.Optional(Type.Literal('NGN')),
+      narration: Type.Optional(Narration),
+    }),
     variables: ({ body }) => ({ input: body }),
     message: 'Deposit initiated successfully',
     response: DepositSchema,
@@ -164,7 +220,14 @@ export const walletRoutes = defineRoutes([
     summary: 'Hosted payment link',
     description: `nextAction.redirect_url.url is the checkout page; the link expires after an hour. ${DEPOSIT_DESCRIPTION}`,
     operation: deposit('CreatePaymentLink', 'createPaymentLink'),
-    body: Type.Object({ amount: Naira, redirectUrl: Url, title: Type.Optional(Type.String({ maxLength: 100 })), reference: Type.Optional(Reference), currency: Type.Optional(Type.Literal('NGN')), narration: Type.Optional(Narration) }),
+    body: Type.Object({
+      amount: Naira,
+      redirectUrl: Url,
+      title: Type.Optional(Type.String({ maxLength: 100 })),
+      reference: Type.Optional(Reference),
+      currency: Type.Optional(Type.Literal('NGN')),
+      narration: Type.Optional(Narration),
+    }),
     variables: ({ body }) => ({ input: body }),
     message: 'Payment link created successfully',
     response: DepositSchema,
@@ -198,7 +261,11 @@ export const walletRoutes = defineRoutes([
     description: 'Sends the PIN, OTP or 3DS result a pending card deposit waits for (`type`: pin, otp or three_ds).',
     operation: `mutation AuthorizeDeposit($reference: String!, $input: AuthorizeDepositInput!) { authorizeDeposit(reference: $reference, input: $input) { ${DEPOSIT_FIELDS} } }`,
     params: ReferenceParam,
-    body: Type.Object({ type: Type.Union(['pin', 'otp', 'three_ds'].map((t) => Type.Literal(t))), pin: Type.Optional(Type.String({ maxLength: 8 })), otp: Type.Optional(Type.String({ maxLength: 8 })) }),
+    body: Type.Object({
+      type: Type.Union(['pin', 'otp', 'three_ds'].map((t) => Type.Literal(t))),
+      pin: Type.Optional(Type.String({ maxLength: 8 })),
+      otp: Type.Optional(Type.String({ maxLength: 8 })),
+    }),
     variables: ({ params, body }) => ({ reference: params.reference, input: body }),
     status: 200,
     message: 'Deposit authorized successfully',
@@ -219,10 +286,17 @@ export const walletRoutes = defineRoutes([
     path: '/api/v1/wallet/virtual-account',
     tag: 'Wallet account',
     summary: 'Create the permanent virtual account',
-    description: 'The user\'s permanent account number; transfers into it fund the wallet. Calling again returns the same account.',
-    operation: 'mutation CreateVirtualAccount { createVirtualAccount { accountNumber bankName accountName createdAt } }',
+    description:
+      "The user's permanent account number; transfers into it fund the wallet. Calling again returns the same account.",
+    operation:
+      'mutation CreateVirtualAccount { createVirtualAccount { accountNumber bankName accountName createdAt } }',
     message: 'Virtual account retrieved successfully',
-    response: Type.Object({ accountNumber: Type.String(), bankName: Type.String(), accountName: Type.String(), createdAt: DateTimeString }),
+    response: Type.Object({
+      accountNumber: Type.String(),
+      bankName: Type.String(),
+      accountName: Type.String(),
+      createdAt: DateTimeString,
+    }),
   },
   {
     method: 'POST',
@@ -249,8 +323,12 @@ export const walletRoutes = defineRoutes([
     path: '/api/v1/wallet/banks/resolve',
     tag: 'Wallet payouts',
     summary: 'Resolve an account number to a name',
-    operation: 'query ResolveBankAccount($bankCode: String!, $accountNumber: String!) { resolveBankAccount(bankCode: $bankCode, accountNumber: $accountNumber) { bankCode accountNumber accountName } }',
-    body: Type.Object({ bankCode: Type.String({ minLength: 1, maxLength: 10 }), accountNumber: Type.String({ minLength: 1, maxLength: 20 }) }),
+    operation:
+      'query ResolveBankAccount($bankCode: String!, $accountNumber: String!) { resolveBankAccount(bankCode: $bankCode, accountNumber: $accountNumber) { bankCode accountNumber accountName } }',
+    body: Type.Object({
+      bankCode: Type.String({ minLength: 1, maxLength: 10 }),
+      accountNumber: Type.String({ minLength: 1, maxLength: 20 }),
+    }),
     variables: ({ body }) => body as Record<string, unknown>,
     status: 200,
     message: 'Account resolved successfully',
@@ -264,7 +342,13 @@ export const walletRoutes = defineRoutes([
     description:
       'Holds amount + ₦25 fee at once, sends the transfer, captures on success or releases on failure. A provider timeout answers `processing`; the final state arrives as a payout.* event. Honours Idempotency-Key.',
     operation: `mutation Withdraw($input: WithdrawInput!) { withdraw(input: $input) { ${PAYOUT_FIELDS} } }`,
-    body: Type.Object({ amount: Naira, bankCode: Type.String({ minLength: 1, maxLength: 10 }), accountNumber: Type.String({ minLength: 1, maxLength: 20 }), narration: Type.Optional(Type.String({ maxLength: 100 })), reference: Type.Optional(Reference) }),
+    body: Type.Object({
+      amount: Naira,
+      bankCode: Type.String({ minLength: 1, maxLength: 10 }),
+      accountNumber: Type.String({ minLength: 1, maxLength: 20 }),
+      narration: Type.Optional(Type.String({ maxLength: 100 })),
+      reference: Type.Optional(Reference),
+    }),
     variables: ({ body }) => ({ input: body }),
     message: 'Withdrawal initiated successfully',
     response: PayoutSchema,
@@ -284,9 +368,15 @@ export const walletRoutes = defineRoutes([
     path: '/api/v1/wallet/transfer',
     tag: 'Wallet payouts',
     summary: 'Transfer to another user',
-    description: 'Instant and atomic: both wallets change or neither. `recipient` is a user id or email. Honours Idempotency-Key.',
+    description:
+      'Instant and atomic: both wallets change or neither. `recipient` is a user id or email. Honours Idempotency-Key.',
     operation: `mutation Transfer($input: TransferInput!) { transfer(input: $input) { ${TRANSACTION_FIELDS} } }`,
-    body: Type.Object({ amount: Naira, recipient: Type.String({ minLength: 1, maxLength: 254 }), narration: Type.Optional(Narration), reference: Type.Optional(Reference) }),
+    body: Type.Object({
+      amount: Naira,
+      recipient: Type.String({ minLength: 1, maxLength: 254 }),
+      narration: Type.Optional(Narration),
+      reference: Type.Optional(Reference),
+    }),
     variables: ({ body }) => ({ input: body }),
     message: 'Transfer completed successfully',
     response: TransactionSchema,

@@ -51,8 +51,15 @@ const WithSecret = Type.Object({ endpoint: EndpointSchema, secret: Type.String({
 const IdParam = Type.Object({ id: Type.String() });
 
 const EndpointBody = {
-  url: Type.String({ maxLength: 2048, description: 'https in production; http and local addresses allowed in sandbox.' }),
-  eventTypes: Type.Array(EventKind, { minItems: 1, maxItems: EVENT_KINDS.length + 1, description: 'Kinds to deliver, or ["*"] for all.' }),
+  url: Type.String({
+    maxLength: 2048,
+    description: 'https in production; http and local addresses allowed in sandbox.',
+  }),
+  eventTypes: Type.Array(EventKind, {
+    minItems: 1,
+    maxItems: EVENT_KINDS.length + 1,
+    description: 'Kinds to deliver, or ["*"] for all.',
+  }),
   description: Type.String({ maxLength: 500 }),
   enabled: Type.Boolean(),
 };
@@ -74,7 +81,12 @@ export const webhookRoutes = defineRoutes([
     summary: 'Create a webhook endpoint',
     description: 'The signing secret is in `data.secret` and is shown only this once.',
     operation: `mutation CreateWebhookEndpoint($input: CreateWebhookEndpointInput!) { createWebhookEndpoint(input: $input) { secret endpoint { ${ENDPOINT_FIELDS} } } }`,
-    body: Type.Object({ url: EndpointBody.url, eventTypes: Type.Optional(EndpointBody.eventTypes), description: Type.Optional(EndpointBody.description), enabled: Type.Optional(EndpointBody.enabled) }),
+    body: Type.Object({
+      url: EndpointBody.url,
+      eventTypes: Type.Optional(EndpointBody.eventTypes),
+      description: Type.Optional(EndpointBody.description),
+      enabled: Type.Optional(EndpointBody.enabled),
+    }),
     variables: ({ body }) => ({ input: body }),
     message: 'Webhook endpoint created successfully',
     response: WithSecret,
@@ -97,7 +109,12 @@ export const webhookRoutes = defineRoutes([
     description: 'Change the URL, kinds, description, or enable it again after the service disabled it.',
     operation: `mutation UpdateWebhookEndpoint($id: ID!, $input: UpdateWebhookEndpointInput!) { updateWebhookEndpoint(id: $id, input: $input) { ${ENDPOINT_FIELDS} } }`,
     params: IdParam,
-    body: Type.Object({ url: Type.Optional(EndpointBody.url), eventTypes: Type.Optional(EndpointBody.eventTypes), description: Type.Optional(EndpointBody.description), enabled: Type.Optional(EndpointBody.enabled) }),
+    body: Type.Object({
+      url: Type.Optional(EndpointBody.url),
+      eventTypes: Type.Optional(EndpointBody.eventTypes),
+      description: Type.Optional(EndpointBody.description),
+      enabled: Type.Optional(EndpointBody.enabled),
+    }),
     variables: ({ params, body }) => ({ id: params.id, input: body }),
     message: 'Webhook endpoint updated successfully',
     response: EndpointSchema,
@@ -117,11 +134,17 @@ export const webhookRoutes = defineRoutes([
     path: '/api/v1/webhooks/:id/rotate-secret',
     tag: 'Webhooks',
     summary: 'Rotate the signing secret',
-    description: 'Returns the new secret once. The previous secret keeps signing (a second `webhook-signature` entry) for `gracePeriodSeconds` (default 86400, at most 604800).',
+    description:
+      'Returns the new secret once. The previous secret keeps signing (a second `webhook-signature` entry) for `gracePeriodSeconds` (default 86400, at most 604800).',
     operation: `mutation RotateWebhookSecret($id: ID!, $gracePeriodSeconds: Int) { rotateWebhookSecret(id: $id, gracePeriodSeconds: $gracePeriodSeconds) { secret endpoint { ${ENDPOINT_FIELDS} } } }`,
     params: IdParam,
-    body: Type.Optional(Type.Object({ gracePeriodSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })) })),
-    variables: ({ params, body }) => ({ id: params.id, gracePeriodSeconds: (body as { gracePeriodSeconds?: number } | undefined)?.gracePeriodSeconds }),
+    body: Type.Optional(
+      Type.Object({ gracePeriodSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604_800 })) }),
+    ),
+    variables: ({ params, body }) => ({
+      id: params.id,
+      gracePeriodSeconds: (body as { gracePeriodSeconds?: number } | undefined)?.gracePeriodSeconds,
+    }),
     message: 'Webhook secret rotated successfully',
     response: WithSecret,
   },
