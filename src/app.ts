@@ -141,6 +141,7 @@ function acceptEmptyJsonBodies(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
-    parseJson(request, text, done);
+    // Fastify's default parser answers through `done`; nothing awaits its return value.
+    void parseJson(request, text, done);
   });
 }

@@ -8,7 +8,7 @@ import { startWorkers } from './workers.js';
 
 /** Composition root: config → database → services → app → workers → listen; graceful shutdown. */
 async function main(): Promise<void> {
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (error) {

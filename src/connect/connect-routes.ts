@@ -232,7 +232,7 @@ export async function registerTokenEndpoints(app: FastifyInstance): Promise<void
       const credentials = clientCredentials(request, body);
       await limit(services, limits.token, request, credentials.clientId);
       const client = await oauthClients.authenticate(credentials.clientId, credentials.clientSecret);
-      let tokens;
+      let tokens: Awaited<ReturnType<typeof authorizationServer.refresh>>;
       if (body.grant_type === 'authorization_code') {
         tokens = await authorizationServer.redeemCode(client, {
           code: body.code,

@@ -16,7 +16,7 @@ describe.skipIf(!onPostgres || !redisUrl)('subscriptions across server processes
   });
 
   it('a subscriber on one server receives events caused through another', async () => {
-    const { db } = await testDatabase();
+    await testDatabase();
     const services = await createTestServices();
     const tenant = await seedTenant(services);
     const env = {

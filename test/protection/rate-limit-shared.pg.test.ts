@@ -7,7 +7,7 @@ const redisUrl = process.env.REDIS_URL;
 
 describe.skipIf(!onPostgres || !redisUrl)('rate limits shared through Redis (PostgreSQL + Redis)', () => {
   it('50 concurrent requests spread over two server processes with a limit of 10 let exactly 10 through', async () => {
-    const { db } = await testDatabase();
+    await testDatabase();
     const services = await createTestServices();
     const tenant = await seedTenant(services);
     const env = {

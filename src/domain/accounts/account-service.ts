@@ -102,8 +102,7 @@ export class AccountService {
     const found = await accountStore.findCredentials(this.db, email);
     this.dummyHash ??= hashSecret('not a password of anyone');
     const ok = await verifySecret(found?.passwordHash ?? (await this.dummyHash), password);
-    if (!found || !found.passwordHash || !ok)
-      throw new DomainError('UNAUTHENTICATED', 'The email or password is wrong.');
+    if (!found?.passwordHash || !ok) throw new DomainError('UNAUTHENTICATED', 'The email or password is wrong.');
     if (!found.verified)
       throw new DomainError('FORBIDDEN', 'Confirm your email first: open the link we sent you, or ask for a new one.', {
         field: 'email',

@@ -344,7 +344,7 @@ export class BillsService {
   async runSchedule(scheduleId: string, run: number): Promise<BillRecordRow | undefined> {
     const prepared = await this.db.transaction(async (tx) => {
       const [schedule] = await tx.select().from(billSchedules).where(eq(billSchedules.id, scheduleId)).for('update');
-      if (!schedule || schedule.status !== 'active' || schedule.runCount >= run) return undefined;
+      if (schedule?.status !== 'active' || schedule.runCount >= run) return undefined;
       const now = this.clock.now();
       const payment = schedule.payment as ResolvedPayment & { reference: string };
       const owner = { userId: schedule.userId, environment: schedule.environment };

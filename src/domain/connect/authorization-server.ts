@@ -199,7 +199,7 @@ export class AuthorizationServer {
     const now = this.clock.now();
     const outcome = await this.db.transaction(async (tx): Promise<TokenResponse | OAuthError> => {
       const found = await oauthStore.lockToken(tx, digestOf(input.refreshToken!));
-      if (!found || found.token.kind !== 'refresh' || found.clientId !== client.clientId)
+      if (found?.token.kind !== 'refresh' || found.clientId !== client.clientId)
         return new OAuthError('invalid_grant', 'The refresh token is invalid.');
       const { token, grant } = found;
       if (grant.revokedAt || token.revokedAt) return new OAuthError('invalid_grant', 'The refresh token was revoked.');

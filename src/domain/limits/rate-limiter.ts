@@ -14,7 +14,7 @@ export interface LimitRule {
  * The one limiter behind GraphQL fields, REST routes and /connect. Each check-and-record is one
  * atomic step: in memory (one JS turn) by default, or one Redis script when Redis is configured,
  * so every instance shares exact counts. If Redis fails, a per-process memory limiter stands in
- * (and `onStoreError` is told) rather than letting every request through or refusing them all.
+ * (and `onStoreError`, wired to the Redis client's errors, is told) rather than letting every request through or refusing them all.
  */
 export class RateLimiter {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
@@ -24,7 +24,6 @@ export class RateLimiter {
   constructor(
     private readonly redis: Redis | undefined,
     private readonly keyPrefix = 'pgw:rl',
-    private readonly onStoreError: (error: unknown) => void = () => undefined,
   ) {}
 
   static connect(redisUrl: string | undefined, onStoreError?: (error: unknown) => void): RateLimiter {
@@ -33,7 +32,7 @@ export class RateLimiter {
       ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
       : undefined;
     redis?.on('error', (error) => onStoreError?.(error));
-    return new RateLimiter(redis, undefined, onStoreError);
+    return new RateLimiter(redis);
   }
 
   /** Counts `points` against `identity` under `rule`; throws RATE_LIMITED with the wait when over. */

@@ -120,16 +120,14 @@ export class SolanaExchange {
       request: { inputMint, outputMint, amountRaw: amountRaw.toString(), swapMode, slippageBps },
       otherAmountThresholdRaw: quote.otherAmountThresholdRaw.toString(),
     };
-    await this.db
-      .insert(solanaQuotes)
-      .values({
-        id: quoteId,
-        userId: principal.userId,
-        environment: principal.environment,
-        network,
-        quote: stored,
-        expiresAt: new Date(now.getTime() + QUOTE_TTL_SECONDS * 1000),
-      });
+    await this.db.insert(solanaQuotes).values({
+      id: quoteId,
+      userId: principal.userId,
+      environment: principal.environment,
+      network,
+      quote: stored,
+      expiresAt: new Date(now.getTime() + QUOTE_TTL_SECONDS * 1000),
+    });
     return view;
   }
 

@@ -71,7 +71,7 @@ export class RpcChain implements SolanaChain {
 
   async mintDecimals(mint: string) {
     const account = await this.connection.getAccountInfo(new PublicKey(mint));
-    if (!account || !account.owner.equals(TOKEN_PROGRAM_ID) || account.data.length !== 82) return undefined;
+    if (!account?.owner.equals(TOKEN_PROGRAM_ID) || account.data.length !== 82) return undefined;
     return account.data[44];
   }
 

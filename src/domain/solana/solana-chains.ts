@@ -2,7 +2,7 @@ import type { Environment } from '../auth/permissions.js';
 import { DomainError } from '../errors.js';
 import type { SolanaChain } from './chain.js';
 import type { RpcChain } from './rpc-chain.js';
-import { type SolanaNetwork } from './networks.js';
+import type { SolanaNetwork } from './networks.js';
 
 /**
  * The chain behind each environment and network: sandbox networks are litesvm chains, production

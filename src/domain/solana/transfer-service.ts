@@ -246,7 +246,7 @@ export class SolanaTransfers {
   /** The confirmation job's step: settled when the chain knows; re-broadcast while the blockhash lives; failed once it has expired. */
   async confirm(transferId: string): Promise<'final' | 'pending'> {
     const row = await transferStore.findTransfer(this.db, transferId);
-    if (!row || row.status !== 'pending') return 'final';
+    if (row?.status !== 'pending') return 'final';
     const chain = this.chains.chainFor(row.environment, row.network as SolanaNetwork);
     const state = await chain.signatureState(row.signature);
     if (state.state !== 'unknown') {

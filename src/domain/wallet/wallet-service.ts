@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
-import { type Idempotency } from '../idempotency/idempotency.js';
+import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { checkPage, paged } from '../pagination.js';
 import { ledger, walletOf } from '../ledger/ledger.js';

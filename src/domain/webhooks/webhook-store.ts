@@ -3,7 +3,7 @@ import type { Executor } from '../../db/client.js';
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import { toStoredEvent } from '../events/event-row.js';
 import type { Environment } from '../auth/permissions.js';
-import { type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from './webhook.js';
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhook.js';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 

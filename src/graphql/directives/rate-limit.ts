@@ -1,4 +1,4 @@
-import { type GraphQLField, Kind, valueFromASTUntyped } from 'graphql';
+import { type GraphQLField, valueFromASTUntyped } from 'graphql';
 import { getFieldIdentity } from 'graphql-rate-limit';
 import ms from 'ms';
 import type { LimitRule } from '../../domain/limits/rate-limiter.js';

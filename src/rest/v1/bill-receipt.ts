@@ -1,5 +1,5 @@
 /** The printable receipt of a bill: plain HTML, no scripts, every value escaped. */
-const escape = (value: unknown) =>
+const escapeHtml = (value: unknown) =>
   String(value ?? '').replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
@@ -48,9 +48,9 @@ export function renderReceipt(record: ReceiptRecord): string {
     ],
   ];
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Receipt ${escape(record.reference)}</title>
+<html lang="en"><head><meta charset="utf-8"><title>Receipt ${escapeHtml(record.reference)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;color:#111}h1{font-size:1.25rem}table{width:100%;border-collapse:collapse}td{padding:.4rem;border-bottom:1px solid #ddd}td:first-child{color:#555}@media print{body{margin:0}}</style>
 </head><body><h1>Payment receipt</h1><table>
-${rows.map(([label, value]) => `<tr><td>${escape(label)}</td><td>${escape(value)}</td></tr>`).join('\n')}
+${rows.map(([label, value]) => `<tr><td>${escapeHtml(label)}</td><td>${escapeHtml(value)}</td></tr>`).join('\n')}
 </table></body></html>`;
 }
