@@ -247,7 +247,12 @@ describe('bills', () => {
       // A provider whose first call never arrives: as if the process died between hold and call.
       const flaky: BillsProvider = Object.create(sandbox);
       flaky.pay = (input) => (lost-- > 0 ? Promise.reject(new Error('socket hang up')) : sandbox.pay(input));
-      const bills = new BillsService(s.t.services.db, clock, new Idempotency(s.t.services.db, clock), () => flaky);
+      const bills = new BillsService(
+        s.t.services.db,
+        clock,
+        new Idempotency(s.t.services.db, clock, Buffer.alloc(32, 7)),
+        () => flaky,
+      );
       const principal: Principal = {
         kind: 'api_key',
         credentialId: 'test',

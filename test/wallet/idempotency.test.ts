@@ -4,6 +4,8 @@ import { DomainError } from '../../src/domain/errors.js';
 import { Idempotency } from '../../src/domain/idempotency/idempotency.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 
+const TEST_KEY = Buffer.alloc(32, 7);
+
 describe('Idempotency-Key claims', () => {
   let t: TestApp;
   const clock = new ManualClock(new Date());
@@ -14,7 +16,7 @@ describe('Idempotency-Key claims', () => {
 
   it('a request that died after recording its work is resumed, not repeated, once its lease runs out', async () => {
     const { user } = await seedTenant(t.services);
-    const idempotency = new Idempotency(t.services.db, clock, 60_000);
+    const idempotency = new Idempotency(t.services.db, clock, TEST_KEY, 60_000);
     const scope = { userId: user.id, environment: 'sandbox' as const, operation: 'test.crash' };
     let sideEffects = 0;
     // The first attempt records its resource, then "dies" before finishing.
@@ -40,7 +42,7 @@ describe('Idempotency-Key claims', () => {
 
   it('a request that died before recording anything is simply run again; a refusal is replayed', async () => {
     const { user } = await seedTenant(t.services);
-    const idempotency = new Idempotency(t.services.db, clock, 60_000);
+    const idempotency = new Idempotency(t.services.db, clock, TEST_KEY, 60_000);
     const scope = { userId: user.id, environment: 'sandbox' as const, operation: 'test.retry' };
     await expect(idempotency.run(scope, 'k2', {}, async () => Promise.reject(new Error('boom')))).rejects.toThrow(
       'boom',

@@ -31,8 +31,8 @@ export const offrampResolvers: Resolvers = {
       services.offramp.verifyAccount(principal!, input),
     initiateOfframpOrder: (_root, { input }, { principal, services, idempotencyKey }) =>
       services.offramp.initiate(principal!, input, idempotencyKey),
-    simulateOfframpDeposit: (_root, { reference }, { principal, services }) =>
-      services.offramp.simulateDeposit(principal!, reference),
+    simulateOfframpDeposit: (_root, { reference }, { principal, services, idempotencyKey }) =>
+      services.offramp.simulateDeposit(principal!, reference, idempotencyKey),
   },
   Subscription: {
     offrampOrderUpdates: {

@@ -94,11 +94,11 @@ export const walletResolvers: Resolvers = {
           return services.deposits.bankTransfer(principal!, common, idempotencyKey);
       }
     },
-    authorizeDeposit: (_root, { reference, input }, { principal, services }) =>
-      services.deposits.authorize(principal!, reference, authorizationOf(input)),
+    authorizeDeposit: (_root, { reference, input }, { principal, services, idempotencyKey }) =>
+      services.deposits.authorize(principal!, reference, authorizationOf(input), idempotencyKey),
     createVirtualAccount: (_root, _args, { principal, services }) => services.deposits.permanentAccount(principal!),
-    simulateVirtualAccountTransfer: (_root, { amount }, { principal, services }) =>
-      services.deposits.simulateVirtualAccountTransfer(principal!, amount),
+    simulateVirtualAccountTransfer: (_root, { amount }, { principal, services, idempotencyKey }) =>
+      services.deposits.simulateVirtualAccountTransfer(principal!, amount, idempotencyKey),
     withdraw: (_root, { input }, { principal, services, idempotencyKey }) =>
       services.payouts.withdraw(principal!, input, idempotencyKey),
     transfer: (_root, { input }, { principal, services, idempotencyKey }) =>
