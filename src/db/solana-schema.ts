@@ -91,9 +91,7 @@ export const solanaTransfers = pgTable(
   (t) => [
     uniqueIndex('solana_transfers_signature_key').on(t.signature),
     // A quote is executed at most once, whatever the path that tried it twice.
-    uniqueIndex('solana_transfers_quote_key')
-      .on(t.quoteId)
-      .where(sql`${t.quoteId} is not null`),
+    uniqueIndex('solana_transfers_quote_key').on(t.quoteId).where(sql`${t.quoteId} is not null`),
     index('solana_transfers_owner_idx').on(t.userId, t.environment, t.createdAt),
   ],
 );

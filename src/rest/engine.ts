@@ -94,7 +94,7 @@ const IDEMPOTENCY_HEADERS = {
     'idempotency-key': {
       type: 'string',
       description:
-        'At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential\'s owner, environment and operation.',
+        "At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.",
     },
   },
 } as const;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { DomainError } from '../../src/domain/errors.js';
-import { Idempotency } from '../../src/domain/idempotency/idempotency.js';
+import { canonicalInput, fingerprintOf, Idempotency } from '../../src/domain/idempotency/idempotency.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 
 const TEST_KEY = Buffer.alloc(32, 7);
@@ -69,5 +69,22 @@ describe('Idempotency-Key claims', () => {
       amount: 7n,
       at: new Date(0),
     });
+  });
+
+  it('fingerprints are keyed HMACs that leave out card numbers, CVVs, PINs and OTPs', () => {
+    const input = {
+      reference: 'DEP-1',
+      type: 'pin',
+      pin: '3310',
+      otp: '12345',
+      card: { number: '5531886652142950', cvv: '564' },
+    };
+    expect(canonicalInput(input)).toBe('{"reference":"DEP-1","type":"pin"}');
+    expect(canonicalInput({ CVV: '1', card_number: '2', Pin: '3', amount: 5 })).toBe('{"amount":5}');
+    // Another PIN is the same request (the PIN never reaches the fingerprint)...
+    expect(fingerprintOf(TEST_KEY, { ...input, pin: '0000' })).toBe(fingerprintOf(TEST_KEY, input));
+    // ...and without the server's key the fingerprint cannot be recomputed.
+    expect(fingerprintOf(Buffer.alloc(32, 8), input)).not.toBe(fingerprintOf(TEST_KEY, input));
+    expect(fingerprintOf(TEST_KEY, input)).toMatch(/^[0-9a-f]{64}$/);
   });
 });
