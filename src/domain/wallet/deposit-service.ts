@@ -23,7 +23,7 @@ import type { UserService } from '../users/user-service.js';
 import { koboFrom, nairaNumber } from './naira.js';
 import type { PaymentMethodService } from './payment-method-service.js';
 import { transactionStore } from './transaction-store.js';
-import { openPendingTransaction, recordTransactionEvent } from './wallet-events.js';
+import { openPendingTransaction, recordTransactionEvent, recordTransactionProgress } from './wallet-events.js';
 import { insertOrConflict, referenceFrom, referenceTaken } from './wallet-service.js';
 
 export type DepositRow = typeof deposits.$inferSelect;
@@ -321,6 +321,9 @@ export class DepositService {
     };
     const row = await this.update(tx, current, changes, now);
     if (current.status !== 'pending') await recordDepositEvent(tx, row, now);
+    const stage = (row.nextAction as NextAction | null)?.type ?? 'pending';
+    if (current.status !== 'pending' || stage !== (current.nextAction as NextAction | null)?.type)
+      await recordTransactionProgress(tx, row, row.reference, stage, now);
     return row;
   }
 
