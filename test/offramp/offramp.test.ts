@@ -249,9 +249,9 @@ describe('offramp (sandbox)', () => {
         senderFee: '0.1275',
         transactionFee: '0.05',
         amountToSend: '25.6775',
-        rate: '1641.75',
+        rate: 1641.75,
         fiat: 'NGN',
-        fiatAmount: '41864.62',
+        fiatAmount: 41864.62,
         receiveAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/),
         recipient: {
           institution: 'GTBINGLA',
