@@ -1,3 +1,4 @@
+import { dateRange } from '../../domain/date-bound.js';
 import type { Authorization } from '../../domain/payments/payments-provider.js';
 import { badInput } from '../../domain/errors.js';
 import { koboFrom, nairaNumber } from '../../domain/wallet/naira.js';
@@ -49,8 +50,7 @@ export const walletResolvers: Resolvers = {
         {
           type: filter?.type ?? undefined,
           status: filter?.status ?? undefined,
-          from: filter?.from ?? undefined,
-          to: filter?.to ?? undefined,
+          ...dateRange(filter?.from ?? undefined, filter?.to ?? undefined, { from: 'from', to: 'to' }),
           minAmount: optionalKobo(filter?.minAmount, 'minAmount'),
           maxAmount: optionalKobo(filter?.maxAmount, 'maxAmount'),
           search: filter?.search ?? undefined,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { FIAT_CURRENCIES, OFFRAMP_NETWORKS, OFFRAMP_STATUSES, OFFRAMP_TOKENS } from '../../domain/offramp/catalogue.js';
 import { defineRoutes } from '../route.js';
-import { DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
+import { DateFilter, DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
 
 /**
  * REST v1 offramp. The seed names the assets and quote paths; the rest (orders, payout banks,
@@ -209,8 +209,8 @@ export const offrampRoutes = defineRoutes([
       token: Type.Optional(Token),
       network: Type.Optional(Network),
       fiat: Type.Optional(Fiat),
-      from: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after.' })),
-      to: Type.Optional(Type.String({ format: 'date-time', description: 'Created before.' })),
+      from: Type.Optional(DateFilter('Created at or after (a date: from its start).')),
+      to: Type.Optional(DateFilter('Created before a date-time, or on or before a date (inclusive).')),
       ...PageQuery(100),
     }),
     variables: ({ query }) =>
