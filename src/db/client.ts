@@ -68,7 +68,10 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
 
 /** The embedded database's files are locked by another process (a running server, say). */
 export class DatabaseInUseError extends Error {
-  constructor(readonly dataDir: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly dataDir: string,
+    options?: { cause?: unknown },
+  ) {
     super(
       `The embedded database at ${dataDir} is in use by another process. Stop it, or set PGLITE_DATA_DIR or DATABASE_URL.`,
       options,
