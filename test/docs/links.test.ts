@@ -135,6 +135,19 @@ describe('documentation links', () => {
     expect(brokenLinks(ROOT, files)).toEqual([]);
   });
 
+  it("the README's map links every page of docs/ and ARCHITECTURE.md", () => {
+    const linked = new Set(
+      linksOf(readFileSync(join(ROOT, 'README.md'), 'utf8'))
+        .filter(({ href }) => !EXTERNAL.test(href))
+        .map(({ href }) => resolve(ROOT, decodeURIComponent(href.split('#')[0]!))),
+    );
+    const pages = [
+      join(ROOT, 'ARCHITECTURE.md'),
+      ...documentationFiles(ROOT).filter((f) => f.includes(`${sep}docs${sep}`)),
+    ];
+    expect(pages.filter((page) => !linked.has(page)).map((page) => relative(ROOT, page))).toEqual([]);
+  });
+
   describe('the checker', () => {
     const dir = mkdtempSync(join(tmpdir(), 'doc-links-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
