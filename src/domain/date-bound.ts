@@ -10,32 +10,27 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
 const DAY_MS = 86_400_000;
 
-/** Parses a filter bound, or null when the text is neither form (the caller names the field). */
+/** Whether YYYY-MM-DD names a real calendar day (Date would read 2026-02-30 as 2 March). */
+function isCalendarDay(date: string): boolean {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const at = new Date(Date.UTC(year, month - 1, day));
+  return at.getUTCFullYear() === year && at.getUTCMonth() === month - 1 && at.getUTCDate() === day;
+}
+
+/**
+ * Parses a filter bound by its shape, or null when the text is neither form. A bound of the right
+ * shape on no calendar day (2026-02-30) parses as an invalid bound, which `dateRange` refuses naming
+ * the field (a scalar cannot name it).
+ */
 export function parseDateBound(text: string): DateBound | null {
-  const date = DATE.exec(text);
-  if (date) {
-    const at = new Date(`${text}T00:00:00+01:00`);
-    // 2026-02-30 parses as 2 March: only a real calendar day is a date.
-    const lagos = new Date(at.getTime() + 3_600_000);
-    if (Number.isNaN(at.getTime()) || lagos.getUTCDate() !== Number(date[3])) return null;
-    return { kind: 'date', date: text };
-  }
-  if (DATE_TIME.test(text)) {
-    const at = new Date(text);
-    if (!Number.isNaN(at.getTime())) return { kind: 'instant', at };
-  }
+  if (DATE.test(text)) return { kind: 'date', date: text };
+  if (DATE_TIME.test(text))
+    return { kind: 'instant', at: isCalendarDay(text.slice(0, 10)) ? new Date(text) : new Date(Number.NaN) };
   return null;
 }
 
-export function dateBoundFrom(value: unknown, field: string): DateBound {
-  const bound = typeof value === 'string' ? parseDateBound(value.trim()) : null;
-  if (!bound)
-    throw badInput(
-      field,
-      `${field} must be a date (YYYY-MM-DD, Africa/Lagos) or a date-time such as 2026-01-31T09:00:00Z.`,
-    );
-  return bound;
-}
+const isReal = (bound: DateBound) =>
+  bound.kind === 'date' ? isCalendarDay(bound.date) : !Number.isNaN(bound.at.getTime());
 
 const lagosMidnight = (date: string) => new Date(`${date}T00:00:00+01:00`);
 
@@ -55,6 +50,16 @@ export function dateRange(
   to: DateBound | undefined,
   names: { from: string; to: string },
 ): { from?: Date; to?: Date } {
+  for (const [bound, name] of [
+    [from, names.from],
+    [to, names.to],
+  ] as const) {
+    if (bound && !isReal(bound))
+      throw badInput(
+        name,
+        `${name} is not a real date: use YYYY-MM-DD (Africa/Lagos) or a date-time such as 2026-01-31T09:00:00Z.`,
+      );
+  }
   const start = from ? startOf(from) : undefined;
   const end = to ? endOf(to) : undefined;
   if (start && end && end <= start) throw badInput(names.to, `${names.to} must not be before ${names.from}.`);

@@ -169,6 +169,9 @@ describe('wallet balance, transfers and transactions', () => {
       `{ walletTransactions(filter: { from: "${lagosToday}", to: "${future}" }) { total } }`,
     );
     expect(graph.body.data?.walletTransactions.total).toBe(4);
+    const impossible = await rest(s.t, alice.keys.READ_ONLY)('GET', '/api/v1/transactions?from=2026-02-30');
+    expect(impossible.statusCode).toBe(400);
+    expect(impossible.json().message).toMatch(/^from is not a real date/);
     for (const bad of [
       '?limit=0',
       '?limit=101',
