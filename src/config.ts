@@ -42,6 +42,11 @@ const ConfigSchema = Type.Object({
   SHUTDOWN_READINESS_DELAY_MS: Type.Optional(Type.Integer({ minimum: 0 })),
   /** How long a worker's claim on a job lasts; a worker that dies loses its jobs to others after this. Keep above the 10 s webhook deadline. */
   JOB_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  /**
+   * How long an Idempotency-Key claim lasts while its request runs. A request whose process died
+   * holds its key this long (retries get 409), then the next retry resumes or re-runs it.
+   */
+  IDEMPOTENCY_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   /** Redis for limits shared by every instance. Unset: limits are per process, in memory. */
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   /** Operations (GraphQL root fields, aliases included) per credential per minute. */

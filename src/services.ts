@@ -146,7 +146,7 @@ export function createServices(
         baseUrl: config.PAYCREST_BASE_URL,
       })
     : undefined;
-  const idempotency = new Idempotency(db, clock);
+  const idempotency = new Idempotency(db, clock, config.IDEMPOTENCY_LEASE_MS);
   const sandboxPayments = new SandboxPaymentsProvider(clock);
   const productionPayments: PaymentsProvider = config.FLUTTERWAVE_CLIENT_ID
     ? new FlutterwaveProvider({
