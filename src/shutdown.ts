@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
-import { closeIdleConnectionsAfter } from './http/close-listener.js';
+import { stopListening } from './http/close-listener.js';
 import type { Workers } from './workers.js';
 
 export interface ShutdownParts {
@@ -10,9 +10,6 @@ export interface ShutdownParts {
   database: DatabaseHandle;
   config: Pick<Config, 'SHUTDOWN_GRACE_MS' | 'SHUTDOWN_READINESS_DELAY_MS'>;
 }
-
-/** How long idle connections may still deliver a request after the listener closed. */
-const IDLE_LINGER_MS = 1_000;
 
 /**
  * SIGTERM / SIGINT, in this order: readiness answers 503 (and responses close their connections)
@@ -44,10 +41,9 @@ export function installGracefulShutdown({ app, workers, database, config }: Shut
     try {
       if (readinessDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, readinessDelayMs));
       app.log.info('closing the listener; finishing requests and jobs');
-      closeIdleConnectionsAfter(app.server, IDLE_LINGER_MS);
       const left = () => Math.max(0, graceMs - (Date.now() - began));
       // Jobs may run until shortly before the grace ends, then their leases are given back.
-      await Promise.all([app.close(), workers?.stop(Math.max(0, left() - 1_000))]);
+      await Promise.all([stopListening(app.server, () => app.close()), workers?.stop(Math.max(0, left() - 1_000))]);
       await database.close();
     } catch (error) {
       app.log.error({ err: error }, 'shutdown step failed');

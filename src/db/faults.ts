@@ -54,7 +54,11 @@ export function databaseFaultOf(error: unknown): DatabaseFault | undefined {
       if (TIMEOUT_STATES.has(code)) return 'timeout';
     }
     // Only the driver's own messages are matched; drizzle's wrapper ("Failed query: …") is not.
-    if (typeof message === 'string' && !message.startsWith('Failed query') && DRIVER_MESSAGES.some((m) => m.test(message)))
+    if (
+      typeof message === 'string' &&
+      !message.startsWith('Failed query') &&
+      DRIVER_MESSAGES.some((m) => m.test(message))
+    )
       return 'unavailable';
     current = (current as { cause?: unknown }).cause;
   }

@@ -1,14 +1,21 @@
 import type { Server } from 'node:http';
 
+/** How long idle connections may still deliver a request after the listener closed. */
+const IDLE_LINGER_MS = 1_000;
+
 /**
- * Node's `server.close()` stops listening and at once destroys every connection with no request
- * in progress, including one accepted a moment ago whose request is still in the socket buffer
- * (the client sees a reset though it sent before the listener closed). This defers that sweep:
- * idle connections get `lingerMs` to deliver what they already sent, and are closed after that.
- * Connections with a request in progress are never cut: the server waits for their responses,
- * which say `Connection: close` while draining.
+ * Closes the listener (`close` is the app's close) without cutting a request already on its way.
+ * Node's `server.close()` at once destroys every connection with no request in progress,
+ * including one just accepted whose request is still in the socket buffer; that sweep is deferred
+ * here: idle connections get IDLE_LINGER_MS to deliver what they already sent. Connections with a
+ * request in progress are never cut: the server waits for their responses, which say
+ * `Connection: close` while draining.
+ *
+ * What no server can save: a handshake the kernel completed into the listen backlog in the last
+ * instant before the socket closes is reset with it. The readiness window before this step is
+ * what keeps those away: a load balancer has stopped sending by then.
  */
-export function closeIdleConnectionsAfter(server: Server, lingerMs: number): void {
+export async function stopListening(server: Server, close: () => Promise<void>): Promise<void> {
   const closeIdle = server.closeIdleConnections.bind(server);
   server.closeIdleConnections = () => undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -16,6 +23,10 @@ export function closeIdleConnectionsAfter(server: Server, lingerMs: number): voi
     closeIdle();
     timer = setTimeout(sweep, 100);
   };
-  timer = setTimeout(sweep, lingerMs);
-  server.once('close', () => clearTimeout(timer));
+  timer = setTimeout(sweep, IDLE_LINGER_MS);
+  try {
+    await close();
+  } finally {
+    clearTimeout(timer);
+  }
 }

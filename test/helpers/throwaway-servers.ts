@@ -75,12 +75,12 @@ export class ThrowawayPostgres {
     await this.pg('pg_ctl', ['-D', join(this.dir, 'data'), '-m', mode, '-w', 'stop']);
   }
 
-  /** Runs SQL as the superuser on a connection of its own. */
-  async sql(text: string, database = 'gateway'): Promise<pg.QueryResult> {
+  /** Runs statements one by one (each its own transaction) as the superuser on a connection of its own. */
+  async sql(statements: string | string[], database = 'gateway'): Promise<void> {
     const client = new pg.Client({ connectionString: this.url(database) });
     await client.connect();
     try {
-      return await client.query(text);
+      for (const statement of [statements].flat()) await client.query(statement);
     } finally {
       await client.end();
     }

@@ -71,7 +71,11 @@ export async function burst(
     while (next < options.count) {
       const i = next++;
       results.push(await transfer(url(), payer, payee, `${prefix}-${i}`));
-      if (results.length >= options.faultAfter) faultRun ??= options.fault();
+      if (results.length >= options.faultAfter && !faultRun) {
+        faultRun = options.fault();
+        // Awaited below; until then a failure must not count as unhandled.
+        faultRun.catch(() => undefined);
+      }
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
