@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,9 +92,21 @@ export class ThrowawayPostgres {
   }
 
   private async pg(command: string, args: string[]): Promise<void> {
-    const [file, argv] = this.asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+    const binary = postgresBinary(command);
+    const [file, argv] = this.asRoot ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args];
     await run(file, argv, { cwd: this.dir, timeout: 60_000 });
   }
+}
+
+/** initdb and pg_ctl: on PATH, or (Debian) under /usr/lib/postgresql/<newest>/bin. */
+function postgresBinary(name: string): string {
+  const onPath = (process.env.PATH ?? '').split(':').find((dir) => existsSync(join(dir, name)));
+  if (onPath) return join(onPath, name);
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  const found = versions.map((v) => join(root, v, 'bin', name)).find((path) => existsSync(path));
+  if (!found) throw new Error(`${name} not found: install PostgreSQL server binaries for the fault tests`);
+  return found;
 }
 
 /** A redis-server of a test's own, with no persistence. */
