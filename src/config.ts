@@ -17,8 +17,8 @@ const ConfigSchema = Type.Object({
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   DATABASE_LOCK_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
-  /** How long a request waits for a new PostgreSQL connection before it is answered 503. */
-  DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 5_000 }),
+  /** How long a request waits for a pooled PostgreSQL connection (free or new) before it is answered 503. */
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
   /** Directory of the embedded PGlite database, used when DATABASE_URL is unset. `memory://` keeps it in RAM. */
   PGLITE_DATA_DIR: Type.String({ default: './data/pglite' }),
   LOG_LEVEL: Type.Union(

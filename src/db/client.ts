@@ -60,7 +60,10 @@ export interface OpenOptions {
   pgliteLoadDataDir?: Blob;
   poolSize?: number;
   sessionTimeouts?: SessionTimeouts;
-  /** How long taking a new connection may wait before the request fails (503) instead of hanging. */
+  /**
+   * How long taking a pooled connection (a free one, or a new one) may wait before the query fails
+   * (a 503) instead of hanging. Unset: no limit.
+   */
   connectTimeoutMs?: number;
 }
 
@@ -70,7 +73,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       options.databaseUrl,
       options.poolSize ?? 20,
       options.sessionTimeouts ?? DEFAULT_SESSION_TIMEOUTS,
-      options.connectTimeoutMs ?? 5_000,
+      options.connectTimeoutMs ?? 0,
     );
   return openPglite(options.pgliteDataDir ?? 'memory://', options.pgliteLoadDataDir);
 }
