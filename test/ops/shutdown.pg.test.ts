@@ -22,7 +22,7 @@ type Outcome = 'answered' | 'refused' | 'connectReset' | 'reset';
 /**
  * SIGTERM to a gateway in the middle of a 400-request burst with a subscription open. The client
  * plays the load balancer: it checks /readyz every 100 ms and sends no new request once it
- * answers 503 (the readiness window is 2.5 s here). Every request sent is answered (none reset),
+ * answers 503 (the readiness window is 4 s here). Every request sent is answered (none reset),
  * the subscriber gets 1001, the process exits 0 within the 10 s grace and nothing listens after.
  * Once with node started directly, once through `npm start` (the signal sent to npm).
  */
@@ -65,7 +65,7 @@ describe.skipIf(!onPostgres)('graceful shutdown (PostgreSQL)', () => {
     REDIS_URL: '',
     RATE_LIMIT_PER_MINUTE: '100000',
     SHUTDOWN_GRACE_MS: '10000',
-    SHUTDOWN_READINESS_DELAY_MS: '2500',
+    SHUTDOWN_READINESS_DELAY_MS: '4000',
   });
 
   async function get(url: string): Promise<Outcome> {
