@@ -58,7 +58,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
         : { level: config.LOG_LEVEL, redact: REDACTED_PATHS, ...(logger === true ? {} : logger) },
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdOf,
-    return503OnClosing: true,
+    // Requests that reach a connection accepted before the listener closed are served, not refused.
+    return503OnClosing: false,
   });
   app.decorate('services', services);
   app.decorate('draining', false);
@@ -66,8 +67,12 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   acceptEmptyJsonBodies(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // While draining, keep-alive connections are closed after their response, so clients open new
+    // ones (to other instances) instead of reusing one this process is about to close.
+    if (app.draining) reply.header('connection', 'close');
   });
   app.addHook('onClose', async () => {
+    services.health.close();
     services.eventFeed.stop();
     await Promise.all([services.rateLimiter.close(), services.doorbell.close()]);
   });
@@ -90,7 +95,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   const schema = buildSchema({ federationRouterOnly: isProduction(config) });
   const routes = compileRoutes(schema, restV1Routes);
 
-  registerHealthRoutes(app, services.db, () => app.draining);
+  registerHealthRoutes(app, services.health, () => app.draining);
   registerProviderWebhooks(app, services);
   await registerApollo(app, { schema, config, contextFor });
   registerWebSocket(app, {

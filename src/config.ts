@@ -13,6 +13,12 @@ const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4000 }),
   PUBLIC_URL: Type.Optional(Type.String({ format: 'uri' })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  /** PostgreSQL session limits of every application connection (ms; 0 = off): a stuck statement or transaction cannot hold locks for everyone. */
+  DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
+  DATABASE_LOCK_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
+  /** How long a request waits for a pooled PostgreSQL connection (free or new) before it is answered 503. */
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
   /** Directory of the embedded PGlite database, used when DATABASE_URL is unset. `memory://` keeps it in RAM. */
   PGLITE_DATA_DIR: Type.String({ default: './data/pglite' }),
   LOG_LEVEL: Type.Union(
@@ -26,9 +32,21 @@ const ConfigSchema = Type.Object({
   SEED_DEMO: Type.Boolean({ default: true }),
   /** Run background workers (event relay, job runner) in this process. */
   WORKERS: Type.Boolean({ default: true }),
+  /** From the signal to exit: readiness window, HTTP drain, jobs, pools. Past it the process exits with code 1. */
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
+  /**
+   * After SIGTERM, how long /readyz answers 503 (and responses say Connection: close) while the
+   * listener still serves, so a load balancer stops sending before connections are refused.
+   * Default: 5000 in production, 0 otherwise.
+   */
+  SHUTDOWN_READINESS_DELAY_MS: Type.Optional(Type.Integer({ minimum: 0 })),
   /** How long a worker's claim on a job lasts; a worker that dies loses its jobs to others after this. Keep above the 10 s webhook deadline. */
   JOB_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  /**
+   * How long an Idempotency-Key claim lasts while its request runs. A request whose process died
+   * holds its key this long (retries get 409), then the next retry resumes or re-runs it.
+   */
+  IDEMPOTENCY_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   /** Redis for limits shared by every instance. Unset: limits are per process, in memory. */
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   /** Operations (GraphQL root fields, aliases included) per credential per minute. */
@@ -149,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       "Invalid configuration:\n  PAYCREST_API_SECRET: required with PAYCREST_API_KEY (it verifies Paycrest's webhooks)",
     );
   }
+  config.SHUTDOWN_READINESS_DELAY_MS ??= production ? 5_000 : 0;
   config.GRAPHQL_INTROSPECTION ??= !production;
   config.GRAPHQL_EXPLORER ??= !production;
   return config;

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, publicUrlOf } from './config.js';
 import { openDatabase } from './db/client.js';
 import { systemClock } from './domain/clock.js';
 import { createServices } from './services.js';
+import { installGracefulShutdown } from './shutdown.js';
 import { startWorkers } from './workers.js';
 
 /** Composition root: config → database → services → app → workers → listen; graceful shutdown. */
@@ -18,17 +19,29 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDataDir: config.PGLITE_DATA_DIR });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    pgliteDataDir: config.PGLITE_DATA_DIR,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    sessionTimeouts: {
+      statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+      lockMs: config.DATABASE_LOCK_TIMEOUT_MS,
+      idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
+  });
   let logBackgroundError: (error: unknown) => void = () => undefined;
   const services = createServices(config, database.db, systemClock, (error) => logBackgroundError(error));
   const app = await buildApp({ services, logger: true });
   logBackgroundError = (error) => app.log.error({ err: error }, 'background task failed');
+  services.health.useLog(app.log);
+  // A lost connection fails the requests that were using it; the pool replaces it.
+  database.onConnectionError((error) => services.health.reportDatabaseError(error));
   app.log.info({ database: database.describe }, 'database ready');
 
   const workers = config.WORKERS ? startWorkers(services, app.log) : undefined;
   const demoKey = config.SEED_DEMO ? await seedDemoAccount(services) : undefined;
-  if (!(await services.rateLimiter.ready()))
-    app.log.warn('Redis is not reachable yet: rate limits count per process until it is');
+  // Shared limits from the first request when Redis is there; if it is not, `health` has said so once.
+  await services.rateLimiter.ready();
   const address = await app.listen({ host: config.HOST, port: config.PORT });
 
   const base = publicUrlOf(config);
@@ -45,24 +58,7 @@ async function main(): Promise<void> {
     );
   process.stdout.write(`${lines.join('\n')}\n`);
 
-  let shuttingDown = false;
-  const shutdown = async (signal: string) => {
-    if (shuttingDown) return;
-    shuttingDown = true;
-    app.log.info({ signal }, 'shutting down: draining requests and jobs');
-    app.draining = true;
-    const force = setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS + 5_000).unref();
-    try {
-      await app.close();
-      await workers?.stop(config.SHUTDOWN_GRACE_MS);
-      await database.close();
-    } finally {
-      clearTimeout(force);
-    }
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  installGracefulShutdown({ app, workers, database, config });
 }
 
 main().catch((error) => {

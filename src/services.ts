@@ -31,6 +31,7 @@ import { WalletService } from './domain/wallet/wallet-service.js';
 import { SecretBox } from './domain/webhooks/secret-box.js';
 import { WebhookService } from './domain/webhooks/webhook-service.js';
 import { pino } from 'pino';
+import { DependencyHealth } from './health/dependency-health.js';
 import { AccountService } from './domain/accounts/account-service.js';
 import { type Mailer, SmtpMailer } from './domain/accounts/mailer.js';
 import { AuthorizationServer } from './domain/connect/authorization-server.js';
@@ -56,6 +57,8 @@ export interface Services {
   config: Config;
   db: Database;
   clock: Clock;
+  /** PostgreSQL and Redis as this process sees them: readiness, one log line per outage. */
+  health: DependencyHealth;
   users: UserService;
   apiKeys: ApiKeyService;
   events: EventService;
@@ -121,11 +124,19 @@ export function createServices(
   config: Config,
   db: Database,
   clock: Clock,
-  onBackgroundError: (e: unknown) => void,
-  rateLimiter: RateLimiter = RateLimiter.connect(config.REDIS_URL, onBackgroundError),
+  reportBackgroundError: (e: unknown) => void,
+  givenRateLimiter?: RateLimiter,
 ): Services {
+  const health = new DependencyHealth(db, pino({ name: 'dependencies', level: config.LOG_LEVEL }));
+  // A database outage is one line from `health`, not one stack trace per failed poll.
+  const onBackgroundError = (error: unknown) => {
+    if (!health.reportDatabaseError(error)) reportBackgroundError(error);
+  };
+  // Redis errors are reported by `health` (one line per outage); the limiter falls back to memory meanwhile.
+  const rateLimiter = givenRateLimiter ?? RateLimiter.connect(config.REDIS_URL);
+  if (rateLimiter.redis) health.watchRedis(rateLimiter.redis, 'rate limits');
   const secrets = SecretBox.fromConfig(config.SECRETS_KEY);
-  const doorbell = new Doorbell(config.REDIS_URL, onBackgroundError);
+  const doorbell = new Doorbell(config.REDIS_URL, (client, name) => health.watchRedis(client, name));
   const eventFeed = new EventFeed(db, 250, onBackgroundError);
   doorbell.onRing(() => eventFeed.wake());
   const paycrest = config.PAYCREST_API_KEY
@@ -138,7 +149,7 @@ export function createServices(
   const fingerprintKey = config.IDEMPOTENCY_SECRET
     ? Buffer.from(config.IDEMPOTENCY_SECRET, 'utf8')
     : secrets.deriveKey('idempotency-fingerprint');
-  const idempotency = new Idempotency(db, clock, fingerprintKey);
+  const idempotency = new Idempotency(db, clock, fingerprintKey, config.IDEMPOTENCY_LEASE_MS);
   const sandboxPayments = new SandboxPaymentsProvider(clock);
   const productionPayments: PaymentsProvider = config.FLUTTERWAVE_CLIENT_ID
     ? new FlutterwaveProvider({
@@ -276,6 +287,7 @@ export function createServices(
     config,
     db,
     clock,
+    health,
     users,
     apiKeys: new ApiKeyService(db, clock, config.API_KEY_CACHE_MS, onBackgroundError),
     events: new EventService(db),

@@ -23,6 +23,14 @@ export function startWorkers(
   handlers: JobHandler[] = [],
   relayEveryMs = 100,
 ): Workers {
+  const { health } = services;
+  /** A database fault is logged once by `health`; anything else here is a defect worth its stack. */
+  const report = (error: unknown, message: string, fields: object = {}) => {
+    if (!health.reportDatabaseError(error)) log.error({ err: error, ...fields }, message);
+  };
+  /** After a failure: while the database is down, wait for it (checked twice a second), at most a second. */
+  const waitAfterError = (error: unknown) =>
+    health.reportDatabaseError(error) ? health.databaseBack(1_000) : Promise.resolve();
   let stopped = false;
   let relayTimer: NodeJS.Timeout | undefined;
   let relayRun: Promise<unknown> = Promise.resolve();
@@ -32,7 +40,10 @@ export function startWorkers(
       .then((stamped) => {
         if (stamped > 0) services.doorbell.ring();
       })
-      .catch((error) => log.error({ err: error }, 'event relay failed'))
+      .catch((error) => {
+        report(error, 'event relay failed');
+        return waitAfterError(error);
+      })
       .finally(() => {
         if (!stopped) relayTimer = setTimeout(relay, relayEveryMs);
       });
@@ -52,7 +63,8 @@ export function startWorkers(
     ],
     {
       leaseMs: services.config.JOB_LEASE_MS,
-      onError: (error, job) => log.error({ err: error, jobId: job?.id, kind: job?.kind }, 'job failed'),
+      onError: (error, job) => report(error, 'job failed', { jobId: job?.id, kind: job?.kind }),
+      waitAfterError,
     },
   );
   jobs.start();
@@ -64,7 +76,7 @@ export function startWorkers(
     if (stopped || !services.solanaIncoming.active) return;
     watchRun = services.solanaIncoming
       .poll()
-      .catch((error) => log.error({ err: error }, 'Solana incoming watch failed'))
+      .catch((error) => report(error, 'Solana incoming watch failed'))
       .finally(() => {
         if (!stopped) watchTimer = setTimeout(watch, 5_000);
       });

@@ -25,8 +25,29 @@ export interface DatabaseHandle {
   driver: 'pglite' | 'postgres';
   /** A description safe to log (no password). */
   describe: string;
+  /**
+   * Listens for errors of pooled connections, in use or idle (a terminated backend, a restart, a
+   * lost network). The connection is discarded either way; the listener only learns of it.
+   */
+  onConnectionError(listener: (error: Error) => void): void;
   close(): Promise<void>;
 }
+
+/**
+ * Limits every session of the application sets (milliseconds; 0 turns one off), so one stuck
+ * statement or transaction cannot hold locks, or the event relay's commit horizon, for everyone.
+ */
+export interface SessionTimeouts {
+  statementMs: number;
+  lockMs: number;
+  idleInTransactionMs: number;
+}
+
+export const DEFAULT_SESSION_TIMEOUTS: SessionTimeouts = {
+  statementMs: 30_000,
+  lockMs: 10_000,
+  idleInTransactionMs: 30_000,
+};
 
 export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** Arbitrary, fixed: every instance takes this advisory lock before migrating. */
@@ -38,32 +59,75 @@ export interface OpenOptions {
   /** PGlite only: a prepared data dump (see test/helpers) to start from instead of initdb. */
   pgliteLoadDataDir?: Blob;
   poolSize?: number;
+  sessionTimeouts?: SessionTimeouts;
+  /**
+   * How long taking a pooled connection (a free one, or a new one) may wait before the query fails
+   * (a 503) instead of hanging. Unset: no limit.
+   */
+  connectTimeoutMs?: number;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 20);
+  if (options.databaseUrl)
+    return openPostgres(
+      options.databaseUrl,
+      options.poolSize ?? 20,
+      options.sessionTimeouts ?? DEFAULT_SESSION_TIMEOUTS,
+      options.connectTimeoutMs ?? 0,
+    );
   return openPglite(options.pgliteDataDir ?? 'memory://', options.pgliteLoadDataDir);
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  // A broken idle connection must not crash the process; the pool replaces it.
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  timeouts: SessionTimeouts,
+  connectTimeoutMs: number,
+): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: connectTimeoutMs,
+    // A peer that vanished (failover, cable) is noticed by TCP keepalive instead of never.
+    keepAlive: true,
+    statement_timeout: timeouts.statementMs,
+    lock_timeout: timeouts.lockMs,
+    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+  });
+  const listeners = new Set<(error: Error) => void>();
+  const tell = (error: Error) => {
+    for (const listener of listeners) listener(error);
+  };
+  // pg-pool listens for errors only while a connection is idle; a connection in use (inside a
+  // transaction, between its queries) whose backend is terminated emits 'error' with no listener,
+  // which would end the process. Every connection gets its own listener for its whole life: the
+  // query in flight fails on its own, and the pool drops the broken connection when it is released.
+  pool.on('connect', (client) => client.on('error', tell));
   pool.on('error', () => undefined);
   const client = await pool.connect();
   try {
+    // Migrations may wait for another instance's lock and run long DDL: no session limits here.
+    await client.query('set statement_timeout = 0; set lock_timeout = 0');
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
+    await client.query('reset statement_timeout; reset lock_timeout');
   } finally {
     client.release();
   }
   const db = drizzlePg(pool, { schema }) as unknown as Database;
   const safeUrl = new URL(url);
   safeUrl.password = '';
-  return { db, driver: 'postgres', describe: `PostgreSQL ${safeUrl.host}${safeUrl.pathname}`, close: () => pool.end() };
+  return {
+    db,
+    driver: 'postgres',
+    describe: `PostgreSQL ${safeUrl.host}${safeUrl.pathname}`,
+    onConnectionError: (listener) => listeners.add(listener),
+    close: () => pool.end(),
+  };
 }
 
 /** The embedded database's files are locked by another process (a running server, say). */
@@ -100,6 +164,8 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
     db: db as unknown as Database,
     driver: 'pglite',
     describe: dataDir.startsWith('memory://') ? 'PGlite (in memory)' : `PGlite ${dataDir}`,
+    // One in-process connection: nothing can terminate it from outside.
+    onConnectionError: () => undefined,
     close: async () => {
       await client.close();
       await release?.();

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { GraphQLError } from 'graphql';
+import { databaseFaultOf } from '../db/faults.js';
 import { DomainError, type ErrorCode } from './errors.js';
 
 /**
@@ -15,7 +16,24 @@ export function toDomainError(error: unknown): DomainError {
     // No original error: the executor itself refused the operation (bad variables, validation).
     return new DomainError('BAD_USER_INPUT', error.message, { cause: error });
   }
+  const fault = databaseFaultOf(error);
+  if (fault) return databaseUnavailable(fault, error);
   return new DomainError('INTERNAL_SERVER_ERROR', 'Internal server error.', { cause: error });
+}
+
+/**
+ * A request cut off by the database (connection lost, server restarting or read-only, a session
+ * limit reached) is the service's trouble, not the caller's: 503 with Retry-After. Whatever the
+ * request had begun was rolled back with its transaction; an Idempotency-Key it held is released.
+ */
+function databaseUnavailable(fault: string, cause: unknown): DomainError {
+  const message =
+    fault === 'read-only'
+      ? 'The service cannot record changes right now (its database is read-only). Retry shortly.'
+      : fault === 'timeout'
+        ? 'The service is busy and could not finish this request in time. Retry shortly.'
+        : 'The service is temporarily unavailable (its database cannot be reached). Retry shortly.';
+  return new DomainError('SERVICE_UNAVAILABLE', message, { retryAfter: 1, cause });
 }
 
 export function isInternal(error: DomainError): boolean {

@@ -48,6 +48,9 @@ export async function registerApollo(
     hideSchemaDetailsFromClientErrors: !config.GRAPHQL_INTROSPECTION,
     csrfPrevention: true,
     allowBatchedHttpRequests: config.GRAPHQL_BATCHING,
+    // Shutdown is main.ts's: Apollo's own SIGTERM handler would close the listener at once,
+    // before readiness has turned and in-flight requests have finished.
+    stopOnTerminationSignals: false,
   });
   await apollo.start();
   const context = (request: FastifyRequest) => contextFor(request);

@@ -88,9 +88,12 @@ export function registerWebSocket(
     wss,
     { isProduction: config.NODE_ENV === 'production' },
   );
-  app.addHook('onClose', async () => {
+  // Before the HTTP server closes (it waits for every connection, upgraded ones included).
+  app.addHook('preClose', async () => {
     clearInterval(recheck);
     await server.dispose();
+  });
+  app.addHook('onClose', async () => {
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   });
 }

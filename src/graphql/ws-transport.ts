@@ -9,6 +9,9 @@ export interface WsExtra {
   request: IncomingMessage;
 }
 
+/** How long a closing client gets to answer the close frame at shutdown before its socket is cut. */
+const CLOSE_HANDSHAKE_MS = 1_000;
+
 /** A socket whose unsent bytes exceed this makes the next send wait for the peer to read. */
 const HIGH_WATER_MARK = 1024 * 1024;
 
@@ -94,7 +97,22 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
 
   return {
     async dispose() {
-      for (const client of wss.clients) client.close(1001, 'Going away');
+      // 1001 Going Away: the client may reconnect (to another instance) and resume from its last seq.
+      const open = [...wss.clients];
+      for (const client of open) client.close(1001, 'Server shutting down; reconnect to resume');
+      // A client that never answers the close handshake must not hold the shutdown.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, CLOSE_HANDSHAKE_MS);
+        const check = () => {
+          if (open.every((client) => client.readyState === client.CLOSED)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        for (const client of open) client.once('close', check);
+        check();
+      });
+      for (const client of open) if (client.readyState !== client.CLOSED) client.terminate();
       wss.removeAllListeners();
     },
   };

@@ -10,7 +10,12 @@ export interface Child {
 
 /** Runs a TypeScript entry point of this repo in a child Node process (through tsx). */
 export function spawnTs(script: string, args: string[], env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  return spawnCommand(process.execPath, ['--import', 'tsx', script, ...args], env);
+}
+
+/** Runs any command (e.g. `npm start`) with this repo as its directory, its output collected. */
+export function spawnCommand(command: string, args: string[], env: Record<string, string>): Child {
+  const child = spawn(command, args, {
     env: { ...process.env, DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

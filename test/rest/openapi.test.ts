@@ -61,9 +61,15 @@ describe('OpenAPI and the API root', () => {
 
   it('health and readiness answer', async () => {
     expect((await t.app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
-    expect((await t.app.inject({ url: '/readyz' })).json()).toEqual({ status: 'ready' });
+    expect((await t.app.inject({ url: '/readyz' })).json()).toEqual({
+      status: 'ready',
+      database: 'up',
+      redis: 'not configured',
+    });
     t.app.draining = true;
-    expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(503);
+    const draining = await t.app.inject({ url: '/readyz' });
+    expect(draining.statusCode).toBe(503);
+    expect(draining.json()).toMatchObject({ status: 'draining' });
     t.app.draining = false;
   });
 });

@@ -5,23 +5,29 @@ const CHANNEL = 'pgw:events:stamped';
 /**
  * Tells event readers on every instance that new events were stamped. Only a wake-up: readers
  * always read the events table itself, so a lost ring delays an event by one poll, never loses it.
+ * While Redis is unreachable, rings stay local and other instances' readers fall back to polling.
  */
 export class Doorbell {
   private readonly listeners = new Set<() => void>();
   private publisher: Redis | undefined;
   private subscriber: Redis | undefined;
 
-  constructor(redisUrl?: string, onError: (error: unknown) => void = () => undefined) {
+  /** `watch` is given each Redis connection (for its state: readiness, one log line per outage). */
+  constructor(redisUrl?: string, watch: (client: Redis, name: string) => void = () => undefined) {
     if (!redisUrl) return;
-    this.publisher = new Redis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+    // No offline queue: while Redis is away a ring fails at once and is delivered locally instead.
+    this.publisher = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+    // ioredis subscribes again by itself after a reconnect.
     this.subscriber = new Redis(redisUrl, { lazyConnect: true });
-    for (const client of [this.publisher, this.subscriber]) client.on('error', onError);
+    for (const client of [this.publisher, this.subscriber]) client.on('error', () => undefined);
+    watch(this.publisher, 'event doorbell (publish)');
+    watch(this.subscriber, 'event doorbell (subscribe)');
     this.subscriber.on('message', () => this.notifyLocal());
     void this.subscriber
       .connect()
       .then(() => this.subscriber?.subscribe(CHANNEL))
-      .catch(onError);
-    void this.publisher.connect().catch(onError);
+      .catch(() => undefined);
+    void this.publisher.connect().catch(() => undefined);
   }
 
   onRing(listener: () => void): () => void {
@@ -30,8 +36,12 @@ export class Doorbell {
   }
 
   ring(): void {
-    if (this.publisher) this.publisher.publish(CHANNEL, '1').catch(() => this.notifyLocal());
-    else this.notifyLocal();
+    // Our own subscriber hears the ring through Redis; while it is disconnected, ring here directly.
+    const heardThroughRedis = this.subscriber?.status === 'ready';
+    if (!heardThroughRedis) this.notifyLocal();
+    this.publisher?.publish(CHANNEL, '1').catch(() => {
+      if (heardThroughRedis) this.notifyLocal();
+    });
   }
 
   async close(): Promise<void> {

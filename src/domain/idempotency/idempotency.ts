@@ -23,6 +23,8 @@ export interface Claim {
 type Stored = { result: unknown } | { error: { code: ErrorCode; message: string; field?: string } };
 
 const MAX_KEY_LENGTH = 255;
+/** How often a key that could not be released (database unreachable) is tried again. */
+const RELEASE_RETRY_MS = 500;
 
 /**
  * Fields whose values are secrets of a card or of its holder: they never enter a fingerprint (nor,
@@ -108,19 +110,43 @@ export class Idempotency {
       await this.store(scope, key, { result: toStorable(result) });
       return result;
     } catch (error) {
-      // A refusal is the answer to this key from now on; anything unexpected frees the key for a retry.
+      // A refusal is the answer to this key from now on; anything unexpected (a lost database
+      // connection included) gives the key back at once, so a retry need not wait out the lease.
       if (error instanceof DomainError && error.status < 500 && error.code !== 'RATE_LIMITED') {
         await this.store(scope, key, {
           error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
-        });
+        }).catch(() => this.release(scope, key));
       } else {
-        await this.db
-          .delete(idempotencyKeys)
-          .where(
-            and(this.where(scope, key), eq(idempotencyKeys.status, 'running'), isNull(idempotencyKeys.resourceId)),
-          );
+        await this.release(scope, key);
       }
       throw error;
+    }
+  }
+
+  /**
+   * Gives back a key whose work failed before it recorded anything, so a retry runs afresh. Only a
+   * key still `running` with no record attached is removed: if the work's transaction did commit
+   * (a connection lost during COMMIT), its key is `done` and stays; a key with a record attached
+   * keeps its lease and the next request resumes from that record once it ends (the crash path).
+   * When the database cannot be reached (the usual reason the work failed), this keeps trying in
+   * the background for as long as the lease would have lasted.
+   */
+  private async release(scope: IdempotencyScope, key: string): Promise<void> {
+    const attempt = async () => {
+      await this.db
+        .delete(idempotencyKeys)
+        .where(and(this.where(scope, key), eq(idempotencyKeys.status, 'running'), isNull(idempotencyKeys.resourceId)));
+    };
+    try {
+      await attempt();
+    } catch {
+      const giveUpAt = Date.now() + this.leaseMs;
+      const retry = () => {
+        attempt().catch(() => {
+          if (Date.now() < giveUpAt) setTimeout(retry, RELEASE_RETRY_MS).unref();
+        });
+      };
+      setTimeout(retry, RELEASE_RETRY_MS).unref();
     }
   }
 

@@ -44,6 +44,8 @@ export interface JobRunnerOptions {
   pollMs?: number;
   maxAttempts?: number;
   onError?: (error: unknown, job?: Job) => void;
+  /** Awaited after a failed round (e.g. until the database is back), so a failing store is not polled flat out. */
+  waitAfterError?: (error: unknown) => Promise<void>;
 }
 
 /**
@@ -89,6 +91,7 @@ export class JobRunner {
         ran = await this.runDueJobs();
       } catch (error) {
         this.options.onError?.(error);
+        await this.options.waitAfterError?.(error);
       }
       // A full queue is drained back to back; an empty one is polled.
       if (!this.stopping) this.timer = setTimeout(tick, ran > 0 ? 0 : this.pollMs);

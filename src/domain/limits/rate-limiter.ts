@@ -14,7 +14,8 @@ export interface LimitRule {
  * The one limiter behind GraphQL fields, REST routes and /connect. Each check-and-record is one
  * atomic step: in memory (one JS turn) by default, or one Redis script when Redis is configured,
  * so every instance shares exact counts. If Redis fails, a per-process memory limiter stands in
- * (and `onStoreError`, wired to the Redis client's errors, is told) rather than letting every request through or refusing them all.
+ * rather than letting every request through or refusing them all (the Redis client's state is
+ * followed by whoever owns `redis`, for readiness and logging).
  */
 export class RateLimiter {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
@@ -22,7 +23,7 @@ export class RateLimiter {
   private readonly byRule = new WeakMap<LimitRule, RateLimiterAbstract>();
 
   constructor(
-    private readonly redis: Redis | undefined,
+    readonly redis: Redis | undefined,
     private readonly keyPrefix = 'pgw:rl',
   ) {}
 
@@ -31,6 +32,7 @@ export class RateLimiter {
     const redis = redisUrl
       ? new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false })
       : undefined;
+    // Always a listener: ioredis prints every unhandled connection error otherwise.
     redis?.on('error', (error) => onStoreError?.(error));
     return new RateLimiter(redis);
   }

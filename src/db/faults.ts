@@ -1,0 +1,78 @@
+/**
+ * Which database errors are the database's trouble rather than the request's: a lost or refused
+ * connection, a server shutting down or starting up, a read-only server (a standby, or
+ * `default_transaction_read_only`), or one of our own session timeouts. Requests that hit one are
+ * answered 503 with Retry-After; background loops back off instead of logging each failure.
+ */
+export type DatabaseFault = 'unavailable' | 'read-only' | 'timeout';
+
+/** SQLSTATEs of a server that cannot serve us now (class 08 is matched by prefix). */
+const UNAVAILABLE_STATES = new Set([
+  '57P01', // admin_shutdown: pg_terminate_backend, smart/fast shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up, shutting down, in recovery
+  '57P05', // idle_session_timeout
+  '25P03', // idle_in_transaction_session_timeout: our own limit ended the session
+  '53300', // too_many_connections
+  '53000', // insufficient_resources
+  '58000', // system_error
+]);
+const READ_ONLY_STATES = new Set(['25006']); // read_only_sql_transaction
+const TIMEOUT_STATES = new Set(['57014', '55P03']); // query_canceled (statement_timeout), lock_not_available
+
+/** Socket-level failures node-postgres passes through as they are. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+]);
+
+/** node-postgres and pg-pool errors that carry no code. */
+const DRIVER_MESSAGES = [
+  /connection terminated/i,
+  /not queryable/i,
+  /timeout exceeded when trying to connect/i,
+  /connection error/i,
+  /server closed the connection unexpectedly/i,
+];
+
+/** The fault behind `error` (drizzle wraps the driver's error as `cause`), or undefined for any other error. */
+export function databaseFaultOf(error: unknown): DatabaseFault | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    if (typeof current !== 'object') return undefined;
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === 'string') {
+      if (code.startsWith('08') && code.length === 5) return 'unavailable';
+      if (UNAVAILABLE_STATES.has(code) || NETWORK_CODES.has(code)) return 'unavailable';
+      if (READ_ONLY_STATES.has(code)) return 'read-only';
+      if (TIMEOUT_STATES.has(code)) return 'timeout';
+    }
+    // Only the driver's own messages are matched; drizzle's wrapper ("Failed query: …") is not.
+    if (
+      typeof message === 'string' &&
+      !message.startsWith('Failed query') &&
+      DRIVER_MESSAGES.some((m) => m.test(message))
+    )
+      return 'unavailable';
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** A line about a database error that is safe to log: its code and the driver's message, never the query or its parameters. */
+export function describeDatabaseError(error: unknown): string {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof message === 'string' && !message.startsWith('Failed query')) {
+      return typeof code === 'string' ? `${code}: ${message}` : message;
+    }
+    current = cause;
+  }
+  return 'database error';
+}

@@ -1,0 +1,326 @@
+import { sql } from 'drizzle-orm';
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { loadConfig } from '../../src/config.js';
+import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
+import { createServices, type Services } from '../../src/services.js';
+import { seedTenant, type Tenant } from '../helpers/app.js';
+import type { Child } from '../helpers/child.js';
+import { onPostgres } from '../helpers/database.js';
+import { ThrowawayPostgres, ThrowawayRedis } from '../helpers/throwaway-servers.js';
+import { waitUntil } from '../helpers/wait.js';
+import {
+  burst,
+  expectExactlyOnce,
+  fund,
+  linesMatching,
+  retryFailed,
+  startGateway,
+  succeeded,
+  tally,
+  timeUntilServing,
+  type Transfer,
+} from './fault-harness.js';
+
+const FUNDED = 10_000_000n;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Faults done to a PostgreSQL cluster and a redis-server of this file's own (never the machine's),
+ * with a gateway process (HTTP and workers) in the middle of a burst of transfers. Each prints
+ * its figures: requests failed during the fault and the time to serve again.
+ */
+describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (PostgreSQL)', () => {
+  let postgres: ThrowawayPostgres;
+  let redis: ThrowawayRedis;
+  let database: DatabaseHandle;
+  let services: Services;
+  let gateway: { child: Child; url: string };
+  let gatewayEnv: Record<string, string>;
+
+  beforeAll(async () => {
+    [postgres, redis] = await Promise.all([ThrowawayPostgres.start(), ThrowawayRedis.start()]);
+    database = await openDatabase({ databaseUrl: postgres.url('gateway', 'fault-test'), poolSize: 4 });
+    services = createServices(
+      loadConfig({}, { NODE_ENV: 'test' }),
+      database.db,
+      systemClock,
+      () => undefined,
+      new RateLimiter(undefined),
+    );
+    gatewayEnv = { DATABASE_URL: postgres.url('gateway', 'gateway'), REDIS_URL: redis.url };
+    gateway = await startGateway(gatewayEnv);
+  }, 150_000);
+
+  afterAll(async () => {
+    if (gateway?.child.process.exitCode === null) {
+      gateway.child.process.kill('SIGKILL');
+      await gateway.child.exited;
+    }
+    await database?.close().catch(() => undefined);
+    await Promise.all([postgres?.destroy(), redis?.destroy()]);
+  }, 60_000);
+
+  async function pair(): Promise<{ payer: Tenant; payee: Tenant }> {
+    const payer = await seedTenant(services);
+    const payee = await seedTenant(services);
+    await fund(services, payer, FUNDED);
+    return { payer, payee };
+  }
+
+  function report(name: string, results: Transfer[], extra: Record<string, unknown>) {
+    const failed = results.filter((t) => !succeeded(t));
+    console.log(
+      `[fault figures] ${name}: ${JSON.stringify({ requests: results.length, failed: failed.length, outcomes: tally(results), ...extra })}`,
+    );
+  }
+
+  /** Failures a database fault may cause: 503 with Retry-After, nothing else (no 500, no reset). */
+  function expectOnlyRetryable503(results: Transfer[]) {
+    const failed = results.filter((t) => !succeeded(t));
+    expect(failed.filter((t) => t.outcome !== 503 || t.retryAfter === null)).toEqual([]);
+  }
+
+  async function readiness() {
+    const response = await fetch(`${gateway.url}/readyz`);
+    return { status: response.status, body: (await response.json()) as Record<string, string> };
+  }
+
+  it('pg_terminate_backend on every gateway connection during a burst: the process stays up, cut requests get 503, retries land exactly once', async () => {
+    const { payer, payee } = await pair();
+    const logFrom = gateway.child.output().length;
+    let recovery = { ms: 0, probes: 0 };
+    const results = await burst(() => gateway.url, payer, payee, 'term', {
+      count: 300,
+      concurrency: 16,
+      faultAfter: 60,
+      fault: async () => {
+        for (let i = 0; i < 3; i++) {
+          await postgres.sql(
+            "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'gateway'",
+          );
+          await sleep(150);
+        }
+        recovery = await timeUntilServing(gateway.url, payer, payee, 'term');
+      },
+    });
+    expect(gateway.child.process.exitCode).toBeNull();
+    expectOnlyRetryable503(results);
+    const failed = results.filter((t) => !succeeded(t));
+    const retried = await retryFailed(gateway.url, payer, payee, failed);
+    const probes = Array.from({ length: recovery.probes }, (_, i) => i);
+    await expectExactlyOnce(
+      services,
+      payer,
+      payee,
+      [...results.map((t) => t.reference), ...probes.slice(-1).map((i) => `term-probe-${i}`)],
+      FUNDED,
+    );
+    expect(linesMatching(gateway.child, logFrom, /Unhandled 'error' event|uncaughtException/)).toBe(0);
+    expect(recovery.ms).toBeLessThan(5_000);
+    report('terminate backends', results, { recoveryMs: recovery.ms, retriesMs: retried.ms });
+  }, 90_000);
+
+  it('PostgreSQL restarted during a burst: 503s while it is down, serving again within 5 s of its return, nothing lost or doubled', async () => {
+    const { payer, payee } = await pair();
+    let recovery = { ms: 0, probes: 0 };
+    let downMs = 0;
+    let readyWhileDown: { status: number; body: Record<string, string> } | undefined;
+    const results = await burst(() => gateway.url, payer, payee, 'restart', {
+      count: 300,
+      concurrency: 16,
+      faultAfter: 60,
+      fault: async () => {
+        const stopped = Date.now();
+        await postgres.stopServer('fast');
+        await sleep(500);
+        readyWhileDown = await readiness();
+        await sleep(500);
+        await postgres.startServer();
+        downMs = Date.now() - stopped;
+        recovery = await timeUntilServing(gateway.url, payer, payee, 'restart');
+      },
+    });
+    expect(gateway.child.process.exitCode).toBeNull();
+    expect(readyWhileDown).toMatchObject({ status: 503, body: { status: 'unavailable', database: 'down' } });
+    expectOnlyRetryable503(results);
+    const retried = await retryFailed(
+      gateway.url,
+      payer,
+      payee,
+      results.filter((t) => !succeeded(t)),
+    );
+    await expectExactlyOnce(
+      services,
+      payer,
+      payee,
+      [...results.map((t) => t.reference), `restart-probe-${recovery.probes - 1}`],
+      FUNDED,
+    );
+    expect(recovery.ms).toBeLessThan(5_000);
+    await waitUntil(async () => (await readiness()).status === 200, 5_000);
+    report('PostgreSQL restart', results, {
+      downMs,
+      recoveryMs: recovery.ms,
+      retriesMs: retried.ms,
+      conflicts: retried.conflicts,
+    });
+  }, 90_000);
+
+  it('PostgreSQL made read-only and back: writes answer 503, readiness says read-only, then service returns within 5 s', async () => {
+    const { payer, payee } = await pair();
+    let recovery = { ms: 0, probes: 0 };
+    let readyWhileReadOnly: { status: number; body: Record<string, string> } | undefined;
+    const results = await burst(() => gateway.url, payer, payee, 'ro', {
+      count: 300,
+      concurrency: 16,
+      faultAfter: 60,
+      fault: async () => {
+        await postgres.sql('alter system set default_transaction_read_only = on');
+        await postgres.sql('select pg_reload_conf()');
+        await sleep(1_000);
+        readyWhileReadOnly = await readiness();
+        await postgres.sql([
+          'set default_transaction_read_only = off',
+          'alter system reset default_transaction_read_only',
+        ]);
+        await postgres.sql('select pg_reload_conf()');
+        recovery = await timeUntilServing(gateway.url, payer, payee, 'ro');
+      },
+    });
+    expect(gateway.child.process.exitCode).toBeNull();
+    expect(readyWhileReadOnly).toMatchObject({ status: 503, body: { database: 'read-only' } });
+    expectOnlyRetryable503(results);
+    expect(results.some((t) => t.outcome === 503)).toBe(true);
+    const retried = await retryFailed(
+      gateway.url,
+      payer,
+      payee,
+      results.filter((t) => !succeeded(t)),
+    );
+    await expectExactlyOnce(
+      services,
+      payer,
+      payee,
+      [...results.map((t) => t.reference), `ro-probe-${recovery.probes - 1}`],
+      FUNDED,
+    );
+    expect(recovery.ms).toBeLessThan(5_000);
+    report('PostgreSQL read-only', results, { recoveryMs: recovery.ms, retriesMs: retried.ms });
+  }, 90_000);
+
+  it('Redis stopped and restarted: nothing fails, limits stay per process, subscribers keep receiving by polling; one warning line and one line when it returns', async () => {
+    const { payer, payee } = await pair();
+    const logFrom = gateway.child.output().length;
+    const received: string[] = [];
+    const client = createClient({
+      url: gateway.url.replace(/^http/, 'ws') + '/graphql',
+      connectionParams: { 'x-api-key': payee.keys.READ_ONLY },
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+    });
+    const subscribed = new Promise<void>((resolve, reject) => {
+      client.on('connected', () => setTimeout(resolve, 300));
+      client.subscribe(
+        { query: 'subscription { events(types: ["transfer.received", "transaction.completed"]) { id type } }' },
+        {
+          next: (value) => received.push(String((value.data as { events?: { id: string } })?.events?.id)),
+          error: reject,
+          complete: () => undefined,
+        },
+      );
+    });
+    try {
+      await subscribed;
+      let recoveryMs = 0;
+      let readyWhileDown: { status: number; body: Record<string, string> } | undefined;
+      const results = await burst(() => gateway.url, payer, payee, 'redis', {
+        count: 200,
+        concurrency: 8,
+        faultAfter: 40,
+        fault: async () => {
+          await redis.stopServer();
+          await sleep(1_500);
+          readyWhileDown = await readiness();
+          const eventsBefore = received.length;
+          // Events keep reaching the subscriber while Redis is away (the feed polls the table).
+          await waitUntil(() => received.length > eventsBefore, 5_000);
+          await redis.startServer();
+          const back = Date.now();
+          await waitUntil(async () => (await readiness()).body.redis === 'up', 5_000, 50);
+          recoveryMs = Date.now() - back;
+        },
+      });
+      expect(gateway.child.process.exitCode).toBeNull();
+      expect(results.filter((t) => !succeeded(t))).toEqual([]);
+      expect(readyWhileDown).toMatchObject({
+        status: 200,
+        body: { status: 'degraded', redis: 'down', database: 'up' },
+      });
+      await expectExactlyOnce(
+        services,
+        payer,
+        payee,
+        results.map((t) => t.reference),
+        FUNDED,
+      );
+      expect(linesMatching(gateway.child, logFrom, /Redis is unreachable/)).toBe(1);
+      expect(linesMatching(gateway.child, logFrom, /Redis is back/)).toBe(1);
+      expect(linesMatching(gateway.child, logFrom, /"stack"|at Socket\./)).toBe(0);
+      expect(received.length).toBeGreaterThan(0);
+      report('Redis stop and restart', results, { recoveryMs, eventsReceived: received.length });
+    } finally {
+      await client.dispose();
+    }
+  }, 90_000);
+
+  it('the gateway SIGKILLed mid-burst and restarted: nothing half-written, the dead claims pass on at lease expiry, retries land exactly once', async () => {
+    const { payer, payee } = await pair();
+    let killedAt = 0;
+    let restartMs = 0;
+    let leftRunning = { keys: 0, leaseEndsAfterDeathMs: 0 };
+    const results = await burst(() => gateway.url, payer, payee, 'kill', {
+      count: 300,
+      concurrency: 16,
+      faultAfter: 60,
+      fault: async () => {
+        gateway.child.process.kill('SIGKILL');
+        killedAt = Date.now();
+        await gateway.child.exited;
+        // Claims of the dead process: nothing notices its death; its keys stay leased until locked_until.
+        const [row] = await queryRows<{ keys: number; until: Date | null }>(
+          services.db,
+          sql`select count(*)::int as keys, max(locked_until) as until from idempotency_keys
+              where user_id = ${payer.user.id} and status = 'running'`,
+        );
+        leftRunning = {
+          keys: row?.keys ?? 0,
+          leaseEndsAfterDeathMs: row?.until ? new Date(row.until).getTime() - killedAt : 0,
+        };
+        gateway = await startGateway(gatewayEnv);
+        restartMs = Date.now() - killedAt;
+      },
+    });
+    const failed = results.filter((t) => !succeeded(t));
+    expect(failed.every((t) => t.outcome === 'reset' || t.outcome === 'refused')).toBe(true);
+    expect(leftRunning.leaseEndsAfterDeathMs).toBeLessThanOrEqual(3_000);
+    const retried = await retryFailed(gateway.url, payer, payee, failed);
+    await expectExactlyOnce(
+      services,
+      payer,
+      payee,
+      results.map((t) => t.reference),
+      FUNDED,
+    );
+    report('SIGKILL and restart', results, {
+      restartMs,
+      keysLeftRunningByTheDeadProcess: leftRunning.keys,
+      theirLeaseEndedAfterDeathMs: leftRunning.leaseEndsAfterDeathMs,
+      conflictsWhileLeased: retried.conflicts,
+      retriesMs: retried.ms,
+    });
+  }, 90_000);
+});

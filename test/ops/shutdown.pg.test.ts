@@ -1,0 +1,174 @@
+import type { ChildProcess } from 'node:child_process';
+import { createClient } from 'graphql-ws';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { loadConfig } from '../../src/config.js';
+import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
+import { createServices, type Services } from '../../src/services.js';
+import { seedTenant, type Tenant } from '../helpers/app.js';
+import { type Child, spawnCommand, spawnTs } from '../helpers/child.js';
+import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
+
+/**
+ * `refused`: the connection was never accepted, so the request was never sent: ECONNREFUSED, or a
+ * reset during connect (a handshake the kernel completed into the listen backlog just before the
+ * listener closed is reset with it; counted apart as `connectReset`). `reset`: a request that was
+ * sent and then cut: what must never happen.
+ */
+type Outcome = 'answered' | 'refused' | 'connectReset' | 'reset';
+
+/**
+ * SIGTERM to a gateway in the middle of a 400-request burst with a subscription open. The client
+ * plays the load balancer: it checks /readyz every 100 ms and sends no new request once it
+ * answers 503 (the readiness window is 4 s here). Every request sent is answered (none reset),
+ * the subscriber gets 1001, the process exits 0 within the 10 s grace and nothing listens after.
+ * Once with node started directly, once through `npm start` (the signal sent to npm).
+ */
+describe.skipIf(!onPostgres)('graceful shutdown (PostgreSQL)', () => {
+  let databaseUrl: string;
+  let database: DatabaseHandle;
+  let services: Services;
+  let tenant: Tenant;
+  const children: Child[] = [];
+  const resets: string[] = [];
+  let signalledAt = 0;
+
+  beforeAll(async () => {
+    databaseUrl = await isolatedTestDatabaseUrl();
+    database = await openDatabase({ databaseUrl, poolSize: 4 });
+    services = createServices(
+      loadConfig({}, { NODE_ENV: 'test' }),
+      database.db,
+      systemClock,
+      () => undefined,
+      new RateLimiter(undefined),
+    );
+    tenant = await seedTenant(services);
+  }, 60_000);
+  afterEach(async () => {
+    for (const child of children.splice(0)) {
+      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+      await child.exited;
+    }
+  });
+  afterAll(() => database?.close());
+
+  const env = () => ({
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SEED_DEMO: 'false',
+    WORKERS: 'true',
+    LOG_LEVEL: 'info',
+    REDIS_URL: '',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    SHUTDOWN_GRACE_MS: '10000',
+    SHUTDOWN_READINESS_DELAY_MS: '4000',
+  });
+
+  async function get(url: string): Promise<Outcome> {
+    try {
+      const response = await fetch(`${url}/api/v1/wallet/balance`, {
+        headers: { 'x-api-key': tenant.keys.READ_ONLY },
+        signal: AbortSignal.timeout(15_000),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`unexpected ${response.status}: a drained request is served`);
+      return 'answered';
+    } catch (error) {
+      if ((error as Error).message.startsWith('unexpected')) throw error;
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      if (cause?.code === 'ECONNREFUSED') return 'refused';
+      if (cause?.code === 'ECONNRESET' && cause.message?.startsWith('connect ')) return 'connectReset';
+      resets.push(`${cause?.code}: ${cause?.message ?? (error as Error).message} +${Date.now() - signalledAt}ms`);
+      return 'reset';
+    }
+  }
+
+  async function scenario(child: Child, signalled: () => ChildProcess) {
+    children.push(child);
+    const [, url] = await child.waitFor(/listening on (http:\/\/\S+)/, 90_000);
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+      const client = createClient({
+        url: url!.replace(/^http/, 'ws') + '/graphql',
+        connectionParams: { 'x-api-key': tenant.keys.READ_ONLY },
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+        on: {
+          closed: (event) => {
+            const { code, reason } = event as { code: number; reason: string };
+            resolve({ code, reason });
+          },
+        },
+      });
+      client.subscribe(
+        { query: 'subscription { events { id } }' },
+        { next: () => undefined, error: () => undefined, complete: () => undefined },
+      );
+    });
+    // Let the subscription settle on the server.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const outcomes: Outcome[] = [];
+    let next = 0;
+    let routing = true;
+    let readyWentDownMs = 0;
+    signalledAt = 0;
+    const balancer = (async () => {
+      while (routing) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (!signalledAt) continue;
+        const ready = await fetch(`${url}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (ready !== 200) {
+          routing = false;
+          readyWentDownMs = Date.now() - signalledAt;
+        }
+      }
+    })();
+    const worker = async () => {
+      while (next < 400 && routing) {
+        next++;
+        outcomes.push(await get(url!));
+        if (outcomes.length === 100 && !signalledAt) {
+          signalledAt = Date.now();
+          signalled().kill('SIGTERM');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 40 }, worker));
+    const code = await child.exited;
+    routing = false;
+    await balancer;
+    const exitMs = Date.now() - signalledAt;
+    const close = await closed;
+    const counts = { answered: 0, refused: 0, connectReset: 0, reset: 0 };
+    for (const outcome of outcomes) counts[outcome]++;
+    const figures = { sent: outcomes.length, ...counts, readyWentDownMs, exitMs, exitCode: code, close };
+    console.log(`[shutdown figures] ${JSON.stringify({ ...figures, resets: resets.slice(0, 10) })}`);
+    expect(counts).toEqual({ answered: outcomes.length, refused: 0, connectReset: 0, reset: 0 });
+    expect(outcomes.length).toBeGreaterThan(100);
+    expect(close.code).toBe(1001);
+    expect(close.reason).toMatch(/shutting down/);
+    expect(code).toBe(0);
+    expect(exitMs).toBeLessThan(10_000);
+    // Nothing is left listening.
+    expect(await get(url!)).toBe('refused');
+    return child.output();
+  }
+
+  it('node started directly: no request reset, 1001 to the subscriber, exit 0 within 10 s', async () => {
+    const child = spawnTs('src/main.ts', [], env());
+    const output = await scenario(child, () => child.process);
+    expect(output).toMatch(/readiness is now 503/);
+  }, 90_000);
+
+  it('through npm start, SIGTERM to npm: the same, and no server left behind', async () => {
+    const child = spawnCommand('npm', ['start', '--silent'], env());
+    await scenario(child, () => child.process);
+  }, 90_000);
+});
