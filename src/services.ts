@@ -1,5 +1,6 @@
 import { type Config, publicUrlOf } from './config.js';
 import type { Database } from './db/client.js';
+import { AccountLists } from './domain/activity/account-lists.js';
 import { ApiKeyService } from './domain/auth/api-key-service.js';
 import type { Clock } from './domain/clock.js';
 import { Doorbell } from './domain/events/doorbell.js';
@@ -71,6 +72,8 @@ export interface Services {
   bills: BillsService;
   solanaWallets: CustodialWallets;
   customers: CustomerService;
+  /** The account's growing lists as cursor windows (the graph's connections). */
+  accountLists: AccountLists;
   billsProvider: (environment: Environment) => BillsProvider;
   /** The NGN payments provider of an environment. */
   paymentsProvider: (environment: Environment) => PaymentsProvider;
@@ -250,6 +253,7 @@ export function createServices(
     oauthClients,
     authorizationServer: new AuthorizationServer(db, clock, (clientId) => oauthClients.find(clientId)),
     customers: new CustomerService(db, clock),
+    accountLists: new AccountLists(db),
     solanaWallets,
     billsProvider,
     bills: new BillsService(db, clock, idempotency, billsProvider),
