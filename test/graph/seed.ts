@@ -67,6 +67,7 @@ export async function countStatements<T>(services: Services, work: () => Promise
   let statements = 0;
   client.query = function (this: unknown, ...args: unknown[]) {
     statements += 1;
+    if (process.env.SHOW_STATEMENTS) console.log(String(args[0]).slice(0, 160));
     return original.apply(this, args);
   };
   try {
