@@ -68,10 +68,20 @@ describe('cursor connections and global object identification', () => {
       return body.data!.me.walletTransactions;
     };
     const first = await read('first: 4');
-    expect(first.edges.map((e: { node: { reference: string } }) => e.node.reference)).toEqual(['T-9', 'T-8', 'T-7', 'T-6']);
+    expect(first.edges.map((e: { node: { reference: string } }) => e.node.reference)).toEqual([
+      'T-9',
+      'T-8',
+      'T-7',
+      'T-6',
+    ]);
     await transfer('T-10');
     const next = await read(`first: 4, after: "${first.pageInfo.endCursor}"`);
-    expect(next.edges.map((e: { node: { reference: string } }) => e.node.reference)).toEqual(['T-5', 'T-4', 'T-3', 'T-2']);
+    expect(next.edges.map((e: { node: { reference: string } }) => e.node.reference)).toEqual([
+      'T-5',
+      'T-4',
+      'T-3',
+      'T-2',
+    ]);
     expect(next.totalCount).toBe(10);
     const back = await read(`last: 3, before: "${next.pageInfo.startCursor}"`);
     expect(back.edges.map((e: { node: { reference: string } }) => e.node.reference)).toEqual(['T-8', 'T-7', 'T-6']);
@@ -96,9 +106,19 @@ describe('cursor connections and global object identification', () => {
       ids: [walletTransaction.nodeId, me.nodeId, transaction.nodeId, missing, 'not-an-id', globalId('Nope', 'x')],
     });
     expect(mine.body.errors).toBeUndefined();
-    expect(mine.body.data!.node).toEqual({ __typename: 'Transaction', nodeId: transaction.nodeId, id: transaction.id, kind: 'TRANSFER_OUT' });
+    expect(mine.body.data!.node).toEqual({
+      __typename: 'Transaction',
+      nodeId: transaction.nodeId,
+      id: transaction.id,
+      kind: 'TRANSFER_OUT',
+    });
     expect(mine.body.data!.nodes).toEqual([
-      { __typename: 'WalletTransaction', nodeId: walletTransaction.nodeId, id: walletTransaction.id, reference: walletTransaction.reference },
+      {
+        __typename: 'WalletTransaction',
+        nodeId: walletTransaction.nodeId,
+        id: walletTransaction.id,
+        reference: walletTransaction.reference,
+      },
       { __typename: 'User', nodeId: me.nodeId, id: tenant.user.id },
       { __typename: 'Transaction', nodeId: transaction.nodeId, id: transaction.id },
       null,

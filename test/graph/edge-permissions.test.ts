@@ -30,7 +30,9 @@ const SUBSCRIPTION_PAYLOADS = new Set(['WalletUpdate', 'BillUpdate', 'OfframpOrd
 /** Every field below the root types that declares its own @auth: the relationship edges. */
 const edges = Object.values(schema.getTypeMap())
   .filter((type) => isObjectType(type) && !type.name.startsWith('__'))
-  .filter((type) => ![schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].includes(type as never))
+  .filter(
+    (type) => ![schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].includes(type as never),
+  )
   .flatMap((type) =>
     Object.values((type as import('graphql').GraphQLObjectType).getFields()).flatMap((field) => {
       const rule = accessRuleOf(field);
@@ -59,8 +61,9 @@ describe('every relationship edge checks its own permission, for keys and Connec
         { client, redirectUri: REDIRECT_URI, scopes: [scope], state: undefined, codeChallenge: undefined },
         tenant.user.id,
       );
-      tokens[scope] = (await t.services.authorizationServer.redeemCode(client, { code, redirectUri: REDIRECT_URI }))
-        .access_token;
+      tokens[scope] = (
+        await t.services.authorizationServer.redeemCode(client, { code, redirectUri: REDIRECT_URI })
+      ).access_token;
     }
   }, 60_000);
   afterAll(() => t.close());

@@ -35,14 +35,23 @@ describe('the connected graph: the home screen and each relationship both ways',
     expect(records['DEPOSIT']).toMatchObject({ __typename: 'Deposit', amount: 5000, method: 'virtual_account' });
     expect(records['BILL']).toMatchObject({ __typename: 'BillRecord', amount: 200, customer: '08031234567' });
     expect(records['PAYOUT']).toMatchObject({ __typename: 'Payout', amount: 300 });
-    expect(records['TRANSFER_OUT']).toMatchObject({ __typename: 'WalletTransaction', type: 'TRANSFER_OUT', amount: 25 });
+    expect(records['TRANSFER_OUT']).toMatchObject({
+      __typename: 'WalletTransaction',
+      type: 'TRANSFER_OUT',
+      amount: 25,
+    });
     expect(records['SWAP']).toMatchObject({
       __typename: 'SolanaTransfer',
       kind: 'swap',
       tokenAmount: '2',
       quote: { quoteId, toToken: { symbol: 'USDT' } },
     });
-    expect(records['OFFRAMP']).toMatchObject({ __typename: 'OfframpOrder', tokenAmount: '12', token: 'USDC', orderStatus: 'initiated' });
+    expect(records['OFFRAMP']).toMatchObject({
+      __typename: 'OfframpOrder',
+      tokenAmount: '12',
+      token: 'USDC',
+      orderStatus: 'initiated',
+    });
     expect(me.openOfframpOrders.nodes.map((o: { reference: string }) => o.reference)).toEqual(['OFF-home']);
     expect(me.solanaWallet.portfolio.tokens.map((x: { symbol: string }) => x.symbol)).toContain('USDT');
   });
@@ -57,22 +66,31 @@ describe('the connected graph: the home screen and each relationship both ways',
       walletTransactions(first: 10) { nodes { type transaction { kind } record { __typename } } }
     } }`);
     const [deposit] = me.deposits.nodes;
-    expect(deposit.transaction).toEqual({ id: expect.stringMatching(/^wallet:/), kind: 'DEPOSIT', record: { id: deposit.id } });
+    expect(deposit.transaction).toEqual({
+      id: expect.stringMatching(/^wallet:/),
+      kind: 'DEPOSIT',
+      record: { id: deposit.id },
+    });
     expect(me.payouts.nodes[0].transaction).toEqual({
       kind: 'PAYOUT',
       walletTransaction: { type: 'WITHDRAWAL' },
       record: { id: me.payouts.nodes[0].id },
     });
     expect(me.billRecords.nodes[0].transaction).toEqual({ kind: 'BILL', record: { id: me.billRecords.nodes[0].id } });
-    expect(me.offrampOrders.nodes[0].transaction).toEqual({ kind: 'OFFRAMP', record: { id: me.offrampOrders.nodes[0].id } });
+    expect(me.offrampOrders.nodes[0].transaction).toEqual({
+      kind: 'OFFRAMP',
+      record: { id: me.offrampOrders.nodes[0].id },
+    });
     const swap = me.solanaTransfers.nodes.find((n: { kind: string }) => n.kind === 'swap');
     expect(swap.transaction).toEqual({ kind: 'SWAP', record: { id: swap.id } });
     expect(
-      me.walletTransactions.nodes.map((n: { type: string; transaction: { kind: string }; record: { __typename: string } }) => [
-        n.type,
-        n.transaction.kind,
-        n.record.__typename,
-      ]),
+      me.walletTransactions.nodes.map(
+        (n: { type: string; transaction: { kind: string }; record: { __typename: string } }) => [
+          n.type,
+          n.transaction.kind,
+          n.record.__typename,
+        ],
+      ),
     ).toEqual([
       ['TRANSFER_OUT', 'TRANSFER_OUT', 'WalletTransaction'],
       ['WITHDRAWAL', 'PAYOUT', 'Payout'],
@@ -129,7 +147,10 @@ describe('the connected graph: the home screen and each relationship both ways',
       ['{ me { payouts(last: 500) { totalCount } } }', 'last'],
       ['{ me { billRecords(after: "nonsense") { totalCount } } }', 'after'],
       ['{ me { walletTransactions(filter: { minAmount: 10, maxAmount: 5 }) { totalCount } } }', 'maxAmount'],
-      ['{ me { transactions(filter: { from: "2026-02-01T00:00:00Z", to: "2026-01-01T00:00:00Z" }) { totalCount } } }', 'to'],
+      [
+        '{ me { transactions(filter: { from: "2026-02-01T00:00:00Z", to: "2026-01-01T00:00:00Z" }) { totalCount } } }',
+        'to',
+      ],
     ] as const) {
       const { body } = await graphql(t.app, tenant.keys.READ_ONLY, query);
       expect(body.errors?.[0]?.extensions.code, query).toBe('BAD_USER_INPUT');

@@ -43,7 +43,11 @@ export async function seedEveryKind(t: TestApp, tenant: Tenant, other: Tenant, t
     reference: `PO-${tag}`,
   });
   if (payout.statusCode !== 201) throw new Error(payout.body);
-  await ok(t, tenant, `mutation { transfer(input: { amount: 25, recipient: "${other.user.email}", reference: "TR-${tag}" }) { id } }`);
+  await ok(
+    t,
+    tenant,
+    `mutation { transfer(input: { amount: 25, recipient: "${other.user.email}", reference: "TR-${tag}" }) { id } }`,
+  );
   await ok(t, tenant, 'mutation { sandboxSolanaFaucet { address } }');
   const quote = await ok(
     t,
@@ -61,7 +65,10 @@ export async function seedEveryKind(t: TestApp, tenant: Tenant, other: Tenant, t
 }
 
 /** Counts the SQL statements the database client runs while `work` runs (both drivers send each through `query`). */
-export async function countStatements<T>(services: Services, work: () => Promise<T>): Promise<{ statements: number; result: T }> {
+export async function countStatements<T>(
+  services: Services,
+  work: () => Promise<T>,
+): Promise<{ statements: number; result: T }> {
   const client = (services.db as unknown as { $client: { query: (...args: unknown[]) => unknown } }).$client;
   const original = client.query;
   let statements = 0;

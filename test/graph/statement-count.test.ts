@@ -13,7 +13,9 @@ describe('SQL statements of the home screen', () => {
   let t: TestApp;
   let recipient: Tenant;
   beforeAll(async () => {
-    ({ t, tenant: recipient } = await startTestApp({ config: { RATE_LIMIT_PER_MINUTE: 100_000, API_KEY_CACHE_MS: 0 } }));
+    ({ t, tenant: recipient } = await startTestApp({
+      config: { RATE_LIMIT_PER_MINUTE: 100_000, API_KEY_CACHE_MS: 0 },
+    }));
   }, 60_000);
   afterAll(() => t.close());
 
