@@ -24,7 +24,7 @@ const PATHS: Record<string, (inner: string) => string> = {
   SolanaTransfer: (inner) => `me { solanaTransfers(first: 1) { nodes { ${inner} } } }`,
   OfframpOrder: (inner) => `me { offrampOrders(first: 1) { nodes { ${inner} } } }`,
 };
-/** Reached only through subscriptions: test/graph/subscriptions.test.ts walks those. */
+/** Reached only through subscriptions: test/graph/subscriptions.test.ts selects each of their edges (all need READ). */
 const SUBSCRIPTION_PAYLOADS = new Set(['WalletUpdate', 'BillUpdate', 'OfframpOrderUpdate']);
 
 /** Every field below the root types that declares its own @auth: the relationship edges. */
