@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql, seedTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { HOME_SCREEN } from './home-screen.js';
+import { HOME_SCREEN } from '../../src/graphql/home-screen.js';
 import { seedEveryKind } from './seed.js';
 
 describe('the connected graph: the home screen and each relationship both ways', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql, seedTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { fund } from '../wallet/helpers.js';
-import { HOME_SCREEN } from './home-screen.js';
+import { HOME_SCREEN } from '../../src/graphql/home-screen.js';
 import { countStatements, principalOf, seedEveryKind } from './seed.js';
 
 /**

@@ -1,4 +1,8 @@
-/** The partner home screen in one request: the document docs/graphql.md and the explorer show. */
+/**
+ * A partner app's home screen in one request: the user, the NGN balance, the last ten movements
+ * with what each one was, pending bills, the crypto portfolio and open offramp orders. The
+ * explorer opens it as a tab; docs/graphql.md shows it; a test holds its SQL statement count.
+ */
 export const HOME_SCREEN = /* GraphQL */ `
   query HomeScreen($transactions: Int = 10) {
     me {
