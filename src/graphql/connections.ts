@@ -1,4 +1,4 @@
-import { encodeCursor, type PageOf } from '../db/keyset.js';
+import { encodeCursor, type PageOf } from '../domain/keyset.js';
 import type { Activity } from '../domain/activity/activity.js';
 import type { BusinessCustomerRow } from '../domain/customers/customer-service.js';
 import type { BillRecordRow } from '../domain/bills/bill-record.js';

@@ -1,11 +1,4 @@
 import DataLoader from 'dataloader';
-import type { Column } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
-import { billRecords } from '../db/bills-schema.js';
-import { offrampOrders } from '../db/offramp-schema.js';
-import { type Owner, ownedRowsByIds, ownedRowsByReferences } from '../db/owned-rows.js';
-import { solanaQuotes, solanaTransfers } from '../db/solana-schema.js';
-import { deposits, paymentMethods, payouts, walletTransactions } from '../db/wallet-schema.js';
 import {
   type Activity,
   offrampActivity,
@@ -13,34 +6,35 @@ import {
   solanaActivity,
   walletActivity,
 } from '../domain/activity/activity.js';
+import type { Owner } from '../domain/activity/owned-rows.js';
+import type { RecordKind, RecordRow, ReferencedKind } from '../domain/activity/record-lookups.js';
 import type { Principal } from '../domain/auth/principal.js';
-import type { SwapQuoteView, StoredQuote } from '../domain/solana/swap-quote.js';
+import type { SwapQuoteView } from '../domain/solana/swap-quote.js';
 import type { User } from '../domain/users/user.js';
 import type { Services } from '../services.js';
 
 /** Per-request batching: one query per kind of lookup, however many fields ask. */
 export function createLoaders(services: Services, principal: Principal | null) {
-  const { db } = services;
+  const lookups = services.recordLookups;
   // Every owned lookup is scoped to the caller's user and environment: a record of anyone else is
   // absent from the answer, exactly like a record that does not exist.
   const owner: Owner = principal
     ? { userId: principal.userId, environment: principal.environment }
     : { userId: '00000000-0000-0000-0000-000000000000', environment: 'sandbox' };
-  type Owned = PgTable & { id: Column; userId: Column; environment: Column };
-  const byId = <T extends Owned>(table: T) =>
-    keyed<T['$inferSelect']>(
-      async (ids) => ownedRowsByIds(db, table, owner, ids),
-      (row) => row.id as string,
+  const byId = <K extends RecordKind>(kind: K) =>
+    keyed<RecordRow<K>>(
+      async (ids) => lookups.byIds(kind, owner, ids),
+      (row) => row.id,
     );
-  const byReference = <T extends Owned & { reference: Column }>(table: T) =>
-    keyed<T['$inferSelect']>(
-      async (refs) => ownedRowsByReferences(db, table, owner, refs),
-      (row) => row.reference as string,
+  const byReference = <K extends ReferencedKind>(kind: K) =>
+    keyed<RecordRow<K>>(
+      async (refs) => lookups.byReferences(kind, owner, refs),
+      (row) => row.reference,
     );
 
-  const walletTransactionById = byId(walletTransactions);
-  const solanaTransferById = byId(solanaTransfers);
-  const offrampOrderById = byId(offrampOrders);
+  const walletTransactionById = byId('walletTransactions');
+  const solanaTransferById = byId('solanaTransfers');
+  const offrampOrderById = byId('offrampOrders');
 
   return {
     userById: new DataLoader<string, User | null>(async (ids) => {
@@ -48,22 +42,20 @@ export function createLoaders(services: Services, principal: Principal | null) {
       return ids.map((id) => found.get(id) ?? null);
     }),
     walletTransactionById,
-    walletTransactionByReference: byReference(walletTransactions),
-    depositById: byId(deposits),
-    depositByReference: byReference(deposits),
-    payoutById: byId(payouts),
-    payoutByReference: byReference(payouts),
-    billRecordById: byId(billRecords),
-    billRecordByReference: byReference(billRecords),
+    walletTransactionByReference: byReference('walletTransactions'),
+    depositById: byId('deposits'),
+    depositByReference: byReference('deposits'),
+    payoutById: byId('payouts'),
+    payoutByReference: byReference('payouts'),
+    billRecordById: byId('billRecords'),
+    billRecordByReference: byReference('billRecords'),
     // Deleted methods included: a deposit still names the card it was paid with.
-    paymentMethodById: byId(paymentMethods),
+    paymentMethodById: byId('paymentMethods'),
     solanaTransferById,
     offrampOrderById,
-    offrampOrderByReference: byReference(offrampOrders),
+    offrampOrderByReference: byReference('offrampOrders'),
     swapQuoteById: new DataLoader<string, SwapQuoteView | null>(async (ids) => {
-      const found = new Map(
-        (await ownedRowsByIds(db, solanaQuotes, owner, ids)).map((r) => [r.id, (r.quote as StoredQuote).view]),
-      );
+      const found = new Map((await lookups.swapQuotesByIds(owner, ids)).map((q) => [q.id, q.view]));
       return ids.map((id) => found.get(id) ?? null);
     }),
     businessById: keyed(

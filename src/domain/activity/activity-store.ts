@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.js';
-import { type PageOf, type Position, pageFrom, type Window } from '../../db/keyset.js';
-import type { Owner } from '../../db/owned-rows.js';
+import { type PageOf, type Position, pageFrom, type Window } from '../../domain/keyset.js';
+import type { Owner } from '../../domain/activity/owned-rows.js';
 import { type ActivityKind, type ActivitySource, type ActivityStatus, parseActivityKey } from './activity.js';
 
 export interface ActivityFilter {

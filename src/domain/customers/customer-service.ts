@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { keysetPage, type Window } from '../../db/keyset.js';
+import { keysetPage, type Window } from '../../domain/keyset.js';
 import { businessCustomers } from '../../db/customers-schema.js';
 import { businesses } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';

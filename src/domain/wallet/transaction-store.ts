@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gte, ilike, lt, lte, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { keysetPage, type Window } from '../../db/keyset.js';
+import { keysetPage, type Window } from '../../domain/keyset.js';
 import { walletTransactions } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 

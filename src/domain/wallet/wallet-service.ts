@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.js';
-import type { Window } from '../../db/keyset.js';
+import type { Window } from '../../domain/keyset.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';

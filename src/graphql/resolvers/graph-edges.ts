@@ -1,5 +1,5 @@
-import { windowOf } from '../../db/keyset.js';
-import type { Owner } from '../../db/owned-rows.js';
+import { windowOf } from '../../domain/keyset.js';
+import type { Owner } from '../../domain/activity/owned-rows.js';
 import { type Activity, offrampActivity, solanaActivity, walletActivity } from '../../domain/activity/activity.js';
 import type { ActivitySource } from '../../domain/activity/activity.js';
 import { mayActFor } from '../../domain/auth/principal.js';

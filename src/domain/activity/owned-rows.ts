@@ -1,8 +1,8 @@
 import { and, type Column, eq, inArray } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Environment } from '../domain/auth/permissions.js';
-import { isUuid } from '../domain/ids.js';
-import type { Executor } from './client.js';
+import type { Environment } from '../auth/permissions.js';
+import { isUuid } from '../ids.js';
+import type { Executor } from '../../db/client.js';
 
 /** Whose rows a lookup may return: one user's, in one environment. */
 export interface Owner {

@@ -1,8 +1,8 @@
 import { and, asc, type Column, desc, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { badInput } from '../domain/errors.js';
-import { isUuid } from '../domain/ids.js';
-import type { Executor } from './client.js';
+import { badInput } from './errors.js';
+import { isUuid } from './ids.js';
+import type { Executor } from '../db/client.js';
 
 /** The most items one page of a connection holds: the same ceiling as the page-shaped lists. */
 export const MAX_CONNECTION_PAGE = 100;
