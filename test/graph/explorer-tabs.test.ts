@@ -1,4 +1,5 @@
-import { parse } from 'graphql';
+import { readFileSync } from 'node:fs';
+import { parse, print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOME_SCREEN } from '../../src/graphql/home-screen.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -19,5 +20,11 @@ describe('the explorer opens with the home-screen query as a tab', () => {
     expect(queries[1]!.query).toContain('query HomeScreen');
     expect(() => parse(queries[1]!.query)).not.toThrow();
     expect(parse(queries[1]!.query).definitions).toHaveLength(parse(HOME_SCREEN).definitions.length);
+  });
+
+  it('is the example the GraphQL docs show', () => {
+    const docs = readFileSync(new URL('../../docs/graphql.md', import.meta.url), 'utf8');
+    const shown = /```graphql\n(query HomeScreen[\s\S]*?)```/.exec(docs)?.[1];
+    expect(shown && print(parse(shown))).toBe(print(parse(HOME_SCREEN)));
   });
 });
