@@ -12,9 +12,10 @@ export interface GraphQLContext {
   loaders: Loaders;
   /**
    * Starts new loaders: a subscription's context lives as long as the subscription, and each
-   * event must see the records as they are now, not as the first event cached them.
+   * event must see the records as they are now, not as the first event cached them. Contexts
+   * built by hand for a schema alone (no loaders to renew) may leave it out.
    */
-  renewLoaders(): void;
+  renewLoaders?(): void;
   requestId: string;
   /** The caller's address, for per-IP limits on anonymous calls and failed authentications. */
   clientIp: string;

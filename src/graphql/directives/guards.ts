@@ -44,7 +44,7 @@ export function guardRootFields(schema: GraphQLSchema, options: GuardOptions): G
       field.resolve = async (source, args, context: GraphQLContext, info) => {
         await guard(args, context);
         // A subscription resolves once per event: each event reads records afresh.
-        if (field.subscribe) context.renewLoaders();
+        if (field.subscribe) context.renewLoaders?.();
         return resolve(source, args, context, info);
       };
       if (field.subscribe) {
