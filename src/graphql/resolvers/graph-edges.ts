@@ -3,6 +3,7 @@ import type { Owner } from '../../domain/activity/owned-rows.js';
 import { type Activity, offrampActivity, solanaActivity, walletActivity } from '../../domain/activity/activity.js';
 import type { ActivitySource } from '../../domain/activity/activity.js';
 import { mayActFor } from '../../domain/auth/principal.js';
+import { dateRange } from '../../domain/date-bound.js';
 import { notFound } from '../../domain/errors.js';
 import { toOfframpOrder } from '../../domain/offramp/offramp-order.js';
 import { transferView } from '../../domain/solana/transfer-view.js';
@@ -59,8 +60,8 @@ export const graphEdgeResolvers: Resolvers = {
         {
           type: opt(filter?.type),
           status: opt(filter?.status),
-          from: opt(filter?.from),
-          to: opt(filter?.to),
+          // The same date rules as the root field: a date is a whole Africa/Lagos day.
+          ...dateRange(opt(filter?.from), opt(filter?.to), { from: 'from', to: 'to' }),
           minAmount: filter?.minAmount == null ? undefined : koboFrom(filter.minAmount, 'minAmount'),
           maxAmount: filter?.maxAmount == null ? undefined : koboFrom(filter.maxAmount, 'maxAmount'),
           search: opt(filter?.search),
