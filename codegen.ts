@@ -54,6 +54,16 @@ const config: CodegenConfig = {
           SolanaPortfolio: '../../domain/solana/portfolio.js#SolanaPortfolioView',
           SolanaTransfer: '../../domain/solana/transfer-service.js#TransferView',
           SwapQuote: '../../domain/solana/swap-quote.js#SwapQuoteView',
+          SolanaWallet: '../../domain/solana/custodial-wallets.js#SolanaWalletAddress',
+          Transaction: '../../domain/activity/activity.js#Activity',
+          TransactionConnection: '../connections.js#TransactionConnectionModel',
+          WalletTransactionConnection: '../connections.js#WalletTransactionConnectionModel',
+          DepositConnection: '../connections.js#DepositConnectionModel',
+          PayoutConnection: '../connections.js#PayoutConnectionModel',
+          BillRecordConnection: '../connections.js#BillRecordConnectionModel',
+          OfframpOrderConnection: '../connections.js#OfframpOrderConnectionModel',
+          SolanaTransferConnection: '../connections.js#SolanaTransferConnectionModel',
+          BusinessCustomerConnection: '../connections.js#BusinessCustomerConnectionModel',
         },
         // REST spells these networks with "-", which GraphQL names cannot hold.
         enumValues: {

@@ -1,5 +1,7 @@
 import { type Config, publicUrlOf } from './config.js';
 import type { Database } from './db/client.js';
+import { AccountLists } from './domain/activity/account-lists.js';
+import { RecordLookups } from './domain/activity/record-lookups.js';
 import { ApiKeyService } from './domain/auth/api-key-service.js';
 import type { Clock } from './domain/clock.js';
 import { Doorbell } from './domain/events/doorbell.js';
@@ -74,6 +76,10 @@ export interface Services {
   bills: BillsService;
   solanaWallets: CustodialWallets;
   customers: CustomerService;
+  /** The account's growing lists as cursor windows (the graph's connections). */
+  accountLists: AccountLists;
+  /** Batched lookups of an owner's records by id or reference (the graph's loaders). */
+  recordLookups: RecordLookups;
   billsProvider: (environment: Environment) => BillsProvider;
   /** The NGN payments provider of an environment. */
   paymentsProvider: (environment: Environment) => PaymentsProvider;
@@ -264,6 +270,8 @@ export function createServices(
     oauthClients,
     authorizationServer: new AuthorizationServer(db, clock, (clientId) => oauthClients.find(clientId)),
     customers: new CustomerService(db, clock),
+    accountLists: new AccountLists(db),
+    recordLookups: new RecordLookups(db),
     solanaWallets,
     billsProvider,
     bills: new BillsService(db, clock, idempotency, billsProvider),

@@ -10,6 +10,12 @@ export interface GraphQLContext {
   credentialRejected: boolean;
   services: Services;
   loaders: Loaders;
+  /**
+   * Starts new loaders: a subscription's context lives as long as the subscription, and each
+   * event must see the records as they are now, not as the first event cached them. Contexts
+   * built by hand for a schema alone (no loaders to renew) may leave it out.
+   */
+  renewLoaders?(): void;
   requestId: string;
   /** The caller's address, for per-IP limits on anonymous calls and failed authentications. */
   clientIp: string;
@@ -80,8 +86,11 @@ export async function buildContext(
     services,
     // Built on first use: many operations never batch anything.
     get loaders() {
-      loaders ??= createLoaders(services);
+      loaders ??= createLoaders(services, principal);
       return loaders;
+    },
+    renewLoaders() {
+      loaders = undefined;
     },
     requestId,
     clientIp,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HOME_SCREEN } from './home-screen.js';
 
 const require = createRequire(import.meta.url);
 /** A file inside an installed package, whether or not the package exports it. */
@@ -45,6 +46,8 @@ const START = `
 const h = React.createElement;
 const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).toString() });
 const DEFAULT_QUERY = '# Enter your API key above, then press the run button.\\n{\\n  me {\\n    id\\n    email\\n    name\\n  }\\n}\\n';
+// The first tab is the smallest query; the second, a whole home screen in one request.
+const DEFAULT_TABS = [{ query: DEFAULT_QUERY }, { query: ${JSON.stringify(`# A home screen in one request: see docs/graphql.md.\n${HOME_SCREEN.trim().replace(/^ {2}/gm, '')}\n`)} }];
 
 // The key lives in this page only: it is neither stored nor sent anywhere but /graphql.
 function Explorer() {
@@ -54,7 +57,7 @@ function Explorer() {
     h('label', { className: 'key-bar' },
       h('span', null, 'API key'),
       h('input', { id: 'api-key', type: 'password', autoComplete: 'off', placeholder: 'pgw_sbx_…', value: apiKey, onChange: (e) => setApiKey(e.target.value.trim()) })),
-    h('div', { className: 'editor' }, h(GraphiQL, { fetcher, headers, defaultQuery: DEFAULT_QUERY, shouldPersistHeaders: false, isHeadersEditorEnabled: true })));
+    h('div', { className: 'editor' }, h(GraphiQL, { fetcher, headers, defaultQuery: DEFAULT_QUERY, defaultTabs: DEFAULT_TABS, shouldPersistHeaders: false, isHeadersEditorEnabled: true })));
 }
 ReactDOM.createRoot(document.getElementById('explorer')).render(h(Explorer));
 `;

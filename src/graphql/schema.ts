@@ -14,6 +14,8 @@ import { walletResolvers } from './resolvers/wallet.js';
 import { billResolvers } from './resolvers/bills.js';
 import { solanaResolvers } from './resolvers/solana.js';
 import { customerResolvers } from './resolvers/customers.js';
+import { graphEdgeResolvers } from './resolvers/graph-edges.js';
+import { graphNodeResolvers } from './resolvers/graph-nodes.js';
 import { scalarResolvers } from './resolvers/scalars.js';
 import { userResolvers } from './resolvers/users.js';
 import { webhookResolvers } from './resolvers/webhooks.js';
@@ -41,6 +43,8 @@ const resolvers: Resolvers[] = [
   billResolvers,
   solanaResolvers,
   customerResolvers,
+  graphNodeResolvers,
+  graphEdgeResolvers,
 ];
 
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */

@@ -97,7 +97,7 @@ describe('tenant and environment isolation', () => {
 
   it('publishes the subgraph SDL with User as an entity', async () => {
     const { body } = await graphql(t.app, undefined, '{ _service { sdl } }');
-    expect(body.data!._service.sdl).toMatch(/type User\s+@key\(fields: "id"\)/);
+    expect(body.data!._service.sdl).toMatch(/type User\s+(implements Node\s+)?@key\(fields: "id"\)/);
     expect(body.data!._service.sdl).toContain('federation/v2.7');
   });
 });

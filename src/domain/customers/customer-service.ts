@@ -1,5 +1,6 @@
-import { and, count, desc, eq } from 'drizzle-orm';
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { keysetPage, type Window } from '../../domain/keyset.js';
 import { businessCustomers } from '../../db/customers-schema.js';
 import { businesses } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
@@ -75,6 +76,48 @@ export class CustomerService {
       .offset((page - 1) * limit);
     const [total] = await this.db.select({ n: count() }).from(businessCustomers).where(where);
     return paged('customers', rows, Number(total?.n ?? 0), page, limit);
+  }
+
+  /**
+   * A window of a business's customers, newest first. The business must already be known to be
+   * the caller's (the graph reaches it only through the caller's own businesses).
+   */
+  async window(principal: Principal, businessId: string, window: Window, status?: 'active' | 'disabled') {
+    return keysetPage(this.db, businessCustomers, this.customersOf(principal, businessId, status), window);
+  }
+
+  async countOf(principal: Principal, businessId: string, status?: 'active' | 'disabled'): Promise<number> {
+    const [total] = await this.db
+      .select({ n: count() })
+      .from(businessCustomers)
+      .where(this.customersOf(principal, businessId, status));
+    return Number(total?.n ?? 0);
+  }
+
+  /** Customers among `ids` of the caller's businesses in its environment, for per-request loaders. */
+  async byIds(principal: Principal, ids: readonly string[]): Promise<BusinessCustomerRow[]> {
+    const wanted = ids.filter(isUuid);
+    if (wanted.length === 0) return [];
+    const rows = await this.db
+      .select({ customer: businessCustomers })
+      .from(businessCustomers)
+      .innerJoin(businesses, eq(businesses.id, businessCustomers.businessId))
+      .where(
+        and(
+          inArray(businessCustomers.id, wanted),
+          eq(businessCustomers.environment, principal.environment),
+          eq(businesses.ownerUserId, principal.userId),
+        ),
+      );
+    return rows.map((r) => r.customer);
+  }
+
+  private customersOf(principal: Principal, businessId: string, status?: 'active' | 'disabled') {
+    return and(
+      eq(businessCustomers.businessId, businessId),
+      eq(businessCustomers.environment, principal.environment),
+      status ? eq(businessCustomers.status, status) : undefined,
+    );
   }
 
   async get(principal: Principal, businessId: string, customerId: string): Promise<BusinessCustomerRow> {

@@ -9,6 +9,10 @@ import { DomainError } from '../errors.js';
 import { type MasterKeyring, open, seal } from './keyring.js';
 
 export type SolanaWalletRow = typeof solanaWallets.$inferSelect;
+/** The wallet as the graph shows it: its address only, never its sealed key. */
+export interface SolanaWalletAddress {
+  address: string;
+}
 
 /** Signs for a custodial wallet. AES-GCM with configured master keys today; a KMS can replace it. */
 export interface Signer {

@@ -55,6 +55,10 @@ export class UserService {
     return userStore.insertBusiness(this.db, ownerUserId, name);
   }
 
+  async ownedBusinessesByIds(ownerUserId: string, ids: readonly string[]): Promise<Business[]> {
+    return userStore.findOwnedBusinessesByIds(this.db, ownerUserId, ids);
+  }
+
   async businessesOf(ownerUserId: string): Promise<Business[]> {
     return userStore.findBusinessesByOwner(this.db, ownerUserId);
   }

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { businesses, users } from '../../db/schema.js';
+import { isUuid } from '../ids.js';
 import type { Business, NewUser, User } from './user.js';
 
 type UserRow = typeof users.$inferSelect;
@@ -72,5 +73,15 @@ export const userStore = {
 
   async findBusinessesByOwner(db: Executor, ownerUserId: string): Promise<Business[]> {
     return db.select().from(businesses).where(eq(businesses.ownerUserId, ownerUserId)).orderBy(businesses.createdAt);
+  },
+
+  /** The owner's businesses among `ids`, for per-request loaders; another owner's are absent. */
+  async findOwnedBusinessesByIds(db: Executor, ownerUserId: string, ids: readonly string[]): Promise<Business[]> {
+    const wanted = ids.filter(isUuid);
+    if (wanted.length === 0) return [];
+    return db
+      .select()
+      .from(businesses)
+      .where(and(eq(businesses.ownerUserId, ownerUserId), inArray(businesses.id, wanted)));
   },
 };

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, gte, ilike, lt, lte, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { keysetPage, type Window } from '../../domain/keyset.js';
 import { walletTransactions } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 
@@ -22,6 +23,22 @@ export interface TransactionFilter {
 
 const ownedBy = (owner: Owner) =>
   and(eq(walletTransactions.userId, owner.userId), eq(walletTransactions.environment, owner.environment));
+
+/** The owner's transactions that pass the filter: the one condition both list shapes share. */
+function filtered(owner: Owner, filter: TransactionFilter) {
+  const search = filter.search?.replace(/[\\%_]/g, (c) => `\\${c}`);
+  const conditions: Array<SQL | undefined> = [
+    ownedBy(owner),
+    filter.type ? eq(walletTransactions.type, filter.type) : undefined,
+    filter.status ? eq(walletTransactions.status, filter.status) : undefined,
+    filter.from ? gte(walletTransactions.createdAt, filter.from) : undefined,
+    filter.to ? lt(walletTransactions.createdAt, filter.to) : undefined,
+    filter.minAmount !== undefined ? gte(walletTransactions.amount, filter.minAmount) : undefined,
+    filter.maxAmount !== undefined ? lte(walletTransactions.amount, filter.maxAmount) : undefined,
+    search ? ilike(walletTransactions.reference, `%${search}%`) : undefined,
+  ];
+  return and(...conditions);
+}
 
 export const transactionStore = {
   async insert(tx: Executor, row: typeof walletTransactions.$inferInsert): Promise<WalletTransactionRow> {
@@ -71,18 +88,7 @@ export const transactionStore = {
   },
 
   async page(db: Executor, owner: Owner, filter: TransactionFilter, page: number, limit: number) {
-    const search = filter.search?.replace(/[\\%_]/g, (c) => `\\${c}`);
-    const conditions: Array<SQL | undefined> = [
-      ownedBy(owner),
-      filter.type ? eq(walletTransactions.type, filter.type) : undefined,
-      filter.status ? eq(walletTransactions.status, filter.status) : undefined,
-      filter.from ? gte(walletTransactions.createdAt, filter.from) : undefined,
-      filter.to ? lt(walletTransactions.createdAt, filter.to) : undefined,
-      filter.minAmount !== undefined ? gte(walletTransactions.amount, filter.minAmount) : undefined,
-      filter.maxAmount !== undefined ? lte(walletTransactions.amount, filter.maxAmount) : undefined,
-      search ? ilike(walletTransactions.reference, `%${search}%`) : undefined,
-    ];
-    const where = and(...conditions);
+    const where = filtered(owner, filter);
     const rows = await db
       .select()
       .from(walletTransactions)
@@ -92,5 +98,15 @@ export const transactionStore = {
       .offset((page - 1) * limit);
     const [total] = await db.select({ n: count() }).from(walletTransactions).where(where);
     return { rows, total: Number(total?.n ?? 0) };
+  },
+
+  /** A cursor window of the same list, newest first. */
+  window(db: Executor, owner: Owner, filter: TransactionFilter, window: Window) {
+    return keysetPage(db, walletTransactions, filtered(owner, filter), window);
+  },
+
+  async count(db: Executor, owner: Owner, filter: TransactionFilter): Promise<number> {
+    const [total] = await db.select({ n: count() }).from(walletTransactions).where(filtered(owner, filter));
+    return Number(total?.n ?? 0);
   },
 };

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import type { Window } from '../../domain/keyset.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
@@ -54,6 +55,12 @@ export const referenceTaken = (reference: string, existingId: string) =>
     { field: 'reference' },
   );
 
+function checkTransactionFilter(filter: TransactionFilter): void {
+  if (filter.from && filter.to && filter.from >= filter.to) throw badInput('to', 'to must be after from.');
+  if (filter.minAmount !== undefined && filter.maxAmount !== undefined && filter.minAmount > filter.maxAmount)
+    throw badInput('maxAmount', 'maxAmount must not be below minAmount.');
+}
+
 /** The NGN wallet: balances, ledger history, transactions and instant transfers between users. */
 export class WalletService {
   constructor(
@@ -76,11 +83,18 @@ export class WalletService {
 
   async transactions(principal: Principal, filter: TransactionFilter, page = 1, limit = 20) {
     checkPage(page, limit, MAX_TRANSACTIONS_PAGE);
-    if (filter.from && filter.to && filter.from >= filter.to) throw badInput('to', 'to must be after from.');
-    if (filter.minAmount !== undefined && filter.maxAmount !== undefined && filter.minAmount > filter.maxAmount)
-      throw badInput('maxAmount', 'maxAmount must not be below minAmount.');
+    checkTransactionFilter(filter);
     const { rows, total } = await transactionStore.page(this.db, principal, filter, page, limit);
     return paged('transactions', rows, total, page, limit);
+  }
+
+  /** The same list as `transactions`, as a cursor window (the window's size was checked by its parser). */
+  async transactionWindow(principal: Principal, filter: TransactionFilter, window: Window) {
+    checkTransactionFilter(filter);
+    return {
+      page: await transactionStore.window(this.db, principal, filter, window),
+      countAll: () => transactionStore.count(this.db, principal, filter),
+    };
   }
 
   async transaction(principal: Principal, id: string): Promise<WalletTransactionRow> {

@@ -1,4 +1,10 @@
-import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import {
+  defaultFieldResolver,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+  isIntrospectionType,
+  isObjectType,
+} from 'graphql';
 import { DomainError } from '../../domain/errors.js';
 import type { GraphQLContext } from '../context.js';
 import { type AccessRule, accessRuleOf, checkAccess } from './auth.js';
@@ -15,8 +21,8 @@ export interface GuardOptions {
 /**
  * Wraps every root field so that, before its resolver runs, the caller's access is checked and
  * its rate limits are counted. Access is declared in one place (the SDL); a root field without a
- * rule stops start-up, because an undeclared field is a bug. Nested fields are reached only
- * through a root field, so they inherit its checks.
+ * rule stops start-up, because an undeclared field is a bug. Relationship fields declare their
+ * own rule and are checked the same way (guardNestedFields).
  */
 export function guardRootFields(schema: GraphQLSchema, options: GuardOptions): GraphQLSchema {
   for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
@@ -37,6 +43,8 @@ export function guardRootFields(schema: GraphQLSchema, options: GuardOptions): G
       const resolve = field.resolve ?? defaultFieldResolver;
       field.resolve = async (source, args, context: GraphQLContext, info) => {
         await guard(args, context);
+        // A subscription resolves once per event: each event reads records afresh.
+        if (field.subscribe) context.renewLoaders?.();
         return resolve(source, args, context, info);
       };
       if (field.subscribe) {
@@ -48,7 +56,32 @@ export function guardRootFields(schema: GraphQLSchema, options: GuardOptions): G
       }
     }
   }
+  guardNestedFields(schema);
   return schema;
+}
+
+/**
+ * Relationship fields reach data their parent does not hold (a user's transactions, a business's
+ * customers), and a parent can be reached several ways (a root field, `node`, `_entities`, a
+ * subscription). So each such field declares its own @auth in the SDL and is checked exactly as a
+ * root field is, whichever way its parent came. Rate limits stay per operation, on root fields.
+ */
+function guardNestedFields(schema: GraphQLSchema): void {
+  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]);
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || isIntrospectionType(type) || roots.has(type)) continue;
+    for (const field of Object.values(type.getFields())) {
+      const rule = accessRuleOf(field);
+      if (!rule) continue;
+      const resolve = field.resolve ?? defaultFieldResolver;
+      field.resolve = (source, args, context: GraphQLContext, info) => {
+        const pending = checkAccess(context, rule);
+        return pending
+          ? pending.then(() => resolve(source, args, context, info))
+          : resolve(source, args, context, info);
+      };
+    }
+  }
 }
 
 function routerOnly(

@@ -16,6 +16,9 @@ import type { BusinessCustomerRow as BusinessCustomerRowModel } from '../../doma
 import type { TokenBalance as TokenBalanceModel, SolanaPortfolioView as SolanaPortfolioViewModel } from '../../domain/solana/portfolio.js';
 import type { TransferView as TransferViewModel } from '../../domain/solana/transfer-service.js';
 import type { SwapQuoteView as SwapQuoteViewModel } from '../../domain/solana/swap-quote.js';
+import type { SolanaWalletAddress as SolanaWalletAddressModel } from '../../domain/solana/custodial-wallets.js';
+import type { Activity as ActivityModel } from '../../domain/activity/activity.js';
+import type { TransactionConnectionModel as TransactionConnectionModelModel, WalletTransactionConnectionModel as WalletTransactionConnectionModelModel, DepositConnectionModel as DepositConnectionModelModel, PayoutConnectionModel as PayoutConnectionModelModel, BillRecordConnectionModel as BillRecordConnectionModelModel, OfframpOrderConnectionModel as OfframpOrderConnectionModelModel, SolanaTransferConnectionModel as SolanaTransferConnectionModelModel, BusinessCustomerConnectionModel as BusinessCustomerConnectionModelModel } from '../connections.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -145,7 +148,7 @@ export type BillItem = {
  * The seed's bill transaction record. `amount` is the face value; `fee` is charged to the wallet on
  * top of it (amount + fee is held, and captured on success).
  */
-export type BillRecord = {
+export type BillRecord = Node & {
   __typename?: 'BillRecord';
   amount: Scalars['Float']['output'];
   billerCode: Scalars['String']['output'];
@@ -159,12 +162,15 @@ export type BillRecord = {
   id: Scalars['ID']['output'];
   itemCode: Scalars['String']['output'];
   metadata?: Maybe<Scalars['String']['output']>;
+  nodeId: Scalars['ID']['output'];
   /** The provider's raw answer, as JSON text. */
   providerData?: Maybe<Scalars['String']['output']>;
   reference: Scalars['String']['output'];
   status: BillStatus;
   /** The electricity token, for prepaid meters. */
   token?: Maybe<Scalars['String']['output']>;
+  /** The wallet transaction the payment opened (null for one that never reached the wallet). */
+  transaction?: Maybe<Transaction>;
   txRef?: Maybe<Scalars['String']['output']>;
   type: BillType;
   units?: Maybe<Scalars['String']['output']>;
@@ -172,6 +178,20 @@ export type BillRecord = {
   userId: Scalars['ID']['output'];
   validityPeriod?: Maybe<Scalars['String']['output']>;
   version: Scalars['Int']['output'];
+};
+
+export type BillRecordConnection = {
+  __typename?: 'BillRecordConnection';
+  edges: Array<BillRecordEdge>;
+  nodes: Array<BillRecord>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
+};
+
+export type BillRecordEdge = {
+  __typename?: 'BillRecordEdge';
+  cursor: Scalars['String']['output'];
+  node: BillRecord;
 };
 
 export type BillRecordFilter = {
@@ -243,6 +263,8 @@ export type BillUpdate = {
   customerId: Scalars['String']['output'];
   customerName?: Maybe<Scalars['String']['output']>;
   eventId: Scalars['ID']['output'];
+  /** The bill record now, with its relationships. */
+  record?: Maybe<BillRecord>;
   reference: Scalars['String']['output'];
   seq: Scalars['SafeInt']['output'];
   status: Scalars['String']['output'];
@@ -273,17 +295,30 @@ export type Biller = {
 };
 
 /** A business account, owned by one user, under which business customers are created. */
-export type Business = {
+export type Business = Node & {
   __typename?: 'Business';
   createdAt: Scalars['DateTime']['output'];
+  customers: BusinessCustomerConnection;
   id: Scalars['ID']['output'];
   name: Scalars['String']['output'];
+  nodeId: Scalars['ID']['output'];
   updatedAt: Scalars['DateTime']['output'];
 };
 
+
+/** A business account, owned by one user, under which business customers are created. */
+export type BusinessCustomersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<BusinessCustomerStatus>;
+};
+
 /** A customer of one of the caller's businesses, in the caller's environment. */
-export type BusinessCustomer = {
+export type BusinessCustomer = Node & {
   __typename?: 'BusinessCustomer';
+  business: Business;
   businessId: Scalars['ID']['output'];
   createdAt: Scalars['DateTime']['output'];
   email?: Maybe<Scalars['String']['output']>;
@@ -291,9 +326,24 @@ export type BusinessCustomer = {
   externalRef?: Maybe<Scalars['String']['output']>;
   id: Scalars['ID']['output'];
   name: Scalars['String']['output'];
+  nodeId: Scalars['ID']['output'];
   phone?: Maybe<Scalars['String']['output']>;
   status: BusinessCustomerStatus;
   updatedAt: Scalars['DateTime']['output'];
+};
+
+export type BusinessCustomerConnection = {
+  __typename?: 'BusinessCustomerConnection';
+  edges: Array<BusinessCustomerEdge>;
+  nodes: Array<BusinessCustomer>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
+};
+
+export type BusinessCustomerEdge = {
+  __typename?: 'BusinessCustomerEdge';
+  cursor: Scalars['String']['output'];
+  node: BusinessCustomer;
 };
 
 export type BusinessCustomerInput = {
@@ -397,7 +447,7 @@ export type DataInput = {
 };
 
 /** The seed's deposit result, with the deposit's id, method and outcome. */
-export type Deposit = {
+export type Deposit = Node & {
   __typename?: 'Deposit';
   accountName?: Maybe<Scalars['String']['output']>;
   /** The account to pay into, for a transfer deposit. */
@@ -416,12 +466,24 @@ export type Deposit = {
   method: Scalars['String']['output'];
   narration?: Maybe<Scalars['String']['output']>;
   nextAction?: Maybe<DepositNextAction>;
+  nodeId: Scalars['ID']['output'];
   note?: Maybe<Scalars['String']['output']>;
+  /** The stored card or account it was paid with, for a payment-method deposit. */
+  paymentMethod?: Maybe<PaymentMethod>;
   redirectUrl?: Maybe<Scalars['String']['output']>;
   reference: Scalars['String']['output'];
   status: DepositStatus;
+  transaction?: Maybe<Transaction>;
   updatedAt: Scalars['DateTime']['output'];
   version: Scalars['Int']['output'];
+};
+
+export type DepositConnection = {
+  __typename?: 'DepositConnection';
+  edges: Array<DepositEdge>;
+  nodes: Array<Deposit>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
 };
 
 export type DepositCustomer = {
@@ -434,6 +496,12 @@ export type DepositCustomer = {
 export type DepositCustomization = {
   __typename?: 'DepositCustomization';
   title?: Maybe<Scalars['String']['output']>;
+};
+
+export type DepositEdge = {
+  __typename?: 'DepositEdge';
+  cursor: Scalars['String']['output'];
+  node: Deposit;
 };
 
 export type DepositInput = {
@@ -856,6 +924,16 @@ export type MutationWithdrawArgs = {
   input: WithdrawInput;
 };
 
+/**
+ * An object that can be fetched again by its opaque `nodeId` with `node(id:)` or `nodes(ids:)`.
+ * `nodeId` is not the record's `id` (the id REST shows): it names the type too, so a client can
+ * cache by it. Relay clients: set `nodeInterfaceIdField: "nodeId"`.
+ */
+export type Node = {
+  /** Opaque; stable for the life of the record. */
+  nodeId: Scalars['ID']['output'];
+};
+
 /** A token the offramp accepts on a network. */
 export type OfframpAsset = {
   __typename?: 'OfframpAsset';
@@ -885,7 +963,7 @@ export type OfframpNetwork =
  * `receiveAddress` before `validUntil`, from its own wallet; the recipient then receives
  * `fiatAmount` at the locked `rate`. Token amounts are decimal strings in token units.
  */
-export type OfframpOrder = {
+export type OfframpOrder = Node & {
   __typename?: 'OfframpOrder';
   /** The amount sold, in token units. */
   amount: Scalars['String']['output'];
@@ -899,6 +977,7 @@ export type OfframpOrder = {
   fiatAmount: Scalars['String']['output'];
   id: Scalars['ID']['output'];
   network: OfframpNetwork;
+  nodeId: Scalars['ID']['output'];
   /** Fiat per token, locked when the order was made. */
   rate: Scalars['String']['output'];
   receiveAddress: Scalars['String']['output'];
@@ -909,6 +988,7 @@ export type OfframpOrder = {
   senderFee: Scalars['String']['output'];
   status: OfframpOrderStatus;
   token: OfframpToken;
+  transaction: Transaction;
   /** The network fee, in token units. */
   transactionFee: Scalars['String']['output'];
   /** The deposit's transaction hash once seen. */
@@ -917,6 +997,20 @@ export type OfframpOrder = {
   validUntil: Scalars['DateTime']['output'];
   /** Increases with every change: order updates by it, since webhooks may arrive out of order. */
   version: Scalars['Int']['output'];
+};
+
+export type OfframpOrderConnection = {
+  __typename?: 'OfframpOrderConnection';
+  edges: Array<OfframpOrderEdge>;
+  nodes: Array<OfframpOrder>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
+};
+
+export type OfframpOrderEdge = {
+  __typename?: 'OfframpOrderEdge';
+  cursor: Scalars['String']['output'];
+  node: OfframpOrder;
 };
 
 export type OfframpOrderFilter = {
@@ -967,6 +1061,7 @@ export type OfframpOrderUpdate = {
   fiatAmount: Scalars['Float']['output'];
   fiatCurrency: FiatCurrency;
   network: OfframpNetwork;
+  order?: Maybe<OfframpOrder>;
   reference: Scalars['String']['output'];
   /** The event's position: resume with `after`. */
   seq: Scalars['SafeInt']['output'];
@@ -1011,6 +1106,15 @@ export type OfframpToken =
   | 'USDC'
   | 'USDT';
 
+/** Relay's page information for a cursor connection. */
+export type PageInfo = {
+  __typename?: 'PageInfo';
+  endCursor?: Maybe<Scalars['String']['output']>;
+  hasNextPage: Scalars['Boolean']['output'];
+  hasPreviousPage: Scalars['Boolean']['output'];
+  startCursor?: Maybe<Scalars['String']['output']>;
+};
+
 export type PaymentLinkInput = {
   amount: Scalars['Float']['input'];
   currency?: InputMaybe<Scalars['String']['input']>;
@@ -1022,7 +1126,7 @@ export type PaymentLinkInput = {
 };
 
 /** A stored way to pay. A card is only the provider's token with brand, last four digits and expiry. */
-export type PaymentMethod = {
+export type PaymentMethod = Node & {
   __typename?: 'PaymentMethod';
   accountName?: Maybe<Scalars['String']['output']>;
   accountNumber?: Maybe<Scalars['String']['output']>;
@@ -1035,6 +1139,7 @@ export type PaymentMethod = {
   id: Scalars['ID']['output'];
   isDefault: Scalars['Boolean']['output'];
   last4?: Maybe<Scalars['String']['output']>;
+  nodeId: Scalars['ID']['output'];
   type: PaymentMethodType;
 };
 
@@ -1043,7 +1148,7 @@ export type PaymentMethodType =
   | 'card';
 
 /** A withdrawal to a bank account. The amount plus fee is held at request, captured on success, released on failure. */
-export type Payout = {
+export type Payout = Node & {
   __typename?: 'Payout';
   accountName: Scalars['String']['output'];
   accountNumber: Scalars['String']['output'];
@@ -1058,10 +1163,26 @@ export type Payout = {
   fee: Scalars['Float']['output'];
   id: Scalars['ID']['output'];
   narration?: Maybe<Scalars['String']['output']>;
+  nodeId: Scalars['ID']['output'];
   reference: Scalars['String']['output'];
   status: PayoutStatus;
+  transaction?: Maybe<Transaction>;
   updatedAt: Scalars['DateTime']['output'];
   version: Scalars['Int']['output'];
+};
+
+export type PayoutConnection = {
+  __typename?: 'PayoutConnection';
+  edges: Array<PayoutEdge>;
+  nodes: Array<Payout>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
+};
+
+export type PayoutEdge = {
+  __typename?: 'PayoutEdge';
+  cursor: Scalars['String']['output'];
+  node: Payout;
 };
 
 /** A bank or mobile-money provider that receives offramp payouts. */
@@ -1121,6 +1242,10 @@ export type Query = {
   events: EventPage;
   /** The user the credential acts for. */
   me: User;
+  /** Any object by its `nodeId`. Another account's or environment's id answers null, exactly like a missing one. */
+  node?: Maybe<Node>;
+  /** Objects by `nodeId`, in order; null for each id that names nothing the caller may see. */
+  nodes: Array<Maybe<Node>>;
   /** Supported token and network pairs. */
   offrampAssets: Array<OfframpAsset>;
   /** One of the caller's orders by its reference. Another account's reference answers NOT_FOUND. */
@@ -1218,6 +1343,16 @@ export type QueryEventsArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   types?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+
+export type QueryNodeArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryNodesArgs = {
+  ids: Array<Scalars['ID']['input']>;
 };
 
 
@@ -1404,7 +1539,7 @@ export type SolanaTokenTransferInput = {
 };
 
 /** An outgoing transaction of the custodial wallet: a SOL or token transfer, or a swap. */
-export type SolanaTransfer = {
+export type SolanaTransfer = Node & {
   __typename?: 'SolanaTransfer';
   amount: Scalars['String']['output'];
   amountRaw: Scalars['String']['output'];
@@ -1416,10 +1551,28 @@ export type SolanaTransfer = {
   kind: Scalars['String']['output'];
   mint: Scalars['String']['output'];
   network: Scalars['String']['output'];
+  nodeId: Scalars['ID']['output'];
+  /** For a swap: the quote it executed (null for transfers, and once the quote has been pruned). */
+  quote?: Maybe<SwapQuote>;
   signature: Scalars['String']['output'];
   status: SolanaTransferStatus;
   to: Scalars['String']['output'];
+  transaction: Transaction;
   txUrl: Scalars['String']['output'];
+};
+
+export type SolanaTransferConnection = {
+  __typename?: 'SolanaTransferConnection';
+  edges: Array<SolanaTransferEdge>;
+  nodes: Array<SolanaTransfer>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
+};
+
+export type SolanaTransferEdge = {
+  __typename?: 'SolanaTransferEdge';
+  cursor: Scalars['String']['output'];
+  node: SolanaTransfer;
 };
 
 export type SolanaTransferStatus =
@@ -1433,6 +1586,22 @@ export type SolanaTransferStatus =
 export type SolanaWallet = {
   __typename?: 'SolanaWallet';
   address: Scalars['String']['output'];
+  /** SOL on a network. */
+  balance: SolanaTokenBalance;
+  /** Every holding on a network (mainnet-beta by default). */
+  portfolio: SolanaPortfolio;
+};
+
+
+/** The caller's custodial Solana wallet. A Solana address is the same on every cluster. */
+export type SolanaWalletBalanceArgs = {
+  network?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** The caller's custodial Solana wallet. A Solana address is the same on every cluster. */
+export type SolanaWalletPortfolioArgs = {
+  network?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type SortOrder =
@@ -1608,6 +1777,53 @@ export type SwapUsdValues = {
   outputValue: Scalars['Float']['output'];
 };
 
+/**
+ * One money movement of the user, whatever moved: NGN in the wallet (a deposit, payout, bill or
+ * transfer), the Solana wallet (a transfer or a swap), or an offramp order. `status` is the common
+ * outcome; the record says the rest.
+ */
+export type Transaction = Node & {
+  __typename?: 'Transaction';
+  createdAt: Scalars['DateTime']['output'];
+  /** wallet:<uuid>, solana:<uuid> or offramp:<uuid>. */
+  id: Scalars['ID']['output'];
+  kind: TransactionKind;
+  nodeId: Scalars['ID']['output'];
+  record: TransactionRecord;
+  /** The record's reference (a Solana transaction's signature). */
+  reference: Scalars['String']['output'];
+  /** Offramp orders are PENDING until the fiat arrives; expired and refunded ones are FAILED. */
+  status: TransactionStatus;
+  updatedAt: Scalars['DateTime']['output'];
+  /** The NGN wallet transaction, for deposits, payouts, bills and transfers; null otherwise. */
+  walletTransaction?: Maybe<WalletTransaction>;
+};
+
+export type TransactionActivityFilter = {
+  /** Created at or after. */
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Only these kinds. */
+  kinds?: InputMaybe<Array<TransactionKind>>;
+  status?: InputMaybe<TransactionStatus>;
+  /** Created before. */
+  to?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+export type TransactionConnection = {
+  __typename?: 'TransactionConnection';
+  edges: Array<TransactionEdge>;
+  nodes: Array<Transaction>;
+  pageInfo: PageInfo;
+  /** Counted only when asked for. */
+  totalCount: Scalars['Int']['output'];
+};
+
+export type TransactionEdge = {
+  __typename?: 'TransactionEdge';
+  cursor: Scalars['String']['output'];
+  node: Transaction;
+};
+
 export type TransactionFilter = {
   /** Created at or after: a date (from its Lagos midnight) or a date-time. */
   from?: InputMaybe<Scalars['DateOrDateTime']['input']>;
@@ -1623,6 +1839,20 @@ export type TransactionFilter = {
   type?: InputMaybe<TransactionType>;
 };
 
+/** What a money movement was. */
+export type TransactionKind =
+  | 'BILL'
+  /** An outgoing SOL or SPL-token transfer of the Solana wallet. */
+  | 'CHAIN_TRANSFER'
+  | 'DEPOSIT'
+  /** A crypto-to-fiat offramp order. */
+  | 'OFFRAMP'
+  /** A withdrawal to a bank account. */
+  | 'PAYOUT'
+  | 'SWAP'
+  | 'TRANSFER_IN'
+  | 'TRANSFER_OUT';
+
 export type TransactionPage = {
   __typename?: 'TransactionPage';
   hasNext: Scalars['Boolean']['output'];
@@ -1633,6 +1863,9 @@ export type TransactionPage = {
   totalPages: Scalars['Int']['output'];
   transactions: Array<WalletTransaction>;
 };
+
+/** What a transaction records: its own record, with every detail of that kind. */
+export type TransactionRecord = BillRecord | Deposit | OfframpOrder | Payout | SolanaTransfer | WalletTransaction;
 
 export type TransactionStatus =
   | 'COMPLETED'
@@ -1666,12 +1899,16 @@ export type UpdateWebhookEndpointInput = {
  * A user of a partner app. Every field of the REST user resource is here; `resetToken` and
  * `resetTokenExpiry` are always null, since reset tokens are secrets.
  */
-export type User = {
+export type User = Node & {
   __typename?: 'User';
+  billBeneficiaries: Array<BillBeneficiary>;
+  billRecords: BillRecordConnection;
+  billSchedules: Array<BillSchedule>;
   /** Business accounts this user owns. */
   businesses: Array<Business>;
   createdAt: Scalars['DateTime']['output'];
   deletedDate?: Maybe<Scalars['DateTime']['output']>;
+  deposits: DepositConnection;
   deviceId?: Maybe<Scalars['String']['output']>;
   deviceIp?: Maybe<Scalars['String']['output']>;
   deviceModel?: Maybe<Scalars['String']['output']>;
@@ -1687,15 +1924,125 @@ export type User = {
   lastName?: Maybe<Scalars['String']['output']>;
   /** First and last name joined by a space. */
   name: Scalars['String']['output'];
+  nodeId: Scalars['ID']['output'];
+  offrampOrders: OfframpOrderConnection;
+  /** Stored payment methods (deleted ones left out). */
+  paymentMethods: Array<PaymentMethod>;
+  payouts: PayoutConnection;
   phone?: Maybe<Scalars['String']['output']>;
   platform?: Maybe<Scalars['String']['output']>;
   /** Always null: reset tokens are never returned. */
   resetToken?: Maybe<Scalars['String']['output']>;
   /** Always null: reset tokens are never returned. */
   resetTokenExpiry?: Maybe<Scalars['SafeInt']['output']>;
+  solanaTransfers: SolanaTransferConnection;
+  /** The custodial Solana wallet (created on first use). */
+  solanaWallet: SolanaWallet;
+  /** Every money movement: NGN, Solana and offramp, newest first. */
+  transactions: TransactionConnection;
   updatedAt: Scalars['DateTime']['output'];
   /** Whether the user's email address is verified. */
   verified: Scalars['Boolean']['output'];
+  /** The permanent virtual account, once created (createVirtualAccount). */
+  virtualAccount?: Maybe<VirtualAccount>;
+  /** The NGN wallet's balance. */
+  wallet: WalletBalance;
+  /** The NGN wallet's transactions, newest first; the same filter as walletTransactions. */
+  walletTransactions: WalletTransactionConnection;
+  /** Needs Account Management, as webhookEndpoints does. */
+  webhookEndpoints: Array<WebhookEndpoint>;
+};
+
+
+/**
+ * A user of a partner app. Every field of the REST user resource is here; `resetToken` and
+ * `resetTokenExpiry` are always null, since reset tokens are secrets.
+ */
+export type UserBillRecordsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<BillStatus>;
+  type?: InputMaybe<BillType>;
+};
+
+
+/**
+ * A user of a partner app. Every field of the REST user resource is here; `resetToken` and
+ * `resetTokenExpiry` are always null, since reset tokens are secrets.
+ */
+export type UserDepositsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<DepositStatus>;
+};
+
+
+/**
+ * A user of a partner app. Every field of the REST user resource is here; `resetToken` and
+ * `resetTokenExpiry` are always null, since reset tokens are secrets.
+ */
+export type UserOfframpOrdersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  open?: InputMaybe<Scalars['Boolean']['input']>;
+  status?: InputMaybe<OfframpOrderStatus>;
+};
+
+
+/**
+ * A user of a partner app. Every field of the REST user resource is here; `resetToken` and
+ * `resetTokenExpiry` are always null, since reset tokens are secrets.
+ */
+export type UserPayoutsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<PayoutStatus>;
+};
+
+
+/**
+ * A user of a partner app. Every field of the REST user resource is here; `resetToken` and
+ * `resetTokenExpiry` are always null, since reset tokens are secrets.
+ */
+export type UserSolanaTransfersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * A user of a partner app. Every field of the REST user resource is here; `resetToken` and
+ * `resetTokenExpiry` are always null, since reset tokens are secrets.
+ */
+export type UserTransactionsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<TransactionActivityFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * A user of a partner app. Every field of the REST user resource is here; `resetToken` and
+ * `resetTokenExpiry` are always null, since reset tokens are secrets.
+ */
+export type UserWalletTransactionsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<TransactionFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 export type UssdDepositInput = {
@@ -1759,7 +2106,7 @@ export type WalletPortfolio = {
   solana: SolanaPortfolio;
 };
 
-export type WalletTransaction = {
+export type WalletTransaction = Node & {
   __typename?: 'WalletTransaction';
   amount: Scalars['Float']['output'];
   amountKobo: Scalars['SafeInt']['output'];
@@ -1770,12 +2117,31 @@ export type WalletTransaction = {
   description?: Maybe<Scalars['String']['output']>;
   fee: Scalars['Float']['output'];
   id: Scalars['ID']['output'];
+  nodeId: Scalars['ID']['output'];
+  /** The deposit, payout or bill record behind it; for a transfer, itself. */
+  record: TransactionRecord;
   reference: Scalars['String']['output'];
   status: TransactionStatus;
+  /** This movement in the feed of every kind. */
+  transaction: Transaction;
   type: TransactionType;
   updatedAt: Scalars['DateTime']['output'];
   /** Increases with every change. */
   version: Scalars['Int']['output'];
+};
+
+export type WalletTransactionConnection = {
+  __typename?: 'WalletTransactionConnection';
+  edges: Array<WalletTransactionEdge>;
+  nodes: Array<WalletTransaction>;
+  pageInfo: PageInfo;
+  totalCount: Scalars['Int']['output'];
+};
+
+export type WalletTransactionEdge = {
+  __typename?: 'WalletTransactionEdge';
+  cursor: Scalars['String']['output'];
+  node: WalletTransaction;
 };
 
 /** A change to one of the caller's deposits, payouts or wallet transactions, as its event. */
@@ -1784,11 +2150,17 @@ export type WalletUpdate = {
   amount: Scalars['Float']['output'];
   /** The event's whole data, as webhooks carry it. */
   data: Scalars['JSON']['output'];
+  /** For deposit.* events. */
+  deposit?: Maybe<Deposit>;
   /** The event id (deduplicate by it). */
   eventId: Scalars['ID']['output'];
+  /** For payout.* events. */
+  payout?: Maybe<Payout>;
   reference: Scalars['String']['output'];
   seq: Scalars['SafeInt']['output'];
   status: Scalars['String']['output'];
+  /** The transaction now, through the request's loaders (null when the event is not about one). */
+  transaction?: Maybe<Transaction>;
   /** deposit.*, payout.* or transaction.* */
   type: Scalars['String']['output'];
 };
@@ -1948,17 +2320,72 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping of federation types */
 export type FederationTypes = ResolversObject<{
+  BillRecord: BillRecord;
+  Business: Business;
+  BusinessCustomer: BusinessCustomer;
+  Deposit: Deposit;
+  OfframpOrder: OfframpOrder;
+  Payout: Payout;
+  Transaction: Transaction;
   User: User;
 }>;
 
 /** Mapping of federation reference types */
 export type FederationReferenceTypes = ResolversObject<{
+  BillRecord:
+    ( { __typename: 'BillRecord' }
+    & GraphQLRecursivePick<FederationTypes['BillRecord'], {"id":true}> );
+  Business:
+    ( { __typename: 'Business' }
+    & GraphQLRecursivePick<FederationTypes['Business'], {"id":true}> );
+  BusinessCustomer:
+    ( { __typename: 'BusinessCustomer' }
+    & GraphQLRecursivePick<FederationTypes['BusinessCustomer'], {"id":true}> );
+  Deposit:
+    ( { __typename: 'Deposit' }
+    & GraphQLRecursivePick<FederationTypes['Deposit'], {"id":true}> );
+  OfframpOrder:
+    ( { __typename: 'OfframpOrder' }
+    & GraphQLRecursivePick<FederationTypes['OfframpOrder'], {"id":true}> );
+  Payout:
+    ( { __typename: 'Payout' }
+    & GraphQLRecursivePick<FederationTypes['Payout'], {"id":true}> );
+  Transaction:
+    ( { __typename: 'Transaction' }
+    & GraphQLRecursivePick<FederationTypes['Transaction'], {"id":true}> );
   User:
     ( { __typename: 'User' }
     & GraphQLRecursivePick<FederationTypes['User'], {"id":true}> );
 }>;
 
+/** Mapping of union types */
+export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
+  TransactionRecord:
+    | ( BillRecordRowModel )
+    | ( DepositRowModel )
+    | ( OfframpOrderModel )
+    | ( PayoutRowModel )
+    | ( TransferViewModel )
+    | ( WalletTransactionRowModel )
+  ;
+}>;
 
+/** Mapping of interface types */
+export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
+  Node:
+    | ( BillRecordRowModel )
+    | ( BusinessModel )
+    | ( BusinessCustomerRowModel )
+    | ( DepositRowModel )
+    | ( OfframpOrderModel )
+    | ( PaymentMethodRowModel )
+    | ( PayoutRowModel )
+    | ( TransferViewModel )
+    | ( ActivityModel )
+    | ( UserModel )
+    | ( WalletTransactionRowModel )
+  ;
+}>;
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
@@ -1977,6 +2404,8 @@ export type ResolversTypes = ResolversObject<{
   BillCategory: ResolverTypeWrapper<BillCategory>;
   BillItem: ResolverTypeWrapper<BillItemModel>;
   BillRecord: ResolverTypeWrapper<BillRecordRowModel>;
+  BillRecordConnection: ResolverTypeWrapper<BillRecordConnectionModelModel>;
+  BillRecordEdge: ResolverTypeWrapper<Omit<BillRecordEdge, 'node'> & { node: ResolversTypes['BillRecord'] }>;
   BillRecordFilter: BillRecordFilter;
   BillRecordPage: ResolverTypeWrapper<Omit<BillRecordPage, 'bills'> & { bills: Array<ResolversTypes['BillRecord']> }>;
   BillSchedule: ResolverTypeWrapper<BillSchedule>;
@@ -1988,6 +2417,8 @@ export type ResolversTypes = ResolversObject<{
   Biller: ResolverTypeWrapper<Biller>;
   Business: ResolverTypeWrapper<BusinessModel>;
   BusinessCustomer: ResolverTypeWrapper<BusinessCustomerRowModel>;
+  BusinessCustomerConnection: ResolverTypeWrapper<BusinessCustomerConnectionModelModel>;
+  BusinessCustomerEdge: ResolverTypeWrapper<Omit<BusinessCustomerEdge, 'node'> & { node: ResolversTypes['BusinessCustomer'] }>;
   BusinessCustomerInput: BusinessCustomerInput;
   BusinessCustomerPage: ResolverTypeWrapper<Omit<BusinessCustomerPage, 'customers'> & { customers: Array<ResolversTypes['BusinessCustomer']> }>;
   BusinessCustomerStatus: BusinessCustomerStatus;
@@ -2003,8 +2434,10 @@ export type ResolversTypes = ResolversObject<{
   DateOrDateTime: ResolverTypeWrapper<Scalars['DateOrDateTime']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Deposit: ResolverTypeWrapper<DepositRowModel>;
+  DepositConnection: ResolverTypeWrapper<DepositConnectionModelModel>;
   DepositCustomer: ResolverTypeWrapper<DepositCustomer>;
   DepositCustomization: ResolverTypeWrapper<DepositCustomization>;
+  DepositEdge: ResolverTypeWrapper<Omit<DepositEdge, 'node'> & { node: ResolversTypes['Deposit'] }>;
   DepositInput: DepositInput;
   DepositMethod: DepositMethod;
   DepositNextAction: ResolverTypeWrapper<DepositNextAction>;
@@ -2024,9 +2457,12 @@ export type ResolversTypes = ResolversObject<{
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   LedgerEntry: ResolverTypeWrapper<LedgerEntryModelModel>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   OfframpAsset: ResolverTypeWrapper<OfframpAsset>;
   OfframpNetwork: null;
   OfframpOrder: ResolverTypeWrapper<OfframpOrderModel>;
+  OfframpOrderConnection: ResolverTypeWrapper<OfframpOrderConnectionModelModel>;
+  OfframpOrderEdge: ResolverTypeWrapper<Omit<OfframpOrderEdge, 'node'> & { node: ResolversTypes['OfframpOrder'] }>;
   OfframpOrderFilter: OfframpOrderFilter;
   OfframpOrderPage: ResolverTypeWrapper<Omit<OfframpOrderPage, 'orders'> & { orders: Array<ResolversTypes['OfframpOrder']> }>;
   OfframpOrderStatus: OfframpOrderStatus;
@@ -2035,10 +2471,13 @@ export type ResolversTypes = ResolversObject<{
   OfframpRecipient: ResolverTypeWrapper<OfframpRecipient>;
   OfframpRecipientInput: OfframpRecipientInput;
   OfframpToken: OfframpToken;
+  PageInfo: ResolverTypeWrapper<PageInfo>;
   PaymentLinkInput: PaymentLinkInput;
   PaymentMethod: ResolverTypeWrapper<PaymentMethodRowModel>;
   PaymentMethodType: PaymentMethodType;
   Payout: ResolverTypeWrapper<PayoutRowModel>;
+  PayoutConnection: ResolverTypeWrapper<PayoutConnectionModelModel>;
+  PayoutEdge: ResolverTypeWrapper<Omit<PayoutEdge, 'node'> & { node: ResolversTypes['Payout'] }>;
   PayoutInstitution: ResolverTypeWrapper<PayoutInstitution>;
   PayoutStatus: PayoutStatus;
   PermissionLevel: PermissionLevel;
@@ -2052,8 +2491,10 @@ export type ResolversTypes = ResolversObject<{
   SolanaTokenBalance: ResolverTypeWrapper<TokenBalanceModel>;
   SolanaTokenTransferInput: SolanaTokenTransferInput;
   SolanaTransfer: ResolverTypeWrapper<TransferViewModel>;
+  SolanaTransferConnection: ResolverTypeWrapper<SolanaTransferConnectionModelModel>;
+  SolanaTransferEdge: ResolverTypeWrapper<Omit<SolanaTransferEdge, 'node'> & { node: ResolversTypes['SolanaTransfer'] }>;
   SolanaTransferStatus: SolanaTransferStatus;
-  SolanaWallet: ResolverTypeWrapper<SolanaWallet>;
+  SolanaWallet: ResolverTypeWrapper<SolanaWalletAddressModel>;
   SortOrder: SortOrder;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   SwapAmounts: ResolverTypeWrapper<SwapAmounts>;
@@ -2066,8 +2507,14 @@ export type ResolversTypes = ResolversObject<{
   SwapResult: ResolverTypeWrapper<SwapResult>;
   SwapRoute: ResolverTypeWrapper<SwapRoute>;
   SwapUsdValues: ResolverTypeWrapper<SwapUsdValues>;
+  Transaction: ResolverTypeWrapper<ActivityModel>;
+  TransactionActivityFilter: TransactionActivityFilter;
+  TransactionConnection: ResolverTypeWrapper<TransactionConnectionModelModel>;
+  TransactionEdge: ResolverTypeWrapper<Omit<TransactionEdge, 'node'> & { node: ResolversTypes['Transaction'] }>;
   TransactionFilter: TransactionFilter;
+  TransactionKind: TransactionKind;
   TransactionPage: ResolverTypeWrapper<Omit<TransactionPage, 'transactions'> & { transactions: Array<ResolversTypes['WalletTransaction']> }>;
+  TransactionRecord: ResolverTypeWrapper<ResolversUnionTypes<ResolversTypes>['TransactionRecord']>;
   TransactionStatus: TransactionStatus;
   TransactionType: TransactionType;
   TransferInput: TransferInput;
@@ -2081,6 +2528,8 @@ export type ResolversTypes = ResolversObject<{
   WalletBalance: ResolverTypeWrapper<WalletBalanceModelModel>;
   WalletPortfolio: ResolverTypeWrapper<Omit<WalletPortfolio, 'ngn' | 'solana'> & { ngn: ResolversTypes['WalletBalance'], solana: ResolversTypes['SolanaPortfolio'] }>;
   WalletTransaction: ResolverTypeWrapper<WalletTransactionRowModel>;
+  WalletTransactionConnection: ResolverTypeWrapper<WalletTransactionConnectionModelModel>;
+  WalletTransactionEdge: ResolverTypeWrapper<Omit<WalletTransactionEdge, 'node'> & { node: ResolversTypes['WalletTransaction'] }>;
   WalletUpdate: ResolverTypeWrapper<StoredEventModel>;
   WebhookAttempt: ResolverTypeWrapper<WebhookAttemptModel>;
   WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryViewModel>;
@@ -2106,6 +2555,8 @@ export type ResolversParentTypes = ResolversObject<{
   BillCategory: BillCategory;
   BillItem: BillItemModel;
   BillRecord: BillRecordRowModel;
+  BillRecordConnection: BillRecordConnectionModelModel;
+  BillRecordEdge: Omit<BillRecordEdge, 'node'> & { node: ResolversParentTypes['BillRecord'] };
   BillRecordFilter: BillRecordFilter;
   BillRecordPage: Omit<BillRecordPage, 'bills'> & { bills: Array<ResolversParentTypes['BillRecord']> };
   BillSchedule: BillSchedule;
@@ -2114,6 +2565,8 @@ export type ResolversParentTypes = ResolversObject<{
   Biller: Biller;
   Business: BusinessModel;
   BusinessCustomer: BusinessCustomerRowModel;
+  BusinessCustomerConnection: BusinessCustomerConnectionModelModel;
+  BusinessCustomerEdge: Omit<BusinessCustomerEdge, 'node'> & { node: ResolversParentTypes['BusinessCustomer'] };
   BusinessCustomerInput: BusinessCustomerInput;
   BusinessCustomerPage: Omit<BusinessCustomerPage, 'customers'> & { customers: Array<ResolversParentTypes['BusinessCustomer']> };
   BusinessCustomerUpdate: BusinessCustomerUpdate;
@@ -2128,8 +2581,10 @@ export type ResolversParentTypes = ResolversObject<{
   DateOrDateTime: Scalars['DateOrDateTime']['output'];
   DateTime: Scalars['DateTime']['output'];
   Deposit: DepositRowModel;
+  DepositConnection: DepositConnectionModelModel;
   DepositCustomer: DepositCustomer;
   DepositCustomization: DepositCustomization;
+  DepositEdge: Omit<DepositEdge, 'node'> & { node: ResolversParentTypes['Deposit'] };
   DepositInput: DepositInput;
   DepositNextAction: DepositNextAction;
   DepositWithPaymentMethodInput: DepositWithPaymentMethodInput;
@@ -2145,17 +2600,23 @@ export type ResolversParentTypes = ResolversObject<{
   JSON: Scalars['JSON']['output'];
   LedgerEntry: LedgerEntryModelModel;
   Mutation: Record<PropertyKey, never>;
+  Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   OfframpAsset: OfframpAsset;
   OfframpOrder: OfframpOrderModel;
+  OfframpOrderConnection: OfframpOrderConnectionModelModel;
+  OfframpOrderEdge: Omit<OfframpOrderEdge, 'node'> & { node: ResolversParentTypes['OfframpOrder'] };
   OfframpOrderFilter: OfframpOrderFilter;
   OfframpOrderPage: Omit<OfframpOrderPage, 'orders'> & { orders: Array<ResolversParentTypes['OfframpOrder']> };
   OfframpOrderUpdate: StoredEventModel;
   OfframpQuote: OfframpQuote;
   OfframpRecipient: OfframpRecipient;
   OfframpRecipientInput: OfframpRecipientInput;
+  PageInfo: PageInfo;
   PaymentLinkInput: PaymentLinkInput;
   PaymentMethod: PaymentMethodRowModel;
   Payout: PayoutRowModel;
+  PayoutConnection: PayoutConnectionModelModel;
+  PayoutEdge: Omit<PayoutEdge, 'node'> & { node: ResolversParentTypes['Payout'] };
   PayoutInstitution: PayoutInstitution;
   Query: Record<PropertyKey, never>;
   ResolvedBankAccount: ResolvedBankAccount;
@@ -2167,7 +2628,9 @@ export type ResolversParentTypes = ResolversObject<{
   SolanaTokenBalance: TokenBalanceModel;
   SolanaTokenTransferInput: SolanaTokenTransferInput;
   SolanaTransfer: TransferViewModel;
-  SolanaWallet: SolanaWallet;
+  SolanaTransferConnection: SolanaTransferConnectionModelModel;
+  SolanaTransferEdge: Omit<SolanaTransferEdge, 'node'> & { node: ResolversParentTypes['SolanaTransfer'] };
+  SolanaWallet: SolanaWalletAddressModel;
   Subscription: Record<PropertyKey, never>;
   SwapAmounts: SwapAmounts;
   SwapFees: SwapFees;
@@ -2178,8 +2641,13 @@ export type ResolversParentTypes = ResolversObject<{
   SwapResult: SwapResult;
   SwapRoute: SwapRoute;
   SwapUsdValues: SwapUsdValues;
+  Transaction: ActivityModel;
+  TransactionActivityFilter: TransactionActivityFilter;
+  TransactionConnection: TransactionConnectionModelModel;
+  TransactionEdge: Omit<TransactionEdge, 'node'> & { node: ResolversParentTypes['Transaction'] };
   TransactionFilter: TransactionFilter;
   TransactionPage: Omit<TransactionPage, 'transactions'> & { transactions: Array<ResolversParentTypes['WalletTransaction']> };
+  TransactionRecord: ResolversUnionTypes<ResolversParentTypes>['TransactionRecord'];
   TransferInput: TransferInput;
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: UserModel;
@@ -2191,6 +2659,8 @@ export type ResolversParentTypes = ResolversObject<{
   WalletBalance: WalletBalanceModelModel;
   WalletPortfolio: Omit<WalletPortfolio, 'ngn' | 'solana'> & { ngn: ResolversParentTypes['WalletBalance'], solana: ResolversParentTypes['SolanaPortfolio'] };
   WalletTransaction: WalletTransactionRowModel;
+  WalletTransactionConnection: WalletTransactionConnectionModelModel;
+  WalletTransactionEdge: Omit<WalletTransactionEdge, 'node'> & { node: ResolversParentTypes['WalletTransaction'] };
   WalletUpdate: StoredEventModel;
   WebhookAttempt: WebhookAttemptModel;
   WebhookDelivery: WebhookDeliveryViewModel;
@@ -2269,7 +2739,8 @@ export type BillItemResolvers<ContextType = GraphQLContext, ParentType extends R
   validityPeriod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
-export type BillRecordResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillRecord'] = ResolversParentTypes['BillRecord']> = ResolversObject<{
+export type BillRecordResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillRecord'] = ResolversParentTypes['BillRecord'], FederationReferenceType extends FederationReferenceTypes['BillRecord'] = FederationReferenceTypes['BillRecord']> = ResolversObject<{
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['BillRecord']> | FederationReferenceType, FederationReferenceType, ContextType>;
   amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   billerCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   billerName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2282,10 +2753,12 @@ export type BillRecordResolvers<ContextType = GraphQLContext, ParentType extends
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   itemCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   metadata?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   providerData?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['BillStatus'], ParentType, ContextType>;
   token?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType>;
   txRef?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['BillType'], ParentType, ContextType>;
   units?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2293,6 +2766,19 @@ export type BillRecordResolvers<ContextType = GraphQLContext, ParentType extends
   userId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   validityPeriod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type BillRecordConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillRecordConnection'] = ResolversParentTypes['BillRecordConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['BillRecordEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['BillRecord']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type BillRecordEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillRecordEdge'] = ResolversParentTypes['BillRecordEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType>;
 }>;
 
 export type BillRecordPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BillRecordPage'] = ResolversParentTypes['BillRecordPage']> = ResolversObject<{
@@ -2322,6 +2808,7 @@ export type BillUpdateResolvers<ContextType = GraphQLContext, ParentType extends
   customerId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   customerName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  record?: Resolver<Maybe<ResolversTypes['BillRecord']>, ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   seq?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2346,23 +2833,43 @@ export type BillerResolvers<ContextType = GraphQLContext, ParentType extends Res
   shortName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
-export type BusinessResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Business'] = ResolversParentTypes['Business']> = ResolversObject<{
+export type BusinessResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Business'] = ResolversParentTypes['Business'], FederationReferenceType extends FederationReferenceTypes['Business'] = FederationReferenceTypes['Business']> = ResolversObject<{
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Business']> | FederationReferenceType, FederationReferenceType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  customers?: Resolver<ResolversTypes['BusinessCustomerConnection'], ParentType, ContextType, Partial<BusinessCustomersArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
-export type BusinessCustomerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BusinessCustomer'] = ResolversParentTypes['BusinessCustomer']> = ResolversObject<{
+export type BusinessCustomerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BusinessCustomer'] = ResolversParentTypes['BusinessCustomer'], FederationReferenceType extends FederationReferenceTypes['BusinessCustomer'] = FederationReferenceTypes['BusinessCustomer']> = ResolversObject<{
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['BusinessCustomer']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  business?: Resolver<ResolversTypes['Business'], ParentType, ContextType>;
   businessId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   externalRef?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['BusinessCustomerStatus'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type BusinessCustomerConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BusinessCustomerConnection'] = ResolversParentTypes['BusinessCustomerConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['BusinessCustomerEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['BusinessCustomer']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type BusinessCustomerEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BusinessCustomerEdge'] = ResolversParentTypes['BusinessCustomerEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['BusinessCustomer'], ParentType, ContextType>;
 }>;
 
 export type BusinessCustomerPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BusinessCustomerPage'] = ResolversParentTypes['BusinessCustomerPage']> = ResolversObject<{
@@ -2393,7 +2900,8 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
   name: 'DateTime';
 }
 
-export type DepositResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Deposit'] = ResolversParentTypes['Deposit']> = ResolversObject<{
+export type DepositResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Deposit'] = ResolversParentTypes['Deposit'], FederationReferenceType extends FederationReferenceTypes['Deposit'] = FederationReferenceTypes['Deposit']> = ResolversObject<{
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Deposit']> | FederationReferenceType, FederationReferenceType, ContextType>;
   accountName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   accountNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -2409,12 +2917,23 @@ export type DepositResolvers<ContextType = GraphQLContext, ParentType extends Re
   method?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   narration?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   nextAction?: Resolver<Maybe<ResolversTypes['DepositNextAction']>, ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   note?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  paymentMethod?: Resolver<Maybe<ResolversTypes['PaymentMethod']>, ParentType, ContextType>;
   redirectUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['DepositStatus'], ParentType, ContextType>;
+  transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type DepositConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DepositConnection'] = ResolversParentTypes['DepositConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['DepositEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Deposit']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type DepositCustomerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DepositCustomer'] = ResolversParentTypes['DepositCustomer']> = ResolversObject<{
@@ -2425,6 +2944,11 @@ export type DepositCustomerResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type DepositCustomizationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DepositCustomization'] = ResolversParentTypes['DepositCustomization']> = ResolversObject<{
   title?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type DepositEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DepositEdge'] = ResolversParentTypes['DepositEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType>;
 }>;
 
 export type DepositNextActionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DepositNextAction'] = ResolversParentTypes['DepositNextAction']> = ResolversObject<{
@@ -2524,6 +3048,10 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   withdraw?: Resolver<ResolversTypes['Payout'], ParentType, ContextType, RequireFields<MutationWithdrawArgs, 'input'>>;
 }>;
 
+export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'BillRecord' | 'Business' | 'BusinessCustomer' | 'Deposit' | 'OfframpOrder' | 'PaymentMethod' | 'Payout' | 'SolanaTransfer' | 'Transaction' | 'User' | 'WalletTransaction', ParentType, ContextType>;
+}>;
+
 export type OfframpAssetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpAsset'] = ResolversParentTypes['OfframpAsset']> = ResolversObject<{
   contractAddress?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -2533,7 +3061,8 @@ export type OfframpAssetResolvers<ContextType = GraphQLContext, ParentType exten
 
 export type OfframpNetworkResolvers = { arbitrum_one: 'arbitrum-one', base?: 'base', bnb_smart_chain: 'bnb-smart-chain', ethereum?: 'ethereum', lisk?: 'lisk', optimism?: 'optimism', polygon?: 'polygon', scroll?: 'scroll', starknet?: 'starknet' };
 
-export type OfframpOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpOrder'] = ResolversParentTypes['OfframpOrder']> = ResolversObject<{
+export type OfframpOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpOrder'] = ResolversParentTypes['OfframpOrder'], FederationReferenceType extends FederationReferenceTypes['OfframpOrder'] = FederationReferenceTypes['OfframpOrder']> = ResolversObject<{
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['OfframpOrder']> | FederationReferenceType, FederationReferenceType, ContextType>;
   amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   amountToSend?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -2542,6 +3071,7 @@ export type OfframpOrderResolvers<ContextType = GraphQLContext, ParentType exten
   fiatAmount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   network?: Resolver<ResolversTypes['OfframpNetwork'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   rate?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   receiveAddress?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   recipient?: Resolver<ResolversTypes['OfframpRecipient'], ParentType, ContextType>;
@@ -2550,11 +3080,25 @@ export type OfframpOrderResolvers<ContextType = GraphQLContext, ParentType exten
   senderFee?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['OfframpOrderStatus'], ParentType, ContextType>;
   token?: Resolver<ResolversTypes['OfframpToken'], ParentType, ContextType>;
+  transaction?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType>;
   transactionFee?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   txHash?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   validUntil?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type OfframpOrderConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpOrderConnection'] = ResolversParentTypes['OfframpOrderConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['OfframpOrderEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['OfframpOrder']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type OfframpOrderEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpOrderEdge'] = ResolversParentTypes['OfframpOrderEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType>;
 }>;
 
 export type OfframpOrderPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpOrderPage'] = ResolversParentTypes['OfframpOrderPage']> = ResolversObject<{
@@ -2575,6 +3119,7 @@ export type OfframpOrderUpdateResolvers<ContextType = GraphQLContext, ParentType
   fiatAmount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   fiatCurrency?: Resolver<ResolversTypes['FiatCurrency'], ParentType, ContextType>;
   network?: Resolver<ResolversTypes['OfframpNetwork'], ParentType, ContextType>;
+  order?: Resolver<Maybe<ResolversTypes['OfframpOrder']>, ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   seq?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['OfframpOrderStatus'], ParentType, ContextType>;
@@ -2598,6 +3143,13 @@ export type OfframpRecipientResolvers<ContextType = GraphQLContext, ParentType e
   memo?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
+export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
+  endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
 export type PaymentMethodResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentMethod'] = ResolversParentTypes['PaymentMethod']> = ResolversObject<{
   accountName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   accountNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2610,10 +3162,13 @@ export type PaymentMethodResolvers<ContextType = GraphQLContext, ParentType exte
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isDefault?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   last4?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['PaymentMethodType'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
-export type PayoutResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Payout'] = ResolversParentTypes['Payout']> = ResolversObject<{
+export type PayoutResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Payout'] = ResolversParentTypes['Payout'], FederationReferenceType extends FederationReferenceTypes['Payout'] = FederationReferenceTypes['Payout']> = ResolversObject<{
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Payout']> | FederationReferenceType, FederationReferenceType, ContextType>;
   accountName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   accountNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
@@ -2626,10 +3181,25 @@ export type PayoutResolvers<ContextType = GraphQLContext, ParentType extends Res
   fee?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   narration?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['PayoutStatus'], ParentType, ContextType>;
+  transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type PayoutConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PayoutConnection'] = ResolversParentTypes['PayoutConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['PayoutEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Payout']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type PayoutEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PayoutEdge'] = ResolversParentTypes['PayoutEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Payout'], ParentType, ContextType>;
 }>;
 
 export type PayoutInstitutionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PayoutInstitution'] = ResolversParentTypes['PayoutInstitution']> = ResolversObject<{
@@ -2657,6 +3227,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   event?: Resolver<ResolversTypes['Event'], ParentType, ContextType, RequireFields<QueryEventArgs, 'id'>>;
   events?: Resolver<ResolversTypes['EventPage'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'after' | 'first'>>;
   me?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   offrampAssets?: Resolver<Array<ResolversTypes['OfframpAsset']>, ParentType, ContextType>;
   offrampOrder?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<QueryOfframpOrderArgs, 'reference'>>;
   offrampOrders?: Resolver<ResolversTypes['OfframpOrderPage'], ParentType, ContextType, RequireFields<QueryOfframpOrdersArgs, 'limit' | 'page'>>;
@@ -2731,14 +3303,32 @@ export type SolanaTransferResolvers<ContextType = GraphQLContext, ParentType ext
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   mint?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  quote?: Resolver<Maybe<ResolversTypes['SwapQuote']>, ParentType, ContextType>;
   signature?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['SolanaTransferStatus'], ParentType, ContextType>;
   to?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  transaction?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType>;
   txUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type SolanaTransferConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaTransferConnection'] = ResolversParentTypes['SolanaTransferConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['SolanaTransferEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['SolanaTransfer']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type SolanaTransferEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaTransferEdge'] = ResolversParentTypes['SolanaTransferEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['SolanaTransfer'], ParentType, ContextType>;
 }>;
 
 export type SolanaWalletResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaWallet'] = ResolversParentTypes['SolanaWallet']> = ResolversObject<{
   address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  balance?: Resolver<ResolversTypes['SolanaTokenBalance'], ParentType, ContextType, Partial<SolanaWalletBalanceArgs>>;
+  portfolio?: Resolver<ResolversTypes['SolanaPortfolio'], ParentType, ContextType, Partial<SolanaWalletPortfolioArgs>>;
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
@@ -2817,6 +3407,32 @@ export type SwapUsdValuesResolvers<ContextType = GraphQLContext, ParentType exte
   outputValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 }>;
 
+export type TransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Transaction'] = ResolversParentTypes['Transaction'], FederationReferenceType extends FederationReferenceTypes['Transaction'] = FederationReferenceTypes['Transaction']> = ResolversObject<{
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Transaction']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['TransactionKind'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  record?: Resolver<ResolversTypes['TransactionRecord'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['TransactionStatus'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  walletTransaction?: Resolver<Maybe<ResolversTypes['WalletTransaction']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type TransactionConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransactionConnection'] = ResolversParentTypes['TransactionConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['TransactionEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['Transaction']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type TransactionEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransactionEdge'] = ResolversParentTypes['TransactionEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType>;
+}>;
+
 export type TransactionPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransactionPage'] = ResolversParentTypes['TransactionPage']> = ResolversObject<{
   hasNext?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   hasPrev?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -2827,11 +3443,19 @@ export type TransactionPageResolvers<ContextType = GraphQLContext, ParentType ex
   transactions?: Resolver<Array<ResolversTypes['WalletTransaction']>, ParentType, ContextType>;
 }>;
 
+export type TransactionRecordResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransactionRecord'] = ResolversParentTypes['TransactionRecord']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'BillRecord' | 'Deposit' | 'OfframpOrder' | 'Payout' | 'SolanaTransfer' | 'WalletTransaction', ParentType, ContextType>;
+}>;
+
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User'], FederationReferenceType extends FederationReferenceTypes['User'] = FederationReferenceTypes['User']> = ResolversObject<{
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['User']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  billBeneficiaries?: Resolver<Array<ResolversTypes['BillBeneficiary']>, ParentType, ContextType>;
+  billRecords?: Resolver<ResolversTypes['BillRecordConnection'], ParentType, ContextType, Partial<UserBillRecordsArgs>>;
+  billSchedules?: Resolver<Array<ResolversTypes['BillSchedule']>, ParentType, ContextType>;
   businesses?: Resolver<Array<ResolversTypes['Business']>, ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   deletedDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  deposits?: Resolver<ResolversTypes['DepositConnection'], ParentType, ContextType, Partial<UserDepositsArgs>>;
   deviceId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   deviceIp?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   deviceModel?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2844,12 +3468,24 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   lastLoggedIn?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  offrampOrders?: Resolver<ResolversTypes['OfframpOrderConnection'], ParentType, ContextType, Partial<UserOfframpOrdersArgs>>;
+  paymentMethods?: Resolver<Array<ResolversTypes['PaymentMethod']>, ParentType, ContextType>;
+  payouts?: Resolver<ResolversTypes['PayoutConnection'], ParentType, ContextType, Partial<UserPayoutsArgs>>;
   phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   platform?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   resetToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   resetTokenExpiry?: Resolver<Maybe<ResolversTypes['SafeInt']>, ParentType, ContextType>;
+  solanaTransfers?: Resolver<ResolversTypes['SolanaTransferConnection'], ParentType, ContextType, Partial<UserSolanaTransfersArgs>>;
+  solanaWallet?: Resolver<ResolversTypes['SolanaWallet'], ParentType, ContextType>;
+  transactions?: Resolver<ResolversTypes['TransactionConnection'], ParentType, ContextType, Partial<UserTransactionsArgs>>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   verified?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  virtualAccount?: Resolver<Maybe<ResolversTypes['VirtualAccount']>, ParentType, ContextType>;
+  wallet?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
+  walletTransactions?: Resolver<ResolversTypes['WalletTransactionConnection'], ParentType, ContextType, Partial<UserWalletTransactionsArgs>>;
+  webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type VerifiedBankAccountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['VerifiedBankAccount'] = ResolversParentTypes['VerifiedBankAccount']> = ResolversObject<{
@@ -2889,20 +3525,39 @@ export type WalletTransactionResolvers<ContextType = GraphQLContext, ParentType 
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   fee?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  record?: Resolver<ResolversTypes['TransactionRecord'], ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['TransactionStatus'], ParentType, ContextType>;
+  transaction?: Resolver<ResolversTypes['Transaction'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['TransactionType'], ParentType, ContextType>;
   updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   version?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type WalletTransactionConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletTransactionConnection'] = ResolversParentTypes['WalletTransactionConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['WalletTransactionEdge']>, ParentType, ContextType>;
+  nodes?: Resolver<Array<ResolversTypes['WalletTransaction']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  totalCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type WalletTransactionEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletTransactionEdge'] = ResolversParentTypes['WalletTransactionEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType>;
 }>;
 
 export type WalletUpdateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletUpdate'] = ResolversParentTypes['WalletUpdate']> = ResolversObject<{
   amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   data?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  deposit?: Resolver<Maybe<ResolversTypes['Deposit']>, ParentType, ContextType>;
   eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  payout?: Resolver<Maybe<ResolversTypes['Payout']>, ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   seq?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  transaction?: Resolver<Maybe<ResolversTypes['Transaction']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
@@ -2947,6 +3602,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   BillCategory?: BillCategoryResolvers<ContextType>;
   BillItem?: BillItemResolvers<ContextType>;
   BillRecord?: BillRecordResolvers<ContextType>;
+  BillRecordConnection?: BillRecordConnectionResolvers<ContextType>;
+  BillRecordEdge?: BillRecordEdgeResolvers<ContextType>;
   BillRecordPage?: BillRecordPageResolvers<ContextType>;
   BillSchedule?: BillScheduleResolvers<ContextType>;
   BillUpdate?: BillUpdateResolvers<ContextType>;
@@ -2954,14 +3611,18 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Biller?: BillerResolvers<ContextType>;
   Business?: BusinessResolvers<ContextType>;
   BusinessCustomer?: BusinessCustomerResolvers<ContextType>;
+  BusinessCustomerConnection?: BusinessCustomerConnectionResolvers<ContextType>;
+  BusinessCustomerEdge?: BusinessCustomerEdgeResolvers<ContextType>;
   BusinessCustomerPage?: BusinessCustomerPageResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   CreatedWebhookEndpoint?: CreatedWebhookEndpointResolvers<ContextType>;
   DateOrDateTime?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
   Deposit?: DepositResolvers<ContextType>;
+  DepositConnection?: DepositConnectionResolvers<ContextType>;
   DepositCustomer?: DepositCustomerResolvers<ContextType>;
   DepositCustomization?: DepositCustomizationResolvers<ContextType>;
+  DepositEdge?: DepositEdgeResolvers<ContextType>;
   DepositNextAction?: DepositNextActionResolvers<ContextType>;
   DepositStatus?: DepositStatusResolvers;
   Disco?: DiscoResolvers<ContextType>;
@@ -2972,15 +3633,21 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   JSON?: GraphQLScalarType;
   LedgerEntry?: LedgerEntryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  Node?: NodeResolvers<ContextType>;
   OfframpAsset?: OfframpAssetResolvers<ContextType>;
   OfframpNetwork?: OfframpNetworkResolvers;
   OfframpOrder?: OfframpOrderResolvers<ContextType>;
+  OfframpOrderConnection?: OfframpOrderConnectionResolvers<ContextType>;
+  OfframpOrderEdge?: OfframpOrderEdgeResolvers<ContextType>;
   OfframpOrderPage?: OfframpOrderPageResolvers<ContextType>;
   OfframpOrderUpdate?: OfframpOrderUpdateResolvers<ContextType>;
   OfframpQuote?: OfframpQuoteResolvers<ContextType>;
   OfframpRecipient?: OfframpRecipientResolvers<ContextType>;
+  PageInfo?: PageInfoResolvers<ContextType>;
   PaymentMethod?: PaymentMethodResolvers<ContextType>;
   Payout?: PayoutResolvers<ContextType>;
+  PayoutConnection?: PayoutConnectionResolvers<ContextType>;
+  PayoutEdge?: PayoutEdgeResolvers<ContextType>;
   PayoutInstitution?: PayoutInstitutionResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   ResolvedBankAccount?: ResolvedBankAccountResolvers<ContextType>;
@@ -2989,6 +3656,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SolanaToken?: SolanaTokenResolvers<ContextType>;
   SolanaTokenBalance?: SolanaTokenBalanceResolvers<ContextType>;
   SolanaTransfer?: SolanaTransferResolvers<ContextType>;
+  SolanaTransferConnection?: SolanaTransferConnectionResolvers<ContextType>;
+  SolanaTransferEdge?: SolanaTransferEdgeResolvers<ContextType>;
   SolanaWallet?: SolanaWalletResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   SwapAmounts?: SwapAmountsResolvers<ContextType>;
@@ -2998,13 +3667,19 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SwapResult?: SwapResultResolvers<ContextType>;
   SwapRoute?: SwapRouteResolvers<ContextType>;
   SwapUsdValues?: SwapUsdValuesResolvers<ContextType>;
+  Transaction?: TransactionResolvers<ContextType>;
+  TransactionConnection?: TransactionConnectionResolvers<ContextType>;
+  TransactionEdge?: TransactionEdgeResolvers<ContextType>;
   TransactionPage?: TransactionPageResolvers<ContextType>;
+  TransactionRecord?: TransactionRecordResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   VerifiedBankAccount?: VerifiedBankAccountResolvers<ContextType>;
   VirtualAccount?: VirtualAccountResolvers<ContextType>;
   WalletBalance?: WalletBalanceResolvers<ContextType>;
   WalletPortfolio?: WalletPortfolioResolvers<ContextType>;
   WalletTransaction?: WalletTransactionResolvers<ContextType>;
+  WalletTransactionConnection?: WalletTransactionConnectionResolvers<ContextType>;
+  WalletTransactionEdge?: WalletTransactionEdgeResolvers<ContextType>;
   WalletUpdate?: WalletUpdateResolvers<ContextType>;
   WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
