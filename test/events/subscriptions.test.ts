@@ -68,11 +68,17 @@ describe('events subscription (graphql-ws)', () => {
   it('streams live events; after a disconnect, `after` replays exactly the missed ones in order, then goes live', async () => {
     const first = client(tenant.keys.READ_ONLY);
     const live = listen(first, 'subscription { events(types: ["deposit.completed"]) { id seq type data } }');
-    await until(() => t.services.eventFeed.subscriberCount > 0);
-    await new Promise((r) => setTimeout(r, 200)); // "from now" is fixed once the subscription has read the current position
+    // "From now" is fixed once the subscription has read the current position, which the client
+    // cannot see: it is live once an event sent after subscribing arrives. Earlier ones are ignored.
+    await until(async () => {
+      await emit(tenant, 1);
+      return live.received.length > 0;
+    });
+    const before = live.received.length;
     await emit(tenant, 3);
     await emit(tenant, 1, 'payout.failed'); // filtered out by types
-    await until(() => live.received.length === 3);
+    await until(() => live.received.length === before + 3);
+    expect(live.received.slice(before).map((e) => e.data.n)).toEqual([counter - 3, counter - 2, counter - 1]);
     const lastSeen = live.received.at(-1)!.seq;
     await first.dispose();
     await until(() => t.services.eventFeed.subscriberCount === 0);
@@ -99,8 +105,9 @@ describe('events subscription (graphql-ws)', () => {
     try {
       await until(() => resumed.received.length >= 6);
       await emit(tenant, 1);
-      await until(() => resumed.received.length >= 7);
-      await new Promise((r) => setTimeout(r, 300));
+      // Events reach a subscriber in `seq` order, so once the last one sent has arrived, a
+      // duplicate or a stray event would already be in the list.
+      await until(() => resumed.received.some((e) => e.data.n === counter));
     } finally {
       eventStore.listEventsAfter = originalList;
       await second.dispose();
@@ -126,8 +133,9 @@ describe('events subscription (graphql-ws)', () => {
       new Date(),
     );
     await emit(tenant, 1);
-    await until(() => stream.received.length >= 1);
-    await new Promise((r) => setTimeout(r, 300));
+    // The caller's event was stamped after the others (commit order), and the feed delivers in
+    // `seq` order: had another tenant's or environment's event leaked, it would have come first.
+    await until(() => stream.received.some((e) => e.data.n === counter));
     expect(stream.received.map((e) => e.data.n)).toEqual([counter]);
     await mine.dispose();
   });
