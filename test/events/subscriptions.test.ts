@@ -128,8 +128,11 @@ describe('events subscription (graphql-ws)', () => {
   it("streams only the caller's own events of its own environment", async () => {
     const other = await seedTenant(t.services);
     const mine = client(tenant.keys.READ_ONLY);
-    const stream = listen(mine, `subscription { events(after: ${await latestEventSeq(t.services.db)}) { data } }`);
-    await until(() => t.services.eventFeed.subscriberCount > 0);
+    const after = await latestEventSeq(t.services.db);
+    // Counted from before subscribing, so a subscriber an earlier test left behind does not count.
+    const subscribersBefore = t.services.eventFeed.subscriberCount;
+    const stream = listen(mine, `subscription { events(after: ${after}) { data } }`);
+    await until(() => t.services.eventFeed.subscriberCount > subscribersBefore);
     await emit(other, 2);
     await recordEvent(
       t.services.db,
@@ -164,8 +167,10 @@ describe('events subscription (graphql-ws)', () => {
       retryAttempts: 0,
       on: { closed: (event) => (closedWith = (event as { code: number }).code) },
     });
-    const stream = listen(revocable, `subscription { events(after: ${await latestEventSeq(t.services.db)}) { id } }`);
-    await until(() => t.services.eventFeed.subscriberCount > 0);
+    const after = await latestEventSeq(t.services.db);
+    const subscribersBefore = t.services.eventFeed.subscriberCount;
+    const stream = listen(revocable, `subscription { events(after: ${after}) { id } }`);
+    await until(() => t.services.eventFeed.subscriberCount > subscribersBefore); // connected with the key
     await t.services.apiKeys.revoke(tenant.user.id, apiKey.id);
     await until(() => closedWith !== undefined, 3000);
     expect(closedWith).toBe(4401);
