@@ -9,7 +9,9 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
-import { balanceOf, eventsOf, fund, rest } from '../wallet/helpers.js';
+import { eventsOf } from '../helpers/events.js';
+import { rest } from '../helpers/rest.js';
+import { balanceOf, fund } from '../helpers/wallet.js';
 
 describe('bills', () => {
   const clock = new ManualClock(new Date());

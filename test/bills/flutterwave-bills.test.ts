@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
 import { FakeFlutterwave } from '../fakes/flutterwave.js';
-import { rest } from '../wallet/helpers.js';
+import { rest } from '../helpers/rest.js';
 
 /** Production bills through the Flutterwave v3 Bills adapter, against a local fake of its API. */
 describe('bills on Flutterwave v3 (production)', () => {

@@ -1,6 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, count, eq, inArray, isNotNull, lte, or, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billRecords, billSchedules } from '../../src/db/bills-schema.js';
+import { jobs } from '../../src/db/schema.js';
+import { BILL_JOBS } from '../../src/domain/bills/bills-service.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import type { Services } from '../../src/services.js';
@@ -86,15 +88,28 @@ describe.skipIf(!onPostgres)('scheduled bills with two worker processes (Postgre
       workers.push(child);
     }
     await Promise.all(workers.map((w) => w.waitFor(/listening on/, 60_000)));
-    await waitUntil(async () => {
-      const rows = await services.db
-        .select()
-        .from(billRecords)
-        .where(and(eq(billRecords.userId, tenant.user.id), eq(billRecords.status, 'SUCCESS')));
-      return rows.length >= 2;
-    }, 30_000);
-    // Give a duplicate run every chance to happen before counting.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Both runs paid, and the bill jobs idle: nothing is due until tomorrow and no worker holds a
+    // claim, so no duplicate run can still be on its way when the records are counted.
+    await waitUntil(
+      async () => {
+        const paid = await services.db
+          .select()
+          .from(billRecords)
+          .where(and(eq(billRecords.userId, tenant.user.id), eq(billRecords.status, 'SUCCESS')));
+        if (paid.length < 2) return false;
+        const [busy] = await services.db
+          .select({ n: count() })
+          .from(jobs)
+          .where(
+            and(
+              inArray(jobs.kind, Object.values(BILL_JOBS)),
+              or(and(eq(jobs.status, 'pending'), lte(jobs.runAt, sql`now()`)), isNotNull(jobs.lockedBy)),
+            ),
+          );
+        return Number(busy!.n) === 0;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     const records = await services.db.select().from(billRecords).where(eq(billRecords.userId, tenant.user.id));
     expect(records.map((r) => [r.reference, r.status]).sort()).toEqual(
       [
@@ -106,5 +121,5 @@ describe.skipIf(!onPostgres)('scheduled bills with two worker processes (Postgre
     const [recurring] = await services.db.select().from(billSchedules).where(eq(billSchedules.id, daily.scheduleId!));
     expect(recurring).toMatchObject({ status: 'active', runCount: 1 });
     expect(recurring!.nextRunAt!.getTime()).toBe(at.getTime() + 86_400_000);
-  });
+  }, 120_000); // two server processes start (tsx compiles on the way), then the runs come due
 });

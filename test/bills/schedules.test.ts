@@ -4,7 +4,9 @@ import { nextRun } from '../../src/domain/bills/recurrence.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
-import { balanceOf, eventsOf, fund, rest } from '../wallet/helpers.js';
+import { eventsOf } from '../helpers/events.js';
+import { rest } from '../helpers/rest.js';
+import { balanceOf, fund } from '../helpers/wallet.js';
 
 const HOUR = 3600_000;
 

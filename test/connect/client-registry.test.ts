@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/services.js';
 import { createTestServices } from '../helpers/app.js';
-import { registerApp, signedInUser } from './helpers.js';
+import { registerApp, signedInUser } from '../helpers/oauth-flow.js';
 
 describe('developer app registration refuses bad input, naming the field', () => {
   let services: Services;

@@ -7,7 +7,14 @@ import { publicUrlOf } from '../../src/config.js';
 import type { TokenResponse } from '../../src/domain/connect/authorization-server.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { authorizationServerOf, consent, insecure, REDIRECT_URI, registerApp, signedInUser } from './helpers.js';
+import {
+  authorizationServerOf,
+  consent,
+  insecure,
+  REDIRECT_URI,
+  registerApp,
+  signedInUser,
+} from '../helpers/oauth-flow.js';
 
 describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', () => {
   let t: TestApp;

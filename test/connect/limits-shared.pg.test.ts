@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestServices } from '../helpers/app.js';
 import { spawnTs } from '../helpers/child.js';
 import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
-import { registerApp, signedInUser } from './helpers.js';
+import { registerApp, signedInUser } from '../helpers/oauth-flow.js';
 
 const redisUrl = process.env.REDIS_URL;
 

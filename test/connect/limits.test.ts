@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { registerApp, signedInUser } from './helpers.js';
+import { registerApp, signedInUser } from '../helpers/oauth-flow.js';
 
 describe('Connect rate limits (the seed: token 10/min, authorize 20/min)', () => {
   let t: TestApp;

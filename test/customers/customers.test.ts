@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql, seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
-import { rest } from '../wallet/helpers.js';
+import { rest } from '../helpers/rest.js';
 
 describe('business customers', () => {
   let s: StartedTestApp;

@@ -11,7 +11,7 @@ import { LocalHttpServer } from '../helpers/local-server.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import { Receiver } from '../helpers/receiver.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../helpers/chromium.js';
-import { authorizationServerOf, insecure } from '../connect/helpers.js';
+import { authorizationServerOf, insecure } from '../helpers/oauth-flow.js';
 
 const SHOTS = 'test-results/screenshots';
 

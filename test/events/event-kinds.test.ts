@@ -7,7 +7,8 @@ import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-pro
 import { PayoutReconcileHandler } from '../../src/domain/wallet/wallet-jobs.js';
 import { graphql, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { fund, rest } from '../wallet/helpers.js';
+import { rest } from '../helpers/rest.js';
+import { fund } from '../helpers/wallet.js';
 
 /** The kinds the API specification lists (its event table): the gateway must emit every one. */
 const SEED_KINDS = [

@@ -5,6 +5,7 @@ import { stampCommittedEvents } from '../../src/domain/events/relay.js';
 import { stampEvents } from '../helpers/events.js';
 import { seedTenant, type Tenant, createTestServices } from '../helpers/app.js';
 import { onPostgres, testDatabase } from '../helpers/database.js';
+import { waitUntil } from '../helpers/wait.js';
 
 /** A promise with its resolver, to hold a transaction open until the test lets it go. */
 function gate() {
@@ -76,16 +77,18 @@ describe.skipIf(!onPostgres)('outbox ordering with concurrent transactions (Post
         await new Promise((r) => setTimeout(r, 2));
       }
     });
-    const reader = (async () => {
-      const deadline = Date.now() + 20_000;
-      while ((writing || received.length < 200) && Date.now() < deadline) {
+    // Tails until the writers are done and all 200 events are read (more would be duplicates).
+    const reader = waitUntil(
+      async () => {
         const page = await eventStore.listEventsAfter(db, owner(), cursor, 50, ['stress']);
         for (const event of page) received.push(event.data.n as number);
         if (page.length > 0) cursor = page.at(-1)!.seq!;
-        await new Promise((r) => setTimeout(r, 3));
+        if (!writing && received.length >= 200) return true;
         if (!writing) await stampCommittedEvents(db, { wait: true });
-      }
-    })();
+        return false;
+      },
+      { timeoutMs: 20_000, intervalMs: 3 },
+    );
 
     await Promise.all(writers);
     writing = false;

@@ -5,6 +5,7 @@ import { seedTenant, createTestServices } from '../helpers/app.js';
 import { type Child, spawnTs } from '../helpers/child.js';
 import { onPostgres, testDatabase, testDatabaseUrl } from '../helpers/database.js';
 import { Receiver } from '../helpers/receiver.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const redisUrl = process.env.REDIS_URL;
 
@@ -55,9 +56,7 @@ describe.skipIf(!onPostgres || !redisUrl)('subscriptions across server processes
     const endpointId = ((await created.json()) as { data: { endpoint: { id: string } } }).data.endpoint.id;
     const started = Date.now();
     expect((await fetch(`${b}/api/v1/webhooks/${endpointId}/test`, { method: 'POST', headers })).status).toBe(202);
-    const deadline = Date.now() + 10_000;
-    while (!received.includes('webhook.test') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(received).toContain('webhook.test');
+    await waitUntil(() => received.includes('webhook.test'), 10_000);
     expect(Date.now() - started).toBeLessThan(5_000);
     await receiver.waitFor(1);
     await client.dispose();

@@ -68,11 +68,21 @@ describe('events subscription (graphql-ws)', () => {
   it('streams live events; after a disconnect, `after` replays exactly the missed ones in order, then goes live', async () => {
     const first = client(tenant.keys.READ_ONLY);
     const live = listen(first, 'subscription { events(types: ["deposit.completed"]) { id seq type data } }');
-    await until(() => t.services.eventFeed.subscriberCount > 0);
-    await new Promise((r) => setTimeout(r, 200)); // "from now" is fixed once the subscription has read the current position
-    await emit(tenant, 3);
-    await emit(tenant, 1, 'payout.failed'); // filtered out by types
-    await until(() => live.received.length === 3);
+    // "From now" is fixed once the subscription has read the current position, which the client
+    // cannot see: it is live once an event sent after subscribing arrives. Earlier ones are ignored.
+    await until(async () => {
+      await emit(tenant, 1);
+      return live.received.length > 0;
+    });
+    // Live before the first probe that arrived, so every later probe arrives too.
+    const lastProbe = counter;
+    await until(() => live.received.some((e) => e.data.n === lastProbe));
+    const before = live.received.length;
+    await emit(tenant, 2);
+    await emit(tenant, 1, 'payout.failed'); // filtered out by types: had it passed, it would come before the next
+    await emit(tenant, 1);
+    await until(() => live.received.some((e) => e.data.n === counter));
+    expect(live.received.slice(before).map((e) => e.data.n)).toEqual([counter - 3, counter - 2, counter]);
     const lastSeen = live.received.at(-1)!.seq;
     await first.dispose();
     await until(() => t.services.eventFeed.subscriberCount === 0);
@@ -99,8 +109,9 @@ describe('events subscription (graphql-ws)', () => {
     try {
       await until(() => resumed.received.length >= 6);
       await emit(tenant, 1);
-      await until(() => resumed.received.length >= 7);
-      await new Promise((r) => setTimeout(r, 300));
+      // Events reach a subscriber in `seq` order, so once the last one sent has arrived, a
+      // duplicate or a stray event would already be in the list.
+      await until(() => resumed.received.some((e) => e.data.n === counter));
     } finally {
       eventStore.listEventsAfter = originalList;
       await second.dispose();
@@ -117,8 +128,11 @@ describe('events subscription (graphql-ws)', () => {
   it("streams only the caller's own events of its own environment", async () => {
     const other = await seedTenant(t.services);
     const mine = client(tenant.keys.READ_ONLY);
-    const stream = listen(mine, `subscription { events(after: ${await latestEventSeq(t.services.db)}) { data } }`);
-    await until(() => t.services.eventFeed.subscriberCount > 0);
+    const after = await latestEventSeq(t.services.db);
+    // Counted from before subscribing, so a subscriber an earlier test left behind does not count.
+    const subscribersBefore = t.services.eventFeed.subscriberCount;
+    const stream = listen(mine, `subscription { events(after: ${after}) { data } }`);
+    await until(() => t.services.eventFeed.subscriberCount > subscribersBefore);
     await emit(other, 2);
     await recordEvent(
       t.services.db,
@@ -126,8 +140,9 @@ describe('events subscription (graphql-ws)', () => {
       new Date(),
     );
     await emit(tenant, 1);
-    await until(() => stream.received.length >= 1);
-    await new Promise((r) => setTimeout(r, 300));
+    // The caller's event was stamped after the others (commit order), and the feed delivers in
+    // `seq` order: had another tenant's or environment's event leaked, it would have come first.
+    await until(() => stream.received.some((e) => e.data.n === counter));
     expect(stream.received.map((e) => e.data.n)).toEqual([counter]);
     await mine.dispose();
   });
@@ -152,8 +167,10 @@ describe('events subscription (graphql-ws)', () => {
       retryAttempts: 0,
       on: { closed: (event) => (closedWith = (event as { code: number }).code) },
     });
-    const stream = listen(revocable, `subscription { events(after: ${await latestEventSeq(t.services.db)}) { id } }`);
-    await until(() => t.services.eventFeed.subscriberCount > 0);
+    const after = await latestEventSeq(t.services.db);
+    const subscribersBefore = t.services.eventFeed.subscriberCount;
+    const stream = listen(revocable, `subscription { events(after: ${after}) { id } }`);
+    await until(() => t.services.eventFeed.subscriberCount > subscribersBefore); // connected with the key
     await t.services.apiKeys.revoke(tenant.user.id, apiKey.id);
     await until(() => closedWith !== undefined, 3000);
     expect(closedWith).toBe(4401);

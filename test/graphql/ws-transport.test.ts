@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { SharedNextFrames } from '../../src/graphql/shared-next-frames.js';
 import { serveGraphQLWs } from '../../src/graphql/ws-transport.js';
+import { signal, waitUntil, waitUntilUnchanged } from '../helpers/wait.js';
 
 const schema = buildSchema('type Query { ok: Boolean } type Subscription { ticks(size: Int!): String! }');
 const closers: Array<() => Promise<void>> = [];
@@ -68,11 +69,14 @@ describe('SharedNextFrames', () => {
 
 describe('graphql-ws transport', () => {
   it('sends identical results to every subscriber, and one leaving does not end the others', async () => {
+    // The stream holds after two ticks until the first client has left, so the others go on
+    // without it rather than having received everything before it left.
+    const firstLeft = signal();
     const url = await serve({
       ticks: async function* () {
         for (let i = 0; i < 5; i++) {
           yield { ticks: `tick ${i}` };
-          await new Promise((r) => setTimeout(r, 20));
+          if (i === 1) await firstLeft.promise;
         }
       },
     });
@@ -92,6 +96,7 @@ describe('graphql-ws transport', () => {
                   if (n === 0 && seen.length === 2) {
                     stop();
                     resolve(seen);
+                    firstLeft.resolve();
                   }
                 },
                 error: reject,
@@ -127,27 +132,15 @@ describe('graphql-ws transport', () => {
     socket.send(
       JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { ticks(size: 65536) }' } }),
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await waitUntil(() => received > 0);
     // The reader stops reading: the server must stop producing once its queue is full.
     (socket as unknown as { _socket: import('node:net').Socket })._socket.pause();
     // Loopback buffers absorb a few MB first; then production must stop. Without backpressure the
-    // generator would run on without bound and never go quiet.
-    let whilePaused = produced;
-    let quietSince = Date.now();
-    const deadline = Date.now() + 10_000;
-    while (Date.now() - quietSince < 500 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      if (produced !== whilePaused) {
-        whilePaused = produced;
-        quietSince = Date.now();
-      }
-    }
-    expect(Date.now() - quietSince).toBeGreaterThanOrEqual(500);
+    // generator would run on without bound and never go quiet for half a second.
+    const whilePaused = await waitUntilUnchanged(() => produced, { quietMs: 500, timeoutMs: 10_000, intervalMs: 50 });
     expect(whilePaused * 65_536).toBeLessThan(256 * 1024 * 1024);
     const receivedBefore = received;
     (socket as unknown as { _socket: import('node:net').Socket })._socket.resume();
-    await new Promise((r) => setTimeout(r, 300));
-    expect(received).toBeGreaterThan(receivedBefore);
-    expect(produced).toBeGreaterThan(whilePaused);
+    await waitUntil(() => received > receivedBefore && produced > whilePaused);
   });
 });

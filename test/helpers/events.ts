@@ -1,7 +1,8 @@
-import { inArray, isNull, and, count } from 'drizzle-orm';
+import { and, count, inArray, isNull } from 'drizzle-orm';
 import type { Database } from '../../src/db/client.js';
 import { events } from '../../src/db/schema.js';
 import { stampCommittedEvents } from '../../src/domain/events/relay.js';
+import { graphql, type Tenant, type TestApp } from './app.js';
 import { waitUntil } from './wait.js';
 
 /**
@@ -17,4 +18,21 @@ export async function stampEvents(db: Database, ids: readonly string[], timeoutM
       .where(and(inArray(events.id, [...ids]), isNull(events.seq)));
     return Number(row?.n ?? 0) === 0;
   }, timeoutMs);
+}
+
+/** The tenant's event kinds with a prefix, in commit order, once at least `count` are stamped. */
+export async function eventsOf(
+  t: TestApp,
+  tenant: Tenant,
+  prefix: string,
+  count: number,
+): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
+  let found: Array<{ type: string; data: Record<string, unknown> }> = [];
+  await waitUntil(async () => {
+    await stampCommittedEvents(t.services.db, { wait: true });
+    const { body } = await graphql(t.app, tenant.keys.READ_ONLY, '{ events(first: 200) { events { type data } } }');
+    found = body.data!.events.events.filter((e: { type: string }) => e.type.startsWith(prefix));
+    return found.length >= count;
+  }, 10_000);
+  return found;
 }

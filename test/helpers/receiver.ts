@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { LocalHttpServer } from './local-server.js';
+import { waitUntil } from './wait.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -34,16 +35,11 @@ export class Receiver extends LocalHttpServer {
     });
   }
 
-  waitFor(count: number, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        if (this.received.length >= count) return resolve();
-        if (Date.now() > deadline)
-          return reject(new Error(`Receiver got ${this.received.length} of ${count} requests`));
-        setTimeout(check, 20);
-      };
-      check();
-    });
+  async waitFor(count: number, timeoutMs = 10_000): Promise<void> {
+    try {
+      await waitUntil(() => this.received.length >= count, timeoutMs);
+    } catch {
+      throw new Error(`Receiver got ${this.received.length} of ${count} requests`);
+    }
   }
 }

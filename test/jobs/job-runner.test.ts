@@ -6,6 +6,7 @@ import { jobs } from '../../src/db/schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { enqueueJob, type Job, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { testDatabase } from '../helpers/database.js';
+import { signal } from '../helpers/wait.js';
 
 const jobRow = async (db: Database, id: string) => (await db.select().from(jobs).where(eq(jobs.id, id)))[0]!;
 
@@ -68,10 +69,20 @@ describe('the job runner', () => {
     const clock = new ManualClock(new Date('2030-03-01T00:00:00Z'));
     const kind = `k-${randomUUID()}`;
     let releaseStuck!: () => void;
+    const stuckStarted = signal();
     const stuck = new JobRunner(
       db,
       clock,
-      [{ kind, run: () => new Promise((r) => (releaseStuck = () => r({ status: 'failed', error: 'stale' }))) }],
+      [
+        {
+          kind,
+          run: () =>
+            new Promise((r) => {
+              releaseStuck = () => r({ status: 'failed', error: 'stale' });
+              stuckStarted.resolve();
+            }),
+        },
+      ],
       { workerId: 'stuck', leaseMs: 30_000 },
     );
     const healthy = new JobRunner(db, clock, [{ kind, run: async () => ({ status: 'done' }) }], {
@@ -81,7 +92,7 @@ describe('the job runner', () => {
     const id = await enqueueJob(db, { kind, runAt: clock.now() });
 
     const stuckRun = stuck.runDueJobs();
-    await new Promise((r) => setTimeout(r, 50));
+    await stuckStarted.promise; // claimed: a handler runs only after its job's lease is taken
     expect(await healthy.runDueJobs()).toBe(0); // leased
     clock.advance(30_001);
     expect(await healthy.runDueJobs()).toBe(1);
@@ -93,12 +104,13 @@ describe('the job runner', () => {
   it('stop() gives back the leases of jobs it could not finish', async () => {
     const clock = new ManualClock(new Date('2030-04-01T00:00:00Z'));
     const kind = `k-${randomUUID()}`;
-    const runner = new JobRunner(db, clock, [{ kind, run: () => new Promise(() => undefined) }], {
+    const started = signal();
+    const runner = new JobRunner(db, clock, [{ kind, run: () => (started.resolve(), new Promise(() => undefined)) }], {
       workerId: 'leaving',
     });
     const id = await enqueueJob(db, { kind, runAt: clock.now() });
     void runner.runDueJobs();
-    await new Promise((r) => setTimeout(r, 50));
+    await started.promise;
     expect((await jobRow(db, id)).lockedBy).toBe('leaving');
     await runner.stop(20);
     expect(await jobRow(db, id)).toMatchObject({ lockedBy: null, lockedUntil: null, status: 'pending' });

@@ -577,17 +577,19 @@ describe('offramp (sandbox)', () => {
         connectionParams: { 'x-api-key': key },
         retryAttempts: 0,
       });
-      const subscribed = new Promise<void>((resolve, reject) => {
-        client.subscribe<{ offrampOrderUpdates: Record<string, unknown> }>(
-          {
-            query:
-              'subscription { offrampOrderUpdates(after: 0) { eventId type seq reference status amount token network fiatAmount fiatCurrency bankName accountNumber } }',
-          },
-          { next: (m) => updates.push(m.data!.offrampOrderUpdates), error: reject, complete: () => undefined },
-        );
-        setTimeout(resolve, 300);
-      });
-      await subscribed;
+      let failure: unknown;
+      // `after: 0` replays what happens before the subscription is live, so nothing waits for it.
+      client.subscribe<{ offrampOrderUpdates: Record<string, unknown> }>(
+        {
+          query:
+            'subscription { offrampOrderUpdates(after: 0) { eventId type seq reference status amount token network fiatAmount fiatCurrency bankName accountNumber } }',
+        },
+        {
+          next: (m) => (m.errors ? (failure = m.errors) : updates.push(m.data!.offrampOrderUpdates)),
+          error: (e) => (failure = e),
+          complete: () => undefined,
+        },
+      );
       try {
         const reference = `gql-${Date.now()}`;
         const created = await graphql(
@@ -627,6 +629,7 @@ describe('offramp (sandbox)', () => {
           hasNext: false,
         });
         await waitUntil(async () => {
+          if (failure) throw new Error(`subscription failed: ${JSON.stringify(failure)}`);
           await stampCommittedEvents(s.t.services.db, { wait: true });
           s.t.services.eventFeed.wake();
           return updates.length >= 2;

@@ -57,7 +57,7 @@ describe('offramp on Paycrest (production)', () => {
       const { body } = await graphql(s.t.app, tenant.productionKey, '{ events(first: 100) { events { type data } } }');
       events = body.data!.events.events;
       return events.length >= count;
-    });
+    }, 10_000); // as test/helpers/events.ts: stamping waits for every older transaction on the server
     return events;
   }
 

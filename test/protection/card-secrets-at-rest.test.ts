@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { startTestApp, type StartedTestApp } from '../helpers/app.js';
-import { rest } from '../wallet/helpers.js';
+import { rest } from '../helpers/rest.js';
 
 /** Every text a row holds (bytea left out: chain snapshots), one string per row, for every table. */
 async function everyRowAsText(s: StartedTestApp): Promise<Array<{ table: string; text: string }>> {

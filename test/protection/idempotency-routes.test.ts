@@ -4,7 +4,8 @@ import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-pro
 import { tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 import { VALUE_MOVING_MUTATIONS } from '../../src/graphql/value-moving.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
-import { balanceOf, fund, rest } from '../wallet/helpers.js';
+import { rest } from '../helpers/rest.js';
+import { balanceOf, fund } from '../helpers/wallet.js';
 
 const USDC = tokenBySymbol('USDC')!.address;
 const USDT = tokenBySymbol('USDT')!.address;

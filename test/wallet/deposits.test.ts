@@ -7,7 +7,9 @@ import { ledger } from '../../src/domain/ledger/ledger.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { DepositExpiryHandler, DepositSandboxArrivalHandler } from '../../src/domain/wallet/wallet-jobs.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
-import { balanceOf, eventsOf, fund, rest } from './helpers.js';
+import { eventsOf } from '../helpers/events.js';
+import { rest } from '../helpers/rest.js';
+import { balanceOf, fund } from '../helpers/wallet.js';
 
 const card = (number: string) => ({
   type: 'card',

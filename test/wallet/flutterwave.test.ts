@@ -5,7 +5,7 @@ import { ledger } from '../../src/domain/ledger/ledger.js';
 import { DepositReconcileHandler } from '../../src/domain/wallet/wallet-jobs.js';
 import { seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
 import { FakeFlutterwave } from '../fakes/flutterwave.js';
-import { rest } from './helpers.js';
+import { rest } from '../helpers/rest.js';
 
 /** The production wallet through the Flutterwave adapter, against a local fake of its API. */
 describe('NGN wallet on Flutterwave (production)', () => {

@@ -8,7 +8,9 @@ import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-pro
 import { PayoutReconcileHandler } from '../../src/domain/wallet/wallet-jobs.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { balanceOf, eventsOf, fund, rest } from './helpers.js';
+import { eventsOf } from '../helpers/events.js';
+import { rest } from '../helpers/rest.js';
+import { balanceOf, fund } from '../helpers/wallet.js';
 
 describe('payouts', () => {
   const clock = new ManualClock(new Date());
@@ -184,8 +186,7 @@ describe('payouts', () => {
       async () =>
         (await s.t.services.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key['idempotency-key'])))
           .length === 1,
-      10_000,
-      10,
+      { timeoutMs: 10_000, intervalMs: 10 },
     );
     const during = await call('POST', '/api/v1/wallet/withdraw', body, key);
     expect(during.statusCode).toBe(409);

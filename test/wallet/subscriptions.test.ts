@@ -4,7 +4,8 @@ import WebSocket from 'ws';
 import { stampCommittedEvents } from '../../src/domain/events/relay.js';
 import { seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { fund, rest } from './helpers.js';
+import { rest } from '../helpers/rest.js';
+import { fund } from '../helpers/wallet.js';
 
 describe('wallet subscriptions', () => {
   let s: StartedTestApp;
@@ -33,7 +34,7 @@ describe('wallet subscriptions', () => {
         { next: (m) => seen[field]!.push(m.data![field]!), error: (e) => console.error(e), complete: () => undefined },
       );
     }
-    await new Promise((r) => setTimeout(r, 300));
+    // No wait for the subscriptions to be live: `after: 0` replays what happened before they were.
     try {
       await fund(s.t, stranger, 10);
       await fund(s.t, tenant, 500);
@@ -93,7 +94,6 @@ describe('wallet subscriptions', () => {
       { query: 'subscription { billUpdates(reference: "SUB-B2", after: 0) { reference status } }' },
       { next: (m) => one.push(m.data!.billUpdates), error: () => undefined, complete: () => undefined },
     );
-    await new Promise((r) => setTimeout(r, 300));
     try {
       for (const reference of ['SUB-B1', 'SUB-B2']) {
         await rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/bills/buy-airtime', {

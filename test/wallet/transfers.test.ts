@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
-import { balanceOf, eventsOf, fund, rest } from './helpers.js';
+import { eventsOf } from '../helpers/events.js';
+import { rest } from '../helpers/rest.js';
+import { balanceOf, fund } from '../helpers/wallet.js';
 
 describe('wallet balance, transfers and transactions', () => {
   let s: StartedTestApp;

@@ -19,8 +19,10 @@ describe('webhook delivery', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ clock, isolated: true });
+    // The answer timeout is real time: long enough that a receiver on a loaded machine answers
+    // within it (each test runs the runner once), short enough for the one that never answers.
     runner = new JobRunner(t.services.db, clock, [
-      new WebhookDeliveryHandler(t.services.db, clock, t.services.secrets, { timeoutMs: 300 }),
+      new WebhookDeliveryHandler(t.services.db, clock, t.services.secrets, { timeoutMs: 2000 }),
     ]);
   });
   afterAll(() => t.close());

@@ -1,0 +1,125 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Tests wait on conditions (test/helpers/wait.ts), on signals from the code under test, or on the
+ * injected clock; never for a fixed time. A fixed sleep is flaky on a loaded machine and slow on an
+ * idle one. The few timers left are listed here, each with the reason it is not a wait for an effect.
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const TEST_DIR = join(ROOT, 'test');
+// This file names the patterns it looks for.
+const SELF = relative(ROOT, import.meta.filename);
+
+/** Calls that pause for a time rather than until something happens. */
+const TIMER_PATTERNS: RegExp[] = [
+  /\bsetTimeout\s*\(/,
+  /\bsetInterval\s*\(/,
+  /\b(sleep|delay|pause)\s*\(\s*\d/,
+  /['"](node:)?timers\/promises['"]/,
+  /\bwaitForTimeout\s*\(/,
+];
+
+interface Allowed {
+  file: string;
+  /** Text that occurs in the allowed line (so the entry follows the line when others move). */
+  line: string;
+  reason: string;
+}
+
+const ALLOWED: Allowed[] = [
+  {
+    file: 'test/helpers/wait.ts',
+    line: 'const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));',
+    reason: 'the poll interval of waitUntil and waitUntilUnchanged, between two looks at a condition',
+  },
+  {
+    file: 'test/helpers/child.ts',
+    line: 'const timer = setTimeout(() => {',
+    reason: "the deadline of Child.waitFor; the wait itself is on the process's output, chunk by chunk",
+  },
+  {
+    file: 'test/helpers/child.ts',
+    line: 'void exited.then(() => setTimeout(check, 0));',
+    reason: 'a last look at the output after the process exits, once its pending stdout chunks are read',
+  },
+  {
+    file: 'test/jobs/job-claims.pg.test.ts',
+    line: 'await new Promise((r) => setTimeout(r, Math.random() * 3));',
+    reason: "random jitter (0–3 ms) in the handler so three workers' claims interleave; nothing waits on it",
+  },
+  {
+    file: 'test/events/outbox-order.pg.test.ts',
+    line: 'await new Promise((r) => setTimeout(r, Math.random() * 8));',
+    reason: 'random hold (0–8 ms) inside each writer transaction so commits land out of insert order',
+  },
+  {
+    file: 'test/events/outbox-order.pg.test.ts',
+    line: 'await new Promise((r) => setTimeout(r, 2));',
+    reason: 'pacing of the two racing relay loops while the writers run, so they do not spin on the lock',
+  },
+];
+
+interface Finding {
+  file: string;
+  lineNumber: number;
+  text: string;
+}
+
+/** Lines of `source` that start a timer. */
+function findTimers(file: string, source: string): Finding[] {
+  return source
+    .split('\n')
+    .flatMap((text, index) =>
+      TIMER_PATTERNS.some((pattern) => pattern.test(text)) ? [{ file, lineNumber: index + 1, text: text.trim() }] : [],
+    );
+}
+
+function testSources(): Array<{ file: string; source: string }> {
+  return readdirSync(TEST_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.ts'))
+    .map((path) => relative(ROOT, join(TEST_DIR, path)).split('\\').join('/'))
+    .filter((file) => file !== SELF)
+    .map((file) => ({ file, source: readFileSync(join(ROOT, file), 'utf8') }));
+}
+
+const isAllowed = (finding: Finding) =>
+  ALLOWED.some((entry) => entry.file === finding.file && finding.text.includes(entry.line));
+
+describe('tests wait on conditions, not fixed times', () => {
+  const findings = testSources().flatMap(({ file, source }) => findTimers(file, source));
+
+  it('no test or helper starts a timer outside the allow-list', () => {
+    const unlisted = findings.filter((finding) => !isAllowed(finding));
+    expect(
+      unlisted.map((f) => `${f.file}:${f.lineNumber}: ${f.text}`),
+      'wait with waitUntil (test/helpers/wait.ts), a signal, or the injected clock instead; ' +
+        'or list the line in ALLOWED with why it is not a wait for a side effect',
+    ).toEqual([]);
+  });
+
+  it('every allow-list entry still matches a line and says why', () => {
+    const stale = ALLOWED.filter(
+      (entry) => !findings.some((finding) => finding.file === entry.file && finding.text.includes(entry.line)),
+    );
+    expect(stale).toEqual([]);
+    for (const entry of ALLOWED) expect(entry.reason.length).toBeGreaterThan(20);
+  });
+
+  it('finds the shapes of a fixed sleep', () => {
+    const samples = [
+      'await new Promise((r) => setTimeout(r, 300));',
+      'await new Promise((resolve) => setTimeout(resolve, 1500));',
+      "import { setTimeout as sleep } from 'node:timers/promises';",
+      'await sleep(200);',
+      'await delay(100);',
+      'const poll = setInterval(check, 50);',
+      'await page.waitForTimeout(500);',
+    ];
+    for (const sample of samples) expect(findTimers('x.ts', sample), sample).toHaveLength(1);
+    expect(findTimers('x.ts', 'await waitUntil(() => done, { timeoutMs: 5000 });')).toEqual([]);
+    expect(findTimers('x.ts', 'clock.set(new Date(previous + delay - 1));')).toEqual([]);
+  });
+});
