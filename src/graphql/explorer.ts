@@ -9,7 +9,8 @@ const packageFile = (name: string, file: string) => join(dirname(require.resolve
 
 /**
  * GraphiQL served entirely from this process (React and GraphiQL UMD bundles from node_modules),
- * so it works on machines without internet. Paste an API key into the X-API-KEY header.
+ * so it works on machines without internet. Paste an API key into the X-API-KEY header. Subscriptions
+ * run over the same WebSocket endpoint partners use.
  */
 const ASSETS: Record<string, { file: string; type: string }> = {
   'react.js': { file: packageFile('react', 'umd/react.production.min.js'), type: 'text/javascript' },
@@ -43,7 +44,13 @@ const PAGE = `<!doctype html>
 
 const START = `
 const h = React.createElement;
-const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).toString() });
+// Queries and mutations over HTTP; subscriptions over WebSocket (graphql-ws, bundled in GraphiQL),
+// with the header editor's headers (the API key) sent as the connection's connectionParams.
+const endpoint = new URL('/graphql', location.href);
+const fetcher = GraphiQL.createFetcher({
+  url: endpoint.toString(),
+  subscriptionUrl: endpoint.toString().replace(/^http/, 'ws'),
+});
 const DEFAULT_QUERY = '# Enter your API key above, then press the run button.\\n{\\n  me {\\n    id\\n    email\\n    name\\n  }\\n}\\n';
 
 // The key lives in this page only: it is neither stored nor sent anywhere but /graphql.

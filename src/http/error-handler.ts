@@ -12,7 +12,8 @@ function fromFastifyError(error: FastifyError): DomainError {
       return new DomainError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new DomainError('BAD_USER_INPUT', `The request body is not valid JSON: ${error.message}`, {
+      // The parser's own message quotes the body, which may hold card data: say where, not what.
+      return new DomainError('BAD_USER_INPUT', `The request body is not valid JSON${jsonPosition(error.message)}.`, {
         field: 'body',
       });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -23,6 +24,11 @@ function fromFastifyError(error: FastifyError): DomainError {
   }
   return toDomainError(error);
 }
+
+const jsonPosition = (message: string) => {
+  const at = /position (\d+)/.exec(message)?.[1];
+  return at ? ` (at character ${at})` : '';
+};
 
 const isGraphQLPath = (url: string) => url === '/graphql' || url.startsWith('/graphql?');
 
