@@ -13,7 +13,7 @@ import { buildSchema } from '../../src/graphql/schema.js';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { deepJson, hostileNumber, hostileString, hostileValue } from './hostile.js';
 import { inputValuesOf } from './graphql-values.js';
-import { FUZZ_CONFIG, FUZZ_RUNS, FUZZ_SEED, FUZZ_TIMEOUT_MS } from './settings.js';
+import { FUZZ_CONFIG, FUZZ_RUNS, FUZZ_SEED, FUZZ_TIMEOUT_MS, progress } from './settings.js';
 
 /**
  * Every query and mutation of the schema, called with generated variables: valid ones from the
@@ -95,7 +95,7 @@ const at = <T>(items: readonly T[], pick: number): T | undefined =>
 describe('GraphQL fuzzing over the schema', () => {
   let t: TestApp;
   let tenant: Tenant;
-  beforeAll(async () => ({ t, tenant } = await startTestApp({ config: FUZZ_CONFIG })));
+  beforeAll(async () => ({ t, tenant } = await startTestApp({ config: FUZZ_CONFIG })), 180_000);
   afterAll(() => t.close());
 
   it(
@@ -176,6 +176,7 @@ describe('GraphQL fuzzing over the schema', () => {
             v.kind,
           );
         }
+        progress(`GraphQL ${index + 1}/${roots.length} root fields, ${sent} requests, ${findings.length} findings`);
         const health = await t.app.inject({ url: '/readyz' });
         if (health.statusCode !== 200) findings.push({ root: root.field.name, label: 'unhealthy afterwards' });
       }

@@ -13,7 +13,7 @@ import {
   rawHostileSegment,
 } from './hostile.js';
 import { valuesOf } from './json-schema-values.js';
-import { FUZZ_CONFIG, FUZZ_RUNS, FUZZ_SEED, FUZZ_TIMEOUT_MS } from './settings.js';
+import { FUZZ_CONFIG, FUZZ_RUNS, FUZZ_SEED, FUZZ_TIMEOUT_MS, progress } from './settings.js';
 
 /**
  * Walks the published OpenAPI document and, for every operation, sends generated requests: valid
@@ -222,7 +222,7 @@ function requestFor(operation: Operation, g: Generated, keys: Tenant['keys']): I
 describe('REST v1 fuzzing over the OpenAPI document', () => {
   let t: TestApp;
   let tenant: Tenant;
-  beforeAll(async () => ({ t, tenant } = await startTestApp({ config: FUZZ_CONFIG })));
+  beforeAll(async () => ({ t, tenant } = await startTestApp({ config: FUZZ_CONFIG })), 180_000);
   afterAll(() => t.close());
 
   it(
@@ -269,6 +269,7 @@ describe('REST v1 fuzzing over the OpenAPI document', () => {
               });
           }
         }
+        progress(`REST ${index + 1}/${operations.length} operations, ${sent} requests, ${findings.length} findings`);
         const health = await t.app.inject({ url: '/readyz' });
         if (health.statusCode !== 200)
           findings.push({

@@ -1,3 +1,5 @@
+import { appendFileSync } from 'node:fs';
+
 /**
  * Fuzz settings: a fixed seed in CI (reproducible), a fresh one locally (new inputs every run),
  * either overridden by FUZZ_SEED; FUZZ_RUNS is the number of generated requests per operation.
@@ -20,3 +22,8 @@ export const FUZZ_CONFIG = {
 
 /** Per-file timeout: the CI run stays well under three minutes per database. */
 export const FUZZ_TIMEOUT_MS = Number(process.env.FUZZ_TIMEOUT_MS ?? 170_000);
+
+/** Long runs: FUZZ_PROGRESS=<file> gets a line per operation, so a run can be watched while it goes. */
+export function progress(line: string): void {
+  if (process.env.FUZZ_PROGRESS) appendFileSync(process.env.FUZZ_PROGRESS, `${new Date().toISOString()} ${line}\n`);
+}
