@@ -78,7 +78,7 @@ describe('NUL and unpaired surrogates are refused at every boundary', () => {
     );
     expect(status).toBe(400);
     expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'variables.input.name' });
-    const surrogate = await graphql(t.app, tenant.keys.FULL_ACCESS, 'query ($s: String) { me { id } }', {
+    const surrogate = await graphql(t.app, tenant.keys.FULL_ACCESS, 'query ($s: ID!) { user(id: $s) { id } }', {
       s: '\udbff',
     });
     expect(surrogate.status).toBe(400);
@@ -96,7 +96,7 @@ describe('NUL and unpaired surrogates are refused at every boundary', () => {
   });
 
   it('NUL in variables sent with GET /graphql (JSON-escaped in the URL) → 400', async () => {
-    const query = encodeURIComponent('query ($s: String) { me { id } }');
+    const query = encodeURIComponent('query ($s: ID!) { user(id: $s) { id } }');
     const variables = encodeURIComponent('{"s":"\\u0000"}');
     const response = await t.app.inject({
       url: `/graphql?query=${query}&variables=${variables}`,
@@ -116,7 +116,7 @@ describe('NUL and unpaired surrogates are refused at every boundary', () => {
     try {
       const errors = await new Promise<any[]>((resolve, reject) =>
         client.subscribe(
-          { query: 'query ($s: String) { me { id } }', variables: { s: 'a\u0000' } },
+          { query: 'query ($s: ID!) { user(id: $s) { id } }', variables: { s: 'a\u0000' } },
           { next: () => reject(new Error('answered')), error: (e) => resolve(e as any[]), complete: () => undefined },
         ),
       );
