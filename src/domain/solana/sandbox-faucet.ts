@@ -59,6 +59,9 @@ export class SandboxFaucet {
     const owner = new PublicKey(wallet.address);
     await this.store.change(network, (svm) => {
       for (const { token, raw } of grants) {
+        // A new blockhash first: the same grant twice would otherwise be the same transaction,
+        // which the chain refuses as already processed.
+        svm.expireBlockhash();
         if (token === SOL) airdrop(svm, owner, raw);
         else execute(svm, fundTokenInstructions(owner, token, raw), [FAUCET]);
       }
