@@ -24,6 +24,8 @@ export default defineConfig({
     // a GiB); tests stay apart by seeding their own users.
     isolate: false,
     testTimeout: 30_000,
+    // Every REST 400 of the suite is checked against the error contract (no GraphQL text).
+    setupFiles: ['test/setup/rest-contract.ts'],
     hookTimeout: 60_000,
     projects: [
       {

@@ -16,6 +16,7 @@ import { installErrorHandlers } from './http/error-handler.js';
 import { registerProviderWebhooks } from './http/provider-webhooks.js';
 import { registerHealthRoutes } from './http/health.js';
 import { requestIdOf } from './http/request-id.js';
+import { assertCleanRequest } from './http/text-hygiene.js';
 import { compileRoutes, registerRestRoutes } from './rest/engine.js';
 import { registerOpenApi } from './rest/openapi.js';
 import { restV1Routes } from './rest/v1/index.js';
@@ -77,6 +78,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     await Promise.all([services.rateLimiter.close(), services.doorbell.close()]);
   });
   installErrorHandlers(app);
+  // Before any route's own checks, lookups or logging: NUL and unpaired surrogates are refused.
+  app.addHook('preValidation', async (request) => assertCleanRequest(request));
   await registerCors(app, config);
 
   const authenticators: Authenticator[] = [

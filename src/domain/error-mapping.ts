@@ -81,6 +81,7 @@ export function restErrorReply(error: DomainError): RestErrorReply {
       ? { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfter))) }
       : {};
   if (error.details?.length) body.details = error.details;
+  else if (error.field !== undefined) body.details = [{ field: error.field, message: error.message }];
   // Codes a client branches on travel in the body too (the general shape has room for them).
   if (CODES_IN_BODY.has(error.code)) body.errorCode = error.code;
   return { status, headers, body };

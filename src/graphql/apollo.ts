@@ -10,7 +10,8 @@ import type { Config } from '../config.js';
 import type { GraphQLContext } from './context.js';
 import { registerExplorer, wantsExplorer } from './explorer.js';
 import { createFormatError } from './format-error.js';
-import { createArmor } from './hardening.js';
+import { createArmor, parseOptionsOf } from './hardening.js';
+import { operationGuardsPlugin } from './operation-guards.js';
 import { oneValueMovingFieldPerKey } from './value-moving.js';
 import { registerPages } from '../http/security-headers.js';
 
@@ -34,6 +35,7 @@ export async function registerApollo(
     schema,
     plugins: [
       ...(armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
+      operationGuardsPlugin<GraphQLContext>(),
       fastifyApolloDrainPlugin(app),
       oneValueMovingFieldPerKey(),
       // Inline tracing is for Apollo's hosted studio, which this deployment does not report to;
@@ -42,6 +44,9 @@ export async function registerApollo(
       ApolloServerPluginLandingPageDisabled(),
     ],
     validationRules: armor.validationRules,
+    // The token limit is enforced by graphql-js's own parser, so a document over it is a parse
+    // error like any other: HTTP 400 GRAPHQL_PARSE_FAILED.
+    parseOptions: parseOptionsOf(config),
     formatError: createFormatError(development, (error) => app.log.error({ err: error }, 'unhandled GraphQL error')),
     includeStacktraceInErrorResponses: development,
     introspection: config.GRAPHQL_INTROSPECTION,

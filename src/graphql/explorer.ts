@@ -10,7 +10,8 @@ const packageFile = (name: string, file: string) => join(dirname(require.resolve
 
 /**
  * GraphiQL served entirely from this process (React and GraphiQL UMD bundles from node_modules),
- * so it works on machines without internet. Paste an API key into the X-API-KEY header.
+ * so it works on machines without internet. Paste an API key into the X-API-KEY header. Subscriptions
+ * run over the same WebSocket endpoint partners use.
  */
 const ASSETS: Record<string, { file: string; type: string }> = {
   'react.js': { file: packageFile('react', 'umd/react.production.min.js'), type: 'text/javascript' },
@@ -44,7 +45,13 @@ const PAGE = `<!doctype html>
 
 const START = `
 const h = React.createElement;
-const fetcher = GraphiQL.createFetcher({ url: new URL('/graphql', location.href).toString() });
+// Queries and mutations over HTTP; subscriptions over WebSocket (graphql-ws, bundled in GraphiQL),
+// with the header editor's headers (the API key) sent as the connection's connectionParams.
+const endpoint = new URL('/graphql', location.href);
+const fetcher = GraphiQL.createFetcher({
+  url: endpoint.toString(),
+  subscriptionUrl: endpoint.toString().replace(/^http/, 'ws'),
+});
 const DEFAULT_QUERY = '# Enter your API key above, then press the run button.\\n{\\n  me {\\n    id\\n    email\\n    name\\n  }\\n}\\n';
 // The first tab is the smallest query; the second, a whole home screen in one request.
 const DEFAULT_TABS = [{ query: DEFAULT_QUERY }, { query: ${JSON.stringify(`# A home screen in one request: see docs/graphql.md.\n${HOME_SCREEN.trim().replace(/^ {2}/gm, '')}\n`)} }];

@@ -1,5 +1,5 @@
 import { unwrapResolverError } from '@apollo/server/errors';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { graphQLExtensions, isInternal, toDomainError } from '../domain/error-mapping.js';
 import { DomainError } from '../domain/errors.js';
 
@@ -10,7 +10,11 @@ import { DomainError } from '../domain/errors.js';
  */
 export function createFormatError(exposeStack: boolean, log: (error: unknown) => void) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error);
+    // A request-level error (no path) may still carry a domain error, e.g. refused input text.
+    const original =
+      error instanceof GraphQLError && error.originalError instanceof DomainError
+        ? error.originalError
+        : unwrapResolverError(error);
     const apolloCode = formatted.extensions?.code;
     if (
       !(original instanceof DomainError) &&

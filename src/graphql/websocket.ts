@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { specifiedRules, validate } from 'graphql';
+import { GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import type { Config } from '../config.js';
 import { credentialFrom, type GraphQLContext, type RequestFacts, routerSecretFrom } from './context.js';
-import { webSocketValidationRules } from './hardening.js';
+import { createFormatError } from './format-error.js';
+import { parseOptionsOf, webSocketValidationRules } from './hardening.js';
+import { asRequestError, operationTextProblem } from './operation-guards.js';
 import { createSharedSubscribe } from './shared-subscriptions.js';
 import { serveGraphQLWs } from './ws-transport.js';
 
@@ -16,6 +18,15 @@ export interface WebSocketOptions {
   /** Whether a credential is still valid; connections whose credential stops being valid are closed. */
   stillValid: (credential: string) => Promise<boolean>;
   recheckMs?: number;
+}
+
+/** A parse or validation failure as the request error Apollo would send over HTTP (status 400). */
+function requestError(error: unknown, code: string): GraphQLError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new GraphQLError(message, {
+    ...(error instanceof GraphQLError ? { nodes: error.nodes, source: error.source, positions: error.positions } : {}),
+    extensions: { code, http: { status: 400 } },
+  });
 }
 
 /** Close code for a connection whose key or token was revoked (4401, as graphql-ws uses for Unauthorized). */
@@ -50,7 +61,26 @@ export function registerWebSocket(
     {
       schema,
       subscribe: createSharedSubscribe(),
-      validate: (validationSchema, document) => validate(validationSchema, document, [...specifiedRules, ...rules]),
+      // Parsed, limited, validated and text-checked exactly as over HTTP; a bad document is an
+      // `error` message for that operation, never a closed socket.
+      onSubscribe: (_ctx, _id, payload) => {
+        let document: ReturnType<typeof parse>;
+        try {
+          document = parse(payload.query, parseOptionsOf(config));
+        } catch (error) {
+          return [requestError(error, 'GRAPHQL_PARSE_FAILED')];
+        }
+        const invalid = validate(schema, document, [...specifiedRules, ...rules]);
+        if (invalid.length > 0) return invalid.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED'));
+        const problem = operationTextProblem(document, payload.variables);
+        if (problem) return [asRequestError(problem)];
+        return {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+        };
+      },
       onConnect: async (ctx) => {
         const params = Object.fromEntries(
           Object.entries(ctx.connectionParams ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
@@ -86,7 +116,12 @@ export function registerWebSocket(
         }),
     },
     wss,
-    { isProduction: config.NODE_ENV === 'production' },
+    {
+      isProduction: config.NODE_ENV === 'production',
+      formatError: createFormatError(config.NODE_ENV === 'development', (error) =>
+        app.log.error({ err: error }, 'unhandled GraphQL error'),
+      ),
+    },
   );
   // Before the HTTP server closes (it waits for every connection, upgraded ones included).
   app.addHook('preClose', async () => {

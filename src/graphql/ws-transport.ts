@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { SharedNextFrames } from './shared-next-frames.js';
@@ -29,10 +30,35 @@ const HIGH_WATER_MARK = 1024 * 1024;
 export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E extends object>(
   options: ServerOptions<P, WsExtra & E>,
   wss: WebSocketServer,
-  { keepAliveMs = 12_000, isProduction = false }: { keepAliveMs?: number; isProduction?: boolean } = {},
+  {
+    keepAliveMs = 12_000,
+    isProduction = false,
+    formatError,
+  }: {
+    keepAliveMs?: number;
+    isProduction?: boolean;
+    /** The same formatter as HTTP GraphQL, applied to `next` results' errors and to `error` messages. */
+    formatError?: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+  } = {},
 ): { dispose(): Promise<void> } {
   const frames = new SharedNextFrames();
-  const server = makeServer<P, WsExtra & E>({ ...options, onNext: options.onNext ?? frames.onNext });
+  const format = (errors: readonly GraphQLError[]) => errors.map((e) => formatError!(e.toJSON(), e));
+  const server = makeServer<P, WsExtra & E>({
+    ...options,
+    onNext:
+      options.onNext ??
+      ((ctx, id, payload, args, result) =>
+        frames.onNext(
+          ctx,
+          id,
+          payload,
+          args,
+          formatError && result.errors?.length
+            ? ({ ...result, errors: format(result.errors) } as unknown as ExecutionResult)
+            : result,
+        )),
+    onError: options.onError ?? (formatError ? (_ctx, _id, _payload, errors) => format(errors) : undefined),
+  });
   wss.options.handleProtocols = handleProtocols;
   const reasonOf = (error: unknown) =>
     isProduction ? 'Internal server error' : String(error instanceof Error ? error.message : error).slice(0, 120);

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { isInternal, restErrorReply, toDomainError } from '../domain/error-mapping.js';
+import { graphQLExtensions, isInternal, restErrorReply, toDomainError } from '../domain/error-mapping.js';
 import { DomainError } from '../domain/errors.js';
 import { validationError } from '../rest/validation.js';
 
@@ -12,7 +12,8 @@ function fromFastifyError(error: FastifyError): DomainError {
       return new DomainError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new DomainError('BAD_USER_INPUT', `The request body is not valid JSON: ${error.message}`, {
+      // The parser's own message quotes the body, which may hold card data: say where, not what.
+      return new DomainError('BAD_USER_INPUT', `The request body is not valid JSON${jsonPosition(error.message)}.`, {
         field: 'body',
       });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -24,6 +25,13 @@ function fromFastifyError(error: FastifyError): DomainError {
   return toDomainError(error);
 }
 
+const jsonPosition = (message: string) => {
+  const at = /position (\d+)/.exec(message)?.[1];
+  return at ? ` (at character ${at})` : '';
+};
+
+const isGraphQLPath = (url: string) => url === '/graphql' || url.startsWith('/graphql?');
+
 /**
  * Every error a route throws leaves as one of the seed's bodies. Unexpected errors are logged
  * with their stack and answered with a bare 500; nothing internal reaches the caller.
@@ -33,6 +41,14 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const domain = fromFastifyError(error);
     if (isInternal(domain)) request.log.error({ err: error }, 'unhandled error');
     const { status, headers, body } = restErrorReply(domain);
+    // A GraphQL client refused before Apollo saw the request (body limit, bad JSON, bad text) still
+    // gets a GraphQL response: `errors` with `extensions.code`.
+    if (isGraphQLPath(request.url)) {
+      return reply
+        .code(status)
+        .headers(headers)
+        .send({ errors: [{ message: domain.message, extensions: graphQLExtensions(domain) }] });
+    }
     return reply.code(status).headers(headers).send(body);
   });
 

@@ -3,6 +3,7 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import {
   type DocumentNode,
   type ExecutionResult,
+  type GraphQLError,
   type GraphQLSchema,
   Kind,
   type OperationDefinitionNode,
@@ -12,9 +13,12 @@ import {
 import { LEVEL_LABELS, levelsGranting, PERMISSION_LEVELS } from '../domain/auth/permissions.js';
 import { scopeGranting } from '../domain/connect/scopes.js';
 import { mostSevere, toDomainError } from '../domain/error-mapping.js';
+import { DomainError } from '../domain/errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { type AccessRule, accessRuleOf, checkAccess } from '../graphql/directives/auth.js';
 import { VALUE_MOVING_MUTATIONS } from '../graphql/value-moving.js';
+import type { TSchema } from '@sinclair/typebox';
+import { restInputError } from './graphql-input-errors.js';
 import type { RestRoute, RouteInput } from './route.js';
 import { Envelope, GeneralError, RateLimitError } from './schemas.js';
 
@@ -22,6 +26,8 @@ export interface CompiledRoute extends RestRoute {
   document: DocumentNode;
   /** The operation compiled to a JS function (graphql-jit): several times cheaper than graphql-js per call. */
   run: (context: GraphQLContext, variables: Record<string, unknown>) => Promise<ExecutionResult> | ExecutionResult;
+  /** The executor's errors as one REST error: input refusals in REST words, the rest as mapped. */
+  errorOf: (errors: readonly GraphQLError[]) => DomainError;
   /** The access rules of the operation's root fields; the route needs all of them. */
   access: AccessRule[];
   rootField: string;
@@ -55,15 +61,41 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
       compiled.query(undefined, context, variables);
     const movesValue =
       operation.operation === 'mutation' && selections.some((s) => VALUE_MOVING_MUTATIONS.has(s.name.value));
+    const errorOf = (errors: readonly GraphQLError[]) =>
+      mostSevere(errors.map((e) => (isVariableError(e) ? restInputError(e, schema) : toDomainError(e))));
     return {
       ...route,
+      ...(route.params ? { params: closed(route.params) } : {}),
+      ...(route.querystring ? { querystring: closed(route.querystring) } : {}),
+      ...(route.body ? { body: closed(route.body) } : {}),
       document,
       run,
+      errorOf,
       access,
       rootField: selections[0]!.alias?.value ?? selections[0]!.name.value,
       movesValue,
     };
   });
+}
+
+/** An error of the executor about the variables themselves (no field ran), not a resolver's. */
+const isVariableError = (error: GraphQLError) => !error.path && !(error.originalError instanceof DomainError);
+
+/**
+ * The schema with every object that does not say otherwise closed to unknown properties, so an
+ * unknown field or query parameter is a 400 naming it (GraphQL input types are closed too).
+ */
+function closed<T extends TSchema>(schema: T): T {
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (node === null || typeof node !== 'object') return node;
+    const copy: Record<string | symbol, unknown> = {};
+    for (const key of Reflect.ownKeys(node)) copy[key] = visit((node as Record<string | symbol, unknown>)[key]);
+    if (copy.type === 'object' && copy.properties && copy.additionalProperties === undefined)
+      copy.additionalProperties = false;
+    return copy;
+  };
+  return visit(schema) as T;
 }
 
 function accessDescription(access: AccessRule[]): string {
@@ -163,7 +195,7 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
           body: request.body,
         };
         const result = await route.run(contextValue, variablesOf(input));
-        if (result.errors?.length) throw mostSevere(result.errors.map(toDomainError));
+        if (result.errors?.length) throw route.errorOf(result.errors);
         const data = (result.data ?? {}) as Record<string, unknown>;
         const payload = route.result ? route.result(data) : data[route.rootField];
         reply.code(status);

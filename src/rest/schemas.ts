@@ -1,4 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import { MAX_AMOUNT_KOBO } from '../domain/wallet/naira.js';
 
 /** Schemas shared by many REST routes: the envelope and the seed's error bodies. */
 
@@ -26,6 +27,13 @@ export const RateLimitError = Type.Object(
   { statusCode: Type.Integer(), message: Type.String(), retryAfter: Type.Integer({ description: 'Seconds to wait.' }) },
   { $id: 'RateLimitError', title: 'RateLimitError' },
 );
+
+/**
+ * A naira amount a caller sends: checked against the range here, before any lookup, so a negative
+ * amount is a 400 whatever else is wrong; its decimals are checked where it becomes kobo.
+ */
+export const NairaAmount = (description = 'Naira, at most two decimals; at most 10,000,000.') =>
+  Type.Number({ exclusiveMinimum: 0, maximum: Number(MAX_AMOUNT_KOBO / 100n), description, examples: [1500.5] });
 
 export const Nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
 export const DateTimeString = Type.String({ format: 'date-time' });

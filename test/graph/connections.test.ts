@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { globalId } from '../../src/graphql/global-id.js';
 import { graphql, seedTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { fund } from '../wallet/helpers.js';
+import { fund } from '../helpers/wallet.js';
 import { principalOf } from './seed.js';
 
 describe('cursor connections and global object identification', () => {

@@ -5,7 +5,7 @@ import { abilitiesOfScopes, type Scope } from '../../src/domain/connect/scopes.j
 import { accessRuleOf } from '../../src/graphql/directives/auth.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { graphql, seedTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { REDIRECT_URI, registerApp } from '../connect/helpers.js';
+import { REDIRECT_URI, registerApp } from '../helpers/oauth-flow.js';
 import { seedEveryKind } from './seed.js';
 
 const schema = buildSchema();

@@ -3,7 +3,8 @@ import { abilitiesOf } from '../../src/domain/auth/permissions.js';
 import { tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 import type { Services } from '../../src/services.js';
 import { graphql, type Tenant, type TestApp } from '../helpers/app.js';
-import { fund, rest } from '../wallet/helpers.js';
+import { rest } from '../helpers/rest.js';
+import { fund } from '../helpers/wallet.js';
 
 export const USDC = tokenBySymbol('USDC')!.address;
 export const USDT = tokenBySymbol('USDT')!.address;

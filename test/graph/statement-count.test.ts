@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql, seedTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { fund } from '../wallet/helpers.js';
+import { fund } from '../helpers/wallet.js';
 import { HOME_SCREEN } from '../../src/graphql/home-screen.js';
 import { countStatements, principalOf, seedEveryKind } from './seed.js';
 

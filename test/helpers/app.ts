@@ -7,6 +7,7 @@ import { type Clock, systemClock } from '../../src/domain/clock.js';
 import type { User } from '../../src/domain/users/user.js';
 import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
 import { createServices, type Services } from '../../src/services.js';
+import { watchRestContract } from './rest-contract.js';
 import { isolatedTestDatabase, onPostgres, testDatabase } from './database.js';
 
 export interface TestApp {
@@ -25,6 +26,7 @@ export async function createTestApp(
   );
   const services = createServices(config, database.db, options.clock ?? systemClock, () => undefined);
   const app = await buildApp({ services });
+  watchRestContract(app);
   await app.ready();
   return {
     app,

@@ -60,6 +60,66 @@ const ALLOWED: Allowed[] = [
     line: 'await new Promise((r) => setTimeout(r, 2));',
     reason: 'pacing of the two racing relay loops while the writers run, so they do not spin on the lock',
   },
+  {
+    file: 'test/helpers/throwaway-servers.ts',
+    line: 'const timer = setTimeout(() => reject(new Error(`redis-server did not start:',
+    reason: 'the deadline for a throwaway redis-server to start; the wait itself is on its "Ready" line',
+  },
+  {
+    file: 'test/ops/fault-harness.ts',
+    line: 'await new Promise((resolve) => setTimeout(resolve, 50));',
+    reason: 'the probe interval of timeUntilServing, which measures recovery by trying a transfer until one succeeds',
+  },
+  {
+    file: 'test/ops/fault-harness.ts',
+    line: 'if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 200));',
+    reason: 'back-off between rounds of client retries (a partner retrying), not a wait for an effect',
+  },
+  {
+    file: 'test/ops/faults.pg.test.ts',
+    line: 'const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));',
+    reason:
+      'shapes the faults themselves (how long a dependency stays away, spacing of terminations); no assertion waits on it',
+  },
+  {
+    file: 'test/ops/faults.pg.test.ts',
+    line: 'await sleep(150);',
+    reason: "spacing of three backend terminations during the burst: the fault's shape",
+  },
+  {
+    file: 'test/ops/faults.pg.test.ts',
+    line: 'await sleep(500);',
+    reason: 'keeps PostgreSQL stopped for half a second more after readiness saw it, so requests meet the outage',
+  },
+  {
+    file: 'test/ops/faults.pg.test.ts',
+    line: "client.on('connected', () => setTimeout(resolve, 300));",
+    reason:
+      'graphql-ws gives no acknowledgement that a subscription is live; the test compares counts from before the fault, so an early event missed cannot pass it wrongly',
+  },
+  {
+    file: 'test/ops/shutdown.pg.test.ts',
+    line: 'await new Promise((resolve) => setTimeout(resolve, 500));',
+    reason:
+      'graphql-ws gives no acknowledgement that a subscription is live; the assertion is on its 1001 close, which a late start cannot fake',
+  },
+  {
+    file: 'test/ops/shutdown.pg.test.ts',
+    line: 'await new Promise((resolve) => setTimeout(resolve, 100));',
+    reason: 'the probe period of the simulated load balancer polling /readyz',
+  },
+  {
+    file: 'test/protection/explorer.browser.test.ts',
+    line: 'await new Promise((resolve) => setTimeout(resolve, 1000));',
+    reason:
+      'GraphiQL re-parses an edited document after a debounce with no event to wait on; a too-short wait fails the test, never passes it wrongly',
+  },
+  {
+    file: 'test/protection/explorer.browser.test.ts',
+    line: 'await new Promise((resolve) => setTimeout(resolve, 1500));',
+    reason:
+      'the subscription starts from now with no signal that it is live in the page; a too-short wait fails the test, never passes it wrongly',
+  },
 ];
 
 interface Finding {

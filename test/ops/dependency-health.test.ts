@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
+import { waitUntil } from '../helpers/wait.js';
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { databaseFaultOf, describeDatabaseError } from '../../src/db/faults.js';
@@ -73,8 +74,7 @@ describe('dependency health', () => {
       expect(health.databaseState).toBe('down');
       const back = health.databaseBack(5_000);
       readOnly = 'on';
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(health.databaseState).toBe('read-only');
+      await waitUntil(() => health.databaseState === 'read-only', { timeoutMs: 5_000, intervalMs: 10 });
       readOnly = 'off';
       await back;
       expect(health.databaseState).toBe('up');

@@ -136,8 +136,11 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
       fault: async () => {
         const stopped = Date.now();
         await postgres.stopServer('fast');
-        await sleep(500);
-        readyWhileDown = await readiness();
+        // Readiness turns as soon as the gateway sees the database gone.
+        await waitUntil(async () => (readyWhileDown = await readiness()).body.database === 'down', {
+          timeoutMs: 10_000,
+          intervalMs: 50,
+        });
         await sleep(500);
         await postgres.startServer();
         downMs = Date.now() - stopped;
@@ -181,8 +184,10 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
       fault: async () => {
         await postgres.sql('alter system set default_transaction_read_only = on');
         await postgres.sql('select pg_reload_conf()');
-        await sleep(1_000);
-        readyWhileReadOnly = await readiness();
+        await waitUntil(async () => (readyWhileReadOnly = await readiness()).body.database === 'read-only', {
+          timeoutMs: 10_000,
+          intervalMs: 50,
+        });
         await postgres.sql([
           'set default_transaction_read_only = off',
           'alter system reset default_transaction_read_only',
@@ -243,14 +248,16 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
         faultAfter: 40,
         fault: async () => {
           await redis.stopServer();
-          await sleep(1_500);
-          readyWhileDown = await readiness();
+          await waitUntil(async () => (readyWhileDown = await readiness()).body.redis === 'down', {
+            timeoutMs: 10_000,
+            intervalMs: 50,
+          });
           const eventsBefore = received.length;
           // Events keep reaching the subscriber while Redis is away (the feed polls the table).
           await waitUntil(() => received.length > eventsBefore, 5_000);
           await redis.startServer();
           const back = Date.now();
-          await waitUntil(async () => (await readiness()).body.redis === 'up', 5_000, 50);
+          await waitUntil(async () => (await readiness()).body.redis === 'up', { timeoutMs: 5_000, intervalMs: 50 });
           recoveryMs = Date.now() - back;
         },
       });

@@ -66,7 +66,7 @@ describe('error bodies', () => {
       url: '/api/v1/events?limit=1000',
       headers: { 'x-api-key': tenant.keys.READ_ONLY },
     });
-    expect(tooMany.json().details[0]).toEqual({ field: 'limit', message: 'limit must be <= 200' });
+    expect(tooMany.json().details[0]).toEqual({ field: 'limit', message: 'limit must be between 1 and 200' });
   });
 
   it('401 and 403 use the general body', async () => {

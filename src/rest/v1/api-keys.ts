@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PERMISSION_LEVELS } from '../../domain/auth/permissions.js';
+import { LEVEL_LABELS, PERMISSION_LEVELS, parsePermissionLevel } from '../../domain/auth/permissions.js';
 import { defineRoutes } from '../route.js';
 import { DateTimeString, Nullable } from '../schemas.js';
 
@@ -8,6 +8,14 @@ const API_KEY_FIELDS = 'id name environment permission displayPrefix createdAt l
 const Permission = Type.Union(
   PERMISSION_LEVELS.map((p) => Type.Literal(p)),
   { description: 'READ_ONLY (default), TRANSACTIONS, ACCOUNT_MANAGEMENT or FULL_ACCESS.' },
+);
+/** What a caller may write: the constant or the seed's label ("Read Only", "Full Access", …). */
+const PermissionInput = Type.Union(
+  [...PERMISSION_LEVELS, ...PERMISSION_LEVELS.map((p) => LEVEL_LABELS[p])].map((p) => Type.Literal(p)),
+  {
+    description:
+      'A level by its constant or its label: READ_ONLY or "Read Only" (default), TRANSACTIONS or "Transactions", ACCOUNT_MANAGEMENT or "Account Management", FULL_ACCESS or "Full Access".',
+  },
 );
 
 const ApiKeySchema = Type.Object(
@@ -46,9 +54,12 @@ export const apiKeyRoutes = defineRoutes([
     operation: `mutation CreateApiKey($input: CreateApiKeyInput!) { createApiKey(input: $input) { key apiKey { ${API_KEY_FIELDS} } } }`,
     body: Type.Object({
       name: Type.String({ minLength: 1, maxLength: 100 }),
-      permission: Type.Optional(Permission),
+      permission: Type.Optional(PermissionInput),
     }),
-    variables: ({ body }) => ({ input: body }),
+    variables: ({ body }) => {
+      const { permission, ...rest } = body as { permission?: string };
+      return { input: permission === undefined ? rest : { ...rest, permission: parsePermissionLevel(permission) } };
+    },
     message: 'API key created successfully',
     response: Type.Object({ key: Type.String(), apiKey: ApiKeySchema }),
   },

@@ -3,7 +3,7 @@ import { BILL_TYPES } from '../../domain/bills/bills-provider.js';
 import { MAX_RECORDS_PAGE } from '../../domain/bills/bills-service.js';
 import { RECURRENCE_PATTERNS } from '../../domain/bills/recurrence.js';
 import { defineRoutes, type RouteInput } from '../route.js';
-import { DateFilter, DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
+import { DateFilter, DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter, NairaAmount } from '../schemas.js';
 import { renderReceipt } from './bill-receipt.js';
 
 /**
@@ -17,7 +17,7 @@ const PAYMENT_FIELDS =
 
 const BillType = Type.Union(BILL_TYPES.map((t) => Type.Literal(t)));
 const BillStatus = Type.Union(['PENDING', 'SUCCESS', 'FAILED'].map((s) => Type.Literal(s)));
-const Naira = Type.Number({ description: 'Naira, at most two decimals.' });
+const Naira = NairaAmount();
 const Reference = Type.String({ minLength: 1, maxLength: 64 });
 const ScheduleData = Type.Object({
   executionDate: DateTimeString,

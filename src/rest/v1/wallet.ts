@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoutes } from '../route.js';
-import { DateTimeString, Nullable } from '../schemas.js';
+import { DateTimeString, Nullable, NairaAmount } from '../schemas.js';
 
 /**
  * REST v1 wallet: the seed's deposit path, and paths chosen for the named operations beside it
@@ -14,7 +14,7 @@ const PAYOUT_FIELDS =
 export const TRANSACTION_FIELDS =
   'id type status amount amountKobo fee currency reference description counterparty version createdAt updatedAt';
 
-const Naira = Type.Number({ description: 'Naira, at most two decimals; at most 10,000,000.', examples: [1500.5] });
+const Naira = NairaAmount();
 const Reference = Type.String({
   minLength: 1,
   maxLength: 64,

@@ -1,0 +1,68 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { type DocumentNode, GraphQLError, visit } from 'graphql';
+import { DomainError } from '../domain/errors.js';
+import { badTextError, badTextReason, findBadText } from '../http/text-hygiene.js';
+
+/**
+ * The refused-text check for a GraphQL operation: its variables (any depth) and the string
+ * literals written inline in the document (`"\u0000"` is a valid GraphQL escape). Transport
+ * independent: HTTP (the Apollo plugin below) and WebSocket (onSubscribe) both call it.
+ */
+export function operationTextProblem(
+  document: DocumentNode,
+  variables: Record<string, unknown> | null | undefined,
+): DomainError | undefined {
+  const inVariables = findBadText(variables ?? {});
+  if (inVariables) return badTextError({ ...inVariables, field: `variables.${inVariables.field}` });
+  let problem: DomainError | undefined;
+  const argumentPath: string[] = [];
+  visit(document, {
+    Argument: {
+      enter: (node) => void argumentPath.push(node.name.value),
+      leave: () => void argumentPath.pop(),
+    },
+    ObjectField: {
+      enter: (node) => void argumentPath.push(node.name.value),
+      leave: () => void argumentPath.pop(),
+    },
+    StringValue(node) {
+      const reason = badTextReason(node.value);
+      if (reason && !problem) problem = badTextError({ field: argumentPath.join('.') || 'query', reason });
+    },
+  });
+  return problem;
+}
+
+/** A DomainError as a GraphQL request error: Apollo takes the HTTP status from `extensions.http`. */
+export function asRequestError(error: DomainError): GraphQLError {
+  return new GraphQLError(error.message, {
+    originalError: error,
+    extensions: { code: error.code, http: { status: error.status } },
+  });
+}
+
+/**
+ * Checks Apollo runs once it knows the operation and before it executes anything:
+ * - refused text in variables or inline literals → 400 BAD_USER_INPUT naming the field;
+ * - a subscription over HTTP → 400 telling the client to use the WebSocket (graphql-ws).
+ */
+export function operationGuardsPlugin<TContext extends object>(): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ document, request, operation }) {
+          if (operation?.operation === 'subscription') {
+            throw asRequestError(
+              new DomainError(
+                'BAD_USER_INPUT',
+                'Subscriptions are served over WebSocket only: connect a graphql-ws client (protocol graphql-transport-ws) to ws(s)://<this host>/graphql and subscribe there; HTTP carries queries and mutations.',
+              ),
+            );
+          }
+          const problem = operationTextProblem(document, request.variables);
+          if (problem) throw asRequestError(problem);
+        },
+      };
+    },
+  };
+}
