@@ -1,10 +1,11 @@
 import { seedDemoAccount } from './bootstrap/demo.js';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, publicUrlOf } from './config.js';
+import { ConfigError, loadConfig, otlpTracesUrlOf, publicUrlOf } from './config.js';
 import { openDatabase } from './db/client.js';
 import { systemClock } from './domain/clock.js';
 import { createServices } from './services.js';
 import { startWorkers } from './workers.js';
+import { installTracing, shutdownTracing } from './observability/tracing.js';
 
 /** Composition root: config → database → services → app → workers → listen; graceful shutdown. */
 async function main(): Promise<void> {
@@ -18,7 +19,12 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDataDir: config.PGLITE_DATA_DIR });
+  installTracing({ otlpEndpoint: otlpTracesUrlOf(config), serviceName: config.OTEL_SERVICE_NAME });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    pgliteDataDir: config.PGLITE_DATA_DIR,
+    migrate: config.MIGRATE_ON_START,
+  });
   let logBackgroundError: (error: unknown) => void = () => undefined;
   const services = createServices(config, database.db, systemClock, (error) => logBackgroundError(error));
   const app = await buildApp({ services, logger: true });
@@ -43,7 +49,12 @@ async function main(): Promise<void> {
       `Sandbox API key (Full Access, shown once): ${demoKey}`,
       `  Try: curl -H "X-API-KEY: ${demoKey}" ${base}/api/v1/user/me`,
     );
-  process.stdout.write(`${lines.join('\n')}\n`);
+  // stdout carries JSON log lines only; the banner (and the demo key, which no log may hold) is for a person.
+  app.log.info(
+    { address, graphql: `${base}/graphql`, rest: `${base}/api/v1`, demoKeyPrinted: Boolean(demoKey) },
+    'ready',
+  );
+  process.stderr.write(`${lines.join('\n')}\n`);
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
@@ -56,6 +67,7 @@ async function main(): Promise<void> {
       await app.close();
       await workers?.stop(config.SHUTDOWN_GRACE_MS);
       await database.close();
+      await shutdownTracing();
     } finally {
       clearTimeout(force);
     }

@@ -11,6 +11,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import lockfile from 'proper-lockfile';
+import { TracedPgClient, tracePglite } from '../observability/db-tracing.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -26,6 +27,8 @@ export interface DatabaseHandle {
   /** A description safe to log (no password). */
   describe: string;
   close(): Promise<void>;
+  /** node-postgres only: the pool, for its in-use and waiting gauges. */
+  pool?: pg.Pool;
 }
 
 export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -38,17 +41,34 @@ export interface OpenOptions {
   /** PGlite only: a prepared data dump (see test/helpers) to start from instead of initdb. */
   pgliteLoadDataDir?: Blob;
   poolSize?: number;
+  /** Apply pending migrations while opening (default). Off when a release step runs `npm run migrate`. */
+  migrate?: boolean;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 20);
-  return openPglite(options.pgliteDataDir ?? 'memory://', options.pgliteLoadDataDir);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 20, options.migrate ?? true);
+  return openPglite(options.pgliteDataDir ?? 'memory://', options.pgliteLoadDataDir, options.migrate ?? true);
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+async function openPostgres(url: string, poolSize: number, migrate: boolean): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: TracedPgClient });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  if (migrate) await migratePostgres(pool);
+  const db = drizzlePg(pool, { schema }) as unknown as Database;
+  const safeUrl = new URL(url);
+  safeUrl.password = '';
+  return {
+    db,
+    driver: 'postgres',
+    describe: `PostgreSQL ${safeUrl.host}${safeUrl.pathname}`,
+    close: () => pool.end(),
+    pool,
+  };
+}
+
+/** Applies pending migrations under an advisory lock, so instances starting together never race. */
+export async function migratePostgres(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -60,13 +80,9 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   } finally {
     client.release();
   }
-  const db = drizzlePg(pool, { schema }) as unknown as Database;
-  const safeUrl = new URL(url);
-  safeUrl.password = '';
-  return { db, driver: 'postgres', describe: `PostgreSQL ${safeUrl.host}${safeUrl.pathname}`, close: () => pool.end() };
 }
 
-async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrate: boolean): Promise<DatabaseHandle> {
   let release: (() => Promise<void>) | undefined;
   if (!dataDir.startsWith('memory://')) {
     mkdirSync(dataDir, { recursive: true });
@@ -81,11 +97,15 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
     }
   }
   // pg_trgm backs the partial-match searches of bill records (see migration 0006).
-  const client = await PGlite.create(dataDir, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
+  const client = tracePglite(
+    await PGlite.create(dataDir, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) }),
+  );
   const db = drizzlePglite(client, { schema });
-  await db.execute(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
-  await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  await db.execute(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+  if (migrate) {
+    await db.execute(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+    await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    await db.execute(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+  }
   return {
     db: db as unknown as Database,
     driver: 'pglite',

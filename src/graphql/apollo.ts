@@ -12,6 +12,7 @@ import { registerExplorer, wantsExplorer } from './explorer.js';
 import { createFormatError } from './format-error.js';
 import { createArmor } from './hardening.js';
 import { registerPages } from '../http/security-headers.js';
+import { observabilityPlugin } from '../observability/graphql-plugin.js';
 
 export interface ApolloOptions {
   schema: GraphQLSchema;
@@ -34,6 +35,7 @@ export async function registerApollo(
     plugins: [
       ...(armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
       fastifyApolloDrainPlugin(app),
+      observabilityPlugin<GraphQLContext>(),
       // Inline tracing is for Apollo's hosted studio, which this deployment does not report to;
       // the landing page loads from a CDN, so the explorer below replaces it.
       ApolloServerPluginInlineTraceDisabled(),

@@ -8,6 +8,7 @@ import { credentialFrom, type GraphQLContext, type RequestFacts, routerSecretFro
 import { webSocketValidationRules } from './hardening.js';
 import { createSharedSubscribe } from './shared-subscriptions.js';
 import { serveGraphQLWs } from './ws-transport.js';
+import { subscriptionHooks } from '../observability/subscription-hooks.js';
 
 export interface WebSocketOptions {
   schema: GraphQLSchema;
@@ -74,6 +75,8 @@ export function registerWebSocket(
         }
         return true;
       },
+      onOperation: subscriptionHooks.onOperation,
+      onComplete: subscriptionHooks.onComplete,
       onClose: (ctx) => {
         authenticated.delete(ctx.extra.socket);
       },

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { SharedNextFrames } from './shared-next-frames.js';
+import { countingNext } from '../observability/subscription-hooks.js';
 
 export interface WsExtra {
   socket: WebSocket;
@@ -29,7 +30,7 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
   { keepAliveMs = 12_000, isProduction = false }: { keepAliveMs?: number; isProduction?: boolean } = {},
 ): { dispose(): Promise<void> } {
   const frames = new SharedNextFrames();
-  const server = makeServer<P, WsExtra & E>({ ...options, onNext: options.onNext ?? frames.onNext });
+  const server = makeServer<P, WsExtra & E>({ ...options, onNext: countingNext(options.onNext ?? frames.onNext) });
   wss.options.handleProtocols = handleProtocols;
   const reasonOf = (error: unknown) =>
     isProduction ? 'Internal server error' : String(error instanceof Error ? error.message : error).slice(0, 120);
