@@ -7,6 +7,8 @@
  *   npm run admin -- list-keys --user <id|email>
  *   npm run admin -- revoke-key --user <id|email> --key <key id>
  *   npm run admin -- rewrap-wallet-keys --env sandbox|production
+ *   npm run admin -- queue | failed-jobs | retry-job | discard-job | failed-deliveries | retry-delivery |
+ *                    discard-delivery | doctor   (background work and health: see admin-operations.ts)
  *
  * Add --json for machine-readable output. It uses the same DATABASE_URL / PGLITE_DATA_DIR as the
  * server; the embedded database can be open in one process only, so stop the server first or use
@@ -20,6 +22,7 @@ import { systemClock } from '../src/domain/clock.js';
 import { DomainError } from '../src/domain/errors.js';
 import { isUuid } from '../src/domain/ids.js';
 import { createServices, type Services } from '../src/services.js';
+import { OPERATOR_COMMANDS, OperatorUsageError, runDoctorCommand, runOperatorCommand } from './admin-operations.js';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -34,6 +37,9 @@ const { positionals, values } = parseArgs({
     env: { type: 'string', default: 'sandbox' },
     permission: { type: 'string' },
     key: { type: 'string' },
+    id: { type: 'string' },
+    kind: { type: 'string' },
+    limit: { type: 'string' },
   },
 });
 
@@ -115,14 +121,18 @@ async function run(services: Services, command: string | undefined): Promise<Out
         text: `Re-wrapped ${rewrapped} custodial wallet key(s) in ${environment} with the newest master key`,
       };
     }
-    default:
+    default: {
+      const operated = await runOperatorCommand(services, command, values);
+      if (operated) return operated;
       throw new UsageError(
-        'Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys (add --json for JSON output)',
+        `Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
       );
+    }
   }
 }
 
 async function main(): Promise<number> {
+  if (positionals[0] === 'doctor') return runDoctorCommand(values.json);
   // The CLI serves no traffic: no Redis (limits, doorbell), so nothing holds the process open.
   const config = loadConfig(process.env, { REDIS_URL: undefined });
   const database = await openDatabase({
@@ -136,10 +146,11 @@ async function main(): Promise<number> {
     process.stdout.write(values.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
     return 0;
   } catch (error) {
-    const message = error instanceof UsageError || error instanceof DomainError ? error.message : String(error);
+    const usage = error instanceof UsageError || error instanceof OperatorUsageError || error instanceof DomainError;
+    const message = usage ? (error as Error).message : String(error);
     if (values.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
     else process.stderr.write(`${message}\n`);
-    return error instanceof UsageError || error instanceof DomainError ? 2 : 1;
+    return usage ? 2 : 1;
   } finally {
     await database.close();
   }

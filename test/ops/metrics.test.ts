@@ -79,7 +79,7 @@ describe('/metrics after a scripted run', () => {
     });
     receiver = await new Receiver().start();
     receiver.answer = () => 500;
-  });
+  }, 120_000);
   const cleanups: Array<() => Promise<void>> = [];
   afterAll(async () => {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
