@@ -72,7 +72,7 @@ describe('traces', () => {
     expect(providerCall).toBeDefined();
     expect(childOfServer(providerCall)).toBe(true);
     const received = flw.requests.at(-1)!;
-    expect(received.path).toMatch(/^\/v3\/bill-categories/);
+    expect(received.path).toMatch(/^\/v3\/(top-)?bill-categories/);
     expect(received.headers['traceparent']).toBe(`00-${traceId}-${providerCall.spanContext().spanId}-01`);
   });
 });
