@@ -9,9 +9,9 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import pg from 'pg';
+import type pg from 'pg';
 import lockfile from 'proper-lockfile';
-import { TracedPgClient, tracePglite } from '../observability/db-tracing.js';
+import { TracedPgClient, TracedPgPool, tracePglite } from '../observability/db-tracing.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -51,7 +51,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
 }
 
 async function openPostgres(url: string, poolSize: number, migrate: boolean): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, Client: TracedPgClient });
+  const pool = new TracedPgPool({ connectionString: url, max: poolSize, Client: TracedPgClient });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   if (migrate) await migratePostgres(pool);

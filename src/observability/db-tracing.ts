@@ -28,17 +28,38 @@ function traced<T>(system: string, text: unknown, run: () => Promise<T>): Promis
   );
 }
 
-/** A node-postgres Client whose promise-style queries are traced; pass it as the pool's `Client`. */
+/** The promise-style calls of `query` (what Drizzle makes) go through a span; callback-style ones pass. */
+function tracedQuery(target: { query: (...a: unknown[]) => unknown }, args: unknown[]): unknown {
+  const [config, values, callback] = args as [{ text?: string; submit?: unknown } | string, unknown, unknown];
+  const promiseStyle =
+    typeof values !== 'function' &&
+    typeof callback !== 'function' &&
+    !(config && typeof config === 'object' && typeof config.submit === 'function');
+  if (!promiseStyle || !tracingEnabled()) return target.query(...args);
+  const text = typeof config === 'string' ? config : config?.text;
+  return traced('postgresql', text, () => target.query(...args) as Promise<unknown>);
+}
+
+/** A node-postgres Client whose queries are traced (transactions run on one); the pool's `Client`. */
 export class TracedPgClient extends pg.Client {
-  override query(...args: any[]): any {
-    const [config, values, callback] = args;
-    const promiseStyle =
-      typeof values !== 'function' &&
-      typeof callback !== 'function' &&
-      !(config && typeof config === 'object' && typeof config.submit === 'function');
-    if (!promiseStyle || !tracingEnabled()) return (super.query as (...a: unknown[]) => unknown)(...args);
-    const text = typeof config === 'string' ? config : config?.text;
-    return traced('postgresql', text, () => (super.query as (...a: unknown[]) => Promise<unknown>)(...args));
+  override query(...args: unknown[]): never {
+    return tracedQuery(
+      { query: (...a) => (super.query as (...b: unknown[]) => unknown).apply(this, a) },
+      args,
+    ) as never;
+  }
+}
+
+/**
+ * A pool whose own `query` is traced: queries outside a transaction go through it, and it calls its
+ * client in callback style, which TracedPgClient leaves alone, so each statement has one span.
+ */
+export class TracedPgPool extends pg.Pool {
+  override query(...args: unknown[]): never {
+    return tracedQuery(
+      { query: (...a) => (super.query as (...b: unknown[]) => unknown).apply(this, a) },
+      args,
+    ) as never;
   }
 }
 

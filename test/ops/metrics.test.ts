@@ -3,6 +3,8 @@ import { createClient } from 'graphql-ws';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../src/db/client.js';
 import { stampCommittedEvents } from '../../src/domain/events/relay.js';
 import { enqueueJob, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worker.js';
@@ -70,8 +72,10 @@ describe('/metrics after a scripted run', () => {
   let s: StartedTestApp;
   let receiver: Receiver;
   beforeAll(async () => {
+    // A database of its own on PostgreSQL: files run side by side there, and their events would be stamped here too.
     s = await startTestApp({
       listen: true,
+      isolated: true,
       config: {
         RATE_LIMIT_PER_MINUTE: 100_000,
         ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
@@ -135,9 +139,15 @@ describe('/metrics after a scripted run', () => {
     expect(named.status).toBe(200);
     await graphql(t.app, alice.keys.READ_ONLY, 'query MetricsProbe { noSuchField }');
 
-    await stampCommittedEvents(t.services.db, { wait: true });
-    t.services.eventFeed.wake();
-    await waitUntil(async () => updates.length >= 3, 10_000);
+    await waitUntil(async () => {
+      await stampCommittedEvents(t.services.db, { wait: true });
+      t.services.eventFeed.wake();
+      const [waiting] = await queryRows<{ n: unknown }>(
+        t.services.db,
+        sql`select count(*) as n from events where seq is null`,
+      );
+      return updates.length >= 3 && Number(waiting?.n) === 0;
+    }, 20_000);
 
     // The webhook attempt: the handler run once on alice's first delivery (other files' jobs stay untouched).
     const endpointId = hook.json().data.endpoint.id;
