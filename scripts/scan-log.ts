@@ -18,7 +18,13 @@ export interface Finding {
 const RULES: Array<{ rule: string; pattern: RegExp; check?: (match: string) => boolean }> = [
   { rule: 'API key or OAuth token', pattern: /pgw_(?:sbx|live|at|rt|ac|cs)_[A-Za-z0-9_-]{16,}/g },
   { rule: 'webhook signing secret', pattern: /whsec_[A-Za-z0-9+/=]{20,}/g },
-  { rule: 'key or token hash (64 hex digits)', pattern: /(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])/g },
+  {
+    rule: 'key or token hash (64 hex digits)',
+    pattern: /(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])/g,
+    // A SHA-256 in hex has letters and digits; 64 decimal digits are something else (the all-ones
+    // Solana signature of a transaction that never ran).
+    check: (match) => /[a-f]/.test(match) && /[0-9]/.test(match),
+  },
   { rule: 'card number', pattern: /(?<!\d)\d{15,19}(?!\d)/g, check: luhn },
   { rule: 'card field (number, CVV, expiry)', pattern: /"(?:cvv|cvv2|cvc|card_?number|cardNumber|pan)"\s*:/gi },
   { rule: 'PIN', pattern: /"(?:pin|transactionPin|transaction_pin)"\s*:/gi },

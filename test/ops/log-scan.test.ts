@@ -52,6 +52,7 @@ describe('the log scanner CI runs on the test suite log', () => {
         msg: 'request completed',
       }),
       line({ amount: 150050, phone: '08031234567', reference: 'TRF-20260101-0001', password: '********' }),
+      line({ msg: `signature: ${'1'.repeat(64)}` }),
     ].join('\n');
     expect(scanLog(clean)).toEqual([]);
   });
