@@ -10,13 +10,13 @@
  *   npm run admin -- queue | failed-jobs | retry-job | discard-job | failed-deliveries | retry-delivery |
  *                    discard-delivery | doctor   (background work and health: see admin-operations.ts)
  *
- * Add --json for machine-readable output. It uses the same DATABASE_URL / PGLITE_DATA_DIR as the
- * server; the embedded database can be open in one process only, so stop the server first or use
- * PostgreSQL.
+ * Add --json for machine-readable output; --help prints the usage. It uses the same DATABASE_URL /
+ * PGLITE_DATA_DIR as the server; the embedded database can be open in one process only, so while a
+ * server holds it the CLI says so and names the dashboard page or API route that does the same.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
+import { loadConfig, publicUrlOf } from '../src/config.js';
+import { DatabaseInUseError, openDatabase } from '../src/db/client.js';
 import { ENVIRONMENTS, type Environment, parsePermissionLevel } from '../src/domain/auth/permissions.js';
 import { systemClock } from '../src/domain/clock.js';
 import { DomainError } from '../src/domain/errors.js';
@@ -24,24 +24,72 @@ import { isUuid } from '../src/domain/ids.js';
 import { createServices, type Services } from '../src/services.js';
 import { OPERATOR_COMMANDS, OperatorUsageError, runDoctorCommand, runOperatorCommand } from './admin-operations.js';
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    json: { type: 'boolean', default: false },
-    email: { type: 'string' },
-    'first-name': { type: 'string' },
-    'last-name': { type: 'string' },
-    phone: { type: 'string' },
-    user: { type: 'string' },
-    name: { type: 'string' },
-    env: { type: 'string', default: 'sandbox' },
-    permission: { type: 'string' },
-    key: { type: 'string' },
-    id: { type: 'string' },
-    kind: { type: 'string' },
-    limit: { type: 'string' },
-  },
-});
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  create-user --email <email> [--first-name <name>] [--last-name <name>] [--phone <+234…>]
+  create-business --user <id|email> --name <business name>
+  create-key --user <id|email> --name <key name> [--env sandbox|production] [--permission "Read Only"|Transactions|"Account Management"|"Full Access"]
+  list-keys --user <id|email>
+  revoke-key --user <id|email> --key <key id>
+  rewrap-wallet-keys --env sandbox|production
+  queue                                     queue depth per job kind
+  failed-jobs [--kind <kind>] [--limit N]   jobs that failed for good, with their last error
+  retry-job --id <job> | --kind <kind>      put failed jobs back in line, due now
+  discard-job --id <job> | --kind <kind>    set failed (or pending) jobs aside for good
+  failed-deliveries [--limit N]             webhook deliveries out of retries, with the last answer
+  retry-delivery --id <delivery>            send a failed delivery once more
+  discard-delivery --id <delivery>          stop a pending delivery's retries
+  doctor                                    check configuration, database, Redis, ledger (exit 1 on a problem)
+
+Options:
+  --json   machine-readable output
+  --help   this text
+
+Uses DATABASE_URL, or the embedded database at PGLITE_DATA_DIR (default ./data/pglite), like the server.`;
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h', default: false },
+  json: { type: 'boolean', default: false },
+  email: { type: 'string' },
+  'first-name': { type: 'string' },
+  'last-name': { type: 'string' },
+  phone: { type: 'string' },
+  user: { type: 'string' },
+  name: { type: 'string' },
+  env: { type: 'string', default: 'sandbox' },
+  permission: { type: 'string' },
+  key: { type: 'string' },
+  id: { type: 'string' },
+  kind: { type: 'string' },
+  limit: { type: 'string' },
+} as const;
+
+let parsed: ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof OPTIONS }>>;
+try {
+  parsed = parseArgs({ allowPositionals: true, options: OPTIONS });
+} catch (error) {
+  // An unknown or malformed option: one line and the usage, not a stack trace.
+  process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+const { positionals, values } = parsed;
+
+/** How to do a command through a running server, for when that server holds the embedded database. */
+function throughServer(command: string | undefined, baseUrl: string): string {
+  switch (command) {
+    case 'create-user':
+      return `sign up at ${baseUrl}/signup`;
+    case 'create-business':
+      return `use ${baseUrl}/dashboard/businesses`;
+    case 'create-key':
+    case 'list-keys':
+    case 'revoke-key':
+      return `use ${baseUrl}/dashboard/keys, or /api/v1/api-keys (POST, GET, DELETE /:id) with a Full Access key`;
+    default:
+      return 'this command has no API; stop the server first';
+  }
+}
 
 class UsageError extends Error {}
 
@@ -132,14 +180,31 @@ async function run(services: Services, command: string | undefined): Promise<Out
 }
 
 async function main(): Promise<number> {
+  if (values.help || positionals[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (!positionals[0]) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
   if (positionals[0] === 'doctor') return runDoctorCommand(values.json);
   // The CLI serves no traffic: no Redis (limits, doorbell), so nothing holds the process open.
   const config = loadConfig(process.env, { REDIS_URL: undefined });
-  const database = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    pgliteDataDir: config.PGLITE_DATA_DIR,
-    poolSize: 2,
-  });
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      pgliteDataDir: config.PGLITE_DATA_DIR,
+      poolSize: 2,
+    });
+  } catch (error) {
+    if (!(error instanceof DatabaseInUseError)) throw error;
+    const message = `The embedded database at ${error.dataDir} is held by a running server (one process at a time): ${throughServer(positionals[0], publicUrlOf(config))}; or stop the server and run this again.`;
+    if (values.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    else process.stderr.write(`${message}\n`);
+    return 3;
+  }
   try {
     const services = createServices(config, database.db, systemClock, () => undefined);
     const output = await run(services, positionals[0]);
