@@ -7,6 +7,8 @@
  *   npm run admin -- list-keys --user <id|email>
  *   npm run admin -- revoke-key --user <id|email> --key <key id>
  *   npm run admin -- rewrap-wallet-keys --env sandbox|production
+ *   npm run admin -- queue | failed-jobs | retry-job | discard-job | failed-deliveries | retry-delivery |
+ *                    discard-delivery | doctor   (background work and health: see admin-operations.ts)
  *
  * Add --json for machine-readable output; --help prints the usage. It uses the same DATABASE_URL /
  * PGLITE_DATA_DIR as the server; the embedded database can be open in one process only, so while a
@@ -20,6 +22,7 @@ import { systemClock } from '../src/domain/clock.js';
 import { DomainError } from '../src/domain/errors.js';
 import { isUuid } from '../src/domain/ids.js';
 import { createServices, type Services } from '../src/services.js';
+import { OPERATOR_COMMANDS, OperatorUsageError, runDoctorCommand, runOperatorCommand } from './admin-operations.js';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -30,6 +33,14 @@ Commands:
   list-keys --user <id|email>
   revoke-key --user <id|email> --key <key id>
   rewrap-wallet-keys --env sandbox|production
+  queue                                     queue depth per job kind
+  failed-jobs [--kind <kind>] [--limit N]   jobs that failed for good, with their last error
+  retry-job --id <job> | --kind <kind>      put failed jobs back in line, due now
+  discard-job --id <job> | --kind <kind>    set failed (or pending) jobs aside for good
+  failed-deliveries [--limit N]             webhook deliveries out of retries, with the last answer
+  retry-delivery --id <delivery>            send a failed delivery once more
+  discard-delivery --id <delivery>          stop a pending delivery's retries
+  doctor                                    check configuration, database, Redis, ledger (exit 1 on a problem)
 
 Options:
   --json   machine-readable output
@@ -49,6 +60,9 @@ const OPTIONS = {
   env: { type: 'string', default: 'sandbox' },
   permission: { type: 'string' },
   key: { type: 'string' },
+  id: { type: 'string' },
+  kind: { type: 'string' },
+  limit: { type: 'string' },
 } as const;
 
 let parsed: ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof OPTIONS }>>;
@@ -155,10 +169,13 @@ async function run(services: Services, command: string | undefined): Promise<Out
         text: `Re-wrapped ${rewrapped} custodial wallet key(s) in ${environment} with the newest master key`,
       };
     }
-    default:
+    default: {
+      const operated = await runOperatorCommand(services, command, values);
+      if (operated) return operated;
       throw new UsageError(
-        'Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys (add --json for JSON output)',
+        `Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
       );
+    }
   }
 }
 
@@ -171,6 +188,7 @@ async function main(): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
+  if (positionals[0] === 'doctor') return runDoctorCommand(values.json);
   // The CLI serves no traffic: no Redis (limits, doorbell), so nothing holds the process open.
   const config = loadConfig(process.env, { REDIS_URL: undefined });
   let database: Awaited<ReturnType<typeof openDatabase>>;
@@ -193,10 +211,11 @@ async function main(): Promise<number> {
     process.stdout.write(values.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
     return 0;
   } catch (error) {
-    const message = error instanceof UsageError || error instanceof DomainError ? error.message : String(error);
+    const usage = error instanceof UsageError || error instanceof OperatorUsageError || error instanceof DomainError;
+    const message = usage ? (error as Error).message : String(error);
     if (values.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
     else process.stderr.write(`${message}\n`);
-    return error instanceof UsageError || error instanceof DomainError ? 2 : 1;
+    return usage ? 2 : 1;
   } finally {
     await database.close();
   }

@@ -1,5 +1,5 @@
 import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import { type Config, isProduction } from './config.js';
 import { registerApollo } from './graphql/apollo.js';
 import {
@@ -25,6 +25,10 @@ import type { Services } from './services.js';
 import { registerAuthorizeEndpoints, registerTokenEndpoints } from './connect/connect-routes.js';
 import { registerDashboard } from './dashboard/index.js';
 import { registerWebPages } from './web/pages-plugin.js';
+import { registerRequestObservation } from './observability/http-hooks.js';
+import { safeSerializers } from './observability/log-safety.js';
+import { registerMetrics } from './observability/metrics-endpoint.js';
+import { linkContext } from './observability/request-observation.js';
 
 export interface AppOptions {
   services: Services;
@@ -56,7 +60,14 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     logger:
       logger === false
         ? false
-        : { level: config.LOG_LEVEL, redact: REDACTED_PATHS, ...(logger === true ? {} : logger) },
+        : {
+            level: config.LOG_LEVEL,
+            redact: REDACTED_PATHS,
+            serializers: safeSerializers,
+            ...(logger === true ? {} : logger),
+          },
+    // One line per request, written by registerRequestObservation (Fastify's own carry the URL).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdOf,
     // Requests that reach a connection accepted before the listener closed are served, not refused.
@@ -78,6 +89,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     await Promise.all([services.rateLimiter.close(), services.doorbell.close()]);
   });
   installErrorHandlers(app);
+  registerRequestObservation(app);
   // Before any route's own checks, lookups or logging: NUL and unpaired surrogates are refused.
   app.addHook('preValidation', async (request) => assertCleanRequest(request));
   await registerCors(app, config);
@@ -86,19 +98,23 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     (credential) => services.apiKeys.authenticate(credential),
     (credential) => services.authorizationServer.authenticateAccessToken(credential),
   ];
-  const contextFor = (request: FastifyRequest) =>
-    buildContext(services, authenticators, {
-      credential: credentialFrom(request.headers),
-      requestId: request.id,
-      clientIp: request.ip,
-      routerSecret: routerSecretFrom(request.headers),
-      idempotencyKey: idempotencyKeyFrom(request.headers),
-    });
+  const contextFor = async (request: FastifyRequest) =>
+    linkContext(
+      await buildContext(services, authenticators, {
+        credential: credentialFrom(request.headers),
+        requestId: request.id,
+        clientIp: request.ip,
+        routerSecret: routerSecretFrom(request.headers),
+        idempotencyKey: idempotencyKeyFrom(request.headers),
+      }),
+      request,
+    );
 
   const schema = buildSchema({ federationRouterOnly: isProduction(config) });
   const routes = compileRoutes(schema, restV1Routes);
 
   registerHealthRoutes(app, services.health, () => app.draining);
+  registerMetrics(app, services);
   registerProviderWebhooks(app, services);
   await registerApollo(app, { schema, config, contextFor });
   registerWebSocket(app, {

@@ -32,6 +32,17 @@ const ConfigSchema = Type.Object({
   SEED_DEMO: Type.Boolean({ default: true }),
   /** Run background workers (event relay, job runner) in this process. */
   WORKERS: Type.Boolean({ default: true }),
+  /** Apply pending database migrations at start. Off when a release step runs `npm run migrate` first. */
+  MIGRATE_ON_START: Type.Boolean({ default: true }),
+  /** Serve /metrics on this port (and METRICS_HOST) instead of the API port. */
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  METRICS_HOST: Type.String({ default: '127.0.0.1' }),
+  /** Without METRICS_PORT: /metrics on the API port needs `Authorization: Bearer <METRICS_TOKEN>`; in production, no token means no /metrics there. */
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  /** OTLP/HTTP collector for traces (the standard variables). Unset: no spans are made or sent. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'partner-gateway' }),
   /** From the signal to exit: readiness window, HTTP drain, jobs, pools. Past it the process exits with code 1. */
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   /**
@@ -174,6 +185,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 }
 
 export const isProduction = (config: Config) => config.NODE_ENV === 'production';
+
+/** Where traces go: the traces endpoint as given, or `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`, or nowhere. */
+export const otlpTracesUrlOf = (config: Config) =>
+  config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+  (config.OTEL_EXPORTER_OTLP_ENDPOINT
+    ? `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`
+    : undefined);
 
 /** The base URL people and apps reach this gateway at: links in mail, the OAuth issuer. */
 export const publicUrlOf = (config: Config) =>

@@ -1,11 +1,12 @@
 import { seedDemoAccount } from './bootstrap/demo.js';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, publicUrlOf } from './config.js';
+import { ConfigError, loadConfig, otlpTracesUrlOf, publicUrlOf } from './config.js';
 import { openDatabase } from './db/client.js';
 import { systemClock } from './domain/clock.js';
 import { createServices } from './services.js';
 import { installGracefulShutdown } from './shutdown.js';
 import { startWorkers } from './workers.js';
+import { installTracing, shutdownTracing } from './observability/tracing.js';
 
 /** Composition root: config → database → services → app → workers → listen; graceful shutdown. */
 async function main(): Promise<void> {
@@ -19,9 +20,11 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  installTracing({ otlpEndpoint: otlpTracesUrlOf(config), serviceName: config.OTEL_SERVICE_NAME });
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     pgliteDataDir: config.PGLITE_DATA_DIR,
+    migrate: config.MIGRATE_ON_START,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     sessionTimeouts: {
       statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -56,9 +59,14 @@ async function main(): Promise<void> {
       `Sandbox API key (Full Access, shown once): ${demoKey}`,
       `  Try: curl -H "X-API-KEY: ${demoKey}" ${base}/api/v1/user/me`,
     );
-  process.stdout.write(`${lines.join('\n')}\n`);
+  // stdout carries JSON log lines only; the banner (and the demo key, which no log may hold) is for a person.
+  app.log.info(
+    { address, graphql: `${base}/graphql`, rest: `${base}/api/v1`, demoKeyPrinted: Boolean(demoKey) },
+    'ready',
+  );
+  process.stderr.write(`${lines.join('\n')}\n`);
 
-  installGracefulShutdown({ app, workers, database, config });
+  installGracefulShutdown({ app, workers, database, config, onClosed: shutdownTracing });
 }
 
 main().catch((error) => {

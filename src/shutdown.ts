@@ -9,6 +9,8 @@ export interface ShutdownParts {
   workers: Workers | undefined;
   database: DatabaseHandle;
   config: Pick<Config, 'SHUTDOWN_GRACE_MS' | 'SHUTDOWN_READINESS_DELAY_MS'>;
+  /** Last step after the pools close (flushing spans, say). */
+  onClosed?: () => Promise<void>;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface ShutdownParts {
  * pools close. Exit 0; past SHUTDOWN_GRACE_MS from the signal, exit 1. A second signal while
  * shutting down is ignored (the grace timer still bounds the wait).
  */
-export function installGracefulShutdown({ app, workers, database, config }: ShutdownParts): void {
+export function installGracefulShutdown({ app, workers, database, config, onClosed }: ShutdownParts): void {
   let started = false;
   const shutdown = async (signal: NodeJS.Signals) => {
     if (started) {
@@ -45,6 +47,7 @@ export function installGracefulShutdown({ app, workers, database, config }: Shut
       // Jobs may run until shortly before the grace ends, then their leases are given back.
       await Promise.all([stopListening(app.server, () => app.close()), workers?.stop(Math.max(0, left() - 1_000))]);
       await database.close();
+      await onClosed?.();
     } catch (error) {
       app.log.error({ err: error }, 'shutdown step failed');
       code = 1;

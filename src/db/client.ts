@@ -9,8 +9,9 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import pg from 'pg';
+import type pg from 'pg';
 import lockfile from 'proper-lockfile';
+import { TracedPgClient, TracedPgPool, tracePglite } from '../observability/db-tracing.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -31,6 +32,8 @@ export interface DatabaseHandle {
    */
   onConnectionError(listener: (error: Error) => void): void;
   close(): Promise<void>;
+  /** node-postgres only: the pool, for its in-use and waiting gauges. */
+  pool?: pg.Pool;
 }
 
 /**
@@ -65,6 +68,8 @@ export interface OpenOptions {
    * (a 503) instead of hanging. Unset: no limit.
    */
   connectTimeoutMs?: number;
+  /** Apply pending migrations while opening (default). Off when a release step runs `npm run migrate`. */
+  migrate?: boolean;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
@@ -74,8 +79,9 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       options.poolSize ?? 20,
       options.sessionTimeouts ?? DEFAULT_SESSION_TIMEOUTS,
       options.connectTimeoutMs ?? 0,
+      options.migrate ?? true,
     );
-  return openPglite(options.pgliteDataDir ?? 'memory://', options.pgliteLoadDataDir);
+  return openPglite(options.pgliteDataDir ?? 'memory://', options.pgliteLoadDataDir, options.migrate ?? true);
 }
 
 async function openPostgres(
@@ -83,10 +89,12 @@ async function openPostgres(
   poolSize: number,
   timeouts: SessionTimeouts,
   connectTimeoutMs: number,
+  migrate: boolean,
 ): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({
+  const pool = new TracedPgPool({
     connectionString: url,
     max: poolSize,
+    Client: TracedPgClient,
     connectionTimeoutMillis: connectTimeoutMs,
     // A peer that vanished (failover, cable) is noticed by TCP keepalive instead of never.
     keepAlive: true,
@@ -104,6 +112,22 @@ async function openPostgres(
   // query in flight fails on its own, and the pool drops the broken connection when it is released.
   pool.on('connect', (client) => client.on('error', tell));
   pool.on('error', () => undefined);
+  if (migrate) await migratePostgres(pool);
+  const db = drizzlePg(pool, { schema }) as unknown as Database;
+  const safeUrl = new URL(url);
+  safeUrl.password = '';
+  return {
+    db,
+    driver: 'postgres',
+    describe: `PostgreSQL ${safeUrl.host}${safeUrl.pathname}`,
+    onConnectionError: (listener) => listeners.add(listener),
+    close: () => pool.end(),
+    pool,
+  };
+}
+
+/** Applies pending migrations under an advisory lock, so instances starting together never race. */
+export async function migratePostgres(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
   try {
     // Migrations may wait for another instance's lock and run long DDL: no session limits here.
@@ -118,16 +142,6 @@ async function openPostgres(
   } finally {
     client.release();
   }
-  const db = drizzlePg(pool, { schema }) as unknown as Database;
-  const safeUrl = new URL(url);
-  safeUrl.password = '';
-  return {
-    db,
-    driver: 'postgres',
-    describe: `PostgreSQL ${safeUrl.host}${safeUrl.pathname}`,
-    onConnectionError: (listener) => listeners.add(listener),
-    close: () => pool.end(),
-  };
 }
 
 /** The embedded database's files are locked by another process (a running server, say). */
@@ -143,7 +157,7 @@ export class DatabaseInUseError extends Error {
   }
 }
 
-async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrate: boolean): Promise<DatabaseHandle> {
   let release: (() => Promise<void>) | undefined;
   if (!dataDir.startsWith('memory://')) {
     mkdirSync(dataDir, { recursive: true });
@@ -155,11 +169,15 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
     }
   }
   // pg_trgm backs the partial-match searches of bill records (see migration 0006).
-  const client = await PGlite.create(dataDir, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
+  const client = tracePglite(
+    await PGlite.create(dataDir, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) }),
+  );
   const db = drizzlePglite(client, { schema });
-  await db.execute(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
-  await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
-  await db.execute(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+  if (migrate) {
+    await db.execute(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+    await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    await db.execute(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+  }
   return {
     db: db as unknown as Database,
     driver: 'pglite',

@@ -14,6 +14,7 @@ import { createArmor, parseOptionsOf } from './hardening.js';
 import { operationGuardsPlugin } from './operation-guards.js';
 import { oneValueMovingFieldPerKey } from './value-moving.js';
 import { registerPages } from '../http/security-headers.js';
+import { observabilityPlugin } from '../observability/graphql-plugin.js';
 
 export interface ApolloOptions {
   schema: GraphQLSchema;
@@ -37,6 +38,7 @@ export async function registerApollo(
       ...(armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
       operationGuardsPlugin<GraphQLContext>(),
       fastifyApolloDrainPlugin(app),
+      observabilityPlugin<GraphQLContext>(),
       oneValueMovingFieldPerKey(),
       // Inline tracing is for Apollo's hosted studio, which this deployment does not report to;
       // the landing page loads from a CDN, so the explorer below replaces it.

@@ -10,6 +10,7 @@ import { parseOptionsOf, webSocketValidationRules } from './hardening.js';
 import { asRequestError, operationTextProblem } from './operation-guards.js';
 import { createSharedSubscribe } from './shared-subscriptions.js';
 import { serveGraphQLWs } from './ws-transport.js';
+import { subscriptionHooks } from '../observability/subscription-hooks.js';
 
 export interface WebSocketOptions {
   schema: GraphQLSchema;
@@ -104,6 +105,8 @@ export function registerWebSocket(
         }
         return true;
       },
+      onOperation: subscriptionHooks.onOperation,
+      onComplete: subscriptionHooks.onComplete,
       onClose: (ctx) => {
         authenticated.delete(ctx.extra.socket);
       },

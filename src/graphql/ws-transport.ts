@@ -4,6 +4,7 @@ import type { ExecutionResult, GraphQLError, GraphQLFormattedError } from 'graph
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { SharedNextFrames } from './shared-next-frames.js';
+import { countingNext } from '../observability/subscription-hooks.js';
 
 export interface WsExtra {
   socket: WebSocket;
@@ -45,18 +46,19 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
   const format = (errors: readonly GraphQLError[]) => errors.map((e) => formatError!(e.toJSON(), e));
   const server = makeServer<P, WsExtra & E>({
     ...options,
-    onNext:
+    onNext: countingNext(
       options.onNext ??
-      ((ctx, id, payload, args, result) =>
-        frames.onNext(
-          ctx,
-          id,
-          payload,
-          args,
-          formatError && result.errors?.length
-            ? ({ ...result, errors: format(result.errors) } as unknown as ExecutionResult)
-            : result,
-        )),
+        ((ctx, id, payload, args, result) =>
+          frames.onNext(
+            ctx,
+            id,
+            payload,
+            args,
+            formatError && result.errors?.length
+              ? ({ ...result, errors: format(result.errors) } as unknown as ExecutionResult)
+              : result,
+          )),
+    ),
     onError: options.onError ?? (formatError ? (_ctx, _id, _payload, errors) => format(errors) : undefined),
   });
   wss.options.handleProtocols = handleProtocols;

@@ -9,6 +9,7 @@ import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
 import { createServices, type Services } from '../../src/services.js';
 import { watchRestContract } from './rest-contract.js';
 import { isolatedTestDatabase, onPostgres, testDatabase } from './database.js';
+import { testLogger } from './log-file.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -25,7 +26,7 @@ export async function createTestApp(
     { NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED_DEMO: false, WORKERS: false, ...options.config },
   );
   const services = createServices(config, database.db, options.clock ?? systemClock, () => undefined);
-  const app = await buildApp({ services });
+  const app = await buildApp({ services, logger: testLogger() });
   watchRestContract(app);
   await app.ready();
   return {

@@ -6,6 +6,7 @@ import { ALL_KINDS } from '../webhooks/event-kinds.js';
 import { DELIVERY_JOB } from '../webhooks/webhook.js';
 import type { NewEvent, StoredEvent } from './event.js';
 import { toStoredEvent } from './event-row.js';
+import { traceContextJson } from '../../observability/job-observation.js';
 
 /**
  * Records an event. Call it with the transaction that makes the change the event describes, so
@@ -42,7 +43,9 @@ export async function recordEvent(
         ),
         queued as (
           insert into jobs (kind, payload, run_at)
-          select ${DELIVERY_JOB}, jsonb_build_object('deliveryId', deliveries.id), ${createdAt}::timestamptz from deliveries
+          select ${DELIVERY_JOB}, jsonb_build_object('deliveryId', deliveries.id) || ${traceContextJson()}::jsonb,
+            ${createdAt}::timestamptz
+          from deliveries
           returning 1
         )
         select event.id from event`,

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 import { toSafeNumber } from '../../db/columns.js';
+import { observeStampedEvents, type StampedEvent } from '../../observability/money-metrics.js';
 
 /** Any fixed number; only one relay across all instances stamps at a time. */
 const RELAY_LOCK_KEY = 7_262_020_002;
@@ -23,7 +24,7 @@ export async function stampCommittedEvents(
   options: { batchSize?: number; wait?: boolean } = {},
 ): Promise<number> {
   const batchSize = options.batchSize ?? 1000;
-  return db.transaction(async (tx) => {
+  const stamped = await db.transaction(async (tx): Promise<StampedEvent[]> => {
     if (options.wait) {
       await tx.execute(sql`select pg_advisory_xact_lock(${RELAY_LOCK_KEY})`);
     } else {
@@ -31,9 +32,9 @@ export async function stampCommittedEvents(
         tx,
         sql`select pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) as locked`,
       );
-      if (!lock?.locked) return 0;
+      if (!lock?.locked) return [];
     }
-    const rows = await queryRows<{ n: unknown }>(
+    const rows = await queryRows<StampedEvent>(
       tx,
       sql`
         with horizon as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin),
@@ -48,10 +49,14 @@ export async function stampCommittedEvents(
         update events e set seq = base.top + ready.rn
         from ready, base
         where e.id = ready.id
-        returning 1 as n`,
+        returning e.type, e.data->>'type' as kind, e.data->>'status' as status,
+          e.data->>'currency' as currency, e.data->>'amount' as amount`,
     );
-    return rows.length;
+    return rows;
   });
+  // Counted once committed: each event is stamped once across all instances.
+  observeStampedEvents(stamped);
+  return stamped.length;
 }
 
 /** Highest stamped position, for readers that want to start "from now". */

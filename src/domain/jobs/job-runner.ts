@@ -4,6 +4,7 @@ import type { Database, Executor } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 import { jobs } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
+import { startJobRun, withTraceContext } from '../../observability/job-observation.js';
 
 export interface Job {
   id: string;
@@ -31,7 +32,7 @@ export async function enqueueJob(
 ): Promise<string> {
   const [row] = await tx
     .insert(jobs)
-    .values({ kind: job.kind, payload: job.payload ?? {}, runAt: job.runAt })
+    .values({ kind: job.kind, payload: withTraceContext(job.payload ?? {}), runAt: job.runAt })
     .returning({ id: jobs.id });
   return row!.id;
 }
@@ -164,9 +165,12 @@ export class JobRunner {
 
   private async execute(job: Job): Promise<void> {
     const handler = this.handlers.get(job.kind);
+    const observed = startJobRun(job);
     let outcome: JobOutcome;
     try {
-      outcome = handler ? await handler.run(job) : { status: 'failed', error: `No handler for ${job.kind}` };
+      outcome = handler
+        ? await observed.within(() => handler.run(job))
+        : { status: 'failed', error: `No handler for ${job.kind}` };
     } catch (error) {
       this.options.onError?.(error, job);
       const message = error instanceof Error ? error.message : String(error);
@@ -176,6 +180,7 @@ export class JobRunner {
           ? { status: 'failed', error: message }
           : { status: 'retry', at: new Date(this.clock.now().getTime() + backoffMs), error: message };
     }
+    observed.finish(outcome.status);
     await this.record(job, outcome);
     this.claimed.delete(job.id);
   }

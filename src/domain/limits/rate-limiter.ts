@@ -74,6 +74,11 @@ export class RateLimiter {
     });
   }
 
+  /** Whether Redis is connected right now; undefined when no Redis is configured. */
+  redisConnected(): boolean | undefined {
+    return this.redis ? this.redis.status === 'ready' : undefined;
+  }
+
   async close(): Promise<void> {
     await this.redis?.quit().catch(() => undefined);
   }

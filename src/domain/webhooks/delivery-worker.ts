@@ -3,6 +3,7 @@ import { type Dispatcher, request } from 'undici';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../clock.js';
 import type { Job, JobHandler, JobOutcome } from '../jobs/job-runner.js';
+import { observeWebhookAttempt } from '../../observability/job-observation.js';
 import { createGuardedAgent, createPlainAgent, type Lookup } from './safe-http.js';
 import type { SecretBox } from './secret-box.js';
 import { signatureHeaders } from './signing.js';
@@ -74,6 +75,7 @@ export class WebhookDeliveryHandler implements JobHandler {
     const agent = endpoint.environment === 'production' ? this.productionAgent : this.sandboxAgent;
     const began = performance.now();
     const result = await this.post(endpoint.url, body, headers, agent);
+    observeWebhookAttempt(result.statusCode, new Date(event.created * 1000), this.clock.now());
     const attempt: Omit<WebhookAttempt, 'attemptNumber'> = {
       startedAt,
       durationMs: Math.round(performance.now() - began),

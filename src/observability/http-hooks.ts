@@ -1,0 +1,75 @@
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { metrics, statusClass } from './metrics.js';
+import { observationOf } from './request-observation.js';
+import { contextFromHeaders, tracer, tracingEnabled } from './tracing.js';
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * One hook set per app: a server span per request (child of an incoming W3C `traceparent`), the
+ * HTTP metrics, and one JSON log line per request with request id, trace id, credential id, route
+ * or GraphQL operation, status and duration. (Fastify's own request lines are off: they carry the
+ * URL, whose query string can hold a GraphQL document's variables.)
+ */
+export function registerRequestObservation(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const observation = observationOf(request);
+    if (!tracingEnabled()) {
+      const header = request.headers.traceparent;
+      observation.traceId = typeof header === 'string' ? header.match(TRACEPARENT)?.[1] : undefined;
+      return done();
+    }
+    const parent = contextFromHeaders(request.headers);
+    const span = tracer().startSpan(
+      `${request.method} ${routeOf(request)}`,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'http.route': routeOf(request) } },
+      parent,
+    );
+    observation.span = span;
+    observation.traceId = span.spanContext().traceId;
+    observation.context = trace.setSpan(parent, span);
+    context.with(observation.context, done);
+  });
+  // The body arrives on the socket's own async context; the handler runs in the request's again.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const active = observationOf(request).context;
+    if (active) context.with(active, done);
+    else done();
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    observe(request, reply);
+  });
+}
+
+function observe(request: FastifyRequest, reply: FastifyReply): void {
+  const observation = observationOf(request);
+  const route = routeOf(request);
+  const status = reply.statusCode;
+  const seconds = reply.elapsedTime / 1000;
+  const labels = { method: request.method, route, status_class: statusClass(status) };
+  metrics.httpRequests.inc(labels);
+  metrics.httpDuration.observe(labels, seconds);
+  if (observation.span) {
+    observation.span.setAttribute('http.response.status_code', status);
+    if (status >= 500) observation.span.setStatus({ code: SpanStatusCode.ERROR });
+    observation.span.end();
+  }
+  request.log.info(
+    {
+      traceId: observation.traceId,
+      credentialId: observation.credentialId,
+      method: request.method,
+      route,
+      operation: observation.operation,
+      statusCode: status,
+      durationMs: Math.round(reply.elapsedTime * 10) / 10,
+    },
+    'request completed',
+  );
+}
+
+/** The route template ("/api/v1/bills/:reference"), never the URL with its values. */
+function routeOf(request: FastifyRequest): string {
+  return request.routeOptions.url ?? 'unmatched';
+}

@@ -1,0 +1,107 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * Every metric the gateway exports, on one registry per process. Labels are bounded: routes are
+ * Fastify's route templates, GraphQL operation names are capped (see operation-names.ts), job kinds
+ * and event kinds come from the code, statuses are classes. No user id, reference or key is a label.
+ * docs/metrics.md lists each metric with its meaning.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'gateway_', eventLoopMonitoringPrecision: 20 });
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const LAG_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 1800, 7200, 21600, 86400];
+
+const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+  new Counter<L>({ name, help, labelNames, registers: [registry] });
+const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+  new Gauge<L>({ name, help, labelNames, registers: [registry] });
+const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) =>
+  new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
+
+export const metrics = {
+  httpRequests: counter('gateway_http_requests_total', 'HTTP requests answered', ['method', 'route', 'status_class']),
+  httpDuration: histogram(
+    'gateway_http_request_duration_seconds',
+    'Time from request received to response sent',
+    ['method', 'route', 'status_class'],
+    LATENCY_BUCKETS,
+  ),
+  graphqlOperations: counter('gateway_graphql_operations_total', 'GraphQL operations over HTTP, by name and outcome', [
+    'operation',
+    'type',
+    'outcome',
+  ]),
+  graphqlDuration: histogram(
+    'gateway_graphql_operation_duration_seconds',
+    'GraphQL operation time, parse to response',
+    ['type', 'outcome'],
+    LATENCY_BUCKETS,
+  ),
+  subscriptionsOpen: gauge('gateway_graphql_subscriptions_open', 'GraphQL subscriptions currently open over WebSocket'),
+  subscriptionMessages: counter(
+    'gateway_graphql_subscription_messages_total',
+    'Results (next frames) sent to subscribers',
+    [],
+  ),
+  jobsQueued: gauge('gateway_jobs_queued', 'Pending jobs not claimed by a worker (due or scheduled)', ['kind']),
+  jobsDue: gauge('gateway_jobs_due', 'Pending jobs whose time has come, not claimed', ['kind']),
+  jobsRunning: gauge('gateway_jobs_running', 'Jobs claimed by a worker with a live lease', ['kind']),
+  jobsFailed: gauge('gateway_jobs_failed', 'Jobs that failed for good (dead), awaiting an operator', ['kind']),
+  jobsOldestDueAge: gauge(
+    'gateway_jobs_oldest_due_age_seconds',
+    'How long the oldest due, unclaimed job has waited past its time',
+    ['kind'],
+  ),
+  jobRuns: counter('gateway_job_runs_total', 'Job runs finished in this process, by outcome', ['kind', 'outcome']),
+  jobDuration: histogram('gateway_job_run_duration_seconds', 'Job run time', ['kind'], LATENCY_BUCKETS),
+  webhookAttempts: counter('gateway_webhook_attempts_total', 'Webhook delivery attempts, by outcome', ['outcome']),
+  webhookDeliveryLag: histogram(
+    'gateway_webhook_delivery_lag_seconds',
+    'From the event to the 2xx that delivered it (retries included)',
+    [],
+    LAG_BUCKETS,
+  ),
+  webhookDeliveriesFailed: gauge(
+    'gateway_webhook_deliveries_failed',
+    'Webhook deliveries that ran out of retries (or met a disabled endpoint)',
+  ),
+  webhookDeliveriesPending: gauge('gateway_webhook_deliveries_pending', 'Webhook deliveries still being retried'),
+  moneyOperations: counter(
+    'gateway_money_operations_total',
+    'Committed wallet transaction changes, by kind and status',
+    ['kind', 'status'],
+  ),
+  moneyAmount: counter('gateway_money_amount_kobo_total', 'NGN amounts of those changes, in kobo', ['kind', 'status']),
+  ledgerInvariant: gauge(
+    'gateway_ledger_invariant_ok',
+    '1 when every environment\u2019s ledger entries sum to zero at the last check, 0 when not',
+    ['environment'],
+  ),
+  ledgerInvariantCheckedAt: gauge(
+    'gateway_ledger_invariant_checked_timestamp_seconds',
+    'When the ledger invariant was last checked (Unix time)',
+  ),
+  dbPoolInUse: gauge('gateway_db_pool_connections_in_use', 'Database connections checked out of the pool'),
+  dbPoolIdle: gauge('gateway_db_pool_connections_idle', 'Idle database connections in the pool'),
+  dbPoolWaiting: gauge('gateway_db_pool_waiting', 'Queries waiting for a database connection'),
+  redisUp: gauge(
+    'gateway_redis_up',
+    '1 when Redis is connected, 0 when configured and not connected (absent without Redis)',
+  ),
+  eventsUnstamped: gauge('gateway_events_unstamped', 'Committed events not yet given a seq'),
+  eventsStampingLag: gauge(
+    'gateway_events_stamping_lag_seconds',
+    'Age of the oldest committed event not yet given a seq (0 when none wait)',
+  ),
+  eventsHorizonAge: gauge(
+    'gateway_events_horizon_age_seconds',
+    'PostgreSQL: age of the oldest open transaction holding the event horizon (0 when none)',
+  ),
+  scrapeErrors: counter('gateway_metrics_collect_errors_total', 'Database gauges that could not be read at a scrape', [
+    'collector',
+  ]),
+};
+
+/** "2xx", "4xx", …: status codes as a bounded label. */
+export const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;

@@ -1,0 +1,126 @@
+import {
+  type Attributes,
+  type Context,
+  context,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-node';
+import { traceOutboundHttp } from './outbound-http.js';
+
+/**
+ * Traces are made by our own hooks (HTTP, GraphQL, SQL, provider calls, jobs, webhook sends)
+ * through `@opentelemetry/api`. Until `installTracing` runs, every helper here returns at its
+ * first line: with no exporter configured, tracing costs one boolean test per hook.
+ */
+let enabled = false;
+let provider: NodeTracerProvider | undefined;
+
+export const tracer = () => trace.getTracer('partner-gateway');
+export const tracingEnabled = () => enabled;
+
+export interface TracingOptions {
+  serviceName?: string;
+  /** OTLP/HTTP traces URL (e.g. http://collector:4318/v1/traces). */
+  otlpEndpoint?: string;
+  /** For tests: spans go here, one by one, as they end. */
+  exporter?: SpanExporter;
+}
+
+/** Registers the tracer provider, the W3C propagator and the async context manager. */
+export function installTracing(options: TracingOptions): void {
+  if (provider) return;
+  const processors = [];
+  if (options.exporter) processors.push(new SimpleSpanProcessor(options.exporter));
+  if (options.otlpEndpoint)
+    processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: options.otlpEndpoint })));
+  if (processors.length === 0) return;
+  provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': options.serviceName ?? 'partner-gateway' }),
+    spanProcessors: processors,
+  });
+  provider.register();
+  traceOutboundHttp();
+  enabled = true;
+}
+
+/** Flushes and stops the exporter (at shutdown). */
+export async function shutdownTracing(): Promise<void> {
+  enabled = false;
+  const current = provider;
+  provider = undefined;
+  await current?.shutdown();
+  trace.disable();
+  context.disable();
+  propagation.disable();
+}
+
+/** Runs `work` inside a span of its own (child of the active one); errors mark the span and pass through. */
+export async function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  work: (span: Span | undefined) => Promise<T>,
+  options: { kind?: SpanKind; parent?: Context } = {},
+): Promise<T> {
+  if (!enabled) return work(undefined);
+  const parent = options.parent ?? context.active();
+  return tracer().startActiveSpan(
+    name,
+    { attributes, kind: options.kind ?? SpanKind.INTERNAL },
+    parent,
+    async (span) => {
+      try {
+        return await work(span);
+      } catch (error) {
+        markFailed(span, error);
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+export function markFailed(span: Span, error: unknown): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+}
+
+type Carrier = Record<string, unknown>;
+
+/** The context carried by W3C `traceparent`/`tracestate` headers (or the active one when there are none). */
+export function contextFromHeaders(headers: Carrier): Context {
+  return propagation.extract(context.active(), headers, {
+    get: (carrier, key) => {
+      const value = carrier[key];
+      return Array.isArray(value) ? String(value[0]) : typeof value === 'string' ? value : undefined;
+    },
+    keys: (carrier) => Object.keys(carrier),
+  });
+}
+
+/** `traceparent` (and `tracestate`) of the active span, to hand on to a job or another service. */
+export function activeTraceHeaders(): Record<string, string> {
+  if (!enabled) return {};
+  const headers: Record<string, string> = {};
+  propagation.inject(context.active(), headers);
+  return headers;
+}
+
+/** The active trace id, for log lines; undefined without tracing or outside a span. */
+export function activeTraceId(): string | undefined {
+  if (!enabled) return undefined;
+  const span = trace.getSpan(context.active());
+  return span?.spanContext().traceId;
+}
+
+export { SpanKind, context as otelContext, trace as otelTrace };
