@@ -212,6 +212,7 @@ export class BillsService {
               kind: BILL_JOBS.scheduleRun,
               payload: { scheduleId: schedule!.id, run: 1 },
               runAt: executionAt,
+              tenant: principal.userId,
             });
             if (input.saveBeneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
             await this.idempotency.finish(tx, claim, row);
@@ -366,6 +367,7 @@ export class BillsService {
           kind: BILL_JOBS.scheduleRun,
           payload: { scheduleId: schedule.id, run: run + 1 },
           runAt: next,
+          tenant: schedule.userId,
         });
       return record;
     });
@@ -566,6 +568,7 @@ export class BillsService {
       kind: BILL_JOBS.statusPoll,
       payload: { recordId: record.id },
       runAt: new Date(now.getTime() + POLL_AFTER_MS),
+      tenant: record.userId,
     });
   }
 

@@ -160,7 +160,13 @@ export class WebhookService {
     await this.owned(principal, delivery.endpointId).catch(() => {
       throw notFound('Webhook delivery');
     });
-    await enqueueJob(this.db, { kind: DELIVERY_JOB, payload: { deliveryId, manual: true }, runAt: this.clock.now() });
+    await enqueueJob(this.db, {
+      kind: DELIVERY_JOB,
+      payload: { deliveryId, manual: true },
+      runAt: this.clock.now(),
+      tenant: principal.userId,
+      concurrencyKey: delivery.endpointId,
+    });
     return delivery;
   }
 
@@ -181,7 +187,13 @@ export class WebhookService {
         { fanOut: false },
       );
       const delivery = await webhookStore.insertDelivery(tx, endpoint.id, event.id, now);
-      await enqueueJob(tx, { kind: DELIVERY_JOB, payload: { deliveryId: delivery.id }, runAt: now });
+      await enqueueJob(tx, {
+        kind: DELIVERY_JOB,
+        payload: { deliveryId: delivery.id },
+        runAt: now,
+        tenant: principal.userId,
+        concurrencyKey: endpoint.id,
+      });
       return delivery;
     });
   }
