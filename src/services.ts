@@ -264,7 +264,7 @@ export function createServices(
     eventFeed,
     doorbell,
     secrets,
-    webhooks: new WebhookService(db, clock, secrets),
+    webhooks: new WebhookService(db, clock, secrets, config.WEBHOOK_LOCAL_RECEIVERS),
     rateLimiter,
     limitPolicy: limitPolicyFrom(config),
     config,
