@@ -29,6 +29,7 @@ import { PaymentMethodService } from './domain/wallet/payment-method-service.js'
 import { PayoutService } from './domain/wallet/payout-service.js';
 import { WalletService } from './domain/wallet/wallet-service.js';
 import { SecretBox } from './domain/webhooks/secret-box.js';
+import { TenantBacklog } from './domain/jobs/backlog.js';
 import { WebhookService } from './domain/webhooks/webhook-service.js';
 import { pino } from 'pino';
 import { AccountService } from './domain/accounts/account-service.js';
@@ -79,6 +80,8 @@ export interface Services {
   secrets: SecretBox;
   rateLimiter: RateLimiter;
   limitPolicy: LimitPolicy;
+  /** The per-tenant cap on pending background work (429 when over). */
+  backlog: TenantBacklog;
   mailer: Mailer;
   accounts: AccountService;
   /** Developer apps (OAuth clients). */
@@ -267,6 +270,7 @@ export function createServices(
     webhooks: new WebhookService(db, clock, secrets, config.WEBHOOK_LOCAL_RECEIVERS),
     rateLimiter,
     limitPolicy: limitPolicyFrom(config),
+    backlog: new TenantBacklog(db, config.TENANT_PENDING_JOBS_MAX),
     config,
     db,
     clock,

@@ -147,6 +147,8 @@ export const jobs = pgTable(
   (t) => [
     index('jobs_lane_tenant_due_idx').on(t.lane, t.tenant, t.runAt).where(sql`${t.status} = 'pending'`),
     index('jobs_concurrency_key_idx').on(t.concurrencyKey).where(sql`${t.status} = 'pending'`),
+    /** Counts a tenant's pending work for its cap. */
+    index('jobs_tenant_pending_idx').on(t.tenant).where(sql`${t.status} = 'pending'`),
     index('jobs_finished_idx').on(t.updatedAt).where(sql`${t.status} <> 'pending'`),
   ],
 );

@@ -19,5 +19,6 @@ ALTER TABLE "webhook_endpoints" ADD COLUMN "circuit_open_until" timestamp with t
 CREATE INDEX "events_created_idx" ON "events" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "jobs_lane_tenant_due_idx" ON "jobs" USING btree ("lane","tenant","run_at") WHERE "jobs"."status" = 'pending';--> statement-breakpoint
 CREATE INDEX "jobs_concurrency_key_idx" ON "jobs" USING btree ("concurrency_key") WHERE "jobs"."status" = 'pending';--> statement-breakpoint
+CREATE INDEX "jobs_tenant_pending_idx" ON "jobs" USING btree ("tenant") WHERE "jobs"."status" = 'pending';--> statement-breakpoint
 CREATE INDEX "jobs_finished_idx" ON "jobs" USING btree ("updated_at") WHERE "jobs"."status" <> 'pending';--> statement-breakpoint
 CREATE INDEX "idempotency_keys_created_idx" ON "idempotency_keys" USING btree ("created_at");
