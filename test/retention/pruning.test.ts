@@ -29,8 +29,9 @@ describe('retention', () => {
       () => undefined,
       new RateLimiter(undefined),
     );
-    userId = (await services.users.createUser({ email: `r-${randomUUID()}@example.test`, firstName: 'R', lastName: 'T' }))
-      .id;
+    userId = (
+      await services.users.createUser({ email: `r-${randomUUID()}@example.test`, firstName: 'R', lastName: 'T' })
+    ).id;
   });
   afterAll(async () => {
     if (onPostgres) await handle.close();
@@ -68,7 +69,8 @@ describe('retention', () => {
     return name;
   };
   const exists = async (table: string, column: string, value: string) =>
-    (await queryRows(db, sql`select 1 from ${sql.identifier(table)} where ${sql.identifier(column)} = ${value}`)).length > 0;
+    (await queryRows(db, sql`select 1 from ${sql.identifier(table)} where ${sql.identifier(column)} = ${value}`))
+      .length > 0;
 
   it('prunes only what the policy says, in batches smaller than the work', async () => {
     const [endpoint] = await queryRows<{ id: string }>(
