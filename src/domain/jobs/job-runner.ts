@@ -173,6 +173,8 @@ export class JobRunner {
     const drained = Promise.all([...this.inFlight]);
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, graceMs))]);
     for (const [id, held] of this.running) {
+      // Jobs still running past the grace stop where they are (a delivery's request is aborted).
+      held.abort.abort(new LeaseLostError(id));
       await this.db
         .update(jobs)
         .set({ lockedBy: null, lockedUntil: null, leaseToken: null })
@@ -287,6 +289,9 @@ export class JobRunner {
     }
     try {
       await this.record(job, outcome);
+    } catch (error) {
+      // Unrecorded, the job keeps its lease until it lapses, then runs again (its effects are fenced).
+      this.options.onError?.(error, job);
     } finally {
       this.running.delete(job.id);
     }
