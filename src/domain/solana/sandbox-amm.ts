@@ -167,9 +167,9 @@ function price(svm: LiteSVM, legs: Leg[], request: QuoteRequest): Priced | undef
 
 function bestRoute(svm: LiteSVM, request: QuoteRequest): SandboxRoute {
   if (!tokenByMint(request.inputMint))
-    throw badInput('inputMint', 'inputMint is not a sandbox token (see the README for the sandbox mints).');
+    throw badInput('inputMint', 'inputMint is not a sandbox token (see docs/sandbox.md for the sandbox mints).');
   if (!tokenByMint(request.outputMint))
-    throw badInput('outputMint', 'outputMint is not a sandbox token (see the README for the sandbox mints).');
+    throw badInput('outputMint', 'outputMint is not a sandbox token (see docs/sandbox.md for the sandbox mints).');
   if (request.inputMint === request.outputMint) throw badInput('outputMint', 'outputMint must differ from inputMint.');
   const priced = routesBetween(request.inputMint, request.outputMint)
     .map((legs) => price(svm, legs, request))

@@ -113,7 +113,7 @@ export class SolanaTransfers {
           chain.rentExempt(TOKEN_ACCOUNT_SIZE),
         ]);
         const instructions: TransactionInstruction[] = [];
-        // The sender pays the recipient's token-account rent when it has none (see the README).
+        // The sender pays the recipient's token-account rent when it has none (see docs/solana.md).
         if (!destinationExists)
           instructions.push(createAssociatedTokenAccountIdempotentInstruction(owner, destination, to, mint));
         instructions.push(

@@ -8,7 +8,7 @@ import { renderReceipt } from './bill-receipt.js';
 
 /**
  * REST v1 bills: the seed's paths, and paths beside them for the named operations (listed in the
- * README). Payment answers are the bill record without updatedAt, deletedDate and providerData.
+ * docs/rest-v1.md). Payment answers are the bill record without updatedAt, deletedDate and providerData.
  */
 const RECORD_FIELDS =
   'id createdAt updatedAt deletedDate userId reference billerCode itemCode customer amount fee type status providerData txRef billerName customerName validityPeriod metadata token units';

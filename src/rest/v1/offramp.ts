@@ -6,7 +6,7 @@ import { DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../s
 /**
  * REST v1 offramp. The seed names the assets and quote paths; the rest (orders, payout banks,
  * account verification, history, tracking and the sandbox deposit) are named here after them and
- * listed in the README. Networks are spelled as the seed spells them (`arbitrum-one`); GraphQL
+ * listed in docs/rest-v1.md. Networks are spelled as the seed spells them (`arbitrum-one`); GraphQL
  * spells them with "_", so variables and results are translated at this edge.
  */
 const Token = Type.Union(

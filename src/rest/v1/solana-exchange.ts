@@ -6,7 +6,7 @@ import { Address, SolanaNetwork, TokenAmount } from './solana.js';
 /**
  * REST v1 Solana exchange. The seed names token-to-sol and token-to-token quotes and
  * swap-token-to-sol (which swaps SOL into `outputMint`, as its title says); the SOL-to-token quote,
- * token-to-token and SOL-to-token swaps and swap-by-quote are named here after them (README).
+ * token-to-token and SOL-to-token swaps and swap-by-quote are named here after them (docs/rest-v1.md).
  */
 const QUOTE_FIELDS = `quoteId swapMode fromToken { address symbol decimals name logoUri } toToken { address symbol decimals name logoUri }
   amounts { inputAmount outputAmount minOutputAmount inputAmountRaw outputAmountRaw } rates { rate reverseRate usdRate }

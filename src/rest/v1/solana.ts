@@ -5,7 +5,7 @@ import { DateTimeString, Nullable } from '../schemas.js';
 
 /**
  * REST v1 Solana wallet. The seed names the address and transfer-token paths; balances, portfolio,
- * transfer SOL, transaction lookups and the sandbox faucet are named here after them (README).
+ * transfer SOL, transaction lookups and the sandbox faucet are named here after them (docs/rest-v1.md).
  */
 export const SolanaNetwork = Type.Union(
   SOLANA_NETWORKS.map((n) => Type.Literal(n)),

@@ -4,7 +4,7 @@ import { DateTimeString, Nullable } from '../schemas.js';
 
 /**
  * REST v1 wallet: the seed's deposit path, and paths chosen for the named operations beside it
- * (listed in the README). Money-moving routes honour Idempotency-Key.
+ * (listed in docs/rest-v1.md). Money-moving routes honour Idempotency-Key.
  */
 export const DEPOSIT_FIELDS = `id amount amountKobo reference currency method customization { title } customer { email phoneNumber name }
   accountNumber bankName accountName expiry_datetime note status redirectUrl narration
