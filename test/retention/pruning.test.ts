@@ -98,7 +98,11 @@ describe('retention', () => {
     const keyStillRunning = await key(`k-${randomUUID()}`, 'running', ago(25 * HOUR), ago(-60_000));
 
     const pruned = await pruneExpired(db, NOW, { eventsDays: 30, jobsDays: 7, idempotencyHours: 24, batchSize: 1 });
-    expect(pruned).toMatchObject({ webhookAttempts: 2, webhookDeliveries: 1, events: 2 });
+    // At least these rows (on PGlite the worker's database also holds older test files' rows, which
+    // are old by this clock too); which rows went, and which stayed, is checked one by one below.
+    expect(pruned.webhookAttempts).toBeGreaterThanOrEqual(2);
+    expect(pruned.webhookDeliveries).toBeGreaterThanOrEqual(1);
+    expect(pruned.events).toBeGreaterThanOrEqual(2);
     expect(pruned.jobs).toBeGreaterThanOrEqual(2);
     expect(pruned.idempotencyKeys).toBeGreaterThanOrEqual(2);
 
