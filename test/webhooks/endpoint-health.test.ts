@@ -20,7 +20,7 @@ describe('endpoint health: circuit breaker and automatic disabling', () => {
     ({ t } = await startTestApp({ isolated: true, clock }));
     receiver = await new Receiver().start();
     runner = new JobRunner(t.services.db, clock, [
-      new WebhookDeliveryHandler(t.services.db, clock, t.services.secrets, { timeoutMs: 300 }),
+      new WebhookDeliveryHandler(t.services.db, clock, t.services.secrets, { timeoutMs: 2_000 }),
     ]);
   });
   afterAll(async () => {

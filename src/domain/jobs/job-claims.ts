@@ -22,6 +22,8 @@ export interface ClaimRequest {
   /** Tenants and keys already at their limit in this process: none of their jobs are taken. */
   busyTenants: readonly string[];
   busyKeys: readonly string[];
+  /** Jobs this process is running: never claimed again by it, even when a late heartbeat let the lease lapse. */
+  running: readonly string[];
   workerId: string;
   leaseToken: string;
   now: Date;
@@ -49,6 +51,7 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
   const kinds = textArray(r.kinds);
   const busyTenants = textArray(r.busyTenants);
   const busyKeys = textArray(r.busyKeys);
+  const running = r.running.length === 0 ? sql`array[]::uuid[]` : sql`${textArray(r.running)}::uuid[]`;
   const pending = sql`status = 'pending' and lane = ${r.lane}`;
   return queryRows<ClaimedRow>(
     db,
@@ -73,6 +76,7 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
             and j.kind = any(${kinds}) and j.run_at <= ${now}
             and (j.locked_until is null or j.locked_until < ${now})
             and (j.concurrency_key is null or j.concurrency_key <> all(${busyKeys}))
+            and j.id <> all(${running})
           order by j.run_at
           limit ${r.perTenant * 4}
         ) c

@@ -237,6 +237,7 @@ export class JobRunner {
       perKey: limits.perKey,
       busyTenants: [...perTenant].filter(([, n]) => n >= limits.perTenant).map(([t]) => t),
       busyKeys: [...perKey].filter(([, n]) => n >= limits.perKey).map(([k]) => k),
+      running: [...this.running.keys()],
       workerId: this.workerId,
       leaseToken,
       now,
