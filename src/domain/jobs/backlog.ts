@@ -13,26 +13,28 @@ const MAX_CACHED = 10_000;
  * a second per tenant, so the check costs one indexed count per tenant per second.
  */
 export class TenantBacklog {
-  private readonly cache = new Map<string, { pending: number; at: number }>();
+  /** The count per tenant, as a promise: concurrent requests of one tenant share one query. */
+  private readonly cache = new Map<string, { pending: Promise<number>; at: number }>();
 
   constructor(
     private readonly db: Executor,
     private readonly max: number,
   ) {}
 
-  async pending(tenant: string): Promise<number> {
+  pending(tenant: string): Promise<number> {
     const now = Date.now();
     const cached = this.cache.get(tenant);
     if (cached && now - cached.at < CACHE_MS) return cached.pending;
-    const [row] = await queryRows<{ pending: string | number }>(
+    const pending = queryRows<{ pending: string | number }>(
       this.db,
       sql`select count(*) as pending from (
         select 1 from jobs where tenant = ${tenant} and status = 'pending' limit ${this.max + 1}
       ) capped`,
-    );
-    const pending = Number(row?.pending ?? 0);
+    ).then(([row]) => Number(row?.pending ?? 0));
     if (this.cache.size >= MAX_CACHED) this.cache.clear();
     this.cache.set(tenant, { pending, at: now });
+    // A failed count is not remembered: the next request asks again.
+    pending.catch(() => this.cache.delete(tenant));
     return pending;
   }
 
