@@ -138,7 +138,10 @@ export function createServices(
         baseUrl: config.PAYCREST_BASE_URL,
       })
     : undefined;
-  const idempotency = new Idempotency(db, clock);
+  const fingerprintKey = config.IDEMPOTENCY_SECRET
+    ? Buffer.from(config.IDEMPOTENCY_SECRET, 'utf8')
+    : secrets.deriveKey('idempotency-fingerprint');
+  const idempotency = new Idempotency(db, clock, fingerprintKey);
   const sandboxPayments = new SandboxPaymentsProvider(clock);
   const productionPayments: PaymentsProvider = config.FLUTTERWAVE_CLIENT_ID
     ? new FlutterwaveProvider({
@@ -247,7 +250,7 @@ export function createServices(
       solanaTransfers,
       jupiter,
     ),
-    sandboxFaucet: new SandboxFaucet(sandboxChains, solanaWallets),
+    sandboxFaucet: new SandboxFaucet(sandboxChains, solanaWallets, idempotency),
     mailer,
     accounts: new AccountService(db, clock, users, mailer, publicUrlOf(config)),
     oauthClients,
@@ -262,7 +265,10 @@ export function createServices(
     wallet: new WalletService(db, clock, users, idempotency),
     deposits: new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider),
     payouts: new PayoutService(db, clock, idempotency, paymentsProvider),
-    offramp: new OfframpService(db, clock, { sandbox: new SandboxOfframpProvider(clock), production: paycrest }),
+    offramp: new OfframpService(db, clock, idempotency, {
+      sandbox: new SandboxOfframpProvider(clock),
+      production: paycrest,
+    }),
     paycrest,
     eventFeed,
     doorbell,
