@@ -28,8 +28,8 @@ const ConfigSchema = Type.Object({
   /** Seconds an authenticated API key is trusted from cache; bounds how fast a revocation bites. */
   API_KEY_CACHE_MS: Type.Integer({ minimum: 0, maximum: 1000, default: 1000 }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
-  /** Create a demo user and print a sandbox key when the database has no users. */
-  SEED_DEMO: Type.Boolean({ default: true }),
+  /** Create a demo user and print a sandbox key when the database has no users. Default: on, except in production (never there). */
+  SEED_DEMO: Type.Optional(Type.Boolean()),
   /** Run background workers (event relay, job runner) in this process. */
   WORKERS: Type.Boolean({ default: true }),
   /** Apply pending database migrations at start. Off when a release step runs `npm run migrate` first. */
@@ -58,6 +58,33 @@ const ConfigSchema = Type.Object({
    * holds its key this long (retries get 409), then the next retry resumes or re-runs it.
    */
   IDEMPOTENCY_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  /** Jobs running at once per process, per lane: money (settlement, payouts, bills, Solana), webhooks, polling (reconciliation). */
+  JOB_CONCURRENCY_MONEY: Type.Integer({ minimum: 1, default: 16 }),
+  JOB_CONCURRENCY_WEBHOOKS: Type.Integer({ minimum: 1, default: 32 }),
+  JOB_CONCURRENCY_POLLING: Type.Integer({ minimum: 1, default: 8 }),
+  /** Share of a lane one tenant may hold at once, as a fraction of the lane's concurrency (at least one job). */
+  JOB_TENANT_SHARE: Type.Number({ exclusiveMinimum: 0, maximum: 1, default: 0.25 }),
+  /** Deliveries to one webhook endpoint in flight at once, per process. */
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: Type.Integer({ minimum: 1, default: 4 }),
+  /** An endpoint whose every attempt failed for this long is disabled (Stripe and Svix: days). */
+  WEBHOOK_DISABLE_AFTER_MS: Type.Integer({ minimum: 60_000, default: 5 * 24 * 3_600_000 }),
+  /**
+   * Development setting: sandbox webhook endpoints may be http and local addresses. Default: on,
+   * except in production, where it may not be turned on (every key follows the outbound rules).
+   */
+  WEBHOOK_LOCAL_RECEIVERS: Type.Optional(Type.Boolean()),
+  /** Pending background jobs one tenant may have; requests that would queue more answer 429. */
+  TENANT_PENDING_JOBS_MAX: Type.Integer({ minimum: 1, default: 50_000 }),
+  /** Retention (see docs): days events (and their webhook deliveries and attempts) are kept; at least 30. */
+  RETENTION_EVENTS_DAYS: Type.Integer({ minimum: 30, default: 30 }),
+  /** Days finished (done or failed) jobs are kept. */
+  RETENTION_JOBS_DAYS: Type.Integer({ minimum: 1, default: 7 }),
+  /** Hours an Idempotency-Key is remembered; at least 24 (the Stripe rule). */
+  RETENTION_IDEMPOTENCY_HOURS: Type.Integer({ minimum: 24, default: 24 }),
+  /** Rows deleted per statement: each batch is its own short transaction. */
+  RETENTION_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
+  /** How often the pruning job runs. */
+  RETENTION_EVERY_MS: Type.Integer({ minimum: 60_000, default: 3_600_000 }),
   /** Redis for limits shared by every instance. Unset: limits are per process, in memory. */
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   /** Operations (GraphQL root fields, aliases included) per credential per minute. */
@@ -179,6 +206,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     );
   }
   config.SHUTDOWN_READINESS_DELAY_MS ??= production ? 5_000 : 0;
+  if (production && (config.SEED_DEMO || config.WEBHOOK_LOCAL_RECEIVERS)) {
+    const names = (['SEED_DEMO', 'WEBHOOK_LOCAL_RECEIVERS'] as const).filter((k) => config[k]);
+    throw new ConfigError(
+      `Invalid configuration:\n${names.map((k) => `  ${k}: may not be on in production (a development setting)`).join('\n')}`,
+    );
+  }
+  config.SEED_DEMO ??= !production;
+  config.WEBHOOK_LOCAL_RECEIVERS ??= !production;
   config.GRAPHQL_INTROSPECTION ??= !production;
   config.GRAPHQL_EXPLORER ??= !production;
   return config;

@@ -31,6 +31,7 @@ import { PaymentMethodService } from './domain/wallet/payment-method-service.js'
 import { PayoutService } from './domain/wallet/payout-service.js';
 import { WalletService } from './domain/wallet/wallet-service.js';
 import { SecretBox } from './domain/webhooks/secret-box.js';
+import { TenantBacklog } from './domain/jobs/backlog.js';
 import { WebhookService } from './domain/webhooks/webhook-service.js';
 import { pino } from 'pino';
 import { DependencyHealth } from './health/dependency-health.js';
@@ -88,6 +89,8 @@ export interface Services {
   secrets: SecretBox;
   rateLimiter: RateLimiter;
   limitPolicy: LimitPolicy;
+  /** The per-tenant cap on pending background work (429 when over). */
+  backlog: TenantBacklog;
   mailer: Mailer;
   accounts: AccountService;
   /** Developer apps (OAuth clients). */
@@ -289,9 +292,10 @@ export function createServices(
     eventFeed,
     doorbell,
     secrets,
-    webhooks: new WebhookService(db, clock, secrets),
+    webhooks: new WebhookService(db, clock, secrets, config.WEBHOOK_LOCAL_RECEIVERS),
     rateLimiter,
     limitPolicy: limitPolicyFrom(config),
+    backlog: new TenantBacklog(db, config.TENANT_PENDING_JOBS_MAX),
     config,
     db,
     clock,

@@ -1,12 +1,47 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { stampCommittedEvents } from './domain/events/relay.js';
-import { type JobHandler, JobRunner } from './domain/jobs/job-runner.js';
+import type { Config } from './config.js';
+import { type JobHandler, JobRunner, type JobRunnerOptions } from './domain/jobs/job-runner.js';
+import { retentionJobHandlers, scheduleRetention } from './domain/retention/retention-jobs.js';
 import type { Services } from './services.js';
 import { offrampJobHandlers } from './domain/offramp/offramp-jobs.js';
 import { walletJobHandlers } from './domain/wallet/wallet-jobs.js';
 import { billJobHandlers } from './domain/bills/bill-jobs.js';
 import { WebhookDeliveryHandler } from './domain/webhooks/delivery-worker.js';
 import { SolanaConfirmHandler } from './domain/solana/solana-jobs.js';
+
+/** Every job kind this gateway runs, with its handler. */
+export function jobHandlersOf(services: Services): JobHandler[] {
+  const { config } = services;
+  return [
+    new WebhookDeliveryHandler(services.db, services.clock, services.secrets, {
+      localReceivers: config.WEBHOOK_LOCAL_RECEIVERS,
+      disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
+    }),
+    ...offrampJobHandlers(services.offramp, services.clock),
+    ...walletJobHandlers(services.deposits, services.payouts, services.clock),
+    ...billJobHandlers(services.bills, services.clock),
+    new SolanaConfirmHandler(services.solanaTransfers, services.clock),
+    ...retentionJobHandlers(services.db, services.clock, config),
+  ];
+}
+
+/** Lane sizes from the settings: each tenant may hold JOB_TENANT_SHARE of a lane (at least one slot). */
+export function jobRunnerOptionsOf(config: Config): JobRunnerOptions {
+  const lane = (concurrency: number, perKey = concurrency) => ({
+    concurrency,
+    perTenant: Math.max(1, Math.floor(concurrency * config.JOB_TENANT_SHARE)),
+    perKey,
+  });
+  return {
+    leaseMs: config.JOB_LEASE_MS,
+    lanes: {
+      money: lane(config.JOB_CONCURRENCY_MONEY),
+      webhooks: lane(config.JOB_CONCURRENCY_WEBHOOKS, config.WEBHOOK_CONCURRENCY_PER_ENDPOINT),
+      polling: lane(config.JOB_CONCURRENCY_POLLING),
+    },
+  };
+}
 
 export interface Workers {
   jobs: JobRunner;
@@ -50,24 +85,15 @@ export function startWorkers(
   };
   relay();
 
-  const jobs = new JobRunner(
-    services.db,
-    services.clock,
-    [
-      new WebhookDeliveryHandler(services.db, services.clock, services.secrets),
-      ...offrampJobHandlers(services.offramp, services.clock),
-      ...walletJobHandlers(services.deposits, services.payouts, services.clock),
-      ...billJobHandlers(services.bills, services.clock),
-      new SolanaConfirmHandler(services.solanaTransfers, services.clock),
-      ...handlers,
-    ],
-    {
-      leaseMs: services.config.JOB_LEASE_MS,
-      onError: (error, job) => report(error, 'job failed', { jobId: job?.id, kind: job?.kind }),
-      waitAfterError,
-    },
-  );
+  const jobs = new JobRunner(services.db, services.clock, [...jobHandlersOf(services), ...handlers], {
+    ...jobRunnerOptionsOf(services.config),
+    onError: (error, job) => report(error, 'job failed', { jobId: job?.id, kind: job?.kind }),
+    waitAfterError,
+  });
   jobs.start();
+  scheduleRetention(services.db, services.clock.now()).catch((error) =>
+    report(error, 'could not schedule the retention job'),
+  );
 
   // Production Solana wallets are polled for arrivals (only when an RPC URL is configured).
   let watchTimer: NodeJS.Timeout | undefined;

@@ -1,7 +1,26 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { EVENT_KINDS } from '../domain/webhooks/event-kinds.js';
+import type { WebhookEndpoint } from '../domain/webhooks/webhook.js';
 import { csrfField, field, type Form, formFields, formValues, html, notice, type SafeHtml } from '../web/html.js';
 import { attempt, type DashboardView, render, viewOf } from './view.js';
+
+/**
+ * The notice an endpoint in trouble gets on the dashboard: disabled automatically after days of
+ * failure (with the reason and how to resume), or failing now (and when it will be disabled).
+ */
+function healthNotice(endpoint: WebhookEndpoint, disableAfterMs: number): SafeHtml | string {
+  if (!endpoint.enabled && endpoint.disabledReason?.startsWith('Disabled automatically'))
+    return notice(
+      `${endpoint.url}: ${endpoint.disabledReason} Fix the receiver, then enable the endpoint again.`,
+      'error',
+    );
+  if (endpoint.enabled && endpoint.failingSince)
+    return notice(
+      `${endpoint.url}: every delivery has failed since ${endpoint.failingSince.toISOString()}. If it keeps failing, it is disabled automatically after ${Math.round(disableAfterMs / 86_400_000)} days.`,
+      'error',
+    );
+  return '';
+}
 
 /** Webhook endpoints of one environment: create, secret reveal and rotation, test events, the delivery log with re-send. */
 export function registerWebhooksPage(app: FastifyInstance): void {
@@ -16,7 +35,7 @@ export function registerWebhooksPage(app: FastifyInstance): void {
       view,
       'webhooks',
       'Webhooks',
-      html`${top}<div class="card"><h1>Webhooks · ${view.environment}</h1>
+      html`${top}${endpoints.map((e) => healthNotice(e, app.services.config.WEBHOOK_DISABLE_AFTER_MS))}<div class="card"><h1>Webhooks · ${view.environment}</h1>
 <table id="endpoints"><tr><th>URL</th><th>Events</th><th>State</th><th></th></tr>
 ${endpoints.map((e) => html`<tr><td><a href="/dashboard/webhooks/${e.id}?env=${view.environment}">${e.url}</a><div class="muted">${e.description}</div></td><td>${e.eventTypes.map((t) => html`<span class="tag">${t}</span>`)}</td><td>${e.enabled ? 'enabled' : `disabled${e.disabledReason ? ` (${e.disabledReason})` : ''}`}</td><td><a href="/dashboard/webhooks/${e.id}?env=${view.environment}">Deliveries</a></td></tr>`)}
 </table>${endpoints.length === 0 ? html`<p class="muted">No endpoints in ${view.environment}.</p>` : ''}</div>

@@ -113,6 +113,8 @@ export const events = pgTable(
     uniqueIndex('events_seq_key').on(t.seq),
     index('events_owner_seq_idx').on(t.userId, t.environment, t.seq),
     index('events_unstamped_idx').on(t.txid).where(sql`${t.seq} is null`),
+    /** Retention prunes by age. */
+    index('events_created_idx').on(t.createdAt),
   ],
 );
 
@@ -128,13 +130,27 @@ export const jobs = pgTable(
     status: jobStatusEnum('status').notNull().default('pending'),
     runAt: timestamp('run_at', { withTimezone: true, mode: 'date' }).notNull(),
     attempts: integer('attempts').notNull().default(0),
+    /** Which worker lane runs it (money, webhooks, polling, maintenance): each lane has its own concurrency. */
+    lane: text('lane').notNull().default('default'),
+    /** Whose work it is (a user id; '' for the system's own): claims take turns across tenants. */
+    tenant: text('tenant').notNull().default(''),
+    /** Jobs sharing a key (a webhook endpoint) are limited in how many run at once. */
+    concurrencyKey: text('concurrency_key'),
     lockedBy: text('locked_by'),
+    /** A fresh token per claim: a worker whose lease was taken over can no longer record or fence. */
+    leaseToken: uuid('lease_token'),
     lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
     lastError: text('last_error'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('jobs_due_idx').on(t.kind, t.runAt).where(sql`${t.status} = 'pending'`)],
+  (t) => [
+    index('jobs_lane_tenant_due_idx').on(t.lane, t.tenant, t.runAt).where(sql`${t.status} = 'pending'`),
+    index('jobs_concurrency_key_idx').on(t.concurrencyKey).where(sql`${t.status} = 'pending'`),
+    /** Counts a tenant's pending work for its cap. */
+    index('jobs_tenant_pending_idx').on(t.tenant).where(sql`${t.status} = 'pending'`),
+    index('jobs_finished_idx').on(t.updatedAt).where(sql`${t.status} <> 'pending'`),
+  ],
 );
 
 /** A partner URL that receives signed webhooks for one user and environment. */
@@ -150,6 +166,11 @@ export const webhookEndpoints = pgTable(
     eventTypes: text('event_types').array().notNull(),
     enabled: boolean('enabled').notNull().default(true),
     disabledReason: text('disabled_reason'),
+    /** Since when every attempt has failed (null while healthy): disabled after WEBHOOK_DISABLE_AFTER_MS. */
+    failingSince: timestamp('failing_since', { withTimezone: true, mode: 'date' }),
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    /** The circuit breaker: while in the future, deliveries wait instead of being sent. */
+    circuitOpenUntil: timestamp('circuit_open_until', { withTimezone: true, mode: 'date' }),
     /** The signing secret, sealed (AES-256-GCM) under the configured key and bound to this row. */
     secretSealed: text('secret_sealed').notNull(),
     /** During a rotation, the previous secret keeps signing until this time. */

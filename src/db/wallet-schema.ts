@@ -258,5 +258,9 @@ export const idempotencyKeys = pgTable(
     lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('idempotency_keys_pk').on(t.userId, t.environment, t.operation, t.key)],
+  (t) => [
+    uniqueIndex('idempotency_keys_pk').on(t.userId, t.environment, t.operation, t.key),
+    /** Retention prunes by age. */
+    index('idempotency_keys_created_idx').on(t.createdAt),
+  ],
 );

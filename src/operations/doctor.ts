@@ -60,12 +60,6 @@ function configChecks(config: Config): Check[] {
       detail:
         'REDIS_URL is not set: rate limits count per process, so N instances allow N times the limit. Set REDIS_URL when running more than one instance.',
     });
-  if (production && config.SEED_DEMO)
-    checks.push({
-      name: 'demo account',
-      ok: false,
-      detail: 'SEED_DEMO is on in production: set SEED_DEMO=false so no demo user or key is ever created.',
-    });
   if (production && config.METRICS_PORT === undefined && !config.METRICS_TOKEN)
     checks.push({
       name: 'metrics',

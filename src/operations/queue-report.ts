@@ -172,14 +172,24 @@ export async function failedDeliveries(db: Executor, limit: number): Promise<Fai
  * is no failed delivery with that id.
  */
 export async function retryDelivery(db: Executor, id: string, now: Date): Promise<boolean> {
-  const rows = await queryRows<{ id: string }>(
+  const rows = await queryRows<{ id: string; endpoint_id: string; tenant: string }>(
     db,
-    sql`/* operatorRetryDelivery */ update webhook_deliveries set status = 'pending',
+    sql`/* operatorRetryDelivery */ update webhook_deliveries d set status = 'pending',
         next_attempt_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz
-      where id = ${id}::uuid and status = 'failed' returning id`,
+      from webhook_endpoints e
+      where d.id = ${id}::uuid and d.status = 'failed' and e.id = d.endpoint_id
+      returning d.id, d.endpoint_id, e.user_id as tenant`,
   );
-  if (rows.length === 0) return false;
-  await enqueueJob(db, { kind: DELIVERY_JOB, payload: { deliveryId: id }, runAt: now });
+  const [row] = rows;
+  if (!row) return false;
+  // The endpoint's owner is the tenant (fair claims) and the endpoint the concurrency key, as for every delivery.
+  await enqueueJob(db, {
+    kind: DELIVERY_JOB,
+    payload: { deliveryId: id },
+    runAt: now,
+    tenant: row.tenant,
+    concurrencyKey: row.endpoint_id,
+  });
   return true;
 }
 

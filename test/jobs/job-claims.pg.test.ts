@@ -18,7 +18,7 @@ describe.skipIf(!onPostgres)('job claims across workers (PostgreSQL)', () => {
         return { status: 'done' as const };
       },
     };
-    for (let i = 0; i < 300; i++) await enqueueJob(db, { kind, runAt: clock.now() });
+    for (let i = 0; i < 300; i++) await enqueueJob(db, { kind, runAt: clock.now(), tenant: '' });
     const workers = [1, 2, 3].map((n) => new JobRunner(db, clock, [handler], { workerId: `w${n}`, batchSize: 7 }));
     await Promise.all(
       workers.map(async (worker) => {

@@ -21,7 +21,12 @@ describe('the job runner', () => {
     const kind = `k-${randomUUID()}`;
     const ran: Job[] = [];
     const runner = new JobRunner(db, clock, [{ kind, run: async (job) => (ran.push(job), { status: 'done' }) }]);
-    const id = await enqueueJob(db, { kind, payload: { bill: 'B1' }, runAt: new Date('2030-01-01T00:01:00Z') });
+    const id = await enqueueJob(db, {
+      kind,
+      payload: { bill: 'B1' },
+      runAt: new Date('2030-01-01T00:01:00Z'),
+      tenant: '',
+    });
     expect(await runner.runDueJobs()).toBe(0);
     clock.advance(60_000);
     expect(await runner.runDueJobs()).toBe(1);
@@ -46,7 +51,7 @@ describe('the job runner', () => {
         },
       },
     ]);
-    const id = await enqueueJob(db, { kind, runAt: clock.now() });
+    const id = await enqueueJob(db, { kind, runAt: clock.now(), tenant: '' });
     await runner.runDueJobs();
     expect(await jobRow(db, id)).toMatchObject({
       status: 'pending',
@@ -89,7 +94,7 @@ describe('the job runner', () => {
       workerId: 'healthy',
       leaseMs: 30_000,
     });
-    const id = await enqueueJob(db, { kind, runAt: clock.now() });
+    const id = await enqueueJob(db, { kind, runAt: clock.now(), tenant: '' });
 
     const stuckRun = stuck.runDueJobs();
     await stuckStarted.promise; // claimed: a handler runs only after its job's lease is taken
@@ -108,7 +113,7 @@ describe('the job runner', () => {
     const runner = new JobRunner(db, clock, [{ kind, run: () => (started.resolve(), new Promise(() => undefined)) }], {
       workerId: 'leaving',
     });
-    const id = await enqueueJob(db, { kind, runAt: clock.now() });
+    const id = await enqueueJob(db, { kind, runAt: clock.now(), tenant: '' });
     void runner.runDueJobs();
     await started.promise;
     expect((await jobRow(db, id)).lockedBy).toBe('leaving');

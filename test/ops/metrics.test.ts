@@ -14,6 +14,7 @@ import { Receiver } from '../helpers/receiver.js';
 import { waitUntil } from '../helpers/wait.js';
 import { rest } from '../helpers/rest.js';
 import { fund } from '../helpers/wallet.js';
+import { heldJob } from '../helpers/jobs.js';
 
 type Labels = Record<string, string>;
 
@@ -157,22 +158,18 @@ describe('/metrics after a scripted run', () => {
     ).json().data;
     expect(deliveries.length).toBeGreaterThan(0);
     const handler = new WebhookDeliveryHandler(t.services.db, t.services.clock, t.services.secrets);
-    await handler.run({
-      id: randomUUID(),
-      kind: 'webhook.deliver',
-      payload: { deliveryId: deliveries[0].id },
-      attempts: 1,
-      runAt: new Date(),
-    });
+    await handler.run(
+      await heldJob(t.services.db, { payload: { deliveryId: deliveries[0].id }, tenant: alice.user.id }),
+    );
     expect(receiver.received).toHaveLength(1);
 
     // Jobs of kinds of this run's own: one fails for good, one waits (due an hour ago), one is for later.
     const failing = `metrics-test-fail-${randomUUID().slice(0, 8)}`;
     const waiting = `metrics-test-wait-${randomUUID().slice(0, 8)}`;
     const now = t.services.clock.now();
-    await enqueueJob(t.services.db, { kind: failing, runAt: now });
-    await enqueueJob(t.services.db, { kind: waiting, runAt: new Date(now.getTime() - 3_600_000) });
-    await enqueueJob(t.services.db, { kind: waiting, runAt: new Date(now.getTime() + 3_600_000) });
+    await enqueueJob(t.services.db, { kind: failing, runAt: now, tenant: '' });
+    await enqueueJob(t.services.db, { kind: waiting, runAt: new Date(now.getTime() - 3_600_000), tenant: '' });
+    await enqueueJob(t.services.db, { kind: waiting, runAt: new Date(now.getTime() + 3_600_000), tenant: '' });
     const runner = new JobRunner(t.services.db, t.services.clock, [
       { kind: failing, run: async () => ({ status: 'failed', error: 'refused on purpose' }) },
     ]);

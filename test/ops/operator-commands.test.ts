@@ -9,6 +9,7 @@ import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worke
 import { runDoctor } from '../../src/operations/doctor.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { Receiver } from '../helpers/receiver.js';
+import { heldJob } from '../helpers/jobs.js';
 
 describe('operator commands', () => {
   const clock = new ManualClock(new Date());
@@ -28,8 +29,8 @@ describe('operator commands', () => {
   it('show queue depth per kind, list failed jobs with their error, retry and discard them', async () => {
     const kind = `ops-${crypto.randomUUID().slice(0, 8)}`;
     const now = clock.now();
-    await enqueueJob(t.services.db, { kind, runAt: new Date(now.getTime() - 60_000) });
-    await enqueueJob(t.services.db, { kind, runAt: new Date(now.getTime() + 60_000) });
+    await enqueueJob(t.services.db, { kind, runAt: new Date(now.getTime() - 60_000), tenant: '' });
+    await enqueueJob(t.services.db, { kind, runAt: new Date(now.getTime() + 60_000), tenant: '' });
     expect((await admin('queue')).find((d: { kind: string }) => d.kind === kind)).toEqual({
       kind,
       due: 1,
@@ -83,16 +84,20 @@ describe('operator commands', () => {
       )
       .then((r) => (r as unknown as { rows: Array<{ id: string }> }).rows);
     const handler = new WebhookDeliveryHandler(t.services.db, clock, t.services.secrets);
-    const attempt = () =>
-      handler.run({
-        id: crypto.randomUUID(),
-        kind: 'webhook.deliver',
-        payload: { deliveryId: delivery!.id },
-        attempts: 1,
-        runAt: clock.now(),
-      });
-    // The first attempt and five retries, all refused: the delivery fails for good.
-    for (let i = 0; i < 6; i++) await attempt();
+    const attempt = async () =>
+      handler.run(
+        await heldJob(t.services.db, {
+          payload: { deliveryId: delivery!.id },
+          tenant: tenant.user.id,
+          runAt: clock.now(),
+        }),
+      );
+    // The first attempt and five retries, all refused: the delivery fails for good. Each comes
+    // hours after the last, as the schedule has them, so the endpoint's breaker has closed again.
+    for (let i = 0; i < 6; i++) {
+      await attempt();
+      clock.advance(7 * 3_600_000);
+    }
     const listed = (await admin('failed-deliveries')).find((d: { id: string }) => d.id === delivery!.id);
     expect(listed).toMatchObject({ eventType: 'deposit.completed', lastStatusCode: 503, attempts: 6 });
     expect(listed.endpointHost).toBe(new URL(receiver.url).host);
@@ -118,7 +123,10 @@ describe('operator commands', () => {
     );
     const problems = Object.fromEntries(production.filter((c) => !c.ok).map((c) => [c.name, c.detail]));
     expect(problems['database setting']).toMatch(/Set DATABASE_URL/);
-    expect(problems['demo account']).toMatch(/SEED_DEMO=false/);
+    // A demo account cannot be asked for in production: the configuration refuses it outright.
+    expect(() =>
+      loadConfig({}, { NODE_ENV: 'production', SECRETS_KEY: `${'A'.repeat(43)}=`, SEED_DEMO: true }),
+    ).toThrow(/SEED_DEMO/);
     expect(problems['database']).toMatch(/could not be opened: connect ECONNREFUSED/);
     expect(problems['redis']).toMatch(/does not answer/);
   });

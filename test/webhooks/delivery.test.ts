@@ -263,7 +263,7 @@ describe('webhook delivery', () => {
     ]);
   });
 
-  it('during a secret rotation both secrets sign; the seed signature uses the new one', async () => {
+  it('during a secret rotation both secrets sign; a receiver still on the old secret verifies x-service-signature until the grace ends', async () => {
     const { tenant, endpoint, secret: oldSecret } = await setUp();
     const rotated = await api(tenant.keys.FULL_ACCESS, 'POST', `/api/v1/webhooks/${endpoint.id}/rotate-secret`, {
       gracePeriodSeconds: 3600,
@@ -278,13 +278,20 @@ describe('webhook delivery', () => {
     expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(() => new Webhook(oldSecret).verify(request.body, headers)).not.toThrow();
     expect(() => new Webhook(newSecret).verify(request.body, headers)).not.toThrow();
-    expect(headers['x-service-signature']).toBe(createHmac('sha256', newSecret).update(request.body).digest('hex'));
+    const seedSignature = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
+    // The receiver that has not switched yet: the seed header is still keyed with the old secret.
+    expect(headers['x-service-signature']).toBe(seedSignature(oldSecret, request.body));
+    // The receiver that switched early finds the new secret's signature beside it.
+    expect(headers['x-service-signature-next']).toBe(seedSignature(newSecret, request.body));
 
     clock.advance(3601 * 1000);
     await emit(tenant);
     await runner.runDueJobs();
     const later = receiver.received[1]!.headers as Record<string, string>;
     expect(later['webhook-signature']!.split(' ')).toHaveLength(1);
+    // After the grace the seed header switches to the new secret, and the -next header is gone.
+    expect(later['x-service-signature']).toBe(seedSignature(newSecret, receiver.received[1]!.body));
+    expect(later['x-service-signature-next']).toBeUndefined();
     // The clock is an hour ahead of real time here, so compare signatures rather than verify.
     const resigned = (secret: string) =>
       new Webhook(secret).sign(

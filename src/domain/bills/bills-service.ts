@@ -210,6 +210,7 @@ export class BillsService {
               kind: BILL_JOBS.scheduleRun,
               payload: { scheduleId: schedule!.id, run: 1 },
               runAt: executionAt,
+              tenant: principal.userId,
             });
             if (input.saveBeneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
             await this.idempotency.finish(tx, claim, row);
@@ -364,6 +365,7 @@ export class BillsService {
           kind: BILL_JOBS.scheduleRun,
           payload: { scheduleId: schedule.id, run: run + 1 },
           runAt: next,
+          tenant: schedule.userId,
         });
       return record;
     });
@@ -556,6 +558,7 @@ export class BillsService {
       kind: BILL_JOBS.statusPoll,
       payload: { recordId: record.id },
       runAt: new Date(now.getTime() + POLL_AFTER_MS),
+      tenant: record.userId,
     });
   }
 

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.js';
 import { events } from '../../db/schema.js';
 import type { Environment } from '../auth/permissions.js';
+import { laneOf } from '../jobs/lanes.js';
 import { ALL_KINDS } from '../webhooks/event-kinds.js';
 import { DELIVERY_JOB } from '../webhooks/webhook.js';
 import type { NewEvent, StoredEvent } from './event.js';
@@ -39,11 +40,12 @@ export async function recordEvent(
           where endpoint.user_id = ${event.userId} and endpoint.environment = ${event.environment}
             and endpoint.enabled and endpoint.deleted_at is null
             and (${event.type} = any(endpoint.event_types) or ${ALL_KINDS} = any(endpoint.event_types))
-          returning id
+          returning id, endpoint_id
         ),
         queued as (
-          insert into jobs (kind, payload, run_at)
-          select ${DELIVERY_JOB}, jsonb_build_object('deliveryId', deliveries.id) || ${traceContextJson()}::jsonb,
+          insert into jobs (kind, lane, tenant, concurrency_key, payload, run_at)
+          select ${DELIVERY_JOB}, ${laneOf(DELIVERY_JOB)}, ${event.userId}, deliveries.endpoint_id::text,
+            jsonb_build_object('deliveryId', deliveries.id) || ${traceContextJson()}::jsonb,
             ${createdAt}::timestamptz
           from deliveries
           returning 1

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 import { jobs } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import { startJobRun, withTraceContext } from '../../observability/job-observation.js';
+import { claimLaneJobs, extendLeases } from './job-claims.js';
+import { DEFAULT_LANES, type Lane, type LaneLimits, type LaneSettings, laneOf } from './lanes.js';
 
 export interface Job {
   id: string;
@@ -12,6 +14,11 @@ export interface Job {
   payload: Record<string, unknown>;
   attempts: number;
   runAt: Date;
+  tenant: string;
+  /** This claim's fence: see `assertLease`. */
+  leaseToken: string;
+  /** Aborted when the lease is lost (another worker took the job over): stop before any further effect. */
+  signal: AbortSignal;
 }
 
 /** What a handler decides about a job it ran. Throwing counts as `retry` with backoff. */
@@ -25,45 +32,98 @@ export interface JobHandler {
   run(job: Job): Promise<JobOutcome>;
 }
 
+export interface NewJob {
+  kind: string;
+  payload?: Record<string, unknown>;
+  runAt: Date;
+  /** Whose work this is (the user id), or '' for the system's own: claims take turns across tenants. */
+  tenant: string;
+  /** Jobs sharing a key (a webhook endpoint) are limited in how many run at once. */
+  concurrencyKey?: string;
+}
+
 /** Enqueue inside the transaction that causes the work, so the two commit together. */
-export async function enqueueJob(
-  tx: Executor,
-  job: { kind: string; payload?: Record<string, unknown>; runAt: Date },
-): Promise<string> {
+export async function enqueueJob(tx: Executor, job: NewJob): Promise<string> {
   const [row] = await tx
     .insert(jobs)
-    .values({ kind: job.kind, payload: withTraceContext(job.payload ?? {}), runAt: job.runAt })
+    .values({
+      kind: job.kind,
+      lane: laneOf(job.kind),
+      tenant: job.tenant,
+      concurrencyKey: job.concurrencyKey ?? null,
+      payload: withTraceContext(job.payload ?? {}),
+      runAt: job.runAt,
+    })
     .returning({ id: jobs.id });
   return row!.id;
 }
 
-export interface JobRunnerOptions {
-  workerId?: string;
-  /** How long a claim lasts; a worker that dies loses its jobs to others after this. */
-  leaseMs?: number;
-  batchSize?: number;
-  pollMs?: number;
-  maxAttempts?: number;
-  onError?: (error: unknown, job?: Job) => void;
-  /** Awaited after a failed round (e.g. until the database is back), so a failing store is not polled flat out. */
-  waitAfterError?: (error: unknown) => Promise<void>;
+export class LeaseLostError extends Error {
+  constructor(jobId: string) {
+    super(`The lease on job ${jobId} was taken over by another worker; its effect is left to that worker.`);
+    this.name = 'LeaseLostError';
+  }
 }
 
 /**
- * Runs due jobs from the `jobs` table. A claim is one statement (`FOR UPDATE SKIP LOCKED` inside
- * an UPDATE … RETURNING), so concurrent workers never take the same job; the work itself runs
- * outside any transaction, and the result is recorded only if this worker still holds the lease.
+ * The fence: call it first inside the transaction that makes a job's effect. It locks the job's row
+ * and checks that this claim's lease token is still the row's, so a worker whose lease expired
+ * mid-run (a pause, a partition) cannot commit the effect a second time after another worker took
+ * the job over. Throws LeaseLostError, which rolls the effect back.
+ */
+export async function assertLease(tx: Executor, job: Pick<Job, 'id' | 'leaseToken'>): Promise<void> {
+  const rows = await queryRows(
+    tx,
+    sql`select 1 from jobs where id = ${job.id} and lease_token = ${job.leaseToken}::uuid and status = 'pending' for update`,
+  );
+  if (rows.length === 0) throw new LeaseLostError(job.id);
+}
+
+export interface JobRunnerOptions {
+  workerId?: string;
+  /** How long a claim lasts without a heartbeat; a worker that dies loses its jobs to others after this. */
+  leaseMs?: number;
+  /** How often running jobs' leases are extended (default: a third of the lease). */
+  heartbeatMs?: number;
+  /** Most jobs one claim takes (`runDueJobs` takes up to this many per lane). */
+  batchSize?: number;
+  pollMs?: number;
+  maxAttempts?: number;
+  lanes?: Partial<Record<Lane, Partial<LaneLimits>>>;
+  onError?: (error: unknown, job?: Job) => void;
+  /** Awaited after a failed claim (e.g. until the database is back), so a failing store is not polled flat out. */
+  waitAfterError?: (error: unknown) => Promise<void>;
+}
+
+interface Running {
+  lane: Lane;
+  tenant: string;
+  key: string | null;
+  leaseToken: string;
+  abort: AbortController;
+}
+
+/**
+ * Runs due jobs from the `jobs` table, lane by lane. Each lane claims only as many jobs as it has
+ * free slots, takes turns across tenants (see job-claims.ts), and leaves out tenants and keys that
+ * already fill their share, so one tenant's backlog or one dead endpoint never takes every slot. A
+ * running job's lease is extended by a heartbeat; a job whose lease was lost anyway is aborted, its
+ * result is not recorded, and its transactional effects are fenced by `assertLease`.
  */
 export class JobRunner {
   readonly workerId: string;
   private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
   private readonly batchSize: number;
   private readonly pollMs: number;
   private readonly maxAttempts: number;
+  private readonly lanes: LaneSettings;
   private readonly handlers = new Map<string, JobHandler>();
+  private readonly running = new Map<string, Running>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly claimed = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly claiming = new Set<Lane>();
+  private readonly laneTimers = new Map<Lane, NodeJS.Timeout>();
+  private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
 
   constructor(
@@ -74,9 +134,13 @@ export class JobRunner {
   ) {
     this.workerId = options.workerId ?? `worker-${randomUUID()}`;
     this.leaseMs = options.leaseMs ?? 60_000;
+    this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(this.leaseMs / 3));
     this.batchSize = options.batchSize ?? 20;
     this.pollMs = options.pollMs ?? 500;
     this.maxAttempts = options.maxAttempts ?? 10;
+    this.lanes = { ...DEFAULT_LANES };
+    for (const [lane, limits] of Object.entries(options.lanes ?? {}))
+      this.lanes[lane as Lane] = { ...DEFAULT_LANES[lane as Lane], ...limits };
     for (const handler of handlers) this.register(handler);
   }
 
@@ -84,83 +148,132 @@ export class JobRunner {
     this.handlers.set(handler.kind, handler);
   }
 
+  /** Runs every lane continuously: a lane claims whenever it has a free slot, and polls when idle. */
   start(): void {
-    const tick = async () => {
-      if (this.stopping) return;
-      let ran = 0;
-      try {
-        ran = await this.runDueJobs();
-      } catch (error) {
-        this.options.onError?.(error);
-        await this.options.waitAfterError?.(error);
-      }
-      // A full queue is drained back to back; an empty one is polled.
-      if (!this.stopping) this.timer = setTimeout(tick, ran > 0 ? 0 : this.pollMs);
-    };
-    this.timer = setTimeout(tick, 0);
+    for (const lane of this.activeLanes()) this.pump(lane);
+    this.heartbeat = setInterval(() => void this.extendHeldLeases(), this.heartbeatMs);
+    this.heartbeat.unref();
   }
 
-  /** Claims the due jobs and runs them to completion. Returns how many were run. */
+  /** Claims the due jobs of every lane (a batch each) and runs them to completion. Returns how many ran. */
   async runDueJobs(): Promise<number> {
-    const claimed = await this.claimDueJobs();
-    await Promise.all(claimed.map((job) => this.track(this.execute(job))));
-    return claimed.length;
+    let ran = 0;
+    const work: Promise<void>[] = [];
+    for (const lane of this.activeLanes()) {
+      const claimed = await this.claim(lane, this.batchSize);
+      ran += claimed.length;
+      work.push(...claimed.map((job) => this.track(this.execute(job))));
+    }
+    await Promise.all(work);
+    return ran;
   }
 
   /** Stops claiming, waits for running jobs up to `graceMs`, then gives unfinished leases back. */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
-    if (this.timer) clearTimeout(this.timer);
+    for (const timer of this.laneTimers.values()) clearTimeout(timer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
     const drained = Promise.all([...this.inFlight]);
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, graceMs))]);
-    if (this.claimed.size > 0) {
+    for (const [id, held] of this.running) {
+      // Jobs still running past the grace stop where they are (a delivery's request is aborted).
+      held.abort.abort(new LeaseLostError(id));
       await this.db
         .update(jobs)
-        .set({ lockedBy: null, lockedUntil: null })
-        .where(and(inArray(jobs.id, [...this.claimed]), eq(jobs.lockedBy, this.workerId)));
+        .set({ lockedBy: null, lockedUntil: null, leaseToken: null })
+        .where(and(eq(jobs.id, id), eq(jobs.leaseToken, held.leaseToken)));
     }
   }
 
-  private async claimDueJobs(): Promise<Job[]> {
-    const kinds = [...this.handlers.keys()];
-    if (kinds.length === 0) return [];
+  private activeLanes(): Lane[] {
+    return [...new Set([...this.handlers.keys()].map(laneOf))];
+  }
+
+  /** Fills a lane's free slots; called when a job of the lane ends and on the lane's poll timer. */
+  private pump(lane: Lane): void {
+    if (this.stopping || this.claiming.has(lane)) return;
+    const free = this.lanes[lane].concurrency - this.countRunning((r) => r.lane === lane);
+    if (free <= 0) return;
+    this.claiming.add(lane);
+    clearTimeout(this.laneTimers.get(lane));
+    let claimedAny = false;
+    this.claim(lane, Math.min(free, this.batchSize))
+      .then((claimed) => {
+        claimedAny = claimed.length > 0;
+        for (const job of claimed) void this.track(this.execute(job)).finally(() => this.pump(lane));
+      })
+      .catch(async (error) => {
+        this.options.onError?.(error);
+        // A failing store (the database away) is not polled flat out.
+        await this.options.waitAfterError?.(error);
+      })
+      .finally(() => {
+        this.claiming.delete(lane);
+        if (this.stopping) return;
+        // A lane that found work looks again at once (it may have more than one batch due).
+        this.laneTimers.set(
+          lane,
+          setTimeout(() => this.pump(lane), claimedAny ? 0 : this.pollMs),
+        );
+      });
+  }
+
+  private countRunning(match: (r: Running) => boolean): number {
+    let n = 0;
+    for (const r of this.running.values()) if (match(r)) n++;
+    return n;
+  }
+
+  private async claim(lane: Lane, limit: number): Promise<Job[]> {
+    const kinds = [...this.handlers.keys()].filter((k) => laneOf(k) === lane);
+    const limits = this.lanes[lane];
+    const perTenant = new Map<string, number>();
+    const perKey = new Map<string, number>();
+    for (const r of this.running.values()) {
+      if (r.lane !== lane) continue;
+      perTenant.set(r.tenant, (perTenant.get(r.tenant) ?? 0) + 1);
+      if (r.key) perKey.set(r.key, (perKey.get(r.key) ?? 0) + 1);
+    }
     const now = this.clock.now();
-    const leaseUntil = new Date(now.getTime() + this.leaseMs);
-    const rows = await queryRows<{
-      id: string;
-      kind: string;
-      payload: unknown;
-      attempts: number;
-      run_at: string | Date;
-    }>(
-      this.db,
-      sql`
-        update jobs set locked_by = ${this.workerId}, locked_until = ${leaseUntil.toISOString()}::timestamptz,
-          attempts = attempts + 1, updated_at = ${now.toISOString()}::timestamptz
-        where id in (
-          select id from jobs
-          where status = 'pending' and kind in (${sql.join(
-            kinds.map((k) => sql`${k}`),
-            sql`, `,
-          )})
-            and run_at <= ${now.toISOString()}::timestamptz
-            and (locked_until is null or locked_until < ${now.toISOString()}::timestamptz)
-          order by run_at
-          limit ${this.batchSize}
-          for update skip locked
-        )
-        returning id, kind, payload, attempts, run_at`,
-    );
+    const leaseToken = randomUUID();
+    const rows = await claimLaneJobs(this.db, {
+      lane,
+      kinds,
+      limit,
+      perTenant: limits.perTenant,
+      perKey: limits.perKey,
+      busyTenants: [...perTenant].filter(([, n]) => n >= limits.perTenant).map(([t]) => t),
+      busyKeys: [...perKey].filter(([, n]) => n >= limits.perKey).map(([k]) => k),
+      running: [...this.running.keys()],
+      workerId: this.workerId,
+      leaseToken,
+      now,
+      leaseUntil: new Date(now.getTime() + this.leaseMs),
+    });
     return rows.map((r) => {
-      this.claimed.add(r.id);
+      const abort = new AbortController();
+      this.running.set(r.id, { lane, tenant: r.tenant, key: r.concurrency_key, leaseToken, abort });
       return {
         id: r.id,
         kind: r.kind,
         payload: (r.payload ?? {}) as Record<string, unknown>,
         attempts: r.attempts,
         runAt: new Date(r.run_at),
+        tenant: r.tenant,
+        leaseToken,
+        signal: abort.signal,
       };
     });
+  }
+
+  private async extendHeldLeases(): Promise<void> {
+    const held = [...this.running].map(([id, r]) => ({ id, leaseToken: r.leaseToken }));
+    try {
+      const lost = await extendLeases(this.db, held, new Date(this.clock.now().getTime() + this.leaseMs));
+      for (const id of lost) this.running.get(id)?.abort.abort(new LeaseLostError(id));
+    } catch (error) {
+      this.options.onError?.(error);
+    }
   }
 
   private async execute(job: Job): Promise<void> {
@@ -172,6 +285,11 @@ export class JobRunner {
         ? await observed.within(() => handler.run(job))
         : { status: 'failed', error: `No handler for ${job.kind}` };
     } catch (error) {
+      if (error instanceof LeaseLostError || job.signal.aborted) {
+        // Another worker owns the job now; it records the outcome.
+        this.running.delete(job.id);
+        return;
+      }
       this.options.onError?.(error, job);
       const message = error instanceof Error ? error.message : String(error);
       const backoffMs = Math.min(2 ** job.attempts * 1000, 3_600_000);
@@ -181,13 +299,20 @@ export class JobRunner {
           : { status: 'retry', at: new Date(this.clock.now().getTime() + backoffMs), error: message };
     }
     observed.finish(outcome.status);
-    await this.record(job, outcome);
-    this.claimed.delete(job.id);
+    try {
+      await this.record(job, outcome);
+    } catch (error) {
+      // Unrecorded, the job keeps its lease until it lapses, then runs again (its effects are fenced).
+      this.options.onError?.(error, job);
+    } finally {
+      this.running.delete(job.id);
+    }
   }
 
+  /** Records the outcome only while this claim's lease token is still the row's (the fence). */
   private async record(job: Job, outcome: JobOutcome): Promise<void> {
-    const mine = and(eq(jobs.id, job.id), eq(jobs.lockedBy, this.workerId));
-    const common = { lockedBy: null, lockedUntil: null, updatedAt: this.clock.now() };
+    const mine = and(eq(jobs.id, job.id), eq(jobs.leaseToken, job.leaseToken));
+    const common = { lockedBy: null, lockedUntil: null, leaseToken: null, updatedAt: this.clock.now() };
     if (outcome.status === 'retry') {
       await this.db
         .update(jobs)

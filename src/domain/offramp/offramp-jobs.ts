@@ -43,6 +43,7 @@ export class OfframpSandboxStepHandler implements JobHandler {
         await enqueueJob(tx, {
           kind: this.kind,
           payload: { orderId: moved.id },
+          tenant: moved.userId,
           runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000),
         });
       }

@@ -236,8 +236,14 @@ export class OfframpService {
                 kind: OFFRAMP_JOBS.reconcile,
                 payload: { orderId: row.id },
                 runAt: new Date(created.validUntil.getTime() + 60_000),
+                tenant: row.userId,
               }
-            : { kind: OFFRAMP_JOBS.expire, payload: { orderId: row.id }, runAt: created.validUntil },
+            : {
+                kind: OFFRAMP_JOBS.expire,
+                payload: { orderId: row.id },
+                runAt: created.validUntil,
+                tenant: row.userId,
+              },
         );
         return toOfframpOrder(row);
       });
@@ -286,6 +292,7 @@ export class OfframpService {
           await enqueueJob(tx, {
             kind: OFFRAMP_JOBS.sandboxStep,
             payload: { orderId: order.id },
+            tenant: order.userId,
             runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000),
           });
           // The answer to replay commits with the deposit it reports.

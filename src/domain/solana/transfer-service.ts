@@ -234,6 +234,7 @@ export class SolanaTransfers {
       await enqueueJob(tx, {
         kind: CONFIRM_JOB,
         payload: { transferId: inserted.id },
+        tenant: inserted.userId,
         runAt: new Date(now.getTime() + CONFIRM_EVERY_MS),
       });
       return inserted;

@@ -450,6 +450,7 @@ export class DepositService {
           await enqueueJob(tx, {
             kind: DEPOSIT_JOBS.reconcile,
             payload: { depositId: row.id },
+            tenant: principal.userId,
             runAt: new Date(now.getTime() + RECONCILE_EVERY_MS),
           });
       });
@@ -509,12 +510,19 @@ export class DepositService {
           })
           .where(eq(deposits.id, depositId));
         if (state.status === 'failed') return;
-        if (expiresAt) await enqueueJob(tx, { kind: DEPOSIT_JOBS.expire, payload: { depositId }, runAt: expiresAt });
+        if (expiresAt)
+          await enqueueJob(tx, {
+            kind: DEPOSIT_JOBS.expire,
+            payload: { depositId },
+            runAt: expiresAt,
+            tenant: principal.userId,
+          });
         if (provider.name === 'sandbox' && method !== 'card' && amount !== SANDBOX_PAYMENTS.neverArrivesKobo) {
           await enqueueJob(tx, {
             kind: DEPOSIT_JOBS.sandboxArrival,
             payload: { depositId },
             runAt: new Date(now.getTime() + SANDBOX_PAYMENTS.arrivalSeconds * 1000),
+            tenant: principal.userId,
           });
         }
       });

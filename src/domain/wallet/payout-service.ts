@@ -139,6 +139,7 @@ export class PayoutService {
           await enqueueJob(tx, {
             kind: PAYOUT_RECONCILE_JOB,
             payload: { payoutId: row.id },
+            tenant: row.userId,
             runAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
           });
           return row;

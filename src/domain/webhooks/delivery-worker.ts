@@ -2,9 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { type Dispatcher, request } from 'undici';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../clock.js';
-import type { Job, JobHandler, JobOutcome } from '../jobs/job-runner.js';
+import { assertLease, type Job, LeaseLostError, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
+import { DEFAULT_DISABLE_AFTER_MS, deferWhileOpen, recordEndpointHealth } from './endpoint-health.js';
+import { BlockedAddressError, createGuardedAgent, createPlainAgent, type Lookup } from './safe-http.js';
 import { observeWebhookAttempt } from '../../observability/job-observation.js';
-import { createGuardedAgent, createPlainAgent, type Lookup } from './safe-http.js';
 import type { SecretBox } from './secret-box.js';
 import { signatureHeaders } from './signing.js';
 import { DELIVERY_JOB, RETRY_DELAYS_MS, type WebhookAttempt } from './webhook.js';
@@ -20,6 +21,19 @@ interface AttemptResult {
   snippet: string | null;
 }
 
+export interface DeliveryOptions {
+  /** Test seam: the DNS the guarded agent asks. */
+  lookup?: Lookup;
+  timeoutMs?: number;
+  /**
+   * Sandbox endpoints may be http and local (a development setting). Off: every endpoint, sandbox
+   * or live, follows the production rules. Production servers always run with it off.
+   */
+  localReceivers?: boolean;
+  /** Continuous failure after which an endpoint is disabled (default 5 days). */
+  disableAfterMs?: number;
+}
+
 /**
  * Sends one attempt of a webhook delivery (a job), outside any transaction, then records it:
  * 2xx succeeds; 410 disables the endpoint; anything else (other statuses, redirects, timeouts,
@@ -29,19 +43,23 @@ interface AttemptResult {
  */
 export class WebhookDeliveryHandler implements JobHandler {
   readonly kind = DELIVERY_JOB;
-  private readonly productionAgent: Dispatcher;
-  private readonly sandboxAgent: Dispatcher;
+  private readonly guardedAgent: Dispatcher;
+  private readonly localAgent: Dispatcher;
   private readonly timeoutMs: number;
+  private readonly localReceivers: boolean;
+  private readonly disableAfterMs: number;
 
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly secrets: SecretBox,
-    options: { lookup?: Lookup; timeoutMs?: number } = {},
+    options: DeliveryOptions = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-    this.productionAgent = createGuardedAgent(options.lookup);
-    this.sandboxAgent = createPlainAgent();
+    this.localReceivers = options.localReceivers ?? true;
+    this.disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
+    this.guardedAgent = createGuardedAgent(options.lookup);
+    this.localAgent = createPlainAgent();
   }
 
   async run(job: Job): Promise<JobOutcome> {
@@ -61,6 +79,9 @@ export class WebhookDeliveryHandler implements JobHandler {
     }
 
     const startedAt = this.clock.now();
+    // An open circuit: the endpoint keeps failing, so this delivery waits (no attempt is counted).
+    if (!manual && endpoint.circuitOpenUntil && endpoint.circuitOpenUntil > startedAt)
+      return { status: 'retry', at: endpoint.circuitOpenUntil, error: 'Circuit open: the endpoint keeps failing.' };
     const body = JSON.stringify({ id: event.id, type: event.type, created: event.created, data: event.data });
     const binding = secretBinding(endpoint);
     const previousLive =
@@ -72,9 +93,13 @@ export class WebhookDeliveryHandler implements JobHandler {
       secret: this.secrets.open(endpoint.secretSealed, binding),
       previousSecret: previousLive ? this.secrets.open(endpoint.previousSecretSealed!, binding) : null,
     });
-    const agent = endpoint.environment === 'production' ? this.productionAgent : this.sandboxAgent;
+    const strict = endpoint.environment === 'production' || !this.localReceivers;
     const began = performance.now();
-    const result = await this.post(endpoint.url, body, headers, agent);
+    if (job.signal.aborted) throw new LeaseLostError(job.id);
+    const result =
+      strict && new URL(endpoint.url).protocol !== 'https:'
+        ? { statusCode: null, error: 'Refused: webhook URLs must use https on this server.', snippet: null }
+        : await this.post(endpoint.url, body, headers, strict ? this.guardedAgent : this.localAgent, job.signal);
     observeWebhookAttempt(result.statusCode, new Date(event.created * 1000), this.clock.now());
     const attempt: Omit<WebhookAttempt, 'attemptNumber'> = {
       startedAt,
@@ -84,7 +109,7 @@ export class WebhookDeliveryHandler implements JobHandler {
       responseSnippet: result.snippet,
       manual,
     };
-    return this.record(deliveryId, endpoint.id, attempt);
+    return this.record(job, deliveryId, endpoint.id, attempt);
   }
 
   private async post(
@@ -92,6 +117,7 @@ export class WebhookDeliveryHandler implements JobHandler {
     body: string,
     headers: Record<string, string>,
     dispatcher: Dispatcher,
+    leaseLost: AbortSignal,
   ): Promise<AttemptResult> {
     try {
       const response = await request(url, {
@@ -99,13 +125,24 @@ export class WebhookDeliveryHandler implements JobHandler {
         body,
         headers: { 'content-type': 'application/json', 'user-agent': 'PartnerGateway-Webhooks/1.0', ...headers },
         dispatcher,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(this.timeoutMs), leaseLost]),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
+      if (response.statusCode >= 300 && response.statusCode < 400) {
+        // Redirects are never followed (the next hop could be anywhere): a failed attempt, its body unread.
+        response.body.on('error', () => undefined).destroy();
+        return { statusCode: response.statusCode, error: 'Redirects are not followed.', snippet: null };
+      }
       const text = await readSnippet(response.body);
       return { statusCode: response.statusCode, error: null, snippet: text };
     } catch (error) {
+      if (leaseLost.aborted) throw leaseLost.reason;
+      if (
+        error instanceof BlockedAddressError ||
+        (error instanceof Error && error.cause instanceof BlockedAddressError)
+      )
+        return { statusCode: null, error: (error.cause ?? error).toString().replace(/^\w+: /, ''), snippet: null };
       const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
       const message =
         error instanceof Error
@@ -123,6 +160,7 @@ export class WebhookDeliveryHandler implements JobHandler {
    * attempts advance the retry schedule, so a re-send by hand never shortens or lengthens it.
    */
   private async record(
+    job: Job,
     deliveryId: string,
     endpointId: string,
     attempt: Omit<WebhookAttempt, 'attemptNumber'>,
@@ -130,7 +168,10 @@ export class WebhookDeliveryHandler implements JobHandler {
     const now = this.clock.now();
     const succeeded = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
     const gone = attempt.statusCode === 410;
+    let circuitOpenUntil: Date | null = null;
     const retryAt = await this.db.transaction(async (tx) => {
+      // A worker whose lease was taken over records nothing: the new holder's attempt counts.
+      await assertLease(tx, job);
       const { attemptNumber, scheduledBefore } = await webhookStore.takeAttemptNumber(tx, deliveryId, now);
       await webhookStore.insertAttempt(tx, deliveryId, { ...attempt, attemptNumber });
       const scheduledAttempts = scheduledBefore + 1;
@@ -146,6 +187,8 @@ export class WebhookDeliveryHandler implements JobHandler {
         // Schedule exhausted or 410. (A failed re-send by hand leaves the delivery where the schedule had it.)
         await webhookStore.updateDelivery(tx, deliveryId, { status: 'failed', nextAttemptAt: null, updatedAt: now });
       }
+      if (!attempt.manual || succeeded)
+        circuitOpenUntil = await recordEndpointHealth(tx, endpointId, succeeded, now, this.disableAfterMs);
       if (gone) {
         await webhookStore.updateEndpoint(tx, endpointId, {
           enabled: false,
@@ -155,6 +198,7 @@ export class WebhookDeliveryHandler implements JobHandler {
       }
       return retryAt;
     });
+    if (circuitOpenUntil) await deferWhileOpen(this.db, endpointId, circuitOpenUntil, now);
     return retryAt
       ? { status: 'retry', at: retryAt, error: attempt.error ?? `HTTP ${attempt.statusCode}` }
       : { status: 'done' };

@@ -21,6 +21,7 @@ export const EVENT_KINDS = [
   'bill.payment.successful',
   'bill.payment.failed',
   'webhook.test',
+  'webhook.endpoint.disabled',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

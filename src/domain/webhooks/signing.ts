@@ -12,9 +12,15 @@ export function serviceSignature(body: string, secret: string): string {
 }
 
 /**
- * Headers for one attempt: `x-service-signature` with the current secret, and the Standard
- * Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`). During a rotation
- * `webhook-signature` carries a signature per live secret, so receivers can switch at leisure.
+ * Headers for one attempt: the seed's `x-service-signature`, and the Standard Webhooks headers
+ * (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
+ *
+ * During a rotation's grace period a receiver still holding the old secret keeps verifying
+ * unchanged: `x-service-signature` stays keyed with the previous secret until the grace ends, and
+ * the new secret's signature travels beside it in `x-service-signature-next`; `webhook-signature`
+ * carries one signature per live secret. After the grace, `x-service-signature` uses the new secret
+ * and the `-next` header is gone. A receiver may switch to the new secret at any time during the
+ * grace by accepting either header.
  */
 export function signatureHeaders(input: {
   eventId: string;
@@ -26,8 +32,14 @@ export function signatureHeaders(input: {
   const signatures = [input.secret, ...(input.previousSecret ? [input.previousSecret] : [])].map((secret) =>
     new Webhook(secret).sign(input.eventId, input.at, input.body),
   );
+  const rotating: Record<string, string> = input.previousSecret
+    ? {
+        'x-service-signature': serviceSignature(input.body, input.previousSecret),
+        'x-service-signature-next': serviceSignature(input.body, input.secret),
+      }
+    : { 'x-service-signature': serviceSignature(input.body, input.secret) };
   return {
-    'x-service-signature': serviceSignature(input.body, input.secret),
+    ...rotating,
     'webhook-id': input.eventId,
     'webhook-timestamp': String(Math.floor(input.at.getTime() / 1000)),
     'webhook-signature': signatures.join(' '),

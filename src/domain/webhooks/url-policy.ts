@@ -37,10 +37,11 @@ export function isBlockedAddress(address: string): boolean {
 /**
  * Checks a webhook URL when an endpoint is saved. Production: HTTPS, no credentials in the URL,
  * and no literal blocked address; names are checked again when the connection is made (see
- * safe-http.ts), so DNS cannot be used to slip past. Sandbox: HTTP and local addresses are allowed,
- * for local testing.
+ * safe-http.ts), so DNS cannot be used to slip past. Sandbox: HTTP and local addresses are allowed
+ * for local testing only while `localReceivers` is on (a development setting, never on a production
+ * server); otherwise sandbox URLs follow the production rules too.
  */
-export function validateWebhookUrl(raw: string, environment: Environment): URL {
+export function validateWebhookUrl(raw: string, environment: Environment, localReceivers = true): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -51,7 +52,7 @@ export function validateWebhookUrl(raw: string, environment: Environment): URL {
     throw badInput('url', 'url must use https (or http in sandbox).');
   if (url.username || url.password) throw badInput('url', 'url must not contain credentials.');
   if (raw.length > 2048) throw badInput('url', 'url must be at most 2048 characters.');
-  if (environment === 'production') {
+  if (environment === 'production' || !localReceivers) {
     if (url.protocol !== 'https:') throw badInput('url', 'Production webhook URLs must use https.');
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (ipaddr.isValid(host) && isBlockedAddress(host)) {

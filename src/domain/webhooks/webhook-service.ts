@@ -49,11 +49,13 @@ export class WebhookService {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly secrets: SecretBox,
+    /** Sandbox endpoints may be http and local (development only): see url-policy.ts. */
+    private readonly localReceivers = true,
   ) {}
 
   async create(principal: Principal, input: EndpointInput): Promise<EndpointWithSecret> {
     if (!input.url) throw badInput('url', 'url is required.');
-    const url = validateWebhookUrl(input.url, principal.environment).toString();
+    const url = validateWebhookUrl(input.url, principal.environment, this.localReceivers).toString();
     const eventTypes = checkEventTypes(input.eventTypes ?? [ALL_KINDS]);
     if ((await webhookStore.listOwnedEndpoints(this.db, principal)).length >= MAX_ENDPOINTS) {
       throw badInput('url', `An account may have at most ${MAX_ENDPOINTS} webhook endpoints per environment.`);
@@ -84,7 +86,8 @@ export class WebhookService {
   async update(principal: Principal, id: string, input: EndpointInput): Promise<WebhookEndpoint> {
     await this.owned(principal, id);
     const changes: Parameters<typeof webhookStore.updateEndpoint>[2] = { updatedAt: this.clock.now() };
-    if (input.url != null) changes.url = validateWebhookUrl(input.url, principal.environment).toString();
+    if (input.url != null)
+      changes.url = validateWebhookUrl(input.url, principal.environment, this.localReceivers).toString();
     if (input.eventTypes != null) changes.eventTypes = checkEventTypes(input.eventTypes);
     if (input.description !== undefined) changes.description = input.description;
     if (input.enabled != null) {
@@ -160,7 +163,13 @@ export class WebhookService {
     await this.owned(principal, delivery.endpointId).catch(() => {
       throw notFound('Webhook delivery');
     });
-    await enqueueJob(this.db, { kind: DELIVERY_JOB, payload: { deliveryId, manual: true }, runAt: this.clock.now() });
+    await enqueueJob(this.db, {
+      kind: DELIVERY_JOB,
+      payload: { deliveryId, manual: true },
+      runAt: this.clock.now(),
+      tenant: principal.userId,
+      concurrencyKey: delivery.endpointId,
+    });
     return delivery;
   }
 
@@ -181,7 +190,13 @@ export class WebhookService {
         { fanOut: false },
       );
       const delivery = await webhookStore.insertDelivery(tx, endpoint.id, event.id, now);
-      await enqueueJob(tx, { kind: DELIVERY_JOB, payload: { deliveryId: delivery.id }, runAt: now });
+      await enqueueJob(tx, {
+        kind: DELIVERY_JOB,
+        payload: { deliveryId: delivery.id },
+        runAt: now,
+        tenant: principal.userId,
+        concurrencyKey: endpoint.id,
+      });
       return delivery;
     });
   }

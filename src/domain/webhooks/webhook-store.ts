@@ -17,6 +17,7 @@ export function toEndpoint(row: EndpointRow): WebhookEndpoint {
     eventTypes: row.eventTypes,
     enabled: row.enabled,
     disabledReason: row.disabledReason,
+    failingSince: row.failingSince,
     secretRotationEndsAt: row.previousSecretExpiresAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

@@ -9,6 +9,8 @@ export interface WebhookEndpoint {
   eventTypes: string[];
   enabled: boolean;
   disabledReason: string | null;
+  /** Since when every attempt has failed; null while the endpoint is healthy. */
+  failingSince: Date | null;
   /** When the previous secret stops signing, during a rotation. */
   secretRotationEndsAt: Date | null;
   createdAt: Date;

@@ -25,7 +25,8 @@ export interface GuardOptions {
  * own rule and are checked the same way (guardNestedFields).
  */
 export function guardRootFields(schema: GraphQLSchema, options: GuardOptions): GraphQLSchema {
-  for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+  const mutationType = schema.getMutationType();
+  for (const root of [schema.getQueryType(), mutationType, schema.getSubscriptionType()]) {
     if (!root) continue;
     for (const field of Object.values(root.getFields())) {
       if (FEDERATION_FIELDS.has(field.name)) {
@@ -39,6 +40,8 @@ export function guardRootFields(schema: GraphQLSchema, options: GuardOptions): G
         const pending = checkAccess(context, rule);
         if (pending) await pending;
         await consumeLimits(context, field.name, fieldLimit, args);
+        // A tenant over its cap on pending background work may read, not queue more.
+        if (root === mutationType && context.principal) await context.services.backlog.check(context.principal.userId);
       };
       const resolve = field.resolve ?? defaultFieldResolver;
       field.resolve = async (source, args, context: GraphQLContext, info) => {

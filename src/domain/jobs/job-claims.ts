@@ -1,0 +1,123 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '../../db/client.js';
+import type { Lane } from './lanes.js';
+
+export interface ClaimedRow {
+  id: string;
+  kind: string;
+  payload: unknown;
+  attempts: number;
+  run_at: string | Date;
+  tenant: string;
+  concurrency_key: string | null;
+}
+
+export interface ClaimRequest {
+  lane: Lane;
+  kinds: readonly string[];
+  limit: number;
+  /** At most this many jobs of one tenant, and of one concurrency key, per claim. */
+  perTenant: number;
+  perKey: number;
+  /** Tenants and keys already at their limit in this process: none of their jobs are taken. */
+  busyTenants: readonly string[];
+  busyKeys: readonly string[];
+  /** Jobs this process is running: never claimed again by it, even when a late heartbeat let the lease lapse. */
+  running: readonly string[];
+  workerId: string;
+  leaseToken: string;
+  now: Date;
+  leaseUntil: Date;
+}
+
+const textArray = (values: readonly string[]): SQL =>
+  values.length === 0
+    ? sql`array[]::text[]`
+    : sql`array[${sql.join(
+        values.map((v) => sql`${v}`),
+        sql`, `,
+      )}]::text[]`;
+
+/**
+ * Claims due jobs of one lane, taking turns across tenants: the tenants with due work are found
+ * with a skip scan of the (lane, tenant, run_at) index (one probe per tenant, however deep its
+ * backlog), each offers its oldest few due jobs, and the claim takes every tenant's first before
+ * any tenant's second. A tenant with 10,000 due jobs therefore gets no more of a claim than one
+ * with a single job. The UPDATE re-checks each row under `FOR UPDATE SKIP LOCKED`, so concurrent
+ * workers never take the same job, and stamps a fresh lease token (the fence, see job-runner.ts).
+ */
+export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<ClaimedRow[]> {
+  const now = sql`${r.now.toISOString()}::timestamptz`;
+  const kinds = textArray(r.kinds);
+  const busyTenants = textArray(r.busyTenants);
+  const busyKeys = textArray(r.busyKeys);
+  const running = r.running.length === 0 ? sql`array[]::uuid[]` : sql`${textArray(r.running)}::uuid[]`;
+  const pending = sql`status = 'pending' and lane = ${r.lane}`;
+  return queryRows<ClaimedRow>(
+    db,
+    sql`
+      with recursive tenants(tenant) as (
+        (select tenant from jobs where ${pending} and tenant <> all(${busyTenants}) order by tenant limit 1)
+        union all
+        select (
+          select j.tenant from jobs j
+          where j.status = 'pending' and j.lane = ${r.lane} and j.tenant > t.tenant and j.tenant <> all(${busyTenants})
+          order by j.tenant limit 1
+        )
+        from tenants t where t.tenant is not null
+      ),
+      offered as (
+        select c.id, c.run_at, c.concurrency_key,
+          row_number() over (partition by c.tenant order by c.run_at) as turn,
+          row_number() over (partition by c.concurrency_key order by c.run_at) as key_turn
+        from tenants t cross join lateral (
+          select j.id, j.run_at, j.tenant, j.concurrency_key from jobs j
+          where j.status = 'pending' and j.lane = ${r.lane} and j.tenant = t.tenant
+            and j.kind = any(${kinds}) and j.run_at <= ${now}
+            and (j.locked_until is null or j.locked_until < ${now})
+            and (j.concurrency_key is null or j.concurrency_key <> all(${busyKeys}))
+            and j.id <> all(${running})
+          order by j.run_at
+          limit ${r.perTenant * 4}
+        ) c
+        where t.tenant is not null
+      ),
+      picked as (
+        select id from offered
+        where turn <= ${r.perTenant} and (concurrency_key is null or key_turn <= ${r.perKey})
+        order by turn, run_at
+        limit ${r.limit}
+      )
+      update jobs set locked_by = ${r.workerId}, lease_token = ${r.leaseToken}::uuid,
+        locked_until = ${r.leaseUntil.toISOString()}::timestamptz,
+        attempts = attempts + 1, updated_at = ${now}
+      where id in (
+        select id from jobs
+        where id in (select id from picked) and status = 'pending'
+          and (locked_until is null or locked_until < ${now})
+        for update skip locked
+      )
+      returning id, kind, payload, attempts, run_at, tenant, concurrency_key`,
+  );
+}
+
+/** Extends the leases this worker still holds; returns the ids whose lease was taken over. */
+export async function extendLeases(
+  db: Executor,
+  held: ReadonlyArray<{ id: string; leaseToken: string }>,
+  leaseUntil: Date,
+): Promise<string[]> {
+  if (held.length === 0) return [];
+  const pairs = sql.join(
+    held.map((h) => sql`(${h.id}::uuid, ${h.leaseToken}::uuid)`),
+    sql`, `,
+  );
+  const kept = await queryRows<{ id: string }>(
+    db,
+    sql`update jobs set locked_until = ${leaseUntil.toISOString()}::timestamptz
+        where status = 'pending' and (id, lease_token) in (${pairs})
+        returning id`,
+  );
+  const keptIds = new Set(kept.map((k) => k.id));
+  return held.filter((h) => !keptIds.has(h.id)).map((h) => h.id);
+}

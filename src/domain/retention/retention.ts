@@ -1,0 +1,96 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '../../db/client.js';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/** What is kept, and for how long (docs/operations.md, "Retention"). */
+export interface RetentionPolicy {
+  /** Events, and the webhook deliveries and attempts of those events. At least 30 days. */
+  eventsDays: number;
+  /** Finished (done or failed) jobs. Pending jobs are never pruned. */
+  jobsDays: number;
+  /** Idempotency keys, by when they were first used. At least 24 hours. */
+  idempotencyHours: number;
+  /** Rows per DELETE: each batch is its own short transaction. */
+  batchSize: number;
+}
+
+export interface Pruned {
+  jobs: number;
+  webhookAttempts: number;
+  webhookDeliveries: number;
+  events: number;
+  idempotencyKeys: number;
+}
+
+/** Deletes, batch by batch, until a batch comes back short. Each statement commits on its own. */
+async function inBatches(db: Executor, batch: (limit: number) => SQL, limit: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const rows = await queryRows(db, batch(limit));
+    total += rows.length;
+    if (rows.length < limit) return total;
+  }
+}
+
+/**
+ * One pass of the retention policy. Deliveries still pending are kept (with their event) whatever
+ * their age: a delivery is pruned only once finished, and an event only once none of its
+ * deliveries is left. Unstamped events (no `seq` yet) are never pruned.
+ */
+export async function pruneExpired(db: Executor, now: Date, policy: RetentionPolicy): Promise<Pruned> {
+  const ts = (ms: number) => sql`${new Date(now.getTime() - ms).toISOString()}::timestamptz`;
+  const jobsBefore = ts(Math.max(1, policy.jobsDays) * DAY_MS);
+  const eventsBefore = ts(Math.max(30, policy.eventsDays) * DAY_MS);
+  const keysBefore = ts(Math.max(24, policy.idempotencyHours) * HOUR_MS);
+  const n = policy.batchSize;
+
+  const jobs = await inBatches(
+    db,
+    (limit) => sql`delete from jobs where id in (
+      select id from jobs where status <> 'pending' and updated_at < ${jobsBefore} limit ${limit}
+    ) returning 1`,
+    n,
+  );
+  const oldFinishedDeliveries = sql`select d.id from webhook_deliveries d join events e on e.id = d.event_id
+    where e.created_at < ${eventsBefore} and d.status <> 'pending'`;
+  const webhookAttempts = await inBatches(
+    db,
+    (limit) => sql`delete from webhook_attempts where id in (
+      select a.id from webhook_attempts a where a.delivery_id in (${oldFinishedDeliveries}) limit ${limit}
+    ) returning 1`,
+    n,
+  );
+  const webhookDeliveries = await inBatches(
+    db,
+    (limit) => sql`delete from webhook_deliveries where id in (
+      select id from (${oldFinishedDeliveries}) old
+      where not exists (select 1 from webhook_attempts a where a.delivery_id = old.id)
+      limit ${limit}
+    ) returning 1`,
+    n,
+  );
+  const events = await inBatches(
+    db,
+    (limit) => sql`delete from events where id in (
+      select e.id from events e
+      where e.created_at < ${eventsBefore} and e.seq is not null
+        and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
+      limit ${limit}
+    ) returning 1`,
+    n,
+  );
+  const idempotencyKeys = await inBatches(
+    db,
+    (limit) => sql`delete from idempotency_keys k using (
+      select user_id, environment, operation, key from idempotency_keys
+      where created_at < ${keysBefore} and (status = 'done' or locked_until is null or locked_until < ${ts(0)})
+      limit ${limit}
+    ) old
+    where k.user_id = old.user_id and k.environment = old.environment and k.operation = old.operation and k.key = old.key
+    returning 1`,
+    n,
+  );
+  return { jobs, webhookAttempts, webhookDeliveries, events, idempotencyKeys };
+}
