@@ -7,6 +7,8 @@
  *   npm run admin -- list-keys --user <id|email>
  *   npm run admin -- revoke-key --user <id|email> --key <key id>
  *   npm run admin -- rewrap-wallet-keys --env sandbox|production
+ *   npm run admin -- ledger-check [--latest]        (exit code 3 when the ledger is inconsistent)
+ *   npm run admin -- grant-app-role --role <name>   (PostgreSQL, as the tables' owner, after migrations)
  *
  * Add --json for machine-readable output. It uses the same DATABASE_URL / PGLITE_DATA_DIR as the
  * server; the embedded database can be open in one process only, so stop the server first or use
@@ -20,6 +22,8 @@ import { systemClock } from '../src/domain/clock.js';
 import { DomainError } from '../src/domain/errors.js';
 import { isUuid } from '../src/domain/ids.js';
 import { createServices, type Services } from '../src/services.js';
+import { grantAppRoleCommand, ledgerCheckCommand } from './admin/ledger-commands.js';
+import type { DatabaseHandle } from '../src/db/client.js';
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -34,6 +38,8 @@ const { positionals, values } = parseArgs({
     env: { type: 'string', default: 'sandbox' },
     permission: { type: 'string' },
     key: { type: 'string' },
+    role: { type: 'string' },
+    latest: { type: 'boolean', default: false },
   },
 });
 
@@ -51,10 +57,14 @@ async function findUserId(services: Services, ref: string): Promise<string> {
   return user.id;
 }
 
-type Output = { json: unknown; text: string };
+type Output = { json: unknown; text: string; ok?: boolean };
 
-async function run(services: Services, command: string | undefined): Promise<Output> {
+async function run(services: Services, database: DatabaseHandle, command: string | undefined): Promise<Output> {
   switch (command) {
+    case 'ledger-check':
+      return ledgerCheckCommand(services, values.latest === true);
+    case 'grant-app-role':
+      return grantAppRoleCommand(database, required('role'));
     case 'create-user': {
       const user = await services.users.createUser({
         email: required('email'),
@@ -117,7 +127,7 @@ async function run(services: Services, command: string | undefined): Promise<Out
     }
     default:
       throw new UsageError(
-        'Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys (add --json for JSON output)',
+        'Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys, ledger-check, grant-app-role (add --json for JSON output)',
       );
   }
 }
@@ -128,13 +138,14 @@ async function main(): Promise<number> {
   const database = await openDatabase({
     databaseUrl: config.DATABASE_URL,
     pgliteDataDir: config.PGLITE_DATA_DIR,
+    migrationUrl: config.DATABASE_MIGRATION_URL,
     poolSize: 2,
   });
   try {
     const services = createServices(config, database.db, systemClock, () => undefined);
-    const output = await run(services, positionals[0]);
+    const output = await run(services, database, positionals[0]);
     process.stdout.write(values.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
-    return 0;
+    return output.ok === false ? 3 : 0;
   } catch (error) {
     const message = error instanceof UsageError || error instanceof DomainError ? error.message : String(error);
     if (values.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);

@@ -13,6 +13,12 @@ const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4000 }),
   PUBLIC_URL: Type.Optional(Type.String({ format: 'uri' })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  /**
+   * The tables' owner, when DATABASE_URL names a separate application role: start-up migrates
+   * through this URL, then grants DATABASE_URL's role its rights (no UPDATE, DELETE or TRUNCATE on
+   * posted ledger rows). See docs/operations.md.
+   */
+  DATABASE_MIGRATION_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   /** Directory of the embedded PGlite database, used when DATABASE_URL is unset. `memory://` keeps it in RAM. */
   PGLITE_DATA_DIR: Type.String({ default: './data/pglite' }),
   LOG_LEVEL: Type.Union(
@@ -29,6 +35,8 @@ const ConfigSchema = Type.Object({
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   /** How long a worker's claim on a job lasts; a worker that dies loses its jobs to others after this. Keep above the 10 s webhook deadline. */
   JOB_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  /** How often the ledger invariant check runs (docs/operations.md). */
+  LEDGER_CHECK_EVERY_MINUTES: Type.Integer({ minimum: 1, default: 60 }),
   /** Redis for limits shared by every instance. Unset: limits are per process, in memory. */
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   /** Operations (GraphQL root fields, aliases included) per credential per minute. */

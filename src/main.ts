@@ -18,7 +18,11 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDataDir: config.PGLITE_DATA_DIR });
+  const database = await openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    pgliteDataDir: config.PGLITE_DATA_DIR,
+    migrationUrl: config.DATABASE_MIGRATION_URL,
+  });
   let logBackgroundError: (error: unknown) => void = () => undefined;
   const services = createServices(config, database.db, systemClock, (error) => logBackgroundError(error));
   const app = await buildApp({ services, logger: true });

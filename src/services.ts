@@ -50,6 +50,7 @@ import { createSandboxWorld } from './domain/solana/sandbox-world.js';
 import { SolanaChains } from './domain/solana/solana-chains.js';
 import { TokenDirectory } from './domain/solana/token-directory.js';
 import { SolanaTransfers } from './domain/solana/transfer-service.js';
+import { LedgerCheck } from './domain/ledger/ledger-check.js';
 
 /** Every domain service, built once per process and shared by GraphQL, REST and the workers. */
 export interface Services {
@@ -95,6 +96,8 @@ export interface Services {
   sandboxFaucet: SandboxFaucet;
   /** Production incoming-transfer polling (sandbox chains report arrivals as they execute). */
   solanaIncoming: IncomingWatch;
+  /** The scheduled ledger invariant check and its latest result. */
+  ledgerCheck: LedgerCheck;
 }
 
 /** The default budgets; fields add their own with @rateLimit. */
@@ -227,6 +230,7 @@ export function createServices(
   );
   return {
     solanaIncoming,
+    ledgerCheck: new LedgerCheck(db, clock),
     solanaChains,
     sandboxChains,
     solanaTokens,

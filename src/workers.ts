@@ -7,6 +7,7 @@ import { walletJobHandlers } from './domain/wallet/wallet-jobs.js';
 import { billJobHandlers } from './domain/bills/bill-jobs.js';
 import { WebhookDeliveryHandler } from './domain/webhooks/delivery-worker.js';
 import { SolanaConfirmHandler } from './domain/solana/solana-jobs.js';
+import { LedgerCheckHandler, scheduleLedgerCheck } from './domain/ledger/ledger-check-job.js';
 
 export interface Workers {
   jobs: JobRunner;
@@ -48,6 +49,12 @@ export function startWorkers(
       ...walletJobHandlers(services.deposits, services.payouts, services.clock),
       ...billJobHandlers(services.bills, services.clock),
       new SolanaConfirmHandler(services.solanaTransfers, services.clock),
+      new LedgerCheckHandler(
+        services.ledgerCheck,
+        services.db,
+        services.clock,
+        services.config.LEDGER_CHECK_EVERY_MINUTES * 60_000,
+      ),
       ...handlers,
     ],
     {
@@ -56,6 +63,9 @@ export function startWorkers(
     },
   );
   jobs.start();
+  scheduleLedgerCheck(services.db, services.clock.now()).catch((error) =>
+    log.error({ err: error }, 'scheduling the ledger check failed'),
+  );
 
   // Production Solana wallets are polled for arrivals (only when an RPC URL is configured).
   let watchTimer: NodeJS.Timeout | undefined;

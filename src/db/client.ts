@@ -12,6 +12,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import lockfile from 'proper-lockfile';
 import * as schema from './schema.js';
+import { grantApplicationRole } from './app-role.js';
 
 export type Schema = typeof schema;
 /** What PGlite and node-postgres drizzle instances, and their transactions, have in common. */
@@ -38,32 +39,58 @@ export interface OpenOptions {
   /** PGlite only: a prepared data dump (see test/helpers) to start from instead of initdb. */
   pgliteLoadDataDir?: Blob;
   poolSize?: number;
+  /** PostgreSQL only: the owner's URL to migrate through, when `databaseUrl` is a separate application role. */
+  migrationUrl?: string | undefined;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 20);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 20, options.migrationUrl);
   return openPglite(options.pgliteDataDir ?? 'memory://', options.pgliteLoadDataDir);
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+async function openPostgres(url: string, poolSize: number, migrationUrl?: string): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // A broken idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const client = await pool.connect();
+  if (migrationUrl) {
+    const appRole = await pool.query<{ name: string }>('select current_user as name');
+    await migrateAsOwner(migrationUrl, appRole.rows[0]!.name);
+  } else await migrate(await pool.connect());
+  const db = drizzlePg(pool, { schema }) as unknown as Database;
+  const safeUrl = new URL(url);
+  safeUrl.password = '';
+  return { db, driver: 'postgres', describe: `PostgreSQL ${safeUrl.host}${safeUrl.pathname}`, close: () => pool.end() };
+}
+
+/** Migrates as the tables' owner, then (re)grants the application role its rights on every table. */
+async function migrateAsOwner(ownerUrl: string, appRole: string): Promise<void> {
+  const owner = new pg.Pool({ connectionString: ownerUrl, max: 1 });
+  owner.on('error', () => undefined);
+  try {
+    const client = await owner.connect();
+    const ownerRole = await client.query<{ name: string }>('select current_user as name');
+    await migrate(client, async () => {
+      // Same role: nothing to grant, and revoking would take the owner's own rights.
+      if (ownerRole.rows[0]!.name !== appRole) await grantApplicationRole(drizzlePg(client, { schema }), appRole);
+    });
+  } finally {
+    await owner.end();
+  }
+}
+
+/** Applies pending migrations under the advisory lock (then `after`, still under it), and releases the client. */
+async function migrate(client: pg.PoolClient, after?: () => Promise<void>): Promise<void> {
   try {
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await after?.();
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
   } finally {
     client.release();
   }
-  const db = drizzlePg(pool, { schema }) as unknown as Database;
-  const safeUrl = new URL(url);
-  safeUrl.password = '';
-  return { db, driver: 'postgres', describe: `PostgreSQL ${safeUrl.host}${safeUrl.pathname}`, close: () => pool.end() };
 }
 
 async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<DatabaseHandle> {
