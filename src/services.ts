@@ -51,6 +51,7 @@ import { SolanaChains } from './domain/solana/solana-chains.js';
 import { TokenDirectory } from './domain/solana/token-directory.js';
 import { SolanaTransfers } from './domain/solana/transfer-service.js';
 import { LedgerCheck } from './domain/ledger/ledger-check.js';
+import { WalletStatements } from './domain/ledger/statement-service.js';
 
 /** Every domain service, built once per process and shared by GraphQL, REST and the workers. */
 export interface Services {
@@ -98,6 +99,8 @@ export interface Services {
   solanaIncoming: IncomingWatch;
   /** The scheduled ledger invariant check and its latest result. */
   ledgerCheck: LedgerCheck;
+  /** Balances as of an instant and statements of the NGN wallet. */
+  statements: WalletStatements;
 }
 
 /** The default budgets; fields add their own with @rateLimit. */
@@ -231,6 +234,7 @@ export function createServices(
   return {
     solanaIncoming,
     ledgerCheck: new LedgerCheck(db, clock),
+    statements: new WalletStatements(db),
     solanaChains,
     sandboxChains,
     solanaTokens,

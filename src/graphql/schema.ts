@@ -17,6 +17,7 @@ import { customerResolvers } from './resolvers/customers.js';
 import { scalarResolvers } from './resolvers/scalars.js';
 import { userResolvers } from './resolvers/users.js';
 import { webhookResolvers } from './resolvers/webhooks.js';
+import { statementResolvers } from './resolvers/statements.js';
 
 export const SCHEMA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../schema');
 
@@ -41,6 +42,7 @@ const resolvers: Resolvers[] = [
   billResolvers,
   solanaResolvers,
   customerResolvers,
+  statementResolvers,
 ];
 
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */

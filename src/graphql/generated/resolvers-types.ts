@@ -6,6 +6,7 @@ import type { ApiKeyRecord as ApiKeyRecordModel } from '../../domain/auth/api-ke
 import type { WebhookEndpoint as WebhookEndpointModel, WebhookDeliveryView as WebhookDeliveryViewModel, WebhookAttempt as WebhookAttemptModel } from '../../domain/webhooks/webhook.js';
 import type { OfframpOrder as OfframpOrderModel } from '../../domain/offramp/offramp-order.js';
 import type { WalletBalanceModel as WalletBalanceModelModel, LedgerEntryModel as LedgerEntryModelModel, VirtualAccountModel as VirtualAccountModelModel } from '../../domain/wallet/views.js';
+import type { WalletBalancesAt as WalletBalancesAtModel, Statement as StatementModel, StatementLine as StatementLineModel } from '../../domain/ledger/statements.js';
 import type { WalletTransactionRow as WalletTransactionRowModel } from '../../domain/wallet/transaction-store.js';
 import type { PaymentMethodRow as PaymentMethodRowModel } from '../../domain/wallet/payment-method-service.js';
 import type { DepositRow as DepositRowModel } from '../../domain/wallet/deposit-service.js';
@@ -1150,10 +1151,14 @@ export type Query = {
   /** A user the credential may act for. Any other id answers NOT_FOUND, exactly like a missing user. */
   user: User;
   walletBalance: WalletBalance;
+  /** The wallet's available, pending and posted balances now, or as of `at`. */
+  walletBalances: WalletBalances;
   /** The wallet's ledger entries, newest first. */
   walletLedger: Array<LedgerEntry>;
   /** The NGN wallet and the Solana portfolio together. */
   walletPortfolio: WalletPortfolio;
+  /** A statement of the wallet for [from, to); `first` at most 1000 entries a page. */
+  walletStatement: WalletStatement;
   walletTransaction: WalletTransaction;
   walletTransactionByReference: WalletTransaction;
   /** The user's transactions, newest first. */
@@ -1298,6 +1303,11 @@ export type QueryUserArgs = {
 };
 
 
+export type QueryWalletBalancesArgs = {
+  at?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
 export type QueryWalletLedgerArgs = {
   before?: InputMaybe<Scalars['DateTime']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -1306,6 +1316,14 @@ export type QueryWalletLedgerArgs = {
 
 export type QueryWalletPortfolioArgs = {
   network?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryWalletStatementArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  from: Scalars['DateTime']['input'];
+  to: Scalars['DateTime']['input'];
 };
 
 
@@ -1433,6 +1451,27 @@ export type SolanaWallet = {
 export type SortOrder =
   | 'ASC'
   | 'DESC';
+
+/** One ledger entry of the wallet (available balance) in a statement. */
+export type StatementLine = {
+  __typename?: 'StatementLine';
+  /** Positive credits the wallet, negative debits it. */
+  amount: Scalars['Float']['output'];
+  amountKobo: Scalars['SafeInt']['output'];
+  /** The wallet's balance after this entry. */
+  balance: Scalars['Float']['output'];
+  balanceKobo: Scalars['SafeInt']['output'];
+  /** Names the partner-facing reference, e.g. 'Deposit REF-1', 'Hold for PAYOUT-7'. */
+  description?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  /** deposit, transfer, hold, release, reversal */
+  kind: Scalars['String']['output'];
+  postedAt: Scalars['DateTime']['output'];
+  /** The ledger transaction (posting) the entry belongs to. */
+  postingId: Scalars['ID']['output'];
+  /** The posting's reference (a deposit, transfer or hold id). */
+  reference: Scalars['String']['output'];
+};
 
 export type Subscription = {
   __typename?: 'Subscription';
@@ -1747,11 +1786,57 @@ export type WalletBalance = {
   totalKobo: Scalars['SafeInt']['output'];
 };
 
+/**
+ * The wallet's balances now or as of a past instant, read from the ledger's entries. Amounts are
+ * naira (two decimals) and kobo.
+ */
+export type WalletBalances = {
+  __typename?: 'WalletBalances';
+  /** The instant asked for; null means now. */
+  at?: Maybe<Scalars['DateTime']['output']>;
+  /** Spendable. */
+  available: Scalars['Float']['output'];
+  availableKobo: Scalars['SafeInt']['output'];
+  currency: Scalars['String']['output'];
+  /** Reserved by payouts and bill payments in flight. */
+  pending: Scalars['Float']['output'];
+  pendingKobo: Scalars['SafeInt']['output'];
+  /** The user's money on the books: available + pending. */
+  posted: Scalars['Float']['output'];
+  postedKobo: Scalars['SafeInt']['output'];
+};
+
 /** The NGN wallet beside the Solana portfolio. */
 export type WalletPortfolio = {
   __typename?: 'WalletPortfolio';
   ngn: WalletBalance;
   solana: SolanaPortfolio;
+};
+
+/**
+ * A statement of the wallet for [from, to): the balance just before `from`, every entry in order,
+ * and the balance just before `to`. Opening + credits − debits = closing, to the kobo. Long
+ * statements come in pages: pass `nextCursor` as `after`.
+ */
+export type WalletStatement = {
+  __typename?: 'WalletStatement';
+  closingBalance: Scalars['Float']['output'];
+  closingBalanceKobo: Scalars['SafeInt']['output'];
+  /** This page as CSV (RFC 4180): an opening row, the entries, and on the last page a closing row. */
+  csv: Scalars['String']['output'];
+  currency: Scalars['String']['output'];
+  /** Entries in the whole range (all pages). */
+  entryCount: Scalars['Int']['output'];
+  from: Scalars['DateTime']['output'];
+  lines: Array<StatementLine>;
+  nextCursor?: Maybe<Scalars['ID']['output']>;
+  openingBalance: Scalars['Float']['output'];
+  openingBalanceKobo: Scalars['SafeInt']['output'];
+  to: Scalars['DateTime']['output'];
+  totalCredits: Scalars['Float']['output'];
+  totalCreditsKobo: Scalars['SafeInt']['output'];
+  totalDebits: Scalars['Float']['output'];
+  totalDebitsKobo: Scalars['SafeInt']['output'];
 };
 
 export type WalletTransaction = {
@@ -2049,6 +2134,7 @@ export type ResolversTypes = ResolversObject<{
   SolanaTransferStatus: SolanaTransferStatus;
   SolanaWallet: ResolverTypeWrapper<SolanaWallet>;
   SortOrder: SortOrder;
+  StatementLine: ResolverTypeWrapper<StatementLineModel>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   SwapAmounts: ResolverTypeWrapper<SwapAmounts>;
   SwapFees: ResolverTypeWrapper<SwapFees>;
@@ -2073,7 +2159,9 @@ export type ResolversTypes = ResolversObject<{
   VerifyBankAccountInput: VerifyBankAccountInput;
   VirtualAccount: ResolverTypeWrapper<VirtualAccountModelModel>;
   WalletBalance: ResolverTypeWrapper<WalletBalanceModelModel>;
+  WalletBalances: ResolverTypeWrapper<WalletBalancesAtModel>;
   WalletPortfolio: ResolverTypeWrapper<Omit<WalletPortfolio, 'ngn' | 'solana'> & { ngn: ResolversTypes['WalletBalance'], solana: ResolversTypes['SolanaPortfolio'] }>;
+  WalletStatement: ResolverTypeWrapper<StatementModel>;
   WalletTransaction: ResolverTypeWrapper<WalletTransactionRowModel>;
   WalletUpdate: ResolverTypeWrapper<StoredEventModel>;
   WebhookAttempt: ResolverTypeWrapper<WebhookAttemptModel>;
@@ -2161,6 +2249,7 @@ export type ResolversParentTypes = ResolversObject<{
   SolanaTokenTransferInput: SolanaTokenTransferInput;
   SolanaTransfer: TransferViewModel;
   SolanaWallet: SolanaWallet;
+  StatementLine: StatementLineModel;
   Subscription: Record<PropertyKey, never>;
   SwapAmounts: SwapAmounts;
   SwapFees: SwapFees;
@@ -2182,7 +2271,9 @@ export type ResolversParentTypes = ResolversObject<{
   VerifyBankAccountInput: VerifyBankAccountInput;
   VirtualAccount: VirtualAccountModelModel;
   WalletBalance: WalletBalanceModelModel;
+  WalletBalances: WalletBalancesAtModel;
   WalletPortfolio: Omit<WalletPortfolio, 'ngn' | 'solana'> & { ngn: ResolversParentTypes['WalletBalance'], solana: ResolversParentTypes['SolanaPortfolio'] };
+  WalletStatement: StatementModel;
   WalletTransaction: WalletTransactionRowModel;
   WalletUpdate: StoredEventModel;
   WebhookAttempt: WebhookAttemptModel;
@@ -2665,8 +2756,10 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   swapQuote?: Resolver<ResolversTypes['SwapQuote'], ParentType, ContextType, RequireFields<QuerySwapQuoteArgs, 'input'>>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
   walletBalance?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
+  walletBalances?: Resolver<ResolversTypes['WalletBalances'], ParentType, ContextType, Partial<QueryWalletBalancesArgs>>;
   walletLedger?: Resolver<Array<ResolversTypes['LedgerEntry']>, ParentType, ContextType, RequireFields<QueryWalletLedgerArgs, 'first'>>;
   walletPortfolio?: Resolver<ResolversTypes['WalletPortfolio'], ParentType, ContextType, Partial<QueryWalletPortfolioArgs>>;
+  walletStatement?: Resolver<ResolversTypes['WalletStatement'], ParentType, ContextType, RequireFields<QueryWalletStatementArgs, 'first' | 'from' | 'to'>>;
   walletTransaction?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<QueryWalletTransactionArgs, 'id'>>;
   walletTransactionByReference?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<QueryWalletTransactionByReferenceArgs, 'reference'>>;
   walletTransactions?: Resolver<ResolversTypes['TransactionPage'], ParentType, ContextType, RequireFields<QueryWalletTransactionsArgs, 'limit' | 'page'>>;
@@ -2728,6 +2821,19 @@ export type SolanaTransferResolvers<ContextType = GraphQLContext, ParentType ext
 
 export type SolanaWalletResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaWallet'] = ResolversParentTypes['SolanaWallet']> = ResolversObject<{
   address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type StatementLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatementLine'] = ResolversParentTypes['StatementLine']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  amountKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  balance?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  balanceKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  postedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  postingId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
@@ -2864,9 +2970,38 @@ export type WalletBalanceResolvers<ContextType = GraphQLContext, ParentType exte
   totalKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
 }>;
 
+export type WalletBalancesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletBalances'] = ResolversParentTypes['WalletBalances']> = ResolversObject<{
+  at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  available?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  availableKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  pending?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  pendingKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  posted?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  postedKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+}>;
+
 export type WalletPortfolioResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletPortfolio'] = ResolversParentTypes['WalletPortfolio']> = ResolversObject<{
   ngn?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
   solana?: Resolver<ResolversTypes['SolanaPortfolio'], ParentType, ContextType>;
+}>;
+
+export type WalletStatementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletStatement'] = ResolversParentTypes['WalletStatement']> = ResolversObject<{
+  closingBalance?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  closingBalanceKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  csv?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  entryCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  lines?: Resolver<Array<ResolversTypes['StatementLine']>, ParentType, ContextType>;
+  nextCursor?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  openingBalance?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  openingBalanceKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  totalCredits?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  totalCreditsKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  totalDebits?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  totalDebitsKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
 }>;
 
 export type WalletTransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletTransaction'] = ResolversParentTypes['WalletTransaction']> = ResolversObject<{
@@ -2978,6 +3113,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SolanaTokenBalance?: SolanaTokenBalanceResolvers<ContextType>;
   SolanaTransfer?: SolanaTransferResolvers<ContextType>;
   SolanaWallet?: SolanaWalletResolvers<ContextType>;
+  StatementLine?: StatementLineResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   SwapAmounts?: SwapAmountsResolvers<ContextType>;
   SwapFees?: SwapFeesResolvers<ContextType>;
@@ -2991,7 +3127,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   VerifiedBankAccount?: VerifiedBankAccountResolvers<ContextType>;
   VirtualAccount?: VirtualAccountResolvers<ContextType>;
   WalletBalance?: WalletBalanceResolvers<ContextType>;
+  WalletBalances?: WalletBalancesResolvers<ContextType>;
   WalletPortfolio?: WalletPortfolioResolvers<ContextType>;
+  WalletStatement?: WalletStatementResolvers<ContextType>;
   WalletTransaction?: WalletTransactionResolvers<ContextType>;
   WalletUpdate?: WalletUpdateResolvers<ContextType>;
   WebhookAttempt?: WebhookAttemptResolvers<ContextType>;
