@@ -138,15 +138,27 @@ describe('balances as of an instant and statements, against a model', () => {
                   : ledger.release(tx, hold!.holdId, new Date()),
               );
               const at = await postedAt(kind, hold!.holdId);
-              model.push({ user: hold!.user, account: 'holds', amount: -hold!.amount, at, kind, reference: hold!.holdId });
+              model.push({
+                user: hold!.user,
+                account: 'holds',
+                amount: -hold!.amount,
+                at,
+                kind,
+                reference: hold!.holdId,
+              });
               if (!step.capture)
-                model.push({ user: hold!.user, account: 'wallet', amount: hold!.amount, at, kind, reference: hold!.holdId });
+                model.push({
+                  user: hold!.user,
+                  account: 'wallet',
+                  amount: hold!.amount,
+                  at,
+                  kind,
+                  reference: hold!.holdId,
+                });
             } else {
               if (reversible.length === 0) continue;
               const [original] = reversible.splice(step.pick % reversible.length, 1);
-              const done = await db
-                .transaction((tx) => ledger.reverse(tx, original!.postingId))
-                .catch(refused);
+              const done = await db.transaction((tx) => ledger.reverse(tx, original!.postingId)).catch(refused);
               if (!done) continue;
               const at = await postedAt('reversal', original!.postingId);
               for (const line of original!.lines)

@@ -119,10 +119,12 @@ export const statementRoutes = defineRoutes([
     variables: statementVariables,
     message: 'Wallet statement retrieved successfully',
     csv: (payload) => {
-      const page = payload as { from: string; to: string; nextCursor: string | null; csv: string };
+      // In-process execution leaves DateTime values as Dates (JSON serialisation is what makes them text).
+      const page = payload as { from: string | Date; to: string | Date; nextCursor: string | null; csv: string };
+      const day = (value: string | Date) => new Date(value).toISOString().slice(0, 10);
       return {
         body: page.csv,
-        filename: `statement-${page.from.slice(0, 10)}-${page.to.slice(0, 10)}.csv`,
+        filename: `statement-${day(page.from)}-${day(page.to)}.csv`,
         headers: page.nextCursor ? { 'x-next-cursor': page.nextCursor } : ({} as Record<string, string>),
       };
     },
