@@ -43,6 +43,7 @@ const config: CodegenConfig = {
           WalletBalances: '../../domain/ledger/statements.js#WalletBalancesAt',
           WalletStatement: '../../domain/ledger/statements.js#Statement',
           StatementLine: '../../domain/ledger/statements.js#StatementLine',
+          AuditRecord: '../../domain/audit/audit-log.js#AuditRecord',
           WalletTransaction: '../../domain/wallet/transaction-store.js#WalletTransactionRow',
           PaymentMethod: '../../domain/wallet/payment-method-service.js#PaymentMethodRow',
           Deposit: '../../domain/wallet/deposit-service.js#DepositRow',

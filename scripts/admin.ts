@@ -8,6 +8,7 @@
  *   npm run admin -- revoke-key --user <id|email> --key <key id>
  *   npm run admin -- rewrap-wallet-keys --env sandbox|production
  *   npm run admin -- ledger-check [--latest]        (exit code 3 when the ledger is inconsistent)
+ *   npm run admin -- audit-verify                   (exit code 3 when an audit record was edited or removed)
  *   npm run admin -- grant-app-role --role <name>   (PostgreSQL, as the tables' owner, after migrations)
  *
  * Add --json for machine-readable output. It uses the same DATABASE_URL / PGLITE_DATA_DIR as the
@@ -22,7 +23,7 @@ import { systemClock } from '../src/domain/clock.js';
 import { DomainError } from '../src/domain/errors.js';
 import { isUuid } from '../src/domain/ids.js';
 import { createServices, type Services } from '../src/services.js';
-import { grantAppRoleCommand, ledgerCheckCommand } from './admin/ledger-commands.js';
+import { auditVerifyCommand, grantAppRoleCommand, ledgerCheckCommand } from './admin/ledger-commands.js';
 import type { DatabaseHandle } from '../src/db/client.js';
 
 const { positionals, values } = parseArgs({
@@ -63,6 +64,8 @@ async function run(services: Services, database: DatabaseHandle, command: string
   switch (command) {
     case 'ledger-check':
       return ledgerCheckCommand(services, values.latest === true);
+    case 'audit-verify':
+      return auditVerifyCommand(services);
     case 'grant-app-role':
       return grantAppRoleCommand(database, required('role'));
     case 'create-user': {
@@ -127,7 +130,7 @@ async function run(services: Services, database: DatabaseHandle, command: string
     }
     default:
       throw new UsageError(
-        'Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys, ledger-check, grant-app-role (add --json for JSON output)',
+        'Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys, ledger-check, audit-verify, grant-app-role (add --json for JSON output)',
       );
   }
 }

@@ -15,6 +15,7 @@ import { registerWebSocket } from './graphql/websocket.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { registerProviderWebhooks } from './http/provider-webhooks.js';
 import { registerHealthRoutes } from './http/health.js';
+import { enterRequest } from './domain/audit/request-context.js';
 import { requestIdOf } from './http/request-id.js';
 import { compileRoutes, registerRestRoutes } from './rest/engine.js';
 import { registerOpenApi } from './rest/openapi.js';
@@ -66,6 +67,12 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   acceptEmptyJsonBodies(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // Audit records say where a change came from: the request's address and user agent.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const agent = request.headers['user-agent'];
+    enterRequest({ ip: request.ip, userAgent: typeof agent === 'string' ? agent : null });
+    done();
   });
   app.addHook('onClose', async () => {
     services.eventFeed.stop();

@@ -52,6 +52,7 @@ import { TokenDirectory } from './domain/solana/token-directory.js';
 import { SolanaTransfers } from './domain/solana/transfer-service.js';
 import { LedgerCheck } from './domain/ledger/ledger-check.js';
 import { WalletStatements } from './domain/ledger/statement-service.js';
+import { AuditLog } from './domain/audit/audit-log.js';
 
 /** Every domain service, built once per process and shared by GraphQL, REST and the workers. */
 export interface Services {
@@ -101,6 +102,8 @@ export interface Services {
   ledgerCheck: LedgerCheck;
   /** Balances as of an instant and statements of the NGN wallet. */
   statements: WalletStatements;
+  /** The account owners' audit trail and its chain verification. */
+  auditLog: AuditLog;
 }
 
 /** The default budgets; fields add their own with @rateLimit. */
@@ -235,6 +238,7 @@ export function createServices(
     solanaIncoming,
     ledgerCheck: new LedgerCheck(db, clock),
     statements: new WalletStatements(db),
+    auditLog: new AuditLog(db),
     solanaChains,
     sandboxChains,
     solanaTokens,

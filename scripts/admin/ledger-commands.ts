@@ -40,3 +40,13 @@ export async function grantAppRoleCommand(database: DatabaseHandle, role: string
     text: `Granted ${role} read and write on every table, without UPDATE, DELETE or TRUNCATE on the ledger's posted rows`,
   };
 }
+
+/** `audit-verify`: walks the audit chain; exit code 3 when a record was edited or removed. */
+export async function auditVerifyCommand(services: Services): Promise<Output & { ok: boolean }> {
+  const result = await services.auditLog.verify();
+  const lines = [
+    `Audit chain ${result.ok ? 'OK' : 'BROKEN'}: ${result.count} record(s), head ${result.headHash}`,
+    ...result.breaks.map((b) => `  seq ${b.seq}  ${b.id}  ${b.problem}: ${b.detail}`),
+  ];
+  return { json: result, text: lines.join('\n'), ok: result.ok };
+}

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Executor } from './client.js';
 
 /** Tables whose rows, once written, no one may change: corrections are new rows (reversals). */
-export const APPEND_ONLY_TABLES = ['ledger_postings', 'ledger_entries'] as const;
+export const APPEND_ONLY_TABLES = ['ledger_postings', 'ledger_entries', 'audit_records'] as const;
 
 const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 

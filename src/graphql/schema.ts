@@ -18,6 +18,7 @@ import { scalarResolvers } from './resolvers/scalars.js';
 import { userResolvers } from './resolvers/users.js';
 import { webhookResolvers } from './resolvers/webhooks.js';
 import { statementResolvers } from './resolvers/statements.js';
+import { auditResolvers } from './resolvers/audit.js';
 
 export const SCHEMA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../schema');
 
@@ -43,6 +44,7 @@ const resolvers: Resolvers[] = [
   solanaResolvers,
   customerResolvers,
   statementResolvers,
+  auditResolvers,
 ];
 
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */

@@ -7,6 +7,7 @@ import type { WebhookEndpoint as WebhookEndpointModel, WebhookDeliveryView as We
 import type { OfframpOrder as OfframpOrderModel } from '../../domain/offramp/offramp-order.js';
 import type { WalletBalanceModel as WalletBalanceModelModel, LedgerEntryModel as LedgerEntryModelModel, VirtualAccountModel as VirtualAccountModelModel } from '../../domain/wallet/views.js';
 import type { WalletBalancesAt as WalletBalancesAtModel, Statement as StatementModel, StatementLine as StatementLineModel } from '../../domain/ledger/statements.js';
+import type { AuditRecord as AuditRecordModel } from '../../domain/audit/audit-log.js';
 import type { WalletTransactionRow as WalletTransactionRowModel } from '../../domain/wallet/transaction-store.js';
 import type { PaymentMethodRow as PaymentMethodRowModel } from '../../domain/wallet/payment-method-service.js';
 import type { DepositRow as DepositRowModel } from '../../domain/wallet/deposit-service.js';
@@ -80,6 +81,50 @@ export type ApiKey = {
   name: Scalars['String']['output'];
   permission: PermissionLevel;
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+/**
+ * One recorded change to the account's settings: API keys, webhook endpoints and their secrets,
+ * payment methods, business customers. Who (the key, token or dashboard session), when, from where,
+ * and what changed; secrets appear only as `{"changed": true}`. Records are append-only and
+ * hash-chained.
+ */
+export type AuditRecord = {
+  __typename?: 'AuditRecord';
+  /** e.g. api_key.created, webhook_endpoint.secret_rotated, payment_method.deleted */
+  action: Scalars['String']['output'];
+  /** The key's, token's or session's id. */
+  actorId?: Maybe<Scalars['String']['output']>;
+  /** api_key, oauth_token, session, or system (an operator's admin CLI) */
+  actorKind: Scalars['String']['output'];
+  /** Field → {from, to}. */
+  changes: Scalars['JSON']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  /** Null for changes that belong to no single environment. */
+  environment?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  ip?: Maybe<Scalars['String']['output']>;
+  targetId: Scalars['String']['output'];
+  /** api_key, webhook_endpoint, payment_method, business_customer */
+  targetType: Scalars['String']['output'];
+  userAgent?: Maybe<Scalars['String']['output']>;
+};
+
+export type AuditRecordFilter = {
+  action?: InputMaybe<Scalars['String']['input']>;
+  /** At or after. */
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  targetId?: InputMaybe<Scalars['String']['input']>;
+  targetType?: InputMaybe<Scalars['String']['input']>;
+  /** Before. */
+  to?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+export type AuditRecordPage = {
+  __typename?: 'AuditRecordPage';
+  /** Pass as `before` for the next (older) page; null on the last. */
+  nextBefore?: Maybe<Scalars['ID']['output']>;
+  records: Array<AuditRecord>;
 };
 
 export type AuthorizationType =
@@ -1092,6 +1137,8 @@ export type Query = {
   apiInfo: ApiInfo;
   /** The API keys of the caller's account in the caller's environment, newest first. */
   apiKeys: Array<ApiKey>;
+  /** The account's audit trail in this environment, newest first; `first` at most 200. */
+  auditRecords: AuditRecordPage;
   /** Banks for withdrawals and USSD deposits. */
   banks: Array<Bank>;
   billBeneficiaries: Array<BillBeneficiary>;
@@ -1165,6 +1212,13 @@ export type Query = {
   walletTransactions: TransactionPage;
   webhookEndpoint: WebhookEndpoint;
   webhookEndpoints: Array<WebhookEndpoint>;
+};
+
+
+export type QueryAuditRecordsArgs = {
+  before?: InputMaybe<Scalars['ID']['input']>;
+  filter?: InputMaybe<AuditRecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -2049,6 +2103,9 @@ export type ResolversTypes = ResolversObject<{
   ApiInfo: ResolverTypeWrapper<ApiInfo>;
   ApiKey: ResolverTypeWrapper<ApiKeyRecordModel>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  AuditRecord: ResolverTypeWrapper<AuditRecordModel>;
+  AuditRecordFilter: AuditRecordFilter;
+  AuditRecordPage: ResolverTypeWrapper<Omit<AuditRecordPage, 'records'> & { records: Array<ResolversTypes['AuditRecord']> }>;
   AuthorizationType: AuthorizationType;
   AuthorizeDepositInput: AuthorizeDepositInput;
   Bank: ResolverTypeWrapper<Bank>;
@@ -2181,6 +2238,9 @@ export type ResolversParentTypes = ResolversObject<{
   ApiInfo: ApiInfo;
   ApiKey: ApiKeyRecordModel;
   ID: Scalars['ID']['output'];
+  AuditRecord: AuditRecordModel;
+  AuditRecordFilter: AuditRecordFilter;
+  AuditRecordPage: Omit<AuditRecordPage, 'records'> & { records: Array<ResolversParentTypes['AuditRecord']> };
   AuthorizeDepositInput: AuthorizeDepositInput;
   Bank: Bank;
   BankAccountInput: BankAccountInput;
@@ -2320,6 +2380,25 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   permission?: Resolver<ResolversTypes['PermissionLevel'], ParentType, ContextType>;
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+}>;
+
+export type AuditRecordResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditRecord'] = ResolversParentTypes['AuditRecord']> = ResolversObject<{
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  actorId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  actorKind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  changes?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  environment?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  ip?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  targetId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  targetType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  userAgent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type AuditRecordPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditRecordPage'] = ResolversParentTypes['AuditRecordPage']> = ResolversObject<{
+  nextBefore?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  records?: Resolver<Array<ResolversTypes['AuditRecord']>, ParentType, ContextType>;
 }>;
 
 export type BankResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Bank'] = ResolversParentTypes['Bank']> = ResolversObject<{
@@ -2721,6 +2800,7 @@ export type PayoutInstitutionResolvers<ContextType = GraphQLContext, ParentType 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   apiInfo?: Resolver<ResolversTypes['ApiInfo'], ParentType, ContextType>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  auditRecords?: Resolver<ResolversTypes['AuditRecordPage'], ParentType, ContextType, RequireFields<QueryAuditRecordsArgs, 'first'>>;
   banks?: Resolver<Array<ResolversTypes['Bank']>, ParentType, ContextType>;
   billBeneficiaries?: Resolver<Array<ResolversTypes['BillBeneficiary']>, ParentType, ContextType>;
   billCategories?: Resolver<Array<ResolversTypes['BillCategory']>, ParentType, ContextType>;
@@ -3066,6 +3146,8 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   ApiInfo?: ApiInfoResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
+  AuditRecord?: AuditRecordResolvers<ContextType>;
+  AuditRecordPage?: AuditRecordPageResolvers<ContextType>;
   Bank?: BankResolvers<ContextType>;
   BillBeneficiary?: BillBeneficiaryResolvers<ContextType>;
   BillCategory?: BillCategoryResolvers<ContextType>;

@@ -13,6 +13,7 @@ import { customerRoutes } from './customers.js';
 import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
 import { statementRoutes } from './statements.js';
+import { auditRoutes } from './audit.js';
 
 /** The REST v1 route table: every path of the API, one domain file each. */
 export const restV1Routes: RestRoute[] = [
@@ -30,4 +31,5 @@ export const restV1Routes: RestRoute[] = [
   ...solanaRoutes,
   ...solanaExchangeRoutes,
   ...customerRoutes,
+  ...auditRoutes,
 ];

@@ -1,0 +1,32 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** Who acts, as an audit record names them. */
+export interface AuditActor {
+  kind: 'api_key' | 'oauth_token' | 'session' | 'system';
+  /** The key's, token's or session's id; null for system. */
+  id: string | null;
+}
+
+/** Where a change comes from: the request being served (absent in the admin CLI and jobs). */
+export interface AuditOrigin {
+  ip: string | null;
+  userAgent: string | null;
+  actor?: AuditActor;
+}
+
+const storage = new AsyncLocalStorage<AuditOrigin>();
+
+/** Called once per request, before anything else runs in it. */
+export function enterRequest(origin: AuditOrigin): void {
+  storage.enterWith(origin);
+}
+
+/** Records who the request authenticated as, once known (credential or dashboard session). */
+export function identifyActor(actor: AuditActor): void {
+  const origin = storage.getStore();
+  if (origin) origin.actor = actor;
+}
+
+export function currentOrigin(): AuditOrigin | undefined {
+  return storage.getStore();
+}
