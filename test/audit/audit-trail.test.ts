@@ -43,7 +43,6 @@ describe('the audit trail', () => {
   });
   afterAll(() => t.close());
 
-  const byAction = (list: Array<Record<string, any>>, action: string) => list.filter((r) => r.action === action);
   const expectOrigin = (record: Record<string, any>) =>
     expect(record).toMatchObject({ actorKind: 'api_key', actorId: keyId, ip: '127.0.0.1', userAgent: AGENT });
 
