@@ -39,7 +39,7 @@ export async function recordAudit(tx: Executor, entry: AuditEntry, at: Date): Pr
   const origin = currentOrigin();
   const actor: AuditActor = entry.principal
     ? { kind: entry.principal.kind, id: entry.principal.credentialId }
-    : (origin?.actor ?? { kind: 'system', id: null });
+    : (origin?.actor ?? { kind: origin ? 'anonymous' : 'system', id: null });
   await tx.execute(sql`select pg_advisory_xact_lock(${CHAIN_LOCK_KEY})`);
   const [last] = await tx
     .select({ hash: auditRecords.hash })

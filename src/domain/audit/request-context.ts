@@ -2,8 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** Who acts, as an audit record names them. */
 export interface AuditActor {
-  kind: 'api_key' | 'oauth_token' | 'session' | 'system';
-  /** The key's, token's or session's id; null for system. */
+  /**
+   * `anonymous`: a request without a credential (e.g. a password reset by emailed link);
+   * `system`: no request at all (the admin CLI, a job).
+   */
+  kind: 'api_key' | 'oauth_token' | 'session' | 'anonymous' | 'system';
+  /** The key's, token's or session's id; null for anonymous and system. */
   id: string | null;
 }
 

@@ -85,7 +85,7 @@ export type ApiKey = {
 
 /**
  * One recorded change to the account's settings: API keys, webhook endpoints and their secrets,
- * payment methods, business customers. Who (the key, token or dashboard session), when, from where,
+ * payment methods, business customers, Connect apps and grants, password and transaction PIN. Who (the key, token or dashboard session), when, from where,
  * and what changed; secrets appear only as `{"changed": true}`. Records are append-only and
  * hash-chained.
  */
@@ -95,7 +95,7 @@ export type AuditRecord = {
   action: Scalars['String']['output'];
   /** The key's, token's or session's id. */
   actorId?: Maybe<Scalars['String']['output']>;
-  /** api_key, oauth_token, session, or system (an operator's admin CLI) */
+  /** api_key, oauth_token, session, anonymous (e.g. a password reset by emailed link), or system (an operator's admin CLI) */
   actorKind: Scalars['String']['output'];
   /** Field → {from, to}. */
   changes: Scalars['JSON']['output'];
@@ -105,7 +105,7 @@ export type AuditRecord = {
   id: Scalars['ID']['output'];
   ip?: Maybe<Scalars['String']['output']>;
   targetId: Scalars['String']['output'];
-  /** api_key, webhook_endpoint, payment_method, business_customer */
+  /** api_key, webhook_endpoint, payment_method, business_customer, connect_app, user */
   targetType: Scalars['String']['output'];
   userAgent?: Maybe<Scalars['String']['output']>;
 };
