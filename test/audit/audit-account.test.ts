@@ -103,5 +103,15 @@ describe('the audit trail: account security, Connect apps and grants', () => {
       allowedScopes: { to: ['read'] },
     });
     expect(await t.services.auditLog.verify()).toMatchObject({ ok: true });
+
+    // The owner reads the same trail in the dashboard, filtered by action.
+    const reader = new FormClient(t.app);
+    await reader.get('/signin');
+    await reader.post('/signin', { email: address, password: 'another horse battery' });
+    const page = await reader.get('/dashboard/audit?action=account.pin_changed');
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('account.pin_changed');
+    expect(page.body).not.toContain('<code>account.pin_set</code>');
+    expect(page.body).toContain(ip);
   });
 });
