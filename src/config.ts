@@ -37,6 +37,11 @@ const ConfigSchema = Type.Object({
   JOB_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   /** How often the ledger invariant check runs (docs/operations.md). */
   LEDGER_CHECK_EVERY_MINUTES: Type.Integer({ minimum: 1, default: 60 }),
+  /** A bank account added this recently receives payouts of at most PAYOUT_COOLING_OFF_CAP_KOBO (0 turns the control off). */
+  PAYOUT_COOLING_OFF_MINUTES: Type.Integer({ minimum: 0, default: 1440 }),
+  PAYOUT_COOLING_OFF_CAP_KOBO: Type.Integer({ minimum: 0, default: 1_000_000 }),
+  /** Production always; true applies the cooling-off to sandbox payouts too (to rehearse it). */
+  PAYOUT_COOLING_OFF_SANDBOX: Type.Boolean({ default: false }),
   /** Redis for limits shared by every instance. Unset: limits are per process, in memory. */
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   /** Operations (GraphQL root fields, aliases included) per credential per minute. */

@@ -270,7 +270,11 @@ export function createServices(
     paymentMethods,
     wallet: new WalletService(db, clock, users, idempotency),
     deposits: new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider),
-    payouts: new PayoutService(db, clock, idempotency, paymentsProvider),
+    payouts: new PayoutService(db, clock, idempotency, paymentsProvider, {
+      periodMs: config.PAYOUT_COOLING_OFF_MINUTES * 60_000,
+      capKobo: BigInt(config.PAYOUT_COOLING_OFF_CAP_KOBO),
+      sandbox: config.PAYOUT_COOLING_OFF_SANDBOX,
+    }),
     offramp: new OfframpService(db, clock, { sandbox: new SandboxOfframpProvider(clock), production: paycrest }),
     paycrest,
     eventFeed,
