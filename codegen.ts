@@ -66,6 +66,7 @@ const config: CodegenConfig = {
         },
         scalars: {
           DateTime: 'Date',
+          DateOrDateTime: "{ kind: 'date'; date: string } | { kind: 'instant'; at: Date }",
           JSON: 'unknown',
           SafeInt: 'number',
         },

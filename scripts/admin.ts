@@ -7,17 +7,14 @@
  *   npm run admin -- list-keys --user <id|email>
  *   npm run admin -- revoke-key --user <id|email> --key <key id>
  *   npm run admin -- rewrap-wallet-keys --env sandbox|production
- *   npm run admin -- ledger-check [--latest]        (exit code 3 when the ledger is inconsistent)
- *   npm run admin -- audit-verify                   (exit code 3 when an audit record was edited or removed)
- *   npm run admin -- grant-app-role --role <name>   (PostgreSQL, as the tables' owner, after migrations)
  *
- * Add --json for machine-readable output. It uses the same DATABASE_URL / PGLITE_DATA_DIR as the
- * server; the embedded database can be open in one process only, so stop the server first or use
- * PostgreSQL.
+ * Add --json for machine-readable output; --help prints the usage. It uses the same DATABASE_URL /
+ * PGLITE_DATA_DIR as the server; the embedded database can be open in one process only, so while a
+ * server holds it the CLI says so and names the dashboard page or API route that does the same.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
+import { loadConfig, publicUrlOf } from '../src/config.js';
+import { DatabaseInUseError, openDatabase } from '../src/db/client.js';
 import { ENVIRONMENTS, type Environment, parsePermissionLevel } from '../src/domain/auth/permissions.js';
 import { systemClock } from '../src/domain/clock.js';
 import { DomainError } from '../src/domain/errors.js';
@@ -26,23 +23,66 @@ import { createServices, type Services } from '../src/services.js';
 import { auditVerifyCommand, grantAppRoleCommand, ledgerCheckCommand } from './admin/ledger-commands.js';
 import type { DatabaseHandle } from '../src/db/client.js';
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    json: { type: 'boolean', default: false },
-    email: { type: 'string' },
-    'first-name': { type: 'string' },
-    'last-name': { type: 'string' },
-    phone: { type: 'string' },
-    user: { type: 'string' },
-    name: { type: 'string' },
-    env: { type: 'string', default: 'sandbox' },
-    permission: { type: 'string' },
-    key: { type: 'string' },
-    role: { type: 'string' },
-    latest: { type: 'boolean', default: false },
-  },
-});
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  create-user --email <email> [--first-name <name>] [--last-name <name>] [--phone <+234…>]
+  create-business --user <id|email> --name <business name>
+  create-key --user <id|email> --name <key name> [--env sandbox|production] [--permission "Read Only"|Transactions|"Account Management"|"Full Access"]
+  list-keys --user <id|email>
+  revoke-key --user <id|email> --key <key id>
+  rewrap-wallet-keys --env sandbox|production
+  ledger-check [--latest]       run the ledger invariant check (or show the stored latest); exit code 4 when inconsistent
+  audit-verify                  walk the audit trail's hash chain; exit code 4 when a record was edited or removed
+  grant-app-role --role <name>  PostgreSQL, as the tables' owner: the application role's rights (no rewriting posted rows)
+
+Options:
+  --json   machine-readable output
+  --help   this text
+
+Uses DATABASE_URL, or the embedded database at PGLITE_DATA_DIR (default ./data/pglite), like the server.`;
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h', default: false },
+  json: { type: 'boolean', default: false },
+  email: { type: 'string' },
+  'first-name': { type: 'string' },
+  'last-name': { type: 'string' },
+  phone: { type: 'string' },
+  user: { type: 'string' },
+  name: { type: 'string' },
+  env: { type: 'string', default: 'sandbox' },
+  permission: { type: 'string' },
+  key: { type: 'string' },
+  role: { type: 'string' },
+  latest: { type: 'boolean', default: false },
+} as const;
+
+let parsed: ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof OPTIONS }>>;
+try {
+  parsed = parseArgs({ allowPositionals: true, options: OPTIONS });
+} catch (error) {
+  // An unknown or malformed option: one line and the usage, not a stack trace.
+  process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+const { positionals, values } = parsed;
+
+/** How to do a command through a running server, for when that server holds the embedded database. */
+function throughServer(command: string | undefined, baseUrl: string): string {
+  switch (command) {
+    case 'create-user':
+      return `sign up at ${baseUrl}/signup`;
+    case 'create-business':
+      return `use ${baseUrl}/dashboard/businesses`;
+    case 'create-key':
+    case 'list-keys':
+    case 'revoke-key':
+      return `use ${baseUrl}/dashboard/keys, or /api/v1/api-keys (POST, GET, DELETE /:id) with a Full Access key`;
+    default:
+      return 'this command has no API; stop the server first';
+  }
+}
 
 class UsageError extends Error {}
 
@@ -136,19 +176,37 @@ async function run(services: Services, database: DatabaseHandle, command: string
 }
 
 async function main(): Promise<number> {
+  if (values.help || positionals[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (!positionals[0]) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
   // The CLI serves no traffic: no Redis (limits, doorbell), so nothing holds the process open.
   const config = loadConfig(process.env, { REDIS_URL: undefined });
-  const database = await openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    pgliteDataDir: config.PGLITE_DATA_DIR,
-    migrationUrl: config.DATABASE_MIGRATION_URL,
-    poolSize: 2,
-  });
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      pgliteDataDir: config.PGLITE_DATA_DIR,
+      migrationUrl: config.DATABASE_MIGRATION_URL,
+      poolSize: 2,
+    });
+  } catch (error) {
+    if (!(error instanceof DatabaseInUseError)) throw error;
+    const message = `The embedded database at ${error.dataDir} is held by a running server (one process at a time): ${throughServer(positionals[0], publicUrlOf(config))}; or stop the server and run this again.`;
+    if (values.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
+    else process.stderr.write(`${message}\n`);
+    return 3;
+  }
   try {
     const services = createServices(config, database.db, systemClock, () => undefined);
     const output = await run(services, database, positionals[0]);
     process.stdout.write(values.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
-    return output.ok === false ? 3 : 0;
+    // 4: the command ran and found something wrong (3 means the database was busy).
+    return output.ok === false ? 4 : 0;
   } catch (error) {
     const message = error instanceof UsageError || error instanceof DomainError ? error.message : String(error);
     if (values.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);

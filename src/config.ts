@@ -110,6 +110,11 @@ const ConfigSchema = Type.Object({
   JUPITER_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   /** SMTP server for account mail (verification, password reset): smtp:// or smtps://, credentials in the URL. */
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  /**
+   * HMAC key of Idempotency-Key request fingerprints (at least 32 characters). Unset: derived from
+   * SECRETS_KEY (which production requires), or a fixed development key outside production.
+   */
+  IDEMPOTENCY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   MAIL_FROM: Type.String({ minLength: 3, default: 'Partner Gateway <no-reply@partner-gateway.local>' }),
 });
 

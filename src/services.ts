@@ -144,7 +144,10 @@ export function createServices(
         baseUrl: config.PAYCREST_BASE_URL,
       })
     : undefined;
-  const idempotency = new Idempotency(db, clock);
+  const fingerprintKey = config.IDEMPOTENCY_SECRET
+    ? Buffer.from(config.IDEMPOTENCY_SECRET, 'utf8')
+    : secrets.deriveKey('idempotency-fingerprint');
+  const idempotency = new Idempotency(db, clock, fingerprintKey);
   const sandboxPayments = new SandboxPaymentsProvider(clock);
   const productionPayments: PaymentsProvider = config.FLUTTERWAVE_CLIENT_ID
     ? new FlutterwaveProvider({
@@ -256,7 +259,7 @@ export function createServices(
       solanaTransfers,
       jupiter,
     ),
-    sandboxFaucet: new SandboxFaucet(sandboxChains, solanaWallets),
+    sandboxFaucet: new SandboxFaucet(sandboxChains, solanaWallets, idempotency),
     mailer,
     accounts: new AccountService(db, clock, users, mailer, publicUrlOf(config)),
     oauthClients,
@@ -275,7 +278,10 @@ export function createServices(
       capKobo: BigInt(config.PAYOUT_COOLING_OFF_CAP_KOBO),
       sandbox: config.PAYOUT_COOLING_OFF_SANDBOX,
     }),
-    offramp: new OfframpService(db, clock, { sandbox: new SandboxOfframpProvider(clock), production: paycrest }),
+    offramp: new OfframpService(db, clock, idempotency, {
+      sandbox: new SandboxOfframpProvider(clock),
+      production: paycrest,
+    }),
     paycrest,
     eventFeed,
     doorbell,

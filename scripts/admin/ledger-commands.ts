@@ -41,7 +41,7 @@ export async function grantAppRoleCommand(database: DatabaseHandle, role: string
   };
 }
 
-/** `audit-verify`: walks the audit chain; exit code 3 when a record was edited or removed. */
+/** `audit-verify`: walks the audit chain; exit code 4 when a record was edited or removed. */
 export async function auditVerifyCommand(services: Services): Promise<Output & { ok: boolean }> {
   const result = await services.auditLog.verify();
   const lines = [

@@ -93,6 +93,19 @@ async function migrate(client: pg.PoolClient, after?: () => Promise<void>): Prom
   }
 }
 
+/** The embedded database's files are locked by another process (a running server, say). */
+export class DatabaseInUseError extends Error {
+  constructor(
+    readonly dataDir: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `The embedded database at ${dataDir} is in use by another process. Stop it, or set PGLITE_DATA_DIR or DATABASE_URL.`,
+      options,
+    );
+  }
+}
+
 async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<DatabaseHandle> {
   let release: (() => Promise<void>) | undefined;
   if (!dataDir.startsWith('memory://')) {
@@ -101,10 +114,7 @@ async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Database
       // A second process opening the same files would corrupt them; refuse instead.
       release = await lockfile.lock(dataDir, { stale: 15_000, update: 5_000 });
     } catch (error) {
-      throw new Error(
-        `The embedded database at ${dataDir} is in use by another process. Stop it, or set PGLITE_DATA_DIR or DATABASE_URL.`,
-        { cause: error },
-      );
+      throw new DatabaseInUseError(dataDir, { cause: error });
     }
   }
   // pg_trgm backs the partial-match searches of bill records (see migration 0006).

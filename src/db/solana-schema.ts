@@ -90,6 +90,8 @@ export const solanaTransfers = pgTable(
   },
   (t) => [
     uniqueIndex('solana_transfers_signature_key').on(t.signature),
+    // A quote is executed at most once, whatever the path that tried it twice.
+    uniqueIndex('solana_transfers_quote_key').on(t.quoteId).where(sql`${t.quoteId} is not null`),
     index('solana_transfers_owner_idx').on(t.userId, t.environment, t.createdAt),
   ],
 );
@@ -103,6 +105,8 @@ export const solanaQuotes = pgTable(
     network: text('network').notNull(),
     quote: jsonb('quote').notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** When a swap took this quote: set once, by a conditional update, so a quote executes at most once. */
+    executedAt: timestamp('executed_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
   },
   (t) => [index('solana_quotes_owner_idx').on(t.userId, t.environment, t.createdAt)],

@@ -11,6 +11,7 @@ import type { GraphQLContext } from './context.js';
 import { registerExplorer, wantsExplorer } from './explorer.js';
 import { createFormatError } from './format-error.js';
 import { createArmor } from './hardening.js';
+import { oneValueMovingFieldPerKey } from './value-moving.js';
 import { registerPages } from '../http/security-headers.js';
 
 export interface ApolloOptions {
@@ -34,6 +35,7 @@ export async function registerApollo(
     plugins: [
       ...(armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
       fastifyApolloDrainPlugin(app),
+      oneValueMovingFieldPerKey(),
       // Inline tracing is for Apollo's hosted studio, which this deployment does not report to;
       // the landing page loads from a CDN, so the explorer below replaces it.
       ApolloServerPluginInlineTraceDisabled(),

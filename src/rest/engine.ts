@@ -14,6 +14,7 @@ import { scopeGranting } from '../domain/connect/scopes.js';
 import { mostSevere, toDomainError } from '../domain/error-mapping.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { type AccessRule, accessRuleOf, checkAccess } from '../graphql/directives/auth.js';
+import { VALUE_MOVING_MUTATIONS } from '../graphql/value-moving.js';
 import type { RestRoute, RouteInput } from './route.js';
 import { Envelope, GeneralError, RateLimitError } from './schemas.js';
 
@@ -24,6 +25,8 @@ export interface CompiledRoute extends RestRoute {
   /** The access rules of the operation's root fields; the route needs all of them. */
   access: AccessRule[];
   rootField: string;
+  /** The operation moves money or tokens: the route takes an Idempotency-Key header. */
+  movesValue: boolean;
 }
 
 /**
@@ -50,7 +53,16 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
       throw new Error(`${where}: operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
     const run = (context: GraphQLContext, variables: Record<string, unknown>) =>
       compiled.query(undefined, context, variables);
-    return { ...route, document, run, access, rootField: selections[0]!.alias?.value ?? selections[0]!.name.value };
+    const movesValue =
+      operation.operation === 'mutation' && selections.some((s) => VALUE_MOVING_MUTATIONS.has(s.name.value));
+    return {
+      ...route,
+      document,
+      run,
+      access,
+      rootField: selections[0]!.alias?.value ?? selections[0]!.name.value,
+      movesValue,
+    };
   });
 }
 
@@ -71,6 +83,21 @@ const openError = (schema: typeof GeneralError | typeof RateLimitError) => ({
   required: undefined,
   additionalProperties: true,
 });
+
+/**
+ * The header every value-moving route takes, declared so OpenAPI lists it. It never fails
+ * validation here: the idempotency service answers a bad key with the API's own error body.
+ */
+const IDEMPOTENCY_HEADERS = {
+  type: 'object',
+  properties: {
+    'idempotency-key': {
+      type: 'string',
+      description:
+        "At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.",
+    },
+  },
+} as const;
 
 export interface RestEngineOptions {
   routes: CompiledRoute[];
@@ -97,6 +124,7 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
         ...(route.params ? { params: route.params } : {}),
         ...(route.querystring ? { querystring: route.querystring } : {}),
         ...(route.body ? { body: route.body } : {}),
+        ...(route.movesValue ? { headers: IDEMPOTENCY_HEADERS } : {}),
         security: isPublic
           ? []
           : [

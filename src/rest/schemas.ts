@@ -30,6 +30,14 @@ export const RateLimitError = Type.Object(
 export const Nullable = (schema: TSchema) => Type.Union([schema, Type.Null()]);
 export const DateTimeString = Type.String({ format: 'date-time' });
 
+/** A date filter's bound, the same on every list: a Lagos calendar day or an instant. */
+export const DateFilter = (description: string) =>
+  Type.String({
+    pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?([Zz]|[+-]\\d{2}:\\d{2}))?$',
+    description: `${description} YYYY-MM-DD (a day in Africa/Lagos) or an RFC 3339 date-time.`,
+    examples: ['2026-01-31', '2026-01-31T09:30:00Z'],
+  });
+
 /** A page of `key` items with the seed's pagination block (page from 1). */
 export const PageOf = (key: string, item: TSchema) =>
   Type.Object({

@@ -247,7 +247,12 @@ describe('bills', () => {
       // A provider whose first call never arrives: as if the process died between hold and call.
       const flaky: BillsProvider = Object.create(sandbox);
       flaky.pay = (input) => (lost-- > 0 ? Promise.reject(new Error('socket hang up')) : sandbox.pay(input));
-      const bills = new BillsService(s.t.services.db, clock, new Idempotency(s.t.services.db, clock), () => flaky);
+      const bills = new BillsService(
+        s.t.services.db,
+        clock,
+        new Idempotency(s.t.services.db, clock, Buffer.alloc(32, 7)),
+        () => flaky,
+      );
       const principal: Principal = {
         kind: 'api_key',
         credentialId: 'test',
@@ -425,6 +430,11 @@ describe('bills', () => {
       const today = new Date(clock.now().getTime() + 3600_000).toISOString().slice(0, 10);
       expect(await refs(`?startDate=${today}&endDate=${today}`)).toHaveLength(5);
       expect(await refs('?startDate=2000-01-01&endDate=2000-01-02')).toEqual([]);
+      // A date-time is accepted too, the same as on every other list: that instant.
+      const hourAgo = encodeURIComponent(new Date(clock.now().getTime() - 3600_000).toISOString());
+      const hourAhead = encodeURIComponent(new Date(clock.now().getTime() + 3600_000).toISOString());
+      expect(await refs(`?startDate=${hourAgo}&endDate=${hourAhead}`)).toHaveLength(5);
+      expect(await refs(`?endDate=${hourAgo}`)).toEqual([]);
       expect(await refs('?type=AIRTIME&status=SUCCESS&minAmount=150&sortBy=amount&sortOrder=DESC')).toEqual(['R-2']);
       const page = await list('?limit=2&page=2');
       expect(page).toMatchObject({ page: 2, total: 5, totalPages: 3, hasNext: true, hasPrev: true });

@@ -87,6 +87,8 @@ describe('scheduled bill payments', () => {
     expect(listed).toEqual([
       expect.objectContaining({ status: 'completed', runCount: 1, recurrence: null, nextRunAt: null }),
     ]);
+    // Money in naira numbers, as everywhere else in REST (stored in kobo).
+    expect(listed[0].payment).toMatchObject({ amount: 100, fee: expect.any(Number) });
   });
 
   it("keeps a monthly schedule from the 31st running on each month's last day, survives key revocation, and stops when cancelled", async () => {

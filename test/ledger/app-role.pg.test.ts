@@ -71,11 +71,11 @@ describe('the application role on PostgreSQL', () => {
     await expect(owner.db.execute(sql`delete from ledger_entries`)).rejects.toThrow();
   });
 
-  it('the admin CLI reports a corrupted balance with exit code 3, and OK once repaired', async () => {
+  it('the admin CLI reports a corrupted balance with exit code 4, and OK once repaired', async () => {
     const key = `sandbox:${userId}:wallet`;
     await owner.db.execute(sql`update ledger_accounts set balance = balance - 5 where key = ${key}`);
     const failed = spawnTs('scripts/admin.ts', ['ledger-check'], { DATABASE_URL: ownerUrl });
-    expect(await failed.exited).toBe(3);
+    expect(await failed.exited).toBe(4);
     expect(failed.output()).toMatch(new RegExp(`FAILED[\\s\\S]*${key}\\s+balance 895 kobo, entries 900 kobo`));
 
     await owner.db.execute(sql`update ledger_accounts set balance = balance + 5 where key = ${key}`);

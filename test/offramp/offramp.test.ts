@@ -249,9 +249,9 @@ describe('offramp (sandbox)', () => {
         senderFee: '0.1275',
         transactionFee: '0.05',
         amountToSend: '25.6775',
-        rate: '1641.75',
+        rate: 1641.75,
         fiat: 'NGN',
-        fiatAmount: '41864.62',
+        fiatAmount: 41864.62,
         receiveAddress: expect.stringMatching(/^0x[0-9a-f]{40}$/),
         recipient: {
           institution: 'GTBINGLA',
@@ -500,6 +500,10 @@ describe('offramp (sandbox)', () => {
       ).toEqual([made[0].reference]);
       expect((await list(`?from=${encodeURIComponent(made[1].createdAt)}`)).data.total).toBe(2);
       expect((await list(`?to=${encodeURIComponent(made[1].createdAt)}`)).data.total).toBe(1);
+      // Calendar dates work as on every list: the whole Lagos day.
+      const lagosDay = new Date(new Date(made[1].createdAt).getTime() + 3600_000).toISOString().slice(0, 10);
+      expect((await list(`?from=${lagosDay}&to=${lagosDay}`)).data.total).toBe(3);
+      expect((await list('?to=2000-01-01')).data.total).toBe(0);
       const second = await list('?limit=2&page=2');
       expect(second.data).toMatchObject({ page: 2, limit: 2, total: 3, totalPages: 2, hasNext: false, hasPrev: true });
       expect(second.data.orders).toHaveLength(1);

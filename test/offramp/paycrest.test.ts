@@ -137,11 +137,11 @@ describe('offramp on Paycrest (production)', () => {
     const order = await placeOrder(tenant, reference);
     expect(order).toMatchObject({
       status: 'initiated',
-      rate: '1585.5',
+      rate: 1585.5,
       senderFee: '0',
       transactionFee: '0.5',
       amountToSend: '50.5',
-      fiatAmount: '79275.00',
+      fiatAmount: 79275,
     });
     const sent = paycrest.requests.find((r) => r.url === '/v1/sender/orders')!.body;
     expect(sent).toMatchObject({

@@ -187,7 +187,7 @@ describe('sandbox Solana market: quotes from the pool math, swaps that move real
     });
     const swapped = await services.solanaExchange.swap(trader, { quoteId: quote.quoteId }, undefined);
     expect(swapped.status).toBe('confirmed');
-    expect(swapped.txUrl).toBe(`https://explorer.solana.com/tx/${swapped.signature}?cluster=testnet`);
+    expect(swapped.txUrl).toBe(`/api/v1/solana/transactions/${swapped.signature}`);
     const [solAfter, usdcAfter] = await reserves('SOL/USDC');
     expect(solAfter - solBefore).toBe(250_000_000n);
     expect(usdcBefore - usdcAfter).toBe(BigInt(quote.amounts.outputAmountRaw));

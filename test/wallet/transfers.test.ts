@@ -159,6 +159,19 @@ describe('wallet balance, transfers and transactions', () => {
     expect(page2.transactions).toHaveLength(1);
     const future = new Date(Date.now() + 3600_000).toISOString();
     expect((await list(`?from=${encodeURIComponent(future)}`)).total).toBe(0);
+    // A calendar date is accepted too (a day in Africa/Lagos; as `to` it includes the whole day).
+    const lagosToday = new Date(Date.now() + 3600_000).toISOString().slice(0, 10);
+    expect((await list(`?from=${lagosToday}&to=${lagosToday}`)).total).toBe(4);
+    expect((await list('?from=2000-01-01&to=2000-01-02')).total).toBe(0);
+    const graph = await graphql(
+      s.t.app,
+      alice.keys.READ_ONLY,
+      `{ walletTransactions(filter: { from: "${lagosToday}", to: "${future}" }) { total } }`,
+    );
+    expect(graph.body.data?.walletTransactions.total).toBe(4);
+    const impossible = await rest(s.t, alice.keys.READ_ONLY)('GET', '/api/v1/transactions?from=2026-02-30');
+    expect(impossible.statusCode).toBe(400);
+    expect(impossible.json().message).toMatch(/^from is not a real date/);
     for (const bad of [
       '?limit=0',
       '?limit=101',
@@ -166,6 +179,8 @@ describe('wallet balance, transfers and transactions', () => {
       '?status=DONE',
       '?minAmount=-1',
       '?from=yesterday',
+      '?from=2026-02-30',
+      `?from=${lagosToday}&to=2000-01-01`,
       '?minAmount=50&maxAmount=10',
     ]) {
       expect((await rest(s.t, alice.keys.READ_ONLY)('GET', `/api/v1/transactions${bad}`)).statusCode, bad).toBe(400);

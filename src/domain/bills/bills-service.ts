@@ -4,6 +4,7 @@ import { billBeneficiaries, billRecords, billSchedules } from '../../db/bills-sc
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
+import { type DateBound, dateRange } from '../date-bound.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
@@ -72,8 +73,8 @@ export interface RecordFilter {
   billerName?: string | undefined;
   billerCode?: string | undefined;
   customer?: string | undefined;
-  startDate?: string | undefined;
-  endDate?: string | undefined;
+  startDate?: DateBound | undefined;
+  endDate?: DateBound | undefined;
   search?: string | undefined;
   minAmount?: number | undefined;
   maxAmount?: number | undefined;
@@ -90,9 +91,6 @@ const billNotFound = (reference: string) =>
   });
 const ownedBy = (owner: { userId: string; environment: Environment }) =>
   and(eq(billRecords.userId, owner.userId), eq(billRecords.environment, owner.environment));
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-/** Lagos midnight of a YYYY-MM-DD date. */
-const lagosMidnight = (date: string) => new Date(`${date}T00:00:00+01:00`);
 
 /**
  * Bills: the catalogue, customer validation, payments from the wallet (hold → provider → capture or
@@ -454,13 +452,7 @@ export class BillsService {
 
   async records(principal: Principal, filter: RecordFilter, page = 1, limit = 20) {
     checkPage(page, limit, MAX_RECORDS_PAGE);
-    for (const field of ['startDate', 'endDate'] as const) {
-      const value = filter[field];
-      if (value !== undefined && (!DATE.test(value) || Number.isNaN(lagosMidnight(value).getTime())))
-        throw badInput(field, `${field} must be a date as YYYY-MM-DD.`);
-    }
-    if (filter.startDate && filter.endDate && filter.startDate > filter.endDate)
-      throw badInput('endDate', 'endDate must not be before startDate.');
+    const created = dateRange(filter.startDate, filter.endDate, { from: 'startDate', to: 'endDate' });
     const minAmount = filter.minAmount === undefined ? undefined : koboFrom(filter.minAmount, 'minAmount');
     const maxAmount = filter.maxAmount === undefined ? undefined : koboFrom(filter.maxAmount, 'maxAmount');
     if (minAmount !== undefined && maxAmount !== undefined && minAmount > maxAmount)
@@ -473,11 +465,9 @@ export class BillsService {
       filter.billerName ? ilike(billRecords.billerName, like(filter.billerName)) : undefined,
       filter.billerCode ? eq(billRecords.billerCode, filter.billerCode) : undefined,
       filter.customer ? eq(billRecords.customer, filter.customer) : undefined,
-      filter.startDate ? gte(billRecords.createdAt, lagosMidnight(filter.startDate)) : undefined,
-      // endDate is inclusive: everything before the next Lagos midnight.
-      filter.endDate
-        ? lt(billRecords.createdAt, new Date(lagosMidnight(filter.endDate).getTime() + 86_400_000))
-        : undefined,
+      created.from ? gte(billRecords.createdAt, created.from) : undefined,
+      // A date endDate is inclusive: everything before the next Lagos midnight.
+      created.to ? lt(billRecords.createdAt, created.to) : undefined,
       filter.search
         ? or(ilike(billRecords.reference, like(filter.search)), ilike(billRecords.txRef, like(filter.search)))
         : undefined,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { idempotencyKeys } from '../../db/wallet-schema.js';
@@ -24,8 +24,15 @@ type Stored = { result: unknown } | { error: { code: ErrorCode; message: string;
 
 const MAX_KEY_LENGTH = 255;
 
-/** A stable hash of a request's input (key order does not matter; bigints are text). */
-export function hashOf(value: unknown): string {
+/**
+ * Fields whose values are secrets of a card or of its holder: they never enter a fingerprint (nor,
+ * since no service returns them, a stored answer). Compared without case, `_` or `-`.
+ */
+const SECRET_FIELDS = new Set(['pin', 'otp', 'cvv', 'cvv2', 'cvc', 'cardnumber', 'pan', 'password', 'card']);
+const isSecretField = (name: string) => SECRET_FIELDS.has(name.toLowerCase().replace(/[_-]/g, ''));
+
+/** A request's input as canonical JSON: key order does not matter, bigints are text, secrets are left out. */
+export function canonicalInput(value: unknown): string {
   const canonical = (v: unknown): unknown => {
     if (typeof v === 'bigint') return `${v}n`;
     if (v instanceof Date) return v.toISOString();
@@ -33,16 +40,22 @@ export function hashOf(value: unknown): string {
     if (v && typeof v === 'object') {
       return Object.fromEntries(
         Object.entries(v as Record<string, unknown>)
-          .filter(([, x]) => x !== undefined)
-          .sort(([a], [b]) => a.localeCompare(b))
+          .filter(([k, x]) => x !== undefined && !isSecretField(k))
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
           .map(([k, x]) => [k, canonical(x)]),
       );
     }
     return v;
   };
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(value)))
-    .digest('hex');
+  return JSON.stringify(canonical(value)) ?? 'null';
+}
+
+/**
+ * The stored fingerprint of a request: an HMAC under a server secret, so a stored row does not let
+ * anyone test guesses of the input offline (a bare hash of a 4-digit PIN falls in 10⁴ tries).
+ */
+export function fingerprintOf(key: Buffer, value: unknown): string {
+  return createHmac('sha256', key).update(canonicalInput(value)).digest('hex');
 }
 
 /**
@@ -57,8 +70,15 @@ export class Idempotency {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    /** The HMAC key of request fingerprints (config: IDEMPOTENCY_SECRET, or derived from SECRETS_KEY). */
+    private readonly fingerprintKey: Buffer,
     private readonly leaseMs = 60_000,
   ) {}
+
+  /** The keyed fingerprint of a request's input (for stores that keep their own keys, like offramp orders). */
+  fingerprint(input: unknown): string {
+    return fingerprintOf(this.fingerprintKey, input);
+  }
 
   /**
    * Runs `work` once per key. Without a key it simply runs. `work` receives the claim (null
@@ -78,7 +98,7 @@ export class Idempotency {
         `The Idempotency-Key header must be at most ${MAX_KEY_LENGTH} characters.`,
         { field: 'Idempotency-Key' },
       );
-    const requestHash = hashOf(input);
+    const requestHash = this.fingerprint(input);
     const outcome = await this.claim(scope, key, requestHash);
     if ('replay' in outcome) return replay<T>(outcome.replay);
     try {

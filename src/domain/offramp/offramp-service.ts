@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Idempotency } from '../idempotency/idempotency.js';
 import type { Database, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Environment } from '../auth/permissions.js';
@@ -74,6 +75,7 @@ export class OfframpService {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    private readonly idempotency: Idempotency,
     private readonly providers: { sandbox: OfframpProvider; production: OfframpProvider | undefined },
   ) {}
 
@@ -144,7 +146,15 @@ export class OfframpService {
       throw badInput('refundAddress', `refundAddress must be a ${input.network} address (0x…).`);
     }
     const { amount, asset } = await this.checkAmount(principal, input);
-    const requestHash = hashOf({ ...input, amount, reference, accountNumber, accountName, memo, refundAddress });
+    const requestHash = this.idempotency.fingerprint({
+      ...input,
+      amount,
+      reference,
+      accountNumber,
+      accountName,
+      memo,
+      refundAddress,
+    });
 
     const earlier = await this.earlierOrder(principal, reference, idempotencyKey, requestHash);
     if (earlier) return toOfframpOrder(earlier);
@@ -255,32 +265,41 @@ export class OfframpService {
   }
 
   /** Sandbox only: the sender's deposit arrives, and the lifecycle starts walking on jobs. */
-  async simulateDeposit(principal: Principal, reference: string): Promise<OfframpOrder> {
+  async simulateDeposit(principal: Principal, reference: string, idempotencyKey?: string): Promise<OfframpOrder> {
     if (principal.environment !== 'sandbox')
       throw badInput(
         'reference',
         'Deposits can be simulated only in sandbox; in production the sender pays into receiveAddress.',
       );
-    const row = await offrampStore.findByReference(this.db, principal, reference);
-    if (!row) throw notFound(`Offramp order ${JSON.stringify(reference)}`);
-    const moved = await this.move(
-      row.id,
-      { status: 'deposit_received', txHash: `0x${createHash('sha256').update(`deposit:${row.id}`).digest('hex')}` },
-      async (tx, order) => {
-        await enqueueJob(tx, {
-          kind: OFFRAMP_JOBS.sandboxStep,
-          payload: { orderId: order.id },
-          runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000),
-        });
-      },
-    );
-    if (!moved.changed) {
-      throw new DomainError(
-        'CONFLICT',
-        `Offramp order ${JSON.stringify(reference)} is ${moved.row.status}; only an initiated order can receive its deposit.`,
+    const scope = {
+      userId: principal.userId,
+      environment: principal.environment,
+      operation: 'offramp.simulate-deposit',
+    };
+    return this.idempotency.run(scope, idempotencyKey, { reference }, async (claim) => {
+      const row = await offrampStore.findByReference(this.db, principal, reference);
+      if (!row) throw notFound(`Offramp order ${JSON.stringify(reference)}`);
+      const moved = await this.move(
+        row.id,
+        { status: 'deposit_received', txHash: `0x${createHash('sha256').update(`deposit:${row.id}`).digest('hex')}` },
+        async (tx, order) => {
+          await enqueueJob(tx, {
+            kind: OFFRAMP_JOBS.sandboxStep,
+            payload: { orderId: order.id },
+            runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000),
+          });
+          // The answer to replay commits with the deposit it reports.
+          await this.idempotency.finish(tx, claim, toOfframpOrder(order));
+        },
       );
-    }
-    return toOfframpOrder(moved.row);
+      if (!moved.changed) {
+        throw new DomainError(
+          'CONFLICT',
+          `Offramp order ${JSON.stringify(reference)} is ${moved.row.status}; only an initiated order can receive its deposit.`,
+        );
+      }
+      return toOfframpOrder(moved.row);
+    });
   }
 
   /**
@@ -377,8 +396,4 @@ function checkAccountNumber(value: string, field: string): string {
   if (!ACCOUNT_NUMBER.test(accountNumber))
     throw badInput(field, `${field} must be 4 to 34 letters or digits (a bank account or mobile money number).`);
   return accountNumber;
-}
-
-function hashOf(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
 }

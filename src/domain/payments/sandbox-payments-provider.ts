@@ -147,7 +147,9 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
             status: 'pending',
             nextAction: {
               type: 'requires_otp',
-              requires_otp: { note: 'Enter the OTP sent to the card holder (sandbox: 12345).' },
+              requires_otp: {
+                note: "Enter the OTP sent to the card holder (sandbox: the test card's OTP in the docs).",
+              },
             },
           }
         : { providerRef, status: 'failed', reason: 'Incorrect PIN.' };

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 import { PublicKey, Transaction } from '@solana/web3.js';
-import { and, eq } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/client.js';
 import { solanaQuotes } from '../../db/solana-schema.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
@@ -144,6 +144,8 @@ export class SolanaExchange {
       const wallet = await this.wallets.walletOf(principal);
       if (principal.environment === 'sandbox') {
         const row = await this.sandbox.store.change(network, async (svm, tx) => {
+          // Taken in the transaction that records the swap: a refusal below gives the quote back.
+          await this.takeQuote(tx, quoteId);
           // Priced again under the chain's lock: the reserves cannot move between the check and the swap.
           const route = this.sandbox.amm.routeOn(svm, request);
           const inRaw = route.amounts[0]!.amountIn;
@@ -214,6 +216,8 @@ export class SolanaExchange {
     const fresh = await this.providers(principal.environment).quote(network, request);
     if (request.swapMode === 'ExactIn' ? fresh.outAmountRaw < threshold : fresh.inAmountRaw > threshold)
       throw priceMoved(stored.view);
+    // Taken before anything is signed, and kept whatever follows: a quote executes at most once.
+    await this.takeQuote(this.db, stored.view.quoteId);
     const built = await this.swapBuilder.buildSwap(fresh.raw, wallet.address);
     const chain = this.chains.productionChain(network);
     await checkBuiltSwap(chain, built.transaction, wallet.address, request, fresh.inAmountRaw, threshold);
@@ -241,6 +245,19 @@ export class SolanaExchange {
     };
   }
 
+  /**
+   * Marks a quote executed, once: a conditional update, so of two swaps racing on one quote exactly
+   * one takes it (the unique index on solana_transfers.quote_id backs this up).
+   */
+  private async takeQuote(db: Executor, quoteId: string): Promise<void> {
+    const [taken] = await db
+      .update(solanaQuotes)
+      .set({ executedAt: this.clock.now() })
+      .where(and(eq(solanaQuotes.id, quoteId), isNull(solanaQuotes.executedAt)))
+      .returning({ id: solanaQuotes.id });
+    if (!taken) throw quoteUsed(quoteId);
+  }
+
   private async storedQuote(principal: Principal, quoteId: string): Promise<StoredQuote> {
     const [row] = isUuid(quoteId)
       ? await this.db
@@ -255,6 +272,7 @@ export class SolanaExchange {
           )
       : [];
     if (!row) throw new DomainError('NOT_FOUND', `Quote ${JSON.stringify(quoteId)} was not found.`);
+    if (row.executedAt) throw quoteUsed(quoteId);
     if (row.expiresAt.getTime() <= this.clock.now().getTime()) {
       throw new DomainError(
         'QUOTE_EXPIRED',
@@ -284,6 +302,13 @@ export class SolanaExchange {
     };
   }
 }
+
+const quoteUsed = (quoteId: string) =>
+  new DomainError(
+    'CONFLICT',
+    `Quote ${quoteId} was already executed: a quote swaps once. Ask for a new quote, or retry with the first request's Idempotency-Key to get its answer.`,
+    { field: 'quoteId' },
+  );
 
 function fieldsOf(input: SwapRequest): QuoteInput {
   for (const field of ['inputMint', 'outputMint', 'amount'] as const) {

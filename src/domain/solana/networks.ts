@@ -12,7 +12,13 @@ export function checkNetwork(value: string | null | undefined, field = 'network'
   return value as SolanaNetwork;
 }
 
-/** An explorer link for a transaction, with the cluster when it is not mainnet. */
-export function explorerUrl(signature: string, network: SolanaNetwork): string {
+/**
+ * Where to look a transaction up. Production: the public explorer, with the cluster when it is
+ * not mainnet. Sandbox: the sandbox chains exist only inside the gateway, so a public explorer
+ * would show "not found"; the link is the gateway's own transaction path (relative to its base
+ * URL), which answers with the transaction for the key that made it.
+ */
+export function explorerUrl(signature: string, network: SolanaNetwork, environment: 'sandbox' | 'production'): string {
+  if (environment === 'sandbox') return `/api/v1/solana/transactions/${signature}`;
   return `https://explorer.solana.com/tx/${signature}${network === 'mainnet-beta' ? '' : `?cluster=${network}`}`;
 }

@@ -1,6 +1,7 @@
 import { PublicKey } from '@solana/web3.js';
 import type { Principal } from '../auth/principal.js';
 import { badInput, DomainError } from '../errors.js';
+import type { Idempotency } from '../idempotency/idempotency.js';
 import type { CustodialWallets } from './custodial-wallets.js';
 import { checkNetwork } from './networks.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
@@ -33,17 +34,24 @@ export interface FaucetInput {
   amount?: string | null;
 }
 
-/** Sandbox only: funds the caller's custodial wallet with SOL and sandbox tokens, on one network. */
+export interface FaucetGrant {
+  address: string;
+  funded: Array<{ symbol: string; amount: string }>;
+}
+
+/**
+ * Sandbox only: funds the caller's custodial wallet with SOL and sandbox tokens, on one network.
+ * Each request is a new grant (a repeat is not the chain's "already processed"); under an
+ * Idempotency-Key a repeat replays the first grant instead.
+ */
 export class SandboxFaucet {
   constructor(
     private readonly store: SandboxChainStore,
     private readonly wallets: CustodialWallets,
+    private readonly idempotency: Idempotency,
   ) {}
 
-  async fund(
-    principal: Principal,
-    input: FaucetInput,
-  ): Promise<{ address: string; funded: Array<{ symbol: string; amount: string }> }> {
+  async fund(principal: Principal, input: FaucetInput, idempotencyKey?: string): Promise<FaucetGrant> {
     if (principal.environment !== 'sandbox') throw new DomainError('NOT_FOUND', 'The faucet exists in sandbox only.');
     const network = checkNetwork(input.network);
     const wanted: Array<[string, string]> = input.asset ? [[this.symbolOf(input.asset), input.amount ?? '']] : KIT;
@@ -55,15 +63,27 @@ export class SandboxFaucet {
         throw badInput('amount', `The faucet gives at most ${LIMITS[symbol]} ${symbol} at a time.`);
       return { token, raw, amount };
     });
-    const wallet = await this.wallets.walletOf(principal);
-    const owner = new PublicKey(wallet.address);
-    await this.store.change(network, (svm) => {
-      for (const { token, raw } of grants) {
-        if (token === SOL) airdrop(svm, owner, raw);
-        else execute(svm, fundTokenInstructions(owner, token, raw), [FAUCET]);
-      }
+    const scope = { userId: principal.userId, environment: principal.environment, operation: 'solana.faucet' };
+    const request = { network, grants: grants.map((g) => ({ symbol: g.token.symbol, raw: g.raw })) };
+    return this.idempotency.run(scope, idempotencyKey, request, async (claim) => {
+      const wallet = await this.wallets.walletOf(principal);
+      const owner = new PublicKey(wallet.address);
+      const grant: FaucetGrant = {
+        address: wallet.address,
+        funded: grants.map((g) => ({ symbol: g.token.symbol, amount: g.amount })),
+      };
+      await this.store.change(network, async (svm, tx) => {
+        for (const { token, raw } of grants) {
+          // A new blockhash first: the same grant twice would otherwise be the same transaction,
+          // which the chain refuses as already processed.
+          svm.expireBlockhash();
+          if (token === SOL) airdrop(svm, owner, raw);
+          else execute(svm, fundTokenInstructions(owner, token, raw), [FAUCET]);
+        }
+        await this.idempotency.finish(tx, claim, grant);
+      });
+      return grant;
     });
-    return { address: wallet.address, funded: grants.map((g) => ({ symbol: g.token.symbol, amount: g.amount })) };
   }
 
   private symbolOf(asset: string): string {

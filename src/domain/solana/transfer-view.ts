@@ -35,7 +35,7 @@ export function transferView(row: SolanaTransferRow): TransferView {
     amount: decimalFromRaw(row.amountRaw, row.decimals),
     amountRaw: row.amountRaw,
     error: row.error,
-    txUrl: explorerUrl(row.signature, network),
+    txUrl: explorerUrl(row.signature, network, row.environment),
     createdAt: row.createdAt,
   };
 }

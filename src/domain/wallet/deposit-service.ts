@@ -23,7 +23,7 @@ import type { UserService } from '../users/user-service.js';
 import { koboFrom, nairaNumber } from './naira.js';
 import type { PaymentMethodService } from './payment-method-service.js';
 import { transactionStore } from './transaction-store.js';
-import { openPendingTransaction, recordTransactionEvent } from './wallet-events.js';
+import { openPendingTransaction, recordTransactionEvent, recordTransactionProgress } from './wallet-events.js';
 import { insertOrConflict, referenceFrom, referenceTaken } from './wallet-service.js';
 
 export type DepositRow = typeof deposits.$inferSelect;
@@ -118,25 +118,41 @@ export class DepositService {
     return row;
   }
 
-  /** Continues a pending card charge with the PIN, OTP or 3DS result it waits for. */
-  async authorize(principal: Principal, reference: string, authorization: Authorization): Promise<DepositRow> {
-    const deposit = await this.get(principal, reference);
-    const step = (deposit.nextAction as NextAction | null)?.type;
-    if (deposit.status !== 'pending' || deposit.method !== 'card' || !step || step === 'payment_instruction') {
-      throw new DomainError(
-        'CONFLICT',
-        `Deposit ${JSON.stringify(reference)} is ${deposit.status.toUpperCase()} and waits for no authorization.`,
+  /**
+   * Continues a pending card charge with the PIN, OTP or 3DS result it waits for. Under an
+   * Idempotency-Key a retry replays the step's answer instead of sending the PIN or OTP again; the
+   * PIN and OTP never enter the key's fingerprint or its stored answer.
+   */
+  async authorize(
+    principal: Principal,
+    reference: string,
+    authorization: Authorization,
+    key?: string,
+  ): Promise<DepositRow> {
+    const scope = {
+      userId: principal.userId,
+      environment: principal.environment,
+      operation: 'wallet.deposit.authorize',
+    };
+    return this.idempotency.run(scope, key, { reference, ...authorization }, async (claim) => {
+      const deposit = await this.get(principal, reference);
+      const step = (deposit.nextAction as NextAction | null)?.type;
+      if (deposit.status !== 'pending' || deposit.method !== 'card' || !step || step === 'payment_instruction') {
+        throw new DomainError(
+          'CONFLICT',
+          `Deposit ${JSON.stringify(reference)} is ${deposit.status.toUpperCase()} and waits for no authorization.`,
+        );
+      }
+      if (authorization.type === 'pin' && !/^\d{4}$/.test(authorization.pin))
+        throw badInput('pin', 'pin must be 4 digits.');
+      if (authorization.type === 'otp' && !/^\d{4,8}$/.test(authorization.otp))
+        throw badInput('otp', 'otp must be 4 to 8 digits.');
+      const state = await this.providerFor(deposit.environment).authorize(
+        { providerRef: deposit.providerRef!, step },
+        authorization,
       );
-    }
-    if (authorization.type === 'pin' && !/^\d{4}$/.test(authorization.pin))
-      throw badInput('pin', 'pin must be 4 digits.');
-    if (authorization.type === 'otp' && !/^\d{4,8}$/.test(authorization.otp))
-      throw badInput('otp', 'otp must be 4 to 8 digits.');
-    const state = await this.providerFor(deposit.environment).authorize(
-      { providerRef: deposit.providerRef!, step },
-      authorization,
-    );
-    return this.apply(deposit.id, state);
+      return this.apply(deposit.id, state, (tx, row) => this.idempotency.finish(tx, claim, row));
+    });
   }
 
   /** The user's permanent virtual account, created on first call. */
@@ -233,54 +249,82 @@ export class DepositService {
     return this.apply(deposit.id, { providerRef, status: 'succeeded' });
   }
 
-  /** Sandbox only: a transfer of `amount` arrives in the caller's permanent virtual account. */
-  async simulateVirtualAccountTransfer(principal: Principal, amountInput: unknown): Promise<DepositRow> {
+  /**
+   * Sandbox only: a transfer of `amount` arrives in the caller's permanent virtual account. Under
+   * an Idempotency-Key the simulated transfer's reference comes from the key, so a retry (even one
+   * resuming after a crash) finds the same transfer instead of crediting twice.
+   */
+  async simulateVirtualAccountTransfer(principal: Principal, amountInput: unknown, key?: string): Promise<DepositRow> {
     if (principal.environment !== 'sandbox')
       throw badInput('amount', 'Transfers into a virtual account can be simulated only in sandbox.');
     const amount = koboFrom(amountInput);
-    const account = await this.permanentAccount(principal);
-    return this.receiveIntoVirtualAccount(
-      principal.environment,
-      account.accountNumber,
-      amount,
-      `sbx_in_${crypto.randomUUID()}`,
-    );
+    const scope = {
+      userId: principal.userId,
+      environment: principal.environment,
+      operation: 'wallet.virtual-account.simulate',
+    };
+    return this.idempotency.run(scope, key, { amount }, async () => {
+      const account = await this.permanentAccount(principal);
+      const transferRef =
+        key === undefined
+          ? crypto.randomUUID()
+          : this.idempotency.fingerprint({ userId: principal.userId, scope: scope.operation, key }).slice(0, 32);
+      return this.receiveIntoVirtualAccount(
+        principal.environment,
+        account.accountNumber,
+        amount,
+        `sbx_in_${transferRef}`,
+      );
+    });
   }
 
   /**
    * Applies the provider's word on a deposit: succeeded credits the wallet (once), failed ends
    * it, pending records the next action. Repeats (a duplicate webhook) change nothing.
    */
-  async apply(depositId: string, state: ChargeState): Promise<DepositRow> {
+  async apply(
+    depositId: string,
+    state: ChargeState,
+    then?: (tx: Executor, row: DepositRow) => Promise<void>,
+  ): Promise<DepositRow> {
     return this.db.transaction(async (tx) => {
-      const [current] = await tx.select().from(deposits).where(eq(deposits.id, depositId)).for('update');
-      if (!current) throw notFound('Deposit');
-      if (current.status === 'completed' || current.status === 'failed') return current;
-      const now = this.clock.now();
-      if (state.status === 'succeeded') {
-        await ledger.post(tx, {
-          environment: current.environment,
-          kind: 'deposit',
-          reference: current.id,
-          description: `Deposit ${current.reference}`,
-          lines: [
-            { account: systemAccount(current.environment, 'provider_clearing'), amount: -current.amount },
-            { account: walletOf(current.environment, current.userId), amount: current.amount },
-          ],
-        });
-        return this.finishDeposit(tx, current, 'completed', null, now);
-      }
-      if (state.status === 'failed')
-        return this.finishDeposit(tx, current, 'failed', state.reason ?? 'The payment failed.', now);
-      const changes = {
-        status: 'pending' as const,
-        nextAction: state.nextAction ?? current.nextAction,
-        providerRef: state.providerRef || current.providerRef,
-      };
-      const row = await this.update(tx, current, changes, now);
-      if (current.status !== 'pending') await recordDepositEvent(tx, row, now);
+      const row = await this.applyIn(tx, depositId, state);
+      await then?.(tx, row);
       return row;
     });
+  }
+
+  private async applyIn(tx: Executor, depositId: string, state: ChargeState): Promise<DepositRow> {
+    const [current] = await tx.select().from(deposits).where(eq(deposits.id, depositId)).for('update');
+    if (!current) throw notFound('Deposit');
+    if (current.status === 'completed' || current.status === 'failed') return current;
+    const now = this.clock.now();
+    if (state.status === 'succeeded') {
+      await ledger.post(tx, {
+        environment: current.environment,
+        kind: 'deposit',
+        reference: current.id,
+        description: `Deposit ${current.reference}`,
+        lines: [
+          { account: systemAccount(current.environment, 'provider_clearing'), amount: -current.amount },
+          { account: walletOf(current.environment, current.userId), amount: current.amount },
+        ],
+      });
+      return this.finishDeposit(tx, current, 'completed', null, now);
+    }
+    if (state.status === 'failed')
+      return this.finishDeposit(tx, current, 'failed', state.reason ?? 'The payment failed.', now);
+    const changes = {
+      status: 'pending' as const,
+      nextAction: state.nextAction ?? current.nextAction,
+      providerRef: state.providerRef || current.providerRef,
+    };
+    const row = await this.update(tx, current, changes, now);
+    if (current.status !== 'pending') await recordDepositEvent(tx, row, now);
+    const stage = (row.nextAction as NextAction | null)?.type ?? 'pending';
+    if (current.status !== 'pending' || stage !== (current.nextAction as NextAction | null)?.type)
+      await recordTransactionProgress(tx, row, row.reference, stage, now);
+    return row;
   }
 
   /** A deposit still pending at its expiry (or a sandbox transfer that never came) fails. */

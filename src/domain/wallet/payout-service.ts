@@ -13,7 +13,7 @@ import { ledger } from '../ledger/ledger.js';
 import { type PaymentsProvider, ProviderOutcomeUnknown, type TransferState } from '../payments/payments-provider.js';
 import { koboFrom, nairaNumber } from './naira.js';
 import { transactionStore } from './transaction-store.js';
-import { openPendingTransaction, recordTransactionEvent } from './wallet-events.js';
+import { openPendingTransaction, recordTransactionEvent, recordTransactionProgress } from './wallet-events.js';
 import { insertOrConflict, referenceFrom, referenceTaken } from './wallet-service.js';
 
 export type PayoutRow = typeof payouts.$inferSelect;
@@ -193,6 +193,7 @@ export class PayoutService {
         now,
       );
       await recordPayoutEvent(tx, row, now);
+      await recordTransactionProgress(tx, row, row.reference, 'processing', now);
       return row;
     });
   }

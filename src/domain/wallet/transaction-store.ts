@@ -44,6 +44,16 @@ export const transactionStore = {
     return row;
   },
 
+  /** Records a change of a PENDING transaction that settles nothing (a new version); undefined if not pending. */
+  async touch(tx: Executor, id: string, at: Date): Promise<WalletTransactionRow | undefined> {
+    const [row] = await tx
+      .update(walletTransactions)
+      .set({ updatedAt: at, version: sql`${walletTransactions.version} + 1` })
+      .where(and(eq(walletTransactions.id, id), eq(walletTransactions.status, 'PENDING')))
+      .returning();
+    return row;
+  },
+
   async findById(db: Executor, owner: Owner, id: string): Promise<WalletTransactionRow | undefined> {
     const [row] = await db
       .select()

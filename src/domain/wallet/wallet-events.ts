@@ -14,11 +14,16 @@ const TRANSACTION_EVENT = {
  * for a new pending one, `transaction.completed` / `.failed` when it settles (a transfer, which
  * is born settled, emits only that).
  */
-export async function recordTransactionEvent(tx: Executor, row: WalletTransactionRow, at: Date): Promise<void> {
+export async function recordTransactionEvent(
+  tx: Executor,
+  row: WalletTransactionRow,
+  at: Date,
+  update?: { stage: string },
+): Promise<void> {
   await recordEvent(
     tx,
     {
-      type: TRANSACTION_EVENT[row.status],
+      type: update ? 'transaction.updated' : TRANSACTION_EVENT[row.status],
       userId: row.userId,
       environment: row.environment,
       data: {
@@ -30,10 +35,29 @@ export async function recordTransactionEvent(tx: Executor, row: WalletTransactio
         currency: row.currency,
         version: row.version,
         updatedAt: row.updatedAt.toISOString(),
+        ...(update ? { stage: update.stage } : {}),
       },
     },
     at,
   );
+}
+
+/**
+ * `transaction.updated`: the wallet transaction behind a deposit or payout moved on without
+ * settling (a card deposit now awaits its PIN or OTP, a payout the provider accepted is
+ * processing). `stage` says where it stands; the transaction stays PENDING with a new version.
+ */
+export async function recordTransactionProgress(
+  tx: Executor,
+  owner: { userId: string; environment: WalletTransactionRow['environment'] },
+  reference: string,
+  stage: string,
+  at: Date,
+): Promise<void> {
+  const current = await transactionStore.findByReference(tx, owner, reference);
+  if (!current) return;
+  const touched = await transactionStore.touch(tx, current.id, at);
+  if (touched) await recordTransactionEvent(tx, touched, at, { stage });
 }
 
 /**

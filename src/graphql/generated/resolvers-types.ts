@@ -30,6 +30,11 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  /**
+   * A bound of a date filter, in either form: a calendar date YYYY-MM-DD (a day in Africa/Lagos; as an
+   * end bound it includes that whole day) or an RFC 3339 date-time such as 2026-01-31T09:30:00Z (that instant).
+   */
+  DateOrDateTime: { input: { kind: 'date'; date: string } | { kind: 'instant'; at: Date }; output: { kind: 'date'; date: string } | { kind: 'instant'; at: Date }; }
   /** An ISO 8601 date-time in UTC, e.g. 2026-01-31T09:30:00.000Z. */
   DateTime: { input: Date; output: Date; }
   /** Any JSON value. */
@@ -221,16 +226,16 @@ export type BillRecordFilter = {
   billerName?: InputMaybe<Scalars['String']['input']>;
   /** The customer reference or phone number. */
   customer?: InputMaybe<Scalars['String']['input']>;
-  /** YYYY-MM-DD, Africa/Lagos, inclusive. */
-  endDate?: InputMaybe<Scalars['String']['input']>;
+  /** Created on or before a date (the whole Lagos day), or before a date-time. */
+  endDate?: InputMaybe<Scalars['DateOrDateTime']['input']>;
   maxAmount?: InputMaybe<Scalars['Float']['input']>;
   minAmount?: InputMaybe<Scalars['Float']['input']>;
   /** Part of the reference or txRef. */
   search?: InputMaybe<Scalars['String']['input']>;
   sortBy?: InputMaybe<BillSortField>;
   sortOrder?: InputMaybe<SortOrder>;
-  /** YYYY-MM-DD, Africa/Lagos, inclusive. */
-  startDate?: InputMaybe<Scalars['String']['input']>;
+  /** Created at or after: a date YYYY-MM-DD (from its Lagos midnight) or a date-time. */
+  startDate?: InputMaybe<Scalars['DateOrDateTime']['input']>;
   status?: InputMaybe<BillStatus>;
   type?: InputMaybe<BillType>;
 };
@@ -962,12 +967,12 @@ export type OfframpOrder = {
 
 export type OfframpOrderFilter = {
   fiat?: InputMaybe<FiatCurrency>;
-  /** Orders created at or after this time. */
-  from?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Orders created at or after: a date (from its Lagos midnight) or a date-time. */
+  from?: InputMaybe<Scalars['DateOrDateTime']['input']>;
   network?: InputMaybe<OfframpNetwork>;
   status?: InputMaybe<OfframpOrderStatus>;
-  /** Orders created before this time. */
-  to?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Orders created before a date-time, or on or before a date (the whole Lagos day). */
+  to?: InputMaybe<Scalars['DateOrDateTime']['input']>;
   token?: InputMaybe<OfframpToken>;
 };
 
@@ -1697,8 +1702,8 @@ export type SwapUsdValues = {
 };
 
 export type TransactionFilter = {
-  /** Created at or after. */
-  from?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Created at or after: a date (from its Lagos midnight) or a date-time. */
+  from?: InputMaybe<Scalars['DateOrDateTime']['input']>;
   /** Naira, inclusive. */
   maxAmount?: InputMaybe<Scalars['Float']['input']>;
   /** Naira, inclusive. */
@@ -1706,8 +1711,8 @@ export type TransactionFilter = {
   /** Part of the reference, any case. */
   search?: InputMaybe<Scalars['String']['input']>;
   status?: InputMaybe<TransactionStatus>;
-  /** Created before. */
-  to?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Created before a date-time, or on or before a date (the whole Lagos day). */
+  to?: InputMaybe<Scalars['DateOrDateTime']['input']>;
   type?: InputMaybe<TransactionType>;
 };
 
@@ -2137,6 +2142,7 @@ export type ResolversTypes = ResolversObject<{
   CreatedApiKey: ResolverTypeWrapper<Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversTypes['ApiKey'] }>;
   CreatedWebhookEndpoint: ResolverTypeWrapper<Omit<CreatedWebhookEndpoint, 'endpoint'> & { endpoint: ResolversTypes['WebhookEndpoint'] }>;
   DataInput: DataInput;
+  DateOrDateTime: ResolverTypeWrapper<Scalars['DateOrDateTime']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Deposit: ResolverTypeWrapper<DepositRowModel>;
   DepositCustomer: ResolverTypeWrapper<DepositCustomer>;
@@ -2267,6 +2273,7 @@ export type ResolversParentTypes = ResolversObject<{
   CreatedApiKey: Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversParentTypes['ApiKey'] };
   CreatedWebhookEndpoint: Omit<CreatedWebhookEndpoint, 'endpoint'> & { endpoint: ResolversParentTypes['WebhookEndpoint'] };
   DataInput: DataInput;
+  DateOrDateTime: Scalars['DateOrDateTime']['output'];
   DateTime: Scalars['DateTime']['output'];
   Deposit: DepositRowModel;
   DepositCustomer: DepositCustomer;
@@ -2547,6 +2554,10 @@ export type CreatedWebhookEndpointResolvers<ContextType = GraphQLContext, Parent
   endpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType>;
   secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
+
+export interface DateOrDateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateOrDateTime'], any> {
+  name: 'DateOrDateTime';
+}
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
@@ -3163,6 +3174,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   BusinessCustomerPage?: BusinessCustomerPageResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   CreatedWebhookEndpoint?: CreatedWebhookEndpointResolvers<ContextType>;
+  DateOrDateTime?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
   Deposit?: DepositResolvers<ContextType>;
   DepositCustomer?: DepositCustomerResolvers<ContextType>;

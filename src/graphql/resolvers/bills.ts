@@ -106,6 +106,15 @@ export const billResolvers: Resolvers = {
     fee: (r) => nairaNumber(r.fee),
     providerData: (r) => (r.providerData === null ? null : JSON.stringify(r.providerData)),
   },
+  BillSchedule: {
+    // Stored in kobo (what each run holds); shown in naira like every other amount.
+    payment: (schedule) => {
+      const payment = schedule.payment as Record<string, unknown>;
+      const naira = (kobo: unknown) =>
+        typeof kobo === 'string' && /^\d+$/.test(kobo) ? nairaNumber(BigInt(kobo)) : kobo;
+      return { ...payment, amount: naira(payment['amount']), fee: naira(payment['fee']) };
+    },
+  },
   BillItem: {
     amount: (i) => nairaNumber(i.amount),
     fee: (i) => nairaNumber(i.fee),

@@ -1,3 +1,4 @@
+import { dateRange } from '../../domain/date-bound.js';
 import type { OfframpStatus } from '../../domain/offramp/catalogue.js';
 import { OFFRAMP_EVENT_KINDS } from '../../domain/offramp/catalogue.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
@@ -18,8 +19,7 @@ export const offrampResolvers: Resolvers = {
           token: filter?.token ?? undefined,
           network: filter?.network ?? undefined,
           fiat: filter?.fiat ?? undefined,
-          from: filter?.from ?? undefined,
-          to: filter?.to ?? undefined,
+          ...dateRange(filter?.from ?? undefined, filter?.to ?? undefined, { from: 'from', to: 'to' }),
         },
         page ?? 1,
         limit ?? 20,
@@ -31,8 +31,8 @@ export const offrampResolvers: Resolvers = {
       services.offramp.verifyAccount(principal!, input),
     initiateOfframpOrder: (_root, { input }, { principal, services, idempotencyKey }) =>
       services.offramp.initiate(principal!, input, idempotencyKey),
-    simulateOfframpDeposit: (_root, { reference }, { principal, services }) =>
-      services.offramp.simulateDeposit(principal!, reference),
+    simulateOfframpDeposit: (_root, { reference }, { principal, services, idempotencyKey }) =>
+      services.offramp.simulateDeposit(principal!, reference, idempotencyKey),
   },
   Subscription: {
     offrampOrderUpdates: {

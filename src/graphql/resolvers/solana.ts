@@ -30,8 +30,8 @@ export const solanaResolvers: Resolvers = {
       services.solanaTransfers.transferSol(principal!, input, idempotencyKey),
     swapTokens: (_root, { input }, { principal, services, idempotencyKey }) =>
       services.solanaExchange.swap(principal!, input, idempotencyKey),
-    sandboxSolanaFaucet: (_root, { input }, { principal, services }) =>
-      services.sandboxFaucet.fund(principal!, input ?? {}),
+    sandboxSolanaFaucet: (_root, { input }, { principal, services, idempotencyKey }) =>
+      services.sandboxFaucet.fund(principal!, input ?? {}, idempotencyKey),
   },
   SolanaTokenBalance: { amountRaw: raw },
   SolanaTransfer: { amountRaw: raw },

@@ -1,3 +1,4 @@
+import { dateRange } from '../../domain/date-bound.js';
 import type { Authorization } from '../../domain/payments/payments-provider.js';
 import { badInput } from '../../domain/errors.js';
 import { koboFrom, nairaNumber } from '../../domain/wallet/naira.js';
@@ -49,8 +50,7 @@ export const walletResolvers: Resolvers = {
         {
           type: filter?.type ?? undefined,
           status: filter?.status ?? undefined,
-          from: filter?.from ?? undefined,
-          to: filter?.to ?? undefined,
+          ...dateRange(filter?.from ?? undefined, filter?.to ?? undefined, { from: 'from', to: 'to' }),
           minAmount: optionalKobo(filter?.minAmount, 'minAmount'),
           maxAmount: optionalKobo(filter?.maxAmount, 'maxAmount'),
           search: filter?.search ?? undefined,
@@ -94,11 +94,11 @@ export const walletResolvers: Resolvers = {
           return services.deposits.bankTransfer(principal!, common, idempotencyKey);
       }
     },
-    authorizeDeposit: (_root, { reference, input }, { principal, services }) =>
-      services.deposits.authorize(principal!, reference, authorizationOf(input)),
+    authorizeDeposit: (_root, { reference, input }, { principal, services, idempotencyKey }) =>
+      services.deposits.authorize(principal!, reference, authorizationOf(input), idempotencyKey),
     createVirtualAccount: (_root, _args, { principal, services }) => services.deposits.permanentAccount(principal!),
-    simulateVirtualAccountTransfer: (_root, { amount }, { principal, services }) =>
-      services.deposits.simulateVirtualAccountTransfer(principal!, amount),
+    simulateVirtualAccountTransfer: (_root, { amount }, { principal, services, idempotencyKey }) =>
+      services.deposits.simulateVirtualAccountTransfer(principal!, amount, idempotencyKey),
     withdraw: (_root, { input }, { principal, services, idempotencyKey }) =>
       services.payouts.withdraw(principal!, input, idempotencyKey),
     transfer: (_root, { input }, { principal, services, idempotencyKey }) =>

@@ -3,7 +3,7 @@ import { BILL_TYPES } from '../../domain/bills/bills-provider.js';
 import { MAX_RECORDS_PAGE } from '../../domain/bills/bills-service.js';
 import { RECURRENCE_PATTERNS } from '../../domain/bills/recurrence.js';
 import { defineRoutes, type RouteInput } from '../route.js';
-import { DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
+import { DateFilter, DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
 import { renderReceipt } from './bill-receipt.js';
 
 /**
@@ -282,12 +282,8 @@ export const billRoutes = defineRoutes([
       customer: Type.Optional(
         Type.String({ minLength: 1, maxLength: 32, description: 'Customer reference or phone number.' }),
       ),
-      startDate: Type.Optional(
-        Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD (Africa/Lagos), inclusive.' }),
-      ),
-      endDate: Type.Optional(
-        Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD (Africa/Lagos), inclusive.' }),
-      ),
+      startDate: Type.Optional(DateFilter('Created at or after (a date: from its start).')),
+      endDate: Type.Optional(DateFilter('Created on or before a date (inclusive), or before a date-time.')),
       search: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Part of reference or txRef.' })),
       minAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
       maxAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { FIAT_CURRENCIES, OFFRAMP_NETWORKS, OFFRAMP_STATUSES, OFFRAMP_TOKENS } from '../../domain/offramp/catalogue.js';
 import { defineRoutes } from '../route.js';
-import { DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
+import { DateFilter, DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
 
 /**
  * REST v1 offramp. The seed names the assets and quote paths; the rest (orders, payout banks,
@@ -35,6 +35,15 @@ const withRestNetwork = <T extends { network: unknown }>(value: T): T => ({
   network: toRestNetwork(value.network),
 });
 
+/**
+ * An order as REST shows it: fiat money and the rate as numbers, like the quote's `rate` (token
+ * amounts stay decimal strings). GraphQL keeps them as exact decimal text.
+ */
+const restOrder = (order: unknown) => {
+  const value = withRestNetwork(order as { network: unknown; rate: string; fiatAmount: string });
+  return { ...value, rate: Number(value.rate), fiatAmount: Number(value.fiatAmount) };
+};
+
 const ORDER_FIELDS = `id reference status token network amount senderFee transactionFee amountToSend rate fiat fiatAmount receiveAddress validUntil
   recipient { institution bankName accountNumber accountName memo } refundAddress failureReason txHash version createdAt updatedAt`;
 
@@ -51,9 +60,9 @@ const OrderSchema = Type.Object(
     amountToSend: Type.String({
       description: 'amount + senderFee + transactionFee: pay exactly this into receiveAddress.',
     }),
-    rate: Type.String({ description: 'Fiat per token, locked at creation.' }),
+    rate: Type.Number({ description: 'Fiat per token, locked at creation.' }),
     fiat: Fiat,
-    fiatAmount: Type.String({ description: 'What the recipient receives, two decimals.' }),
+    fiatAmount: Type.Number({ description: 'What the recipient receives, in the fiat currency (two decimals).' }),
     receiveAddress: Type.String(),
     validUntil: DateTimeString,
     recipient: Type.Object({
@@ -154,7 +163,7 @@ export const offrampRoutes = defineRoutes([
       const input = body as { network: string; amount: string | number };
       return { input: { ...input, network: toGraphQLNetwork(input.network), amount: String(input.amount) } };
     },
-    result: (data) => withRestNetwork(data['initiateOfframpOrder'] as { network: unknown }),
+    result: (data) => restOrder(data['initiateOfframpOrder']),
     message: 'Offramp order created successfully',
     response: OrderSchema,
   },
@@ -200,15 +209,15 @@ export const offrampRoutes = defineRoutes([
       token: Type.Optional(Token),
       network: Type.Optional(Network),
       fiat: Type.Optional(Fiat),
-      from: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after.' })),
-      to: Type.Optional(Type.String({ format: 'date-time', description: 'Created before.' })),
+      from: Type.Optional(DateFilter('Created at or after (a date: from its start).')),
+      to: Type.Optional(DateFilter('Created before a date-time, or on or before a date (inclusive).')),
       ...PageQuery(100),
     }),
     variables: ({ query }) =>
       pageAndFilter({ query: { ...query, ...(query.network ? { network: toGraphQLNetwork(query.network) } : {}) } }),
     result: (data) => {
       const page = data['offrampOrders'] as { orders: Array<{ network: unknown }> };
-      return { ...page, orders: page.orders.map(withRestNetwork) };
+      return { ...page, orders: page.orders.map(restOrder) };
     },
     message: 'Offramp transactions retrieved successfully',
     response: PageOf('orders', OrderSchema),
@@ -220,7 +229,7 @@ export const offrampRoutes = defineRoutes([
     summary: 'Track an offramp transaction by reference',
     operation: `query OfframpOrder($reference: String!) { offrampOrder(reference: $reference) { ${ORDER_FIELDS} } }`,
     params: ReferenceParam,
-    result: (data) => withRestNetwork(data['offrampOrder'] as { network: unknown }),
+    result: (data) => restOrder(data['offrampOrder']),
     message: 'Offramp transaction retrieved successfully',
     response: OrderSchema,
   },
@@ -233,7 +242,7 @@ export const offrampRoutes = defineRoutes([
       "The sender's payment arrives; the order then walks deposit_received → processing → fiat_sent → completed, one step every 5 seconds, emitting each event.",
     operation: `mutation SimulateOfframpDeposit($reference: String!) { simulateOfframpDeposit(reference: $reference) { ${ORDER_FIELDS} } }`,
     params: ReferenceParam,
-    result: (data) => withRestNetwork(data['simulateOfframpDeposit'] as { network: unknown }),
+    result: (data) => restOrder(data['simulateOfframpDeposit']),
     status: 200,
     message: 'Deposit simulated successfully',
     response: OrderSchema,

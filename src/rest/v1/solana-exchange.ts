@@ -61,7 +61,10 @@ const Quote = Type.Object(
 );
 const Result = Type.Object({
   signature: Type.String(),
-  txUrl: Type.String({ description: 'Explorer link with the cluster.' }),
+  txUrl: Type.String({
+    description:
+      "Production: the public explorer link, with the cluster. Sandbox: the gateway's own path GET /api/v1/solana/transactions/{signature} (the sandbox chain is on no public explorer).",
+  }),
   status: Type.String(),
   quoteId: Type.String(),
   inputAmount: Type.String(),

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoutes } from '../route.js';
 import { MAX_TRANSACTIONS_PAGE } from '../../domain/wallet/wallet-service.js';
-import { DateTimeString, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
+import { DateFilter, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
 import { TRANSACTION_FIELDS, TransactionSchema } from './wallet.js';
 
 export const transactionRoutes = defineRoutes([
@@ -19,8 +19,8 @@ export const transactionRoutes = defineRoutes([
         Type.Union(['DEPOSIT', 'WITHDRAWAL', 'TRANSFER_IN', 'TRANSFER_OUT', 'BILL'].map((s) => Type.Literal(s))),
       ),
       status: Type.Optional(Type.Union(['PENDING', 'COMPLETED', 'FAILED'].map((s) => Type.Literal(s)))),
-      from: Type.Optional(DateTimeString),
-      to: Type.Optional(DateTimeString),
+      from: Type.Optional(DateFilter('Created at or after (a date: from its start).')),
+      to: Type.Optional(DateFilter('Created before a date-time, or on or before a date (inclusive).')),
       minAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
       maxAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
       search: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),

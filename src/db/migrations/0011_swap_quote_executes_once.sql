@@ -1,0 +1,2 @@
+ALTER TABLE "solana_quotes" ADD COLUMN "executed_at" timestamp with time zone;--> statement-breakpoint
+CREATE UNIQUE INDEX "solana_transfers_quote_key" ON "solana_transfers" USING btree ("quote_id") WHERE "solana_transfers"."quote_id" is not null;
