@@ -10,6 +10,7 @@ export default defineConfig({
     './src/db/solana-schema.ts',
     './src/db/customers-schema.ts',
     './src/db/accounts-schema.ts',
+    './src/db/books-schema.ts',
   ],
   out: './src/db/migrations',
 });

@@ -23,6 +23,8 @@ import { DomainError } from '../src/domain/errors.js';
 import { isUuid } from '../src/domain/ids.js';
 import { createServices, type Services } from '../src/services.js';
 import { OPERATOR_COMMANDS, OperatorUsageError, runDoctorCommand, runOperatorCommand } from './admin-operations.js';
+import { auditVerifyCommand, grantAppRoleCommand, ledgerCheckCommand } from './admin/ledger-commands.js';
+import type { DatabaseHandle } from '../src/db/client.js';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -41,6 +43,9 @@ Commands:
   retry-delivery --id <delivery>            send a failed delivery once more
   discard-delivery --id <delivery>          stop a pending delivery's retries
   doctor                                    check configuration, database, Redis, ledger (exit 1 on a problem)
+  ledger-check [--latest]       run the ledger invariant check (or show the stored latest); exit code 4 when inconsistent
+  audit-verify                  walk the audit trail's hash chain; exit code 4 when a record was edited or removed
+  grant-app-role --role <name>  PostgreSQL, as the tables' owner: the application role's rights (no rewriting posted rows)
 
 Options:
   --json   machine-readable output
@@ -63,6 +68,8 @@ const OPTIONS = {
   id: { type: 'string' },
   kind: { type: 'string' },
   limit: { type: 'string' },
+  role: { type: 'string' },
+  latest: { type: 'boolean', default: false },
 } as const;
 
 let parsed: ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof OPTIONS }>>;
@@ -105,10 +112,16 @@ async function findUserId(services: Services, ref: string): Promise<string> {
   return user.id;
 }
 
-type Output = { json: unknown; text: string };
+type Output = { json: unknown; text: string; ok?: boolean };
 
-async function run(services: Services, command: string | undefined): Promise<Output> {
+async function run(services: Services, database: DatabaseHandle, command: string | undefined): Promise<Output> {
   switch (command) {
+    case 'ledger-check':
+      return ledgerCheckCommand(services, values.latest === true);
+    case 'audit-verify':
+      return auditVerifyCommand(services);
+    case 'grant-app-role':
+      return grantAppRoleCommand(database, required('role'));
     case 'create-user': {
       const user = await services.users.createUser({
         email: required('email'),
@@ -173,7 +186,7 @@ async function run(services: Services, command: string | undefined): Promise<Out
       const operated = await runOperatorCommand(services, command, values);
       if (operated) return operated;
       throw new UsageError(
-        `Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
+        `Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys, ledger-check, audit-verify, grant-app-role, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
       );
     }
   }
@@ -196,6 +209,7 @@ async function main(): Promise<number> {
     database = await openDatabase({
       databaseUrl: config.DATABASE_URL,
       pgliteDataDir: config.PGLITE_DATA_DIR,
+      migrationUrl: config.DATABASE_MIGRATION_URL,
       poolSize: 2,
     });
   } catch (error) {
@@ -207,9 +221,10 @@ async function main(): Promise<number> {
   }
   try {
     const services = createServices(config, database.db, systemClock, () => undefined);
-    const output = await run(services, positionals[0]);
+    const output = await run(services, database, positionals[0]);
     process.stdout.write(values.json ? `${JSON.stringify(output.json, null, 2)}\n` : `${output.text}\n`);
-    return 0;
+    // 4: the command ran and found something wrong (3 means the database was busy).
+    return output.ok === false ? 4 : 0;
   } catch (error) {
     const usage = error instanceof UsageError || error instanceof OperatorUsageError || error instanceof DomainError;
     const message = usage ? (error as Error).message : String(error);

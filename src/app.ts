@@ -15,6 +15,7 @@ import { registerWebSocket } from './graphql/websocket.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { registerProviderWebhooks } from './http/provider-webhooks.js';
 import { registerHealthRoutes } from './http/health.js';
+import { enterRequest } from './domain/audit/request-context.js';
 import { requestIdOf } from './http/request-id.js';
 import { assertCleanRequest } from './http/text-hygiene.js';
 import { compileRoutes, registerRestRoutes } from './rest/engine.js';
@@ -82,6 +83,12 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     // While draining, keep-alive connections are closed after their response, so clients open new
     // ones (to other instances) instead of reusing one this process is about to close.
     if (app.draining) reply.header('connection', 'close');
+  });
+  // Audit records say where a change came from: the request's address and user agent.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const agent = request.headers['user-agent'];
+    enterRequest({ ip: request.ip, userAgent: typeof agent === 'string' ? agent : null });
+    done();
   });
   app.addHook('onClose', async () => {
     services.health.close();

@@ -19,6 +19,12 @@ const ConfigSchema = Type.Object({
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   /** How long a request waits for a pooled PostgreSQL connection (free or new) before it is answered 503. */
   DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+  /**
+   * The tables' owner, when DATABASE_URL names a separate application role: start-up migrates
+   * through this URL, then grants DATABASE_URL's role its rights (no UPDATE, DELETE or TRUNCATE on
+   * posted ledger rows). See docs/operations.md.
+   */
+  DATABASE_MIGRATION_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   /** Directory of the embedded PGlite database, used when DATABASE_URL is unset. `memory://` keeps it in RAM. */
   PGLITE_DATA_DIR: Type.String({ default: './data/pglite' }),
   LOG_LEVEL: Type.Union(
@@ -85,6 +91,13 @@ const ConfigSchema = Type.Object({
   RETENTION_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
   /** How often the pruning job runs. */
   RETENTION_EVERY_MS: Type.Integer({ minimum: 60_000, default: 3_600_000 }),
+  /** How often the ledger invariant check runs (docs/operations.md). */
+  LEDGER_CHECK_EVERY_MINUTES: Type.Integer({ minimum: 1, default: 60 }),
+  /** A bank account added this recently receives payouts of at most PAYOUT_COOLING_OFF_CAP_KOBO (0 turns the control off). */
+  PAYOUT_COOLING_OFF_MINUTES: Type.Integer({ minimum: 0, default: 1440 }),
+  PAYOUT_COOLING_OFF_CAP_KOBO: Type.Integer({ minimum: 0, default: 1_000_000 }),
+  /** Production always; true applies the cooling-off to sandbox payouts too (to rehearse it). */
+  PAYOUT_COOLING_OFF_SANDBOX: Type.Boolean({ default: false }),
   /** Redis for limits shared by every instance. Unset: limits are per process, in memory. */
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   /** Operations (GraphQL root fields, aliases included) per credential per minute. */

@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     databaseUrl: config.DATABASE_URL,
     pgliteDataDir: config.PGLITE_DATA_DIR,
     migrate: config.MIGRATE_ON_START,
+    migrationUrl: config.DATABASE_MIGRATION_URL,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
     sessionTimeouts: {
       statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,

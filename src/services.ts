@@ -54,6 +54,9 @@ import { createSandboxWorld } from './domain/solana/sandbox-world.js';
 import { SolanaChains } from './domain/solana/solana-chains.js';
 import { TokenDirectory } from './domain/solana/token-directory.js';
 import { SolanaTransfers } from './domain/solana/transfer-service.js';
+import { LedgerCheck } from './domain/ledger/ledger-check.js';
+import { WalletStatements } from './domain/ledger/statement-service.js';
+import { AuditLog } from './domain/audit/audit-log.js';
 
 /** Every domain service, built once per process and shared by GraphQL, REST and the workers. */
 export interface Services {
@@ -107,6 +110,12 @@ export interface Services {
   sandboxFaucet: SandboxFaucet;
   /** Production incoming-transfer polling (sandbox chains report arrivals as they execute). */
   solanaIncoming: IncomingWatch;
+  /** The scheduled ledger invariant check and its latest result. */
+  ledgerCheck: LedgerCheck;
+  /** Balances as of an instant and statements of the NGN wallet. */
+  statements: WalletStatements;
+  /** The account owners' audit trail and its chain verification. */
+  auditLog: AuditLog;
 }
 
 /** The default budgets; fields add their own with @rateLimit. */
@@ -250,6 +259,9 @@ export function createServices(
   );
   return {
     solanaIncoming,
+    ledgerCheck: new LedgerCheck(db, clock),
+    statements: new WalletStatements(db),
+    auditLog: new AuditLog(db),
     solanaChains,
     sandboxChains,
     solanaTokens,
@@ -283,7 +295,11 @@ export function createServices(
     paymentMethods,
     wallet: new WalletService(db, clock, users, idempotency),
     deposits: new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider),
-    payouts: new PayoutService(db, clock, idempotency, paymentsProvider),
+    payouts: new PayoutService(db, clock, idempotency, paymentsProvider, {
+      periodMs: config.PAYOUT_COOLING_OFF_MINUTES * 60_000,
+      capKobo: BigInt(config.PAYOUT_COOLING_OFF_CAP_KOBO),
+      sandbox: config.PAYOUT_COOLING_OFF_SANDBOX,
+    }),
     offramp: new OfframpService(db, clock, idempotency, {
       sandbox: new SandboxOfframpProvider(clock),
       production: paycrest,

@@ -9,6 +9,7 @@ import { walletJobHandlers } from './domain/wallet/wallet-jobs.js';
 import { billJobHandlers } from './domain/bills/bill-jobs.js';
 import { WebhookDeliveryHandler } from './domain/webhooks/delivery-worker.js';
 import { SolanaConfirmHandler } from './domain/solana/solana-jobs.js';
+import { LedgerCheckHandler, scheduleLedgerCheck } from './domain/ledger/ledger-check-job.js';
 
 /** Every job kind this gateway runs, with its handler. */
 export function jobHandlersOf(services: Services): JobHandler[] {
@@ -23,6 +24,12 @@ export function jobHandlersOf(services: Services): JobHandler[] {
     ...billJobHandlers(services.bills, services.clock),
     new SolanaConfirmHandler(services.solanaTransfers, services.clock),
     ...retentionJobHandlers(services.db, services.clock, config),
+    new LedgerCheckHandler(
+      services.ledgerCheck,
+      services.db,
+      services.clock,
+      config.LEDGER_CHECK_EVERY_MINUTES * 60_000,
+    ),
   ];
 }
 
@@ -91,6 +98,9 @@ export function startWorkers(
     waitAfterError,
   });
   jobs.start();
+  scheduleLedgerCheck(services.db, services.clock.now()).catch((error) =>
+    report(error, 'scheduling the ledger check failed'),
+  );
   scheduleRetention(services.db, services.clock.now()).catch((error) =>
     report(error, 'could not schedule the retention job'),
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerAccountPages } from './account-pages.js';
 import { registerAccountSettingsPages } from './account-settings-page.js';
 import { registerAppsPages } from './apps-page.js';
+import { registerAuditPage } from './audit-page.js';
 import { registerKeysPage } from './keys-page.js';
 import { registerWebhooksPage } from './webhooks-page.js';
 
@@ -16,5 +17,6 @@ export async function registerDashboard(scope: FastifyInstance): Promise<void> {
     registerKeysPage(signedIn);
     registerWebhooksPage(signedIn);
     registerAppsPages(signedIn);
+    registerAuditPage(signedIn);
   });
 }

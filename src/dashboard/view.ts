@@ -1,3 +1,4 @@
+import { identifyActor } from '../domain/audit/request-context.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ABILITIES, type Environment } from '../domain/auth/permissions.js';
 import type { Principal } from '../domain/auth/principal.js';
@@ -24,6 +25,7 @@ export function viewOf(request: FastifyRequest, reply: FastifyReply): DashboardV
   const account = request.account;
   if (!account) throw new DomainError('UNAUTHENTICATED', 'Sign in first.');
   const environment = environmentOf(request);
+  identifyActor({ kind: 'session', id: account.session.id });
   return {
     account,
     environment,

@@ -9,10 +9,11 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import type pg from 'pg';
+import pg from 'pg';
 import lockfile from 'proper-lockfile';
 import { TracedPgClient, TracedPgPool, tracePglite } from '../observability/db-tracing.js';
 import * as schema from './schema.js';
+import { grantApplicationRole } from './app-role.js';
 
 export type Schema = typeof schema;
 /** What PGlite and node-postgres drizzle instances, and their transactions, have in common. */
@@ -70,6 +71,8 @@ export interface OpenOptions {
   connectTimeoutMs?: number;
   /** Apply pending migrations while opening (default). Off when a release step runs `npm run migrate`. */
   migrate?: boolean;
+  /** PostgreSQL only: the owner's URL to migrate through, when `databaseUrl` is a separate application role. */
+  migrationUrl?: string | undefined;
 }
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
@@ -80,6 +83,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       options.sessionTimeouts ?? DEFAULT_SESSION_TIMEOUTS,
       options.connectTimeoutMs ?? 0,
       options.migrate ?? true,
+      options.migrationUrl,
     );
   return openPglite(options.pgliteDataDir ?? 'memory://', options.pgliteLoadDataDir, options.migrate ?? true);
 }
@@ -90,6 +94,7 @@ async function openPostgres(
   timeouts: SessionTimeouts,
   connectTimeoutMs: number,
   migrate: boolean,
+  migrationUrl: string | undefined,
 ): Promise<DatabaseHandle> {
   const pool = new TracedPgPool({
     connectionString: url,
@@ -112,7 +117,10 @@ async function openPostgres(
   // query in flight fails on its own, and the pool drops the broken connection when it is released.
   pool.on('connect', (client) => client.on('error', tell));
   pool.on('error', () => undefined);
-  if (migrate) await migratePostgres(pool);
+  if (migrate && migrationUrl) {
+    const appRole = (await pool.query('select current_user as name')) as unknown as pg.QueryResult<{ name: string }>;
+    await migrateAsOwner(migrationUrl, appRole.rows[0]!.name);
+  } else if (migrate) await migratePostgres(pool);
   const db = drizzlePg(pool, { schema }) as unknown as Database;
   const safeUrl = new URL(url);
   safeUrl.password = '';
@@ -128,13 +136,34 @@ async function openPostgres(
 
 /** Applies pending migrations under an advisory lock, so instances starting together never race. */
 export async function migratePostgres(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
+  await migrateUnderLock(await pool.connect());
+}
+
+/** Migrates as the tables' owner, then (re)grants the application role its rights on every table. */
+async function migrateAsOwner(ownerUrl: string, appRole: string): Promise<void> {
+  const owner = new pg.Pool({ connectionString: ownerUrl, max: 1 });
+  owner.on('error', () => undefined);
+  try {
+    const client = await owner.connect();
+    const ownerRole = await client.query<{ name: string }>('select current_user as name');
+    await migrateUnderLock(client, async () => {
+      // Same role: nothing to grant, and revoking would take the owner's own rights.
+      if (ownerRole.rows[0]!.name !== appRole) await grantApplicationRole(drizzlePg(client, { schema }), appRole);
+    });
+  } finally {
+    await owner.end();
+  }
+}
+
+/** Applies pending migrations under the advisory lock (then `after`, still under it), and releases the client. */
+async function migrateUnderLock(client: pg.PoolClient, after?: () => Promise<void>): Promise<void> {
   try {
     // Migrations may wait for another instance's lock and run long DDL: no session limits here.
     await client.query('set statement_timeout = 0; set lock_timeout = 0');
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
       await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await after?.();
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }

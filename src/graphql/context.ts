@@ -1,4 +1,5 @@
 import { safeEqual } from '../domain/auth/opaque-token.js';
+import { identifyActor } from '../domain/audit/request-context.js';
 import type { Principal } from '../domain/auth/principal.js';
 import type { Services } from '../services.js';
 import { createLoaders, type Loaders } from './loaders.js';
@@ -79,6 +80,7 @@ export async function buildContext(
   { credential, requestId, clientIp, routerSecret, idempotencyKey }: RequestFacts,
 ): Promise<GraphQLContext> {
   const principal = credential ? ((await authenticateCredential(authenticators, credential)) ?? null) : null;
+  if (principal) identifyActor({ kind: principal.kind, id: principal.credentialId });
   let loaders: Loaders | undefined;
   return {
     principal,

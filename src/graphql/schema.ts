@@ -19,6 +19,8 @@ import { graphNodeResolvers } from './resolvers/graph-nodes.js';
 import { scalarResolvers } from './resolvers/scalars.js';
 import { userResolvers } from './resolvers/users.js';
 import { webhookResolvers } from './resolvers/webhooks.js';
+import { statementResolvers } from './resolvers/statements.js';
+import { auditResolvers } from './resolvers/audit.js';
 
 export const SCHEMA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../schema');
 
@@ -45,6 +47,8 @@ const resolvers: Resolvers[] = [
   customerResolvers,
   graphNodeResolvers,
   graphEdgeResolvers,
+  statementResolvers,
+  auditResolvers,
 ];
 
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */

@@ -167,9 +167,11 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
         response: {
           [status]: route.html
             ? { description: 'An HTML page.', content: { 'text/html': { schema: { type: 'string' } } } }
-            : route.envelope === false
-              ? route.response
-              : Envelope(route.response),
+            : route.csv
+              ? { description: 'A CSV file (RFC 4180).', content: { 'text/csv': { schema: { type: 'string' } } } }
+              : route.envelope === false
+                ? route.response
+                : Envelope(route.response),
           ...(isPublic ? {} : { 401: openError(GeneralError), 403: openError(GeneralError) }),
           400: openError(GeneralError),
           404: openError(GeneralError),
@@ -206,6 +208,13 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
             'x-content-type-options': 'nosniff',
           });
           return route.html(payload);
+        }
+        if (route.csv) {
+          const file = route.csv(payload);
+          reply
+            .type('text/csv; charset=utf-8')
+            .headers({ 'content-disposition': `attachment; filename="${file.filename}"`, ...file.headers });
+          return file.body;
         }
         return route.envelope === false
           ? payload

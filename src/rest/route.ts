@@ -33,6 +33,8 @@ export interface RestRoute {
   envelope?: boolean;
   /** Renders the payload as an HTML page instead of JSON (printable receipts). */
   html?: (payload: unknown) => string;
+  /** Answers as a CSV download (text/csv) instead of JSON: the body and any extra headers. */
+  csv?: (payload: unknown) => { body: string; filename: string; headers?: Record<string, string> };
   params?: TSchema;
   querystring?: TSchema;
   body?: TSchema;

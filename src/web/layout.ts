@@ -43,6 +43,7 @@ const SECTIONS: Array<[string, string, string]> = [
   ['apps', 'Developer apps', '/dashboard/apps'],
   ['businesses', 'Businesses', '/dashboard/businesses'],
   ['security', 'Security', '/dashboard/security'],
+  ['audit', 'Audit trail', '/dashboard/audit'],
 ];
 
 export function page({ title, body, user, csrf, environment, section }: PageOptions): string {

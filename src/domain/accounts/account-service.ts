@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import { recordAudit } from '../audit/audit-log.js';
 import { digestOf, newOpaqueToken } from '../auth/opaque-token.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError } from '../errors.js';
@@ -155,6 +156,18 @@ export class AccountService {
       if (!userId) throw badInput('token', 'This reset link is invalid, used or expired. Ask for a new one.');
       await accountStore.updateUser(tx, userId, { passwordHash, verified: true }, now);
       await accountStore.revokeSessionsOf(tx, userId, now);
+      await recordAudit(
+        tx,
+        {
+          userId,
+          environment: null,
+          action: 'account.password_reset',
+          targetType: 'user',
+          targetId: userId,
+          changes: { password: { changed: true }, sessions: { to: 'all signed out' } },
+        },
+        now,
+      );
       this.users.forget(userId);
     });
   }
@@ -168,7 +181,22 @@ export class AccountService {
       if (!(await verifySecret(secrets.transactionPinHash, currentPin)))
         throw badInput('currentPin', 'currentPin is wrong.');
     }
-    await accountStore.updateUser(this.db, userId, { transactionPinHash: await hashSecret(checked) }, this.clock.now());
+    const pinHash = await hashSecret(checked);
+    await this.db.transaction(async (tx) => {
+      await accountStore.updateUser(tx, userId, { transactionPinHash: pinHash }, this.clock.now());
+      await recordAudit(
+        tx,
+        {
+          userId,
+          environment: null,
+          action: secrets?.transactionPinHash ? 'account.pin_changed' : 'account.pin_set',
+          targetType: 'user',
+          targetId: userId,
+          changes: { transactionPin: { changed: true } },
+        },
+        this.clock.now(),
+      );
+    });
     this.users.forget(userId);
     const [user] = await this.users.usersByIds([userId]);
     return user!;

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import type { Database } from '../../db/client.js';
+import { type AuditChanges, recordAudit } from '../audit/audit-log.js';
+import type { Database, Executor } from '../../db/client.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { displayPrefixOf, generateApiKey, hashApiKey, looksLikeApiKey } from './api-key-format.js';
@@ -34,22 +35,35 @@ export class ApiKeyService {
     this.cache = new LRUCache({ max: 10_000, ttl: Math.max(cacheTtlMs, 1), ttlAutopurge: false });
   }
 
-  async create(input: {
-    userId: string;
-    name: string;
-    environment: Environment;
-    permission?: PermissionLevel;
-  }): Promise<CreatedApiKey> {
+  async create(
+    input: {
+      userId: string;
+      name: string;
+      environment: Environment;
+      permission?: PermissionLevel;
+    },
+    principal?: Principal,
+  ): Promise<CreatedApiKey> {
     const name = input.name.trim();
     if (name === '' || name.length > 100) throw badInput('name', 'name must be 1 to 100 characters.');
     const key = generateApiKey(input.environment);
-    const apiKey = await apiKeyStore.insertApiKey(this.db, {
-      userId: input.userId,
-      name,
-      environment: input.environment,
-      permission: input.permission ?? 'READ_ONLY',
-      keyHash: hashApiKey(key),
-      displayPrefix: displayPrefixOf(key),
+    const apiKey = await this.db.transaction(async (tx) => {
+      const created = await apiKeyStore.insertApiKey(tx, {
+        userId: input.userId,
+        name,
+        environment: input.environment,
+        permission: input.permission ?? 'READ_ONLY',
+        keyHash: hashApiKey(key),
+        displayPrefix: displayPrefixOf(key),
+      });
+      // The key itself and its hash never enter the record; its shown prefix identifies it.
+      const changes = {
+        name: { to: created.name },
+        permission: { to: created.permission },
+        displayPrefix: { to: created.displayPrefix },
+      };
+      await this.audit(tx, created, 'api_key.created', changes, principal);
+      return created;
     });
     return { apiKey, key };
   }
@@ -71,7 +85,10 @@ export class ApiKeyService {
         { field: 'permission' },
       );
     }
-    return this.create({ userId: principal.userId, name: input.name, environment: principal.environment, permission });
+    return this.create(
+      { userId: principal.userId, name: input.name, environment: principal.environment, permission },
+      principal,
+    );
   }
 
   async listFor(principal: Principal): Promise<ApiKeyRecord[]> {
@@ -88,11 +105,40 @@ export class ApiKeyService {
       (k) => k.id === keyId && (!environment || k.environment === environment),
     );
     if (!owned) throw notFound('API key');
-    const revoked = owned.revokedAt ? owned : await apiKeyStore.revokeApiKey(this.db, keyId, this.clock.now());
+    const revoked = owned.revokedAt
+      ? owned
+      : await this.db.transaction(async (tx) => {
+          const now = this.clock.now();
+          const row = await apiKeyStore.revokeApiKey(tx, keyId, now);
+          if (row) await this.audit(tx, owned, 'api_key.revoked', { revokedAt: { from: null, to: now.toISOString() } });
+          return row;
+        });
     for (const [hash, principal] of this.cache.entries()) {
       if (principal.credentialId === keyId) this.cache.delete(hash);
     }
     return revoked ?? owned;
+  }
+
+  private audit(
+    tx: Executor,
+    key: { id: string; userId: string; environment: Environment },
+    action: string,
+    changes: AuditChanges,
+    principal?: Principal,
+  ) {
+    return recordAudit(
+      tx,
+      {
+        userId: key.userId,
+        environment: key.environment,
+        action,
+        targetType: 'api_key',
+        targetId: key.id,
+        changes,
+        principal,
+      },
+      this.clock.now(),
+    );
   }
 
   /** The principal for a key value, or undefined when the key is unknown, malformed or revoked. */

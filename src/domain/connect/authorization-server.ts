@@ -1,4 +1,5 @@
 import type { Database, Tx } from '../../db/client.js';
+import { recordAudit } from '../audit/audit-log.js';
 import { digestOf, hasTokenShape, newOpaqueToken } from '../auth/opaque-token.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
@@ -131,14 +132,29 @@ export class AuthorizationServer {
   /** The user approved: a code for the client, valid 10 minutes, once. */
   async issueCode(request: AuthorizationRequest, userId: string): Promise<string> {
     const code = newOpaqueToken(CODE_PREFIX);
-    await oauthStore.insertCode(this.db, {
-      codeHash: digestOf(code),
-      clientPk: request.client.id,
-      userId,
-      redirectUri: request.redirectUri,
-      scopes: request.scopes,
-      codeChallenge: request.codeChallenge ?? null,
-      expiresAt: new Date(this.clock.now().getTime() + CODE_TTL_MS),
+    await this.db.transaction(async (tx) => {
+      await oauthStore.insertCode(tx, {
+        codeHash: digestOf(code),
+        clientPk: request.client.id,
+        userId,
+        redirectUri: request.redirectUri,
+        scopes: request.scopes,
+        codeChallenge: request.codeChallenge ?? null,
+        expiresAt: new Date(this.clock.now().getTime() + CODE_TTL_MS),
+      });
+      // The user's consent is the grant's origin; the code itself is a secret and stays out.
+      await recordAudit(
+        tx,
+        {
+          userId,
+          environment: request.client.environment,
+          action: 'connect_grant.approved',
+          targetType: 'connect_app',
+          targetId: request.client.id,
+          changes: { clientId: { to: request.client.clientId }, scopes: { to: request.scopes } },
+        },
+        this.clock.now(),
+      );
     });
     return code;
   }
@@ -273,7 +289,21 @@ export class AuthorizationServer {
 
   /** The user withdraws an app's access: its tokens answer 401 from the next call. */
   async disconnectApp(userId: string, clientPk: string): Promise<void> {
-    await oauthStore.revokeGrantsOf(this.db, userId, clientPk, this.clock.now());
+    await this.db.transaction(async (tx) => {
+      await oauthStore.revokeGrantsOf(tx, userId, clientPk, this.clock.now());
+      await recordAudit(
+        tx,
+        {
+          userId,
+          environment: null,
+          action: 'connect_grant.revoked',
+          targetType: 'connect_app',
+          targetId: clientPk,
+          changes: {},
+        },
+        this.clock.now(),
+      );
+    });
   }
 
   private async issueTokens(tx: Tx, grantId: string, scopes: string[], now: Date): Promise<TokenResponse> {

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import { recordAudit } from '../audit/audit-log.js';
 import { digestOf, newOpaqueToken, safeEqual } from '../auth/opaque-token.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
@@ -43,15 +44,38 @@ export class ClientRegistry {
     if (unknown)
       throw badInput('allowedScopes', `allowedScopes: "${unknown}" is not a scope (${SCOPE_NAMES.join(', ')}).`);
     const clientSecret = input.clientType === 'confidential' ? newOpaqueToken('pgw_cs_') : undefined;
-    const client = await oauthStore.insertClient(this.db, {
-      clientId: `pgw_app_${newOpaqueToken('').slice(0, 22)}`,
-      ownerUserId,
-      name,
-      environment: input.environment,
-      clientType: input.clientType,
-      secretHash: clientSecret ? digestOf(clientSecret) : null,
-      redirectUris: input.redirectUris,
-      allowedScopes: scopes,
+    const client = await this.db.transaction(async (tx) => {
+      const inserted = await oauthStore.insertClient(tx, {
+        clientId: `pgw_app_${newOpaqueToken('').slice(0, 22)}`,
+        ownerUserId,
+        name,
+        environment: input.environment,
+        clientType: input.clientType,
+        secretHash: clientSecret ? digestOf(clientSecret) : null,
+        redirectUris: input.redirectUris,
+        allowedScopes: scopes,
+      });
+      const changes = {
+        clientId: { to: inserted.clientId },
+        name: { to: name },
+        clientType: { to: input.clientType },
+        redirectUris: { to: input.redirectUris },
+        allowedScopes: { to: scopes },
+        ...(clientSecret ? { clientSecret: { changed: true as const } } : {}),
+      };
+      await recordAudit(
+        tx,
+        {
+          userId: ownerUserId,
+          environment: input.environment,
+          action: 'connect_app.created',
+          targetType: 'connect_app',
+          targetId: inserted.id,
+          changes,
+        },
+        this.clock.now(),
+      );
+      return inserted;
     });
     return { client, clientSecret };
   }
@@ -62,7 +86,22 @@ export class ClientRegistry {
 
   /** Deletes an app: every token it holds stops working at once. Another owner's app is not found. */
   async revoke(ownerUserId: string, id: string): Promise<void> {
-    if (!(await oauthStore.revokeClient(this.db, ownerUserId, id, this.clock.now()))) throw notFound('App');
+    await this.db.transaction(async (tx) => {
+      const revoked = await oauthStore.revokeClient(tx, ownerUserId, id, this.clock.now());
+      if (!revoked) throw notFound('App');
+      await recordAudit(
+        tx,
+        {
+          userId: ownerUserId,
+          environment: revoked.environment,
+          action: 'connect_app.deleted',
+          targetType: 'connect_app',
+          targetId: revoked.id,
+          changes: { clientId: { from: revoked.clientId }, name: { from: revoked.name } },
+        },
+        this.clock.now(),
+      );
+    });
   }
 
   find(clientId: string | undefined): Promise<OAuthClient | undefined> {

@@ -1,6 +1,7 @@
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import type { Database, Executor } from '../../db/client.js';
 import { keysetPage, type Window } from '../../domain/keyset.js';
+import { type AuditChanges, diffOf, recordAudit } from '../audit/audit-log.js';
 import { businessCustomers } from '../../db/customers-schema.js';
 import { businesses } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
@@ -23,6 +24,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?\d{7,15}$/;
 const EXTERNAL_REF = /^[A-Za-z0-9_.:-]{1,64}$/;
 const MAX_PAGE = 100;
+const AUDITED_FIELDS = ['name', 'phone', 'email', 'externalRef', 'status'] as const;
 
 /**
  * Customers of the caller's businesses, in the caller's environment. Another user's business (or
@@ -39,20 +41,23 @@ export class CustomerService {
     const values = checked(input, true);
     const now = this.clock.now();
     try {
-      const [row] = await this.db
-        .insert(businessCustomers)
-        .values({
-          businessId,
-          environment: principal.environment,
-          name: values.name!,
-          phone: values.phone ?? null,
-          email: values.email ?? null,
-          externalRef: values.externalRef ?? null,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      return row!;
+      return await this.db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(businessCustomers)
+          .values({
+            businessId,
+            environment: principal.environment,
+            name: values.name!,
+            phone: values.phone ?? null,
+            email: values.email ?? null,
+            externalRef: values.externalRef ?? null,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning();
+        await this.audit(tx, principal, 'business_customer.created', row!, diffOf(null, row!, AUDITED_FIELDS));
+        return row!;
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw this.refTaken(values.externalRef!);
       throw error;
@@ -147,12 +152,15 @@ export class CustomerService {
     const current = await this.get(principal, businessId, customerId);
     const values = checked(input, false);
     try {
-      const [row] = await this.db
-        .update(businessCustomers)
-        .set({ ...values, updatedAt: this.clock.now() })
-        .where(eq(businessCustomers.id, current.id))
-        .returning();
-      return row!;
+      return await this.db.transaction(async (tx) => {
+        const [row] = await tx
+          .update(businessCustomers)
+          .set({ ...values, updatedAt: this.clock.now() })
+          .where(eq(businessCustomers.id, current.id))
+          .returning();
+        await this.audit(tx, principal, 'business_customer.updated', row!, diffOf(current, row!, AUDITED_FIELDS));
+        return row!;
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw this.refTaken(values.externalRef!);
       throw error;
@@ -161,12 +169,31 @@ export class CustomerService {
 
   async disable(principal: Principal, businessId: string, customerId: string): Promise<BusinessCustomerRow> {
     const current = await this.get(principal, businessId, customerId);
-    const [row] = await this.db
-      .update(businessCustomers)
-      .set({ status: 'disabled', updatedAt: this.clock.now() })
-      .where(eq(businessCustomers.id, current.id))
-      .returning();
-    return row!;
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(businessCustomers)
+        .set({ status: 'disabled', updatedAt: this.clock.now() })
+        .where(eq(businessCustomers.id, current.id))
+        .returning();
+      await this.audit(tx, principal, 'business_customer.disabled', row!, diffOf(current, row!, ['status']));
+      return row!;
+    });
+  }
+
+  private audit(tx: Executor, principal: Principal, action: string, row: BusinessCustomerRow, changes: AuditChanges) {
+    return recordAudit(
+      tx,
+      {
+        userId: principal.userId,
+        environment: principal.environment,
+        action,
+        targetType: 'business_customer',
+        targetId: row.id,
+        changes: { ...changes, businessId: { to: row.businessId } },
+        principal,
+      },
+      this.clock.now(),
+    );
   }
 
   private async ownBusiness(principal: Principal, businessId: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
+import { diffOf, recordAudit, type AuditChanges } from '../audit/audit-log.js';
 import type { Database, Executor } from '../../db/client.js';
 import { users } from '../../db/schema.js';
 import { paymentMethods } from '../../db/wallet-schema.js';
@@ -116,6 +117,7 @@ export class PaymentMethodService {
           isDefault: makeDefault,
         })
         .returning();
+      await this.audit(tx, principal, 'payment_method.created', row!.id, diffOf(null, row!, AUDITED_FIELDS));
       return row!;
     });
   }
@@ -139,6 +141,7 @@ export class PaymentMethodService {
           .limit(1);
         if (next) await tx.update(paymentMethods).set({ isDefault: true }).where(eq(paymentMethods.id, next.id));
       }
+      await this.audit(tx, principal, 'payment_method.deleted', method.id, diffOf(method, null, AUDITED_FIELDS));
       return row!;
     });
   }
@@ -156,7 +159,38 @@ export class PaymentMethodService {
         .set({ isDefault: true })
         .where(eq(paymentMethods.id, method.id))
         .returning();
+      await this.audit(tx, principal, 'payment_method.default_set', method.id, diffOf(method, row!, ['isDefault']));
       return row!;
     });
   }
+
+  private audit(tx: Executor, principal: Principal, action: string, id: string, changes: AuditChanges) {
+    return recordAudit(
+      tx,
+      {
+        userId: principal.userId,
+        environment: principal.environment,
+        action,
+        targetType: 'payment_method',
+        targetId: id,
+        changes,
+        principal,
+      },
+      new Date(),
+    );
+  }
 }
+
+/** What an audit record shows of a method: never the provider's card token. */
+const AUDITED_FIELDS = [
+  'type',
+  'brand',
+  'last4',
+  'expMonth',
+  'expYear',
+  'bankCode',
+  'bankName',
+  'accountNumber',
+  'accountName',
+  'isDefault',
+] as const;

@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import { type CoolingOffPolicy, checkPayoutDestination } from '../payouts/cooling-off.js';
 import type { Database, Executor } from '../../db/client.js';
 import { payouts } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
@@ -40,6 +41,7 @@ export class PayoutService {
     private readonly clock: Clock,
     private readonly idempotency: Idempotency,
     private readonly providerFor: (environment: Environment) => PaymentsProvider,
+    private readonly coolingOff: CoolingOffPolicy = { periodMs: 0, capKobo: 0n },
   ) {}
 
   banks(principal: Principal) {
@@ -92,6 +94,8 @@ export class PayoutService {
             `bankCode ${JSON.stringify(request.bankCode)} is not a known bank; list the codes with the banks.`,
           );
         const accountName = await provider.resolveAccount({ bankCode: bank.code, accountNumber });
+        const destination = { bankCode: bank.code, accountNumber, amount };
+        await checkPayoutDestination(this.db, principal, destination, this.coolingOff, this.clock.now());
         const existing = await transactionStore.findByReference(this.db, principal, reference);
         if (existing) throw referenceTaken(reference, existing.id);
         const now = this.clock.now();

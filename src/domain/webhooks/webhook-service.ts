@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../../db/client.js';
+import { type AuditChanges, diffOf, recordAudit } from '../audit/audit-log.js';
+import type { Database, Executor } from '../../db/client.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
@@ -27,6 +28,8 @@ export interface EndpointWithSecret {
 }
 
 export const MAX_ENDPOINTS = 20;
+/** What an audit record says of an endpoint's changes (its secret only as "changed"). */
+const AUDITED_FIELDS = ['url', 'description', 'eventTypes', 'enabled'] as const;
 export const DEFAULT_ROTATION_GRACE_SECONDS = 24 * 3600;
 
 /** What a sealed secret is bound to: a ciphertext moved to another row or user fails to open. */
@@ -62,15 +65,22 @@ export class WebhookService {
     }
     const id = randomUUID();
     const secret = generateWebhookSecret();
-    const row = await webhookStore.insertEndpoint(this.db, {
-      id,
-      userId: principal.userId,
-      environment: principal.environment,
-      url,
-      description: input.description ?? null,
-      eventTypes,
-      enabled: input.enabled ?? true,
-      secretSealed: this.secrets.seal(secret, secretBinding({ id, userId: principal.userId })),
+    const row = await this.db.transaction(async (tx) => {
+      const inserted = await webhookStore.insertEndpoint(tx, {
+        id,
+        userId: principal.userId,
+        environment: principal.environment,
+        url,
+        description: input.description ?? null,
+        eventTypes,
+        enabled: input.enabled ?? true,
+        secretSealed: this.secrets.seal(secret, secretBinding({ id, userId: principal.userId })),
+      });
+      await this.audit(tx, principal, 'webhook_endpoint.created', id, {
+        ...diffOf(null, inserted, AUDITED_FIELDS),
+        secret: { changed: true },
+      });
+      return inserted;
     });
     return { endpoint: toEndpoint(row), secret };
   }
@@ -84,7 +94,7 @@ export class WebhookService {
   }
 
   async update(principal: Principal, id: string, input: EndpointInput): Promise<WebhookEndpoint> {
-    await this.owned(principal, id);
+    const before = await this.owned(principal, id);
     const changes: Parameters<typeof webhookStore.updateEndpoint>[2] = { updatedAt: this.clock.now() };
     if (input.url != null)
       changes.url = validateWebhookUrl(input.url, principal.environment, this.localReceivers).toString();
@@ -94,15 +104,21 @@ export class WebhookService {
       changes.enabled = input.enabled;
       if (input.enabled) changes.disabledReason = null;
     }
-    return toEndpoint(await webhookStore.updateEndpoint(this.db, id, changes));
+    return this.db.transaction(async (tx) => {
+      const updated = await webhookStore.updateEndpoint(tx, id, changes);
+      await this.audit(tx, principal, 'webhook_endpoint.updated', id, diffOf(before, updated, AUDITED_FIELDS));
+      return toEndpoint(updated);
+    });
   }
 
   async remove(principal: Principal, id: string): Promise<WebhookEndpoint> {
-    await this.owned(principal, id);
+    const before = await this.owned(principal, id);
     const now = this.clock.now();
-    return toEndpoint(
-      await webhookStore.updateEndpoint(this.db, id, { deletedAt: now, enabled: false, updatedAt: now }),
-    );
+    return this.db.transaction(async (tx) => {
+      const removed = await webhookStore.updateEndpoint(tx, id, { deletedAt: now, enabled: false, updatedAt: now });
+      await this.audit(tx, principal, 'webhook_endpoint.deleted', id, diffOf(before, null, AUDITED_FIELDS));
+      return toEndpoint(removed);
+    });
   }
 
   /** A new secret; the old one keeps signing (as a second `webhook-signature`) for the grace period. */
@@ -117,11 +133,18 @@ export class WebhookService {
     const row = await this.owned(principal, id);
     const secret = generateWebhookSecret();
     const now = this.clock.now();
-    const updated = await webhookStore.updateEndpoint(this.db, id, {
-      secretSealed: this.secrets.seal(secret, secretBinding(row)),
-      previousSecretSealed: graceSeconds > 0 ? row.secretSealed : null,
-      previousSecretExpiresAt: graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null,
-      updatedAt: now,
+    const updated = await this.db.transaction(async (tx) => {
+      const rotated = await webhookStore.updateEndpoint(tx, id, {
+        secretSealed: this.secrets.seal(secret, secretBinding(row)),
+        previousSecretSealed: graceSeconds > 0 ? row.secretSealed : null,
+        previousSecretExpiresAt: graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null,
+        updatedAt: now,
+      });
+      await this.audit(tx, principal, 'webhook_endpoint.secret_rotated', id, {
+        secret: { changed: true },
+        gracePeriodSeconds: { to: graceSeconds },
+      });
+      return rotated;
     });
     return { endpoint: toEndpoint(updated), secret };
   }
@@ -129,7 +152,24 @@ export class WebhookService {
   /** The endpoint's current signing secret, for its owner (the dashboard's reveal). */
   async revealSecret(principal: Principal, id: string): Promise<string> {
     const row = await this.owned(principal, id);
+    await this.audit(this.db, principal, 'webhook_endpoint.secret_revealed', id, {});
     return this.secrets.open(row.secretSealed, secretBinding(row));
+  }
+
+  private audit(tx: Executor, principal: Principal, action: string, id: string, changes: AuditChanges) {
+    return recordAudit(
+      tx,
+      {
+        userId: principal.userId,
+        environment: principal.environment,
+        action,
+        targetType: 'webhook_endpoint',
+        targetId: id,
+        changes,
+        principal,
+      },
+      this.clock.now(),
+    );
   }
 
   /** The most recent deliveries of an endpoint, newest first, each with its attempts. */

@@ -6,6 +6,8 @@ import type { ApiKeyRecord as ApiKeyRecordModel } from '../../domain/auth/api-ke
 import type { WebhookEndpoint as WebhookEndpointModel, WebhookDeliveryView as WebhookDeliveryViewModel, WebhookAttempt as WebhookAttemptModel } from '../../domain/webhooks/webhook.js';
 import type { OfframpOrder as OfframpOrderModel } from '../../domain/offramp/offramp-order.js';
 import type { WalletBalanceModel as WalletBalanceModelModel, LedgerEntryModel as LedgerEntryModelModel, VirtualAccountModel as VirtualAccountModelModel } from '../../domain/wallet/views.js';
+import type { WalletBalancesAt as WalletBalancesAtModel, Statement as StatementModel, StatementLine as StatementLineModel } from '../../domain/ledger/statements.js';
+import type { AuditRecord as AuditRecordModel } from '../../domain/audit/audit-log.js';
 import type { WalletTransactionRow as WalletTransactionRowModel } from '../../domain/wallet/transaction-store.js';
 import type { PaymentMethodRow as PaymentMethodRowModel } from '../../domain/wallet/payment-method-service.js';
 import type { DepositRow as DepositRowModel } from '../../domain/wallet/deposit-service.js';
@@ -87,6 +89,50 @@ export type ApiKey = {
   name: Scalars['String']['output'];
   permission: PermissionLevel;
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+/**
+ * One recorded change to the account's settings: API keys, webhook endpoints and their secrets,
+ * payment methods, business customers, Connect apps and grants, password and transaction PIN. Who (the key, token or dashboard session), when, from where,
+ * and what changed; secrets appear only as `{"changed": true}`. Records are append-only and
+ * hash-chained.
+ */
+export type AuditRecord = {
+  __typename?: 'AuditRecord';
+  /** e.g. api_key.created, webhook_endpoint.secret_rotated, payment_method.deleted */
+  action: Scalars['String']['output'];
+  /** The key's, token's or session's id. */
+  actorId?: Maybe<Scalars['String']['output']>;
+  /** api_key, oauth_token, session, anonymous (e.g. a password reset by emailed link), or system (an operator's admin CLI) */
+  actorKind: Scalars['String']['output'];
+  /** Field → {from, to}. */
+  changes: Scalars['JSON']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  /** Null for changes that belong to no single environment. */
+  environment?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  ip?: Maybe<Scalars['String']['output']>;
+  targetId: Scalars['String']['output'];
+  /** api_key, webhook_endpoint, payment_method, business_customer, connect_app, user */
+  targetType: Scalars['String']['output'];
+  userAgent?: Maybe<Scalars['String']['output']>;
+};
+
+export type AuditRecordFilter = {
+  action?: InputMaybe<Scalars['String']['input']>;
+  /** At or after. */
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  targetId?: InputMaybe<Scalars['String']['input']>;
+  targetType?: InputMaybe<Scalars['String']['input']>;
+  /** Before. */
+  to?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+export type AuditRecordPage = {
+  __typename?: 'AuditRecordPage';
+  /** Pass as `before` for the next (older) page; null on the last. */
+  nextBefore?: Maybe<Scalars['ID']['output']>;
+  records: Array<AuditRecord>;
 };
 
 export type AuthorizationType =
@@ -1217,6 +1263,8 @@ export type Query = {
   apiInfo: ApiInfo;
   /** The API keys of the caller's account in the caller's environment, newest first. */
   apiKeys: Array<ApiKey>;
+  /** The account's audit trail in this environment, newest first; `first` at most 200. */
+  auditRecords: AuditRecordPage;
   /** Banks for withdrawals and USSD deposits. */
   banks: Array<Bank>;
   billBeneficiaries: Array<BillBeneficiary>;
@@ -1280,16 +1328,27 @@ export type Query = {
   /** A user the credential may act for. Any other id answers NOT_FOUND, exactly like a missing user. */
   user: User;
   walletBalance: WalletBalance;
+  /** The wallet's available, pending and posted balances now, or as of `at`. */
+  walletBalances: WalletBalances;
   /** The wallet's ledger entries, newest first. */
   walletLedger: Array<LedgerEntry>;
   /** The NGN wallet and the Solana portfolio together. */
   walletPortfolio: WalletPortfolio;
+  /** A statement of the wallet for [from, to); `first` at most 1000 entries a page. */
+  walletStatement: WalletStatement;
   walletTransaction: WalletTransaction;
   walletTransactionByReference: WalletTransaction;
   /** The user's transactions, newest first. */
   walletTransactions: TransactionPage;
   webhookEndpoint: WebhookEndpoint;
   webhookEndpoints: Array<WebhookEndpoint>;
+};
+
+
+export type QueryAuditRecordsArgs = {
+  before?: InputMaybe<Scalars['ID']['input']>;
+  filter?: InputMaybe<AuditRecordFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1438,6 +1497,11 @@ export type QueryUserArgs = {
 };
 
 
+export type QueryWalletBalancesArgs = {
+  at?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+
 export type QueryWalletLedgerArgs = {
   before?: InputMaybe<Scalars['DateTime']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -1446,6 +1510,14 @@ export type QueryWalletLedgerArgs = {
 
 export type QueryWalletPortfolioArgs = {
   network?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryWalletStatementArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  from: Scalars['DateTime']['input'];
+  to: Scalars['DateTime']['input'];
 };
 
 
@@ -1607,6 +1679,27 @@ export type SolanaWalletPortfolioArgs = {
 export type SortOrder =
   | 'ASC'
   | 'DESC';
+
+/** One ledger entry of the wallet (available balance) in a statement. */
+export type StatementLine = {
+  __typename?: 'StatementLine';
+  /** Positive credits the wallet, negative debits it. */
+  amount: Scalars['Float']['output'];
+  amountKobo: Scalars['SafeInt']['output'];
+  /** The wallet's balance after this entry. */
+  balance: Scalars['Float']['output'];
+  balanceKobo: Scalars['SafeInt']['output'];
+  /** Names the partner-facing reference, e.g. 'Deposit REF-1', 'Hold for PAYOUT-7'. */
+  description?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  /** deposit, transfer, hold, release, reversal */
+  kind: Scalars['String']['output'];
+  postedAt: Scalars['DateTime']['output'];
+  /** The ledger transaction (posting) the entry belongs to. */
+  postingId: Scalars['ID']['output'];
+  /** The posting's reference (a deposit, transfer or hold id). */
+  reference: Scalars['String']['output'];
+};
 
 export type Subscription = {
   __typename?: 'Subscription';
@@ -2099,11 +2192,57 @@ export type WalletBalance = {
   totalKobo: Scalars['SafeInt']['output'];
 };
 
+/**
+ * The wallet's balances now or as of a past instant, read from the ledger's entries. Amounts are
+ * naira (two decimals) and kobo.
+ */
+export type WalletBalances = {
+  __typename?: 'WalletBalances';
+  /** The instant asked for; null means now. */
+  at?: Maybe<Scalars['DateTime']['output']>;
+  /** Spendable. */
+  available: Scalars['Float']['output'];
+  availableKobo: Scalars['SafeInt']['output'];
+  currency: Scalars['String']['output'];
+  /** Reserved by payouts and bill payments in flight. */
+  pending: Scalars['Float']['output'];
+  pendingKobo: Scalars['SafeInt']['output'];
+  /** The user's money on the books: available + pending. */
+  posted: Scalars['Float']['output'];
+  postedKobo: Scalars['SafeInt']['output'];
+};
+
 /** The NGN wallet beside the Solana portfolio. */
 export type WalletPortfolio = {
   __typename?: 'WalletPortfolio';
   ngn: WalletBalance;
   solana: SolanaPortfolio;
+};
+
+/**
+ * A statement of the wallet for [from, to): the balance just before `from`, every entry in order,
+ * and the balance just before `to`. Opening + credits − debits = closing, to the kobo. Long
+ * statements come in pages: pass `nextCursor` as `after`.
+ */
+export type WalletStatement = {
+  __typename?: 'WalletStatement';
+  closingBalance: Scalars['Float']['output'];
+  closingBalanceKobo: Scalars['SafeInt']['output'];
+  /** This page as CSV (RFC 4180): an opening row, the entries, and on the last page a closing row. */
+  csv: Scalars['String']['output'];
+  currency: Scalars['String']['output'];
+  /** Entries in the whole range (all pages). */
+  entryCount: Scalars['Int']['output'];
+  from: Scalars['DateTime']['output'];
+  lines: Array<StatementLine>;
+  nextCursor?: Maybe<Scalars['ID']['output']>;
+  openingBalance: Scalars['Float']['output'];
+  openingBalanceKobo: Scalars['SafeInt']['output'];
+  to: Scalars['DateTime']['output'];
+  totalCredits: Scalars['Float']['output'];
+  totalCreditsKobo: Scalars['SafeInt']['output'];
+  totalDebits: Scalars['Float']['output'];
+  totalDebitsKobo: Scalars['SafeInt']['output'];
 };
 
 export type WalletTransaction = Node & {
@@ -2396,6 +2535,9 @@ export type ResolversTypes = ResolversObject<{
   ApiInfo: ResolverTypeWrapper<ApiInfo>;
   ApiKey: ResolverTypeWrapper<ApiKeyRecordModel>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  AuditRecord: ResolverTypeWrapper<AuditRecordModel>;
+  AuditRecordFilter: AuditRecordFilter;
+  AuditRecordPage: ResolverTypeWrapper<Omit<AuditRecordPage, 'records'> & { records: Array<ResolversTypes['AuditRecord']> }>;
   AuthorizationType: AuthorizationType;
   AuthorizeDepositInput: AuthorizeDepositInput;
   Bank: ResolverTypeWrapper<Bank>;
@@ -2496,6 +2638,7 @@ export type ResolversTypes = ResolversObject<{
   SolanaTransferStatus: SolanaTransferStatus;
   SolanaWallet: ResolverTypeWrapper<SolanaWalletAddressModel>;
   SortOrder: SortOrder;
+  StatementLine: ResolverTypeWrapper<StatementLineModel>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   SwapAmounts: ResolverTypeWrapper<SwapAmounts>;
   SwapFees: ResolverTypeWrapper<SwapFees>;
@@ -2526,7 +2669,9 @@ export type ResolversTypes = ResolversObject<{
   VerifyBankAccountInput: VerifyBankAccountInput;
   VirtualAccount: ResolverTypeWrapper<VirtualAccountModelModel>;
   WalletBalance: ResolverTypeWrapper<WalletBalanceModelModel>;
+  WalletBalances: ResolverTypeWrapper<WalletBalancesAtModel>;
   WalletPortfolio: ResolverTypeWrapper<Omit<WalletPortfolio, 'ngn' | 'solana'> & { ngn: ResolversTypes['WalletBalance'], solana: ResolversTypes['SolanaPortfolio'] }>;
+  WalletStatement: ResolverTypeWrapper<StatementModel>;
   WalletTransaction: ResolverTypeWrapper<WalletTransactionRowModel>;
   WalletTransactionConnection: ResolverTypeWrapper<WalletTransactionConnectionModelModel>;
   WalletTransactionEdge: ResolverTypeWrapper<Omit<WalletTransactionEdge, 'node'> & { node: ResolversTypes['WalletTransaction'] }>;
@@ -2548,6 +2693,9 @@ export type ResolversParentTypes = ResolversObject<{
   ApiInfo: ApiInfo;
   ApiKey: ApiKeyRecordModel;
   ID: Scalars['ID']['output'];
+  AuditRecord: AuditRecordModel;
+  AuditRecordFilter: AuditRecordFilter;
+  AuditRecordPage: Omit<AuditRecordPage, 'records'> & { records: Array<ResolversParentTypes['AuditRecord']> };
   AuthorizeDepositInput: AuthorizeDepositInput;
   Bank: Bank;
   BankAccountInput: BankAccountInput;
@@ -2631,6 +2779,7 @@ export type ResolversParentTypes = ResolversObject<{
   SolanaTransferConnection: SolanaTransferConnectionModelModel;
   SolanaTransferEdge: Omit<SolanaTransferEdge, 'node'> & { node: ResolversParentTypes['SolanaTransfer'] };
   SolanaWallet: SolanaWalletAddressModel;
+  StatementLine: StatementLineModel;
   Subscription: Record<PropertyKey, never>;
   SwapAmounts: SwapAmounts;
   SwapFees: SwapFees;
@@ -2657,7 +2806,9 @@ export type ResolversParentTypes = ResolversObject<{
   VerifyBankAccountInput: VerifyBankAccountInput;
   VirtualAccount: VirtualAccountModelModel;
   WalletBalance: WalletBalanceModelModel;
+  WalletBalances: WalletBalancesAtModel;
   WalletPortfolio: Omit<WalletPortfolio, 'ngn' | 'solana'> & { ngn: ResolversParentTypes['WalletBalance'], solana: ResolversParentTypes['SolanaPortfolio'] };
+  WalletStatement: StatementModel;
   WalletTransaction: WalletTransactionRowModel;
   WalletTransactionConnection: WalletTransactionConnectionModelModel;
   WalletTransactionEdge: Omit<WalletTransactionEdge, 'node'> & { node: ResolversParentTypes['WalletTransaction'] };
@@ -2706,6 +2857,25 @@ export type ApiKeyResolvers<ContextType = GraphQLContext, ParentType extends Res
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   permission?: Resolver<ResolversTypes['PermissionLevel'], ParentType, ContextType>;
   revokedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+}>;
+
+export type AuditRecordResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditRecord'] = ResolversParentTypes['AuditRecord']> = ResolversObject<{
+  action?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  actorId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  actorKind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  changes?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  environment?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  ip?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  targetId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  targetType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  userAgent?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type AuditRecordPageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditRecordPage'] = ResolversParentTypes['AuditRecordPage']> = ResolversObject<{
+  nextBefore?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  records?: Resolver<Array<ResolversTypes['AuditRecord']>, ParentType, ContextType>;
 }>;
 
 export type BankResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Bank'] = ResolversParentTypes['Bank']> = ResolversObject<{
@@ -3211,6 +3381,7 @@ export type PayoutInstitutionResolvers<ContextType = GraphQLContext, ParentType 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   apiInfo?: Resolver<ResolversTypes['ApiInfo'], ParentType, ContextType>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
+  auditRecords?: Resolver<ResolversTypes['AuditRecordPage'], ParentType, ContextType, RequireFields<QueryAuditRecordsArgs, 'first'>>;
   banks?: Resolver<Array<ResolversTypes['Bank']>, ParentType, ContextType>;
   billBeneficiaries?: Resolver<Array<ResolversTypes['BillBeneficiary']>, ParentType, ContextType>;
   billCategories?: Resolver<Array<ResolversTypes['BillCategory']>, ParentType, ContextType>;
@@ -3248,8 +3419,10 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   swapQuote?: Resolver<ResolversTypes['SwapQuote'], ParentType, ContextType, RequireFields<QuerySwapQuoteArgs, 'input'>>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
   walletBalance?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
+  walletBalances?: Resolver<ResolversTypes['WalletBalances'], ParentType, ContextType, Partial<QueryWalletBalancesArgs>>;
   walletLedger?: Resolver<Array<ResolversTypes['LedgerEntry']>, ParentType, ContextType, RequireFields<QueryWalletLedgerArgs, 'first'>>;
   walletPortfolio?: Resolver<ResolversTypes['WalletPortfolio'], ParentType, ContextType, Partial<QueryWalletPortfolioArgs>>;
+  walletStatement?: Resolver<ResolversTypes['WalletStatement'], ParentType, ContextType, RequireFields<QueryWalletStatementArgs, 'first' | 'from' | 'to'>>;
   walletTransaction?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<QueryWalletTransactionArgs, 'id'>>;
   walletTransactionByReference?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<QueryWalletTransactionByReferenceArgs, 'reference'>>;
   walletTransactions?: Resolver<ResolversTypes['TransactionPage'], ParentType, ContextType, RequireFields<QueryWalletTransactionsArgs, 'limit' | 'page'>>;
@@ -3329,6 +3502,19 @@ export type SolanaWalletResolvers<ContextType = GraphQLContext, ParentType exten
   address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   balance?: Resolver<ResolversTypes['SolanaTokenBalance'], ParentType, ContextType, Partial<SolanaWalletBalanceArgs>>;
   portfolio?: Resolver<ResolversTypes['SolanaPortfolio'], ParentType, ContextType, Partial<SolanaWalletPortfolioArgs>>;
+}>;
+
+export type StatementLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatementLine'] = ResolversParentTypes['StatementLine']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  amountKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  balance?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  balanceKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  postedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  postingId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
@@ -3511,9 +3697,38 @@ export type WalletBalanceResolvers<ContextType = GraphQLContext, ParentType exte
   totalKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
 }>;
 
+export type WalletBalancesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletBalances'] = ResolversParentTypes['WalletBalances']> = ResolversObject<{
+  at?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  available?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  availableKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  pending?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  pendingKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  posted?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  postedKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+}>;
+
 export type WalletPortfolioResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletPortfolio'] = ResolversParentTypes['WalletPortfolio']> = ResolversObject<{
   ngn?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
   solana?: Resolver<ResolversTypes['SolanaPortfolio'], ParentType, ContextType>;
+}>;
+
+export type WalletStatementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletStatement'] = ResolversParentTypes['WalletStatement']> = ResolversObject<{
+  closingBalance?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  closingBalanceKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  csv?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  entryCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  lines?: Resolver<Array<ResolversTypes['StatementLine']>, ParentType, ContextType>;
+  nextCursor?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  openingBalance?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  openingBalanceKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  totalCredits?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  totalCreditsKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  totalDebits?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  totalDebitsKobo?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
 }>;
 
 export type WalletTransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletTransaction'] = ResolversParentTypes['WalletTransaction']> = ResolversObject<{
@@ -3597,6 +3812,8 @@ export type WebhookEndpointResolvers<ContextType = GraphQLContext, ParentType ex
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   ApiInfo?: ApiInfoResolvers<ContextType>;
   ApiKey?: ApiKeyResolvers<ContextType>;
+  AuditRecord?: AuditRecordResolvers<ContextType>;
+  AuditRecordPage?: AuditRecordPageResolvers<ContextType>;
   Bank?: BankResolvers<ContextType>;
   BillBeneficiary?: BillBeneficiaryResolvers<ContextType>;
   BillCategory?: BillCategoryResolvers<ContextType>;
@@ -3659,6 +3876,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SolanaTransferConnection?: SolanaTransferConnectionResolvers<ContextType>;
   SolanaTransferEdge?: SolanaTransferEdgeResolvers<ContextType>;
   SolanaWallet?: SolanaWalletResolvers<ContextType>;
+  StatementLine?: StatementLineResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   SwapAmounts?: SwapAmountsResolvers<ContextType>;
   SwapFees?: SwapFeesResolvers<ContextType>;
@@ -3676,7 +3894,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   VerifiedBankAccount?: VerifiedBankAccountResolvers<ContextType>;
   VirtualAccount?: VirtualAccountResolvers<ContextType>;
   WalletBalance?: WalletBalanceResolvers<ContextType>;
+  WalletBalances?: WalletBalancesResolvers<ContextType>;
   WalletPortfolio?: WalletPortfolioResolvers<ContextType>;
+  WalletStatement?: WalletStatementResolvers<ContextType>;
   WalletTransaction?: WalletTransactionResolvers<ContextType>;
   WalletTransactionConnection?: WalletTransactionConnectionResolvers<ContextType>;
   WalletTransactionEdge?: WalletTransactionEdgeResolvers<ContextType>;

@@ -12,6 +12,8 @@ import { solanaExchangeRoutes } from './solana-exchange.js';
 import { customerRoutes } from './customers.js';
 import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
+import { statementRoutes } from './statements.js';
+import { auditRoutes } from './audit.js';
 
 /** The REST v1 route table: every path of the API, one domain file each. */
 export const restV1Routes: RestRoute[] = [
@@ -22,10 +24,12 @@ export const restV1Routes: RestRoute[] = [
   ...webhookRoutes,
   ...offrampRoutes,
   ...walletRoutes,
+  ...statementRoutes,
   ...paymentMethodRoutes,
   ...transactionRoutes,
   ...billRoutes,
   ...solanaRoutes,
   ...solanaExchangeRoutes,
   ...customerRoutes,
+  ...auditRoutes,
 ];

@@ -1,0 +1,36 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** Who acts, as an audit record names them. */
+export interface AuditActor {
+  /**
+   * `anonymous`: a request without a credential (e.g. a password reset by emailed link);
+   * `system`: no request at all (the admin CLI, a job).
+   */
+  kind: 'api_key' | 'oauth_token' | 'session' | 'anonymous' | 'system';
+  /** The key's, token's or session's id; null for anonymous and system. */
+  id: string | null;
+}
+
+/** Where a change comes from: the request being served (absent in the admin CLI and jobs). */
+export interface AuditOrigin {
+  ip: string | null;
+  userAgent: string | null;
+  actor?: AuditActor;
+}
+
+const storage = new AsyncLocalStorage<AuditOrigin>();
+
+/** Called once per request, before anything else runs in it. */
+export function enterRequest(origin: AuditOrigin): void {
+  storage.enterWith(origin);
+}
+
+/** Records who the request authenticated as, once known (credential or dashboard session). */
+export function identifyActor(actor: AuditActor): void {
+  const origin = storage.getStore();
+  if (origin) origin.actor = actor;
+}
+
+export function currentOrigin(): AuditOrigin | undefined {
+  return storage.getStore();
+}
