@@ -31,7 +31,9 @@ describe('production defaults', () => {
       child.process.kill('SIGTERM');
       await child.exited;
     }
-    expect(child.output()).not.toMatch(/API key|X-API-KEY|pk_|sk_|demo/i);
+    expect(child.output()).not.toMatch(/API key|X-API-KEY|pk_|sk_|demo user|demo account/i);
+    // The ready line says so for machines too.
+    expect(child.output()).toMatch(/"demoKeyPrinted":false/);
     const database = await openDatabase({ pgliteDataDir: dataDir });
     try {
       expect(await database.db.select().from(users)).toEqual([]);
