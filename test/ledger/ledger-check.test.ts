@@ -35,7 +35,7 @@ describe('the ledger invariant check', () => {
 
   it('passes on a consistent ledger and catches a hand-corrupted balance, naming the account', async () => {
     const { user } = await seedTenant(t.services);
-    await deposit(user.id, 12_345n);
+    await deposit(user.id, 12_340n);
     const clean = await t.services.ledgerCheck.run();
     expect(clean).toMatchObject({ ok: true, mismatchedAccountCount: 0, unbalancedPostingCount: 0 });
     expect(clean.accountsChecked).toBeGreaterThanOrEqual(2);
@@ -47,14 +47,14 @@ describe('the ledger invariant check', () => {
       expect(caught.ok).toBe(false);
       expect(caught.mismatchedAccountCount).toBe(1);
       expect(caught.mismatchedAccounts).toEqual([
-        expect.objectContaining({ key, balance: '12346', entriesSum: '12345' }),
+        expect.objectContaining({ key, balance: '12341', entriesSum: '12340' }),
       ]);
       // Stored: any process (the admin CLI, a metrics gauge) reads the same verdict.
       const latest = await new LedgerCheck(t.services.db, t.services.clock).latest();
       expect(latest).toEqual(caught);
       expect(ledgerCheckGauges(t.services.ledgerCheck.lastKnown())).toMatchObject({ ok: 0, mismatchedAccounts: 1 });
       expect(describeLedgerCheck(caught)).toMatch(
-        new RegExp(`FAILED[\\s\\S]*${key}.*balance 12346 kobo, entries 12345`),
+        new RegExp(`FAILED[\\s\\S]*${key}.*balance 12341 kobo, entries 12340`),
       );
     } finally {
       await t.services.db.execute(sql`update ledger_accounts set balance = balance - 1 where key = ${key}`);
