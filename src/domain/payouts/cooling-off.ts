@@ -1,6 +1,5 @@
-import { and, eq, isNull, min } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
-import { paymentMethods, payouts } from '../../db/wallet-schema.js';
+import { sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '../../db/client.js';
 import type { Principal } from '../auth/principal.js';
 import { DomainError } from '../errors.js';
 import { nairaText } from '../wallet/naira.js';
@@ -31,35 +30,20 @@ export async function checkPayoutDestination(
 ): Promise<void> {
   if (policy.periodMs <= 0 || destination.amount <= policy.capKobo) return;
   if (principal.environment === 'sandbox' && !policy.sandbox) return;
-  const owner = (table: typeof paymentMethods | typeof payouts) =>
-    and(eq(table.userId, principal.userId), eq(table.environment, principal.environment));
-  const [saved] = await db
-    .select({ at: min(paymentMethods.createdAt) })
-    .from(paymentMethods)
-    .where(
-      and(
-        owner(paymentMethods),
-        eq(paymentMethods.type, 'bank_account'),
-        eq(paymentMethods.bankCode, destination.bankCode),
-        eq(paymentMethods.accountNumber, destination.accountNumber),
-        isNull(paymentMethods.deletedAt),
-      ),
-    );
-  const [paid] = await db
-    .select({ at: min(payouts.createdAt) })
-    .from(payouts)
-    .where(
-      and(
-        owner(payouts),
-        eq(payouts.status, 'completed'),
-        eq(payouts.bankCode, destination.bankCode),
-        eq(payouts.accountNumber, destination.accountNumber),
-      ),
-    );
-  const known = [saved?.at, paid?.at]
-    .filter((d): d is Date => d instanceof Date || typeof d === 'string')
-    .map((d) => new Date(d));
-  const addedAt = known.length ? new Date(Math.min(...known.map((d) => d.getTime()))) : now;
+  // One round trip: the earlier of "saved as a payment method" and "first paid"; least() skips nulls.
+  const [row] = await queryRows<{ added_at: Date | string | null }>(
+    db,
+    sql`/* payoutDestinationAddedAt */ select least(
+        (select min(created_at) from payment_methods
+          where user_id = ${principal.userId} and environment = ${principal.environment} and type = 'bank_account'
+            and bank_code = ${destination.bankCode} and account_number = ${destination.accountNumber}
+            and deleted_at is null),
+        (select min(created_at) from payouts
+          where user_id = ${principal.userId} and environment = ${principal.environment} and status = 'completed'
+            and bank_code = ${destination.bankCode} and account_number = ${destination.accountNumber})
+      ) as added_at`,
+  );
+  const addedAt = row?.added_at ? new Date(row.added_at) : now;
   const liftsAt = new Date(addedAt.getTime() + policy.periodMs);
   if (now >= liftsAt) return;
   throw new DomainError(
