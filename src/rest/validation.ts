@@ -89,7 +89,7 @@ function typeName(e: ErrorObject): string {
   const type = String((e.params as { type: unknown }).type);
   if (type === 'integer') return 'an integer';
   if (type === 'null') return 'null';
-  if (type === 'object' || type === 'array' || type === 'integer') return `an ${type}`;
+  if (type === 'object' || type === 'array') return `an ${type}`;
   return `a ${type}`;
 }
 

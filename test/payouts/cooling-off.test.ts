@@ -69,4 +69,17 @@ describe('payout controls: cooling-off for a newly added bank account', () => {
     });
     expect(later.statusCode).toBe(201);
   });
+
+  it('counts every payout to a cooling-off account: splitting under the cap, in turn or at once, stops at the cap', async () => {
+    const call = rest(s.t, s.tenant.keys.FULL_ACCESS);
+    const to = { bankCode: '057', accountNumber: '2233445566' };
+    const first = await call('POST', '/api/v1/wallet/withdraw', { amount: 3000, ...to });
+    expect(first.statusCode).toBe(201);
+    // ₦3,000 already went; two more of ₦1,500 at once: only one fits under ₦5,000.
+    const [a, b] = await Promise.all([
+      call('POST', '/api/v1/wallet/withdraw', { amount: 1500, ...to }),
+      call('POST', '/api/v1/wallet/withdraw', { amount: 1500, ...to }),
+    ]);
+    expect([a.statusCode, b.statusCode].sort()).toEqual([201, 403]);
+  });
 });

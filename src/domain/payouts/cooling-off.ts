@@ -19,7 +19,9 @@ export const COOLING_OFF_LIMIT = 'payout_destination_cooling_off';
  * A stolen key's quickest way to drain a wallet is a payout to an account the thief controls. A
  * destination counts as added when the user saved it as a bank-account payment method, or when a
  * payout to it first completed; one never seen is added now. Until `periodMs` has passed since
- * then, a payout above `capKobo` is refused (403, naming the limit and when it lifts).
+ * then, payouts to it (this one and every earlier one not failed) may total at most `capKobo`; one
+ * past that is refused (403, naming the limit and when it lifts). Call it inside the transaction
+ * that holds the money, so the advisory lock serialises concurrent payouts to one destination.
  */
 export async function checkPayoutDestination(
   db: Executor,
@@ -28,27 +30,39 @@ export async function checkPayoutDestination(
   policy: CoolingOffPolicy,
   now: Date,
 ): Promise<void> {
-  if (policy.periodMs <= 0 || destination.amount <= policy.capKobo) return;
+  if (policy.periodMs <= 0) return;
   if (principal.environment === 'sandbox' && !policy.sandbox) return;
-  // One round trip: the earlier of "saved as a payment method" and "first paid"; least() skips nulls.
-  const [row] = await queryRows<{ added_at: Date | string | null }>(
+  // Concurrent payouts to one destination take turns, so together they cannot pass the cap.
+  await db.execute(
+    sql`select pg_advisory_xact_lock(hashtext(${`cooling-off:${principal.userId}:${destination.bankCode}:${destination.accountNumber}`}))`,
+  );
+  // One round trip: when the destination was added (the earlier of first saved and first paid;
+  // least() skips nulls), and what has gone or is going to it since, so splitting a payout into
+  // several under the cap does not get around it.
+  const destinationOf = (table: string) =>
+    sql`${sql.raw(table)}.user_id = ${principal.userId} and ${sql.raw(table)}.environment = ${principal.environment}
+      and ${sql.raw(table)}.bank_code = ${destination.bankCode} and ${sql.raw(table)}.account_number = ${destination.accountNumber}`;
+  const [row] = await queryRows<{ added_at: Date | string | null; sent: string | number | null }>(
     db,
-    sql`/* payoutDestinationAddedAt */ select least(
-        (select min(created_at) from payment_methods
-          where user_id = ${principal.userId} and environment = ${principal.environment} and type = 'bank_account'
-            and bank_code = ${destination.bankCode} and account_number = ${destination.accountNumber}
-            and deleted_at is null),
-        (select min(created_at) from payouts
-          where user_id = ${principal.userId} and environment = ${principal.environment} and status = 'completed'
-            and bank_code = ${destination.bankCode} and account_number = ${destination.accountNumber})
-      ) as added_at`,
+    sql`/* payoutDestinationCoolingOff */ with added as (
+        select least(
+          (select min(created_at) from payment_methods
+            where ${destinationOf('payment_methods')} and type = 'bank_account' and deleted_at is null),
+          (select min(created_at) from payouts where ${destinationOf('payouts')} and status = 'completed')
+        ) as at
+      )
+      select added.at as added_at,
+        (select coalesce(sum(amount), 0) from payouts
+          where ${destinationOf('payouts')} and status <> 'failed' and (added.at is null or created_at >= added.at)) as sent
+      from added`,
   );
   const addedAt = row?.added_at ? new Date(row.added_at) : now;
+  if (BigInt(row?.sent ?? 0) + destination.amount <= policy.capKobo) return;
   const liftsAt = new Date(addedAt.getTime() + policy.periodMs);
   if (now >= liftsAt) return;
   throw new DomainError(
     'FORBIDDEN',
-    `Limit ${COOLING_OFF_LIMIT}: this bank account was added less than ${Math.round(policy.periodMs / 60_000)} minutes ago, so a payout to it may be at most ₦${nairaText(policy.capKobo)} until ${liftsAt.toISOString()}.`,
+    `Limit ${COOLING_OFF_LIMIT}: this bank account was added less than ${Math.round(policy.periodMs / 60_000)} minutes ago, so payouts to it may total at most ₦${nairaText(policy.capKobo)} until ${liftsAt.toISOString()}.`,
     { field: 'amount' },
   );
 }

@@ -95,12 +95,12 @@ export class PayoutService {
           );
         const accountName = await provider.resolveAccount({ bankCode: bank.code, accountNumber });
         const destination = { bankCode: bank.code, accountNumber, amount };
-        await checkPayoutDestination(this.db, principal, destination, this.coolingOff, this.clock.now());
         const existing = await transactionStore.findByReference(this.db, principal, reference);
         if (existing) throw referenceTaken(reference, existing.id);
         const now = this.clock.now();
         // Phase 1: the money is held and the payout recorded before the provider hears of it.
         const payout = await this.db.transaction(async (tx) => {
+          await checkPayoutDestination(tx, principal, destination, this.coolingOff, now);
           const holdId = await ledger.hold(tx, principal, amount + PAYOUT_FEE_KOBO, reference);
           const row = await insertOrConflict(reference, async () => {
             const [inserted] = await tx

@@ -198,7 +198,9 @@ export class WebhookDeliveryHandler implements JobHandler {
       }
       return retryAt;
     });
-    if (circuitOpenUntil) await deferWhileOpen(this.db, endpointId, circuitOpenUntil, now);
+    // Best effort, after the attempt has committed: a failure here must not fail the job, whose
+    // retry would post the same event again ahead of its schedule.
+    if (circuitOpenUntil) await deferWhileOpen(this.db, endpointId, circuitOpenUntil, now).catch(() => undefined);
     return retryAt
       ? { status: 'retry', at: retryAt, error: attempt.error ?? `HTTP ${attempt.statusCode}` }
       : { status: 'done' };

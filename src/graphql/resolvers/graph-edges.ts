@@ -22,16 +22,22 @@ function ownerOf(context: GraphQLContext, user: { id: string }): Owner {
 
 const opt = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
 
+/** A row the caller was just led to, gone in between (or out of scope): a 404, not a TypeError's 500. */
+function present<T>(row: T | null | undefined, what: string): T {
+  if (row == null) throw notFound(what);
+  return row;
+}
+
 /** A feed key's row through the loaders (the feed query returns keys only). */
 async function activityOf(context: GraphQLContext, key: { source: string; rowId: string }): Promise<Activity> {
   const loaders = context.loaders;
   switch (key.source as ActivitySource) {
     case 'wallet':
-      return walletActivity((await loaders.walletTransactionById.load(key.rowId))!);
+      return walletActivity(present(await loaders.walletTransactionById.load(key.rowId), 'Transaction'));
     case 'solana':
-      return solanaActivity((await loaders.solanaTransferById.load(key.rowId))!);
+      return solanaActivity(present(await loaders.solanaTransferById.load(key.rowId), 'Transaction'));
     default:
-      return offrampActivity((await loaders.offrampOrderById.load(key.rowId))!);
+      return offrampActivity(present(await loaders.offrampOrderById.load(key.rowId), 'Transaction'));
   }
 }
 
@@ -164,7 +170,7 @@ export const graphEdgeResolvers: Resolvers = {
   },
   SolanaTransfer: {
     transaction: async (view, _args, context) =>
-      solanaActivity((await context.loaders.solanaTransferById.load(view.id))!),
+      solanaActivity(present(await context.loaders.solanaTransferById.load(view.id), 'Transaction')),
     quote: async (view, _args, context) => {
       if (view.kind !== 'swap') return null;
       const row = await context.loaders.solanaTransferById.load(view.id);
@@ -173,7 +179,7 @@ export const graphEdgeResolvers: Resolvers = {
   },
   OfframpOrder: {
     transaction: async (order, _args, context) =>
-      offrampActivity((await context.loaders.offrampOrderById.load(order.id))!),
+      offrampActivity(present(await context.loaders.offrampOrderById.load(order.id), 'Transaction')),
   },
   // Event payloads carry ids and references; these read the records as they are now.
   WalletUpdate: {
