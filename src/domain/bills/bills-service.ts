@@ -25,6 +25,7 @@ import {
   type BillType,
   BILL_TYPES,
 } from './bills-provider.js';
+import { failureOutcome } from '../upstream/upstream-error.js';
 import { nextRun, RECURRENCE_PATTERNS, type RecurrencePattern } from './recurrence.js';
 
 export const BILL_JOBS = {
@@ -256,14 +257,10 @@ export class BillsService {
         reference: providerReference(record),
       });
     } catch (error) {
-      outcome =
-        error instanceof DomainError && error.status < 500
-          ? { status: 'FAILED', txRef: null, reason: error.message, providerData: {} }
-          : {
-              status: 'PENDING',
-              txRef: null,
-              providerData: { error: 'The provider did not answer clearly; the status is polled.' },
-            };
+      const failure = failureOutcome(error);
+      outcome = failure.refused
+        ? { status: 'FAILED', txRef: null, reason: failure.reason, providerData: {} }
+        : { status: 'PENDING', txRef: null, providerData: { error: failure.reason } };
     }
     return this.settle(recordId, outcome);
   }

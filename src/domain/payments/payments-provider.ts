@@ -1,8 +1,9 @@
 /**
  * An NGN payments provider: card tokens, charges, virtual accounts, banks and transfers. The
  * sandbox simulates one in-process (sandbox-payments-provider.ts); production talks to Flutterwave.
- * Amounts are kobo. Errors are DomainErrors; a call whose outcome is unknown (timeout, 5xx) throws
- * ProviderOutcomeUnknown, and the caller keeps the operation pending until reconciliation.
+ * Amounts are kobo. A provider's failures are classified by upstream/ (refused, outcome unknown,
+ * rate limited, unavailable); the caller keeps an operation whose outcome is unknown pending until
+ * reconciliation.
  */
 
 export interface CardDetails {
@@ -63,13 +64,6 @@ export interface TransferState {
   providerRef: string | null;
   status: TransferStatus;
   reason?: string;
-}
-
-export class ProviderOutcomeUnknown extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ProviderOutcomeUnknown';
-  }
 }
 
 export interface PaymentsProvider {

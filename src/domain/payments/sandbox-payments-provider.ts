@@ -1,19 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError } from '../errors.js';
-import {
-  type Authorization,
-  type Bank,
-  type CardDetails,
-  type CardToken,
-  type ChargeState,
-  type Customer,
-  type NextAction,
-  type PayInAccount,
-  type PaymentsProvider,
-  ProviderOutcomeUnknown,
-  type TransferState,
+import type {
+  Authorization,
+  Bank,
+  CardDetails,
+  CardToken,
+  ChargeState,
+  Customer,
+  NextAction,
+  PayInAccount,
+  PaymentsProvider,
+  TransferState,
 } from './payments-provider.js';
+import { generate } from '../upstream/upstream-error.js';
 
 /**
  * Magic values of the sandbox payments provider. Card numbers never leave the tokenizer: the
@@ -237,7 +237,7 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
     if (transfer.accountNumber === slowAccount) await new Promise((resolve) => setTimeout(resolve, 3000));
     if (transfer.accountNumber === timeoutAccount) {
       this.transfers.set(transfer.reference, { providerRef, status: 'succeeded' });
-      throw new ProviderOutcomeUnknown('The sandbox provider timed out (magic account).');
+      throw generate({ upstream: { name: 'sandbox', label: 'The sandbox provider' }, mutating: true });
     }
     const state: TransferState =
       transfer.accountNumber === failingAccount

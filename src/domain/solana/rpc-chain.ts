@@ -3,6 +3,7 @@ import type { Arrival } from './litesvm-chain.js';
 import { Connection, PublicKey, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
 import { type SignatureState, type SolanaChain, type TokenHolding, TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
+import { classifiedConnection } from '../upstream/solana-rpc.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
 const RPC_TIMEOUT_MS = 10_000;
@@ -27,11 +28,14 @@ export class RpcChain implements SolanaChain {
     url: string,
   ) {
     // A node that never answers must not hold a request forever: every call has a deadline.
-    this.connection = new Connection(url, {
-      commitment: 'confirmed',
-      disableRetryOnRateLimit: true,
-      fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(RPC_TIMEOUT_MS) }),
-    });
+    // Every call's failure is classified (upstream/) the way every other provider's is.
+    this.connection = classifiedConnection(
+      new Connection(url, {
+        commitment: 'confirmed',
+        disableRetryOnRateLimit: true,
+        fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(RPC_TIMEOUT_MS) }),
+      }),
+    );
   }
 
   async latestBlockhash() {

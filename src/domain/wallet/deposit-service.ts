@@ -19,6 +19,7 @@ import type {
   PaymentsProvider,
 } from '../payments/payments-provider.js';
 import { SANDBOX_PAYMENTS } from '../payments/sandbox-payments-provider.js';
+import { failureOutcome } from '../upstream/upstream-error.js';
 import type { UserService } from '../users/user-service.js';
 import { koboFrom, nairaNumber } from './naira.js';
 import type { PaymentMethodService } from './payment-method-service.js';
@@ -486,10 +487,10 @@ export class DepositService {
         }
       } catch (error) {
         // A refusal fails the deposit; anything else leaves it pending for reconciliation, never a guess.
-        state =
-          error instanceof DomainError && error.status < 500
-            ? { providerRef: '', status: 'failed', reason: error.message }
-            : { providerRef: '', status: 'pending' };
+        const failure = failureOutcome(error);
+        state = failure.refused
+          ? { providerRef: '', status: 'failed', reason: failure.reason }
+          : { providerRef: '', status: 'pending' };
       }
       const expiresAt =
         payIn?.expiresAt ??

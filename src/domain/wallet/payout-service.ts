@@ -5,12 +5,13 @@ import { payouts } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
-import { badInput, DomainError, notFound } from '../errors.js';
+import { badInput, notFound } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ledger } from '../ledger/ledger.js';
-import { type PaymentsProvider, ProviderOutcomeUnknown, type TransferState } from '../payments/payments-provider.js';
+import type { PaymentsProvider, TransferState } from '../payments/payments-provider.js';
+import { failureOutcome } from '../upstream/upstream-error.js';
 import { koboFrom, nairaNumber } from './naira.js';
 import { transactionStore } from './transaction-store.js';
 import { openPendingTransaction, recordTransactionEvent, recordTransactionProgress } from './wallet-events.js';
@@ -260,13 +261,8 @@ async function sendTransfer(provider: PaymentsProvider, payout: PayoutRow): Prom
       narration: payout.narration ?? `Payout ${payout.reference}`,
     });
   } catch (error) {
-    if (error instanceof DomainError && error.status < 500)
-      return { providerRef: null, status: 'failed', reason: error.message };
-    return {
-      providerRef: null,
-      status: 'pending',
-      reason: error instanceof ProviderOutcomeUnknown ? error.message : 'The provider did not answer clearly.',
-    };
+    const outcome = failureOutcome(error);
+    return { providerRef: null, status: outcome.refused ? 'failed' : 'pending', reason: outcome.reason };
   }
 }
 
