@@ -10,6 +10,7 @@ import { billJobHandlers } from './domain/bills/bill-jobs.js';
 import { WebhookDeliveryHandler } from './domain/webhooks/delivery-worker.js';
 import { SolanaConfirmHandler } from './domain/solana/solana-jobs.js';
 import { LedgerCheckHandler, scheduleLedgerCheck } from './domain/ledger/ledger-check-job.js';
+import { HoldExpiryHandler } from './domain/money/holds.js';
 
 /** Every job kind this gateway runs, with its handler. */
 export function jobHandlersOf(services: Services): JobHandler[] {
@@ -23,6 +24,7 @@ export function jobHandlersOf(services: Services): JobHandler[] {
     ...walletJobHandlers(services.deposits, services.payouts, services.clock),
     ...billJobHandlers(services.bills, services.clock),
     new SolanaConfirmHandler(services.solanaTransfers, services.clock),
+    new HoldExpiryHandler(services.db, services.clock),
     ...retentionJobHandlers(services.db, services.clock, config),
     new LedgerCheckHandler(
       services.ledgerCheck,

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { ledgerAccounts, ledgerEntries, ledgerHolds, ledgerPostings } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
@@ -31,7 +31,7 @@ export interface Posting {
   lines: PostingLine[];
 }
 
-const keyOf = (ref: AccountRef) => `${ref.environment}:${ref.userId ?? 'system'}:${ref.code}`;
+export const keyOf = (ref: AccountRef) => `${ref.environment}:${ref.userId ?? 'system'}:${ref.code}`;
 
 export const walletOf = (environment: Environment, userId: string): AccountRef => ({
   environment,
@@ -130,10 +130,18 @@ export const ledger = {
     owner: { environment: Environment; userId: string },
     amount: bigint,
     reference: string,
+    options: { expiresAt?: Date | undefined; transactionId?: string | undefined } = {},
   ): Promise<string> {
     const [hold] = await tx
       .insert(ledgerHolds)
-      .values({ environment: owner.environment, userId: owner.userId, amount, reference })
+      .values({
+        environment: owner.environment,
+        userId: owner.userId,
+        amount,
+        reference,
+        expiresAt: options.expiresAt ?? null,
+        transactionId: options.transactionId ?? null,
+      })
       .returning({ id: ledgerHolds.id });
     await this.post(tx, {
       environment: owner.environment,
@@ -175,12 +183,26 @@ export const ledger = {
 
   /** Returns a hold to the wallet. At most once: false if it was already captured or released. */
   async release(tx: Executor, holdId: string, at: Date): Promise<boolean> {
+    return (await this.releaseHold(tx, holdId, at)) !== undefined;
+  },
+
+  /**
+   * Returns a hold to the wallet, at most once, and answers the released hold (undefined if it was
+   * already settled). With `expiredBy`, only a hold whose expiry is at or before then is released.
+   */
+  async releaseHold(tx: Executor, holdId: string, at: Date, options: { expiredBy?: Date } = {}) {
     const [hold] = await tx
       .update(ledgerHolds)
       .set({ status: 'released', settledAt: at })
-      .where(and(eq(ledgerHolds.id, holdId), eq(ledgerHolds.status, 'held')))
+      .where(
+        and(
+          eq(ledgerHolds.id, holdId),
+          eq(ledgerHolds.status, 'held'),
+          options.expiredBy ? lte(ledgerHolds.expiresAt, options.expiredBy) : undefined,
+        ),
+      )
       .returning();
-    if (!hold) return false;
+    if (!hold) return undefined;
     await this.post(tx, {
       environment: hold.environment,
       kind: 'release',
@@ -191,7 +213,7 @@ export const ledger = {
         { account: walletOf(hold.environment, hold.userId), amount: hold.amount },
       ],
     });
-    return true;
+    return hold;
   },
 
   /**
