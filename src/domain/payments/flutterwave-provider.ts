@@ -132,6 +132,8 @@ export function verifyFlutterwaveSignature(
  */
 export class FlutterwaveProvider implements PaymentsProvider {
   readonly name = 'flutterwave';
+  /** Flutterwave's webhooks can be lost: a pending charge is asked about after five minutes. */
+  readonly pollChargesAfterMs = 5 * 60_000;
   private token: { value: string; expiresAt: number } | undefined;
 
   constructor(private readonly config: FlutterwaveConfig) {}

@@ -68,6 +68,17 @@ export interface TransferState {
 
 export interface PaymentsProvider {
   readonly name: string;
+  /**
+   * How soon a pending charge is first asked about, in case the provider's webhook is lost; absent
+   * for a provider that settles every charge itself (the sandbox's simulated payers).
+   */
+  readonly pollChargesAfterMs?: number;
+  /**
+   * A simulated payer (sandbox only): in how many ms a deposit of this method and amount arrives by
+   * itself, or undefined if it never does. Absent for real providers, whose payers are real; a
+   * provider without it cannot simulate transfers either.
+   */
+  simulatedArrivalMs?(deposit: { method: string; amount: bigint }): number | undefined;
   tokenizeCard(card: CardDetails): Promise<CardToken>;
   chargeCard(charge: {
     reference: string;

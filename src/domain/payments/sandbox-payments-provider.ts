@@ -87,6 +87,12 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
 
   constructor(private readonly clock: Clock) {}
 
+  /** A transfer, USSD or payment-link payer pays after `arrivalSeconds`; a card pays at once; one magic amount never arrives. */
+  simulatedArrivalMs(deposit: { method: string; amount: bigint }): number | undefined {
+    if (deposit.method === 'card' || deposit.amount === SANDBOX_PAYMENTS.neverArrivesKobo) return undefined;
+    return SANDBOX_PAYMENTS.arrivalSeconds * 1000;
+  }
+
   async tokenizeCard(card: CardDetails): Promise<CardToken> {
     const number = card.number.replace(/[\s-]/g, '');
     if (!/^\d{13,19}$/.test(number) || !luhnValid(number))
@@ -255,6 +261,7 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
 /** Production without a configured provider. */
 export class UnconfiguredPaymentsProvider implements PaymentsProvider {
   readonly name = 'unconfigured';
+  readonly pollChargesAfterMs = 5 * 60_000;
   private fail(): never {
     throw new DomainError(
       'SERVICE_UNAVAILABLE',
