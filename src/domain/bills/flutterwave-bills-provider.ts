@@ -236,7 +236,8 @@ export class FlutterwaveBillsProvider implements BillsProvider {
           at,
         });
       }
-      const pages = (Array.isArray(data) ? undefined : data.page_info?.total_pages) ?? 1;
+      // Without page_info beside the rows (a bare array), pages run until an empty one.
+      const pages = Array.isArray(data) ? Number.POSITIVE_INFINITY : (data.page_info?.total_pages ?? 1);
       if (rows.length === 0 || page >= pages) break;
     }
     return records;
