@@ -211,11 +211,12 @@ export class FakeFlutterwave extends LocalHttpServer {
         reference: body.reference,
         ...(parts[1] === 'BIL112' ? { recharge_token: '1234-5678-9012-3456-7890', units: '40.0 kWh' } : {}),
         status: body.customer_id === '08000000009' ? 'pending' : 'success',
+        created_at: new Date().toISOString(),
       };
       this.bills.set(body.reference, bill);
       if (body.customer_id === '08000000009')
         return send(504, { status: 'error', message: 'Gateway timeout', data: null });
-      const { status: _status, ...answer } = bill;
+      const { status: _status, created_at: _at, ...answer } = bill;
       return ok({ ...answer, status: 'success' });
     }
     if (method === 'GET' && parts[0] === 'bills' && parts[1]) {
