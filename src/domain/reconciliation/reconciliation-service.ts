@@ -184,18 +184,22 @@ export class Reconciliation {
               ),
             )
             .returning({ id: reconBreaks.id });
+          // A concurrent run of the same day may have inserted it a moment ago: then it is that row.
           if (!seen)
-            await tx.insert(reconBreaks).values({
-              ...values,
-              environment: options.environment,
-              provider,
-              businessDate,
-              itemType: b.itemType,
-              reference: b.reference,
-              kind: b.kind,
-              firstRunId: run!.id,
-              detectedAt: startedAt,
-            });
+            await tx
+              .insert(reconBreaks)
+              .values({
+                ...values,
+                environment: options.environment,
+                provider,
+                businessDate,
+                itemType: b.itemType,
+                reference: b.reference,
+                kind: b.kind,
+                firstRunId: run!.id,
+                detectedAt: startedAt,
+              })
+              .onConflictDoNothing();
         }
       }
       // Open breaks of this day that this run no longer finds have cleared (a late record arrived).
