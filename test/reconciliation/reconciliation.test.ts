@@ -7,7 +7,9 @@ import { FlutterwaveProvider } from '../../src/domain/payments/flutterwave-provi
 import { matchRecords } from '../../src/domain/reconciliation/matcher.js';
 import { Reconciliation } from '../../src/domain/reconciliation/reconciliation-service.js';
 import type { ListWindow, ProviderRecord } from '../../src/domain/reconciliation/records.js';
-import { chainSource, paymentsSource } from '../../src/domain/reconciliation/sources.js';
+import { billsSource, chainSource, paymentsSource } from '../../src/domain/reconciliation/sources.js';
+import { billRecords } from '../../src/db/bills-schema.js';
+import { FlutterwaveBillsProvider } from '../../src/domain/bills/flutterwave-bills-provider.js';
 import type { SolanaChain } from '../../src/domain/solana/chain.js';
 import { readReconciliation } from '../../src/observability/db-gauges.js';
 import { registry } from '../../src/observability/metrics.js';
@@ -270,6 +272,57 @@ describe('reconciliation', () => {
     expect((await recon.breaks()).find((b) => b.id === missing!.id)).toMatchObject({ status: 'cleared' });
     // Other days' breaks are untouched by this day's run.
     expect((await recon.breaks({ open: true })).length).toBe(3);
+  });
+
+  it('bills: a payment the provider completed that the gateway recorded as failed is status_differs; an agreeing one matches', async () => {
+    const bills = new Reconciliation(
+      t.services.db,
+      clock,
+      [
+        billsSource(
+          'production',
+          new FlutterwaveBillsProvider({ secretKey: fake.v3SecretKey, baseUrl: `${fake.url}/v3` }),
+        ),
+      ],
+      { settlementHours: 24, settlementHoursByProvider: {}, breakMaxAgeMs: 72 * HOUR },
+    );
+    const day = new Date().toISOString().slice(0, 10);
+    const bill = async (status: 'SUCCESS' | 'FAILED') => {
+      const [row] = await t.services.db
+        .insert(billRecords)
+        .values({
+          ...owner(),
+          reference: `BILL-${crypto.randomUUID()}`,
+          billerCode: 'BIL099',
+          itemCode: 'AT099',
+          customer: '08031234567',
+          amount: 50_000n,
+          type: 'AIRTIME',
+          status,
+          billerName: 'MTN',
+          provider: 'flutterwave',
+        })
+        .returning();
+      // The provider's own record, paid under the gateway's provider reference.
+      await new FlutterwaveBillsProvider({ secretKey: fake.v3SecretKey, baseUrl: `${fake.url}/v3` }).pay({
+        billerCode: 'BIL099',
+        itemCode: 'AT099',
+        customer: '08031234567',
+        amount: 50_000n,
+        reference: `pgw-${row!.id}`,
+      });
+      return row!;
+    };
+    await bill('SUCCESS');
+    const failed = await bill('FAILED');
+    clock.set(new Date(Date.now() + 3 * 86_400_000));
+    const run = await bills.run({ environment: 'production', date: day, trigger: 'manual' });
+    expect(run.sources[0]).toMatchObject({ provider: 'flutterwave-bills', ours: 2, theirs: 2, matched: 1, breaks: 1 });
+    const found = (await bills.breaks({ open: true })).filter((b) => b.provider === 'flutterwave-bills');
+    expect(found.map((b) => [b.reference, b.kind, b.ourStatus, b.theirStatus])).toEqual([
+      [`pgw-${failed.id}`, 'status_differs', 'failed', 'succeeded'],
+    ]);
+    await bills.resolve(found[0]!.id, 'Biller confirmed delivery; the record is corrected by support.');
   });
 
   it('an unreadable provider fails its part of the run and keeps its open breaks', async () => {

@@ -68,7 +68,7 @@ export async function ourPayouts(db: Executor, environment: Environment, provide
   );
 }
 
-/** Bill payments, sent under the bill's own reference. */
+/** Bill payments, sent as `pgw-<id>` (unique across users; the caller's reference is per user). */
 export async function ourBills(db: Executor, environment: Environment, provider: string, window: ListWindow) {
   const rows = await db
     .select()
@@ -84,7 +84,7 @@ export async function ourBills(db: Executor, environment: Environment, provider:
   return rows.map(
     (b): OurRecord => ({
       itemType: 'bill',
-      reference: b.reference,
+      reference: `pgw-${b.id}`,
       providerRef: b.txRef,
       amount: b.amount,
       currency: 'NGN',
