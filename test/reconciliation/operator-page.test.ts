@@ -15,7 +15,8 @@ describe('the operator reconciliation page and the daily job', () => {
   beforeAll(async () => {
     t = await createTestApp({ isolated: true, clock, config: { OPERATOR_TOKEN } });
     off = await createTestApp({ isolated: true });
-  });
+    // Two apps on a loaded machine: start-up is the slow part.
+  }, 180_000);
   afterAll(async () => {
     await t.close();
     await off.close();

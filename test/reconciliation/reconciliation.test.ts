@@ -61,7 +61,7 @@ describe('reconciliation', () => {
       { settlementHours: 24, settlementHoursByProvider: { flutterwave: 12 }, breakMaxAgeMs: 72 * HOUR },
     );
     userId = (await seedTenant(t.services)).user.id;
-  });
+  }, 120_000);
   afterAll(async () => {
     await fake.stop();
     await t.close();
