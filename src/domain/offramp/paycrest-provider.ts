@@ -9,7 +9,7 @@ import {
   type OfframpStatus,
   type OfframpToken,
 } from './catalogue.js';
-import { type ListWindow, minorUnitsOf, type ProviderRecord, recordStatusOf } from '../reconciliation/records.js';
+import { type ListWindow, minorUnitsOf, offrampRecordStatus, type ProviderRecord } from '../reconciliation/records.js';
 import type {
   OfframpAsset,
   OfframpProvider,
@@ -192,7 +192,8 @@ export class PaycrestProvider implements OfframpProvider {
           providerRef: order.id,
           amount: minorUnitsOf(order.amount, decimalsOf(order.token, order.network)),
           currency: `${order.token.toUpperCase()}@${order.network}`,
-          status: recordStatusOf(order.status),
+          // Through the gateway's own mapping: `settling` is fiat delivered, as the order shows it.
+          status: offrampRecordStatus(paycrestStatus(order.status)),
           at,
         });
       }

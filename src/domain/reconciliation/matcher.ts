@@ -26,7 +26,8 @@ export interface Break {
 }
 
 export interface MatchResult {
-  matched: number;
+  /** When each matched item happened (the gateway's time, else the provider's): callers count a day's. */
+  matched: Date[];
   breaks: Break[];
 }
 
@@ -47,21 +48,21 @@ export function matchRecords(itemType: string, ours: OurRecord[], theirs: Provid
   const used = new Set<ProviderRecord>();
   const take = (list: ProviderRecord[] | undefined) => list?.find((r) => !used.has(r));
   const breaks: Break[] = [];
-  let matched = 0;
+  const matched: Date[] = [];
   for (const our of ours) {
     const their =
       take(byReference.get(our.reference)) ?? (our.providerRef ? take(byProviderRef.get(our.providerRef)) : undefined);
     const at = { itemType, reference: our.reference, currency: our.currency, ours: our, theirs: their };
     if (!their) {
       if (our.status === 'succeeded') breaks.push({ kind: 'missing_theirs', ...at });
-      else matched++;
+      else matched.push(our.at);
       continue;
     }
     used.add(their);
     if (their.status !== our.status) breaks.push({ kind: 'status_differs', ...at });
     else if (our.status !== 'failed' && their.amount !== null && their.amount !== our.amount)
       breaks.push({ kind: 'amount_differs', ...at });
-    else matched++;
+    else matched.push(our.at);
   }
   for (const their of theirs) {
     if (used.has(their)) continue;
@@ -74,7 +75,7 @@ export function matchRecords(itemType: string, ours: OurRecord[], theirs: Provid
         ours: undefined,
         theirs: their,
       });
-    else matched++;
+    else matched.push(their.at);
   }
   return { matched, breaks };
 }

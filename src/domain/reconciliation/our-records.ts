@@ -6,7 +6,7 @@ import { solanaTransfers, solanaWallets } from '../../db/solana-schema.js';
 import { deposits, payouts } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { OurRecord } from './matcher.js';
-import type { ListWindow, RecordStatus } from './records.js';
+import { type ListWindow, offrampRecordStatus, type RecordStatus } from './records.js';
 
 /**
  * The gateway's side of each comparison: its provider-facing records of one provider in one
@@ -114,16 +114,10 @@ export async function ourOfframpOrders(db: Executor, environment: Environment, p
       providerRef: o.providerOrderId,
       amount: o.amountRaw,
       currency: `${o.token}@${o.network}`,
-      status: offrampStatusOf(o.status),
+      status: offrampRecordStatus(o.status),
       at: o.createdAt,
     }),
   );
-}
-
-function offrampStatusOf(status: string): RecordStatus {
-  if (status === 'completed' || status === 'fiat_sent' || status === 'settled') return 'succeeded';
-  if (status === 'failed' || status === 'expired' || status === 'refunded' || status === 'cancelled') return 'failed';
-  return 'pending';
 }
 
 /** Custodial wallets of an environment, by address: whose transactions on chain the gateway must know. */

@@ -111,7 +111,7 @@ export class Reconciliation {
           const result = matchRecords(item.itemType, item.ours, item.theirs);
           // Listed wider than the day so pairs meet; only the day's items count.
           breaks.push(...result.breaks.filter((b) => inDay((b.ours ?? b.theirs)!.at)));
-          matched += result.matched;
+          matched += result.matched.filter(inDay).length;
           const ourDay = item.ours.filter((r) => inDay(r.at));
           const theirDay = item.theirs.filter((r) => inDay(r.at));
           ours += ourDay.length;

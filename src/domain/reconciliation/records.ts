@@ -46,3 +46,10 @@ export function minorUnitsOf(value: unknown, decimals = 2): bigint {
   const units = BigInt(match[2]! + fraction.padEnd(decimals, '0'));
   return match[1] ? -units : units;
 }
+
+/** An offramp order's gateway status as reconciliation compares it: fiat delivered is done. */
+export function offrampRecordStatus(status: string | undefined): RecordStatus {
+  if (status === 'completed' || status === 'fiat_sent') return 'succeeded';
+  if (status === 'failed' || status === 'expired' || status === 'refunded') return 'failed';
+  return 'pending';
+}
