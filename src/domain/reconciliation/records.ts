@@ -36,6 +36,8 @@ export function recordStatusOf(status: string | undefined | null): RecordStatus 
 /**
  * A decimal amount in major units as providers send it (500, "500.0000", 12.5) in minor units,
  * without passing through a float: "12.345" with two decimals is refused rather than rounded.
+ * Not money/decimal.ts's parseUnits: that reads a caller's input (a 400 on a field) and refuses the
+ * trailing zeros providers pad their amounts with.
  */
 export function minorUnitsOf(value: unknown, decimals = 2): bigint {
   const text = String(value ?? '').trim();
