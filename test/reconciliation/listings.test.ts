@@ -1,4 +1,7 @@
+import { Connection, Keypair, LAMPORTS_PER_SOL, type PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RpcChain } from '../../src/domain/solana/rpc-chain.js';
+import { FakeSolanaRpc } from '../fakes/solana-rpc.js';
 import { FlutterwaveBillsProvider } from '../../src/domain/bills/flutterwave-bills-provider.js';
 import { SandboxBillsProvider } from '../../src/domain/bills/sandbox-bills-provider.js';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -115,5 +118,38 @@ describe('providers list their own records for reconciliation', () => {
 
   it('the reconciliation job runs in the maintenance lane', () => {
     expect(laneOf('recon.daily')).toBe('maintenance');
+  });
+});
+
+describe('a Solana RPC chain lists what a wallet signed', () => {
+  let rpc: FakeSolanaRpc;
+  beforeAll(async () => {
+    rpc = await new FakeSolanaRpc().start();
+  });
+  afterAll(() => rpc.stop());
+
+  it('signatures the wallet signed in the window, not the transfers others sent it', async () => {
+    const wallet = Keypair.generate();
+    const other = Keypair.generate();
+    rpc.airdrop(wallet.publicKey, 10n * BigInt(LAMPORTS_PER_SOL));
+    rpc.airdrop(other.publicKey, 10n * BigInt(LAMPORTS_PER_SOL));
+    const connection = new Connection(rpc.url, 'confirmed');
+    const send = async (from: Keypair, to: PublicKey, lamports: bigint) => {
+      const tx = new Transaction({
+        feePayer: from.publicKey,
+        blockhash: rpc.svm.latestBlockhash(),
+        lastValidBlockHeight: 0,
+      });
+      tx.add(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to, lamports }));
+      tx.sign(from);
+      return connection.sendRawTransaction(tx.serialize());
+    };
+    const mine = [await send(wallet, other.publicKey, 1_000n), await send(wallet, other.publicKey, 2_000n)];
+    await send(other, wallet.publicKey, 3_000n);
+    const chain = new RpcChain('devnet', rpc.url);
+    const listed = await chain.signedBy(wallet.publicKey.toBase58(), wide);
+    expect(listed.map((r) => r.reference).sort()).toEqual([...mine].sort());
+    expect(listed.every((r) => r.status === 'succeeded' && r.amount === null)).toBe(true);
+    expect(await chain.signedBy(wallet.publicKey.toBase58(), { from: new Date(0), to: new Date(1000) })).toEqual([]);
   });
 });
