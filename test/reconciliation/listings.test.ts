@@ -1,6 +1,8 @@
 import { Connection, Keypair, LAMPORTS_PER_SOL, type PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RpcChain } from '../../src/domain/solana/rpc-chain.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { dayWindow, parseSettlementHours } from '../../src/domain/reconciliation/reconciliation-service.js';
 import { FakeSolanaRpc } from '../fakes/solana-rpc.js';
 import { FlutterwaveBillsProvider } from '../../src/domain/bills/flutterwave-bills-provider.js';
 import { SandboxBillsProvider } from '../../src/domain/bills/sandbox-bills-provider.js';
@@ -151,5 +153,25 @@ describe('a Solana RPC chain lists what a wallet signed', () => {
     expect(listed.map((r) => r.reference).sort()).toEqual([...mine].sort());
     expect(listed.every((r) => r.status === 'succeeded' && r.amount === null)).toBe(true);
     expect(await chain.signedBy(wallet.publicKey.toBase58(), { from: new Date(0), to: new Date(1000) })).toEqual([]);
+  });
+});
+
+describe('reconciliation settings', () => {
+  it('per-provider settlement windows parse; a malformed list or a short operator token is refused', () => {
+    const config = loadConfig({ RECON_SETTLEMENT_HOURS_BY_PROVIDER: 'flutterwave=24,paycrest=2' });
+    expect(parseSettlementHours(config.RECON_SETTLEMENT_HOURS_BY_PROVIDER)).toEqual({ flutterwave: 24, paycrest: 2 });
+    expect(parseSettlementHours(loadConfig({}).RECON_SETTLEMENT_HOURS_BY_PROVIDER)).toEqual({});
+    expect(() => loadConfig({ RECON_SETTLEMENT_HOURS_BY_PROVIDER: 'flutterwave:24' })).toThrow(ConfigError);
+    expect(() => loadConfig({ RECON_ENVIRONMENTS: 'staging' })).toThrow(ConfigError);
+    expect(() => loadConfig({ OPERATOR_TOKEN: 'short' })).toThrow(ConfigError);
+  });
+
+  it('a day is a UTC day; anything else names --date', () => {
+    expect(dayWindow('2026-02-28')).toEqual({
+      from: new Date('2026-02-28T00:00:00.000Z'),
+      to: new Date('2026-03-01T00:00:00.000Z'),
+    });
+    expect(() => dayWindow('2026-02-30')).toThrow(/date must be a day/);
+    expect(() => dayWindow('yesterday')).toThrow(/date must be a day/);
   });
 });
