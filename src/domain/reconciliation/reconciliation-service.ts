@@ -1,17 +1,17 @@
-import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { type Database, queryRows } from '../../db/client.js';
 import { toSafeNumber } from '../../db/columns.js';
 import { reconBreaks, reconRuns } from '../../db/reconciliation-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError } from '../errors.js';
-import { type Break, clearingOf, matchRecords } from './matcher.js';
+import { clearUnseenBreaks, storeBreaks } from './break-store.js';
+import type { Break } from './matcher.js';
 import type { ListWindow } from './records.js';
+import { reconcileSource, type SourceSummary } from './source-run.js';
 import type { ReconciliationSource } from './sources.js';
 
 const DAY_MS = 86_400_000;
-/** Both sides are listed this much beyond the day, so an item stamped a little apart on each side still meets its pair. */
-const MARGIN_MS = 15 * 60_000;
 
 export interface ReconciliationSettings {
   /** Hours after the day's end by which a provider's clearing must be zero: default, then per provider. */
@@ -21,18 +21,7 @@ export interface ReconciliationSettings {
   breakMaxAgeMs: number;
 }
 
-export interface SourceSummary {
-  provider: string;
-  ours: number;
-  theirs: number;
-  matched: number;
-  breaks: number;
-  /** Kobo, as decimal text; null where amounts cannot be summed (tokens) or the provider was not read. */
-  clearingMinor: string | null;
-  /** True once the day's end plus the provider's settlement window has passed. */
-  clearingDue: boolean;
-  error?: string;
-}
+export type { SourceSummary };
 
 export type ReconRun = typeof reconRuns.$inferSelect & { sources: SourceSummary[] };
 export type ReconBreak = typeof reconBreaks.$inferSelect;
@@ -93,54 +82,13 @@ export class Reconciliation {
         `provider must be one of ${this.providers(options.environment).join(', ') || '(none configured)'} in ${options.environment}.`,
       );
     const startedAt = this.clock.now();
-    const padded = { from: new Date(window.from.getTime() - MARGIN_MS), to: new Date(window.to.getTime() + MARGIN_MS) };
-    const inDay = (at: Date) => at >= window.from && at < window.to;
     const summaries: SourceSummary[] = [];
     const found: Array<{ provider: string; breaks: Break[] }> = [];
     for (const source of sources) {
       const due = startedAt.getTime() >= window.to.getTime() + this.settlementHoursOf(source.provider) * 3_600_000;
-      try {
-        const items = await source.items(this.db, padded);
-        let matched = 0;
-        let ours = 0;
-        let theirs = 0;
-        let clearing = 0n;
-        let summable = true;
-        const breaks: Break[] = [];
-        for (const item of items) {
-          const result = matchRecords(item.itemType, item.ours, item.theirs);
-          // Listed wider than the day so pairs meet; only the day's items count.
-          breaks.push(...result.breaks.filter((b) => inDay((b.ours ?? b.theirs)!.at)));
-          matched += result.matched.filter(inDay).length;
-          const ourDay = item.ours.filter((r) => inDay(r.at));
-          const theirDay = item.theirs.filter((r) => inDay(r.at));
-          ours += ourDay.length;
-          theirs += theirDay.length;
-          if (item.clearing) clearing += clearingOf(item.direction, ourDay, theirDay);
-          else summable = false;
-        }
-        found.push({ provider: source.provider, breaks });
-        summaries.push({
-          provider: source.provider,
-          ours,
-          theirs,
-          matched,
-          breaks: breaks.length,
-          clearingMinor: summable ? clearing.toString() : null,
-          clearingDue: due,
-        });
-      } catch (error) {
-        summaries.push({
-          provider: source.provider,
-          ours: 0,
-          theirs: 0,
-          matched: 0,
-          breaks: 0,
-          clearingMinor: null,
-          clearingDue: due,
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
+      const result = await reconcileSource(this.db, source, window, due);
+      summaries.push(result.summary);
+      if (result.breaks) found.push({ provider: source.provider, breaks: result.breaks });
     }
     const breakCount = summaries.reduce((n, s) => n + s.breaks, 0);
     return this.db.transaction(async (tx) => {
@@ -158,65 +106,14 @@ export class Reconciliation {
           finishedAt: this.clock.now(),
         })
         .returning();
-      for (const { provider, breaks } of found) {
-        for (const b of breaks) {
-          const values = {
-            currency: b.currency,
-            ourAmount: b.ours ? b.ours.amount.toString() : null,
-            theirAmount: b.theirs?.amount != null ? b.theirs.amount.toString() : null,
-            ourStatus: b.ours?.status ?? null,
-            theirStatus: b.theirs?.status ?? null,
-            detail: b.theirs ? { providerRef: b.theirs.providerRef } : null,
-            lastRunId: run!.id,
-          };
-          // Found before and still open: the same break, seen again.
-          const [seen] = await tx
-            .update(reconBreaks)
-            .set(values)
-            .where(
-              and(
-                eq(reconBreaks.environment, options.environment),
-                eq(reconBreaks.provider, provider),
-                eq(reconBreaks.itemType, b.itemType),
-                eq(reconBreaks.reference, b.reference),
-                eq(reconBreaks.kind, b.kind),
-                eq(reconBreaks.status, 'open'),
-              ),
-            )
-            .returning({ id: reconBreaks.id });
-          // A concurrent run of the same day may have inserted it a moment ago: then it is that row.
-          if (!seen)
-            await tx
-              .insert(reconBreaks)
-              .values({
-                ...values,
-                environment: options.environment,
-                provider,
-                businessDate,
-                itemType: b.itemType,
-                reference: b.reference,
-                kind: b.kind,
-                firstRunId: run!.id,
-                detectedAt: startedAt,
-              })
-              .onConflictDoNothing();
-        }
-      }
-      // Open breaks of this day that this run no longer finds have cleared (a late record arrived).
-      const read = found.map((f) => f.provider);
-      if (read.length)
-        await tx
-          .update(reconBreaks)
-          .set({ status: 'cleared', resolvedAt: this.clock.now() })
-          .where(
-            and(
-              eq(reconBreaks.environment, options.environment),
-              eq(reconBreaks.businessDate, businessDate),
-              inArray(reconBreaks.provider, read),
-              eq(reconBreaks.status, 'open'),
-              ne(reconBreaks.lastRunId, run!.id),
-            ),
-          );
+      await storeBreaks(tx, { environment: options.environment, businessDate, runId: run!.id, at: startedAt }, found);
+      await clearUnseenBreaks(tx, {
+        environment: options.environment,
+        businessDate,
+        runId: run!.id,
+        at: this.clock.now(),
+        providers: found.map((f) => f.provider),
+      });
       return run as ReconRun;
     });
   }
