@@ -13,6 +13,8 @@ export function describeNotices(notices: ReconNotices, maxAgeHours: number): str
     lines.push(
       `NOTICE: ${c.provider} (${c.environment}) clearing is ${c.clearingMinor} kobo past its settlement window (day ${c.businessDate})`,
     );
+  for (const u of notices.unreadProviders)
+    lines.push(`NOTICE: ${u.provider} (${u.environment}) could not be read at the latest run: ${u.error}`);
   return lines;
 }
 

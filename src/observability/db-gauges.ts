@@ -146,6 +146,9 @@ export async function readReconciliation(reconciliation: Reconciliation): Promis
   for (const row of open)
     metrics.reconBreaksOpen.set({ environment: row.environment, provider: row.provider, kind: row.kind }, row.n);
   metrics.reconAgedBreaks.set(notices.agedBreaks);
+  metrics.reconProviderUnread.reset();
+  for (const u of notices.unreadProviders)
+    metrics.reconProviderUnread.set({ environment: u.environment, provider: u.provider }, 1);
   metrics.reconClearing.reset();
   metrics.reconClearingOverdue.reset();
   for (const c of clearing) {

@@ -101,6 +101,11 @@ export const metrics = {
     '1 when a provider\u2019s clearing is non-zero past its settlement window, else 0',
     ['environment', 'provider'],
   ),
+  reconProviderUnread: gauge(
+    'gateway_reconciliation_provider_unread',
+    '1 when the latest reconciliation run could not read the provider (outage, credentials)',
+    ['environment', 'provider'],
+  ),
   dbPoolInUse: gauge('gateway_db_pool_connections_in_use', 'Database connections checked out of the pool'),
   dbPoolIdle: gauge('gateway_db_pool_connections_idle', 'Idle database connections in the pool'),
   dbPoolWaiting: gauge('gateway_db_pool_waiting', 'Queries waiting for a database connection'),

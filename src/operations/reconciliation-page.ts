@@ -30,6 +30,9 @@ ${notices.overdueClearing.map(
   (c) =>
     html`<p class="notice">${c.provider} (${c.environment}) clearing is ${c.clearingMinor} kobo past its settlement window (day ${c.businessDate}).</p>`,
 )}
+${notices.unreadProviders.map(
+  (u) => html`<p class="notice">${u.provider} (${u.environment}) could not be read at the latest run: ${u.error}</p>`,
+)}
 <h2>Open breaks (${notices.openBreaks})</h2>
 <table><tr><th>Id</th><th>Detected</th><th>Provider</th><th>Day</th><th>Item</th><th>Reference</th><th>Kind</th><th>Ours</th><th>Theirs</th></tr>
 ${breaks.map(

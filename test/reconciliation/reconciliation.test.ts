@@ -352,6 +352,16 @@ describe('reconciliation', () => {
     expect(run.outcome).toBe('failed');
     expect(run.sources[0]!.error).toMatch(/credentials/);
     expect(await recon.breaks({ open: true })).toHaveLength(open);
+    // Said where an operator looks: the notice and its metric.
+    const notices = await recon.notices();
+    expect(notices.unreadProviders).toEqual([
+      expect.objectContaining({ provider: 'flutterwave', environment: 'production' }),
+    ]);
+    expect(describeNotices(notices, 72).join('\n')).toMatch(/flutterwave \(production\) could not be read/);
+    await readReconciliation(recon);
+    expect(await registry.metrics()).toMatch(
+      /gateway_reconciliation_provider_unread\{environment="production",provider="flutterwave"\} 1/,
+    );
   });
 });
 

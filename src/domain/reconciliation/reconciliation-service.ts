@@ -31,6 +31,8 @@ export interface ReconNotices {
   agedBreaks: number;
   /** Providers whose clearing is non-zero past their settlement window, at their latest run. */
   overdueClearing: Array<{ environment: Environment; provider: string; clearingMinor: string; businessDate: string }>;
+  /** Providers whose most recent run could not read them (an outage, refused credentials), with the error. */
+  unreadProviders: Array<{ environment: Environment; provider: string; error: string; finishedAt: Date }>;
 }
 
 /** `YYYY-MM-DD` as the UTC day it names, or a usage error naming `--date`. */
@@ -160,7 +162,33 @@ export class Reconciliation {
       overdueClearing: (await this.latestClearing()).filter((c) => c.due && c.clearingMinor !== '0') as Array<
         ReconNotices['overdueClearing'][number]
       >,
+      unreadProviders: await this.unreadProviders(),
     };
+  }
+
+  /** Providers whose most recent run (by when it finished) could not read them. */
+  async unreadProviders(): Promise<ReconNotices['unreadProviders']> {
+    const recent = (await this.db
+      .select()
+      .from(reconRuns)
+      .orderBy(desc(reconRuns.finishedAt))
+      .limit(200)) as ReconRun[];
+    const seen = new Set<string>();
+    const unread: ReconNotices['unreadProviders'] = [];
+    for (const run of recent)
+      for (const s of run.sources) {
+        const key = `${run.environment}:${s.provider}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        if (s.error)
+          unread.push({
+            environment: run.environment,
+            provider: s.provider,
+            error: s.error,
+            finishedAt: run.finishedAt,
+          });
+      }
+    return unread;
   }
 
   /** Open breaks by provider and kind (a metrics gauge). */
