@@ -125,7 +125,9 @@ describe('IP allow-list on a production key', () => {
     // This process evicts the key's cached principal on the change: the next request sees the new list.
     expect((await restFrom('198.51.100.1')).statusCode).toBe(200);
     expect((await restFrom('203.0.113.7')).statusCode).toBe(403);
-    const { records: [latest] } = await s.t.services.auditLog.list(
+    const {
+      records: [latest],
+    } = await s.t.services.auditLog.list(
       { kind: 'session', credentialId: 'x', userId: s.tenant.user.id, environment: 'production', abilities: new Set() },
       { action: 'api_key.controls_changed' },
       1,
