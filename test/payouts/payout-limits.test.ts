@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyControlsCommand } from '../../scripts/admin/controls-commands.js';
 import { NO_CONTROLS } from '../../src/domain/auth/key-controls.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { effectiveLimits, payoutLimitDefaultsOf } from '../../src/domain/payouts/payout-limits.js';
@@ -160,5 +161,34 @@ describe('payout controls: per-key amount and velocity limits', () => {
       maxDailyCount: 7,
       maxHourlyCount: 100,
     });
+  });
+});
+
+describe('admin CLI: key-controls', () => {
+  it('shows a key’s controls, changes only the ones given, and refuses another user’s key', async () => {
+    const s = await startTestApp();
+    try {
+      const id = await keyId(s, s.tenant, 'FULL_ACCESS sandbox');
+      const shown = await keyControlsCommand(s.t.services, s.tenant.user.id, id, {});
+      expect(shown.text).toContain('per payout:           default');
+      const changed = await keyControlsCommand(s.t.services, s.tenant.user.id, id, {
+        maxPayout: '2500',
+        ipAllowList: '198.51.100.0/24',
+      });
+      expect(changed.json).toEqual({
+        maxPayoutKobo: '250000',
+        maxDailyKobo: null,
+        maxDailyCount: null,
+        maxHourlyCount: null,
+        ipAllowList: ['198.51.100.0/24'],
+      });
+      const again = await keyControlsCommand(s.t.services, s.tenant.user.id, id, { maxDailyCount: '0' });
+      expect(again.text).toContain('per payout:           ₦2500.00');
+      expect(again.text).toContain('payouts per 24 hours: no limit');
+      const other = await seedTenant(s.t.services);
+      await expect(keyControlsCommand(s.t.services, other.user.id, id, {})).rejects.toThrow(/not found/);
+    } finally {
+      await s.t.close();
+    }
   });
 });
