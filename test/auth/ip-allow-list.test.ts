@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { NO_CONTROLS } from '../../src/domain/auth/key-controls.js';
 import { IpAllowList, parseAllowList } from '../../src/domain/auth/ip-allow-list.js';
 import { type StartedTestApp, startTestApp } from '../helpers/app.js';
+import { waitUntil } from '../helpers/wait.js';
 
 describe('IP allow-list: parsing and matching', () => {
   it('normalises addresses and CIDRs of both families and refuses anything else, naming the entry', () => {
@@ -118,6 +119,36 @@ describe('IP allow-list on a production key', () => {
       });
     expect(await connect('198.51.100.1')).toBe(4403);
     expect(await connect('203.0.113.7')).toBe('connected');
+  });
+
+  it('closes a live WebSocket connection once its address leaves the list', async () => {
+    let closedWith: number | undefined;
+    let connected = false;
+    const client = createClient({
+      url: s.wsUrl,
+      retryAttempts: 0,
+      lazy: false,
+      onNonLazyError: () => undefined,
+      connectionParams: { apiKey: s.tenant.productionKey },
+      webSocketImpl: class extends WebSocket {
+        constructor(url: string, protocols: string[]) {
+          super(url, protocols, { headers: { 'x-forwarded-for': '203.0.113.8' } });
+        }
+      },
+      on: {
+        connected: () => (connected = true),
+        closed: (event) => (closedWith = (event as { code: number }).code),
+      },
+    });
+    await waitUntil(() => connected);
+    await s.t.services.keyControls.set(s.tenant.user.id, keyId, { ...NO_CONTROLS, ipAllowList: ['2001:db8::/32'] });
+    await waitUntil(() => closedWith !== undefined, 5000);
+    expect(closedWith).toBe(4401);
+    await client.dispose();
+    await s.t.services.keyControls.set(s.tenant.user.id, keyId, {
+      ...NO_CONTROLS,
+      ipAllowList: parseAllowList('203.0.113.0/24 2001:db8::/32'),
+    });
   });
 
   it('applies a changed list at once, and records the change in the audit trail', async () => {
