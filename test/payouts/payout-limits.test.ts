@@ -116,12 +116,14 @@ describe('payout controls: per-key amount and velocity limits', () => {
     const { call } = await tenantWith({ maxHourlyCount: 2, maxDailyCount: 3 });
     for (let i = 0; i < 2; i++)
       expect((await call('POST', '/api/v1/wallet/withdraw', { amount: 10, ...to(3) })).statusCode).toBe(201);
-    const hourly = await call('POST', '/api/v1/wallet/withdraw', { amount: 10, ...to(3) });
+    const retried = { 'idempotency-key': `hourly-${Date.now()}` };
+    const hourly = await call('POST', '/api/v1/wallet/withdraw', { amount: 10, ...to(3) }, retried);
     expect(hourly.statusCode).toBe(429);
     expect(hourly.json().limit).toEqual({ name: 'max_payouts_per_hour', value: 2 });
     expect(Number(hourly.headers['retry-after'])).toBe(3600);
     clock.advance(3_600_000);
-    expect((await call('POST', '/api/v1/wallet/withdraw', { amount: 10, ...to(3) })).statusCode).toBe(201);
+    // A 429 is not the key's stored answer: the same request with the same key goes through once the window frees.
+    expect((await call('POST', '/api/v1/wallet/withdraw', { amount: 10, ...to(3) }, retried)).statusCode).toBe(201);
     const daily = await call('POST', '/api/v1/wallet/withdraw', { amount: 10, ...to(3) });
     expect(daily.statusCode).toBe(429);
     expect(daily.json().limit).toEqual({ name: 'max_payouts_per_day', value: 3 });
