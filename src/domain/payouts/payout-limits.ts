@@ -83,6 +83,10 @@ export class PayoutControls {
       const refusal = await this.windowRefusal(tx, principal, limits, payout.amount, now);
       if (refusal) throw refusal;
     }
+    // Rows past the day count for nothing any more; each credential's are dropped as it pays out.
+    await tx.execute(
+      sql`delete from payout_key_usage where credential_id = ${principal.credentialId} and created_at <= ${new Date(now.getTime() - DAY_MS)}`,
+    );
     await tx.insert(payoutKeyUsage).values({
       credentialId: principal.credentialId,
       userId: principal.userId,
@@ -100,10 +104,6 @@ export class PayoutControls {
     amount: bigint,
     now: Date,
   ): Promise<DomainError | undefined> {
-    // Rows past the day count for nothing any more; this key's are dropped as it goes.
-    await tx.execute(
-      sql`delete from payout_key_usage where credential_id = ${principal.credentialId} and created_at <= ${new Date(now.getTime() - DAY_MS)}`,
-    );
     const rows = (
       await queryRows<{ amount: string | number; created_at: Date | string }>(
         tx,
