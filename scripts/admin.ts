@@ -100,10 +100,10 @@ function throughServer(command: string | undefined, baseUrl: string): string {
       return `sign up at ${baseUrl}/signup`;
     case 'create-business':
       return `use ${baseUrl}/dashboard/businesses`;
-    case 'create-key':
-    case 'list-keys':
     case 'key-controls':
       return `use ${baseUrl}/dashboard/controls`;
+    case 'create-key':
+    case 'list-keys':
     case 'revoke-key':
       return `use ${baseUrl}/dashboard/keys, or /api/v1/api-keys (POST, GET, DELETE /:id) with a Full Access key`;
     default:
