@@ -55,6 +55,11 @@ describe('dashboard: payout controls page', () => {
       ipAllowList: ['203.0.113.0/24', '2001:db8::1/128'],
     });
 
+    // A malformed key id in the URL is a missing key, not a database error.
+    expect((await client.post('/dashboard/controls/not-a-key?env=production', { maxPayout: '1' })).statusCode).toBe(
+      404,
+    );
+    await client.get('/dashboard/controls?env=production');
     const bad = await client.post(`/dashboard/controls/${apiKey.id}?env=production`, { ipAllowList: '10.0.0.0/40' });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('is not an IPv4 or IPv6 address or CIDR');

@@ -4,6 +4,7 @@ import type { Database, Executor } from '../../db/client.js';
 import { type AuditChanges, recordAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
+import { isUuid } from '../ids.js';
 import { apiKeyStore } from './api-key-store.js';
 import type { Environment } from './permissions.js';
 import type { Principal } from './principal.js';
@@ -39,6 +40,8 @@ export class KeyControlsService {
   ) {}
 
   async of(db: Executor, keyId: string): Promise<KeyControls> {
+    // An id from a URL may be anything; a malformed one has no controls (and no query).
+    if (!isUuid(keyId)) return NO_CONTROLS;
     const [row] = await db.select().from(apiKeyControls).where(eq(apiKeyControls.apiKeyId, keyId));
     return row ? toControls(row) : NO_CONTROLS;
   }
