@@ -20,6 +20,8 @@ import { withCachedBanks } from './domain/payments/cached-banks.js';
 import type { PaymentsProvider } from './domain/payments/payments-provider.js';
 import { SandboxPaymentsProvider, UnconfiguredPaymentsProvider } from './domain/payments/sandbox-payments-provider.js';
 import { BillsService } from './domain/bills/bills-service.js';
+import { parseSettlementHours, Reconciliation } from './domain/reconciliation/reconciliation-service.js';
+import { reconciliationSources } from './domain/reconciliation/wiring.js';
 import type { BillsProvider } from './domain/bills/bills-provider.js';
 import { SandboxBillsProvider } from './domain/bills/sandbox-bills-provider.js';
 import { FlutterwaveBillsProvider } from './domain/bills/flutterwave-bills-provider.js';
@@ -116,6 +118,8 @@ export interface Services {
   solanaIncoming: IncomingWatch;
   /** The scheduled ledger invariant check and its latest result. */
   ledgerCheck: LedgerCheck;
+  /** Matches providers' own records with the gateway's (docs/reconciliation.md). */
+  reconciliation: Reconciliation;
   /** Balances as of an instant and statements of the NGN wallet. */
   statements: WalletStatements;
   /** The account owners' audit trail and its chain verification. */
@@ -265,8 +269,24 @@ export function createServices(
     solanaTokens,
     config.SOLANA_CONFIRM_WAIT_MS,
   );
+  const reconciliation = new Reconciliation(
+    db,
+    clock,
+    reconciliationSources({
+      payments: providers,
+      bills: { sandbox: sandboxBills, production: productionBills },
+      offramp: { production: paycrest },
+      chains: Object.values(rpcChains),
+    }),
+    {
+      settlementHours: config.RECON_SETTLEMENT_HOURS,
+      settlementHoursByProvider: parseSettlementHours(config.RECON_SETTLEMENT_HOURS_BY_PROVIDER),
+      breakMaxAgeMs: config.RECON_BREAK_MAX_AGE_HOURS * 3_600_000,
+    },
+  );
   return {
     solanaIncoming,
+    reconciliation,
     ledgerCheck: new LedgerCheck(db, clock),
     statements: new WalletStatements(db),
     auditLog: new AuditLog(db),
