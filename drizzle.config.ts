@@ -12,6 +12,8 @@ export default defineConfig({
     './src/db/accounts-schema.ts',
     './src/db/books-schema.ts',
     './src/db/lifecycle-schema.ts',
+    './src/db/reconciliation-schema.ts',
+    './src/db/controls-schema.ts',
   ],
   out: './src/db/migrations',
 });

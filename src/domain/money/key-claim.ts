@@ -162,4 +162,5 @@ export async function refuseKey(db: Database, ref: KeyRef, error: DomainError): 
 
 /** Whether a refusal is an answer to keep (a client's mistake or a business rule), not a fault to retry. */
 export const isRefusal = (error: unknown): error is DomainError =>
-  error instanceof DomainError && error.status < 500 && error.code !== 'RATE_LIMITED';
+  // A 429 (a rate or payout-velocity limit) passes with time: a retry with the same key may succeed.
+  error instanceof DomainError && error.status < 500 && error.status !== 429;

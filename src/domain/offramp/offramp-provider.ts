@@ -1,3 +1,4 @@
+import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
 import type { FiatCurrency, OfframpNetwork, OfframpStatus, OfframpToken } from './catalogue.js';
 
 /** A token the provider accepts on a network. */
@@ -72,4 +73,6 @@ export interface OfframpProvider {
    * Absent for real providers, where the sender pays into `receiveAddress` themselves.
    */
   simulatedDepositHash?(orderId: string): string;
+  /** Reconciliation: the provider's orders created in the window, amounts in token base units (absent in the sandbox). */
+  listOrders?(window: ListWindow): Promise<ProviderRecord[]>;
 }

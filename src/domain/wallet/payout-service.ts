@@ -1,3 +1,4 @@
+import type { PayoutControls } from '../payouts/payout-limits.js';
 import type { Database, Executor } from '../../db/client.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
@@ -55,6 +56,7 @@ export class PayoutService {
     private readonly idempotency: Idempotency,
     private readonly providerFor: (environment: Environment) => PaymentsProvider,
     private readonly coolingOff: CoolingOffPolicy = { periodMs: 0, capKobo: 0n },
+    private readonly controls?: PayoutControls,
   ) {
     this.clockFor = clockLookup(clock);
   }
@@ -107,6 +109,7 @@ export class PayoutService {
       async (tx) => {
         const taken = await transactionStore.findByReference(tx, principal, reference);
         if (taken) throw referenceTaken(reference, taken.id);
+        await this.controls?.check(tx, principal, { amount, reference }, now);
         await checkPayoutDestination(
           tx,
           principal,
