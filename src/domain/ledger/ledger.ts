@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import type { Database, Executor } from '../../db/client.js';
 import { ledgerAccounts, ledgerEntries, ledgerHolds, ledgerPostings } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import { DomainError } from '../errors.js';
@@ -49,6 +49,10 @@ export const systemAccount = (environment: Environment, code: 'provider_clearing
   code,
 });
 
+const accountIds = new WeakMap<Database, Map<string, string>>();
+/** Enough for every busy wallet; past it the cache starts over rather than grow without bound. */
+const MAX_CACHED_ACCOUNTS = 100_000;
+
 export const insufficientFunds = () =>
   new DomainError('INSUFFICIENT_FUNDS', 'Insufficient wallet balance for this amount (including any fee).', {
     field: 'amount',
@@ -81,6 +85,23 @@ export const ledger = {
       .from(ledgerAccounts)
       .where(eq(ledgerAccounts.key, key));
     return existing!.id;
+  },
+
+  /**
+   * The account's id, remembered per database: an account's id never changes once created, so hot
+   * paths (a transfer) resolve both accounts without a round trip after the first time.
+   */
+  async cachedAccountId(db: Database, ref: AccountRef): Promise<string> {
+    let known = accountIds.get(db);
+    if (!known) accountIds.set(db, (known = new Map()));
+    const key = keyOf(ref);
+    let id = known.get(key);
+    if (id === undefined) {
+      id = await this.accountId(db, ref);
+      if (known.size >= MAX_CACHED_ACCOUNTS) known.clear();
+      known.set(key, id);
+    }
+    return id;
   },
 
   /**

@@ -73,7 +73,7 @@ export const keyReused = () =>
     { field: 'Idempotency-Key' },
   );
 
-interface KeyRow {
+export interface KeyRow {
   locked: boolean;
   status: 'running' | 'done' | null;
   request_hash: string | null;
@@ -140,23 +140,31 @@ export async function answerKey(tx: Executor, ref: KeyRef, stored: Stored): Prom
 
 /**
  * Step 3: stores a refusal as the key's answer, after the work's transaction rolled back. Waits for
- * the key's lock (a retry may hold it), and keeps an answer that got there first.
+ * the key's lock (a retry may hold it). When the key already has an answer (a concurrent retry got
+ * there first) that answer is returned, to replay instead; another request's input is 422.
  */
-export async function refuseKey(db: Database, ref: KeyRef, error: DomainError): Promise<void> {
+export async function refuseKey(db: Database, ref: KeyRef, error: DomainError): Promise<Stored | undefined> {
   const { scope, key } = ref;
   const stored: Stored = {
     error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
   };
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${keyLockId(scope, key)}::bigint)`);
+    const [existing] = await queryRows<{ request_hash: string; status: string; response: Stored | null }>(
+      tx,
+      sql`select request_hash, status, response from idempotency_keys where user_id = ${scope.userId}
+          and environment = ${scope.environment} and operation = ${scope.operation} and key = ${key}`,
+    );
+    if (existing && existing.request_hash !== ref.requestHash) throw keyReused();
+    if (existing?.status === 'done') return existing.response as Stored;
+    // A `running` row belongs to a two-commit operation: its record settles it, not this refusal.
+    if (existing) return undefined;
     await tx.execute(
       sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
           values (${scope.userId}, ${scope.environment}, ${scope.operation}, ${key}, ${ref.requestHash}, 'done',
-            ${JSON.stringify(stored)}::jsonb)
-          on conflict (user_id, environment, operation, key) do update
-            set status = 'done', response = excluded.response, locked_until = null
-            where idempotency_keys.status = 'running' and idempotency_keys.resource_id is null`,
+            ${JSON.stringify(stored)}::jsonb)`,
     );
+    return undefined;
   });
 }
 
