@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { benchDatabase } from './database.js';
-import { onLoadCore, spawnServer } from './pinning.js';
+import { onLoadCore, spawnServer } from './harness/pinning.js';
 
 const { values } = parseArgs({
   options: {

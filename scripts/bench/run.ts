@@ -19,10 +19,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { benchDatabase } from './database.js';
-import { canPin, onLoadCore, spawnServer } from './pinning.js';
-import { cpuMicros, rssMiB } from './proc.js';
+import { canPin, onLoadCore, spawnServer } from './harness/pinning.js';
+import { httpTarget, measureInterleaved } from './harness/index.js';
 
 const { values } = parseArgs({
   options: {
@@ -154,59 +153,27 @@ async function benchOn(
       headers: json,
     },
   ];
-  const results: Measured[] = [];
   try {
-    for (const target of targets) {
-      console.log(`${target.name}: warming up ${options.warmup}s`);
-      await load(target, options.warmup, options.connections);
-    }
-    const perRound = Math.max(1, Math.round(options.duration / options.rounds));
-    const samples = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
-    for (let round = 1; round <= options.rounds; round++) {
-      for (const target of targets) {
-        const cpuBefore = cpuMicros(ready.pid);
-        const result = await load(target, perRound, options.connections);
-        const cpuUsed = cpuMicros(ready.pid) - cpuBefore;
-        const measured: Measured = {
-          name: target.name,
-          rps: Math.round(result.requests.total / perRound),
-          p50: result.latency.p50,
-          p99: result.latency.p99,
-          cpuMicrosPerRequest: Math.round(cpuUsed / Math.max(1, result.requests.total)),
-          rssMiB: rssMiB(ready.pid),
-          errors: result.errors + result.non2xx,
-        };
-        console.log(
-          `  round ${round} ${target.name}: ${measured.rps} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.cpuMicrosPerRequest} µs CPU/req, errors ${measured.errors}`,
-        );
-        samples.get(target.name)!.push(measured);
-      }
-    }
-    for (const target of targets) results.push(median(samples.get(target.name)!));
+    const measured = await measureInterleaved(
+      targets.map((t) =>
+        httpTarget({
+          name: t.name,
+          pid: ready.pid,
+          url: t.url,
+          method: t.method,
+          headers: t.headers,
+          ...(t.body ? { body: t.body } : {}),
+          connections: options.connections,
+        }),
+      ),
+      { warmupSeconds: options.warmup, roundSeconds: options.duration, rounds: options.rounds },
+    );
+    return measured.map((m) => ({ ...m, rssMiB: m.rssMiB }));
   } finally {
     server.kill('SIGTERM');
     await new Promise((resolve) => server.on('exit', resolve));
     await dropDatabase();
   }
-  return results;
-}
-
-/** The round with the median throughput, so one disturbed round does not decide the figures. */
-function median(rounds: Measured[]): Measured {
-  const sorted = [...rounds].sort((a, b) => a.rps - b.rps);
-  const middle = sorted[Math.floor(sorted.length / 2)]!;
-  return { ...middle, errors: rounds.reduce((sum, r) => sum + r.errors, 0) };
-}
-
-function load(target: Target, seconds: number, connections: number): Promise<autocannon.Result> {
-  return autocannon({
-    url: target.url,
-    method: target.method,
-    headers: target.headers,
-    ...(target.body ? { body: target.body } : {}),
-    connections,
-    duration: seconds,
-  });
 }
 
 function render(db: string, results: Measured[]): string {
