@@ -20,12 +20,12 @@ export function resultTable(results: Measured[]): string {
   const byName = new Map(results.map((r) => [r.name, r]));
   const rows = results.map((r) => {
     const peer = r.peer ? byName.get(r.peer) : undefined;
-    const ratio = peer ? `${(r.cpuMicrosPerRequest / peer.cpuMicrosPerRequest).toFixed(2)}× ${peer.name}` : '—';
-    return `| ${r.name} | ${r.cpuMicrosPerRequest} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio} | ${r.errors} |`;
+    const ratio = peer ? `${(r.cpuMicrosPerRequest / peer.cpuMicrosPerRequest).toFixed(2)}×` : '';
+    return `| ${r.name} | ${r.cpuMicrosPerRequest} | ${r.rps} | ${r.p50} | ${r.p99} | ${ratio} | ${peer?.name ?? ''} | ${r.errors} |`;
   });
   return [
-    '| target | CPU µs/req | req/s | p50 ms | p99 ms | CPU ratio to peer | errors |',
-    '|---|---|---|---|---|---|---|',
+    '| target | CPU µs/req | req/s | p50 ms | p99 ms | CPU ratio | to peer | errors |',
+    '|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
 }

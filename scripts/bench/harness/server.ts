@@ -26,9 +26,14 @@ export async function startServer<Ready extends { pid: number }>(
   const child = spawnServer(script, args, env);
   const ready = await new Promise<Ready>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} not ready after ${timeoutMs} ms`)), timeoutMs);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
       if (!line.startsWith('{"ready"')) return;
       clearTimeout(timer);
+      // From here on the server's output (log lines at its default level) is drained unread, so
+      // the load generator's core does not spend time parsing it.
+      lines.close();
+      child.stdout!.resume();
       resolve(JSON.parse(line) as Ready);
     });
     child.once('exit', (code) => {
