@@ -41,7 +41,8 @@ const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   router(req, res);
 });
 server.listen(0, '127.0.0.1', () => announce((server.address() as { port: number }).port));
-process.on('SIGTERM', () => {
+process.on('SIGTERM', async () => {
   server.close();
-  peer.close().then(() => process.exit(0));
+  await peer.close();
+  process.exit(0);
 });
