@@ -12,6 +12,9 @@ import { SolanaConfirmHandler } from './domain/solana/solana-jobs.js';
 import { LedgerCheckHandler, scheduleLedgerCheck } from './domain/ledger/ledger-check-job.js';
 import { HoldExpiryHandler } from './domain/money/holds.js';
 
+/** Pause between relay rounds while the last one stamped something. */
+export const RELAY_BUSY_MS = 5;
+
 /** Every job kind this gateway runs, with its handler. */
 export function jobHandlersOf(services: Services): JobHandler[] {
   const { config } = services;
@@ -80,8 +83,10 @@ export function startWorkers(
   let relayRun: Promise<unknown> = Promise.resolve();
   const relay = () => {
     if (stopped) return;
+    let busy = false;
     relayRun = stampCommittedEvents(services.db)
       .then((stamped) => {
+        busy = stamped > 0;
         if (stamped > 0) services.doorbell.ring();
       })
       .catch((error) => {
@@ -89,7 +94,9 @@ export function startWorkers(
         return waitAfterError(error);
       })
       .finally(() => {
-        if (!stopped) relayTimer = setTimeout(relay, relayEveryMs);
+        // While events keep coming the relay runs again at once (a short breath, not the idle
+        // poll), so commit → seq lag stays near one stamping round instead of the poll interval.
+        if (!stopped) relayTimer = setTimeout(relay, busy ? RELAY_BUSY_MS : relayEveryMs);
       });
   };
   relay();
