@@ -5,7 +5,7 @@
  * treasury tenant (the hot wallet). The event relay runs here as the workers run it (stamping lag
  * is measured on every batch); the job runner does not (deliveries stay queued: their writes are
  * measured, not their sending). A side port answers `GET /stats` with round trips and stamping
- * lags since the last call. Prints `{"ready":true,"pid":…,"port":…,"statsPort":…,"tenants":[…]}`.
+ * lags and relay transactions since the last call. Prints `{"ready":true,"pid":…,"port":…,"statsPort":…,"tenants":[…]}`.
  */
 import { createServer } from 'node:http';
 import { sql } from 'drizzle-orm';
@@ -86,8 +86,10 @@ onStamped((batch) => {
   for (const lag of batch) lags.push(lag);
 });
 let stopped = false;
+let relayRuns = 0;
 const relay = async () => {
   while (!stopped) {
+    relayRuns++;
     const stamped = await stampCommittedEvents(db).catch(() => 0);
     await new Promise((resolve) => setTimeout(resolve, stamped > 0 ? RELAY_BUSY_MS : 100));
   }
@@ -97,9 +99,10 @@ void relay();
 const app = await buildApp({ services, logger: process.env.BENCH_LOG === '1' });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const stats = createServer((_request, response) => {
-  const body = JSON.stringify({ roundTrips, lags });
+  const body = JSON.stringify({ roundTrips, lags, relayRuns });
   roundTrips = 0;
   lags = [];
+  relayRuns = 0;
   response.setHeader('content-type', 'application/json');
   response.end(body);
 });
