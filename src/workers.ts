@@ -79,6 +79,7 @@ export function startWorkers(
   const waitAfterError = (error: unknown) =>
     health.reportDatabaseError(error) ? health.databaseBack(1_000) : Promise.resolve();
   let stopped = false;
+  const onPostgres = Boolean(services.config.DATABASE_URL);
   let relayTimer: NodeJS.Timeout | undefined;
   let relayRun: Promise<unknown> = Promise.resolve();
   const relay = () => {
@@ -96,7 +97,9 @@ export function startWorkers(
       .finally(() => {
         // While events keep coming the relay runs again at once (a short breath, not the idle
         // poll), so commit → seq lag stays near one stamping round instead of the poll interval.
-        if (!stopped) relayTimer = setTimeout(relay, busy ? RELAY_BUSY_MS : relayEveryMs);
+        // Not on the embedded database: its one connection is shared with requests, which a
+        // spinning relay would starve.
+        if (!stopped) relayTimer = setTimeout(relay, busy && onPostgres ? RELAY_BUSY_MS : relayEveryMs);
       });
   };
   relay();

@@ -80,7 +80,7 @@ for (const [target, name] of counted) {
   };
 }
 
-// The relay, as the workers run it: again at once while busy, every 100 ms when idle.
+// The relay, as the workers run it: again at once while busy (PostgreSQL), every 100 ms when idle.
 let lags: number[] = [];
 onStamped((batch) => {
   for (const lag of batch) lags.push(lag);
@@ -91,7 +91,7 @@ const relay = async () => {
   while (!stopped) {
     relayRuns++;
     const stamped = await stampCommittedEvents(db).catch(() => 0);
-    await new Promise((resolve) => setTimeout(resolve, stamped > 0 ? RELAY_BUSY_MS : 100));
+    await new Promise((resolve) => setTimeout(resolve, stamped > 0 && config.DATABASE_URL ? RELAY_BUSY_MS : 100));
   }
 };
 void relay();

@@ -268,7 +268,7 @@ await onLoadCore(async () => {
           p99: load.p99,
           cpu: cpu / n,
           // The relay's own transactions (it polls while any target runs) are not the request's.
-          commits: (after.commits - before.db.commits - server.relayRuns) / n,
+          commits: stats ? (after.commits - before.db.commits - server.relayRuns) / n : 0,
           wal: Number(after.wal - before.db.wal) / n,
           // A relay transaction is four statements (begin, lock, stamp, commit).
           roundTrips: target.gateway ? (server.roundTrips - 4 * server.relayRuns) / n : 14,
