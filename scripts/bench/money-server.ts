@@ -62,8 +62,25 @@ const tenants = [];
 for (let i = 0; i < TENANTS; i++) tenants.push(await tenant(i));
 const treasury = await tenant(TENANTS);
 
-// Round trips: every statement a pooled PostgreSQL client sends, or PGlite runs.
+// Round trips: every statement a pooled PostgreSQL client sends, or PGlite runs. Writing commits:
+// transactions that wrote and committed, and statements that wrote on their own (autocommit);
+// pg_stat_database counts read-only statements as commits too.
 let roundTrips = 0;
+let writingCommits = 0;
+const WRITES = /\b(insert|update|delete)\b/i;
+const inTransaction = new WeakMap<object, { wrote: boolean }>();
+const noteStatement = (session: object, first: unknown) => {
+  const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
+  if (/^\s*begin\b/i.test(text)) inTransaction.set(session, { wrote: false });
+  else if (/^\s*(commit|rollback)\b/i.test(text)) {
+    if (/^\s*commit/i.test(text) && inTransaction.get(session)?.wrote) writingCommits++;
+    inTransaction.delete(session);
+  } else if (WRITES.test(text)) {
+    const open = inTransaction.get(session);
+    if (open) open.wrote = true;
+    else writingCommits++;
+  }
+};
 const pglite = (db as unknown as { $client: Record<string, (...a: unknown[]) => unknown> }).$client;
 const counted: Array<[Record<string, (...a: unknown[]) => unknown>, string]> =
   pglite instanceof pg.Pool
@@ -74,8 +91,9 @@ const counted: Array<[Record<string, (...a: unknown[]) => unknown>, string]> =
       ];
 for (const [target, name] of counted) {
   const original = target[name]!;
-  target[name] = function (this: unknown, ...args: unknown[]) {
+  target[name] = function (this: object, ...args: unknown[]) {
     roundTrips++;
+    noteStatement(this, args[0]);
     return original.apply(this, args);
   };
 }
@@ -99,8 +117,9 @@ void relay();
 const app = await buildApp({ services, logger: process.env.BENCH_LOG === '1' });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const stats = createServer((_request, response) => {
-  const body = JSON.stringify({ roundTrips, lags, relayRuns });
+  const body = JSON.stringify({ roundTrips, lags, relayRuns, writingCommits });
   roundTrips = 0;
+  writingCommits = 0;
   lags = [];
   relayRuns = 0;
   response.setHeader('content-type', 'application/json');
