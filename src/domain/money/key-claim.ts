@@ -168,6 +168,22 @@ export async function refuseKey(db: Database, ref: KeyRef, error: DomainError): 
   });
 }
 
+/**
+ * Removes a key left `running` with no record by a process that died (its lease lapsed), so a
+ * one-commit operation can claim it afresh; answers whether it did. Nothing had been done under it.
+ */
+export async function dropLapsedKey(db: Executor, ref: KeyRef, now: Date): Promise<boolean> {
+  const { scope, key } = ref;
+  const rows = await queryRows(
+    db,
+    sql`delete from idempotency_keys where user_id = ${scope.userId} and environment = ${scope.environment}
+        and operation = ${scope.operation} and key = ${key} and status = 'running' and resource_id is null
+        and (locked_until is null or locked_until < ${now.toISOString()}::timestamptz)
+        returning 1`,
+  );
+  return rows.length > 0;
+}
+
 /** Whether a refusal is an answer to keep (a client's mistake or a business rule), not a fault to retry. */
 export const isRefusal = (error: unknown): error is DomainError =>
   error instanceof DomainError && error.status < 500 && error.code !== 'RATE_LIMITED';

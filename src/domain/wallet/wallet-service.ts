@@ -8,7 +8,7 @@ import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { checkPage, paged } from '../pagination.js';
 import { insufficientFunds, ledger, walletOf } from '../ledger/ledger.js';
-import { claimOf, keyBusy } from '../money/key-claim.js';
+import { claimOf, dropLapsedKey, keyBusy } from '../money/key-claim.js';
 import { replay, toStorable } from '../idempotency/idempotency.js';
 import { TRANSFER_OPERATION, type TransferOutcome, writeTransfer } from './transfer-store.js';
 import type { UserService } from '../users/user-service.js';
@@ -188,6 +188,8 @@ export class WalletService {
       if ('insufficient' in outcome) return this.idempotency.refuse(key, insufficientFunds());
       const claim = claimOf(outcome.claim, key!.requestHash);
       if ('replay' in claim) return replay<WalletTransactionRow>(claim.replay);
+      // A key a dead process left running (its lease lapsed, nothing recorded): claim it afresh.
+      if ('resume' in claim && attempt === 0 && (await dropLapsedKey(this.db, key!, this.clock.now()))) continue;
       throw keyBusy();
     }
   }
