@@ -231,7 +231,7 @@ export function createServices(
     (environment) => keyrings[environment],
     async (wallet) => (wallet.environment === 'production' ? solanaIncoming.watchWallet(wallet.address) : undefined),
   );
-  const sandboxChains = new SandboxChainStore(db, (svm) => createSandboxWorld(svm));
+  const sandboxChains = new SandboxChainStore(db, createSandboxWorld);
   const onExecuted = sandboxExecutionRecorder(clock);
   const litesvmChains = new Map<SolanaNetwork, LiteSvmChain>();
   const sandboxChain = (network: SolanaNetwork) => {
