@@ -125,7 +125,10 @@ export class SandboxChainStore {
         if (reads.length > 0) {
           chain.jobs = chain.jobs.filter((j) => j.kind !== 'read');
           try {
-            await this.ready(chain, reads.some((r) => r.fresh));
+            await this.ready(
+              chain,
+              reads.some((r) => r.fresh),
+            );
             for (const job of reads) {
               try {
                 job.resolve(job.read(chain.svm!));
@@ -232,8 +235,7 @@ export class SandboxChainStore {
     // Signatures are remembered here and in the database, not in litesvm: its history would hold
     // a transaction whose commit was refused.
     svm.withTransactionHistory(0n);
-    for (const account of await rows.accountsAfter(this.db, chain.network, -1))
-      restore(svm, account.address, account);
+    for (const account of await rows.accountsAfter(this.db, chain.network, -1)) restore(svm, account.address, account);
     chain.svm = svm;
     chain.version = version;
     chain.recent.clear();

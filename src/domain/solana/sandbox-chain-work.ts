@@ -49,7 +49,8 @@ export class ChainWork {
       const now = stateOf(this.svm, key);
       if (now && !(was && same(was, now))) changed.push(now);
       // An account emptied to nothing is kept as a row with no lamports, which loads as absent.
-      else if (!now && was) changed.push({ address: key, lamports: 0n, owner: SYSTEM_PROGRAM, data: new Uint8Array(), executable: false });
+      else if (!now && was)
+        changed.push({ address: key, lamports: 0n, owner: SYSTEM_PROGRAM, data: new Uint8Array(), executable: false });
     }
     return changed;
   }
