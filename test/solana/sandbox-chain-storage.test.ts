@@ -3,7 +3,7 @@ import { address, getBase58Decoder, lamports } from '@solana/kit';
 import { Keypair, SystemProgram, Transaction } from '@solana/web3.js';
 import { sql } from 'drizzle-orm';
 import { LiteSVM } from 'litesvm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { abilitiesOf } from '../../src/domain/auth/permissions.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
@@ -34,9 +34,15 @@ const anotherInstance = (services: Services) =>
 const balance = (services: Services, owner: string) =>
   services.sandboxChains.read('devnet', (svm) => svm.getBalance(address(owner)) ?? 0n);
 
-describe('sandbox chain storage: account rows, one chain for every instance', () => {
+describe('sandbox chain storage: account rows, one chain for every instance', { timeout: 120_000 }, () => {
+  let shared: Services;
+  // The worker's database (built by the first file that needs it) can take a while on a busy machine.
+  beforeAll(async () => {
+    shared = await createTestServices();
+  }, 180_000);
+
   it('a transfer writes the accounts it changed and its signature, not the chain', async () => {
-    const services = await createTestServices();
+    const services = shared;
     const sender = await sandboxPrincipal(services);
     await services.sandboxFaucet.fund(sender, { network: 'devnet', asset: 'SOL', amount: '1' });
     const to = Keypair.generate().publicKey.toBase58();
@@ -67,14 +73,14 @@ describe('sandbox chain storage: account rows, one chain for every instance', ()
   });
 
   it('builds a chain on first use, not when the services start', async () => {
-    const services = anotherInstance(await createTestServices());
+    const services = anotherInstance(shared);
     expect(services.sandboxChains.loaded()).toEqual([]);
     await services.solanaChains.chainFor('sandbox', 'testnet').lamports(Keypair.generate().publicKey.toBase58());
     expect(services.sandboxChains.loaded()).toEqual(['testnet']);
   });
 
   it('two instances over one database: a write through one is read by the other, both ways', async () => {
-    const a = await createTestServices();
+    const a = shared;
     const b = anotherInstance(a);
     const alice = await sandboxPrincipal(a);
     const bob = await sandboxPrincipal(a);
@@ -99,7 +105,7 @@ describe('sandbox chain storage: account rows, one chain for every instance', ()
   });
 
   it('concurrent transfers through two instances: every one lands once, balances exact to the lamport', async () => {
-    const a = await createTestServices();
+    const a = shared;
     const b = anotherInstance(a);
     const senders = await Promise.all(Array.from({ length: 6 }, () => sandboxPrincipal(a)));
     for (const sender of senders) await a.sandboxFaucet.fund(sender, { network: 'devnet', asset: 'SOL', amount: '1' });
@@ -125,7 +131,7 @@ describe('sandbox chain storage: account rows, one chain for every instance', ()
   }, 120_000);
 
   it('a transaction runs once: re-sent after a restart (no signature in memory), it is refused and moves nothing', async () => {
-    const services = await createTestServices();
+    const services = shared;
     const sender = await sandboxPrincipal(services);
     await services.sandboxFaucet.fund(sender, { network: 'devnet', asset: 'SOL', amount: '1' });
     const sent = await services.solanaTransfers.transferSol(
@@ -147,7 +153,7 @@ describe('sandbox chain storage: account rows, one chain for every instance', ()
   });
 
   it('a change whose commit is refused leaves the chain in memory as it was', async () => {
-    const services = await createTestServices();
+    const services = shared;
     const owner = Keypair.generate().publicKey;
     await expect(
       services.sandboxChains.change('devnet', (chain) => {
@@ -162,8 +168,40 @@ describe('sandbox chain storage: account rows, one chain for every instance', ()
     expect(await balance(anotherInstance(services), owner.toBase58())).toBe(0n);
   });
 
+  it('changes waiting together commit together; one refused among them leaves the others landed', async () => {
+    const store = new SandboxChainStore(shared.db, createSandboxWorld);
+    const owners = Array.from({ length: 5 }, () => Keypair.generate().publicKey);
+    const grant = (owner: (typeof owners)[number], refuse = false) =>
+      store.change('devnet', (chain) => {
+        airdrop(chain, owner, SOL, true);
+        return async () => {
+          if (refuse) throw new Error('refused by the record');
+          return chain.signatures[0]!;
+        };
+      });
+    const signatures = await Promise.all(owners.map((owner) => grant(owner)));
+    const versions = await queryRows<{ version: string }>(
+      shared.db,
+      sql`select distinct version::text as version from solana_sandbox_signatures
+          where network = 'devnet' and signature in (${sql.join(
+            signatures.map((s) => sql`${s}`),
+            sql`, `,
+          )})`,
+    );
+    expect(versions).toHaveLength(1);
+
+    const others = Array.from({ length: 3 }, () => Keypair.generate().publicKey);
+    const outcomes = await Promise.allSettled([grant(others[0]!), grant(others[1]!, true), grant(others[2]!)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const fresh = anotherInstance(shared);
+    expect(await balance(fresh, others[0]!.toBase58())).toBe(SOL);
+    expect(await balance(fresh, others[1]!.toBase58())).toBe(0n);
+    expect(await balance(fresh, others[2]!.toBase58())).toBe(SOL);
+    expect(await store.read('devnet', (svm) => svm.getBalance(address(others[1]!.toBase58())) ?? 0n)).toBe(0n);
+  });
+
   it('a chain stored as one snapshot (before account rows) keeps its balances and takes rows over it', async () => {
-    const services = await createTestServices();
+    const services = shared;
     const owner = Keypair.generate().publicKey;
     const old = new LiteSVM();
     createSandboxWorld(old);

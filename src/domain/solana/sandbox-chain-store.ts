@@ -5,7 +5,7 @@ import { DomainError } from '../errors.js';
 import { TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
 import { sandboxChainRows as rows } from './sandbox-chain-rows.js';
-import { ChainWork, restore } from './sandbox-chain-work.js';
+import { ChainWork, changedBy, restore } from './sandbox-chain-work.js';
 
 /** What a change writes with the chain's new state, in the same short transaction; its result is the change's. */
 export type ChainCommit<T> = (tx: Tx) => Promise<T>;
@@ -42,6 +42,8 @@ interface Chain {
 const RECENT_SIGNATURES = 20_000;
 /** Version conflicts one change may meet (other instances writing) before it gives up. */
 const MAX_ATTEMPTS = 50;
+/** Changes committed together at most (their VM runs are about a millisecond each). */
+const MAX_BATCH = 64;
 
 class StaleChain extends Error {}
 
@@ -141,53 +143,84 @@ export class SandboxChainStore {
           }
           continue;
         }
-        const job = chain.jobs.shift() as ChangeJob;
-        try {
-          job.resolve(await this.write(chain, job.change));
-        } catch (error) {
-          job.reject(error);
-        }
+        // Current before running: a change refused on a balance is refused on the balance as it is.
+        // Changes that arrive meanwhile join the batch.
+        let failed: { error: unknown } | undefined;
+        await this.ready(chain, true).catch((error: unknown) => {
+          failed = { error };
+        });
+        const changes = chain.jobs.filter((j): j is ChangeJob => j.kind === 'change').slice(0, MAX_BATCH);
+        chain.jobs = chain.jobs.filter((j) => !changes.includes(j as ChangeJob));
+        if (failed) for (const job of changes) job.reject(failed.error);
+        else await this.write(chain, changes);
       }
     } finally {
       chain.pumping = false;
     }
   }
 
-  private async write<T>(chain: Chain, change: ChainChange<T>): Promise<T> {
-    await this.ready(chain, false);
+  /**
+   * Runs waiting changes one after another on the chain, then commits them together: one version
+   * step, the accounts they changed and their signatures, then each change's own writes, in one
+   * transaction (one commit for many transfers). Each job is answered.
+   */
+  private async write(chain: Chain, jobs: ChangeJob[]): Promise<void> {
     const network = chain.network;
     for (let attempt = 1; ; attempt++) {
-      const work = new ChainWork(chain.svm!, (signature) => chain.recent.has(signature));
-      let commit: ChainCommit<T>;
-      try {
-        commit = await change(work);
-      } catch (error) {
-        work.undo();
-        throw error;
+      const ran: Array<{ job: ChangeJob; work: ChainWork; commit: ChainCommit<unknown> }> = [];
+      const signatures = new Set<string>();
+      for (const job of jobs) {
+        const work = new ChainWork(chain.svm!, (s) => chain.recent.has(s) || signatures.has(s));
+        try {
+          ran.push({ job, work, commit: await job.change(work) });
+          for (const signature of work.signatures) signatures.add(signature);
+        } catch (error) {
+          work.undo();
+          job.reject(error);
+        }
       }
-      const accounts = work.changed();
-      let committed: { version: number; result: T };
+      if (ran.length === 0) return;
+      let committed: { version: number; results: unknown[] };
       try {
         committed = await this.db.transaction(async (tx) => {
           const version = await rows.advance(tx, network, chain.version);
           if (version === undefined) throw new StaleChain();
-          await rows.saveAccounts(tx, network, version, accounts);
-          if (!(await rows.saveSignatures(tx, network, version, work.signatures)))
+          await rows.saveAccounts(tx, network, version, changedBy(ran.map((r) => r.work)));
+          if (!(await rows.saveSignatures(tx, network, version, [...signatures])))
             throw new TransactionRejected('AlreadyProcessed: this transaction has already been processed.');
-          return { version, result: await commit(tx) };
+          const results: unknown[] = [];
+          for (const { commit } of ran) results.push(await commit(tx));
+          return { version, results };
         });
       } catch (error) {
         // The database has none of it (or, if the commit's outcome was lost, the next catch-up brings it back).
-        work.undo();
-        if (!(error instanceof StaleChain)) throw error;
-        if (attempt >= MAX_ATTEMPTS)
-          throw new DomainError('SERVICE_UNAVAILABLE', 'The sandbox chain is busy: try again in a moment.');
-        await this.catchUp(chain);
-        continue;
+        for (const { work } of [...ran].reverse()) work.undo();
+        if (error instanceof StaleChain && attempt < MAX_ATTEMPTS) {
+          try {
+            await this.catchUp(chain);
+          } catch (failure) {
+            for (const { job } of ran) job.reject(failure);
+            return;
+          }
+          jobs = ran.map((r) => r.job);
+          continue;
+        }
+        const answer =
+          error instanceof StaleChain
+            ? new DomainError('SERVICE_UNAVAILABLE', 'The sandbox chain is busy: try again in a moment.')
+            : error;
+        if (ran.length === 1 || error instanceof StaleChain) {
+          for (const { job } of ran) job.reject(answer);
+          return;
+        }
+        // One of several was refused (or the database failed): each again on its own, for its own answer.
+        for (const { job } of ran) await this.write(chain, [job]);
+        return;
       }
       chain.version = committed.version;
-      for (const signature of work.signatures) this.remember(chain, signature);
-      return committed.result;
+      for (const signature of signatures) this.remember(chain, signature);
+      ran.forEach(({ job }, i) => job.resolve(committed.results[i]));
+      return;
     }
   }
 

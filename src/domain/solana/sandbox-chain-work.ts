@@ -44,21 +44,33 @@ export class ChainWork {
 
   /** The accounts whose state differs from before the work. */
   changed(): AccountState[] {
-    const changed: AccountState[] = [];
-    for (const [key, was] of this.before) {
-      const now = stateOf(this.svm, key);
-      if (now && !(was && same(was, now))) changed.push(now);
-      // An account emptied to nothing is kept as a row with no lamports, which loads as absent.
-      else if (!now && was)
-        changed.push({ address: key, lamports: 0n, owner: SYSTEM_PROGRAM, data: new Uint8Array(), executable: false });
-    }
-    return changed;
+    return changedBy([this]);
+  }
+
+  /** Every touched account, with its state from before the work. */
+  touched(): ReadonlyMap<string, AccountState | null> {
+    return this.before;
   }
 
   /** Puts every touched account back as it was before the work. */
   undo(): void {
     for (const [key, state] of this.before) restore(this.svm, key, state);
   }
+}
+
+/** The accounts whose state differs from before the first of these works (run one after another on one chain). */
+export function changedBy(works: ChainWork[]): AccountState[] {
+  const before = new Map<string, AccountState | null>();
+  for (const work of works) for (const [key, was] of work.touched()) if (!before.has(key)) before.set(key, was);
+  const changed: AccountState[] = [];
+  for (const [key, was] of before) {
+    const now = stateOf(works[0]!.svm, key);
+    if (now && !(was && same(was, now))) changed.push(now);
+    // An account emptied to nothing is kept as a row with no lamports, which loads as absent.
+    else if (!now && was)
+      changed.push({ address: key, lamports: 0n, owner: SYSTEM_PROGRAM, data: new Uint8Array(), executable: false });
+  }
+  return changed;
 }
 
 /** Every account a transaction names, with those it loads from address lookup tables. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { getTransactionDecoder } from '@solana/kit';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
@@ -153,7 +153,7 @@ export function fundTokenInstructions(owner: PublicKey, t: TokenInfo, raw: bigin
 export function airdrop(chain: ChainRunner, to: PublicKey, raw: bigint, unique = false): void {
   const transfer = SystemProgram.transfer({ fromPubkey: PURSE.publicKey, toPubkey: to, lamports: raw });
   // A reference key, as transfers carry (see withReference): the programs ignore it.
-  if (unique) transfer.keys.push({ pubkey: Keypair.generate().publicKey, isSigner: false, isWritable: false });
+  if (unique) transfer.keys.push({ pubkey: new PublicKey(randomBytes(32)), isSigner: false, isWritable: false });
   execute(chain, [transfer], [PURSE]);
 }
 
