@@ -10,7 +10,7 @@ import type { Principal } from '../../src/domain/auth/principal.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
 import { SandboxChainStore } from '../../src/domain/solana/sandbox-chain-store.js';
-import { airdrop, createSandboxWorld } from '../../src/domain/solana/sandbox-world.js';
+import { airdrop, createSandboxWorld, upgradeSandboxWorld } from '../../src/domain/solana/sandbox-world.js';
 import { createServices, type Services } from '../../src/services.js';
 import { createTestServices, seedTenant } from '../helpers/app.js';
 
@@ -200,11 +200,11 @@ describe('sandbox chain storage: account rows, one chain for every instance', { 
     expect(await store.read('devnet', (svm) => svm.getBalance(address(others[1]!.toBase58())) ?? 0n)).toBe(0n);
   });
 
-  it('a chain stored as one snapshot (before account rows) keeps its balances and takes rows over it', async () => {
+  it('a chain stored as one snapshot (before account rows) keeps its balances, gets the purse airdrops come from, and takes rows over it', async () => {
     const services = shared;
     const owner = Keypair.generate().publicKey;
+    // As chains were built then: no purse (airdrops came from litesvm's own key).
     const old = new LiteSVM();
-    createSandboxWorld(old);
     old.setAccount({
       address: address(owner.toBase58()),
       lamports: lamports(7n * SOL),
@@ -219,7 +219,7 @@ describe('sandbox chain storage: account rows, one chain for every instance', { 
       sql`insert into solana_sandbox_chains (network, version, snapshot)
           values (${network}, 3, ${deflateSync(old.toBytes(), { level: 1 })}::bytea)`,
     );
-    const store = new SandboxChainStore(services.db, createSandboxWorld);
+    const store = new SandboxChainStore(services.db, createSandboxWorld, upgradeSandboxWorld);
     expect(await store.read(network, (svm) => svm.getBalance(address(owner.toBase58())))).toBe(7n * SOL);
     const to = Keypair.generate().publicKey;
     const signer = Keypair.generate();
@@ -237,7 +237,7 @@ describe('sandbox chain storage: account rows, one chain for every instance', { 
       chain.run(transfer.serialize());
       return async () => undefined;
     });
-    const reloaded = new SandboxChainStore(services.db, createSandboxWorld);
+    const reloaded = new SandboxChainStore(services.db, createSandboxWorld, upgradeSandboxWorld);
     expect(await reloaded.read(network, (svm) => svm.getBalance(address(to.toBase58())))).toBe(SOL / 2n);
     expect(await reloaded.read(network, (svm) => svm.getBalance(address(owner.toBase58())))).toBe(7n * SOL);
     expect(await reloaded.executed(network, getBase58Decoder().decode(transfer.signature!))).toBe(true);

@@ -66,6 +66,8 @@ export class SandboxChainStore {
   constructor(
     private readonly db: Database,
     private readonly genesis: (svm: LiteSVM) => void,
+    /** What a chain loaded from a snapshot-era base needs to match today's genesis. */
+    private readonly upgrade: (svm: LiteSVM) => void = () => undefined,
   ) {}
 
   /** Runs `change` against the chain and commits what it changed with what it writes. */
@@ -255,8 +257,10 @@ export class SandboxChainStore {
     }
     const legacy = version > 0 ? await rows.legacySnapshot(this.db, chain.network) : undefined;
     let svm: LiteSVM;
-    if (legacy) svm = LiteSVM.fromBytes(inflateSync(legacy));
-    else {
+    if (legacy) {
+      svm = LiteSVM.fromBytes(inflateSync(legacy));
+      this.upgrade(svm);
+    } else {
       let bytes = genesisBytes.get(this.genesis);
       if (!bytes) {
         const built = new LiteSVM();

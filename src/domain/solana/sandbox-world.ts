@@ -97,9 +97,7 @@ export interface ChainRunner {
 /** Runs straight on the chain, recording nothing (genesis, tests' own chains). */
 export const directRunner = (svm: LiteSVM): ChainRunner => ({ svm, run: (wire) => runWire(svm, wire) });
 
-/** Builds the world on a new chain: the faucet's SOL, the mints, and each pool's reserves. */
-export function createSandboxWorld(svm: LiteSVM): void {
-  const chain = directRunner(svm);
+const fundPurse = (svm: LiteSVM) =>
   svm.setAccount({
     address: address(PURSE.publicKey.toBase58()),
     lamports: lamports(1_000_000_000n * BigInt(LAMPORTS_PER_SOL)),
@@ -108,6 +106,19 @@ export function createSandboxWorld(svm: LiteSVM): void {
     executable: false,
     space: 0n,
   });
+
+/**
+ * Brings a chain stored as a whole snapshot (before account rows) up to today's world: it has no
+ * purse (its SOL came from litesvm's own airdrop key), so it gets genesis's.
+ */
+export function upgradeSandboxWorld(svm: LiteSVM): void {
+  if (!svm.getAccount(address(PURSE.publicKey.toBase58())).exists) fundPurse(svm);
+}
+
+/** Builds the world on a new chain: the faucet's SOL, the mints, and each pool's reserves. */
+export function createSandboxWorld(svm: LiteSVM): void {
+  const chain = directRunner(svm);
+  fundPurse(svm);
   airdrop(chain, FAUCET.publicKey, 100_000n * BigInt(LAMPORTS_PER_SOL));
   const mintRent = Number(svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE)));
   for (const t of SANDBOX_TOKENS.filter((t) => t !== SOL)) {
