@@ -11,6 +11,8 @@ import { WebhookDeliveryHandler } from './domain/webhooks/delivery-worker.js';
 import { SolanaConfirmHandler } from './domain/solana/solana-jobs.js';
 import { LedgerCheckHandler, scheduleLedgerCheck } from './domain/ledger/ledger-check-job.js';
 import { HoldExpiryHandler } from './domain/money/holds.js';
+import { ReconcileHandler, scheduleReconciliation } from './domain/reconciliation/reconciliation-job.js';
+import type { Environment } from './domain/auth/permissions.js';
 
 /** Pause between relay rounds while the last one stamped something. */
 export const RELAY_BUSY_MS = 5;
@@ -34,6 +36,13 @@ export function jobHandlersOf(services: Services): JobHandler[] {
       services.db,
       services.clock,
       config.LEDGER_CHECK_EVERY_MINUTES * 60_000,
+    ),
+    new ReconcileHandler(
+      services.reconciliation,
+      config.RECON_ENVIRONMENTS.split(',') as Environment[],
+      services.db,
+      services.clock,
+      config.RECON_EVERY_HOURS * 3_600_000,
     ),
   ];
 }
@@ -112,6 +121,9 @@ export function startWorkers(
   jobs.start();
   scheduleLedgerCheck(services.db, services.clock.now()).catch((error) =>
     report(error, 'scheduling the ledger check failed'),
+  );
+  scheduleReconciliation(services.db, services.clock.now()).catch((error) =>
+    report(error, 'scheduling reconciliation failed'),
   );
   scheduleRetention(services.db, services.clock.now()).catch((error) =>
     report(error, 'could not schedule the retention job'),

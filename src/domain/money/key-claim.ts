@@ -184,6 +184,6 @@ export async function dropLapsedKey(db: Executor, ref: KeyRef, now: Date): Promi
   return rows.length > 0;
 }
 
-/** Whether a refusal is an answer to keep (a client's mistake or a business rule), not a fault to retry. */
+/** Whether a refusal is an answer to keep (a client's mistake or a business rule), not a fault or a "later" (429) to retry. */
 export const isRefusal = (error: unknown): error is DomainError =>
-  error instanceof DomainError && error.status < 500 && error.code !== 'RATE_LIMITED';
+  error instanceof DomainError && error.status < 500 && error.status !== 429;
