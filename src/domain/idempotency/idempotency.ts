@@ -162,10 +162,27 @@ export class Idempotency {
         });
       } catch (error) {
         if (error instanceof KeyRaceError && attempt === 0) continue;
-        if (claimed && isRefusal(error)) await refuseKey(this.db, ref, error);
+        if (claimed && isRefusal(error)) return this.refuse<T>(ref, error);
         throw error;
       }
     }
+  }
+
+  /** The key of a request that sent one (checked and fingerprinted), for stores that claim it themselves. */
+  keyRef(scope: IdempotencyScope, key: string | undefined, input: unknown): KeyRef | undefined {
+    if (key === undefined) return undefined;
+    checkKey(key);
+    return { scope, key, requestHash: this.fingerprint(input) };
+  }
+
+  /**
+   * Answers a refused request: stores the refusal as its key's answer and throws it, or replays the
+   * answer the key already had (a concurrent retry's).
+   */
+  async refuse<T>(ref: KeyRef | undefined, error: DomainError): Promise<T> {
+    const prior = ref ? await refuseKey(this.db, ref, error) : undefined;
+    if (prior) return replay<T>(prior);
+    throw error;
   }
 
   /**

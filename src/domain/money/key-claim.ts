@@ -73,7 +73,7 @@ export const keyReused = () =>
     { field: 'Idempotency-Key' },
   );
 
-interface KeyRow {
+export interface KeyRow {
   locked: boolean;
   status: 'running' | 'done' | null;
   request_hash: string | null;
@@ -140,27 +140,50 @@ export async function answerKey(tx: Executor, ref: KeyRef, stored: Stored): Prom
 
 /**
  * Step 3: stores a refusal as the key's answer, after the work's transaction rolled back. Waits for
- * the key's lock (a retry may hold it), and keeps an answer that got there first.
+ * the key's lock (a retry may hold it). When the key already has an answer (a concurrent retry got
+ * there first) that answer is returned, to replay instead; another request's input is 422.
  */
-export async function refuseKey(db: Database, ref: KeyRef, error: DomainError): Promise<void> {
+export async function refuseKey(db: Database, ref: KeyRef, error: DomainError): Promise<Stored | undefined> {
   const { scope, key } = ref;
   const stored: Stored = {
     error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
   };
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${keyLockId(scope, key)}::bigint)`);
+    const [existing] = await queryRows<{ request_hash: string; status: string; response: Stored | null }>(
+      tx,
+      sql`select request_hash, status, response from idempotency_keys where user_id = ${scope.userId}
+          and environment = ${scope.environment} and operation = ${scope.operation} and key = ${key}`,
+    );
+    if (existing && existing.request_hash !== ref.requestHash) throw keyReused();
+    if (existing?.status === 'done') return existing.response as Stored;
+    // A `running` row belongs to a two-commit operation: its record settles it, not this refusal.
+    if (existing) return undefined;
     await tx.execute(
       sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
           values (${scope.userId}, ${scope.environment}, ${scope.operation}, ${key}, ${ref.requestHash}, 'done',
-            ${JSON.stringify(stored)}::jsonb)
-          on conflict (user_id, environment, operation, key) do update
-            set status = 'done', response = excluded.response, locked_until = null
-            where idempotency_keys.status = 'running' and idempotency_keys.resource_id is null`,
+            ${JSON.stringify(stored)}::jsonb)`,
     );
+    return undefined;
   });
 }
 
-/** Whether a refusal is an answer to keep (a client's mistake or a business rule), not a fault to retry. */
+/**
+ * Removes a key left `running` with no record by a process that died (its lease lapsed), so a
+ * one-commit operation can claim it afresh; answers whether it did. Nothing had been done under it.
+ */
+export async function dropLapsedKey(db: Executor, ref: KeyRef, now: Date): Promise<boolean> {
+  const { scope, key } = ref;
+  const rows = await queryRows(
+    db,
+    sql`delete from idempotency_keys where user_id = ${scope.userId} and environment = ${scope.environment}
+        and operation = ${scope.operation} and key = ${key} and status = 'running' and resource_id is null
+        and (locked_until is null or locked_until < ${now.toISOString()}::timestamptz)
+        returning 1`,
+  );
+  return rows.length > 0;
+}
+
+/** Whether a refusal is an answer to keep (a client's mistake or a business rule), not a fault or a "later" (429) to retry. */
 export const isRefusal = (error: unknown): error is DomainError =>
-  // A 429 (a rate or payout-velocity limit) passes with time: a retry with the same key may succeed.
   error instanceof DomainError && error.status < 500 && error.status !== 429;
