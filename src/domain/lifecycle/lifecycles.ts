@@ -15,7 +15,7 @@ export type Moves<S extends string> = { readonly [F in S]: { readonly [T in S]?:
  */
 export interface Lifecycle<Row extends { status: string }> {
   readonly kind: string;
-  // biome-ignore lint/suspicious/noExplicitAny: any Drizzle table with id, status and updatedAt columns
+  /** Any Drizzle table with id, status and updatedAt columns (and version when `versioned`). */
   readonly table: any;
   readonly moves: Moves<Row['status']>;
   /** The `data` of this kind's events; absent for kinds whose events their own service writes. */
