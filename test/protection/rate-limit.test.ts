@@ -99,9 +99,6 @@ describe('rate limits (in memory)', () => {
     }
     // The limit is 5 failures a minute: five requests of three guarded fields each are refused as
     // unauthenticated, the sixth as rate limited.
-    expect(codes).toEqual([
-      ...Array.from({ length: 5 }, () => ['UNAUTHENTICATED']),
-      ['RATE_LIMITED'],
-    ]);
+    expect(codes).toEqual([...Array.from({ length: 5 }, () => ['UNAUTHENTICATED']), ['RATE_LIMITED']]);
   });
 });
