@@ -107,6 +107,9 @@ export function startWorkers(
     waitAfterError,
   });
   jobs.start();
+  // A webhook delivery commits with its event, so a stamped event means deliveries to claim now
+  // rather than at the webhooks lane's next poll (the doorbell rings on every instance with Redis).
+  const stopPoking = services.doorbell.onRing(() => jobs.poke('webhooks'));
   scheduleLedgerCheck(services.db, services.clock.now()).catch((error) =>
     report(error, 'scheduling the ledger check failed'),
   );
@@ -135,6 +138,7 @@ export function startWorkers(
     jobs,
     async stop(graceMs) {
       stopped = true;
+      stopPoking();
       if (relayTimer) clearTimeout(relayTimer);
       if (watchTimer) clearTimeout(watchTimer);
       await Promise.all([relayRun, watchRun]);

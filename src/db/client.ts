@@ -186,6 +186,13 @@ export class DatabaseInUseError extends Error {
   }
 }
 
+/**
+ * PostgreSQL's default 128 MB of shared buffers lives in PGlite's WebAssembly memory, which only
+ * grows: it was over a quarter of the embedded default's idle footprint. The embedded database is
+ * one connection on a local disk whose pages the OS caches anyway, so 32 MB serves it.
+ */
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB'];
+
 async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrate: boolean): Promise<DatabaseHandle> {
   let release: (() => Promise<void>) | undefined;
   if (!dataDir.startsWith('memory://')) {
@@ -199,7 +206,11 @@ async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrat
   }
   // pg_trgm backs the partial-match searches of bill records (see migration 0006).
   const client = tracePglite(
-    await PGlite.create(dataDir, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) }),
+    await PGlite.create(dataDir, {
+      extensions: { pg_trgm },
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+      ...(loadDataDir ? { loadDataDir } : {}),
+    }),
   );
   const db = drizzlePglite(client, { schema });
   if (migrate) {

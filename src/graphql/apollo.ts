@@ -1,5 +1,6 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import {
+  ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
@@ -44,6 +45,9 @@ export async function registerApollo(
       // the landing page loads from a CDN, so the explorer below replaces it.
       ApolloServerPluginInlineTraceDisabled(),
       ApolloServerPluginLandingPageDisabled(),
+      // The schema declares no @cacheControl hints, so responses never carried a Cache-Control
+      // header from it; the plugin only wrapped every field's resolver to compute a policy of none.
+      ApolloServerPluginCacheControlDisabled(),
     ],
     validationRules: armor.validationRules,
     // The token limit is enforced by graphql-js's own parser, so a document over it is a parse

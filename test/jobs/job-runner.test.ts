@@ -6,7 +6,7 @@ import { jobs } from '../../src/db/schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { enqueueJob, type Job, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { testDatabase } from '../helpers/database.js';
-import { signal } from '../helpers/wait.js';
+import { signal, waitUntil } from '../helpers/wait.js';
 
 const jobRow = async (db: Database, id: string) => (await db.select().from(jobs).where(eq(jobs.id, id)))[0]!;
 
@@ -33,6 +33,26 @@ describe('the job runner', () => {
     expect(ran[0]).toMatchObject({ id, payload: { bill: 'B1' }, attempts: 1 });
     expect(await runner.runDueJobs()).toBe(0);
     expect(await jobRow(db, id)).toMatchObject({ status: 'done', lockedBy: null });
+  });
+
+  it('a poked lane claims at once instead of at its next poll', async () => {
+    const clock = new ManualClock(new Date('2030-03-01T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    const ran: Job[] = [];
+    const runner = new JobRunner(db, clock, [{ kind, run: async (job) => (ran.push(job), { status: 'done' }) }], {
+      pollMs: 600_000,
+    });
+    const id = await enqueueJob(db, { kind, runAt: new Date('2030-03-01T00:01:00Z'), tenant: '' });
+    runner.start();
+    try {
+      // Not due at the first claim; the next poll is ten minutes away.
+      clock.advance(60_000);
+      runner.poke('money');
+      await waitUntil(() => ran.length === 1, 10_000);
+      expect(ran[0]!.id).toBe(id);
+    } finally {
+      await runner.stop(1_000);
+    }
   });
 
   it('retries at the time the handler names, and backs off when the handler throws', async () => {

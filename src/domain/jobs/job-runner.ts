@@ -122,6 +122,8 @@ export class JobRunner {
   private readonly running = new Map<string, Running>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly claiming = new Set<Lane>();
+  /** Lanes poked while claiming: their claim may have read before the new jobs committed. */
+  private readonly poked = new Set<Lane>();
   private readonly laneTimers = new Map<Lane, NodeJS.Timeout>();
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
@@ -153,6 +155,16 @@ export class JobRunner {
     for (const lane of this.activeLanes()) this.pump(lane);
     this.heartbeat = setInterval(() => void this.extendHeldLeases(), this.heartbeatMs);
     this.heartbeat.unref();
+  }
+
+  /**
+   * Jobs of `lane` were just committed (the event relay saw new events, whose webhook deliveries
+   * commit with them): claim now instead of at the lane's next poll.
+   */
+  poke(lane: Lane): void {
+    if (this.stopping || !this.activeLanes().includes(lane)) return;
+    if (this.claiming.has(lane)) this.poked.add(lane);
+    else this.pump(lane);
   }
 
   /** Claims the due jobs of every lane (a batch each) and runs them to completion. Returns how many ran. */
@@ -213,7 +225,7 @@ export class JobRunner {
         // A lane that found work looks again at once (it may have more than one batch due).
         this.laneTimers.set(
           lane,
-          setTimeout(() => this.pump(lane), claimedAny ? 0 : this.pollMs),
+          setTimeout(() => this.pump(lane), claimedAny || this.poked.delete(lane) ? 0 : this.pollMs),
         );
       });
   }
