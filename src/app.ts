@@ -16,6 +16,7 @@ import { installErrorHandlers } from './http/error-handler.js';
 import { registerProviderWebhooks } from './http/provider-webhooks.js';
 import { registerHealthRoutes } from './http/health.js';
 import { enterRequest } from './domain/audit/request-context.js';
+import { enterHttpRequest } from './db/pool-routing.js';
 import { requestIdOf } from './http/request-id.js';
 import { assertCleanRequest } from './http/text-hygiene.js';
 import { compileRoutes, registerRestRoutes } from './rest/engine.js';
@@ -88,6 +89,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   app.addHook('onRequest', (request, _reply, done) => {
     const agent = request.headers['user-agent'];
     enterRequest({ ip: request.ip, userAgent: typeof agent === 'string' ? agent : null });
+    // Reads take the read pool's connections, writes the request pool's (see pool-routing.ts).
+    enterHttpRequest(request.method);
     done();
   });
   app.addHook('onClose', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { stampCommittedEvents } from './domain/events/relay.js';
 import type { Config } from './config.js';
+import { runOnPool } from './db/pool-routing.js';
 import { type JobHandler, JobRunner, type JobRunnerOptions } from './domain/jobs/job-runner.js';
 import { retentionJobHandlers, scheduleRetention } from './domain/retention/retention-jobs.js';
 import type { Services } from './services.js';
@@ -64,6 +65,16 @@ export function startWorkers(
   log: FastifyBaseLogger,
   handlers: JobHandler[] = [],
   relayEveryMs = 100,
+): Workers {
+  // Everything started here (timers included) takes the jobs pool's connections, never a request's.
+  return runOnPool('jobs', () => startWorkersOnJobPool(services, log, handlers, relayEveryMs));
+}
+
+function startWorkersOnJobPool(
+  services: Services,
+  log: FastifyBaseLogger,
+  handlers: JobHandler[],
+  relayEveryMs: number,
 ): Workers {
   const { health } = services;
   /** A database fault is logged once by `health`; anything else here is a defect worth its stack. */

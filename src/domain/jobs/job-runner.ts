@@ -6,6 +6,7 @@ import { jobs } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import { startJobRun, withTraceContext } from '../../observability/job-observation.js';
 import { claimLaneJobs, extendLeases } from './job-claims.js';
+import { LeaseLostError, runFenced } from '../../db/job-fence.js';
 import { DEFAULT_LANES, type Lane, type LaneLimits, type LaneSettings, laneOf } from './lanes.js';
 
 export interface Job {
@@ -58,18 +59,14 @@ export async function enqueueJob(tx: Executor, job: NewJob): Promise<string> {
   return row!.id;
 }
 
-export class LeaseLostError extends Error {
-  constructor(jobId: string) {
-    super(`The lease on job ${jobId} was taken over by another worker; its effect is left to that worker.`);
-    this.name = 'LeaseLostError';
-  }
-}
+export { LeaseLostError };
 
 /**
- * The fence: call it first inside the transaction that makes a job's effect. It locks the job's row
- * and checks that this claim's lease token is still the row's, so a worker whose lease expired
- * mid-run (a pause, a partition) cannot commit the effect a second time after another worker took
- * the job over. Throws LeaseLostError, which rolls the effect back.
+ * The fence, by hand: locks the job's row and checks that this claim's lease token is still the
+ * row's, so a worker whose lease expired mid-run (a pause, a partition) cannot commit the effect a
+ * second time after another worker took the job over. Throws LeaseLostError, which rolls the
+ * effect back. The runner already fences every transaction a handler opens (job-fence.ts); this
+ * is for a transaction made outside the handler's own async flow.
  */
 export async function assertLease(tx: Executor, job: Pick<Job, 'id' | 'leaseToken'>): Promise<void> {
   const rows = await queryRows(
@@ -107,8 +104,11 @@ interface Running {
  * Runs due jobs from the `jobs` table, lane by lane. Each lane claims only as many jobs as it has
  * free slots, takes turns across tenants (see job-claims.ts), and leaves out tenants and keys that
  * already fill their share, so one tenant's backlog or one dead endpoint never takes every slot. A
- * running job's lease is extended by a heartbeat; a job whose lease was lost anyway is aborted, its
- * result is not recorded, and its transactional effects are fenced by `assertLease`.
+ * running job's lease is extended by a heartbeat; a job whose lease was lost anyway is aborted
+ * (its signal) and its result is not recorded. The fence covers database effects only: every
+ * transaction a handler opens begins by checking the lease (job-fence.ts), so such a job cannot
+ * commit an effect twice. What a handler does outside a transaction (a provider call, an HTTP
+ * delivery) can happen twice; those calls carry the job's reference so the far side deduplicates.
  */
 export class JobRunner {
   readonly workerId: string;
@@ -282,11 +282,12 @@ export class JobRunner {
     let outcome: JobOutcome;
     try {
       outcome = handler
-        ? await observed.within(() => handler.run(job))
+        ? await observed.within(() => runFenced(job, () => handler.run(job)))
         : { status: 'failed', error: `No handler for ${job.kind}` };
     } catch (error) {
       if (error instanceof LeaseLostError || job.signal.aborted) {
         // Another worker owns the job now; it records the outcome.
+        observed.finish('lease-lost');
         this.running.delete(job.id);
         return;
       }
