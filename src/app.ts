@@ -43,6 +43,8 @@ declare module 'fastify' {
     services: Services;
     /** True once shutdown has begun: readiness fails so load balancers stop sending traffic. */
     draining: boolean;
+    /** True once the listener no longer accepts connections (shutdown): responses close their connections. */
+    listenerClosed: boolean;
   }
 }
 
@@ -77,13 +79,15 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   });
   app.decorate('services', services);
   app.decorate('draining', false);
+  app.decorate('listenerClosed', false);
   app.setValidatorCompiler(validatorCompiler);
   acceptEmptyJsonBodies(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    // While draining, keep-alive connections are closed after their response, so clients open new
-    // ones (to other instances) instead of reusing one this process is about to close.
-    if (app.draining) reply.header('connection', 'close');
+    // Once the listener is closed, keep-alive connections are closed after their response, so
+    // clients open new ones (to other instances). Not before: a client told to reconnect while the
+    // listener is still open may land in its accept queue just as it closes, and be reset.
+    if (app.listenerClosed) reply.header('connection', 'close');
   });
   // Audit records say where a change came from: the request's address and user agent.
   app.addHook('onRequest', (request, _reply, done) => {
