@@ -122,6 +122,7 @@ export class JobRunner {
   private readonly running = new Map<string, Running>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly claiming = new Set<Lane>();
+  private readonly claims = new Set<Promise<unknown>>();
   private readonly laneTimers = new Map<Lane, NodeJS.Timeout>();
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
@@ -173,6 +174,8 @@ export class JobRunner {
     this.stopping = true;
     for (const timer of this.laneTimers.values()) clearTimeout(timer);
     if (this.heartbeat) clearInterval(this.heartbeat);
+    // A claim still in flight gives its jobs back rather than starting them (see pump).
+    await Promise.allSettled([...this.claims]);
     const drained = Promise.all([...this.inFlight]);
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, graceMs))]);
     for (const [id, held] of this.running) {
@@ -197,9 +200,11 @@ export class JobRunner {
     this.claiming.add(lane);
     clearTimeout(this.laneTimers.get(lane));
     let claimedAny = false;
-    this.claim(lane, Math.min(free, this.batchSize))
-      .then((claimed) => {
+    const claim = this.claim(lane, Math.min(free, this.batchSize))
+      .then(async (claimed) => {
         claimedAny = claimed.length > 0;
+        // Stopped while claiming: the drain has begun, so these are given back unstarted.
+        if (this.stopping) return this.giveBack(claimed);
         for (const job of claimed) void this.track(this.execute(job)).finally(() => this.pump(lane));
       })
       .catch(async (error) => {
@@ -208,6 +213,7 @@ export class JobRunner {
         await this.options.waitAfterError?.(error);
       })
       .finally(() => {
+        this.claims.delete(claim);
         this.claiming.delete(lane);
         if (this.stopping) return;
         // A lane that found work looks again at once (it may have more than one batch due).
@@ -216,6 +222,18 @@ export class JobRunner {
           setTimeout(() => this.pump(lane), claimedAny ? 0 : this.pollMs),
         );
       });
+    this.claims.add(claim);
+  }
+
+  /** Returns claimed jobs unstarted: the lease is cleared and the claim's attempt not counted. */
+  private async giveBack(claimed: Job[]): Promise<void> {
+    for (const job of claimed) {
+      this.running.delete(job.id);
+      await this.db
+        .update(jobs)
+        .set({ lockedBy: null, lockedUntil: null, leaseToken: null, attempts: sql`${jobs.attempts} - 1` })
+        .where(and(eq(jobs.id, job.id), eq(jobs.leaseToken, job.leaseToken)));
+    }
   }
 
   private countRunning(match: (r: Running) => boolean): number {
@@ -280,6 +298,7 @@ export class JobRunner {
     const handler = this.handlers.get(job.kind);
     const observed = startJobRun(job);
     let outcome: JobOutcome;
+    let planned = true;
     try {
       outcome = handler
         ? await observed.within(() => runFenced(job, () => handler.run(job)))
@@ -292,6 +311,7 @@ export class JobRunner {
         return;
       }
       this.options.onError?.(error, job);
+      planned = false;
       const message = error instanceof Error ? error.message : String(error);
       const backoffMs = Math.min(2 ** job.attempts * 1000, 3_600_000);
       outcome =
@@ -301,7 +321,7 @@ export class JobRunner {
     }
     observed.finish(outcome.status);
     try {
-      await this.record(job, outcome);
+      await this.record(job, outcome, planned);
     } catch (error) {
       // Unrecorded, the job keeps its lease until it lapses, then runs again (its effects are fenced).
       this.options.onError?.(error, job);
@@ -311,13 +331,20 @@ export class JobRunner {
   }
 
   /** Records the outcome only while this claim's lease token is still the row's (the fence). */
-  private async record(job: Job, outcome: JobOutcome): Promise<void> {
+  private async record(job: Job, outcome: JobOutcome, planned: boolean): Promise<void> {
     const mine = and(eq(jobs.id, job.id), eq(jobs.leaseToken, job.leaseToken));
     const common = { lockedBy: null, lockedUntil: null, leaseToken: null, updatedAt: this.clock.now() };
     if (outcome.status === 'retry') {
+      // A retry the handler planned (the next poll, a repeating job's next run) starts its count
+      // again: only failures in a row count toward maxAttempts.
       await this.db
         .update(jobs)
-        .set({ ...common, runAt: outcome.at, lastError: outcome.error ?? null })
+        .set({
+          ...common,
+          runAt: outcome.at,
+          lastError: outcome.error ?? null,
+          ...(planned ? { attempts: 0 } : {}),
+        })
         .where(mine);
     } else {
       await this.db
