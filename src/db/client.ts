@@ -16,6 +16,7 @@ import * as schema from './schema.js';
 import { grantApplicationRole } from './app-role.js';
 import { type PoolClass, RoutedPool } from './pool-routing.js';
 import { fenceTransaction } from './job-fence.js';
+import { multiHostClient, parseHosts } from './multi-host.js';
 
 export type Schema = typeof schema;
 /** What PGlite and node-postgres drizzle instances, and their transactions, have in common. */
@@ -106,11 +107,14 @@ async function openPostgres(
   const tell = (error: Error) => {
     for (const listener of listeners) listener(error);
   };
+  // Several hosts: connect to whichever accepts writes (a failover to another address is followed).
+  const { hosts, url: oneHostUrl } = parseHosts(url);
+  const Client = hosts.length > 1 ? multiHostClient(TracedPgClient, hosts) : TracedPgClient;
   const newPool = (max: number) => {
     const pool = new TracedPgPool({
-      connectionString: url,
+      connectionString: oneHostUrl,
       max,
-      Client: TracedPgClient,
+      Client,
       connectionTimeoutMillis: connectTimeoutMs,
       // A peer that vanished (failover, cable) is noticed by TCP keepalive instead of never.
       keepAlive: true,
@@ -139,12 +143,12 @@ async function openPostgres(
     await migrateAsOwner(migrationUrl, appRole.rows[0]!.name);
   } else if (migrate) await migratePostgres(request);
   const db = drizzlePg(pool, { schema }) as unknown as Database;
-  const safeUrl = new URL(url);
+  const safeUrl = new URL(oneHostUrl);
   safeUrl.password = '';
   return {
     db,
     driver: 'postgres',
-    describe: `PostgreSQL ${safeUrl.host}${safeUrl.pathname}`,
+    describe: `PostgreSQL ${hosts.map((h) => `${h.host}:${h.port}`).join(',') || safeUrl.host}${safeUrl.pathname}`,
     onConnectionError: (listener) => listeners.add(listener),
     close: () => pool.end(),
     pool,
