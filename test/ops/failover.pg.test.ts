@@ -72,10 +72,10 @@ describe.skipIf(!onPostgres)('failover to a promoted standby at another address 
     const payee = await seedTenant(services);
     await fund(services, payer, FUNDED);
     // The seeded rows have reached the standby before the primary goes.
-    const written = await valueOf(primary, 'select pg_current_wal_lsn()::text as value');
+    const written = await scalarOf(primary, 'select pg_current_wal_lsn()::text as value');
     await waitUntil(
       async () =>
-        (await valueOf(standby, 'select pg_last_wal_replay_lsn() >= $1::pg_lsn as value', [written])) === true,
+        (await scalarOf(standby, 'select pg_last_wal_replay_lsn() >= $1::pg_lsn as value', [written])) === true,
       10_000,
     );
     const logFrom = gateway.child.output().length;
@@ -133,7 +133,7 @@ describe.skipIf(!onPostgres)('failover to a promoted standby at another address 
 });
 
 /** One value from a server, on a connection of its own. */
-async function valueOf(server: ThrowawayPostgres, text: string, values: unknown[] = []): Promise<unknown> {
+async function scalarOf(server: ThrowawayPostgres, text: string, values: unknown[] = []): Promise<unknown> {
   const client = new pg.Client({ connectionString: server.url() });
   await client.connect();
   try {
