@@ -6,6 +6,7 @@
  *   npm run admin -- create-key --user <id|email> --name "server" [--env sandbox|production] [--permission "Full Access"]
  *   npm run admin -- list-keys --user <id|email>
  *   npm run admin -- revoke-key --user <id|email> --key <key id>
+ *   npm run admin -- key-controls --user <id|email> --key <key id> [--max-payout <naira>] [--ip-allow-list …]
  *   npm run admin -- rewrap-wallet-keys --env sandbox|production
  *   npm run admin -- queue | failed-jobs | retry-job | discard-job | failed-deliveries | retry-delivery |
  *                    discard-delivery | doctor   (background work and health: see admin-operations.ts)
@@ -24,6 +25,7 @@ import { isUuid } from '../src/domain/ids.js';
 import { createServices, type Services } from '../src/services.js';
 import { OPERATOR_COMMANDS, OperatorUsageError, runDoctorCommand, runOperatorCommand } from './admin-operations.js';
 import { auditVerifyCommand, grantAppRoleCommand, ledgerCheckCommand } from './admin/ledger-commands.js';
+import { keyControlsCommand } from './admin/controls-commands.js';
 import type { DatabaseHandle } from '../src/db/client.js';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -34,6 +36,10 @@ Commands:
   create-key --user <id|email> --name <key name> [--env sandbox|production] [--permission "Read Only"|Transactions|"Account Management"|"Full Access"]
   list-keys --user <id|email>
   revoke-key --user <id|email> --key <key id>
+  key-controls --user <id|email> --key <key id> [--max-payout <naira>] [--max-daily <naira>]
+               [--max-daily-count N] [--max-hourly-count N] [--ip-allow-list "<cidr>,<cidr>"]
+                                a key's payout limits and IP allow-list: shown, or the given ones changed
+                                (blank or "default": the configured default; 0: no limit; "" list: none)
   rewrap-wallet-keys --env sandbox|production
   queue                                     queue depth per job kind
   failed-jobs [--kind <kind>] [--limit N]   jobs that failed for good, with their last error
@@ -70,6 +76,11 @@ const OPTIONS = {
   limit: { type: 'string' },
   role: { type: 'string' },
   latest: { type: 'boolean', default: false },
+  'max-payout': { type: 'string' },
+  'max-daily': { type: 'string' },
+  'max-daily-count': { type: 'string' },
+  'max-hourly-count': { type: 'string' },
+  'ip-allow-list': { type: 'string' },
 } as const;
 
 let parsed: ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof OPTIONS }>>;
@@ -89,6 +100,8 @@ function throughServer(command: string | undefined, baseUrl: string): string {
       return `sign up at ${baseUrl}/signup`;
     case 'create-business':
       return `use ${baseUrl}/dashboard/businesses`;
+    case 'key-controls':
+      return `use ${baseUrl}/dashboard/controls`;
     case 'create-key':
     case 'list-keys':
     case 'revoke-key':
@@ -168,6 +181,14 @@ async function run(services: Services, database: DatabaseHandle, command: string
       const revoked = await services.apiKeys.revoke(await findUserId(services, required('user')), required('key'));
       return { json: revoked, text: `Revoked ${revoked.id} (${revoked.name})` };
     }
+    case 'key-controls':
+      return keyControlsCommand(services, await findUserId(services, required('user')), required('key'), {
+        maxPayout: values['max-payout'],
+        maxDaily: values['max-daily'],
+        maxDailyCount: values['max-daily-count'],
+        maxHourlyCount: values['max-hourly-count'],
+        ipAllowList: values['ip-allow-list'],
+      });
     case 'rewrap-wallet-keys': {
       const environment = required('env');
       if (!(ENVIRONMENTS as readonly string[]).includes(environment))
@@ -186,7 +207,7 @@ async function run(services: Services, database: DatabaseHandle, command: string
       const operated = await runOperatorCommand(services, command, values);
       if (operated) return operated;
       throw new UsageError(
-        `Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys, ledger-check, audit-verify, grant-app-role, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
+        `Commands: create-user, create-business, create-key, list-keys, revoke-key, key-controls, rewrap-wallet-keys, ledger-check, audit-verify, grant-app-role, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
       );
     }
   }

@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest, LogController } fro
 import { type Config, isProduction } from './config.js';
 import { registerApollo } from './graphql/apollo.js';
 import {
+  admittedFrom,
   type Authenticator,
   authenticateCredential,
   buildContext,
@@ -18,6 +19,7 @@ import { registerHealthRoutes } from './http/health.js';
 import { enterRequest } from './domain/audit/request-context.js';
 import { enterHttpRequest } from './db/pool-routing.js';
 import { requestIdOf } from './http/request-id.js';
+import { clientIpResolver, trustProxyOf } from './http/client-ip.js';
 import { assertCleanRequest } from './http/text-hygiene.js';
 import { compileRoutes, registerRestRoutes } from './rest/engine.js';
 import { registerOpenApi } from './rest/openapi.js';
@@ -74,6 +76,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdOf,
+    // request.ip (allow-lists, per-IP limits, audit) believes X-Forwarded-For only from trusted proxies.
+    trustProxy: trustProxyOf(config.TRUST_PROXY),
     // Requests that reach a connection accepted before the listener closed are served, not refused.
     return503OnClosing: false,
   });
@@ -135,7 +139,11 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     schema,
     config,
     contextFor: (facts) => buildContext(services, authenticators, facts),
-    stillValid: async (credential) => (await authenticateCredential(authenticators, credential)) !== undefined,
+    stillValid: async (credential, clientIp) => {
+      const principal = await authenticateCredential(authenticators, credential);
+      return principal !== undefined && admittedFrom(principal, clientIp);
+    },
+    clientIpOf: clientIpResolver(trustProxyOf(config.TRUST_PROXY)),
   });
   await registerOpenApi(app);
   await registerWebPages(app, services, async (pages) => {

@@ -107,6 +107,22 @@ const ConfigSchema = Type.Object({
   PAYOUT_COOLING_OFF_CAP_KOBO: Type.Integer({ minimum: 0, default: 1_000_000 }),
   /** Production always; true applies the cooling-off to sandbox payouts too (to rehearse it). */
   PAYOUT_COOLING_OFF_SANDBOX: Type.Boolean({ default: false }),
+  /**
+   * Per-key payout limits' defaults (docs/payout-controls.md), for keys without their own value;
+   * 0 means no limit. Rolling windows: the day is the last 24 hours, the hour the last 60 minutes.
+   */
+  PAYOUT_LIMIT_PER_PAYOUT_KOBO: Type.Integer({ minimum: 0, default: 500_000_000 }),
+  PAYOUT_LIMIT_DAILY_KOBO: Type.Integer({ minimum: 0, default: 2_000_000_000 }),
+  PAYOUT_LIMIT_DAILY_COUNT: Type.Integer({ minimum: 0, default: 500 }),
+  PAYOUT_LIMIT_HOURLY_COUNT: Type.Integer({ minimum: 0, default: 100 }),
+  /** Production keys always get the defaults above; true gives them to sandbox keys too. A key's own limits apply in both. */
+  PAYOUT_LIMITS_SANDBOX: Type.Boolean({ default: false }),
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (IP allow-lists, per-IP
+   * limits, audit records): unset or `false` none, `true` any, a hop count, or comma-separated
+   * addresses and CIDRs of the proxies.
+   */
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   /** Redis for limits shared by every instance. Unset: limits are per process, in memory. */
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   /** Operations (GraphQL root fields, aliases included) per credential per minute. */

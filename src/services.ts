@@ -29,6 +29,8 @@ import { MasterKeyring } from './domain/solana/keyring.js';
 import { CustomerService } from './domain/customers/customer-service.js';
 import { PaymentMethodService } from './domain/wallet/payment-method-service.js';
 import { PayoutService } from './domain/wallet/payout-service.js';
+import { KeyControlsService } from './domain/auth/key-controls.js';
+import { PayoutControls, payoutLimitDefaultsOf } from './domain/payouts/payout-limits.js';
 import { WalletService } from './domain/wallet/wallet-service.js';
 import { SecretBox } from './domain/webhooks/secret-box.js';
 import { TenantBacklog } from './domain/jobs/backlog.js';
@@ -67,6 +69,8 @@ export interface Services {
   health: DependencyHealth;
   users: UserService;
   apiKeys: ApiKeyService;
+  /** Each API key's payout limits and IP allow-list. */
+  keyControls: KeyControlsService;
   events: EventService;
   eventFeed: EventFeed;
   doorbell: Doorbell;
@@ -248,6 +252,10 @@ export function createServices(
   });
   const exchangeProvider = (environment: Environment) => (environment === 'sandbox' ? sandboxAmm : jupiter);
   const solanaTokens = new TokenDirectory(solanaChains, exchangeProvider);
+  const apiKeys = new ApiKeyService(db, clock, config.API_KEY_CACHE_MS, onBackgroundError);
+  const keyControls = new KeyControlsService(db, clock);
+  // A changed allow-list applies to this process's next request at once (others within the cache TTL).
+  keyControls.onChange = (keyId) => apiKeys.forget(keyId);
   const solanaTransfers = new SolanaTransfers(
     db,
     clock,
@@ -295,11 +303,19 @@ export function createServices(
     paymentMethods,
     wallet: new WalletService(db, clock, users, idempotency),
     deposits: new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider),
-    payouts: new PayoutService(db, clock, idempotency, paymentsProvider, {
-      periodMs: config.PAYOUT_COOLING_OFF_MINUTES * 60_000,
-      capKobo: BigInt(config.PAYOUT_COOLING_OFF_CAP_KOBO),
-      sandbox: config.PAYOUT_COOLING_OFF_SANDBOX,
-    }),
+    payouts: new PayoutService(
+      db,
+      clock,
+      idempotency,
+      paymentsProvider,
+      {
+        periodMs: config.PAYOUT_COOLING_OFF_MINUTES * 60_000,
+        capKobo: BigInt(config.PAYOUT_COOLING_OFF_CAP_KOBO),
+        sandbox: config.PAYOUT_COOLING_OFF_SANDBOX,
+      },
+      new PayoutControls(keyControls, payoutLimitDefaultsOf(config)),
+    ),
+    keyControls,
     offramp: new OfframpService(db, clock, idempotency, {
       sandbox: new SandboxOfframpProvider(clock),
       production: paycrest,
@@ -317,7 +333,7 @@ export function createServices(
     clock,
     health,
     users,
-    apiKeys: new ApiKeyService(db, clock, config.API_KEY_CACHE_MS, onBackgroundError),
+    apiKeys,
     events: new EventService(db),
   };
 }
