@@ -32,6 +32,7 @@ import { registerWebPages } from './web/pages-plugin.js';
 import { registerRequestObservation } from './observability/http-hooks.js';
 import { safeSerializers } from './observability/log-safety.js';
 import { registerMetrics } from './observability/metrics-endpoint.js';
+import { registerOperatorPages } from './operations/reconciliation-page.js';
 import { linkContext } from './observability/request-observation.js';
 
 export interface AppOptions {
@@ -133,6 +134,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
 
   registerHealthRoutes(app, services.health, () => app.draining);
   registerMetrics(app, services);
+  registerOperatorPages(app, services);
   registerProviderWebhooks(app, services);
   await registerApollo(app, { schema, config, contextFor });
   registerWebSocket(app, {

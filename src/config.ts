@@ -102,6 +102,18 @@ const ConfigSchema = Type.Object({
   RETENTION_EVERY_MS: Type.Integer({ minimum: 60_000, default: 3_600_000 }),
   /** How often the ledger invariant check runs (docs/operations.md). */
   LEDGER_CHECK_EVERY_MINUTES: Type.Integer({ minimum: 1, default: 60 }),
+  /** Hours between scheduled reconciliation runs (each reconciles the previous UTC day; docs/reconciliation.md). */
+  RECON_EVERY_HOURS: Type.Integer({ minimum: 1, default: 24 }),
+  /** Environments the scheduled run reconciles, comma-separated (sandbox providers forget on restart). */
+  RECON_ENVIRONMENTS: Type.String({ pattern: '^(sandbox|production)(,(sandbox|production))*$', default: 'production' }),
+  /** Hours after a day ends by which each provider's clearing must net to zero. */
+  RECON_SETTLEMENT_HOURS: Type.Integer({ minimum: 0, default: 48 }),
+  /** Per-provider overrides of RECON_SETTLEMENT_HOURS, e.g. `flutterwave=24,paycrest=2`. */
+  RECON_SETTLEMENT_HOURS_BY_PROVIDER: Type.String({ pattern: '^([a-z-]+=\\d+(,[a-z-]+=\\d+)*)?$', default: '' }),
+  /** An open break older than this many hours counts as aged (metric and notice). */
+  RECON_BREAK_MAX_AGE_HOURS: Type.Integer({ minimum: 1, default: 72 }),
+  /** Bearer token for the operator pages (/operator/…); unset, they are off (404). */
+  OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** A bank account added this recently receives payouts of at most PAYOUT_COOLING_OFF_CAP_KOBO (0 turns the control off). */
   PAYOUT_COOLING_OFF_MINUTES: Type.Integer({ minimum: 0, default: 1440 }),
   PAYOUT_COOLING_OFF_CAP_KOBO: Type.Integer({ minimum: 0, default: 1_000_000 }),

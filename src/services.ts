@@ -20,6 +20,8 @@ import { withCachedBanks } from './domain/payments/cached-banks.js';
 import type { PaymentsProvider } from './domain/payments/payments-provider.js';
 import { SandboxPaymentsProvider, UnconfiguredPaymentsProvider } from './domain/payments/sandbox-payments-provider.js';
 import { BillsService } from './domain/bills/bills-service.js';
+import { parseSettlementHours, Reconciliation } from './domain/reconciliation/reconciliation-service.js';
+import { reconciliationSources } from './domain/reconciliation/wiring.js';
 import type { BillsProvider } from './domain/bills/bills-provider.js';
 import { SandboxBillsProvider } from './domain/bills/sandbox-bills-provider.js';
 import { FlutterwaveBillsProvider } from './domain/bills/flutterwave-bills-provider.js';
@@ -52,7 +54,7 @@ import { RpcChain } from './domain/solana/rpc-chain.js';
 import { SandboxAmm } from './domain/solana/sandbox-amm.js';
 import { SandboxChainStore } from './domain/solana/sandbox-chain-store.js';
 import { SandboxFaucet } from './domain/solana/sandbox-faucet.js';
-import { createSandboxWorld } from './domain/solana/sandbox-world.js';
+import { createSandboxWorld, upgradeSandboxWorld } from './domain/solana/sandbox-world.js';
 import { SolanaChains } from './domain/solana/solana-chains.js';
 import { TokenDirectory } from './domain/solana/token-directory.js';
 import { SolanaTransfers } from './domain/solana/transfer-service.js';
@@ -116,6 +118,8 @@ export interface Services {
   solanaIncoming: IncomingWatch;
   /** The scheduled ledger invariant check and its latest result. */
   ledgerCheck: LedgerCheck;
+  /** Matches providers' own records with the gateway's (docs/reconciliation.md). */
+  reconciliation: Reconciliation;
   /** Balances as of an instant and statements of the NGN wallet. */
   statements: WalletStatements;
   /** The account owners' audit trail and its chain verification. */
@@ -235,7 +239,7 @@ export function createServices(
     (environment) => keyrings[environment],
     async (wallet) => (wallet.environment === 'production' ? solanaIncoming.watchWallet(wallet.address) : undefined),
   );
-  const sandboxChains = new SandboxChainStore(db, (svm) => createSandboxWorld(svm));
+  const sandboxChains = new SandboxChainStore(db, createSandboxWorld, upgradeSandboxWorld);
   const onExecuted = sandboxExecutionRecorder(clock);
   const litesvmChains = new Map<SolanaNetwork, LiteSvmChain>();
   const sandboxChain = (network: SolanaNetwork) => {
@@ -265,8 +269,24 @@ export function createServices(
     solanaTokens,
     config.SOLANA_CONFIRM_WAIT_MS,
   );
+  const reconciliation = new Reconciliation(
+    db,
+    clock,
+    reconciliationSources({
+      payments: providers,
+      bills: { sandbox: sandboxBills, production: productionBills },
+      offramp: { production: paycrest },
+      chains: Object.values(rpcChains),
+    }),
+    {
+      settlementHours: config.RECON_SETTLEMENT_HOURS,
+      settlementHoursByProvider: parseSettlementHours(config.RECON_SETTLEMENT_HOURS_BY_PROVIDER),
+      breakMaxAgeMs: config.RECON_BREAK_MAX_AGE_HOURS * 3_600_000,
+    },
+  );
   return {
     solanaIncoming,
+    reconciliation,
     ledgerCheck: new LedgerCheck(db, clock),
     statements: new WalletStatements(db),
     auditLog: new AuditLog(db),
