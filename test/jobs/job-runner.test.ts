@@ -84,8 +84,9 @@ describe('the job runner', () => {
     await runner.runDueJobs();
     const afterThrow = await jobRow(db, id);
     expect(afterThrow.lastError).toBe('boom');
-    expect(afterThrow.runAt.getTime()).toBe(clock.now().getTime() + 4000); // 2^attempts seconds
-    clock.advance(4000);
+    // 2^attempts seconds; the planned retry started the count again, so this is the first failure.
+    expect(afterThrow.runAt.getTime()).toBe(clock.now().getTime() + 2000);
+    clock.advance(2000);
     await runner.runDueJobs();
     expect((await jobRow(db, id)).status).toBe('done');
   });
@@ -139,5 +140,47 @@ describe('the job runner', () => {
     expect((await jobRow(db, id)).lockedBy).toBe('leaving');
     await runner.stop(20);
     expect(await jobRow(db, id)).toMatchObject({ lockedBy: null, lockedUntil: null, status: 'pending' });
+  });
+
+  it('a repeating job is not failed by one error after many planned runs: planned retries do not count', async () => {
+    const clock = new ManualClock(new Date('2030-05-01T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    let calls = 0;
+    const runner = new JobRunner(
+      db,
+      clock,
+      [
+        {
+          kind,
+          run: async () => {
+            calls++;
+            if (calls === 13) throw new Error('database busy once');
+            return { status: 'retry', at: new Date(clock.now().getTime() + 60_000) };
+          },
+        },
+      ],
+      { maxAttempts: 10 },
+    );
+    const id = await enqueueJob(db, { kind, runAt: clock.now(), tenant: '' });
+    for (let run = 0; run < 13; run++) {
+      expect(await runner.runDueJobs()).toBe(1);
+      clock.advance(60_000);
+    }
+    expect(await jobRow(db, id)).toMatchObject({ status: 'pending', lastError: 'database busy once', attempts: 1 });
+  });
+
+  it('a claim in flight when stop() begins gives its jobs back instead of starting them', async () => {
+    const clock = new ManualClock(new Date('2030-06-01T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    let ran = 0;
+    const runner = new JobRunner(db, clock, [{ kind, run: async () => (ran++, { status: 'done' }) }], {
+      workerId: 'stopping',
+    });
+    const id = await enqueueJob(db, { kind, runAt: clock.now(), tenant: '' });
+    runner.start(); // its first claim is now in flight
+    await runner.stop(1_000);
+    // Read after stop(): on one connection this also runs after any claim stop() did not wait for.
+    expect(await jobRow(db, id)).toMatchObject({ status: 'pending', lockedBy: null, leaseToken: null, attempts: 0 });
+    expect(ran).toBe(0);
   });
 });
