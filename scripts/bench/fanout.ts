@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { benchDatabase } from './database.js';
-import { onLoadCore, spawnServer } from './pinning.js';
+import { onLoadCore, spawnServer } from './harness/pinning.js';
 
 const { values } = parseArgs({
   options: {

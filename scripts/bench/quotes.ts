@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { SOL_MINT, tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 import { benchDatabase } from './database.js';
-import { onLoadCore, spawnServer } from './pinning.js';
+import { onLoadCore, spawnServer } from './harness/pinning.js';
 
 const { values } = parseArgs({
   options: { db: { type: 'string', default: 'pglite' }, duration: { type: 'string', default: '10' } },

@@ -1,231 +1,140 @@
 /**
- * npm run bench [-- --duration 15 --warmup 10 --connections 32 --db pglite|postgres|both]
+ * npm run bench [-- --round 10 --rounds 3 --warmup 5 --connections 32 --write]
  *
- * Starts scripts/bench/server.ts pinned to CPU 0 and drives it with autocannon from this process
- * pinned to CPU 1, on embedded PGlite and (when DATABASE_URL is set) on PostgreSQL in a database of
- * its own. Every target is warmed up first (Apollo needs it), then measured in `rounds` interleaved
- * rounds (so no target is favoured by running first or last), reporting the median round: req/s,
- * p50/p99 latency, server CPU µs per request (from /proc) and RSS. Results go to docs/benchmarks.md
- * between the bench markers.
- *
- * Then the other suites (`--suites http,fanout,webhooks,bills,quotes` picks them): subscription fan-out
- * against a plain graphql-ws server, webhook delivery throughput and the bill records list at
- * 100,000 records and swap quote latency, each its own script (`npm run bench:fanout` and so on), on PostgreSQL when
- * DATABASE_URL is set.
+ * The gateway against standalone peers, each its own process pinned to CPU 0 with autocannon on
+ * CPU 1, over the gateway's own 20-field `User` and the same PostgreSQL rows (a fresh database on
+ * DATABASE_URL's server, migrated and seeded by the gateway process):
+ *   - raw Fastify doing GET /api/v1/user/me's mandatory work by hand (scripts/bench/peers/raw-fastify.ts),
+ *   - Sofa, Mercurius with graphql-jit, bare Apollo Server 5 on Fastify (scripts/bench/peers/),
+ *   - the gateway's REST route and /graphql on the same 20 fields, its home-screen query and a
+ *     page of 20 bill records.
+ * Every process does the same mandatory work per request (key lookup cached 1 s, one rate-limit
+ * count in memory, one log line at the default level, `x-request-id`). Interleaved rounds, medians
+ * (scripts/bench/harness). `--write` puts the result between the markers in docs/benchmarks.md.
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { benchDatabase } from './database.js';
-import { canPin, onLoadCore, spawnServer } from './pinning.js';
-import { cpuMicros, rssMiB } from './proc.js';
+import { BILL_PAGE, HOME_SCREEN, ME_QUERY } from './documents.js';
+import {
+  httpTarget,
+  type Measured,
+  machineLine,
+  measureInterleaved,
+  onLoadCore,
+  resultTable,
+  roundFlags,
+  roundOptions,
+  type Started,
+  startServer,
+} from './harness/index.js';
 
 const { values } = parseArgs({
   options: {
-    duration: { type: 'string', default: '15' },
-    rounds: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '10' },
+    ...roundFlags,
     connections: { type: 'string', default: '32' },
-    db: { type: 'string', default: 'both' },
-    'no-write': { type: 'boolean', default: false },
-    /** Which benchmarks: http (the request pipeline), fanout, webhooks, bills. */
-    suites: { type: 'string', default: 'http,fanout,webhooks,bills,quotes' },
+    write: { type: 'boolean', default: false },
   },
 });
 
 await onLoadCore(main);
 
-interface Target {
-  name: string;
-  url: string;
-  method: 'GET' | 'POST';
-  body?: string;
-  headers: Record<string, string>;
-}
-
-interface Measured {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  cpuMicrosPerRequest: number;
-  rssMiB: number;
-  errors: number;
-}
-
 async function main(): Promise<void> {
-  const suites = new Set(values.suites!.split(',').map((x) => x.trim()));
-  if (suites.has('http')) await benchHttp();
-  // The other suites are scripts of their own (also runnable alone); each records what it measures.
-  const database = process.env.DATABASE_URL ? 'postgres' : 'pglite';
-  const others: Array<[string, string, string[]]> = [
-    ['fanout', 'scripts/bench/fanout.ts', ['--db', database]],
-    ['webhooks', 'scripts/bench/webhooks.ts', []],
-    ['bills', 'scripts/bench/bills.ts', ['--db', database, '--duration', '5']],
-    ['quotes', 'scripts/bench/quotes.ts', ['--db', database, '--duration', '5']],
-  ];
-  for (const [name, script, args] of others) {
-    if (!suites.has(name)) continue;
-    console.log(`\n== ${name}: ${script} ${args.join(' ')}`);
-    spawnSync(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'inherit', env: process.env });
-  }
-}
-
-async function benchHttp(): Promise<void> {
-  const duration = Number(values.duration);
-  const rounds = Number(values.rounds);
-  const warmup = Number(values.warmup);
-  const connections = Number(values.connections);
-  const databases = values.db === 'both' ? ['pglite', ...(process.env.DATABASE_URL ? ['postgres'] : [])] : [values.db!];
-  const sections: string[] = [];
-  for (const db of databases) {
-    console.log(`\n== ${db}`);
-    const results = await benchOn(db, { duration, warmup, connections, rounds });
-    sections.push(render(db, results));
-  }
-  const header = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}.`,
-    `Command: \`npm run bench -- --duration ${duration} --rounds ${rounds} --warmup ${warmup} --connections ${connections}\`` +
-      (process.env.DATABASE_URL ? ' with `DATABASE_URL` set' : '') +
-      '.',
-    canPin
-      ? 'Server pinned to CPU 0, load generator (autocannon) to CPU 1.'
-      : 'taskset unavailable: server and load generator share CPUs.',
-  ].join('\n');
-  const block = `${header}\n\n${sections.join('\n\n')}`;
-  console.log(`\n${block}`);
-  if (!values['no-write']) writeResults(block);
-}
-
-async function benchOn(
-  db: string,
-  options: { duration: number; warmup: number; connections: number; rounds: number },
-): Promise<Measured[]> {
-  const { url: databaseUrl, drop: dropDatabase } = await benchDatabase(db);
-  const server = spawnServer('scripts/bench/server.ts', [], {
+  if (!process.env.DATABASE_URL) throw new Error('npm run bench needs DATABASE_URL: the peers read the same rows');
+  const rounds = roundOptions(values);
+  const database = await benchDatabase('postgres');
+  const env = {
     ...process.env,
-    DATABASE_URL: databaseUrl,
+    DATABASE_URL: database.url,
     REDIS_URL: '',
     NODE_ENV: 'production',
-    GRAPHQL_INTROSPECTION: 'true',
     SECRETS_KEY: randomBytes(32).toString('base64'),
-  });
-  const ready = await new Promise<{ pid: number; gateway: number; bareApollo: number; key: string }>(
-    (resolve, reject) => {
-      const lines = createInterface({ input: server.stdout! });
-      lines.on('line', (line) => {
-        if (line.startsWith('{"ready"')) resolve(JSON.parse(line));
-      });
-      server.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-    },
-  );
-  const auth = { 'x-api-key': ready.key };
-  const query = JSON.stringify({ query: '{ me { id email name firstName lastName } }' });
-  const json = { ...auth, 'content-type': 'application/json' };
-  const targets: Target[] = [
-    {
-      name: 'raw Fastify route (same auth + user lookup)',
-      url: `http://127.0.0.1:${ready.gateway}/bench/raw/me`,
-      method: 'GET',
-      headers: auth,
-    },
-    {
-      name: 'REST GET /api/v1/user/me',
-      url: `http://127.0.0.1:${ready.gateway}/api/v1/user/me`,
-      method: 'GET',
-      headers: auth,
-    },
-    {
-      name: 'bare Apollo Server on Fastify, `me`',
-      url: `http://127.0.0.1:${ready.bareApollo}/graphql`,
-      method: 'POST',
-      body: query,
-      headers: json,
-    },
-    {
-      name: 'gateway POST /graphql, `me`',
-      url: `http://127.0.0.1:${ready.gateway}/graphql`,
-      method: 'POST',
-      body: query,
-      headers: json,
-    },
-  ];
-  const results: Measured[] = [];
+  };
+  const servers: Array<Started<{ pid: number; port: number }>> = [];
   try {
-    for (const target of targets) {
-      console.log(`${target.name}: warming up ${options.warmup}s`);
-      await load(target, options.warmup, options.connections);
-    }
-    const perRound = Math.max(1, Math.round(options.duration / options.rounds));
-    const samples = new Map<string, Measured[]>(targets.map((t) => [t.name, []]));
-    for (let round = 1; round <= options.rounds; round++) {
-      for (const target of targets) {
-        const cpuBefore = cpuMicros(ready.pid);
-        const result = await load(target, perRound, options.connections);
-        const cpuUsed = cpuMicros(ready.pid) - cpuBefore;
-        const measured: Measured = {
-          name: target.name,
-          rps: Math.round(result.requests.total / perRound),
-          p50: result.latency.p50,
-          p99: result.latency.p99,
-          cpuMicrosPerRequest: Math.round(cpuUsed / Math.max(1, result.requests.total)),
-          rssMiB: rssMiB(ready.pid),
-          errors: result.errors + result.non2xx,
-        };
-        console.log(
-          `  round ${round} ${target.name}: ${measured.rps} req/s, p50 ${measured.p50} ms, p99 ${measured.p99} ms, ${measured.cpuMicrosPerRequest} µs CPU/req, errors ${measured.errors}`,
-        );
-        samples.get(target.name)!.push(measured);
-      }
-    }
-    for (const target of targets) results.push(median(samples.get(target.name)!));
+    const gateway = await startServer<{ pid: number; port: number; key: string; statements: Record<string, number> }>(
+      'scripts/bench/server.ts',
+      [],
+      env,
+    );
+    servers.push(gateway);
+    const peer = async (script: string) => {
+      const started = await startServer<{ pid: number; port: number }>(`scripts/bench/peers/${script}`, [], env);
+      servers.push(started);
+      return started;
+    };
+    const [raw, sofa, mercurius, apollo] = [
+      await peer('raw-fastify.ts'),
+      await peer('sofa.ts'),
+      await peer('mercurius.ts'),
+      await peer('apollo.ts'),
+    ];
+    const key = { 'x-api-key': gateway.ready.key };
+    const json = { ...key, 'content-type': 'application/json' };
+    const at = (s: Started<{ pid: number; port: number }>, path: string) => `http://127.0.0.1:${s.ready.port}${path}`;
+    const connections = Number(values.connections);
+    const get = (name: string, s: Started<{ pid: number; port: number }>, path: string, peerName?: string) =>
+      httpTarget({
+        name,
+        pid: s.pid,
+        url: at(s, path),
+        headers: key,
+        connections,
+        ...(peerName ? { peer: peerName } : {}),
+      });
+    const post = (name: string, s: Started<{ pid: number; port: number }>, query: string, peerName?: string) =>
+      httpTarget({
+        name,
+        pid: s.pid,
+        url: at(s, '/graphql'),
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ query }),
+        connections,
+        ...(peerName ? { peer: peerName } : {}),
+      });
+    const RAW = 'raw Fastify, GET /api/v1/user/me';
+    const APOLLO = 'bare Apollo Server 5, `me` (20 fields)';
+    const BILLS = 'gateway /graphql, 20 bill records';
+    const targets = [
+      get(RAW, raw, '/api/v1/user/me'),
+      get('gateway REST GET /api/v1/user/me', gateway, '/api/v1/user/me', RAW),
+      get('Sofa, GET /api/me', sofa, '/api/me', RAW),
+      post(APOLLO, apollo, ME_QUERY),
+      post('Mercurius + graphql-jit, `me` (20 fields)', mercurius, ME_QUERY, APOLLO),
+      post('gateway /graphql, `me` (20 fields)', gateway, ME_QUERY, APOLLO),
+      post(BILLS, gateway, BILL_PAGE),
+      post('gateway /graphql, home screen', gateway, HOME_SCREEN, BILLS),
+    ];
+    const results = await measureInterleaved(targets, rounds);
+    const block = render(results, gateway.ready.statements, rounds.note);
+    console.log(`\n${block}`);
+    if (values.write) writeResults(block);
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.on('exit', resolve));
-    await dropDatabase();
+    for (const server of servers.reverse()) await server.stop();
+    await database.drop();
   }
-  return results;
+  process.exit(0);
 }
 
-/** The round with the median throughput, so one disturbed round does not decide the figures. */
-function median(rounds: Measured[]): Measured {
-  const sorted = [...rounds].sort((a, b) => a.rps - b.rps);
-  const middle = sorted[Math.floor(sorted.length / 2)]!;
-  return { ...middle, errors: rounds.reduce((sum, r) => sum + r.errors, 0) };
-}
-
-function load(target: Target, seconds: number, connections: number): Promise<autocannon.Result> {
-  return autocannon({
-    url: target.url,
-    method: target.method,
-    headers: target.headers,
-    ...(target.body ? { body: target.body } : {}),
-    connections,
-    duration: seconds,
-  });
-}
-
-function render(db: string, results: Measured[]): string {
-  const rows = results.map(
-    (r) => `| ${r.name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.cpuMicrosPerRequest} | ${r.rssMiB} | ${r.errors} |`,
-  );
-  const [raw, rest, bare, gateway] = results;
-  const ratios = [
-    `- REST / raw route throughput: **${(rest!.rps / raw!.rps).toFixed(2)}×** (target ≥ 0.80)`,
-    `- gateway /graphql CPU per request vs bare Apollo: **${((gateway!.cpuMicrosPerRequest / bare!.cpuMicrosPerRequest - 1) * 100).toFixed(1)} %** more (target ≤ 15 %)`,
-  ];
+function render(results: Measured[], statements: Record<string, number>, note: string): string {
+  const by = (prefix: string) => results.find((r) => r.name.startsWith(prefix))!;
+  const ratio = (a: Measured, b: Measured) => (a.cpuMicrosPerRequest / b.cpuMicrosPerRequest).toFixed(2);
+  const rest = by('gateway REST');
+  const graphql = by('gateway /graphql, `me`');
   return [
-    `### ${db === 'postgres' ? 'PostgreSQL' : 'PGlite (embedded)'}`,
+    `Measured ${machineLine()}.`,
+    `Command: \`npm run bench -- --round ${values.round} --rounds ${values.rounds} --warmup ${values.warmup} --connections ${values.connections}\` with \`DATABASE_URL\` set; ${note}.`,
     '',
-    '| target | req/s | p50 ms | p99 ms | CPU µs/req | RSS MiB | errors |',
-    '|---|---|---|---|---|---|---|',
-    ...rows,
+    resultTable(results),
     '',
-    ...ratios,
+    `- gateway REST / raw Fastify, CPU per request: **${ratio(rest, by('raw Fastify'))}×** (goal ≤ 1.25×); / Sofa: ${ratio(rest, by('Sofa'))}×`,
+    `- gateway /graphql \`me\` / bare Apollo: **${ratio(graphql, by('bare Apollo'))}×** (goal ≤ 1.15×); / Mercurius: ${ratio(graphql, by('Mercurius'))}×`,
+    `- home screen / 20 bill records, CPU per request: ${ratio(by('gateway /graphql, home'), by('gateway /graphql, 20 bill'))}×`,
+    `- SQL statements per request (caches cold): ${Object.entries(statements)
+      .map(([name, n]) => `${name} ${n}`)
+      .join(', ')}`,
   ].join('\n');
 }
 

@@ -1,28 +1,19 @@
 /**
- * The process under load in `npm run bench`: the real gateway, plus two baselines built from the
- * same services so the comparison isolates the pipeline cost:
- *   - a raw Fastify route doing the auth and user lookup of GET /api/v1/user/me, by hand;
- *   - a bare Apollo Server on Fastify serving the same `me` resolver, with no guards, limits,
- *     loaders or error formatting.
- * Prints one JSON line with ports and a key once ready.
+ * The gateway under load in `npm run bench`: the real app at its default logging (LOG_LEVEL=info,
+ * one line per request), on the PostgreSQL database DATABASE_URL names, which the standalone peers
+ * read too. Seeds one user with every field of `User` set, a key, money movements for the home
+ * screen (a deposit, a bill, transfers) and 20 bill records, then prints one JSON line:
+ * `{"ready":true,"pid":…,"port":…,"key":"…"}`.
  */
-import { ApolloServer } from '@apollo/server';
-import {
-  ApolloServerPluginInlineTraceDisabled,
-  ApolloServerPluginLandingPageDisabled,
-} from '@apollo/server/plugin/disabled';
-import fastifyApollo from '@as-integrations/fastify';
-import Fastify from 'fastify';
+import { sql } from 'drizzle-orm';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { displayName, type User } from '../../src/domain/users/user.js';
-import { credentialFrom } from '../../src/graphql/context.js';
 import { createServices } from '../../src/services.js';
+import { BILL_PAGE, HOME_SCREEN, ME_QUERY } from './documents.js';
 
 const config = loadConfig(process.env, {
-  LOG_LEVEL: 'silent',
   SEED_DEMO: false,
   WORKERS: false,
   RATE_LIMIT_PER_MINUTE: 1_000_000_000,
@@ -30,11 +21,18 @@ const config = loadConfig(process.env, {
 });
 const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDataDir: 'memory://' });
 const services = createServices(config, database.db, systemClock, () => undefined);
+const stamp = Date.now();
 const user = await services.users.createUser({
-  email: `bench-${Date.now()}@example.test`,
+  email: `bench-${stamp}@example.test`,
   firstName: 'Bench',
   lastName: 'Mark',
 });
+const other = await services.users.createUser({ email: `bench-other-${stamp}@example.test` });
+// Every nullable field set, so each of the 20 fields is serialised with a value.
+await services.db.execute(sql`
+  update users set phone = '+2348031234567', dob = '1990-01-31', device_id = 'device-1', device_ip = '10.0.0.7',
+    device_model = 'Pixel 8', platform = 'android', last_logged_in = now(), verified = true
+  where id = ${user.id}`);
 const { key } = await services.apiKeys.create({
   userId: user.id,
   name: 'bench',
@@ -42,49 +40,62 @@ const { key } = await services.apiKeys.create({
   permission: 'FULL_ACCESS',
 });
 
-const app = await buildApp({ services });
-const userJson = (u: User) => ({ ...u, name: displayName(u), resetToken: null, resetTokenExpiry: null });
-
-// Baseline 1: the same work as GET /api/v1/user/me, written directly as a Fastify route.
-app.get('/bench/raw/me', async (request, reply) => {
-  const credential = credentialFrom(request.headers);
-  const principal = credential ? await services.apiKeys.authenticate(credential) : undefined;
-  if (!principal) return reply.code(401).send({ statusCode: 401, message: 'Unauthorized', error: 'Unauthorized' });
-  const [found] = await services.users.usersByIds([principal.userId]);
-  return { statusCode: 200, message: 'User retrieved successfully', data: userJson(found!), errors: {} };
+const app = await buildApp({ services, logger: true });
+const call = async (method: 'POST', url: string, payload: unknown) => {
+  const response = await app.inject({ method, url, payload: payload as object, headers: { 'x-api-key': key } });
+  if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
+};
+// The home screen's movements: a deposit, a bill and transfers, ten in all.
+await call('POST', '/api/v1/wallet/sandbox/virtual-account/transfer', { amount: 5000 });
+await call('POST', '/api/v1/bills/buy-airtime', {
+  phoneNumber: '08031234567',
+  biller: 'mtn',
+  amount: 200,
+  reference: `AIR-${stamp}`,
 });
+for (let i = 0; i < 8; i++)
+  await call('POST', '/graphql', {
+    query: `mutation { transfer(input: { amount: 25, recipient: "${other.email}", reference: "TR-${stamp}-${i}" }) { id } }`,
+  });
+// A page of 20 bill records (the one above and 19 more).
+await services.db.execute(sql`
+  insert into bill_records (user_id, environment, reference, biller_code, item_code, customer, amount, fee, type, status, biller_name, provider, tx_ref, created_at, updated_at)
+  select ${user.id}, 'sandbox', 'BENCH-' || g, 'BIL099', 'AT099', '0803' || lpad(g::text, 7, '0'), 10000, 0,
+    'AIRTIME'::bill_type, 'SUCCESS'::bill_status, 'MTN Airtime', 'sandbox', 'SBX-' || g,
+    now() - (g || ' minutes')::interval, now() - (g || ' minutes')::interval
+  from generate_series(1, 19) g`);
+
+// SQL statements per request, user cache cold (the key's cache is warm after the first request).
+const client = (services.db as unknown as { $client: { query: (...args: unknown[]) => unknown } }).$client;
+const query = client.query;
+let counted = 0;
+client.query = function (this: unknown, ...args: unknown[]) {
+  counted += 1;
+  return query.apply(this, args);
+};
+const statementsOf = async (request: () => Promise<unknown>) => {
+  await request();
+  services.users.forget(user.id);
+  counted = 0;
+  await request();
+  return counted;
+};
+const graphql = (document: string) => () =>
+  app.inject({ method: 'POST', url: '/graphql', headers: { 'x-api-key': key }, payload: { query: document } });
+const statements = {
+  'REST me': await statementsOf(() => app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': key } })),
+  '/graphql me': await statementsOf(graphql(ME_QUERY)),
+  '20 bill records': await statementsOf(graphql(BILL_PAGE)),
+  'home screen': await statementsOf(graphql(HOME_SCREEN)),
+};
+client.query = query;
+
 await app.listen({ port: 0, host: '127.0.0.1' });
-
-// Baseline 2: bare Apollo Server on Fastify with the same `me` resolver.
-const bare = Fastify();
-const apollo = new ApolloServer<{ credential?: string }>({
-  typeDefs: `type User { id: ID! email: String! name: String! firstName: String lastName: String }
-             type Query { me: User }`,
-  resolvers: {
-    Query: {
-      me: async (_root, _args, context) => {
-        const principal = context.credential ? await services.apiKeys.authenticate(context.credential) : undefined;
-        if (!principal) throw new Error('Unauthorized');
-        const [found] = await services.users.usersByIds([principal.userId]);
-        return userJson(found!);
-      },
-    },
-  },
-  plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginLandingPageDisabled()],
-});
-await apollo.start();
-await bare.register(fastifyApollo(apollo), {
-  context: async (request) => ({ credential: credentialFrom(request.headers) }),
-});
-await bare.listen({ port: 0, host: '127.0.0.1' });
-
-const portOf = (server: typeof app) => (server.server.address() as { port: number }).port;
 process.stdout.write(
-  `${JSON.stringify({ ready: true, pid: process.pid, gateway: portOf(app), bareApollo: portOf(bare), key, database: database.describe })}\n`,
+  `${JSON.stringify({ ready: true, pid: process.pid, port: (app.server.address() as { port: number }).port, key, statements })}\n`,
 );
-
 process.on('SIGTERM', async () => {
-  await Promise.all([app.close(), bare.close(), apollo.stop()]);
+  await app.close();
   await database.close();
   process.exit(0);
 });

@@ -16,7 +16,7 @@ import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worker.js';
 import { createServices } from '../../src/services.js';
-import { spawnServer } from './pinning.js';
+import { spawnServer } from './harness/pinning.js';
 
 const { values } = parseArgs({
   options: { events: { type: 'string', default: '2000' }, workers: { type: 'string', default: '1' } },

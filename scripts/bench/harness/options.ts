@@ -1,0 +1,25 @@
+import type { RoundOptions } from './rounds.js';
+
+/**
+ * The round flags every interleaved bench takes: `--warmup 5 --round 10 --rounds 3`. Rounds shorter
+ * than 10 s are allowed for development and flagged in the output as not for publishing.
+ */
+export const roundFlags = {
+  warmup: { type: 'string', default: '5' },
+  round: { type: 'string', default: '10' },
+  rounds: { type: 'string', default: '3' },
+} as const;
+
+export function roundOptions(values: { warmup?: string; round?: string; rounds?: string }): RoundOptions & {
+  note: string;
+} {
+  const options = {
+    warmupSeconds: Number(values.warmup ?? 5),
+    roundSeconds: Number(values.round ?? 10),
+    rounds: Number(values.rounds ?? 3),
+  };
+  const note =
+    `warm-up ${options.warmupSeconds} s per target, ${options.rounds} interleaved rounds of ${options.roundSeconds} s, medians` +
+    (options.roundSeconds < 10 ? ' (rounds under 10 s: development figures, not for publishing)' : '');
+  return { ...options, note };
+}
