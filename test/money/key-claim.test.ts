@@ -17,15 +17,16 @@ describe('the idempotency claim inside the operation’s transaction', () => {
   });
   afterAll(() => t.close());
 
+  // The effect under test: a job row of a kind no runner handles (a posting would need balanced entries).
   const effects = async (marker: string) => {
     const result = (await t.services.db.execute(
-      sql`select count(*)::int as n from ledger_postings where kind = 'key-claim-test' and reference like ${`${marker}%`}`,
+      sql`select count(*)::int as n from jobs where kind = ${`held-by-test-${marker}`}`,
     )) as unknown as { rows: Array<{ n: number }> };
     return result.rows[0]!.n;
   };
   const effect = (marker: string) => (tx: Parameters<Parameters<TestApp['services']['db']['transaction']>[0]>[0]) =>
     tx.execute(
-      sql`insert into ledger_postings (environment, kind, reference) values ('sandbox', 'key-claim-test', ${`${marker}-${crypto.randomUUID()}`})`,
+      sql`insert into jobs (kind, lane, tenant, payload, run_at) values (${`held-by-test-${marker}`}, 'money', '', '{}', now())`,
     );
 
   async function setup(operation: string) {
