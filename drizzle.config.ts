@@ -11,6 +11,7 @@ export default defineConfig({
     './src/db/customers-schema.ts',
     './src/db/accounts-schema.ts',
     './src/db/books-schema.ts',
+    './src/db/lifecycle-schema.ts',
     './src/db/reconciliation-schema.ts',
     './src/db/controls-schema.ts',
   ],

@@ -5,6 +5,22 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/** The account whose time an operation runs on. */
+export interface ClockOwner {
+  userId: string;
+  environment: string;
+}
+
+/**
+ * The clock of an account: every money operation asks for it by account, so a sandbox account can
+ * later get a test clock of its own (advanced by the partner) without another rewrite. Today every
+ * account shares the process clock.
+ */
+export type ClockFor = (account: ClockOwner) => Clock;
+
+/** A service's clock lookup from what it was built with: one clock for every account, or a lookup. */
+export const clockLookup = (clock: Clock | ClockFor): ClockFor => (typeof clock === 'function' ? clock : () => clock);
+
 /** A clock tests move by hand. */
 export class ManualClock implements Clock {
   private current: number;

@@ -1,31 +1,30 @@
-import { and, asc, desc, eq, gte, ilike, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
-import { billBeneficiaries, billRecords, billSchedules } from '../../db/bills-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import type { Clock } from '../clock.js';
+import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { type DateBound, dateRange } from '../date-bound.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
-import { checkPage, paged } from '../pagination.js';
-import { ReferenceCache } from '../reference-cache.js';
 import { enqueueJob } from '../jobs/job-runner.js';
-import { ledger } from '../ledger/ledger.js';
+import { answer, openKeyed } from '../lifecycle/keyed.js';
+import { BILL } from '../lifecycle/lifecycles.js';
+import { transition } from '../lifecycle/transition.js';
+import type { KeyRef } from '../money/key-claim.js';
+import { captureHold, placeHold, releaseHold } from '../money/holds.js';
+import { checkPage, paged } from '../pagination.js';
+import { failureOutcome } from '../upstream/upstream-error.js';
 import { koboFrom } from '../wallet/naira.js';
-import { transactionStore } from '../wallet/transaction-store.js';
-import { openPendingTransaction, recordTransactionEvent } from '../wallet/wallet-events.js';
+import { openPendingTransaction } from '../wallet/wallet-events.js';
+import { settleWalletTransaction } from '../wallet/wallet-transitions.js';
 import { insertOrConflict, referenceFrom } from '../wallet/wallet-service.js';
-import { type BillRecordRow, recordBillEvent } from './bill-record.js';
-import {
-  type Biller,
-  type BillItem,
-  type BillOutcome,
-  type BillsProvider,
-  type BillType,
-  BILL_TYPES,
-} from './bills-provider.js';
+import { BillCatalogue, type BillPaymentInput, type ResolvedPayment } from './bill-catalogue.js';
+import type { BillRecordRow } from './bill-record.js';
+import { billStore } from './bill-store.js';
+import type { BillOutcome, BillsProvider, BillType } from './bills-provider.js';
 import { nextRun, RECURRENCE_PATTERNS, type RecurrencePattern } from './recurrence.js';
+
+export type { BillPaymentInput } from './bill-catalogue.js';
 
 export const BILL_JOBS = {
   /** A PENDING bill (provider timeout): ask the provider until it settles. */
@@ -35,37 +34,7 @@ export const BILL_JOBS = {
 } as const;
 
 const POLL_AFTER_MS = 2 * 60_000;
-const CATALOGUE_TTL_MS = 3600_000;
 export const MAX_RECORDS_PAGE = 100;
-
-export interface BillPaymentInput {
-  type: BillType;
-  /** A biller code (BIL099) or its short name (MTN, IKEDC). */
-  biller: string;
-  /** The item (bundle, plan); optional where the biller has one item (airtime, electricity). */
-  itemCode?: string | null;
-  customer: string;
-  /** Naira; required unless the item has a fixed price. */
-  amount?: unknown;
-  reference?: string | null;
-  isSchedule?: boolean | null;
-  scheduleData?: { executionDate?: unknown; isRecurring?: boolean | null; recurrencePattern?: string | null } | null;
-  saveBeneficiary?: boolean | null;
-  beneficiaryName?: string | null;
-}
-
-/** A payment resolved against the catalogue, ready to run now or at a schedule's time. */
-interface ResolvedPayment {
-  type: BillType;
-  billerCode: string;
-  billerName: string;
-  itemCode: string;
-  customer: string;
-  customerName: string | null;
-  amount: string;
-  fee: string;
-  validityPeriod: string | null;
-}
 
 export interface RecordFilter {
   type?: BillType | undefined;
@@ -82,6 +51,8 @@ export interface RecordFilter {
   sortOrder?: 'ASC' | 'DESC' | undefined;
 }
 
+type Owner = { userId: string; environment: Environment };
+
 /** The reference the provider knows a bill by: unique across users (the caller's is unique per user only). */
 export const providerReference = (record: { id: string }) => `pgw-${record.id}`;
 
@@ -89,163 +60,77 @@ const billNotFound = (reference: string) =>
   new DomainError('BILL_NOT_FOUND', `Bill transaction with reference ${JSON.stringify(reference)} was not found.`, {
     reference,
   });
-const ownedBy = (owner: { userId: string; environment: Environment }) =>
-  and(eq(billRecords.userId, owner.userId), eq(billRecords.environment, owner.environment));
 
 /**
- * Bills: the catalogue, customer validation, payments from the wallet (hold → provider → capture or
- * release), records, receipts, beneficiaries and schedules.
+ * Bill payments from the wallet (lifecycle BILL): one commit claims the key, holds amount + fee and
+ * records the bill; the provider is called outside any transaction; one commit settles (capture or
+ * release) and answers the key. Also records, schedules and beneficiaries; the catalogue is
+ * BillCatalogue's.
  */
 export class BillsService {
-  private readonly catalogue = new ReferenceCache(CATALOGUE_TTL_MS);
+  readonly catalogue: BillCatalogue;
+  private readonly clockFor: ClockFor;
 
   constructor(
     private readonly db: Database,
-    private readonly clock: Clock,
+    clock: Clock | ClockFor,
     private readonly idempotency: Idempotency,
     private readonly providerFor: (environment: Environment) => BillsProvider,
-  ) {}
-
-  categories(principal: Principal) {
-    return this.catalogue.get(`${principal.environment}:categories`, () =>
-      this.providerFor(principal.environment).categories(),
-    );
+  ) {
+    this.clockFor = clockLookup(clock);
+    this.catalogue = new BillCatalogue(providerFor);
   }
 
-  billers(principal: Principal, category: BillType): Promise<Biller[]> {
-    if (!BILL_TYPES.includes(category)) throw badInput('category', `category must be one of ${BILL_TYPES.join(', ')}.`);
-    return this.catalogue.get(`${principal.environment}:billers:${category}`, () =>
-      this.providerFor(principal.environment).billers(category),
-    );
-  }
-
-  items(principal: Principal, billerCode: string): Promise<BillItem[]> {
-    return this.catalogue.get(`${principal.environment}:items:${billerCode}`, () =>
-      this.providerFor(principal.environment).items(billerCode),
-    );
-  }
-
-  /** Electricity billers (prepaid and postpaid). */
-  electricityBillers(principal: Principal) {
-    return this.billers(principal, 'UTILITYBILLS');
-  }
-
-  /** The distribution companies: one entry per DISCO, with its prepaid and postpaid billers. */
-  async discos(principal: Principal) {
-    const billers = await this.electricityBillers(principal);
-    const byDisco = new Map<
-      string,
-      { shortName: string; name: string; prepaid: Biller | null; postpaid: Biller | null }
-    >();
-    for (const b of billers) {
-      const shortName = b.shortName.replace(/-POSTPAID$/, '');
-      const entry = byDisco.get(shortName) ?? {
-        shortName,
-        name: b.name.replace(/ (Prepaid|Postpaid)$/, ''),
-        prepaid: null,
-        postpaid: null,
-      };
-      if (b.meterType === 'postpaid') entry.postpaid = b;
-      else entry.prepaid = b;
-      byDisco.set(shortName, entry);
-    }
-    return [...byDisco.values()];
-  }
-
-  /** A provider's items by its code or short name ("items for a provider"). */
-  async providerItems(principal: Principal, provider: string) {
-    const biller = await this.resolveBiller(principal, provider, undefined, 'provider');
-    return this.items(principal, biller.billerCode);
-  }
-
-  async validate(principal: Principal, input: { customer: string; billerCode: string; itemCode: string }) {
-    for (const field of ['customer', 'billerCode', 'itemCode'] as const) {
-      if (typeof input[field] !== 'string' || !input[field].trim()) throw badInput(field, `${field} is required.`);
-    }
-    return this.providerFor(principal.environment).validate({
-      customer: input.customer.trim(),
-      billerCode: input.billerCode.trim(),
-      itemCode: input.itemCode.trim(),
-    });
-  }
+  categories = (principal: Principal) => this.catalogue.categories(principal);
+  billers = (principal: Principal, category: BillType) => this.catalogue.billers(principal, category);
+  items = (principal: Principal, billerCode: string) => this.catalogue.items(principal, billerCode);
+  electricityBillers = (principal: Principal) => this.catalogue.electricityBillers(principal);
+  discos = (principal: Principal) => this.catalogue.discos(principal);
+  providerItems = (principal: Principal, provider: string) => this.catalogue.providerItems(principal, provider);
+  validate = (principal: Principal, input: { customer: string; billerCode: string; itemCode: string }) =>
+    this.catalogue.validate(principal, input);
 
   /** Pays a bill now, or schedules it (`isSchedule`). */
   async pay(principal: Principal, input: BillPaymentInput, idempotencyKey: string | undefined): Promise<BillRecordRow> {
-    const payment = await this.resolvePayment(principal, input);
+    const payment = await this.catalogue.resolvePayment(principal, input);
     const reference = referenceFrom(input.reference, 'BILL');
     const beneficiaryName = input.beneficiaryName?.trim() || null;
     if (beneficiaryName && beneficiaryName.length > 60)
       throw badInput('beneficiaryName', 'beneficiaryName must be at most 60 characters.');
-    if (input.isSchedule) {
-      if (!input.scheduleData)
-        throw badInput(
-          'scheduleData',
-          'scheduleData is required when isSchedule is true: { executionDate, isRecurring, recurrencePattern }.',
-        );
-      const { executionAt, recurrence } = this.checkSchedule(input.scheduleData);
-      const scope = { userId: principal.userId, environment: principal.environment, operation: 'bills.schedule' };
-      return this.idempotency.run(
-        scope,
-        idempotencyKey,
-        { payment, reference: input.reference ?? null, executionAt, recurrence },
-        async (claim) => {
-          const record = await this.db.transaction(async (tx) => {
-            const [schedule] = await tx
-              .insert(billSchedules)
-              .values({
-                userId: principal.userId,
-                environment: principal.environment,
-                payment: { ...payment, reference },
-                firstRunAt: executionAt,
-                recurrence,
-                nextRunAt: executionAt,
-              })
-              .returning();
-            const row = await this.insertRecord(tx, principal, payment, reference, schedule!.id, {
-              scheduleId: schedule!.id,
-              executionDate: executionAt.toISOString(),
-              recurrencePattern: recurrence,
-            });
-            await enqueueJob(tx, {
-              kind: BILL_JOBS.scheduleRun,
-              payload: { scheduleId: schedule!.id, run: 1 },
-              runAt: executionAt,
-              tenant: principal.userId,
-            });
-            if (input.saveBeneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
-            await this.idempotency.finish(tx, claim, row);
-            return row;
-          });
-          return record;
-        },
-      );
-    }
+    const beneficiary = input.saveBeneficiary ? { name: beneficiaryName } : undefined;
+    if (input.isSchedule) return this.schedule(principal, input, payment, reference, beneficiary, idempotencyKey);
     if (input.scheduleData) throw badInput('isSchedule', 'scheduleData was given without isSchedule: true.');
-    const scope = { userId: principal.userId, environment: principal.environment, operation: 'bills.pay' };
-    return this.idempotency.run(
-      scope,
-      idempotencyKey,
-      { payment, reference: input.reference ?? null },
-      async (claim) => {
-        if (claim?.resourceId) return this.byId(claim.resourceId);
-        const record = await this.db.transaction(async (tx) => {
-          const row = await this.insertRecord(tx, principal, payment, reference, null, null);
-          await this.holdFor(tx, row);
-          if (input.saveBeneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
-          await this.idempotency.attach(tx, claim, row.id);
-          return row;
+    const now = this.clockFor(principal).now();
+    const keyed = {
+      scope: { userId: principal.userId, environment: principal.environment, operation: 'bills.pay' },
+      key: idempotencyKey,
+      input: { payment, reference: input.reference ?? null },
+    };
+    const opened = await openKeyed(
+      this.db,
+      this.idempotency,
+      now,
+      keyed,
+      async (tx) => {
+        // The wallet's row lock (the contended one) is taken first, by the hold.
+        const holdId = await placeHold(tx, {
+          ...principal,
+          amount: BigInt(payment.amount) + BigInt(payment.fee),
+          reference,
         });
-        const settled = await this.execute(record.id);
-        await this.db.transaction((tx) => this.idempotency.finish(tx, claim, settled));
-        return settled;
+        const row = await this.insertRecord(tx, principal, payment, reference, now, { holdId });
+        await this.openHeld(tx, row, now);
+        if (beneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiary.name);
+        return row;
       },
+      async (tx, id) => (await billStore.findById(tx, id))!,
     );
+    if ('done' in opened) return opened.done;
+    return this.execute(opened.opened, opened.ref);
   }
 
-  /** Sends a held, recorded bill to the provider and settles it with the answer. */
-  async execute(recordId: string): Promise<BillRecordRow> {
-    const record = await this.byId(recordId);
-    if (record.status !== 'PENDING' || record.txRef) return record;
+  /** Sends a held, recorded bill to the provider and settles it with the answer (and answers the key). */
+  async execute(record: BillRecordRow, key: KeyRef | null = null): Promise<BillRecordRow> {
     let outcome: BillOutcome;
     try {
       outcome = await this.providerFor(record.environment).pay({
@@ -256,63 +141,48 @@ export class BillsService {
         reference: providerReference(record),
       });
     } catch (error) {
-      outcome =
-        error instanceof DomainError && error.status < 500
-          ? { status: 'FAILED', txRef: null, reason: error.message, providerData: {} }
-          : {
-              status: 'PENDING',
-              txRef: null,
-              providerData: { error: 'The provider did not answer clearly; the status is polled.' },
-            };
+      const failure = failureOutcome(error);
+      outcome = failure.refused
+        ? { status: 'FAILED', txRef: null, reason: failure.reason, providerData: {} }
+        : { status: 'PENDING', txRef: null, providerData: { error: failure.reason } };
     }
-    return this.settle(recordId, outcome);
+    return this.settle(record.id, outcome, key);
   }
 
   /**
    * Applies a provider outcome once: SUCCESS captures the hold (the fee to the fees account),
-   * FAILED releases it exactly, PENDING leaves both for the status poll or the webhook.
+   * FAILED releases it exactly, PENDING keeps the provider's latest word for the poll or webhook.
    */
-  async settle(recordId: string, outcome: BillOutcome): Promise<BillRecordRow> {
+  async settle(recordId: string, outcome: BillOutcome, key: KeyRef | null = null): Promise<BillRecordRow> {
     return this.db.transaction(async (tx) => {
-      const [current] = await tx.select().from(billRecords).where(eq(billRecords.id, recordId)).for('update');
-      if (!current) throw notFound('Bill record');
-      if (current.status !== 'PENDING') return current;
-      const now = this.clock.now();
-      if (outcome.status === 'PENDING') {
-        const [row] = await tx
-          .update(billRecords)
-          .set({ providerData: outcome.providerData, updatedAt: now })
-          .where(eq(billRecords.id, recordId))
-          .returning();
-        return row!;
-      }
-      const success = outcome.status === 'SUCCESS';
-      if (current.holdId) {
-        if (success) await ledger.capture(tx, current.holdId, current.fee, now);
-        else await ledger.release(tx, current.holdId, now);
-      }
-      const [row] = await tx
-        .update(billRecords)
-        .set({
-          status: outcome.status,
-          txRef: outcome.txRef ?? current.txRef,
-          providerData: outcome.providerData,
-          token: success ? (outcome.token ?? null) : null,
-          units: success ? (outcome.units ?? null) : null,
-          failureReason: success ? null : outcome.reason,
-          version: current.version + 1,
-          updatedAt: now,
-        })
-        .where(eq(billRecords.id, recordId))
-        .returning();
-      const transaction = await transactionStore.findByReference(tx, current, current.reference);
-      const settled = transaction
-        ? await transactionStore.settle(tx, transaction.id, success ? 'COMPLETED' : 'FAILED', now)
-        : undefined;
-      await recordBillEvent(tx, row!, now);
-      if (settled) await recordTransactionEvent(tx, settled, now);
-      return row!;
+      const row = await this.apply(tx, recordId, outcome);
+      await answer(tx, key, row);
+      return row;
     });
+  }
+
+  private async apply(tx: Executor, recordId: string, outcome: BillOutcome): Promise<BillRecordRow> {
+    const current = await billStore.findById(tx, recordId);
+    if (!current) throw notFound('Bill record');
+    if (current.status !== 'PENDING') return current;
+    const now = this.clockFor(current).now();
+    if (outcome.status === 'PENDING')
+      return billStore.update(tx, recordId, { providerData: outcome.providerData, updatedAt: now });
+    const success = outcome.status === 'SUCCESS';
+    if (current.holdId) {
+      if (success) await captureHold(tx, current.holdId, current.fee, now);
+      else await releaseHold(tx, current.holdId, now);
+    }
+    const row = await transition(tx, BILL, recordId, 'PENDING', outcome.status, now, {
+      txRef: outcome.txRef ?? current.txRef,
+      providerData: outcome.providerData,
+      token: success ? (outcome.token ?? null) : null,
+      units: success ? (outcome.units ?? null) : null,
+      failureReason: success ? null : outcome.reason,
+    });
+    if (!row) return (await billStore.findById(tx, recordId))!;
+    await settleWalletTransaction(tx, row, row.reference, success ? 'COMPLETED' : 'FAILED', now);
+    return row;
   }
 
   /**
@@ -323,43 +193,41 @@ export class BillsService {
   async poll(recordId: string): Promise<BillRecordRow> {
     const record = await this.byId(recordId);
     if (record.status !== 'PENDING' || !record.holdId) return record;
-    const answer = await this.providerFor(record.environment).status(providerReference(record));
-    if (answer.status === 'NOT_FOUND') return this.execute(record.id);
-    return this.settle(record.id, answer);
+    const answered = await this.providerFor(record.environment).status(providerReference(record));
+    if (answered.status === 'NOT_FOUND') return record.txRef ? record : this.execute(record);
+    return this.settle(record.id, answered);
   }
 
   /** A bill by what the provider calls it: our `pgw-<id>` reference, or its own tx_ref. */
   async byProviderReference(provider: string, ref: string): Promise<BillRecordRow | undefined> {
     const id = /^pgw-([0-9a-f-]{36})$/.exec(ref)?.[1];
-    const [row] = await this.db
-      .select()
-      .from(billRecords)
-      .where(and(eq(billRecords.provider, provider), id ? eq(billRecords.id, id) : eq(billRecords.txRef, ref)))
-      .limit(1);
-    return row;
+    return billStore.findByProviderReference(this.db, provider, id ? { id } : { txRef: ref });
   }
 
   /** Runs one occurrence of a schedule: its bill is held and paid now; a recurring one is rescheduled. */
   async runSchedule(scheduleId: string, run: number): Promise<BillRecordRow | undefined> {
     const prepared = await this.db.transaction(async (tx) => {
-      const [schedule] = await tx.select().from(billSchedules).where(eq(billSchedules.id, scheduleId)).for('update');
+      const schedule = await billStore.lockSchedule(tx, scheduleId);
       if (schedule?.status !== 'active' || schedule.runCount >= run) return undefined;
-      const now = this.clock.now();
+      const now = this.clockFor(schedule).now();
       const payment = schedule.payment as ResolvedPayment & { reference: string };
       const owner = { userId: schedule.userId, environment: schedule.environment };
       const reference = run === 1 ? payment.reference : `${payment.reference}-R${run}`;
-      let [record] = await tx
-        .select()
-        .from(billRecords)
-        .where(and(ownedBy(owner), eq(billRecords.reference, reference)));
-      record ??= await this.insertRecord(tx, owner, payment, reference, schedule.id, { scheduleId: schedule.id, run });
+      const record =
+        (await billStore.findByReference(tx, owner, reference)) ??
+        (await this.insertRecord(tx, owner, payment, reference, now, {
+          scheduleId: schedule.id,
+          metadata: { scheduleId: schedule.id, run },
+        }));
       const next = schedule.recurrence
         ? nextRun(schedule.firstRunAt, schedule.nextRunAt ?? now, schedule.recurrence as RecurrencePattern)
         : null;
-      await tx
-        .update(billSchedules)
-        .set({ runCount: run, nextRunAt: next, status: next ? 'active' : 'completed', updatedAt: now })
-        .where(eq(billSchedules.id, schedule.id));
+      await billStore.updateSchedule(tx, schedule.id, {
+        runCount: run,
+        nextRunAt: next,
+        status: next ? 'active' : 'completed',
+        updatedAt: now,
+      });
       if (next)
         await enqueueJob(tx, {
           kind: BILL_JOBS.scheduleRun,
@@ -371,45 +239,38 @@ export class BillsService {
     });
     if (!prepared) return undefined;
     // The money is held when the run happens; too little balance is a FAILED bill with its event.
+    let held: BillRecordRow | undefined;
     try {
-      await this.db.transaction((tx) => this.holdFor(tx, prepared));
+      held = await this.db.transaction((tx) => this.holdScheduled(tx, prepared.id));
     } catch (error) {
-      if (error instanceof DomainError && error.code === 'INSUFFICIENT_FUNDS') {
-        return this.settle(prepared.id, {
-          status: 'FAILED',
-          txRef: null,
-          reason: 'Insufficient wallet balance when the scheduled payment ran.',
-          providerData: {},
-        });
-      }
-      throw error;
+      if (!(error instanceof DomainError && error.code === 'INSUFFICIENT_FUNDS')) throw error;
+      const reason = 'Insufficient wallet balance when the scheduled payment ran.';
+      return this.settle(prepared.id, { status: 'FAILED', txRef: null, reason, providerData: {} });
     }
-    return this.execute(prepared.id);
+    // Held earlier by a run that died before its provider call: that call is made now.
+    const record = held ?? (await this.byId(prepared.id));
+    return record.status === 'PENDING' && record.holdId && !record.txRef ? this.execute(record) : record;
+  }
+
+  /** Holds a scheduled bill's amount + fee once (its record was written when the run began); undefined if done already. */
+  private async holdScheduled(tx: Executor, recordId: string): Promise<BillRecordRow | undefined> {
+    const locked = await billStore.lock(tx, recordId);
+    if (!locked || locked.holdId || locked.status !== 'PENDING') return undefined;
+    const now = this.clockFor(locked).now();
+    const holdId = await placeHold(tx, { ...locked, amount: locked.amount + locked.fee });
+    const row = await billStore.update(tx, recordId, { holdId, updatedAt: now });
+    await this.openHeld(tx, row, now);
+    return row;
   }
 
   async schedules(principal: Principal) {
-    return this.db
-      .select()
-      .from(billSchedules)
-      .where(and(eq(billSchedules.userId, principal.userId), eq(billSchedules.environment, principal.environment)))
-      .orderBy(desc(billSchedules.createdAt));
+    return billStore.schedules(this.db, principal);
   }
 
   async cancelSchedule(principal: Principal, id: string) {
-    const [row] = isUuid(id)
-      ? await this.db
-          .update(billSchedules)
-          .set({ status: 'cancelled', nextRunAt: null, updatedAt: this.clock.now() })
-          .where(
-            and(
-              eq(billSchedules.id, id),
-              eq(billSchedules.userId, principal.userId),
-              eq(billSchedules.environment, principal.environment),
-              eq(billSchedules.status, 'active'),
-            ),
-          )
-          .returning()
-      : [];
+    const row = isUuid(id)
+      ? await billStore.cancelSchedule(this.db, principal, id, this.clockFor(principal).now())
+      : undefined;
     if (row) return row;
     const existing = (await this.schedules(principal)).find((s) => s.id === id);
     if (!existing) throw notFound('Bill schedule');
@@ -417,130 +278,122 @@ export class BillsService {
   }
 
   async beneficiaries(principal: Principal) {
-    return this.db
-      .select()
-      .from(billBeneficiaries)
-      .where(
-        and(eq(billBeneficiaries.userId, principal.userId), eq(billBeneficiaries.environment, principal.environment)),
-      )
-      .orderBy(asc(billBeneficiaries.createdAt));
+    return billStore.beneficiaries(this.db, principal);
   }
 
   async deleteBeneficiary(principal: Principal, id: string) {
-    const [row] = isUuid(id)
-      ? await this.db
-          .delete(billBeneficiaries)
-          .where(
-            and(
-              eq(billBeneficiaries.id, id),
-              eq(billBeneficiaries.userId, principal.userId),
-              eq(billBeneficiaries.environment, principal.environment),
-            ),
-          )
-          .returning()
-      : [];
+    const row = isUuid(id) ? await billStore.deleteBeneficiary(this.db, principal, id) : undefined;
     if (!row) throw notFound('Beneficiary');
     return row;
   }
 
   async record(principal: Principal, reference: string): Promise<BillRecordRow> {
-    const [row] = await this.db
-      .select()
-      .from(billRecords)
-      .where(and(ownedBy(principal), eq(billRecords.reference, reference)));
+    const row = await billStore.findByReference(this.db, principal, reference);
     if (!row) throw billNotFound(reference);
     return row;
   }
 
   async records(principal: Principal, filter: RecordFilter, page = 1, limit = 20) {
     checkPage(page, limit, MAX_RECORDS_PAGE);
+    // A date endDate is inclusive: everything before the next Lagos midnight.
     const created = dateRange(filter.startDate, filter.endDate, { from: 'startDate', to: 'endDate' });
     const minAmount = filter.minAmount === undefined ? undefined : koboFrom(filter.minAmount, 'minAmount');
     const maxAmount = filter.maxAmount === undefined ? undefined : koboFrom(filter.maxAmount, 'maxAmount');
     if (minAmount !== undefined && maxAmount !== undefined && minAmount > maxAmount)
       throw badInput('maxAmount', 'maxAmount must not be below minAmount.');
-    const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const conditions: Array<SQL | undefined> = [
-      ownedBy(principal),
-      filter.type ? eq(billRecords.type, filter.type) : undefined,
-      filter.status ? eq(billRecords.status, filter.status) : undefined,
-      filter.billerName ? ilike(billRecords.billerName, like(filter.billerName)) : undefined,
-      filter.billerCode ? eq(billRecords.billerCode, filter.billerCode) : undefined,
-      filter.customer ? eq(billRecords.customer, filter.customer) : undefined,
-      created.from ? gte(billRecords.createdAt, created.from) : undefined,
-      // A date endDate is inclusive: everything before the next Lagos midnight.
-      created.to ? lt(billRecords.createdAt, created.to) : undefined,
-      filter.search
-        ? or(ilike(billRecords.reference, like(filter.search)), ilike(billRecords.txRef, like(filter.search)))
-        : undefined,
-      minAmount !== undefined ? gte(billRecords.amount, minAmount) : undefined,
-      maxAmount !== undefined ? lte(billRecords.amount, maxAmount) : undefined,
-    ];
-    const where = and(...conditions);
-    const column = { createdAt: billRecords.createdAt, amount: billRecords.amount, updatedAt: billRecords.updatedAt }[
-      filter.sortBy ?? 'createdAt'
-    ];
-    const direction = filter.sortOrder === 'ASC' ? asc : desc;
-    const rows = await this.db
-      .select()
-      .from(billRecords)
-      .where(where)
-      .orderBy(direction(column), direction(billRecords.id))
-      .limit(limit)
-      .offset((page - 1) * limit);
-    const [count] = await this.db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where);
-    return paged('bills', rows, Number(count?.n ?? 0), page, limit);
+    const { startDate: _s, endDate: _e, ...rest } = filter;
+    const query = { ...rest, from: created.from, to: created.to, minAmount, maxAmount };
+    const { rows, total } = await billStore.page(this.db, principal, query, page, limit);
+    return paged('bills', rows, total, page, limit);
   }
 
   async byId(id: string): Promise<BillRecordRow> {
-    const [row] = await this.db.select().from(billRecords).where(eq(billRecords.id, id));
+    const row = await billStore.findById(this.db, id);
     if (!row) throw notFound('Bill record');
     return row;
   }
 
-  private async insertRecord(
-    tx: Executor,
-    owner: { userId: string; environment: Environment },
+  /** A schedule and its first run's record, with the run's job, in one transaction (no provider call). */
+  private schedule(
+    principal: Principal,
+    input: BillPaymentInput,
     payment: ResolvedPayment,
     reference: string,
-    scheduleId: string | null,
-    metadata: Record<string, unknown> | null,
+    beneficiary: { name: string | null } | undefined,
+    idempotencyKey: string | undefined,
   ): Promise<BillRecordRow> {
-    const now = this.clock.now();
-    return insertOrConflict(reference, async () => {
-      const [row] = await tx
-        .insert(billRecords)
-        .values({
-          userId: owner.userId,
-          environment: owner.environment,
-          reference,
-          billerCode: payment.billerCode,
-          itemCode: payment.itemCode,
-          customer: payment.customer,
-          amount: BigInt(payment.amount),
-          fee: BigInt(payment.fee),
-          type: payment.type,
-          billerName: payment.billerName,
-          customerName: payment.customerName,
-          validityPeriod: payment.validityPeriod,
-          metadata: metadata ? JSON.stringify(metadata) : null,
-          provider: this.providerFor(owner.environment).name,
-          scheduleId,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      return row!;
+    if (!input.scheduleData)
+      throw badInput(
+        'scheduleData',
+        'scheduleData is required when isSchedule is true: { executionDate, isRecurring, recurrencePattern }.',
+      );
+    const now = this.clockFor(principal).now();
+    const { executionAt, recurrence } = checkSchedule(input.scheduleData, now);
+    const scope = { userId: principal.userId, environment: principal.environment, operation: 'bills.schedule' };
+    const fingerprint = { payment, reference: input.reference ?? null, executionAt, recurrence };
+    return this.idempotency.transaction(scope, idempotencyKey, fingerprint, async (tx) => {
+      const schedule = await billStore.insertSchedule(tx, {
+        userId: principal.userId,
+        environment: principal.environment,
+        payment: { ...payment, reference },
+        firstRunAt: executionAt,
+        recurrence,
+        nextRunAt: executionAt,
+      });
+      const metadata = {
+        scheduleId: schedule.id,
+        executionDate: executionAt.toISOString(),
+        recurrencePattern: recurrence,
+      };
+      const row = await this.insertRecord(tx, principal, payment, reference, now, {
+        scheduleId: schedule.id,
+        metadata,
+      });
+      await enqueueJob(tx, {
+        kind: BILL_JOBS.scheduleRun,
+        payload: { scheduleId: schedule.id, run: 1 },
+        runAt: executionAt,
+        tenant: principal.userId,
+      });
+      if (beneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiary.name);
+      return row;
     });
   }
 
-  /** Holds amount + fee and records the BILL wallet transaction, once per record. */
-  private async holdFor(tx: Executor, record: BillRecordRow): Promise<void> {
-    const [locked] = await tx.select().from(billRecords).where(eq(billRecords.id, record.id)).for('update');
-    if (!locked || locked.holdId || locked.status !== 'PENDING') return;
-    const now = this.clock.now();
-    const holdId = await ledger.hold(tx, record, record.amount + record.fee, record.reference);
-    await tx.update(billRecords).set({ holdId, updatedAt: now }).where(eq(billRecords.id, record.id));
+  private insertRecord(
+    tx: Executor,
+    owner: Owner,
+    payment: ResolvedPayment,
+    reference: string,
+    now: Date,
+    links: { holdId?: string; scheduleId?: string; metadata?: Record<string, unknown> },
+  ): Promise<BillRecordRow> {
+    return insertOrConflict(reference, () =>
+      billStore.insert(tx, {
+        userId: owner.userId,
+        environment: owner.environment,
+        reference,
+        billerCode: payment.billerCode,
+        itemCode: payment.itemCode,
+        customer: payment.customer,
+        amount: BigInt(payment.amount),
+        fee: BigInt(payment.fee),
+        type: payment.type,
+        billerName: payment.billerName,
+        customerName: payment.customerName,
+        validityPeriod: payment.validityPeriod,
+        metadata: links.metadata ? JSON.stringify(links.metadata) : null,
+        provider: this.providerFor(owner.environment).name,
+        scheduleId: links.scheduleId ?? null,
+        holdId: links.holdId ?? null,
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
+  }
+
+  /** The held bill's PENDING wallet transaction (`transaction.created`) and its status poll, the safety net. */
+  private async openHeld(tx: Executor, record: BillRecordRow, now: Date): Promise<void> {
     await openPendingTransaction(
       tx,
       record,
@@ -562,149 +415,39 @@ export class BillsService {
     });
   }
 
-  private async saveBeneficiary(
-    tx: Executor,
-    principal: Principal,
-    payment: ResolvedPayment,
-    name: string | null,
-  ): Promise<void> {
-    await tx
-      .insert(billBeneficiaries)
-      .values({
-        userId: principal.userId,
-        environment: principal.environment,
-        name: name ?? payment.customerName ?? payment.customer,
-        type: payment.type,
-        billerCode: payment.billerCode,
-        billerName: payment.billerName,
-        customer: payment.customer,
-      })
-      .onConflictDoUpdate({
-        target: [
-          billBeneficiaries.userId,
-          billBeneficiaries.environment,
-          billBeneficiaries.billerCode,
-          billBeneficiaries.customer,
-        ],
-        set: { name: name ?? payment.customerName ?? payment.customer },
-      });
+  private async saveBeneficiary(tx: Executor, owner: Owner, payment: ResolvedPayment, name: string | null) {
+    await billStore.saveBeneficiary(tx, {
+      userId: owner.userId,
+      environment: owner.environment,
+      name: name ?? payment.customerName ?? payment.customer,
+      type: payment.type,
+      billerCode: payment.billerCode,
+      billerName: payment.billerName,
+      customer: payment.customer,
+    });
   }
+}
 
-  private async resolveBiller(
-    principal: Principal,
-    given: string,
-    type: BillType | undefined,
-    field: string,
-  ): Promise<Biller> {
-    const wanted = given.trim().toUpperCase();
-    if (!wanted) throw badInput(field, `${field} is required: a biller code or short name.`);
-    const categories = type ? [type] : [...BILL_TYPES];
-    for (const category of categories) {
-      const found = (await this.billers(principal, category)).find(
-        (b) => b.billerCode.toUpperCase() === wanted || b.shortName.toUpperCase() === wanted,
-      );
-      if (found) return found;
-    }
+function checkSchedule(
+  data: NonNullable<BillPaymentInput['scheduleData']>,
+  now: Date,
+): { executionAt: Date; recurrence: RecurrencePattern | null } {
+  const executionAt = typeof data.executionDate === 'string' ? new Date(data.executionDate) : undefined;
+  if (!executionAt || Number.isNaN(executionAt.getTime()))
+    throw badInput('scheduleData.executionDate', 'scheduleData.executionDate must be an ISO 8601 date-time.');
+  if (executionAt.getTime() <= now.getTime())
+    throw badInput('scheduleData.executionDate', 'scheduleData.executionDate must be in the future.');
+  if (!data.isRecurring) {
+    if (data.recurrencePattern)
+      throw badInput('scheduleData.recurrencePattern', 'scheduleData.recurrencePattern needs isRecurring: true.');
+    return { executionAt, recurrence: null };
+  }
+  const pattern = (data.recurrencePattern ?? '').toLowerCase();
+  if (!RECURRENCE_PATTERNS.includes(pattern as RecurrencePattern)) {
     throw badInput(
-      field,
-      `${field} ${JSON.stringify(given)} is not a known ${type ? `${type} ` : ''}biller; list them with the billers.`,
+      'scheduleData.recurrencePattern',
+      `scheduleData.recurrencePattern must be one of ${RECURRENCE_PATTERNS.join(', ')}.`,
     );
   }
-
-  private async resolvePayment(principal: Principal, input: BillPaymentInput): Promise<ResolvedPayment> {
-    const field = input.type === 'UTILITYBILLS' ? 'disco' : 'biller';
-    const customerField = {
-      AIRTIME: 'phoneNumber',
-      MOBILEDATA: 'phoneNumber',
-      CABLEBILLS: 'smartcardNumber',
-      UTILITYBILLS: 'meterNumber',
-    }[input.type];
-    const customer = typeof input.customer === 'string' ? input.customer.trim() : '';
-    if (!customer) throw badInput(customerField, `${customerField} is required.`);
-    if ((input.type === 'AIRTIME' || input.type === 'MOBILEDATA') && !/^(\+?234|0)[789]\d{9}$/.test(customer)) {
-      throw badInput(customerField, `${customerField} must be a Nigerian mobile number such as 08031234567.`);
-    }
-    if (input.type === 'UTILITYBILLS' && !/^\d{6,13}$/.test(customer))
-      throw badInput(customerField, `${customerField} must be 6 to 13 digits.`);
-    if (input.type === 'CABLEBILLS' && !/^\d{8,12}$/.test(customer))
-      throw badInput(customerField, `${customerField} must be 8 to 12 digits.`);
-    const biller = await this.resolveBiller(principal, input.biller ?? '', input.type, field);
-    const items = await this.items(principal, biller.billerCode);
-    const item = input.itemCode
-      ? items.find((i) => i.itemCode === input.itemCode)
-      : items.length === 1
-        ? items[0]
-        : undefined;
-    if (!item) {
-      throw badInput(
-        'itemCode',
-        input.itemCode
-          ? `itemCode ${JSON.stringify(input.itemCode)} is not an item of ${biller.name}.`
-          : `itemCode is required for ${biller.name}: ${items.map((i) => i.itemCode).join(', ')}.`,
-      );
-    }
-    let amount: bigint;
-    if (item.amount > 0n) {
-      if (input.amount !== undefined && input.amount !== null && koboFrom(input.amount) !== item.amount) {
-        throw badInput('amount', `amount must be ${Number(item.amount) / 100} for ${item.name} (or omitted).`);
-      }
-      amount = item.amount;
-    } else {
-      if (input.amount === undefined || input.amount === null) throw badInput('amount', 'amount is required.');
-      amount = koboFrom(input.amount);
-    }
-    // Electricity and cable customers are checked with the biller first: the name goes on the record.
-    let customerName: string | null = null;
-    if (input.type === 'UTILITYBILLS' || input.type === 'CABLEBILLS') {
-      const validation = await this.providerFor(principal.environment).validate({
-        itemCode: item.itemCode,
-        billerCode: biller.billerCode,
-        customer,
-      });
-      if (amount < validation.minimum || amount > validation.maximum) {
-        throw badInput(
-          'amount',
-          `amount must be between ${Number(validation.minimum) / 100} and ${Number(validation.maximum) / 100} for this biller.`,
-        );
-      }
-      customerName = validation.customerName;
-    } else if (amount < 5_000n) {
-      throw badInput('amount', 'amount must be at least 50 naira.');
-    }
-    return {
-      type: input.type,
-      billerCode: biller.billerCode,
-      billerName: biller.name,
-      itemCode: item.itemCode,
-      customer,
-      customerName,
-      amount: amount.toString(),
-      fee: item.fee.toString(),
-      validityPeriod: item.validityPeriod,
-    };
-  }
-
-  private checkSchedule(data: NonNullable<BillPaymentInput['scheduleData']>): {
-    executionAt: Date;
-    recurrence: RecurrencePattern | null;
-  } {
-    const executionAt = typeof data.executionDate === 'string' ? new Date(data.executionDate) : undefined;
-    if (!executionAt || Number.isNaN(executionAt.getTime()))
-      throw badInput('scheduleData.executionDate', 'scheduleData.executionDate must be an ISO 8601 date-time.');
-    if (executionAt.getTime() <= this.clock.now().getTime())
-      throw badInput('scheduleData.executionDate', 'scheduleData.executionDate must be in the future.');
-    if (!data.isRecurring) {
-      if (data.recurrencePattern)
-        throw badInput('scheduleData.recurrencePattern', 'scheduleData.recurrencePattern needs isRecurring: true.');
-      return { executionAt, recurrence: null };
-    }
-    const pattern = (data.recurrencePattern ?? '').toLowerCase();
-    if (!RECURRENCE_PATTERNS.includes(pattern as RecurrencePattern)) {
-      throw badInput(
-        'scheduleData.recurrencePattern',
-        `scheduleData.recurrencePattern must be one of ${RECURRENCE_PATTERNS.join(', ')}.`,
-      );
-    }
-    return { executionAt, recurrence: pattern as RecurrencePattern };
-  }
+  return { executionAt, recurrence: pattern as RecurrencePattern };
 }

@@ -1,4 +1,5 @@
-import { badInput, DomainError } from '../errors.js';
+import { DomainError } from '../errors.js';
+import { requestUpstream } from '../upstream/http.js';
 import { type ListWindow, minorUnitsOf, type ProviderRecord, recordStatusOf } from '../reconciliation/records.js';
 import { nairaNumber } from '../wallet/naira.js';
 import {
@@ -24,6 +25,8 @@ interface Envelope<T> {
   message?: string;
   data: T;
 }
+
+const FLUTTERWAVE_BILLS = { name: 'flutterwave', label: 'The bills provider' };
 
 const kobo = (naira: unknown) => BigInt(Math.round(Number(naira ?? 0) * 100));
 
@@ -169,23 +172,12 @@ export class FlutterwaveBillsProvider implements BillsProvider {
     amount: bigint;
     reference: string;
   }): Promise<BillOutcome> {
-    let data: Record<string, unknown>;
-    try {
-      data = await this.call<Record<string, unknown>>(
-        'POST',
-        `/billers/${encodeURIComponent(billerCode)}/items/${encodeURIComponent(itemCode)}/payment`,
-        {
-          country: 'NG',
-          customer_id: customer,
-          amount: nairaNumber(amount),
-          reference,
-        },
-      );
-    } catch (error) {
-      if (error instanceof DomainError && error.code === 'SERVICE_UNAVAILABLE')
-        return { status: 'PENDING', txRef: null, providerData: { error: error.message } };
-      throw error;
-    }
+    // A failure is classified (upstream/): the service keeps a payment with no clear answer PENDING.
+    const data = await this.call<Record<string, unknown>>(
+      'POST',
+      `/billers/${encodeURIComponent(billerCode)}/items/${encodeURIComponent(itemCode)}/payment`,
+      { country: 'NG', customer_id: customer, amount: nairaNumber(amount), reference },
+    );
     // A payment answer with data is accepted; its final state comes from the status endpoint or webhook.
     return outcomeOf((data['status'] as string | undefined) ?? 'pending', data, reference);
   }
@@ -243,30 +235,26 @@ export class FlutterwaveBillsProvider implements BillsProvider {
     return records;
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, field = 'request'): Promise<T> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.config.baseUrl.replace(/\/$/, '')}${path}`, {
+  private call<T>(method: 'GET' | 'POST', path: string, body?: unknown, field = 'request'): Promise<T> {
+    return requestUpstream<T>(
+      {
+        upstream: FLUTTERWAVE_BILLS,
+        url: `${this.config.baseUrl.replace(/\/$/, '')}${path}`,
         method,
-        headers: {
-          authorization: `Bearer ${this.config.secretKey}`,
-          ...(body ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(this.config.timeoutMs ?? 15_000),
-      });
-    } catch (cause) {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The bills provider did not answer in time.', { cause });
-    }
-    const payload = (await response.json().catch(() => undefined)) as Envelope<T> | undefined;
-    if (response.ok && payload?.status === 'success' && payload.data !== null && payload.data !== undefined)
-      return payload.data;
-    if (response.status >= 500 || !payload)
-      throw new DomainError('SERVICE_UNAVAILABLE', `The bills provider is unavailable (HTTP ${response.status}).`);
-    if (response.status === 401 || response.status === 403)
-      throw new DomainError('SERVICE_UNAVAILABLE', "The bills provider refused the gateway's credentials.");
-    if (response.status === 404 && method === 'GET')
-      throw new DomainError('NOT_FOUND', `The bills provider does not know ${path.split('?')[0]}.`);
-    throw badInput(field, `The bills provider refused ${field}: ${payload.message ?? 'unknown error'}`);
+        headers: { authorization: `Bearer ${this.config.secretKey}` },
+        body,
+        timeoutMs: this.config.timeoutMs ?? 15_000,
+        mutating: method === 'POST',
+        lookup: method === 'GET',
+        what: path.split('?')[0],
+      },
+      // Every answer's body is read: an HTTP 200 carrying `status: "error"` is an error.
+      (status, payload) => {
+        const envelope = payload as Envelope<T>;
+        if (status < 300 && envelope.status === 'success' && envelope.data !== null && envelope.data !== undefined)
+          return { data: envelope.data };
+        return { message: envelope.message, field };
+      },
+    );
   }
 }

@@ -67,18 +67,3 @@ export function toOfframpOrder(row: OfframpOrderRow): OfframpOrder {
     updatedAt: row.updatedAt,
   };
 }
-
-/** The seed's offramp event `data`: the crypto amount as decimal text, the fiat amount as a number. */
-export function offrampEventData(row: OfframpOrderRow): Record<string, unknown> {
-  return {
-    reference: row.reference,
-    status: row.status,
-    amount: formatUnits(row.amountRaw, row.decimals),
-    token: row.token,
-    network: row.network,
-    fiatAmount: Number(formatUnits(row.fiatAmountMinor, FIAT_DECIMALS)),
-    fiatCurrency: row.fiat,
-    bankName: row.bankName,
-    accountNumber: row.accountNumber,
-  };
-}

@@ -68,6 +68,11 @@ export interface OfframpProvider {
   createOrder(order: ProviderOrderRequest): Promise<ProviderOrder>;
   /** The order's current state, for reconciliation when a webhook did not come (absent in the sandbox, whose lifecycle runs on jobs). */
   orderState?(providerOrderId: string): Promise<ProviderOrderState>;
+  /**
+   * A simulated sender's deposit (sandbox only): the on-chain hash the simulated deposit carries.
+   * Absent for real providers, where the sender pays into `receiveAddress` themselves.
+   */
+  simulatedDepositHash?(orderId: string): string;
   /** Reconciliation: the provider's orders created in the window, amounts in token base units (absent in the sandbox). */
   listOrders?(window: ListWindow): Promise<ProviderRecord[]>;
 }

@@ -1,25 +1,20 @@
-import { createHash } from 'node:crypto';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import type { Database, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import type { Clock } from '../clock.js';
+import { type Clock, type ClockFor, clockLookup } from '../clock.js';
+import { eventData } from '../lifecycle/event-data.js';
+import { OFFRAMP_ORDER } from '../lifecycle/lifecycles.js';
+import { isLegal, transition } from '../lifecycle/transition.js';
 import { DomainError, badInput, notFound } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { decimalText, multiplyDown, parseUnits } from '../money/decimal.js';
 import { checkPage, paged } from '../pagination.js';
 import { ReferenceCache } from '../reference-cache.js';
-import {
-  canMove,
-  EVENT_OF_STATUS,
-  FIAT_DECIMALS,
-  type FiatCurrency,
-  type OfframpNetwork,
-  type OfframpToken,
-} from './catalogue.js';
-import { type OfframpOrder, type OfframpOrderRow, offrampEventData, toOfframpOrder } from './offramp-order.js';
+import { FIAT_DECIMALS, type FiatCurrency, type OfframpNetwork, type OfframpToken } from './catalogue.js';
+import { type OfframpOrder, type OfframpOrderRow, toOfframpOrder } from './offramp-order.js';
 import type { OfframpAsset, OfframpProvider, PayoutInstitution, ProviderOrderState } from './offramp-provider.js';
 import { type OfframpOrderFilter, offrampStore } from './offramp-store.js';
 
@@ -72,12 +67,16 @@ type Owner = { userId: string; environment: Environment };
 export class OfframpService {
   private readonly assetCache = new ReferenceCache(300_000);
 
+  private readonly clockFor: ClockFor;
+
   constructor(
     private readonly db: Database,
-    private readonly clock: Clock,
+    clock: Clock | ClockFor,
     private readonly idempotency: Idempotency,
     private readonly providers: { sandbox: OfframpProvider; production: OfframpProvider | undefined },
-  ) {}
+  ) {
+    this.clockFor = clockLookup(clock);
+  }
 
   providerFor(environment: Environment): OfframpProvider {
     const provider = this.providers[environment];
@@ -187,6 +186,7 @@ export class OfframpService {
     });
 
     const amountRaw = parseUnits(amount, asset.decimals, 'amount');
+    const now = this.clockFor(principal).now();
     try {
       return await this.db.transaction(async (tx) => {
         const row = await offrampStore.insert(tx, {
@@ -214,19 +214,10 @@ export class OfframpService {
           refundAddress,
           idempotencyKey: idempotencyKey ?? null,
           requestHash,
-          createdAt: this.clock.now(),
-          updatedAt: this.clock.now(),
+          createdAt: now,
+          updatedAt: now,
         });
-        await recordEvent(
-          tx,
-          {
-            type: EVENT_OF_STATUS.initiated,
-            userId: row.userId,
-            environment: row.environment,
-            data: offrampEventData(row),
-          },
-          this.clock.now(),
-        );
+        await recordEvent(tx, { type: 'offramp.initiated', ...principal, data: { ...eventData.offramp(row) } }, now);
         // The sandbox expires unpaid orders itself; a provider's orders are checked against the
         // provider a minute after their window, in case its webhook never arrives.
         await enqueueJob(
@@ -272,7 +263,9 @@ export class OfframpService {
 
   /** Sandbox only: the sender's deposit arrives, and the lifecycle starts walking on jobs. */
   async simulateDeposit(principal: Principal, reference: string, idempotencyKey?: string): Promise<OfframpOrder> {
-    if (principal.environment !== 'sandbox')
+    // Only a provider with simulated senders (the sandbox's) can simulate a deposit.
+    const simulatedHash = this.providerFor(principal.environment).simulatedDepositHash;
+    if (!simulatedHash)
       throw badInput(
         'reference',
         'Deposits can be simulated only in sandbox; in production the sender pays into receiveAddress.',
@@ -287,13 +280,13 @@ export class OfframpService {
       if (!row) throw notFound(`Offramp order ${JSON.stringify(reference)}`);
       const moved = await this.move(
         row.id,
-        { status: 'deposit_received', txHash: `0x${createHash('sha256').update(`deposit:${row.id}`).digest('hex')}` },
+        { status: 'deposit_received', txHash: simulatedHash(row.id) },
         async (tx, order) => {
           await enqueueJob(tx, {
             kind: OFFRAMP_JOBS.sandboxStep,
             payload: { orderId: order.id },
             tenant: order.userId,
-            runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000),
+            runAt: new Date(this.clockFor(order).now().getTime() + SANDBOX_STEP_SECONDS * 1000),
           });
           // The answer to replay commits with the deposit it reports.
           await this.idempotency.finish(tx, claim, toOfframpOrder(order));
@@ -319,26 +312,23 @@ export class OfframpService {
     then?: (tx: Executor, row: OfframpOrderRow) => Promise<void>,
   ): Promise<{ changed: boolean; row: OfframpOrderRow }> {
     return this.db.transaction(async (tx) => {
-      const current = await offrampStore.lock(tx, orderId);
+      const current = await offrampStore.findById(tx, orderId);
       if (!current) throw notFound('Offramp order');
-      if (!canMove(current.status, state.status)) return { changed: false, row: current };
-      const row = await offrampStore.update(tx, orderId, {
-        status: state.status,
-        version: current.version + 1,
-        updatedAt: this.clock.now(),
-        ...(state.txHash ? { txHash: state.txHash } : {}),
-        ...(state.reason ? { failureReason: state.reason } : {}),
-      });
-      await recordEvent(
+      if (!isLegal(OFFRAMP_ORDER, current.status, state.status)) return { changed: false, row: current };
+      const row = await transition(
         tx,
+        OFFRAMP_ORDER,
+        orderId,
+        current.status,
+        state.status,
+        this.clockFor(current).now(),
         {
-          type: EVENT_OF_STATUS[state.status],
-          userId: row.userId,
-          environment: row.environment,
-          data: offrampEventData(row),
+          ...(state.txHash ? { txHash: state.txHash } : {}),
+          ...(state.reason ? { failureReason: state.reason } : {}),
         },
-        this.clock.now(),
       );
+      // Another notice moved it first: this one changes nothing (as a late notice would).
+      if (!row) return { changed: false, row: (await offrampStore.findById(tx, orderId))! };
       await then?.(tx, row);
       return { changed: true, row };
     });

@@ -58,21 +58,6 @@ export const offrampStore = {
     return row;
   },
 
-  /** The order, locked until the caller's transaction ends: status changes are serialised per order. */
-  async lock(tx: Executor, id: string): Promise<OfframpOrderRow | undefined> {
-    const [row] = await tx.select().from(offrampOrders).where(eq(offrampOrders.id, id)).for('update');
-    return row;
-  },
-
-  async update(
-    tx: Executor,
-    id: string,
-    changes: Partial<typeof offrampOrders.$inferInsert>,
-  ): Promise<OfframpOrderRow> {
-    const [row] = await tx.update(offrampOrders).set(changes).where(eq(offrampOrders.id, id)).returning();
-    return row!;
-  },
-
   async page(
     db: Executor,
     owner: Owner,

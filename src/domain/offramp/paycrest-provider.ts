@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DomainError, badInput } from '../errors.js';
+import { requestUpstream } from '../upstream/http.js';
 import {
   FIAT_CURRENCIES,
   type FiatCurrency,
@@ -18,6 +19,8 @@ import type {
   ProviderOrderRequest,
   ProviderOrderState,
 } from './offramp-provider.js';
+
+const PAYCREST = { name: 'paycrest', label: 'The offramp provider', credentialsHint: 'PAYCREST_API_KEY' };
 
 export interface PaycrestConfig {
   apiKey: string;
@@ -218,42 +221,34 @@ export class PaycrestProvider implements OfframpProvider {
     }
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    let response: Response;
-    try {
-      response = await fetch(`${this.config.baseUrl.replace(/\/$/, '')}${path}`, {
+  private call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    return requestUpstream<T>(
+      {
+        upstream: PAYCREST,
+        url: `${this.config.baseUrl.replace(/\/$/, '')}${path}`,
         method,
-        headers: { 'API-Key': this.config.apiKey, ...(body ? { 'content-type': 'application/json' } : {}) },
-        ...(body ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(this.config.timeoutMs ?? 10_000),
-      });
-    } catch (cause) {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp provider could not be reached. Retry later.', {
-        cause,
-      });
-    }
-    const payload = (await response.json().catch(() => undefined)) as Envelope<unknown> | undefined;
-    if (response.ok && payload?.status === 'success') return payload.data as T;
-    const message = payload?.message ?? `HTTP ${response.status}`;
-    if (response.status === 400 || response.status === 404) {
-      const field =
-        fieldOf(payload?.data) ??
-        (/amount/i.test(message)
-          ? 'amount'
-          : /fiat|currency|converted/i.test(message)
-            ? 'fiat'
-            : /network/i.test(message)
-              ? 'network'
-              : 'token');
-      throw badInput(field, `The offramp provider refused ${field}: ${message}`);
-    }
-    if (response.status === 401 || response.status === 403) {
-      throw new DomainError(
-        'SERVICE_UNAVAILABLE',
-        "The offramp provider refused the gateway's credentials; the operator must check PAYCREST_API_KEY.",
-      );
-    }
-    throw new DomainError('SERVICE_UNAVAILABLE', `The offramp provider is unavailable (${message}). Retry later.`);
+        headers: { 'API-Key': this.config.apiKey },
+        body,
+        timeoutMs: this.config.timeoutMs ?? 10_000,
+        // An order Paycrest may have opened without answering is harmless: nothing is paid into it.
+        mutating: false,
+      },
+      (status, answer) => {
+        const payload = answer as Envelope<unknown>;
+        if (status < 300 && payload.status === 'success') return { data: payload.data as T };
+        const message = payload.message ?? `HTTP ${status}`;
+        const field =
+          fieldOf(payload.data) ??
+          (/amount/i.test(message)
+            ? 'amount'
+            : /fiat|currency|converted/i.test(message)
+              ? 'fiat'
+              : /network/i.test(message)
+                ? 'network'
+                : 'token');
+        return { message, field };
+      },
+    );
   }
 }
 

@@ -80,6 +80,10 @@ export class SandboxOfframpProvider implements OfframpProvider {
   readonly name = 'sandbox';
   constructor(private readonly clock: Clock) {}
 
+  simulatedDepositHash(orderId: string): string {
+    return `0x${createHash('sha256').update(`deposit:${orderId}`).digest('hex')}`;
+  }
+
   async assets(): Promise<OfframpAsset[]> {
     const pairs: Array<[OfframpToken, OfframpNetwork]> = [
       ...STABLE_NETWORKS.flatMap((network) =>

@@ -1,21 +1,28 @@
 import { createCipheriv, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { badInput, DomainError } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { type ListWindow, minorUnitsOf, type ProviderRecord, recordStatusOf } from '../reconciliation/records.js';
 import { nairaNumber } from '../wallet/naira.js';
-import {
-  type Authorization,
-  type Bank,
-  type CardDetails,
-  type CardToken,
-  type ChargeState,
-  type ChargeStatus,
-  type Customer,
-  type NextAction,
-  type PayInAccount,
-  type PaymentsProvider,
-  ProviderOutcomeUnknown,
-  type TransferState,
+import type {
+  Authorization,
+  Bank,
+  CardDetails,
+  CardToken,
+  ChargeState,
+  ChargeStatus,
+  Customer,
+  NextAction,
+  PayInAccount,
+  PaymentsProvider,
+  TransferState,
 } from './payments-provider.js';
+import { requestUpstream } from '../upstream/http.js';
+import { generate, UpstreamError } from '../upstream/upstream-error.js';
+
+const FLUTTERWAVE = {
+  name: 'flutterwave',
+  label: 'The payments provider',
+  credentialsHint: 'FLUTTERWAVE_CLIENT_ID and FLUTTERWAVE_CLIENT_SECRET',
+};
 
 export interface FlutterwaveConfig {
   clientId: string;
@@ -126,6 +133,8 @@ export function verifyFlutterwaveSignature(
  */
 export class FlutterwaveProvider implements PaymentsProvider {
   readonly name = 'flutterwave';
+  /** Flutterwave's webhooks can be lost: a pending charge is asked about after five minutes. */
+  readonly pollChargesAfterMs = 5 * 60_000;
   private token: { value: string; expiresAt: number } | undefined;
 
   constructor(private readonly config: FlutterwaveConfig) {}
@@ -448,9 +457,10 @@ export class FlutterwaveProvider implements PaymentsProvider {
 
   private async accessToken(): Promise<string> {
     if (this.token && this.token.expiresAt > Date.now() + 60_000) return this.token.value;
-    let response: Response;
-    try {
-      response = await fetch(this.config.tokenUrl, {
+    const body = await requestUpstream<{ access_token: string; expires_in?: number }>(
+      {
+        upstream: FLUTTERWAVE,
+        url: this.config.tokenUrl,
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
@@ -458,22 +468,20 @@ export class FlutterwaveProvider implements PaymentsProvider {
           client_secret: this.config.clientSecret,
           grant_type: 'client_credentials',
         }),
-        signal: AbortSignal.timeout(this.config.timeoutMs ?? 10_000),
-      });
-    } catch (cause) {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The payments provider could not be reached. Retry later.', {
-        cause,
-      });
-    }
-    const body = (await response.json().catch(() => undefined)) as
-      | { access_token?: string; expires_in?: number }
-      | undefined;
-    if (!response.ok || !body?.access_token) {
-      throw new DomainError(
-        'SERVICE_UNAVAILABLE',
-        "The payments provider refused the gateway's credentials; the operator must check FLUTTERWAVE_CLIENT_ID and FLUTTERWAVE_CLIENT_SECRET.",
-      );
-    }
+        timeoutMs: this.config.timeoutMs ?? 10_000,
+        mutating: false,
+      },
+      (status, answer) => {
+        const token = answer as { access_token?: string; expires_in?: number };
+        // A token endpoint that answers without a token has refused the gateway's credentials.
+        if (status < 300 && token.access_token) return { data: { ...token, access_token: token.access_token } };
+        return { message: 'no access token' };
+      },
+    ).catch((error: unknown) => {
+      if (error instanceof UpstreamError && error.kind === 'refused')
+        throw generate({ upstream: FLUTTERWAVE, mutating: false, httpStatus: 401 });
+      throw error;
+    });
     this.token = { value: body.access_token, expiresAt: Date.now() + (body.expires_in ?? 600) * 1000 };
     return this.token.value;
   }
@@ -486,7 +494,6 @@ export class FlutterwaveProvider implements PaymentsProvider {
   ): Promise<T> {
     const token = await this.accessToken();
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'x-trace-id': randomUUID() };
-    if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.idempotencyKey) headers['x-idempotency-key'] = options.idempotencyKey;
     return this.request<T>(`${this.config.baseUrl.replace(/\/$/, '')}${path}`, method, headers, body, options);
   }
@@ -495,7 +502,7 @@ export class FlutterwaveProvider implements PaymentsProvider {
     return this.request<T>(
       `${this.config.v3BaseUrl.replace(/\/$/, '')}${path}`,
       method,
-      { authorization: `Bearer ${this.config.v3SecretKey}`, 'content-type': 'application/json' },
+      { authorization: `Bearer ${this.config.v3SecretKey}` },
       body,
       { unknownOutcome: false },
     );
@@ -508,41 +515,39 @@ export class FlutterwaveProvider implements PaymentsProvider {
     body: unknown,
     options: { unknownOutcome?: boolean; fieldPrefix?: string; envelope?: boolean },
   ): Promise<T> {
-    let response: Response;
     try {
-      response = await fetch(url, {
-        method,
-        headers,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(this.config.timeoutMs ?? 10_000),
-      });
-    } catch (cause) {
-      if (options.unknownOutcome)
-        throw new ProviderOutcomeUnknown('The payments provider did not answer in time.', { cause });
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The payments provider could not be reached. Retry later.', {
-        cause,
-      });
-    }
-    const payload = (await response.json().catch(() => undefined)) as Envelope<T> | undefined;
-    // Success needs both a 2xx and a success body: a 200 carrying `status: "error"` is an error.
-    if (response.ok && payload?.status === 'success') return options.envelope ? (payload as T) : payload.data;
-    if (response.status >= 500 || !payload) {
-      if (options.unknownOutcome)
-        throw new ProviderOutcomeUnknown(`The payments provider failed (HTTP ${response.status}).`);
-      throw new DomainError(
-        'SERVICE_UNAVAILABLE',
-        `The payments provider is unavailable (HTTP ${response.status}). Retry later.`,
+      return await requestUpstream<T>(
+        {
+          upstream: FLUTTERWAVE,
+          url,
+          method,
+          headers,
+          body,
+          timeoutMs: this.config.timeoutMs ?? 10_000,
+          mutating: options.unknownOutcome ?? false,
+        },
+        // Success needs both a 2xx and a success body: a 200 carrying `status: "error"` is an error.
+        (status, answer) => {
+          const payload = answer as Envelope<T>;
+          if (status < 300 && payload.status === 'success')
+            return { data: options.envelope ? (payload as T) : payload.data };
+          const problem = payload.error?.validation_errors?.[0];
+          return {
+            message:
+              problem?.message ??
+              payload.error?.message ??
+              payload.message ??
+              'The payments provider refused the request.',
+            field: problem ? `${options.fieldPrefix ?? ''}${camel(problem.field_name)}` : 'request',
+          };
+        },
       );
+    } catch (error) {
+      // A refused token is fetched afresh next time.
+      if (error instanceof UpstreamError && (error.httpStatus === 401 || error.httpStatus === 403))
+        this.token = undefined;
+      throw error;
     }
-    if (response.status === 401 || response.status === 403) {
-      this.token = undefined;
-      throw new DomainError('SERVICE_UNAVAILABLE', "The payments provider refused the gateway's credentials.");
-    }
-    const problem = payload.error?.validation_errors?.[0];
-    const message =
-      problem?.message ?? payload.error?.message ?? payload.message ?? 'The payments provider refused the request.';
-    const field = problem ? `${options.fieldPrefix ?? ''}${camel(problem.field_name)}` : 'request';
-    throw badInput(field, `The payments provider refused ${field}: ${message}`);
   }
 }
 

@@ -3,8 +3,9 @@ import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
 /**
  * An NGN payments provider: card tokens, charges, virtual accounts, banks and transfers. The
  * sandbox simulates one in-process (sandbox-payments-provider.ts); production talks to Flutterwave.
- * Amounts are kobo. Errors are DomainErrors; a call whose outcome is unknown (timeout, 5xx) throws
- * ProviderOutcomeUnknown, and the caller keeps the operation pending until reconciliation.
+ * Amounts are kobo. A provider's failures are classified by upstream/ (refused, outcome unknown,
+ * rate limited, unavailable); the caller keeps an operation whose outcome is unknown pending until
+ * reconciliation.
  */
 
 export interface CardDetails {
@@ -67,15 +68,19 @@ export interface TransferState {
   reason?: string;
 }
 
-export class ProviderOutcomeUnknown extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ProviderOutcomeUnknown';
-  }
-}
-
 export interface PaymentsProvider {
   readonly name: string;
+  /**
+   * How soon a pending charge is first asked about, in case the provider's webhook is lost; absent
+   * for a provider that settles every charge itself (the sandbox's simulated payers).
+   */
+  readonly pollChargesAfterMs?: number;
+  /**
+   * A simulated payer (sandbox only): in how many ms a deposit of this method and amount arrives by
+   * itself, or undefined if it never does. Absent for real providers, whose payers are real; a
+   * provider without it cannot simulate transfers either.
+   */
+  simulatedArrivalMs?(deposit: { method: string; amount: bigint }): number | undefined;
   tokenizeCard(card: CardDetails): Promise<CardToken>;
   chargeCard(charge: {
     reference: string;

@@ -2,19 +2,19 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError } from '../errors.js';
 import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
-import {
-  type Authorization,
-  type Bank,
-  type CardDetails,
-  type CardToken,
-  type ChargeState,
-  type Customer,
-  type NextAction,
-  type PayInAccount,
-  type PaymentsProvider,
-  ProviderOutcomeUnknown,
-  type TransferState,
+import type {
+  Authorization,
+  Bank,
+  CardDetails,
+  CardToken,
+  ChargeState,
+  Customer,
+  NextAction,
+  PayInAccount,
+  PaymentsProvider,
+  TransferState,
 } from './payments-provider.js';
+import { generate } from '../upstream/upstream-error.js';
 
 /**
  * Magic values of the sandbox payments provider. Card numbers never leave the tokenizer: the
@@ -96,6 +96,12 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
   };
 
   constructor(private readonly clock: Clock) {}
+
+  /** A transfer, USSD or payment-link payer pays after `arrivalSeconds`; a card pays at once; one magic amount never arrives. */
+  simulatedArrivalMs(deposit: { method: string; amount: bigint }): number | undefined {
+    if (deposit.method === 'card' || deposit.amount === SANDBOX_PAYMENTS.neverArrivesKobo) return undefined;
+    return SANDBOX_PAYMENTS.arrivalSeconds * 1000;
+  }
 
   async listCollections(window: ListWindow): Promise<ProviderRecord[]> {
     return this.recorded.collections.filter((r) => within(r, window));
@@ -281,7 +287,7 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
     if (transfer.accountNumber === timeoutAccount) {
       this.transfers.set(transfer.reference, { providerRef, status: 'succeeded' });
       this.record(this.recorded.transfers, transfer.reference, transfer.amount, { providerRef, status: 'succeeded' });
-      throw new ProviderOutcomeUnknown('The sandbox provider timed out (magic account).');
+      throw generate({ upstream: { name: 'sandbox', label: 'The sandbox provider' }, mutating: true });
     }
     const state: TransferState =
       transfer.accountNumber === failingAccount
@@ -300,6 +306,7 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
 /** Production without a configured provider. */
 export class UnconfiguredPaymentsProvider implements PaymentsProvider {
   readonly name = 'unconfigured';
+  readonly pollChargesAfterMs = 5 * 60_000;
   private fail(): never {
     throw new DomainError(
       'SERVICE_UNAVAILABLE',

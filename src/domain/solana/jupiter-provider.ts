@@ -1,7 +1,11 @@
 import { VersionedTransaction } from '@solana/web3.js';
 import { DomainError } from '../errors.js';
+import { requestUpstream } from '../upstream/http.js';
+import { UpstreamError } from '../upstream/upstream-error.js';
 import type { ExchangeProvider, ProviderQuote, QuoteRequest } from './exchange-provider.js';
 import type { SolanaNetwork } from './networks.js';
+
+const JUPITER = { name: 'jupiter', label: 'The swap router (Jupiter)' };
 
 /** Builds the transaction of a quote for a wallet to sign (Jupiter's POST /swap). */
 export interface SwapBuilder {
@@ -103,63 +107,39 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
   }
 
   private async call(url: string, init: { method?: string; body?: string } = {}, waited = false): Promise<unknown> {
-    let response: Response;
     try {
-      response = await fetch(url, {
-        method: init.method ?? 'GET',
-        headers: {
-          accept: 'application/json',
-          ...(init.body ? { 'content-type': 'application/json' } : {}),
-          ...(this.options.apiKey ? { 'x-api-key': this.options.apiKey } : {}),
+      return await requestUpstream<unknown>(
+        {
+          upstream: JUPITER,
+          url,
+          method: init.method ?? 'GET',
+          headers: {
+            accept: 'application/json',
+            ...(init.body ? { 'content-type': 'application/json' } : {}),
+            ...(this.options.apiKey ? { 'x-api-key': this.options.apiKey } : {}),
+          },
+          body: init.body,
+          timeoutMs: this.options.timeoutMs ?? 10_000,
+          // Quotes, prices and unsigned transactions: nothing happens until the gateway signs and sends.
+          mutating: false,
         },
-        body: init.body,
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
-      });
-    } catch (cause) {
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The swap router (Jupiter) did not answer. Retry shortly.', {
-        cause,
-      });
-    }
-    if (response.status === 429) {
-      const waitMs = rateLimitWait(response);
-      if (!waited && waitMs <= (this.options.maxRateLimitWaitMs ?? 2_000)) {
-        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        (status, body) =>
+          status < 300
+            ? { data: body }
+            : { message: (body as { error?: string } | undefined)?.error ?? `HTTP ${status}`, field: 'amount' },
+      );
+    } catch (error) {
+      // A 429 is waited out once, up to a bound; a longer wait goes back to the caller as Retry-After.
+      if (
+        !waited &&
+        error instanceof UpstreamError &&
+        error.kind === 'rate_limited' &&
+        (error.retryAfter ?? 1) * 1000 <= (this.options.maxRateLimitWaitMs ?? 2_000)
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, (error.retryAfter ?? 1) * 1000));
         return this.call(url, init, true);
       }
-      throw new DomainError(
-        'SERVICE_UNAVAILABLE',
-        `The swap router (Jupiter) is rate limiting this gateway. Retry in ${Math.ceil(waitMs / 1000)} s.`,
-        { retryAfter: Math.ceil(waitMs / 1000) },
-      );
+      throw error;
     }
-    const text = await response.text();
-    const body = safeJson(text);
-    if (response.status === 400 || response.status === 422) {
-      const reason = (body as { error?: string; errorCode?: string } | undefined)?.error ?? text.slice(0, 200);
-      throw new DomainError('BAD_USER_INPUT', `The swap router refused this swap: ${reason}`, { field: 'amount' });
-    }
-    if (!response.ok || body === undefined)
-      throw new DomainError(
-        'SERVICE_UNAVAILABLE',
-        `The swap router (Jupiter) failed (HTTP ${response.status}). Retry shortly.`,
-      );
-    return body;
-  }
-}
-
-/** How long a 429 asks us to wait: Retry-After, else x-ratelimit-reset (Unix seconds), else a second. */
-function rateLimitWait(response: Response): number {
-  const retryAfter = Number(response.headers.get('retry-after'));
-  if (Number.isFinite(retryAfter) && retryAfter > 0) return retryAfter * 1000;
-  const reset = Number(response.headers.get('x-ratelimit-reset'));
-  if (Number.isFinite(reset) && reset > 0) return Math.max(0, reset * 1000 - Date.now());
-  return 1000;
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }

@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
-import { deposits, virtualAccounts } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import type { Clock } from '../clock.js';
+import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ledger, systemAccount, walletOf } from '../ledger/ledger.js';
+import { eventData } from '../lifecycle/event-data.js';
+import { answer, openKeyed } from '../lifecycle/keyed.js';
+import { DEPOSIT } from '../lifecycle/lifecycles.js';
+import { transition } from '../lifecycle/transition.js';
+import type { KeyRef } from '../money/key-claim.js';
 import type {
   Authorization,
   ChargeState,
@@ -18,15 +21,17 @@ import type {
   PayInAccount,
   PaymentsProvider,
 } from '../payments/payments-provider.js';
-import { SANDBOX_PAYMENTS } from '../payments/sandbox-payments-provider.js';
+import { failureOutcome } from '../upstream/upstream-error.js';
 import type { UserService } from '../users/user-service.js';
-import { koboFrom, nairaNumber } from './naira.js';
+import { type DepositRow, depositStore, type VirtualAccountRow } from './deposit-store.js';
+import { koboFrom } from './naira.js';
 import type { PaymentMethodService } from './payment-method-service.js';
 import { transactionStore } from './transaction-store.js';
-import { openPendingTransaction, recordTransactionEvent, recordTransactionProgress } from './wallet-events.js';
+import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
+import { settleWalletTransaction } from './wallet-transitions.js';
 import { insertOrConflict, referenceFrom, referenceTaken } from './wallet-service.js';
 
-export type DepositRow = typeof deposits.$inferSelect;
+export type { DepositRow } from './deposit-store.js';
 export type DepositMethod = 'card' | 'bank_transfer' | 'ussd' | 'payment_link' | 'virtual_account';
 
 export const DEPOSIT_JOBS = {
@@ -37,8 +42,6 @@ export const DEPOSIT_JOBS = {
   /** Provider deposits: ask the provider, in case its webhook was lost. */
   reconcile: 'deposit.reconcile',
 } as const;
-
-const RECONCILE_EVERY_MS = 5 * 60_000;
 
 export interface DepositCommon {
   amount: unknown;
@@ -51,21 +54,35 @@ export interface DepositCommon {
 
 const PAYMENT_LINK_MINUTES = 60;
 
+type StartExtra = { cardToken?: string; paymentMethodId?: string; bankCode?: string; title?: string };
+/** What the provider's answer adds to a deposit besides its status: the pay-in account, its expiry, the step awaited. */
+type Details = Partial<
+  Pick<
+    DepositRow,
+    'providerRef' | 'accountNumber' | 'bankName' | 'accountName' | 'expiresAt' | 'narration' | 'nextAction'
+  >
+>;
+
 /**
- * Deposits into the NGN wallet: card charges (with PIN, OTP or 3DS), one-off transfer accounts,
- * USSD, hosted payment links and the user's permanent virtual account. initiated → pending →
- * completed | failed; the wallet is credited exactly once, only on completion (the credit's
- * ledger posting is unique per deposit).
+ * Deposits into the NGN wallet (lifecycle DEPOSIT): card charges (with PIN, OTP or 3DS), one-off
+ * transfer accounts, USSD, hosted payment links and the user's permanent virtual account. A deposit
+ * is one commit before the provider call (key claim, record, events, wallet transaction) and one
+ * after (the provider's answer applied, follow-up jobs, key answered); the wallet is credited once,
+ * only on completion (the credit's ledger posting is unique per deposit).
  */
 export class DepositService {
+  private readonly clockFor: ClockFor;
+
   constructor(
     private readonly db: Database,
-    private readonly clock: Clock,
+    clock: Clock | ClockFor,
     private readonly idempotency: Idempotency,
     private readonly users: UserService,
     private readonly paymentMethods: PaymentMethodService,
     private readonly providerFor: (environment: Environment) => PaymentsProvider,
-  ) {}
+  ) {
+    this.clockFor = clockLookup(clock);
+  }
 
   /** The seed's `POST /wallet/deposit/payment-method`: a card is charged; a bank account pays by transfer. */
   async withPaymentMethod(
@@ -104,16 +121,7 @@ export class DepositService {
   }
 
   async get(principal: Principal, reference: string): Promise<DepositRow> {
-    const [row] = await this.db
-      .select()
-      .from(deposits)
-      .where(
-        and(
-          eq(deposits.userId, principal.userId),
-          eq(deposits.environment, principal.environment),
-          eq(deposits.reference, reference),
-        ),
-      );
+    const row = await depositStore.findByReference(this.db, principal, reference);
     if (!row) throw notFound(`Deposit ${JSON.stringify(reference)}`);
     return row;
   }
@@ -156,30 +164,24 @@ export class DepositService {
   }
 
   /** The user's permanent virtual account, created on first call. */
-  async permanentAccount(principal: Principal): Promise<typeof virtualAccounts.$inferSelect> {
-    const [existing] = await this.db
-      .select()
-      .from(virtualAccounts)
-      .where(and(eq(virtualAccounts.userId, principal.userId), eq(virtualAccounts.environment, principal.environment)));
+  async permanentAccount(principal: Principal): Promise<VirtualAccountRow> {
+    const existing = await depositStore.virtualAccountOf(this.db, principal);
     if (existing) return existing;
+    const provider = this.providerFor(principal.environment);
     const customer = await this.customerOf(principal);
-    const account = await this.providerFor(principal.environment).permanentAccount({
+    const account = await provider.permanentAccount({
       reference: `${principal.environment}-${principal.userId}`,
       customer,
     });
-    const [row] = await this.db
-      .insert(virtualAccounts)
-      .values({
-        userId: principal.userId,
-        environment: principal.environment,
-        provider: this.providerFor(principal.environment).name,
-        providerRef: account.providerRef,
-        accountNumber: account.accountNumber,
-        bankName: account.bankName,
-        accountName: account.accountName,
-      })
-      .onConflictDoNothing()
-      .returning();
+    const row = await depositStore.insertVirtualAccount(this.db, {
+      userId: principal.userId,
+      environment: principal.environment,
+      provider: provider.name,
+      providerRef: account.providerRef,
+      accountNumber: account.accountNumber,
+      bankName: account.bankName,
+      accountName: account.accountName,
+    });
     return row ?? (await this.permanentAccount(principal));
   }
 
@@ -193,37 +195,27 @@ export class DepositService {
     amount: bigint,
     providerRef: string,
   ): Promise<DepositRow> {
-    const [account] = await this.db
-      .select()
-      .from(virtualAccounts)
-      .where(and(eq(virtualAccounts.environment, environment), eq(virtualAccounts.accountNumber, accountNumber)));
+    const account = await depositStore.virtualAccountByNumber(this.db, environment, accountNumber);
     if (!account) throw notFound('Virtual account');
-    const [existing] = await this.db
-      .select()
-      .from(deposits)
-      .where(and(eq(deposits.provider, account.provider), eq(deposits.providerRef, providerRef)));
-    if (existing) return existing;
-    const now = this.clock.now();
+    const known = await depositStore.findByProviderRef(this.db, account.provider, providerRef);
+    if (known) return known;
+    const now = this.clockFor(account).now();
     const deposit = await this.db.transaction(async (tx) => {
-      const [row] = await tx
-        .insert(deposits)
-        .values({
-          userId: account.userId,
-          environment,
-          reference: `VA-${providerRef}`,
-          method: 'virtual_account',
-          amount,
-          status: 'pending',
-          provider: account.provider,
-          providerRef,
-          accountNumber,
-          bankName: account.bankName,
-          accountName: account.accountName,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .onConflictDoNothing()
-        .returning();
+      const row = await depositStore.insertNotified(tx, {
+        userId: account.userId,
+        environment,
+        reference: `VA-${providerRef}`,
+        method: 'virtual_account',
+        amount,
+        status: 'pending',
+        provider: account.provider,
+        providerRef,
+        accountNumber,
+        bankName: account.bankName,
+        accountName: account.accountName,
+        createdAt: now,
+        updatedAt: now,
+      });
       if (!row) return undefined;
       await openPendingTransaction(
         tx,
@@ -239,14 +231,10 @@ export class DepositService {
       );
       return row;
     });
-    if (!deposit)
-      return (
-        await this.db
-          .select()
-          .from(deposits)
-          .where(and(eq(deposits.provider, account.provider), eq(deposits.providerRef, providerRef)))
-      )[0]!;
-    return this.apply(deposit.id, { providerRef, status: 'succeeded' });
+    // Credited in a commit of its own: the relay orders events of one transaction by time, then by
+    // random id, so transaction.created and transaction.completed must not share one.
+    if (deposit) return this.apply(deposit.id, { providerRef, status: 'succeeded' });
+    return (await depositStore.findByProviderRef(this.db, account.provider, providerRef))!;
   }
 
   /**
@@ -255,7 +243,8 @@ export class DepositService {
    * resuming after a crash) finds the same transfer instead of crediting twice.
    */
   async simulateVirtualAccountTransfer(principal: Principal, amountInput: unknown, key?: string): Promise<DepositRow> {
-    if (principal.environment !== 'sandbox')
+    // Only a provider with simulated payers (the sandbox's) can simulate a transfer.
+    if (!this.providerFor(principal.environment).simulatedArrivalMs)
       throw badInput('amount', 'Transfers into a virtual account can be simulated only in sandbox.');
     const amount = koboFrom(amountInput);
     const scope = {
@@ -294,12 +283,18 @@ export class DepositService {
     });
   }
 
-  private async applyIn(tx: Executor, depositId: string, state: ChargeState): Promise<DepositRow> {
-    const [current] = await tx.select().from(deposits).where(eq(deposits.id, depositId)).for('update');
+  private async applyIn(
+    tx: Executor,
+    depositId: string,
+    state: ChargeState,
+    details: Details = {},
+  ): Promise<DepositRow> {
+    const current = await depositStore.findById(tx, depositId);
     if (!current) throw notFound('Deposit');
     if (current.status === 'completed' || current.status === 'failed') return current;
-    const now = this.clock.now();
+    const now = this.clockFor(current).now();
     if (state.status === 'succeeded') {
+      // The credit first: provider clearing is the contended row.
       await ledger.post(tx, {
         environment: current.environment,
         kind: 'deposit',
@@ -310,19 +305,31 @@ export class DepositService {
           { account: walletOf(current.environment, current.userId), amount: current.amount },
         ],
       });
-      return this.finishDeposit(tx, current, 'completed', null, now);
+      return this.finish(tx, current, 'completed', { ...details, failureReason: null, nextAction: null }, now);
     }
-    if (state.status === 'failed')
-      return this.finishDeposit(tx, current, 'failed', state.reason ?? 'The payment failed.', now);
-    const changes = {
-      status: 'pending' as const,
-      nextAction: state.nextAction ?? current.nextAction,
-      providerRef: state.providerRef || current.providerRef,
-    };
-    const row = await this.update(tx, current, changes, now);
-    if (current.status !== 'pending') await recordDepositEvent(tx, row, now);
-    const stage = (row.nextAction as NextAction | null)?.type ?? 'pending';
-    if (current.status !== 'pending' || stage !== (current.nextAction as NextAction | null)?.type)
+    if (state.status === 'failed') {
+      const failureReason = state.reason ?? 'The payment failed.';
+      return this.finish(tx, current, 'failed', { ...details, failureReason, nextAction: null }, now);
+    }
+    const nextAction = state.nextAction ?? details.nextAction ?? current.nextAction;
+    const providerRef = state.providerRef || details.providerRef || current.providerRef;
+    const stage = (nextAction as NextAction | null)?.type ?? 'pending';
+    const stageChanged = stage !== ((current.nextAction as NextAction | null)?.type ?? 'pending');
+    // A repeated notice of the same step changes nothing: no write.
+    if (
+      current.status === 'pending' &&
+      !stageChanged &&
+      providerRef === current.providerRef &&
+      !Object.keys(details).length
+    )
+      return current;
+    const row = await transition(tx, DEPOSIT, current.id, current.status, 'pending', now, {
+      ...details,
+      nextAction,
+      providerRef,
+    });
+    if (!row) return (await depositStore.findById(tx, depositId))!;
+    if (current.status !== 'pending' || stageChanged)
       await recordTransactionProgress(tx, row, row.reference, stage, now);
     return row;
   }
@@ -356,8 +363,7 @@ export class DepositService {
   }
 
   async byId(id: string): Promise<DepositRow | undefined> {
-    const [row] = await this.db.select().from(deposits).where(eq(deposits.id, id));
-    return row;
+    return depositStore.findById(this.db, id);
   }
 
   private async start(
@@ -365,7 +371,7 @@ export class DepositService {
     method: Exclude<DepositMethod, 'virtual_account'>,
     input: DepositCommon,
     key: string | undefined,
-    extra: { cardToken?: string; paymentMethodId?: string; bankCode?: string; title?: string },
+    extra: StartExtra,
   ): Promise<DepositRow> {
     const amount = koboFrom(input.amount);
     const currency = (input.currency ?? 'NGN').trim().toUpperCase();
@@ -376,159 +382,156 @@ export class DepositService {
     const redirectUrl = input.redirectUrl?.trim() || null;
     if (redirectUrl && !/^https?:\/\/\S+$/.test(redirectUrl))
       throw badInput('redirectUrl', 'redirectUrl must be an http(s) URL.');
-    if (
-      input.meta !== undefined &&
-      input.meta !== null &&
-      (typeof input.meta !== 'object' || Array.isArray(input.meta) || JSON.stringify(input.meta).length > 4096)
-    ) {
+    const meta = input.meta ?? null;
+    if (meta !== null && (typeof meta !== 'object' || Array.isArray(meta) || JSON.stringify(meta).length > 4096))
       throw badInput('meta', 'meta must be an object of at most 4 KB.');
+    const provider = this.providerFor(principal.environment);
+    if (method === 'ussd' && !(await provider.banks()).some((b) => b.code === extra.bankCode)) {
+      throw badInput(
+        'bankCode',
+        `bankCode ${JSON.stringify(extra.bankCode)} is not a bank with USSD payments; list them with the banks.`,
+      );
     }
-    const scope = { userId: principal.userId, environment: principal.environment, operation: 'wallet.deposit' };
+    const customer = await this.customerOf(principal);
+    const now = this.clockFor(principal).now();
     // The hash covers what the caller sent: a generated reference would differ on every retry.
-    const request = {
-      method,
-      amount,
-      currency,
-      reference: input.reference ?? null,
-      narration,
-      redirectUrl,
-      meta: input.meta ?? null,
-      ...extra,
+    const keyed = {
+      scope: { userId: principal.userId, environment: principal.environment, operation: 'wallet.deposit' },
+      key,
+      input: { method, amount, currency, reference: input.reference ?? null, narration, redirectUrl, meta, ...extra },
     };
-    return this.idempotency.run(scope, key, request, async (claim) => {
-      if (claim?.resourceId) return (await this.byId(claim.resourceId))!;
-      const existing = await transactionStore.findByReference(this.db, principal, reference);
-      if (existing) throw referenceTaken(reference, existing.id);
-      const provider = this.providerFor(principal.environment);
-      const customer = await this.customerOf(principal);
-      const now = this.clock.now();
-      // The provider knows the deposit by a reference unique across users (the caller's is unique per user only).
-      const depositId = randomUUID();
-      const providerReference = `pgw-${depositId}`;
-      if (method === 'ussd' && !(await provider.banks()).some((b) => b.code === extra.bankCode)) {
-        throw badInput(
-          'bankCode',
-          `bankCode ${JSON.stringify(extra.bankCode)} is not a bank with USSD payments; list them with the banks.`,
+    // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
+    const opened = await openKeyed(
+      this.db,
+      this.idempotency,
+      now,
+      keyed,
+      async (tx) => {
+        const taken = await transactionStore.findByReference(tx, principal, reference);
+        if (taken) throw referenceTaken(reference, taken.id);
+        const row = await insertOrConflict(reference, () =>
+          depositStore.insert(tx, {
+            // The provider knows the deposit by a reference unique across users (see providerReference).
+            id: randomUUID(),
+            userId: principal.userId,
+            environment: principal.environment,
+            reference,
+            method,
+            paymentMethodId: extra.paymentMethodId ?? null,
+            amount,
+            currency,
+            status: 'initiated',
+            provider: provider.name,
+            redirectUrl,
+            narration,
+            meta,
+            customer,
+            createdAt: now,
+            updatedAt: now,
+          }),
         );
-      }
-      // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
-      await this.db.transaction(async (tx) => {
-        const row = await insertOrConflict(reference, async () => {
-          const [inserted] = await tx
-            .insert(deposits)
-            .values({
-              id: depositId,
-              userId: principal.userId,
-              environment: principal.environment,
-              reference,
-              method,
-              paymentMethodId: extra.paymentMethodId ?? null,
-              amount,
-              currency,
-              status: 'initiated',
-              provider: provider.name,
-              redirectUrl,
-              narration,
-              meta: input.meta ?? null,
-              customer,
-              createdAt: now,
-              updatedAt: now,
-            })
-            .returning();
-          return inserted!;
-        });
-        await recordDepositEvent(tx, row, now);
+        await recordEvent(tx, { type: 'deposit.initiated', ...principal, data: { ...eventData.deposit(row) } }, now);
         await openPendingTransaction(
           tx,
           principal,
           { type: 'DEPOSIT', amount, reference, description: narration, counterparty: { method } },
           now,
         );
-        await this.idempotency.attach(tx, claim, row.id);
-        // A provider's webhook may never come: pending charges are polled until they settle.
-        if (provider.name !== 'sandbox')
+        // A provider's webhook may never come: its pending charges are polled until they settle.
+        if (provider.pollChargesAfterMs !== undefined)
           await enqueueJob(tx, {
             kind: DEPOSIT_JOBS.reconcile,
             payload: { depositId: row.id },
             tenant: principal.userId,
-            runAt: new Date(now.getTime() + RECONCILE_EVERY_MS),
+            runAt: new Date(now.getTime() + provider.pollChargesAfterMs),
           });
-      });
-      let state: ChargeState;
-      let payIn: PayInAccount | undefined;
-      try {
-        if (method === 'card') {
-          state = await provider.chargeCard({
-            reference: providerReference,
-            amount,
-            cardToken: extra.cardToken!,
-            customer,
-            ...(redirectUrl ? { redirectUrl } : {}),
-          });
-        } else if (method === 'bank_transfer') {
-          payIn = await provider.bankTransferAccount({ reference: providerReference, amount, customer });
-          state = { providerRef: payIn.providerRef, status: 'pending' };
-        } else if (method === 'ussd') {
-          state = await provider.ussd({ reference: providerReference, amount, bankCode: extra.bankCode!, customer });
-        } else {
-          const created = await provider.paymentLink({
-            reference: providerReference,
-            amount,
-            customer,
-            redirectUrl: redirectUrl!,
-            title: extra.title!,
-          });
-          state = {
-            providerRef: created.providerRef,
-            status: 'pending',
-            nextAction: { type: 'redirect_url', redirect_url: { url: created.link } },
-          };
-        }
-      } catch (error) {
-        // A refusal fails the deposit; anything else leaves it pending for reconciliation, never a guess.
-        state =
-          error instanceof DomainError && error.status < 500
-            ? { providerRef: '', status: 'failed', reason: error.message }
-            : { providerRef: '', status: 'pending' };
+        return row;
+      },
+      async (tx, id) => (await depositStore.findById(tx, id))!,
+    );
+    if ('done' in opened) return opened.done;
+    const { state, payIn } = await this.charge(provider, opened.opened, customer, extra);
+    return this.started(provider, opened.opened, state, payIn, opened.ref);
+  }
+
+  /** The provider call of a deposit, outside any transaction; a failure is classified (only a refusal fails it). */
+  private async charge(
+    provider: PaymentsProvider,
+    deposit: DepositRow,
+    customer: Customer,
+    extra: StartExtra,
+  ): Promise<{ state: ChargeState; payIn?: PayInAccount }> {
+    const reference = providerReference(deposit);
+    const { amount, method, redirectUrl } = deposit;
+    try {
+      if (method === 'card') {
+        const charge = { reference, amount, cardToken: extra.cardToken!, customer };
+        return { state: await provider.chargeCard(redirectUrl ? { ...charge, redirectUrl } : charge) };
       }
-      const expiresAt =
-        payIn?.expiresAt ??
-        (method === 'payment_link' ? new Date(now.getTime() + PAYMENT_LINK_MINUTES * 60_000) : null);
-      await this.db.transaction(async (tx) => {
-        await tx
-          .update(deposits)
-          .set({
-            providerRef: state.providerRef || null,
-            accountNumber: payIn?.accountNumber ?? null,
-            bankName: payIn?.bankName ?? null,
-            accountName: payIn?.accountName ?? null,
-            expiresAt,
-            narration: narration ?? payIn?.note ?? null,
-            nextAction:
-              state.nextAction ??
-              (payIn ? { type: 'payment_instruction', payment_instruction: { note: payIn.note } } : null),
-          })
-          .where(eq(deposits.id, depositId));
-        if (state.status === 'failed') return;
-        if (expiresAt)
-          await enqueueJob(tx, {
-            kind: DEPOSIT_JOBS.expire,
-            payload: { depositId },
-            runAt: expiresAt,
-            tenant: principal.userId,
-          });
-        if (provider.name === 'sandbox' && method !== 'card' && amount !== SANDBOX_PAYMENTS.neverArrivesKobo) {
-          await enqueueJob(tx, {
-            kind: DEPOSIT_JOBS.sandboxArrival,
-            payload: { depositId },
-            runAt: new Date(now.getTime() + SANDBOX_PAYMENTS.arrivalSeconds * 1000),
-            tenant: principal.userId,
-          });
-        }
+      if (method === 'bank_transfer') {
+        const payIn = await provider.bankTransferAccount({ reference, amount, customer });
+        return { state: { providerRef: payIn.providerRef, status: 'pending' }, payIn };
+      }
+      if (method === 'ussd')
+        return { state: await provider.ussd({ reference, amount, bankCode: extra.bankCode!, customer }) };
+      const link = await provider.paymentLink({
+        reference,
+        amount,
+        customer,
+        redirectUrl: redirectUrl!,
+        title: extra.title!,
       });
-      const settled = await this.apply(depositId, state);
-      await this.db.transaction((tx) => this.idempotency.finish(tx, claim, settled));
-      return settled;
+      const nextAction: NextAction = { type: 'redirect_url', redirect_url: { url: link.link } };
+      return { state: { providerRef: link.providerRef, status: 'pending', nextAction } };
+    } catch (error) {
+      const failure = failureOutcome(error);
+      return {
+        state: failure.refused
+          ? { providerRef: '', status: 'failed', reason: failure.reason }
+          : { providerRef: '', status: 'pending' },
+      };
+    }
+  }
+
+  /** The second commit of a deposit: the provider's answer with its pay-in details, the follow-up jobs, the key's answer. */
+  private started(
+    provider: PaymentsProvider,
+    deposit: DepositRow,
+    state: ChargeState,
+    payIn: PayInAccount | undefined,
+    key: KeyRef | null,
+  ): Promise<DepositRow> {
+    const now = this.clockFor(deposit).now();
+    const expiresAt =
+      payIn?.expiresAt ??
+      (deposit.method === 'payment_link' ? new Date(now.getTime() + PAYMENT_LINK_MINUTES * 60_000) : null);
+    const details: Details = {
+      providerRef: state.providerRef || null,
+      accountNumber: payIn?.accountNumber ?? null,
+      bankName: payIn?.bankName ?? null,
+      accountName: payIn?.accountName ?? null,
+      expiresAt,
+      narration: deposit.narration ?? payIn?.note ?? null,
+      nextAction:
+        state.nextAction ?? (payIn ? { type: 'payment_instruction', payment_instruction: { note: payIn.note } } : null),
+    };
+    const arrivalMs = provider.simulatedArrivalMs?.(deposit);
+    return this.db.transaction(async (tx) => {
+      const tenant = deposit.userId;
+      const payload = { depositId: deposit.id };
+      if (state.status !== 'failed' && expiresAt)
+        await enqueueJob(tx, { kind: DEPOSIT_JOBS.expire, payload, runAt: expiresAt, tenant });
+      // A simulated payer (sandbox) pays by itself after a while.
+      if (state.status !== 'failed' && arrivalMs !== undefined)
+        await enqueueJob(tx, {
+          kind: DEPOSIT_JOBS.sandboxArrival,
+          payload,
+          runAt: new Date(now.getTime() + arrivalMs),
+          tenant,
+        });
+      const row = await this.applyIn(tx, deposit.id, state, details);
+      await answer(tx, key, row);
+      return row;
     });
   }
 
@@ -538,60 +541,19 @@ export class DepositService {
     return { email: user?.email ?? '', name, phoneNumber: user?.phone ?? '' };
   }
 
-  private async finishDeposit(
+  private async finish(
     tx: Executor,
     current: DepositRow,
     status: 'completed' | 'failed',
-    reason: string | null,
+    changes: Partial<DepositRow>,
     now: Date,
   ): Promise<DepositRow> {
-    const row = await this.update(tx, current, { status, failureReason: reason, nextAction: null }, now);
-    const transaction = await transactionStore.findByReference(tx, current, current.reference);
-    const settled = transaction
-      ? await transactionStore.settle(tx, transaction.id, status === 'completed' ? 'COMPLETED' : 'FAILED', now)
-      : undefined;
-    await recordDepositEvent(tx, row, now);
-    if (settled) await recordTransactionEvent(tx, settled, now);
+    const row = await transition(tx, DEPOSIT, current.id, current.status, status, now, changes);
+    if (!row) return (await depositStore.findById(tx, current.id))!;
+    await settleWalletTransaction(tx, row, row.reference, status === 'completed' ? 'COMPLETED' : 'FAILED', now);
     return row;
   }
-
-  private async update(tx: Executor, current: DepositRow, changes: Partial<DepositRow>, at: Date): Promise<DepositRow> {
-    const [row] = await tx
-      .update(deposits)
-      .set({ ...changes, version: current.version + 1, updatedAt: at })
-      .where(eq(deposits.id, current.id))
-      .returning();
-    return row!;
-  }
 }
 
-const DEPOSIT_EVENT = {
-  initiated: 'deposit.initiated',
-  pending: 'deposit.pending',
-  completed: 'deposit.completed',
-  failed: 'deposit.failed',
-} as const;
-
-/** The seed's deposit `data`: reference, status, amount, currency, method, accountNumber, bankName. */
-async function recordDepositEvent(tx: Executor, row: DepositRow, at: Date): Promise<void> {
-  await recordEvent(
-    tx,
-    {
-      type: DEPOSIT_EVENT[row.status],
-      userId: row.userId,
-      environment: row.environment,
-      data: {
-        reference: row.reference,
-        status: row.status.toUpperCase(),
-        amount: nairaNumber(row.amount),
-        currency: row.currency,
-        method: row.method,
-        accountNumber: row.accountNumber,
-        bankName: row.bankName,
-        version: row.version,
-        updatedAt: row.updatedAt.toISOString(),
-      },
-    },
-    at,
-  );
-}
+/** The reference the provider knows a deposit by: unique across users (the caller's is unique per user only). */
+const providerReference = (deposit: { id: string }) => `pgw-${deposit.id}`;

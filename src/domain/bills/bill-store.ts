@@ -1,0 +1,173 @@
+import { and, asc, desc, eq, gte, ilike, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/client.js';
+import { billBeneficiaries, billRecords, billSchedules } from '../../db/bills-schema.js';
+import type { Environment } from '../auth/permissions.js';
+import type { BillRecordRow } from './bill-record.js';
+import type { BillType } from './bills-provider.js';
+
+type Owner = { userId: string; environment: Environment };
+export type BillScheduleRow = typeof billSchedules.$inferSelect;
+
+/** A records query, with amounts in kobo and dates already resolved to instants. */
+export interface BillRecordQuery {
+  type?: BillType | undefined;
+  status?: 'PENDING' | 'SUCCESS' | 'FAILED' | undefined;
+  billerName?: string | undefined;
+  billerCode?: string | undefined;
+  customer?: string | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  search?: string | undefined;
+  minAmount?: bigint | undefined;
+  maxAmount?: bigint | undefined;
+  sortBy?: 'createdAt' | 'amount' | 'updatedAt' | undefined;
+  sortOrder?: 'ASC' | 'DESC' | undefined;
+}
+
+const recordsOf = (owner: Owner) =>
+  and(eq(billRecords.userId, owner.userId), eq(billRecords.environment, owner.environment));
+const schedulesOf = (owner: Owner) =>
+  and(eq(billSchedules.userId, owner.userId), eq(billSchedules.environment, owner.environment));
+const beneficiariesOf = (owner: Owner) =>
+  and(eq(billBeneficiaries.userId, owner.userId), eq(billBeneficiaries.environment, owner.environment));
+const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** The bills' SQL, one named statement per question. Status changes go through lifecycle/transition. */
+export const billStore = {
+  async insert(tx: Executor, row: typeof billRecords.$inferInsert): Promise<BillRecordRow> {
+    const [inserted] = await tx.insert(billRecords).values(row).returning();
+    return inserted!;
+  },
+
+  async findById(db: Executor, id: string): Promise<BillRecordRow | undefined> {
+    const [row] = await db.select().from(billRecords).where(eq(billRecords.id, id));
+    return row;
+  },
+
+  /** The record, locked until the caller's transaction ends (a scheduled run holds once). */
+  async lock(tx: Executor, id: string): Promise<BillRecordRow | undefined> {
+    const [row] = await tx.select().from(billRecords).where(eq(billRecords.id, id)).for('update');
+    return row;
+  },
+
+  async findByReference(db: Executor, owner: Owner, reference: string): Promise<BillRecordRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(billRecords)
+      .where(and(recordsOf(owner), eq(billRecords.reference, reference)));
+    return row;
+  },
+
+  /** By what the provider calls it: our record id (from `pgw-<id>`), or its own tx_ref. */
+  async findByProviderReference(
+    db: Executor,
+    provider: string,
+    ref: { id: string } | { txRef: string },
+  ): Promise<BillRecordRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(billRecords)
+      .where(
+        and(
+          eq(billRecords.provider, provider),
+          'id' in ref ? eq(billRecords.id, ref.id) : eq(billRecords.txRef, ref.txRef),
+        ),
+      )
+      .limit(1);
+    return row;
+  },
+
+  /** Changes of a record that keep its status (the hold placed, the provider's latest word). */
+  async update(tx: Executor, id: string, changes: Partial<typeof billRecords.$inferInsert>): Promise<BillRecordRow> {
+    const [row] = await tx.update(billRecords).set(changes).where(eq(billRecords.id, id)).returning();
+    return row!;
+  },
+
+  async page(db: Executor, owner: Owner, query: BillRecordQuery, page: number, limit: number) {
+    const conditions: Array<SQL | undefined> = [
+      recordsOf(owner),
+      query.type ? eq(billRecords.type, query.type) : undefined,
+      query.status ? eq(billRecords.status, query.status) : undefined,
+      query.billerName ? ilike(billRecords.billerName, like(query.billerName)) : undefined,
+      query.billerCode ? eq(billRecords.billerCode, query.billerCode) : undefined,
+      query.customer ? eq(billRecords.customer, query.customer) : undefined,
+      query.from ? gte(billRecords.createdAt, query.from) : undefined,
+      query.to ? lt(billRecords.createdAt, query.to) : undefined,
+      query.search
+        ? or(ilike(billRecords.reference, like(query.search)), ilike(billRecords.txRef, like(query.search)))
+        : undefined,
+      query.minAmount !== undefined ? gte(billRecords.amount, query.minAmount) : undefined,
+      query.maxAmount !== undefined ? lte(billRecords.amount, query.maxAmount) : undefined,
+    ];
+    const where = and(...conditions);
+    const column = { createdAt: billRecords.createdAt, amount: billRecords.amount, updatedAt: billRecords.updatedAt }[
+      query.sortBy ?? 'createdAt'
+    ];
+    const direction = query.sortOrder === 'ASC' ? asc : desc;
+    const rows = await db
+      .select()
+      .from(billRecords)
+      .where(where)
+      .orderBy(direction(column), direction(billRecords.id))
+      .limit(limit)
+      .offset((page - 1) * limit);
+    const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where);
+    return { rows, total: Number(count?.n ?? 0) };
+  },
+
+  async insertSchedule(tx: Executor, row: typeof billSchedules.$inferInsert): Promise<BillScheduleRow> {
+    const [inserted] = await tx.insert(billSchedules).values(row).returning();
+    return inserted!;
+  },
+
+  async lockSchedule(tx: Executor, id: string): Promise<BillScheduleRow | undefined> {
+    const [row] = await tx.select().from(billSchedules).where(eq(billSchedules.id, id)).for('update');
+    return row;
+  },
+
+  async updateSchedule(tx: Executor, id: string, changes: Partial<typeof billSchedules.$inferInsert>): Promise<void> {
+    await tx.update(billSchedules).set(changes).where(eq(billSchedules.id, id));
+  },
+
+  async schedules(db: Executor, owner: Owner): Promise<BillScheduleRow[]> {
+    return db.select().from(billSchedules).where(schedulesOf(owner)).orderBy(desc(billSchedules.createdAt));
+  },
+
+  /** Cancels an active schedule of the owner; undefined when there is none to cancel. */
+  async cancelSchedule(db: Executor, owner: Owner, id: string, at: Date): Promise<BillScheduleRow | undefined> {
+    const [row] = await db
+      .update(billSchedules)
+      .set({ status: 'cancelled', nextRunAt: null, updatedAt: at })
+      .where(and(eq(billSchedules.id, id), schedulesOf(owner), eq(billSchedules.status, 'active')))
+      .returning();
+    return row;
+  },
+
+  async beneficiaries(db: Executor, owner: Owner) {
+    return db.select().from(billBeneficiaries).where(beneficiariesOf(owner)).orderBy(asc(billBeneficiaries.createdAt));
+  },
+
+  /** Saves a payee, or renames the one with the same biller and customer. */
+  async saveBeneficiary(tx: Executor, row: typeof billBeneficiaries.$inferInsert): Promise<void> {
+    await tx
+      .insert(billBeneficiaries)
+      .values(row)
+      .onConflictDoUpdate({
+        target: [
+          billBeneficiaries.userId,
+          billBeneficiaries.environment,
+          billBeneficiaries.billerCode,
+          billBeneficiaries.customer,
+        ],
+        set: { name: row.name },
+      });
+  },
+
+  async deleteBeneficiary(db: Executor, owner: Owner, id: string) {
+    const [row] = await db
+      .delete(billBeneficiaries)
+      .where(and(eq(billBeneficiaries.id, id), beneficiariesOf(owner)))
+      .returning();
+    return row;
+  },
+};
