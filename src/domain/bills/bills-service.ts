@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, gte, ilike, lt, lte, or, type SQL, sql } from 'drizzle-orm';
-import type { Database, Executor } from '../../db/client.js';
+import { and, asc, desc, eq, gte, ilike, inArray, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import { type Database, type Executor, queryRows } from '../../db/client.js';
 import { billBeneficiaries, billRecords, billSchedules } from '../../db/bills-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
@@ -8,6 +8,7 @@ import { type DateBound, dateRange } from '../date-bound.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
+import { nearEndSlice } from '../offset-page.js';
 import { checkPage, paged } from '../pagination.js';
 import { ReferenceCache } from '../reference-cache.js';
 import { enqueueJob } from '../jobs/job-runner.js';
@@ -37,6 +38,8 @@ export const BILL_JOBS = {
 const POLL_AFTER_MS = 2 * 60_000;
 const CATALOGUE_TTL_MS = 3600_000;
 export const MAX_RECORDS_PAGE = 100;
+/** Beyond this many distinct biller names for one owner, a name filter tests every row instead. */
+const MAX_BILLER_NAMES_STEPPED = 500;
 
 export interface BillPaymentInput {
   type: BillType;
@@ -460,11 +463,19 @@ export class BillsService {
     if (minAmount !== undefined && maxAmount !== undefined && minAmount > maxAmount)
       throw badInput('maxAmount', 'maxAmount must not be below minAmount.');
     const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    // A partial biller name matches among the owner's few distinct names first, so the list and its
+    // total are ranges of the (owner, biller_name, …) index instead of a pattern test on every row.
+    const billerNames = filter.billerName ? await this.billerNamesLike(principal, like(filter.billerName)) : undefined;
+    if (billerNames?.length === 0) return paged('bills', [], 0, page, limit);
     const conditions: Array<SQL | undefined> = [
       ownedBy(principal),
       filter.type ? eq(billRecords.type, filter.type) : undefined,
       filter.status ? eq(billRecords.status, filter.status) : undefined,
-      filter.billerName ? ilike(billRecords.billerName, like(filter.billerName)) : undefined,
+      billerNames === 'scan'
+        ? ilike(billRecords.billerName, like(filter.billerName!))
+        : billerNames
+          ? inArray(billRecords.billerName, billerNames)
+          : undefined,
       filter.billerCode ? eq(billRecords.billerCode, filter.billerCode) : undefined,
       filter.customer ? eq(billRecords.customer, filter.customer) : undefined,
       created.from ? gte(billRecords.createdAt, created.from) : undefined,
@@ -480,16 +491,50 @@ export class BillsService {
     const column = { createdAt: billRecords.createdAt, amount: billRecords.amount, updatedAt: billRecords.updatedAt }[
       filter.sortBy ?? 'createdAt'
     ];
-    const direction = filter.sortOrder === 'ASC' ? asc : desc;
+    const ascending = filter.sortOrder === 'ASC';
+    const [count] = await this.db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where);
+    const total = Number(count?.n ?? 0);
+    const slice = nearEndSlice(total, page, limit);
+    if (!slice) return paged('bills', [], total, page, limit);
+    const read = ascending !== slice.reversed ? asc : desc;
+    const ids = this.db
+      .select({ id: billRecords.id })
+      .from(billRecords)
+      .where(where)
+      .orderBy(read(column), read(billRecords.id))
+      .limit(slice.limit)
+      .offset(slice.offset);
+    const order = ascending ? asc : desc;
     const rows = await this.db
       .select()
       .from(billRecords)
-      .where(where)
-      .orderBy(direction(column), direction(billRecords.id))
-      .limit(limit)
-      .offset((page - 1) * limit);
-    const [count] = await this.db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where);
-    return paged('bills', rows, Number(count?.n ?? 0), page, limit);
+      .where(inArray(billRecords.id, ids))
+      .orderBy(order(column), order(billRecords.id));
+    return paged('bills', rows, total, page, limit);
+  }
+
+  /**
+   * The owner's distinct biller names matching `pattern` (ILIKE), found by stepping through the
+   * (owner, biller_name) index one name at a time; 'scan' when the owner has more names than is
+   * worth stepping through, so the caller tests the pattern on every row instead.
+   */
+  private async billerNamesLike(principal: Principal, pattern: string): Promise<string[] | 'scan'> {
+    const owner = sql`user_id = ${principal.userId} and environment = ${principal.environment}`;
+    // Rows past the step limit are kept whatever their name, to tell "too many names" apart.
+    const rows = await queryRows<{ name: string; step: number }>(
+      this.db,
+      sql`/* billerNamesLike */ with recursive names(name, step) as (
+        (select biller_name, 1 from bill_records where ${owner} order by biller_name limit 1)
+        union all
+        select (select biller_name from bill_records where ${owner} and biller_name > names.name
+                 order by biller_name limit 1), step + 1
+          from names where names.name is not null and step <= ${MAX_BILLER_NAMES_STEPPED}
+      )
+      select name, step from names
+       where name is not null and (name ilike ${pattern} or step > ${MAX_BILLER_NAMES_STEPPED})`,
+    );
+    if (rows.some((r) => Number(r.step) > MAX_BILLER_NAMES_STEPPED)) return 'scan';
+    return rows.map((r) => r.name);
   }
 
   async byId(id: string): Promise<BillRecordRow> {
