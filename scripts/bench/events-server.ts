@@ -48,8 +48,14 @@ if (mode === 'gateway') {
     const user = await services.users.createUser({ email: `events-${i}-${stamp}@example.test` });
     owners.push(user.id);
     keys.push(
-      (await services.apiKeys.create({ userId: user.id, name: 'bench', environment: 'sandbox', permission: 'READ_ONLY' }))
-        .key,
+      (
+        await services.apiKeys.create({
+          userId: user.id,
+          name: 'bench',
+          environment: 'sandbox',
+          permission: 'READ_ONLY',
+        })
+      ).key,
     );
     if (i < webhookUsers)
       await services.webhooks.create(
