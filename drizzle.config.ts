@@ -11,6 +11,8 @@ export default defineConfig({
     './src/db/customers-schema.ts',
     './src/db/accounts-schema.ts',
     './src/db/books-schema.ts',
+    './src/db/reconciliation-schema.ts',
+    './src/db/controls-schema.ts',
   ],
   out: './src/db/migrations',
 });

@@ -6,6 +6,7 @@
  *   npm run admin -- create-key --user <id|email> --name "server" [--env sandbox|production] [--permission "Full Access"]
  *   npm run admin -- list-keys --user <id|email>
  *   npm run admin -- revoke-key --user <id|email> --key <key id>
+ *   npm run admin -- key-controls --user <id|email> --key <key id> [--max-payout <naira>] [--ip-allow-list …]
  *   npm run admin -- rewrap-wallet-keys --env sandbox|production
  *   npm run admin -- queue | failed-jobs | retry-job | discard-job | failed-deliveries | retry-delivery |
  *                    discard-delivery | doctor   (background work and health: see admin-operations.ts)
@@ -24,6 +25,8 @@ import { isUuid } from '../src/domain/ids.js';
 import { createServices, type Services } from '../src/services.js';
 import { OPERATOR_COMMANDS, OperatorUsageError, runDoctorCommand, runOperatorCommand } from './admin-operations.js';
 import { auditVerifyCommand, grantAppRoleCommand, ledgerCheckCommand } from './admin/ledger-commands.js';
+import { reconBreaksCommand, reconcileCommand, reconResolveCommand, reconRunsCommand } from './admin/recon-commands.js';
+import { keyControlsCommand } from './admin/controls-commands.js';
 import type { DatabaseHandle } from '../src/db/client.js';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -34,6 +37,10 @@ Commands:
   create-key --user <id|email> --name <key name> [--env sandbox|production] [--permission "Read Only"|Transactions|"Account Management"|"Full Access"]
   list-keys --user <id|email>
   revoke-key --user <id|email> --key <key id>
+  key-controls --user <id|email> --key <key id> [--max-payout <naira>] [--max-daily <naira>]
+               [--max-daily-count N] [--max-hourly-count N] [--ip-allow-list "<cidr>,<cidr>"]
+                                a key's payout limits and IP allow-list: shown, or the given ones changed
+                                (blank or "default": the configured default; 0: no limit; "" list: none)
   rewrap-wallet-keys --env sandbox|production
   queue                                     queue depth per job kind
   failed-jobs [--kind <kind>] [--limit N]   jobs that failed for good, with their last error
@@ -46,6 +53,14 @@ Commands:
   ledger-check [--latest]       run the ledger invariant check (or show the stored latest); exit code 4 when inconsistent
   audit-verify                  walk the audit trail's hash chain; exit code 4 when a record was edited or removed
   grant-app-role --role <name>  PostgreSQL, as the tables' owner: the application role's rights (no rewriting posted rows)
+  reconcile [--provider <name>] [--date YYYY-MM-DD] [--env sandbox|production]
+                                match providers' records with ours for a day (default yesterday; environments of
+                                RECON_ENVIRONMENTS unless --env); exit code 4 on a break or a provider not read
+  recon-runs [--limit N]        reconciliation runs, newest first, with notices (aged breaks, clearing past its window)
+  recon-breaks [--open] [--limit N]
+                                reconciliation breaks (missing_ours, missing_theirs, amount_differs, status_differs)
+  recon-resolve <id> --note <text>
+                                acknowledge an open break with what was found and done
 
 Options:
   --json   machine-readable output
@@ -70,6 +85,15 @@ const OPTIONS = {
   limit: { type: 'string' },
   role: { type: 'string' },
   latest: { type: 'boolean', default: false },
+  provider: { type: 'string' },
+  date: { type: 'string' },
+  open: { type: 'boolean', default: false },
+  note: { type: 'string' },
+  'max-payout': { type: 'string' },
+  'max-daily': { type: 'string' },
+  'max-daily-count': { type: 'string' },
+  'max-hourly-count': { type: 'string' },
+  'ip-allow-list': { type: 'string' },
 } as const;
 
 let parsed: ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof OPTIONS }>>;
@@ -89,6 +113,8 @@ function throughServer(command: string | undefined, baseUrl: string): string {
       return `sign up at ${baseUrl}/signup`;
     case 'create-business':
       return `use ${baseUrl}/dashboard/businesses`;
+    case 'key-controls':
+      return `use ${baseUrl}/dashboard/controls`;
     case 'create-key':
     case 'list-keys':
     case 'revoke-key':
@@ -114,6 +140,13 @@ async function findUserId(services: Services, ref: string): Promise<string> {
 
 type Output = { json: unknown; text: string; ok?: boolean };
 
+function limitOf(fallback: number): number {
+  if (values.limit === undefined) return fallback;
+  const n = Number(values.limit);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
+  return n;
+}
+
 async function run(services: Services, database: DatabaseHandle, command: string | undefined): Promise<Output> {
   switch (command) {
     case 'ledger-check':
@@ -122,6 +155,25 @@ async function run(services: Services, database: DatabaseHandle, command: string
       return auditVerifyCommand(services);
     case 'grant-app-role':
       return grantAppRoleCommand(database, required('role'));
+    case 'reconcile': {
+      // --env has a default for the key commands: only an --env actually given narrows the run.
+      const envGiven = process.argv.some((a) => a === '--env' || a.startsWith('--env='));
+      const environments = envGiven
+        ? [values.env as Environment]
+        : (services.config.RECON_ENVIRONMENTS.split(',') as Environment[]);
+      if (!environments.every((e) => ENVIRONMENTS.includes(e)))
+        throw new UsageError('--env must be sandbox or production');
+      return reconcileCommand(services, { environments, provider: values.provider, date: values.date });
+    }
+    case 'recon-runs':
+      return reconRunsCommand(services, limitOf(20));
+    case 'recon-breaks':
+      return reconBreaksCommand(services, values.open === true, limitOf(100));
+    case 'recon-resolve': {
+      const id = positionals[1] ?? values.id;
+      if (!id) throw new UsageError('recon-resolve needs the break id: recon-resolve <id> --note "…"');
+      return reconResolveCommand(services, id, required('note'));
+    }
     case 'create-user': {
       const user = await services.users.createUser({
         email: required('email'),
@@ -168,6 +220,14 @@ async function run(services: Services, database: DatabaseHandle, command: string
       const revoked = await services.apiKeys.revoke(await findUserId(services, required('user')), required('key'));
       return { json: revoked, text: `Revoked ${revoked.id} (${revoked.name})` };
     }
+    case 'key-controls':
+      return keyControlsCommand(services, await findUserId(services, required('user')), required('key'), {
+        maxPayout: values['max-payout'],
+        maxDaily: values['max-daily'],
+        maxDailyCount: values['max-daily-count'],
+        maxHourlyCount: values['max-hourly-count'],
+        ipAllowList: values['ip-allow-list'],
+      });
     case 'rewrap-wallet-keys': {
       const environment = required('env');
       if (!(ENVIRONMENTS as readonly string[]).includes(environment))
@@ -186,7 +246,7 @@ async function run(services: Services, database: DatabaseHandle, command: string
       const operated = await runOperatorCommand(services, command, values);
       if (operated) return operated;
       throw new UsageError(
-        `Commands: create-user, create-business, create-key, list-keys, revoke-key, rewrap-wallet-keys, ledger-check, audit-verify, grant-app-role, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
+        `Commands: create-user, create-business, create-key, list-keys, revoke-key, key-controls, rewrap-wallet-keys, ledger-check, audit-verify, grant-app-role, reconcile, recon-runs, recon-breaks, recon-resolve, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
       );
     }
   }

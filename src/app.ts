@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyRequest, LogController } fro
 import { type Config, isProduction } from './config.js';
 import { registerApollo } from './graphql/apollo.js';
 import {
+  admittedFrom,
   type Authenticator,
   authenticateCredential,
   buildContext,
@@ -17,6 +18,7 @@ import { registerProviderWebhooks } from './http/provider-webhooks.js';
 import { registerHealthRoutes } from './http/health.js';
 import { enterRequest } from './domain/audit/request-context.js';
 import { requestIdOf } from './http/request-id.js';
+import { clientIpResolver, trustProxyOf } from './http/client-ip.js';
 import { assertCleanRequest } from './http/text-hygiene.js';
 import { compileRoutes, registerRestRoutes } from './rest/engine.js';
 import { registerOpenApi } from './rest/openapi.js';
@@ -29,6 +31,7 @@ import { registerWebPages } from './web/pages-plugin.js';
 import { registerRequestObservation } from './observability/http-hooks.js';
 import { safeSerializers } from './observability/log-safety.js';
 import { registerMetrics } from './observability/metrics-endpoint.js';
+import { registerOperatorPages } from './operations/reconciliation-page.js';
 import { linkContext } from './observability/request-observation.js';
 
 export interface AppOptions {
@@ -71,6 +74,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdOf,
+    // request.ip (allow-lists, per-IP limits, audit) believes X-Forwarded-For only from trusted proxies.
+    trustProxy: trustProxyOf(config.TRUST_PROXY),
     // Requests that reach a connection accepted before the listener closed are served, not refused.
     return503OnClosing: false,
   });
@@ -122,13 +127,18 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
 
   registerHealthRoutes(app, services.health, () => app.draining);
   registerMetrics(app, services);
+  registerOperatorPages(app, services);
   registerProviderWebhooks(app, services);
   await registerApollo(app, { schema, config, contextFor });
   registerWebSocket(app, {
     schema,
     config,
     contextFor: (facts) => buildContext(services, authenticators, facts),
-    stillValid: async (credential) => (await authenticateCredential(authenticators, credential)) !== undefined,
+    stillValid: async (credential, clientIp) => {
+      const principal = await authenticateCredential(authenticators, credential);
+      return principal !== undefined && admittedFrom(principal, clientIp);
+    },
+    clientIpOf: clientIpResolver(trustProxyOf(config.TRUST_PROXY)),
   });
   await registerOpenApi(app);
   await registerWebPages(app, services, async (pages) => {

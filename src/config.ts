@@ -93,11 +93,39 @@ const ConfigSchema = Type.Object({
   RETENTION_EVERY_MS: Type.Integer({ minimum: 60_000, default: 3_600_000 }),
   /** How often the ledger invariant check runs (docs/operations.md). */
   LEDGER_CHECK_EVERY_MINUTES: Type.Integer({ minimum: 1, default: 60 }),
+  /** Hours between scheduled reconciliation runs (each reconciles the previous UTC day; docs/reconciliation.md). */
+  RECON_EVERY_HOURS: Type.Integer({ minimum: 1, default: 24 }),
+  /** Environments the scheduled run reconciles, comma-separated (sandbox providers forget on restart). */
+  RECON_ENVIRONMENTS: Type.String({ pattern: '^(sandbox|production)(,(sandbox|production))*$', default: 'production' }),
+  /** Hours after a day ends by which each provider's clearing must net to zero. */
+  RECON_SETTLEMENT_HOURS: Type.Integer({ minimum: 0, default: 48 }),
+  /** Per-provider overrides of RECON_SETTLEMENT_HOURS, e.g. `flutterwave=24,paycrest=2`. */
+  RECON_SETTLEMENT_HOURS_BY_PROVIDER: Type.String({ pattern: '^([a-z-]+=\\d+(,[a-z-]+=\\d+)*)?$', default: '' }),
+  /** An open break older than this many hours counts as aged (metric and notice). */
+  RECON_BREAK_MAX_AGE_HOURS: Type.Integer({ minimum: 1, default: 72 }),
+  /** Bearer token for the operator pages (/operator/…); unset, they are off (404). */
+  OPERATOR_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** A bank account added this recently receives payouts of at most PAYOUT_COOLING_OFF_CAP_KOBO (0 turns the control off). */
   PAYOUT_COOLING_OFF_MINUTES: Type.Integer({ minimum: 0, default: 1440 }),
   PAYOUT_COOLING_OFF_CAP_KOBO: Type.Integer({ minimum: 0, default: 1_000_000 }),
   /** Production always; true applies the cooling-off to sandbox payouts too (to rehearse it). */
   PAYOUT_COOLING_OFF_SANDBOX: Type.Boolean({ default: false }),
+  /**
+   * Per-key payout limits' defaults (docs/payout-controls.md), for keys without their own value;
+   * 0 means no limit. Rolling windows: the day is the last 24 hours, the hour the last 60 minutes.
+   */
+  PAYOUT_LIMIT_PER_PAYOUT_KOBO: Type.Integer({ minimum: 0, default: 500_000_000 }),
+  PAYOUT_LIMIT_DAILY_KOBO: Type.Integer({ minimum: 0, default: 2_000_000_000 }),
+  PAYOUT_LIMIT_DAILY_COUNT: Type.Integer({ minimum: 0, default: 500 }),
+  PAYOUT_LIMIT_HOURLY_COUNT: Type.Integer({ minimum: 0, default: 100 }),
+  /** Production keys always get the defaults above; true gives them to sandbox keys too. A key's own limits apply in both. */
+  PAYOUT_LIMITS_SANDBOX: Type.Boolean({ default: false }),
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (IP allow-lists, per-IP
+   * limits, audit records): unset or `false` none, `true` any, a hop count, or comma-separated
+   * addresses and CIDRs of the proxies.
+   */
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   /** Redis for limits shared by every instance. Unset: limits are per process, in memory. */
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   /** Operations (GraphQL root fields, aliases included) per credential per minute. */

@@ -20,6 +20,8 @@ import { withCachedBanks } from './domain/payments/cached-banks.js';
 import type { PaymentsProvider } from './domain/payments/payments-provider.js';
 import { SandboxPaymentsProvider, UnconfiguredPaymentsProvider } from './domain/payments/sandbox-payments-provider.js';
 import { BillsService } from './domain/bills/bills-service.js';
+import { parseSettlementHours, Reconciliation } from './domain/reconciliation/reconciliation-service.js';
+import { reconciliationSources } from './domain/reconciliation/wiring.js';
 import type { BillsProvider } from './domain/bills/bills-provider.js';
 import { SandboxBillsProvider } from './domain/bills/sandbox-bills-provider.js';
 import { FlutterwaveBillsProvider } from './domain/bills/flutterwave-bills-provider.js';
@@ -29,6 +31,8 @@ import { MasterKeyring } from './domain/solana/keyring.js';
 import { CustomerService } from './domain/customers/customer-service.js';
 import { PaymentMethodService } from './domain/wallet/payment-method-service.js';
 import { PayoutService } from './domain/wallet/payout-service.js';
+import { KeyControlsService } from './domain/auth/key-controls.js';
+import { PayoutControls, payoutLimitDefaultsOf } from './domain/payouts/payout-limits.js';
 import { WalletService } from './domain/wallet/wallet-service.js';
 import { SecretBox } from './domain/webhooks/secret-box.js';
 import { TenantBacklog } from './domain/jobs/backlog.js';
@@ -67,6 +71,8 @@ export interface Services {
   health: DependencyHealth;
   users: UserService;
   apiKeys: ApiKeyService;
+  /** Each API key's payout limits and IP allow-list. */
+  keyControls: KeyControlsService;
   events: EventService;
   eventFeed: EventFeed;
   doorbell: Doorbell;
@@ -112,6 +118,8 @@ export interface Services {
   solanaIncoming: IncomingWatch;
   /** The scheduled ledger invariant check and its latest result. */
   ledgerCheck: LedgerCheck;
+  /** Matches providers' own records with the gateway's (docs/reconciliation.md). */
+  reconciliation: Reconciliation;
   /** Balances as of an instant and statements of the NGN wallet. */
   statements: WalletStatements;
   /** The account owners' audit trail and its chain verification. */
@@ -248,6 +256,10 @@ export function createServices(
   });
   const exchangeProvider = (environment: Environment) => (environment === 'sandbox' ? sandboxAmm : jupiter);
   const solanaTokens = new TokenDirectory(solanaChains, exchangeProvider);
+  const apiKeys = new ApiKeyService(db, clock, config.API_KEY_CACHE_MS, onBackgroundError);
+  const keyControls = new KeyControlsService(db, clock);
+  // A changed allow-list applies to this process's next request at once (others within the cache TTL).
+  keyControls.onChange = (keyId) => apiKeys.forget(keyId);
   const solanaTransfers = new SolanaTransfers(
     db,
     clock,
@@ -257,8 +269,24 @@ export function createServices(
     solanaTokens,
     config.SOLANA_CONFIRM_WAIT_MS,
   );
+  const reconciliation = new Reconciliation(
+    db,
+    clock,
+    reconciliationSources({
+      payments: providers,
+      bills: { sandbox: sandboxBills, production: productionBills },
+      offramp: { production: paycrest },
+      chains: Object.values(rpcChains),
+    }),
+    {
+      settlementHours: config.RECON_SETTLEMENT_HOURS,
+      settlementHoursByProvider: parseSettlementHours(config.RECON_SETTLEMENT_HOURS_BY_PROVIDER),
+      breakMaxAgeMs: config.RECON_BREAK_MAX_AGE_HOURS * 3_600_000,
+    },
+  );
   return {
     solanaIncoming,
+    reconciliation,
     ledgerCheck: new LedgerCheck(db, clock),
     statements: new WalletStatements(db),
     auditLog: new AuditLog(db),
@@ -295,11 +323,19 @@ export function createServices(
     paymentMethods,
     wallet: new WalletService(db, clock, users, idempotency),
     deposits: new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider),
-    payouts: new PayoutService(db, clock, idempotency, paymentsProvider, {
-      periodMs: config.PAYOUT_COOLING_OFF_MINUTES * 60_000,
-      capKobo: BigInt(config.PAYOUT_COOLING_OFF_CAP_KOBO),
-      sandbox: config.PAYOUT_COOLING_OFF_SANDBOX,
-    }),
+    payouts: new PayoutService(
+      db,
+      clock,
+      idempotency,
+      paymentsProvider,
+      {
+        periodMs: config.PAYOUT_COOLING_OFF_MINUTES * 60_000,
+        capKobo: BigInt(config.PAYOUT_COOLING_OFF_CAP_KOBO),
+        sandbox: config.PAYOUT_COOLING_OFF_SANDBOX,
+      },
+      new PayoutControls(keyControls, payoutLimitDefaultsOf(config)),
+    ),
+    keyControls,
     offramp: new OfframpService(db, clock, idempotency, {
       sandbox: new SandboxOfframpProvider(clock),
       production: paycrest,
@@ -317,7 +353,7 @@ export function createServices(
     clock,
     health,
     users,
-    apiKeys: new ApiKeyService(db, clock, config.API_KEY_CACHE_MS, onBackgroundError),
+    apiKeys,
     events: new EventService(db),
   };
 }

@@ -10,6 +10,8 @@ import { billJobHandlers } from './domain/bills/bill-jobs.js';
 import { WebhookDeliveryHandler } from './domain/webhooks/delivery-worker.js';
 import { SolanaConfirmHandler } from './domain/solana/solana-jobs.js';
 import { LedgerCheckHandler, scheduleLedgerCheck } from './domain/ledger/ledger-check-job.js';
+import { ReconcileHandler, scheduleReconciliation } from './domain/reconciliation/reconciliation-job.js';
+import type { Environment } from './domain/auth/permissions.js';
 
 /** Every job kind this gateway runs, with its handler. */
 export function jobHandlersOf(services: Services): JobHandler[] {
@@ -29,6 +31,13 @@ export function jobHandlersOf(services: Services): JobHandler[] {
       services.db,
       services.clock,
       config.LEDGER_CHECK_EVERY_MINUTES * 60_000,
+    ),
+    new ReconcileHandler(
+      services.reconciliation,
+      config.RECON_ENVIRONMENTS.split(',') as Environment[],
+      services.db,
+      services.clock,
+      config.RECON_EVERY_HOURS * 3_600_000,
     ),
   ];
 }
@@ -100,6 +109,9 @@ export function startWorkers(
   jobs.start();
   scheduleLedgerCheck(services.db, services.clock.now()).catch((error) =>
     report(error, 'scheduling the ledger check failed'),
+  );
+  scheduleReconciliation(services.db, services.clock.now()).catch((error) =>
+    report(error, 'scheduling reconciliation failed'),
   );
   scheduleRetention(services.db, services.clock.now()).catch((error) =>
     report(error, 'could not schedule the retention job'),

@@ -6,6 +6,7 @@ import { render, viewOf } from './view.js';
 const ACTIONS = [
   'api_key.created',
   'api_key.revoked',
+  'api_key.controls_changed',
   'webhook_endpoint.created',
   'webhook_endpoint.updated',
   'webhook_endpoint.secret_rotated',

@@ -3,6 +3,7 @@ import { registerAccountPages } from './account-pages.js';
 import { registerAccountSettingsPages } from './account-settings-page.js';
 import { registerAppsPages } from './apps-page.js';
 import { registerAuditPage } from './audit-page.js';
+import { registerControlsPage } from './controls-page.js';
 import { registerKeysPage } from './keys-page.js';
 import { registerWebhooksPage } from './webhooks-page.js';
 
@@ -15,6 +16,7 @@ export async function registerDashboard(scope: FastifyInstance): Promise<void> {
     });
     registerAccountSettingsPages(signedIn);
     registerKeysPage(signedIn);
+    registerControlsPage(signedIn);
     registerWebhooksPage(signedIn);
     registerAppsPages(signedIn);
     registerAuditPage(signedIn);

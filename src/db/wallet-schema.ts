@@ -158,6 +158,10 @@ export const paymentMethods = pgTable(
   },
   (t) => [
     index('payment_methods_owner_idx').on(t.userId, t.environment),
+    /** Cooling-off: when a bank account was first saved as a payout destination. */
+    index('payment_methods_bank_account_idx')
+      .on(t.userId, t.environment, t.bankCode, t.accountNumber, t.createdAt)
+      .where(sql`${t.type} = 'bank_account' and ${t.deletedAt} is null`),
     uniqueIndex('payment_methods_one_default')
       .on(t.userId, t.environment)
       .where(sql`${t.isDefault} and ${t.deletedAt} is null`),
@@ -228,7 +232,11 @@ export const payouts = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('payouts_owner_reference_key').on(t.userId, t.environment, t.reference)],
+  (t) => [
+    uniqueIndex('payouts_owner_reference_key').on(t.userId, t.environment, t.reference),
+    /** Cooling-off: when a destination was first paid, and what has gone to it since. */
+    index('payouts_destination_idx').on(t.userId, t.environment, t.bankCode, t.accountNumber, t.createdAt),
+  ],
 );
 
 /** A user's permanent virtual account: transfers into it are deposits. */

@@ -47,6 +47,7 @@ export function graphQLExtensions(error: DomainError): Record<string, unknown> {
   if (error.details !== undefined) extensions.details = error.details;
   if (error.retryAfter !== undefined) extensions.retryAfter = error.retryAfter;
   if (error.reference !== undefined) extensions.reference = error.reference;
+  if (error.limit !== undefined) extensions.limit = error.limit;
   return extensions;
 }
 
@@ -59,13 +60,12 @@ export interface RestErrorReply {
 /** The REST v1 answer for an error: general, rate-limit or bill-not-found body. */
 export function restErrorReply(error: DomainError): RestErrorReply {
   const status = error.status;
-  if (error.code === 'RATE_LIMITED') {
+  if (status === 429) {
     const retryAfter = Math.max(1, Math.ceil(error.retryAfter ?? 1));
-    return {
-      status,
-      headers: { 'retry-after': String(retryAfter) },
-      body: { statusCode: status, message: error.message, retryAfter },
-    };
+    const body: Record<string, unknown> = { statusCode: status, message: error.message, retryAfter };
+    // A payout limit says which one (the rate-limit shape with the code and limit beside it).
+    if (error.code !== 'RATE_LIMITED') Object.assign(body, { errorCode: error.code, limit: error.limit });
+    return { status, headers: { 'retry-after': String(retryAfter) }, body };
   }
   if (error.code === 'BILL_NOT_FOUND') {
     return {
@@ -84,6 +84,7 @@ export function restErrorReply(error: DomainError): RestErrorReply {
   else if (error.field !== undefined) body.details = [{ field: error.field, message: error.message }];
   // Codes a client branches on travel in the body too (the general shape has room for them).
   if (CODES_IN_BODY.has(error.code)) body.errorCode = error.code;
+  if (error.limit !== undefined) body.limit = error.limit;
   return { status, headers, body };
 }
 
@@ -92,6 +93,8 @@ const CODES_IN_BODY = new Set<ErrorCode>([
   'IDEMPOTENCY_KEY_REUSED',
   'QUOTE_EXPIRED',
   'PRICE_MOVED',
+  'PAYOUT_LIMIT_EXCEEDED',
+  'IP_NOT_ALLOWED',
 ]);
 
 function statusName(status: number): string {
@@ -103,6 +106,7 @@ const PRECEDENCE: ErrorCode[] = [
   'INTERNAL_SERVER_ERROR',
   'SERVICE_UNAVAILABLE',
   'UNAUTHENTICATED',
+  'IP_NOT_ALLOWED',
   'RATE_LIMITED',
   'FORBIDDEN',
 ];

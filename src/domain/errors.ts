@@ -15,6 +15,9 @@ export type ErrorCode =
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
+  | 'PAYOUT_LIMIT_EXCEEDED'
+  | 'PAYOUT_VELOCITY_EXCEEDED'
+  | 'IP_NOT_ALLOWED'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_SERVER_ERROR';
 
@@ -31,6 +34,11 @@ const STATUS: Record<ErrorCode, number> = {
   IDEMPOTENCY_KEY_REUSED: 422,
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
+  /** A payout over one of the key's amount limits: waiting does not help. */
+  PAYOUT_LIMIT_EXCEEDED: 403,
+  /** A payout over one of the key's limits per window: it frees as older payouts leave the window. */
+  PAYOUT_VELOCITY_EXCEEDED: 429,
+  IP_NOT_ALLOWED: 403,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
 };
@@ -48,7 +56,14 @@ export interface DomainErrorOptions {
   retryAfter?: number;
   /** The reference asked for, for BILL_NOT_FOUND. */
   reference?: string;
+  /** The limit refused, for the payout limits: its name and value (kobo as a string, or a count). */
+  limit?: LimitInfo;
   cause?: unknown;
+}
+
+export interface LimitInfo {
+  name: string;
+  value: string | number;
 }
 
 export class DomainError extends Error {
@@ -57,6 +72,7 @@ export class DomainError extends Error {
   readonly details?: FieldProblem[];
   readonly retryAfter?: number;
   readonly reference?: string;
+  readonly limit?: LimitInfo;
 
   constructor(code: ErrorCode, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -66,6 +82,7 @@ export class DomainError extends Error {
     if (options.details !== undefined) this.details = options.details;
     if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
     if (options.reference !== undefined) this.reference = options.reference;
+    if (options.limit !== undefined) this.limit = options.limit;
   }
 
   get status(): number {

@@ -1,6 +1,7 @@
 import { safeEqual } from '../domain/auth/opaque-token.js';
 import { identifyActor } from '../domain/audit/request-context.js';
 import type { Principal } from '../domain/auth/principal.js';
+import { DomainError } from '../domain/errors.js';
 import type { Services } from '../services.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
@@ -9,6 +10,8 @@ export interface GraphQLContext {
   principal: Principal | null;
   /** True when a credential was sent but did not authenticate (so the error can say which). */
   credentialRejected: boolean;
+  /** Why a valid credential may not be used from here (its IP allow-list), answered by every guarded field. */
+  credentialRefused?: DomainError;
   services: Services;
   loaders: Loaders;
   /**
@@ -79,12 +82,15 @@ export async function buildContext(
   authenticators: readonly Authenticator[],
   { credential, requestId, clientIp, routerSecret, idempotencyKey }: RequestFacts,
 ): Promise<GraphQLContext> {
-  const principal = credential ? ((await authenticateCredential(authenticators, credential)) ?? null) : null;
+  const found = credential ? ((await authenticateCredential(authenticators, credential)) ?? null) : null;
+  const refused = found && !admittedFrom(found, clientIp) ? ipNotAllowed() : undefined;
+  const principal = refused ? null : found;
   if (principal) identifyActor({ kind: principal.kind, id: principal.credentialId });
   let loaders: Loaders | undefined;
   return {
     principal,
-    credentialRejected: credential !== undefined && principal === null,
+    credentialRejected: credential !== undefined && found === null,
+    ...(refused ? { credentialRefused: refused } : {}),
     services,
     // Built on first use: many operations never batch anything.
     get loaders() {
@@ -110,3 +116,12 @@ function routerSecretMatches(expected: string | undefined, given: string | undef
 export function routerSecretFrom(headers: HeaderBag): string | undefined {
   return first(headers['x-router-secret']);
 }
+
+/** False when the principal is an API key with an IP allow-list that does not list the address. */
+export function admittedFrom(principal: Principal, clientIp: string): boolean {
+  return !principal.ipAllowList || principal.ipAllowList.admits(clientIp);
+}
+
+/** The refusal names the rule, never the list or the address it saw. */
+export const ipNotAllowed = () =>
+  new DomainError('IP_NOT_ALLOWED', "This API key may not be used from this address (the key's IP allow-list).");

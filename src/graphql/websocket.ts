@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -16,8 +17,10 @@ export interface WebSocketOptions {
   schema: GraphQLSchema;
   config: Config;
   contextFor: (facts: RequestFacts) => Promise<GraphQLContext>;
-  /** Whether a credential is still valid; connections whose credential stops being valid are closed. */
-  stillValid: (credential: string) => Promise<boolean>;
+  /** Whether a credential is still valid from this address; connections whose credential stops being valid are closed. */
+  stillValid: (credential: string, clientIp: string) => Promise<boolean>;
+  /** The client address of the upgrade request, under the server's proxy trust. */
+  clientIpOf?: (request: IncomingMessage) => string;
   recheckMs?: number;
 }
 
@@ -39,14 +42,21 @@ const CLOSE_CREDENTIAL_REVOKED = 4401;
  */
 export function registerWebSocket(
   app: FastifyInstance,
-  { schema, config, contextFor, stillValid, recheckMs = 1000 }: WebSocketOptions,
+  {
+    schema,
+    config,
+    contextFor,
+    stillValid,
+    recheckMs = 1000,
+    clientIpOf = (request) => request.socket.remoteAddress ?? 'unknown',
+  }: WebSocketOptions,
 ): void {
   const rules = webSocketValidationRules(config);
-  const authenticated = new Map<WebSocket, string>();
+  const authenticated = new Map<WebSocket, { credential: string; clientIp: string }>();
   // A revocation reaches live connections too: each credential is checked again every second.
   const recheck = setInterval(() => {
-    for (const [socket, credential] of authenticated) {
-      stillValid(credential)
+    for (const [socket, { credential, clientIp }] of authenticated) {
+      stillValid(credential, clientIp)
         .then((valid) => {
           if (!valid) {
             authenticated.delete(socket);
@@ -58,7 +68,10 @@ export function registerWebSocket(
   }, recheckMs);
   recheck.unref();
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
-  const server = serveGraphQLWs<Record<string, unknown>, { credential?: string; requestId?: string }>(
+  const server = serveGraphQLWs<
+    Record<string, unknown>,
+    { credential?: string; requestId?: string; clientIp?: string }
+  >(
     {
       schema,
       subscribe: createSharedSubscribe(),
@@ -97,11 +110,13 @@ export function registerWebSocket(
         });
         const credential = fromParams ?? credentialFrom(ctx.extra.request.headers);
         ctx.extra.requestId = randomUUID();
+        ctx.extra.clientIp = clientIpOf(ctx.extra.request);
         if (credential) {
-          // A credential that is already invalid is refused at the door (graphql-ws closes with 4403).
-          if (!(await stillValid(credential))) return false;
+          // A credential that is invalid, or not allowed from this address, is refused at the door
+          // (graphql-ws closes with 4403 Forbidden).
+          if (!(await stillValid(credential, ctx.extra.clientIp))) return false;
           ctx.extra.credential = credential;
-          authenticated.set(ctx.extra.socket, credential);
+          authenticated.set(ctx.extra.socket, { credential, clientIp: ctx.extra.clientIp });
         }
         return true;
       },
@@ -114,7 +129,7 @@ export function registerWebSocket(
         contextFor({
           credential: ctx.extra.credential,
           requestId: ctx.extra.requestId ?? randomUUID(),
-          clientIp: ctx.extra.request.socket.remoteAddress ?? 'unknown',
+          clientIp: ctx.extra.clientIp ?? clientIpOf(ctx.extra.request),
           routerSecret: routerSecretFrom(ctx.extra.request.headers),
         }),
     },

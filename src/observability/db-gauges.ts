@@ -4,6 +4,7 @@ import { type Database, queryRows } from '../db/client.js';
 import { toSafeNumber } from '../db/columns.js';
 import type { Clock } from '../domain/clock.js';
 import { ledger } from '../domain/ledger/ledger.js';
+import type { Reconciliation } from '../domain/reconciliation/reconciliation-service.js';
 import { metrics } from './metrics.js';
 
 export interface GaugeSources {
@@ -13,6 +14,8 @@ export interface GaugeSources {
   pool?: pg.Pool | undefined;
   /** true/false when Redis is configured, undefined when it is not. */
   redisConnected: () => boolean | undefined;
+  /** Open and aged breaks, clearing past its window. */
+  reconciliation?: Reconciliation | undefined;
 }
 
 const QUEUE_EVERY_MS = 5_000;
@@ -53,6 +56,8 @@ export function createGaugeCollector(sources: GaugeSources): { refresh(force?: b
       if (force || now.getTime() - ledgerAt >= LEDGER_EVERY_MS) {
         ledgerAt = now.getTime();
         await run('ledger', () => readLedger(sources.db, now));
+        const { reconciliation } = sources;
+        if (reconciliation) await run('reconciliation', () => readReconciliation(reconciliation));
       }
     },
   };
@@ -130,4 +135,25 @@ async function readLedger(db: Database, now: Date): Promise<void> {
     metrics.ledgerInvariant.set({ environment }, total === 0n ? 1 : 0);
   }
   metrics.ledgerInvariantCheckedAt.set(now.getTime() / 1000);
+}
+
+/** Reconciliation gauges, from the stored breaks and runs (the collector's clock judges "aged" and "overdue"). */
+export async function readReconciliation(reconciliation: Reconciliation): Promise<void> {
+  const open = await reconciliation.openBreakCounts();
+  const notices = await reconciliation.notices();
+  const clearing = await reconciliation.latestClearing();
+  metrics.reconBreaksOpen.reset();
+  for (const row of open)
+    metrics.reconBreaksOpen.set({ environment: row.environment, provider: row.provider, kind: row.kind }, row.n);
+  metrics.reconAgedBreaks.set(notices.agedBreaks);
+  metrics.reconProviderUnread.reset();
+  for (const u of notices.unreadProviders)
+    metrics.reconProviderUnread.set({ environment: u.environment, provider: u.provider }, 1);
+  metrics.reconClearing.reset();
+  metrics.reconClearingOverdue.reset();
+  for (const c of clearing) {
+    const labels = { environment: c.environment, provider: c.provider };
+    metrics.reconClearing.set(labels, Number(c.clearingMinor));
+    metrics.reconClearingOverdue.set(labels, c.due && c.clearingMinor !== '0' ? 1 : 0);
+  }
 }

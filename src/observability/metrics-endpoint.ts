@@ -23,6 +23,7 @@ export function registerMetrics(app: FastifyInstance, services: Services): void 
     pool: client instanceof pg.Pool ? client : undefined,
     clock: services.clock,
     redisConnected: () => services.rateLimiter.redisConnected(),
+    reconciliation: services.reconciliation,
   });
   const render = async (fresh = false) => {
     await collector.refresh(fresh);

@@ -82,6 +82,30 @@ export const metrics = {
     'gateway_ledger_invariant_checked_timestamp_seconds',
     'When the ledger invariant was last checked (Unix time)',
   ),
+  reconBreaksOpen: gauge(
+    'gateway_reconciliation_breaks_open',
+    'Open reconciliation breaks (items the gateway and a provider disagree on)',
+    ['environment', 'provider', 'kind'],
+  ),
+  reconAgedBreaks: gauge(
+    'gateway_reconciliation_aged_breaks',
+    'Open reconciliation breaks detected longer ago than RECON_BREAK_MAX_AGE_HOURS',
+  ),
+  reconClearing: gauge(
+    'gateway_reconciliation_clearing_balance_minor',
+    'A provider\u2019s clearing (gateway minus provider, kobo) for the latest reconciled day',
+    ['environment', 'provider'],
+  ),
+  reconClearingOverdue: gauge(
+    'gateway_reconciliation_clearing_overdue',
+    '1 when a provider\u2019s clearing is non-zero past its settlement window, else 0',
+    ['environment', 'provider'],
+  ),
+  reconProviderUnread: gauge(
+    'gateway_reconciliation_provider_unread',
+    '1 when the latest reconciliation run could not read the provider (outage, credentials)',
+    ['environment', 'provider'],
+  ),
   dbPoolInUse: gauge('gateway_db_pool_connections_in_use', 'Database connections checked out of the pool'),
   dbPoolIdle: gauge('gateway_db_pool_connections_idle', 'Idle database connections in the pool'),
   dbPoolWaiting: gauge('gateway_db_pool_waiting', 'Queries waiting for a database connection'),

@@ -38,6 +38,7 @@ export interface PageOptions {
 const SECTIONS: Array<[string, string, string]> = [
   ['overview', 'Overview', '/dashboard'],
   ['keys', 'API keys', '/dashboard/keys'],
+  ['controls', 'Controls', '/dashboard/controls'],
   ['webhooks', 'Webhooks', '/dashboard/webhooks'],
   ['connected', 'Connected apps', '/dashboard/connected-apps'],
   ['apps', 'Developer apps', '/dashboard/apps'],

@@ -109,8 +109,11 @@ describe('the audit trail', () => {
     expect(list[2]!.changes).toMatchObject({
       type: { to: 'bank_account' },
       bankCode: { to: '044' },
-      accountNumber: { to: '0690000031' },
+      accountLast4: { to: '0031' },
     });
+    // The append-only trail keeps the last four digits, never the whole account number.
+    expect(JSON.stringify(list)).not.toContain('0690000031');
+    expect(Object.keys(list[2]!.changes)).not.toContain('accountNumber');
     expect(list[3]!.changes).toMatchObject({ type: { to: 'card' }, last4: { to: expect.any(String) } });
     expect(JSON.stringify(list)).not.toContain(SANDBOX_PAYMENTS.cards.pinThenOtp);
     expect(Object.keys(list[3]!.changes)).not.toContain('providerToken');

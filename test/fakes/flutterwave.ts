@@ -26,12 +26,54 @@ export class FakeFlutterwave extends LocalHttpServer {
   /** Which bill-status path answers: Node-v3's `/bills/{ref}` or the other description's `/bills/{ref}/status`. */
   billStatusPath: 'plain' | 'suffixed' = 'plain';
   private readonly methods = new Map<string, { number?: string; scenario: string }>();
+  /** Every transfer as the v3 list shows it (a payout sent twice is two rows under one reference). */
+  readonly transferLog: Array<Record<string, any>> = [];
+  /** Rows per page of the v3 lists (`/v3/transactions`, `/v3/transfers`, `/v3/bills`). */
+  v3PageSize = 10;
 
   /** A transfer arrives into a virtual account: a succeeded charge the gateway can look up. */
-  addCharge(reference: string, status = 'succeeded', amount = 0): string {
+  addCharge(reference: string, status = 'succeeded', amount = 0, createdAt = new Date()): string {
     const id = `chg_${randomBytes(6).toString('hex')}`;
-    this.charges.set(id, { id, reference, status, amount, currency: 'NGN' });
+    this.charges.set(id, { id, reference, status, amount, currency: 'NGN', created_at: createdAt.toISOString() });
     return id;
+  }
+
+  /** A transfer in the provider's books (naira amount, v3 status such as SUCCESSFUL or FAILED). */
+  addTransfer(reference: string, amount: number, status = 'SUCCESSFUL', createdAt = new Date()): string {
+    const id = `trf_${randomBytes(6).toString('hex')}`;
+    this.transferLog.push({
+      id,
+      reference,
+      amount,
+      fee: 10.75,
+      currency: 'NGN',
+      status,
+      created_at: createdAt.toISOString(),
+    });
+    return id;
+  }
+
+  /**
+   * The v3 lists as documented: `{status, message, meta: {page_info: {total, current_page,
+   * total_pages}}, data: [...]}`, newest first, filtered by `from`/`to` days.
+   */
+  private v3List(rows: Array<Record<string, any>>, url: URL, send: (status: number, payload: object) => void) {
+    const from = url.searchParams.get('from');
+    const to = url.searchParams.get('to');
+    const day = (row: Record<string, any>) => String(row['created_at']).slice(0, 10);
+    const kept = rows
+      .filter((r) => (!from || day(r) >= from) && (!to || day(r) <= to))
+      .sort((a, b) => String(b['created_at']).localeCompare(String(a['created_at'])));
+    const page = Number(url.searchParams.get('page') ?? 1);
+    const size = this.v3PageSize;
+    send(200, {
+      status: 'success',
+      message: 'Fetched',
+      meta: {
+        page_info: { total: kept.length, current_page: page, total_pages: Math.max(1, Math.ceil(kept.length / size)) },
+      },
+      data: kept.slice((page - 1) * size, page * size),
+    });
   }
 
   /** POSTs a webhook to the gateway, signed as v4 does (base64 HMAC-SHA-256 with the secret hash). */
@@ -73,6 +115,30 @@ export class FakeFlutterwave extends LocalHttpServer {
     if (!/^Bearer FLWSECK_TEST-fake$/.test(String(this.lastAuth)))
       return send(401, { status: 'error', message: 'Invalid authorization key', data: null });
     const parts = url.pathname.split('/').filter(Boolean).slice(1);
+    if (method === 'GET' && parts[0] === 'transactions' && !parts[1]) {
+      const v3Status = (s: string) => (s === 'succeeded' ? 'successful' : s === 'failed' ? 'failed' : 'pending');
+      const rows = [...this.charges.values()].map((c) => ({
+        id: c['id'],
+        tx_ref: c['reference'],
+        flw_ref: `FLW-${c['id']}`,
+        amount: c['amount'],
+        currency: c['currency'] ?? 'NGN',
+        status: v3Status(String(c['status']).toLowerCase()),
+        created_at: c['created_at'] ?? new Date().toISOString(),
+      }));
+      return this.v3List(rows, url, send);
+    }
+    if (method === 'GET' && parts[0] === 'transfers' && !parts[1]) return this.v3List(this.transferLog, url, send);
+    if (method === 'GET' && parts[0] === 'bills' && !parts[1]) {
+      const rows = [...this.bills.entries()].map(([reference, b]) => ({
+        customer_reference: reference,
+        tx_ref: b['tx_ref'],
+        amount: b['amount'],
+        status: b['status'] === 'success' ? 'successful' : b['status'],
+        created_at: b['created_at'] ?? new Date().toISOString(),
+      }));
+      return this.v3List(rows, url, send);
+    }
     if (method === 'GET' && parts[0] === 'top-bill-categories') {
       return ok([
         { id: 1, name: 'Airtime', code: 'AIRTIME', description: 'Airtime', country_code: 'NG' },
@@ -145,11 +211,12 @@ export class FakeFlutterwave extends LocalHttpServer {
         reference: body.reference,
         ...(parts[1] === 'BIL112' ? { recharge_token: '1234-5678-9012-3456-7890', units: '40.0 kWh' } : {}),
         status: body.customer_id === '08000000009' ? 'pending' : 'success',
+        created_at: new Date().toISOString(),
       };
       this.bills.set(body.reference, bill);
       if (body.customer_id === '08000000009')
         return send(504, { status: 'error', message: 'Gateway timeout', data: null });
-      const { status: _status, ...answer } = bill;
+      const { status: _status, created_at: _at, ...answer } = bill;
       return ok({ ...answer, status: 'success' });
     }
     if (method === 'GET' && parts[0] === 'bills' && parts[1]) {
@@ -289,6 +356,7 @@ export class FakeFlutterwave extends LocalHttpServer {
         amount: body.amount,
         currency: body.currency,
         status: 'pending',
+        created_at: new Date().toISOString(),
       };
       if (method.scenario === 'pinThenOtp') charge['next_action'] = { type: 'requires_pin', requires_pin: {} };
       else if (method.scenario === 'threeDs')
@@ -359,6 +427,13 @@ export class FakeFlutterwave extends LocalHttpServer {
         status: number === '0000000000' ? 'FAILED' : 'SUCCEEDED',
       };
       this.transfers.set(body.reference, transfer);
+      this.transferLog.push({
+        ...transfer,
+        amount: body.payment_instruction.amount.value,
+        currency: 'NGN',
+        status: transfer.status === 'FAILED' ? 'FAILED' : 'SUCCESSFUL',
+        created_at: new Date().toISOString(),
+      });
       if (number === '9999999999') return send(503, { status: 'failed', error: { message: 'Upstream timeout' } });
       return ok(transfer, 201);
     }

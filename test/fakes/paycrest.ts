@@ -150,9 +150,19 @@ export class FakePaycrest extends LocalHttpServer {
         reference: body.reference,
         recipient: body.recipient,
         status: 'initiated',
+        createdAt: new Date().toISOString(),
       };
       this.orders.set(id, order);
       return ok(order, 201);
+    }
+    if (req.method === 'GET' && url.pathname === '/v1/sender/orders') {
+      // The documented list: `{total, page, pageSize, orders}`, newest first.
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const pageSize = Number(url.searchParams.get('pageSize') ?? 10);
+      const all = [...this.orders.values()].sort((a, b) =>
+        String(b['createdAt']).localeCompare(String(a['createdAt'])),
+      );
+      return ok({ total: all.length, page, pageSize, orders: all.slice((page - 1) * pageSize, page * pageSize) });
     }
     if (req.method === 'GET' && parts[0] === 'v1' && parts[1] === 'sender' && parts[2] === 'orders' && parts[3]) {
       const order = this.orders.get(parts[3]);

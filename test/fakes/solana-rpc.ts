@@ -31,6 +31,8 @@ export class FakeSolanaRpc extends LocalHttpServer {
   private readonly history: Array<{
     signature: string;
     slot: number;
+    /** Unix seconds, as nodes report a block's time. */
+    blockTime: number;
     keys: Array<{ pubkey: string; signer: boolean; writable: boolean }>;
     meta: Record<string, unknown>;
   }> = [];
@@ -118,9 +120,15 @@ export class FakeSolanaRpc extends LocalHttpServer {
       case 'sendTransaction':
         return this.send(p[0], reply);
       case 'getSignaturesForAddress': {
-        const { until, limit = 1000 } = (p[1] ?? {}) as { until?: string; limit?: number };
+        const { until, before, limit = 1000 } = (p[1] ?? {}) as { until?: string; before?: string; limit?: number };
         const found = [];
+        // Newest first; `before` starts below that signature, `until` stops at one.
+        let started = before === undefined;
         for (const entry of [...this.history].reverse()) {
+          if (!started) {
+            started = entry.signature === before;
+            continue;
+          }
           if (entry.signature === until) break;
           if (entry.keys.some((k) => k.pubkey === p[0]))
             found.push({
@@ -128,7 +136,7 @@ export class FakeSolanaRpc extends LocalHttpServer {
               slot: entry.slot,
               err: null,
               memo: null,
-              blockTime: null,
+              blockTime: entry.blockTime,
               confirmationStatus: 'confirmed',
             });
         }
@@ -140,7 +148,7 @@ export class FakeSolanaRpc extends LocalHttpServer {
         return reply({
           result: {
             slot: entry.slot,
-            blockTime: null,
+            blockTime: entry.blockTime,
             version: 'legacy',
             meta: entry.meta,
             transaction: {
@@ -209,6 +217,7 @@ export class FakeSolanaRpc extends LocalHttpServer {
       this.history.push({
         signature,
         slot: Number(this.height),
+        blockTime: Math.floor(Date.now() / 1000),
         keys,
         meta: {
           err: null,

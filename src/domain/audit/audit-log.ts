@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import { badInput } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { auditHash, GENESIS_HASH } from './audit-hash.js';
+import { redactChanges } from './audit-redaction.js';
 import { type AuditActor, currentOrigin } from './request-context.js';
 
 /** Arbitrary, fixed: one writer at a time appends to the chain. */
@@ -55,7 +56,7 @@ export async function recordAudit(tx: Executor, entry: AuditEntry, at: Date): Pr
     action: entry.action,
     targetType: entry.targetType,
     targetId: entry.targetId,
-    changes: entry.changes,
+    changes: redactChanges(entry.changes),
     ip: clip(origin?.ip),
     userAgent: clip(origin?.userAgent),
     createdAt: at,

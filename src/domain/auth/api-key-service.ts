@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { displayPrefixOf, generateApiKey, hashApiKey, looksLikeApiKey } from './api-key-format.js';
 import { apiKeyStore, type ApiKeyRecord } from './api-key-store.js';
+import { IpAllowList } from './ip-allow-list.js';
 import { abilitiesOf, type Environment, type PermissionLevel } from './permissions.js';
 import type { Principal } from './principal.js';
 
@@ -113,10 +114,15 @@ export class ApiKeyService {
           if (row) await this.audit(tx, owned, 'api_key.revoked', { revokedAt: { from: null, to: now.toISOString() } });
           return row;
         });
+    this.forget(keyId);
+    return revoked ?? owned;
+  }
+
+  /** Drops a key's cached principal, so its next request reads the key (and its allow-list) again. */
+  forget(keyId: string): void {
     for (const [hash, principal] of this.cache.entries()) {
       if (principal.credentialId === keyId) this.cache.delete(hash);
     }
-    return revoked ?? owned;
   }
 
   private audit(
@@ -158,6 +164,7 @@ export class ApiKeyService {
       userId: record.userId,
       environment: record.environment,
       abilities: abilitiesOf(record.permission),
+      ...(record.ipAllowList?.length ? { ipAllowList: new IpAllowList(record.ipAllowList) } : {}),
     };
     this.cache.set(hash, principal);
     this.touch(record.id);

@@ -1,5 +1,6 @@
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { apiKeyControls } from '../../db/controls-schema.js';
 import { apiKeys } from '../../db/schema.js';
 import type { Environment, PermissionLevel } from './permissions.js';
 
@@ -43,10 +44,15 @@ export const apiKeyStore = {
     return inserted!;
   },
 
-  async findActiveApiKeyByHash(db: Executor, keyHash: string): Promise<ApiKeyRecord | undefined> {
+  /** With the key's IP allow-list (null: none), which authentication checks on every request. */
+  async findActiveApiKeyByHash(
+    db: Executor,
+    keyHash: string,
+  ): Promise<(ApiKeyRecord & { ipAllowList: string[] | null }) | undefined> {
     const [row] = await db
-      .select(publicColumns)
+      .select({ ...publicColumns, ipAllowList: apiKeyControls.ipAllowList })
       .from(apiKeys)
+      .leftJoin(apiKeyControls, eq(apiKeyControls.apiKeyId, apiKeys.id))
       .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
     return row;
   },

@@ -1,3 +1,4 @@
+import type { IpAllowList } from './ip-allow-list.js';
 import type { Ability, Environment } from './permissions.js';
 
 /**
@@ -13,6 +14,8 @@ export interface Principal {
   userId: string;
   environment: Environment;
   abilities: ReadonlySet<Ability>;
+  /** An API key's IP allow-list, when it has one: requests from elsewhere are refused. */
+  ipAllowList?: IpAllowList;
 }
 
 /** True when the principal may act for the given user. Grows with business delegation later. */

@@ -1,3 +1,5 @@
+import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
+
 /** A bills provider: the catalogue, customer validation and payments. Amounts are kobo. */
 
 export const BILL_TYPES = ['AIRTIME', 'MOBILEDATA', 'CABLEBILLS', 'UTILITYBILLS'] as const;
@@ -69,4 +71,6 @@ export interface BillsProvider {
   }): Promise<BillOutcome>;
   /** What the provider knows of a payment; NOT_FOUND when it never received it. */
   status(reference: string): Promise<BillOutcome | { status: 'NOT_FOUND' }>;
+  /** Reconciliation: the provider's bill payments in the window, under the reference the gateway sent. */
+  listPayments(window: ListWindow): Promise<ProviderRecord[]>;
 }

@@ -1,4 +1,5 @@
 import { badInput, DomainError } from '../errors.js';
+import { type ListWindow, minorUnitsOf, type ProviderRecord, recordStatusOf } from '../reconciliation/records.js';
 import { nairaNumber } from '../wallet/naira.js';
 import {
   BILL_TYPES,
@@ -55,6 +56,22 @@ function outcomeOf(status: string | undefined, data: Record<string, unknown>, re
  * HTTP 200 with `status: "error"` is an error. The status lookup accepts both documented paths
  * (`/bills/{reference}` and `/bills/{reference}/status`).
  */
+interface ListedBill {
+  customer_reference?: string;
+  reference?: string;
+  tx_ref?: string;
+  flw_ref?: string;
+  amount: number | string;
+  currency?: string;
+  status?: string;
+  created_at?: string;
+  transaction_date?: string;
+}
+
+type ListedBills =
+  | ListedBill[]
+  | { transactions?: ListedBill[]; page_info?: { total_pages?: number; current_page?: number } };
+
 export class FlutterwaveBillsProvider implements BillsProvider {
   readonly name = 'flutterwave';
   constructor(private readonly config: FlutterwaveBillsConfig) {}
@@ -189,6 +206,41 @@ export class FlutterwaveBillsProvider implements BillsProvider {
       }
     }
     return outcomeOf(data['status'] as string | undefined, data, reference);
+  }
+
+  /**
+   * Reconciliation: v3 `GET /bills?from=&to=&page=` (dates, so a day either side is asked for and
+   * rows outside the window dropped). Rows come as `data` or `data.transactions`, pages as
+   * `page_info` beside them; `customer_reference` is the reference the gateway sent.
+   */
+  async listPayments(window: ListWindow): Promise<ProviderRecord[]> {
+    const day = (at: Date) => at.toISOString().slice(0, 10);
+    const records: ProviderRecord[] = [];
+    for (let page = 1; page <= 10_000; page++) {
+      const query = new URLSearchParams({
+        from: day(new Date(window.from.getTime() - 86_400_000)),
+        to: day(new Date(window.to.getTime() + 86_400_000)),
+        page: String(page),
+      });
+      const data = await this.call<ListedBills>('GET', `/bills?${query}`);
+      const rows = Array.isArray(data) ? data : (data.transactions ?? []);
+      for (const row of rows) {
+        const at = new Date(row.created_at ?? row.transaction_date ?? 0);
+        if (at < window.from || at >= window.to) continue;
+        records.push({
+          reference: row.customer_reference ?? row.reference ?? row.tx_ref ?? '',
+          providerRef: row.tx_ref ?? row.flw_ref ?? '',
+          amount: minorUnitsOf(row.amount),
+          currency: row.currency ?? 'NGN',
+          status: recordStatusOf(row.status ?? 'successful'),
+          at,
+        });
+      }
+      // Without page_info beside the rows (a bare array), pages run until an empty one.
+      const pages = Array.isArray(data) ? Number.POSITIVE_INFINITY : (data.page_info?.total_pages ?? 1);
+      if (rows.length === 0 || page >= pages) break;
+    }
+    return records;
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, field = 'request'): Promise<T> {

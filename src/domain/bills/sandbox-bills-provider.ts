@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { badInput, DomainError } from '../errors.js';
+import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
 import type {
   Biller,
   BillCategory,
@@ -140,8 +141,30 @@ export class SandboxBillsProvider implements BillsProvider {
   /** Payments this process received, by reference: what a status query answers. */
   private readonly received = new Map<
     string,
-    { status: BillOutcome['status']; billerCode: string; txRef: string; amount: bigint; outcome: BillOutcome }
+    {
+      status: BillOutcome['status'];
+      billerCode: string;
+      txRef: string;
+      amount: bigint;
+      outcome: BillOutcome;
+      at: Date;
+    }
   >();
+
+  /** Reconciliation: what this process received (per process, like the status answers). */
+  async listPayments(window: ListWindow): Promise<ProviderRecord[]> {
+    return [...this.received.entries()]
+      .filter(([, r]) => r.at.getTime() >= window.from.getTime() && r.at.getTime() < window.to.getTime())
+      .map(([reference, r]) => ({
+        reference,
+        providerRef: r.txRef,
+        amount: r.amount,
+        currency: 'NGN',
+        // A delayed payment has gone through by the time anyone asks (as `status` answers).
+        status: r.status === 'FAILED' ? 'failed' : 'succeeded',
+        at: r.at,
+      }));
+  }
 
   async categories(): Promise<BillCategory[]> {
     return CATEGORIES;
@@ -209,7 +232,7 @@ export class SandboxBillsProvider implements BillsProvider {
         : customer === SANDBOX_BILLS.delayedCustomer
           ? { status: 'PENDING', txRef: null, providerData }
           : this.success(billerCode, txRef, amount, providerData);
-    this.received.set(reference, { status: outcome.status, billerCode, txRef, amount, outcome });
+    this.received.set(reference, { status: outcome.status, billerCode, txRef, amount, outcome, at: new Date() });
     return outcome;
   }
 

@@ -112,7 +112,7 @@ export class Idempotency {
     } catch (error) {
       // A refusal is the answer to this key from now on; anything unexpected (a lost database
       // connection included) gives the key back at once, so a retry need not wait out the lease.
-      if (error instanceof DomainError && error.status < 500 && error.code !== 'RATE_LIMITED') {
+      if (error instanceof DomainError && error.status < 500 && error.status !== 429) {
         await this.store(scope, key, {
           error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
         }).catch(() => this.release(scope, key));

@@ -11,7 +11,7 @@ const POLLING_KINDS = new Set(['bill.status-poll', 'deposit.reconcile', 'payout.
 /** The lane of a job kind: one place, so a new kind lands in the money lane unless told otherwise. */
 export function laneOf(kind: string): Lane {
   if (kind === 'webhook.deliver') return 'webhooks';
-  if (kind.startsWith('retention.') || kind === 'ledger.check') return 'maintenance';
+  if (kind.startsWith('retention.') || kind === 'ledger.check' || kind.startsWith('recon.')) return 'maintenance';
   if (POLLING_KINDS.has(kind)) return 'polling';
   return 'money';
 }

@@ -1,3 +1,4 @@
+import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
 import type { FiatCurrency, OfframpNetwork, OfframpStatus, OfframpToken } from './catalogue.js';
 
 /** A token the provider accepts on a network. */
@@ -67,4 +68,6 @@ export interface OfframpProvider {
   createOrder(order: ProviderOrderRequest): Promise<ProviderOrder>;
   /** The order's current state, for reconciliation when a webhook did not come (absent in the sandbox, whose lifecycle runs on jobs). */
   orderState?(providerOrderId: string): Promise<ProviderOrderState>;
+  /** Reconciliation: the provider's orders created in the window, amounts in token base units (absent in the sandbox). */
+  listOrders?(window: ListWindow): Promise<ProviderRecord[]>;
 }

@@ -9,6 +9,7 @@ import {
   type OfframpStatus,
   type OfframpToken,
 } from './catalogue.js';
+import { type ListWindow, minorUnitsOf, offrampRecordStatus, type ProviderRecord } from '../reconciliation/records.js';
 import type {
   OfframpAsset,
   OfframpProvider,
@@ -157,6 +158,49 @@ export class PaycrestProvider implements OfframpProvider {
         `The offramp provider reported an unknown order status ${JSON.stringify(order.status)}.`,
       );
     return { status, ...(order.txHash ? { txHash: order.txHash } : {}) };
+  }
+
+  /**
+   * Reconciliation: `GET /v1/sender/orders?page=&pageSize=` (`{total, page, pageSize, orders}`,
+   * newest first), until the last page or a page wholly older than the window. Amounts are decimal
+   * token units, turned into base units with the token's decimals from `/v1/tokens`.
+   */
+  async listOrders(window: ListWindow): Promise<ProviderRecord[]> {
+    const assets = await this.assets();
+    const decimalsOf = (token: string, network: string) =>
+      assets.find((a) => a.token === token.toUpperCase() && a.network === network)?.decimals ??
+      (network === 'bnb-smart-chain' ? 18 : 6);
+    const records: ProviderRecord[] = [];
+    const pageSize = 100;
+    for (let page = 1; page <= 10_000; page++) {
+      const data = await this.call<{
+        total: number;
+        orders: Array<{
+          id: string;
+          amount: string | number;
+          token: string;
+          network: string;
+          status: string;
+          createdAt: string;
+        }>;
+      }>('GET', `/v1/sender/orders?ordering=desc&page=${page}&pageSize=${pageSize}`);
+      for (const order of data.orders) {
+        const at = new Date(order.createdAt);
+        if (at < window.from || at >= window.to) continue;
+        records.push({
+          reference: order.id,
+          providerRef: order.id,
+          amount: minorUnitsOf(order.amount, decimalsOf(order.token, order.network)),
+          currency: `${order.token.toUpperCase()}@${order.network}`,
+          // Through the gateway's own mapping: `settling` is fiat delivered, as the order shows it.
+          status: offrampRecordStatus(paycrestStatus(order.status)),
+          at,
+        });
+      }
+      const older = data.orders.length > 0 && data.orders.every((o) => new Date(o.createdAt) < window.from);
+      if (data.orders.length === 0 || older || page * pageSize >= data.total) break;
+    }
+    return records;
   }
 
   private checkServed(network: OfframpNetwork | undefined, fiat: FiatCurrency): void {

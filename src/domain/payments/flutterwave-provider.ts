@@ -1,5 +1,6 @@
 import { createCipheriv, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { badInput, DomainError } from '../errors.js';
+import { type ListWindow, minorUnitsOf, type ProviderRecord, recordStatusOf } from '../reconciliation/records.js';
 import { nairaNumber } from '../wallet/naira.js';
 import {
   type Authorization,
@@ -355,6 +356,56 @@ export class FlutterwaveProvider implements PaymentsProvider {
       : { providerRef: null, status: 'not_found' };
   }
 
+  /**
+   * Reconciliation: v3 `GET /transactions` (every collection: cards, bank transfers, virtual
+   * accounts), paged by `meta.page_info`. `tx_ref` is the reference the gateway sent.
+   */
+  async listCollections(window: ListWindow): Promise<ProviderRecord[]> {
+    const rows = await this.v3List<FlwListed & { tx_ref?: string; flw_ref?: string }>('/transactions', window);
+    return rows.map((t) => listed(t, t.tx_ref ?? String(t.id)));
+  }
+
+  /** Reconciliation: v3 `GET /transfers`, paged the same way; `reference` is the one the gateway sent. */
+  async listTransfers(window: ListWindow): Promise<ProviderRecord[]> {
+    const rows = await this.v3List<FlwListed & { reference?: string }>('/transfers', window);
+    return rows.map((t) => listed(t, t.reference ?? String(t.id)));
+  }
+
+  /**
+   * Every page of a v3 list between the window's days (`from`/`to` are dates, so a day either side
+   * is asked for and the rows outside the window dropped). Lists come newest first: paging stops
+   * at the last page, or at a page wholly older than the window.
+   */
+  private async v3List<T extends FlwListed>(path: string, window: ListWindow): Promise<T[]> {
+    if (!this.config.v3SecretKey)
+      throw new DomainError('SERVICE_UNAVAILABLE', 'Reconciliation reads v3 lists: set FLUTTERWAVE_V3_SECRET_KEY.');
+    const day = (at: Date) => at.toISOString().slice(0, 10);
+    const rows: T[] = [];
+    for (let page = 1; page <= 10_000; page++) {
+      const query = new URLSearchParams({
+        from: day(new Date(window.from.getTime() - 86_400_000)),
+        to: day(new Date(window.to.getTime() + 86_400_000)),
+        page: String(page),
+      });
+      const body = await this.request<T[]>(
+        `${this.config.v3BaseUrl.replace(/\/$/, '')}${path}?${query}`,
+        'GET',
+        { authorization: `Bearer ${this.config.v3SecretKey}` },
+        undefined,
+        { unknownOutcome: false, envelope: true },
+      );
+      const { data, meta } = body as unknown as { data: T[]; meta?: { page_info?: { total_pages?: number } } };
+      const inWindow = data.filter((r) => {
+        const at = Date.parse(r.created_at);
+        return at >= window.from.getTime() && at < window.to.getTime();
+      });
+      rows.push(...inWindow);
+      const olderThanWindow = data.length > 0 && data.every((r) => Date.parse(r.created_at) < window.from.getTime());
+      if (data.length === 0 || olderThanWindow || page >= (meta?.page_info?.total_pages ?? 1)) break;
+    }
+    return rows;
+  }
+
   private stateOf(charge: FlwCharge): ChargeState {
     const status = chargeStatusOf(charge.status);
     const nextAction = status === 'pending' ? nextActionOf(charge.next_action) : undefined;
@@ -455,7 +506,7 @@ export class FlutterwaveProvider implements PaymentsProvider {
     method: string,
     headers: Record<string, string>,
     body: unknown,
-    options: { unknownOutcome?: boolean; fieldPrefix?: string },
+    options: { unknownOutcome?: boolean; fieldPrefix?: string; envelope?: boolean },
   ): Promise<T> {
     let response: Response;
     try {
@@ -474,7 +525,7 @@ export class FlutterwaveProvider implements PaymentsProvider {
     }
     const payload = (await response.json().catch(() => undefined)) as Envelope<T> | undefined;
     // Success needs both a 2xx and a success body: a 200 carrying `status: "error"` is an error.
-    if (response.ok && payload?.status === 'success') return payload.data;
+    if (response.ok && payload?.status === 'success') return options.envelope ? (payload as T) : payload.data;
     if (response.status >= 500 || !payload) {
       if (options.unknownOutcome)
         throw new ProviderOutcomeUnknown(`The payments provider failed (HTTP ${response.status}).`);
@@ -494,6 +545,24 @@ export class FlutterwaveProvider implements PaymentsProvider {
     throw badInput(field, `The payments provider refused ${field}: ${message}`);
   }
 }
+
+/** The fields every v3 list row has that reconciliation reads. */
+interface FlwListed {
+  id: number | string;
+  amount: number | string;
+  currency?: string;
+  status: string;
+  created_at: string;
+}
+
+const listed = (row: FlwListed, reference: string): ProviderRecord => ({
+  reference,
+  providerRef: String(row.id),
+  amount: minorUnitsOf(row.amount),
+  currency: row.currency ?? 'NGN',
+  status: recordStatusOf(row.status),
+  at: new Date(row.created_at),
+});
 
 const camel = (name: string) =>
   name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()).replace(/^account(Bank)?$/, 'bankCode');

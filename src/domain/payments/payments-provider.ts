@@ -1,3 +1,5 @@
+import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
+
 /**
  * An NGN payments provider: card tokens, charges, virtual accounts, banks and transfers. The
  * sandbox simulates one in-process (sandbox-payments-provider.ts); production talks to Flutterwave.
@@ -110,4 +112,8 @@ export interface PaymentsProvider {
     narration: string;
   }): Promise<TransferState>;
   transferStatus(reference: string): Promise<TransferState>;
+  /** Reconciliation: money the provider collected for the gateway (charges, transfers into accounts) in the window. */
+  listCollections(window: ListWindow): Promise<ProviderRecord[]>;
+  /** Reconciliation: transfers the provider sent out for the gateway (payouts) in the window. */
+  listTransfers(window: ListWindow): Promise<ProviderRecord[]>;
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError } from '../errors.js';
+import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
 import {
   type Authorization,
   type Bank,
@@ -84,8 +85,34 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
   readonly name = 'sandbox';
   /** Sandbox transfers by reference: what the "provider" would report when asked later. */
   private readonly transfers = new Map<string, TransferState>();
+  /**
+   * What this sandbox did, as a provider's own books would list it for reconciliation: card
+   * charges and transfers. Per process (a restart forgets them); arrivals into accounts are
+   * simulated by the gateway itself and are not here.
+   */
+  readonly recorded: { collections: ProviderRecord[]; transfers: ProviderRecord[] } = {
+    collections: [],
+    transfers: [],
+  };
 
   constructor(private readonly clock: Clock) {}
+
+  async listCollections(window: ListWindow): Promise<ProviderRecord[]> {
+    return this.recorded.collections.filter((r) => within(r, window));
+  }
+
+  async listTransfers(window: ListWindow): Promise<ProviderRecord[]> {
+    return this.recorded.transfers.filter((r) => within(r, window));
+  }
+
+  private record(list: ProviderRecord[], reference: string, amount: bigint, state: ChargeState | TransferState) {
+    if (!state.providerRef) return;
+    const status = state.status === 'succeeded' ? 'succeeded' : state.status === 'failed' ? 'failed' : 'pending';
+    const found = list.find((r) => r.providerRef === state.providerRef);
+    if (found) found.status = status;
+    else
+      list.push({ reference, providerRef: state.providerRef, amount, currency: 'NGN', status, at: this.clock.now() });
+  }
 
   async tokenizeCard(card: CardDetails): Promise<CardToken> {
     const number = card.number.replace(/[\s-]/g, '');
@@ -113,7 +140,13 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
     };
   }
 
-  async chargeCard(charge: { reference: string; cardToken: string }): Promise<ChargeState> {
+  async chargeCard(charge: { reference: string; cardToken: string; amount: bigint }): Promise<ChargeState> {
+    const state = this.startCharge(charge);
+    this.record(this.recorded.collections, charge.reference, charge.amount, state);
+    return state;
+  }
+
+  private startCharge(charge: { reference: string; cardToken: string }): ChargeState {
     const scenario = (/^sbx_card_(\w+?)_/.exec(charge.cardToken)?.[1] ?? 'noAuth') as Scenario;
     const providerRef = `sbx_ch_${scenario}_${randomBytes(8).toString('hex')}`;
     switch (scenario) {
@@ -139,6 +172,16 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
     charge: { providerRef: string; step: NextAction['type'] },
     authorization: Authorization,
   ): Promise<ChargeState> {
+    const state = this.authorizeStep(charge, authorization);
+    const found = this.recorded.collections.find((r) => r.providerRef === state.providerRef);
+    if (found) this.record(this.recorded.collections, found.reference, found.amount ?? 0n, state);
+    return state;
+  }
+
+  private authorizeStep(
+    charge: { providerRef: string; step: NextAction['type'] },
+    authorization: Authorization,
+  ): ChargeState {
     const { providerRef, step } = charge;
     if (step === 'requires_pin' && authorization.type === 'pin') {
       return authorization.pin === SANDBOX_PAYMENTS.pin
@@ -229,7 +272,7 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
       : `SANDBOX ACCOUNT ${accountNumber.slice(-4)}`;
   }
 
-  async transfer(transfer: { reference: string; accountNumber: string }): Promise<TransferState> {
+  async transfer(transfer: { reference: string; accountNumber: string; amount: bigint }): Promise<TransferState> {
     const existing = this.transfers.get(transfer.reference);
     if (existing) return existing;
     const providerRef = `sbx_tr_${randomBytes(8).toString('hex')}`;
@@ -237,6 +280,7 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
     if (transfer.accountNumber === slowAccount) await new Promise((resolve) => setTimeout(resolve, 3000));
     if (transfer.accountNumber === timeoutAccount) {
       this.transfers.set(transfer.reference, { providerRef, status: 'succeeded' });
+      this.record(this.recorded.transfers, transfer.reference, transfer.amount, { providerRef, status: 'succeeded' });
       throw new ProviderOutcomeUnknown('The sandbox provider timed out (magic account).');
     }
     const state: TransferState =
@@ -244,6 +288,7 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
         ? { providerRef, status: 'failed', reason: 'The beneficiary bank rejected the transfer.' }
         : { providerRef, status: 'succeeded' };
     this.transfers.set(transfer.reference, state);
+    this.record(this.recorded.transfers, transfer.reference, transfer.amount, state);
     return state;
   }
 
@@ -273,4 +318,9 @@ export class UnconfiguredPaymentsProvider implements PaymentsProvider {
   resolveAccount = async () => this.fail();
   transfer = async () => this.fail();
   transferStatus = async () => this.fail();
+  listCollections = async () => this.fail();
+  listTransfers = async () => this.fail();
 }
+
+const within = (record: ProviderRecord, window: ListWindow) =>
+  record.at.getTime() >= window.from.getTime() && record.at.getTime() < window.to.getTime();

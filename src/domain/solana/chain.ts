@@ -1,3 +1,4 @@
+import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
 import type { SolanaNetwork } from './networks.js';
 
 export interface TokenHolding {
@@ -39,4 +40,9 @@ export interface SolanaChain {
   signatureState(signature: string): Promise<SignatureState>;
   /** Lamports that keep an account of this size alive. */
   rentExempt(size: number): Promise<bigint>;
+  /**
+   * Reconciliation: transactions `address` signed in the window, by signature (amount null: the
+   * list does not say). Absent where the chain keeps no history to list (the sandbox's litesvm).
+   */
+  signedBy?(address: string, window: ListWindow): Promise<ProviderRecord[]>;
 }

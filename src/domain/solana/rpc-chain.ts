@@ -2,6 +2,7 @@ import { NATIVE_MINT, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import type { Arrival } from './litesvm-chain.js';
 import { Connection, PublicKey, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
 import { type SignatureState, type SolanaChain, type TokenHolding, TransactionRejected } from './chain.js';
+import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
 import type { SolanaNetwork } from './networks.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
@@ -161,6 +162,45 @@ export class RpcChain implements SolanaChain {
         });
     }
     return { arrivals, newest: signatures[0]?.signature ?? until };
+  }
+
+  /**
+   * Reconciliation: pages `getSignaturesForAddress` back from the newest until the window's start,
+   * and keeps the transactions in the window that `address` signed (arrivals it did not sign are
+   * not its transfers). A failed transaction still cost its fee: it is listed as failed.
+   */
+  async signedBy(address: string, window: ListWindow): Promise<ProviderRecord[]> {
+    const records: ProviderRecord[] = [];
+    let before: string | undefined;
+    for (;;) {
+      const page = await this.connection.getSignaturesForAddress(
+        new PublicKey(address),
+        { ...(before ? { before } : {}), limit: 1000 },
+        'confirmed',
+      );
+      for (const entry of page) {
+        const at = new Date((entry.blockTime ?? 0) * 1000);
+        if (at < window.from || at >= window.to) continue;
+        const parsed = await this.connection.getParsedTransaction(entry.signature, {
+          commitment: 'confirmed',
+          maxSupportedTransactionVersion: 0,
+        });
+        const signed = parsed?.transaction.message.accountKeys.some((k) => k.signer && k.pubkey.toBase58() === address);
+        if (!signed) continue;
+        records.push({
+          reference: entry.signature,
+          providerRef: entry.signature,
+          amount: null,
+          currency: 'SOL',
+          status: entry.err ? 'failed' : 'succeeded',
+          at,
+        });
+      }
+      const oldest = page.at(-1);
+      if (!oldest || page.length < 1000 || (oldest.blockTime ?? 0) * 1000 < window.from.getTime()) break;
+      before = oldest.signature;
+    }
+    return records;
   }
 
   async simulate(wire: Uint8Array, accounts: string[]): Promise<SimulationResult> {

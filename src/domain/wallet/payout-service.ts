@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { type CoolingOffPolicy, checkPayoutDestination } from '../payouts/cooling-off.js';
+import type { PayoutControls } from '../payouts/payout-limits.js';
 import type { Database, Executor } from '../../db/client.js';
 import { payouts } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
@@ -42,6 +43,7 @@ export class PayoutService {
     private readonly idempotency: Idempotency,
     private readonly providerFor: (environment: Environment) => PaymentsProvider,
     private readonly coolingOff: CoolingOffPolicy = { periodMs: 0, capKobo: 0n },
+    private readonly controls?: PayoutControls,
   ) {}
 
   banks(principal: Principal) {
@@ -100,6 +102,7 @@ export class PayoutService {
         const now = this.clock.now();
         // Phase 1: the money is held and the payout recorded before the provider hears of it.
         const payout = await this.db.transaction(async (tx) => {
+          await this.controls?.check(tx, principal, { amount, reference }, now);
           await checkPayoutDestination(tx, principal, destination, this.coolingOff, now);
           const holdId = await ledger.hold(tx, principal, amount + PAYOUT_FEE_KOBO, reference);
           const row = await insertOrConflict(reference, async () => {

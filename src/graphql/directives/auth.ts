@@ -22,6 +22,7 @@ export function accessRuleOf(field: GraphQLField<unknown, unknown>): AccessRule 
 export function requireAbility(context: GraphQLContext, ability: Ability): Principal {
   const principal = context.principal;
   if (!principal) {
+    if (context.credentialRefused) throw context.credentialRefused;
     throw new DomainError(
       'UNAUTHENTICATED',
       context.credentialRejected

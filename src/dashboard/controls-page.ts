@@ -1,0 +1,87 @@
+import type { FastifyInstance } from 'fastify';
+import type { ApiKeyRecord } from '../domain/auth/api-key-store.js';
+import { controlsFromText } from '../domain/auth/key-controls-input.js';
+import { type KeyControls, NO_CONTROLS } from '../domain/auth/key-controls.js';
+import type { Environment } from '../domain/auth/permissions.js';
+import { effectiveLimits, payoutLimitDefaultsOf } from '../domain/payouts/payout-limits.js';
+import { nairaText } from '../domain/wallet/naira.js';
+import { csrfField, type Form, formFields, html, notice } from '../web/html.js';
+import { attempt, type DashboardView, render, viewOf } from './view.js';
+
+/**
+ * Payout controls: the cooling-off for new destinations (configuration, shown), and each key's
+ * payout limits and IP allow-list (shown and edited; each change is an audit record).
+ */
+export function registerControlsPage(app: FastifyInstance): void {
+  const { apiKeys, keyControls, config } = app.services;
+  const defaults = payoutLimitDefaultsOf(config);
+
+  app.get('/dashboard/controls', async (request, reply) => {
+    const view = viewOf(request, reply);
+    return render(reply, view, 'controls', 'Controls', await controlsPage(view));
+  });
+
+  app.post<{ Params: { id: string }; Body: Form }>(
+    '/dashboard/controls/:id',
+    { preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const view = viewOf(request, reply);
+      const form = formFields(request.body);
+      const result = await attempt(async () => {
+        const current = await keyControls.of(app.services.db, request.params.id);
+        const next = controlsFromText(
+          {
+            maxPayout: form.maxPayout ?? '',
+            maxDaily: form.maxDaily ?? '',
+            maxDailyCount: form.maxDailyCount ?? '',
+            maxHourlyCount: form.maxHourlyCount ?? '',
+            ipAllowList: form.ipAllowList ?? '',
+          },
+          current,
+        );
+        return keyControls.set(view.account.user.id, request.params.id, next, view.principal, view.environment);
+      });
+      const message = result.value ? notice('Saved.') : notice(result.error, 'error');
+      return render(reply, view, 'controls', 'Controls', html`${message}${await controlsPage(view)}`, result.status);
+    },
+  );
+
+  async function controlsPage(view: DashboardView) {
+    const keys = (await apiKeys.list(view.account.user.id)).filter(
+      (k) => k.environment === view.environment && !k.revokedAt,
+    );
+    const controls = await keyControls.forKeys(keys.map((k) => k.id));
+    const coolingApplies = view.environment === 'production' || config.PAYOUT_COOLING_OFF_SANDBOX;
+    return html`<div class="card"><h1>Payout controls</h1>
+<h2>Cooling-off for new destinations</h2>
+<p id="cooling-off">${
+      coolingApplies && config.PAYOUT_COOLING_OFF_MINUTES > 0
+        ? html`For ${config.PAYOUT_COOLING_OFF_MINUTES} minutes after a bank account is added, payouts to it may total at most ₦${nairaText(BigInt(config.PAYOUT_COOLING_OFF_CAP_KOBO))}.`
+        : html`Off in ${view.environment}.`
+    }</p><p class="muted">Set by the operator (PAYOUT_COOLING_OFF_MINUTES, PAYOUT_COOLING_OFF_CAP_KOBO). Saving a bank account as a payment method ahead of time starts its period early.</p></div>
+${keys.map((k) => keyCard(view, k, controls.get(k.id) ?? NO_CONTROLS))}
+${keys.length === 0 ? html`<div class="card"><p class="muted">No active ${view.environment} keys.</p></div>` : ''}`;
+  }
+
+  function keyCard(view: DashboardView, key: ApiKeyRecord, own: KeyControls) {
+    const principal = { ...view.principal, kind: 'api_key' as const, environment: key.environment as Environment };
+    const inForce = effectiveLimits(principal, own, defaults);
+    const base = effectiveLimits(principal, NO_CONTROLS, defaults);
+    const naira = (kobo: bigint) => (kobo === 0n ? 'no limit' : `₦${nairaText(kobo)}`);
+    const number = (n: number) => (n === 0 ? 'no limit' : String(n));
+    const kobo = (v: bigint | null) => (v === null ? '' : nairaText(v));
+    const row = (label: string, name: string, value: string, shown: string, fallback: string) =>
+      html`<tr><td><label for="f-${key.id}-${name}">${label}</label></td><td>${shown}</td><td><input type="text" id="f-${key.id}-${name}" name="${name}" value="${value}" placeholder="default: ${fallback}"></td></tr>`;
+    return html`<div class="card" id="key-${key.id}"><h2>${key.name} <code>${key.displayPrefix}</code></h2>
+<form method="post" action="/dashboard/controls/${key.id}?env=${view.environment}">${csrfField(view.csrf)}
+<table><tr><th>Limit</th><th>In force</th><th>This key (blank: default, 0: no limit)</th></tr>
+${row('Per payout (₦)', 'maxPayout', kobo(own.maxPayoutKobo), naira(inForce.maxPayoutKobo), naira(base.maxPayoutKobo))}
+${row('Total per 24 hours (₦)', 'maxDaily', kobo(own.maxDailyKobo), naira(inForce.maxDailyKobo), naira(base.maxDailyKobo))}
+${row('Payouts per 24 hours', 'maxDailyCount', own.maxDailyCount?.toString() ?? '', number(inForce.maxDailyCount), number(base.maxDailyCount))}
+${row('Payouts per hour', 'maxHourlyCount', own.maxHourlyCount?.toString() ?? '', number(inForce.maxHourlyCount), number(base.maxHourlyCount))}
+</table>
+<label for="f-${key.id}-ipAllowList">IP allow-list</label><textarea id="f-${key.id}-ipAllowList" name="ipAllowList" rows="2" placeholder="e.g. 203.0.113.0/24, 2001:db8::/32">${own.ipAllowList.join('\n')}</textarea>
+<div class="muted">Addresses or CIDRs, IPv4 or IPv6, one per line. Empty: the key works from anywhere. With a list, requests from other addresses are refused (403 IP_NOT_ALLOWED).</div>
+<button id="save-${key.id}">Save</button></form></div>`;
+  }
+}

@@ -1,0 +1,180 @@
+import { sql } from 'drizzle-orm';
+import { payoutKeyUsage } from '../../db/controls-schema.js';
+import { type Executor, queryRows } from '../../db/client.js';
+import { type KeyControls, type KeyControlsService, NO_CONTROLS } from '../auth/key-controls.js';
+import type { Principal } from '../auth/principal.js';
+import { DomainError } from '../errors.js';
+import { nairaText } from '../wallet/naira.js';
+
+/** The configured defaults, for keys without their own value; 0 = no limit. */
+export interface PayoutLimitDefaults {
+  maxPayoutKobo: bigint;
+  maxDailyKobo: bigint;
+  maxDailyCount: number;
+  maxHourlyCount: number;
+  /** Production keys always get the defaults; sandbox keys only when this is on. */
+  sandbox: boolean;
+}
+
+/** The limits in force for one credential; 0 = no limit. */
+export interface PayoutLimits {
+  maxPayoutKobo: bigint;
+  maxDailyKobo: bigint;
+  maxDailyCount: number;
+  maxHourlyCount: number;
+}
+
+/** The names a refusal carries (REST `limit.name`, GraphQL `extensions.limit.name`). */
+export const LIMIT_NAMES = {
+  maxPayoutKobo: 'max_per_payout',
+  maxDailyKobo: 'max_total_per_day',
+  maxDailyCount: 'max_payouts_per_day',
+  maxHourlyCount: 'max_payouts_per_hour',
+} as const;
+
+const DAY_MS = 24 * 3_600_000;
+const HOUR_MS = 3_600_000;
+
+export const NO_DEFAULTS: PayoutLimitDefaults = {
+  maxPayoutKobo: 0n,
+  maxDailyKobo: 0n,
+  maxDailyCount: 0,
+  maxHourlyCount: 0,
+  sandbox: false,
+};
+
+/** A key's own value where it set one, else the default for its environment. */
+export function effectiveLimits(principal: Principal, own: KeyControls, defaults: PayoutLimitDefaults): PayoutLimits {
+  const base = principal.environment === 'production' || defaults.sandbox ? defaults : NO_DEFAULTS;
+  return {
+    maxPayoutKobo: own.maxPayoutKobo ?? base.maxPayoutKobo,
+    maxDailyKobo: own.maxDailyKobo ?? base.maxDailyKobo,
+    maxDailyCount: own.maxDailyCount ?? base.maxDailyCount,
+    maxHourlyCount: own.maxHourlyCount ?? base.maxHourlyCount,
+  };
+}
+
+/**
+ * Per-credential payout limits: an amount cap per payout (403, waiting does not help) and, over
+ * rolling windows, a total per day and a number per day and per hour (429 with the seconds until
+ * enough earlier payouts leave the window). A stolen key drains at most a day's limit.
+ */
+export class PayoutControls {
+  constructor(
+    private readonly keyControls: Pick<KeyControlsService, 'of'>,
+    private readonly defaults: PayoutLimitDefaults,
+  ) {}
+
+  /**
+   * Call inside the transaction that holds the money, before the hold: the per-credential lock
+   * makes concurrent payouts of one key take turns, so together they cannot pass a limit. Records
+   * this payout against the credential; a payout that later fails stops counting.
+   */
+  async check(tx: Executor, principal: Principal, payout: { amount: bigint; reference: string }, now: Date) {
+    const own = principal.kind === 'api_key' ? await this.keyControls.of(tx, principal.credentialId) : NO_CONTROLS;
+    const limits = effectiveLimits(principal, own, this.defaults);
+    if (limits.maxPayoutKobo > 0n && payout.amount > limits.maxPayoutKobo)
+      throw amountRefused('maxPayoutKobo', limits.maxPayoutKobo, 'per payout');
+    if (limits.maxDailyKobo > 0n && payout.amount > limits.maxDailyKobo)
+      throw amountRefused('maxDailyKobo', limits.maxDailyKobo, 'in a day');
+    const windowed = limits.maxDailyKobo > 0n || limits.maxDailyCount > 0 || limits.maxHourlyCount > 0;
+    if (windowed) {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payout-limits:${principal.credentialId}`}))`);
+      const refusal = await this.windowRefusal(tx, principal, limits, payout.amount, now);
+      if (refusal) throw refusal;
+    }
+    // Rows past the day count for nothing any more; each credential's are dropped as it pays out.
+    await tx.execute(
+      sql`delete from payout_key_usage where credential_id = ${principal.credentialId} and created_at <= ${new Date(now.getTime() - DAY_MS)}`,
+    );
+    await tx.insert(payoutKeyUsage).values({
+      credentialId: principal.credentialId,
+      userId: principal.userId,
+      environment: principal.environment,
+      reference: payout.reference,
+      amount: payout.amount,
+      createdAt: now,
+    });
+  }
+
+  private async windowRefusal(
+    tx: Executor,
+    principal: Principal,
+    limits: PayoutLimits,
+    amount: bigint,
+    now: Date,
+  ): Promise<DomainError | undefined> {
+    const rows = (
+      await queryRows<{ amount: string | number; created_at: Date | string }>(
+        tx,
+        sql`/* payoutKeyUsage */ select u.amount, u.created_at from payout_key_usage u
+          join payouts p on p.user_id = u.user_id and p.environment = u.environment and p.reference = u.reference
+          where u.credential_id = ${principal.credentialId} and u.created_at > ${new Date(now.getTime() - DAY_MS)}
+            and p.status <> 'failed'
+          order by u.created_at`,
+      )
+    ).map((r) => ({ amount: BigInt(r.amount), at: new Date(r.created_at).getTime() }));
+    // For each limit over: how long until enough of the oldest payouts leave its window.
+    const waits: { field: keyof typeof LIMIT_NAMES; value: bigint | number; ms: number }[] = [];
+    if (limits.maxDailyCount > 0 && rows.length >= limits.maxDailyCount) {
+      const leaving = rows[rows.length - limits.maxDailyCount]!;
+      waits.push({ field: 'maxDailyCount', value: limits.maxDailyCount, ms: leaving.at + DAY_MS - now.getTime() });
+    }
+    const lastHour = rows.filter((r) => r.at > now.getTime() - HOUR_MS);
+    if (limits.maxHourlyCount > 0 && lastHour.length >= limits.maxHourlyCount) {
+      const leaving = lastHour[lastHour.length - limits.maxHourlyCount]!;
+      waits.push({ field: 'maxHourlyCount', value: limits.maxHourlyCount, ms: leaving.at + HOUR_MS - now.getTime() });
+    }
+    if (limits.maxDailyKobo > 0n) {
+      let total = rows.reduce((sum, r) => sum + r.amount, 0n);
+      for (const row of rows) {
+        if (total + amount <= limits.maxDailyKobo) break;
+        total -= row.amount;
+        if (total + amount <= limits.maxDailyKobo)
+          waits.push({ field: 'maxDailyKobo', value: limits.maxDailyKobo, ms: row.at + DAY_MS - now.getTime() });
+      }
+    }
+    if (waits.length === 0) return undefined;
+    const longest = waits.reduce((a, b) => (b.ms > a.ms ? b : a));
+    const retryAfter = Math.max(1, Math.ceil(longest.ms / 1000));
+    const name = LIMIT_NAMES[longest.field];
+    const what =
+      longest.field === 'maxDailyKobo'
+        ? `payouts totalling at most ₦${nairaText(BigInt(longest.value))} in 24 hours`
+        : `at most ${longest.value} payouts ${longest.field === 'maxHourlyCount' ? 'in an hour' : 'in 24 hours'}`;
+    return new DomainError(
+      'PAYOUT_VELOCITY_EXCEEDED',
+      `Limit ${name}: this key may make ${what}. Retry after ${retryAfter} seconds.`,
+      {
+        field: 'amount',
+        retryAfter,
+        limit: { name, value: typeof longest.value === 'bigint' ? longest.value.toString() : longest.value },
+      },
+    );
+  }
+}
+
+function amountRefused(field: 'maxPayoutKobo' | 'maxDailyKobo', value: bigint, per: string): DomainError {
+  const name = LIMIT_NAMES[field];
+  return new DomainError(
+    'PAYOUT_LIMIT_EXCEEDED',
+    `Limit ${name}: this key may send at most ₦${nairaText(value)} ${per}.`,
+    { field: 'amount', limit: { name, value: value.toString() } },
+  );
+}
+
+export function payoutLimitDefaultsOf(config: {
+  PAYOUT_LIMIT_PER_PAYOUT_KOBO: number;
+  PAYOUT_LIMIT_DAILY_KOBO: number;
+  PAYOUT_LIMIT_DAILY_COUNT: number;
+  PAYOUT_LIMIT_HOURLY_COUNT: number;
+  PAYOUT_LIMITS_SANDBOX: boolean;
+}): PayoutLimitDefaults {
+  return {
+    maxPayoutKobo: BigInt(config.PAYOUT_LIMIT_PER_PAYOUT_KOBO),
+    maxDailyKobo: BigInt(config.PAYOUT_LIMIT_DAILY_KOBO),
+    maxDailyCount: config.PAYOUT_LIMIT_DAILY_COUNT,
+    maxHourlyCount: config.PAYOUT_LIMIT_HOURLY_COUNT,
+    sandbox: config.PAYOUT_LIMITS_SANDBOX,
+  };
+}

@@ -1,0 +1,168 @@
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { NO_CONTROLS } from '../../src/domain/auth/key-controls.js';
+import { IpAllowList, parseAllowList } from '../../src/domain/auth/ip-allow-list.js';
+import { type StartedTestApp, startTestApp } from '../helpers/app.js';
+import { waitUntil } from '../helpers/wait.js';
+
+describe('IP allow-list: parsing and matching', () => {
+  it('normalises addresses and CIDRs of both families and refuses anything else, naming the entry', () => {
+    expect(parseAllowList('203.0.113.0/24, 198.51.100.7\n2001:DB8::/32 ::1')).toEqual([
+      '203.0.113.0/24',
+      '198.51.100.7/32',
+      '2001:db8::/32',
+      '::1/128',
+    ]);
+    for (const bad of ['10.0.0.0/33', 'example.com', '10.0.0/8', '::1/129', '1.2.3.4/8/1', '1.2.3.4/x'])
+      expect(() => parseAllowList(bad)).toThrow(/is not an IPv4 or IPv6 address or CIDR/);
+    const list = new IpAllowList(parseAllowList('203.0.113.0/24 2001:db8::/32'));
+    expect(list.admits('203.0.113.200')).toBe(true);
+    expect(list.admits('::ffff:203.0.113.9')).toBe(true);
+    expect(list.admits('2001:db8:1::5')).toBe(true);
+    expect(list.admits('203.0.114.1')).toBe(false);
+    expect(list.admits('2001:db9::1')).toBe(false);
+    expect(list.admits('unknown')).toBe(false);
+  });
+});
+
+describe('IP allow-list on a production key', () => {
+  let s: StartedTestApp;
+  let keyId: string;
+  beforeAll(async () => {
+    // Requests from 127.0.0.1 (the test's own proxy) have their X-Forwarded-For believed.
+    s = await startTestApp({ listen: true, config: { TRUST_PROXY: '127.0.0.1', RATE_LIMIT_PER_MINUTE: 100_000 } });
+    keyId = (await s.t.services.apiKeys.list(s.tenant.user.id)).find((k) => k.environment === 'production')!.id;
+    await s.t.services.keyControls.set(s.tenant.user.id, keyId, {
+      ...NO_CONTROLS,
+      ipAllowList: parseAllowList('203.0.113.0/24 2001:db8::/32'),
+    });
+  });
+  afterAll(() => s.t.close());
+
+  const restFrom = (remoteAddress: string, forwardedFor?: string) =>
+    s.t.app.inject({
+      method: 'GET',
+      url: '/api/v1/api-keys',
+      remoteAddress,
+      headers: { 'x-api-key': s.tenant.productionKey, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+    });
+
+  it('refuses REST requests from other addresses with 403 IP_NOT_ALLOWED, not echoing the list, and serves listed ones', async () => {
+    const refused = await restFrom('198.51.100.1');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toEqual({
+      statusCode: 403,
+      error: 'Forbidden',
+      errorCode: 'IP_NOT_ALLOWED',
+      message: "This API key may not be used from this address (the key's IP allow-list).",
+    });
+    expect(refused.body).not.toContain('203.0.113');
+    expect((await restFrom('203.0.113.7')).statusCode).toBe(200);
+    expect((await restFrom('2001:db8::42')).statusCode).toBe(200);
+    // The sandbox key of the same user has no list.
+    const sandbox = await s.t.app.inject({
+      method: 'GET',
+      url: '/api/v1/api-keys',
+      remoteAddress: '198.51.100.1',
+      headers: { 'x-api-key': s.tenant.keys.FULL_ACCESS },
+    });
+    expect(sandbox.statusCode).toBe(200);
+  });
+
+  it('believes X-Forwarded-For from a trusted proxy only', async () => {
+    expect((await restFrom('127.0.0.1', '203.0.113.7')).statusCode).toBe(200);
+    expect((await restFrom('127.0.0.1', '198.51.100.1')).statusCode).toBe(403);
+    // An untrusted peer cannot claim a listed address.
+    expect((await restFrom('198.51.100.1', '203.0.113.7')).statusCode).toBe(403);
+  });
+
+  it('refuses GraphQL requests from other addresses with extensions.code IP_NOT_ALLOWED', async () => {
+    const from = (remoteAddress: string) =>
+      s.t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        remoteAddress,
+        headers: { 'content-type': 'application/json', 'x-api-key': s.tenant.productionKey },
+        payload: { query: '{ apiKeys { id } }' },
+      });
+    const refused = (await from('198.51.100.1')).json();
+    expect(refused.errors[0].extensions).toMatchObject({ code: 'IP_NOT_ALLOWED', http: { status: 403 } });
+    expect(JSON.stringify(refused)).not.toContain('203.0.113');
+    const served = (await from('203.0.113.7')).json();
+    expect(served.errors).toBeUndefined();
+    expect(served.data.apiKeys.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a WebSocket connection_init from an address not listed (4403), and accepts one that is', async () => {
+    const connect = (forwardedFor: string) =>
+      new Promise<number | 'connected'>((resolve) => {
+        const client = createClient({
+          url: s.wsUrl,
+          retryAttempts: 0,
+          lazy: false,
+          onNonLazyError: () => undefined,
+          connectionParams: { apiKey: s.tenant.productionKey },
+          webSocketImpl: class extends WebSocket {
+            constructor(url: string, protocols: string[]) {
+              super(url, protocols, { headers: { 'x-forwarded-for': forwardedFor } });
+            }
+          },
+          on: {
+            connected: () => {
+              resolve('connected');
+              void client.dispose();
+            },
+            closed: (event) => resolve((event as { code: number }).code),
+          },
+        });
+      });
+    expect(await connect('198.51.100.1')).toBe(4403);
+    expect(await connect('203.0.113.7')).toBe('connected');
+  });
+
+  it('closes a live WebSocket connection once its address leaves the list', async () => {
+    let closedWith: number | undefined;
+    let connected = false;
+    const client = createClient({
+      url: s.wsUrl,
+      retryAttempts: 0,
+      lazy: false,
+      onNonLazyError: () => undefined,
+      connectionParams: { apiKey: s.tenant.productionKey },
+      webSocketImpl: class extends WebSocket {
+        constructor(url: string, protocols: string[]) {
+          super(url, protocols, { headers: { 'x-forwarded-for': '203.0.113.8' } });
+        }
+      },
+      on: {
+        connected: () => (connected = true),
+        closed: (event) => (closedWith = (event as { code: number }).code),
+      },
+    });
+    await waitUntil(() => connected);
+    await s.t.services.keyControls.set(s.tenant.user.id, keyId, { ...NO_CONTROLS, ipAllowList: ['2001:db8::/32'] });
+    await waitUntil(() => closedWith !== undefined, 5000);
+    expect(closedWith).toBe(4401);
+    await client.dispose();
+    await s.t.services.keyControls.set(s.tenant.user.id, keyId, {
+      ...NO_CONTROLS,
+      ipAllowList: parseAllowList('203.0.113.0/24 2001:db8::/32'),
+    });
+  });
+
+  it('applies a changed list at once, and records the change in the audit trail', async () => {
+    await s.t.services.keyControls.set(s.tenant.user.id, keyId, { ...NO_CONTROLS, ipAllowList: ['198.51.100.0/24'] });
+    // This process evicts the key's cached principal on the change: the next request sees the new list.
+    expect((await restFrom('198.51.100.1')).statusCode).toBe(200);
+    expect((await restFrom('203.0.113.7')).statusCode).toBe(403);
+    const {
+      records: [latest],
+    } = await s.t.services.auditLog.list(
+      { kind: 'session', credentialId: 'x', userId: s.tenant.user.id, environment: 'production', abilities: new Set() },
+      { action: 'api_key.controls_changed' },
+      1,
+    );
+    expect(latest).toMatchObject({ targetId: keyId, changes: { ipAllowList: { to: ['198.51.100.0/24'] } } });
+  });
+});

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { FormClient } from '../helpers/form-client.js';
+import { signedInUser } from '../helpers/oauth-flow.js';
+
+describe('dashboard: payout controls page', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ config: { PAYOUT_COOLING_OFF_MINUTES: 60, PAYOUT_COOLING_OFF_CAP_KOBO: 500_000 } });
+  });
+  afterAll(() => t.close());
+
+  it('shows the cooling-off and each key’s limits, and saves a key’s limits and allow-list with CSRF, audited', async () => {
+    const { user, cookie } = await signedInUser(t.services);
+    const { apiKey, key } = await t.services.apiKeys.create({
+      userId: user.id,
+      name: 'checkout server',
+      environment: 'production',
+      permission: 'FULL_ACCESS',
+    });
+    const client = new FormClient(t.app);
+    const [name, value] = cookie.split('=') as [string, string];
+    client.cookies.set(name, value);
+
+    const page = await client.get('/dashboard/controls?env=production');
+    expect(page.statusCode).toBe(200);
+    expect(client.textOf('cooling-off')).toBe(
+      'For 60 minutes after a bank account is added, payouts to it may total at most ₦5000.00.',
+    );
+    expect(page.body).toContain('checkout server');
+    expect(page.body).toContain('placeholder="default: ₦5000000.00"');
+
+    // Without the CSRF token the change is refused.
+    const forged = await client.post(`/dashboard/controls/${apiKey.id}?env=production`, {
+      _csrf: 'forged',
+      maxPayout: '1',
+    });
+    expect(forged.statusCode).toBe(403);
+
+    await client.get('/dashboard/controls?env=production');
+    const saved = await client.post(`/dashboard/controls/${apiKey.id}?env=production`, {
+      maxPayout: '2,500.50',
+      maxDaily: '',
+      maxDailyCount: '0',
+      maxHourlyCount: '10',
+      ipAllowList: '203.0.113.0/24\n2001:db8::1',
+    });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.body).toContain('Saved.');
+    expect(await t.services.keyControls.of(t.services.db, apiKey.id)).toEqual({
+      maxPayoutKobo: 250_050n,
+      maxDailyKobo: null,
+      maxDailyCount: 0,
+      maxHourlyCount: 10,
+      ipAllowList: ['203.0.113.0/24', '2001:db8::1/128'],
+    });
+
+    // A malformed key id in the URL is a missing key, not a database error.
+    expect((await client.post('/dashboard/controls/not-a-key?env=production', { maxPayout: '1' })).statusCode).toBe(
+      404,
+    );
+    await client.get('/dashboard/controls?env=production');
+    const bad = await client.post(`/dashboard/controls/${apiKey.id}?env=production`, { ipAllowList: '10.0.0.0/40' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('is not an IPv4 or IPv6 address or CIDR');
+
+    // Another user's key answers like a missing one.
+    const other = await signedInUser(t.services);
+    const stranger = new FormClient(t.app);
+    stranger.cookies.set(name, other.cookie.split('=')[1]!);
+    await stranger.get('/dashboard/controls?env=production');
+    expect(
+      (await stranger.post(`/dashboard/controls/${apiKey.id}?env=production`, { maxPayout: '1' })).statusCode,
+    ).toBe(404);
+
+    const { records } = await t.services.auditLog.list(
+      { kind: 'session', credentialId: 'x', userId: user.id, environment: 'production', abilities: new Set() },
+      { action: 'api_key.controls_changed' },
+      10,
+    );
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      actorKind: 'session',
+      targetId: apiKey.id,
+      changes: {
+        maxPayoutKobo: { from: null, to: '250050' },
+        maxDailyCount: { from: null, to: '0' },
+        maxHourlyCount: { from: null, to: '10' },
+        ipAllowList: { from: [], to: ['203.0.113.0/24', '2001:db8::1/128'] },
+      },
+    });
+    expect(JSON.stringify(records)).not.toContain(key);
+  });
+});

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs } from '../../src/db/schema.js';
+import { eq } from 'drizzle-orm';
+import { ManualClock } from '../../src/domain/clock.js';
+import { RECONCILE_JOB, ReconcileHandler } from '../../src/domain/reconciliation/reconciliation-job.js';
+import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
+import { heldJob } from '../helpers/jobs.js';
+
+const OPERATOR_TOKEN = 'operator-token-for-tests-0123456789';
+
+describe('the operator reconciliation page and the daily job', () => {
+  let t: TestApp;
+  let off: TestApp;
+  const clock = new ManualClock(new Date('2026-04-02T03:00:00.000Z'));
+  beforeAll(async () => {
+    t = await createTestApp({ isolated: true, clock, config: { OPERATOR_TOKEN } });
+    off = await createTestApp({ isolated: true });
+    // Two apps on a loaded machine: start-up is the slow part.
+  }, 180_000);
+  afterAll(async () => {
+    await t.close();
+    await off.close();
+  });
+
+  it('answers the operator token only: not a partner key, not without a token, and is absent without OPERATOR_TOKEN', async () => {
+    const tenant = await seedTenant(t.services);
+    const get = (authorization?: string) =>
+      t.app.inject({ method: 'GET', url: '/operator/reconciliation', headers: authorization ? { authorization } : {} });
+    expect((await get()).statusCode).toBe(401);
+    expect((await get(`Bearer ${tenant.keys.FULL_ACCESS}`)).statusCode).toBe(401);
+    expect((await get(`Bearer ${tenant.productionKey}`)).statusCode).toBe(401);
+    const page = await get(`Bearer ${OPERATOR_TOKEN}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.body).toMatch(/<h1>Reconciliation<\/h1>/);
+    const absent = await off.app.inject({
+      method: 'GET',
+      url: '/operator/reconciliation',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
+    expect(absent.statusCode).toBe(404);
+  });
+
+  it('the daily job reconciles yesterday in the sandbox and queues the next run a day later', async () => {
+    const handler = new ReconcileHandler(t.services.reconciliation, ['sandbox'], t.services.db, clock, 86_400_000);
+    const job = await heldJob(t.services.db, { payload: {}, tenant: '' });
+    expect(await handler.run(job)).toEqual({ status: 'done' });
+    const [run] = await t.services.reconciliation.runs(1);
+    expect(run).toMatchObject({ environment: 'sandbox', businessDate: '2026-04-01', trigger: 'daily', outcome: 'ok' });
+    expect(run!.sources.map((s) => s.provider).sort()).toEqual(['sandbox', 'sandbox-bills']);
+    const next = await t.services.db.select().from(jobs).where(eq(jobs.kind, RECONCILE_JOB));
+    expect(next.map((j) => j.runAt.toISOString())).toContain('2026-04-03T03:00:00.000Z');
+
+    const page = await t.app.inject({
+      method: 'GET',
+      url: '/operator/reconciliation',
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}` },
+    });
+    expect(page.body).toContain('2026-04-01');
+  });
+});
