@@ -17,6 +17,7 @@ import { installErrorHandlers } from './http/error-handler.js';
 import { registerProviderWebhooks } from './http/provider-webhooks.js';
 import { registerHealthRoutes } from './http/health.js';
 import { enterRequest } from './domain/audit/request-context.js';
+import { enterHttpRequest } from './db/pool-routing.js';
 import { requestIdOf } from './http/request-id.js';
 import { clientIpResolver, trustProxyOf } from './http/client-ip.js';
 import { assertCleanRequest } from './http/text-hygiene.js';
@@ -45,6 +46,8 @@ declare module 'fastify' {
     services: Services;
     /** True once shutdown has begun: readiness fails so load balancers stop sending traffic. */
     draining: boolean;
+    /** True once the listener no longer accepts connections (shutdown): responses close their connections. */
+    listenerClosed: boolean;
   }
 }
 
@@ -81,18 +84,24 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   });
   app.decorate('services', services);
   app.decorate('draining', false);
+  app.decorate('listenerClosed', false);
   app.setValidatorCompiler(validatorCompiler);
   acceptEmptyJsonBodies(app);
-  app.addHook('onSend', async (request, reply) => {
+  // Hooks below take `done` rather than being async: an async hook costs a promise per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
-    // While draining, keep-alive connections are closed after their response, so clients open new
-    // ones (to other instances) instead of reusing one this process is about to close.
-    if (app.draining) reply.header('connection', 'close');
+    // Once the listener is closed, keep-alive connections are closed after their response, so
+    // clients open new ones (to other instances). Not before: a client told to reconnect while the
+    // listener is still open may land in its accept queue just as it closes, and be reset.
+    if (app.listenerClosed) reply.header('connection', 'close');
+    done(null, payload);
   });
   // Audit records say where a change came from: the request's address and user agent.
   app.addHook('onRequest', (request, _reply, done) => {
     const agent = request.headers['user-agent'];
     enterRequest({ ip: request.ip, userAgent: typeof agent === 'string' ? agent : null });
+    // Reads take the read pool's connections, writes the request pool's (see pool-routing.ts).
+    enterHttpRequest(request.method);
     done();
   });
   app.addHook('onClose', async () => {
@@ -103,7 +112,14 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   installErrorHandlers(app);
   registerRequestObservation(app);
   // Before any route's own checks, lookups or logging: NUL and unpaired surrogates are refused.
-  app.addHook('preValidation', async (request) => assertCleanRequest(request));
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      assertCleanRequest(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
+  });
   await registerCors(app, config);
 
   const authenticators: Authenticator[] = [

@@ -17,6 +17,15 @@ const ConfigSchema = Type.Object({
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   DATABASE_LOCK_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
+  /**
+   * PostgreSQL connections per pool: requests (HTTP writes, so every money movement, and
+   * authentication), reads (REST GET, GraphQL queries: lists and lookups) and jobs (job runner,
+   * event relay). Separate pools keep a flood of slow lists or a job backlog from taking the
+   * connections a transfer needs. 0 for reads or jobs shares the request pool.
+   */
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, default: 10 }),
+  DATABASE_READ_POOL_SIZE: Type.Integer({ minimum: 0, default: 5 }),
+  DATABASE_JOB_POOL_SIZE: Type.Integer({ minimum: 0, default: 5 }),
   /** How long a request waits for a pooled PostgreSQL connection (free or new) before it is answered 503. */
   DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
   /**

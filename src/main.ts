@@ -27,6 +27,9 @@ async function main(): Promise<void> {
     migrate: config.MIGRATE_ON_START,
     migrationUrl: config.DATABASE_MIGRATION_URL,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    poolSize: config.DATABASE_POOL_SIZE,
+    readPoolSize: config.DATABASE_READ_POOL_SIZE,
+    jobPoolSize: config.DATABASE_JOB_POOL_SIZE,
     sessionTimeouts: {
       statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
       lockMs: config.DATABASE_LOCK_TIMEOUT_MS,

@@ -54,7 +54,7 @@ import { RpcChain } from './domain/solana/rpc-chain.js';
 import { SandboxAmm } from './domain/solana/sandbox-amm.js';
 import { SandboxChainStore } from './domain/solana/sandbox-chain-store.js';
 import { SandboxFaucet } from './domain/solana/sandbox-faucet.js';
-import { createSandboxWorld } from './domain/solana/sandbox-world.js';
+import { createSandboxWorld, upgradeSandboxWorld } from './domain/solana/sandbox-world.js';
 import { SolanaChains } from './domain/solana/solana-chains.js';
 import { TokenDirectory } from './domain/solana/token-directory.js';
 import { SolanaTransfers } from './domain/solana/transfer-service.js';
@@ -239,7 +239,7 @@ export function createServices(
     (environment) => keyrings[environment],
     async (wallet) => (wallet.environment === 'production' ? solanaIncoming.watchWallet(wallet.address) : undefined),
   );
-  const sandboxChains = new SandboxChainStore(db, (svm) => createSandboxWorld(svm));
+  const sandboxChains = new SandboxChainStore(db, createSandboxWorld, upgradeSandboxWorld);
   const onExecuted = sandboxExecutionRecorder(clock);
   const litesvmChains = new Map<SolanaNetwork, LiteSvmChain>();
   const sandboxChain = (network: SolanaNetwork) => {

@@ -14,11 +14,11 @@ export interface ShutdownParts {
 }
 
 /**
- * SIGTERM / SIGINT, in this order: readiness answers 503 (and responses close their connections)
- * for SHUTDOWN_READINESS_DELAY_MS while requests are still served, so a load balancer sees it
- * and stops sending; then the listener closes (new connections are refused), WebSocket clients
- * get 1001, in-flight requests finish, workers finish their jobs or give the leases back, and the
- * pools close. Exit 0; past SHUTDOWN_GRACE_MS from the signal, exit 1. A second signal while
+ * SIGTERM / SIGINT, in this order: readiness answers 503 for SHUTDOWN_READINESS_DELAY_MS while
+ * requests are still served, so a load balancer sees it and stops sending; then the listener
+ * closes (new connections are refused; requests on connections already open are answered, with
+ * `Connection: close`), WebSocket clients get 1001, in-flight requests finish, workers finish
+ * their jobs or give the leases back, and the pools close. Exit 0; past SHUTDOWN_GRACE_MS from the signal, exit 1. A second signal while
  * shutting down is ignored (the grace timer still bounds the wait).
  */
 export function installGracefulShutdown({ app, workers, database, config, onClosed }: ShutdownParts): void {
@@ -45,7 +45,16 @@ export function installGracefulShutdown({ app, workers, database, config, onClos
       app.log.info('closing the listener; finishing requests and jobs');
       const left = () => Math.max(0, graceMs - (Date.now() - began));
       // Jobs may run until shortly before the grace ends, then their leases are given back.
-      await Promise.all([stopListening(app.server, () => app.close()), workers?.stop(Math.max(0, left() - 1_000))]);
+      await Promise.all([
+        stopListening(
+          app.server,
+          () => app.close(),
+          () => {
+            app.listenerClosed = true;
+          },
+        ),
+        workers?.stop(Math.max(0, left() - 1_000)),
+      ]);
       await database.close();
       await onClosed?.();
     } catch (error) {

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { stampCommittedEvents } from './domain/events/relay.js';
 import type { Config } from './config.js';
+import { runOnPool } from './db/pool-routing.js';
+import { databaseFaultOf, describeDatabaseError } from './db/faults.js';
 import { type JobHandler, JobRunner, type JobRunnerOptions } from './domain/jobs/job-runner.js';
 import { retentionJobHandlers, scheduleRetention } from './domain/retention/retention-jobs.js';
 import type { Services } from './services.js';
@@ -74,10 +76,25 @@ export function startWorkers(
   handlers: JobHandler[] = [],
   relayEveryMs = 100,
 ): Workers {
+  // Everything started here (timers included) takes the jobs pool's connections, never a request's.
+  return runOnPool('jobs', () => startWorkersOnJobPool(services, log, handlers, relayEveryMs));
+}
+
+function startWorkersOnJobPool(
+  services: Services,
+  log: FastifyBaseLogger,
+  handlers: JobHandler[],
+  relayEveryMs: number,
+): Workers {
   const { health } = services;
-  /** A database fault is logged once by `health`; anything else here is a defect worth its stack. */
+  /**
+   * An outage (unreachable, read-only) is logged once by `health`. A statement or lock timeout is
+   * no outage but work that took too long or waited on a lock: each is a warning with its code
+   * and the driver's message (never the SQL). Anything else here is a defect worth its stack.
+   */
   const report = (error: unknown, message: string, fields: object = {}) => {
-    if (!health.reportDatabaseError(error)) log.error({ err: error, ...fields }, message);
+    if (databaseFaultOf(error) === 'timeout') log.warn({ ...fields, database: describeDatabaseError(error) }, message);
+    else if (!health.reportDatabaseError(error)) log.error({ err: error, ...fields }, message);
   };
   /** After a failure: while the database is down, wait for it (checked twice a second), at most a second. */
   const waitAfterError = (error: unknown) =>
@@ -107,6 +124,9 @@ export function startWorkers(
     waitAfterError,
   });
   jobs.start();
+  // A webhook delivery commits with its event, so a stamped event means deliveries to claim now
+  // rather than at the webhooks lane's next poll (the doorbell rings on every instance with Redis).
+  const stopPoking = services.doorbell.onRing(() => jobs.poke('webhooks'));
   scheduleLedgerCheck(services.db, services.clock.now()).catch((error) =>
     report(error, 'scheduling the ledger check failed'),
   );
@@ -135,6 +155,7 @@ export function startWorkers(
     jobs,
     async stop(graceMs) {
       stopped = true;
+      stopPoking();
       if (relayTimer) clearTimeout(relayTimer);
       if (watchTimer) clearTimeout(watchTimer);
       await Promise.all([relayRun, watchRun]);

@@ -14,6 +14,9 @@ import lockfile from 'proper-lockfile';
 import { TracedPgClient, TracedPgPool, tracePglite } from '../observability/db-tracing.js';
 import * as schema from './schema.js';
 import { grantApplicationRole } from './app-role.js';
+import { type PoolClass, RoutedPool } from './pool-routing.js';
+import { fenceTransaction } from './job-fence.js';
+import { multiHostClient, parseHosts } from './multi-host.js';
 
 export type Schema = typeof schema;
 /** What PGlite and node-postgres drizzle instances, and their transactions, have in common. */
@@ -62,7 +65,11 @@ export interface OpenOptions {
   pgliteDataDir?: string;
   /** PGlite only: a prepared data dump (see test/helpers) to start from instead of initdb. */
   pgliteLoadDataDir?: Blob;
+  /** Connections of the request pool (HTTP writes and everything unmarked). */
   poolSize?: number;
+  /** Connections of the read pool (HTTP reads) and of the jobs pool; 0 shares the request pool. Default 0. */
+  readPoolSize?: number;
+  jobPoolSize?: number;
   sessionTimeouts?: SessionTimeouts;
   /**
    * How long taking a pooled connection (a free one, or a new one) may wait before the query fails
@@ -79,7 +86,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   if (options.databaseUrl)
     return openPostgres(
       options.databaseUrl,
-      options.poolSize ?? 20,
+      { request: options.poolSize ?? 20, read: options.readPoolSize ?? 0, jobs: options.jobPoolSize ?? 0 },
       options.sessionTimeouts ?? DEFAULT_SESSION_TIMEOUTS,
       options.connectTimeoutMs ?? 0,
       options.migrate ?? true,
@@ -90,44 +97,58 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
 
 async function openPostgres(
   url: string,
-  poolSize: number,
+  sizes: Record<PoolClass, number>,
   timeouts: SessionTimeouts,
   connectTimeoutMs: number,
   migrate: boolean,
   migrationUrl: string | undefined,
 ): Promise<DatabaseHandle> {
-  const pool = new TracedPgPool({
-    connectionString: url,
-    max: poolSize,
-    Client: TracedPgClient,
-    connectionTimeoutMillis: connectTimeoutMs,
-    // A peer that vanished (failover, cable) is noticed by TCP keepalive instead of never.
-    keepAlive: true,
-    statement_timeout: timeouts.statementMs,
-    lock_timeout: timeouts.lockMs,
-    idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
-  });
   const listeners = new Set<(error: Error) => void>();
   const tell = (error: Error) => {
     for (const listener of listeners) listener(error);
   };
-  // pg-pool listens for errors only while a connection is idle; a connection in use (inside a
-  // transaction, between its queries) whose backend is terminated emits 'error' with no listener,
-  // which would end the process. Every connection gets its own listener for its whole life: the
-  // query in flight fails on its own, and the pool drops the broken connection when it is released.
-  pool.on('connect', (client) => client.on('error', tell));
-  pool.on('error', () => undefined);
+  // Several hosts: connect to whichever accepts writes (a failover to another address is followed).
+  const { hosts, url: oneHostUrl } = parseHosts(url);
+  const Client = hosts.length > 1 ? multiHostClient(TracedPgClient, hosts) : TracedPgClient;
+  const newPool = (max: number) => {
+    const pool = new TracedPgPool({
+      connectionString: oneHostUrl,
+      max,
+      Client,
+      connectionTimeoutMillis: connectTimeoutMs,
+      // A peer that vanished (failover, cable) is noticed by TCP keepalive instead of never.
+      keepAlive: true,
+      statement_timeout: timeouts.statementMs,
+      lock_timeout: timeouts.lockMs,
+      idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+    });
+    // pg-pool listens for errors only while a connection is idle; a connection in use (inside a
+    // transaction, between its queries) whose backend is terminated emits 'error' with no listener,
+    // which would end the process. Every connection gets its own listener for its whole life: the
+    // query in flight fails on its own, and the pool drops the broken connection when it is released.
+    pool.on('connect', (client) => client.on('error', tell));
+    pool.on('error', () => undefined);
+    return pool;
+  };
+  const request = newPool(sizes.request);
+  const pool = new RoutedPool({
+    request,
+    read: sizes.read > 0 ? newPool(sizes.read) : request,
+    jobs: sizes.jobs > 0 ? newPool(sizes.jobs) : request,
+  });
   if (migrate && migrationUrl) {
-    const appRole = (await pool.query('select current_user as name')) as unknown as pg.QueryResult<{ name: string }>;
+    const appRole = (await request.query('select current_user as name')) as unknown as pg.QueryResult<{
+      name: string;
+    }>;
     await migrateAsOwner(migrationUrl, appRole.rows[0]!.name);
-  } else if (migrate) await migratePostgres(pool);
+  } else if (migrate) await migratePostgres(request);
   const db = drizzlePg(pool, { schema }) as unknown as Database;
-  const safeUrl = new URL(url);
+  const safeUrl = new URL(oneHostUrl);
   safeUrl.password = '';
   return {
     db,
     driver: 'postgres',
-    describe: `PostgreSQL ${safeUrl.host}${safeUrl.pathname}`,
+    describe: `PostgreSQL ${hosts.map((h) => `${h.host}:${h.port}`).join(',') || safeUrl.host}${safeUrl.pathname}`,
     onConnectionError: (listener) => listeners.add(listener),
     close: () => pool.end(),
     pool,
@@ -186,6 +207,13 @@ export class DatabaseInUseError extends Error {
   }
 }
 
+/**
+ * PostgreSQL's default 128 MB of shared buffers lives in PGlite's WebAssembly memory, which only
+ * grows: it was over a quarter of the embedded default's idle footprint. The embedded database is
+ * one connection on a local disk whose pages the OS caches anyway, so 32 MB serves it.
+ */
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB'];
+
 async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrate: boolean): Promise<DatabaseHandle> {
   let release: (() => Promise<void>) | undefined;
   if (!dataDir.startsWith('memory://')) {
@@ -199,8 +227,13 @@ async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrat
   }
   // pg_trgm backs the partial-match searches of bill records (see migration 0006).
   const client = tracePglite(
-    await PGlite.create(dataDir, { extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) }),
+    await PGlite.create(dataDir, {
+      extensions: { pg_trgm },
+      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+      ...(loadDataDir ? { loadDataDir } : {}),
+    }),
   );
+  fencePgliteTransactions(client);
   const db = drizzlePglite(client, { schema });
   if (migrate) {
     await db.execute(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
@@ -218,6 +251,16 @@ async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrat
       await release?.();
     },
   };
+}
+
+/** A job handler's transactions begin with the lease fence (see job-fence.ts), as on PostgreSQL. */
+function fencePgliteTransactions(client: PGlite): void {
+  const transaction = client.transaction.bind(client);
+  client.transaction = ((callback: (tx: Parameters<Parameters<PGlite['transaction']>[0]>[0]) => Promise<unknown>) =>
+    transaction(async (tx) => {
+      await fenceTransaction((text, values) => tx.query(text, values));
+      return callback(tx);
+    })) as PGlite['transaction'];
 }
 
 /** Runs raw SQL and returns its rows, hiding the drivers' different result shapes. */

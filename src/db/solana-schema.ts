@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   index,
   integer,
   jsonb,
@@ -40,16 +41,56 @@ export const solanaWallets = pgTable(
 );
 
 /**
- * A sandbox chain (one per network name): the whole litesvm state as a snapshot. Every
- * transaction runs under this row's lock and writes the snapshot back with `version + 1`, so every
- * instance executes against the same state, and it survives restarts.
+ * A sandbox chain (one per network name): its version, moved by one on every committed change
+ * (the optimistic check every instance's write makes). Its state is the genesis world (built in
+ * code, the same everywhere) with the account rows below laid over it. `snapshot` is the whole
+ * litesvm state as chains were once stored: when present it is the base instead of genesis, so a
+ * chain from then keeps its balances; nothing writes it any more.
  */
 export const solanaSandboxChains = pgTable('solana_sandbox_chains', {
   network: text('network').primaryKey(),
   version: bigint('version', { mode: 'number' }).notNull(),
-  snapshot: bytes('snapshot').notNull(),
+  snapshot: bytes('snapshot'),
   updatedAt: updatedAt(),
 });
+
+/**
+ * The latest state of every account a sandbox transaction changed, written in the commit that
+ * moves the chain to `version`: another instance catches up by reading the rows newer than the
+ * version it holds.
+ */
+export const solanaSandboxAccounts = pgTable(
+  'solana_sandbox_accounts',
+  {
+    network: text('network').notNull(),
+    address: text('address').notNull(),
+    lamports: tokenUnits('lamports').notNull(),
+    /** The owning program. */
+    owner: text('owner').notNull(),
+    data: bytes('data').notNull(),
+    executable: boolean('executable').notNull(),
+    version: bigint('version', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.network, t.address] }),
+    index('solana_sandbox_accounts_version_idx').on(t.network, t.version),
+  ],
+);
+
+/** Signatures a sandbox chain executed: a transaction runs once, and its signature is confirmed from here. */
+export const solanaSandboxSignatures = pgTable(
+  'solana_sandbox_signatures',
+  {
+    network: text('network').notNull(),
+    signature: text('signature').notNull(),
+    version: bigint('version', { mode: 'number' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.network, t.signature] }),
+    index('solana_sandbox_signatures_version_idx').on(t.network, t.version),
+  ],
+);
 
 export const solanaTransferStatusEnum = pgEnum('solana_transfer_status', ['pending', 'confirmed', 'failed']);
 export const solanaTransferKindEnum = pgEnum('solana_transfer_kind', ['sol', 'token', 'swap']);

@@ -1,5 +1,6 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import {
+  ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
@@ -14,6 +15,7 @@ import { createArmor, parseOptionsOf } from './hardening.js';
 import { operationGuardsPlugin } from './operation-guards.js';
 import { oneValueMovingFieldPerKey } from './value-moving.js';
 import { registerPages } from '../http/security-headers.js';
+import { routeOperation } from '../db/pool-routing.js';
 import { observabilityPlugin } from '../observability/graphql-plugin.js';
 
 export interface ApolloOptions {
@@ -40,10 +42,21 @@ export async function registerApollo(
       fastifyApolloDrainPlugin(app),
       observabilityPlugin<GraphQLContext>(),
       oneValueMovingFieldPerKey(),
+      // A POST query reads through the read pool; a mutation keeps the request pool.
+      {
+        requestDidStart: async () => ({
+          didResolveOperation: async ({ operation }) => {
+            if (operation) routeOperation(operation.operation);
+          },
+        }),
+      },
       // Inline tracing is for Apollo's hosted studio, which this deployment does not report to;
       // the landing page loads from a CDN, so the explorer below replaces it.
       ApolloServerPluginInlineTraceDisabled(),
       ApolloServerPluginLandingPageDisabled(),
+      // The schema declares no @cacheControl hints, so responses never carried a Cache-Control
+      // header from it; the plugin only wrapped every field's resolver to compute a policy of none.
+      ApolloServerPluginCacheControlDisabled(),
     ],
     validationRules: armor.validationRules,
     // The token limit is enforced by graphql-js's own parser, so a document over it is a parse

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { type DocumentNode, GraphQLError, visit } from 'graphql';
 import { DomainError } from '../domain/errors.js';
-import { badTextError, badTextReason, findBadText } from '../http/text-hygiene.js';
+import { type BadText, badTextError, badTextReason, findBadText } from '../http/text-hygiene.js';
 
 /**
  * The refused-text check for a GraphQL operation: its variables (any depth) and the string
@@ -14,7 +14,27 @@ export function operationTextProblem(
 ): DomainError | undefined {
   const inVariables = findBadText(variables ?? {});
   if (inVariables) return badTextError({ ...inVariables, field: `variables.${inVariables.field}` });
-  let problem: DomainError | undefined;
+  return literalTextProblem(document);
+}
+
+/**
+ * The refused-text check of a document's inline string literals alone. Apollo and graphql-ws hand
+ * the same DocumentNode for the same document text (their parse caches), so each document is
+ * walked once, not once per request.
+ */
+export function literalTextProblem(document: DocumentNode): DomainError | undefined {
+  let found = literalScans.get(document);
+  if (found === undefined) {
+    found = scanLiterals(document) ?? null;
+    literalScans.set(document, found);
+  }
+  return found ? badTextError(found) : undefined;
+}
+
+const literalScans = new WeakMap<DocumentNode, BadText | null>();
+
+function scanLiterals(document: DocumentNode): BadText | undefined {
+  let problem: BadText | undefined;
   const argumentPath: string[] = [];
   visit(document, {
     Argument: {
@@ -27,7 +47,7 @@ export function operationTextProblem(
     },
     StringValue(node) {
       const reason = badTextReason(node.value);
-      if (reason && !problem) problem = badTextError({ field: argumentPath.join('.') || 'query', reason });
+      if (reason && !problem) problem = { field: argumentPath.join('.') || 'query', reason };
     },
   });
   return problem;
@@ -59,7 +79,12 @@ export function operationGuardsPlugin<TContext extends object>(): ApolloServerPl
               ),
             );
           }
-          const problem = operationTextProblem(document, request.variables);
+          // A POST body (variables included) was scanned whole before Apollo saw it
+          // (assertCleanRequest); GET carries its variables as JSON text, read only now.
+          const problem =
+            request.http?.method === 'POST'
+              ? literalTextProblem(document)
+              : operationTextProblem(document, request.variables);
           if (problem) throw asRequestError(problem);
         },
       };

@@ -37,8 +37,9 @@ export function registerRequestObservation(app: FastifyInstance): void {
     if (active) context.with(active, done);
     else done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     observe(request, reply);
+    done();
   });
 }
 

@@ -17,7 +17,7 @@ export const traceContextJson = () => JSON.stringify(withTraceContext({}));
 export interface JobRun {
   /** Runs the handler inside the job's span (a child of the request that enqueued it, when known). */
   within<T>(work: () => Promise<T>): Promise<T>;
-  finish(outcome: 'done' | 'retry' | 'failed'): void;
+  finish(outcome: 'done' | 'retry' | 'failed' | 'lease-lost'): void;
 }
 
 /** Times a job run, counts its outcome by kind, and traces it. */

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import SerializerSelector from '@fastify/fast-json-stringify-compiler';
+import type { FastifyInstance, FastifyRequest, FastifySerializerCompiler } from 'fastify';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import {
   type DocumentNode,
@@ -54,11 +55,13 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
     const rootType = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
     const selections = operation.selectionSet.selections.filter((s) => s.kind === Kind.FIELD);
     const access = selections.map((s) => accessRuleOf(rootType!.getFields()[s.name.value]!)!);
-    const compiled = compileQuery(schema, document);
-    if (!isCompiledQuery(compiled))
-      throw new Error(`${where}: operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
-    const run = (context: GraphQLContext, variables: Record<string, unknown>) =>
-      compiled.query(undefined, context, variables);
+    // Compiled on the route's first call: compiling every route was a large part of start-up, and
+    // a document that validated above compiles.
+    let compiled: ReturnType<typeof compileOperation> | undefined;
+    const run = (context: GraphQLContext, variables: Record<string, unknown>) => {
+      compiled ??= compileOperation(schema, document, where);
+      return compiled.query(undefined, context, variables);
+    };
     const movesValue =
       operation.operation === 'mutation' && selections.some((s) => VALUE_MOVING_MUTATIONS.has(s.name.value));
     const errorOf = (errors: readonly GraphQLError[]) =>
@@ -76,6 +79,13 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoute[]): Compi
       movesValue,
     };
   });
+}
+
+function compileOperation(schema: GraphQLSchema, document: DocumentNode, where: string) {
+  const compiled = compileQuery(schema, document);
+  if (!isCompiledQuery(compiled))
+    throw new Error(`${where}: operation does not compile: ${compiled.errors?.map((e) => e.message).join('; ')}`);
+  return compiled;
 }
 
 /** An error of the executor about the variables themselves (no field ran), not a resolver's. */
@@ -131,6 +141,21 @@ const IDEMPOTENCY_HEADERS = {
   },
 } as const;
 
+/**
+ * Fastify's own response serializer (fast-json-stringify, which also drops fields the schema does
+ * not declare), built per route and status on its first response instead of at start-up, where
+ * compiling every route's responses took a large share of the start-up CPU.
+ */
+let serializerCompiler: ReturnType<ReturnType<typeof SerializerSelector>> | undefined;
+const lazySerializer: FastifySerializerCompiler<unknown> = (route) => {
+  let serialize: ((payload: unknown) => string) | undefined;
+  return (payload) => {
+    serializerCompiler ??= SerializerSelector()();
+    serialize ??= serializerCompiler(route as Parameters<typeof serializerCompiler>[0]);
+    return serialize(payload);
+  };
+};
+
 export interface RestEngineOptions {
   routes: CompiledRoute[];
   contextFor: (request: FastifyRequest) => Promise<GraphQLContext>;
@@ -149,6 +174,7 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
       method: route.method,
       url: route.path,
       bodyLimit: route.bodyLimit ?? bodyLimit,
+      serializerCompiler: lazySerializer,
       schema: {
         summary: route.summary,
         description: [route.description, accessDescription(route.access)].filter(Boolean).join('\n\n'),

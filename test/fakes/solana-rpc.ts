@@ -11,7 +11,7 @@ import {
 import { Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, VersionedTransaction } from '@solana/web3.js';
 import { LiteSVM } from 'litesvm';
 import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
-import { execute, type TokenInfo } from '../../src/domain/solana/sandbox-world.js';
+import { directRunner, execute, type TokenInfo } from '../../src/domain/solana/sandbox-world.js';
 import { LocalHttpServer } from '../helpers/local-server.js';
 
 const base58 = getBase58Decoder();
@@ -48,7 +48,7 @@ export class FakeSolanaRpc extends LocalHttpServer {
   createToken(symbol: string, decimals: number): TokenInfo & { fund(owner: PublicKey, raw: bigint): void } {
     const mint = Keypair.generate();
     execute(
-      this.svm,
+      directRunner(this.svm),
       [
         SystemProgram.createAccount({
           fromPubkey: this.authority.publicKey,
@@ -65,7 +65,9 @@ export class FakeSolanaRpc extends LocalHttpServer {
     return {
       ...info,
       fund: (owner, raw) =>
-        void execute(this.svm, fundTokenInstructionsBy(this.authority, owner, info, raw), [this.authority]),
+        void execute(directRunner(this.svm), fundTokenInstructionsBy(this.authority, owner, info, raw), [
+          this.authority,
+        ]),
     };
   }
 

@@ -32,7 +32,8 @@ export class ThrowawayPostgres {
     private readonly asRoot: boolean,
   ) {}
 
-  static async start(): Promise<ThrowawayPostgres> {
+  /** A temp directory the server's user owns, on a free port; nothing in it yet. */
+  private static async empty(): Promise<ThrowawayPostgres> {
     const asRoot = process.getuid?.() === 0;
     const dir = mkdtempSync(join(tmpdir(), 'pgw-faults-pg-'));
     if (asRoot) {
@@ -41,7 +42,43 @@ export class ThrowawayPostgres {
       chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
     }
     chmodSync(dir, 0o700);
-    const server = new ThrowawayPostgres(dir, await freePort(), asRoot);
+    return new ThrowawayPostgres(dir, await freePort(), asRoot);
+  }
+
+  /**
+   * A streaming standby of `primary` on a port of its own (pg_basebackup -R: it follows the
+   * primary's WAL, read-only, until promoted).
+   */
+  static async standbyOf(primary: ThrowawayPostgres): Promise<ThrowawayPostgres> {
+    const server = await ThrowawayPostgres.empty();
+    await server.pg('pg_basebackup', [
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-D',
+      join(server.dir, 'data'),
+      '-R',
+      '-X',
+      'stream',
+      '--no-sync',
+      // An immediate checkpoint: the default spread one takes minutes.
+      '--checkpoint=fast',
+    ]);
+    await server.startServer();
+    return server;
+  }
+
+  /** Turns a standby into a primary (it accepts writes once this returns). */
+  async promote(): Promise<void> {
+    await this.pg('pg_ctl', ['-D', join(this.dir, 'data'), '-w', 'promote']);
+  }
+
+  static async start(): Promise<ThrowawayPostgres> {
+    const server = await ThrowawayPostgres.empty();
+    const dir = server.dir;
     await server.pg('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
     await server.startServer();
     const admin = new pg.Client({ connectionString: server.url('postgres') });
@@ -98,15 +135,18 @@ export class ThrowawayPostgres {
   }
 }
 
-/** initdb and pg_ctl: on PATH, or (Debian) under /usr/lib/postgresql/<newest>/bin. */
+/**
+ * initdb, pg_ctl, pg_basebackup: (Debian) under /usr/lib/postgresql/<newest>/bin, else on PATH.
+ * The versioned directory first: Debian's /usr/bin ones are wrappers that want a configured cluster.
+ */
 function postgresBinary(name: string): string {
-  const onPath = (process.env.PATH ?? '').split(':').find((dir) => existsSync(join(dir, name)));
-  if (onPath) return join(onPath, name);
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  const found = versions.map((v) => join(root, v, 'bin', name)).find((path) => existsSync(path));
-  if (!found) throw new Error(`${name} not found: install PostgreSQL server binaries for the fault tests`);
-  return found;
+  const versioned = versions.map((v) => join(root, v, 'bin', name)).find((path) => existsSync(path));
+  if (versioned) return versioned;
+  const onPath = (process.env.PATH ?? '').split(':').find((dir) => existsSync(join(dir, name)));
+  if (!onPath) throw new Error(`${name} not found: install PostgreSQL server binaries for the fault tests`);
+  return join(onPath, name);
 }
 
 /** A redis-server of a test's own, with no persistence. */

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { ManualClock, systemClock } from '../../src/domain/clock.js';
+import { claimLaneJobs } from '../../src/domain/jobs/job-claims.js';
 import { enqueueJob, type Job, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { testDatabase } from '../helpers/database.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -80,5 +81,34 @@ describe('fair claims', () => {
       lanes: { money: { concurrency: 20, perTenant: 20, perKey: 3 } },
     });
     expect(await runner.runDueJobs()).toBe(6);
+  });
+
+  it('a claim fills only what is left of a limit: a tenant or key one below it gets one more, not a full share', async () => {
+    const now = new Date('2032-02-01T00:00:00Z');
+    const kind = `k-${randomUUID()}`;
+    const [tenant, other, key] = [`t-${randomUUID()}`, `t-${randomUUID()}`, `key-${randomUUID()}`];
+    await backlog(db, kind, tenant, 5, now);
+    const claim = (running: { tenant?: number; key?: number }) =>
+      claimLaneJobs(db, {
+        lane: 'money',
+        kinds: [kind],
+        limit: 10,
+        perTenant: 2,
+        perKey: 2,
+        runningPerTenant: new Map(running.tenant ? [[tenant, running.tenant]] : []),
+        runningPerKey: new Map(running.key ? [[key, running.key]] : []),
+        running: [],
+        workerId: 'caps',
+        leaseToken: randomUUID(),
+        now,
+        leaseUntil: new Date(now.getTime() + 60_000),
+      });
+    // One of the tenant's jobs already runs here: a limit of 2 leaves room for one.
+    expect((await claim({ tenant: 1 })).map((r) => r.tenant)).toEqual([tenant]);
+    // Three jobs of one key from two tenants, one of the key's already running: one more.
+    await backlog(db, kind, other, 2, now, key);
+    await enqueueJob(db, { kind, runAt: now, tenant: `t-${randomUUID()}`, concurrencyKey: key });
+    const keyed = (await claim({ tenant: 2, key: 1 })).filter((r) => r.concurrency_key === key);
+    expect(keyed).toHaveLength(1);
   });
 });

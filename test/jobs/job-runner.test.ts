@@ -6,7 +6,7 @@ import { jobs } from '../../src/db/schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { enqueueJob, type Job, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { testDatabase } from '../helpers/database.js';
-import { signal } from '../helpers/wait.js';
+import { signal, waitUntil } from '../helpers/wait.js';
 
 const jobRow = async (db: Database, id: string) => (await db.select().from(jobs).where(eq(jobs.id, id)))[0]!;
 
@@ -33,6 +33,26 @@ describe('the job runner', () => {
     expect(ran[0]).toMatchObject({ id, payload: { bill: 'B1' }, attempts: 1 });
     expect(await runner.runDueJobs()).toBe(0);
     expect(await jobRow(db, id)).toMatchObject({ status: 'done', lockedBy: null });
+  });
+
+  it('a poked lane claims at once instead of at its next poll', async () => {
+    const clock = new ManualClock(new Date('2030-03-01T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    const ran: Job[] = [];
+    const runner = new JobRunner(db, clock, [{ kind, run: async (job) => (ran.push(job), { status: 'done' }) }], {
+      pollMs: 600_000,
+    });
+    const id = await enqueueJob(db, { kind, runAt: new Date('2030-03-01T00:01:00Z'), tenant: '' });
+    runner.start();
+    try {
+      // Not due at the first claim; the next poll is ten minutes away.
+      clock.advance(60_000);
+      runner.poke('money');
+      await waitUntil(() => ran.length === 1, 10_000);
+      expect(ran[0]!.id).toBe(id);
+    } finally {
+      await runner.stop(1_000);
+    }
   });
 
   it('retries at the time the handler names, and backs off when the handler throws', async () => {
@@ -64,8 +84,9 @@ describe('the job runner', () => {
     await runner.runDueJobs();
     const afterThrow = await jobRow(db, id);
     expect(afterThrow.lastError).toBe('boom');
-    expect(afterThrow.runAt.getTime()).toBe(clock.now().getTime() + 4000); // 2^attempts seconds
-    clock.advance(4000);
+    // 2^attempts seconds; the planned retry started the count again, so this is the first failure.
+    expect(afterThrow.runAt.getTime()).toBe(clock.now().getTime() + 2000);
+    clock.advance(2000);
     await runner.runDueJobs();
     expect((await jobRow(db, id)).status).toBe('done');
   });
@@ -119,5 +140,47 @@ describe('the job runner', () => {
     expect((await jobRow(db, id)).lockedBy).toBe('leaving');
     await runner.stop(20);
     expect(await jobRow(db, id)).toMatchObject({ lockedBy: null, lockedUntil: null, status: 'pending' });
+  });
+
+  it('a repeating job is not failed by one error after many planned runs: planned retries do not count', async () => {
+    const clock = new ManualClock(new Date('2030-05-01T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    let calls = 0;
+    const runner = new JobRunner(
+      db,
+      clock,
+      [
+        {
+          kind,
+          run: async () => {
+            calls++;
+            if (calls === 13) throw new Error('database busy once');
+            return { status: 'retry', at: new Date(clock.now().getTime() + 60_000) };
+          },
+        },
+      ],
+      { maxAttempts: 10 },
+    );
+    const id = await enqueueJob(db, { kind, runAt: clock.now(), tenant: '' });
+    for (let run = 0; run < 13; run++) {
+      expect(await runner.runDueJobs()).toBe(1);
+      clock.advance(60_000);
+    }
+    expect(await jobRow(db, id)).toMatchObject({ status: 'pending', lastError: 'database busy once', attempts: 1 });
+  });
+
+  it('a claim in flight when stop() begins gives its jobs back instead of starting them', async () => {
+    const clock = new ManualClock(new Date('2030-06-01T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    let ran = 0;
+    const runner = new JobRunner(db, clock, [{ kind, run: async () => (ran++, { status: 'done' }) }], {
+      workerId: 'stopping',
+    });
+    const id = await enqueueJob(db, { kind, runAt: clock.now(), tenant: '' });
+    runner.start(); // its first claim is now in flight
+    await runner.stop(1_000);
+    // Read after stop(): on one connection this also runs after any claim stop() did not wait for.
+    expect(await jobRow(db, id)).toMatchObject({ status: 'pending', lockedBy: null, leaseToken: null, attempts: 0 });
+    expect(ran).toBe(0);
   });
 });

@@ -82,4 +82,23 @@ describe('rate limits (in memory)', () => {
     for (let i = 0; i < 7; i++) statuses.push((await guess()).statusCode);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
   });
+
+  it('a rejected credential is one failed authentication per request, however many guarded fields it reaches', async () => {
+    const guess = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        remoteAddress: '198.51.100.10',
+        headers: { 'x-api-key': `pgw_sbx_${'D'.repeat(43)}`, 'content-type': 'application/json' },
+        payload: { query: '{ a: me { id } b: me { id } c: me { id } }' },
+      });
+    const codes: string[][] = [];
+    for (let i = 0; i < 6; i++) {
+      const body = (await guess()).json() as { errors?: Array<{ extensions: { code: string } }> };
+      codes.push([...new Set((body.errors ?? []).map((e) => e.extensions.code))]);
+    }
+    // The limit is 5 failures a minute: five requests of three guarded fields each are refused as
+    // unauthenticated, the sixth as rate limited.
+    expect(codes).toEqual([...Array.from({ length: 5 }, () => ['UNAUTHENTICATED']), ['RATE_LIMITED']]);
+  });
 });

@@ -9,7 +9,10 @@ import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
 import { reservesOf } from '../../src/domain/solana/sandbox-amm.js';
 import { SANDBOX_POOLS, SOL_MINT, tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/client.js';
+import { openDatabase, queryRows } from '../../src/db/client.js';
+import { SandboxChainStore } from '../../src/domain/solana/sandbox-chain-store.js';
+import { airdrop, createSandboxWorld } from '../../src/domain/solana/sandbox-world.js';
+import { sql } from 'drizzle-orm';
 import { systemClock } from '../../src/domain/clock.js';
 import { createServices } from '../../src/services.js';
 import { seedTenant } from '../helpers/app.js';
@@ -112,6 +115,39 @@ describe.skipIf(!onPostgres)('one sandbox chain for every instance (PostgreSQL)'
         svm.getAccount(address(getAssociatedTokenAddressSync(new PublicKey(USDC), new PublicKey(to)).toBase58())),
       );
       expect(received.exists && parseTokenAccount(received.data).amount).toBe(1_000_000_000n);
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
+
+  it('runs the VM with no transaction open: the chain row is locked only for the short write after it', async () => {
+    const url = await isolatedTestDatabaseUrl();
+    const database = await openDatabase({ databaseUrl: url, poolSize: 5 });
+    try {
+      const store = new SandboxChainStore(database.db, createSandboxWorld);
+      const openTransactions = async () => {
+        const [row] = await queryRows<{ open: number }>(
+          database.db,
+          sql`select count(*)::int as open from pg_stat_activity
+              where datname = current_database() and pid <> pg_backend_pid()
+                and (backend_xid is not null or state like 'idle in transaction%')`,
+        );
+        return row!.open;
+      };
+      const owner = Keypair.generate().publicKey;
+      let whileRunning = -1;
+      let whileWriting = -1;
+      await store.change('devnet', async (chain) => {
+        whileRunning = await openTransactions();
+        airdrop(chain, owner, 1_000_000_000n, true);
+        return async () => {
+          whileWriting = await openTransactions();
+        };
+      });
+      expect(whileRunning).toBe(0);
+      // The probe itself proves it can see the write's transaction.
+      expect(whileWriting).toBe(1);
+      expect(await store.read('devnet', (svm) => svm.getBalance(address(owner.toBase58())))).toBe(1_000_000_000n);
     } finally {
       await database.close();
     }

@@ -16,12 +16,12 @@ export interface ClaimRequest {
   lane: Lane;
   kinds: readonly string[];
   limit: number;
-  /** At most this many jobs of one tenant, and of one concurrency key, per claim. */
+  /** At most this many jobs of one tenant, and of one concurrency key, running at once in this process. */
   perTenant: number;
   perKey: number;
-  /** Tenants and keys already at their limit in this process: none of their jobs are taken. */
-  busyTenants: readonly string[];
-  busyKeys: readonly string[];
+  /** Jobs of the lane this process already runs, by tenant and by key: a claim only fills what is left of each limit. */
+  runningPerTenant: ReadonlyMap<string, number>;
+  runningPerKey: ReadonlyMap<string, number>;
   /** Jobs this process is running: never claimed again by it, even when a late heartbeat let the lease lapse. */
   running: readonly string[];
   workerId: string;
@@ -38,6 +38,14 @@ const textArray = (values: readonly string[]): SQL =>
         sql`, `,
       )}]::text[]`;
 
+const intArray = (values: readonly number[]): SQL =>
+  values.length === 0
+    ? sql`array[]::int[]`
+    : sql`array[${sql.join(
+        values.map((v) => sql`${v}`),
+        sql`, `,
+      )}]::int[]`;
+
 /**
  * Claims due jobs of one lane, taking turns across tenants: the tenants with due work are found
  * with a skip scan of the (lane, tenant, run_at) index (one probe per tenant, however deep its
@@ -49,8 +57,12 @@ const textArray = (values: readonly string[]): SQL =>
 export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<ClaimedRow[]> {
   const now = sql`${r.now.toISOString()}::timestamptz`;
   const kinds = textArray(r.kinds);
-  const busyTenants = textArray(r.busyTenants);
-  const busyKeys = textArray(r.busyKeys);
+  const busy = (running: ReadonlyMap<string, number>, limit: number) =>
+    [...running].filter(([, n]) => n >= limit).map(([name]) => name);
+  const busyTenants = textArray(busy(r.runningPerTenant, r.perTenant));
+  const busyKeys = textArray(busy(r.runningPerKey, r.perKey));
+  const tenantsRunning = sql`select * from unnest(${textArray([...r.runningPerTenant.keys()])}, ${intArray([...r.runningPerTenant.values()])}) as r(name, n)`;
+  const keysRunning = sql`select * from unnest(${textArray([...r.runningPerKey.keys()])}, ${intArray([...r.runningPerKey.values()])}) as r(name, n)`;
   const running = r.running.length === 0 ? sql`array[]::uuid[]` : sql`${textArray(r.running)}::uuid[]`;
   const pending = sql`status = 'pending' and lane = ${r.lane}`;
   return queryRows<ClaimedRow>(
@@ -66,8 +78,10 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
         )
         from tenants t where t.tenant is not null
       ),
+      tenant_running as (${tenantsRunning}),
+      key_running as (${keysRunning}),
       offered as (
-        select c.id, c.run_at, c.concurrency_key,
+        select c.id, c.run_at, c.tenant, c.concurrency_key,
           row_number() over (partition by c.tenant order by c.run_at) as turn,
           row_number() over (partition by c.concurrency_key order by c.run_at) as key_turn
         from tenants t cross join lateral (
@@ -83,9 +97,12 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
         where t.tenant is not null
       ),
       picked as (
-        select id from offered
-        where turn <= ${r.perTenant} and (concurrency_key is null or key_turn <= ${r.perKey})
-        order by turn, run_at
+        select o.id from offered o
+        left join tenant_running tr on tr.name = o.tenant
+        left join key_running kr on kr.name = o.concurrency_key
+        where o.turn <= ${r.perTenant} - coalesce(tr.n, 0)
+          and (o.concurrency_key is null or o.key_turn <= ${r.perKey} - coalesce(kr.n, 0))
+        order by o.turn, o.run_at
         limit ${r.limit}
       )
       update jobs set locked_by = ${r.workerId}, lease_token = ${r.leaseToken}::uuid,

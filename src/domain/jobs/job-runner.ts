@@ -6,6 +6,7 @@ import { jobs } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import { startJobRun, withTraceContext } from '../../observability/job-observation.js';
 import { claimLaneJobs, extendLeases } from './job-claims.js';
+import { LeaseLostError, runFenced } from '../../db/job-fence.js';
 import { DEFAULT_LANES, type Lane, type LaneLimits, type LaneSettings, laneOf } from './lanes.js';
 
 export interface Job {
@@ -58,18 +59,14 @@ export async function enqueueJob(tx: Executor, job: NewJob): Promise<string> {
   return row!.id;
 }
 
-export class LeaseLostError extends Error {
-  constructor(jobId: string) {
-    super(`The lease on job ${jobId} was taken over by another worker; its effect is left to that worker.`);
-    this.name = 'LeaseLostError';
-  }
-}
+export { LeaseLostError };
 
 /**
- * The fence: call it first inside the transaction that makes a job's effect. It locks the job's row
- * and checks that this claim's lease token is still the row's, so a worker whose lease expired
- * mid-run (a pause, a partition) cannot commit the effect a second time after another worker took
- * the job over. Throws LeaseLostError, which rolls the effect back.
+ * The fence, by hand: locks the job's row and checks that this claim's lease token is still the
+ * row's, so a worker whose lease expired mid-run (a pause, a partition) cannot commit the effect a
+ * second time after another worker took the job over. Throws LeaseLostError, which rolls the
+ * effect back. The runner already fences every transaction a handler opens (job-fence.ts); this
+ * is for a transaction made outside the handler's own async flow.
  */
 export async function assertLease(tx: Executor, job: Pick<Job, 'id' | 'leaseToken'>): Promise<void> {
   const rows = await queryRows(
@@ -107,8 +104,11 @@ interface Running {
  * Runs due jobs from the `jobs` table, lane by lane. Each lane claims only as many jobs as it has
  * free slots, takes turns across tenants (see job-claims.ts), and leaves out tenants and keys that
  * already fill their share, so one tenant's backlog or one dead endpoint never takes every slot. A
- * running job's lease is extended by a heartbeat; a job whose lease was lost anyway is aborted, its
- * result is not recorded, and its transactional effects are fenced by `assertLease`.
+ * running job's lease is extended by a heartbeat; a job whose lease was lost anyway is aborted
+ * (its signal) and its result is not recorded. The fence covers database effects only: every
+ * transaction a handler opens begins by checking the lease (job-fence.ts), so such a job cannot
+ * commit an effect twice. What a handler does outside a transaction (a provider call, an HTTP
+ * delivery) can happen twice; those calls carry the job's reference so the far side deduplicates.
  */
 export class JobRunner {
   readonly workerId: string;
@@ -122,6 +122,9 @@ export class JobRunner {
   private readonly running = new Map<string, Running>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly claiming = new Set<Lane>();
+  /** Lanes poked while claiming: their claim may have read before the new jobs committed. */
+  private readonly poked = new Set<Lane>();
+  private readonly claims = new Set<Promise<unknown>>();
   private readonly laneTimers = new Map<Lane, NodeJS.Timeout>();
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
@@ -155,6 +158,16 @@ export class JobRunner {
     this.heartbeat.unref();
   }
 
+  /**
+   * Jobs of `lane` were just committed (the event relay saw new events, whose webhook deliveries
+   * commit with them): claim now instead of at the lane's next poll.
+   */
+  poke(lane: Lane): void {
+    if (this.stopping || !this.activeLanes().includes(lane)) return;
+    if (this.claiming.has(lane)) this.poked.add(lane);
+    else this.pump(lane);
+  }
+
   /** Claims the due jobs of every lane (a batch each) and runs them to completion. Returns how many ran. */
   async runDueJobs(): Promise<number> {
     let ran = 0;
@@ -173,6 +186,8 @@ export class JobRunner {
     this.stopping = true;
     for (const timer of this.laneTimers.values()) clearTimeout(timer);
     if (this.heartbeat) clearInterval(this.heartbeat);
+    // A claim still in flight gives its jobs back rather than starting them (see pump).
+    await Promise.allSettled([...this.claims]);
     const drained = Promise.all([...this.inFlight]);
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, graceMs))]);
     for (const [id, held] of this.running) {
@@ -197,9 +212,11 @@ export class JobRunner {
     this.claiming.add(lane);
     clearTimeout(this.laneTimers.get(lane));
     let claimedAny = false;
-    this.claim(lane, Math.min(free, this.batchSize))
-      .then((claimed) => {
+    const claim = this.claim(lane, Math.min(free, this.batchSize))
+      .then(async (claimed) => {
         claimedAny = claimed.length > 0;
+        // Stopped while claiming: the drain has begun, so these are given back unstarted.
+        if (this.stopping) return this.giveBack(claimed);
         for (const job of claimed) void this.track(this.execute(job)).finally(() => this.pump(lane));
       })
       .catch(async (error) => {
@@ -208,14 +225,27 @@ export class JobRunner {
         await this.options.waitAfterError?.(error);
       })
       .finally(() => {
+        this.claims.delete(claim);
         this.claiming.delete(lane);
         if (this.stopping) return;
         // A lane that found work looks again at once (it may have more than one batch due).
         this.laneTimers.set(
           lane,
-          setTimeout(() => this.pump(lane), claimedAny ? 0 : this.pollMs),
+          setTimeout(() => this.pump(lane), claimedAny || this.poked.delete(lane) ? 0 : this.pollMs),
         );
       });
+    this.claims.add(claim);
+  }
+
+  /** Returns claimed jobs unstarted: the lease is cleared and the claim's attempt not counted. */
+  private async giveBack(claimed: Job[]): Promise<void> {
+    for (const job of claimed) {
+      this.running.delete(job.id);
+      await this.db
+        .update(jobs)
+        .set({ lockedBy: null, lockedUntil: null, leaseToken: null, attempts: sql`${jobs.attempts} - 1` })
+        .where(and(eq(jobs.id, job.id), eq(jobs.leaseToken, job.leaseToken)));
+    }
   }
 
   private countRunning(match: (r: Running) => boolean): number {
@@ -242,8 +272,8 @@ export class JobRunner {
       limit,
       perTenant: limits.perTenant,
       perKey: limits.perKey,
-      busyTenants: [...perTenant].filter(([, n]) => n >= limits.perTenant).map(([t]) => t),
-      busyKeys: [...perKey].filter(([, n]) => n >= limits.perKey).map(([k]) => k),
+      runningPerTenant: perTenant,
+      runningPerKey: perKey,
       running: [...this.running.keys()],
       workerId: this.workerId,
       leaseToken,
@@ -280,17 +310,20 @@ export class JobRunner {
     const handler = this.handlers.get(job.kind);
     const observed = startJobRun(job);
     let outcome: JobOutcome;
+    let planned = true;
     try {
       outcome = handler
-        ? await observed.within(() => handler.run(job))
+        ? await observed.within(() => runFenced(job, () => handler.run(job)))
         : { status: 'failed', error: `No handler for ${job.kind}` };
     } catch (error) {
       if (error instanceof LeaseLostError || job.signal.aborted) {
         // Another worker owns the job now; it records the outcome.
+        observed.finish('lease-lost');
         this.running.delete(job.id);
         return;
       }
       this.options.onError?.(error, job);
+      planned = false;
       const message = error instanceof Error ? error.message : String(error);
       const backoffMs = Math.min(2 ** job.attempts * 1000, 3_600_000);
       outcome =
@@ -300,7 +333,7 @@ export class JobRunner {
     }
     observed.finish(outcome.status);
     try {
-      await this.record(job, outcome);
+      await this.record(job, outcome, planned);
     } catch (error) {
       // Unrecorded, the job keeps its lease until it lapses, then runs again (its effects are fenced).
       this.options.onError?.(error, job);
@@ -310,13 +343,20 @@ export class JobRunner {
   }
 
   /** Records the outcome only while this claim's lease token is still the row's (the fence). */
-  private async record(job: Job, outcome: JobOutcome): Promise<void> {
+  private async record(job: Job, outcome: JobOutcome, planned: boolean): Promise<void> {
     const mine = and(eq(jobs.id, job.id), eq(jobs.leaseToken, job.leaseToken));
     const common = { lockedBy: null, lockedUntil: null, leaseToken: null, updatedAt: this.clock.now() };
     if (outcome.status === 'retry') {
+      // A retry the handler planned (the next poll, a repeating job's next run) starts its count
+      // again: only failures in a row count toward maxAttempts.
       await this.db
         .update(jobs)
-        .set({ ...common, runAt: outcome.at, lastError: outcome.error ?? null })
+        .set({
+          ...common,
+          runAt: outcome.at,
+          lastError: outcome.error ?? null,
+          ...(planned ? { attempts: 0 } : {}),
+        })
         .where(mine);
     } else {
       await this.db

@@ -1,9 +1,8 @@
-import { sql } from 'drizzle-orm';
 import type { Config } from '../../config.js';
-import type { Database, Executor } from '../../db/client.js';
+import type { Database } from '../../db/client.js';
 import type { Clock } from '../clock.js';
 import type { JobHandler, JobOutcome } from '../jobs/job-runner.js';
-import { laneOf } from '../jobs/lanes.js';
+import { ensureOnePendingJob } from '../jobs/recurring.js';
 import { pruneExpired, type RetentionPolicy } from './retention.js';
 
 export const RETENTION_JOB = 'retention.prune';
@@ -35,15 +34,5 @@ export const retentionJobHandlers = (db: Database, clock: Clock, config: Config)
   new RetentionPruneHandler(db, clock, retentionPolicyOf(config), config.RETENTION_EVERY_MS),
 ];
 
-/**
- * Makes sure one pruning job is queued (the job reschedules itself). Instances starting together
- * may both find none; the advisory lock taken in the statement's transaction serialises them.
- */
-export async function scheduleRetention(db: Database, at: Date): Promise<void> {
-  await db.transaction(async (tx: Executor) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(7262020017)`);
-    await tx.execute(sql`insert into jobs (kind, lane, tenant, run_at)
-      select ${RETENTION_JOB}, ${laneOf(RETENTION_JOB)}, '', ${at.toISOString()}::timestamptz
-      where not exists (select 1 from jobs where kind = ${RETENTION_JOB} and status = 'pending')`);
-  });
-}
+/** Makes sure one pruning job is queued (the job reschedules itself). */
+export const scheduleRetention = (db: Database, at: Date) => ensureOnePendingJob(db, RETENTION_JOB, at);

@@ -14,7 +14,7 @@ import type { ExchangeProvider, QuoteRequest, SwapMode } from './exchange-provid
 import { checkNetwork } from './networks.js';
 import type { SandboxAmm } from './sandbox-amm.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
-import { runWire, SOL_MINT } from './sandbox-world.js';
+import { SOL_MINT } from './sandbox-world.js';
 import type { SolanaChains } from './solana-chains.js';
 import { QUOTE_TTL_SECONDS, quoteView, type StoredQuote, type SwapQuoteView } from './swap-quote.js';
 import { checkAddress, decimalFromRaw, rawFromDecimal } from './token-amounts.js';
@@ -143,11 +143,9 @@ export class SolanaExchange {
       const threshold = BigInt(stored.otherAmountThresholdRaw);
       const wallet = await this.wallets.walletOf(principal);
       if (principal.environment === 'sandbox') {
-        const row = await this.sandbox.store.change(network, async (svm, tx) => {
-          // Taken in the transaction that records the swap: a refusal below gives the quote back.
-          await this.takeQuote(tx, quoteId);
-          // Priced again under the chain's lock: the reserves cannot move between the check and the swap.
-          const route = this.sandbox.amm.routeOn(svm, request);
+        const row = await this.sandbox.store.change(network, async (chain) => {
+          // Priced on the chain the swap runs on: the reserves cannot move between the check and the swap.
+          const route = this.sandbox.amm.routeOn(chain.svm, request);
           const inRaw = route.amounts[0]!.amountIn;
           const outRaw = route.amounts.at(-1)!.amountOut;
           if (request.swapMode === 'ExactIn' ? outRaw < threshold : inRaw > threshold) throw priceMoved(stored.view);
@@ -156,15 +154,15 @@ export class SolanaExchange {
           withReference(instructions[0]!);
           const transaction = new Transaction({
             feePayer: user,
-            blockhash: svm.latestBlockhash(),
+            blockhash: chain.svm.latestBlockhash(),
             lastValidBlockHeight: 0,
           }).add(...instructions);
-          checkSandboxBalance(svm, wallet.address, request.inputMint, inRaw, stored.view);
+          checkSandboxBalance(chain.svm, wallet.address, request.inputMint, inRaw, stored.view);
           transaction.partialSign(...poolSigners);
           const signature = await this.wallets.sign(wallet, transaction.serializeMessage());
           transaction.addSignature(user, Buffer.from(signature));
           try {
-            runWire(svm, transaction.serialize());
+            chain.run(transaction.serialize());
           } catch (error) {
             throw new DomainError(
               'INSUFFICIENT_FUNDS',
@@ -172,30 +170,35 @@ export class SolanaExchange {
               { field: 'amount' },
             );
           }
-          const now = this.clock.now();
-          const inserted = await transferStore.insertTransfer(tx, {
-            userId: principal.userId,
-            environment: principal.environment,
-            network,
-            kind: 'swap',
-            fromAddress: wallet.address,
-            toAddress: wallet.address,
-            mint: request.inputMint === SOL_MINT ? null : request.inputMint,
-            amountRaw: inRaw,
-            decimals: stored.view.fromToken.decimals,
-            outputMint: request.outputMint,
-            outputAmountRaw: outRaw,
-            quoteId,
-            signature: base58.decode(transaction.signatures[0]!.signature!),
-            wire: transaction.serialize().toString('base64'),
-            lastValidBlockHeight: 0n,
-            status: 'confirmed',
-            createdAt: now,
-            updatedAt: now,
-          });
-          await recordTransferEvent(tx, inserted, now);
-          await this.idempotency.attach(tx, claim, inserted.id);
-          return inserted;
+          // Recorded with the chain's new state, in one short transaction.
+          return async (tx) => {
+            // Taken in the transaction that records the swap: a refusal here undoes the swap on the chain.
+            await this.takeQuote(tx, quoteId);
+            const now = this.clock.now();
+            const inserted = await transferStore.insertTransfer(tx, {
+              userId: principal.userId,
+              environment: principal.environment,
+              network,
+              kind: 'swap',
+              fromAddress: wallet.address,
+              toAddress: wallet.address,
+              mint: request.inputMint === SOL_MINT ? null : request.inputMint,
+              amountRaw: inRaw,
+              decimals: stored.view.fromToken.decimals,
+              outputMint: request.outputMint,
+              outputAmountRaw: outRaw,
+              quoteId,
+              signature: base58.decode(transaction.signatures[0]!.signature!),
+              wire: transaction.serialize().toString('base64'),
+              lastValidBlockHeight: 0n,
+              status: 'confirmed',
+              createdAt: now,
+              updatedAt: now,
+            });
+            await recordTransferEvent(tx, inserted, now);
+            await this.idempotency.attach(tx, claim, inserted.id);
+            return inserted;
+          };
         });
         return this.resultOf(row);
       }

@@ -7,7 +7,7 @@ import type { SignatureState, SolanaChain, TokenHolding } from './chain.js';
 import { TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
-import { ChainFailure, runWire, SOL_MINT } from './sandbox-world.js';
+import { ChainFailure, SOL_MINT } from './sandbox-world.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
 /** What arrived at a wallet that did not sign the transaction: an incoming transfer. */
@@ -45,14 +45,14 @@ export class LiteSvmChain implements SolanaChain {
   ) {}
 
   latestBlockhash() {
-    return this.store.read(this.network, (svm) => ({
+    return this.store.readFixed(this.network, (svm) => ({
       blockhash: svm.latestBlockhash(),
       lastValidBlockHeight: svm.getClock().slot + BLOCKHASH_LIFETIME,
     }));
   }
 
   blockHeight() {
-    return this.store.read(this.network, (svm) => svm.getClock().slot);
+    return this.store.readFixed(this.network, (svm) => svm.getClock().slot);
   }
 
   lamports(owner: string) {
@@ -80,24 +80,27 @@ export class LiteSvmChain implements SolanaChain {
   }
 
   rentExempt(size: number) {
-    return this.store.read(this.network, (svm) => svm.minimumBalanceForRentExemption(BigInt(size)));
+    return this.store.readFixed(this.network, (svm) => svm.minimumBalanceForRentExemption(BigInt(size)));
   }
 
-  /** Runs the transaction at once (the sandbox confirms synchronously); a failure moves nothing and is a rejection. */
-  async sendTransaction(wire: Uint8Array): Promise<string> {
-    return this.store.change(this.network, async (svm, tx) => {
+  /**
+   * Runs the transaction at once (the sandbox confirms synchronously); a failure moves nothing and
+   * is a rejection. The VM runs before the database transaction that stores what it changed.
+   */
+  sendTransaction(wire: Uint8Array): Promise<string> {
+    return this.store.change(this.network, (chain) => {
       const parsed = VersionedTransaction.deserialize(wire);
       const keys = parsed.message.staticAccountKeys.map((k) => k.toBase58());
       const signers = new Set(keys.slice(0, parsed.message.header.numRequiredSignatures));
-      const before = balancesOf(svm, keys);
+      const before = balancesOf(chain.svm, keys);
       let signature: string;
       try {
-        signature = base58.encode(runWire(svm, wire));
+        signature = chain.run(wire);
       } catch (error) {
         if (error instanceof ChainFailure) throw new TransactionRejected(error.message);
         throw error;
       }
-      const after = balancesOf(svm, keys);
+      const after = balancesOf(chain.svm, keys);
       const from = keys[0]!;
       const arrivals: Arrival[] = [];
       for (const [key, post] of after) {
@@ -112,19 +115,16 @@ export class LiteSvmChain implements SolanaChain {
             from,
           });
       }
-      await this.onExecuted(tx, this.network, { signature, arrivals });
-      return signature;
+      return async (tx) => {
+        await this.onExecuted(tx, this.network, { signature, arrivals });
+        return signature;
+      };
     });
   }
 
-  signatureState(signature: string): Promise<SignatureState> {
-    return this.store.read(this.network, (svm) => {
-      const found = svm.getTransaction(signature as never);
-      if (!found) return { state: 'unknown' } as const;
-      return 'err' in found
-        ? ({ state: 'failed', error: found.toString() } as const)
-        : ({ state: 'confirmed' } as const);
-    });
+  /** Executed transactions are confirmed; a refused one changed nothing and is not known (as a node would not know it). */
+  async signatureState(signature: string): Promise<SignatureState> {
+    return (await this.store.executed(this.network, signature)) ? { state: 'confirmed' } : { state: 'unknown' };
   }
 }
 

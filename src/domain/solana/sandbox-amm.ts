@@ -66,7 +66,7 @@ export class SandboxAmm implements ExchangeProvider {
     });
   }
 
-  /** Prices the request against the reserves of `svm` (under the chain's lock when swapping). */
+  /** Prices the request against the reserves of `svm` (when swapping: the chain the swap then runs on). */
   routeOn(svm: LiteSVM, request: QuoteRequest): SandboxRoute {
     return bestRoute(svm, request);
   }

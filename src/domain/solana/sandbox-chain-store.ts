@@ -1,106 +1,285 @@
-import { eq } from 'drizzle-orm';
-import { deflateSync, inflateSync } from 'node:zlib';
-import { LiteSVM } from 'litesvm';
+import { inflateSync } from 'node:zlib';
+import type { LiteSVM } from 'litesvm';
 import type { Database, Tx } from '../../db/client.js';
-import { solanaSandboxChains } from '../../db/solana-schema.js';
+import { DomainError } from '../errors.js';
+import { TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
+import { sandboxChainRows as rows } from './sandbox-chain-rows.js';
+import { ChainWork, changedBy, restore } from './sandbox-chain-work.js';
 
-interface Cached {
+/** What a change writes with the chain's new state, in the same short transaction; its result is the change's. */
+export type ChainCommit<T> = (tx: Tx) => Promise<T>;
+/** A change: runs on the in-memory chain (no database transaction open), returns what to commit with it. */
+export type ChainChange<T> = (chain: ChainWork) => Promise<ChainCommit<T>> | ChainCommit<T>;
+
+type ReadJob = {
+  kind: 'read';
+  /** Catch up with the database first (false: what no transaction changes, such as the blockhash). */
+  fresh: boolean;
+  read: (svm: LiteSVM) => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+};
+type ChangeJob = {
+  kind: 'change';
+  change: ChainChange<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+};
+
+interface Chain {
+  network: SolanaNetwork;
+  /** Undefined until first use: a chain is built when something needs it, not at start. */
+  svm?: LiteSVM;
+  /** The database version `svm` reflects. */
   version: number;
-  svm: LiteSVM;
+  /** Signatures executed lately, oldest first: a re-sent transaction is refused without asking the database. */
+  recent: Set<string>;
+  jobs: Array<ReadJob | ChangeJob>;
+  pumping: boolean;
 }
 
+const RECENT_SIGNATURES = 20_000;
+/** Version conflicts one change may meet (other instances writing) before it gives up. */
+const MAX_ATTEMPTS = 50;
+/** Changes committed together at most (their VM runs are about a millisecond each). */
+const MAX_BATCH = 64;
+
+class StaleChain extends Error {}
+
+/** The chain built by `genesis`, once per process: later chains start from its bytes. */
+const genesisBytes = new WeakMap<(svm: LiteSVM) => void, Uint8Array>();
+
 /**
- * The sandbox chains: one litesvm per network name, whose state lives in the database as a
- * snapshot. Changes run under the network row's lock and write the snapshot back in the same
- * transaction as whatever else they record, so every instance sees one chain and a restart loses
- * nothing. Each process keeps its last-seen state and reloads only when the version moved.
+ * The sandbox chains: one litesvm per network name, in memory, whose state lives in the database
+ * as account rows (genesis, built in code, plus the latest state of every account a transaction
+ * changed). A change runs on the in-memory chain with no database transaction open, then commits
+ * the accounts it touched in one short transaction that first moves the chain's version on from
+ * the one it ran against; when another instance moved it first, the change is undone, the chain
+ * catches up on the rows written since, and the change runs again. Reads catch up the same way,
+ * so every instance sees one chain and a restart loses nothing. In one process a network's reads
+ * and changes take turns, and reads waiting together share one version check.
  */
 export class SandboxChainStore {
-  private readonly cache = new Map<SolanaNetwork, Cached>();
-  /** In-process order: a read never sees a change that has not committed. */
-  private readonly queues = new Map<SolanaNetwork, Promise<unknown>>();
+  private readonly chains = new Map<SolanaNetwork, Chain>();
 
   constructor(
     private readonly db: Database,
-    private readonly genesis: (svm: LiteSVM, network: SolanaNetwork) => void,
+    private readonly genesis: (svm: LiteSVM) => void,
+    /** What a chain loaded from a snapshot-era base needs to match today's genesis. */
+    private readonly upgrade: (svm: LiteSVM) => void = () => undefined,
   ) {}
 
-  /** Runs `change` against the chain under its lock; the snapshot is written back with anything `change` wrote to `tx`. */
-  change<T>(network: SolanaNetwork, change: (svm: LiteSVM, tx: Tx) => Promise<T> | T): Promise<T> {
-    return this.serial(network, async () => {
+  /** Runs `change` against the chain and commits what it changed with what it writes. */
+  change<T>(network: SolanaNetwork, change: ChainChange<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) =>
+      this.enqueue(network, {
+        kind: 'change',
+        change: change as ChainChange<unknown>,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      }),
+    );
+  }
+
+  /** Reads the committed chain, as the database has it now. */
+  read<T>(network: SolanaNetwork, read: (svm: LiteSVM) => T): Promise<T> {
+    return this.readJob(network, read, true);
+  }
+
+  /** Reads what no transaction changes (the blockhash, the clock, rent): no version check. */
+  readFixed<T>(network: SolanaNetwork, read: (svm: LiteSVM) => T): Promise<T> {
+    return this.readJob(network, read, false);
+  }
+
+  /** Whether the chain executed this signature. */
+  async executed(network: SolanaNetwork, signature: string): Promise<boolean> {
+    if (this.chains.get(network)?.recent.has(signature)) return true;
+    return rows.executed(this.db, network, signature);
+  }
+
+  /** The networks whose chain this process has built so far. */
+  loaded(): SolanaNetwork[] {
+    return [...this.chains.values()].filter((c) => c.svm).map((c) => c.network);
+  }
+
+  private readJob<T>(network: SolanaNetwork, read: (svm: LiteSVM) => T, fresh: boolean): Promise<T> {
+    return new Promise<T>((resolve, reject) =>
+      this.enqueue(network, { kind: 'read', fresh, read, resolve: resolve as (v: unknown) => void, reject }),
+    );
+  }
+
+  private enqueue(network: SolanaNetwork, job: ReadJob | ChangeJob): void {
+    let chain = this.chains.get(network);
+    if (!chain) {
+      chain = { network, version: 0, recent: new Set(), jobs: [], pumping: false };
+      this.chains.set(network, chain);
+    }
+    chain.jobs.push(job);
+    void this.pump(chain);
+  }
+
+  /** Works through a chain's queue: all waiting reads at once (one version check), then one change, and so on. */
+  private async pump(chain: Chain): Promise<void> {
+    if (chain.pumping) return;
+    chain.pumping = true;
+    try {
+      while (chain.jobs.length > 0) {
+        const reads = chain.jobs.filter((j): j is ReadJob => j.kind === 'read');
+        if (reads.length > 0) {
+          chain.jobs = chain.jobs.filter((j) => j.kind !== 'read');
+          try {
+            await this.ready(
+              chain,
+              reads.some((r) => r.fresh),
+            );
+            for (const job of reads) {
+              try {
+                job.resolve(job.read(chain.svm!));
+              } catch (error) {
+                job.reject(error);
+              }
+            }
+          } catch (error) {
+            for (const job of reads) job.reject(error);
+          }
+          continue;
+        }
+        // Current before running: a change refused on a balance is refused on the balance as it is.
+        // Changes that arrive meanwhile join the batch.
+        let failed: { error: unknown } | undefined;
+        await this.ready(chain, true).catch((error: unknown) => {
+          failed = { error };
+        });
+        const changes = chain.jobs.filter((j): j is ChangeJob => j.kind === 'change').slice(0, MAX_BATCH);
+        chain.jobs = chain.jobs.filter((j) => !changes.includes(j as ChangeJob));
+        if (failed) for (const job of changes) job.reject(failed.error);
+        else await this.write(chain, changes);
+      }
+    } finally {
+      chain.pumping = false;
+    }
+  }
+
+  /**
+   * Runs waiting changes one after another on the chain, then commits them together: one version
+   * step, the accounts they changed and their signatures, then each change's own writes, in one
+   * transaction (one commit for many transfers). Each job is answered.
+   */
+  private async write(chain: Chain, jobs: ChangeJob[]): Promise<void> {
+    const network = chain.network;
+    for (let attempt = 1; ; attempt++) {
+      const ran: Array<{ job: ChangeJob; work: ChainWork; commit: ChainCommit<unknown> }> = [];
+      const signatures = new Set<string>();
+      for (const job of jobs) {
+        const work = new ChainWork(chain.svm!, (s) => chain.recent.has(s) || signatures.has(s));
+        try {
+          ran.push({ job, work, commit: await job.change(work) });
+          for (const signature of work.signatures) signatures.add(signature);
+        } catch (error) {
+          work.undo();
+          job.reject(error);
+        }
+      }
+      if (ran.length === 0) return;
+      let committed: { version: number; results: unknown[] };
       try {
-        return await this.db.transaction(async (tx) => {
-          const svm = await this.current(tx, network, true);
-          const result = await change(svm, tx);
-          const version = this.cache.get(network)!.version + 1;
-          await tx
-            .update(solanaSandboxChains)
-            .set({ version, snapshot: pack(svm), updatedAt: new Date() })
-            .where(eq(solanaSandboxChains.network, network));
-          this.cache.set(network, { version, svm });
-          return result;
+        committed = await this.db.transaction(async (tx) => {
+          const version = await rows.advance(tx, network, chain.version);
+          if (version === undefined) throw new StaleChain();
+          await rows.saveAccounts(tx, network, version, changedBy(ran.map((r) => r.work)));
+          if (!(await rows.saveSignatures(tx, network, version, [...signatures])))
+            throw new TransactionRejected('AlreadyProcessed: this transaction has already been processed.');
+          const results: unknown[] = [];
+          for (const { commit } of ran) results.push(await commit(tx));
+          return { version, results };
         });
       } catch (error) {
-        // The in-memory chain may hold what the database just refused: start again from the database.
-        this.cache.delete(network);
-        throw error;
+        // The database has none of it (or, if the commit's outcome was lost, the next catch-up brings it back).
+        for (const { work } of [...ran].reverse()) work.undo();
+        if (error instanceof StaleChain && attempt < MAX_ATTEMPTS) {
+          try {
+            await this.catchUp(chain);
+          } catch (failure) {
+            for (const { job } of ran) job.reject(failure);
+            return;
+          }
+          jobs = ran.map((r) => r.job);
+          continue;
+        }
+        const answer =
+          error instanceof StaleChain
+            ? new DomainError('SERVICE_UNAVAILABLE', 'The sandbox chain is busy: try again in a moment.')
+            : error;
+        if (ran.length === 1 || error instanceof StaleChain) {
+          for (const { job } of ran) job.reject(answer);
+          return;
+        }
+        // One of several was refused (or the database failed): each again on its own, for its own answer.
+        for (const { job } of ran) await this.write(chain, [job]);
+        return;
       }
-    });
-  }
-
-  /** Reads the committed chain. */
-  read<T>(network: SolanaNetwork, read: (svm: LiteSVM) => T): Promise<T> {
-    return this.serial(network, async () => read(await this.current(this.db, network, false)));
-  }
-
-  private async current(db: Database | Tx, network: SolanaNetwork, lock: boolean): Promise<LiteSVM> {
-    let version = await this.versionOf(db, network, lock);
-    if (version === undefined) {
-      const svm = new LiteSVM();
-      this.genesis(svm, network);
-      await db
-        .insert(solanaSandboxChains)
-        .values({ network, version: 1, snapshot: pack(svm) })
-        .onConflictDoNothing();
-      version = await this.versionOf(db, network, lock);
+      chain.version = committed.version;
+      for (const signature of signatures) this.remember(chain, signature);
+      ran.forEach(({ job }, i) => job.resolve(committed.results[i]));
+      return;
     }
-    const cached = this.cache.get(network);
-    if (cached && cached.version === version) return cached.svm;
-    const [row] = await db
-      .select({ snapshot: solanaSandboxChains.snapshot })
-      .from(solanaSandboxChains)
-      .where(eq(solanaSandboxChains.network, network));
-    const svm = LiteSVM.fromBytes(inflateSync(row!.snapshot));
-    this.cache.set(network, { version: version!, svm });
-    return svm;
   }
 
-  private async versionOf(db: Database | Tx, network: SolanaNetwork, lock: boolean): Promise<number | undefined> {
-    const query = db
-      .select({ version: solanaSandboxChains.version })
-      .from(solanaSandboxChains)
-      .where(eq(solanaSandboxChains.network, network));
-    const [row] = lock ? await query.for('update') : await query;
-    return row === undefined ? undefined : Number(row.version);
+  private async ready(chain: Chain, fresh: boolean): Promise<void> {
+    if (!chain.svm) await this.load(chain);
+    else if (fresh) await this.catchUp(chain);
   }
 
-  private serial<T>(network: SolanaNetwork, work: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(network) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    this.queues.set(
-      network,
-      next.catch(() => undefined),
-    );
-    return next;
+  /** Lays the account rows written since the version this process holds over its chain. */
+  private async catchUp(chain: Chain): Promise<void> {
+    const head = await rows.version(this.db, chain.network);
+    if (head === chain.version) return;
+    // No row, or an older one: the database is not the one this chain came from. Start again from it.
+    if (head === undefined || head < chain.version) return this.load(chain);
+    const [accounts, signatures] = await Promise.all([
+      rows.accountsAfter(this.db, chain.network, chain.version),
+      rows.signaturesAfter(this.db, chain.network, chain.version),
+    ]);
+    for (const account of accounts) restore(chain.svm!, account.address, account);
+    for (const signature of signatures) this.remember(chain, signature);
+    chain.version = head;
   }
-}
 
-/**
- * The snapshot, deflated: litesvm's is about 1.4 MB (mostly the programs' code), 0.42 MB deflated.
- * Writing it is most of a sandbox transaction's cost: on PGlite 330 ms raw against 87 ms deflated
- * (plus 14 ms to deflate); reading it back costs 5 ms more.
- */
-function pack(svm: LiteSVM): Uint8Array {
-  return deflateSync(svm.toBytes(), { level: 1 });
+  /** Builds the chain: genesis (or a chain's stored snapshot from before account rows) with every account row over it. */
+  private async load(chain: Chain): Promise<void> {
+    // The VM (some 30 MB) is loaded by the first sandbox chain that is used, not by every process at start.
+    const { LiteSVM } = await import('litesvm');
+    let version = await rows.version(this.db, chain.network);
+    if (version === undefined) {
+      await rows.create(this.db, chain.network);
+      version = (await rows.version(this.db, chain.network))!;
+    }
+    const legacy = version > 0 ? await rows.legacySnapshot(this.db, chain.network) : undefined;
+    let svm: LiteSVM;
+    if (legacy) {
+      svm = LiteSVM.fromBytes(inflateSync(legacy));
+      this.upgrade(svm);
+    } else {
+      let bytes = genesisBytes.get(this.genesis);
+      if (!bytes) {
+        const built = new LiteSVM();
+        this.genesis(built);
+        genesisBytes.set(this.genesis, (bytes = built.toBytes()));
+      }
+      svm = LiteSVM.fromBytes(bytes);
+    }
+    // Signatures are remembered here and in the database, not in litesvm: its history would hold
+    // a transaction whose commit was refused.
+    svm.withTransactionHistory(0n);
+    for (const account of await rows.accountsAfter(this.db, chain.network, -1)) restore(svm, account.address, account);
+    chain.svm = svm;
+    chain.version = version;
+    chain.recent.clear();
+  }
+
+  private remember(chain: Chain, signature: string): void {
+    chain.recent.add(signature);
+    if (chain.recent.size > RECENT_SIGNATURES) chain.recent.delete(chain.recent.values().next().value!);
+  }
 }

@@ -16,6 +16,7 @@ import {
   tokenBySymbol,
 } from './sandbox-world.js';
 import { rawFromDecimal } from './token-amounts.js';
+import { withReference } from './transfer-view.js';
 
 /** What the faucet gives when no asset is named. */
 const KIT: Array<[string, string]> = [
@@ -72,15 +73,17 @@ export class SandboxFaucet {
         address: wallet.address,
         funded: grants.map((g) => ({ symbol: g.token.symbol, amount: g.amount })),
       };
-      await this.store.change(network, async (svm, tx) => {
+      await this.store.change(network, (chain) => {
         for (const { token, raw } of grants) {
-          // A new blockhash first: the same grant twice would otherwise be the same transaction,
-          // which the chain refuses as already processed.
-          svm.expireBlockhash();
-          if (token === SOL) airdrop(svm, owner, raw);
-          else execute(svm, fundTokenInstructions(owner, token, raw), [FAUCET]);
+          // Unique each time: the same grant twice would otherwise be the same transaction, which
+          // the chain refuses as already processed.
+          if (token === SOL) airdrop(chain, owner, raw, true);
+          else {
+            const [create, mint] = fundTokenInstructions(owner, token, raw);
+            execute(chain, [create!, withReference(mint!)], [FAUCET]);
+          }
         }
-        await this.idempotency.finish(tx, claim, grant);
+        return (tx) => this.idempotency.finish(tx, claim, grant);
       });
       return grant;
     });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { getTransactionDecoder } from '@solana/kit';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
@@ -84,18 +84,47 @@ export const SANDBOX_POOLS: SandboxPool[] = [
 export const STABLE_USD: Record<string, number> = { USDC: 1, USDT: 1 };
 
 export const FAUCET = sandboxKeypair('faucet');
+/** Where airdropped SOL comes from: a billion SOL at genesis (a fixed key, so every instance builds the same chain). */
+export const PURSE = sandboxKeypair('purse');
 const unit = (t: TokenInfo) => 10n ** BigInt(t.decimals);
+
+/** Runs signed transactions on a chain: the chain itself at genesis, a recorded change (ChainWork) afterwards. */
+export interface ChainRunner {
+  readonly svm: LiteSVM;
+  run(wire: Uint8Array): unknown;
+}
+
+/** Runs straight on the chain, recording nothing (genesis, tests' own chains). */
+export const directRunner = (svm: LiteSVM): ChainRunner => ({ svm, run: (wire) => runWire(svm, wire) });
+
+const fundPurse = (svm: LiteSVM) =>
+  svm.setAccount({
+    address: address(PURSE.publicKey.toBase58()),
+    lamports: lamports(1_000_000_000n * BigInt(LAMPORTS_PER_SOL)),
+    programAddress: address(SystemProgram.programId.toBase58()),
+    data: new Uint8Array(),
+    executable: false,
+    space: 0n,
+  });
+
+/**
+ * Brings a chain stored as a whole snapshot (before account rows) up to today's world: it has no
+ * purse (its SOL came from litesvm's own airdrop key), so it gets genesis's.
+ */
+export function upgradeSandboxWorld(svm: LiteSVM): void {
+  if (!svm.getAccount(address(PURSE.publicKey.toBase58())).exists) fundPurse(svm);
+}
 
 /** Builds the world on a new chain: the faucet's SOL, the mints, and each pool's reserves. */
 export function createSandboxWorld(svm: LiteSVM): void {
-  // The chain's own airdrop purse (what faucet SOL comes from): a billion SOL.
-  svm.withLamports(1_000_000_000n * BigInt(LAMPORTS_PER_SOL));
-  airdrop(svm, FAUCET.publicKey, 100_000n * BigInt(LAMPORTS_PER_SOL));
+  const chain = directRunner(svm);
+  fundPurse(svm);
+  airdrop(chain, FAUCET.publicKey, 100_000n * BigInt(LAMPORTS_PER_SOL));
   const mintRent = Number(svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE)));
   for (const t of SANDBOX_TOKENS.filter((t) => t !== SOL)) {
     const mint = sandboxKeypair(`mint:${t.symbol}`);
     execute(
-      svm,
+      chain,
       [
         SystemProgram.createAccount({
           fromPubkey: FAUCET.publicKey,
@@ -115,8 +144,8 @@ export function createSandboxWorld(svm: LiteSVM): void {
       [p.b, p.initialB],
     ] as const) {
       const t = tokenBySymbol(symbol)!;
-      if (t === SOL) airdrop(svm, p.wallet.publicKey, amount * unit(t) + svm.minimumBalanceForRentExemption(0n));
-      else execute(svm, fundTokenInstructions(p.wallet.publicKey, t, amount * unit(t)), [FAUCET]);
+      if (t === SOL) airdrop(chain, p.wallet.publicKey, amount * unit(t) + svm.minimumBalanceForRentExemption(0n));
+      else execute(chain, fundTokenInstructions(p.wallet.publicKey, t, amount * unit(t)), [FAUCET]);
     }
   }
 }
@@ -131,22 +160,25 @@ export function fundTokenInstructions(owner: PublicKey, t: TokenInfo, raw: bigin
   ];
 }
 
-export function airdrop(svm: LiteSVM, to: PublicKey, raw: bigint): void {
-  const result = svm.airdrop(address(to.toBase58()), lamports(raw));
-  if (!result || 'err' in result) throw new Error(`Sandbox airdrop failed: ${result?.toString()}`);
+/** SOL from the purse (which pays the fee). `unique`: with a random reference key, so the same grant twice is two transactions. */
+export function airdrop(chain: ChainRunner, to: PublicKey, raw: bigint, unique = false): void {
+  const transfer = SystemProgram.transfer({ fromPubkey: PURSE.publicKey, toPubkey: to, lamports: raw });
+  // A reference key, as transfers carry (see withReference): the programs ignore it.
+  if (unique) transfer.keys.push({ pubkey: new PublicKey(randomBytes(32)), isSigner: false, isWritable: false });
+  execute(chain, [transfer], [PURSE]);
 }
 
 const decoder = getTransactionDecoder();
 
 /** Signs and runs instructions on the sandbox chain; a failure throws with the chain's reason. */
-export function execute(svm: LiteSVM, instructions: TransactionInstruction[], signers: Keypair[]): Uint8Array {
+export function execute(chain: ChainRunner, instructions: TransactionInstruction[], signers: Keypair[]): void {
   const tx = new Transaction({
     feePayer: signers[0]!.publicKey,
-    blockhash: svm.latestBlockhash(),
+    blockhash: chain.svm.latestBlockhash(),
     lastValidBlockHeight: 0,
   }).add(...instructions);
   tx.sign(...signers);
-  return runWire(svm, tx.serialize());
+  chain.run(tx.serialize());
 }
 
 /** Runs a signed transaction's wire bytes; returns its signature's bytes or throws the failure. */

@@ -1,4 +1,5 @@
-import { Keypair, type TransactionInstruction } from '@solana/web3.js';
+import { randomBytes } from 'node:crypto';
+import { PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import { explorerUrl, type SolanaNetwork } from './networks.js';
 import { SOL_MINT } from './sandbox-world.js';
 import { decimalFromRaw } from './token-amounts.js';
@@ -43,9 +44,10 @@ export function transferView(row: SolanaTransferRow): TransferView {
 /**
  * Adds a fresh random key as a read-only account of the instruction (Solana Pay's "reference";
  * the programs ignore it). Without it two identical transfers under one blockhash would be one
- * transaction with one signature, and the second request would silently be the first.
+ * transaction with one signature, and the second request would silently be the first. Random
+ * bytes, not a generated keypair: nothing signs for it, and a keypair costs a curve multiplication.
  */
 export function withReference(instruction: TransactionInstruction): TransactionInstruction {
-  instruction.keys.push({ pubkey: Keypair.generate().publicKey, isSigner: false, isWritable: false });
+  instruction.keys.push({ pubkey: new PublicKey(randomBytes(32)), isSigner: false, isWritable: false });
   return instruction;
 }

@@ -47,12 +47,24 @@ export function requireAbility(context: GraphQLContext, ability: Ability): Princ
 export function checkAccess(context: GraphQLContext, rule: AccessRule): Promise<void> | undefined {
   if (rule.public) return undefined;
   if (!context.principal && context.credentialRejected) {
-    const { rateLimiter, limitPolicy } = context.services;
-    return rateLimiter.consume(limitPolicy.authFailures, `ip:${context.clientIp}`).then(() => {
+    return chargeFailedAuthentication(context).then(() => {
       requireAbility(context, rule.ability);
     });
   }
   // The common case stays synchronous: no promise per field for a valid credential.
   requireAbility(context, rule.ability);
   return undefined;
+}
+
+/** One charge per request context, however many guarded fields (aliases, nested fields) it reaches. */
+const failedAuthenticationCharges = new WeakMap<GraphQLContext, Promise<void>>();
+
+function chargeFailedAuthentication(context: GraphQLContext): Promise<void> {
+  let charge = failedAuthenticationCharges.get(context);
+  if (!charge) {
+    const { rateLimiter, limitPolicy } = context.services;
+    charge = rateLimiter.consume(limitPolicy.authFailures, `ip:${context.clientIp}`).then(() => undefined);
+    failedAuthenticationCharges.set(context, charge);
+  }
+  return charge;
 }

@@ -1,0 +1,122 @@
+import { address, getBase58Decoder, lamports } from '@solana/kit';
+import { AddressLookupTableAccount, VersionedTransaction } from '@solana/web3.js';
+import type { LiteSVM } from 'litesvm';
+import type { AccountState } from './sandbox-chain-rows.js';
+import { ChainFailure, runWire } from './sandbox-world.js';
+
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+const base58 = getBase58Decoder();
+
+/**
+ * One change of a sandbox chain, run on the in-memory chain before anything is written: it runs
+ * transactions, remembers each touched account's state from before, and so can tell what changed
+ * (the rows the commit writes) or put everything back (when the work, the chain or the commit
+ * refuses). Read the chain through `svm`; run transactions only through `run`, or nothing records them.
+ */
+export class ChainWork {
+  private readonly before = new Map<string, AccountState | null>();
+  readonly signatures: string[] = [];
+
+  constructor(
+    readonly svm: LiteSVM,
+    private readonly executedBefore: (signature: string) => boolean,
+  ) {}
+
+  /** Runs a signed transaction; returns its signature, or throws ChainFailure and leaves the chain as it was. */
+  run(wire: Uint8Array): string {
+    const parsed = VersionedTransaction.deserialize(wire);
+    const signature = base58.decode(parsed.signatures[0]!);
+    if (this.executedBefore(signature) || this.signatures.includes(signature))
+      throw new ChainFailure('AlreadyProcessed: this transaction has already been processed.');
+    const keys = accountKeys(this.svm, parsed);
+    const own = new Map(keys.map((key) => [key, stateOf(this.svm, key)]));
+    for (const [key, state] of own) if (!this.before.has(key)) this.before.set(key, state);
+    try {
+      runWire(this.svm, wire);
+    } catch (error) {
+      // A refused transaction moves nothing, not even its fee.
+      for (const [key, state] of own) restore(this.svm, key, state);
+      throw error;
+    }
+    this.signatures.push(signature);
+    return signature;
+  }
+
+  /** The accounts whose state differs from before the work. */
+  changed(): AccountState[] {
+    return changedBy([this]);
+  }
+
+  /** Every touched account, with its state from before the work. */
+  touched(): ReadonlyMap<string, AccountState | null> {
+    return this.before;
+  }
+
+  /** Puts every touched account back as it was before the work. */
+  undo(): void {
+    for (const [key, state] of this.before) restore(this.svm, key, state);
+  }
+}
+
+/** The accounts whose state differs from before the first of these works (run one after another on one chain). */
+export function changedBy(works: ChainWork[]): AccountState[] {
+  const before = new Map<string, AccountState | null>();
+  for (const work of works) for (const [key, was] of work.touched()) if (!before.has(key)) before.set(key, was);
+  const changed: AccountState[] = [];
+  for (const [key, was] of before) {
+    const now = stateOf(works[0]!.svm, key);
+    if (now && !(was && same(was, now))) changed.push(now);
+    // An account emptied to nothing is kept as a row with no lamports, which loads as absent.
+    else if (!now && was)
+      changed.push({ address: key, lamports: 0n, owner: SYSTEM_PROGRAM, data: new Uint8Array(), executable: false });
+  }
+  return changed;
+}
+
+/** Every account a transaction names, with those it loads from address lookup tables. */
+function accountKeys(svm: LiteSVM, parsed: VersionedTransaction): string[] {
+  const lookups = parsed.message.addressTableLookups.map((lookup) => {
+    const table = svm.getAccount(address(lookup.accountKey.toBase58()));
+    if (!table.exists) throw new ChainFailure(`Address lookup table ${lookup.accountKey.toBase58()} not found.`);
+    return new AddressLookupTableAccount({
+      key: lookup.accountKey,
+      state: AddressLookupTableAccount.deserialize(Uint8Array.from(table.data)),
+    });
+  });
+  return parsed.message
+    .getAccountKeys({ addressLookupTableAccounts: lookups })
+    .keySegments()
+    .flat()
+    .map((k) => k.toBase58());
+}
+
+function stateOf(svm: LiteSVM, key: string): AccountState | null {
+  const account = svm.getAccount(address(key));
+  if (!account.exists) return null;
+  return {
+    address: key,
+    lamports: BigInt(account.lamports),
+    owner: account.programAddress,
+    data: Uint8Array.from(account.data),
+    executable: account.executable,
+  };
+}
+
+/** Writes an account's state into the chain; null (or no lamports) makes it absent. */
+export function restore(svm: LiteSVM, key: string, state: AccountState | null): void {
+  svm.setAccount({
+    address: address(key),
+    lamports: lamports(state?.lamports ?? 0n),
+    programAddress: address(state?.owner ?? SYSTEM_PROGRAM),
+    data: state?.data ?? new Uint8Array(),
+    executable: state?.executable ?? false,
+    space: BigInt(state?.data.length ?? 0),
+  } as never);
+}
+
+function same(a: AccountState, b: AccountState): boolean {
+  if (a.lamports !== b.lamports || a.owner !== b.owner || a.executable !== b.executable) return false;
+  if (a.data.length !== b.data.length) return false;
+  for (let i = 0; i < a.data.length; i++) if (a.data[i] !== b.data[i]) return false;
+  return true;
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs } from '../../src/db/schema.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { type Job, JobRunner } from '../../src/domain/jobs/job-runner.js';
+import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
+import { DepositSandboxArrivalHandler } from '../../src/domain/wallet/wallet-jobs.js';
+import { startTestApp, type StartedTestApp } from '../helpers/app.js';
+import { rest } from '../helpers/rest.js';
+import { balanceOf } from '../helpers/wallet.js';
+
+/**
+ * A money job (a sandbox deposit arriving: it credits the wallet) whose lease another worker took
+ * over while it ran, e.g. after a pause past the lease. Its handler opens its transaction in the
+ * deposit service, with no fence of its own: the runner fences every transaction of a handler.
+ */
+describe('a money job that lost its lease', () => {
+  const clock = new ManualClock(new Date());
+  let s: StartedTestApp;
+  beforeAll(async () => {
+    s = await startTestApp({ clock, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
+  });
+  afterAll(() => s.t.close());
+
+  it('cannot credit the wallet; the worker that took it over credits it once', async () => {
+    const reference = `DEP-fence-${randomUUID().slice(0, 8)}`;
+    const started = await rest(s.t, s.tenant.keys.TRANSACTIONS)('POST', '/api/v1/wallet/deposits/bank-transfer', {
+      amount: 1200,
+      reference,
+    });
+    expect(started.statusCode, started.body).toBe(201);
+    clock.advance(SANDBOX_PAYMENTS.arrivalSeconds * 1000);
+    const arrival = new DepositSandboxArrivalHandler(s.t.services.deposits);
+    let stolen: Job | undefined;
+    const paused = new JobRunner(
+      s.t.services.db,
+      clock,
+      [
+        {
+          kind: arrival.kind,
+          run: async (job) => {
+            // The pause: meanwhile another worker's claim replaced this one's lease token.
+            await s.t.services.db.execute(sql`update jobs set lease_token = gen_random_uuid() where id = ${job.id}`);
+            stolen = job;
+            return arrival.run(job);
+          },
+        },
+      ],
+      { workerId: 'paused', leaseMs: 30_000 },
+    );
+    await paused.runDueJobs();
+    expect(stolen).toBeDefined();
+    const deposit = async () =>
+      (await rest(s.t, s.tenant.keys.READ_ONLY)('GET', `/api/v1/wallet/deposits/${reference}`)).json().data.status;
+    expect(await deposit()).toBe('PENDING');
+    expect(await balanceOf(s.t, s.tenant)).toMatchObject({ availableKobo: 0 });
+    // The stale holder recorded nothing either: the job is still pending under the other lease.
+    const [row] = await s.t.services.db.select().from(jobs).where(eq(jobs.id, stolen!.id));
+    expect(row).toMatchObject({ status: 'pending', lockedBy: 'paused' });
+    expect(row!.leaseToken).not.toBe(stolen!.leaseToken);
+
+    // The lease it was given lapses; the next claim runs the credit, once.
+    clock.advance(31_000);
+    await new JobRunner(s.t.services.db, clock, [arrival], { workerId: 'next' }).runDueJobs();
+    expect(await deposit()).toBe('COMPLETED');
+    expect(await balanceOf(s.t, s.tenant)).toMatchObject({ availableKobo: 120_000 });
+  });
+});
