@@ -47,7 +47,8 @@ describe('SQL statements of every list field', () => {
     ({ t, tenant: recipient } = await startTestApp({
       config: { RATE_LIMIT_PER_MINUTE: 100_000, API_KEY_CACHE_MS: 0 },
     }));
-  }, 180_000);
+    await seedBoth();
+  }, 780_000);
   afterAll(() => t.close());
 
   const businessesWith = async (tenant: Tenant, businesses: number, customers: number) => {
@@ -75,7 +76,8 @@ describe('SQL statements of every list field', () => {
 
   let one: Tenant;
   let many: Tenant;
-  beforeAll(async () => {
+  /** `one`: one item of every kind and one business customer; `many`: a hundred in each list that grows. */
+  async function seedBoth() {
     one = await seedTenant(t.services);
     await seedEveryKind(t, one, recipient, 'one');
     await businessesWith(one, 1, 1);
@@ -102,7 +104,7 @@ describe('SQL statements of every list field', () => {
       expect(payout.statusCode).toBe(201);
     }
     await businessesWith(many, 3, 40);
-  }, 600_000);
+  }
 
   for (const field of Object.keys(LISTS))
     it(`${field}: the same over one item as over a hundred`, async () => {
