@@ -12,8 +12,12 @@ import { billJobHandlers } from './domain/bills/bill-jobs.js';
 import { WebhookDeliveryHandler } from './domain/webhooks/delivery-worker.js';
 import { SolanaConfirmHandler } from './domain/solana/solana-jobs.js';
 import { LedgerCheckHandler, scheduleLedgerCheck } from './domain/ledger/ledger-check-job.js';
+import { HoldExpiryHandler } from './domain/money/holds.js';
 import { ReconcileHandler, scheduleReconciliation } from './domain/reconciliation/reconciliation-job.js';
 import type { Environment } from './domain/auth/permissions.js';
+
+/** Pause between relay rounds while the last one stamped something. */
+export const RELAY_BUSY_MS = 5;
 
 /** Every job kind this gateway runs, with its handler. */
 export function jobHandlersOf(services: Services): JobHandler[] {
@@ -27,6 +31,7 @@ export function jobHandlersOf(services: Services): JobHandler[] {
     ...walletJobHandlers(services.deposits, services.payouts, services.clock),
     ...billJobHandlers(services.bills, services.clock),
     new SolanaConfirmHandler(services.solanaTransfers, services.clock),
+    new HoldExpiryHandler(services.db, services.clock),
     ...retentionJobHandlers(services.db, services.clock, config),
     new LedgerCheckHandler(
       services.ledgerCheck,
@@ -100,12 +105,15 @@ function startWorkersOnJobPool(
   const waitAfterError = (error: unknown) =>
     health.reportDatabaseError(error) ? health.databaseBack(1_000) : Promise.resolve();
   let stopped = false;
+  const onPostgres = Boolean(services.config.DATABASE_URL);
   let relayTimer: NodeJS.Timeout | undefined;
   let relayRun: Promise<unknown> = Promise.resolve();
   const relay = () => {
     if (stopped) return;
+    let busy = false;
     relayRun = stampCommittedEvents(services.db)
       .then((stamped) => {
+        busy = stamped > 0;
         if (stamped > 0) services.doorbell.ring();
       })
       .catch((error) => {
@@ -113,7 +121,11 @@ function startWorkersOnJobPool(
         return waitAfterError(error);
       })
       .finally(() => {
-        if (!stopped) relayTimer = setTimeout(relay, relayEveryMs);
+        // While events keep coming the relay runs again at once (a short breath, not the idle
+        // poll), so commit → seq lag stays near one stamping round instead of the poll interval.
+        // Not on the embedded database: its one connection is shared with requests, which a
+        // spinning relay would starve.
+        if (!stopped) relayTimer = setTimeout(relay, busy && onPostgres ? RELAY_BUSY_MS : relayEveryMs);
       });
   };
   relay();

@@ -73,19 +73,30 @@ export const ledgerEntries = pgTable(
 
 export const holdStatusEnum = pgEnum('hold_status', ['held', 'captured', 'released']);
 
-/** Money reserved from a wallet (moved to the user's holds account) until captured or released, once. */
-export const ledgerHolds = pgTable('ledger_holds', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  environment: environmentEnum('environment').notNull(),
-  userId: uuid('user_id')
-    .notNull()
-    .references(() => users.id),
-  amount: kobo('amount').notNull(),
-  reference: text('reference').notNull(),
-  status: holdStatusEnum('status').notNull().default('held'),
-  createdAt: createdAt(),
-  settledAt: timestamp('settled_at', { withTimezone: true, mode: 'date' }),
-});
+/**
+ * Money reserved from a wallet (moved to the user's holds account) until captured or released, once.
+ * A hold with an expiry that is still held then is released by the `hold.expire` job.
+ */
+export const ledgerHolds = pgTable(
+  'ledger_holds',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    environment: environmentEnum('environment').notNull(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    amount: kobo('amount').notNull(),
+    reference: text('reference').notNull(),
+    status: holdStatusEnum('status').notNull().default('held'),
+    /** When an uncaptured hold gives the money back on its own; null: only its operation settles it. */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+    /** The wallet transaction the hold pays for: it fails (with its event) when the hold expires. */
+    transactionId: uuid('transaction_id'),
+    createdAt: createdAt(),
+    settledAt: timestamp('settled_at', { withTimezone: true, mode: 'date' }),
+  },
+  // No index on the expiry: each hold with one enqueues its own `hold.expire` job, due then.
+);
 
 export const transactionTypeEnum = pgEnum('wallet_transaction_type', [
   'DEPOSIT',

@@ -24,7 +24,7 @@ export async function stampCommittedEvents(
   options: { batchSize?: number; wait?: boolean } = {},
 ): Promise<number> {
   const batchSize = options.batchSize ?? 1000;
-  const stamped = await db.transaction(async (tx): Promise<StampedEvent[]> => {
+  const stamped = await db.transaction(async (tx): Promise<Array<StampedEvent & { lag_ms: unknown }>> => {
     if (options.wait) {
       await tx.execute(sql`select pg_advisory_xact_lock(${RELAY_LOCK_KEY})`);
     } else {
@@ -34,7 +34,7 @@ export async function stampCommittedEvents(
       );
       if (!lock?.locked) return [];
     }
-    const rows = await queryRows<StampedEvent>(
+    const rows = await queryRows<StampedEvent & { lag_ms: unknown }>(
       tx,
       sql`
         with horizon as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin),
@@ -50,13 +50,30 @@ export async function stampCommittedEvents(
         from ready, base
         where e.id = ready.id
         returning e.type, e.data->>'type' as kind, e.data->>'status' as status,
-          e.data->>'currency' as currency, e.data->>'amount' as amount`,
+          e.data->>'currency' as currency, e.data->>'amount' as amount,
+          extract(epoch from clock_timestamp() - e.created_at) * 1000 as lag_ms`,
     );
     return rows;
   });
   // Counted once committed: each event is stamped once across all instances.
   observeStampedEvents(stamped);
+  if (stampListeners.size > 0 && stamped.length > 0) {
+    const lags = stamped.map((row) => Number(row.lag_ms));
+    for (const listener of stampListeners) listener(lags);
+  }
   return stamped.length;
+}
+
+const stampListeners = new Set<(lagsMs: number[]) => void>();
+
+/**
+ * Hears, for every batch this process stamps, each event's lag in milliseconds from its
+ * `created_at` (the operation's clock reading, just before its commit) to its stamp: an upper bound
+ * of commit → `seq` lag, which readers wait out. For benchmarks and metrics; returns the unsubscribe.
+ */
+export function onStamped(listener: (lagsMs: number[]) => void): () => void {
+  stampListeners.add(listener);
+  return () => stampListeners.delete(listener);
 }
 
 /** Highest stamped position, for readers that want to start "from now". */

@@ -1,10 +1,21 @@
 import { createHmac } from 'node:crypto';
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
-import type { Database, Executor } from '../../db/client.js';
+import type { Database, Executor, Tx } from '../../db/client.js';
 import { idempotencyKeys } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
-import { DomainError, type ErrorCode } from '../errors.js';
+import { DomainError } from '../errors.js';
+import {
+  answerKey,
+  claimKey,
+  isRefusal,
+  KeyRaceError,
+  type KeyRef,
+  keyBusy,
+  keyReused,
+  refuseKey,
+  type Stored,
+} from '../money/key-claim.js';
 
 /** The owner, environment and operation a key belongs to: the same key elsewhere is another key. */
 export interface IdempotencyScope {
@@ -19,8 +30,6 @@ export interface Claim {
   key: string;
   resourceId: string | null;
 }
-
-type Stored = { result: unknown } | { error: { code: ErrorCode; message: string; field?: string } };
 
 const MAX_KEY_LENGTH = 255;
 /** How often a key that could not be released (database unreachable) is tried again. */
@@ -94,25 +103,17 @@ export class Idempotency {
     work: (claim: Claim | null) => Promise<T>,
   ): Promise<T> {
     if (key === undefined) return work(null);
-    if (key.length > MAX_KEY_LENGTH)
-      throw new DomainError(
-        'BAD_USER_INPUT',
-        `The Idempotency-Key header must be at most ${MAX_KEY_LENGTH} characters.`,
-        { field: 'Idempotency-Key' },
-      );
+    checkKey(key);
     const requestHash = this.fingerprint(input);
     const outcome = await this.claim(scope, key, requestHash);
     if ('replay' in outcome) return replay<T>(outcome.replay);
+    let result: T;
     try {
-      const result = await work(outcome.claim);
-      // Work that finished its key in its own transaction (the rule) makes this a no-op; work with
-      // no effect to commit it with still leaves an answer to replay.
-      await this.store(scope, key, { result: toStorable(result) });
-      return result;
+      result = await work(outcome.claim);
     } catch (error) {
       // A refusal is the answer to this key from now on; anything unexpected (a lost database
       // connection included) gives the key back at once, so a retry need not wait out the lease.
-      if (error instanceof DomainError && error.status < 500 && error.status !== 429) {
+      if (isRefusal(error)) {
         await this.store(scope, key, {
           error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
         }).catch(() => this.release(scope, key));
@@ -121,6 +122,67 @@ export class Idempotency {
       }
       throw error;
     }
+    // Work that finished its key in its own transaction (the rule) makes this a no-op; work with
+    // no effect to commit it with still leaves an answer to replay. The work has happened: a
+    // failure here must never give the key back (a retry would repeat the effect), so the key keeps
+    // its lease and the answer is stored in the background; until then a retry is told to wait.
+    await this.store(scope, key, { result: toStorable(result) }).catch(() =>
+      this.keepTrying(() => this.store(scope, key, { result: toStorable(result) })),
+    );
+    return result;
+  }
+
+  /**
+   * The one-commit shape: claims the key inside `work`'s own transaction (see money/key-claim.ts),
+   * runs `work`, and stores its answer in that same transaction, so the key is `done` exactly when
+   * the effect commits. A replay answers without `work`; a concurrent request with the same key
+   * gets 409; a refusal `work` throws is stored (after the rollback) and replayed from then on.
+   */
+  async transaction<T>(
+    scope: IdempotencyScope,
+    key: string | undefined,
+    input: unknown,
+    work: (tx: Tx) => Promise<T>,
+  ): Promise<T> {
+    if (key === undefined) return this.db.transaction(work);
+    checkKey(key);
+    const ref: KeyRef = { scope, key, requestHash: this.fingerprint(input) };
+    for (let attempt = 0; ; attempt++) {
+      let claimed = false;
+      try {
+        return await this.db.transaction(async (tx) => {
+          const claim = await claimKey(tx, ref, this.clock.now());
+          if ('replay' in claim) return replay<T>(claim.replay);
+          // A key left `running` by a two-commit operation belongs to that operation, not this one.
+          if ('resume' in claim) throw keyBusy();
+          claimed = true;
+          const result = await work(tx);
+          await answerKey(tx, ref, { result: toStorable(result) });
+          return result;
+        });
+      } catch (error) {
+        if (error instanceof KeyRaceError && attempt === 0) continue;
+        if (claimed && isRefusal(error)) return this.refuse<T>(ref, error);
+        throw error;
+      }
+    }
+  }
+
+  /** The key of a request that sent one (checked and fingerprinted), for stores that claim it themselves. */
+  keyRef(scope: IdempotencyScope, key: string | undefined, input: unknown): KeyRef | undefined {
+    if (key === undefined) return undefined;
+    checkKey(key);
+    return { scope, key, requestHash: this.fingerprint(input) };
+  }
+
+  /**
+   * Answers a refused request: stores the refusal as its key's answer and throws it, or replays the
+   * answer the key already had (a concurrent retry's).
+   */
+  async refuse<T>(ref: KeyRef | undefined, error: DomainError): Promise<T> {
+    const prior = ref ? await refuseKey(this.db, ref, error) : undefined;
+    if (prior) return replay<T>(prior);
+    throw error;
   }
 
   /**
@@ -137,17 +199,18 @@ export class Idempotency {
         .delete(idempotencyKeys)
         .where(and(this.where(scope, key), eq(idempotencyKeys.status, 'running'), isNull(idempotencyKeys.resourceId)));
     };
-    try {
-      await attempt();
-    } catch {
-      const giveUpAt = Date.now() + this.leaseMs;
-      const retry = () => {
-        attempt().catch(() => {
-          if (Date.now() < giveUpAt) setTimeout(retry, RELEASE_RETRY_MS).unref();
-        });
-      };
-      setTimeout(retry, RELEASE_RETRY_MS).unref();
-    }
+    await attempt().catch(() => this.keepTrying(attempt));
+  }
+
+  /** Retries a write the database refused (usually: unreachable) in the background, for as long as a lease lasts. */
+  private keepTrying(attempt: () => Promise<unknown>): void {
+    const giveUpAt = Date.now() + this.leaseMs;
+    const retry = () => {
+      attempt().catch(() => {
+        if (Date.now() < giveUpAt) setTimeout(retry, RELEASE_RETRY_MS).unref();
+      });
+    };
+    setTimeout(retry, RELEASE_RETRY_MS).unref();
   }
 
   /** Records the record this work created, in the transaction that creates it. */
@@ -180,13 +243,7 @@ export class Idempotency {
     if (inserted) return { claim: { scope, key, resourceId: null } };
     const [existing] = await this.db.select().from(idempotencyKeys).where(this.where(scope, key));
     if (!existing) return this.claim(scope, key, requestHash);
-    if (existing.requestHash !== requestHash) {
-      throw new DomainError(
-        'IDEMPOTENCY_KEY_REUSED',
-        'This Idempotency-Key was already used with a different request body. Use a new key for a new request.',
-        { field: 'Idempotency-Key' },
-      );
-    }
+    if (existing.requestHash !== requestHash) throw keyReused();
     if (existing.status === 'done') return { replay: existing.response as Stored };
     // Still running: a live lease means the first request is in progress; an expired one, that it died.
     const [taken] = await this.db
@@ -200,13 +257,7 @@ export class Idempotency {
         ),
       )
       .returning();
-    if (!taken) {
-      throw new DomainError(
-        'CONFLICT',
-        'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
-        { field: 'Idempotency-Key' },
-      );
-    }
+    if (!taken) throw keyBusy();
     return { claim: { scope, key, resourceId: taken.resourceId } };
   }
 
@@ -227,7 +278,18 @@ export class Idempotency {
   }
 }
 
-function replay<T>(stored: Stored): T {
+/** An over-long key is the client's mistake, answered before anything is claimed. */
+function checkKey(key: string): void {
+  if (key.length > MAX_KEY_LENGTH)
+    throw new DomainError(
+      'BAD_USER_INPUT',
+      `The Idempotency-Key header must be at most ${MAX_KEY_LENGTH} characters.`,
+      { field: 'Idempotency-Key' },
+    );
+}
+
+/** The stored answer of a key, as the original request returned or threw it. */
+export function replay<T>(stored: Stored): T {
   if ('error' in stored)
     throw new DomainError(
       stored.error.code,

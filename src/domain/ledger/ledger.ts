@@ -1,5 +1,5 @@
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import { and, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/client.js';
 import { ledgerAccounts, ledgerEntries, ledgerHolds, ledgerPostings } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import { DomainError } from '../errors.js';
@@ -13,7 +13,18 @@ export interface AccountRef {
   /** Null for system accounts. */
   userId: string | null;
   code: AccountCode;
+  /**
+   * System accounts only: which of their SYSTEM_SHARDS rows (0 = the original row). Every tenant's
+   * deposits and bills credit or debit provider clearing and fees; as one row, each posting would
+   * wait for the previous one's commit. As shards, concurrent postings take different rows; the
+   * account's balance is the sum of its shards (`systemBalance`), and each shard, like any account,
+   * equals the sum of its own entries (what the ledger check verifies).
+   */
+  shard?: number;
 }
+
+/** How many rows each system account is spread over. */
+export const SYSTEM_SHARDS = 16;
 
 export interface PostingLine {
   account: AccountRef;
@@ -31,7 +42,12 @@ export interface Posting {
   lines: PostingLine[];
 }
 
-const keyOf = (ref: AccountRef) => `${ref.environment}:${ref.userId ?? 'system'}:${ref.code}`;
+export const keyOf = (ref: AccountRef) =>
+  `${ref.environment}:${ref.userId ?? 'system'}:${ref.code}${ref.shard ? `#${ref.shard}` : ''}`;
+
+/** A system account line lands on a random shard: concurrent postings rarely share a row. */
+const spread = (ref: AccountRef): AccountRef =>
+  ref.userId === null && ref.shard === undefined ? { ...ref, shard: Math.floor(Math.random() * SYSTEM_SHARDS) } : ref;
 
 export const walletOf = (environment: Environment, userId: string): AccountRef => ({
   environment,
@@ -48,6 +64,10 @@ export const systemAccount = (environment: Environment, code: 'provider_clearing
   userId: null,
   code,
 });
+
+const accountIds = new WeakMap<Database, Map<string, string>>();
+/** Enough for every busy wallet; past it the cache starts over rather than grow without bound. */
+const MAX_CACHED_ACCOUNTS = 100_000;
 
 export const insufficientFunds = () =>
   new DomainError('INSUFFICIENT_FUNDS', 'Insufficient wallet balance for this amount (including any fee).', {
@@ -84,6 +104,23 @@ export const ledger = {
   },
 
   /**
+   * The account's id, remembered per database: an account's id never changes once created, so hot
+   * paths (a transfer) resolve both accounts without a round trip after the first time.
+   */
+  async cachedAccountId(db: Database, ref: AccountRef): Promise<string> {
+    let known = accountIds.get(db);
+    if (!known) accountIds.set(db, (known = new Map()));
+    const key = keyOf(ref);
+    let id = known.get(key);
+    if (id === undefined) {
+      id = await this.accountId(db, ref);
+      if (known.size >= MAX_CACHED_ACCOUNTS) known.clear();
+      known.set(key, id);
+    }
+    return id;
+  },
+
+  /**
    * Posts a movement. Returns false, changing nothing, when this kind and reference were posted
    * before. Throws INSUFFICIENT_FUNDS (and the caller's transaction must roll back) when a debit
    * would take an account that may not go negative below zero.
@@ -105,7 +142,8 @@ export const ledger = {
       .returning({ id: ledgerPostings.id });
     if (!created) return false;
     const resolved = [];
-    for (const line of lines) resolved.push({ accountId: await this.accountId(tx, line.account), amount: line.amount });
+    for (const line of lines)
+      resolved.push({ accountId: await this.accountId(tx, spread(line.account)), amount: line.amount });
     resolved.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
     for (const { accountId, amount } of resolved) {
       const [row] = await tx
@@ -130,10 +168,18 @@ export const ledger = {
     owner: { environment: Environment; userId: string },
     amount: bigint,
     reference: string,
+    options: { expiresAt?: Date | undefined; transactionId?: string | undefined } = {},
   ): Promise<string> {
     const [hold] = await tx
       .insert(ledgerHolds)
-      .values({ environment: owner.environment, userId: owner.userId, amount, reference })
+      .values({
+        environment: owner.environment,
+        userId: owner.userId,
+        amount,
+        reference,
+        expiresAt: options.expiresAt ?? null,
+        transactionId: options.transactionId ?? null,
+      })
       .returning({ id: ledgerHolds.id });
     await this.post(tx, {
       environment: owner.environment,
@@ -175,12 +221,26 @@ export const ledger = {
 
   /** Returns a hold to the wallet. At most once: false if it was already captured or released. */
   async release(tx: Executor, holdId: string, at: Date): Promise<boolean> {
+    return (await this.releaseHold(tx, holdId, at)) !== undefined;
+  },
+
+  /**
+   * Returns a hold to the wallet, at most once, and answers the released hold (undefined if it was
+   * already settled). With `expiredBy`, only a hold whose expiry is at or before then is released.
+   */
+  async releaseHold(tx: Executor, holdId: string, at: Date, options: { expiredBy?: Date } = {}) {
     const [hold] = await tx
       .update(ledgerHolds)
       .set({ status: 'released', settledAt: at })
-      .where(and(eq(ledgerHolds.id, holdId), eq(ledgerHolds.status, 'held')))
+      .where(
+        and(
+          eq(ledgerHolds.id, holdId),
+          eq(ledgerHolds.status, 'held'),
+          options.expiredBy ? lte(ledgerHolds.expiresAt, options.expiredBy) : undefined,
+        ),
+      )
       .returning();
-    if (!hold) return false;
+    if (!hold) return undefined;
     await this.post(tx, {
       environment: hold.environment,
       kind: 'release',
@@ -191,7 +251,7 @@ export const ledger = {
         { account: walletOf(hold.environment, hold.userId), amount: hold.amount },
       ],
     });
-    return true;
+    return hold;
   },
 
   /**
@@ -207,6 +267,7 @@ export const ledger = {
         environment: ledgerAccounts.environment,
         userId: ledgerAccounts.userId,
         code: ledgerAccounts.code,
+        key: ledgerAccounts.key,
       })
       .from(ledgerEntries)
       .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerEntries.accountId))
@@ -217,7 +278,13 @@ export const ledger = {
       reference: original.id,
       description: description ?? `Reversal of ${original.kind} ${original.reference}`,
       lines: entries.map((e) => ({
-        account: { environment: e.environment, userId: e.userId, code: e.code as AccountCode },
+        // The very row the original touched (a system account's shard included).
+        account: {
+          environment: e.environment,
+          userId: e.userId,
+          code: e.code as AccountCode,
+          shard: Number(e.key.split('#')[1] ?? 0),
+        },
         amount: -e.amount,
       })),
     });
@@ -274,6 +341,21 @@ export const ledger = {
       .where(and(eq(ledgerEntries.accountId, account.id), before ? lt(ledgerEntries.createdAt, before) : undefined))
       .orderBy(desc(ledgerEntries.createdAt), desc(ledgerEntries.id))
       .limit(limit);
+  },
+
+  /** A system account's balance: the sum of its shards. */
+  async systemBalance(db: Executor, environment: Environment, code: 'provider_clearing' | 'fees'): Promise<bigint> {
+    const [row] = await db
+      .select({ total: sql<string>`coalesce(sum(${ledgerAccounts.balance}), 0)` })
+      .from(ledgerAccounts)
+      .where(
+        and(
+          eq(ledgerAccounts.environment, environment),
+          sql`${ledgerAccounts.userId} is null`,
+          eq(ledgerAccounts.code, code),
+        ),
+      );
+    return BigInt(row?.total ?? 0);
   },
 
   /** Sum of every entry of an environment: zero, always (test and audit aid). */

@@ -5,6 +5,7 @@ import { ledgerAccounts } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import { badInput } from '../errors.js';
 import { isUuid } from '../ids.js';
+import { holdsOf, keyOf, walletOf } from './ledger.js';
 
 /**
  * Point-in-time balances and statements of a user's NGN wallet, read from the append-only entries
@@ -60,8 +61,9 @@ export interface Statement {
 
 export const MAX_STATEMENT_PAGE = 1000;
 
-const walletKey = (environment: Environment, userId: string) => `${environment}:${userId}:wallet`;
-const holdsKey = (environment: Environment, userId: string) => `${environment}:${userId}:holds`;
+// The ledger's own key format, so a change there cannot leave statements reading other rows.
+const walletKey = (environment: Environment, userId: string) => keyOf(walletOf(environment, userId));
+const holdsKey = (environment: Environment, userId: string) => keyOf(holdsOf(environment, userId));
 const justAfter = (at: Date) => new Date(at.getTime() + 1).toISOString();
 
 async function accountIds(db: Executor, environment: Environment, userId: string) {

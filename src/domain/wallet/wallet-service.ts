@@ -7,11 +7,13 @@ import { badInput, DomainError, notFound } from '../errors.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { checkPage, paged } from '../pagination.js';
-import { ledger, walletOf } from '../ledger/ledger.js';
+import { insufficientFunds, ledger, walletOf } from '../ledger/ledger.js';
+import { claimOf, dropLapsedKey, keyBusy } from '../money/key-claim.js';
+import { replay, toStorable } from '../idempotency/idempotency.js';
+import { TRANSFER_OPERATION, type TransferOutcome, writeTransfer } from './transfer-store.js';
 import type { UserService } from '../users/user-service.js';
 import { koboFrom } from './naira.js';
 import { type TransactionFilter, transactionStore, type WalletTransactionRow } from './transaction-store.js';
-import { recordTransactionEvent } from './wallet-events.js';
 
 export interface TransferInput {
   amount: unknown;
@@ -111,7 +113,8 @@ export class WalletService {
 
   /**
    * Moves money to another user of the same environment at once: both sides or neither. The
-   * recipient's transaction carries the same reference with an `:in` suffix.
+   * recipient's transaction carries the same reference with an `:in` suffix. One statement, so one
+   * commit: see transfer-store.ts.
    */
   async transfer(
     principal: Principal,
@@ -124,69 +127,81 @@ export class WalletService {
     if (narration && narration.length > 140) throw badInput('narration', 'narration must be at most 140 characters.');
     const recipientKey = input.recipient.trim();
     if (!recipientKey) throw badInput('recipient', 'recipient is required: a user id or email.');
-    const scope = { userId: principal.userId, environment: principal.environment, operation: 'wallet.transfer' };
-    return this.idempotency.run(
-      scope,
-      idempotencyKey,
-      { amount, reference: input.reference ?? null, recipient: recipientKey, narration },
-      async (claim) => {
-        const recipient = isUuid(recipientKey)
-          ? (await this.users.usersByIds([recipientKey]))[0]
-          : await this.users.userByEmail(recipientKey.toLowerCase());
-        if (!recipient)
-          throw new DomainError(
-            'NOT_FOUND',
-            `recipient ${JSON.stringify(recipientKey)} is not a user of this gateway.`,
-            { field: 'recipient' },
+    const scope = { userId: principal.userId, environment: principal.environment, operation: TRANSFER_OPERATION };
+    const key = this.idempotency.keyRef(scope, idempotencyKey, {
+      amount,
+      reference: input.reference ?? null,
+      recipient: recipientKey,
+      narration,
+    });
+    const recipient = isUuid(recipientKey)
+      ? (await this.users.usersByIds([recipientKey]))[0]
+      : await this.users.userByEmail(recipientKey.toLowerCase());
+    if (!recipient)
+      return this.idempotency.refuse(
+        key,
+        new DomainError('NOT_FOUND', `recipient ${JSON.stringify(recipientKey)} is not a user of this gateway.`, {
+          field: 'recipient',
+        }),
+      );
+    if (recipient.id === principal.userId)
+      return this.idempotency.refuse(
+        key,
+        badInput('recipient', 'recipient must be another user; a transfer to yourself moves nothing.'),
+      );
+    const write = {
+      environment: principal.environment,
+      senderId: principal.userId,
+      recipient: { id: recipient.id, email: recipient.email },
+      senderAccountId: await ledger.cachedAccountId(this.db, walletOf(principal.environment, principal.userId)),
+      recipientAccountId: await ledger.cachedAccountId(this.db, walletOf(principal.environment, recipient.id)),
+      amount,
+      reference,
+      narration,
+      at: this.clock.now(),
+      ...(key ? { key: { key: key.key, requestHash: key.requestHash } } : {}),
+    };
+    for (let attempt = 0; ; attempt++) {
+      let outcome: TransferOutcome;
+      try {
+        outcome = await writeTransfer(this.db, write, (row) => ({ result: toStorable(row) }));
+      } catch (error) {
+        // The key's answer met one a concurrent request committed after this statement's snapshot:
+        // run again, which replays it.
+        if (constraintOf(error) === KEY_CONSTRAINT && attempt === 0) continue;
+        if (constraintOf(error) === REFERENCE_CONSTRAINT) {
+          const existing = await transactionStore.findByReference(this.db, principal, reference);
+          return this.idempotency.refuse(
+            key,
+            existing
+              ? referenceTaken(reference, existing.id)
+              : new DomainError(
+                  'CONFLICT',
+                  `reference ${JSON.stringify(reference)} is already used. Use a new reference.`,
+                  { field: 'reference' },
+                ),
           );
-        if (recipient.id === principal.userId)
-          throw badInput('recipient', 'recipient must be another user; a transfer to yourself moves nothing.');
-        const existing = await transactionStore.findByReference(this.db, principal, reference);
-        if (existing) throw referenceTaken(reference, existing.id);
-        const now = this.clock.now();
-        return this.db.transaction(async (tx) => {
-          const out = await insertOrConflict(reference, () =>
-            transactionStore.insert(tx, {
-              userId: principal.userId,
-              environment: principal.environment,
-              type: 'TRANSFER_OUT',
-              status: 'COMPLETED',
-              amount,
-              reference,
-              description: narration,
-              counterparty: { userId: recipient.id, email: recipient.email },
-              createdAt: now,
-              updatedAt: now,
-            }),
-          );
-          const incoming = await transactionStore.insert(tx, {
-            userId: recipient.id,
-            environment: principal.environment,
-            type: 'TRANSFER_IN',
-            status: 'COMPLETED',
-            amount,
-            reference: `${reference}:in`,
-            description: narration,
-            counterparty: { userId: principal.userId },
-            createdAt: now,
-            updatedAt: now,
-          });
-          await ledger.post(tx, {
-            environment: principal.environment,
-            kind: 'transfer',
-            reference: out.id,
-            description: `Transfer ${reference}`,
-            lines: [
-              { account: walletOf(principal.environment, principal.userId), amount: -amount },
-              { account: walletOf(principal.environment, recipient.id), amount },
-            ],
-          });
-          await recordTransactionEvent(tx, out, now);
-          await recordTransactionEvent(tx, incoming, now);
-          await this.idempotency.finish(tx, claim, out);
-          return out;
-        });
-      },
-    );
+        }
+        throw error;
+      }
+      if ('done' in outcome) return outcome.done;
+      if ('insufficient' in outcome) return this.idempotency.refuse(key, insufficientFunds());
+      const claim = claimOf(outcome.claim, key!.requestHash);
+      if ('replay' in claim) return replay<WalletTransactionRow>(claim.replay);
+      // A key a dead process left running (its lease lapsed, nothing recorded): claim it afresh.
+      if ('resume' in claim && attempt === 0 && (await dropLapsedKey(this.db, key!, this.clock.now()))) continue;
+      throw keyBusy();
+    }
   }
+}
+
+const KEY_CONSTRAINT = 'idempotency_keys_pk';
+const REFERENCE_CONSTRAINT = 'wallet_transactions_owner_reference_key';
+
+/** The unique constraint a statement violated, on either driver. */
+function constraintOf(error: unknown): string | undefined {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: string }).code === '23505') return (e as { constraint?: string }).constraint;
+  }
+  return undefined;
 }

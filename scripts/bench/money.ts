@@ -1,0 +1,356 @@
+/**
+ * `npm run bench:money`: money paths against the database's own ceiling, in one run on one
+ * database (a fresh one, dropped after). On PostgreSQL: a bare-pg ceiling making the same durable
+ * writes as a gateway P2P transfer (money-ceiling.ts) and its hot-account variant, then the
+ * gateway's P2P transfer between 100 tenants, a hot-wallet transfer (one treasury sender), airtime
+ * and bank-transfer deposits across the 100 tenants, all through REST with a unique
+ * Idempotency-Key per request and one enabled webhook endpoint per tenant. Interleaved rounds,
+ * medians; server CPU µs per request from /proc (the relay's work included); commits and WAL
+ * bytes per request from pg_stat_database / pg_current_wal_lsn (WAL is cluster-wide: other
+ * databases' writes count too); commits and round trips leave out the relay's own transactions; commit → seq stamping lag from the relay; P2P
+ * p99 at half its peak rate after the rounds. `--pglite`: the gateway paths on PGlite, c=16.
+ *
+ *   npm run bench:money -- [--pglite] [--connections 16] [--warmup 5 --round 10 --rounds 3]
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import {
+  cpuMicros,
+  machineLine,
+  median,
+  onLoadCore,
+  percentile,
+  roundFlags,
+  roundOptions,
+  type Started,
+  startServer,
+} from './harness/index.js';
+
+interface Tenant {
+  id: string;
+  key: string;
+}
+interface GatewayReady {
+  pid: number;
+  port: number;
+  statsPort: number;
+  tenants: Tenant[];
+  treasury: Tenant;
+}
+
+interface Target {
+  name: string;
+  pid: number;
+  url: string;
+  connections: number;
+  /** Path, headers and body of each request (a fresh Idempotency-Key every time). */
+  request: () => { path: string; headers: Record<string, string>; body: string };
+  peer?: string;
+  gateway: boolean;
+}
+
+interface Sample {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpu: number;
+  commits: number;
+  wal: number;
+  roundTrips: number;
+  /** Gateway only: commits of transactions or statements that wrote, the relay's left out. */
+  writingCommits: number;
+  errors: number;
+}
+
+const { values } = parseArgs({
+  options: {
+    ...roundFlags,
+    pglite: { type: 'boolean', default: false },
+    connections: { type: 'string', default: '16' },
+  },
+});
+
+await onLoadCore(async () => {
+  const rounds = roundOptions(values);
+  const connections = Number(values.connections);
+  const onPglite = values.pglite === true;
+  const base = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+  const dbName = `money_bench_${process.pid}`;
+  const admin = onPglite ? undefined : new pg.Client({ connectionString: base.toString() });
+  let stats: pg.Client | undefined;
+  const servers: Array<Started<{ pid: number }>> = [];
+  try {
+    let url: string | undefined;
+    if (admin) {
+      await admin.connect();
+      await admin.query(`create database ${dbName}`);
+      const own = new URL(base);
+      own.pathname = `/${dbName}`;
+      url = own.toString();
+      stats = new pg.Client({ connectionString: url });
+      await stats.connect();
+    }
+    const env = { ...process.env, ...(url ? { DATABASE_URL: url } : { DATABASE_URL: '' }), LOG_LEVEL: 'warn' };
+    console.log(`starting the gateway on ${onPglite ? 'PGlite' : `PostgreSQL ${dbName}`} (seeding 100 tenants)…`);
+    const gateway = await startServer<GatewayReady>('scripts/bench/money-server.ts', [], env, 600_000);
+    servers.push(gateway);
+    const { tenants, treasury } = gateway.ready;
+    const gatewayUrl = `http://127.0.0.1:${gateway.ready.port}`;
+    const pick = () => tenants[Math.floor(Math.random() * tenants.length)]!;
+    const other = (not: string) => {
+      let t = pick();
+      while (t.id === not) t = pick();
+      return t;
+    };
+    const post = (key: string, path: string, body: unknown) => ({
+      path,
+      headers: { 'content-type': 'application/json', 'x-api-key': key, 'idempotency-key': randomUUID() },
+      body: JSON.stringify(body),
+    });
+    const targets: Target[] = [];
+    if (!onPglite) {
+      const ceiling = await startServer<{ pid: number; port: number }>(
+        'scripts/bench/money-ceiling.ts',
+        [JSON.stringify({ tenants: tenants.map(({ id }) => ({ id })), treasury: { id: treasury.id } })],
+        env,
+      );
+      servers.push(ceiling);
+      const ceilingUrl = `http://127.0.0.1:${ceiling.ready.port}`;
+      targets.push(
+        {
+          name: 'bare-pg ceiling, P2P',
+          pid: ceiling.pid,
+          url: ceilingUrl,
+          connections,
+          request: () => ({ path: '/p2p', headers: {}, body: '' }),
+          gateway: false,
+        },
+        {
+          name: 'bare-pg ceiling, hot sender',
+          pid: ceiling.pid,
+          url: ceilingUrl,
+          connections: 32,
+          request: () => ({ path: '/hot', headers: {}, body: '' }),
+          gateway: false,
+        },
+      );
+    }
+    targets.push(
+      {
+        name: 'gateway P2P transfer',
+        pid: gateway.pid,
+        url: gatewayUrl,
+        connections,
+        request: () => {
+          const from = pick();
+          return post(from.key, '/api/v1/wallet/transfer', { amount: 1, recipient: other(from.id).id });
+        },
+        ...(onPglite ? {} : { peer: 'bare-pg ceiling, P2P' }),
+        gateway: true,
+      },
+      {
+        name: 'gateway hot-wallet transfer',
+        pid: gateway.pid,
+        url: gatewayUrl,
+        connections: onPglite ? connections : 32,
+        request: () => post(treasury.key, '/api/v1/wallet/transfer', { amount: 1, recipient: pick().id }),
+        ...(onPglite ? {} : { peer: 'bare-pg ceiling, hot sender' }),
+        gateway: true,
+      },
+      {
+        name: 'gateway airtime, 100 tenants',
+        pid: gateway.pid,
+        url: gatewayUrl,
+        connections,
+        request: () =>
+          post(pick().key, '/api/v1/bills/buy-airtime', { phoneNumber: '08031234567', biller: 'mtn', amount: 100 }),
+        peer: 'gateway P2P transfer',
+        gateway: true,
+      },
+      {
+        name: 'gateway deposit, 100 tenants',
+        pid: gateway.pid,
+        url: gatewayUrl,
+        connections,
+        request: () => post(pick().key, '/api/v1/wallet/deposits/bank-transfer', { amount: 100 }),
+        peer: 'gateway P2P transfer',
+        gateway: true,
+      },
+    );
+
+    const gatewayStats = async () =>
+      (await (await fetch(`http://127.0.0.1:${gateway.ready.statsPort}/stats`)).json()) as {
+        roundTrips: number;
+        lags: number[];
+        relayRuns: number;
+        writingCommits: number;
+      };
+    const dbCounters = async () => {
+      if (!stats) return { commits: 0, wal: 0n };
+      await stats.query('select pg_stat_clear_snapshot()');
+      const { rows } = await stats.query(
+        `select xact_commit::text as commits, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as wal
+         from pg_stat_database where datname = current_database()`,
+      );
+      return { commits: Number(rows[0].commits), wal: BigInt(rows[0].wal) };
+    };
+
+    const drive = async (target: Target, seconds: number, overallRate?: number) => {
+      const result = await autocannon({
+        url: target.url,
+        connections: target.connections,
+        duration: seconds,
+        ...(overallRate ? { overallRate } : {}),
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (request: Record<string, unknown>) => {
+              const next = target.request();
+              return {
+                ...request,
+                path: next.path,
+                headers: { ...(request['headers'] as object), ...next.headers },
+                body: next.body,
+              };
+            },
+          },
+        ],
+      } as unknown as autocannon.Options);
+      return {
+        requests: result.requests.total,
+        ok: result['2xx'],
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        errors: result.errors + result.non2xx + result.timeouts,
+      };
+    };
+
+    const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
+    const lags: number[] = [];
+    // The relay's horizon is cluster-wide: a transaction of ANOTHER database that holds a
+    // transaction id holds back every stamp. Sampled every 100 ms, to tell that wait from ours.
+    const foreignAges: number[] = [];
+    let sampling = false;
+    const sampler = setInterval(() => {
+      if (!stats || sampling) return;
+      sampling = true;
+      stats
+        .query(
+          `select coalesce(extract(epoch from max(now() - xact_start)) * 1000, 0)::float8 as ms from pg_stat_activity
+           where backend_xid is not null and datname is distinct from current_database()`,
+        )
+        .then((r) => foreignAges.push(Number(r.rows[0].ms)))
+        .catch(() => undefined)
+        .finally(() => {
+          sampling = false;
+        });
+    }, 100);
+    for (const target of targets) {
+      console.log(`warm-up ${rounds.warmupSeconds}s: ${target.name}`);
+      await drive(target, rounds.warmupSeconds);
+    }
+    for (let round = 0; round < rounds.rounds; round++) {
+      const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
+      for (const target of order) {
+        await gatewayStats();
+        const before = { cpu: cpuMicros(target.pid), db: await dbCounters() };
+        const load = await drive(target, rounds.roundSeconds);
+        const cpu = cpuMicros(target.pid) - before.cpu;
+        // Backends report their counters at most once a second.
+        await sleep(1_100);
+        const after = await dbCounters();
+        const server = await gatewayStats();
+        if (target.gateway) lags.push(...server.lags);
+        const n = Math.max(1, load.requests);
+        const sample: Sample = {
+          rps: load.ok / rounds.roundSeconds,
+          p50: load.p50,
+          p99: load.p99,
+          cpu: cpu / n,
+          // The relay's own transactions (it polls while any target runs) are not the request's.
+          commits: stats ? (after.commits - before.db.commits - server.relayRuns) / n : 0,
+          wal: Number(after.wal - before.db.wal) / n,
+          // A relay transaction is four statements (begin, lock, stamp, commit).
+          roundTrips: target.gateway ? (server.roundTrips - 4 * server.relayRuns) / n : 14,
+          writingCommits: target.gateway ? Math.max(0, server.writingCommits - server.relayRuns) / n : 1,
+          errors: load.errors,
+        };
+        samples.get(target.name)!.push(sample);
+        console.log(
+          `round ${round + 1}/${rounds.rounds} ${target.name}: ${Math.round(sample.rps)} req/s, p50 ${sample.p50} ms, ` +
+            `p99 ${sample.p99} ms, ${Math.round(sample.cpu)} µs CPU/req, ${sample.writingCommits.toFixed(2)} writing commits/req, ` +
+            `${sample.commits.toFixed(2)} commits/req, ` +
+            `${Math.round(sample.wal)} WAL B/req, ${sample.roundTrips.toFixed(1)} round trips/req, errors ${sample.errors}`,
+        );
+      }
+    }
+
+    const figures = new Map(
+      targets.map((t) => {
+        const rows = samples.get(t.name)!;
+        const m = (f: (s: Sample) => number) => median(rows.map(f));
+        return [
+          t.name,
+          {
+            rps: Math.round(m((s) => s.rps)),
+            p50: m((s) => s.p50),
+            p99: m((s) => s.p99),
+            cpu: Math.round(m((s) => s.cpu)),
+            commits: m((s) => s.commits),
+            wal: Math.round(m((s) => s.wal)),
+            roundTrips: m((s) => s.roundTrips),
+            writingCommits: m((s) => s.writingCommits),
+            errors: rows.reduce((sum, s) => sum + s.errors, 0),
+          },
+        ];
+      }),
+    );
+
+    clearInterval(sampler);
+    // P2P at half its peak: the latency a partner sees when the gateway is not saturated.
+    const p2p = targets.find((t) => t.name === 'gateway P2P transfer')!;
+    const half = Math.max(1, Math.round(figures.get(p2p.name)!.rps / 2));
+    const halfLoad = await drive(p2p, rounds.roundSeconds, half);
+    await sleep(200);
+    lags.push(...(await gatewayStats()).lags);
+
+    const rows = targets.map((t) => {
+      const f = figures.get(t.name)!;
+      const peer = t.peer ? figures.get(t.peer) : undefined;
+      const ratio = peer ? `${(f.rps / peer.rps).toFixed(2)}× ${t.peer}` : '';
+      const db = onPglite ? 'n/a | n/a' : `${f.commits.toFixed(2)} | ${f.wal}`;
+      return `| ${t.name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpu} | ${f.writingCommits.toFixed(2)} | ${db} | ${f.roundTrips.toFixed(1)} | ${ratio} | ${f.errors} |`;
+    });
+    console.log(`\n${machineLine()}`);
+    console.log(
+      `${rounds.note}; c=${connections} (hot paths c=${onPglite ? connections : 32}); ${onPglite ? 'PGlite in memory' : 'PostgreSQL'}\n`,
+    );
+    console.log(
+      '| path | req/s | p50 ms | p99 ms | server CPU µs/req | writing commits/req | all commits/req | WAL B/req | round trips/req | ratio (req/s) | errors |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const row of rows) console.log(row);
+    console.log(
+      `\nP2P at half peak (${half} req/s offered): p50 ${halfLoad.p50} ms, p99 ${halfLoad.p99} ms, errors ${halfLoad.errors}`,
+    );
+    console.log(
+      `stamping lag (event created_at → seq stamped, ${lags.length} events): p50 ${Math.round(percentile(lags, 50))} ms, ` +
+        `p99 ${Math.round(percentile(lags, 99))} ms, max ${Math.round(Math.max(...lags))} ms`,
+    );
+    if (foreignAges.length > 0)
+      console.log(
+        `oldest open transaction of other databases holding a transaction id (sampled every 100 ms): ` +
+          `p50 ${Math.round(percentile(foreignAges, 50))} ms, p99 ${Math.round(percentile(foreignAges, 99))} ms`,
+      );
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    await stats?.end();
+    if (admin) {
+      await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => undefined);
+      await admin.end();
+    }
+  }
+});

@@ -1,0 +1,92 @@
+import type { Database, Executor } from '../../db/client.js';
+import type { Environment } from '../auth/permissions.js';
+import type { Clock } from '../clock.js';
+import { assertLease, enqueueJob, type Job, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
+import { ledger } from '../ledger/ledger.js';
+import { transactionStore } from '../wallet/transaction-store.js';
+import { recordTransactionEvent } from '../wallet/wallet-events.js';
+
+/**
+ * Holds: money reserved from a wallet for an operation whose outcome comes later (a payout, a bill,
+ * an offramp order). The contract every operation builds on:
+ *
+ * - `placeHold(tx, …)` in the operation's first transaction: the wallet is debited into the user's
+ *   holds account (refused with INSUFFICIENT_FUNDS, rolling the transaction back, when it would
+ *   overdraw). With `expiresAt`, a `hold.expire` job is queued in the same transaction, due then.
+ * - `captureHold` (the money leaves: fee to fees, the rest to provider clearing) or `releaseHold`
+ *   (the money returns to the wallet), in the transaction that settles the operation. Each happens
+ *   at most once per hold, and only one of them: a guarded UPDATE on the hold's status decides, so
+ *   a capture racing an expiry either captures (the expiry then does nothing) or finds it released.
+ *   Both return false, changing nothing, when the hold was already settled.
+ * - Expiry: the job releases a hold still `held` at its due time, and fails the wallet transaction
+ *   it pays for (`transactionId`), with that transaction's `transaction.failed` event, in one
+ *   transaction fenced by the job's lease. A hold settled meanwhile is left alone.
+ */
+export interface NewHold {
+  environment: Environment;
+  userId: string;
+  amount: bigint;
+  /** The operation's reference, for the ledger's descriptions. */
+  reference: string;
+  /** When an uncaptured hold gives the money back by itself. */
+  expiresAt?: Date;
+  /** The PENDING wallet transaction this hold pays for; it fails when the hold expires. */
+  transactionId?: string;
+}
+
+export const HOLD_EXPIRE_JOB = 'hold.expire';
+
+/** Reserves the amount; returns the hold's id. */
+export async function placeHold(tx: Executor, hold: NewHold): Promise<string> {
+  const id = await ledger.hold(tx, hold, hold.amount, hold.reference, {
+    expiresAt: hold.expiresAt,
+    transactionId: hold.transactionId,
+  });
+  if (hold.expiresAt)
+    await enqueueJob(tx, {
+      kind: HOLD_EXPIRE_JOB,
+      payload: { holdId: id },
+      runAt: hold.expiresAt,
+      tenant: hold.userId,
+    });
+  return id;
+}
+
+/** Spends a hold, at most once: `fee` to fees, the rest to provider clearing. False if already settled. */
+export const captureHold = (tx: Executor, holdId: string, fee: bigint, at: Date) => ledger.capture(tx, holdId, fee, at);
+
+/** Gives a hold back to the wallet, at most once. False if already settled. */
+export const releaseHold = (tx: Executor, holdId: string, at: Date) => ledger.release(tx, holdId, at);
+
+/**
+ * Releases a hold whose expiry has passed, if it is still held, and fails the wallet transaction it
+ * pays for with its event. Returns whether it released anything.
+ */
+export async function releaseExpiredHold(tx: Executor, holdId: string, now: Date): Promise<boolean> {
+  const released = await ledger.releaseHold(tx, holdId, now, { expiredBy: now });
+  if (!released) return false;
+  if (released.transactionId) {
+    const failed = await transactionStore.settle(tx, released.transactionId, 'FAILED', now);
+    if (failed) await recordTransactionEvent(tx, failed, now);
+  }
+  return true;
+}
+
+/** The money lane's job: one per hold with an expiry, due at that expiry. */
+export class HoldExpiryHandler implements JobHandler {
+  readonly kind = HOLD_EXPIRE_JOB;
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(job: Job): Promise<JobOutcome> {
+    const now = this.clock.now();
+    if (job.runAt > now) return { status: 'retry', at: job.runAt };
+    await this.db.transaction(async (tx) => {
+      await assertLease(tx, job);
+      await releaseExpiredHold(tx, String(job.payload['holdId']), now);
+    });
+    return { status: 'done' };
+  }
+}

@@ -1,0 +1,189 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { type Database, type Executor, queryRows } from '../../db/client.js';
+import { DomainError, type ErrorCode } from '../errors.js';
+import type { IdempotencyScope } from '../idempotency/idempotency.js';
+
+/**
+ * The idempotency claim taken INSIDE the operation's own transaction: no separately committed
+ * "running" row before the work, so an operation without a provider call commits once.
+ *
+ * Contract (every money operation follows it):
+ * 1. `claimKey(tx, key)` first in the transaction. It takes a transaction-scoped advisory lock on a
+ *    64-bit hash of (owner, environment, operation, key) without waiting and reads the key's row.
+ *    - lock busy (the same key's transaction is open right now): 409 CONFLICT;
+ *    - row `done`, same fingerprint: `{ replay }` — answer with it, write nothing;
+ *    - other fingerprint: 422 IDEMPOTENCY_KEY_REUSED;
+ *    - row `running` (an operation that committed before calling its provider): 409 while its lease
+ *      lasts, `{ resume: resourceId }` once it ran out (its process died);
+ *    - no row: `{ fresh }` — do the work.
+ * 2. The effect, then `answerKey(tx, key, result)` in the SAME transaction: the key becomes `done`
+ *    with the answer to replay exactly when the effect commits, never before or after.
+ *    Operations that must commit before a provider call use `recordKey(tx, key, resourceId, lease)`
+ *    in that first transaction and `answerKey` in the one that settles.
+ * 3. A refusal (a DomainError below 500) rolls the transaction back and is stored with `refuseKey`
+ *    in a short transaction of its own (under the same lock): the refusal had no effect to protect.
+ *
+ * The lock is released by COMMIT or ROLLBACK, so a crash never leaves a key claimed. The lookup
+ * shares a statement with the lock, so its snapshot can miss a row a concurrent transaction
+ * committed just before the lock was granted; `answerKey` then meets that row and throws
+ * `KeyRaceError` — roll back and run the claim again, which replays (`Idempotency.transaction`
+ * does this). Two keys whose hashes collide (1 in 2⁶⁴) merely take turns.
+ */
+export interface KeyRef {
+  scope: IdempotencyScope;
+  key: string;
+  /** The keyed fingerprint of the request's input (`Idempotency.fingerprint`). */
+  requestHash: string;
+}
+
+export type Stored = { result: unknown } | { error: { code: ErrorCode; message: string; field?: string } };
+
+export type KeyClaim = { fresh: true } | { replay: Stored } | { resume: string | null };
+
+/** A concurrent request with the same key committed between this one's snapshot and its lock. */
+export class KeyRaceError extends Error {
+  constructor() {
+    super('The Idempotency-Key was answered by a concurrent request; claim it again to replay.');
+    this.name = 'KeyRaceError';
+  }
+}
+
+/** The advisory lock id of a key: the first 8 bytes of a SHA-256, as a signed 64-bit integer. */
+export function keyLockId(scope: IdempotencyScope, key: string): string {
+  const digest = createHash('sha256')
+    .update(`${scope.userId}\u0000${scope.environment}\u0000${scope.operation}\u0000${key}`)
+    .digest();
+  return digest.readBigInt64BE(0).toString();
+}
+
+export const keyBusy = () =>
+  new DomainError(
+    'CONFLICT',
+    'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
+    {
+      field: 'Idempotency-Key',
+    },
+  );
+
+export const keyReused = () =>
+  new DomainError(
+    'IDEMPOTENCY_KEY_REUSED',
+    'This Idempotency-Key was already used with a different request body. Use a new key for a new request.',
+    { field: 'Idempotency-Key' },
+  );
+
+export interface KeyRow {
+  locked: boolean;
+  status: 'running' | 'done' | null;
+  request_hash: string | null;
+  response: Stored | null;
+  resource_id: string | null;
+  lease_over: boolean | null;
+}
+
+/** Interprets the claim statement's row (shared with stores that fold the claim into a bigger statement). */
+export function claimOf(row: KeyRow, requestHash: string): KeyClaim {
+  if (!row.locked) throw keyBusy();
+  if (row.status === null) return { fresh: true };
+  if (row.request_hash !== requestHash) throw keyReused();
+  if (row.status === 'done') return { replay: row.response as Stored };
+  if (!row.lease_over) throw keyBusy();
+  return { resume: row.resource_id };
+}
+
+/** Step 1: lock the key for this transaction and read what it already holds. One round trip. */
+export async function claimKey(tx: Executor, ref: KeyRef, now: Date): Promise<KeyClaim> {
+  const { scope, key } = ref;
+  const [row] = await queryRows<KeyRow>(
+    tx,
+    sql`select l.locked, k.status, k.request_hash, k.response, k.resource_id,
+          (k.locked_until is null or k.locked_until < ${now.toISOString()}::timestamptz) as lease_over
+        from (select pg_try_advisory_xact_lock(${keyLockId(scope, key)}::bigint) as locked) l
+        left join idempotency_keys k on l.locked and k.user_id = ${scope.userId}
+          and k.environment = ${scope.environment} and k.operation = ${scope.operation} and k.key = ${key}`,
+  );
+  return claimOf(row!, ref.requestHash);
+}
+
+/** For operations that commit before a provider call: the key stays `running` with the record attached. */
+export async function recordKey(tx: Executor, ref: KeyRef, resourceId: string, leaseUntil: Date): Promise<void> {
+  const { scope, key } = ref;
+  const rows = await queryRows(
+    tx,
+    sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, resource_id, locked_until)
+        values (${scope.userId}, ${scope.environment}, ${scope.operation}, ${key}, ${ref.requestHash}, 'running',
+          ${resourceId}, ${leaseUntil.toISOString()}::timestamptz)
+        on conflict (user_id, environment, operation, key) do update
+          set resource_id = excluded.resource_id, locked_until = excluded.locked_until
+          where idempotency_keys.status = 'running'
+        returning 1`,
+  );
+  if (rows.length === 0) throw new KeyRaceError();
+}
+
+/** Step 2: the key is `done` with `stored` as its answer, in the transaction that commits the effect. */
+export async function answerKey(tx: Executor, ref: KeyRef, stored: Stored): Promise<void> {
+  const { scope, key } = ref;
+  const rows = await queryRows(
+    tx,
+    sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
+        values (${scope.userId}, ${scope.environment}, ${scope.operation}, ${key}, ${ref.requestHash}, 'done',
+          ${JSON.stringify(stored)}::jsonb)
+        on conflict (user_id, environment, operation, key) do update
+          set status = 'done', response = excluded.response, locked_until = null
+          where idempotency_keys.status = 'running'
+        returning 1`,
+  );
+  if (rows.length === 0) throw new KeyRaceError();
+}
+
+/**
+ * Step 3: stores a refusal as the key's answer, after the work's transaction rolled back. Waits for
+ * the key's lock (a retry may hold it). When the key already has an answer (a concurrent retry got
+ * there first) that answer is returned, to replay instead; another request's input is 422.
+ */
+export async function refuseKey(db: Database, ref: KeyRef, error: DomainError): Promise<Stored | undefined> {
+  const { scope, key } = ref;
+  const stored: Stored = {
+    error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
+  };
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${keyLockId(scope, key)}::bigint)`);
+    const [existing] = await queryRows<{ request_hash: string; status: string; response: Stored | null }>(
+      tx,
+      sql`select request_hash, status, response from idempotency_keys where user_id = ${scope.userId}
+          and environment = ${scope.environment} and operation = ${scope.operation} and key = ${key}`,
+    );
+    if (existing && existing.request_hash !== ref.requestHash) throw keyReused();
+    if (existing?.status === 'done') return existing.response as Stored;
+    // A `running` row belongs to a two-commit operation: its record settles it, not this refusal.
+    if (existing) return undefined;
+    await tx.execute(
+      sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
+          values (${scope.userId}, ${scope.environment}, ${scope.operation}, ${key}, ${ref.requestHash}, 'done',
+            ${JSON.stringify(stored)}::jsonb)`,
+    );
+    return undefined;
+  });
+}
+
+/**
+ * Removes a key left `running` with no record by a process that died (its lease lapsed), so a
+ * one-commit operation can claim it afresh; answers whether it did. Nothing had been done under it.
+ */
+export async function dropLapsedKey(db: Executor, ref: KeyRef, now: Date): Promise<boolean> {
+  const { scope, key } = ref;
+  const rows = await queryRows(
+    db,
+    sql`delete from idempotency_keys where user_id = ${scope.userId} and environment = ${scope.environment}
+        and operation = ${scope.operation} and key = ${key} and status = 'running' and resource_id is null
+        and (locked_until is null or locked_until < ${now.toISOString()}::timestamptz)
+        returning 1`,
+  );
+  return rows.length > 0;
+}
+
+/** Whether a refusal is an answer to keep (a client's mistake or a business rule), not a fault or a "later" (429) to retry. */
+export const isRefusal = (error: unknown): error is DomainError =>
+  error instanceof DomainError && error.status < 500 && error.status !== 429;
