@@ -57,7 +57,30 @@ await seed(other.id, Math.max(...sizes));
 // As autovacuum leaves tables in steady state: statistics, and the visibility map index-only scans need.
 await services.db.execute(sql`vacuum analyze bill_records`);
 await services.db.execute(sql`vacuum analyze wallet_transactions`);
+// Time spent waiting on SQL, summed over statements: GET /bench/sql answers it and starts over, so
+// the driver can tell the database's share of a request from the HTTP and GraphQL layers'.
+const client = (services.db as unknown as { $client: { query: (...args: unknown[]) => Promise<unknown> } }).$client;
+const query = client.query;
+let sqlMs = 0;
+let statements = 0;
+client.query = function (this: unknown, ...args: unknown[]) {
+  const started = performance.now();
+  statements += 1;
+  const result = query.apply(this, args);
+  void Promise.resolve(result)
+    .catch(() => undefined)
+    .then(() => {
+      sqlMs += performance.now() - started;
+    });
+  return result;
+};
 const app = await buildApp({ services });
+app.get('/bench/sql', async () => {
+  const answer = { sqlMs, statements };
+  sqlMs = 0;
+  statements = 0;
+  return answer;
+});
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(
   `${JSON.stringify({ ready: true, pid: process.pid, port: (app.server.address() as { port: number }).port, keys })}\n`,

@@ -4,7 +4,9 @@
  * The seed's paginated lists at 100 / 10,000 / 100,000 records for one user: GET /api/v1/bills/records
  * and GET /api/v1/transactions, newest page, last page, every filter and the search, each driven
  * for `seconds` by one connection (one request at a time: the latency a partner's page load sees,
- * not a queueing figure), reporting p50/p99 and the server's CPU µs per request. The server
+ * not a queueing figure), reporting p50/p99, the time per request spent waiting on SQL (the
+ * database's share, apart from HTTP and GraphQL), statements per request and the server's CPU µs
+ * per request. The server
  * (scripts/bench/lists-server.ts) runs on CPU 0, this process on CPU 1.
  */
 import { parseArgs } from 'node:util';
@@ -62,10 +64,15 @@ await onLoadCore(async () => {
         const url = await resolvePages(`http://127.0.0.1:${server.ready.port}${PATHS[list]}`, query, key);
         const target = httpTarget({ name, pid: server.pid, url, headers: { 'x-api-key': key }, connections: 1 });
         await target.drive(1);
+        const sqlAt = `http://127.0.0.1:${server.ready.port}/bench/sql`;
+        await fetch(sqlAt);
         const before = cpuMicros(server.pid);
         const load = await target.drive(Number(values.seconds));
         const cpu = Math.round((cpuMicros(server.pid) - before) / Math.max(1, load.requests));
-        const row = `| ${Number(size).toLocaleString('en')} | ${list} | ${name} | \`${url.slice(url.indexOf('?')).replace(/^[^?].*/, '') || '(none)'}\` | ${load.p50} | ${load.p99} | ${cpu} | ${load.errors} |`;
+        const spent = (await (await fetch(sqlAt)).json()) as { sqlMs: number; statements: number };
+        const sqlPerRequest = (spent.sqlMs / Math.max(1, load.requests)).toFixed(1);
+        const statementsPerRequest = (spent.statements / Math.max(1, load.requests)).toFixed(1);
+        const row = `| ${Number(size).toLocaleString('en')} | ${list} | ${name} | \`${url.slice(url.indexOf('?')).replace(/^[^?].*/, '') || '(none)'}\` | ${load.p50} | ${load.p99} | ${sqlPerRequest} | ${statementsPerRequest} | ${cpu} | ${load.errors} |`;
         rows.push(row);
         console.log(row);
       }
@@ -76,7 +83,7 @@ await onLoadCore(async () => {
   }
   console.log(
     `\nMeasured ${machineLine()}; database ${values.db}; ${values.seconds} s per query, one connection.\n\n` +
-      '| records | list | query | parameters | p50 ms | p99 ms | CPU µs/req | errors |\n|---|---|---|---|---|---|---|---|\n' +
+      '| records | list | query | parameters | p50 ms | p99 ms | SQL ms/req | statements/req | gateway CPU µs/req | errors |\n|---|---|---|---|---|---|---|---|---|---|\n' +
       rows.join('\n'),
   );
   process.exit(0);

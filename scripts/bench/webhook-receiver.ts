@@ -1,25 +1,26 @@
-/** A webhook receiver for bench:webhooks: answers 200, prints its URL, then p50/p99 once `expected` events arrived. */
+/**
+ * A webhook receiver for `npm run bench:events`: answers 200 at once and remembers when each event
+ * id first arrived; `GET /arrivals` answers them as `{ "<event id>": <ms since epoch> }`.
+ */
 import { createServer } from 'node:http';
 
-const expected = Number(process.argv[2]);
-const latencies: number[] = [];
+const arrivals: Record<string, number> = {};
 const server = createServer((request, response) => {
+  if (request.method === 'GET') {
+    response.end(JSON.stringify(arrivals));
+    return;
+  }
+  const at = Date.now();
   const chunks: Buffer[] = [];
   request.on('data', (c: Buffer) => chunks.push(c));
   request.on('end', () => {
     response.end('ok');
-    const event = JSON.parse(Buffer.concat(chunks).toString()) as { data: { t: number } };
-    latencies.push(Date.now() - event.data.t);
-    if (latencies.length === expected) {
-      latencies.sort((a, b) => a - b);
-      process.stdout.write(
-        `${JSON.stringify({ p50: latencies[Math.floor(expected * 0.5)], p99: latencies[Math.floor(expected * 0.99)] })}\n`,
-      );
-    }
+    const { id } = JSON.parse(Buffer.concat(chunks).toString()) as { id: string };
+    arrivals[id] ??= at;
   });
 });
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(
-    `${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks` })}\n`,
+    `${JSON.stringify({ ready: true, pid: process.pid, port: (server.address() as { port: number }).port })}\n`,
   );
 });

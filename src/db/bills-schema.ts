@@ -40,11 +40,23 @@ export const billRecords = pgTable(
   },
   (t) => [
     uniqueIndex('bill_records_owner_reference_key').on(t.userId, t.environment, t.reference),
-    index('bill_records_owner_created_idx').on(t.userId, t.environment, t.createdAt),
-    index('bill_records_owner_updated_idx').on(t.userId, t.environment, t.updatedAt),
-    index('bill_records_owner_amount_idx').on(t.userId, t.environment, t.amount),
-    index('bill_records_owner_type_created_idx').on(t.userId, t.environment, t.type, t.createdAt),
-    index('bill_records_owner_status_created_idx').on(t.userId, t.environment, t.status, t.createdAt),
+    // The list's indexes: one per filter and sort, each ending in the list's order (sort column, id),
+    // so a page is a range of one index and its exact total an index-only count (see records()).
+    index('bill_records_owner_created_id_idx').on(t.userId, t.environment, t.createdAt, t.id),
+    index('bill_records_owner_updated_id_idx').on(t.userId, t.environment, t.updatedAt, t.id),
+    index('bill_records_owner_amount_id_idx').on(t.userId, t.environment, t.amount, t.id),
+    index('bill_records_owner_type_status_created_idx').on(
+      t.userId,
+      t.environment,
+      t.type,
+      t.status,
+      t.createdAt,
+      t.id,
+    ),
+    index('bill_records_owner_status_created_id_idx').on(t.userId, t.environment, t.status, t.createdAt, t.id),
+    index('bill_records_owner_biller_name_created_idx').on(t.userId, t.environment, t.billerName, t.createdAt, t.id),
+    index('bill_records_owner_biller_code_created_idx').on(t.userId, t.environment, t.billerCode, t.createdAt, t.id),
+    index('bill_records_owner_customer_created_idx').on(t.userId, t.environment, t.customer, t.createdAt, t.id),
     index('bill_records_pending_idx').on(t.status, t.updatedAt).where(sql`${t.status} = 'PENDING'`),
   ],
 );

@@ -128,7 +128,19 @@ export const walletTransactions = pgTable(
   },
   (t) => [
     uniqueIndex('wallet_transactions_owner_reference_key').on(t.userId, t.environment, t.reference),
-    index('wallet_transactions_owner_created_idx').on(t.userId, t.environment, t.createdAt),
+    // The list's indexes, each ending in its order (created_at, id): pages are index ranges and
+    // exact totals index-only counts, per filter.
+    index('wallet_transactions_owner_created_id_idx').on(t.userId, t.environment, t.createdAt, t.id),
+    index('wallet_transactions_owner_type_status_created_idx').on(
+      t.userId,
+      t.environment,
+      t.type,
+      t.status,
+      t.createdAt,
+      t.id,
+    ),
+    index('wallet_transactions_owner_status_created_idx').on(t.userId, t.environment, t.status, t.createdAt, t.id),
+    index('wallet_transactions_owner_amount_created_idx').on(t.userId, t.environment, t.amount, t.createdAt, t.id),
   ],
 );
 

@@ -1,4 +1,4 @@
-import { and, asc, type Column, desc, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { and, asc, type Column, desc, getTableColumns, inArray, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { badInput } from './errors.js';
 import { isUuid } from './ids.js';
@@ -128,5 +128,66 @@ export async function keysetPage<T extends KeyedTable>(
   return pageFrom(
     window,
     rows.map(({ keysetAt, ...row }) => ({ row: row as T['$inferSelect'], position: { at: keysetAt, id: row.id } })),
+  );
+}
+
+/**
+ * The same window of several parents' rows in one statement (rows ranked per `parent` value):
+ * a list nested in a list (each business's customers) costs one query however many parents ask.
+ */
+export async function keysetPages<T extends KeyedTable>(
+  db: Executor,
+  table: T,
+  parent: Column,
+  parents: readonly string[],
+  where: SQL | undefined,
+  window: Window,
+): Promise<Map<string, PageOf<T['$inferSelect']>>> {
+  const forward = window.direction === 'forward';
+  if (window.from && !isUuid(window.from.id))
+    throw badInput(forward ? 'after' : 'before', 'This is not a cursor of this list.');
+  const at = sql`${table.createdAt}`;
+  const keyset = window.from
+    ? forward
+      ? sql`(${at}, ${table.id}) < (${window.from.at}::timestamptz, ${window.from.id}::uuid)`
+      : sql`(${at}, ${table.id}) > (${window.from.at}::timestamptz, ${window.from.id}::uuid)`
+    : undefined;
+  const direction = sql.raw(forward ? 'desc' : 'asc');
+  const ranked = (db as Executor)
+    .select({
+      ...getTableColumns(table),
+      keysetAt: sql<string>`${table.createdAt}::text`.as('keyset_at'),
+      keysetRank:
+        sql<number>`row_number() over (partition by ${parent} order by ${table.createdAt} ${direction}, ${table.id} ${direction})`.as(
+          'keyset_rank',
+        ),
+    })
+    .from(table as PgTable)
+    .where(and(inArray(parent, [...parents]), where, keyset))
+    .as('ranked');
+  const rows = (await (db as Executor)
+    .select()
+    // The subquery's own type is too deep for the generic table here; its columns are the table's.
+    .from(ranked as unknown as PgTable)
+    .where(sql`keyset_rank <= ${window.size + 1}`)) as unknown as Array<
+    T['$inferSelect'] & { keysetAt: string; keysetRank: number; id: string }
+  >;
+  const parentKey = parent.name;
+  const grouped = new Map<string, typeof rows>(parents.map((p) => [p, []]));
+  const keyOf = Object.entries(getTableColumns(table)).find(([, column]) => column.name === parentKey)![0];
+  for (const row of rows) grouped.get(String((row as Record<string, unknown>)[keyOf]))?.push(row);
+  return new Map(
+    [...grouped].map(([key, list]) => [
+      key,
+      pageFrom(
+        window,
+        list
+          .sort((a, b) => Number(a.keysetRank) - Number(b.keysetRank))
+          .map(({ keysetAt, keysetRank: _rank, ...row }) => ({
+            row: row as T['$inferSelect'],
+            position: { at: keysetAt, id: row.id },
+          })),
+      ),
+    ]),
   );
 }

@@ -9,6 +9,8 @@ import {
 import type { Owner } from '../domain/activity/owned-rows.js';
 import type { RecordKind, RecordRow, ReferencedKind } from '../domain/activity/record-lookups.js';
 import type { Principal } from '../domain/auth/principal.js';
+import type { BusinessCustomerRow } from '../domain/customers/customer-service.js';
+import type { PageOf, Window } from '../domain/keyset.js';
 import type { SwapQuoteView } from '../domain/solana/swap-quote.js';
 import type { User } from '../domain/users/user.js';
 import type { Services } from '../services.js';
@@ -36,7 +38,27 @@ export function createLoaders(services: Services, principal: Principal | null) {
   const solanaTransferById = byId('solanaTransfers');
   const offrampOrderById = byId('offrampOrders');
 
+  // One loader per window and status asked for: every business in the answer shares its query.
+  const customerWindows = new Map<string, DataLoader<string, PageOf<BusinessCustomerRow>>>();
+  const customerWindow = (window: Window, status: 'active' | 'disabled' | undefined) => {
+    const key = JSON.stringify([window, status ?? null]);
+    let loader = customerWindows.get(key);
+    if (!loader) {
+      loader = new DataLoader(async (businessIds) => {
+        if (!principal) return businessIds.map(() => ({ items: [], hasNextPage: false, hasPreviousPage: false }));
+        const pages = await services.customers.windows(principal, businessIds, window, status);
+        return businessIds.map(
+          (id) => pages.get(id) ?? { items: [], hasNextPage: false, hasPreviousPage: window.from !== undefined },
+        );
+      });
+      customerWindows.set(key, loader);
+    }
+    return loader;
+  };
+
   return {
+    /** A window of a business's customers, batched across the businesses of one answer. */
+    customerWindow,
     userById: new DataLoader<string, User | null>(async (ids) => {
       const found = new Map((await services.users.usersByIds(ids)).map((u) => [u.id, u]));
       return ids.map((id) => found.get(id) ?? null);

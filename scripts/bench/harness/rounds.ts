@@ -41,6 +41,8 @@ export interface RoundOptions {
   roundSeconds: number;
   /** At least 3: the median of each figure is reported. */
   rounds: number;
+  /** Seconds of no load over which each server's idle CPU is measured (default 3), then subtracted. */
+  idleSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -86,6 +88,16 @@ export function httpTarget(options: {
 export async function measureInterleaved(targets: Target[], options: RoundOptions): Promise<Measured[]> {
   const log = options.log ?? console.log;
   if (options.rounds < 3) throw new Error('at least 3 rounds: the figures are medians');
+  // What each server burns with no load (timers, pollers, GC): at low throughput on a busy machine
+  // it would otherwise be charged to the few requests served, so it is measured and taken off.
+  const idle = new Map<number, number>();
+  const pids = [...new Set(targets.map((t) => t.pid))];
+  const idleFrom = new Map(pids.map((pid) => [pid, cpuMicros(pid)]));
+  const idleStarted = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, (options.idleSeconds ?? 3) * 1000));
+  const idleSeconds = (performance.now() - idleStarted) / 1000;
+  for (const pid of pids) idle.set(pid, (cpuMicros(pid) - idleFrom.get(pid)!) / idleSeconds);
+  log(`idle CPU, µs per second: ${pids.map((pid) => Math.round(idle.get(pid)!)).join(', ')}`);
   for (const target of targets) {
     log(`warm-up ${options.warmupSeconds}s: ${target.name}`);
     await target.drive(options.warmupSeconds);
@@ -97,8 +109,10 @@ export async function measureInterleaved(targets: Target[], options: RoundOption
     const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
     for (const target of order) {
       const before = cpuMicros(target.pid);
+      const started = performance.now();
       const load = await target.drive(options.roundSeconds);
-      const used = cpuMicros(target.pid) - before;
+      const elapsed = (performance.now() - started) / 1000;
+      const used = Math.max(0, cpuMicros(target.pid) - before - idle.get(target.pid)! * elapsed);
       const sample = {
         cpuMicrosPerRequest: used / Math.max(1, load.requests),
         rps: load.requests / options.roundSeconds,

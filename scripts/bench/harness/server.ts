@@ -22,8 +22,9 @@ export async function startServer<Ready extends { pid: number }>(
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 180_000,
+  cpu = 0,
 ): Promise<Started<Ready>> {
-  const child = spawnServer(script, args, env);
+  const child = spawnServer(script, args, env, cpu);
   const ready = await new Promise<Ready>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} not ready after ${timeoutMs} ms`)), timeoutMs);
     const lines = createInterface({ input: child.stdout! });

@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, gte, ilike, lt, lte, or, type SQL, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import { and, asc, desc, eq, gte, ilike, inArray, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '../../db/client.js';
 import { billBeneficiaries, billRecords, billSchedules } from '../../db/bills-schema.js';
 import type { Environment } from '../auth/permissions.js';
+import { nearEndSlice } from '../offset-page.js';
 import type { BillRecordRow } from './bill-record.js';
 import type { BillType } from './bills-provider.js';
 
@@ -31,6 +32,33 @@ const schedulesOf = (owner: Owner) =>
 const beneficiariesOf = (owner: Owner) =>
   and(eq(billBeneficiaries.userId, owner.userId), eq(billBeneficiaries.environment, owner.environment));
 const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** Beyond this many distinct biller names for one owner, a name filter tests every row instead. */
+const MAX_BILLER_NAMES_STEPPED = 500;
+
+/**
+ * The owner's distinct biller names matching `pattern` (ILIKE), found by stepping through the
+ * (owner, biller_name) index one name at a time; 'scan' when the owner has more names than is
+ * worth stepping through, so the caller tests the pattern on every row instead.
+ */
+async function billerNamesLike(db: Executor, owner: Owner, pattern: string): Promise<string[] | 'scan'> {
+  const mine = sql`user_id = ${owner.userId} and environment = ${owner.environment}`;
+  // Rows past the step limit are kept whatever their name, to tell "too many names" apart.
+  const rows = await queryRows<{ name: string; step: number }>(
+    db,
+    sql`/* billerNamesLike */ with recursive names(name, step) as (
+      (select biller_name, 1 from bill_records where ${mine} order by biller_name limit 1)
+      union all
+      select (select biller_name from bill_records where ${mine} and biller_name > names.name
+               order by biller_name limit 1), step + 1
+        from names where names.name is not null and step <= ${MAX_BILLER_NAMES_STEPPED}
+    )
+    select name, step from names
+     where name is not null and (name ilike ${pattern} or step > ${MAX_BILLER_NAMES_STEPPED})`,
+  );
+  if (rows.some((r) => Number(r.step) > MAX_BILLER_NAMES_STEPPED)) return 'scan';
+  return rows.map((r) => r.name);
+}
 
 /** The bills' SQL, one named statement per question. Status changes go through lifecycle/transition. */
 export const billStore = {
@@ -83,12 +111,25 @@ export const billStore = {
     return row!;
   },
 
+  /**
+   * One page of records and the exact total. The total is counted first (from the index), so a
+   * page in the back half is read from the far end, and only the page's own rows are fetched from
+   * the table (a deferred join): deep OFFSET pages stay cheap at 100,000 records.
+   */
   async page(db: Executor, owner: Owner, query: BillRecordQuery, page: number, limit: number) {
+    // A partial biller name matches among the owner's few distinct names first, so the list and its
+    // total are ranges of the (owner, biller_name, …) index instead of a pattern test on every row.
+    const billerNames = query.billerName ? await billerNamesLike(db, owner, like(query.billerName)) : undefined;
+    if (billerNames?.length === 0) return { rows: [] as BillRecordRow[], total: 0 };
     const conditions: Array<SQL | undefined> = [
       recordsOf(owner),
       query.type ? eq(billRecords.type, query.type) : undefined,
       query.status ? eq(billRecords.status, query.status) : undefined,
-      query.billerName ? ilike(billRecords.billerName, like(query.billerName)) : undefined,
+      billerNames === 'scan'
+        ? ilike(billRecords.billerName, like(query.billerName ?? ''))
+        : billerNames
+          ? inArray(billRecords.billerName, billerNames)
+          : undefined,
       query.billerCode ? eq(billRecords.billerCode, query.billerCode) : undefined,
       query.customer ? eq(billRecords.customer, query.customer) : undefined,
       query.from ? gte(billRecords.createdAt, query.from) : undefined,
@@ -103,16 +144,26 @@ export const billStore = {
     const column = { createdAt: billRecords.createdAt, amount: billRecords.amount, updatedAt: billRecords.updatedAt }[
       query.sortBy ?? 'createdAt'
     ];
-    const direction = query.sortOrder === 'ASC' ? asc : desc;
+    const ascending = query.sortOrder === 'ASC';
+    const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where);
+    const total = Number(count?.n ?? 0);
+    const slice = nearEndSlice(total, page, limit);
+    if (!slice) return { rows: [] as BillRecordRow[], total };
+    const read = ascending !== slice.reversed ? asc : desc;
+    const ids = db
+      .select({ id: billRecords.id })
+      .from(billRecords)
+      .where(where)
+      .orderBy(read(column), read(billRecords.id))
+      .limit(slice.limit)
+      .offset(slice.offset);
+    const order = ascending ? asc : desc;
     const rows = await db
       .select()
       .from(billRecords)
-      .where(where)
-      .orderBy(direction(column), direction(billRecords.id))
-      .limit(limit)
-      .offset((page - 1) * limit);
-    const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where);
-    return { rows, total: Number(count?.n ?? 0) };
+      .where(inArray(billRecords.id, ids))
+      .orderBy(order(column), order(billRecords.id));
+    return { rows, total };
   },
 
   async insertSchedule(tx: Executor, row: typeof billSchedules.$inferInsert): Promise<BillScheduleRow> {

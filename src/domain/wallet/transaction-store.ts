@@ -1,6 +1,7 @@
-import { and, count, desc, eq, gte, ilike, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, ilike, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { keysetPage, type Window } from '../../domain/keyset.js';
+import { nearEndSlice } from '../../domain/offset-page.js';
 import { walletTransactions } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 
@@ -87,17 +88,27 @@ export const transactionStore = {
     return row;
   },
 
+  /** An OFFSET page with its exact total, cheap at any depth (see offset-page.ts). */
   async page(db: Executor, owner: Owner, filter: TransactionFilter, page: number, limit: number) {
     const where = filtered(owner, filter);
+    const [counted] = await db.select({ n: count() }).from(walletTransactions).where(where);
+    const total = Number(counted?.n ?? 0);
+    const slice = nearEndSlice(total, page, limit);
+    if (!slice) return { rows: [], total };
+    const read = slice.reversed ? asc : desc;
+    const ids = db
+      .select({ id: walletTransactions.id })
+      .from(walletTransactions)
+      .where(where)
+      .orderBy(read(walletTransactions.createdAt), read(walletTransactions.id))
+      .limit(slice.limit)
+      .offset(slice.offset);
     const rows = await db
       .select()
       .from(walletTransactions)
-      .where(where)
-      .orderBy(desc(walletTransactions.createdAt), desc(walletTransactions.id))
-      .limit(limit)
-      .offset((page - 1) * limit);
-    const [total] = await db.select({ n: count() }).from(walletTransactions).where(where);
-    return { rows, total: Number(total?.n ?? 0) };
+      .where(inArray(walletTransactions.id, ids))
+      .orderBy(desc(walletTransactions.createdAt), desc(walletTransactions.id));
+    return { rows, total };
   },
 
   /** A cursor window of the same list, newest first. */

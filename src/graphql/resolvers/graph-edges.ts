@@ -133,7 +133,7 @@ export const graphEdgeResolvers: Resolvers = {
       const principal = context.principal!;
       if (!mayActFor(principal, business.ownerUserId)) throw notFound('Business');
       const { customers } = context.services;
-      const page = await customers.window(principal, business.id, windowOf(window), opt(status));
+      const page = await context.loaders.customerWindow(windowOf(window), opt(status)).load(business.id);
       return connectionOf(
         page,
         (row) => row,

@@ -1,0 +1,23 @@
+/**
+ * OFFSET pages over an exactly counted list that stay cheap at any depth. The total is counted
+ * first (index-only); a page in the back half of the list is then read from the far end in the
+ * opposite order, so no page skips more than half the list; and the skipped entries are ids from
+ * the index (a deferred join), never table rows. The rows are exactly those of the plain
+ * `ORDER BY … LIMIT … OFFSET …`, because every list orders by (sort column, id): a total order,
+ * whose reverse is exact.
+ */
+export interface Slice {
+  offset: number;
+  limit: number;
+  /** Read in the opposite order (from the list's end). */
+  reversed: boolean;
+}
+
+/** The slice to read for `page` of `limit` over `total` rows, or undefined when the page is past the end. */
+export function nearEndSlice(total: number, page: number, limit: number): Slice | undefined {
+  const offset = (page - 1) * limit;
+  if (offset >= total) return undefined;
+  const take = Math.min(limit, total - offset);
+  const fromEnd = total - offset - take;
+  return fromEnd < offset ? { offset: fromEnd, limit: take, reversed: true } : { offset, limit: take, reversed: false };
+}
