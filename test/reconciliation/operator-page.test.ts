@@ -47,7 +47,13 @@ describe('the operator reconciliation page and the daily job', () => {
     expect(await handler.run(job)).toEqual({ status: 'done' });
     const [run] = await t.services.reconciliation.runs(1);
     expect(run).toMatchObject({ environment: 'sandbox', businessDate: '2026-04-01', trigger: 'daily', outcome: 'ok' });
-    expect(run!.sources.map((s) => s.provider).sort()).toEqual(['sandbox', 'sandbox-bills']);
+    expect(run!.sources.map((s) => s.provider).sort()).toEqual([
+      'sandbox',
+      'sandbox-bills',
+      'solana-devnet-market-makers',
+      'solana-mainnet-beta-market-makers',
+      'solana-testnet-market-makers',
+    ]);
     const next = await t.services.db.select().from(jobs).where(eq(jobs.kind, RECONCILE_JOB));
     expect(next.map((j) => j.runAt.toISOString())).toContain('2026-04-03T03:00:00.000Z');
 

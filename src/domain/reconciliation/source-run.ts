@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/client.js';
+import { compareBalances } from './balances.js';
 import { type Break, clearingOf, matchRecords } from './matcher.js';
 import type { ListWindow } from './records.js';
 import type { ReconciliationSource } from './sources.js';
@@ -53,7 +54,10 @@ export async function reconcileSource(
   const breaks: Break[] = [];
   let clearing: bigint | null = 0n;
   for (const item of items) {
-    const result = matchRecords(item.itemType, item.ours, item.theirs);
+    const result =
+      item.compare === 'balances'
+        ? compareBalances(item.itemType, item.ours, item.theirs)
+        : matchRecords(item.itemType, item.ours, item.theirs);
     breaks.push(...result.breaks.filter((b) => inDay((b.ours ?? b.theirs)!.at)));
     summary.matched += result.matched.filter(inDay).length;
     const ourDay = item.ours.filter((r) => inDay(r.at));

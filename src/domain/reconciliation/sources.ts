@@ -22,6 +22,8 @@ export interface SourceItems {
   direction: 'in' | 'out';
   /** False when amounts are in several units (tokens on chain) and cannot be summed into a clearing balance. */
   clearing: boolean;
+  /** `balances`: one record per wallet and token on each side, compared as of the run (balances.ts). */
+  compare?: 'movements' | 'balances';
   ours: OurRecord[];
   theirs: ProviderRecord[];
 }
