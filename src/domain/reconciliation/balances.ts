@@ -2,19 +2,21 @@ import { and, eq } from 'drizzle-orm';
 import { solanaTransfers } from '../../db/solana-schema.js';
 import type { SolanaChain } from '../solana/chain.js';
 import { SANDBOX_POOLS, SANDBOX_TOKENS, SOL_MINT, type SandboxPool } from '../solana/sandbox-world.js';
-import type { Break, OurRecord } from './matcher.js';
+import type { Break, BreakKind, OurRecord } from './matcher.js';
 import type { ProviderRecord } from './records.js';
 import type { ReconciliationSource } from './sources.js';
 
 /**
- * Balances, unlike movements, are compared as of the run: one record per wallet (or wallet class)
- * and token on each side, under the same reference. Any difference is `balance_differs`, carrying
- * both figures; a balance only one side names is compared with zero on the other.
+ * Balances, unlike movements, are compared as figures: one record per wallet (or wallet class) and
+ * token on each side, under the same reference. Any difference is `balance_differs` (or the kind
+ * given: a settlement's net is `amount_differs`), carrying both figures; a figure only one side
+ * names is compared with zero on the other.
  */
 export function compareBalances(
   itemType: string,
   expected: OurRecord[],
   actual: ProviderRecord[],
+  kind: BreakKind = 'balance_differs',
 ): { matched: Date[]; breaks: Break[] } {
   const theirs = new Map(actual.map((r) => [r.reference, r]));
   const ours = new Map(expected.map((r) => [r.reference, r]));
@@ -27,7 +29,7 @@ export function compareBalances(
     if ((our?.amount ?? 0n) === (their?.amount ?? 0n)) matched.push(at);
     else
       breaks.push({
-        kind: 'balance_differs',
+        kind,
         itemType,
         reference,
         currency: (our ?? their)!.currency,

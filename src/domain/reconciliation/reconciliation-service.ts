@@ -87,8 +87,9 @@ export class Reconciliation {
     const summaries: SourceSummary[] = [];
     const found: Array<{ provider: string; breaks: Break[] }> = [];
     for (const source of sources) {
-      const due = startedAt.getTime() >= window.to.getTime() + this.settlementHoursOf(source.provider) * 3_600_000;
-      const result = await reconcileSource(this.db, source, window, due);
+      const hours = this.settlementHoursOf(source.provider);
+      const due = startedAt.getTime() >= window.to.getTime() + hours * 3_600_000;
+      const result = await reconcileSource(this.db, source, window, due, hours);
       summaries.push(result.summary);
       if (result.breaks) found.push({ provider: source.provider, breaks: result.breaks });
     }
