@@ -45,8 +45,11 @@ describe('the operator reconciliation page and the daily job', () => {
     const handler = new ReconcileHandler(t.services.reconciliation, ['sandbox'], t.services.db, clock, 86_400_000);
     const job = await heldJob(t.services.db, { payload: {}, tenant: '' });
     expect(await handler.run(job)).toEqual({ status: 'done' });
-    const [run] = await t.services.reconciliation.runs(1);
-    expect(run).toMatchObject({ environment: 'sandbox', businessDate: '2026-04-01', trigger: 'daily', outcome: 'ok' });
+    const runs = await t.services.reconciliation.runs(2);
+    // Yesterday, and the day whose settlement window (48 hours by default) has just passed.
+    expect(runs.map((r) => r.businessDate).sort()).toEqual(['2026-03-30', '2026-04-01']);
+    const run = runs.find((r) => r.businessDate === '2026-04-01');
+    expect(run).toMatchObject({ environment: 'sandbox', trigger: 'daily', outcome: 'ok' });
     expect(run!.sources.map((s) => s.provider).sort()).toEqual([
       'sandbox',
       'sandbox-bills',

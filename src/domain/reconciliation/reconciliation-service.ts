@@ -67,6 +67,19 @@ export class Reconciliation {
     return new Date(this.clock.now().getTime() - DAY_MS).toISOString().slice(0, 10);
   }
 
+  /**
+   * The day whose every provider's settlement window ended most recently: a daily run reconciles it
+   * again, since only then is a collection still unsettled a break (and late records clear).
+   */
+  settledDay(environment: Environment): string {
+    const hours = Math.max(
+      0,
+      ...this.sources.filter((s) => s.environment === environment).map((s) => this.settlementHoursOf(s.provider)),
+    );
+    const dayEnd = Math.floor((this.clock.now().getTime() - hours * 3_600_000) / DAY_MS) * DAY_MS;
+    return new Date(dayEnd - DAY_MS).toISOString().slice(0, 10);
+  }
+
   async run(options: {
     environment: Environment;
     date?: string;
