@@ -8,6 +8,8 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { marketMakerSource } from '../../src/domain/reconciliation/balances.js';
 import { Reconciliation } from '../../src/domain/reconciliation/reconciliation-service.js';
 import { SOL_MINT, tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
+import { readReconciliation } from '../../src/observability/db-gauges.js';
+import { registry } from '../../src/observability/metrics.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 
 const DAY = '2026-05-01';
@@ -94,6 +96,10 @@ describe('reconciliation: the sandbox market makers’ balances on chain against
     expect(BigInt(usdc.ourAmount!) - BigInt(usdc.theirAmount!)).toBe(5_000_000n);
     const usdt = open.find((b) => b.reference.endsWith(USDT))!;
     expect(BigInt(usdt.theirAmount!) - BigInt(usdt.ourAmount!)).toBe(4_900_000n);
+    await readReconciliation(recon);
+    expect(await registry.metrics()).toMatch(
+      /gateway_reconciliation_breaks_open\{environment="sandbox",provider="solana-devnet-market-makers",kind="balance_differs"\} 2/,
+    );
 
     await t.services.db.delete(solanaTransfers).where(eq(solanaTransfers.id, ghost!.id));
     // Another day's run: a balance is of the run, so it clears the earlier day's balance breaks too.
