@@ -63,40 +63,58 @@ export function marketMakerSource(chain: SolanaChain, pools: SandboxPool[] = SAN
         genesis.set(mintOf(pool.a), (genesis.get(mintOf(pool.a)) ?? 0n) + pool.initialA * unitsOf(pool.a));
         genesis.set(mintOf(pool.b), (genesis.get(mintOf(pool.b)) ?? 0n) + pool.initialB * unitsOf(pool.b));
       }
-      const expected = new Map(genesis);
-      const swaps = await db
-        .select({
-          mint: solanaTransfers.mint,
-          amountRaw: solanaTransfers.amountRaw,
-          outputMint: solanaTransfers.outputMint,
-          outputAmountRaw: solanaTransfers.outputAmountRaw,
-        })
-        .from(solanaTransfers)
-        .where(
-          and(
-            eq(solanaTransfers.environment, 'sandbox'),
-            eq(solanaTransfers.network, chain.network),
-            eq(solanaTransfers.kind, 'swap'),
-            eq(solanaTransfers.status, 'confirmed'),
-          ),
-        );
-      for (const swap of swaps) {
-        const input = swap.mint ?? SOL_MINT;
-        expected.set(input, (expected.get(input) ?? 0n) + swap.amountRaw);
-        if (swap.outputMint)
-          expected.set(swap.outputMint, (expected.get(swap.outputMint) ?? 0n) - (swap.outputAmountRaw ?? 0n));
-      }
-      // SOL reserves are the lamports above each wallet's rent reserve (as the pools price them).
-      const rent = await chain.rentExempt(0);
-      const held = new Map<string, bigint>();
-      for (const pool of pools) {
-        const owner = pool.wallet.publicKey.toBase58();
-        for (const symbol of [pool.a, pool.b]) {
-          const mint = mintOf(symbol);
-          const amount =
-            mint === SOL_MINT ? (await chain.lamports(owner)) - rent : await chain.associatedTokenAmount(owner, mint);
-          held.set(mint, (held.get(mint) ?? 0n) + amount);
+      const recorded = async () => {
+        const expected = new Map(genesis);
+        const swaps = await db
+          .select({
+            mint: solanaTransfers.mint,
+            amountRaw: solanaTransfers.amountRaw,
+            outputMint: solanaTransfers.outputMint,
+            outputAmountRaw: solanaTransfers.outputAmountRaw,
+          })
+          .from(solanaTransfers)
+          .where(
+            and(
+              eq(solanaTransfers.environment, 'sandbox'),
+              eq(solanaTransfers.network, chain.network),
+              eq(solanaTransfers.kind, 'swap'),
+              eq(solanaTransfers.status, 'confirmed'),
+            ),
+          );
+        for (const swap of swaps) {
+          const input = swap.mint ?? SOL_MINT;
+          expected.set(input, (expected.get(input) ?? 0n) + swap.amountRaw);
+          if (swap.outputMint)
+            expected.set(swap.outputMint, (expected.get(swap.outputMint) ?? 0n) - (swap.outputAmountRaw ?? 0n));
         }
+        return expected;
+      };
+      const onChain = async () => {
+        // SOL reserves are the lamports above each wallet's rent reserve (as the pools price them).
+        const rent = await chain.rentExempt(0);
+        const held = new Map<string, bigint>();
+        for (const pool of pools) {
+          const owner = pool.wallet.publicKey.toBase58();
+          for (const symbol of [pool.a, pool.b]) {
+            const mint = mintOf(symbol);
+            const amount =
+              mint === SOL_MINT ? (await chain.lamports(owner)) - rent : await chain.associatedTokenAmount(owner, mint);
+            held.set(mint, (held.get(mint) ?? 0n) + amount);
+          }
+        }
+        return held;
+      };
+      // A swap commits its record and the chain's new state together, but the two are read apart:
+      // records read before and after the chain must agree, or a swap landed in between (read again).
+      const same = (a: Map<string, bigint>, b: Map<string, bigint>) =>
+        a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+      let expected = await recorded();
+      let held = await onChain();
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const after = await recorded();
+        if (same(expected, after)) break;
+        expected = after;
+        held = await onChain();
       }
       const record = (mint: string, amount: bigint) => ({
         reference: `market-makers:${mint}`,
