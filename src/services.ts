@@ -48,7 +48,7 @@ import { incomingTransferRecorder, sandboxExecutionRecorder } from './domain/sol
 import { IncomingWatch } from './domain/solana/incoming-watch.js';
 import { JupiterProvider } from './domain/solana/jupiter-provider.js';
 import { LiteSvmChain } from './domain/solana/litesvm-chain.js';
-import type { SolanaNetwork } from './domain/solana/networks.js';
+import { SOLANA_NETWORKS, type SolanaNetwork } from './domain/solana/networks.js';
 import { SolanaPortfolio } from './domain/solana/portfolio.js';
 import { RpcChain } from './domain/solana/rpc-chain.js';
 import { SandboxAmm } from './domain/solana/sandbox-amm.js';
@@ -277,6 +277,7 @@ export function createServices(
       bills: { sandbox: sandboxBills, production: productionBills },
       offramp: { production: paycrest },
       chains: Object.values(rpcChains),
+      sandboxChains: SOLANA_NETWORKS.map(sandboxChain),
     }),
     {
       settlementHours: config.RECON_SETTLEMENT_HOURS,

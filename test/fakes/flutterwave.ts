@@ -28,6 +28,8 @@ export class FakeFlutterwave extends LocalHttpServer {
   private readonly methods = new Map<string, { number?: string; scenario: string }>();
   /** Every transfer as the v3 list shows it (a payout sent twice is two rows under one reference). */
   readonly transferLog: Array<Record<string, any>> = [];
+  /** Settlements as `GET /v3/settlements/:id` shows them (the list shows them without `transactions`). */
+  readonly settlements: Array<Record<string, any>> = [];
   /** Rows per page of the v3 lists (`/v3/transactions`, `/v3/transfers`, `/v3/bills`). */
   v3PageSize = 10;
 
@@ -51,6 +53,49 @@ export class FakeFlutterwave extends LocalHttpServer {
       created_at: createdAt.toISOString(),
     });
     return id;
+  }
+
+  /**
+   * A settlement of collections (naira amounts, as v3 shows them): `net_amount` is their charged
+   * amounts less their fees unless given.
+   */
+  addSettlement(
+    transactions: Array<{ txRef: string; id?: number | string; amount: number; fee?: number }>,
+    createdAt: Date,
+    netAmount?: number,
+  ): string {
+    const id = 40_000 + this.settlements.length;
+    const rows = transactions.map((t, i) => ({
+      id: t.id ?? id * 100 + i,
+      tx_ref: t.txRef,
+      flw_ref: `FLW-${id}-${i}`,
+      charged_amount: t.amount,
+      app_fee: t.fee ?? 0,
+      merchant_fee: 0,
+      stampduty_charge: 0,
+      settlement_amount: t.amount - (t.fee ?? 0),
+      status: 'successful',
+      currency: 'NGN',
+    }));
+    const gross = rows.reduce((sum, r) => sum + r.charged_amount, 0);
+    const fees = rows.reduce((sum, r) => sum + r.app_fee, 0);
+    this.settlements.push({
+      id,
+      status: 'completed',
+      currency: 'NGN',
+      gross_amount: gross,
+      app_fee: fees,
+      merchant_fee: 0,
+      chargeback: 0,
+      refund: 0,
+      stampduty_charge: 0,
+      net_amount: netAmount ?? Math.round((gross - fees) * 100) / 100,
+      transaction_count: rows.length,
+      meta: rows.map((r) => r.id),
+      created_at: createdAt.toISOString(),
+      transactions: rows,
+    });
+    return String(id);
   }
 
   /**
@@ -129,6 +174,18 @@ export class FakeFlutterwave extends LocalHttpServer {
       return this.v3List(rows, url, send);
     }
     if (method === 'GET' && parts[0] === 'transfers' && !parts[1]) return this.v3List(this.transferLog, url, send);
+    if (method === 'GET' && parts[0] === 'settlements' && !parts[1])
+      return this.v3List(
+        this.settlements.map(({ transactions: _t, ...s }) => s),
+        url,
+        send,
+      );
+    if (method === 'GET' && parts[0] === 'settlements' && parts[1]) {
+      const found = this.settlements.find((s) => String(s['id']) === parts[1]);
+      return found
+        ? send(200, { status: 'success', message: 'Settlement fetched', data: found })
+        : send(404, { status: 'error', message: 'Settlement not found', data: null });
+    }
     if (method === 'GET' && parts[0] === 'bills' && !parts[1]) {
       const rows = [...this.bills.entries()].map(([reference, b]) => ({
         customer_reference: reference,

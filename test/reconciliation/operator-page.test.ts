@@ -46,12 +46,21 @@ describe('the operator reconciliation page and the daily job', () => {
     const job = await heldJob(t.services.db, { payload: {}, tenant: '' });
     expect(await handler.run(job)).toEqual({ status: 'done' });
     // Test files in one worker share the embedded database, and other files' runs carry other
-    // clocks' times: find this run by what it is, not by being the newest.
-    const run = (await t.services.reconciliation.runs(100)).find(
-      (r) => r.trigger === 'daily' && r.businessDate === '2026-04-01',
+    // clocks' times: find these runs by what they are, not by being the newest.
+    const daily = (await t.services.reconciliation.runs(100)).filter(
+      (r) => r.trigger === 'daily' && r.environment === 'sandbox',
     );
+    // Yesterday, and the day whose settlement window (48 hours by default) has just passed.
+    expect(daily.map((r) => r.businessDate).sort()).toEqual(['2026-03-30', '2026-04-01']);
+    const run = daily.find((r) => r.businessDate === '2026-04-01');
     expect(run).toMatchObject({ environment: 'sandbox', businessDate: '2026-04-01', trigger: 'daily', outcome: 'ok' });
-    expect(run!.sources.map((s) => s.provider).sort()).toEqual(['sandbox', 'sandbox-bills']);
+    expect(run!.sources.map((s) => s.provider).sort()).toEqual([
+      'sandbox',
+      'sandbox-bills',
+      'solana-devnet-market-makers',
+      'solana-mainnet-beta-market-makers',
+      'solana-testnet-market-makers',
+    ]);
     const next = await t.services.db.select().from(jobs).where(eq(jobs.kind, RECONCILE_JOB));
     expect(next.map((j) => j.runAt.toISOString())).toContain('2026-04-03T03:00:00.000Z');
 

@@ -57,7 +57,11 @@ describe('reconciliation', () => {
     recon = new Reconciliation(
       t.services.db,
       clock,
-      [paymentsSource('production', flutterwave), chainSource('production', stubChain(signed))!],
+      [
+        // Settlements have their own file (settlements.test.ts): here, a provider that settles nothing.
+        paymentsSource('production', Object.assign(Object.create(flutterwave), { listSettlements: undefined })),
+        chainSource('production', stubChain(signed))!,
+      ],
       { settlementHours: 24, settlementHoursByProvider: { flutterwave: 12 }, breakMaxAgeMs: 72 * HOUR },
     );
     userId = (await seedTenant(t.services)).user.id;

@@ -14,6 +14,7 @@ import type {
   PayInAccount,
   PaymentsProvider,
   TransferState,
+  Settlement,
 } from './payments-provider.js';
 import { requestUpstream } from '../upstream/http.js';
 import { generate, UpstreamError } from '../upstream/upstream-error.js';
@@ -381,11 +382,51 @@ export class FlutterwaveProvider implements PaymentsProvider {
   }
 
   /**
+   * Reconciliation: v3 `GET /settlements` (paged like the other lists), then `GET /settlements/:id`
+   * of each for its transactions. A settlement's `net_amount` is its transactions' `charged_amount`
+   * less their `app_fee`, `merchant_fee` and `stampduty_charge`, less the batch's `refund` and
+   * `chargeback`.
+   */
+  async listSettlements(window: ListWindow): Promise<Settlement[]> {
+    const rows = await this.v3List<FlwSettlement>('/settlements', window);
+    const settlements: Settlement[] = [];
+    for (const row of rows) {
+      const body = await this.request<{ data: FlwSettlement }>(
+        `${this.config.v3BaseUrl.replace(/\/$/, '')}/settlements/${encodeURIComponent(String(row.id))}`,
+        'GET',
+        { authorization: `Bearer ${this.config.v3SecretKey}` },
+        undefined,
+        { unknownOutcome: false, envelope: true },
+      );
+      const detail = body.data;
+      const createdAt = new Date(detail.created_at);
+      settlements.push({
+        id: String(detail.id),
+        status: recordStatusOf(detail.status),
+        currency: detail.currency ?? 'NGN',
+        netAmount: minorUnitsOf(detail.net_amount),
+        deductions: minorUnitsOf(detail.refund ?? 0) + minorUnitsOf(detail.chargeback ?? 0),
+        createdAt,
+        transactions: (detail.transactions ?? []).map((t) => ({
+          reference: t.tx_ref ?? String(t.id),
+          providerRef: String(t.id),
+          amount: minorUnitsOf(t.charged_amount),
+          fee: minorUnitsOf(t.app_fee ?? 0) + minorUnitsOf(t.merchant_fee ?? 0) + minorUnitsOf(t.stampduty_charge ?? 0),
+          currency: t.currency ?? detail.currency ?? 'NGN',
+          status: recordStatusOf(t.status),
+          at: createdAt,
+        })),
+      });
+    }
+    return settlements;
+  }
+
+  /**
    * Every page of a v3 list between the window's days (`from`/`to` are dates, so a day either side
    * is asked for and the rows outside the window dropped). Lists come newest first: paging stops
    * at the last page, or at a page wholly older than the window.
    */
-  private async v3List<T extends FlwListed>(path: string, window: ListWindow): Promise<T[]> {
+  private async v3List<T extends { created_at: string }>(path: string, window: ListWindow): Promise<T[]> {
     if (!this.config.v3SecretKey)
       throw new DomainError('SERVICE_UNAVAILABLE', 'Reconciliation reads v3 lists: set FLUTTERWAVE_V3_SECRET_KEY.');
     const day = (at: Date) => at.toISOString().slice(0, 10);
@@ -552,6 +593,26 @@ export class FlutterwaveProvider implements PaymentsProvider {
 }
 
 /** The fields every v3 list row has that reconciliation reads. */
+interface FlwSettlement {
+  id: number | string;
+  status: string;
+  currency?: string;
+  net_amount: number | string;
+  refund?: number | string | null;
+  chargeback?: number | string | null;
+  created_at: string;
+  transactions?: Array<{
+    id: number | string;
+    tx_ref?: string;
+    charged_amount: number | string;
+    app_fee?: number | string | null;
+    merchant_fee?: number | string | null;
+    stampduty_charge?: number | string | null;
+    status: string;
+    currency?: string;
+  }>;
+}
+
 interface FlwListed {
   id: number | string;
   amount: number | string;

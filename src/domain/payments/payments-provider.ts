@@ -1,4 +1,4 @@
-import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
+import type { ListWindow, ProviderRecord, RecordStatus } from '../reconciliation/records.js';
 
 /**
  * An NGN payments provider: card tokens, charges, virtual accounts, banks and transfers. The
@@ -121,4 +121,23 @@ export interface PaymentsProvider {
   listCollections(window: ListWindow): Promise<ProviderRecord[]>;
   /** Reconciliation: transfers the provider sent out for the gateway (payouts) in the window. */
   listTransfers(window: ListWindow): Promise<ProviderRecord[]>;
+  /**
+   * Reconciliation: settlements (collected money paid on to the merchant) the provider made in the
+   * window, each with its transactions. Absent where the provider settles nothing (the sandbox).
+   */
+  listSettlements?(window: ListWindow): Promise<Settlement[]>;
+}
+
+/** One settlement batch: its net amount, and the collections it settled with their fees (kobo). */
+export interface Settlement {
+  id: string;
+  status: RecordStatus;
+  currency: string;
+  /** What was paid on to the merchant. */
+  netAmount: bigint;
+  /** Taken from the batch as a whole, not from one transaction (refunds, chargebacks). */
+  deductions: bigint;
+  createdAt: Date;
+  /** Each settled collection: `amount` charged, `fee` all fees on it (`providerRef` the provider's transaction id). */
+  transactions: Array<ProviderRecord & { amount: bigint; fee: bigint }>;
 }

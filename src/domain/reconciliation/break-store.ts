@@ -1,4 +1,4 @@
-import { and, eq, inArray, ne } from 'drizzle-orm';
+import { and, eq, inArray, ne, or } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { reconBreaks } from '../../db/reconciliation-schema.js';
 import type { Environment } from '../auth/permissions.js';
@@ -66,7 +66,11 @@ export async function storeBreaks(
   }
 }
 
-/** Open breaks of the day, of the providers this run read, that it no longer found: cleared (a late record arrived). */
+/**
+ * Open breaks of the day, of the providers this run read, that it no longer found: cleared (a late
+ * record arrived). A balance is of the run, not of a day: one no later run finds is cleared
+ * whatever day first found it.
+ */
 export async function clearUnseenBreaks(tx: Executor, run: RunRef & { providers: string[] }): Promise<void> {
   if (run.providers.length === 0) return;
   await tx
@@ -75,7 +79,7 @@ export async function clearUnseenBreaks(tx: Executor, run: RunRef & { providers:
     .where(
       and(
         eq(reconBreaks.environment, run.environment),
-        eq(reconBreaks.businessDate, run.businessDate),
+        or(eq(reconBreaks.businessDate, run.businessDate), eq(reconBreaks.kind, 'balance_differs')),
         inArray(reconBreaks.provider, run.providers),
         eq(reconBreaks.status, 'open'),
         ne(reconBreaks.lastRunId, run.runId),

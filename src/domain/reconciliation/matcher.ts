@@ -1,6 +1,12 @@
 import type { ProviderRecord, RecordStatus } from './records.js';
 
-export const BREAK_KINDS = ['missing_ours', 'missing_theirs', 'amount_differs', 'status_differs'] as const;
+export const BREAK_KINDS = [
+  'missing_ours',
+  'missing_theirs',
+  'amount_differs',
+  'status_differs',
+  'balance_differs',
+] as const;
 export type BreakKind = (typeof BREAK_KINDS)[number];
 
 /** One of the gateway's movements, as its own tables record it. */

@@ -29,17 +29,20 @@ export async function ourDeposits(db: Executor, environment: Environment, provid
         lt(deposits.createdAt, window.to),
       ),
     );
-  return rows.map(
-    (d): OurRecord => ({
-      itemType: 'deposit',
-      reference: d.method === 'virtual_account' && d.providerRef ? d.providerRef : `pgw-${d.id}`,
-      providerRef: d.providerRef,
-      amount: d.amount,
-      currency: d.currency,
-      status: completedIs(d.status, 'completed', 'failed'),
-      at: d.createdAt,
-    }),
-  );
+  return rows.map(ourDepositRecord);
+}
+
+/** A deposit as the provider knows it: `pgw-<id>`, or, arriving in a virtual account, by the provider's id. */
+export function ourDepositRecord(d: typeof deposits.$inferSelect): OurRecord {
+  return {
+    itemType: 'deposit',
+    reference: d.method === 'virtual_account' && d.providerRef ? d.providerRef : `pgw-${d.id}`,
+    providerRef: d.providerRef,
+    amount: d.amount,
+    currency: d.currency,
+    status: completedIs(d.status, 'completed', 'failed'),
+    at: d.createdAt,
+  };
 }
 
 /** Payouts, sent as `pgw-<id>`; the amount the beneficiary receives (the fee stays with the gateway). */

@@ -11,7 +11,10 @@ export const RECONCILE_JOB = 'recon.daily';
 export const scheduleReconciliation = (db: Database, at: Date, besides?: string) =>
   ensureOnePendingJob(db, RECONCILE_JOB, at, besides);
 
-/** Reconciles yesterday in each configured environment, then queues the next run `everyMs` later. */
+/**
+ * Reconciles yesterday in each configured environment, and again the day whose settlement windows
+ * have just passed, then queues the next run `everyMs` later.
+ */
 export class ReconcileHandler implements JobHandler {
   readonly kind = RECONCILE_JOB;
   constructor(
@@ -25,7 +28,12 @@ export class ReconcileHandler implements JobHandler {
   async run(job: Job): Promise<JobOutcome> {
     // A provider that cannot be read is recorded in its run (outcome failed), not thrown: the
     // schedule goes on and the metric and notice say so.
-    for (const environment of this.environments) await this.reconciliation.run({ environment, trigger: 'daily' });
+    for (const environment of this.environments) {
+      const settled = this.reconciliation.settledDay(environment);
+      if (settled !== this.reconciliation.yesterday())
+        await this.reconciliation.run({ environment, date: settled, trigger: 'daily' });
+      await this.reconciliation.run({ environment, trigger: 'daily' });
+    }
     await scheduleReconciliation(this.db, new Date(this.clock.now().getTime() + this.everyMs), job.id);
     return { status: 'done' };
   }

@@ -67,6 +67,19 @@ export class Reconciliation {
     return new Date(this.clock.now().getTime() - DAY_MS).toISOString().slice(0, 10);
   }
 
+  /**
+   * The day whose every provider's settlement window ended most recently: a daily run reconciles it
+   * again, since only then is a collection still unsettled a break (and late records clear).
+   */
+  settledDay(environment: Environment): string {
+    const hours = Math.max(
+      0,
+      ...this.sources.filter((s) => s.environment === environment).map((s) => this.settlementHoursOf(s.provider)),
+    );
+    const dayEnd = Math.floor((this.clock.now().getTime() - hours * 3_600_000) / DAY_MS) * DAY_MS;
+    return new Date(dayEnd - DAY_MS).toISOString().slice(0, 10);
+  }
+
   async run(options: {
     environment: Environment;
     date?: string;
@@ -87,8 +100,9 @@ export class Reconciliation {
     const summaries: SourceSummary[] = [];
     const found: Array<{ provider: string; breaks: Break[] }> = [];
     for (const source of sources) {
-      const due = startedAt.getTime() >= window.to.getTime() + this.settlementHoursOf(source.provider) * 3_600_000;
-      const result = await reconcileSource(this.db, source, window, due);
+      const hours = this.settlementHoursOf(source.provider);
+      const due = startedAt.getTime() >= window.to.getTime() + hours * 3_600_000;
+      const result = await reconcileSource(this.db, source, window, due, hours);
       summaries.push(result.summary);
       if (result.breaks) found.push({ provider: source.provider, breaks: result.breaks });
     }

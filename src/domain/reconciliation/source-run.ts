@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/client.js';
+import { compareBalances } from './balances.js';
 import { type Break, clearingOf, matchRecords } from './matcher.js';
 import type { ListWindow } from './records.js';
 import type { ReconciliationSource } from './sources.js';
@@ -29,6 +30,7 @@ export async function reconcileSource(
   source: ReconciliationSource,
   window: ListWindow,
   clearingDue: boolean,
+  settlementHours = 0,
 ): Promise<{ summary: SourceSummary; breaks: Break[] | undefined }> {
   const inDay = (at: Date) => at >= window.from && at < window.to;
   const padded = { from: new Date(window.from.getTime() - MARGIN_MS), to: new Date(window.to.getTime() + MARGIN_MS) };
@@ -43,7 +45,7 @@ export async function reconcileSource(
   };
   let items: Awaited<ReturnType<ReconciliationSource['items']>>;
   try {
-    items = await source.items(db, padded);
+    items = await source.items(db, padded, { hours: settlementHours, due: clearingDue });
   } catch (error) {
     return {
       summary: { ...summary, error: error instanceof Error ? error.message : String(error) },
@@ -51,16 +53,20 @@ export async function reconcileSource(
     };
   }
   const breaks: Break[] = [];
-  let clearing: bigint | null = 0n;
+  // Null when no item's amounts can be summed in the provider's clearing currency (tokens).
+  let clearing: bigint | null = null;
   for (const item of items) {
-    const result = matchRecords(item.itemType, item.ours, item.theirs);
+    const result =
+      item.compare === 'balances'
+        ? compareBalances(item.itemType, item.ours, item.theirs, item.breakKind)
+        : matchRecords(item.itemType, item.ours, item.theirs);
     breaks.push(...result.breaks.filter((b) => inDay((b.ours ?? b.theirs)!.at)));
     summary.matched += result.matched.filter(inDay).length;
     const ourDay = item.ours.filter((r) => inDay(r.at));
     const theirDay = item.theirs.filter((r) => inDay(r.at));
     summary.ours += ourDay.length;
     summary.theirs += theirDay.length;
-    clearing = item.clearing && clearing !== null ? clearing + clearingOf(item.direction, ourDay, theirDay) : null;
+    if (item.clearing) clearing = (clearing ?? 0n) + clearingOf(item.direction, ourDay, theirDay);
   }
   summary.breaks = breaks.length;
   summary.clearingMinor = clearing === null ? null : clearing.toString();

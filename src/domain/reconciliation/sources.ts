@@ -4,7 +4,8 @@ import type { BillsProvider } from '../bills/bills-provider.js';
 import type { OfframpProvider } from '../offramp/offramp-provider.js';
 import type { PaymentsProvider } from '../payments/payments-provider.js';
 import type { SolanaChain } from '../solana/chain.js';
-import type { OurRecord } from './matcher.js';
+import type { BreakKind, OurRecord } from './matcher.js';
+import { settlementItems } from './settlements.js';
 import {
   custodialAddresses,
   ourBills,
@@ -22,6 +23,10 @@ export interface SourceItems {
   direction: 'in' | 'out';
   /** False when amounts are in several units (tokens on chain) and cannot be summed into a clearing balance. */
   clearing: boolean;
+  /** `balances`: one record per wallet and token on each side, compared as of the run (balances.ts). */
+  compare?: 'movements' | 'balances';
+  /** The kind a differing figure is, when compared as balances (default `balance_differs`). */
+  breakKind?: BreakKind;
   ours: OurRecord[];
   theirs: ProviderRecord[];
 }
@@ -33,25 +38,41 @@ export interface SourceItems {
 export interface ReconciliationSource {
   provider: string;
   environment: Environment;
-  items(db: Executor, window: ListWindow): Promise<SourceItems[]>;
+  items(db: Executor, window: ListWindow, settlement?: SettlementContext): Promise<SourceItems[]>;
 }
 
-/** Flutterwave (or the sandbox) as the NGN payments provider: collections against deposits, transfers against payouts. */
+/** The provider's settlement window, and whether it has passed since the day's end. */
+export interface SettlementContext {
+  hours: number;
+  due: boolean;
+}
+
+/**
+ * Flutterwave (or the sandbox) as the NGN payments provider: collections against deposits, transfers
+ * against payouts, and, where it settles (Flutterwave), settlements against collections: those made
+ * from the day until its settlement window has passed (settlements.ts).
+ */
 export function paymentsSource(environment: Environment, provider: PaymentsProvider): ReconciliationSource {
+  const listSettlements = provider.listSettlements?.bind(provider);
   return {
     provider: provider.name,
     environment,
-    async items(db, window) {
-      const [collections, transfers] = await Promise.all([
+    async items(db, window, settlement = { hours: 0, due: false }) {
+      const [collections, transfers, settlements] = await Promise.all([
         provider.listCollections(window),
         provider.listTransfers(window),
+        listSettlements?.({
+          from: window.from,
+          to: new Date(window.to.getTime() + settlement.hours * 3_600_000 + 86_400_000),
+        }),
       ]);
+      const deposits = await ourDeposits(db, environment, provider.name, window);
       return [
         {
           itemType: 'deposit',
           direction: 'in',
           clearing: true,
-          ours: await ourDeposits(db, environment, provider.name, window),
+          ours: deposits,
           theirs: collections,
         },
         {
@@ -61,6 +82,9 @@ export function paymentsSource(environment: Environment, provider: PaymentsProvi
           ours: await ourPayouts(db, environment, provider.name, window),
           theirs: transfers,
         },
+        ...(settlements
+          ? await settlementItems(db, environment, provider.name, deposits, settlements, settlement.due)
+          : []),
       ];
     },
   };
