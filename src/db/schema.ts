@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigserial,
   bigint,
   boolean,
   index,
@@ -103,6 +104,12 @@ export const events = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     seq: bigint('seq', { mode: 'number' }),
     txid: xid8('txid').notNull().default(sql`pg_current_xact_id()`),
+    /**
+     * Insertion order: the relay stamps one transaction's events in the order they were written.
+     * `created_at` is the operation's clock reading, often the same for every event of an operation,
+     * and `id` is random, so neither can order them.
+     */
+    ordinal: bigserial('ordinal', { mode: 'number' }).notNull(),
     type: text('type').notNull(),
     userId: userRef(),
     environment: environmentEnum('environment').notNull(),
@@ -112,7 +119,7 @@ export const events = pgTable(
   (t) => [
     uniqueIndex('events_seq_key').on(t.seq),
     index('events_owner_seq_idx').on(t.userId, t.environment, t.seq),
-    index('events_unstamped_idx').on(t.txid).where(sql`${t.seq} is null`),
+    index('events_unstamped_idx').on(t.txid, t.ordinal).where(sql`${t.seq} is null`),
     /** Retention prunes by age. */
     index('events_created_idx').on(t.createdAt),
   ],

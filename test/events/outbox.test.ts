@@ -45,6 +45,21 @@ describe('the events outbox', () => {
     expect(listed[0]).toMatchObject({ type: 'transaction.created', data: { i: 0 }, created: expect.any(Number) });
   });
 
+  it("one transaction's events are stamped in the order it wrote them, though they share one clock reading", async () => {
+    const before = await latestEventSeq(db);
+    const at = new Date();
+    const ids: string[] = [];
+    // One operation writes its events with the same instant; their ids are random, so only the
+    // order of writing can tell the relay which came first.
+    await db.transaction(async (tx) => {
+      for (let i = 0; i < 20; i++)
+        ids.push((await recordEvent(tx, { type: 'order.test', ...owner(), data: { i } }, at)).id);
+    });
+    await stampEvents(db, ids);
+    const listed = await eventStore.listEventsAfter(db, owner(), before, 100, ['order.test']);
+    expect(listed.map((e) => e.data.i)).toEqual([...Array(20).keys()]);
+  });
+
   it('readers page by seq with no gap and no repeat', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 7; i++)

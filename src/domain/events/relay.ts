@@ -8,7 +8,8 @@ import { observeStampedEvents, type StampedEvent } from '../../observability/mon
 const RELAY_LOCK_KEY = 7_262_020_002;
 
 /**
- * Stamps `seq` on events in commit order. An event is stamped only when its inserting transaction
+ * Stamps `seq` on events in commit order, and one transaction's events in the order it wrote them
+ * (`ordinal`). An event is stamped only when its inserting transaction
  * is older than every transaction still open (txid < the snapshot's xmin): a transaction that is
  * still running can only commit rows with a txid at or above xmin, which this rule stamps later
  * and so higher. A reader resuming "after seq N" therefore never skips an event that committed late.
@@ -40,10 +41,10 @@ export async function stampCommittedEvents(
         with horizon as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin),
         base as (select coalesce(max(seq), 0) as top from events),
         ready as (
-          select id, row_number() over (order by txid, created_at, id) as rn
+          select id, row_number() over (order by txid, ordinal) as rn
           from events, horizon
           where seq is null and txid < horizon.xmin
-          order by txid, created_at, id
+          order by txid, ordinal
           limit ${batchSize}
         )
         update events e set seq = base.top + ready.rn
