@@ -58,9 +58,10 @@ export class RoutedPool extends pg.Pool {
 
   override connect(...args: unknown[]): never {
     const target = this.pools[currentPoolClass()];
+    if (args.length > 0) return (target.connect as (...a: unknown[]) => unknown).apply(target, args) as never;
     // Drizzle takes a client for a transaction only; a job handler's transactions are fenced.
-    if (args.length === 0 && currentClaim()) return target.connect().then(fenceOnBegin) as never;
-    return (target.connect as (...a: unknown[]) => unknown).apply(target, args) as never;
+    const client = target.connect().then(releaseOnFailedBegin);
+    return (currentClaim() ? client.then(fenceOnBegin) : client) as never;
   }
 
   override query(...args: unknown[]): never {
@@ -87,6 +88,31 @@ for (const name of ['totalCount', 'idleCount', 'waitingCount'] as const)
   });
 
 const BEGIN = /^\s*(begin|start\s+transaction)\b/i;
+
+/**
+ * Drizzle sends BEGIN before the try whose `finally` releases the client, so a BEGIN that fails
+ * (the connection cut, the server restarting) would keep the client checked out for good: a few
+ * such faults and the pool has no connections left. The client's first query is watched: if it is
+ * a BEGIN and fails, the client is released with the error, which discards the connection.
+ */
+function releaseOnFailedBegin(client: pg.PoolClient): pg.PoolClient {
+  const query = client.query;
+  let first = true;
+  client.query = ((...args: unknown[]) => {
+    const result = (query as (...a: unknown[]) => unknown).apply(client, args);
+    if (!first) return result;
+    first = false;
+    client.query = query;
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: unknown } | undefined)?.text;
+    if (typeof text !== 'string' || !BEGIN.test(text) || typeof (result as Promise<unknown>)?.then !== 'function')
+      return result;
+    return Promise.resolve(result).catch((error: unknown) => {
+      client.release(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    });
+  }) as never;
+  return client;
+}
 
 /**
  * Runs the lease fence right after the client's transaction begins (see job-fence.ts). When the
