@@ -6,12 +6,8 @@ import { BILL_JOBS } from '../../src/domain/bills/bills-service.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import type { Services } from '../../src/services.js';
-import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
-import { createServices } from '../../src/services.js';
-import { seedTenant } from '../helpers/app.js';
+import { createTestServices, seedTenant } from '../helpers/app.js';
 import { type Child, spawnTs } from '../helpers/child.js';
 import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -32,13 +28,7 @@ describe.skipIf(!onPostgres)('scheduled bills with two worker processes (Postgre
   beforeAll(async () => {
     databaseUrl = await isolatedTestDatabaseUrl();
     const { db } = await openDatabase({ databaseUrl, poolSize: 5 });
-    services = createServices(
-      loadConfig({}, { NODE_ENV: 'test' }),
-      db,
-      systemClock,
-      () => undefined,
-      new RateLimiter(undefined),
-    );
+    services = await createTestServices(db);
   });
   afterAll(async () => {
     for (const child of workers) {

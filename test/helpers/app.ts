@@ -5,6 +5,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import type { Environment, PermissionLevel } from '../../src/domain/auth/permissions.js';
 import { type Clock, systemClock } from '../../src/domain/clock.js';
 import type { User } from '../../src/domain/users/user.js';
+import type { Database } from '../../src/db/client.js';
 import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
 import { createServices, type Services } from '../../src/services.js';
 import { watchRestContract } from './rest-contract.js';
@@ -62,9 +63,12 @@ export async function startTestApp(
   return { t, tenant, baseUrl, wsUrl: baseUrl.replace(/^http/, 'ws') + '/graphql' };
 }
 
-/** Services over this worker's test database, for tests that seed or record without an app. */
-export async function createTestServices(): Promise<Services> {
-  const { db } = await testDatabase();
+/**
+ * Services over this worker's test database (or the one given: a throwaway server's), for tests
+ * that seed or record without an app.
+ */
+export async function createTestServices(over?: Database): Promise<Services> {
+  const db = over ?? (await testDatabase()).db;
   return createServices(
     loadConfig({}, { NODE_ENV: 'test' }),
     db,

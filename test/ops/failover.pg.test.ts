@@ -1,12 +1,9 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
-import { createServices, type Services } from '../../src/services.js';
-import { seedTenant } from '../helpers/app.js';
+import type { Services } from '../../src/services.js';
+import { createTestServices, seedTenant } from '../helpers/app.js';
 import type { Child } from '../helpers/child.js';
 import { onPostgres } from '../helpers/database.js';
 import { ThrowawayPostgres } from '../helpers/throwaway-servers.js';
@@ -48,13 +45,7 @@ describe.skipIf(!onPostgres)('failover to a promoted standby at another address 
     await database.close();
     standby = await ThrowawayPostgres.standbyOf(primary);
     database = await openDatabase({ databaseUrl: url('failover-test'), poolSize: 4, migrate: false });
-    services = createServices(
-      loadConfig({}, { NODE_ENV: 'test' }),
-      database.db,
-      systemClock,
-      () => undefined,
-      new RateLimiter(undefined),
-    );
+    services = await createTestServices(database.db);
     gateway = await startGateway({ DATABASE_URL: url('gateway'), REDIS_URL: '', MIGRATE_ON_START: 'false' });
   }, 150_000);
 

@@ -2,12 +2,9 @@ import { sql } from 'drizzle-orm';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
-import { createServices, type Services } from '../../src/services.js';
-import { seedTenant, type Tenant } from '../helpers/app.js';
+import type { Services } from '../../src/services.js';
+import { createTestServices, seedTenant, type Tenant } from '../helpers/app.js';
 import type { Child } from '../helpers/child.js';
 import { onPostgres } from '../helpers/database.js';
 import { ThrowawayPostgres, ThrowawayRedis } from '../helpers/throwaway-servers.js';
@@ -44,13 +41,7 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
   beforeAll(async () => {
     [postgres, redis] = await Promise.all([ThrowawayPostgres.start(), ThrowawayRedis.start()]);
     database = await openDatabase({ databaseUrl: postgres.url('gateway', 'fault-test'), poolSize: 4 });
-    services = createServices(
-      loadConfig({}, { NODE_ENV: 'test' }),
-      database.db,
-      systemClock,
-      () => undefined,
-      new RateLimiter(undefined),
-    );
+    services = await createTestServices(database.db);
     gatewayEnv = { DATABASE_URL: postgres.url('gateway', 'gateway'), REDIS_URL: redis.url };
     gateway = await startGateway(gatewayEnv);
   }, 150_000);

@@ -3,12 +3,9 @@ import http from 'node:http';
 import { createClient } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
-import { createServices, type Services } from '../../src/services.js';
-import { seedTenant, type Tenant } from '../helpers/app.js';
+import type { Services } from '../../src/services.js';
+import { createTestServices, seedTenant, type Tenant } from '../helpers/app.js';
 import { type Child, spawnCommand, spawnTs } from '../helpers/child.js';
 import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
 
@@ -39,13 +36,7 @@ describe.skipIf(!onPostgres)('graceful shutdown (PostgreSQL)', () => {
   beforeAll(async () => {
     databaseUrl = await isolatedTestDatabaseUrl();
     database = await openDatabase({ databaseUrl, poolSize: 4 });
-    services = createServices(
-      loadConfig({}, { NODE_ENV: 'test' }),
-      database.db,
-      systemClock,
-      () => undefined,
-      new RateLimiter(undefined),
-    );
+    services = await createTestServices(database.db);
     tenant = await seedTenant(services);
   }, 60_000);
   afterEach(async () => {

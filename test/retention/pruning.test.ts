@@ -1,12 +1,9 @@
+import { createTestServices } from '../helpers/app.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { type Database, type DatabaseHandle, queryRows } from '../../src/db/client.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
 import { pruneExpired } from '../../src/domain/retention/retention.js';
-import { createServices } from '../../src/services.js';
 import { isolatedTestDatabase, onPostgres } from '../helpers/database.js';
 
 const NOW = new Date('2040-06-01T00:00:00Z');
@@ -22,13 +19,7 @@ describe('retention', () => {
   beforeAll(async () => {
     handle = await isolatedTestDatabase();
     db = handle.db;
-    const services = createServices(
-      loadConfig({}, { NODE_ENV: 'test' }),
-      db,
-      systemClock,
-      () => undefined,
-      new RateLimiter(undefined),
-    );
+    const services = await createTestServices(db);
     userId = (
       await services.users.createUser({ email: `r-${randomUUID()}@example.test`, firstName: 'R', lastName: 'T' })
     ).id;
