@@ -38,6 +38,13 @@ describe('IP allow-list: IPv4-mapped entries', () => {
   });
 });
 
+describe('IP allow-list: zone ids', () => {
+  it('refuses an IPv6 entry with a zone id, whose interface the match would ignore', () => {
+    for (const bad of ['fe80::1%eth0', `fe80::1%${'x'.repeat(5000)}/64`])
+      expect(() => parseAllowList(bad)).toThrow(/is not an IPv4 or IPv6 address or CIDR/);
+  });
+});
+
 describe('IP allow-list on a production key', () => {
   let s: StartedTestApp;
   let keyId: string;

@@ -52,7 +52,9 @@ export function parseAllowList(text: string, field = 'ipAllowList'): string[] {
     const bits = prefix === undefined ? max : /^\d{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN;
     const refused = () =>
       badInput(field, `${field}: ${JSON.stringify(entry.slice(0, 64))} is not an IPv4 or IPv6 address or CIDR.`);
-    if (family === 0 || extra !== undefined || !(bits >= 0 && bits <= max)) throw refused();
+    // A zone id (fe80::1%eth0) names an interface on our side; matching ignores it, so it would be
+    // kept, of any length, and promise a restriction that is not there.
+    if (family === 0 || address.includes('%') || extra !== undefined || !(bits >= 0 && bits <= max)) throw refused();
     // An IPv4-mapped entry names IPv4 addresses: stored as IPv4 so it reads as what it admits. A
     // mapped prefix under /96 would reach past ::ffff:0:0/96 and cover every IPv4 client.
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
