@@ -26,6 +26,25 @@ describe('IP allow-list: parsing and matching', () => {
   });
 });
 
+describe('IP allow-list: IPv4-mapped entries', () => {
+  it('reads ::ffff:a.b.c.d/n as the IPv4 range it names and refuses a mapped prefix shorter than /96', () => {
+    expect(parseAllowList('::ffff:203.0.113.7 ::FFFF:10.0.0.0/104')).toEqual(['203.0.113.7/32', '10.0.0.0/8']);
+    // ::ffff:1.2.3.4/8 would cover every IPv4 address (and ::1): a typo must not let everyone in.
+    for (const bad of ['::ffff:1.2.3.4/8', '::ffff:1.2.3.4/95'])
+      expect(() => parseAllowList(bad)).toThrow(/is not an IPv4 or IPv6 address or CIDR/);
+    const list = new IpAllowList(parseAllowList('::ffff:10.0.0.0/104'));
+    expect(list.admits('10.1.2.3')).toBe(true);
+    expect(list.admits('11.1.2.3')).toBe(false);
+  });
+});
+
+describe('IP allow-list: zone ids', () => {
+  it('refuses an IPv6 entry with a zone id, whose interface the match would ignore', () => {
+    for (const bad of ['fe80::1%eth0', `fe80::1%${'x'.repeat(5000)}/64`])
+      expect(() => parseAllowList(bad)).toThrow(/is not an IPv4 or IPv6 address or CIDR/);
+  });
+});
+
 describe('IP allow-list on a production key', () => {
   let s: StartedTestApp;
   let keyId: string;

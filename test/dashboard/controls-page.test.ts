@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { controlsFromText } from '../../src/domain/auth/key-controls-input.js';
+import { NO_CONTROLS } from '../../src/domain/auth/key-controls.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { FormClient } from '../helpers/form-client.js';
 import { signedInUser } from '../helpers/oauth-flow.js';
@@ -90,5 +92,16 @@ describe('dashboard: payout controls page', () => {
       },
     });
     expect(JSON.stringify(records)).not.toContain(key);
+  });
+});
+
+describe('controls typed as text: thousands separators', () => {
+  it('reads commas only as thousands separators, so 1,50 is refused rather than read as ₦150', () => {
+    const of = (maxPayout: string) => controlsFromText({ maxPayout }, NO_CONTROLS).maxPayoutKobo;
+    expect(of('2,500.50')).toBe(250_050n);
+    expect(of('1,000,000')).toBe(100_000_000n);
+    expect(of('2500')).toBe(250_000n);
+    for (const bad of ['1,50', '1,5', ',', '5,,', ',500', '1,0000', '12,34,567'])
+      expect(() => of(bad), bad).toThrow(/maxPayout must be an amount in naira/);
   });
 });

@@ -50,8 +50,18 @@ export function parseAllowList(text: string, field = 'ipAllowList'): string[] {
     const family = isIP(address);
     const max = family === 6 ? 128 : 32;
     const bits = prefix === undefined ? max : /^\d{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN;
-    if (family === 0 || extra !== undefined || !(bits >= 0 && bits <= max))
-      throw badInput(field, `${field}: ${JSON.stringify(entry.slice(0, 64))} is not an IPv4 or IPv6 address or CIDR.`);
+    const refused = () =>
+      badInput(field, `${field}: ${JSON.stringify(entry.slice(0, 64))} is not an IPv4 or IPv6 address or CIDR.`);
+    // A zone id (fe80::1%eth0) names an interface on our side; matching ignores it, so it would be
+    // kept, of any length, and promise a restriction that is not there.
+    if (family === 0 || address.includes('%') || extra !== undefined || !(bits >= 0 && bits <= max)) throw refused();
+    // An IPv4-mapped entry names IPv4 addresses: stored as IPv4 so it reads as what it admits. A
+    // mapped prefix under /96 would reach past ::ffff:0:0/96 and cover every IPv4 client.
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+    if (mapped) {
+      if (bits < 96) throw refused();
+      return `${mapped[1]}/${bits - 96}`;
+    }
     return `${address.toLowerCase()}/${bits}`;
   });
   return [...new Set(cidrs)];

@@ -11,7 +11,8 @@ export interface KeyControlsText {
   ipAllowList?: string | undefined;
 }
 
-const NAIRA = /^\d{1,12}(\.\d{1,2})?$/;
+// Commas only as thousands separators: "1,50" is a typo (or a decimal comma), not ₦150.
+const NAIRA = /^(\d{1,12}|\d{1,3}(,\d{3}){1,3})(\.\d{1,2})?$/;
 const COUNT = /^\d{1,9}$/;
 
 /**
@@ -30,14 +31,14 @@ export function controlsFromText(text: KeyControlsText, current: KeyControls): K
 
 function amount(value: string | undefined, field: string, current: bigint | null): bigint | null {
   if (value === undefined) return current;
-  const v = value.trim().replace(/,/g, '');
-  if (v === '' || v === 'default') return null;
-  if (!NAIRA.test(v))
+  const typed = value.trim();
+  if (typed === '' || typed === 'default') return null;
+  if (!NAIRA.test(typed))
     throw badInput(
       field,
       `${field} must be an amount in naira (up to 2 decimals), 0 for no limit, or blank for the default.`,
     );
-  const [whole, fraction = ''] = v.split('.');
+  const [whole, fraction = ''] = typed.replace(/,/g, '').split('.');
   return BigInt(whole!) * 100n + BigInt(fraction.padEnd(2, '0'));
 }
 
