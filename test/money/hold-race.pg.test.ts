@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerHolds, ledgerPostings } from '../../src/db/wallet-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
-import { captureHold, HoldExpiryHandler, placeHold } from '../../src/domain/money/holds.js';
+import { captureHold, HoldExpiryHandler, placeHold, releaseHold } from '../../src/domain/money/holds.js';
 import { openPendingTransaction } from '../../src/domain/wallet/wallet-events.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { onPostgres } from '../helpers/database.js';
@@ -108,5 +108,31 @@ describe.skipIf(!onPostgres)('a hold settled by two transactions at once', { tim
       }
     }
     expect(outcomes.captured + outcomes.released).toBe(25);
+  });
+  it('settles a hold once when captureHold or releaseHold is called twice at the same time', async () => {
+    const settle = {
+      capture: (holdId: string) => t.services.db.transaction((tx) => captureHold(tx, holdId, 100n, clock.now())),
+      release: (holdId: string) => t.services.db.transaction((tx) => releaseHold(tx, holdId, clock.now())),
+    };
+    for (const [first, second] of [
+      ['capture', 'capture'],
+      ['release', 'release'],
+      ['capture', 'release'],
+    ] as const) {
+      for (let round = 0; round < 10; round++) {
+        const user = await funded(10_000n);
+        const { holdId } = await duePayment(user.id, 4_000n);
+        const results = await Promise.all([settle[first](holdId), settle[second](holdId)]);
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const winner = results[0] ? first : second;
+        expect(await holdStatus(holdId)).toBe(winner === 'capture' ? 'captured' : 'released');
+        expect(await postings(holdId, 'capture')).toBe(winner === 'capture' ? 1 : 0);
+        expect(await postings(holdId, 'release')).toBe(winner === 'release' ? 1 : 0);
+        expect(await ledger.balances(t.services.db, 'sandbox', user.id)).toEqual({
+          available: winner === 'capture' ? 6_000n : 10_000n,
+          held: 0n,
+        });
+      }
+    }
   });
 });
