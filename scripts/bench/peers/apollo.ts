@@ -6,40 +6,18 @@ import {
 } from '@apollo/server/plugin/disabled';
 import fastifyApollo from '@as-integrations/fastify';
 import Fastify from 'fastify';
-import { announce, type Caller, createPeer, databaseUrl, userJson, userSchemaSdl } from './common.js';
+import { announce, type Caller, createPeer, databaseUrl, graphqlContext, meResolver, userSchemaSdl } from './common.js';
 
 const peer = createPeer(databaseUrl());
 const app = Fastify({ logger: false });
 const apollo = new ApolloServer<{ caller?: Caller }>({
   typeDefs: userSchemaSdl(),
-  resolvers: {
-    Query: {
-      me: (_root, _args, context) => {
-        if (!context.caller) throw new Error('Unauthorized');
-        return userJson(context.caller.user);
-      },
-    },
-  },
+  resolvers: { Query: { me: meResolver } },
   plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginLandingPageDisabled()],
 });
 await apollo.start();
 await app.register(fastifyApollo(apollo), {
-  context: async (request, reply) => {
-    const started = process.hrtime.bigint();
-    const requestId = peer.requestId();
-    reply.header('x-request-id', requestId);
-    const caller = await peer.authenticate(request.headers);
-    reply.raw.once('finish', () =>
-      peer.logRequest({
-        requestId,
-        route: '/graphql',
-        statusCode: reply.statusCode,
-        started,
-        ...(caller ? { keyId: caller.keyId } : {}),
-      }),
-    );
-    return caller ? { caller } : {};
-  },
+  context: graphqlContext(peer),
 });
 await app.listen({ port: 0, host: '127.0.0.1' });
 announce((app.server.address() as { port: number }).port);

@@ -158,6 +158,42 @@ export function createPeer(databaseUrl: string): Peer {
   };
 }
 
+/** The `me` resolver every GraphQL peer runs: the caller's own row, or Unauthorized. */
+export function meResolver(_root: unknown, _args: unknown, context: { caller?: Caller }) {
+  if (!context.caller) throw new Error('Unauthorized');
+  return userJson(context.caller.user);
+}
+
+/** What a Fastify reply offers the per-request work: its header, status and the socket's finish. */
+interface ReplyLike {
+  header(name: string, value: string): unknown;
+  statusCode: number;
+  raw: { once(event: 'finish', listener: () => void): unknown };
+}
+
+/**
+ * The GraphQL context of the Fastify-based peers (Apollo, Mercurius), doing the mandatory work:
+ * `x-request-id`, the key looked up and counted, and one log line once the answer is sent.
+ */
+export function graphqlContext(peer: Peer) {
+  return async (request: { headers: Record<string, string | string[] | undefined> }, reply: ReplyLike) => {
+    const started = process.hrtime.bigint();
+    const requestId = peer.requestId();
+    reply.header('x-request-id', requestId);
+    const caller = await peer.authenticate(request.headers);
+    reply.raw.once('finish', () =>
+      peer.logRequest({
+        requestId,
+        route: '/graphql',
+        statusCode: reply.statusCode,
+        started,
+        ...(caller ? { keyId: caller.keyId } : {}),
+      }),
+    );
+    return caller ? { caller } : {};
+  };
+}
+
 /** Prints the ready line the harness waits for. */
 export function announce(port: number): void {
   process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, port })}\n`);

@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, lt } from 'drizzle-orm';
+import { and, type Column, eq, gte, inArray, lt } from 'drizzle-orm';
 import { billRecords } from '../../db/bills-schema.js';
 import type { Executor } from '../../db/client.js';
 import { offrampOrders } from '../../db/offramp-schema.js';
@@ -13,6 +13,22 @@ import { type ListWindow, offrampRecordStatus, type RecordStatus } from './recor
  * environment and window, each under the reference the provider knows it by.
  */
 
+/** The columns every provider-facing table has that a day's comparison selects on. */
+interface ProviderFacing {
+  environment: Column;
+  provider: Column;
+  createdAt: Column;
+}
+
+/** One provider's records of one environment, created inside the window. */
+const providerRecordsIn = (table: ProviderFacing, environment: Environment, provider: string, window: ListWindow) =>
+  and(
+    eq(table.environment, environment),
+    eq(table.provider, provider),
+    gte(table.createdAt, window.from),
+    lt(table.createdAt, window.to),
+  );
+
 const completedIs = (status: string, done: string, failed: string): RecordStatus =>
   status === done ? 'succeeded' : status === failed ? 'failed' : 'pending';
 
@@ -21,14 +37,7 @@ export async function ourDeposits(db: Executor, environment: Environment, provid
   const rows = await db
     .select()
     .from(deposits)
-    .where(
-      and(
-        eq(deposits.environment, environment),
-        eq(deposits.provider, provider),
-        gte(deposits.createdAt, window.from),
-        lt(deposits.createdAt, window.to),
-      ),
-    );
+    .where(providerRecordsIn(deposits, environment, provider, window));
   return rows.map(ourDepositRecord);
 }
 
@@ -50,14 +59,7 @@ export async function ourPayouts(db: Executor, environment: Environment, provide
   const rows = await db
     .select()
     .from(payouts)
-    .where(
-      and(
-        eq(payouts.environment, environment),
-        eq(payouts.provider, provider),
-        gte(payouts.createdAt, window.from),
-        lt(payouts.createdAt, window.to),
-      ),
-    );
+    .where(providerRecordsIn(payouts, environment, provider, window));
   return rows.map(
     (p): OurRecord => ({
       itemType: 'payout',
@@ -76,14 +78,7 @@ export async function ourBills(db: Executor, environment: Environment, provider:
   const rows = await db
     .select()
     .from(billRecords)
-    .where(
-      and(
-        eq(billRecords.environment, environment),
-        eq(billRecords.provider, provider),
-        gte(billRecords.createdAt, window.from),
-        lt(billRecords.createdAt, window.to),
-      ),
-    );
+    .where(providerRecordsIn(billRecords, environment, provider, window));
   return rows.map(
     (b): OurRecord => ({
       itemType: 'bill',
@@ -102,14 +97,7 @@ export async function ourOfframpOrders(db: Executor, environment: Environment, p
   const rows = await db
     .select()
     .from(offrampOrders)
-    .where(
-      and(
-        eq(offrampOrders.environment, environment),
-        eq(offrampOrders.provider, provider),
-        gte(offrampOrders.createdAt, window.from),
-        lt(offrampOrders.createdAt, window.to),
-      ),
-    );
+    .where(providerRecordsIn(offrampOrders, environment, provider, window));
   return rows.map(
     (o): OurRecord => ({
       itemType: 'offramp_order',
