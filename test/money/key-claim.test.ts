@@ -1,11 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { Idempotency } from '../../src/domain/idempotency/idempotency.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
-import { onPostgres } from '../helpers/database.js';
-import { signal } from '../helpers/wait.js';
+import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
+import { signal, waitUntil } from '../helpers/wait.js';
 
 const TEST_KEY = Buffer.alloc(32, 7);
 
@@ -154,4 +155,51 @@ describe('the idempotency claim inside the operation’s transaction', () => {
     expect(runs).toBe(1);
     expect(await effects(marker)).toBe(0);
   });
+
+  it.skipIf(!onPostgres)(
+    'leaves no key behind when its process dies mid-transaction, so a replay runs fresh',
+    async () => {
+      const { idempotency, scope } = await setup('test.killed');
+      const marker = crypto.randomUUID();
+      // The dying process: its own pool, whose connection is terminated while the keyed work is open.
+      const dying = await openDatabase({ databaseUrl: testDatabaseUrl(), poolSize: 1 });
+      dying.onConnectionError(() => {});
+      try {
+        const entered = signal<number>();
+        const letGo = signal();
+        const doomed = new Idempotency(dying.db, clock, TEST_KEY, 60_000).transaction(scope, 'k', {}, async (tx) => {
+          await effect(marker)(tx);
+          const pid = (await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as {
+            rows: Array<{ pid: number }>;
+          };
+          entered.resolve(pid.rows[0]!.pid);
+          await letGo.promise;
+          return 'never';
+        });
+        // A run that ends before its work starts fails here, not by the test's timeout.
+        const pid = await Promise.race([
+          entered.promise,
+          doomed.then(() => Promise.reject(new Error('ran to the end'))),
+        ]);
+        await t.services.db.execute(sql`select pg_terminate_backend(${pid})`);
+        letGo.resolve();
+        await expect(doomed).rejects.toThrow();
+        await waitUntil(async () => {
+          const alive = (await t.services.db.execute(
+            sql`select 1 from pg_stat_activity where pid = ${pid}`,
+          )) as unknown as { rows: unknown[] };
+          return alive.rows.length === 0;
+        });
+        const keys = (await t.services.db.execute(
+          sql`select status from idempotency_keys where user_id = ${scope.userId} and operation = ${scope.operation}`,
+        )) as unknown as { rows: unknown[] };
+        expect(keys.rows).toHaveLength(0);
+        expect(await effects(marker)).toBe(0);
+        // The replay after the restart is neither refused as busy nor answered from a half-done run.
+        expect(await idempotency.transaction(scope, 'k', {}, async () => 'after restart')).toBe('after restart');
+      } finally {
+        await dying.close().catch(() => {});
+      }
+    },
+  );
 });
