@@ -84,9 +84,13 @@ describe('card numbers, CVVs, PINs and OTPs are nowhere at rest', () => {
 
     const rows = await everyRowAsText(s);
     expect(rows.some((r) => r.table.includes('idempotency_keys'))).toBe(true);
+    // A four-digit CVV or PIN is one of a UUID's groups about once in 2,000 ids (ad5e520e-7294-…), and
+    // the database holds thousands of them; a value inside an id is no leak, so ids are blanked first.
+    const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+    const texts = rows.map((r) => ({ table: r.table, text: r.text.replace(uuid, '<uuid>') }));
     const found = (value: string) => {
       const pattern = new RegExp(`(?<![0-9A-Za-z])${value}(?![0-9A-Za-z])`);
-      return rows.filter((r) => pattern.test(r.text)).map((r) => `${r.table}: ${r.text.slice(0, 200)}`);
+      return texts.filter((r) => pattern.test(r.text)).map((r) => `${r.table}: ${r.text.slice(0, 200)}`);
     };
     const sent = [card, card.slice(0, 6) + card.slice(-4), cvv, wrongPin, SANDBOX_PAYMENTS.pin, wrongOtp];
     for (const value of [...sent, SANDBOX_PAYMENTS.otp]) expect(found(value), value).toEqual([]);
