@@ -8,6 +8,7 @@ import type { Owner } from '../../domain/activity/owned-rows.js';
 import { solanaTransfers } from '../../db/solana-schema.js';
 import { deposits, payouts, virtualAccounts } from '../../db/wallet-schema.js';
 import { badInput } from '../errors.js';
+import { countedTotal } from '../list-totals.js';
 import type { OfframpStatus } from '../offramp/catalogue.js';
 import { type ActivityFilter, activityStore } from './activity-store.js';
 
@@ -48,12 +49,12 @@ export class AccountLists {
     return this.list(payouts, owner, status ? eq(payouts.status, status) : undefined, window);
   }
 
-  billRecords(
+  async billRecords(
     owner: Owner,
     filter: { type?: (typeof billRecords.$inferSelect)['type']; status?: (typeof billRecords.$inferSelect)['status'] },
     window: Window,
   ) {
-    return this.list(
+    const listed = await this.list(
       billRecords,
       owner,
       and(
@@ -62,6 +63,8 @@ export class AccountLists {
       ),
       window,
     );
+    // Type and status totals are kept counted by the database (see list-totals.ts).
+    return { ...listed, countAll: () => countedTotal(this.db, 'bill_records', owner, filter) };
   }
 
   offrampOrders(owner: Owner, filter: { status?: OfframpStatus; open?: boolean }, window: Window) {
