@@ -42,3 +42,72 @@ export function runStatement<Row = Record<string, unknown>>(
 ): Promise<Row[]> {
   return runnerOf(db)(st, values) as Promise<Row[]>;
 }
+
+/** Runs one statement inside a transaction opened by `inTransaction`. */
+export type TransactionRunner = <Row = Record<string, unknown>>(st: Statement, values: unknown[]) => Promise<Row[]>;
+
+/** Where a failed transaction stopped: at its BEGIN, in a statement, or at its COMMIT. */
+export class TransactionFailure extends Error {
+  constructor(
+    readonly phase: 'begin' | 'work' | 'commit',
+    override readonly cause: unknown,
+  ) {
+    super(`transaction failed at ${phase}`, { cause });
+  }
+}
+
+/**
+ * Runs `work` in one transaction on one connection (a pooled client on PostgreSQL, PGlite's own
+ * transaction otherwise), its statements prepared as `runStatement`'s are. Rejects with a
+ * `TransactionFailure` telling where it failed: before COMMIT nothing was written; a failure AT
+ * commit leaves the outcome unknown (the connection may have died after the server committed).
+ */
+export async function inTransaction<T>(db: Database, work: (run: TransactionRunner) => Promise<T>): Promise<T> {
+  const client = (db as unknown as { $client: pg.Pool | PGlite }).$client;
+  if (!(client instanceof pg.Pool)) {
+    let phase: 'begin' | 'work' | 'commit' = 'begin';
+    try {
+      let result: T | undefined;
+      await (client as PGlite).transaction(async (tx) => {
+        phase = 'work';
+        result = await work(
+          async <Row>(st: Statement, values: unknown[]) => (await tx.query<Row>(st.text, values)).rows,
+        );
+        phase = 'commit';
+      });
+      return result as T;
+    } catch (error) {
+      throw new TransactionFailure(phase, error);
+    }
+  }
+  let connection: pg.PoolClient;
+  try {
+    connection = await client.connect();
+    await connection.query('begin');
+  } catch (error) {
+    // A failed BEGIN has already released (and discarded) its client: see pool-routing.ts.
+    throw new TransactionFailure('begin', error);
+  }
+  let result: T;
+  try {
+    result = await work(
+      async <Row>(st: Statement, values: unknown[]) =>
+        (await connection.query({ name: st.name, text: st.text, values })).rows as Row[],
+    );
+  } catch (error) {
+    const broken = await connection.query('rollback').then(
+      () => undefined,
+      (e: unknown) => (e instanceof Error ? e : new Error(String(e))),
+    );
+    connection.release(broken);
+    throw new TransactionFailure('work', error);
+  }
+  try {
+    await connection.query('commit');
+  } catch (error) {
+    connection.release(error instanceof Error ? error : new Error(String(error)));
+    throw new TransactionFailure('commit', error);
+  }
+  connection.release();
+  return result;
+}

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
+import type { AuditOrigin } from '../domain/audit/request-context.js';
 import { currentClaim, fenceTransaction } from './job-fence.js';
 
 /**
@@ -13,22 +14,44 @@ import { currentClaim, fenceTransaction } from './job-fence.js';
  */
 export type PoolClass = 'request' | 'read' | 'jobs';
 
-interface Route {
+/**
+ * What a piece of work carries through its async calls: its pool and, for a request, where it came
+ * from (audit origin, see request-context.ts). One store for both: every store of an
+ * AsyncLocalStorage is copied onto every promise and async resource created while it is set.
+ */
+export interface Scope {
   pool: PoolClass;
   /** A GraphQL mutation was seen: the request stays on the request pool (batched queries do not move it). */
   pinned?: boolean;
+  origin?: AuditOrigin;
 }
 
-const storage = new AsyncLocalStorage<Route>();
+const storage = new AsyncLocalStorage<Scope>();
 
-/** Runs `work` (and everything it starts, timers included) on the given pool. */
+/** Runs `work` (and everything it starts, timers included) on the given pool; an origin stays. */
 export function runOnPool<T>(pool: PoolClass, work: () => T): T {
-  return storage.run({ pool }, work);
+  const origin = storage.getStore()?.origin;
+  return storage.run(origin ? { pool, origin } : { pool }, work);
 }
 
-/** Called once per HTTP request, before anything else: reads go to the read pool, the rest to the request pool. */
-export function enterHttpRequest(method: string): void {
-  storage.enterWith({ pool: method === 'GET' || method === 'HEAD' ? 'read' : 'request' });
+/**
+ * Called once per HTTP request, before anything else: reads go to the read pool, the rest to the
+ * request pool; `origin` is the request's audit origin. (`enterWith`, not `run`: a request body
+ * arrives on the connection's own async context, which a `run` in a hook would not reach.)
+ */
+export function enterHttpRequest(method: string, origin?: AuditOrigin): void {
+  storage.enterWith({ pool: method === 'GET' || method === 'HEAD' ? 'read' : 'request', origin });
+}
+
+/** The current work's scope (pool and origin), if any. */
+export function currentScope(): Scope | undefined {
+  return storage.getStore();
+}
+
+/** Sets the current work's audit origin, keeping its pool (or the request pool when there is none). */
+export function enterOrigin(origin: AuditOrigin): void {
+  const scope = storage.getStore();
+  storage.enterWith({ pool: scope?.pool ?? 'request', ...(scope?.pinned ? { pinned: true } : {}), origin });
 }
 
 /** Once a GraphQL request's operation is known: queries read, mutations (and subscriptions) use the request pool. */

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
-import { eventStore, recordEvent } from '../../src/domain/events/outbox.js';
-import { latestEventSeq, stampCommittedEvents } from '../../src/domain/events/relay.js';
+import { eventStore, recordEvent, recordEvents } from '../../src/domain/events/outbox.js';
+import { latestEventSeq, stampCommittedEvents, startRelay } from '../../src/domain/events/relay.js';
+import { waitUntil } from '../helpers/wait.js';
 import { stampEvents } from '../helpers/events.js';
 import { testDatabase } from '../helpers/database.js';
 import { seedTenant, type Tenant, createTestServices } from '../helpers/app.js';
@@ -58,6 +59,62 @@ describe('the events outbox', () => {
     await stampEvents(db, ids);
     const listed = await eventStore.listEventsAfter(db, owner(), before, 100, ['order.test']);
     expect(listed.map((e) => e.data.i)).toEqual([...Array(20).keys()]);
+  });
+
+  it('recordEvents writes a batch in one statement, in the order given, each with its webhook deliveries', async () => {
+    const services = await createTestServices();
+    const other = await seedTenant(services);
+    const { endpoint } = await services.webhooks.create(
+      {
+        kind: 'api_key',
+        credentialId: 'test',
+        userId: tenant.user.id,
+        environment: 'sandbox',
+        abilities: new Set(['READ', 'MANAGE'] as const),
+      },
+      { url: 'https://hooks.example.test/batch', eventTypes: ['deposit.pending'] },
+    );
+    const before = await latestEventSeq(db);
+    const at = new Date();
+    const batch = [0, 1, 2, 3].map((i) => ({
+      type: i % 2 === 0 ? 'deposit.pending' : 'payout.processing',
+      ...(i === 3 ? { userId: other.user.id, environment: 'sandbox' as const } : owner()),
+      data: { i },
+    }));
+    const recorded = await db.transaction((tx) => recordEvents(tx, batch, at));
+    expect(recorded.map((e) => e.data.i)).toEqual([0, 1, 2, 3]);
+    await stampEvents(
+      db,
+      recorded.map((e) => e.id),
+    );
+    const listed = await eventStore.listEventsAfter(db, owner(), before, 100, ['deposit.pending', 'payout.processing']);
+    expect(listed.map((e) => [e.id, e.data.i])).toEqual(recorded.slice(0, 3).map((e) => [e.id, e.data.i]));
+    // The endpoint takes deposit.pending only: deliveries for events 0 and 2, none for the other owner's.
+    const deliveries = await services.webhooks.deliveries(
+      {
+        kind: 'api_key',
+        credentialId: 'test',
+        userId: tenant.user.id,
+        environment: 'sandbox',
+        abilities: new Set(['READ', 'MANAGE'] as const),
+      },
+      endpoint.id,
+      50,
+    );
+    expect(deliveries.map((d) => d.eventId).sort()).toEqual([recorded[0]!.id, recorded[2]!.id].sort());
+  });
+
+  it('the relay loop stamps a recorded event at once, not at its idle poll', async () => {
+    // An idle poll of a minute: only the hint from recordEvent can get the event stamped in time.
+    const relay = startRelay(db, { idleMs: 60_000 });
+    try {
+      const { id } = await db.transaction((tx) =>
+        recordEvent(tx, { type: 'relay.prompt', ...owner(), data: {} }, new Date()),
+      );
+      await waitUntil(async () => (await eventStore.findEventById(db, id))?.seq != null, 10_000);
+    } finally {
+      await relay.stop();
+    }
   });
 
   it('readers page by seq with no gap and no repeat', async () => {

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gte, ilike, inArray, lt, lte, or, type SQL, sql } f
 import { type Executor, queryRows } from '../../db/client.js';
 import { billBeneficiaries, billRecords, billSchedules } from '../../db/bills-schema.js';
 import type { Environment } from '../auth/permissions.js';
+import { countedTotal } from '../list-totals.js';
 import { nearEndSlice } from '../offset-page.js';
 import type { BillRecordRow } from './bill-record.js';
 import type { BillType } from './bills-provider.js';
@@ -59,6 +60,17 @@ async function billerNamesLike(db: Executor, owner: Owner, pattern: string): Pro
   if (rows.some((r) => Number(r.step) > MAX_BILLER_NAMES_STEPPED)) return 'scan';
   return rows.map((r) => r.name);
 }
+
+/** Whether the query filters by nothing but type and status, whose totals the database keeps counted. */
+const onlyTypeAndStatus = (q: BillRecordQuery) =>
+  !q.billerName &&
+  !q.billerCode &&
+  !q.customer &&
+  !q.from &&
+  !q.to &&
+  !q.search &&
+  q.minAmount === undefined &&
+  q.maxAmount === undefined;
 
 /** The bills' SQL, one named statement per question. Status changes go through lifecycle/transition. */
 export const billStore = {
@@ -145,8 +157,9 @@ export const billStore = {
       query.sortBy ?? 'createdAt'
     ];
     const ascending = query.sortOrder === 'ASC';
-    const [count] = await db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where);
-    const total = Number(count?.n ?? 0);
+    const total = onlyTypeAndStatus(query)
+      ? await countedTotal(db, 'bill_records', owner, query)
+      : Number((await db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where))[0]?.n ?? 0);
     const slice = nearEndSlice(total, page, limit);
     if (!slice) return { rows: [] as BillRecordRow[], total };
     const read = ascending !== slice.reversed ? asc : desc;

@@ -4,13 +4,17 @@ import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { type DateBound, dateRange } from '../date-bound.js';
 import { badInput, DomainError, notFound } from '../errors.js';
-import type { Idempotency } from '../idempotency/idempotency.js';
+import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { answer, openKeyed } from '../lifecycle/keyed.js';
 import { BILL } from '../lifecycle/lifecycles.js';
 import { transition } from '../lifecycle/transition.js';
-import type { KeyRef } from '../money/key-claim.js';
+import { claimOf, type KeyRef } from '../money/key-claim.js';
+import { KEY_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
+import { holdsOf, insufficientFunds, ledger, walletOf } from '../ledger/ledger.js';
+import { heldAccounts } from '../money/settle-held.js';
+import { type BillOpened, openBill, settleBill, settlesInOneStatement } from './bill-writes.js';
 import { captureHold, placeHold, releaseHold } from '../money/holds.js';
 import { checkPage, paged } from '../pagination.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
@@ -34,6 +38,13 @@ export const BILL_JOBS = {
 } as const;
 
 const POLL_AFTER_MS = 2 * 60_000;
+/** How long a key stays `running` across the provider call (as lifecycle/keyed.ts). */
+const PROVIDER_CALL_LEASE_MS = 60_000;
+
+const referenceUsed = (reference: string) =>
+  new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used. Use a new reference.`, {
+    field: 'reference',
+  });
 export const MAX_RECORDS_PAGE = 100;
 
 export interface RecordFilter {
@@ -106,6 +117,53 @@ export class BillsService {
       key: idempotencyKey,
       input: { payment, reference: input.reference ?? null },
     };
+    if (beneficiary) return this.payInTransaction(principal, payment, reference, now, keyed, beneficiary.name);
+    const key = this.idempotency.keyRef(keyed.scope, keyed.key, keyed.input) ?? null;
+    const { environment, userId } = principal;
+    const open = {
+      environment,
+      userId,
+      walletAccountId: await ledger.cachedAccountId(this.db, walletOf(environment, userId)),
+      holdsAccountId: await ledger.cachedAccountId(this.db, holdsOf(environment, userId)),
+      reference,
+      payment: { ...payment, amount: BigInt(payment.amount), fee: BigInt(payment.fee) },
+      provider: this.providerFor(environment).name,
+      at: now,
+      pollAt: new Date(now.getTime() + POLL_AFTER_MS),
+      leaseUntil: new Date(now.getTime() + PROVIDER_CALL_LEASE_MS),
+      key,
+    };
+    for (let attempt = 0; ; attempt++) {
+      let opened: BillOpened;
+      try {
+        opened = await openBill(this.db, open);
+      } catch (error) {
+        const constraint = violatedConstraint(error);
+        // The key's row met one a concurrent request committed after this statement's snapshot: run
+        // again, which replays it.
+        if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
+        if (constraint !== undefined && constraint !== KEY_CONSTRAINT)
+          return this.idempotency.refuse(key ?? undefined, referenceUsed(reference));
+        throw error;
+      }
+      if ('opened' in opened) return this.execute(opened.opened, key);
+      if ('insufficient' in opened) return this.idempotency.refuse(key ?? undefined, insufficientFunds());
+      const claim = claimOf(opened.claim, key!.requestHash);
+      if ('replay' in claim) return replay<BillRecordRow>(claim.replay);
+      // A key a dead process left running: its record is answered as it stands.
+      return this.payInTransaction(principal, payment, reference, now, keyed, undefined);
+    }
+  }
+
+  /** The same payment as a transaction of separate statements: with a beneficiary to save, or resuming a key. */
+  private async payInTransaction(
+    principal: Principal,
+    payment: ResolvedPayment,
+    reference: string,
+    now: Date,
+    keyed: { scope: IdempotencyScope; key: string | undefined; input: unknown },
+    beneficiaryName: string | null | undefined,
+  ): Promise<BillRecordRow> {
     const opened = await openKeyed(
       this.db,
       this.idempotency,
@@ -120,7 +178,7 @@ export class BillsService {
         });
         const row = await this.insertRecord(tx, principal, payment, reference, now, { holdId });
         await this.openHeld(tx, row, now);
-        if (beneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiary.name);
+        if (beneficiaryName !== undefined) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
         return row;
       },
       async (tx, id) => (await billStore.findById(tx, id))!,
@@ -146,6 +204,16 @@ export class BillsService {
         ? { status: 'FAILED', txRef: null, reason: failure.reason, providerData: {} }
         : { status: 'PENDING', txRef: null, providerData: { error: failure.reason } };
     }
+    if (outcome.status !== 'PENDING' && settlesInOneStatement(record, outcome.status)) {
+      const settled = await settleBill(this.db, {
+        record,
+        outcome: outcome as BillOutcome & { status: 'SUCCESS' | 'FAILED' },
+        at: this.clockFor(record).now(),
+        accounts: await heldAccounts(this.db, record.environment, record.userId),
+        key,
+      });
+      if (settled) return settled;
+    }
     return this.settle(record.id, outcome, key);
   }
 
@@ -162,7 +230,8 @@ export class BillsService {
   }
 
   private async apply(tx: Executor, recordId: string, outcome: BillOutcome): Promise<BillRecordRow> {
-    const current = await billStore.findById(tx, recordId);
+    // The record first, then its hold and accounts: the order every settle of a bill locks in.
+    const current = await billStore.lock(tx, recordId);
     if (!current) throw notFound('Bill record');
     if (current.status !== 'PENDING') return current;
     const now = this.clockFor(current).now();

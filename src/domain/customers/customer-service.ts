@@ -1,17 +1,15 @@
-import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
-import { keysetPage, keysetPages, type Window } from '../../domain/keyset.js';
+import type { Window } from '../../domain/keyset.js';
 import { type AuditChanges, diffOf, recordAudit } from '../audit/audit-log.js';
-import { businessCustomers } from '../../db/customers-schema.js';
-import { businesses } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/unique-violation.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { checkPage, paged } from '../pagination.js';
+import { type BusinessCustomerRow, type CustomerStatus, customerStore as store } from './customer-store.js';
 
-export type BusinessCustomerRow = typeof businessCustomers.$inferSelect;
+export type { BusinessCustomerRow } from './customer-store.js';
 
 export interface CustomerInput {
   name?: string | null;
@@ -42,21 +40,18 @@ export class CustomerService {
     const now = this.clock.now();
     try {
       return await this.db.transaction(async (tx) => {
-        const [row] = await tx
-          .insert(businessCustomers)
-          .values({
-            businessId,
-            environment: principal.environment,
-            name: values.name!,
-            phone: values.phone ?? null,
-            email: values.email ?? null,
-            externalRef: values.externalRef ?? null,
-            createdAt: now,
-            updatedAt: now,
-          })
-          .returning();
-        await this.audit(tx, principal, 'business_customer.created', row!, diffOf(null, row!, AUDITED_FIELDS));
-        return row!;
+        const row = await store.insert(tx, {
+          businessId,
+          environment: principal.environment,
+          name: values.name!,
+          phone: values.phone ?? null,
+          email: values.email ?? null,
+          externalRef: values.externalRef ?? null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        await this.audit(tx, principal, 'business_customer.created', row, diffOf(null, row, AUDITED_FIELDS));
+        return row;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw this.refTaken(values.externalRef!);
@@ -64,96 +59,42 @@ export class CustomerService {
     }
   }
 
-  async list(principal: Principal, businessId: string, page = 1, limit = 20, status?: 'active' | 'disabled') {
+  async list(principal: Principal, businessId: string, page = 1, limit = 20, status?: CustomerStatus) {
     await this.ownBusiness(principal, businessId);
     checkPage(page, limit, MAX_PAGE);
-    const where = and(
-      eq(businessCustomers.businessId, businessId),
-      eq(businessCustomers.environment, principal.environment),
-      status ? eq(businessCustomers.status, status) : undefined,
-    );
-    const rows = await this.db
-      .select()
-      .from(businessCustomers)
-      .where(where)
-      .orderBy(desc(businessCustomers.createdAt), desc(businessCustomers.id))
-      .limit(limit)
-      .offset((page - 1) * limit);
-    const [total] = await this.db.select({ n: count() }).from(businessCustomers).where(where);
-    return paged('customers', rows, Number(total?.n ?? 0), page, limit);
+    const { rows, total } = await store.page(this.db, bookOf(principal, businessId), status, page, limit);
+    return paged('customers', rows, total, page, limit);
   }
 
   /**
    * A window of a business's customers, newest first. The business must already be known to be
    * the caller's (the graph reaches it only through the caller's own businesses).
    */
-  async window(principal: Principal, businessId: string, window: Window, status?: 'active' | 'disabled') {
-    return keysetPage(this.db, businessCustomers, this.customersOf(principal, businessId, status), window);
+  async window(principal: Principal, businessId: string, window: Window, status?: CustomerStatus) {
+    return store.window(this.db, bookOf(principal, businessId), window, status);
   }
 
   /** The same window of several businesses' customers, in one query (the graph's nested lists). */
-  async windows(principal: Principal, businessIds: readonly string[], window: Window, status?: 'active' | 'disabled') {
-    return keysetPages(
-      this.db,
-      businessCustomers,
-      businessCustomers.businessId,
-      businessIds.filter(isUuid),
-      and(
-        eq(businessCustomers.environment, principal.environment),
-        status ? eq(businessCustomers.status, status) : undefined,
-      ),
-      window,
-    );
+  async windows(principal: Principal, businessIds: readonly string[], window: Window, status?: CustomerStatus) {
+    return store.windows(this.db, businessIds.filter(isUuid), principal.environment, window, status);
   }
 
-  async countOf(principal: Principal, businessId: string, status?: 'active' | 'disabled'): Promise<number> {
-    const [total] = await this.db
-      .select({ n: count() })
-      .from(businessCustomers)
-      .where(this.customersOf(principal, businessId, status));
-    return Number(total?.n ?? 0);
+  countOf(principal: Principal, businessId: string, status?: CustomerStatus): Promise<number> {
+    return store.count(this.db, bookOf(principal, businessId), status);
   }
 
   /** Customers among `ids` of the caller's businesses in its environment, for per-request loaders. */
   async byIds(principal: Principal, ids: readonly string[]): Promise<BusinessCustomerRow[]> {
     const wanted = ids.filter(isUuid);
     if (wanted.length === 0) return [];
-    const rows = await this.db
-      .select({ customer: businessCustomers })
-      .from(businessCustomers)
-      .innerJoin(businesses, eq(businesses.id, businessCustomers.businessId))
-      .where(
-        and(
-          inArray(businessCustomers.id, wanted),
-          eq(businessCustomers.environment, principal.environment),
-          eq(businesses.ownerUserId, principal.userId),
-        ),
-      );
-    return rows.map((r) => r.customer);
-  }
-
-  private customersOf(principal: Principal, businessId: string, status?: 'active' | 'disabled') {
-    return and(
-      eq(businessCustomers.businessId, businessId),
-      eq(businessCustomers.environment, principal.environment),
-      status ? eq(businessCustomers.status, status) : undefined,
-    );
+    return store.byIdsOfOwner(this.db, principal.userId, principal.environment, wanted);
   }
 
   async get(principal: Principal, businessId: string, customerId: string): Promise<BusinessCustomerRow> {
     await this.ownBusiness(principal, businessId);
-    const [row] = isUuid(customerId)
-      ? await this.db
-          .select()
-          .from(businessCustomers)
-          .where(
-            and(
-              eq(businessCustomers.id, customerId),
-              eq(businessCustomers.businessId, businessId),
-              eq(businessCustomers.environment, principal.environment),
-            ),
-          )
-      : [];
+    const row = isUuid(customerId)
+      ? await store.findInBook(this.db, bookOf(principal, businessId), customerId)
+      : undefined;
     if (!row) throw notFound('Customer');
     return row;
   }
@@ -168,13 +109,9 @@ export class CustomerService {
     const values = checked(input, false);
     try {
       return await this.db.transaction(async (tx) => {
-        const [row] = await tx
-          .update(businessCustomers)
-          .set({ ...values, updatedAt: this.clock.now() })
-          .where(eq(businessCustomers.id, current.id))
-          .returning();
-        await this.audit(tx, principal, 'business_customer.updated', row!, diffOf(current, row!, AUDITED_FIELDS));
-        return row!;
+        const row = await store.update(tx, current.id, values, this.clock.now());
+        await this.audit(tx, principal, 'business_customer.updated', row, diffOf(current, row, AUDITED_FIELDS));
+        return row;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw this.refTaken(values.externalRef!);
@@ -185,13 +122,9 @@ export class CustomerService {
   async disable(principal: Principal, businessId: string, customerId: string): Promise<BusinessCustomerRow> {
     const current = await this.get(principal, businessId, customerId);
     return this.db.transaction(async (tx) => {
-      const [row] = await tx
-        .update(businessCustomers)
-        .set({ status: 'disabled', updatedAt: this.clock.now() })
-        .where(eq(businessCustomers.id, current.id))
-        .returning();
-      await this.audit(tx, principal, 'business_customer.disabled', row!, diffOf(current, row!, ['status']));
-      return row!;
+      const row = await store.update(tx, current.id, { status: 'disabled' }, this.clock.now());
+      await this.audit(tx, principal, 'business_customer.disabled', row, diffOf(current, row, ['status']));
+      return row;
     });
   }
 
@@ -212,10 +145,8 @@ export class CustomerService {
   }
 
   private async ownBusiness(principal: Principal, businessId: string): Promise<void> {
-    const [business] = isUuid(businessId)
-      ? await this.db.select({ owner: businesses.ownerUserId }).from(businesses).where(eq(businesses.id, businessId))
-      : [];
-    if (!business || business.owner !== principal.userId) throw notFound('Business');
+    const owner = isUuid(businessId) ? await store.ownerOfBusiness(this.db, businessId) : undefined;
+    if (owner !== principal.userId) throw notFound('Business');
   }
 
   private refTaken(externalRef: string) {
@@ -226,6 +157,8 @@ export class CustomerService {
     );
   }
 }
+
+const bookOf = (principal: Principal, businessId: string) => ({ businessId, environment: principal.environment });
 
 /** The fields given, trimmed and checked; on create, name is required. */
 interface CheckedCustomer {

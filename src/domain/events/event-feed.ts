@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import type { StoredEvent } from './event.js';
 import { toStoredEvent } from './event-row.js';
 import { eventStore } from './outbox.js';
-import { latestEventSeq } from './relay.js';
+import { latestEventSeq, onStampedBatch } from './relay.js';
 
 interface Subscriber {
   userId: string;
@@ -27,7 +27,9 @@ interface StreamState {
  * events stamped by any instance reach subscribers on every instance.
  */
 export class EventFeed {
-  private readonly subscribers = new Set<Subscriber>();
+  /** Subscribers by owner (`userId` NUL `environment`): an event is offered only to its owner's. */
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private count = 0;
   private cursor: number | undefined;
   private polling: Promise<void> | undefined;
   private again = false;
@@ -37,11 +39,27 @@ export class EventFeed {
     private readonly db: Database,
     private readonly pollMs = 250,
     private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
+  ) {
+    onStampedBatch(db, (batch) => this.offer(batch));
+  }
+
+  /**
+   * Events this process just stamped, in `seq` order: handed to subscribers at once when they
+   * follow on from the cursor (no read back from the table); otherwise read as usual.
+   */
+  offer(batch: readonly StoredEvent[]): void {
+    if (this.count === 0 || batch.length === 0) return;
+    if (this.polling || this.cursor === undefined || batch[0]!.seq !== this.cursor + 1) {
+      this.wake();
+      return;
+    }
+    for (const event of batch) this.deliver(event);
+    this.cursor = batch.at(-1)!.seq!;
+  }
 
   /** Ring the doorbell: read new events now. */
   wake(): void {
-    if (this.subscribers.size === 0) return;
+    if (this.count === 0) return;
     if (this.polling) {
       this.again = true;
       return;
@@ -103,7 +121,9 @@ export class EventFeed {
     };
     this.add(subscriber);
     try {
-      let last = after ?? (await latestEventSeq(this.db));
+      // "From now": the feed's own position when it has one (everything after it reaches this
+      // subscriber, registered above), else the table's; no query per subscriber while it runs.
+      let last = after ?? this.cursor ?? (await latestEventSeq(this.db));
       if (after !== undefined) {
         while (!state.closed) {
           const page = await eventStore.listEventsAfter(this.db, principal, last, REPLAY_PAGE, types);
@@ -131,7 +151,7 @@ export class EventFeed {
   }
 
   get subscriberCount(): number {
-    return this.subscribers.size;
+    return this.count;
   }
 
   stop(): void {
@@ -140,7 +160,11 @@ export class EventFeed {
   }
 
   private add(subscriber: Subscriber): void {
-    this.subscribers.add(subscriber);
+    const key = `${subscriber.userId}\u0000${subscriber.environment}`;
+    let owners = this.subscribers.get(key);
+    if (!owners) this.subscribers.set(key, (owners = new Set()));
+    owners.add(subscriber);
+    this.count += 1;
     if (!this.timer) {
       this.timer = setInterval(() => this.wake(), this.pollMs);
       this.timer.unref();
@@ -149,8 +173,18 @@ export class EventFeed {
   }
 
   private remove(subscriber: Subscriber): void {
-    this.subscribers.delete(subscriber);
-    if (this.subscribers.size === 0) this.stop();
+    const key = `${subscriber.userId}\u0000${subscriber.environment}`;
+    const owners = this.subscribers.get(key);
+    if (!owners?.delete(subscriber)) return;
+    this.count -= 1;
+    if (owners.size === 0) this.subscribers.delete(key);
+    if (this.count === 0) this.stop();
+  }
+
+  private deliver(event: StoredEvent): void {
+    const owners = this.subscribers.get(`${event.userId}\u0000${event.environment}`);
+    if (!owners) return;
+    for (const subscriber of owners) if (!subscriber.types || subscriber.types.has(event.type)) subscriber.push(event);
   }
 
   private async poll(): Promise<void> {
@@ -164,16 +198,7 @@ export class EventFeed {
         .limit(1000);
       for (const row of rows) {
         this.cursor = row.seq!;
-        const event = toStoredEvent(row);
-        for (const subscriber of this.subscribers) {
-          if (
-            subscriber.userId === event.userId &&
-            subscriber.environment === event.environment &&
-            (!subscriber.types || subscriber.types.has(event.type))
-          ) {
-            subscriber.push(event);
-          }
-        }
+        this.deliver(toStoredEvent(row));
       }
       if (rows.length < 1000) return;
     }

@@ -7,6 +7,7 @@ import { ALL_KINDS } from '../webhooks/event-kinds.js';
 import { DELIVERY_JOB } from '../webhooks/webhook.js';
 import type { NewEvent, StoredEvent } from './event.js';
 import { toStoredEvent } from './event-row.js';
+import { hintRelays } from './relay.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 
 /**
@@ -52,6 +53,7 @@ export async function recordEvent(
         )
         select event.id from event`,
   );
+  hintRelays();
   return {
     id: row!.id,
     type: event.type,
@@ -61,6 +63,63 @@ export async function recordEvent(
     environment: event.environment,
     seq: null,
   };
+}
+
+/**
+ * Records several events (of any owners and kinds) written by one transaction, in this order,
+ * with their webhook deliveries and jobs, in ONE statement: the transaction holds its id for one
+ * round trip instead of one per event, and every open transaction id holds back the relay's
+ * cluster-wide horizon. Returns the events in the order given.
+ */
+export async function recordEvents(tx: Executor, batch: readonly NewEvent[], at: Date): Promise<StoredEvent[]> {
+  if (batch.length === 0) return [];
+  const createdAt = at.toISOString();
+  const input = JSON.stringify(
+    batch.map((e) => ({ type: e.type, userId: e.userId, environment: e.environment, data: e.data })),
+  );
+  const rows = await queryRows<{ id: string; n: unknown }>(
+    tx,
+    sql`
+      with input as (
+        select i.n, i.e->>'type' as type, (i.e->>'userId')::uuid as user_id,
+          (i.e->>'environment')::environment as environment, i.e->'data' as data
+        from jsonb_array_elements(${input}::jsonb) with ordinality as i(e, n)
+      ),
+      event as (
+        insert into events (type, user_id, environment, data, created_at)
+        select type, user_id, environment, data, ${createdAt}::timestamptz from input order by n
+        returning id, ordinal, type, user_id, environment
+      ),
+      deliveries as (
+        insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at)
+        select endpoint.id, event.id, ${createdAt}::timestamptz
+        from event join webhook_endpoints endpoint
+          on endpoint.user_id = event.user_id and endpoint.environment = event.environment
+        where endpoint.enabled and endpoint.deleted_at is null
+          and (event.type = any(endpoint.event_types) or ${ALL_KINDS} = any(endpoint.event_types))
+        returning id, endpoint_id
+      ),
+      queued as (
+        insert into jobs (kind, lane, tenant, concurrency_key, payload, run_at)
+        select ${DELIVERY_JOB}, ${laneOf(DELIVERY_JOB)}, endpoint.user_id::text, deliveries.endpoint_id::text,
+          jsonb_build_object('deliveryId', deliveries.id) || ${traceContextJson()}::jsonb,
+          ${createdAt}::timestamptz
+        from deliveries join webhook_endpoints endpoint on endpoint.id = deliveries.endpoint_id
+        returning 1
+      )
+      select id, row_number() over (order by ordinal) as n from event`,
+  );
+  hintRelays();
+  const ids = rows.sort((a, b) => Number(a.n) - Number(b.n)).map((r) => r.id);
+  return batch.map((event, i) => ({
+    id: ids[i]!,
+    type: event.type,
+    created: Math.floor(at.getTime() / 1000),
+    data: event.data,
+    userId: event.userId,
+    environment: event.environment,
+    seq: null,
+  }));
 }
 
 export const eventStore = {

@@ -54,6 +54,25 @@ export interface TransactionEventData {
   stage?: string;
 }
 
+/**
+ * `transaction.*` of a chain transaction (src/domain/solana): a Solana send, swap or arrival. It has
+ * no wallet-transaction `id`; its `reference` is the signature and `amount` is decimal text in
+ * token units.
+ */
+export interface ChainTransactionEventData {
+  type: 'CRYPTO_TRANSFER' | 'CRYPTO_SWAP' | 'CRYPTO_DEPOSIT';
+  status: string;
+  reference: string;
+  signature: string;
+  network: string;
+  mint: string;
+  amount: string;
+  amountRaw: string;
+  from: string;
+  to?: string;
+  updatedAt?: string;
+}
+
 export interface OfframpEventData {
   reference: string;
   status: string;
@@ -78,10 +97,10 @@ export interface EventDataOf {
   'payout.failed': PayoutEventData;
   'bill.payment.successful': BillEventData;
   'bill.payment.failed': BillEventData;
-  'transaction.created': TransactionEventData;
-  'transaction.updated': TransactionEventData;
-  'transaction.completed': TransactionEventData;
-  'transaction.failed': TransactionEventData;
+  'transaction.created': TransactionEventData | ChainTransactionEventData;
+  'transaction.updated': TransactionEventData | ChainTransactionEventData;
+  'transaction.completed': TransactionEventData | ChainTransactionEventData;
+  'transaction.failed': TransactionEventData | ChainTransactionEventData;
   'offramp.initiated': OfframpEventData;
   'offramp.deposit_received': OfframpEventData;
   'offramp.processing': OfframpEventData;
@@ -92,6 +111,44 @@ export interface EventDataOf {
 
 export type MoneyEventKind = keyof EventDataOf;
 
-/** A stored event's `data` as its kind's type (for resolvers reading a field). */
-export const dataOf = <K extends MoneyEventKind>(event: { type: string; data: Record<string, unknown> }, _kind?: K) =>
-  event.data as unknown as EventDataOf[K];
+/** The kinds each typed subscription streams, typed as kinds of this map. */
+export const DEPOSIT_EVENT_KINDS = [
+  'deposit.initiated',
+  'deposit.pending',
+  'deposit.completed',
+  'deposit.failed',
+] as const satisfies readonly MoneyEventKind[];
+export const PAYOUT_EVENT_KINDS = [
+  'payout.initiated',
+  'payout.processing',
+  'payout.completed',
+  'payout.failed',
+] as const satisfies readonly MoneyEventKind[];
+export const TRANSACTION_EVENT_KINDS = [
+  'transaction.created',
+  'transaction.updated',
+  'transaction.completed',
+  'transaction.failed',
+] as const satisfies readonly MoneyEventKind[];
+export const BILL_EVENT_KINDS = [
+  'bill.payment.successful',
+  'bill.payment.failed',
+] as const satisfies readonly MoneyEventKind[];
+export const OFFRAMP_UPDATE_KINDS = [
+  'offramp.initiated',
+  'offramp.deposit_received',
+  'offramp.processing',
+  'offramp.fiat_sent',
+  'offramp.completed',
+  'offramp.failed',
+] as const satisfies readonly MoneyEventKind[];
+
+/**
+ * A stored event's `data` as the type of the kinds a stream carries: `dataOf(event, BILL_EVENT_KINDS)`
+ * is a BillEventData. The stream delivers only those kinds (the feed filters by kind), so this is a
+ * reading of what the producer wrote with the same type, not a guess.
+ */
+export const dataOf = <K extends MoneyEventKind>(
+  event: { type: string; data: Record<string, unknown> },
+  _kinds: readonly K[],
+): EventDataOf[K] => event.data as unknown as EventDataOf[K];

@@ -1,4 +1,7 @@
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import type { Environment } from '../auth/permissions.js';
+import type { StoredEvent } from './event.js';
 import type { Database } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 import { toSafeNumber } from '../../db/columns.js';
@@ -6,6 +9,115 @@ import { observeStampedEvents, type StampedEvent } from '../../observability/mon
 
 /** Any fixed number; only one relay across all instances stamps at a time. */
 const RELAY_LOCK_KEY = 7_262_020_002;
+
+/** The stamp, in commit order, of up to `batchSize` events older than every open transaction. */
+const stampStatement = (batchSize: number) => `
+  with horizon as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin),
+  base as (select coalesce(max(seq), 0) as top from events),
+  ready as (
+    select id, row_number() over (order by txid, ordinal) as rn
+    from events, horizon
+    where seq is null and txid < horizon.xmin and current_setting('pgw.relay_locked', true) = 'true'
+    order by txid, ordinal
+    limit ${Math.trunc(batchSize)}
+  )
+  update events e set seq = base.top + ready.rn
+  from ready, base
+  where e.id = ready.id
+  returning e.id, e.seq, e.user_id, e.environment, e.data, e.created_at,
+    e.type, e.data->>'type' as kind, e.data->>'status' as status,
+    e.data->>'currency' as currency, e.data->>'amount' as amount,
+    extract(epoch from clock_timestamp() - e.created_at) * 1000 as lag_ms`;
+
+/**
+ * One relay round as one round trip: a multi-statement simple query is one message to the server,
+ * and each statement in it still takes its own snapshot. The lock is taken (transaction-scoped) by
+ * the second statement and noted in a transaction-local setting; the stamp, a separate statement,
+ * takes its snapshot only after the lock is held, so it sees every stamp a previous holder
+ * committed. Last, whether committed events are still unstamped (held back by the horizon or by
+ * the batch size), so the loop knows to come back soon.
+ */
+const roundText = (batchSize: number, wait: boolean) =>
+  [
+    'begin',
+    wait
+      ? `select pg_advisory_xact_lock(${RELAY_LOCK_KEY}), set_config('pgw.relay_locked', 'true', true) as locked`
+      : `select set_config('pgw.relay_locked', pg_try_advisory_xact_lock(${RELAY_LOCK_KEY})::text, true) as locked`,
+    stampStatement(batchSize),
+    'select exists (select 1 from events where seq is null) as waiting',
+    'commit',
+  ].join(';\n');
+
+type StampedRow = StampedEvent & {
+  lag_ms: unknown;
+  id: string;
+  seq: unknown;
+  user_id: string;
+  environment: Environment;
+  data: unknown;
+  created_at: unknown;
+};
+
+export interface RelayRound {
+  /** How many events this round stamped. */
+  stamped: number;
+  /** Whether this round held the relay lock (false: another relay was stamping). */
+  locked: boolean;
+  /** Whether committed events were left unstamped (waiting on an older open transaction, or past the batch). */
+  waiting: boolean;
+}
+
+/** How many statements (round trips) one relay round sends, for benchmarks that count the request's own. */
+export const RELAY_ROUND_TRIPS = 1;
+
+async function runRound(
+  db: Database,
+  batchSize: number,
+  wait: boolean,
+  connection: pg.Pool | undefined,
+): Promise<RelayRound & { rows: StampedRow[] }> {
+  const client = connection ?? (db as unknown as { $client?: unknown }).$client;
+  if (client instanceof pg.Pool) {
+    const session = await client.connect();
+    let results: pg.QueryResult[];
+    try {
+      results = (await session.query(roundText(batchSize, wait))) as unknown as pg.QueryResult[];
+    } catch (error) {
+      // The session may be left inside the failed transaction: discard the connection.
+      session.release(error instanceof Error ? error : new Error(String(error)));
+      throw error;
+    }
+    session.release();
+    const rows = results[2]!.rows as StampedRow[];
+    return {
+      rows,
+      stamped: rows.length,
+      locked: results[1]!.rows[0]?.locked === 'true',
+      waiting: results[3]!.rows[0]?.waiting === true,
+    };
+  }
+  // PGlite (one connection, no round trips to save): the same statements in a transaction.
+  return db.transaction(async (tx) => {
+    const [lock] = await queryRows<{ locked: unknown }>(
+      tx,
+      wait
+        ? sql.raw(
+            `select pg_advisory_xact_lock(${RELAY_LOCK_KEY}), set_config('pgw.relay_locked', 'true', true) as locked`,
+          )
+        : sql.raw(
+            `select set_config('pgw.relay_locked', pg_try_advisory_xact_lock(${RELAY_LOCK_KEY})::text, true) as locked`,
+          ),
+    );
+    const locked = lock?.locked === 'true';
+    if (!locked) return { rows: [], stamped: 0, locked, waiting: false };
+    const rows = await queryRows<StampedRow>(tx, sql.raw(stampStatement(batchSize)));
+    const [left] = await queryRows<{ waiting: unknown }>(
+      tx,
+      sql`select exists (select 1 from events where seq is null) as waiting`,
+    );
+    return { rows, stamped: rows.length, locked, waiting: left?.waiting === true };
+  });
+}
 
 /**
  * Stamps `seq` on events in commit order, and one transaction's events in the order it wrote them
@@ -19,50 +131,59 @@ const RELAY_LOCK_KEY = 7_262_020_002;
  *
  * Returns how many events were stamped. By default it gives up at once (returning 0) when another
  * relay holds the lock; `wait` blocks for the lock instead, for callers that need the stamp now.
+ * `connection`: a pool of its own to run on (see startRelay), instead of the database's.
  */
 export async function stampCommittedEvents(
   db: Database,
-  options: { batchSize?: number; wait?: boolean } = {},
+  options: { batchSize?: number; wait?: boolean; connection?: pg.Pool } = {},
 ): Promise<number> {
-  const batchSize = options.batchSize ?? 1000;
-  const stamped = await db.transaction(async (tx): Promise<Array<StampedEvent & { lag_ms: unknown }>> => {
-    if (options.wait) {
-      await tx.execute(sql`select pg_advisory_xact_lock(${RELAY_LOCK_KEY})`);
-    } else {
-      const [lock] = await queryRows<{ locked: boolean }>(
-        tx,
-        sql`select pg_try_advisory_xact_lock(${RELAY_LOCK_KEY}) as locked`,
-      );
-      if (!lock?.locked) return [];
-    }
-    const rows = await queryRows<StampedEvent & { lag_ms: unknown }>(
-      tx,
-      sql`
-        with horizon as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin),
-        base as (select coalesce(max(seq), 0) as top from events),
-        ready as (
-          select id, row_number() over (order by txid, ordinal) as rn
-          from events, horizon
-          where seq is null and txid < horizon.xmin
-          order by txid, ordinal
-          limit ${batchSize}
-        )
-        update events e set seq = base.top + ready.rn
-        from ready, base
-        where e.id = ready.id
-        returning e.type, e.data->>'type' as kind, e.data->>'status' as status,
-          e.data->>'currency' as currency, e.data->>'amount' as amount,
-          extract(epoch from clock_timestamp() - e.created_at) * 1000 as lag_ms`,
-    );
-    return rows;
-  });
+  return (await stampRound(db, options)).stamped;
+}
+
+/** One relay round, with what the loop needs to decide when to run the next. */
+export async function stampRound(
+  db: Database,
+  options: { batchSize?: number; wait?: boolean; connection?: pg.Pool } = {},
+): Promise<RelayRound> {
+  const { rows, ...round } = await runRound(db, options.batchSize ?? 1000, options.wait ?? false, options.connection);
   // Counted once committed: each event is stamped once across all instances.
-  observeStampedEvents(stamped);
-  if (stampListeners.size > 0 && stamped.length > 0) {
-    const lags = stamped.map((row) => Number(row.lag_ms));
+  observeStampedEvents(rows);
+  const readers = batchReaders.get(db);
+  if (readers && readers.size > 0 && rows.length > 0) {
+    const batch = rows
+      .map(
+        (row): StoredEvent => ({
+          id: row.id,
+          type: row.type,
+          created: Math.floor(new Date(row.created_at as string | Date).getTime() / 1000),
+          data: (typeof row.data === 'string' ? JSON.parse(row.data) : row.data) as Record<string, unknown>,
+          userId: row.user_id,
+          environment: row.environment,
+          seq: Number(row.seq),
+        }),
+      )
+      .sort((a, b) => a.seq! - b.seq!);
+    for (const reader of readers) reader(batch);
+  }
+  if (stampListeners.size > 0 && rows.length > 0) {
+    const lags = rows.map((row) => Number(row.lag_ms));
     for (const listener of stampListeners) listener(lags);
   }
-  return stamped.length;
+  return round;
+}
+
+const batchReaders = new WeakMap<Database, Set<(batch: StoredEvent[]) => void>>();
+
+/**
+ * Hears every batch this process stamps on `db`, as stored events in `seq` order (a gap-free run:
+ * the first follows the highest `seq` stamped before). The event feed takes them from here instead
+ * of reading them back. Returns the unsubscribe.
+ */
+export function onStampedBatch(db: Database, reader: (batch: StoredEvent[]) => void): () => void {
+  let readers = batchReaders.get(db);
+  if (!readers) batchReaders.set(db, (readers = new Set()));
+  readers.add(reader);
+  return () => readers.delete(reader);
 }
 
 const stampListeners = new Set<(lagsMs: number[]) => void>();
@@ -75,6 +196,137 @@ const stampListeners = new Set<(lagsMs: number[]) => void>();
 export function onStamped(listener: (lagsMs: number[]) => void): () => void {
   stampListeners.add(listener);
   return () => stampListeners.delete(listener);
+}
+
+const relayHints = new Set<() => void>();
+
+/**
+ * Tells this process's relay loops that an event was just recorded: its transaction commits in a
+ * moment, so the relay looks soon (and keeps looking briefly) instead of at its idle poll.
+ * Called by recordEvent; a hint that comes to nothing costs one empty round.
+ */
+export function hintRelays(): void {
+  for (const hint of relayHints) hint();
+}
+
+export interface RelayLoopOptions {
+  /** Poll when nothing happens (events recorded by other instances are found at the latest then). */
+  idleMs?: number;
+  /** Next round while events are arriving or wait for the horizon. */
+  busyMs?: number;
+  /** After a hint, how long the loop keeps to `busyMs` (the hinted transaction may commit late). */
+  lingerMs?: number;
+  batchSize?: number;
+  /** Called after every round that stamped something (ring the doorbell). */
+  onStamped?: (stamped: number) => void;
+  /** Called after every round (benchmarks count the relay's own commits and round trips). */
+  onRound?: (round: RelayRound) => void;
+  /** A failed round; the loop waits for what this returns, then carries on at the idle poll. */
+  onError?: (error: unknown) => unknown;
+}
+
+export interface RelayLoop {
+  /** Run a round soon (as hintRelays does). */
+  hint(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The relay as the workers run it. What paces commit → `seq`:
+ * - the wake-up: a local hint from recordEvent, so a round runs right after the commit rather than
+ *   at the next idle poll; rounds follow each other every `busyMs` while events arrive, while any
+ *   committed event waits for the horizon, and while another relay holds the lock;
+ * - the connection: on PostgreSQL the relay has one connection of its own, so it never queues
+ *   behind requests or jobs for a pooled one (it used to share the jobs pool with 32 webhook slots);
+ * - the round: one round trip (see roundText), the lock, stamp and check in one message;
+ * - the horizon: an event waits for every older open transaction of the cluster (see above).
+ */
+export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayLoop {
+  const connection = dedicatedPool(db);
+  const onPostgres = connection !== undefined || (db as unknown as { $client?: unknown }).$client instanceof pg.Pool;
+  const idleMs = options.idleMs ?? 100;
+  // The embedded database has one connection, shared with requests: its relay looks less often.
+  const busyMs = options.busyMs ?? (onPostgres ? 5 : 20);
+  const lingerMs = options.lingerMs ?? 250;
+  const batchSize = options.batchSize ?? 1000;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let dueAt = Number.POSITIVE_INFINITY;
+  let running: Promise<void> | undefined;
+  let hintedDuringRound = false;
+  let lastHintAt = Number.NEGATIVE_INFINITY;
+
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    const at = Date.now() + ms;
+    if (timer && dueAt <= at) return;
+    clearTimeout(timer);
+    dueAt = at;
+    timer = setTimeout(run, ms);
+  };
+  const run = () => {
+    timer = undefined;
+    dueAt = Number.POSITIVE_INFINITY;
+    if (stopped) return;
+    if (running) {
+      hintedDuringRound = true;
+      return;
+    }
+    hintedDuringRound = false;
+    running = stampRound(db, { batchSize, connection })
+      .then((round) => {
+        options.onRound?.(round);
+        if (round.stamped > 0) options.onStamped?.(round.stamped);
+        if (round.stamped >= batchSize) return 0;
+        const lively = round.waiting || !round.locked || hintedDuringRound || Date.now() - lastHintAt < lingerMs;
+        return lively ? busyMs : idleMs;
+      })
+      .catch(async (error) => {
+        await options.onError?.(error);
+        return idleMs;
+      })
+      .then((next) => {
+        running = undefined;
+        schedule(next);
+      });
+  };
+  const hint = () => {
+    lastHintAt = Date.now();
+    if (running) hintedDuringRound = true;
+    // PostgreSQL: the hinted transaction commits within a moment. PGlite: the round queues behind
+    // the transaction (one connection) and so runs right after its commit.
+    else schedule(onPostgres ? 1 : 0);
+  };
+  relayHints.add(hint);
+  run();
+  return {
+    hint,
+    async stop() {
+      stopped = true;
+      relayHints.delete(hint);
+      clearTimeout(timer);
+      await running;
+      await connection?.end().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * A one-connection pool for the relay, with the settings of the database's own pools (host list,
+ * timeouts, client class); undefined on PGlite.
+ */
+function dedicatedPool(db: Database): pg.Pool | undefined {
+  const client = (db as unknown as { $client?: unknown }).$client;
+  if (!(client instanceof pg.Pool)) return undefined;
+  const routed = client as pg.Pool & { distinct?: () => pg.Pool[] };
+  const base = typeof routed.distinct === 'function' ? (routed.distinct()[0] ?? client) : client;
+  const settings = (base as unknown as { options?: pg.PoolConfig }).options;
+  if (!settings) return undefined;
+  const pool = new pg.Pool({ ...settings, max: 1 });
+  // A lost connection fails that round only (reported by the loop); the pool opens a new one.
+  pool.on('error', () => undefined);
+  pool.on('connect', (session) => session.on('error', () => undefined));
+  return pool;
 }
 
 /** Highest stamped position, for readers that want to start "from now". */

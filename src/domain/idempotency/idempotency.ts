@@ -180,7 +180,7 @@ export class Idempotency {
    * answer the key already had (a concurrent retry's).
    */
   async refuse<T>(ref: KeyRef | undefined, error: DomainError): Promise<T> {
-    const prior = ref ? await refuseKey(this.db, ref, error) : undefined;
+    const prior = ref ? await refuseKey(this.db, ref, error, this.clock.now()) : undefined;
     if (prior) return replay<T>(prior);
     throw error;
   }

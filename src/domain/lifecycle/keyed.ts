@@ -1,4 +1,4 @@
-import type { Database, Tx } from '../../db/client.js';
+import type { Database, Executor, Tx } from '../../db/client.js';
 import { DomainError } from '../errors.js';
 import { type IdempotencyScope, type Idempotency, replay, toStorable } from '../idempotency/idempotency.js';
 import { answerKey, claimKey, isRefusal, KeyRaceError, type KeyRef, recordKey, refuseKey } from '../money/key-claim.js';
@@ -46,19 +46,19 @@ export async function openKeyed<R extends { id: string }>(
         }
         claimed = true;
         const row = await open(tx);
-        if (ref) await recordKey(tx, ref, row.id, new Date(now.getTime() + PROVIDER_CALL_LEASE_MS));
+        if (ref) await recordKey(tx, ref, row.id, new Date(now.getTime() + PROVIDER_CALL_LEASE_MS), now);
         return { opened: row, ref };
       });
     } catch (error) {
       if (error instanceof KeyRaceError && attempt === 0) continue;
-      if (claimed && ref && isRefusal(error)) await refuseKey(db, ref, error);
+      if (claimed && ref && isRefusal(error)) await refuseKey(db, ref, error, now);
       throw error;
     }
   }
 }
 
 /** The key is `done` with the operation as settled, in the transaction that settles it. */
-export async function answer(tx: Tx, ref: KeyRef | null, row: unknown): Promise<void> {
+export async function answer(tx: Executor, ref: KeyRef | null, row: unknown): Promise<void> {
   if (ref) await answerKey(tx, ref, { result: toStorable(row) });
 }
 

@@ -1,9 +1,9 @@
 import { billRecords } from '../../db/bills-schema.js';
 import { offrampOrders } from '../../db/offramp-schema.js';
-import { solanaTransfers } from '../../db/solana-schema.js';
 import { deposits, payouts, walletTransactions } from '../../db/wallet-schema.js';
 import type { MoneyEventKind } from '../events/payloads.js';
 import { canMove, EVENT_OF_STATUS, OFFRAMP_STATUSES, type OfframpStatus } from '../offramp/catalogue.js';
+import { CHAIN_SEND, SWAP } from './chain-sends.js';
 import { eventData } from './event-data.js';
 
 /** from → to → the events that move emits (empty: a legal move that tells nobody by itself). */
@@ -99,18 +99,6 @@ export const OFFRAMP_ORDER: Lifecycle<RowOf<typeof offrampOrders>> = {
   ) as unknown as Moves<OfframpStatus>,
 };
 
-/**
- * A Solana send (SOL or token), stored signed before it is sent: pending → confirmed | failed. Its
- * events (transaction.* with the chain's fields) are written by the Solana services.
- */
-export const CHAIN_SEND: Lifecycle<RowOf<typeof solanaTransfers>> = {
-  kind: 'chain_send',
-  table: solanaTransfers,
-  versioned: false,
-  moves: { pending: { confirmed: [], failed: [] }, confirmed: {}, failed: {} },
-};
-
-/** A swap: a chain send of kind `swap` whose quote is executed once; pending → confirmed | failed. */
-export const SWAP: Lifecycle<RowOf<typeof solanaTransfers>> = { ...CHAIN_SEND, kind: 'swap' };
+export { CHAIN_SEND, SWAP };
 
 export const LIFECYCLES = [DEPOSIT, PAYOUT, BILL, TRANSACTION, OFFRAMP_ORDER, CHAIN_SEND, SWAP] as const;

@@ -107,8 +107,17 @@ export async function claimKey(tx: Executor, ref: KeyRef, now: Date): Promise<Ke
 }
 
 /** For operations that commit before a provider call: the key stays `running` with the record attached. */
-export async function recordKey(tx: Executor, ref: KeyRef, resourceId: string, leaseUntil: Date): Promise<void> {
+export async function recordKey(
+  tx: Executor,
+  ref: KeyRef,
+  resourceId: string,
+  leaseUntil: Date,
+  now: Date,
+): Promise<void> {
   const { scope, key } = ref;
+  // Only a `running` row whose lease is over is taken over. The claim's one statement reads the key
+  // with a snapshot taken before its try-lock, so a request whose twin committed in between sees no
+  // row: taking over a live row here would record (and send) the operation twice.
   const rows = await queryRows(
     tx,
     sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, resource_id, locked_until)
@@ -116,7 +125,7 @@ export async function recordKey(tx: Executor, ref: KeyRef, resourceId: string, l
           ${resourceId}, ${leaseUntil.toISOString()}::timestamptz)
         on conflict (user_id, environment, operation, key) do update
           set resource_id = excluded.resource_id, locked_until = excluded.locked_until
-          where idempotency_keys.status = 'running'
+          where idempotency_keys.status = 'running' and idempotency_keys.locked_until < ${now.toISOString()}::timestamptz
         returning 1`,
   );
   if (rows.length === 0) throw new KeyRaceError();
@@ -143,21 +152,30 @@ export async function answerKey(tx: Executor, ref: KeyRef, stored: Stored): Prom
  * the key's lock (a retry may hold it). When the key already has an answer (a concurrent retry got
  * there first) that answer is returned, to replay instead; another request's input is 422.
  */
-export async function refuseKey(db: Database, ref: KeyRef, error: DomainError): Promise<Stored | undefined> {
+export async function refuseKey(db: Database, ref: KeyRef, error: DomainError, now: Date): Promise<Stored | undefined> {
   const { scope, key } = ref;
   const stored: Stored = {
     error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
   };
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${keyLockId(scope, key)}::bigint)`);
-    const [existing] = await queryRows<{ request_hash: string; status: string; response: Stored | null }>(
+    const [existing] = await queryRows<{
+      request_hash: string;
+      status: string;
+      response: Stored | null;
+      lease_live: boolean | null;
+    }>(
       tx,
-      sql`select request_hash, status, response from idempotency_keys where user_id = ${scope.userId}
+      sql`select request_hash, status, response, locked_until > ${now.toISOString()}::timestamptz as lease_live
+          from idempotency_keys where user_id = ${scope.userId}
           and environment = ${scope.environment} and operation = ${scope.operation} and key = ${key}`,
     );
     if (existing && existing.request_hash !== ref.requestHash) throw keyReused();
     if (existing?.status === 'done') return existing.response as Stored;
-    // A `running` row belongs to a two-commit operation: its record settles it, not this refusal.
+    // A live `running` row is a twin request in flight (its claim committed after this request's
+    // claim read the key): this refusal, read against the twin's effect, is not the key's answer.
+    if (existing?.lease_live) throw keyBusy();
+    // A `running` row whose lease is over belongs to a two-commit operation: its record settles it.
     if (existing) return undefined;
     await tx.execute(
       sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
@@ -187,3 +205,32 @@ export async function dropLapsedKey(db: Executor, ref: KeyRef, now: Date): Promi
 /** Whether a refusal is an answer to keep (a client's mistake or a business rule), not a fault or a "later" (429) to retry. */
 export const isRefusal = (error: unknown): error is DomainError =>
   error instanceof DomainError && error.status < 500 && error.status !== 429;
+
+/**
+ * For a step that records nothing (a deposit's PIN, OTP or 3DS): its provider refused it after the
+ * first commit, so the refusal becomes the key's answer, replayed from then on.
+ */
+export async function answerRefusal(db: Database, ref: KeyRef, error: DomainError): Promise<void> {
+  const stored: Stored = {
+    error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
+  };
+  await db
+    .transaction((tx) => answerKey(tx, ref, stored))
+    .catch((failure) => {
+      if (!(failure instanceof KeyRaceError)) throw failure;
+    });
+}
+
+/**
+ * For a step that records nothing: its provider call failed without an answer (a fault, not a
+ * refusal), so the key is given back and a retry sends the step afresh.
+ */
+export async function dropRunningKey(db: Executor, ref: KeyRef): Promise<void> {
+  const { scope, key } = ref;
+  await queryRows(
+    db,
+    sql`delete from idempotency_keys where user_id = ${scope.userId} and environment = ${scope.environment}
+        and operation = ${scope.operation} and key = ${key} and status = 'running'
+        returning 1`,
+  );
+}

@@ -9,6 +9,7 @@ import { OFFRAMP_ORDER } from '../lifecycle/lifecycles.js';
 import { isLegal, transition } from '../lifecycle/transition.js';
 import { DomainError, badInput, notFound } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
+import { moneyEvent } from '../money-event.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { decimalText, multiplyDown, parseUnits } from '../money/decimal.js';
 import { checkPage, paged } from '../pagination.js';
@@ -217,7 +218,7 @@ export class OfframpService {
           createdAt: now,
           updatedAt: now,
         });
-        await recordEvent(tx, { type: 'offramp.initiated', ...principal, data: { ...eventData.offramp(row) } }, now);
+        await recordEvent(tx, moneyEvent('offramp.initiated', principal, eventData.offramp(row)), now);
         // The sandbox expires unpaid orders itself; a provider's orders are checked against the
         // provider a minute after their window, in case its webhook never arrives.
         await enqueueJob(

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import type { Clock } from '../clock.js';
 import type { JobHandler, JobOutcome } from '../jobs/job-runner.js';
 import { ensureOnePendingJob } from '../jobs/recurring.js';
-import { pruneExpired, type RetentionPolicy } from './retention.js';
+import { pruneExpired, pruneHistory, type RetentionPolicy } from './retention.js';
 
 export const RETENTION_JOB = 'retention.prune';
 
@@ -12,6 +12,8 @@ export const retentionPolicyOf = (config: Config): RetentionPolicy => ({
   jobsDays: config.RETENTION_JOBS_DAYS,
   idempotencyHours: config.RETENTION_IDEMPOTENCY_HOURS,
   batchSize: config.RETENTION_BATCH_SIZE,
+  historyDays: config.RETENTION_HISTORY_DAYS,
+  sandboxSignaturesDays: config.RETENTION_SANDBOX_SIGNATURES_DAYS,
 });
 
 /** Prunes by the retention policy, then schedules its own next run (the maintenance lane runs one at a time). */
@@ -26,6 +28,7 @@ export class RetentionPruneHandler implements JobHandler {
 
   async run(): Promise<JobOutcome> {
     await pruneExpired(this.db, this.clock.now(), this.policy);
+    await pruneHistory(this.db, this.clock.now(), this.policy);
     return { status: 'retry', at: new Date(this.clock.now().getTime() + this.everyMs) };
   }
 }

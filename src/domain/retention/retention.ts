@@ -1,5 +1,6 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { getTableName, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.js';
+import { LIFECYCLES } from '../lifecycle/lifecycles.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -14,6 +15,13 @@ export interface RetentionPolicy {
   idempotencyHours: number;
   /** Rows per DELETE: each batch is its own short transaction. */
   batchSize: number;
+  /**
+   * The state history of finished operations, by when the operation finished. At least 30 days.
+   * Default 90. The history of an operation still open is kept whatever its age.
+   */
+  historyDays?: number;
+  /** Signatures the sandbox chains executed, by when they ran. At least 1 day. Default 7. */
+  sandboxSignaturesDays?: number;
 }
 
 export interface Pruned {
@@ -22,6 +30,11 @@ export interface Pruned {
   webhookDeliveries: number;
   events: number;
   idempotencyKeys: number;
+}
+
+export interface PrunedHistory {
+  operationTransitions: number;
+  sandboxSignatures: number;
 }
 
 /** Deletes, batch by batch, until a batch comes back short. Each statement commits on its own. */
@@ -93,4 +106,57 @@ export async function pruneExpired(db: Executor, now: Date, policy: RetentionPol
     n,
   );
   return { jobs, webhookAttempts, webhookDeliveries, events, idempotencyKeys };
+}
+
+/** Each operation kind's table and the statuses it never leaves (no move out of them). */
+const FINISHED = LIFECYCLES.map((lifecycle) => ({
+  kind: lifecycle.kind,
+  table: getTableName(lifecycle.table),
+  finals: Object.entries(lifecycle.moves as Record<string, Record<string, unknown>>)
+    .filter(([, to]) => Object.keys(to).length === 0)
+    .map(([status]) => status),
+}));
+
+/**
+ * One pass over the histories that grow with traffic: the state transitions of operations that
+ * finished (reached a status they never leave) before the window, all of an operation's at once
+ * so no history is left half there; and the sandbox chains' executed signatures older than the
+ * window, except those of a chain send still pending (its confirmation asks the chain for them).
+ */
+export async function pruneHistory(db: Executor, now: Date, policy: RetentionPolicy): Promise<PrunedHistory> {
+  const before = (days: number) => sql`${new Date(now.getTime() - days * DAY_MS).toISOString()}::timestamptz`;
+  const historyBefore = before(Math.max(30, policy.historyDays ?? 90));
+  const signaturesBefore = before(Math.max(1, policy.sandboxSignaturesDays ?? 7));
+  const n = policy.batchSize;
+
+  let operationTransitions = 0;
+  for (const { kind, table, finals } of FINISHED) {
+    if (finals.length === 0) continue;
+    const finished = sql.join(
+      finals.map((status) => sql`${status}`),
+      sql`, `,
+    );
+    operationTransitions += await inBatches(
+      db,
+      (limit) => sql`delete from operation_transitions where id in (
+        select t.id from operation_transitions t join ${sql.identifier(table)} o on o.id = t.operation_id
+        where t.kind = ${kind} and o.status::text in (${finished}) and o.updated_at < ${historyBefore}
+        limit ${limit}
+      ) returning 1`,
+      n,
+    );
+  }
+  const sandboxSignatures = await inBatches(
+    db,
+    (limit) => sql`delete from solana_sandbox_signatures s using (
+      select network, signature from solana_sandbox_signatures old
+      where old.created_at < ${signaturesBefore}
+        and not exists (select 1 from solana_transfers p where p.signature = old.signature and p.status = 'pending')
+      limit ${limit}
+    ) old
+    where s.network = old.network and s.signature = old.signature
+    returning 1`,
+    n,
+  );
+  return { operationTransitions, sandboxSignatures };
 }

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { getBase58Decoder } from '@solana/kit';
-import { PublicKey, Transaction } from '@solana/web3.js';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { solanaQuotes } from '../../db/solana-schema.js';
@@ -12,18 +10,15 @@ import { isUuid } from '../ids.js';
 import type { CustodialWallets } from './custodial-wallets.js';
 import type { ExchangeProvider, QuoteRequest, SwapMode } from './exchange-provider.js';
 import { checkNetwork } from './networks.js';
-import type { SandboxAmm } from './sandbox-amm.js';
-import type { SandboxChainStore } from './sandbox-chain-store.js';
 import { SOL_MINT } from './sandbox-world.js';
 import type { SolanaChains } from './solana-chains.js';
 import { QUOTE_TTL_SECONDS, quoteView, type StoredQuote, type SwapQuoteView } from './swap-quote.js';
 import { checkAddress, decimalFromRaw, rawFromDecimal } from './token-amounts.js';
 import type { TokenDirectory } from './token-directory.js';
 import { recordTransferEvent } from './transfer-events.js';
-import { checkBuiltSwap, checkSandboxBalance } from './swap-checks.js';
-import { SIGNATURE_FEE, type SolanaTransfers, transferView, withReference } from './transfer-service.js';
-import { transferStore } from './transfer-store.js';
-import type { SwapBuilder } from './jupiter-provider.js';
+import { checkBuiltSwap } from './swap-checks.js';
+import { SIGNATURE_FEE, type SolanaTransfers, transferView } from './transfer-service.js';
+import { insertTransfer, transferStore } from './transfer-store.js';
 
 export interface QuoteInput {
   inputMint: string;
@@ -55,7 +50,6 @@ export interface SwapResult {
 }
 
 const DEFAULT_SLIPPAGE_BPS = 50;
-const base58 = getBase58Decoder();
 
 /**
  * Quotes and swaps for custodial wallets. A quote is stored for 30 seconds; a swap re-quotes and
@@ -72,9 +66,7 @@ export class SolanaExchange {
     private readonly chains: SolanaChains,
     private readonly tokens: TokenDirectory,
     private readonly providers: (environment: Principal['environment']) => ExchangeProvider,
-    private readonly sandbox: { amm: SandboxAmm; store: SandboxChainStore },
     private readonly transfers: SolanaTransfers,
-    private readonly swapBuilder: SwapBuilder | undefined,
   ) {}
 
   async quote(principal: Principal, input: QuoteInput): Promise<SwapQuoteView> {
@@ -131,7 +123,12 @@ export class SolanaExchange {
     return view;
   }
 
-  /** Executes a stored quote (`quoteId`) or a fresh one built from the same fields as a quote. */
+  /**
+   * Executes a stored quote (`quoteId`) or a fresh one built from the same fields as a quote. The
+   * environment's provider executes it: a venue on its own chain (the sandbox AMM) runs and records
+   * it in one commit; otherwise its transaction is checked against a simulation, signed, stored and
+   * sent like any chain send.
+   */
   async swap(principal: Principal, input: SwapRequest, idempotencyKey: string | undefined): Promise<SwapResult> {
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'solana.swap' };
     return this.idempotency.run(scope, idempotencyKey, input, async (claim) => {
@@ -142,110 +139,78 @@ export class SolanaExchange {
       const request: QuoteRequest = { ...stored.request, amountRaw: BigInt(stored.request.amountRaw) };
       const threshold = BigInt(stored.otherAmountThresholdRaw);
       const wallet = await this.wallets.walletOf(principal);
-      if (principal.environment === 'sandbox') {
-        const row = await this.sandbox.store.change(network, async (chain) => {
-          // Priced on the chain the swap runs on: the reserves cannot move between the check and the swap.
-          const route = this.sandbox.amm.routeOn(chain.svm, request);
-          const inRaw = route.amounts[0]!.amountIn;
-          const outRaw = route.amounts.at(-1)!.amountOut;
-          if (request.swapMode === 'ExactIn' ? outRaw < threshold : inRaw > threshold) throw priceMoved(stored.view);
-          const user = new PublicKey(wallet.address);
-          const { instructions, poolSigners } = this.sandbox.amm.instructions(route, user);
-          withReference(instructions[0]!);
-          const transaction = new Transaction({
-            feePayer: user,
-            blockhash: chain.svm.latestBlockhash(),
-            lastValidBlockHeight: 0,
-          }).add(...instructions);
-          checkSandboxBalance(chain.svm, wallet.address, request.inputMint, inRaw, stored.view);
-          transaction.partialSign(...poolSigners);
-          const signature = await this.wallets.sign(wallet, transaction.serializeMessage());
-          transaction.addSignature(user, Buffer.from(signature));
-          try {
-            chain.run(transaction.serialize());
-          } catch (error) {
-            throw new DomainError(
-              'INSUFFICIENT_FUNDS',
-              `The swap would fail on chain, so nothing moved: ${(error as Error).message}`,
-              { field: 'amount' },
-            );
-          }
-          // Recorded with the chain's new state, in one short transaction.
-          return async (tx) => {
-            // Taken in the transaction that records the swap: a refusal here undoes the swap on the chain.
-            await this.takeQuote(tx, quoteId);
-            const now = this.clock.now();
-            const inserted = await transferStore.insertTransfer(tx, {
-              userId: principal.userId,
-              environment: principal.environment,
-              network,
-              kind: 'swap',
-              fromAddress: wallet.address,
-              toAddress: wallet.address,
-              mint: request.inputMint === SOL_MINT ? null : request.inputMint,
-              amountRaw: inRaw,
-              decimals: stored.view.fromToken.decimals,
-              outputMint: request.outputMint,
-              outputAmountRaw: outRaw,
-              quoteId,
-              signature: base58.decode(transaction.signatures[0]!.signature!),
-              wire: transaction.serialize().toString('base64'),
-              lastValidBlockHeight: 0n,
-              status: 'confirmed',
-              createdAt: now,
-              updatedAt: now,
-            });
-            await recordTransferEvent(tx, inserted, now);
-            await this.idempotency.attach(tx, claim, inserted.id);
-            return inserted;
-          };
-        });
-        return this.resultOf(row);
-      }
-      return this.productionSwap(principal, wallet, stored, request, threshold, claim);
+      const execution = await this.providers(principal.environment).execute({
+        network,
+        request,
+        threshold,
+        view: stored.view,
+        walletAddress: wallet.address,
+        sign: (message) => this.wallets.sign(wallet, message),
+        takeQuote: () => this.takeQuote(this.db, quoteId),
+        record: async (tx, executed) => {
+          // Taken in the transaction that records the swap: a refusal here undoes the swap on the chain.
+          await this.takeQuote(tx, quoteId);
+          const now = this.clock.now();
+          const inserted = await insertTransfer(tx, {
+            userId: principal.userId,
+            environment: principal.environment,
+            network,
+            kind: 'swap',
+            fromAddress: wallet.address,
+            toAddress: wallet.address,
+            mint: request.inputMint === SOL_MINT ? null : request.inputMint,
+            amountRaw: executed.inRaw,
+            decimals: stored.view.fromToken.decimals,
+            outputMint: request.outputMint,
+            outputAmountRaw: executed.outRaw,
+            quoteId,
+            signature: executed.signature,
+            wire: executed.wire,
+            lastValidBlockHeight: 0n,
+            status: 'confirmed',
+            createdAt: now,
+            updatedAt: now,
+          });
+          await recordTransferEvent(tx, inserted, now);
+          await this.idempotency.attach(tx, claim, inserted.id);
+          return inserted;
+        },
+      });
+      if ('recorded' in execution) return this.resultOf(execution.recorded);
+      const { send } = execution;
+      const chain = this.chains.productionChain(network);
+      await checkBuiltSwap(chain, send.transaction, wallet.address, request, send.inAmountRaw, threshold);
+      // The swap's key is claimed by `swap` (Idempotency.run); the record is attached to that claim.
+      const view = await this.transfers.submit(
+        principal,
+        wallet,
+        chain,
+        null,
+        {
+          kind: 'swap',
+          network,
+          to: wallet.address,
+          mint: request.inputMint === SOL_MINT ? null : request.inputMint,
+          amountRaw: send.inAmountRaw,
+          decimals: stored.view.fromToken.decimals,
+          outputMint: request.outputMint,
+          outputAmountRaw: send.outAmountRaw,
+          quoteId,
+          lamportsNeeded: SIGNATURE_FEE,
+          transaction: send.transaction,
+          lastValidBlockHeight: send.lastValidBlockHeight,
+        },
+        (tx, row) => this.idempotency.attach(tx, claim, row.id),
+      );
+      return {
+        signature: view.signature,
+        txUrl: view.txUrl,
+        status: view.status,
+        quoteId,
+        inputAmount: decimalFromRaw(send.inAmountRaw, stored.view.fromToken.decimals),
+        outputAmount: decimalFromRaw(send.outAmountRaw, stored.view.toToken.decimals),
+      };
     });
-  }
-
-  private async productionSwap(
-    principal: Principal,
-    wallet: Awaited<ReturnType<CustodialWallets['walletOf']>>,
-    stored: StoredQuote,
-    request: QuoteRequest,
-    threshold: bigint,
-    claim: Parameters<SolanaTransfers['submit']>[3],
-  ): Promise<SwapResult> {
-    if (!this.swapBuilder) throw new DomainError('SERVICE_UNAVAILABLE', 'Swaps are not configured for production.');
-    const network = stored.view.network;
-    const fresh = await this.providers(principal.environment).quote(network, request);
-    if (request.swapMode === 'ExactIn' ? fresh.outAmountRaw < threshold : fresh.inAmountRaw > threshold)
-      throw priceMoved(stored.view);
-    // Taken before anything is signed, and kept whatever follows: a quote executes at most once.
-    await this.takeQuote(this.db, stored.view.quoteId);
-    const built = await this.swapBuilder.buildSwap(fresh.raw, wallet.address);
-    const chain = this.chains.productionChain(network);
-    await checkBuiltSwap(chain, built.transaction, wallet.address, request, fresh.inAmountRaw, threshold);
-    const view = await this.transfers.submit(principal, wallet, chain, claim, {
-      kind: 'swap',
-      network,
-      to: wallet.address,
-      mint: request.inputMint === SOL_MINT ? null : request.inputMint,
-      amountRaw: fresh.inAmountRaw,
-      decimals: stored.view.fromToken.decimals,
-      outputMint: request.outputMint,
-      outputAmountRaw: fresh.outAmountRaw,
-      quoteId: stored.view.quoteId,
-      lamportsNeeded: SIGNATURE_FEE,
-      transaction: built.transaction,
-      lastValidBlockHeight: built.lastValidBlockHeight,
-    });
-    return {
-      signature: view.signature,
-      txUrl: view.txUrl,
-      status: view.status,
-      quoteId: stored.view.quoteId,
-      inputAmount: decimalFromRaw(fresh.inAmountRaw, stored.view.fromToken.decimals),
-      outputAmount: decimalFromRaw(fresh.outAmountRaw, stored.view.toToken.decimals),
-    };
   }
 
   /**
@@ -333,10 +298,3 @@ function checkSlippage(value: number | null | undefined): number {
     throw badInput('slippageBps', 'slippageBps must be a whole number from 0 to 5000 (50 %).');
   return value;
 }
-
-const priceMoved = (view: SwapQuoteView) =>
-  new DomainError(
-    'PRICE_MOVED',
-    `The price moved beyond the quote's ${view.slippageTolerance} % slippage since it was given; nothing was swapped. Ask for a new quote.`,
-    { field: 'slippageBps' },
-  );

@@ -5,23 +5,25 @@ import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Arrival, ExecutionListener } from './litesvm-chain.js';
-import { recordTransferEvent } from './transfer-events.js';
-import { transferStore } from './transfer-store.js';
+import { transitionChainSend } from '../lifecycle/chain-sends.js';
+import { sending, transferStore } from './transfer-store.js';
 import type { SolanaNetwork } from './networks.js';
 import { SOL_MINT } from './sandbox-world.js';
 import { decimalFromRaw } from './token-amounts.js';
 
 /**
  * What a sandbox transaction did, recorded with the chain's new state: the sender's pending
- * transfer is confirmed in that commit (so its hold and the chain's balance never count the same
+ * transfer moves to confirmed (its lifecycle's move, history and event) in that commit (so its hold and the chain's balance never count the same
  * money twice), and arrivals are told.
  */
 export function sandboxExecutionRecorder(clock: Clock): ExecutionListener {
   const arrivals = incomingTransferRecorder('sandbox', clock);
   return async (tx, network, executed) => {
     const now = clock.now();
-    const confirmed = await transferStore.confirmBySignature(tx, executed.signature, now);
-    if (confirmed) await recordTransferEvent(tx, confirmed, now);
+    // The sender's own send is in hand (no read); one from elsewhere is found by its signature.
+    const own = sending.get(executed.signature);
+    const pending = own?.row ?? (await transferStore.findPendingBySignature(tx, executed.signature));
+    if (pending) await transitionChainSend(tx, pending, 'confirmed', now, { answer: own?.answer });
     if (executed.arrivals.length > 0) await arrivals(tx, network, executed.arrivals);
   };
 }

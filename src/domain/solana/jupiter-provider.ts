@@ -2,7 +2,8 @@ import { VersionedTransaction } from '@solana/web3.js';
 import { DomainError } from '../errors.js';
 import { requestUpstream } from '../upstream/http.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
-import type { ExchangeProvider, ProviderQuote, QuoteRequest } from './exchange-provider.js';
+import type { ExchangeProvider, ProviderQuote, QuoteRequest, SwapExecution, SwapOrder } from './exchange-provider.js';
+import { priceMoved } from './swap-checks.js';
 import type { SolanaNetwork } from './networks.js';
 
 const JUPITER = { name: 'jupiter', label: 'The swap router (Jupiter)' };
@@ -52,8 +53,43 @@ interface JupiterQuote {
  */
 export class JupiterProvider implements ExchangeProvider, SwapBuilder {
   readonly name = 'jupiter';
+  /** A mainnet transaction, sent and confirmed like any other. */
+  readonly estimatedSwapSeconds = 15;
 
   constructor(private readonly options: JupiterOptions) {}
+
+  /** Jupiter's quoted amounts already have its venues' fees taken. */
+  feeFraction(): number {
+    return 0;
+  }
+
+  /** The wallet's alone. */
+  signatures(): number {
+    return 1;
+  }
+
+  /**
+   * Re-quotes and refuses a price beyond the order's threshold, takes the quote (kept whatever
+   * follows: a quote executes at most once), and builds Jupiter's transaction for the wallet, to
+   * be checked, signed, stored and sent by the caller.
+   */
+  async execute(order: SwapOrder): Promise<SwapExecution> {
+    const fresh = await this.quote(order.network, order.request);
+    if (
+      order.request.swapMode === 'ExactIn' ? fresh.outAmountRaw < order.threshold : fresh.inAmountRaw > order.threshold
+    )
+      throw priceMoved(order.view);
+    await order.takeQuote();
+    const built = await this.buildSwap(fresh.raw, order.walletAddress);
+    return {
+      send: {
+        transaction: built.transaction,
+        lastValidBlockHeight: built.lastValidBlockHeight,
+        inAmountRaw: fresh.inAmountRaw,
+        outAmountRaw: fresh.outAmountRaw,
+      },
+    };
+  }
 
   async quote(network: SolanaNetwork, request: QuoteRequest): Promise<ProviderQuote> {
     if (network !== 'mainnet-beta')

@@ -37,6 +37,10 @@ export class MasterKeyring {
     return Math.max(...this.keys.keys());
   }
 
+  has(version: number): boolean {
+    return this.keys.has(version);
+  }
+
   key(version: number): Buffer {
     const key = this.keys.get(version);
     if (!key)

@@ -8,6 +8,7 @@ import { TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
 import { ChainFailure, SOL_MINT } from './sandbox-world.js';
+import { knownAddress } from './sandbox-chain-work.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
 /** What arrived at a wallet that did not sign the transaction: an incoming transfer. */
@@ -56,7 +57,7 @@ export class LiteSvmChain implements SolanaChain {
   }
 
   lamports(owner: string) {
-    return this.store.read(this.network, (svm) => svm.getBalance(address(owner)) ?? 0n);
+    return this.store.read(this.network, (svm) => svm.getBalance(knownAddress(owner)) ?? 0n);
   }
 
   tokenHoldings(owner: string): Promise<TokenHolding[]> {
@@ -141,7 +142,7 @@ interface Balance {
 function balancesOf(svm: LiteSVM, keys: string[]): Map<string, Balance> {
   const balances = new Map<string, Balance>();
   for (const key of keys) {
-    const account = svm.getAccount(address(key));
+    const account = svm.getAccount(knownAddress(key));
     if (!account.exists) continue;
     if (account.programAddress === TOKEN_PROGRAM && account.data.length === 165) {
       const token = parseTokenAccount(account.data);

@@ -1,6 +1,6 @@
-import { address } from '@solana/kit';
+import { address, getBase58Decoder } from '@solana/kit';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction } from '@solana/spl-token';
-import { PublicKey, SystemProgram, type TransactionInstruction } from '@solana/web3.js';
+import { PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import { badInput, DomainError } from '../errors.js';
 import {
@@ -8,16 +8,21 @@ import {
   type ProviderQuote,
   type QuoteRequest,
   type RouteHop,
+  type SwapExecution,
+  type SwapOrder,
   thresholdOf,
 } from './exchange-provider.js';
 import { parseTokenAccount } from './litesvm-chain.js';
 import type { SolanaNetwork } from './networks.js';
-import { type HopAmounts, inGivenOut, outGivenIn, priceImpact } from './pool-math.js';
+import { type HopAmounts, inGivenOut, outGivenIn, POOL_FEE_BPS, priceImpact } from './pool-math.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
 import { SANDBOX_POOLS, type SandboxPool, SOL, STABLE_USD, tokenByMint, tokenBySymbol } from './sandbox-world.js';
+import { checkSandboxBalance, priceMoved } from './swap-checks.js';
 import { associatedTokenAddress } from './token-accounts.js';
+import { withReference } from './transfer-view.js';
 
 export const SANDBOX_DEX = 'Partner Gateway Sandbox AMM';
+const base58 = getBase58Decoder();
 
 interface Leg {
   pool: SandboxPool;
@@ -43,8 +48,63 @@ export interface SandboxRoute extends Priced {
  */
 export class SandboxAmm implements ExchangeProvider {
   readonly name = 'sandbox';
+  /** Executed at once: the sandbox chain confirms as it runs. */
+  readonly estimatedSwapSeconds = 1;
 
   constructor(private readonly store: SandboxChainStore) {}
+
+  /** Each pool keeps POOL_FEE_BPS of what passes through it. */
+  feeFraction(quote: ProviderQuote): number {
+    return 1 - (1 - Number(POOL_FEE_BPS) / 10_000) ** quote.hops.length;
+  }
+
+  /** The wallet's, and one per pool's market-maker wallet. */
+  signatures(quote: ProviderQuote): number {
+    return 1 + quote.hops.length;
+  }
+
+  /**
+   * Runs the swap on the sandbox chain as one atomic transaction, priced on the chain it runs on
+   * (the reserves cannot move between the check and the swap), and records it with the chain's new
+   * state in one short commit; a refusal there (the quote already taken) undoes it on the chain.
+   */
+  async execute(order: SwapOrder): Promise<SwapExecution> {
+    const { request, threshold, view } = order;
+    const recorded = await this.store.change(order.network, async (chain) => {
+      const route = this.routeOn(chain.svm, request);
+      const inRaw = route.amounts[0]!.amountIn;
+      const outRaw = route.amounts.at(-1)!.amountOut;
+      if (request.swapMode === 'ExactIn' ? outRaw < threshold : inRaw > threshold) throw priceMoved(view);
+      const user = new PublicKey(order.walletAddress);
+      const { instructions, poolSigners } = this.instructions(route, user);
+      withReference(instructions[0]!);
+      const transaction = new Transaction({
+        feePayer: user,
+        blockhash: chain.svm.latestBlockhash(),
+        lastValidBlockHeight: 0,
+      }).add(...instructions);
+      checkSandboxBalance(chain.svm, order.walletAddress, request.inputMint, inRaw, view);
+      transaction.partialSign(...poolSigners);
+      transaction.addSignature(user, Buffer.from(await order.sign(transaction.serializeMessage())));
+      try {
+        chain.run(transaction.serialize());
+      } catch (error) {
+        throw new DomainError(
+          'INSUFFICIENT_FUNDS',
+          `The swap would fail on chain, so nothing moved: ${(error as Error).message}`,
+          { field: 'amount' },
+        );
+      }
+      const executed = {
+        inRaw,
+        outRaw,
+        signature: base58.decode(transaction.signatures[0]!.signature!),
+        wire: transaction.serialize().toString('base64'),
+      };
+      return (tx) => order.record(tx, executed);
+    });
+    return { recorded };
+  }
 
   async quote(network: SolanaNetwork, request: QuoteRequest): Promise<ProviderQuote> {
     const route = await this.store.read(network, (svm) => bestRoute(svm, request));

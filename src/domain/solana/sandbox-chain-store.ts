@@ -124,15 +124,16 @@ export class SandboxChainStore {
     if (chain.pumping) return;
     chain.pumping = true;
     try {
+      // Whether the chain was just brought current by a read batch, with nothing run since.
+      let current = false;
       while (chain.jobs.length > 0) {
         const reads = chain.jobs.filter((j): j is ReadJob => j.kind === 'read');
         if (reads.length > 0) {
           chain.jobs = chain.jobs.filter((j) => j.kind !== 'read');
           try {
-            await this.ready(
-              chain,
-              reads.some((r) => r.fresh),
-            );
+            const fresh = reads.some((r) => r.fresh);
+            await this.ready(chain, fresh);
+            current = fresh;
             for (const job of reads) {
               try {
                 job.resolve(job.read(chain.svm!));
@@ -141,14 +142,19 @@ export class SandboxChainStore {
               }
             }
           } catch (error) {
+            current = false;
             for (const job of reads) job.reject(error);
           }
           continue;
         }
         // Current before running: a change refused on a balance is refused on the balance as it is.
         // Changes that arrive meanwhile join the batch.
+        // A read batch that just checked the version spares the change another check (the write's
+        // version step still refuses a stale chain).
         let failed: { error: unknown } | undefined;
-        await this.ready(chain, true).catch((error: unknown) => {
+        const checked = current;
+        current = false;
+        await this.ready(chain, !checked).catch((error: unknown) => {
           failed = { error };
         });
         const changes = chain.jobs.filter((j): j is ChangeJob => j.kind === 'change').slice(0, MAX_BATCH);

@@ -1,10 +1,17 @@
-import { address, getBase58Decoder, lamports } from '@solana/kit';
+import { type Address, getBase58Decoder, lamports } from '@solana/kit';
 import { AddressLookupTableAccount, VersionedTransaction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import type { AccountState } from './sandbox-chain-rows.js';
 import { ChainFailure, runWire } from './sandbox-world.js';
 
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+
+/**
+ * An account key already known to be an address (from a parsed transaction or a stored row):
+ * kit's `address()` checks it by decoding base58 through BigInt, a large part of the chain's CPU
+ * cost per transfer.
+ */
+export const knownAddress = (key: string) => key as Address;
 const base58 = getBase58Decoder();
 
 /**
@@ -76,7 +83,7 @@ export function changedBy(works: ChainWork[]): AccountState[] {
 /** Every account a transaction names, with those it loads from address lookup tables. */
 function accountKeys(svm: LiteSVM, parsed: VersionedTransaction): string[] {
   const lookups = parsed.message.addressTableLookups.map((lookup) => {
-    const table = svm.getAccount(address(lookup.accountKey.toBase58()));
+    const table = svm.getAccount(knownAddress(lookup.accountKey.toBase58()));
     if (!table.exists) throw new ChainFailure(`Address lookup table ${lookup.accountKey.toBase58()} not found.`);
     return new AddressLookupTableAccount({
       key: lookup.accountKey,
@@ -91,7 +98,7 @@ function accountKeys(svm: LiteSVM, parsed: VersionedTransaction): string[] {
 }
 
 function stateOf(svm: LiteSVM, key: string): AccountState | null {
-  const account = svm.getAccount(address(key));
+  const account = svm.getAccount(knownAddress(key));
   if (!account.exists) return null;
   return {
     address: key,
@@ -105,9 +112,9 @@ function stateOf(svm: LiteSVM, key: string): AccountState | null {
 /** Writes an account's state into the chain; null (or no lamports) makes it absent. */
 export function restore(svm: LiteSVM, key: string, state: AccountState | null): void {
   svm.setAccount({
-    address: address(key),
+    address: knownAddress(key),
     lamports: lamports(state?.lamports ?? 0n),
-    programAddress: address(state?.owner ?? SYSTEM_PROGRAM),
+    programAddress: knownAddress(state?.owner ?? SYSTEM_PROGRAM),
     data: state?.data ?? new Uint8Array(),
     executable: state?.executable ?? false,
     space: BigInt(state?.data.length ?? 0),

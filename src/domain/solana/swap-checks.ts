@@ -10,6 +10,14 @@ import type { SwapQuoteView } from './swap-quote.js';
 import { SIGNATURE_FEE } from './transfer-service.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
+/** Refusal of a swap whose price moved beyond its quote's slippage: nothing moved. */
+export const priceMoved = (view: SwapQuoteView) =>
+  new DomainError(
+    'PRICE_MOVED',
+    `The price moved beyond the quote's ${view.slippageTolerance} % slippage since it was given; nothing was swapped. Ask for a new quote.`,
+    { field: 'slippageBps' },
+  );
+
 /** The checks a swap passes before anything is signed. */
 export function checkSandboxBalance(
   svm: LiteSVM,

@@ -1,6 +1,5 @@
 import type { ExchangeProvider, ProviderQuote, QuoteRequest, SwapMode } from './exchange-provider.js';
 import type { SolanaNetwork } from './networks.js';
-import { POOL_FEE_BPS } from './pool-math.js';
 import type { TokenInfo } from './sandbox-world.js';
 import { decimalFromRaw } from './token-amounts.js';
 
@@ -72,10 +71,10 @@ export function quoteView(f: QuoteFacts): SwapQuoteView {
   const { quote, from, to } = f;
   const inHuman = Number(quote.inAmountRaw) / 10 ** from.decimals;
   const outHuman = Number(quote.outAmountRaw) / 10 ** to.decimals;
-  const feeFraction = f.provider.name === 'sandbox' ? 1 - (1 - Number(POOL_FEE_BPS) / 10_000) ** quote.hops.length : 0;
+  const feeFraction = f.provider.feeFraction(quote);
   const feePercent = significant(feeFraction * 100);
   const feeInInput = inHuman * feeFraction;
-  const gasSol = (1 + (f.provider.name === 'sandbox' ? quote.hops.length : 0)) * 0.000005;
+  const gasSol = f.provider.signatures(quote) * 0.000005;
   const inUsd = f.prices.get(from.address);
   const outUsd = f.prices.get(to.address);
   const solUsd = f.prices.get('So11111111111111111111111111111111111111112');
@@ -135,7 +134,7 @@ export function quoteView(f: QuoteFacts): SwapQuoteView {
     slippageTolerance: significant(f.request.slippageBps / 100),
     expiryTimestamp: expiry,
     expiresIn: QUOTE_TTL_SECONDS,
-    estimatedSwapTime: f.provider.name === 'sandbox' ? 1 : 15,
+    estimatedSwapTime: f.provider.estimatedSwapSeconds,
     network: f.network,
     executable: f.inputBalanceRaw >= quote.inAmountRaw,
     warnings,

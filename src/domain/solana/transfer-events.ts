@@ -5,36 +5,46 @@ import { SOL_MINT } from './sandbox-world.js';
 import { decimalFromRaw } from './token-amounts.js';
 import type { SolanaTransferRow } from './transfer-store.js';
 
-const TYPE = {
+/** The event an outgoing Solana transaction's state is told by. */
+export const TRANSFER_EVENT_TYPE = {
   pending: 'transaction.created',
   confirmed: 'transaction.completed',
   failed: 'transaction.failed',
 } as const;
 
-/** `transaction.*` for an outgoing Solana transaction, in the transaction that changes its state. */
+/** `data` of an outgoing Solana transaction's `transaction.*` events: one builder for every producer. */
+export function transferEventData(row: SolanaTransferRow): Record<string, unknown> {
+  return {
+    type: row.kind === 'swap' ? 'CRYPTO_SWAP' : 'CRYPTO_TRANSFER',
+    status: row.status.toUpperCase(),
+    reference: row.signature,
+    signature: row.signature,
+    network: row.network,
+    mint: row.mint ?? SOL_MINT,
+    amount: decimalFromRaw(row.amountRaw, row.decimals),
+    amountRaw: row.amountRaw.toString(),
+    from: row.fromAddress,
+    to: row.toAddress,
+    ...(row.outputMint ? { outputMint: row.outputMint, outputAmountRaw: row.outputAmountRaw?.toString() } : {}),
+    error: row.error,
+    txUrl: explorerUrl(row.signature, row.network as SolanaNetwork, row.environment),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * `transaction.*` for an outgoing Solana transaction that is born in its state (a sandbox swap,
+ * executed and recorded in one commit); moves between states emit theirs through the chain-send
+ * lifecycle (src/domain/lifecycle/chain-sends.ts).
+ */
 export async function recordTransferEvent(tx: Executor, row: SolanaTransferRow, at: Date): Promise<void> {
   await recordEvent(
     tx,
     {
-      type: TYPE[row.status],
+      type: TRANSFER_EVENT_TYPE[row.status],
       userId: row.userId,
       environment: row.environment,
-      data: {
-        type: row.kind === 'swap' ? 'CRYPTO_SWAP' : 'CRYPTO_TRANSFER',
-        status: row.status.toUpperCase(),
-        reference: row.signature,
-        signature: row.signature,
-        network: row.network,
-        mint: row.mint ?? SOL_MINT,
-        amount: decimalFromRaw(row.amountRaw, row.decimals),
-        amountRaw: row.amountRaw.toString(),
-        from: row.fromAddress,
-        to: row.toAddress,
-        ...(row.outputMint ? { outputMint: row.outputMint, outputAmountRaw: row.outputAmountRaw?.toString() } : {}),
-        error: row.error,
-        txUrl: explorerUrl(row.signature, row.network as SolanaNetwork, row.environment),
-        updatedAt: row.updatedAt.toISOString(),
-      },
+      data: transferEventData(row),
     },
     at,
   );

@@ -7,14 +7,14 @@ import {
   type TransactionInstruction,
   VersionedTransaction,
 } from '@solana/web3.js';
-import { eq } from 'drizzle-orm';
-import type { Database, Tx } from '../../db/client.js';
-import { solanaWallets } from '../../db/solana-schema.js';
+import { randomUUID } from 'node:crypto';
+import type { Database, Executor } from '../../db/client.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
-import type { Claim, Idempotency } from '../idempotency/idempotency.js';
-import { enqueueJob } from '../jobs/job-runner.js';
+import { type Idempotency, replay, toStorable } from '../idempotency/idempotency.js';
+import { transitionChainSend } from '../lifecycle/chain-sends.js';
+import { claimOf, isRefusal, KeyRaceError, type KeyRef, refuseKey } from '../money/key-claim.js';
 import { type SolanaChain, TransactionRejected } from './chain.js';
 import type { CustodialWallets, SolanaWalletRow } from './custodial-wallets.js';
 import { checkNetwork, type SolanaNetwork } from './networks.js';
@@ -22,14 +22,15 @@ import { SOL, SOL_MINT } from './sandbox-world.js';
 import type { SolanaChains } from './solana-chains.js';
 import { checkAddress, decimalFromRaw, rawFromDecimal } from './token-amounts.js';
 import type { TokenDirectory } from './token-directory.js';
-import { recordTransferEvent } from './transfer-events.js';
 import { type TransferView, transferView, withReference } from './transfer-view.js';
 
 export { type TransferView, transferView, withReference } from './transfer-view.js';
-import { type SolanaTransferRow, transferStore } from './transfer-store.js';
+import { CONFIRM_JOB, type KeyAnswer, type SolanaTransferRow, sending, transferStore } from './transfer-store.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
-export const CONFIRM_JOB = 'solana.confirm';
+export { CONFIRM_JOB };
+/** How long a send's key stays `running` before a retry may answer it from the stored record (a crash). */
+const SEND_LEASE_MS = 60_000;
 /** How often the confirmation job asks the chain, and re-broadcasts while the blockhash lives. */
 export const CONFIRM_EVERY_MS = 2_000;
 /** Lamports per signature (Solana's base fee). */
@@ -96,46 +97,44 @@ export class SolanaTransfers {
     const token = await this.tokens.info(principal.environment, network, mint.toBase58(), 'tokenMintAddress');
     const amountRaw = rawFromDecimal(input.amount, token.decimals);
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'solana.transfer-token' };
-    return this.idempotency.run(
-      scope,
-      idempotencyKey,
-      { network, to: to.toBase58(), mint: mint.toBase58(), amountRaw },
-      async (claim) => {
-        if (claim?.resourceId) return transferView((await transferStore.findTransfer(this.db, claim.resourceId))!);
-        const wallet = await this.wallets.walletOf(principal);
-        const chain = this.chains.chainFor(principal.environment, network);
-        const owner = new PublicKey(wallet.address);
-        const source = associatedTokenAddress(mint, owner);
-        const destination = associatedTokenAddress(mint, to);
-        const [{ blockhash, lastValidBlockHeight }, destinationExists, rent] = await Promise.all([
-          chain.latestBlockhash(),
-          chain.accountExists(destination.toBase58()),
-          chain.rentExempt(TOKEN_ACCOUNT_SIZE),
-        ]);
-        const instructions: TransactionInstruction[] = [];
-        // The sender pays the recipient's token-account rent when it has none (see docs/solana.md).
-        if (!destinationExists)
-          instructions.push(createAssociatedTokenAccountIdempotentInstruction(owner, destination, to, mint));
-        instructions.push(
-          withReference(createTransferCheckedInstruction(source, mint, destination, owner, amountRaw, token.decimals)),
-        );
-        return this.submit(principal, wallet, chain, claim, {
-          kind: 'token',
-          network,
-          to: to.toBase58(),
-          mint: mint.toBase58(),
-          amountRaw,
-          decimals: token.decimals,
-          lamportsNeeded: SIGNATURE_FEE + (destinationExists ? 0n : rent),
-          transaction: new Transaction({
-            feePayer: owner,
-            blockhash,
-            lastValidBlockHeight: Number(lastValidBlockHeight),
-          }).add(...instructions),
-          lastValidBlockHeight,
-        });
-      },
+    const key = this.idempotency.keyRef(scope, idempotencyKey, {
+      network,
+      to: to.toBase58(),
+      mint: mint.toBase58(),
+      amountRaw,
+    });
+    const wallet = await this.wallets.walletOf(principal);
+    const chain = this.chains.chainFor(principal.environment, network);
+    const owner = new PublicKey(wallet.address);
+    const source = associatedTokenAddress(mint, owner);
+    const destination = associatedTokenAddress(mint, to);
+    const [{ blockhash, lastValidBlockHeight }, destinationExists, rent] = await Promise.all([
+      chain.latestBlockhash(),
+      chain.accountExists(destination.toBase58()),
+      chain.rentExempt(TOKEN_ACCOUNT_SIZE),
+    ]);
+    const instructions: TransactionInstruction[] = [];
+    // The sender pays the recipient's token-account rent when it has none (see docs/solana.md).
+    if (!destinationExists)
+      instructions.push(createAssociatedTokenAccountIdempotentInstruction(owner, destination, to, mint));
+    instructions.push(
+      withReference(createTransferCheckedInstruction(source, mint, destination, owner, amountRaw, token.decimals)),
     );
+    return this.submit(principal, wallet, chain, key ?? null, {
+      kind: 'token',
+      network,
+      to: to.toBase58(),
+      mint: mint.toBase58(),
+      amountRaw,
+      decimals: token.decimals,
+      lamportsNeeded: SIGNATURE_FEE + (destinationExists ? 0n : rent),
+      transaction: new Transaction({
+        feePayer: owner,
+        blockhash,
+        lastValidBlockHeight: Number(lastValidBlockHeight),
+      }).add(...instructions),
+      lastValidBlockHeight,
+    });
   }
 
   async transferSol(
@@ -147,101 +146,120 @@ export class SolanaTransfers {
     const to = checkAddress(input.to, 'to');
     const amountRaw = rawFromDecimal(input.amount, SOL.decimals);
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'solana.transfer-sol' };
-    return this.idempotency.run(scope, idempotencyKey, { network, to: to.toBase58(), amountRaw }, async (claim) => {
-      if (claim?.resourceId) return transferView((await transferStore.findTransfer(this.db, claim.resourceId))!);
-      const chain = this.chains.chainFor(principal.environment, network);
-      const [wallet, { blockhash, lastValidBlockHeight }] = await Promise.all([
-        this.wallets.walletOf(principal),
-        chain.latestBlockhash(),
-      ]);
-      const owner = new PublicKey(wallet.address);
-      return this.submit(principal, wallet, chain, claim, {
-        kind: 'sol',
-        network,
-        to: to.toBase58(),
-        mint: null,
-        amountRaw,
-        decimals: SOL.decimals,
-        lamportsNeeded: SIGNATURE_FEE,
-        transaction: new Transaction({
-          feePayer: owner,
-          blockhash,
-          lastValidBlockHeight: Number(lastValidBlockHeight),
-        }).add(withReference(SystemProgram.transfer({ fromPubkey: owner, toPubkey: to, lamports: amountRaw }))),
-        lastValidBlockHeight,
-      });
+    const key = this.idempotency.keyRef(scope, idempotencyKey, { network, to: to.toBase58(), amountRaw });
+    const chain = this.chains.chainFor(principal.environment, network);
+    const [wallet, { blockhash, lastValidBlockHeight }] = await Promise.all([
+      this.wallets.walletOf(principal),
+      chain.latestBlockhash(),
+    ]);
+    const owner = new PublicKey(wallet.address);
+    return this.submit(principal, wallet, chain, key ?? null, {
+      kind: 'sol',
+      network,
+      to: to.toBase58(),
+      mint: null,
+      amountRaw,
+      decimals: SOL.decimals,
+      lamportsNeeded: SIGNATURE_FEE,
+      transaction: new Transaction({
+        feePayer: owner,
+        blockhash,
+        lastValidBlockHeight: Number(lastValidBlockHeight),
+      }).add(withReference(SystemProgram.transfer({ fromPubkey: owner, toPubkey: to, lamports: amountRaw }))),
+      lastValidBlockHeight,
     });
   }
 
-  /** Checks the balance under the wallet's lock, signs, stores, sends, and waits a bounded time for confirmation. */
+  /**
+   * Signs, then in ONE transaction of two statements claims the key and locks the wallet, checks
+   * the chain balance less what pending sends hold, and stores the signed transaction with its
+   * event, its confirmation job and the key (`running`, the transfer attached); only then sends,
+   * and waits a bounded time for confirmation. `onRecorded` writes with the record (a caller that
+   * keys the operation itself attaches it to its own claim).
+   */
   async submit(
     principal: Principal,
     wallet: SolanaWalletRow,
     chain: SolanaChain,
-    claim: Claim | null,
+    key: KeyRef | null,
     outgoing: Outgoing,
+    onRecorded?: (tx: Executor, row: SolanaTransferRow) => Promise<void>,
   ): Promise<TransferView> {
-    const [lamports, tokenBalance] = await Promise.all([
+    const [lamports, tokenBalance, signed] = await Promise.all([
       chain.lamports(wallet.address),
       outgoing.mint ? chain.associatedTokenAmount(wallet.address, outgoing.mint) : Promise.resolve(0n),
+      // Signed before the transaction (no lock is held while signing); never stored or sent unless recorded.
+      this.sign(wallet, outgoing.transaction),
     ]);
     const now = this.clock.now();
-    const row = await this.db.transaction(async (tx) => {
-      // One wallet's transactions are checked one at a time, so two can never spend the same balance.
-      await tx
-        .select({ id: solanaWallets.id })
-        .from(solanaWallets)
-        .where(eq(solanaWallets.id, wallet.id))
-        .for('update');
-      const held = await transferStore.pendingHolds(tx, wallet.address, outgoing.network);
-      const heldSol = held.get('') ?? 0n;
-      const solNeeded = outgoing.lamportsNeeded + (outgoing.mint ? 0n : outgoing.amountRaw);
-      if (outgoing.mint) {
-        // Transfers spend from the associated token account, so that is the balance that counts.
-        const available = tokenBalance - (held.get(outgoing.mint) ?? 0n);
-        if (available < outgoing.amountRaw) {
-          throw insufficient(
-            `Insufficient token balance: ${decimalFromRaw(available > 0n ? available : 0n, outgoing.decimals)} available, ${decimalFromRaw(outgoing.amountRaw, outgoing.decimals)} asked.`,
-          );
+    const row: SolanaTransferRow = {
+      id: randomUUID(),
+      userId: principal.userId,
+      environment: principal.environment,
+      network: outgoing.network,
+      kind: outgoing.kind,
+      fromAddress: wallet.address,
+      toAddress: outgoing.to,
+      mint: outgoing.mint,
+      amountRaw: outgoing.amountRaw,
+      decimals: outgoing.decimals,
+      feeLamports: outgoing.lamportsNeeded,
+      outputMint: outgoing.outputMint ?? null,
+      outputAmountRaw: outgoing.outputAmountRaw ?? null,
+      signature: signed.signature,
+      wire: Buffer.from(signed.wire).toString('base64'),
+      lastValidBlockHeight: outgoing.lastValidBlockHeight,
+      status: 'pending',
+      error: null,
+      quoteId: outgoing.quoteId ?? null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const solNeeded = outgoing.lamportsNeeded + (outgoing.mint ? 0n : outgoing.amountRaw);
+    for (let attempt = 0; ; attempt++) {
+      let claimed = false;
+      try {
+        const opened = await this.db.transaction(async (tx): Promise<{ done: TransferView } | undefined> => {
+          // The key first (a twin in flight is 409 at once), then the wallet's row: one wallet's sends are
+          // checked one at a time, so two can never spend the same balance.
+          const claimRow = await transferStore.claimAndLock(tx, key, wallet.id, now);
+          if (key) {
+            const claim = claimOf(claimRow, key.requestHash);
+            if ('replay' in claim) return { done: replay<TransferView>(claim.replay) };
+            if ('resume' in claim && claim.resume) {
+              // Its process died after recording: the record, as it stands, is the answer.
+              const current = transferView((await transferStore.findTransfer(tx, claim.resume))!);
+              await transferStore.answer(tx, key, { result: toStorable(current) });
+              return { done: current };
+            }
+          }
+          claimed = true;
+          const recorded = await transferStore.record(tx, {
+            row,
+            lamports,
+            tokenBalance,
+            solNeeded,
+            confirmAt: new Date(now.getTime() + CONFIRM_EVERY_MS),
+            key,
+            leaseUntil: new Date(now.getTime() + SEND_LEASE_MS),
+          });
+          if (!recorded.recorded) throw shortOf(outgoing, lamports, tokenBalance, solNeeded, recorded);
+          if (key && !recorded.keyed) throw new KeyRaceError();
+          if (onRecorded) await onRecorded(tx, row);
+          return undefined;
+        });
+        if (opened) return opened.done;
+        break;
+      } catch (error) {
+        if (error instanceof KeyRaceError && attempt === 0) continue;
+        if (claimed && key && isRefusal(error)) {
+          const prior = await refuseKey(this.db, key, error, now);
+          if (prior) return replay<TransferView>(prior);
         }
+        throw error;
       }
-      if (lamports - heldSol < solNeeded) {
-        throw insufficient(
-          `Insufficient SOL: ${decimalFromRaw(lamports - heldSol > 0n ? lamports - heldSol : 0n, 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
-        );
-      }
-      const { wire, signature } = await this.sign(wallet, outgoing.transaction);
-      const inserted = await transferStore.insertTransfer(tx, {
-        userId: principal.userId,
-        environment: principal.environment,
-        network: outgoing.network,
-        kind: outgoing.kind,
-        fromAddress: wallet.address,
-        toAddress: outgoing.to,
-        mint: outgoing.mint,
-        amountRaw: outgoing.amountRaw,
-        decimals: outgoing.decimals,
-        feeLamports: outgoing.lamportsNeeded,
-        outputMint: outgoing.outputMint ?? null,
-        outputAmountRaw: outgoing.outputAmountRaw ?? null,
-        quoteId: outgoing.quoteId ?? null,
-        signature,
-        wire: Buffer.from(wire).toString('base64'),
-        lastValidBlockHeight: outgoing.lastValidBlockHeight,
-        createdAt: now,
-        updatedAt: now,
-      });
-      await recordTransferEvent(tx, inserted, now);
-      await this.idempotency.attach(tx, claim, inserted.id);
-      await enqueueJob(tx, {
-        kind: CONFIRM_JOB,
-        payload: { transferId: inserted.id },
-        tenant: inserted.userId,
-        runAt: new Date(now.getTime() + CONFIRM_EVERY_MS),
-      });
-      return inserted;
-    });
-    return this.sendAndWait(row, chain, claim);
+    }
+    return this.sendAndWait(row, chain, key);
   }
 
   /** The confirmation job's step: settled when the chain knows; re-broadcast while the blockhash lives; failed once it has expired. */
@@ -252,23 +270,25 @@ export class SolanaTransfers {
     const state = await chain.signatureState(row.signature);
     if (state.state !== 'unknown') {
       await this.settle(
-        row.id,
+        row,
         state.state === 'confirmed' ? 'confirmed' : 'failed',
         state.state === 'failed' ? state.error : null,
+        null,
       );
       return 'final';
     }
     if ((await chain.blockHeight()) > row.lastValidBlockHeight) {
       // Past its last valid block height it can never land: one last look, then it fails and its hold is released.
       const last = await chain.signatureState(row.signature);
-      if (last.state === 'confirmed') await this.settle(row.id, 'confirmed', null);
+      if (last.state === 'confirmed') await this.settle(row, 'confirmed', null, null);
       else
         await this.settle(
-          row.id,
+          row,
           'failed',
           last.state === 'failed'
             ? last.error
             : 'Expired: the blockhash expired before the network confirmed the transaction.',
+          null,
         );
       return 'final';
     }
@@ -288,71 +308,79 @@ export class SolanaTransfers {
 
   /**
    * Sends, then waits a bounded time for the chain's word; the answer is stored under the key in
-   * the commit that settles the transfer (or on its own when nothing settles it yet).
+   * the commit that settles the transfer, or on its own when the chain settled it (a chain that
+   * executes what it receives records that with its own state) or nothing has yet.
    */
-  private async sendAndWait(row: SolanaTransferRow, chain: SolanaChain, claim: Claim | null): Promise<TransferView> {
-    const rejected = await this.broadcast(row, chain);
-    if (rejected) return this.settled(row.id, 'failed', rejected, claim);
-    // A chain that executes what it receives (the sandbox) confirmed the transfer in that commit.
-    const sent = (await transferStore.findTransfer(this.db, row.id))!;
-    if (sent.status !== 'pending') return this.finished(claim, transferView(sent));
+  private async sendAndWait(row: SolanaTransferRow, chain: SolanaChain, key: KeyRef | null): Promise<TransferView> {
+    const confirmed = transferView({ ...row, status: 'confirmed' });
+    // A chain that executes what it receives confirms the send (and answers its key) in its own commit.
+    const answer: KeyAnswer | undefined = key ? { key, response: { result: toStorable(confirmed) } } : undefined;
+    sending.set(row.signature, { row, answer });
+    let sent: { rejected?: string; delivered: boolean };
+    try {
+      sent = await this.broadcast(row, chain);
+    } finally {
+      sending.delete(row.signature);
+    }
+    if (sent.rejected) return this.settle(row, 'failed', sent.rejected, key);
+    // Set inside the chain's commit, which has happened when the send returned.
+    if (sent.delivered && answer?.answered) return confirmed;
+    const after = await transferStore.afterSend(this.db, row.id, key, { result: toStorable(confirmed) });
+    if (after.answered || (after.row.status === 'confirmed' && !key)) return transferView(after.row);
+    if (after.row.status !== 'pending') return this.finished(key, transferView(after.row));
     const deadline = Date.now() + this.confirmWaitMs;
     while (Date.now() < deadline) {
       const state = await chain.signatureState(row.signature).catch(() => ({ state: 'unknown' }) as const);
-      if (state.state === 'confirmed') return this.settled(row.id, 'confirmed', null, claim);
-      if (state.state === 'failed') return this.settled(row.id, 'failed', state.error, claim);
+      if (state.state === 'confirmed') return this.settle(row, 'confirmed', null, key);
+      if (state.state === 'failed') return this.settle(row, 'failed', state.error, key);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     // Not confirmed yet: the answer carries the signature; the final state arrives as an event.
-    return this.finished(claim, transferView((await transferStore.findTransfer(this.db, row.id))!));
+    return this.finished(key, transferView((await transferStore.findTransfer(this.db, row.id))!));
   }
 
   /** Stores the answer under the key (one statement: there is nothing else to commit with it). */
-  private async finished(claim: Claim | null, view: TransferView): Promise<TransferView> {
-    await this.idempotency.finish(this.db, claim, view);
+  private async finished(key: KeyRef | null, view: TransferView): Promise<TransferView> {
+    if (key) await transferStore.answer(this.db, key, { result: toStorable(view) });
     return view;
   }
 
-  /** Sends the stored transaction; returns the reason when the chain refuses it outright. Network trouble is left to the job. */
-  private async broadcast(row: SolanaTransferRow, chain: SolanaChain): Promise<string | undefined> {
+  /**
+   * Sends the stored transaction; `rejected` is the reason when the chain refuses it outright,
+   * `delivered` whether the chain took it. Network trouble is left to the job.
+   */
+  private async broadcast(
+    row: SolanaTransferRow,
+    chain: SolanaChain,
+  ): Promise<{ rejected?: string; delivered: boolean }> {
     try {
       await chain.sendTransaction(Buffer.from(row.wire, 'base64'));
-      return undefined;
+      return { delivered: true };
     } catch (error) {
       // A node that already has it (or litesvm's AlreadyProcessed) is no refusal: the first send landed.
       if (error instanceof TransactionRejected && !/already ?(been )?processed/i.test(error.reason))
-        return error.reason;
-      return undefined;
+        return { rejected: error.reason, delivered: false };
+      return { delivered: false };
     }
   }
 
-  /** Settles, and answers the row as it now is (the chain may have settled it already), storing the answer under the key in the same commit. */
-  private async settled(
-    id: string,
+  /**
+   * Moves a pending send to its end state through its lifecycle (history row and event with the
+   * move; of two racing settlements one moves it), drops its confirmation job, and answers the row
+   * as it now is (the chain may have settled it already), with the key's answer in the same commit.
+   */
+  private async settle(
+    row: SolanaTransferRow,
     status: 'confirmed' | 'failed',
     error: string | null,
-    claim: Claim | null,
+    key: KeyRef | null,
   ): Promise<TransferView> {
     const now = this.clock.now();
     return this.db.transaction(async (tx) => {
-      const row = await transferStore.settleTransfer(tx, id, status, error, now);
-      if (row) await recordTransferEvent(tx, row, now);
-      const view = transferView(row ?? (await transferStore.findTransfer(tx, id))!);
-      await this.idempotency.finish(tx, claim, view);
+      const moved = await transitionChainSend(tx, row, status, now, { error });
+      const view = transferView(moved ?? (await transferStore.findTransfer(tx, row.id))!);
+      if (key) await transferStore.answer(tx, key, { result: toStorable(view) });
       return view;
-    });
-  }
-
-  private async settle(
-    id: string,
-    status: 'confirmed' | 'failed',
-    error: string | null,
-  ): Promise<SolanaTransferRow | undefined> {
-    const now = this.clock.now();
-    return this.db.transaction(async (tx: Tx) => {
-      const row = await transferStore.settleTransfer(tx, id, status, error, now);
-      if (row) await recordTransferEvent(tx, row, now);
-      return row;
     });
   }
 
@@ -378,3 +406,25 @@ export class SolanaTransfers {
 }
 
 const insufficient = (message: string) => new DomainError('INSUFFICIENT_FUNDS', message, { field: 'amount' });
+
+/** The refusal of a send the wallet's balance, less what its pending sends hold, does not cover. */
+function shortOf(
+  outgoing: Outgoing,
+  lamports: bigint,
+  tokenBalance: bigint,
+  solNeeded: bigint,
+  held: { heldSol: bigint; heldToken: bigint },
+): DomainError {
+  const positive = (v: bigint) => (v > 0n ? v : 0n);
+  if (outgoing.mint) {
+    // Transfers spend from the associated token account, so that is the balance that counts.
+    const available = tokenBalance - held.heldToken;
+    if (available < outgoing.amountRaw)
+      return insufficient(
+        `Insufficient token balance: ${decimalFromRaw(positive(available), outgoing.decimals)} available, ${decimalFromRaw(outgoing.amountRaw, outgoing.decimals)} asked.`,
+      );
+  }
+  return insufficient(
+    `Insufficient SOL: ${decimalFromRaw(positive(lamports - held.heldSol), 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
+  );
+}

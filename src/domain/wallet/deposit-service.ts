@@ -5,14 +5,22 @@ import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
-import type { Idempotency } from '../idempotency/idempotency.js';
+import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ledger, systemAccount, walletOf } from '../ledger/ledger.js';
 import { eventData } from '../lifecycle/event-data.js';
 import { answer, openKeyed } from '../lifecycle/keyed.js';
 import { DEPOSIT } from '../lifecycle/lifecycles.js';
 import { transition } from '../lifecycle/transition.js';
-import type { KeyRef } from '../money/key-claim.js';
+import { answerRefusal, claimOf, dropRunningKey, isRefusal, type KeyRef } from '../money/key-claim.js';
+import { KEY_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
+import {
+  type DepositOpen,
+  type DepositOpened,
+  openDeposit,
+  startDeposit,
+  startsInOneStatement,
+} from './deposit-writes.js';
 import type {
   Authorization,
   ChargeState,
@@ -53,6 +61,13 @@ export interface DepositCommon {
 }
 
 const PAYMENT_LINK_MINUTES = 60;
+/** How long a key stays `running` across the provider call (as lifecycle/keyed.ts). */
+const PROVIDER_CALL_LEASE_MS = 60_000;
+
+const referenceUsed = (reference: string) =>
+  new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used. Use a new reference.`, {
+    field: 'reference',
+  });
 
 type StartExtra = { cardToken?: string; paymentMethodId?: string; bankCode?: string; title?: string };
 /** What the provider's answer adds to a deposit besides its status: the pay-in account, its expiry, the step awaited. */
@@ -142,25 +157,45 @@ export class DepositService {
       environment: principal.environment,
       operation: 'wallet.deposit.authorize',
     };
-    return this.idempotency.run(scope, key, { reference, ...authorization }, async (claim) => {
-      const deposit = await this.get(principal, reference);
-      const step = (deposit.nextAction as NextAction | null)?.type;
-      if (deposit.status !== 'pending' || deposit.method !== 'card' || !step || step === 'payment_instruction') {
-        throw new DomainError(
-          'CONFLICT',
-          `Deposit ${JSON.stringify(reference)} is ${deposit.status.toUpperCase()} and waits for no authorization.`,
-        );
-      }
-      if (authorization.type === 'pin' && !/^\d{4}$/.test(authorization.pin))
-        throw badInput('pin', 'pin must be 4 digits.');
-      if (authorization.type === 'otp' && !/^\d{4,8}$/.test(authorization.otp))
-        throw badInput('otp', 'otp must be 4 to 8 digits.');
-      const state = await this.providerFor(deposit.environment).authorize(
-        { providerRef: deposit.providerRef!, step },
+    // The key is claimed in the transaction that reads and checks the deposit (one commit), the
+    // provider is called outside it, and the step's outcome and the key's answer commit together.
+    const opened = await openKeyed(
+      this.db,
+      this.idempotency,
+      this.clockFor(principal).now(),
+      { scope, key, input: { reference, ...authorization } },
+      async (tx) => {
+        const deposit = await depositStore.findByReference(tx, principal, reference);
+        if (!deposit) throw notFound(`Deposit ${JSON.stringify(reference)}`);
+        const step = (deposit.nextAction as NextAction | null)?.type;
+        if (deposit.status !== 'pending' || deposit.method !== 'card' || !step || step === 'payment_instruction') {
+          throw new DomainError(
+            'CONFLICT',
+            `Deposit ${JSON.stringify(reference)} is ${deposit.status.toUpperCase()} and waits for no authorization.`,
+          );
+        }
+        if (authorization.type === 'pin' && !/^\d{4}$/.test(authorization.pin))
+          throw badInput('pin', 'pin must be 4 digits.');
+        if (authorization.type === 'otp' && !/^\d{4,8}$/.test(authorization.otp))
+          throw badInput('otp', 'otp must be 4 to 8 digits.');
+        return deposit;
+      },
+      async (tx, id) => (await depositStore.findById(tx, id))!,
+    );
+    if ('done' in opened) return opened.done;
+    const { opened: deposit, ref } = opened;
+    let state: ChargeState;
+    try {
+      state = await this.providerFor(deposit.environment).authorize(
+        { providerRef: deposit.providerRef!, step: (deposit.nextAction as NextAction).type },
         authorization,
       );
-      return this.apply(deposit.id, state, (tx, row) => this.idempotency.finish(tx, claim, row));
-    });
+    } catch (error) {
+      // A refusal is the key's answer; a fault gives the key back, so a retry sends the step again.
+      if (ref) await (isRefusal(error) ? answerRefusal(this.db, ref, error) : dropRunningKey(this.db, ref));
+      throw error;
+    }
+    return this.apply(deposit.id, state, (tx, row) => answer(tx, ref, row));
   }
 
   /** The user's permanent virtual account, created on first call. */
@@ -400,7 +435,68 @@ export class DepositService {
       key,
       input: { method, amount, currency, reference: input.reference ?? null, narration, redirectUrl, meta, ...extra },
     };
+    const ref = this.idempotency.keyRef(keyed.scope, key, keyed.input) ?? null;
+    const open = {
+      row: {
+        // The provider knows the deposit by a reference unique across users (see providerReference).
+        id: randomUUID(),
+        userId: principal.userId,
+        environment: principal.environment,
+        reference,
+        method,
+        paymentMethodId: extra.paymentMethodId ?? null,
+        amount,
+        currency,
+        provider: provider.name,
+        redirectUrl,
+        narration,
+        meta,
+        customer,
+      },
+      at: now,
+      // A provider's webhook may never come: its pending charges are polled until they settle.
+      reconcileAt:
+        provider.pollChargesAfterMs === undefined ? null : new Date(now.getTime() + provider.pollChargesAfterMs),
+      leaseUntil: new Date(now.getTime() + PROVIDER_CALL_LEASE_MS),
+      key: ref,
+    };
     // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
+    for (let attempt = 0; ; attempt++) {
+      let opened: DepositOpened;
+      try {
+        opened = await openDeposit(this.db, open);
+      } catch (error) {
+        const constraint = violatedConstraint(error);
+        // The key's row met one a concurrent request committed after this statement's snapshot: run
+        // again, which replays it.
+        if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
+        if (constraint !== undefined && constraint !== KEY_CONSTRAINT)
+          return this.idempotency.refuse(ref ?? undefined, referenceUsed(reference));
+        throw error;
+      }
+      if ('opened' in opened) {
+        const { state, payIn } = await this.charge(provider, opened.opened, customer, extra);
+        return this.started(provider, opened.opened, state, payIn, ref);
+      }
+      if ('taken' in opened) return this.idempotency.refuse(ref ?? undefined, referenceTaken(reference, opened.taken));
+      const claim = claimOf(opened.claim, ref!.requestHash);
+      if ('replay' in claim) return replay<DepositRow>(claim.replay);
+      // A key a dead process left running: its deposit is answered as it stands.
+      return this.startInTransaction(principal, provider, keyed, open.row, customer, extra, now);
+    }
+  }
+
+  /** The same start as a transaction of separate statements: resuming a key a dead process left running. */
+  private async startInTransaction(
+    principal: Principal,
+    provider: PaymentsProvider,
+    keyed: { scope: IdempotencyScope; key: string | undefined; input: unknown },
+    d: DepositOpen['row'],
+    customer: Customer,
+    extra: StartExtra,
+    now: Date,
+  ): Promise<DepositRow> {
+    const { reference, method, amount, narration } = d;
     const opened = await openKeyed(
       this.db,
       this.idempotency,
@@ -410,25 +506,7 @@ export class DepositService {
         const taken = await transactionStore.findByReference(tx, principal, reference);
         if (taken) throw referenceTaken(reference, taken.id);
         const row = await insertOrConflict(reference, () =>
-          depositStore.insert(tx, {
-            // The provider knows the deposit by a reference unique across users (see providerReference).
-            id: randomUUID(),
-            userId: principal.userId,
-            environment: principal.environment,
-            reference,
-            method,
-            paymentMethodId: extra.paymentMethodId ?? null,
-            amount,
-            currency,
-            status: 'initiated',
-            provider: provider.name,
-            redirectUrl,
-            narration,
-            meta,
-            customer,
-            createdAt: now,
-            updatedAt: now,
-          }),
+          depositStore.insert(tx, { ...d, status: 'initiated', createdAt: now, updatedAt: now }),
         );
         await recordEvent(tx, { type: 'deposit.initiated', ...principal, data: { ...eventData.deposit(row) } }, now);
         await openPendingTransaction(
@@ -494,7 +572,7 @@ export class DepositService {
   }
 
   /** The second commit of a deposit: the provider's answer with its pay-in details, the follow-up jobs, the key's answer. */
-  private started(
+  private async started(
     provider: PaymentsProvider,
     deposit: DepositRow,
     state: ChargeState,
@@ -516,6 +594,27 @@ export class DepositService {
         state.nextAction ?? (payIn ? { type: 'payment_instruction', payment_instruction: { note: payIn.note } } : null),
     };
     const arrivalMs = provider.simulatedArrivalMs?.(deposit);
+    if (state.status === 'pending' && startsInOneStatement(deposit)) {
+      const nextAction = state.nextAction ?? details.nextAction ?? deposit.nextAction;
+      const moved = await startDeposit(this.db, {
+        deposit,
+        changes: {
+          providerRef: state.providerRef || details.providerRef || deposit.providerRef,
+          accountNumber: details.accountNumber ?? null,
+          bankName: details.bankName ?? null,
+          accountName: details.accountName ?? null,
+          expiresAt: details.expiresAt ?? null,
+          narration: details.narration ?? null,
+          nextAction,
+        },
+        stage: (nextAction as NextAction | null)?.type ?? 'pending',
+        at: now,
+        expireAt: expiresAt,
+        arrivalAt: arrivalMs === undefined ? null : new Date(now.getTime() + arrivalMs),
+        key,
+      });
+      if (moved) return moved;
+    }
     return this.db.transaction(async (tx) => {
       const tenant = deposit.userId;
       const payload = { depositId: deposit.id };

@@ -1,15 +1,14 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
 import { diffOf, recordAudit, type AuditChanges } from '../audit/audit-log.js';
 import type { Database, Executor } from '../../db/client.js';
-import { users } from '../../db/schema.js';
-import { paymentMethods } from '../../db/wallet-schema.js';
+import type { paymentMethods } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { badInput, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { CardDetails, PaymentsProvider } from '../payments/payments-provider.js';
+import { paymentMethodStore as store, type PaymentMethodRow } from './payment-method-store.js';
 
-export type PaymentMethodRow = typeof paymentMethods.$inferSelect;
+export type { PaymentMethodRow } from './payment-method-store.js';
 
 export interface NewPaymentMethod {
   type: 'card' | 'bank_account';
@@ -20,20 +19,7 @@ export interface NewPaymentMethod {
 
 const MAX_METHODS = 20;
 
-/**
- * Serialises changes to one user's payment methods (the user row's lock): concurrent creates,
- * deletes and default changes would otherwise race for the single default (the partial unique
- * index would refuse one of them with an error instead).
- */
-async function lockOwner(tx: Executor, principal: Principal): Promise<void> {
-  await tx.select({ id: users.id }).from(users).where(eq(users.id, principal.userId)).for('update');
-}
-const owned = (principal: Principal) =>
-  and(
-    eq(paymentMethods.userId, principal.userId),
-    eq(paymentMethods.environment, principal.environment),
-    isNull(paymentMethods.deletedAt),
-  );
+type MethodDetails = Omit<typeof paymentMethods.$inferInsert, 'userId' | 'environment' | 'provider'>;
 
 /**
  * Stored payment methods. A card is kept only as the provider's token with brand, last four and
@@ -47,120 +33,60 @@ export class PaymentMethodService {
   ) {}
 
   list(principal: Principal): Promise<PaymentMethodRow[]> {
-    return this.db.select().from(paymentMethods).where(owned(principal)).orderBy(asc(paymentMethods.createdAt));
+    return store.listOwned(this.db, principal);
   }
 
   async get(principal: Principal, id: string): Promise<PaymentMethodRow> {
-    const [row] = isUuid(id)
-      ? await this.db
-          .select()
-          .from(paymentMethods)
-          .where(and(owned(principal), eq(paymentMethods.id, id)))
-      : [];
+    const row = isUuid(id) ? await store.findOwned(this.db, principal, id) : undefined;
     if (!row) throw notFound('Payment method');
     return row;
   }
 
   async create(principal: Principal, input: NewPaymentMethod): Promise<PaymentMethodRow> {
     const provider = this.providerFor(principal.environment);
-    let values: Partial<typeof paymentMethods.$inferInsert>;
-    if (input.type === 'card') {
-      if (!input.card) throw badInput('card', 'card is required for a card payment method.');
-      const token = await provider.tokenizeCard(input.card);
-      values = {
-        type: 'card',
-        providerToken: token.token,
-        brand: token.brand,
-        last4: token.last4,
-        expMonth: token.expMonth,
-        expYear: token.expYear,
-      };
-    } else if (input.type === 'bank_account') {
-      if (!input.bankAccount)
-        throw badInput('bankAccount', 'bankAccount is required for a bank_account payment method.');
-      const { bankCode, accountNumber } = input.bankAccount;
-      if (!/^\d{10}$/.test(accountNumber))
-        throw badInput(
-          'bankAccount.accountNumber',
-          'bankAccount.accountNumber must be a 10-digit NUBAN account number.',
-        );
-      const bank = (await provider.banks()).find((b) => b.code === bankCode);
-      if (!bank)
-        throw badInput('bankAccount.bankCode', `bankAccount.bankCode ${JSON.stringify(bankCode)} is not a known bank.`);
-      const accountName = await provider.resolveAccount({ bankCode, accountNumber });
-      values = { type: 'bank_account', bankCode, bankName: bank.name, accountNumber, accountName };
-    } else {
-      throw badInput('type', 'type must be card or bank_account.');
-    }
+    const values = await methodDetails(provider, input);
     return this.db.transaction(async (tx) => {
-      await lockOwner(tx, principal);
-      const existing = await tx
-        .select({ id: paymentMethods.id, isDefault: paymentMethods.isDefault })
-        .from(paymentMethods)
-        .where(owned(principal));
-      if (existing.length >= MAX_METHODS)
+      await store.lockOwner(tx, principal);
+      const existing = await store.countOwned(tx, principal);
+      if (existing >= MAX_METHODS)
         throw badInput('type', `An account may store at most ${MAX_METHODS} payment methods.`);
-      const makeDefault = input.makeDefault === true || existing.length === 0;
-      if (makeDefault)
-        await tx
-          .update(paymentMethods)
-          .set({ isDefault: false })
-          .where(and(owned(principal), eq(paymentMethods.isDefault, true)));
-      const [row] = await tx
-        .insert(paymentMethods)
-        .values({
-          ...values,
-          type: values.type!,
-          userId: principal.userId,
-          environment: principal.environment,
-          provider: provider.name,
-          isDefault: makeDefault,
-        })
-        .returning();
-      await this.audit(tx, principal, 'payment_method.created', row!.id, diffOf(null, row!, AUDITED_FIELDS));
-      return row!;
+      const makeDefault = input.makeDefault === true || existing === 0;
+      if (makeDefault) await store.clearDefault(tx, principal);
+      const row = await store.insert(tx, {
+        ...values,
+        userId: principal.userId,
+        environment: principal.environment,
+        provider: provider.name,
+        isDefault: makeDefault,
+      });
+      await this.audit(tx, principal, 'payment_method.created', row.id, diffOf(null, row, AUDITED_FIELDS));
+      return row;
     });
   }
 
   async remove(principal: Principal, id: string): Promise<PaymentMethodRow> {
     const method = await this.get(principal, id);
     return this.db.transaction(async (tx) => {
-      await lockOwner(tx, principal);
-      const [row] = await tx
-        .update(paymentMethods)
-        .set({ deletedAt: new Date(), isDefault: false })
-        .where(eq(paymentMethods.id, method.id))
-        .returning();
+      await store.lockOwner(tx, principal);
+      const row = await store.softDelete(tx, method.id, new Date());
       // The oldest remaining method becomes the default, so there is one while any exist.
       if (method.isDefault) {
-        const [next] = await tx
-          .select({ id: paymentMethods.id })
-          .from(paymentMethods)
-          .where(owned(principal))
-          .orderBy(asc(paymentMethods.createdAt))
-          .limit(1);
-        if (next) await tx.update(paymentMethods).set({ isDefault: true }).where(eq(paymentMethods.id, next.id));
+        const next = await store.oldestOwned(tx, principal);
+        if (next) await store.makeDefault(tx, next);
       }
       await this.audit(tx, principal, 'payment_method.deleted', method.id, diffOf(method, null, AUDITED_FIELDS));
-      return row!;
+      return row;
     });
   }
 
   async setDefault(principal: Principal, id: string): Promise<PaymentMethodRow> {
     const method = await this.get(principal, id);
     return this.db.transaction(async (tx) => {
-      await lockOwner(tx, principal);
-      await tx
-        .update(paymentMethods)
-        .set({ isDefault: false })
-        .where(and(owned(principal), eq(paymentMethods.isDefault, true)));
-      const [row] = await tx
-        .update(paymentMethods)
-        .set({ isDefault: true })
-        .where(eq(paymentMethods.id, method.id))
-        .returning();
-      await this.audit(tx, principal, 'payment_method.default_set', method.id, diffOf(method, row!, ['isDefault']));
-      return row!;
+      await store.lockOwner(tx, principal);
+      await store.clearDefault(tx, principal);
+      const row = await store.makeDefault(tx, method.id);
+      await this.audit(tx, principal, 'payment_method.default_set', method.id, diffOf(method, row, ['isDefault']));
+      return row;
     });
   }
 
@@ -179,6 +105,37 @@ export class PaymentMethodService {
       new Date(),
     );
   }
+}
+
+/**
+ * What is stored of a new method: a card's provider token with brand, last four and expiry (its
+ * number and CVV go only to the tokenizer); a bank account checked and resolved to its holder's name.
+ */
+async function methodDetails(provider: PaymentsProvider, input: NewPaymentMethod): Promise<MethodDetails> {
+  if (input.type === 'card') {
+    if (!input.card) throw badInput('card', 'card is required for a card payment method.');
+    const token = await provider.tokenizeCard(input.card);
+    return {
+      type: 'card',
+      providerToken: token.token,
+      brand: token.brand,
+      last4: token.last4,
+      expMonth: token.expMonth,
+      expYear: token.expYear,
+    };
+  }
+  if (input.type === 'bank_account') {
+    if (!input.bankAccount) throw badInput('bankAccount', 'bankAccount is required for a bank_account payment method.');
+    const { bankCode, accountNumber } = input.bankAccount;
+    if (!/^\d{10}$/.test(accountNumber))
+      throw badInput('bankAccount.accountNumber', 'bankAccount.accountNumber must be a 10-digit NUBAN account number.');
+    const bank = (await provider.banks()).find((b) => b.code === bankCode);
+    if (!bank)
+      throw badInput('bankAccount.bankCode', `bankAccount.bankCode ${JSON.stringify(bankCode)} is not a known bank.`);
+    const accountName = await provider.resolveAccount({ bankCode, accountNumber });
+    return { type: 'bank_account', bankCode, bankName: bank.name, accountNumber, accountName };
+  }
+  throw badInput('type', 'type must be card or bank_account.');
 }
 
 /** What an audit record shows of a method: never the provider's card token. */

@@ -18,6 +18,8 @@ import { failureOutcome } from '../upstream/upstream-error.js';
 import type { KeyRef } from '../money/key-claim.js';
 import { koboFrom } from './naira.js';
 import { type PayoutRow, payoutStore } from './payout-store.js';
+import { settlePayout, settlesInOneStatement } from './payout-writes.js';
+import { heldAccounts } from '../money/settle-held.js';
 import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
 import { settleWalletTransaction } from './wallet-transitions.js';
 import { transactionStore } from './transaction-store.js';
@@ -40,6 +42,7 @@ export interface WithdrawInput {
 }
 
 const ACCOUNT_NUMBER = /^\d{10}$/;
+const TRANSFER_FAILED = 'The provider reported the transfer failed.';
 
 /**
  * Withdrawals to bank accounts (lifecycle PAYOUT): one commit claims the key, holds amount + fee,
@@ -162,7 +165,26 @@ export class PayoutService {
       async (tx, id) => (await payoutStore.findById(tx, id))!,
     );
     if ('done' in opened) return opened.done;
-    return this.settle(opened.opened.id, await sendTransfer(provider, opened.opened), opened.ref);
+    const payout = opened.opened;
+    const state = await sendTransfer(provider, payout);
+    if (state.status === 'succeeded' || state.status === 'failed') {
+      const to = state.status === 'succeeded' ? 'completed' : 'failed';
+      if (settlesInOneStatement(payout, to)) {
+        const settled = await settlePayout(this.db, {
+          payout,
+          to,
+          changes: {
+            providerRef: state.providerRef ?? payout.providerRef,
+            failureReason: to === 'completed' ? null : (state.reason ?? TRANSFER_FAILED),
+          },
+          at: this.clockFor(payout).now(),
+          accounts: await heldAccounts(this.db, payout.environment, payout.userId),
+          key: opened.ref,
+        });
+        if (settled) return settled;
+      }
+    }
+    return this.settle(payout.id, state, opened.ref);
   }
 
   /**
@@ -178,7 +200,8 @@ export class PayoutService {
   }
 
   private async apply(tx: Executor, payoutId: string, state: TransferState): Promise<PayoutRow> {
-    const current = await payoutStore.findById(tx, payoutId);
+    // The payout first, then its hold and accounts: the order every settle of a payout locks in.
+    const current = await payoutStore.lock(tx, payoutId);
     if (!current) throw notFound('Payout');
     if (current.status === 'completed' || current.status === 'failed') return current;
     const now = this.clockFor(current).now();
@@ -190,7 +213,7 @@ export class PayoutService {
       else await releaseHold(tx, current.holdId, now);
       const row = await transition(tx, PAYOUT, current.id, current.status, succeeded ? 'completed' : 'failed', now, {
         providerRef,
-        failureReason: succeeded ? null : (state.reason ?? 'The provider reported the transfer failed.'),
+        failureReason: succeeded ? null : (state.reason ?? TRANSFER_FAILED),
       });
       if (!row) return (await payoutStore.findById(tx, payoutId))!;
       await settleWalletTransaction(tx, row, row.reference, succeeded ? 'COMPLETED' : 'FAILED', now);

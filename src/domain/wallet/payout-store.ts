@@ -18,6 +18,12 @@ export const payoutStore = {
     return row;
   },
 
+  /** The payout, locked until the caller's transaction ends (settles take it before the hold). */
+  async lock(tx: Executor, id: string): Promise<PayoutRow | undefined> {
+    const [row] = await tx.select().from(payouts).where(eq(payouts.id, id)).for('update');
+    return row;
+  },
+
   async findByReference(db: Executor, owner: Owner, reference: string): Promise<PayoutRow | undefined> {
     const [row] = await db
       .select()

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, gte, ilike, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { keysetPage, type Window } from '../../domain/keyset.js';
+import { countedTotal } from '../../domain/list-totals.js';
 import { nearEndSlice } from '../../domain/offset-page.js';
 import { walletTransactions } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
@@ -40,6 +41,10 @@ function filtered(owner: Owner, filter: TransactionFilter) {
   ];
   return and(...conditions);
 }
+
+/** Whether the filter has nothing but type and status, whose totals the database keeps counted. */
+const onlyTypeAndStatus = (f: TransactionFilter) =>
+  !f.from && !f.to && f.minAmount === undefined && f.maxAmount === undefined && !f.search;
 
 export const transactionStore = {
   async insert(tx: Executor, row: typeof walletTransactions.$inferInsert): Promise<WalletTransactionRow> {
@@ -91,8 +96,7 @@ export const transactionStore = {
   /** An OFFSET page with its exact total, cheap at any depth (see offset-page.ts). */
   async page(db: Executor, owner: Owner, filter: TransactionFilter, page: number, limit: number) {
     const where = filtered(owner, filter);
-    const [counted] = await db.select({ n: count() }).from(walletTransactions).where(where);
-    const total = Number(counted?.n ?? 0);
+    const total = await transactionStore.count(db, owner, filter);
     const slice = nearEndSlice(total, page, limit);
     if (!slice) return { rows: [], total };
     const read = slice.reversed ? asc : desc;
@@ -116,7 +120,9 @@ export const transactionStore = {
     return keysetPage(db, walletTransactions, filtered(owner, filter), window);
   },
 
+  /** The exact total: kept by the database for type and status alone, else counted from the filter's index. */
   async count(db: Executor, owner: Owner, filter: TransactionFilter): Promise<number> {
+    if (onlyTypeAndStatus(filter)) return countedTotal(db, 'wallet_transactions', owner, filter);
     const [total] = await db.select({ n: count() }).from(walletTransactions).where(filtered(owner, filter));
     return Number(total?.n ?? 0);
   },

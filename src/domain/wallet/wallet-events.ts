@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/client.js';
 import { recordEvent } from '../events/outbox.js';
+import { moneyEvent } from '../money-event.js';
 import { nairaNumber } from './naira.js';
 import { transactionStore, type WalletTransactionRow } from './transaction-store.js';
 
@@ -22,22 +23,17 @@ export async function recordTransactionEvent(
 ): Promise<void> {
   await recordEvent(
     tx,
-    {
-      type: update ? 'transaction.updated' : TRANSACTION_EVENT[row.status],
-      userId: row.userId,
-      environment: row.environment,
-      data: {
-        id: row.id,
-        reference: row.reference,
-        type: row.type,
-        status: row.status,
-        amount: nairaNumber(row.amount),
-        currency: row.currency,
-        version: row.version,
-        updatedAt: row.updatedAt.toISOString(),
-        ...(update ? { stage: update.stage } : {}),
-      },
-    },
+    moneyEvent(update ? 'transaction.updated' : TRANSACTION_EVENT[row.status], row, {
+      id: row.id,
+      reference: row.reference,
+      type: row.type,
+      status: row.status,
+      amount: nairaNumber(row.amount),
+      currency: row.currency,
+      version: row.version,
+      updatedAt: row.updatedAt.toISOString(),
+      ...(update ? { stage: update.stage } : {}),
+    }),
     at,
   );
 }

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { type Dispatcher, request } from 'undici';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../clock.js';
-import { assertLease, type Job, LeaseLostError, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
+import { type Job, LeaseLostError, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
 import { DEFAULT_DISABLE_AFTER_MS, deferWhileOpen, recordEndpointHealth } from './endpoint-health.js';
 import { BlockedAddressError, createGuardedAgent, createPlainAgent, type Lookup } from './safe-http.js';
 import { observeWebhookAttempt } from '../../observability/job-observation.js';
@@ -168,10 +168,19 @@ export class WebhookDeliveryHandler implements JobHandler {
     const now = this.clock.now();
     const succeeded = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
     const gone = attempt.statusCode === 410;
+    // The common case, a success, is one statement: no transaction holds an id across round trips
+    // (each would hold back the event relay's horizon for every tenant).
+    if (succeeded) {
+      if (!(await webhookStore.recordSuccessfulAttempt(this.db, job, deliveryId, endpointId, attempt, now)))
+        throw new LeaseLostError(job.id);
+      return { status: 'done' };
+    }
     let circuitOpenUntil: Date | null = null;
+    // A worker whose lease was taken over records nothing: the new holder's attempt counts. The
+    // runner fences this transaction at its BEGIN (job-fence.ts: the job's row locked, the lease
+    // token checked), so no second check here: this transaction holds a transaction id, and every
+    // round trip it makes holds back the event relay's horizon for everyone.
     const retryAt = await this.db.transaction(async (tx) => {
-      // A worker whose lease was taken over records nothing: the new holder's attempt counts.
-      await assertLease(tx, job);
       const { attemptNumber, scheduledBefore } = await webhookStore.takeAttemptNumber(tx, deliveryId, now);
       await webhookStore.insertAttempt(tx, deliveryId, { ...attempt, attemptNumber });
       const scheduledAttempts = scheduledBefore + 1;

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/client.js';
+import { type Executor, queryRows } from '../../db/client.js';
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import { toStoredEvent } from '../events/event-row.js';
 import type { Environment } from '../auth/permissions.js';
@@ -126,6 +126,53 @@ export const webhookStore = {
         scheduledBefore: sql<string>`(select count(*) from ${webhookAttempts} where ${webhookAttempts.deliveryId} = ${deliveryId} and not ${webhookAttempts.manual})`,
       });
     return { attemptNumber: row!.attemptNumber, scheduledBefore: Number(row!.scheduledBefore) };
+  },
+
+  /**
+   * A successful scheduled or manual attempt, recorded by one statement (no transaction held open
+   * across round trips): the job's lease fence (row locked, token checked), the attempt numbered
+   * under the delivery's row lock, the delivery succeeded, the endpoint's failure streak reset.
+   * Returns false when the lease was lost (nothing is written then).
+   */
+  async recordSuccessfulAttempt(
+    db: Executor,
+    job: { id: string; leaseToken: string },
+    deliveryId: string,
+    endpointId: string,
+    attempt: Omit<WebhookAttempt, 'attemptNumber'>,
+    at: Date,
+  ): Promise<boolean> {
+    const now = at.toISOString();
+    const rows = await queryRows<{ recorded: unknown }>(
+      db,
+      sql`
+        with fence as (
+          select 1 from jobs where id = ${job.id} and lease_token = ${job.leaseToken}::uuid and status = 'pending'
+          for update
+        ),
+        taken as (
+          update webhook_deliveries
+          set attempt_count = attempt_count + 1, status = 'succeeded', next_attempt_at = null,
+            updated_at = ${now}::timestamptz
+          where id = ${deliveryId} and exists (select 1 from fence)
+          returning attempt_count
+        ),
+        attempt as (
+          insert into webhook_attempts
+            (delivery_id, attempt_number, started_at, duration_ms, status_code, error, response_snippet, manual)
+          select ${deliveryId}, attempt_count, ${attempt.startedAt.toISOString()}::timestamptz, ${attempt.durationMs},
+            ${attempt.statusCode}, ${attempt.error}, ${attempt.responseSnippet}, ${attempt.manual}
+          from taken
+        ),
+        health as (
+          update webhook_endpoints
+          set consecutive_failures = 0, failing_since = null, circuit_open_until = null
+          where id = ${endpointId} and (consecutive_failures > 0 or circuit_open_until is not null)
+            and exists (select 1 from taken)
+        )
+        select count(*)::int as recorded from taken`,
+    );
+    return Number(rows[0]?.recorded ?? 0) > 0;
   },
 
   async insertAttempt(db: Executor, deliveryId: string, attempt: WebhookAttempt): Promise<void> {

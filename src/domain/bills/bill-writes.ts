@@ -1,0 +1,256 @@
+import type { Database } from '../../db/client.js';
+import { billRecords } from '../../db/bills-schema.js';
+import { statement } from '../../db/plain-sql.js';
+import { traceContextJson } from '../../observability/job-observation.js';
+import type { Environment } from '../auth/permissions.js';
+import { eventData } from '../lifecycle/event-data.js';
+import { BILL } from '../lifecycle/lifecycles.js';
+import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
+import {
+  claimColumns,
+  claimCtes,
+  jobLane,
+  keyRowOf,
+  outboxCtes,
+  rowMapper,
+  runEventWriting,
+} from '../money/plain-write.js';
+import { type HeldSettle, settleHeld, settleHeldStatement, transactionSettles } from '../money/settle-held.js';
+import { nairaNumber } from '../wallet/naira.js';
+import type { BillRecordRow } from './bill-record.js';
+import type { BillOutcome } from './bills-provider.js';
+
+/**
+ * A bill payment's two writes as one statement each (one round trip, one commit), in plain SQL
+ * built once: no query building per request.
+ *
+ * OPEN (before the provider call): the key claim (advisory lock on its hash, its row read), the
+ * wallet and holds rows locked in id order (the contended rows first), the guarded debit into the
+ * holds account, the hold with its posting and entries, the PENDING record, the PENDING wallet
+ * transaction with `transaction.created` (its webhook deliveries and their jobs), the status-poll
+ * job, and the key left `running` with the record attached — every write depends on the debit, so
+ * a busy key, a key with an answer or too little money writes nothing.
+ *
+ * SETTLE (after it, SUCCESS or FAILED): the record moved from PENDING (guarded by its version,
+ * so the row answered is exactly the row written) — locked first, as the service's other settle
+ * paths lock it —, the hold captured (fee to fees, the rest to provider clearing, on one shard of
+ * each) or released, the posting and its entries, the wallet transaction settled, both moves kept
+ * in `operation_transitions`, their events, and the key answered. The moves are BILL's and
+ * TRANSACTION's (checked against the tables when the statement is chosen).
+ */
+
+const OPEN = statement(
+  'bill_open_v1',
+  `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$15' })},
+  locked as (
+    select id, balance, allow_negative from ledger_accounts
+    where id in ($7::uuid, $8::uuid) and exists (select 1 from go)
+    order by id
+    for update
+  ),
+  moved as (
+    update ledger_accounts a
+    set balance = a.balance + case when a.id = $7::uuid then -$9::bigint else $9::bigint end
+    from locked l
+    where a.id = l.id
+      and exists (select 1 from locked s where s.id = $7::uuid and (s.allow_negative or s.balance >= $9::bigint))
+    returning a.id, a.balance
+  ),
+  hold as (
+    insert into ledger_holds (id, environment, user_id, amount, reference)
+    select $10::uuid, $3::environment, $2::uuid, $9::bigint, $14::text where exists (select 1 from moved)
+  ),
+  posting as (
+    insert into ledger_postings (id, environment, kind, reference, description)
+    select $11::uuid, $3::environment, 'hold', $10::text, 'Hold for ' || $14::text where exists (select 1 from moved)
+  ),
+  entries as (
+    insert into ledger_entries (posting_id, account_id, amount, balance_after)
+    select $11::uuid, m.id, case when m.id = $7::uuid then -$9::bigint else $9::bigint end, m.balance from moved m
+  ),
+  record as (
+    insert into bill_records (id, user_id, environment, reference, biller_code, item_code, customer, amount, fee,
+      type, biller_name, customer_name, validity_period, provider, hold_id, created_at, updated_at)
+    select $12::uuid, $2::uuid, $3::environment, $14::text, $16::text, $17::text, $18::text, $19::bigint, $20::bigint,
+      $21::bill_type, $22::text, $23::text, $24::text, $25::text, $10::uuid, $15::timestamptz, $15::timestamptz
+    where exists (select 1 from moved)
+    returning *
+  ),
+  txn as (
+    insert into wallet_transactions
+      (id, user_id, environment, type, status, amount, fee, reference, description, counterparty, created_at, updated_at)
+    select $13::uuid, $2::uuid, $3::environment, 'BILL'::wallet_transaction_type, 'PENDING'::wallet_transaction_status,
+      $19::bigint, $20::bigint, $14::text, $26::text, $27::jsonb, $15::timestamptz, $15::timestamptz
+    where exists (select 1 from moved)
+  ),
+  answer as (
+    insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, resource_id, locked_until)
+    select $2::uuid, $3::environment, $4::text, $5::text, $6::text, 'running'::idempotency_status, $12::text, $28::timestamptz
+    where $5::text is not null and exists (select 1 from moved)
+  ),
+  poll as (
+    insert into jobs (kind, lane, tenant, payload, run_at)
+    select ${jobLane('bill.status-poll')}, $2::text, jsonb_build_object('recordId', $12::text) || $31::jsonb, $29::timestamptz
+    where exists (select 1 from moved)
+  ),
+  ${outboxCtes(`select 1, 'transaction.created', $2::uuid, $30::jsonb where exists (select 1 from moved)`, {
+    environment: '$3',
+    at: '$15',
+    trace: '$31',
+  })}
+  select ${claimColumns}, (select count(*) from moved)::int as moved, r.*
+  from (select 1) one left join prior p on true left join record r on true`,
+);
+
+const SETTLE = settleHeldStatement({
+  name: 'bill_settle_v2',
+  table: 'bill_records',
+  kind: BILL.kind,
+  statusType: 'bill_status',
+  set: 'tx_ref = $27::text, provider_data = $28::jsonb, token = $29::text, units = $30::text, failure_reason = $31::text',
+});
+
+const recordOf = rowMapper<BillRecordRow>(billRecords);
+
+export interface BillOpen {
+  environment: Environment;
+  userId: string;
+  walletAccountId: string;
+  holdsAccountId: string;
+  reference: string;
+  payment: {
+    type: BillRecordRow['type'];
+    billerCode: string;
+    billerName: string;
+    itemCode: string;
+    customer: string;
+    customerName: string | null;
+    validityPeriod: string | null;
+    amount: bigint;
+    fee: bigint;
+  };
+  provider: string;
+  at: Date;
+  pollAt: Date;
+  leaseUntil: Date;
+  key: KeyRef | null;
+}
+
+export type BillOpened = { opened: BillRecordRow } | { claim: KeyRow } | { insufficient: true };
+
+export async function openBill(db: Database, w: BillOpen): Promise<BillOpened> {
+  const { payment } = w;
+  const holdId = crypto.randomUUID();
+  const recordId = crypto.randomUUID();
+  const transactionId = crypto.randomUUID();
+  const at = w.at.toISOString();
+  const counterparty = { billerCode: payment.billerCode, billerName: payment.billerName, customer: payment.customer };
+  const created = {
+    id: transactionId,
+    reference: w.reference,
+    type: 'BILL',
+    status: 'PENDING',
+    amount: nairaNumber(payment.amount),
+    currency: 'NGN',
+    version: 1,
+    updatedAt: at,
+  };
+  const [row] = await runEventWriting(db, OPEN, [
+    w.key ? keyLockId(w.key.scope, w.key.key) : null,
+    w.userId,
+    w.environment,
+    w.key?.scope.operation ?? null,
+    w.key?.key ?? null,
+    w.key?.requestHash ?? null,
+    w.walletAccountId,
+    w.holdsAccountId,
+    (payment.amount + payment.fee).toString(),
+    holdId,
+    crypto.randomUUID(),
+    recordId,
+    transactionId,
+    w.reference,
+    at,
+    payment.billerCode,
+    payment.itemCode,
+    payment.customer,
+    payment.amount.toString(),
+    payment.fee.toString(),
+    payment.type,
+    payment.billerName,
+    payment.customerName,
+    payment.validityPeriod,
+    w.provider,
+    `${payment.billerName} for ${payment.customer}`,
+    JSON.stringify(counterparty),
+    w.leaseUntil.toISOString(),
+    w.pollAt.toISOString(),
+    JSON.stringify(created),
+    traceContextJson(),
+  ]);
+  if ((row!['moved'] as number) > 0) return { opened: recordOf(row!) };
+  const claim = keyRowOf(row!);
+  if (!claim.locked || claim.status !== null) return { claim };
+  return { insufficient: true };
+}
+
+export interface BillSettle {
+  record: BillRecordRow;
+  outcome: BillOutcome & { status: 'SUCCESS' | 'FAILED' };
+  at: Date;
+  accounts: HeldSettle['accounts'];
+  key: KeyRef | null;
+}
+
+/** Whether the settle statement can write this outcome (the moves it writes are in the tables). */
+export const settlesInOneStatement = (record: BillRecordRow, to: 'SUCCESS' | 'FAILED') =>
+  record.status === 'PENDING' &&
+  record.holdId !== null &&
+  BILL.moves.PENDING[to]?.length === 1 &&
+  transactionSettles(to === 'SUCCESS' ? 'COMPLETED' : 'FAILED');
+
+/**
+ * Settles the record in one statement (money/settle-held.ts); the settled row, or undefined when the
+ * record is no longer the row given (moved or changed meanwhile): then nothing was written.
+ */
+export async function settleBill(db: Database, w: BillSettle): Promise<BillRecordRow | undefined> {
+  const { record, outcome } = w;
+  const success = outcome.status === 'SUCCESS';
+  const settled: BillRecordRow = {
+    ...record,
+    status: outcome.status,
+    version: record.version + 1,
+    updatedAt: w.at,
+    txRef: outcome.txRef ?? record.txRef,
+    providerData: outcome.providerData,
+    token: success ? (outcome.token ?? null) : null,
+    units: success ? (outcome.units ?? null) : null,
+    failureReason: success ? null : outcome.reason,
+  };
+  const moved = await settleHeld(db, SETTLE, {
+    id: record.id,
+    userId: record.userId,
+    environment: record.environment,
+    reference: record.reference,
+    version: record.version,
+    from: 'PENDING',
+    to: outcome.status,
+    event: BILL.moves.PENDING[outcome.status]![0]!,
+    eventData: eventData.bill(settled),
+    settled,
+    holdId: record.holdId!,
+    capture: success,
+    fee: record.fee,
+    accounts: w.accounts,
+    at: w.at,
+    key: w.key,
+    extra: [
+      settled.txRef,
+      settled.providerData === null || settled.providerData === undefined ? null : JSON.stringify(settled.providerData),
+      settled.token,
+      settled.units,
+      settled.failureReason,
+    ],
+  });
+  return moved ? settled : undefined;
+}

@@ -1,0 +1,147 @@
+import { getTableColumns } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Database } from '../../db/client.js';
+import { runStatement, type Statement } from '../../db/plain-sql.js';
+import { hintRelays } from '../events/relay.js';
+import { laneOf } from '../jobs/lanes.js';
+import { ALL_KINDS } from '../webhooks/event-kinds.js';
+import { DELIVERY_JOB } from '../webhooks/webhook.js';
+import type { KeyRow } from './key-claim.js';
+
+/**
+ * Pieces of the money operations' one-statement writes (plain SQL run through db/plain-sql.ts):
+ * the key claim, the outbox fan-out, and turning the driver's raw rows into the rows Drizzle
+ * would have returned. Each store composes them into its own statement text, built once.
+ */
+
+/**
+ * The key claim as two CTEs, `claim` (a transaction-scoped advisory lock on the key's hash, not
+ * waited for; true without a key) and `prior` (the key's row, read after the lock), as
+ * money/key-claim.ts `claimKey` does. `p` names the parameters: lock id, owner, environment,
+ * operation, key, now.
+ */
+export const claimCtes = (p: {
+  lockId: string;
+  userId: string;
+  environment: string;
+  operation: string;
+  key: string;
+  now: string;
+}) => `claim as (
+    select case when ${p.key}::text is null then true else pg_try_advisory_xact_lock(${p.lockId}::bigint) end as ok
+  ),
+  prior as (
+    select k.status, k.request_hash, k.response, k.resource_id,
+      (k.locked_until is null or k.locked_until < ${p.now}::timestamptz) as lease_over
+    from idempotency_keys k, claim
+    where claim.ok and k.user_id = ${p.userId}::uuid and k.environment = ${p.environment}::environment
+      and k.operation = ${p.operation}::text and k.key = ${p.key}::text
+  ),
+  go as (select 1 as one where (select ok from claim) and not exists (select 1 from prior))`;
+
+/** The claim's columns for the statement's final select (prefixed, so they never clash with a record's). */
+export const claimColumns = `(select ok from claim) as key_locked, p.status as key_status, p.request_hash as key_request_hash,
+    p.response as key_response, p.resource_id as key_resource_id, p.lease_over as key_lease_over`;
+
+export function keyRowOf(row: Record<string, unknown>): KeyRow {
+  return {
+    locked: row['key_locked'] as boolean,
+    status: (row['key_status'] ?? null) as KeyRow['status'],
+    request_hash: (row['key_request_hash'] ?? null) as string | null,
+    response: (row['key_response'] ?? null) as KeyRow['response'],
+    resource_id: (row['key_resource_id'] ?? null) as string | null,
+    lease_over: (row['key_lease_over'] ?? null) as boolean | null,
+  };
+}
+
+/**
+ * The outbox of a statement: `source` selects (n, type, owner, data) rows, written as events in
+ * the order of n (the relay stamps one transaction's events in insertion order), with a webhook
+ * delivery per enabled endpoint of the owner subscribed to the kind, and each delivery's job, as
+ * outbox.ts `recordEvent` writes them. `p` names the parameters: environment, time, trace JSON.
+ */
+export const outboxCtes = (source: string, p: { environment: string; at: string; trace: string }) => `event as (
+    insert into events (type, user_id, environment, data, created_at)
+    select e.type, e.owner, ${p.environment}::environment, e.data, ${p.at}::timestamptz
+    from (${source}) as e(n, type, owner, data)
+    order by e.n
+    returning id, user_id, type
+  ),
+  deliveries as (
+    insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at)
+    select endpoint.id, event.id, ${p.at}::timestamptz
+    from event join webhook_endpoints endpoint on endpoint.user_id = event.user_id
+    where endpoint.environment = ${p.environment}::environment and endpoint.enabled and endpoint.deleted_at is null
+      and (event.type = any(endpoint.event_types) or '${ALL_KINDS}' = any(endpoint.event_types))
+    returning id, endpoint_id
+  ),
+  queued as (
+    insert into jobs (kind, lane, tenant, concurrency_key, payload, run_at)
+    select '${DELIVERY_JOB}', '${laneOf(DELIVERY_JOB)}', endpoint.user_id::text, d.endpoint_id::text,
+      jsonb_build_object('deliveryId', d.id) || ${p.trace}::jsonb, ${p.at}::timestamptz
+    from deliveries d join webhook_endpoints endpoint on endpoint.id = d.endpoint_id
+  )`;
+
+/**
+ * A wallet transaction row (`t`) as its `transaction.*` event data, as event-data.ts
+ * `eventData.transaction` builds it (the amount a JSON number of naira, exact to the kobo).
+ */
+export const transactionEventData = (t: string, updatedAtIso: string, stage?: string) =>
+  `jsonb_build_object('id', ${t}.id, 'reference', ${t}.reference, 'type', ${t}.type, 'status', ${t}.status,
+    'amount', ${t}.amount::float8 / 100, 'currency', ${t}.currency, 'version', ${t}.version,
+    'updatedAt', ${updatedAtIso}::text${stage ? `, 'stage', ${stage}::text` : ''})`;
+
+/** A job row as job-runner.ts `enqueueJob` writes it (the lane from the kind, the trace in the payload). */
+export const jobLane = (kind: string) => `'${kind}', '${laneOf(kind)}'`;
+
+type Mapper<Row> = (raw: Record<string, unknown>) => Row;
+const mappers = new WeakMap<object, Mapper<unknown>>();
+
+/**
+ * Turns a raw row of `table` (snake_case, the driver's values) into the row Drizzle's select
+ * returns (its keys, its types: bigints, dates, parsed JSON), by the table's own column mappers.
+ */
+export function rowMapper<Row>(table: PgTable): Mapper<Row> {
+  let mapper = mappers.get(table) as Mapper<Row> | undefined;
+  if (mapper) return mapper;
+  const columns = Object.entries(getTableColumns(table)).map(([key, column]) => ({
+    key,
+    name: column.name,
+    from: (value: unknown) => column.mapFromDriverValue(value),
+  }));
+  mapper = (raw) => {
+    const row: Record<string, unknown> = {};
+    for (const { key, name, from } of columns) {
+      const value = raw[name];
+      row[key] = value === null || value === undefined ? null : from(value);
+    }
+    return row as Row;
+  };
+  mappers.set(table, mapper as Mapper<unknown>);
+  return mapper;
+}
+
+/** The unique constraint a statement violated, on either driver; undefined for any other error. */
+export function violatedConstraint(error: unknown): string | undefined {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: string }).code === '23505') return (e as { constraint?: string }).constraint ?? '';
+  }
+  return undefined;
+}
+
+export const KEY_CONSTRAINT = 'idempotency_keys_pk';
+
+/**
+ * Runs a statement that records outbox events outside recordEvent: when it returns, its events
+ * are committed (or about to be, inside a caller's transaction), so this process's relay is told
+ * to look now instead of at its idle poll.
+ */
+export async function runEventWriting<T = Record<string, unknown>>(
+  db: Database,
+  st: Statement,
+  params: unknown[],
+): Promise<T[]> {
+  const rows = await runStatement<T>(db, st, params);
+  hintRelays();
+  return rows;
+}

@@ -1,0 +1,193 @@
+import type { Database } from '../../db/client.js';
+import { type Statement, statement } from '../../db/plain-sql.js';
+import { traceContextJson } from '../../observability/job-observation.js';
+import type { Environment } from '../auth/permissions.js';
+import { toStorable } from '../idempotency/idempotency.js';
+import { holdsOf, ledger, SYSTEM_SHARDS, systemAccount, walletOf } from '../ledger/ledger.js';
+import { TRANSACTION } from '../lifecycle/lifecycles.js';
+import type { KeyRef } from './key-claim.js';
+import { outboxCtes, runEventWriting, transactionEventData } from './plain-write.js';
+
+/**
+ * The settling write of an operation paid from a hold (a bill, a payout), as ONE statement: one
+ * round trip, one commit after the provider call. In order:
+ *
+ * 1. the operation's row moves `from` → `to`, guarded by its status and version, so the row
+ *    answered (built by the caller from the row it read) is exactly the row written; the row is
+ *    the first lock, as every other settle of these operations takes it;
+ * 2. the hold is captured (the fee to fees, the rest to provider clearing, one shard of each) or
+ *    released to the wallet, at most once (guarded by its status), with its posting and entries,
+ *    the accounts locked in id order;
+ * 3. the PENDING wallet transaction behind it settles (TRANSACTION's move);
+ * 4. both moves go to `operation_transitions`, their events (with webhook deliveries and their
+ *    jobs) to the outbox, and the Idempotency-Key gets its answer.
+ *
+ * When the row moved or changed meanwhile the statement writes nothing and answers false; the
+ * caller then settles through its transaction of separate statements, which reads the row anew.
+ */
+export interface HeldOperationTable {
+  /** The statement's name (PostgreSQL prepares one per name and connection). */
+  name: string;
+  table: string;
+  /** The lifecycle kind, as `operation_transitions` keeps it. */
+  kind: string;
+  statusType: string;
+  /** The other columns the move sets, as `column = $n::type`, numbered from $27. */
+  set: string;
+}
+
+export function settleHeldStatement(t: HeldOperationTable): Statement {
+  return statement(
+    t.name,
+    `with op as (
+    update ${t.table}
+    set status = $3::${t.statusType}, version = version + 1, updated_at = $5::timestamptz, ${t.set}
+    where id = $1::uuid and status = $4::text::${t.statusType} and version = $2::int
+    returning id
+  ),
+  held as (
+    update ledger_holds set status = (case when $7::boolean then 'captured' else 'released' end)::hold_status,
+      settled_at = $5::timestamptz
+    where id = $6::uuid and status = 'held' and exists (select 1 from op)
+    returning id, amount, reference
+  ),
+  lines as (
+    select v.account_id, v.amount from held,
+      lateral (values ($8::uuid, -held.amount), ($10::uuid, held.amount - $12::bigint), ($11::uuid, $12::bigint))
+        as v(account_id, amount)
+    where $7::boolean and v.amount <> 0
+    union all
+    select v.account_id, v.amount from held,
+      lateral (values ($8::uuid, -held.amount), ($9::uuid, held.amount)) as v(account_id, amount)
+    where not $7::boolean
+  ),
+  locked as (
+    -- Read whole (the count below), so every account is locked here in id order, as ledger.post does:
+    -- an EXISTS would stop at the first row and leave the rest to the UPDATE, in the order of lines.
+    select id from ledger_accounts where id in (select account_id from lines) order by id for update
+  ),
+  moved as (
+    update ledger_accounts a set balance = a.balance + l.amount
+    from lines l
+    where a.id = l.account_id and (select count(*) from locked) > 0
+    returning a.id, a.balance, l.amount
+  ),
+  posting as (
+    insert into ledger_postings (id, environment, kind, reference, description)
+    select $13::uuid, $15::environment, case when $7::boolean then 'capture' else 'release' end, held.id::text,
+      (case when $7::boolean then 'Capture of ' else 'Release of ' end) || held.reference
+    from held
+  ),
+  entries as (
+    insert into ledger_entries (posting_id, account_id, amount, balance_after)
+    select $13::uuid, m.id, m.amount, m.balance from moved m
+  ),
+  txn as (
+    update wallet_transactions
+    set status = $17::wallet_transaction_status, updated_at = $5::timestamptz, version = version + 1
+    where user_id = $14::uuid and environment = $15::environment and reference = $16::text and status = 'PENDING'
+      and exists (select 1 from op)
+    returning id, reference, type, status, amount, currency, version
+  ),
+  moves as (
+    insert into operation_transitions (kind, operation_id, from_status, to_status, at)
+    select '${t.kind}', $1::uuid, $4::text, $3::text, $5::timestamptz from op
+    union all
+    select 'transaction', x.id, 'PENDING', $17::text, $5::timestamptz from txn x
+  ),
+  answer as (
+    insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
+    select $14::uuid, $15::environment, $20::text, $21::text, $22::text, 'done'::idempotency_status, $23::jsonb
+    where $21::text is not null and exists (select 1 from op)
+    on conflict (user_id, environment, operation, key) do update
+      set status = 'done', response = excluded.response, locked_until = null
+      where idempotency_keys.status = 'running'
+  ),
+  ${outboxCtes(
+    `select 1, $18::text, $14::uuid, $19::jsonb from op
+     union all
+     select 2, $24::text, $14::uuid, ${transactionEventData('x', '$25')} from txn x`,
+    { environment: '$15', at: '$5', trace: '$26' },
+  )}
+  select (select count(*) from op)::int as moved`,
+  );
+}
+
+export interface HeldSettle {
+  id: string;
+  userId: string;
+  environment: Environment;
+  /** The wallet transaction's reference (the operation's). */
+  reference: string;
+  version: number;
+  from: string;
+  to: string;
+  /** The one event the operation's move emits, with its data (from the settled row). */
+  event: string;
+  eventData: unknown;
+  /** The settled row, as the key's answer. */
+  settled: unknown;
+  holdId: string;
+  capture: boolean;
+  fee: bigint;
+  accounts: { holds: string; wallet: string; clearing: string; fees: string };
+  at: Date;
+  key: KeyRef | null;
+  /** The values of the table's `set` columns, $27 on. */
+  extra: unknown[];
+}
+
+/** Whether TRANSACTION's move of this outcome is one the statement writes (listed, with one event). */
+export const transactionSettles = (to: 'COMPLETED' | 'FAILED') => TRANSACTION.moves.PENDING[to]?.length === 1;
+
+/** Runs the settle statement; whether the operation moved (else nothing was written). */
+export async function settleHeld(db: Database, st: Statement, w: HeldSettle): Promise<boolean> {
+  const transactionStatus = w.capture ? 'COMPLETED' : 'FAILED';
+  const [transactionEvent] = TRANSACTION.moves.PENDING[transactionStatus]!;
+  const at = w.at.toISOString();
+  const [row] = await runEventWriting(db, st, [
+    w.id,
+    w.version,
+    w.to,
+    w.from,
+    at,
+    w.holdId,
+    w.capture,
+    w.accounts.holds,
+    w.accounts.wallet,
+    w.accounts.clearing,
+    w.accounts.fees,
+    w.fee.toString(),
+    crypto.randomUUID(),
+    w.userId,
+    w.environment,
+    w.reference,
+    transactionStatus,
+    w.event,
+    JSON.stringify(w.eventData),
+    w.key?.scope.operation ?? null,
+    w.key?.key ?? null,
+    w.key?.requestHash ?? null,
+    JSON.stringify({ result: toStorable(w.settled) }),
+    transactionEvent,
+    at,
+    traceContextJson(),
+    ...w.extra,
+  ]);
+  return (row!['moved'] as number) > 0;
+}
+
+/** The accounts a settle may touch: the user's holds and wallet, and one shard each of provider clearing and fees. */
+export async function heldAccounts(
+  db: Database,
+  environment: Environment,
+  userId: string,
+): Promise<HeldSettle['accounts']> {
+  const shard = () => Math.floor(Math.random() * SYSTEM_SHARDS);
+  return {
+    holds: await ledger.cachedAccountId(db, holdsOf(environment, userId)),
+    wallet: await ledger.cachedAccountId(db, walletOf(environment, userId)),
+    clearing: await ledger.cachedAccountId(db, { ...systemAccount(environment, 'provider_clearing'), shard: shard() }),
+    fees: await ledger.cachedAccountId(db, { ...systemAccount(environment, 'fees'), shard: shard() }),
+  };
+}

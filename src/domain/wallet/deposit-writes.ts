@@ -1,0 +1,266 @@
+import type { Database } from '../../db/client.js';
+import { statement } from '../../db/plain-sql.js';
+import { deposits } from '../../db/wallet-schema.js';
+import { traceContextJson } from '../../observability/job-observation.js';
+import { toStorable } from '../idempotency/idempotency.js';
+import { eventData } from '../lifecycle/event-data.js';
+import { DEPOSIT } from '../lifecycle/lifecycles.js';
+import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
+import {
+  claimColumns,
+  claimCtes,
+  jobLane,
+  keyRowOf,
+  outboxCtes,
+  rowMapper,
+  runEventWriting,
+  transactionEventData,
+} from '../money/plain-write.js';
+import type { DepositRow } from './deposit-store.js';
+import { nairaNumber } from './naira.js';
+
+/**
+ * A deposit's two writes around its provider call, as one plain-SQL statement each (one round
+ * trip, one commit, no query building per request).
+ *
+ * OPEN: the key claim (advisory lock on its hash, its row read), the reference checked against the
+ * owner's wallet transactions, the `initiated` deposit with `deposit.initiated`, the PENDING wallet
+ * transaction with `transaction.created` (webhook deliveries and their jobs), the reconciliation
+ * job when the provider wants its charges polled, and the key left `running` with the deposit
+ * attached. A busy key, a key with an answer or a taken reference writes nothing.
+ *
+ * STARTED (the provider answered "pending": an account to pay into, a link, a PIN to send): the
+ * deposit moved initiated → pending (guarded by its version, so the row answered is the row
+ * written) with the provider's details, the move kept in `operation_transitions`, `deposit.pending`,
+ * the wallet transaction's new version with `transaction.updated` (its stage), the expiry and
+ * simulated-arrival jobs, and the key's answer.
+ */
+
+const OPEN = statement(
+  'deposit_open_v1',
+  `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$18' })},
+  taken as (
+    select id from wallet_transactions
+    where user_id = $2::uuid and environment = $3::environment and reference = $8::text and exists (select 1 from go)
+  ),
+  fresh as (select 1 as one from go where not exists (select 1 from taken)),
+  dep as (
+    insert into deposits (id, user_id, environment, reference, method, payment_method_id, amount, currency, status,
+      provider, redirect_url, narration, meta, customer, created_at, updated_at)
+    select $7::uuid, $2::uuid, $3::environment, $8::text, $9::text, $10::uuid, $11::bigint, $12::text,
+      'initiated'::deposit_status, $13::text, $14::text, $15::text, $16::jsonb, $17::jsonb, $18::timestamptz, $18::timestamptz
+    from fresh
+    returning *
+  ),
+  txn as (
+    insert into wallet_transactions
+      (id, user_id, environment, type, status, amount, reference, description, counterparty, created_at, updated_at)
+    select $19::uuid, $2::uuid, $3::environment, 'DEPOSIT'::wallet_transaction_type, 'PENDING'::wallet_transaction_status,
+      $11::bigint, $8::text, $15::text, $20::jsonb, $18::timestamptz, $18::timestamptz
+    from fresh
+  ),
+  answer as (
+    insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, resource_id, locked_until)
+    select $2::uuid, $3::environment, $4::text, $5::text, $6::text, 'running'::idempotency_status, $7::text, $24::timestamptz
+    from fresh where $5::text is not null
+  ),
+  reconcile as (
+    insert into jobs (kind, lane, tenant, payload, run_at)
+    select ${jobLane('deposit.reconcile')}, $2::text, jsonb_build_object('depositId', $7::text) || $25::jsonb, $23::timestamptz
+    from fresh where $23::timestamptz is not null
+  ),
+  ${outboxCtes(
+    `select 1, 'deposit.initiated', $2::uuid, $21::jsonb from fresh
+     union all
+     select 2, 'transaction.created', $2::uuid, $22::jsonb from fresh`,
+    { environment: '$3', at: '$18', trace: '$25' },
+  )}
+  select ${claimColumns}, (select id from taken limit 1) as taken_id, (select count(*) from dep)::int as written, d.*
+  from (select 1) one left join prior p on true left join dep d on true`,
+);
+
+const STARTED = statement(
+  'deposit_started_v1',
+  `with dep as (
+    update deposits
+    set status = 'pending', version = version + 1, updated_at = $3::timestamptz, provider_ref = $4::text,
+      account_number = $5::text, bank_name = $6::text, account_name = $7::text, expires_at = $8::timestamptz,
+      narration = $9::text, next_action = $10::jsonb
+    where id = $1::uuid and status = 'initiated' and version = $2::int
+    returning id
+  ),
+  moves as (
+    insert into operation_transitions (kind, operation_id, from_status, to_status, at)
+    select 'deposit', $1::uuid, 'initiated', 'pending', $3::timestamptz from dep
+  ),
+  txn as (
+    update wallet_transactions set updated_at = $3::timestamptz, version = version + 1
+    where user_id = $11::uuid and environment = $12::environment and reference = $13::text and status = 'PENDING'
+      and exists (select 1 from dep)
+    returning id, reference, type, status, amount, currency, version
+  ),
+  later as (
+    insert into jobs (kind, lane, tenant, payload, run_at)
+    select j.kind, j.lane, $11::text, jsonb_build_object('depositId', $1::text) || $22::jsonb, j.run_at
+    from (values (${jobLane('deposit.expire')}, $20::timestamptz), (${jobLane('deposit.sandbox-arrival')}, $21::timestamptz))
+      as j(kind, lane, run_at)
+    where j.run_at is not null and exists (select 1 from dep)
+  ),
+  answer as (
+    insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
+    select $11::uuid, $12::environment, $16::text, $17::text, $18::text, 'done'::idempotency_status, $19::jsonb
+    where $17::text is not null and exists (select 1 from dep)
+    on conflict (user_id, environment, operation, key) do update
+      set status = 'done', response = excluded.response, locked_until = null
+      where idempotency_keys.status = 'running'
+  ),
+  ${outboxCtes(
+    `select 1, $24::text, $11::uuid, $15::jsonb from dep
+     union all
+     select 2, 'transaction.updated', $11::uuid, ${transactionEventData('t', '$23', '$14')} from txn t`,
+    { environment: '$12', at: '$3', trace: '$22' },
+  )}
+  select (select count(*) from dep)::int as moved`,
+);
+
+const depositOf = rowMapper<DepositRow>(deposits);
+
+export interface DepositOpen {
+  row: Pick<
+    DepositRow,
+    | 'id'
+    | 'userId'
+    | 'environment'
+    | 'reference'
+    | 'method'
+    | 'paymentMethodId'
+    | 'amount'
+    | 'currency'
+    | 'provider'
+    | 'redirectUrl'
+    | 'narration'
+    | 'meta'
+    | 'customer'
+  >;
+  at: Date;
+  reconcileAt: Date | null;
+  leaseUntil: Date;
+  key: KeyRef | null;
+}
+
+export type DepositOpened = { opened: DepositRow } | { claim: KeyRow } | { taken: string };
+
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+export async function openDeposit(db: Database, w: DepositOpen): Promise<DepositOpened> {
+  const { row: d, key } = w;
+  const at = w.at.toISOString();
+  const transactionId = crypto.randomUUID();
+  const initiated = eventData.deposit({
+    ...d,
+    status: 'initiated',
+    accountNumber: null,
+    bankName: null,
+    version: 1,
+    updatedAt: w.at,
+  } as DepositRow);
+  const created = {
+    id: transactionId,
+    reference: d.reference,
+    type: 'DEPOSIT',
+    status: 'PENDING',
+    amount: nairaNumber(d.amount),
+    currency: 'NGN',
+    version: 1,
+    updatedAt: at,
+  };
+  const [row] = await runEventWriting(db, OPEN, [
+    key ? keyLockId(key.scope, key.key) : null,
+    d.userId,
+    d.environment,
+    key?.scope.operation ?? null,
+    key?.key ?? null,
+    key?.requestHash ?? null,
+    d.id,
+    d.reference,
+    d.method,
+    d.paymentMethodId,
+    d.amount.toString(),
+    d.currency,
+    d.provider,
+    d.redirectUrl,
+    d.narration,
+    json(d.meta),
+    json(d.customer),
+    at,
+    transactionId,
+    JSON.stringify({ method: d.method }),
+    JSON.stringify(initiated),
+    JSON.stringify(created),
+    w.reconcileAt?.toISOString() ?? null,
+    w.leaseUntil.toISOString(),
+    traceContextJson(),
+  ]);
+  if ((row!['written'] as number) > 0) return { opened: depositOf(row!) };
+  if (row!['taken_id']) return { taken: String(row!['taken_id']) };
+  return { claim: keyRowOf(row!) };
+}
+
+export interface DepositStarted {
+  deposit: DepositRow;
+  /** The columns the provider's answer sets (provider reference, pay-in account, expiry, next action). */
+  changes: Pick<
+    DepositRow,
+    'providerRef' | 'accountNumber' | 'bankName' | 'accountName' | 'expiresAt' | 'narration' | 'nextAction'
+  >;
+  stage: string;
+  at: Date;
+  expireAt: Date | null;
+  arrivalAt: Date | null;
+  key: KeyRef | null;
+}
+
+/** Whether STARTED writes this move (initiated → pending, with the one event the table lists). */
+export const startsInOneStatement = (deposit: DepositRow) =>
+  deposit.status === 'initiated' && DEPOSIT.moves.initiated.pending?.length === 1;
+
+/** The deposit moved to pending in one statement; undefined (nothing written) when it moved meanwhile. */
+export async function startDeposit(db: Database, w: DepositStarted): Promise<DepositRow | undefined> {
+  const { deposit, changes } = w;
+  const moved: DepositRow = {
+    ...deposit,
+    ...changes,
+    status: 'pending',
+    version: deposit.version + 1,
+    updatedAt: w.at,
+  };
+  const [event] = DEPOSIT.moves.initiated.pending!;
+  const at = w.at.toISOString();
+  const [row] = await runEventWriting(db, STARTED, [
+    deposit.id,
+    deposit.version,
+    at,
+    changes.providerRef,
+    changes.accountNumber,
+    changes.bankName,
+    changes.accountName,
+    changes.expiresAt?.toISOString() ?? null,
+    changes.narration,
+    json(changes.nextAction),
+    deposit.userId,
+    deposit.environment,
+    deposit.reference,
+    w.stage,
+    JSON.stringify(eventData.deposit(moved)),
+    w.key?.scope.operation ?? null,
+    w.key?.key ?? null,
+    w.key?.requestHash ?? null,
+    JSON.stringify({ result: toStorable(moved) }),
+    w.expireAt?.toISOString() ?? null,
+    w.arrivalAt?.toISOString() ?? null,
+    traceContextJson(),
+    at,
+    event,
+  ]);
+  return (row!['moved'] as number) > 0 ? moved : undefined;
+}
