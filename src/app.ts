@@ -16,7 +16,6 @@ import { registerWebSocket } from './graphql/websocket.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { registerProviderWebhooks } from './http/provider-webhooks.js';
 import { registerHealthRoutes } from './http/health.js';
-import { enterRequest } from './domain/audit/request-context.js';
 import { enterHttpRequest } from './db/pool-routing.js';
 import { requestIdOf } from './http/request-id.js';
 import { clientIpResolver, trustProxyOf } from './http/client-ip.js';
@@ -30,7 +29,7 @@ import { registerAuthorizeEndpoints, registerTokenEndpoints } from './connect/co
 import { registerDashboard } from './dashboard/index.js';
 import { registerWebPages } from './web/pages-plugin.js';
 import { registerRequestObservation } from './observability/http-hooks.js';
-import { safeSerializers } from './observability/log-safety.js';
+import { batchedStdout, safeSerializers } from './observability/log-safety.js';
 import { registerMetrics } from './observability/metrics-endpoint.js';
 import { registerOperatorPages } from './operations/reconciliation-page.js';
 import { linkContext } from './observability/request-observation.js';
@@ -71,7 +70,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
             level: config.LOG_LEVEL,
             redact: REDACTED_PATHS,
             serializers: safeSerializers,
-            ...(logger === true ? {} : logger),
+            ...(logger === true ? { stream: batchedStdout() } : logger),
           },
     // One line per request, written by registerRequestObservation (Fastify's own carry the URL).
     logController: new LogController({ disableRequestLogging: true }),
@@ -99,9 +98,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   // Audit records say where a change came from: the request's address and user agent.
   app.addHook('onRequest', (request, _reply, done) => {
     const agent = request.headers['user-agent'];
-    enterRequest({ ip: request.ip, userAgent: typeof agent === 'string' ? agent : null });
     // Reads take the read pool's connections, writes the request pool's (see pool-routing.ts).
-    enterHttpRequest(request.method);
+    enterHttpRequest(request.method, { ip: request.ip, userAgent: typeof agent === 'string' ? agent : null });
     done();
   });
   app.addHook('onClose', async () => {
@@ -172,8 +170,11 @@ async function registerCors(app: FastifyInstance, config: Config): Promise<void>
     config.CORS_ORIGINS?.split(',')
       .map((o) => o.trim())
       .filter(Boolean) ?? [];
+  // Unconfigured, the plugin would only add a hook to every request that does nothing (and an
+  // OPTIONS route that answers 404, as Fastify does without it).
+  if (origins.length === 0) return;
   await app.register(cors, {
-    origin: origins.includes('*') ? true : origins.length > 0 ? origins : false,
+    origin: origins.includes('*') ? true : origins,
     allowedHeaders: [
       'content-type',
       'x-api-key',

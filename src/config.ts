@@ -96,6 +96,10 @@ const ConfigSchema = Type.Object({
   RETENTION_JOBS_DAYS: Type.Integer({ minimum: 1, default: 7 }),
   /** Hours an Idempotency-Key is remembered; at least 24 (the Stripe rule). */
   RETENTION_IDEMPOTENCY_HOURS: Type.Integer({ minimum: 24, default: 24 }),
+  /** Days the state history of a finished operation is kept after it finished; at least 30. */
+  RETENTION_HISTORY_DAYS: Type.Integer({ minimum: 30, default: 90 }),
+  /** Days a sandbox chain remembers a signature it executed (a replay within them is refused). */
+  RETENTION_SANDBOX_SIGNATURES_DAYS: Type.Integer({ minimum: 1, default: 7 }),
   /** Rows deleted per statement: each batch is its own short transaction. */
   RETENTION_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 10_000, default: 500 }),
   /** How often the pruning job runs. */

@@ -1,14 +1,11 @@
-import { seedDemoAccount } from './bootstrap/demo.js';
-import { buildApp } from './app.js';
 import { ConfigError, loadConfig, otlpTracesUrlOf, publicUrlOf } from './config.js';
 import { openDatabase } from './db/client.js';
-import { systemClock } from './domain/clock.js';
-import { createServices } from './services.js';
-import { installGracefulShutdown } from './shutdown.js';
-import { startWorkers } from './workers.js';
 import { installTracing, shutdownTracing } from './observability/tracing.js';
 
-/** Composition root: config → database → services → app → workers → listen; graceful shutdown. */
+/**
+ * Composition root: config → database (opening while the other modules load) → services → app →
+ * workers → listen; graceful shutdown.
+ */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -21,7 +18,9 @@ async function main(): Promise<void> {
     throw error;
   }
   installTracing({ otlpEndpoint: otlpTracesUrlOf(config), serviceName: config.OTEL_SERVICE_NAME });
-  const database = await openDatabase({
+  // The embedded database compiles its WebAssembly and reads its files while the rest of the server's
+  // modules load: opening starts first, and is awaited once they are in.
+  const opening = openDatabase({
     databaseUrl: config.DATABASE_URL,
     pgliteDataDir: config.PGLITE_DATA_DIR,
     migrate: config.MIGRATE_ON_START,
@@ -36,6 +35,23 @@ async function main(): Promise<void> {
       idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     },
   });
+  opening.catch(() => undefined); // awaited below; a failure is reported there, not as unhandled
+  const [
+    { seedDemoAccount },
+    { buildApp },
+    { systemClock },
+    { createServices },
+    { installGracefulShutdown },
+    { startWorkers },
+  ] = await Promise.all([
+    import('./bootstrap/demo.js'),
+    import('./app.js'),
+    import('./domain/clock.js'),
+    import('./services.js'),
+    import('./shutdown.js'),
+    import('./workers.js'),
+  ]);
+  const database = await opening;
   let logBackgroundError: (error: unknown) => void = () => undefined;
   const services = createServices(config, database.db, systemClock, (error) => logBackgroundError(error));
   const app = await buildApp({ services, logger: true });

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { stampCommittedEvents } from './domain/events/relay.js';
+import { startRelay } from './domain/events/relay.js';
 import type { Config } from './config.js';
 import { runOnPool } from './db/pool-routing.js';
 import { databaseFaultOf, describeDatabaseError } from './db/faults.js';
@@ -16,7 +16,7 @@ import { HoldExpiryHandler } from './domain/money/holds.js';
 import { ReconcileHandler, scheduleReconciliation } from './domain/reconciliation/reconciliation-job.js';
 import type { Environment } from './domain/auth/permissions.js';
 
-/** Pause between relay rounds while the last one stamped something. */
+/** Pause between relay rounds while events arrive (see startRelay). */
 export const RELAY_BUSY_MS = 5;
 
 /** Every job kind this gateway runs, with its handler. */
@@ -105,30 +105,14 @@ function startWorkersOnJobPool(
   const waitAfterError = (error: unknown) =>
     health.reportDatabaseError(error) ? health.databaseBack(1_000) : Promise.resolve();
   let stopped = false;
-  const onPostgres = Boolean(services.config.DATABASE_URL);
-  let relayTimer: NodeJS.Timeout | undefined;
-  let relayRun: Promise<unknown> = Promise.resolve();
-  const relay = () => {
-    if (stopped) return;
-    let busy = false;
-    relayRun = stampCommittedEvents(services.db)
-      .then((stamped) => {
-        busy = stamped > 0;
-        if (stamped > 0) services.doorbell.ring();
-      })
-      .catch((error) => {
-        report(error, 'event relay failed');
-        return waitAfterError(error);
-      })
-      .finally(() => {
-        // While events keep coming the relay runs again at once (a short breath, not the idle
-        // poll), so commit → seq lag stays near one stamping round instead of the poll interval.
-        // Not on the embedded database: its one connection is shared with requests, which a
-        // spinning relay would starve.
-        if (!stopped) relayTimer = setTimeout(relay, busy && onPostgres ? RELAY_BUSY_MS : relayEveryMs);
-      });
-  };
-  relay();
+  const relay = startRelay(services.db, {
+    idleMs: relayEveryMs,
+    onStamped: () => services.doorbell.ring(),
+    onError: (error) => {
+      report(error, 'event relay failed');
+      return waitAfterError(error);
+    },
+  });
 
   const jobs = new JobRunner(services.db, services.clock, [...jobHandlersOf(services), ...handlers], {
     ...jobRunnerOptionsOf(services.config),
@@ -168,9 +152,8 @@ function startWorkersOnJobPool(
     async stop(graceMs) {
       stopped = true;
       stopPoking();
-      if (relayTimer) clearTimeout(relayTimer);
       if (watchTimer) clearTimeout(watchTimer);
-      await Promise.all([relayRun, watchRun]);
+      await Promise.all([relay.stop(), watchRun]);
       await jobs.stop(graceMs);
     },
   };

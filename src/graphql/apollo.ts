@@ -12,11 +12,11 @@ import type { GraphQLContext } from './context.js';
 import { registerExplorer, wantsExplorer } from './explorer.js';
 import { createFormatError } from './format-error.js';
 import { createArmor, parseOptionsOf } from './hardening.js';
-import { operationGuardsPlugin } from './operation-guards.js';
-import { oneValueMovingFieldPerKey } from './value-moving.js';
+import { operationRefusal } from './operation-guards.js';
+import { valueMovingRefusal } from './value-moving.js';
 import { registerPages } from '../http/security-headers.js';
 import { routeOperation } from '../db/pool-routing.js';
-import { observabilityPlugin } from '../observability/graphql-plugin.js';
+import { carryObservation, OperationObservation } from '../observability/graphql-plugin.js';
 
 export interface ApolloOptions {
   schema: GraphQLSchema;
@@ -37,19 +37,8 @@ export async function registerApollo(
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     plugins: [
-      ...(armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
-      operationGuardsPlugin<GraphQLContext>(),
+      requestPlugin(armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
       fastifyApolloDrainPlugin(app),
-      observabilityPlugin<GraphQLContext>(),
-      oneValueMovingFieldPerKey(),
-      // A POST query reads through the read pool; a mutation keeps the request pool.
-      {
-        requestDidStart: async () => ({
-          didResolveOperation: async ({ operation }) => {
-            if (operation) routeOperation(operation.operation);
-          },
-        }),
-      },
       // Inline tracing is for Apollo's hosted studio, which this deployment does not report to;
       // the landing page loads from a CDN, so the explorer below replaces it.
       ApolloServerPluginInlineTraceDisabled(),
@@ -73,7 +62,7 @@ export async function registerApollo(
     stopOnTerminationSignals: false,
   });
   await apollo.start();
-  const context = (request: FastifyRequest) => contextFor(request);
+  const context = async (request: FastifyRequest) => carryObservation(await contextFor(request), request);
   await app.register(fastifyApollo(apollo), { path: '/graphql', method: ['POST', 'OPTIONS'], context });
 
   const queryOverGet = fastifyApolloHandler(apollo, { context });
@@ -82,4 +71,45 @@ export async function registerApollo(
     if (config.GRAPHQL_EXPLORER && wantsExplorer(request)) return reply.redirect('/graphql/explorer/');
     return queryOverGet.call(app, request as never, reply as never);
   });
+}
+
+/**
+ * Everything the gateway does around an operation, in one plugin (each plugin costs Apollo a
+ * listener and a promise per hook per request):
+ * - observation: metrics, the operation's name on the log line, a span when tracing is on;
+ * - before anything executes: refused text and subscriptions over HTTP (operation-guards.ts),
+ *   then two value-moving fields under one Idempotency-Key (value-moving.ts);
+ * - a POST query reads through the read pool; a mutation keeps the request pool;
+ * - graphql-armor's own hooks (field-suggestion masking) run only when there are errors to mask.
+ */
+function requestPlugin(armorPlugins: ApolloServerPlugin<GraphQLContext>[]): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart({ contextValue }) {
+      const observed = new OperationObservation(contextValue);
+      return {
+        async validationDidStart({ document, request }) {
+          observed.validating(document, request.operationName);
+        },
+        async didResolveOperation({ document, request, operation, operationName, contextValue }) {
+          observed.resolved(operationName, operation);
+          const refused =
+            operationRefusal(document, request, operation) ?? valueMovingRefusal(contextValue, operation, document);
+          if (refused) throw refused;
+          if (operation) routeOperation(operation.operation);
+        },
+        async executionDidStart() {
+          observed.executing();
+        },
+        async didEncounterErrors(requestContext) {
+          for (const plugin of armorPlugins) {
+            const listener = await plugin.requestDidStart?.(requestContext as never);
+            await listener?.didEncounterErrors?.(requestContext);
+          }
+        },
+        async willSendResponse(requestContext) {
+          observed.finished(requestContext);
+        },
+      };
+    },
+  };
 }

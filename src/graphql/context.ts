@@ -86,25 +86,51 @@ export async function buildContext(
   const refused = found && !admittedFrom(found, clientIp) ? ipNotAllowed() : undefined;
   const principal = refused ? null : found;
   if (principal) identifyActor({ kind: principal.kind, id: principal.credentialId });
-  let loaders: Loaders | undefined;
-  return {
+  return new RequestContext(
     principal,
-    credentialRejected: credential !== undefined && found === null,
-    ...(refused ? { credentialRefused: refused } : {}),
+    credential !== undefined && found === null,
+    refused,
     services,
-    // Built on first use: many operations never batch anything.
-    get loaders() {
-      loaders ??= createLoaders(services, principal);
-      return loaders;
-    },
-    renewLoaders() {
-      loaders = undefined;
-    },
     requestId,
     clientIp,
-    fromRouter: routerSecretMatches(services.config.ROUTER_SECRET, routerSecret),
+    routerSecretMatches(services.config.ROUTER_SECRET, routerSecret),
     idempotencyKey,
-  };
+  );
+}
+
+/**
+ * The context as a class: Apollo copies each request's context (Object.assign onto an object of the
+ * same prototype) before running it, which read a getter defined on the object itself — so the
+ * loaders meant to be built on first use were built for every request. A getter on the prototype
+ * survives the copy and stays lazy.
+ */
+class RequestContext implements GraphQLContext {
+  /** The loaders once built; renewLoaders drops them. */
+  private built: Loaders | undefined = undefined;
+  declare credentialRefused?: DomainError;
+
+  constructor(
+    readonly principal: Principal | null,
+    readonly credentialRejected: boolean,
+    refused: DomainError | undefined,
+    readonly services: Services,
+    readonly requestId: string,
+    readonly clientIp: string,
+    readonly fromRouter: boolean,
+    readonly idempotencyKey: string | undefined,
+  ) {
+    if (refused) this.credentialRefused = refused;
+  }
+
+  // Built on first use: many operations never batch anything.
+  get loaders(): Loaders {
+    this.built ??= createLoaders(this.services, this.principal);
+    return this.built;
+  }
+
+  renewLoaders(): void {
+    this.built = undefined;
+  }
 }
 
 function routerSecretMatches(expected: string | undefined, given: string | undefined): boolean {

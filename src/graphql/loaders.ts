@@ -12,38 +12,59 @@ import type { Principal } from '../domain/auth/principal.js';
 import type { BusinessCustomerRow } from '../domain/customers/customer-service.js';
 import type { PageOf, Window } from '../domain/keyset.js';
 import type { SwapQuoteView } from '../domain/solana/swap-quote.js';
-import type { User } from '../domain/users/user.js';
+import type { Business, User } from '../domain/users/user.js';
 import type { Services } from '../services.js';
 
 /** Per-request batching: one query per kind of lookup, however many fields ask. */
-export function createLoaders(services: Services, principal: Principal | null) {
-  const lookups = services.recordLookups;
-  // Every owned lookup is scoped to the caller's user and environment: a record of anyone else is
-  // absent from the answer, exactly like a record that does not exist.
-  const owner: Owner = principal
-    ? { userId: principal.userId, environment: principal.environment }
-    : { userId: '00000000-0000-0000-0000-000000000000', environment: 'sandbox' };
-  const byId = <K extends RecordKind>(kind: K) =>
-    keyed<RecordRow<K>>(
-      async (ids) => lookups.byIds(kind, owner, ids),
-      (row) => row.id,
-    );
-  const byReference = <K extends ReferencedKind>(kind: K) =>
-    keyed<RecordRow<K>>(
-      async (refs) => lookups.byReferences(kind, owner, refs),
-      (row) => row.reference,
-    );
+export function createLoaders(services: Services, principal: Principal | null): Loaders {
+  return new Loaders(services, principal);
+}
 
-  const walletTransactionById = byId('walletTransactions');
-  const solanaTransferById = byId('solanaTransfers');
-  const offrampOrderById = byId('offrampOrders');
+/**
+ * The loaders of one request (or one subscription event). Each is built on first use: most
+ * operations touch one or two of them, and building all of them for every request cost more than
+ * the lookups they batch. Every owned lookup is scoped to the caller's user and environment: a record
+ * of anyone else is absent from the answer, exactly like a record that does not exist.
+ */
+// Loader names, fixed strings so a lookup allocates none.
+const ID_LOADER = {
+  walletTransactions: 'walletTransactionById',
+  deposits: 'depositById',
+  payouts: 'payoutById',
+  billRecords: 'billRecordById',
+  paymentMethods: 'paymentMethodById',
+  solanaTransfers: 'solanaTransferById',
+  offrampOrders: 'offrampOrderById',
+} satisfies Record<RecordKind, string>;
+const REFERENCE_LOADER = {
+  walletTransactions: 'walletTransactionByReference',
+  deposits: 'depositByReference',
+  payouts: 'payoutByReference',
+  billRecords: 'billRecordByReference',
+  offrampOrders: 'offrampOrderByReference',
+} satisfies Record<ReferencedKind, string>;
 
+export class Loaders {
+  private readonly owner: Owner;
+  private readonly made = new Map<string, DataLoader<string, unknown>>();
   // One loader per window and status asked for: every business in the answer shares its query.
-  const customerWindows = new Map<string, DataLoader<string, PageOf<BusinessCustomerRow>>>();
-  const customerWindow = (window: Window, status: 'active' | 'disabled' | undefined) => {
+  private readonly customerWindows = new Map<string, DataLoader<string, PageOf<BusinessCustomerRow>>>();
+
+  constructor(
+    private readonly services: Services,
+    private readonly principal: Principal | null,
+  ) {
+    this.owner = principal
+      ? { userId: principal.userId, environment: principal.environment }
+      : { userId: '00000000-0000-0000-0000-000000000000', environment: 'sandbox' };
+  }
+
+  /** A window of a business's customers, batched across the businesses of one answer. */
+  customerWindow(window: Window, status: 'active' | 'disabled' | undefined) {
     const key = JSON.stringify([window, status ?? null]);
-    let loader = customerWindows.get(key);
+    let loader = this.customerWindows.get(key);
     if (!loader) {
+      const { services, principal } = this;
       loader = new DataLoader(async (businessIds) => {
         if (!principal) return businessIds.map(() => ({ items: [], hasNextPage: false, hasPreviousPage: false }));
         const pages = await services.customers.windows(principal, businessIds, window, status);
@@ -51,63 +72,162 @@ export function createLoaders(services: Services, principal: Principal | null) {
           (id) => pages.get(id) ?? { items: [], hasNextPage: false, hasPreviousPage: window.from !== undefined },
         );
       });
-      customerWindows.set(key, loader);
+      this.customerWindows.set(key, loader);
     }
     return loader;
-  };
+  }
 
-  return {
-    /** A window of a business's customers, batched across the businesses of one answer. */
-    customerWindow,
-    userById: new DataLoader<string, User | null>(async (ids) => {
-      const found = new Map((await services.users.usersByIds(ids)).map((u) => [u.id, u]));
-      return ids.map((id) => found.get(id) ?? null);
-    }),
-    walletTransactionById,
-    walletTransactionByReference: byReference('walletTransactions'),
-    depositById: byId('deposits'),
-    depositByReference: byReference('deposits'),
-    payoutById: byId('payouts'),
-    payoutByReference: byReference('payouts'),
-    billRecordById: byId('billRecords'),
-    billRecordByReference: byReference('billRecords'),
-    // Deleted methods included: a deposit still names the card it was paid with.
-    paymentMethodById: byId('paymentMethods'),
-    solanaTransferById,
-    offrampOrderById,
-    offrampOrderByReference: byReference('offrampOrders'),
-    swapQuoteById: new DataLoader<string, SwapQuoteView | null>(async (ids) => {
-      const found = new Map((await lookups.swapQuotesByIds(owner, ids)).map((q) => [q.id, q.view]));
-      return ids.map((id) => found.get(id) ?? null);
-    }),
-    businessById: keyed(
-      async (ids) => services.users.ownedBusinessesByIds(owner.userId, ids),
-      (b) => b.id,
-    ),
-    businessCustomerById: keyed(
-      async (ids) => (principal ? services.customers.byIds(principal, ids) : []),
-      (c) => c.id,
-    ),
-    /** A money movement by its `source:uuid` key, from whichever table holds it. */
-    activityByKey: new DataLoader<string, Activity | null>(async (keys) =>
-      Promise.all(
-        keys.map(async (key) => {
-          const parsed = parseActivityKey(key);
-          if (!parsed) return null;
-          if (parsed.source === 'wallet') {
-            const row = await walletTransactionById.load(parsed.rowId);
-            return row ? walletActivity(row) : null;
-          }
-          if (parsed.source === 'solana') {
-            const row = await solanaTransferById.load(parsed.rowId);
-            return row ? solanaActivity(row) : null;
-          }
-          const row = await offrampOrderById.load(parsed.rowId);
-          return row ? offrampActivity(row) : null;
+  get userById(): DataLoader<string, User | null> {
+    return (
+      this.found('userById') ??
+      this.keep(
+        'userById',
+        new DataLoader<string, User | null>(async (ids) => {
+          const found = new Map((await this.services.users.usersByIds(ids)).map((u) => [u.id, u]));
+          return ids.map((id) => found.get(id) ?? null);
         }),
-      ),
-    ),
-  };
+      )
+    );
+  }
+  get walletTransactionById() {
+    return this.byId('walletTransactions');
+  }
+  get walletTransactionByReference() {
+    return this.byReference('walletTransactions');
+  }
+  get depositById() {
+    return this.byId('deposits');
+  }
+  get depositByReference() {
+    return this.byReference('deposits');
+  }
+  get payoutById() {
+    return this.byId('payouts');
+  }
+  get payoutByReference() {
+    return this.byReference('payouts');
+  }
+  get billRecordById() {
+    return this.byId('billRecords');
+  }
+  get billRecordByReference() {
+    return this.byReference('billRecords');
+  }
+  /** Deleted methods included: a deposit still names the card it was paid with. */
+  get paymentMethodById() {
+    return this.byId('paymentMethods');
+  }
+  get solanaTransferById() {
+    return this.byId('solanaTransfers');
+  }
+  get offrampOrderById() {
+    return this.byId('offrampOrders');
+  }
+  get offrampOrderByReference() {
+    return this.byReference('offrampOrders');
+  }
+  get swapQuoteById(): DataLoader<string, SwapQuoteView | null> {
+    return (
+      this.found('swapQuoteById') ??
+      this.keep(
+        'swapQuoteById',
+        new DataLoader<string, SwapQuoteView | null>(async (ids) => {
+          const quotes = await this.services.recordLookups.swapQuotesByIds(this.owner, ids);
+          const found = new Map(quotes.map((q) => [q.id, q.view]));
+          return ids.map((id) => found.get(id) ?? null);
+        }),
+      )
+    );
+  }
+  get businessById() {
+    return (
+      this.found<Business | null>('businessById') ??
+      this.keep(
+        'businessById',
+        keyed(
+          async (ids) => this.services.users.ownedBusinessesByIds(this.owner.userId, ids),
+          (b) => b.id,
+        ),
+      )
+    );
+  }
+  get businessCustomerById() {
+    return (
+      this.found<BusinessCustomerRow | null>('businessCustomerById') ??
+      this.keep(
+        'businessCustomerById',
+        keyed(
+          async (ids) => (this.principal ? this.services.customers.byIds(this.principal, ids) : []),
+          (c) => c.id,
+        ),
+      )
+    );
+  }
+  /** A money movement by its `source:uuid` key, from whichever table holds it. */
+  get activityByKey(): DataLoader<string, Activity | null> {
+    return (
+      this.found('activityByKey') ??
+      this.keep(
+        'activityByKey',
+        new DataLoader<string, Activity | null>(async (keys) =>
+          Promise.all(
+            keys.map(async (key) => {
+              const parsed = parseActivityKey(key);
+              if (!parsed) return null;
+              if (parsed.source === 'wallet') {
+                const row = await this.walletTransactionById.load(parsed.rowId);
+                return row ? walletActivity(row) : null;
+              }
+              if (parsed.source === 'solana') {
+                const row = await this.solanaTransferById.load(parsed.rowId);
+                return row ? solanaActivity(row) : null;
+              }
+              const row = await this.offrampOrderById.load(parsed.rowId);
+              return row ? offrampActivity(row) : null;
+            }),
+          ),
+        ),
+      )
+    );
+  }
+
+  private byId<K extends RecordKind>(kind: K): DataLoader<string, RecordRow<K> | null> {
+    const name = ID_LOADER[kind];
+    return (
+      this.found(name) ??
+      this.keep(
+        name,
+        keyed<RecordRow<K>>(
+          async (ids) => this.services.recordLookups.byIds(kind, this.owner, ids),
+          (row) => row.id,
+        ),
+      )
+    );
+  }
+
+  private byReference<K extends ReferencedKind>(kind: K): DataLoader<string, RecordRow<K> | null> {
+    const name = REFERENCE_LOADER[kind];
+    return (
+      this.found(name) ??
+      this.keep(
+        name,
+        keyed<RecordRow<K>>(
+          async (refs) => this.services.recordLookups.byReferences(kind, this.owner, refs),
+          (row) => row.reference,
+        ),
+      )
+    );
+  }
+
+  /** The loader built under `name`, if any (checked before building, so a hit allocates nothing). */
+  private found<V>(name: string): DataLoader<string, V> | undefined {
+    return this.made.get(name) as DataLoader<string, V> | undefined;
+  }
+
+  private keep<V>(name: string, loader: DataLoader<string, V>): DataLoader<string, V> {
+    this.made.set(name, loader as DataLoader<string, unknown>);
+    return loader;
+  }
 }
 
 /** A loader over a batch query that returns the rows it found, in any order. */
@@ -117,5 +237,3 @@ function keyed<Row>(load: (keys: readonly string[]) => Promise<Row[]>, keyOf: (r
     return keys.map((key) => found.get(key) ?? null);
   });
 }
-
-export type Loaders = ReturnType<typeof createLoaders>;

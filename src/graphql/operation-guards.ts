@@ -1,5 +1,4 @@
-import type { ApolloServerPlugin } from '@apollo/server';
-import { type DocumentNode, GraphQLError, visit } from 'graphql';
+import { type DocumentNode, GraphQLError, type OperationDefinitionNode, visit } from 'graphql';
 import { DomainError } from '../domain/errors.js';
 import { type BadText, badTextError, badTextReason, findBadText } from '../http/text-hygiene.js';
 
@@ -61,33 +60,29 @@ export function asRequestError(error: DomainError): GraphQLError {
   });
 }
 
+const SUBSCRIPTION_OVER_HTTP = () =>
+  asRequestError(
+    new DomainError(
+      'BAD_USER_INPUT',
+      'Subscriptions are served over WebSocket only: connect a graphql-ws client (protocol graphql-transport-ws) to ws(s)://<this host>/graphql and subscribe there; HTTP carries queries and mutations.',
+    ),
+  );
+
 /**
- * Checks Apollo runs once it knows the operation and before it executes anything:
+ * What Apollo checks once it knows the operation and before it executes anything, as the error to
+ * answer or undefined (the request plugin in apollo.ts throws it):
  * - refused text in variables or inline literals → 400 BAD_USER_INPUT naming the field;
  * - a subscription over HTTP → 400 telling the client to use the WebSocket (graphql-ws).
  */
-export function operationGuardsPlugin<TContext extends object>(): ApolloServerPlugin<TContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ document, request, operation }) {
-          if (operation?.operation === 'subscription') {
-            throw asRequestError(
-              new DomainError(
-                'BAD_USER_INPUT',
-                'Subscriptions are served over WebSocket only: connect a graphql-ws client (protocol graphql-transport-ws) to ws(s)://<this host>/graphql and subscribe there; HTTP carries queries and mutations.',
-              ),
-            );
-          }
-          // A POST body (variables included) was scanned whole before Apollo saw it
-          // (assertCleanRequest); GET carries its variables as JSON text, read only now.
-          const problem =
-            request.http?.method === 'POST'
-              ? literalTextProblem(document)
-              : operationTextProblem(document, request.variables);
-          if (problem) throw asRequestError(problem);
-        },
-      };
-    },
-  };
+export function operationRefusal(
+  document: DocumentNode,
+  request: { http?: { method: string }; variables?: Record<string, unknown> | null },
+  operation: OperationDefinitionNode | undefined,
+): GraphQLError | undefined {
+  if (operation?.operation === 'subscription') return SUBSCRIPTION_OVER_HTTP();
+  // A POST body (variables included) was scanned whole before Apollo saw it
+  // (assertCleanRequest); GET carries its variables as JSON text, read only now.
+  const problem =
+    request.http?.method === 'POST' ? literalTextProblem(document) : operationTextProblem(document, request.variables);
+  return problem ? asRequestError(problem) : undefined;
 }

@@ -53,8 +53,15 @@ const resolvers: Resolvers[] = [
 
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */
 export function buildSchema(options: GuardOptions = { federationRouterOnly: false }): GraphQLSchema {
-  const schema = buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers: mergeResolvers(resolvers) });
-  return guardRootFields(schema, options);
+  return guardRootFields(buildResolvingSchema(), options);
+}
+
+/**
+ * The same schema and resolvers with no access rules or limits applied: for the bench's bare Apollo
+ * peer, which runs the gateway's resolvers without the gateway's request path. Never served.
+ */
+export function buildResolvingSchema(): GraphQLSchema {
+  return buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers: mergeResolvers(resolvers) });
 }
 
 /** Merges per-domain resolver maps; a type may take fields from several domains. */

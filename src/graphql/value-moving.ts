@@ -1,5 +1,11 @@
-import type { ApolloServerPlugin } from '@apollo/server';
-import { type FragmentDefinitionNode, GraphQLError, Kind, type SelectionSetNode } from 'graphql';
+import {
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import type { GraphQLContext } from './context.js';
 
 /**
@@ -56,27 +62,23 @@ export function countValueMoving(
 /**
  * One Idempotency-Key names one request's effect. A mutation that selects two value-moving fields
  * (two transfers, or one field under two aliases) under one key cannot replay both, so it is refused
- * before any resolver runs, with nothing moved.
+ * before any resolver runs, with nothing moved. The error to answer, or undefined.
  */
-export function oneValueMovingFieldPerKey(): ApolloServerPlugin<GraphQLContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ contextValue, operation, document }) {
-          if (!contextValue.idempotencyKey || operation?.operation !== 'mutation') return;
-          const fragments = Object.fromEntries(
-            document.definitions
-              .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
-              .map((d) => [d.name.value, d]),
-          );
-          const count = countValueMoving(operation.selectionSet, fragments);
-          if (count <= 1) return;
-          throw new GraphQLError(
-            `This request carries an Idempotency-Key and selects ${count} fields that move money or tokens; one key covers one. Send each in its own request with its own key.`,
-            { extensions: { code: 'BAD_USER_INPUT', field: 'Idempotency-Key', http: { status: 400 } } },
-          );
-        },
-      };
-    },
-  };
+export function valueMovingRefusal(
+  contextValue: Pick<GraphQLContext, 'idempotencyKey'>,
+  operation: OperationDefinitionNode | undefined,
+  document: DocumentNode,
+): GraphQLError | undefined {
+  if (!contextValue.idempotencyKey || operation?.operation !== 'mutation') return undefined;
+  const fragments = Object.fromEntries(
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => [d.name.value, d]),
+  );
+  const count = countValueMoving(operation.selectionSet, fragments);
+  if (count <= 1) return undefined;
+  return new GraphQLError(
+    `This request carries an Idempotency-Key and selects ${count} fields that move money or tokens; one key covers one. Send each in its own request with its own key.`,
+    { extensions: { code: 'BAD_USER_INPUT', field: 'Idempotency-Key', http: { status: 400 } } },
+  );
 }

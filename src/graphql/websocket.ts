@@ -53,18 +53,35 @@ export function registerWebSocket(
 ): void {
   const rules = webSocketValidationRules(config);
   const authenticated = new Map<WebSocket, { credential: string; clientIp: string }>();
-  // A revocation reaches live connections too: each credential is checked again every second.
+  // A revocation reaches live connections too: each credential is checked again every second,
+  // once per (credential, address) however many sockets share it (a dashboard's ten tabs, a
+  // partner's pool of listeners), then every socket holding it is closed if it is no longer valid.
+  let rechecking = false;
   const recheck = setInterval(() => {
+    if (rechecking) return;
+    const holders = new Map<string, { credential: string; clientIp: string; sockets: WebSocket[] }>();
     for (const [socket, { credential, clientIp }] of authenticated) {
-      stillValid(credential, clientIp)
-        .then((valid) => {
-          if (!valid) {
-            authenticated.delete(socket);
-            socket.close(CLOSE_CREDENTIAL_REVOKED, 'Unauthorized: the credential was revoked');
-          }
-        })
-        .catch(() => undefined);
+      const key = `${clientIp}\u0000${credential}`;
+      const group = holders.get(key);
+      if (group) group.sockets.push(socket);
+      else holders.set(key, { credential, clientIp, sockets: [socket] });
     }
+    rechecking = true;
+    void Promise.all(
+      [...holders.values()].map(({ credential, clientIp, sockets }) =>
+        stillValid(credential, clientIp)
+          .then((valid) => {
+            if (valid) return;
+            for (const socket of sockets) {
+              authenticated.delete(socket);
+              socket.close(CLOSE_CREDENTIAL_REVOKED, 'Unauthorized: the credential was revoked');
+            }
+          })
+          .catch(() => undefined),
+      ),
+    ).finally(() => {
+      rechecking = false;
+    });
   }, recheckMs);
   recheck.unref();
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });

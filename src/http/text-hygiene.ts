@@ -77,6 +77,7 @@ export function assertCleanRequest(request: {
     [request.body, 'body'],
   ];
   for (const [value, where] of parts) {
+    if (value === undefined || value === null) continue;
     const bad = findBadText(value);
     if (bad) throw badTextError(bad, where);
   }

@@ -32,11 +32,13 @@ export function registerRequestObservation(app: FastifyInstance): void {
     context.with(observation.context, done);
   });
   // The body arrives on the socket's own async context; the handler runs in the request's again.
-  app.addHook('preHandler', (request, _reply, done) => {
-    const active = observationOf(request).context;
-    if (active) context.with(active, done);
-    else done();
-  });
+  // Only spans need it: tracing is installed before the app is built (main.ts), or never.
+  if (tracingEnabled())
+    app.addHook('preHandler', (request, _reply, done) => {
+      const active = observationOf(request).context;
+      if (active) context.with(active, done);
+      else done();
+    });
   app.addHook('onResponse', (request, reply, done) => {
     observe(request, reply);
     done();
@@ -48,9 +50,9 @@ function observe(request: FastifyRequest, reply: FastifyReply): void {
   const route = routeOf(request);
   const status = reply.statusCode;
   const seconds = reply.elapsedTime / 1000;
-  const labels = { method: request.method, route, status_class: statusClass(status) };
-  metrics.httpRequests.inc(labels);
-  metrics.httpDuration.observe(labels, seconds);
+  const bound = boundMetrics(request.method, route, status);
+  bound.requests.inc();
+  bound.duration.observe(seconds);
   if (observation.span) {
     observation.span.setAttribute('http.response.status_code', status);
     if (status >= 500) observation.span.setStatus({ code: SpanStatusCode.ERROR });
@@ -68,6 +70,29 @@ function observe(request: FastifyRequest, reply: FastifyReply): void {
     },
     'request completed',
   );
+}
+
+interface BoundMetrics {
+  requests: ReturnType<typeof metrics.httpRequests.labels>;
+  duration: ReturnType<typeof metrics.httpDuration.labels>;
+}
+
+/**
+ * The HTTP metrics' children per method, route template and status, bound once: the label set is
+ * bounded (route templates, methods, status codes), and a request then builds no label object.
+ * A child writes through to its metric each time, so a reset of the registry leaves it valid.
+ */
+const bound = new Map<string, BoundMetrics>();
+
+function boundMetrics(method: string, route: string, status: number): BoundMetrics {
+  const key = `${status} ${method} ${route}`;
+  let found = bound.get(key);
+  if (!found) {
+    const labels = { method, route, status_class: statusClass(status) };
+    found = { requests: metrics.httpRequests.labels(labels), duration: metrics.httpDuration.labels(labels) };
+    bound.set(key, found);
+  }
+  return found;
 }
 
 /** The route template ("/api/v1/bills/:reference"), never the URL with its values. */

@@ -93,7 +93,7 @@ const ALLOWED: Allowed[] = [
   },
   {
     file: 'test/ops/faults.pg.test.ts',
-    line: "client.on('connected', () => setTimeout(resolve, 300));",
+    line: "ws.on('connected', () => setTimeout(resolve, 300));",
     reason:
       'graphql-ws gives no acknowledgement that a subscription is live; the test compares counts from before the fault, so an early event missed cannot pass it wrongly',
   },

@@ -4,23 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
 import type { Services } from '../../src/services.js';
-import { createTestServices, seedTenant, type Tenant } from '../helpers/app.js';
+import { createTestServices, type Tenant } from '../helpers/app.js';
 import type { Child } from '../helpers/child.js';
 import { onPostgres } from '../helpers/database.js';
 import { ThrowawayPostgres, ThrowawayRedis } from '../helpers/throwaway-servers.js';
 import { waitUntil } from '../helpers/wait.js';
-import {
-  burst,
-  expectExactlyOnce,
-  fund,
-  linesMatching,
-  retryFailed,
-  startGateway,
-  succeeded,
-  tally,
-  timeUntilServing,
-  type Transfer,
-} from './fault-harness.js';
+import { linesMatching, startGateway, timeUntilServing } from './fault-harness.js';
+import { faultRunner, onlyRetryable503 } from './faults-scenario.js';
 
 const FUNDED = 10_000_000n;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -55,25 +45,7 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
     await Promise.all([postgres?.destroy(), redis?.destroy()]);
   }, 60_000);
 
-  async function pair(): Promise<{ payer: Tenant; payee: Tenant }> {
-    const payer = await seedTenant(services);
-    const payee = await seedTenant(services);
-    await fund(services, payer, FUNDED);
-    return { payer, payee };
-  }
-
-  function report(name: string, results: Transfer[], extra: Record<string, unknown>) {
-    const failed = results.filter((t) => !succeeded(t));
-    console.log(
-      `[fault figures] ${name}: ${JSON.stringify({ requests: results.length, failed: failed.length, outcomes: tally(results), ...extra })}`,
-    );
-  }
-
-  /** Failures a database fault may cause: 503 with Retry-After, nothing else (no 500, no reset). */
-  function expectOnlyRetryable503(results: Transfer[]) {
-    const failed = results.filter((t) => !succeeded(t));
-    expect(failed.filter((t) => t.outcome !== 503 || t.retryAfter === null)).toEqual([]);
-  }
+  const run = faultRunner({ services: () => services, gateway: () => gateway, funded: FUNDED });
 
   async function readiness() {
     const response = await fetch(`${gateway.url}/readyz`);
@@ -81,14 +53,15 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
   }
 
   it('pg_terminate_backend on every gateway connection during a burst: the process stays up, cut requests get 503, retries land exactly once', async () => {
-    const { payer, payee } = await pair();
     const logFrom = gateway.child.output().length;
     let recovery = { ms: 0, probes: 0 };
-    const results = await burst(() => gateway.url, payer, payee, 'term', {
+    await run({
+      name: 'terminate backends',
+      prefix: 'term',
       count: 300,
       concurrency: 16,
       faultAfter: 60,
-      fault: async () => {
+      fault: async ({ payer, payee }) => {
         for (let i = 0; i < 3; i++) {
           await postgres.sql(
             "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'gateway'",
@@ -97,34 +70,30 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
         }
         recovery = await timeUntilServing(gateway.url, payer, payee, 'term');
       },
+      failures: onlyRetryable503,
+      alsoLanded: () => {
+        const probes = Array.from({ length: recovery.probes }, (_, i) => i);
+        return probes.slice(-1).map((i) => `term-probe-${i}`);
+      },
+      afterLanding: () => {
+        expect(linesMatching(gateway.child, logFrom, /Unhandled 'error' event|uncaughtException/)).toBe(0);
+        expect(recovery.ms).toBeLessThan(5_000);
+      },
+      figures: ({ retried }) => ({ recoveryMs: recovery.ms, retriesMs: retried.ms }),
     });
-    expect(gateway.child.process.exitCode).toBeNull();
-    expectOnlyRetryable503(results);
-    const failed = results.filter((t) => !succeeded(t));
-    const retried = await retryFailed(gateway.url, payer, payee, failed);
-    const probes = Array.from({ length: recovery.probes }, (_, i) => i);
-    await expectExactlyOnce(
-      services,
-      payer,
-      payee,
-      [...results.map((t) => t.reference), ...probes.slice(-1).map((i) => `term-probe-${i}`)],
-      FUNDED,
-    );
-    expect(linesMatching(gateway.child, logFrom, /Unhandled 'error' event|uncaughtException/)).toBe(0);
-    expect(recovery.ms).toBeLessThan(5_000);
-    report('terminate backends', results, { recoveryMs: recovery.ms, retriesMs: retried.ms });
   }, 90_000);
 
   it('PostgreSQL restarted during a burst: 503s while it is down, serving again within 5 s of its return, nothing lost or doubled', async () => {
-    const { payer, payee } = await pair();
     let recovery = { ms: 0, probes: 0 };
     let downMs = 0;
     let readyWhileDown: { status: number; body: Record<string, string> } | undefined;
-    const results = await burst(() => gateway.url, payer, payee, 'restart', {
+    await run({
+      name: 'PostgreSQL restart',
+      prefix: 'restart',
       count: 300,
       concurrency: 16,
       faultAfter: 60,
-      fault: async () => {
+      fault: async ({ payer, payee }) => {
         const stopped = Date.now();
         await postgres.stopServer('fast');
         // Readiness turns as soon as the gateway sees the database gone.
@@ -137,42 +106,34 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
         downMs = Date.now() - stopped;
         recovery = await timeUntilServing(gateway.url, payer, payee, 'restart');
       },
-    });
-    expect(gateway.child.process.exitCode).toBeNull();
-    expect(readyWhileDown).toMatchObject({ status: 503, body: { status: 'unavailable', database: 'down' } });
-    expectOnlyRetryable503(results);
-    const retried = await retryFailed(
-      gateway.url,
-      payer,
-      payee,
-      results.filter((t) => !succeeded(t)),
-    );
-    await expectExactlyOnce(
-      services,
-      payer,
-      payee,
-      [...results.map((t) => t.reference), `restart-probe-${recovery.probes - 1}`],
-      FUNDED,
-    );
-    expect(recovery.ms).toBeLessThan(5_000);
-    await waitUntil(async () => (await readiness()).status === 200, 5_000);
-    report('PostgreSQL restart', results, {
-      downMs,
-      recoveryMs: recovery.ms,
-      retriesMs: retried.ms,
-      conflicts: retried.conflicts,
+      afterBurst: () => {
+        expect(readyWhileDown).toMatchObject({ status: 503, body: { status: 'unavailable', database: 'down' } });
+      },
+      failures: onlyRetryable503,
+      alsoLanded: () => [`restart-probe-${recovery.probes - 1}`],
+      afterLanding: async () => {
+        expect(recovery.ms).toBeLessThan(5_000);
+        await waitUntil(async () => (await readiness()).status === 200, 5_000);
+      },
+      figures: ({ retried }) => ({
+        downMs,
+        recoveryMs: recovery.ms,
+        retriesMs: retried.ms,
+        conflicts: retried.conflicts,
+      }),
     });
   }, 90_000);
 
   it('PostgreSQL made read-only and back: writes answer 503, readiness says read-only, then service returns within 5 s', async () => {
-    const { payer, payee } = await pair();
     let recovery = { ms: 0, probes: 0 };
     let readyWhileReadOnly: { status: number; body: Record<string, string> } | undefined;
-    const results = await burst(() => gateway.url, payer, payee, 'ro', {
+    await run({
+      name: 'PostgreSQL read-only',
+      prefix: 'ro',
       count: 300,
       concurrency: 16,
       faultAfter: 60,
-      fault: async () => {
+      fault: async ({ payer, payee }) => {
         await postgres.sql('alter system set default_transaction_read_only = on');
         await postgres.sql('select pg_reload_conf()');
         await waitUntil(async () => (readyWhileReadOnly = await readiness()).body.database === 'read-only', {
@@ -186,57 +147,58 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
         await postgres.sql('select pg_reload_conf()');
         recovery = await timeUntilServing(gateway.url, payer, payee, 'ro');
       },
+      afterBurst: () => {
+        expect(readyWhileReadOnly).toMatchObject({ status: 503, body: { database: 'read-only' } });
+      },
+      failures: (failed, results) => {
+        onlyRetryable503(failed);
+        expect(results.some((t) => t.outcome === 503)).toBe(true);
+      },
+      alsoLanded: () => [`ro-probe-${recovery.probes - 1}`],
+      afterLanding: () => {
+        expect(recovery.ms).toBeLessThan(5_000);
+      },
+      figures: ({ retried }) => ({ recoveryMs: recovery.ms, retriesMs: retried.ms }),
     });
-    expect(gateway.child.process.exitCode).toBeNull();
-    expect(readyWhileReadOnly).toMatchObject({ status: 503, body: { database: 'read-only' } });
-    expectOnlyRetryable503(results);
-    expect(results.some((t) => t.outcome === 503)).toBe(true);
-    const retried = await retryFailed(
-      gateway.url,
-      payer,
-      payee,
-      results.filter((t) => !succeeded(t)),
-    );
-    await expectExactlyOnce(
-      services,
-      payer,
-      payee,
-      [...results.map((t) => t.reference), `ro-probe-${recovery.probes - 1}`],
-      FUNDED,
-    );
-    expect(recovery.ms).toBeLessThan(5_000);
-    report('PostgreSQL read-only', results, { recoveryMs: recovery.ms, retriesMs: retried.ms });
   }, 90_000);
 
   it('Redis stopped and restarted: nothing fails, limits stay per process, subscribers keep receiving by polling; one warning line and one line when it returns', async () => {
-    const { payer, payee } = await pair();
     const logFrom = gateway.child.output().length;
     const received: string[] = [];
-    const client = createClient({
-      url: gateway.url.replace(/^http/, 'ws') + '/graphql',
-      connectionParams: { 'x-api-key': payee.keys.READ_ONLY },
-      webSocketImpl: WebSocket,
-      retryAttempts: 0,
-    });
-    const subscribed = new Promise<void>((resolve, reject) => {
-      client.on('connected', () => setTimeout(resolve, 300));
-      client.subscribe(
-        { query: 'subscription { events(types: ["transfer.received", "transaction.completed"]) { id type } }' },
-        {
-          next: (value) => received.push(String((value.data as { events?: { id: string } })?.events?.id)),
-          error: reject,
-          complete: () => undefined,
-        },
-      );
-    });
+    let payee: Tenant | undefined;
+    const client = () =>
+      createClient({
+        url: gateway.url.replace(/^http/, 'ws') + '/graphql',
+        connectionParams: { 'x-api-key': payee!.keys.READ_ONLY },
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+      });
+    let subscriber: ReturnType<typeof client> | undefined;
     try {
-      await subscribed;
       let recoveryMs = 0;
       let readyWhileDown: { status: number; body: Record<string, string> } | undefined;
-      const results = await burst(() => gateway.url, payer, payee, 'redis', {
+      await run({
+        name: 'Redis stop and restart',
+        prefix: 'redis',
         count: 200,
         concurrency: 8,
         faultAfter: 40,
+        beforeBurst: async (pair) => {
+          payee = pair.payee;
+          subscriber = client();
+          const ws = subscriber;
+          await new Promise<void>((resolve, reject) => {
+            ws.on('connected', () => setTimeout(resolve, 300));
+            ws.subscribe(
+              { query: 'subscription { events(types: ["transfer.received", "transaction.completed"]) { id type } }' },
+              {
+                next: (value) => received.push(String((value.data as { events?: { id: string } })?.events?.id)),
+                error: reject,
+                complete: () => undefined,
+              },
+            );
+          });
+        },
         fault: async () => {
           await redis.stopServer();
           await waitUntil(async () => (readyWhileDown = await readiness()).body.redis === 'down', {
@@ -251,40 +213,41 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
           await waitUntil(async () => (await readiness()).body.redis === 'up', { timeoutMs: 5_000, intervalMs: 50 });
           recoveryMs = Date.now() - back;
         },
+        failures: (failed) => {
+          expect(failed).toEqual([]);
+        },
+        afterBurst: () => {
+          expect(readyWhileDown).toMatchObject({
+            status: 200,
+            body: { status: 'degraded', redis: 'down', database: 'up' },
+          });
+        },
+        retry: false,
+        afterLanding: () => {
+          expect(linesMatching(gateway.child, logFrom, /Redis is unreachable/)).toBe(1);
+          expect(linesMatching(gateway.child, logFrom, /Redis is back/)).toBe(1);
+          expect(linesMatching(gateway.child, logFrom, /"stack"|at Socket\./)).toBe(0);
+          expect(received.length).toBeGreaterThan(0);
+        },
+        figures: () => ({ recoveryMs, eventsReceived: received.length }),
       });
-      expect(gateway.child.process.exitCode).toBeNull();
-      expect(results.filter((t) => !succeeded(t))).toEqual([]);
-      expect(readyWhileDown).toMatchObject({
-        status: 200,
-        body: { status: 'degraded', redis: 'down', database: 'up' },
-      });
-      await expectExactlyOnce(
-        services,
-        payer,
-        payee,
-        results.map((t) => t.reference),
-        FUNDED,
-      );
-      expect(linesMatching(gateway.child, logFrom, /Redis is unreachable/)).toBe(1);
-      expect(linesMatching(gateway.child, logFrom, /Redis is back/)).toBe(1);
-      expect(linesMatching(gateway.child, logFrom, /"stack"|at Socket\./)).toBe(0);
-      expect(received.length).toBeGreaterThan(0);
-      report('Redis stop and restart', results, { recoveryMs, eventsReceived: received.length });
     } finally {
-      await client.dispose();
+      await subscriber?.dispose();
     }
   }, 90_000);
 
   it('the gateway SIGKILLed mid-burst and restarted: nothing half-written, the dead claims pass on at lease expiry, retries land exactly once', async () => {
-    const { payer, payee } = await pair();
     let killedAt = 0;
     let restartMs = 0;
     let leftRunning = { keys: 0, leaseEndsAfterDeathMs: 0 };
-    const results = await burst(() => gateway.url, payer, payee, 'kill', {
+    await run({
+      name: 'SIGKILL and restart',
+      prefix: 'kill',
       count: 300,
       concurrency: 16,
       faultAfter: 60,
-      fault: async () => {
+      survives: false,
+      fault: async ({ payer }) => {
         gateway.child.process.kill('SIGKILL');
         killedAt = Date.now();
         await gateway.child.exited;
@@ -301,24 +264,17 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
         gateway = await startGateway(gatewayEnv);
         restartMs = Date.now() - killedAt;
       },
-    });
-    const failed = results.filter((t) => !succeeded(t));
-    expect(failed.every((t) => t.outcome === 'reset' || t.outcome === 'refused')).toBe(true);
-    expect(leftRunning.leaseEndsAfterDeathMs).toBeLessThanOrEqual(3_000);
-    const retried = await retryFailed(gateway.url, payer, payee, failed);
-    await expectExactlyOnce(
-      services,
-      payer,
-      payee,
-      results.map((t) => t.reference),
-      FUNDED,
-    );
-    report('SIGKILL and restart', results, {
-      restartMs,
-      keysLeftRunningByTheDeadProcess: leftRunning.keys,
-      theirLeaseEndedAfterDeathMs: leftRunning.leaseEndsAfterDeathMs,
-      conflictsWhileLeased: retried.conflicts,
-      retriesMs: retried.ms,
+      failures: (failed) => {
+        expect(failed.every((t) => t.outcome === 'reset' || t.outcome === 'refused')).toBe(true);
+        expect(leftRunning.leaseEndsAfterDeathMs).toBeLessThanOrEqual(3_000);
+      },
+      figures: ({ retried }) => ({
+        restartMs,
+        keysLeftRunningByTheDeadProcess: leftRunning.keys,
+        theirLeaseEndedAfterDeathMs: leftRunning.leaseEndsAfterDeathMs,
+        conflictsWhileLeased: retried.conflicts,
+        retriesMs: retried.ms,
+      }),
     });
   }, 90_000);
 });

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { currentScope, enterOrigin } from '../../db/pool-routing.js';
 
 /** Who acts, as an audit record names them. */
 export interface AuditActor {
@@ -18,19 +18,22 @@ export interface AuditOrigin {
   actor?: AuditActor;
 }
 
-const storage = new AsyncLocalStorage<AuditOrigin>();
+/*
+ * The origin rides in the pool router's async store (pool-routing.ts), one store per request: an
+ * HTTP request enters both at once there (enterHttpRequest).
+ */
 
-/** Called once per request, before anything else runs in it. */
+/** Sets the current work's origin (the HTTP server enters it with the request's pool instead). */
 export function enterRequest(origin: AuditOrigin): void {
-  storage.enterWith(origin);
+  enterOrigin(origin);
 }
 
 /** Records who the request authenticated as, once known (credential or dashboard session). */
 export function identifyActor(actor: AuditActor): void {
-  const origin = storage.getStore();
+  const origin = currentScope()?.origin;
   if (origin) origin.actor = actor;
 }
 
 export function currentOrigin(): AuditOrigin | undefined {
-  return storage.getStore();
+  return currentScope()?.origin;
 }

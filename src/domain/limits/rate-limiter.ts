@@ -38,23 +38,22 @@ export class RateLimiter {
   }
 
   /** Counts `points` against `identity` under `rule`; throws RATE_LIMITED with the wait when over. */
-  async consume(rule: LimitRule, identity: string, points = 1): Promise<void> {
-    try {
-      await this.limiterFor(rule).consume(identity, points);
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) {
-        const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-        throw new DomainError(
-          'RATE_LIMITED',
-          rule.message ??
-            `Rate limit exceeded: at most ${rule.max} per ${describeWindow(rule.windowMs)}. Retry in ${retryAfter} s.`,
-          {
-            retryAfter,
-          },
-        );
-      }
-      throw rejection;
+  consume(rule: LimitRule, identity: string, points = 1): Promise<void> {
+    const limiter = this.limiterFor(rule);
+    const memory = memoryStorageOf(limiter);
+    if (memory) {
+      // The in-memory store counts in one JS turn anyway: counted here, without the promise and
+      // closure RateLimiterMemory.consume builds around the same `incrby` (its options here set no
+      // block duration and no even spreading, so nothing else of it applies).
+      const counted = memory.incrby(limiter.getKey(identity), points, limiter.duration);
+      return counted.consumedPoints > limiter.points ? Promise.reject(refusal(rule, counted)) : COUNTED;
     }
+    return limiter.consume(identity, points).then(
+      () => undefined,
+      (rejection: unknown) => {
+        throw rejection instanceof RateLimiterRes ? refusal(rule, rejection) : rejection;
+      },
+    );
   }
 
   /**
@@ -106,6 +105,29 @@ export class RateLimiter {
     this.byRule.set(rule, limiter);
     return limiter;
   }
+}
+
+const COUNTED: Promise<void> = Promise.resolve();
+
+/** The fixed-window counter behind RateLimiterMemory; undefined for any other store. */
+interface MemoryCounter {
+  incrby(key: string, points: number, durationSeconds: number): RateLimiterRes;
+}
+
+function memoryStorageOf(limiter: RateLimiterAbstract): MemoryCounter | undefined {
+  if (!(limiter instanceof RateLimiterMemory)) return undefined;
+  const storage = (limiter as unknown as { _memoryStorage?: MemoryCounter })._memoryStorage;
+  return typeof storage?.incrby === 'function' ? storage : undefined;
+}
+
+function refusal(rule: LimitRule, result: RateLimiterRes): DomainError {
+  const retryAfter = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
+  return new DomainError(
+    'RATE_LIMITED',
+    rule.message ??
+      `Rate limit exceeded: at most ${rule.max} per ${describeWindow(rule.windowMs)}. Retry in ${retryAfter} s.`,
+    { retryAfter },
+  );
 }
 
 function describeWindow(ms: number): string {

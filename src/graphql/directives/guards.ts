@@ -36,20 +36,26 @@ export function guardRootFields(schema: GraphQLSchema, options: GuardOptions): G
       const rule: AccessRule | undefined = accessRuleOf(field);
       if (!rule) throw new Error(`${root.name}.${field.name} declares neither @auth(ability:) nor @public in schema/.`);
       const fieldLimit = fieldLimitOf(field);
-      const guard = async (args: unknown, context: GraphQLContext) => {
+      const isMutation = root === mutationType;
+      // Access (synchronous for a valid credential), the rate limits, and for a mutation the
+      // tenant's backlog: a tenant over its cap on pending background work may read, not queue more.
+      const guard = (args: unknown, context: GraphQLContext): Promise<void> => {
         const pending = checkAccess(context, rule);
-        if (pending) await pending;
-        await consumeLimits(context, field.name, fieldLimit, args);
-        // A tenant over its cap on pending background work may read, not queue more.
-        if (root === mutationType && context.principal) await context.services.backlog.check(context.principal.userId);
+        const counted = pending
+          ? pending.then(() => consumeLimits(context, field.name, fieldLimit, args))
+          : consumeLimits(context, field.name, fieldLimit, args);
+        return isMutation && context.principal
+          ? counted.then(() => context.services.backlog.check(context.principal!.userId))
+          : counted;
       };
       const resolve = field.resolve ?? defaultFieldResolver;
-      field.resolve = async (source, args, context: GraphQLContext, info) => {
-        await guard(args, context);
-        // A subscription resolves once per event: each event reads records afresh.
-        if (field.subscribe) context.renewLoaders?.();
-        return resolve(source, args, context, info);
-      };
+      const renews = field.subscribe !== undefined;
+      field.resolve = (source, args, context: GraphQLContext, info) =>
+        guard(args, context).then(() => {
+          // A subscription resolves once per event: each event reads records afresh.
+          if (renews) context.renewLoaders?.();
+          return resolve(source, args, context, info);
+        });
       if (field.subscribe) {
         const subscribe = field.subscribe;
         field.subscribe = async (source, args, context: GraphQLContext, info) => {

@@ -43,7 +43,7 @@ export function limitIdentity(context: GraphQLContext): string {
  * Counts one operation against the caller's default budget, and against the field's own limit
  * when it has one. Called once per root field executed, so aliases count one each.
  */
-export async function consumeLimits(
+export function consumeLimits(
   context: GraphQLContext,
   fieldName: string,
   fieldLimit: FieldLimit | undefined,
@@ -51,11 +51,9 @@ export async function consumeLimits(
 ): Promise<void> {
   const { rateLimiter, limitPolicy } = context.services;
   const identity = limitIdentity(context);
-  await rateLimiter.consume(context.principal ? limitPolicy.perCredential : limitPolicy.anonymous, identity);
-  if (fieldLimit) {
-    await rateLimiter.consume(
-      fieldLimit.rule,
-      `${identity}:${getFieldIdentity(fieldName, fieldLimit.identityArgs, args)}`,
-    );
-  }
+  const counted = rateLimiter.consume(context.principal ? limitPolicy.perCredential : limitPolicy.anonymous, identity);
+  if (!fieldLimit) return counted;
+  return counted.then(() =>
+    rateLimiter.consume(fieldLimit.rule, `${identity}:${getFieldIdentity(fieldName, fieldLimit.identityArgs, args)}`),
+  );
 }

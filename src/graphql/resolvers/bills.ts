@@ -1,9 +1,11 @@
 import type { BillPaymentInput } from '../../domain/bills/bills-service.js';
 import type { StoredEvent } from '../../domain/events/event.js';
+import { BILL_EVENT_KINDS, dataOf } from '../../domain/events/payloads.js';
 import { nairaNumber } from '../../domain/wallet/naira.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
-const BILL_KINDS = ['bill.payment.successful', 'bill.payment.failed'];
+/** The event's `data` as the bill events' type. */
+const bill = (event: StoredEvent) => dataOf(event, BILL_EVENT_KINDS);
 
 /** Only the events of one bill, without losing the source's prompt `return`. */
 function forReference(
@@ -15,7 +17,7 @@ function forReference(
     async next() {
       for (;;) {
         const step = await source.next();
-        if (step.done || step.value.data['reference'] === reference) return step;
+        if (step.done || bill(step.value).reference === reference) return step;
       }
     },
     return: (value?: unknown) => source.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
@@ -87,19 +89,19 @@ export const billResolvers: Resolvers = {
   Subscription: {
     billUpdates: {
       subscribe: (_root, { reference, after }, { principal, services }) =>
-        forReference(services.eventFeed.subscribe(principal!, BILL_KINDS, after ?? undefined), reference),
+        forReference(services.eventFeed.subscribe(principal!, BILL_EVENT_KINDS, after ?? undefined), reference),
       resolve: (event: unknown) => event as never,
     },
   },
   BillUpdate: {
     eventId: (event) => event.id,
     seq: (event) => event.seq ?? 0,
-    reference: (event) => String(event.data['reference']),
-    status: (event) => String(event.data['status']),
-    amount: (event) => Number(event.data['amount']),
-    billerName: (event) => String(event.data['billerName']),
-    customerName: (event) => (event.data['customerName'] as string | null) ?? null,
-    customerId: (event) => String(event.data['customerId']),
+    reference: (event) => bill(event).reference,
+    status: (event) => bill(event).status,
+    amount: (event) => bill(event).amount,
+    billerName: (event) => bill(event).billerName,
+    customerName: (event) => bill(event).customerName ?? null,
+    customerId: (event) => bill(event).customerId,
   },
   BillRecord: {
     amount: (r) => nairaNumber(r.amount),

@@ -12,6 +12,14 @@ import { type ConnectionModel, connectionOf } from '../connections.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { recordOfActivity, recordOfWalletTransaction, walletActivityOf } from './graph-records.js';
+import {
+  BILL_EVENT_KINDS,
+  DEPOSIT_EVENT_KINDS,
+  dataOf,
+  OFFRAMP_UPDATE_KINDS,
+  PAYOUT_EVENT_KINDS,
+  TRANSACTION_EVENT_KINDS,
+} from '../../domain/events/payloads.js';
 
 /** The owner a user's edges read: that user, in the caller's environment, and only a user it may act for. */
 function ownerOf(context: GraphQLContext, user: { id: string }): Owner {
@@ -184,25 +192,34 @@ export const graphEdgeResolvers: Resolvers = {
   // Event payloads carry ids and references; these read the records as they are now.
   WalletUpdate: {
     transaction: async (event, _args, context) => {
-      const data = event.data as { id?: unknown; reference?: unknown };
-      const row = event.type.startsWith('transaction.')
-        ? await context.loaders.walletTransactionById.load(String(data.id))
-        : await context.loaders.walletTransactionByReference.load(String(data.reference));
+      let row: Awaited<ReturnType<typeof context.loaders.walletTransactionById.load>>;
+      if (event.type.startsWith('transaction.')) {
+        const data = dataOf(event, TRANSACTION_EVENT_KINDS);
+        // A chain transaction's event names no wallet transaction.
+        if (!('id' in data)) return null;
+        row = await context.loaders.walletTransactionById.load(data.id);
+      } else {
+        const { reference } = dataOf(event, [...DEPOSIT_EVENT_KINDS, ...PAYOUT_EVENT_KINDS]);
+        row = await context.loaders.walletTransactionByReference.load(reference);
+      }
       return row ? walletActivity(row) : null;
     },
     deposit: (event, _args, context) =>
       event.type.startsWith('deposit.')
-        ? context.loaders.depositByReference.load(String(event.data['reference']))
+        ? context.loaders.depositByReference.load(dataOf(event, DEPOSIT_EVENT_KINDS).reference)
         : null,
     payout: (event, _args, context) =>
-      event.type.startsWith('payout.') ? context.loaders.payoutByReference.load(String(event.data['reference'])) : null,
+      event.type.startsWith('payout.')
+        ? context.loaders.payoutByReference.load(dataOf(event, PAYOUT_EVENT_KINDS).reference)
+        : null,
   },
   BillUpdate: {
-    record: (event, _args, context) => context.loaders.billRecordByReference.load(String(event.data['reference'])),
+    record: (event, _args, context) =>
+      context.loaders.billRecordByReference.load(dataOf(event, BILL_EVENT_KINDS).reference),
   },
   OfframpOrderUpdate: {
     order: async (event, _args, context) => {
-      const row = await context.loaders.offrampOrderByReference.load(String(event.data['reference']));
+      const row = await context.loaders.offrampOrderByReference.load(dataOf(event, OFFRAMP_UPDATE_KINDS).reference);
       return row ? toOfframpOrder(row) : null;
     },
   },

@@ -1,9 +1,12 @@
 import { dateRange } from '../../domain/date-bound.js';
 import type { OfframpStatus } from '../../domain/offramp/catalogue.js';
 import { OFFRAMP_EVENT_KINDS } from '../../domain/offramp/catalogue.js';
+import type { StoredEvent } from '../../domain/events/event.js';
+import { dataOf, OFFRAMP_UPDATE_KINDS } from '../../domain/events/payloads.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
-const dataOf = (event: { data: Record<string, unknown> }) => event.data;
+/** The event's `data` as the offramp events' type. */
+const order = (event: StoredEvent) => dataOf(event, OFFRAMP_UPDATE_KINDS);
 
 export const offrampResolvers: Resolvers = {
   OfframpNetwork: { arbitrum_one: 'arbitrum-one', bnb_smart_chain: 'bnb-smart-chain' },
@@ -44,14 +47,14 @@ export const offrampResolvers: Resolvers = {
   OfframpOrderUpdate: {
     eventId: (event) => event.id,
     seq: (event) => event.seq ?? 0,
-    reference: (event) => String(dataOf(event)['reference']),
-    status: (event) => dataOf(event)['status'] as OfframpStatus,
-    amount: (event) => String(dataOf(event)['amount']),
-    token: (event) => dataOf(event)['token'] as never,
-    network: (event) => dataOf(event)['network'] as never,
-    fiatAmount: (event) => Number(dataOf(event)['fiatAmount']),
-    fiatCurrency: (event) => dataOf(event)['fiatCurrency'] as never,
-    bankName: (event) => String(dataOf(event)['bankName']),
-    accountNumber: (event) => String(dataOf(event)['accountNumber']),
+    reference: (event) => order(event).reference,
+    status: (event) => order(event).status as OfframpStatus,
+    amount: (event) => order(event).amount,
+    token: (event) => order(event).token as never,
+    network: (event) => order(event).network as never,
+    fiatAmount: (event) => order(event).fiatAmount,
+    fiatCurrency: (event) => order(event).fiatCurrency as never,
+    bankName: (event) => order(event).bankName,
+    accountNumber: (event) => order(event).accountNumber,
   },
 };

@@ -2,11 +2,20 @@ import { dateRange } from '../../domain/date-bound.js';
 import type { Authorization } from '../../domain/payments/payments-provider.js';
 import { badInput } from '../../domain/errors.js';
 import { koboFrom, nairaNumber } from '../../domain/wallet/naira.js';
+import type { StoredEvent } from '../../domain/events/event.js';
+import {
+  DEPOSIT_EVENT_KINDS,
+  dataOf,
+  type MoneyEventKind,
+  PAYOUT_EVENT_KINDS,
+  TRANSACTION_EVENT_KINDS,
+} from '../../domain/events/payloads.js';
+import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
-const DEPOSIT_KINDS = ['deposit.initiated', 'deposit.pending', 'deposit.completed', 'deposit.failed'];
-const PAYOUT_KINDS = ['payout.initiated', 'payout.processing', 'payout.completed', 'payout.failed'];
-const TRANSACTION_KINDS = ['transaction.created', 'transaction.updated', 'transaction.completed', 'transaction.failed'];
+const WALLET_UPDATE_KINDS = [...DEPOSIT_EVENT_KINDS, ...PAYOUT_EVENT_KINDS, ...TRANSACTION_EVENT_KINDS];
+/** The event's `data` as the wallet events' type (the three streams share WalletUpdate). */
+const wallet = (event: StoredEvent) => dataOf(event, WALLET_UPDATE_KINDS);
 
 const naira = (kobo: bigint) => nairaNumber(kobo);
 const kobo = (value: bigint) => Number(value);
@@ -29,13 +38,10 @@ function authorizationOf(input: {
   return { type: '3ds' };
 }
 
-const update = (kinds: string[]) => ({
-  subscribe: (
-    _root: unknown,
-    { after }: { after?: number | null },
-    { principal, services }: { principal: unknown; services: { eventFeed: { subscribe: Function } } },
-  ) => services.eventFeed.subscribe(principal, kinds, after ?? undefined),
-  resolve: (event: unknown) => event as never,
+const update = (kinds: readonly MoneyEventKind[]) => ({
+  subscribe: (_root: unknown, { after }: { after?: number | null }, { principal, services }: GraphQLContext) =>
+    services.eventFeed.subscribe(principal!, kinds, after ?? undefined),
+  resolve: (event: StoredEvent) => event,
 });
 
 export const walletResolvers: Resolvers = {
@@ -110,16 +116,17 @@ export const walletResolvers: Resolvers = {
       services.paymentMethods.setDefault(principal!, id),
   },
   Subscription: {
-    depositUpdates: update(DEPOSIT_KINDS) as never,
-    payoutUpdates: update(PAYOUT_KINDS) as never,
-    transactionUpdates: update(TRANSACTION_KINDS) as never,
+    depositUpdates: update(DEPOSIT_EVENT_KINDS),
+    payoutUpdates: update(PAYOUT_EVENT_KINDS),
+    transactionUpdates: update(TRANSACTION_EVENT_KINDS),
   },
   WalletUpdate: {
     eventId: (event) => event.id,
     seq: (event) => event.seq ?? 0,
-    reference: (event) => String(event.data['reference']),
-    status: (event) => String(event.data['status']),
-    amount: (event) => Number(event.data['amount']),
+    reference: (event) => wallet(event).reference,
+    status: (event) => wallet(event).status,
+    // Naira for wallet events; a chain transaction's is decimal text in token units.
+    amount: (event) => Number(wallet(event).amount),
     data: (event) => event.data,
   },
   WalletBalance: {
