@@ -14,6 +14,7 @@ export default defineConfig({
     './src/db/lifecycle-schema.ts',
     './src/db/reconciliation-schema.ts',
     './src/db/controls-schema.ts',
+    './src/db/lists-schema.ts',
   ],
   out: './src/db/migrations',
 });

@@ -9,6 +9,8 @@
  *     user's subscribers from memory: the floor for the socket side.
  */
 import { createServer } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { buildSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -16,7 +18,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { recordEvent } from '../../src/domain/events/outbox.js';
+import { recordEvents } from '../../src/domain/events/outbox.js';
 import { createServices } from '../../src/services.js';
 import { startWorkers } from '../../src/workers.js';
 
@@ -29,6 +31,14 @@ const ready = (port: number, keys: string[]) =>
   process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, port, keys })}\n`);
 const query = (url: string) => new URL(url, 'http://x').searchParams;
 
+// `GET /bench/heap` (both modes): the V8 heap in use after a full collection, for memory per socket.
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+const heapAfterGc = () => {
+  collect();
+  return { heapUsed: process.memoryUsage().heapUsed };
+};
+
 if (mode === 'gateway') {
   const config = loadConfig(process.env, {
     SEED_DEMO: false,
@@ -37,8 +47,17 @@ if (mode === 'gateway') {
     RATE_LIMIT_PER_MINUTE: 1e9,
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: 1e9,
   });
+  // The pools as `npm start` sizes them (requests, reads, jobs), not one shared pool.
   const database = await openDatabase(
-    config.DATABASE_URL ? { databaseUrl: config.DATABASE_URL } : { pgliteDataDir: 'memory://' },
+    config.DATABASE_URL
+      ? {
+          databaseUrl: config.DATABASE_URL,
+          connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+          poolSize: config.DATABASE_POOL_SIZE,
+          readPoolSize: config.DATABASE_READ_POOL_SIZE,
+          jobPoolSize: config.DATABASE_JOB_POOL_SIZE,
+        }
+      : { pgliteDataDir: 'memory://' },
   );
   const services = createServices(config, database.db, systemClock, () => undefined);
   const stamp = Date.now();
@@ -70,19 +89,26 @@ if (mode === 'gateway') {
       );
   }
   const app = await buildApp({ services, logger: true });
+  app.get('/bench/heap', async () => heapAfterGc());
   app.post('/bench/commit', async (request) => {
     const params = query(request.url);
     const userId = owners[Number(params.get('user') ?? 0)]!;
     const n = Number(params.get('n') ?? 1);
-    const ids = await services.db.transaction(async (tx) => {
-      const recorded: string[] = [];
-      for (let i = 0; i < n; i++)
-        recorded.push(
-          (await recordEvent(tx, { type: 'transaction.created', userId, environment: 'sandbox', data: {} }, new Date()))
-            .id,
-        );
-      return recorded;
-    });
+    // One transaction writes the n events (one statement, recordEvents), as an operation would.
+    const ids = await services.db.transaction(async (tx) =>
+      (
+        await recordEvents(
+          tx,
+          Array.from({ length: n }, () => ({
+            type: 'transaction.created',
+            userId,
+            environment: 'sandbox' as const,
+            data: {},
+          })),
+          new Date(),
+        )
+      ).map((event) => event.id),
+    );
     return { ids, committedAt: Date.now() };
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -126,6 +152,10 @@ if (mode === 'gateway') {
     },
   };
   const server = createServer((request, response) => {
+    if (request.url === '/bench/heap') {
+      response.end(JSON.stringify(heapAfterGc()));
+      return;
+    }
     const params = query(request.url!);
     const key = keys[Number(params.get('user') ?? 0)]!;
     const n = Number(params.get('n') ?? 1);

@@ -7,14 +7,17 @@
  * server (scripts/bench/events-server.ts) answers each commit with the time right after COMMIT;
  * latency = receipt − that. Reported: commit → subscriber p50/p99/max, commit → first webhook
  * attempt p50/p99 (endpoints on the first `webhook-users` users, receiver on CPU 1), and server
- * memory per open socket (RSS growth from opening and subscribing every socket, ÷ sockets), for
+ * memory per open socket (RSS growth from opening and subscribing every socket, ÷ sockets; and the
+ * V8 heap still in use after a full GC, ÷ sockets, which RSS's allocator slack does not blur), for
  * the gateway and for a plain graphql-ws server in the same run. Server on CPU 0, clients on CPU 1.
  */
 import { parseArgs } from 'node:util';
 import { createClient } from 'graphql-ws';
+import pg from 'pg';
 import WebSocket from 'ws';
 import { benchDatabase } from './database.js';
-import { machineLine, onLoadCore, percentile, rssMiB, type Started, startServer } from './harness/index.js';
+import { machineLine, onLoadCore, maximum, percentile, rssMiB, type Started, startServer } from './harness/index.js';
+import { sampleForeignXids } from './harness/foreign-xids.js';
 
 const { values } = parseArgs({
   options: {
@@ -45,8 +48,13 @@ interface Outcome {
   p99: number;
   max: number;
   kibPerSocket: number;
+  heapKibPerSocket: number;
   webhook?: { delivered: number; expected: number; p50: number; p99: number };
+  /** p99 age (ms) of the oldest transaction holding an id in ANOTHER database of the cluster. */
+  foreignXidP99?: number;
 }
+
+const CONNECT_WAVE = 50;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -79,11 +87,16 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
     );
     const base = `http://127.0.0.1:${server.ready.port}`;
     await sleep(2000);
+    const heapUsed = async () => ((await (await fetch(`${base}/bench/heap`)).json()) as { heapUsed: number }).heapUsed;
     const rssBefore = rssMiB(server.pid);
+    const heapBefore = await heapUsed();
 
     const receipts: Array<[string, number]> = [];
     let connected = 0;
-    const clients = Array.from({ length: sockets }, (_, i) => {
+    // Sockets open in waves of CONNECT_WAVE (each waits for the previous wave's acknowledgements),
+    // as clients arrive in practice, rather than 1,000 handshakes and key checks in one instant.
+    const clients: ReturnType<typeof createClient>[] = [];
+    const open = (i: number) => {
       const client = createClient({
         url: `${base.replace('http', 'ws')}/graphql`,
         webSocketImpl: WebSocket,
@@ -100,12 +113,26 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
           complete: () => undefined,
         },
       );
-      return client;
-    });
+      clients.push(client);
+    };
     const connectDeadline = Date.now() + 120_000;
+    for (let i = 0; i < sockets; i++) {
+      open(i);
+      if ((i + 1) % CONNECT_WAVE === 0) while (connected < i + 1 && Date.now() < connectDeadline) await sleep(20);
+    }
     while (connected < sockets && Date.now() < connectDeadline) await sleep(100);
     await sleep(3000); // every subscription registered (replay done) before the first event
     const kibPerSocket = Math.round(((rssMiB(server.pid) - rssBefore) * 1024) / sockets);
+    // What stays allocated per socket once the garbage of opening them is collected.
+    const heapKibPerSocket = Math.round((await heapUsed()) - heapBefore) / 1024 / sockets;
+
+    // The relay's horizon is cluster-wide: a transaction of another database (other benches and
+    // tests on a shared server) that holds a transaction id holds back every stamp. Sampled every
+    // 100 ms while events are committed, to tell that wait from the gateway's own.
+    const observer = mode === 'gateway' && database.url ? new pg.Client({ connectionString: database.url }) : undefined;
+    await observer?.connect();
+    const foreign = sampleForeignXids(observer);
+    const foreignAges = foreign.ages;
 
     // Commits at a steady rate, on a schedule (a slow commit does not delay the next ones).
     const committedAt = new Map<string, number>();
@@ -133,6 +160,8 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
       if (wait > 0) await sleep(wait);
     }
     await Promise.all(inFlight);
+    foreign.stop();
+    await observer?.end();
     const emitSeconds = (Date.now() - started) / 1000;
     const perUser = (u: number) => Math.floor(sockets / users) + (u < sockets % users ? 1 : 0);
     let expected = 0;
@@ -175,9 +204,11 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
       expected,
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
-      max: Math.max(...latencies),
+      max: maximum(latencies),
       kibPerSocket,
+      heapKibPerSocket: Math.round(heapKibPerSocket * 10) / 10,
       ...(webhook ? { webhook } : {}),
+      ...(foreignAges.length > 0 ? { foreignXidP99: Math.round(percentile(foreignAges, 99)) } : {}),
     };
   } finally {
     await server?.stop();
@@ -195,7 +226,7 @@ await onLoadCore(async () => {
   }
   const rows = outcomes.map(
     (o) =>
-      `| ${o.mode} | ${o.eventsPerSecond} | ${o.delivered} / ${o.expected} | ${o.p50} | ${o.p99} | ${o.max} | ${o.kibPerSocket} | ` +
+      `| ${o.mode} | ${o.eventsPerSecond} | ${o.delivered} / ${o.expected} | ${o.p50} | ${o.p99} | ${o.max} | ${o.kibPerSocket} | ${o.heapKibPerSocket} | ` +
       (o.webhook
         ? `${o.webhook.delivered} / ${o.webhook.expected} | ${o.webhook.p50} | ${o.webhook.p99} |`
         : '— | — | — |'),
@@ -204,9 +235,16 @@ await onLoadCore(async () => {
     `\nMeasured ${machineLine()}; gateway database ${values.db}.\n` +
       `Command: \`npm run bench:events -- --sockets ${sockets} --users ${users} --rate ${rate} --batch ${batch} --seconds ${seconds} --webhook-users ${webhookUsers}\`` +
       ` (${sockets / users} sockets per user, so ${(rate * sockets) / users} messages/s).\n\n` +
-      '| server | events/s committed | messages received / expected | commit → subscriber p50 ms | p99 ms | max ms | KiB per socket | webhooks received / expected | commit → first webhook attempt p50 ms | p99 ms |\n' +
-      '|---|---|---|---|---|---|---|---|---|---|\n' +
-      rows.join('\n'),
+      '| server | events/s committed | messages received / expected | commit → subscriber p50 ms | p99 ms | max ms | RSS KiB per socket | heap KiB per socket (after GC) | webhooks received / expected | commit → first webhook attempt p50 ms | p99 ms |\n' +
+      '|---|---|---|---|---|---|---|---|---|---|---|\n' +
+      rows.join('\n') +
+      outcomes
+        .filter((o) => o.foreignXidP99 !== undefined)
+        .map(
+          (o) =>
+            `\n\n${o.mode}: oldest transaction holding an id in another database of the cluster while events were committed, p99 ${o.foreignXidP99} ms (the relay's horizon waits for it).`,
+        )
+        .join(''),
   );
   process.exit(0);
 });

@@ -25,7 +25,12 @@ const database = await openDatabase(
 const services = createServices(config, database.db, systemClock, () => undefined);
 const stamp = Date.now();
 
+/** Seeds in statements of 10,000 rows: one statement of 100,000 can outlast the statement timeout on a busy machine. */
 async function seed(userId: string, records: number): Promise<void> {
+  for (let from = 1; from <= records; from += 10_000) await seedRange(userId, from, Math.min(records, from + 9_999));
+}
+
+async function seedRange(userId: string, first: number, last: number): Promise<void> {
   await services.db.execute(sql`
     insert into bill_records (user_id, environment, reference, biller_code, item_code, customer, amount, fee, type, status, biller_name, provider, tx_ref, created_at, updated_at)
     select ${userId}, 'sandbox', 'BENCH-' || g, (array['BIL099','BIL100','BIL119','BIL200'])[1 + g % 4], 'AT099',
@@ -34,14 +39,14 @@ async function seed(userId: string, records: number): Promise<void> {
       (array['SUCCESS','SUCCESS','SUCCESS','FAILED','PENDING'])[1 + g % 5]::bill_status,
       (array['MTN Airtime','Airtel Airtime','DStv','Ikeja Electric Prepaid'])[1 + g % 4], 'sandbox', 'SBX-FLYAPI-' || g,
       now() - (g || ' minutes')::interval, now() - ((g % 997) || ' minutes')::interval
-    from generate_series(1, ${records}) g`);
+    from generate_series(${first}::int, ${last}::int) g`);
   await services.db.execute(sql`
     insert into wallet_transactions (user_id, environment, type, status, amount, fee, reference, description, created_at, updated_at)
     select ${userId}, 'sandbox',
       (array['DEPOSIT','WITHDRAWAL','TRANSFER_IN','TRANSFER_OUT','BILL'])[1 + g % 5]::wallet_transaction_type,
       (array['COMPLETED','COMPLETED','COMPLETED','FAILED','PENDING'])[1 + (g / 5) % 5]::wallet_transaction_status,
       (100 + g % 50000) * 100, 0, 'TX-BENCH-' || g, 'bench', now() - (g || ' minutes')::interval, now() - (g || ' minutes')::interval
-    from generate_series(1, ${records}) g`);
+    from generate_series(${first}::int, ${last}::int) g`);
 }
 
 const keys: Record<string, string> = {};

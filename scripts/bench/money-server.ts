@@ -8,16 +8,16 @@
  * lags and relay transactions since the last call. Prints `{"ready":true,"pid":…,"port":…,"statsPort":…,"tenants":[…]}`.
  */
 import { createServer } from 'node:http';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { onStamped, stampCommittedEvents } from '../../src/domain/events/relay.js';
+import { onStamped, startRelay } from '../../src/domain/events/relay.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { createServices } from '../../src/services.js';
-import { RELAY_BUSY_MS } from '../../src/workers.js';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 100);
 const FUNDS = 1_000_000_000_000n;
@@ -89,6 +89,29 @@ const counted: Array<[Record<string, (...a: unknown[]) => unknown>, string]> =
         [pglite, 'query'],
         [pglite, 'exec'],
       ];
+if (!(pglite instanceof pg.Pool)) {
+  // PGlite's own transactions run their statements on the transaction object, not the client.
+  const transaction = pglite['transaction']!;
+  pglite['transaction'] = function (this: object, ...args: unknown[]) {
+    const callback = args[0] as (tx: Record<string, (...a: unknown[]) => unknown>) => Promise<unknown>;
+    return transaction.call(this, async (tx: Record<string, (...a: unknown[]) => unknown>) => {
+      const session = {};
+      roundTrips += 2;
+      noteStatement(session, 'begin');
+      for (const name of ['query', 'exec']) {
+        const original = tx[name]!;
+        tx[name] = (...inner: unknown[]) => {
+          roundTrips++;
+          noteStatement(session, inner[0]);
+          return original.apply(tx, inner);
+        };
+      }
+      const result = await callback(tx);
+      noteStatement(session, 'commit');
+      return result;
+    });
+  };
+}
 for (const [target, name] of counted) {
   const original = target[name]!;
   target[name] = function (this: object, ...args: unknown[]) {
@@ -98,26 +121,79 @@ for (const [target, name] of counted) {
   };
 }
 
-// The relay, as the workers run it: again at once while busy (PostgreSQL), every 100 ms when idle.
+// What makes a latency tail: the event loop blocked (GC, synchronous work: PGlite runs in this
+// thread) and, on PGlite, its one connection held long by one statement or transaction. With
+// BENCH_HOLDS=1 the callers of transactions holding it over 100 ms are printed to stderr.
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
+let longestHold = 0;
+// Garbage collection's share of those stalls: its longest pause and its total pause time.
+let gcMax = 0;
+let gcTotal = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcMax = Math.max(gcMax, entry.duration);
+    gcTotal += entry.duration;
+  }
+}).observe({ entryTypes: ['gc'] });
+if (!(pglite instanceof pg.Pool)) {
+  const client = pglite as unknown as {
+    _runExclusiveTransaction: (fn: () => Promise<unknown>) => Promise<unknown>;
+    transaction: (cb: (tx: unknown) => Promise<unknown>) => Promise<unknown>;
+  };
+  const exclusive = client._runExclusiveTransaction.bind(client);
+  client._runExclusiveTransaction = (fn) =>
+    exclusive(async () => {
+      const started = performance.now();
+      try {
+        return await fn();
+      } finally {
+        longestHold = Math.max(longestHold, performance.now() - started);
+      }
+    });
+  if (process.env.BENCH_HOLDS === '1') {
+    const transaction = client.transaction.bind(client);
+    client.transaction = (cb) => {
+      const caller = new Error().stack?.split('\n').slice(2, 9).join(' <') ?? '';
+      return transaction(async (tx) => {
+        const started = performance.now();
+        try {
+          return await cb(tx);
+        } finally {
+          const ms = performance.now() - started;
+          if (ms > 100) process.stderr.write(`hold ${Math.round(ms)} ms: ${caller}\n`);
+        }
+      });
+    };
+  }
+}
+
+// The relay, as the workers run it (startRelay: woken by each commit's hint, its own connection).
 let lags: number[] = [];
 onStamped((batch) => {
   for (const lag of batch) lags.push(lag);
 });
-let stopped = false;
 let relayRuns = 0;
-const relay = async () => {
-  while (!stopped) {
-    relayRuns++;
-    const stamped = await stampCommittedEvents(db).catch(() => 0);
-    await new Promise((resolve) => setTimeout(resolve, stamped > 0 && config.DATABASE_URL ? RELAY_BUSY_MS : 100));
-  }
-};
-void relay();
+const relay = startRelay(db, { onRound: () => relayRuns++ });
 
 const app = await buildApp({ services, logger: process.env.BENCH_LOG === '1' });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const stats = createServer((_request, response) => {
-  const body = JSON.stringify({ roundTrips, lags, relayRuns, writingCommits });
+  const body = JSON.stringify({
+    roundTrips,
+    lags,
+    relayRuns,
+    writingCommits,
+    loopDelayMaxMs: loopDelay.max / 1e6,
+    loopDelayP99Ms: loopDelay.percentile(99) / 1e6,
+    longestHoldMs: longestHold,
+    gcMaxMs: gcMax,
+    gcTotalMs: gcTotal,
+  });
+  gcMax = 0;
+  gcTotal = 0;
+  loopDelay.reset();
+  longestHold = 0;
   roundTrips = 0;
   writingCommits = 0;
   lags = [];
@@ -138,7 +214,7 @@ process.stdout.write(
   })}\n`,
 );
 process.on('SIGTERM', async () => {
-  stopped = true;
+  await relay.stop();
   stats.close();
   await app.close();
   await database.close();

@@ -53,15 +53,41 @@ async function post(baseUrl: string, key: string, path: string, body: unknown): 
   return { status: response.status, json: await response.json().catch(() => undefined) };
 }
 
+/** Funds each key's custodial wallet with 100 SOL from the sandbox faucet, eight at a time. */
 export async function fundSolanaWallets(baseUrl: string, apiKeys: string[], network = 'devnet'): Promise<void> {
-  for (const key of apiKeys) {
-    const { status, json } = await post(baseUrl, key, '/api/v1/solana/sandbox/faucet', {
-      network,
-      asset: 'SOL',
-      amount: '100',
-    });
-    if (status >= 300) throw new Error(`faucet answered ${status}: ${JSON.stringify(json)}`);
-  }
+  const queue = [...apiKeys];
+  await Promise.all(
+    Array.from({ length: Math.min(8, queue.length) }, async () => {
+      for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
+        const { status, json } = await post(baseUrl, key, '/api/v1/solana/sandbox/faucet', {
+          network,
+          asset: 'SOL',
+          amount: '100',
+        });
+        if (status >= 300) throw new Error(`faucet answered ${status}: ${JSON.stringify(json)}`);
+      }
+    }),
+  );
+}
+
+/**
+ * The Solana sandbox transfer as a target of `npm run bench:money`: funds every tenant's wallet,
+ * then answers one request at a time, 0.001 SOL from a random tenant to one of 32 addresses, each
+ * with its own Idempotency-Key (the request the standalone run above sends).
+ */
+export async function solanaTransferRequests(
+  baseUrl: string,
+  apiKeys: string[],
+  network = 'devnet',
+): Promise<() => { path: string; headers: Record<string, string>; body: string }> {
+  await fundSolanaWallets(baseUrl, apiKeys, network);
+  const recipients = Array.from({ length: 32 }, () => Keypair.generate().publicKey.toBase58());
+  const pick = <T>(list: T[]) => list[Math.floor(Math.random() * list.length)]!;
+  return () => ({
+    path: '/api/v1/solana/transfer-sol',
+    headers: { 'content-type': 'application/json', 'x-api-key': pick(apiKeys), 'idempotency-key': randomUUID() },
+    body: JSON.stringify({ to: pick(recipients), amount: '0.001', network }),
+  });
 }
 
 /** Closed-loop load: `concurrency` workers each sending 0.001 SOL to one of 32 addresses, one request at a time. */

@@ -7,8 +7,11 @@
  * Idempotency-Key per request and one enabled webhook endpoint per tenant. Interleaved rounds,
  * medians; server CPU µs per request from /proc (the relay's work included); commits and WAL
  * bytes per request from pg_stat_database / pg_current_wal_lsn (WAL is cluster-wide: other
- * databases' writes count too); commits and round trips leave out the relay's own transactions; commit → seq stamping lag from the relay; P2P
- * p99 at half its peak rate after the rounds. `--pglite`: the gateway paths on PGlite, c=16.
+ * databases' writes count too); commits and round trips leave out the relay's own transactions
+ * (on PGlite too: statements inside its transactions are counted); commit → seq stamping lag from
+ * the relay; what makes a latency tail, per round: the gateway's longest event-loop stall, its
+ * longest GC pause and, on PGlite, the longest hold of its one connection; P2P p50/p99 at half its
+ * peak rate after the rounds (medians of as many rounds). `--pglite`: the gateway paths on PGlite, c=16.
  *
  *   npm run bench:money -- [--pglite] [--connections 16] [--warmup 5 --round 10 --rounds 3]
  */
@@ -17,9 +20,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { RELAY_ROUND_TRIPS } from '../../src/domain/events/relay.js';
 import {
   cpuMicros,
   machineLine,
+  maximum,
   median,
   onLoadCore,
   percentile,
@@ -28,6 +33,8 @@ import {
   type Started,
   startServer,
 } from './harness/index.js';
+import { sampleForeignXids } from './harness/foreign-xids.js';
+import { solanaTransferRequests } from './money-solana.js';
 
 interface Tenant {
   id: string;
@@ -62,8 +69,18 @@ interface Sample {
   roundTrips: number;
   /** Gateway only: commits of transactions or statements that wrote, the relay's left out. */
   writingCommits: number;
+  /** The gateway's longest event-loop stall (GC, synchronous work; PGlite's statements run on it too). */
+  loopMax: number;
+  /** PGlite: the longest its one connection was held by one statement or transaction. */
+  hold: number;
+  /** The gateway's longest garbage-collection pause, and all its pauses as a share of the round. */
+  gcMax: number;
+  gcShare: number;
   errors: number;
 }
+
+/** begin, lock, debit, credit, posting, entries, transactions, key, 2 × (event, delivery, job), commit. */
+const CEILING_ROUND_TRIPS = 15;
 
 const { values } = parseArgs({
   options: {
@@ -180,6 +197,18 @@ await onLoadCore(async () => {
         gateway: true,
       },
     );
+    console.log("funding the tenants' Solana sandbox wallets…");
+    targets.push({
+      name: 'gateway Solana sandbox transfer',
+      pid: gateway.pid,
+      url: gatewayUrl,
+      connections,
+      request: await solanaTransferRequests(
+        gatewayUrl,
+        tenants.map((t) => t.key),
+      ),
+      gateway: true,
+    });
 
     const gatewayStats = async () =>
       (await (await fetch(`http://127.0.0.1:${gateway.ready.statsPort}/stats`)).json()) as {
@@ -187,6 +216,10 @@ await onLoadCore(async () => {
         lags: number[];
         relayRuns: number;
         writingCommits: number;
+        loopDelayMaxMs: number;
+        longestHoldMs: number;
+        gcMaxMs: number;
+        gcTotalMs: number;
       };
     const dbCounters = async () => {
       if (!stats) return { commits: 0, wal: 0n };
@@ -230,24 +263,8 @@ await onLoadCore(async () => {
 
     const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
     const lags: number[] = [];
-    // The relay's horizon is cluster-wide: a transaction of ANOTHER database that holds a
-    // transaction id holds back every stamp. Sampled every 100 ms, to tell that wait from ours.
-    const foreignAges: number[] = [];
-    let sampling = false;
-    const sampler = setInterval(() => {
-      if (!stats || sampling) return;
-      sampling = true;
-      stats
-        .query(
-          `select coalesce(extract(epoch from max(now() - xact_start)) * 1000, 0)::float8 as ms from pg_stat_activity
-           where backend_xid is not null and datname is distinct from current_database()`,
-        )
-        .then((r) => foreignAges.push(Number(r.rows[0].ms)))
-        .catch(() => undefined)
-        .finally(() => {
-          sampling = false;
-        });
-    }, 100);
+    const foreign = sampleForeignXids(stats);
+    const foreignAges = foreign.ages;
     for (const target of targets) {
       console.log(`warm-up ${rounds.warmupSeconds}s: ${target.name}`);
       await drive(target, rounds.warmupSeconds);
@@ -273,9 +290,16 @@ await onLoadCore(async () => {
           // The relay's own transactions (it polls while any target runs) are not the request's.
           commits: stats ? (after.commits - before.db.commits - server.relayRuns) / n : 0,
           wal: Number(after.wal - before.db.wal) / n,
-          // A relay transaction is four statements (begin, lock, stamp, commit).
-          roundTrips: target.gateway ? (server.roundTrips - 4 * server.relayRuns) / n : 14,
-          writingCommits: target.gateway ? Math.max(0, server.writingCommits - server.relayRuns) / n : 1,
+          // A relay round is one message (RELAY_ROUND_TRIPS); it starts with `begin`, so the
+          // writing-commit count never includes it.
+          roundTrips: target.gateway
+            ? (server.roundTrips - RELAY_ROUND_TRIPS * server.relayRuns) / n
+            : CEILING_ROUND_TRIPS,
+          writingCommits: target.gateway ? server.writingCommits / n : 1,
+          loopMax: target.gateway ? server.loopDelayMaxMs : 0,
+          hold: target.gateway ? server.longestHoldMs : 0,
+          gcMax: target.gateway ? server.gcMaxMs : 0,
+          gcShare: target.gateway ? server.gcTotalMs / (rounds.roundSeconds * 1000) : 0,
           errors: load.errors,
         };
         samples.get(target.name)!.push(sample);
@@ -283,7 +307,11 @@ await onLoadCore(async () => {
           `round ${round + 1}/${rounds.rounds} ${target.name}: ${Math.round(sample.rps)} req/s, p50 ${sample.p50} ms, ` +
             `p99 ${sample.p99} ms, ${Math.round(sample.cpu)} µs CPU/req, ${sample.writingCommits.toFixed(2)} writing commits/req, ` +
             `${sample.commits.toFixed(2)} commits/req, ` +
-            `${Math.round(sample.wal)} WAL B/req, ${sample.roundTrips.toFixed(1)} round trips/req, errors ${sample.errors}`,
+            `${Math.round(sample.wal)} WAL B/req, ${sample.roundTrips.toFixed(1)} round trips/req, ` +
+            `event loop stalled up to ${Math.round(sample.loopMax)} ms ` +
+            `(GC pauses up to ${Math.round(sample.gcMax)} ms, ${(sample.gcShare * 100).toFixed(1)} % of the round)` +
+            (onPglite ? `, PGlite held up to ${Math.round(sample.hold)} ms` : '') +
+            `, errors ${sample.errors}`,
         );
       }
     }
@@ -303,42 +331,63 @@ await onLoadCore(async () => {
             wal: Math.round(m((s) => s.wal)),
             roundTrips: m((s) => s.roundTrips),
             writingCommits: m((s) => s.writingCommits),
+            loopMax: Math.round(m((s) => s.loopMax)),
+            hold: Math.round(m((s) => s.hold)),
+            gcMax: Math.round(m((s) => s.gcMax)),
             errors: rows.reduce((sum, s) => sum + s.errors, 0),
           },
         ];
       }),
     );
 
-    clearInterval(sampler);
+    foreign.stop();
     // P2P at half its peak: the latency a partner sees when the gateway is not saturated.
     const p2p = targets.find((t) => t.name === 'gateway P2P transfer')!;
     const half = Math.max(1, Math.round(figures.get(p2p.name)!.rps / 2));
-    const halfLoad = await drive(p2p, rounds.roundSeconds, half);
-    await sleep(200);
-    lags.push(...(await gatewayStats()).lags);
+    const halfRounds: Array<{ p50: number; p99: number; errors: number; loopMax: number }> = [];
+    for (let round = 0; round < rounds.rounds; round++) {
+      lags.push(...(await gatewayStats()).lags);
+      const load = await drive(p2p, rounds.roundSeconds, half);
+      await sleep(200);
+      const server = await gatewayStats();
+      lags.push(...server.lags);
+      halfRounds.push({ ...load, loopMax: server.loopDelayMaxMs });
+      console.log(
+        `half-peak round ${round + 1}/${rounds.rounds}: p50 ${load.p50} ms, p99 ${load.p99} ms, ` +
+          `event loop stalled up to ${Math.round(server.loopDelayMaxMs)} ms (GC pauses up to ${Math.round(server.gcMaxMs)} ms), errors ${load.errors}`,
+      );
+    }
+    const halfLoad = {
+      p50: median(halfRounds.map((r) => r.p50)),
+      p99: median(halfRounds.map((r) => r.p99)),
+      loopMax: Math.round(median(halfRounds.map((r) => r.loopMax))),
+      errors: halfRounds.reduce((sum, r) => sum + r.errors, 0),
+    };
 
     const rows = targets.map((t) => {
       const f = figures.get(t.name)!;
       const peer = t.peer ? figures.get(t.peer) : undefined;
       const ratio = peer ? `${(f.rps / peer.rps).toFixed(2)}× ${t.peer}` : '';
       const db = onPglite ? 'n/a | n/a' : `${f.commits.toFixed(2)} | ${f.wal}`;
-      return `| ${t.name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpu} | ${f.writingCommits.toFixed(2)} | ${db} | ${f.roundTrips.toFixed(1)} | ${ratio} | ${f.errors} |`;
+      const stalls = t.gateway ? `${f.loopMax} / ${f.gcMax}${onPglite ? ` / ${f.hold}` : ''}` : '';
+      return `| ${t.name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpu} | ${f.writingCommits.toFixed(2)} | ${db} | ${f.roundTrips.toFixed(1)} | ${stalls} | ${ratio} | ${f.errors} |`;
     });
     console.log(`\n${machineLine()}`);
     console.log(
       `${rounds.note}; c=${connections} (hot paths c=${onPglite ? connections : 32}); ${onPglite ? 'PGlite in memory' : 'PostgreSQL'}\n`,
     );
     console.log(
-      '| path | req/s | p50 ms | p99 ms | server CPU µs/req | writing commits/req | all commits/req | WAL B/req | round trips/req | ratio (req/s) | errors |',
+      `| path | req/s | p50 ms | p99 ms | server CPU µs/req | writing commits/req | all commits/req | WAL B/req | round trips/req | max ms: event-loop stall / GC pause${onPglite ? ' / PGlite hold' : ''} | ratio (req/s) | errors |`,
     );
-    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
     console.log(
-      `\nP2P at half peak (${half} req/s offered): p50 ${halfLoad.p50} ms, p99 ${halfLoad.p99} ms, errors ${halfLoad.errors}`,
+      `\nP2P at half peak (${half} req/s offered, medians of ${rounds.rounds}): p50 ${halfLoad.p50} ms, p99 ${halfLoad.p99} ms, ` +
+        `max event-loop stall ${halfLoad.loopMax} ms, errors ${halfLoad.errors}`,
     );
     console.log(
       `stamping lag (event created_at → seq stamped, ${lags.length} events): p50 ${Math.round(percentile(lags, 50))} ms, ` +
-        `p99 ${Math.round(percentile(lags, 99))} ms, max ${Math.round(Math.max(...lags))} ms`,
+        `p99 ${Math.round(percentile(lags, 99))} ms, max ${Math.round(maximum(lags))} ms`,
     );
     if (foreignAges.length > 0)
       console.log(

@@ -5,12 +5,16 @@
  * CPU 1, over the gateway's own 20-field `User` and the same PostgreSQL rows (a fresh database on
  * DATABASE_URL's server, migrated and seeded by the gateway process):
  *   - raw Fastify doing GET /api/v1/user/me's mandatory work by hand (scripts/bench/peers/raw-fastify.ts),
- *   - Sofa, Mercurius with graphql-jit, bare Apollo Server 5 on Fastify (scripts/bench/peers/),
+ *   - Sofa, Mercurius with graphql-jit, bare Apollo Server 5 on Fastify (scripts/bench/peers/), and
+ *     bare Apollo over the gateway's own resolvers, services and loaders for the home screen
+ *     (`apollo.ts --graph`),
  *   - the gateway's REST route and /graphql on the same 20 fields, its home-screen query and a
  *     page of 20 bill records.
  * Every process does the same mandatory work per request (key lookup cached 1 s, one rate-limit
  * count in memory, one log line at the default level, `x-request-id`). Interleaved rounds, medians
  * (scripts/bench/harness). `--write` puts the result between the markers in docs/benchmarks.md.
+ * `--only graphql` (`|`-separated, matched against target names) measures a subset while
+ * iterating: a target's peer is measured with it, and only the processes needed are started.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -28,12 +32,14 @@ import {
   roundOptions,
   type Started,
   startServer,
+  type Target,
 } from './harness/index.js';
 
 const { values } = parseArgs({
   options: {
     ...roundFlags,
     connections: { type: 'string', default: '32' },
+    only: { type: 'string' },
     write: { type: 'boolean', default: false },
   },
 });
@@ -50,6 +56,9 @@ async function main(): Promise<void> {
     REDIS_URL: '',
     NODE_ENV: 'production',
     SECRETS_KEY: randomBytes(32).toString('base64'),
+    // The home screen reads the caller's custodial Solana wallet, which production refuses to
+    // serve without a master key: without one it answered a 503 and `data: null`, cheaply.
+    SOLANA_MASTER_KEYS_SANDBOX: `1:${randomBytes(32).toString('base64')}`,
   };
   const servers: Array<Started<{ pid: number; port: number }>> = [];
   try {
@@ -59,17 +68,11 @@ async function main(): Promise<void> {
       env,
     );
     servers.push(gateway);
-    const peer = async (script: string) => {
-      const started = await startServer<{ pid: number; port: number }>(`scripts/bench/peers/${script}`, [], env);
+    const peer = async (script: string, args: string[] = []) => {
+      const started = await startServer<{ pid: number; port: number }>(`scripts/bench/peers/${script}`, args, env);
       servers.push(started);
       return started;
     };
-    const [raw, sofa, mercurius, apollo] = [
-      await peer('raw-fastify.ts'),
-      await peer('sofa.ts'),
-      await peer('mercurius.ts'),
-      await peer('apollo.ts'),
-    ];
     const key = { 'x-api-key': gateway.ready.key };
     const json = { ...key, 'content-type': 'application/json' };
     const at = (s: Started<{ pid: number; port: number }>, path: string) => `http://127.0.0.1:${s.ready.port}${path}`;
@@ -94,19 +97,64 @@ async function main(): Promise<void> {
         connections,
         ...(peerName ? { peer: peerName } : {}),
       });
+    type Server = Started<{ pid: number; port: number }>;
     const RAW = 'raw Fastify, GET /api/v1/user/me';
     const APOLLO = 'bare Apollo Server 5, `me` (20 fields)';
+    const APOLLO_HOME = 'bare Apollo Server 5 over the gateway resolvers, home screen';
     const BILLS = 'gateway /graphql, 20 bill records';
-    const targets = [
-      get(RAW, raw, '/api/v1/user/me'),
-      get('gateway REST GET /api/v1/user/me', gateway, '/api/v1/user/me', RAW),
-      get('Sofa, GET /api/me', sofa, '/api/me', RAW),
-      post(APOLLO, apollo, ME_QUERY),
-      post('Mercurius + graphql-jit, `me` (20 fields)', mercurius, ME_QUERY, APOLLO),
-      post('gateway /graphql, `me` (20 fields)', gateway, ME_QUERY, APOLLO),
-      post(BILLS, gateway, BILL_PAGE),
-      post('gateway /graphql, home screen', gateway, HOME_SCREEN, BILLS),
+    const onGateway = async () => gateway as Server;
+    const rawPeer = once(() => peer('raw-fastify.ts'));
+    const apolloPeer = once(() => peer('apollo.ts'));
+    // Each target names its process (peers start only when a chosen target needs them) and its peer.
+    const plan: Array<{
+      name: string;
+      peer?: string;
+      on: () => Promise<Server>;
+      make: (s: Server, name: string, peer?: string) => Target;
+    }> = [
+      { name: RAW, on: rawPeer, make: (s, n) => get(n, s, '/api/v1/user/me') },
+      {
+        name: 'gateway REST GET /api/v1/user/me',
+        peer: RAW,
+        on: onGateway,
+        make: (s, n, p) => get(n, s, '/api/v1/user/me', p),
+      },
+      {
+        name: 'Sofa, GET /api/me',
+        peer: RAW,
+        on: once(() => peer('sofa.ts')),
+        make: (s, n, p) => get(n, s, '/api/me', p),
+      },
+      { name: APOLLO, on: apolloPeer, make: (s, n) => post(n, s, ME_QUERY) },
+      {
+        name: 'Mercurius + graphql-jit, `me` (20 fields)',
+        peer: APOLLO,
+        on: once(() => peer('mercurius.ts')),
+        make: (s, n, p) => post(n, s, ME_QUERY, p),
+      },
+      {
+        name: 'gateway /graphql, `me` (20 fields)',
+        peer: APOLLO,
+        on: onGateway,
+        make: (s, n, p) => post(n, s, ME_QUERY, p),
+      },
+      { name: BILLS, on: onGateway, make: (s, n) => post(n, s, BILL_PAGE) },
+      { name: APOLLO_HOME, on: once(() => peer('apollo.ts', ['--graph'])), make: (s, n) => post(n, s, HOME_SCREEN) },
+      {
+        name: 'gateway /graphql, home screen',
+        peer: APOLLO_HOME,
+        on: onGateway,
+        make: (s, n, p) => post(n, s, HOME_SCREEN, p),
+      },
     ];
+    const wanted = values.only?.split('|').map((w) => w.trim().toLowerCase());
+    const chosen = new Set(
+      plan
+        .filter(({ name }) => !wanted || wanted.some((w) => name.toLowerCase().includes(w)))
+        .flatMap((t) => [t.name, ...(t.peer ? [t.peer] : [])]),
+    );
+    const targets: Target[] = [];
+    for (const t of plan) if (chosen.has(t.name)) targets.push(t.make(await t.on(), t.name, t.peer));
     const results = await measureInterleaved(targets, rounds);
     const block = render(results, gateway.ready.statements, rounds.note);
     console.log(`\n${block}`);
@@ -118,20 +166,35 @@ async function main(): Promise<void> {
   process.exit(0);
 }
 
+function once<T>(start: () => Promise<T>): () => Promise<T> {
+  let started: Promise<T> | undefined;
+  return () => (started ??= start());
+}
+
 function render(results: Measured[], statements: Record<string, number>, note: string): string {
-  const by = (prefix: string) => results.find((r) => r.name.startsWith(prefix))!;
-  const ratio = (a: Measured, b: Measured) => (a.cpuMicrosPerRequest / b.cpuMicrosPerRequest).toFixed(2);
+  const by = (prefix: string) => results.find((r) => r.name.startsWith(prefix));
+  const ratio = (a: Measured | undefined, b: Measured | undefined) =>
+    a && b ? (a.cpuMicrosPerRequest / b.cpuMicrosPerRequest).toFixed(2) : undefined;
+  const line = (text: string | undefined) => (text && !text.includes('undefined') ? [text] : []);
   const rest = by('gateway REST');
-  const graphql = by('gateway /graphql, `me`');
+  const me = by('gateway /graphql, `me`');
+  const home = by('gateway /graphql, home');
   return [
     `Measured ${machineLine()}.`,
-    `Command: \`npm run bench -- --round ${values.round} --rounds ${values.rounds} --warmup ${values.warmup} --connections ${values.connections}\` with \`DATABASE_URL\` set; ${note}.`,
+    `Command: \`npm run bench -- --round ${values.round} --rounds ${values.rounds} --warmup ${values.warmup} --connections ${values.connections}${values.only ? ` --only '${values.only}'` : ''}\` with \`DATABASE_URL\` set; ${note}.`,
     '',
     resultTable(results),
     '',
-    `- gateway REST / raw Fastify, CPU per request: **${ratio(rest, by('raw Fastify'))}×** (goal ≤ 1.25×); / Sofa: ${ratio(rest, by('Sofa'))}×`,
-    `- gateway /graphql \`me\` / bare Apollo: **${ratio(graphql, by('bare Apollo'))}×** (goal ≤ 1.15×); / Mercurius: ${ratio(graphql, by('Mercurius'))}×`,
-    `- home screen / 20 bill records, CPU per request: ${ratio(by('gateway /graphql, home'), by('gateway /graphql, 20 bill'))}×`,
+    ...line(
+      `- gateway REST / raw Fastify, CPU per request: **${ratio(rest, by('raw Fastify'))}×** (goal ≤ 1.25×)${ratio(rest, by('Sofa')) ? `; / Sofa: ${ratio(rest, by('Sofa'))}×` : ''}`,
+    ),
+    ...line(
+      `- gateway /graphql \`me\` / bare Apollo: **${ratio(me, by('bare Apollo Server 5, `me`'))}×** (goal ≤ 1.15×)${ratio(me, by('Mercurius')) ? `; / Mercurius: ${ratio(me, by('Mercurius'))}×` : ''}`,
+    ),
+    ...line(
+      `- gateway /graphql home screen / bare Apollo over the same resolvers: **${ratio(home, by('bare Apollo Server 5 over'))}×** (goal ≤ 1.15×)`,
+    ),
+    ...line(`- home screen / 20 bill records, CPU per request: ${ratio(home, by('gateway /graphql, 20 bill'))}×`),
     `- SQL statements per request (caches cold): ${Object.entries(statements)
       .map(([name, n]) => `${name} ${n}`)
       .join(', ')}`,

@@ -80,8 +80,18 @@ const statementsOf = async (request: () => Promise<unknown>) => {
   await request();
   return counted;
 };
-const graphql = (document: string) => () =>
-  app.inject({ method: 'POST', url: '/graphql', headers: { 'x-api-key': key }, payload: { query: document } });
+const graphql = (document: string) => async () => {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers: { 'x-api-key': key },
+    payload: { query: document },
+  });
+  // A document that answers errors measures the error path, not the query: refuse to run.
+  const body = response.json() as { errors?: unknown[] };
+  if (response.statusCode !== 200 || body.errors) throw new Error(`bench document failed: ${response.body}`);
+  return response;
+};
 const statements = {
   'REST me': await statementsOf(() => app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': key } })),
   '/graphql me': await statementsOf(graphql(ME_QUERY)),

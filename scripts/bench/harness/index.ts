@@ -9,6 +9,7 @@ export { machineLine, resultTable } from './report.js';
 export {
   httpTarget,
   type Measured,
+  maximum,
   measureInterleaved,
   median,
   percentile,

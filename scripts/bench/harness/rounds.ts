@@ -152,6 +152,13 @@ export function median(values: number[]): number {
 }
 
 /** The p-th percentile (0–100) of a list of numbers, nearest rank. */
+/** The largest value; a loop, because spreading a run's worth of samples into Math.max overflows the stack. */
+export function maximum(values: number[]): number {
+  let max = Number.NEGATIVE_INFINITY;
+  for (const value of values) if (value > max) max = value;
+  return values.length === 0 ? Number.NaN : max;
+}
+
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);

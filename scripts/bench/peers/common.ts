@@ -74,6 +74,8 @@ interface UserRow {
 
 export interface Caller {
   keyId: string;
+  /** The key's environment (`sandbox` or `production`), which the gateway's own resolvers read. */
+  environment: 'sandbox' | 'production';
   user: UserRow;
 }
 
@@ -118,7 +120,11 @@ export function createPeer(databaseUrl: string): Peer {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   const cache = new LRUCache<string, Caller>({ max: 10_000, ttl: 1000 });
   const limiter = new RateLimiterMemory({ points: 1_000_000_000, duration: 60, keyPrefix: 'perCredential' });
-  const log = pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  // Written as the gateway writes its lines (src/observability/log-safety.ts, batchedStdout).
+  const log = pino(
+    { level: process.env.LOG_LEVEL ?? 'info' },
+    pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }),
+  );
   return {
     async authenticate(headers) {
       const given = headers['x-api-key'];
@@ -127,14 +133,14 @@ export function createPeer(databaseUrl: string): Peer {
       const hash = createHash('sha256').update(key).digest('hex');
       let caller = cache.get(hash);
       if (!caller) {
-        const { rows } = await pool.query<UserRow & { key_id: string }>(
-          `select k.id as key_id, u.* from api_keys k join users u on u.id = k.user_id
+        const { rows } = await pool.query<UserRow & { key_id: string; key_environment: 'sandbox' | 'production' }>(
+          `select k.id as key_id, k.environment as key_environment, u.* from api_keys k join users u on u.id = k.user_id
             where k.key_hash = $1 and k.revoked_at is null`,
           [hash],
         );
         const row = rows[0];
         if (!row) return undefined;
-        caller = { keyId: row.key_id, user: row };
+        caller = { keyId: row.key_id, environment: row.key_environment, user: row };
         cache.set(hash, caller);
       }
       await limiter.consume(`cred:${caller.keyId}`);
