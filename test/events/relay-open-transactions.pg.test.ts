@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
 import { recordEvent } from '../../src/domain/events/outbox.js';
-import { type RelayLoop, stampCommittedEvents, startRelay } from '../../src/domain/events/relay.js';
+import { RELAY_LOCK_KEY, type RelayLoop, stampCommittedEvents, startRelay } from '../../src/domain/events/relay.js';
 import { createTestServices } from '../helpers/app.js';
 import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -151,6 +151,43 @@ describe.skipIf(!onPostgres)('relay stamping beside open transactions (PostgreSQ
     const stamped = await stampedOf('split');
     expect(stamped.map((e) => `${e.data.tx}${e.data.i}`)).toEqual(['newer0', 'newer1', 'newer2', 'older0']);
     expect(stamped.map((e) => e.seq - stamped[0]!.seq)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('a relay whose sessions default to REPEATABLE READ still numbers after what the previous lock holder stamped', async () => {
+    const repeatable = new pg.Pool({
+      connectionString: url,
+      max: 1,
+      options: '-c default_transaction_isolation=repeatable\\ read',
+    });
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      let id = '';
+      await db.transaction(async (tx) => {
+        id = (await recordEvent(tx, { type: 'isolation', ...owner(), data: { i: 0 } }, new Date())).id;
+      });
+      // Another relay holds the lock and has stamped the event, not yet committed.
+      await holder.query('begin');
+      await holder.query(`select pg_advisory_xact_lock(${RELAY_LOCK_KEY})`);
+      await holder.query('update events set seq = (select coalesce(max(seq), 0) + 1 from events) where id = $1', [id]);
+      const round = stampCommittedEvents(db, { wait: true, connection: repeatable });
+      await waitUntil(async () => {
+        const [row] = await queryRows<{ n: unknown }>(
+          db,
+          sql`select count(*) as n from pg_locks where locktype = 'advisory' and not granted
+            and database = (select oid from pg_database where datname = current_database())`,
+        );
+        return Number(row?.n) > 0;
+      });
+      await holder.query('commit');
+      // Its snapshot is taken after the lock: the event is already stamped, nothing is left to do.
+      await expect(round).resolves.toBe(0);
+      const stamped = await stampedOf('isolation');
+      expect(stamped.map((e) => e.id)).toEqual([id]);
+    } finally {
+      await holder.end();
+      await repeatable.end();
+    }
   });
 
   it('concurrent writers committing in random order, two relays, readers resuming by seq: nothing skipped, repeated or split', async () => {

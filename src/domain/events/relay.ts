@@ -8,7 +8,7 @@ import { toSafeNumber } from '../../db/columns.js';
 import { observeStampedEvents, type StampedEvent } from '../../observability/money-metrics.js';
 
 /** Any fixed number; only one relay across all instances stamps at a time. */
-const RELAY_LOCK_KEY = 7_262_020_002;
+export const RELAY_LOCK_KEY = 7_262_020_002;
 
 /**
  * The stamp of up to `batchSize` committed events (more when the last transaction taken has more),
@@ -44,12 +44,14 @@ const stampStatement = (batchSize: number) => `
  * and each statement in it still takes its own snapshot. The lock is taken (transaction-scoped) by
  * the second statement and noted in a transaction-local setting; the stamp, a separate statement,
  * takes its snapshot only after the lock is held, so it sees every stamp a previous holder
- * committed. Last, whether committed events are still unstamped (past the batch, or committed
- * while the round ran), so the loop knows to come back soon.
+ * committed. That needs READ COMMITTED (a snapshot per statement), named in the `begin` so a server
+ * or role default of REPEATABLE READ (one snapshot, taken before the lock is granted) cannot make a
+ * round number from a stale max. Last, whether committed events are still unstamped (past the
+ * batch, or committed while the round ran), so the loop knows to come back soon.
  */
 const roundText = (batchSize: number, wait: boolean) =>
   [
-    'begin',
+    'begin isolation level read committed',
     wait
       ? `select pg_advisory_xact_lock(${RELAY_LOCK_KEY}), set_config('pgw.relay_locked', 'true', true) as locked`
       : `select set_config('pgw.relay_locked', pg_try_advisory_xact_lock(${RELAY_LOCK_KEY})::text, true) as locked`,
@@ -108,6 +110,7 @@ async function runRound(
   }
   // PGlite (one connection, no round trips to save): the same statements in a transaction.
   return db.transaction(async (tx) => {
+    await tx.execute(sql.raw('set transaction isolation level read committed'));
     const [lock] = await queryRows<{ locked: unknown }>(
       tx,
       wait
