@@ -25,10 +25,11 @@ export interface PacedLoad {
  *
  * Why not autocannon's `overallRate`: it gives each connection a quota per second, which the
  * connection spends back to back from the start of every second and then idles, so "half the peak
- * rate" is full concurrency for half of each second; and it records every answer with
+ * rate" is full concurrency, all connections starting together, for half of each second (a longer
+ * tail than steady full load); and it records every answer with
  * `recordValueWithExpectedInterval(latency, ceil(1 / perConnectionRate))` = 1 ms, which adds a
- * synthetic sample at every millisecond below each latency, weighting the histogram by latency.
- * Neither describes a partner sending requests at that rate.
+ * synthetic sample at every millisecond below each latency (a lower p50). Neither describes a
+ * partner sending requests at that rate.
  */
 export async function pacedLoad(options: {
   url: string;
