@@ -26,9 +26,10 @@ await admin.connect();
 await admin.query(`create database ${name}`);
 const own = new URL(base);
 own.pathname = `/${name}`;
-const handle = await openDatabase({ databaseUrl: own.toString(), poolSize: 20 });
+let handle: Awaited<ReturnType<typeof openDatabase>> | undefined;
 let holder: pg.Client | undefined;
 try {
+  handle = await openDatabase({ databaseUrl: own.toString(), poolSize: 20 });
   const db = handle.db;
   const [user] = await queryRows<{ id: string }>(
     db,
@@ -86,7 +87,7 @@ try {
 } finally {
   await holder?.query('rollback').catch(() => undefined);
   await holder?.end();
-  await handle.close();
+  await handle?.close();
   await admin.query(`drop database ${name} with (force)`);
   await admin.end();
 }
