@@ -45,6 +45,42 @@ describe('IP allow-list: zone ids', () => {
   });
 });
 
+describe('IP allow-list: entries that allow every address', () => {
+  it('refuses 0.0.0.0/0, ::/0, ::ffff:0.0.0.0/96 and other lists covering a whole family, naming the field', () => {
+    for (const everyone of [
+      '0.0.0.0/0',
+      '203.0.113.7/0',
+      '::/0',
+      '::ffff:0.0.0.0/96',
+      '::ffff:0:0/96',
+      // ::/64 holds ::ffff:0:0/96, so every IPv4 client matches it.
+      '::/64',
+      '0.0.0.0/1 128.0.0.0/1',
+      '::/1, 8000::/1',
+      '0.0.0.0/1 ::ffff:128.0.0.0/97',
+      '2001:db8::/32 0.0.0.0/0',
+    ]) {
+      let error: unknown;
+      try {
+        parseAllowList(everyone);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, everyone).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        field: 'ipAllowList',
+        message: expect.stringMatching(
+          /^ipAllowList: .* allow every IPv[46].*; an empty list already allows every address\.$/,
+        ),
+      });
+    }
+    // Wide but partial lists stay allowed (::/1 would not: it holds ::ffff:0:0/96).
+    expect(parseAllowList('0.0.0.0/1 2001:db8::/32')).toEqual(['0.0.0.0/1', '2001:db8::/32']);
+    expect(parseAllowList('::ffff:0.0.0.0/97 2000::/3')).toEqual(['0.0.0.0/1', '2000::/3']);
+    expect(parseAllowList('')).toEqual([]);
+  });
+});
+
 describe('IP allow-list on a production key', () => {
   let s: StartedTestApp;
   let keyId: string;
@@ -168,6 +204,16 @@ describe('IP allow-list on a production key', () => {
       ...NO_CONTROLS,
       ipAllowList: parseAllowList('203.0.113.0/24 2001:db8::/32'),
     });
+  });
+
+  it('refuses an allow-list of everyone in the controls service whatever the caller, and the key keeps its list', async () => {
+    const before = (await s.t.services.keyControls.of(s.t.services.db, keyId)).ipAllowList;
+    for (const everyone of [['0.0.0.0/0'], ['::/0'], ['0.0.0.0/1', '128.0.0.0/1']])
+      await expect(
+        s.t.services.keyControls.set(s.tenant.user.id, keyId, { ...NO_CONTROLS, ipAllowList: everyone }),
+      ).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'ipAllowList' });
+    expect((await s.t.services.keyControls.of(s.t.services.db, keyId)).ipAllowList).toEqual(before);
+    expect((await restFrom('198.51.100.1')).statusCode).toBe(403);
   });
 
   it('applies a changed list at once, and records the change in the audit trail', async () => {
