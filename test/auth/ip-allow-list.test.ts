@@ -2,6 +2,8 @@ import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { NO_CONTROLS } from '../../src/domain/auth/key-controls.js';
+import { graphQLExtensions, restErrorReply } from '../../src/domain/error-mapping.js';
+import type { DomainError } from '../../src/domain/errors.js';
 import { IpAllowList, parseAllowList } from '../../src/domain/auth/ip-allow-list.js';
 import { type StartedTestApp, startTestApp } from '../helpers/app.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -74,6 +76,20 @@ describe('IP allow-list: entries that allow every address', () => {
         ),
       });
     }
+    // As REST and GraphQL answer it: 400 naming the field.
+    const refusal = (() => {
+      try {
+        parseAllowList('0.0.0.0/0');
+      } catch (e) {
+        return e as DomainError;
+      }
+      throw new Error('not refused');
+    })();
+    expect(restErrorReply(refusal)).toMatchObject({
+      status: 400,
+      body: { statusCode: 400, details: [{ field: 'ipAllowList' }] },
+    });
+    expect(graphQLExtensions(refusal)).toMatchObject({ code: 'BAD_USER_INPUT', field: 'ipAllowList' });
     // Wide but partial lists stay allowed (::/1 would not: it holds ::ffff:0:0/96).
     expect(parseAllowList('0.0.0.0/1 2001:db8::/32')).toEqual(['0.0.0.0/1', '2001:db8::/32']);
     expect(parseAllowList('::ffff:0.0.0.0/97 2000::/3')).toEqual(['0.0.0.0/1', '2000::/3']);
