@@ -63,7 +63,8 @@ describe('the bundled server (npm start)', () => {
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
-      REDIS_URL: '',
+      // With the run's Redis when it has one: ioredis is one of the packages that read __dirname.
+      REDIS_URL: process.env.REDIS_URL ?? '',
     });
     const [, url] = await child.waitFor(/listening on (http:\/\/\S+)/, 90_000);
     const [, key] = await child.waitFor(/API key \(Full Access, shown once\): (pgw_sbx_\S+)/);
