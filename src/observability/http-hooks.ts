@@ -1,5 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUntouchedLazy } from './log-request-logger.js';
 import { httpMetrics } from './metrics.js';
 import { observationOf } from './request-observation.js';
 import { contextFromHeaders, tracer, tracingEnabled } from './tracing.js';
@@ -40,12 +41,12 @@ export function registerRequestObservation(app: FastifyInstance): void {
       else done();
     });
   app.addHook('onResponse', (request, reply, done) => {
-    observe(request, reply);
+    observe(app.log, request, reply);
     done();
   });
 }
 
-function observe(request: FastifyRequest, reply: FastifyReply): void {
+function observe(root: FastifyBaseLogger, request: FastifyRequest, reply: FastifyReply): void {
   const observation = observationOf(request);
   const route = routeOf(request);
   const status = reply.statusCode;
@@ -56,8 +57,10 @@ function observe(request: FastifyRequest, reply: FastifyReply): void {
     if (status >= 500) observation.span.setStatus({ code: SpanStatusCode.ERROR });
     observation.span.end();
   }
-  request.log.info(
+  const lazy = isUntouchedLazy(request.log);
+  (lazy ? root : request.log).info(
     {
+      reqId: lazy ? request.id : undefined,
       traceId: observation.traceId,
       credentialId: observation.credentialId,
       method: request.method,
