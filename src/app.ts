@@ -30,6 +30,7 @@ import { registerDashboard } from './dashboard/index.js';
 import { registerWebPages } from './web/pages-plugin.js';
 import { registerRequestObservation } from './observability/http-hooks.js';
 import { batchedStdout, safeSerializers } from './observability/log-safety.js';
+import { lazyRequestLoggers } from './observability/log-request-logger.js';
 import { registerMetrics } from './observability/metrics-endpoint.js';
 import { registerOperatorPages } from './operations/reconciliation-page.js';
 import { linkContext } from './observability/request-observation.js';
@@ -74,6 +75,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
           },
     // One line per request, written by registerRequestObservation (Fastify's own carry the URL).
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log becomes a pino child only when something logs through it (log-request-logger.ts).
+    ...(logger === false ? {} : { childLoggerFactory: lazyRequestLoggers }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdOf,
     // request.ip (allow-lists, per-IP limits, audit) believes X-Forwarded-For only from trusted proxies.
@@ -124,17 +127,15 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     (credential) => services.apiKeys.authenticate(credential),
     (credential) => services.authorizationServer.authenticateAccessToken(credential),
   ];
-  const contextFor = async (request: FastifyRequest) =>
-    linkContext(
-      await buildContext(services, authenticators, {
-        credential: credentialFrom(request.headers),
-        requestId: request.id,
-        clientIp: request.ip,
-        routerSecret: routerSecretFrom(request.headers),
-        idempotencyKey: idempotencyKeyFrom(request.headers),
-      }),
-      request,
-    );
+  // A `then`, not an async function: two promises fewer per request while an async-local store is in use.
+  const contextFor = (request: FastifyRequest) =>
+    buildContext(services, authenticators, {
+      credential: credentialFrom(request.headers),
+      requestId: request.id,
+      clientIp: request.ip,
+      routerSecret: routerSecretFrom(request.headers),
+      idempotencyKey: idempotencyKeyFrom(request.headers),
+    }).then((contextValue) => linkContext(contextValue, request));
 
   const schema = buildSchema({ federationRouterOnly: isProduction(config) });
   const routes = compileRoutes(schema, restV1Routes);

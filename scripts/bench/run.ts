@@ -9,7 +9,9 @@
  *     bare Apollo over the gateway's own resolvers, services and loaders for the home screen
  *     (`apollo.ts --graph`),
  *   - the gateway's REST route and /graphql on the same 20 fields, its home-screen query and a
- *     page of 20 bill records.
+ *     page of 20 bill records,
+ *   - the REST route again on a second gateway process at LOG_LEVEL=warn, so the cost of the
+ *     default level (one line per request) is a ratio of the same run.
  * Every process does the same mandatory work per request (key lookup cached 1 s, one rate-limit
  * count in memory, one log line at the default level, `x-request-id`). Interleaved rounds, medians
  * (scripts/bench/harness). `--write` puts the result between the markers in docs/benchmarks.md.
@@ -103,6 +105,16 @@ async function main(): Promise<void> {
     const APOLLO_HOME = 'bare Apollo Server 5 over the gateway resolvers, home screen';
     const BILLS = 'gateway /graphql, 20 bill records';
     const onGateway = async () => gateway as Server;
+    // The same gateway at LOG_LEVEL=warn (no request lines): what the default level costs.
+    const quietGateway = once(async () => {
+      const started = await startServer<{ pid: number; port: number }>('scripts/bench/server.ts', [], {
+        ...env,
+        LOG_LEVEL: 'warn',
+      });
+      servers.push(started);
+      return started;
+    });
+    const REST = 'gateway REST GET /api/v1/user/me';
     const rawPeer = once(() => peer('raw-fastify.ts'));
     const apolloPeer = once(() => peer('apollo.ts'));
     // Each target names its process (peers start only when a chosen target needs them) and its peer.
@@ -114,10 +126,15 @@ async function main(): Promise<void> {
     }> = [
       { name: RAW, on: rawPeer, make: (s, n) => get(n, s, '/api/v1/user/me') },
       {
-        name: 'gateway REST GET /api/v1/user/me',
+        name: REST,
         peer: RAW,
         on: onGateway,
         make: (s, n, p) => get(n, s, '/api/v1/user/me', p),
+      },
+      {
+        name: 'gateway REST at LOG_LEVEL=warn, GET /api/v1/user/me',
+        on: quietGateway,
+        make: (s, n) => get(n, s, '/api/v1/user/me'),
       },
       {
         name: 'Sofa, GET /api/me',
@@ -176,7 +193,8 @@ function render(results: Measured[], statements: Record<string, number>, note: s
   const ratio = (a: Measured | undefined, b: Measured | undefined) =>
     a && b ? (a.cpuMicrosPerRequest / b.cpuMicrosPerRequest).toFixed(2) : undefined;
   const line = (text: string | undefined) => (text && !text.includes('undefined') ? [text] : []);
-  const rest = by('gateway REST');
+  const rest = by('gateway REST GET');
+  const quiet = by('gateway REST at LOG_LEVEL=warn');
   const me = by('gateway /graphql, `me`');
   const home = by('gateway /graphql, home');
   return [
@@ -187,6 +205,9 @@ function render(results: Measured[], statements: Record<string, number>, note: s
     '',
     ...line(
       `- gateway REST / raw Fastify, CPU per request: **${ratio(rest, by('raw Fastify'))}×** (goal ≤ 1.25×)${ratio(rest, by('Sofa')) ? `; / Sofa: ${ratio(rest, by('Sofa'))}×` : ''}`,
+    ),
+    ...line(
+      `- gateway REST at the default LOG_LEVEL=info / the same at warn, CPU per request: **${ratio(rest, quiet)}×** (goal ≤ 1.10×)`,
     ),
     ...line(
       `- gateway /graphql \`me\` / bare Apollo: **${ratio(me, by('bare Apollo Server 5, `me`'))}×** (goal ≤ 1.15×)${ratio(me, by('Mercurius')) ? `; / Mercurius: ${ratio(me, by('Mercurius'))}×` : ''}`,

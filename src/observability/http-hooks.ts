@@ -1,6 +1,7 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { metrics, statusClass } from './metrics.js';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUntouchedLazy } from './log-request-logger.js';
+import { httpMetrics } from './metrics.js';
 import { observationOf } from './request-observation.js';
 import { contextFromHeaders, tracer, tracingEnabled } from './tracing.js';
 
@@ -40,26 +41,26 @@ export function registerRequestObservation(app: FastifyInstance): void {
       else done();
     });
   app.addHook('onResponse', (request, reply, done) => {
-    observe(request, reply);
+    observe(app.log, request, reply);
     done();
   });
 }
 
-function observe(request: FastifyRequest, reply: FastifyReply): void {
+function observe(root: FastifyBaseLogger, request: FastifyRequest, reply: FastifyReply): void {
   const observation = observationOf(request);
   const route = routeOf(request);
   const status = reply.statusCode;
   const seconds = reply.elapsedTime / 1000;
-  const bound = boundMetrics(request.method, route, status);
-  bound.requests.inc();
-  bound.duration.observe(seconds);
+  httpMetrics.seriesFor(request.method, route, status).observe(seconds);
   if (observation.span) {
     observation.span.setAttribute('http.response.status_code', status);
     if (status >= 500) observation.span.setStatus({ code: SpanStatusCode.ERROR });
     observation.span.end();
   }
-  request.log.info(
+  const lazy = isUntouchedLazy(request.log);
+  (lazy ? root : request.log).info(
     {
+      reqId: lazy ? request.id : undefined,
       traceId: observation.traceId,
       credentialId: observation.credentialId,
       method: request.method,
@@ -70,29 +71,6 @@ function observe(request: FastifyRequest, reply: FastifyReply): void {
     },
     'request completed',
   );
-}
-
-interface BoundMetrics {
-  requests: ReturnType<typeof metrics.httpRequests.labels>;
-  duration: ReturnType<typeof metrics.httpDuration.labels>;
-}
-
-/**
- * The HTTP metrics' children per method, route template and status, bound once: the label set is
- * bounded (route templates, methods, status codes), and a request then builds no label object.
- * A child writes through to its metric each time, so a reset of the registry leaves it valid.
- */
-const bound = new Map<string, BoundMetrics>();
-
-function boundMetrics(method: string, route: string, status: number): BoundMetrics {
-  const key = `${status} ${method} ${route}`;
-  let found = bound.get(key);
-  if (!found) {
-    const labels = { method, route, status_class: statusClass(status) };
-    found = { requests: metrics.httpRequests.labels(labels), duration: metrics.httpDuration.labels(labels) };
-    bound.set(key, found);
-  }
-  return found;
 }
 
 /** The route template ("/api/v1/bills/:reference"), never the URL with its values. */

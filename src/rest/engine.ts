@@ -1,5 +1,5 @@
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
-import type { FastifyInstance, FastifyRequest, FastifySerializerCompiler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySerializerCompiler } from 'fastify';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import {
   type DocumentNode,
@@ -163,6 +163,19 @@ export interface RestEngineOptions {
   bodyLimit: number;
 }
 
+const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
+  typeof (value as Promise<T> | undefined)?.then === 'function';
+
+/** What Fastify does with what an async handler returns or throws (lib/wrap-thenable.js). */
+function sendOrFail(reply: FastifyReply, value: unknown): void {
+  if (reply.sent) return;
+  try {
+    reply.send(value);
+  } catch (error) {
+    reply.send(error);
+  }
+}
+
 /** Where a request's GraphQL context waits between its access check and its handler. */
 const CONTEXT = Symbol('restContext');
 type WithContext = FastifyRequest & { [CONTEXT]?: GraphQLContext };
@@ -173,13 +186,47 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
     const status = route.status ?? (route.method === 'POST' ? 201 : 200);
     const isPublic = route.access.every((a) => a.public);
     const variablesOf = route.variables ?? ((input: RouteInput) => ({ ...input.query, ...input.params }));
-    const admitted = async (request: FastifyRequest): Promise<GraphQLContext> => {
-      const context = await contextFor(request);
-      for (const rule of route.access) {
-        const pending = checkAccess(context, rule);
-        if (pending) await pending;
+    // Written as promise chains, not async functions: each async function and each `await` is a
+    // promise more per request (two while an async-local store is in use), for the same order of work.
+    const accessChecked = (context: GraphQLContext): GraphQLContext | Promise<GraphQLContext> => {
+      let pending: Promise<void> | undefined;
+      for (const rule of route.access)
+        pending = pending ? pending.then(() => checkAccess(context, rule)) : checkAccess(context, rule);
+      return pending ? pending.then(() => context) : context;
+    };
+    /** Runs the operation and answers with the payload, or throws the operation's error. */
+    const respond = (request: FastifyRequest, reply: FastifyReply, contextValue: GraphQLContext) => {
+      const input: RouteInput = {
+        params: (request.params ?? {}) as Record<string, unknown>,
+        query: (request.query ?? {}) as Record<string, unknown>,
+        body: request.body,
+      };
+      const result = route.run(contextValue, variablesOf(input));
+      return isPromise(result) ? result.then((done) => answer(done, reply)) : answer(result, reply);
+    };
+    const answer = (result: ExecutionResult, reply: FastifyReply): unknown => {
+      if (result.errors?.length) throw route.errorOf(result.errors);
+      const data = (result.data ?? {}) as Record<string, unknown>;
+      const payload = route.result ? route.result(data) : data[route.rootField];
+      reply.code(status);
+      if (route.html) {
+        // A page of the payload's own text: nothing to load, nothing to frame.
+        reply.type('text/html; charset=utf-8').headers({
+          'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+          'x-content-type-options': 'nosniff',
+        });
+        return route.html(payload);
       }
-      return context;
+      if (route.csv) {
+        const file = route.csv(payload);
+        reply
+          .type('text/csv; charset=utf-8')
+          .headers({ 'content-disposition': `attachment; filename="${file.filename}"`, ...file.headers });
+        return file.body;
+      }
+      return route.envelope === false
+        ? payload
+        : { statusCode: status, message: route.message, data: payload, errors: {} };
     };
     // A route without input to validate checks access at the start of its handler: nothing runs
     // between the two (no validation, and the preHandler hooks only restore the trace context),
@@ -225,40 +272,26 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
       ...(validatesInput
         ? {
             preValidation: async (request: FastifyRequest) => {
-              (request as WithContext)[CONTEXT] = await admitted(request);
+              (request as WithContext)[CONTEXT] = await accessChecked(await contextFor(request));
             },
           }
         : {}),
-      handler: async (request, reply) => {
-        const contextValue = validatesInput ? (request as WithContext)[CONTEXT]! : await admitted(request);
-        const input: RouteInput = {
-          params: (request.params ?? {}) as Record<string, unknown>,
-          query: (request.query ?? {}) as Record<string, unknown>,
-          body: request.body,
-        };
-        const result = await route.run(contextValue, variablesOf(input));
-        if (result.errors?.length) throw route.errorOf(result.errors);
-        const data = (result.data ?? {}) as Record<string, unknown>;
-        const payload = route.result ? route.result(data) : data[route.rootField];
-        reply.code(status);
-        if (route.html) {
-          // A page of the payload's own text: nothing to load, nothing to frame.
-          reply.type('text/html; charset=utf-8').headers({
-            'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-            'x-content-type-options': 'nosniff',
-          });
-          return route.html(payload);
-        }
-        if (route.csv) {
-          const file = route.csv(payload);
-          reply
-            .type('text/csv; charset=utf-8')
-            .headers({ 'content-disposition': `attachment; filename="${file.filename}"`, ...file.headers });
-          return file.body;
-        }
-        return route.envelope === false
-          ? payload
-          : { statusCode: status, message: route.message, data: payload, errors: {} };
+      handler: (request, reply) => {
+        const payload = validatesInput
+          ? respond(request, reply, (request as WithContext)[CONTEXT]!)
+          : contextFor(request).then((contextValue) => {
+              const checked = accessChecked(contextValue);
+              return isPromise(checked)
+                ? checked.then((admitted) => respond(request, reply, admitted))
+                : respond(request, reply, checked);
+            });
+        // Sent from here rather than returned: Fastify would chain one more promise onto a returned one.
+        if (isPromise(payload))
+          payload.then(
+            (value) => sendOrFail(reply, value),
+            (error: unknown) => sendOrFail(reply, error),
+          );
+        else sendOrFail(reply, payload);
       },
     });
   }

@@ -1,0 +1,59 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { createServices } from '../../src/services.js';
+import { seedTenant } from '../helpers/app.js';
+import { testDatabase } from '../helpers/database.js';
+
+type Line = Record<string, unknown> & { msg: string };
+
+describe("a REST request's log lines", () => {
+  const lines: string[] = [];
+  let app: FastifyInstance;
+  let key: string;
+  beforeAll(async () => {
+    const { db } = await testDatabase();
+    const services = createServices(
+      loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'info' }),
+      db,
+      systemClock,
+      () => undefined,
+    );
+    key = (await seedTenant(services)).keys.READ_ONLY;
+    const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(chunk.toString()), done()) });
+    app = await buildApp({ services, logger: { stream } });
+    // A route that logs through its request's own logger, as the webhook and error paths do.
+    app.get('/test/logs-through-request', async (request) => {
+      request.log.warn({ step: 'inside' }, 'route line');
+      return { ok: true };
+    });
+  });
+  afterAll(() => app.close());
+
+  const linesOf = (requestId: string) =>
+    lines.map((line) => ({ raw: line, parsed: JSON.parse(line) as Line })).filter((l) => l.parsed.reqId === requestId);
+
+  it('end with one request line carrying the request id, in the same place as a child logger puts it', async () => {
+    const response = await app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': key } });
+    expect(response.statusCode).toBe(200);
+    const requestId = response.headers['x-request-id'] as string;
+    const own = linesOf(requestId);
+    expect(own.map((l) => l.parsed.msg)).toEqual(['request completed']);
+    expect(Object.keys(own[0]!.parsed).slice(0, 5)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId']);
+    expect(own[0]!.parsed).toMatchObject({ method: 'GET', route: '/api/v1/user/me', statusCode: 200 });
+    expect(own[0]!.raw.match(/"reqId"/g)).toHaveLength(1);
+  });
+
+  it('carry the request id on lines logged through request.log, and the request line has it once', async () => {
+    const response = await app.inject({ url: '/test/logs-through-request', headers: { 'x-request-id': 'trace-me-1' } });
+    expect(response.statusCode).toBe(200);
+    const own = linesOf('trace-me-1');
+    expect(own.map((l) => l.parsed.msg)).toEqual(['route line', 'request completed']);
+    expect(own[0]!.parsed).toMatchObject({ level: 40, step: 'inside' });
+    for (const line of own) expect(line.raw.match(/"reqId"/g)).toHaveLength(1);
+    expect(Object.keys(own[1]!.parsed).slice(0, 5)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId']);
+  });
+});
