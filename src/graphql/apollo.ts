@@ -12,6 +12,7 @@ import type { GraphQLContext } from './context.js';
 import { registerExplorer, wantsExplorer } from './explorer.js';
 import { createFormatError } from './format-error.js';
 import { createArmor, parseOptionsOf } from './hardening.js';
+import { countQueryLimits } from './directives/operation-limits.js';
 import { operationRefusal } from './operation-guards.js';
 import { valueMovingRefusal } from './value-moving.js';
 import { registerPages } from '../http/security-headers.js';
@@ -37,7 +38,7 @@ export async function registerApollo(
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     plugins: [
-      requestPlugin(armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
+      requestPlugin(schema, armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
       fastifyApolloDrainPlugin(app),
       // Inline tracing is for Apollo's hosted studio, which this deployment does not report to;
       // the landing page loads from a CDN, so the explorer below replaces it.
@@ -80,9 +81,13 @@ export async function registerApollo(
  * - before anything executes: refused text and subscriptions over HTTP (operation-guards.ts),
  *   then two value-moving fields under one Idempotency-Key (value-moving.ts);
  * - a POST query reads through the read pool; a mutation keeps the request pool;
+ * - a query's root fields are counted against the rate limits at once (operation-limits.ts);
  * - graphql-armor's own hooks (field-suggestion masking) run only when there are errors to mask.
  */
-function requestPlugin(armorPlugins: ApolloServerPlugin<GraphQLContext>[]): ApolloServerPlugin<GraphQLContext> {
+function requestPlugin(
+  schema: GraphQLSchema,
+  armorPlugins: ApolloServerPlugin<GraphQLContext>[],
+): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart({ contextValue }) {
       const observed = new OperationObservation(contextValue);
@@ -95,7 +100,9 @@ function requestPlugin(armorPlugins: ApolloServerPlugin<GraphQLContext>[]): Apol
           const refused =
             operationRefusal(document, request, operation) ?? valueMovingRefusal(contextValue, operation, document);
           if (refused) throw refused;
-          if (operation) routeOperation(operation.operation);
+          if (!operation) return;
+          routeOperation(operation.operation);
+          await countQueryLimits(schema, contextValue, document, operation, request.variables);
         },
         async executionDidStart() {
           observed.executing();
