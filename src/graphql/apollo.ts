@@ -84,28 +84,35 @@ export async function registerApollo(
  * - a query's root fields are counted against the rate limits at once (operation-limits.ts);
  * - graphql-armor's own hooks (field-suggestion masking) run only when there are errors to mask.
  */
+const DONE: Promise<void> = Promise.resolve();
+
 function requestPlugin(
   schema: GraphQLSchema,
   armorPlugins: ApolloServerPlugin<GraphQLContext>[],
 ): ApolloServerPlugin<GraphQLContext> {
   return {
-    async requestDidStart({ contextValue }) {
+    // The hooks are plain functions where nothing is awaited, answering one settled promise: Apollo
+    // awaits whatever they return, and an async function costs a promise (and, with an async-local
+    // store in the process, a copy of it) per hook per request.
+    requestDidStart({ contextValue }) {
       const observed = new OperationObservation(contextValue);
-      return {
-        async validationDidStart({ document, request }) {
+      return Promise.resolve({
+        validationDidStart({ document, request }) {
           observed.validating(document, request.operationName);
+          return DONE;
         },
-        async didResolveOperation({ document, request, operation, operationName, contextValue }) {
+        didResolveOperation({ document, request, operation, operationName, contextValue }) {
           observed.resolved(operationName, operation);
           const refused =
             operationRefusal(document, request, operation) ?? valueMovingRefusal(contextValue, operation, document);
-          if (refused) throw refused;
-          if (!operation) return;
+          if (refused) return Promise.reject(refused);
+          if (!operation) return DONE;
           routeOperation(operation.operation);
-          await countQueryLimits(schema, contextValue, document, operation, request.variables);
+          return countQueryLimits(schema, contextValue, document, operation, request.variables) ?? DONE;
         },
-        async executionDidStart() {
+        executionDidStart() {
           observed.executing();
+          return DONE;
         },
         async didEncounterErrors(requestContext) {
           for (const plugin of armorPlugins) {
@@ -113,10 +120,11 @@ function requestPlugin(
             await listener?.didEncounterErrors?.(requestContext);
           }
         },
-        async willSendResponse(requestContext) {
+        willSendResponse(requestContext) {
           observed.finished(requestContext);
+          return DONE;
         },
-      };
+      });
     },
   };
 }
