@@ -70,7 +70,7 @@ describe('a query of cached records, its limits counted', () => {
       clientIp: '127.0.0.1',
     });
     await services.users.usersByIds([tenant.user.id]); // in the users' cache
-    const document = parse('{ me { id email name } }');
+    const document = parse('{ me { id email name createdAt } }');
     await countQueryLimits(schema, context, document, getOperationAST(document)!, {});
     const result = execute({ schema, document, contextValue: context });
     expect(result).not.toBeInstanceOf(Promise);
@@ -80,6 +80,7 @@ describe('a query of cached records, its limits counted', () => {
           id: tenant.user.id,
           email: tenant.user.email,
           name: 'Ada Obi',
+          createdAt: tenant.user.createdAt.toISOString(),
         },
       },
     });
