@@ -124,17 +124,14 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     (credential) => services.apiKeys.authenticate(credential),
     (credential) => services.authorizationServer.authenticateAccessToken(credential),
   ];
-  const contextFor = async (request: FastifyRequest) =>
-    linkContext(
-      await buildContext(services, authenticators, {
-        credential: credentialFrom(request.headers),
-        requestId: request.id,
-        clientIp: request.ip,
-        routerSecret: routerSecretFrom(request.headers),
-        idempotencyKey: idempotencyKeyFrom(request.headers),
-      }),
-      request,
-    );
+  const contextFor = (request: FastifyRequest) =>
+    buildContext(services, authenticators, {
+      credential: credentialFrom(request.headers),
+      requestId: request.id,
+      clientIp: request.ip,
+      routerSecret: routerSecretFrom(request.headers),
+      idempotencyKey: idempotencyKeyFrom(request.headers),
+    }).then((context) => linkContext(context, request));
 
   const schema = buildSchema({ federationRouterOnly: isProduction(config) });
   const routes = compileRoutes(schema, restV1Routes);

@@ -17,7 +17,7 @@ import { operationRefusal } from './operation-guards.js';
 import { valueMovingRefusal } from './value-moving.js';
 import { registerPages } from '../http/security-headers.js';
 import { routeOperation } from '../db/pool-routing.js';
-import { carryObservation, OperationObservation } from '../observability/graphql-plugin.js';
+import { OperationObservation } from '../observability/graphql-plugin.js';
 
 export interface ApolloOptions {
   schema: GraphQLSchema;
@@ -63,7 +63,8 @@ export async function registerApollo(
     stopOnTerminationSignals: false,
   });
   await apollo.start();
-  const context = async (request: FastifyRequest) => carryObservation(await contextFor(request), request);
+  // contextFor ties the context to its request's observation (linkContext), which Apollo's copy keeps.
+  const context = contextFor;
   await app.register(fastifyApollo(apollo), { path: '/graphql', method: ['POST', 'OPTIONS'], context });
 
   const queryOverGet = fastifyApolloHandler(apollo, { context });
