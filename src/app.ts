@@ -135,7 +135,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
       clientIp: request.ip,
       routerSecret: routerSecretFrom(request.headers),
       idempotencyKey: idempotencyKeyFrom(request.headers),
-    }).then((contextValue) => linkContext(contextValue, request));
+    }).then((context) => linkContext(context, request));
 
   const schema = buildSchema({ federationRouterOnly: isProduction(config) });
   const routes = compileRoutes(schema, restV1Routes);

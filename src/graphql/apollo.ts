@@ -12,11 +12,12 @@ import type { GraphQLContext } from './context.js';
 import { registerExplorer, wantsExplorer } from './explorer.js';
 import { createFormatError } from './format-error.js';
 import { createArmor, parseOptionsOf } from './hardening.js';
+import { countQueryLimits } from './directives/operation-limits.js';
 import { operationRefusal } from './operation-guards.js';
 import { valueMovingRefusal } from './value-moving.js';
 import { registerPages } from '../http/security-headers.js';
 import { routeOperation } from '../db/pool-routing.js';
-import { carryObservation, OperationObservation } from '../observability/graphql-plugin.js';
+import { OperationObservation } from '../observability/graphql-plugin.js';
 
 export interface ApolloOptions {
   schema: GraphQLSchema;
@@ -37,7 +38,7 @@ export async function registerApollo(
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     plugins: [
-      requestPlugin(armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
+      requestPlugin(schema, armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
       fastifyApolloDrainPlugin(app),
       // Inline tracing is for Apollo's hosted studio, which this deployment does not report to;
       // the landing page loads from a CDN, so the explorer below replaces it.
@@ -62,7 +63,8 @@ export async function registerApollo(
     stopOnTerminationSignals: false,
   });
   await apollo.start();
-  const context = async (request: FastifyRequest) => carryObservation(await contextFor(request), request);
+  // contextFor ties the context to its request's observation (linkContext), which Apollo's copy keeps.
+  const context = contextFor;
   await app.register(fastifyApollo(apollo), { path: '/graphql', method: ['POST', 'OPTIONS'], context });
 
   const queryOverGet = fastifyApolloHandler(apollo, { context });
@@ -80,25 +82,38 @@ export async function registerApollo(
  * - before anything executes: refused text and subscriptions over HTTP (operation-guards.ts),
  *   then two value-moving fields under one Idempotency-Key (value-moving.ts);
  * - a POST query reads through the read pool; a mutation keeps the request pool;
+ * - a query's root fields are counted against the rate limits at once (operation-limits.ts);
  * - graphql-armor's own hooks (field-suggestion masking) run only when there are errors to mask.
  */
-function requestPlugin(armorPlugins: ApolloServerPlugin<GraphQLContext>[]): ApolloServerPlugin<GraphQLContext> {
+const DONE: Promise<void> = Promise.resolve();
+
+function requestPlugin(
+  schema: GraphQLSchema,
+  armorPlugins: ApolloServerPlugin<GraphQLContext>[],
+): ApolloServerPlugin<GraphQLContext> {
   return {
-    async requestDidStart({ contextValue }) {
+    // The hooks are plain functions where nothing is awaited, answering one settled promise: Apollo
+    // awaits whatever they return, and an async function costs a promise (and, with an async-local
+    // store in the process, a copy of it) per hook per request.
+    requestDidStart({ contextValue }) {
       const observed = new OperationObservation(contextValue);
-      return {
-        async validationDidStart({ document, request }) {
+      return Promise.resolve({
+        validationDidStart({ document, request }) {
           observed.validating(document, request.operationName);
+          return DONE;
         },
-        async didResolveOperation({ document, request, operation, operationName, contextValue }) {
+        didResolveOperation({ document, request, operation, operationName, contextValue }) {
           observed.resolved(operationName, operation);
           const refused =
             operationRefusal(document, request, operation) ?? valueMovingRefusal(contextValue, operation, document);
-          if (refused) throw refused;
-          if (operation) routeOperation(operation.operation);
+          if (refused) return Promise.reject(refused);
+          if (!operation) return DONE;
+          routeOperation(operation.operation);
+          return countQueryLimits(schema, contextValue, document, operation, request.variables) ?? DONE;
         },
-        async executionDidStart() {
+        executionDidStart() {
           observed.executing();
+          return DONE;
         },
         async didEncounterErrors(requestContext) {
           for (const plugin of armorPlugins) {
@@ -106,10 +121,11 @@ function requestPlugin(armorPlugins: ApolloServerPlugin<GraphQLContext>[]): Apol
             await listener?.didEncounterErrors?.(requestContext);
           }
         },
-        async willSendResponse(requestContext) {
+        willSendResponse(requestContext) {
           observed.finished(requestContext);
+          return DONE;
         },
-      };
+      });
     },
   };
 }

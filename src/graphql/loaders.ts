@@ -47,6 +47,7 @@ const REFERENCE_LOADER = {
 export class Loaders {
   private readonly owner: Owner;
   private readonly made = new Map<string, DataLoader<string, unknown>>();
+  private readonly usersNow = new Map<string, User>();
   // One loader per window and status asked for: every business in the answer shares its query.
   private readonly customerWindows = new Map<string, DataLoader<string, PageOf<BusinessCustomerRow>>>();
 
@@ -78,16 +79,33 @@ export class Loaders {
   }
 
   get userById(): DataLoader<string, User | null> {
-    return (
-      this.found('userById') ??
-      this.keep(
+    let loader = this.found<User | null>('userById');
+    if (!loader) {
+      loader = this.keep(
         'userById',
         new DataLoader<string, User | null>(async (ids) => {
           const found = new Map((await this.services.users.usersByIds(ids)).map((u) => [u.id, u]));
           return ids.map((id) => found.get(id) ?? null);
         }),
-      )
-    );
+      );
+      // Users already answered by userNow stay the same objects for the rest of the request.
+      for (const [id, user] of this.usersNow) loader.prime(id, user);
+    }
+    return loader;
+  }
+
+  /**
+   * The user with this id when it can be answered without waiting: one this request already had
+   * from here, or one in the users' cache while the request has not used userById (whose answers
+   * then stay the request's). Undefined: ask userById. `me` runs on almost every request, and a
+   * loader's promise made the whole operation asynchronous.
+   */
+  userNow(id: string): User | undefined {
+    const known = this.usersNow.get(id);
+    if (known || this.made.has('userById')) return known;
+    const user = this.services.users.cachedUser(id);
+    if (user) this.usersNow.set(id, user);
+    return user;
   }
   get walletTransactionById() {
     return this.byId('walletTransactions');

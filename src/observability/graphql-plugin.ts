@@ -3,22 +3,8 @@ import { type DocumentNode, getOperationAST, type OperationDefinitionNode } from
 import { type Span, SpanStatusCode } from '@opentelemetry/api';
 import { metrics } from './metrics.js';
 import { operationLabel } from './operation-names.js';
-import type { FastifyRequest } from 'fastify';
-import { observationOf, observationOfContext, type RequestObservation } from './request-observation.js';
+import { observationOfContext, type RequestObservation } from './request-observation.js';
 import { tracer, tracingEnabled } from './tracing.js';
-
-const OBSERVATION = Symbol('request observation');
-
-/**
- * Puts the request's observation on its GraphQL context itself. Apollo runs each operation on a copy
- * of the context (Object.assign onto a new object), which a lookup by the original object misses:
- * /graphql log lines went out without their operation's name. Own enumerable properties, symbols
- * included, are copied.
- */
-export function carryObservation<C extends object>(contextValue: C, request: FastifyRequest): C {
-  (contextValue as Record<symbol, unknown>)[OBSERVATION] = observationOf(request);
-  return contextValue;
-}
 
 /**
  * What one GraphQL request reports: counts operations by name and outcome (ok, error: the result
@@ -34,10 +20,13 @@ export class OperationObservation {
   private span: Span | undefined;
   private executed = false;
 
+  /**
+   * The request's observation rides on the GraphQL context itself (linkContext): Apollo runs each
+   * operation on a copy of the context (Object.assign onto a new object), which keeps own
+   * properties, symbols included, where a lookup by the original object would miss.
+   */
   constructor(contextValue: object) {
-    this.observation =
-      ((contextValue as Record<symbol, unknown>)[OBSERVATION] as RequestObservation | undefined) ??
-      observationOfContext(contextValue);
+    this.observation = observationOfContext(contextValue);
   }
 
   /** Named at validation too, so an operation that fails validation is still counted under its name. */

@@ -8,6 +8,7 @@ import {
 import { DomainError } from '../../domain/errors.js';
 import type { GraphQLContext } from '../context.js';
 import { type AccessRule, accessRuleOf, checkAccess } from './auth.js';
+import { COUNTED, countedBefore, registerRootGuard } from './operation-limits.js';
 import { consumeLimits, fieldLimitOf } from './rate-limit.js';
 
 /** Root fields the federation library adds; `_entities` also checks each entity in its reference resolver. */
@@ -50,12 +51,18 @@ export function guardRootFields(schema: GraphQLSchema, options: GuardOptions): G
       };
       const resolve = field.resolve ?? defaultFieldResolver;
       const renews = field.subscribe !== undefined;
-      field.resolve = (source, args, context: GraphQLContext, info) =>
-        guard(args, context).then(() => {
+      if (root === schema.getQueryType()) registerRootGuard(field, { rule, fieldLimit });
+      field.resolve = (source, args, context: GraphQLContext, info) => {
+        // Counted with the rest of its query before execution (operation-limits.ts): no promise here.
+        const before = countedBefore(context, info.path.key);
+        if (before === COUNTED) return resolve(source, args, context, info);
+        if (before) throw before;
+        return guard(args, context).then(() => {
           // A subscription resolves once per event: each event reads records afresh.
           if (renews) context.renewLoaders?.();
           return resolve(source, args, context, info);
         });
+      };
       if (field.subscribe) {
         const subscribe = field.subscribe;
         field.subscribe = async (source, args, context: GraphQLContext, info) => {

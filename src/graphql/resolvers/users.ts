@@ -1,23 +1,31 @@
 import { mayActFor } from '../../domain/auth/principal.js';
 import { notFound } from '../../domain/errors.js';
 import { isUuid } from '../../domain/ids.js';
-import { displayName } from '../../domain/users/user.js';
+import { displayName, type User } from '../../domain/users/user.js';
 import type { GraphQLContext } from '../context.js';
 import { requireAbility } from '../directives/auth.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
-/** A user the caller may act for, or NOT_FOUND, whether the id is missing or someone else's. */
-async function loadActableUser(context: GraphQLContext, id: string) {
+/**
+ * A user the caller may act for, or NOT_FOUND, whether the id is missing or someone else's; without
+ * a promise when the user is cached (Loaders.userNow).
+ */
+function actableUser(context: GraphQLContext, id: string): User | Promise<User> {
   const principal = context.principal!;
-  const user = mayActFor(principal, id) && isUuid(id) ? await context.loaders.userById.load(id) : null;
+  if (!mayActFor(principal, id) || !isUuid(id)) throw notFound('User');
+  return context.loaders.userNow(id) ?? loadUser(context, id);
+}
+
+async function loadUser(context: GraphQLContext, id: string): Promise<User> {
+  const user = await context.loaders.userById.load(id);
   if (!user) throw notFound('User');
   return user;
 }
 
 export const userResolvers: Resolvers = {
   Query: {
-    me: (_root, _args, context) => loadActableUser(context, context.principal!.userId),
-    user: (_root, { id }, context) => loadActableUser(context, id),
+    me: (_root, _args, context) => actableUser(context, context.principal!.userId),
+    user: (_root, { id }, context) => actableUser(context, id),
   },
   User: {
     // Federation's _entities lands here: it gets the same checks as every other path.
