@@ -70,13 +70,17 @@ function tsFiles(dir) {
   });
 }
 
-export async function buildDist({ quiet = false } = {}) {
+/**
+ * Builds into `outdir` (dist/ unless given: a test builds into a folder of its own, inside the
+ * repo so the bundle's package imports resolve from its node_modules, while others run dist/).
+ */
+export async function buildDist({ quiet = false, outdir = DIST } = {}) {
   const started = performance.now();
-  rmSync(DIST, { recursive: true, force: true });
+  rmSync(outdir, { recursive: true, force: true });
   const entryPoints = [...tsFiles(join(ROOT, 'src')), ...SCRIPTS.map((s) => join(ROOT, s))];
   await build({
     entryPoints,
-    outdir: DIST,
+    outdir,
     outbase: ROOT,
     bundle: false,
     platform: 'node',
@@ -87,7 +91,7 @@ export async function buildDist({ quiet = false } = {}) {
   });
   await build({
     entryPoints: [join(ROOT, 'src/main.ts')],
-    outdir: DIST,
+    outdir,
     outbase: ROOT,
     chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
@@ -108,13 +112,13 @@ export async function buildDist({ quiet = false } = {}) {
       js: "import { createRequire as __pgwRequire } from 'node:module'; import { fileURLToPath as __pgwPath } from 'node:url'; const require = __pgwRequire(import.meta.url); const __filename = __pgwPath(import.meta.url); const __dirname = __pgwPath(new globalThis.URL('.', import.meta.url)); const __pgwDist = new globalThis.URL('../', import.meta.url);",
     },
   });
-  cpSync(join(ROOT, 'src/db/migrations'), join(DIST, 'src/db/migrations'), { recursive: true });
-  cpSync(join(ROOT, 'schema'), join(DIST, 'schema'), { recursive: true });
-  mkdirSync(DIST, { recursive: true });
-  writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+  cpSync(join(ROOT, 'src/db/migrations'), join(outdir, 'src/db/migrations'), { recursive: true });
+  cpSync(join(ROOT, 'schema'), join(outdir, 'schema'), { recursive: true });
+  mkdirSync(outdir, { recursive: true });
+  writeFileSync(join(outdir, '.built'), `${new Date().toISOString()}\n`);
   if (!quiet)
     console.error(
-      `built ${entryPoints.length} files into ${relative(process.cwd(), DIST) || '.'} in ${Math.round(performance.now() - started)} ms`,
+      `built ${entryPoints.length} files into ${relative(process.cwd(), outdir) || '.'} in ${Math.round(performance.now() - started)} ms`,
     );
 }
 

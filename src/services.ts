@@ -239,7 +239,7 @@ export function createServices(
     (environment) => keyrings[environment],
     async (wallet) => (wallet.environment === 'production' ? solanaIncoming.watchWallet(wallet.address) : undefined),
   );
-  const sandboxChains = new SandboxChainStore(db, createSandboxWorld, upgradeSandboxWorld);
+  const sandboxChains = new SandboxChainStore(db, createSandboxWorld, upgradeSandboxWorld, clock);
   const onExecuted = sandboxExecutionRecorder(clock);
   const litesvmChains = new Map<SolanaNetwork, LiteSvmChain>();
   const sandboxChain = (network: SolanaNetwork) => {

@@ -29,13 +29,15 @@ export function registerControlsPage(app: FastifyInstance): void {
       const form = formFields(request.body);
       const result = await attempt(async () => {
         const current = await keyControls.of(app.services.db, request.params.id);
+        // A field the form did not send keeps its value; only one sent blank clears it (a client
+        // posting one field must not wipe the key's allow-list or limits).
         const next = controlsFromText(
           {
-            maxPayout: form.maxPayout ?? '',
-            maxDaily: form.maxDaily ?? '',
-            maxDailyCount: form.maxDailyCount ?? '',
-            maxHourlyCount: form.maxHourlyCount ?? '',
-            ipAllowList: form.ipAllowList ?? '',
+            maxPayout: form.maxPayout,
+            maxDaily: form.maxDaily,
+            maxDailyCount: form.maxDailyCount,
+            maxHourlyCount: form.maxHourlyCount,
+            ipAllowList: form.ipAllowList,
           },
           current,
         );

@@ -16,5 +16,10 @@ export const operationTransitions = pgTable(
     toStatus: text('to_status').notNull(),
     at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull(),
   },
-  (t) => [index('operation_transitions_operation_idx').on(t.kind, t.operationId, t.id)],
+  (t) => [
+    index('operation_transitions_operation_idx').on(t.kind, t.operationId, t.id),
+    // Retention finds a kind's old history by `at` (src/domain/retention): without it each batch
+    // read every operation of the kind ever finished.
+    index('operation_transitions_kind_at_idx').on(t.kind, t.at),
+  ],
 );

@@ -2,6 +2,8 @@ import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { NO_CONTROLS } from '../../src/domain/auth/key-controls.js';
+import { graphQLExtensions, restErrorReply } from '../../src/domain/error-mapping.js';
+import type { DomainError } from '../../src/domain/errors.js';
 import { IpAllowList, parseAllowList } from '../../src/domain/auth/ip-allow-list.js';
 import { type StartedTestApp, startTestApp } from '../helpers/app.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -42,6 +44,56 @@ describe('IP allow-list: zone ids', () => {
   it('refuses an IPv6 entry with a zone id, whose interface the match would ignore', () => {
     for (const bad of ['fe80::1%eth0', `fe80::1%${'x'.repeat(5000)}/64`])
       expect(() => parseAllowList(bad)).toThrow(/is not an IPv4 or IPv6 address or CIDR/);
+  });
+});
+
+describe('IP allow-list: entries that allow every address', () => {
+  it('refuses 0.0.0.0/0, ::/0, ::ffff:0.0.0.0/96 and other lists covering a whole family, naming the field', () => {
+    for (const everyone of [
+      '0.0.0.0/0',
+      '203.0.113.7/0',
+      '::/0',
+      '::ffff:0.0.0.0/96',
+      '::ffff:0:0/96',
+      // ::/64 holds ::ffff:0:0/96, so every IPv4 client matches it.
+      '::/64',
+      '0.0.0.0/1 128.0.0.0/1',
+      '::/1, 8000::/1',
+      '0.0.0.0/1 ::ffff:128.0.0.0/97',
+      '2001:db8::/32 0.0.0.0/0',
+    ]) {
+      let error: unknown;
+      try {
+        parseAllowList(everyone);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, everyone).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        field: 'ipAllowList',
+        message: expect.stringMatching(
+          /^ipAllowList: .* allow every IPv[46].*; an empty list already allows every address\.$/,
+        ),
+      });
+    }
+    // As REST and GraphQL answer it: 400 naming the field.
+    const refusal = (() => {
+      try {
+        parseAllowList('0.0.0.0/0');
+      } catch (e) {
+        return e as DomainError;
+      }
+      throw new Error('not refused');
+    })();
+    expect(restErrorReply(refusal)).toMatchObject({
+      status: 400,
+      body: { statusCode: 400, details: [{ field: 'ipAllowList' }] },
+    });
+    expect(graphQLExtensions(refusal)).toMatchObject({ code: 'BAD_USER_INPUT', field: 'ipAllowList' });
+    // Wide but partial lists stay allowed (::/1 would not: it holds ::ffff:0:0/96).
+    expect(parseAllowList('0.0.0.0/1 2001:db8::/32')).toEqual(['0.0.0.0/1', '2001:db8::/32']);
+    expect(parseAllowList('::ffff:0.0.0.0/97 2000::/3')).toEqual(['0.0.0.0/1', '2000::/3']);
+    expect(parseAllowList('')).toEqual([]);
   });
 });
 
@@ -168,6 +220,16 @@ describe('IP allow-list on a production key', () => {
       ...NO_CONTROLS,
       ipAllowList: parseAllowList('203.0.113.0/24 2001:db8::/32'),
     });
+  });
+
+  it('refuses an allow-list of everyone in the controls service whatever the caller, and the key keeps its list', async () => {
+    const before = (await s.t.services.keyControls.of(s.t.services.db, keyId)).ipAllowList;
+    for (const everyone of [['0.0.0.0/0'], ['::/0'], ['0.0.0.0/1', '128.0.0.0/1']])
+      await expect(
+        s.t.services.keyControls.set(s.tenant.user.id, keyId, { ...NO_CONTROLS, ipAllowList: everyone }),
+      ).rejects.toMatchObject({ code: 'BAD_USER_INPUT', field: 'ipAllowList' });
+    expect((await s.t.services.keyControls.of(s.t.services.db, keyId)).ipAllowList).toEqual(before);
+    expect((await restFrom('198.51.100.1')).statusCode).toBe(403);
   });
 
   it('applies a changed list at once, and records the change in the audit trail', async () => {

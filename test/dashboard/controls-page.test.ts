@@ -105,3 +105,51 @@ describe('controls typed as text: thousands separators', () => {
       expect(() => of(bad), bad).toThrow(/maxPayout must be an amount in naira/);
   });
 });
+
+describe('dashboard: a controls form that leaves fields out', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('keeps the fields it did not send, clears only those sent blank, and refuses an allow-list of everyone', async () => {
+    const { user, cookie } = await signedInUser(t.services);
+    const { apiKey } = await t.services.apiKeys.create({
+      userId: user.id,
+      name: 'partial form',
+      environment: 'production',
+      permission: 'FULL_ACCESS',
+    });
+    const set = {
+      maxPayoutKobo: 100_000n,
+      maxDailyKobo: 500_000n,
+      maxDailyCount: 5,
+      maxHourlyCount: 2,
+      ipAllowList: ['203.0.113.0/24'],
+    };
+    await t.services.keyControls.set(user.id, apiKey.id, set);
+    const client = new FormClient(t.app);
+    const [name, value] = cookie.split('=') as [string, string];
+    client.cookies.set(name, value);
+    const post = async (form: Record<string, string>) => {
+      await client.get('/dashboard/controls?env=production');
+      return client.post(`/dashboard/controls/${apiKey.id}?env=production`, form);
+    };
+    const controls = () => t.services.keyControls.of(t.services.db, apiKey.id);
+
+    expect((await post({ maxPayout: '2000' })).statusCode).toBe(200);
+    expect(await controls()).toEqual({ ...set, maxPayoutKobo: 200_000n });
+    expect((await post({ ipAllowList: '198.51.100.0/24' })).statusCode).toBe(200);
+    expect(await controls()).toEqual({ ...set, maxPayoutKobo: 200_000n, ipAllowList: ['198.51.100.0/24'] });
+
+    const everyone = await post({ ipAllowList: '0.0.0.0/0' });
+    expect(everyone.statusCode).toBe(400);
+    expect(everyone.body).toContain('an empty list already allows every address');
+    expect((await controls()).ipAllowList).toEqual(['198.51.100.0/24']);
+
+    // Sent blank: cleared (the list) or back to the default (a limit).
+    expect((await post({ ipAllowList: '', maxDailyCount: '' })).statusCode).toBe(200);
+    expect(await controls()).toEqual({ ...set, maxPayoutKobo: 200_000n, maxDailyCount: null, ipAllowList: [] });
+  });
+});

@@ -11,6 +11,7 @@ import { SOL_MINT, tokenBySymbol } from '../../src/domain/solana/sandbox-world.j
 import { readReconciliation } from '../../src/observability/db-gauges.js';
 import { registry } from '../../src/observability/metrics.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
+import { RECONCILIATION_SETTINGS } from '../helpers/reconciliation.js';
 
 const DAY = '2026-05-01';
 const USDC = tokenBySymbol('USDC')!.address;
@@ -29,7 +30,7 @@ describe('reconciliation: the sandbox market makers’ balances on chain against
       t.services.db,
       clock,
       [marketMakerSource(t.services.solanaChains.chainFor('sandbox', 'devnet'))],
-      { settlementHours: 24, settlementHoursByProvider: {}, breakMaxAgeMs: 72 * 3_600_000 },
+      RECONCILIATION_SETTINGS,
     );
     trader = {
       kind: 'api_key',

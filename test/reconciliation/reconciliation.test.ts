@@ -3,7 +3,6 @@ import { describeNotices } from '../../scripts/admin/recon-commands.js';
 import { ledgerHolds, deposits, payouts } from '../../src/db/wallet-schema.js';
 import { solanaTransfers, solanaWallets } from '../../src/db/solana-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import { FlutterwaveProvider } from '../../src/domain/payments/flutterwave-provider.js';
 import { matchRecords } from '../../src/domain/reconciliation/matcher.js';
 import { Reconciliation } from '../../src/domain/reconciliation/reconciliation-service.js';
 import type { ListWindow, ProviderRecord } from '../../src/domain/reconciliation/records.js';
@@ -13,8 +12,9 @@ import { FlutterwaveBillsProvider } from '../../src/domain/bills/flutterwave-bil
 import type { SolanaChain } from '../../src/domain/solana/chain.js';
 import { readReconciliation } from '../../src/observability/db-gauges.js';
 import { registry } from '../../src/observability/metrics.js';
-import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
-import { FakeFlutterwave } from '../fakes/flutterwave.js';
+import type { TestApp } from '../helpers/app.js';
+import { flutterwaveAgainst, startFlutterwaveReconciliation } from '../helpers/reconciliation.js';
+import type { FakeFlutterwave } from '../fakes/flutterwave.js';
 
 const DAY = '2026-03-10';
 const at = (hh: number, mm = 0) =>
@@ -37,39 +37,17 @@ describe('reconciliation', () => {
   let recon: Reconciliation;
   let userId: string;
   const signed = new Map<string, ProviderRecord[]>();
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
     clock = new ManualClock(new Date('2026-03-11T06:00:00.000Z'));
-    // Its own database on PostgreSQL: a run reads every record of the day.
-    t = await createTestApp({ isolated: true, clock });
-    fake = await new FakeFlutterwave().start();
-    // Two rows a page: the lists below take several pages.
-    fake.v3PageSize = 2;
-    const flutterwave = new FlutterwaveProvider({
-      clientId: fake.clientId,
-      clientSecret: fake.clientSecret,
-      encryptionKey: fake.encryptionKey,
-      baseUrl: `${fake.url}/v4`,
-      tokenUrl: `${fake.url}/token`,
-      v3SecretKey: fake.v3SecretKey,
-      v3BaseUrl: `${fake.url}/v3`,
-    });
-    recon = new Reconciliation(
-      t.services.db,
-      clock,
-      [
-        // Settlements have their own file (settlements.test.ts): here, a provider that settles nothing.
-        paymentsSource('production', Object.assign(Object.create(flutterwave), { listSettlements: undefined })),
-        chainSource('production', stubChain(signed))!,
-      ],
-      { settlementHours: 24, settlementHoursByProvider: { flutterwave: 12 }, breakMaxAgeMs: 72 * HOUR },
-    );
-    userId = (await seedTenant(t.services)).user.id;
+    ({ t, fake, recon, userId, stop } = await startFlutterwaveReconciliation(clock, (flutterwave) => [
+      // Settlements have their own file (settlements.test.ts): here, a provider that settles nothing.
+      paymentsSource('production', Object.assign(Object.create(flutterwave), { listSettlements: undefined })),
+      chainSource('production', stubChain(signed))!,
+    ]));
   }, 120_000);
-  afterAll(async () => {
-    await fake.stop();
-    await t.close();
-  });
+  afterAll(() => stop());
 
   const owner = () => ({ userId, environment: 'production' as const });
 
@@ -338,15 +316,7 @@ describe('reconciliation', () => {
       [
         paymentsSource(
           'production',
-          new FlutterwaveProvider({
-            clientId: 'x',
-            clientSecret: 'x',
-            encryptionKey: fake.encryptionKey,
-            baseUrl: `${fake.url}/v4`,
-            tokenUrl: `${fake.url}/token`,
-            v3SecretKey: 'FLWSECK_TEST-wrong',
-            v3BaseUrl: `${fake.url}/v3`,
-          }),
+          flutterwaveAgainst(fake, { clientId: 'x', clientSecret: 'x', v3SecretKey: 'FLWSECK_TEST-wrong' }),
         ),
       ],
       { settlementHours: 24, settlementHoursByProvider: {}, breakMaxAgeMs: HOUR },

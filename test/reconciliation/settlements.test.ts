@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deposits } from '../../src/db/wallet-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import { FlutterwaveProvider } from '../../src/domain/payments/flutterwave-provider.js';
-import { Reconciliation } from '../../src/domain/reconciliation/reconciliation-service.js';
+import type { Reconciliation } from '../../src/domain/reconciliation/reconciliation-service.js';
 import { paymentsSource } from '../../src/domain/reconciliation/sources.js';
-import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
-import { FakeFlutterwave } from '../fakes/flutterwave.js';
+import type { TestApp } from '../helpers/app.js';
+import { startFlutterwaveReconciliation } from '../helpers/reconciliation.js';
+import type { FakeFlutterwave } from '../fakes/flutterwave.js';
 
-const HOUR = 3_600_000;
 const on = (day: string, hh: number) => new Date(`${day}T${String(hh).padStart(2, '0')}:00:00.000Z`);
 
 describe('reconciliation: Flutterwave settlements against completed collections', () => {
@@ -16,32 +15,15 @@ describe('reconciliation: Flutterwave settlements against completed collections'
   let clock: ManualClock;
   let recon: Reconciliation;
   let userId: string;
+  let stop: () => Promise<void>;
 
   beforeAll(async () => {
     clock = new ManualClock(new Date('2026-06-11T06:00:00.000Z'));
-    t = await createTestApp({ isolated: true, clock });
-    fake = await new FakeFlutterwave().start();
-    fake.v3PageSize = 2;
-    const flutterwave = new FlutterwaveProvider({
-      clientId: fake.clientId,
-      clientSecret: fake.clientSecret,
-      encryptionKey: fake.encryptionKey,
-      baseUrl: `${fake.url}/v4`,
-      tokenUrl: `${fake.url}/token`,
-      v3SecretKey: fake.v3SecretKey,
-      v3BaseUrl: `${fake.url}/v3`,
-    });
-    recon = new Reconciliation(t.services.db, clock, [paymentsSource('production', flutterwave)], {
-      settlementHours: 24,
-      settlementHoursByProvider: { flutterwave: 12 },
-      breakMaxAgeMs: 72 * HOUR,
-    });
-    userId = (await seedTenant(t.services)).user.id;
+    ({ t, fake, recon, userId, stop } = await startFlutterwaveReconciliation(clock, (flutterwave) => [
+      paymentsSource('production', flutterwave),
+    ]));
   }, 120_000);
-  afterAll(async () => {
-    await fake.stop();
-    await t.close();
-  });
+  afterAll(() => stop());
 
   /** A deposit the gateway completed (or failed), and the provider's record of the charge. */
   async function collected(kobo: bigint, createdAt: Date, status: 'completed' | 'failed' = 'completed') {

@@ -1,62 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, type DatabaseHandle, queryRows } from '../../src/db/client.js';
+import { describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { RetentionPruneHandler } from '../../src/domain/retention/retention-jobs.js';
 import { pruneHistory } from '../../src/domain/retention/retention.js';
-import { createTestServices } from '../helpers/app.js';
-import { isolatedTestDatabase, onPostgres } from '../helpers/database.js';
+import { ago, DAY_MS, operationWithHistory, RETENTION_NOW, retentionDatabase } from '../helpers/retention.js';
 
-const NOW = new Date('2040-06-01T00:00:00Z');
-const DAY = 86_400_000;
-const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
+const NOW = RETENTION_NOW;
+const DAY = DAY_MS;
 const POLICY = { eventsDays: 30, jobsDays: 7, idempotencyHours: 24, batchSize: 2 };
 
 describe('retention of state histories and sandbox signatures', () => {
-  let handle: DatabaseHandle;
-  let db: Database;
-  let userId: string;
-  beforeAll(async () => {
-    handle = await isolatedTestDatabase();
-    db = handle.db;
-    const services = await createTestServices(db);
-    userId = (
-      await services.users.createUser({ email: `h-${randomUUID()}@example.test`, firstName: 'H', lastName: 'R' })
-    ).id;
-  });
-  afterAll(async () => {
-    if (onPostgres) await handle.close();
-  });
+  const f = retentionDatabase('h');
 
-  /** A wallet transaction now at `status`, last changed `updatedAt`, with one history row per `moves`. */
-  const operation = async (status: string, updatedAt: string, moves: Array<[string, string, string]>) => {
-    const [row] = await queryRows<{ id: string }>(
-      db,
-      sql`insert into wallet_transactions (user_id, environment, type, status, amount, reference, created_at, updated_at)
-        values (${userId}, 'sandbox', 'DEPOSIT', ${status}::wallet_transaction_status, 100, ${`h-${randomUUID()}`},
-          ${ago(200 * DAY)}::timestamptz, ${updatedAt}::timestamptz) returning id`,
-    );
-    for (const [from, to, at] of moves)
-      await db.execute(sql`insert into operation_transitions (kind, operation_id, from_status, to_status, at)
-        values ('transaction', ${row!.id}, ${from}, ${to}, ${at}::timestamptz)`);
-    return row!.id;
-  };
+  const operation = (status: string, updatedAt: string, moves: Array<[string, string, string]>) =>
+    operationWithHistory(f, status, updatedAt, moves);
   const history = async (operationId: string) =>
     (
       await queryRows<{ n: number }>(
-        db,
+        f.db,
         sql`select count(*)::int as n from operation_transitions where kind = 'transaction' and operation_id = ${operationId}`,
       )
     )[0]!.n;
   const signature = async (createdAt: string) => {
     const value = `sig-${randomUUID()}`;
-    await db.execute(sql`insert into solana_sandbox_signatures (network, signature, version, created_at)
+    await f.db.execute(sql`insert into solana_sandbox_signatures (network, signature, version, created_at)
       values ('devnet', ${value}, 1, ${createdAt}::timestamptz)`);
     return value;
   };
   const signatureKept = async (value: string) =>
-    (await queryRows(db, sql`select 1 from solana_sandbox_signatures where signature = ${value}`)).length > 0;
+    (await queryRows(f.db, sql`select 1 from solana_sandbox_signatures where signature = ${value}`)).length > 0;
 
   it('prunes the whole history of operations finished before the window, and keeps every open one', async () => {
     const finishedLongAgo = await operation('COMPLETED', ago(100 * DAY), [
@@ -71,7 +45,7 @@ describe('retention of state histories and sandbox signatures', () => {
       ['PENDING', 'COMPLETED', ago(10 * DAY)],
     ]);
 
-    const pruned = await pruneHistory(db, NOW, { ...POLICY, historyDays: 90 });
+    const pruned = await pruneHistory(f.db, NOW, { ...POLICY, historyDays: 90 });
     // At least these (on PGlite the worker's database also holds older test files' rows, old by this
     // clock too); which went and which stayed is checked one by one.
     expect(pruned.operationTransitions).toBeGreaterThanOrEqual(3);
@@ -82,7 +56,7 @@ describe('retention of state histories and sandbox signatures', () => {
 
     // A second pass finds nothing more; a window under 30 days is taken as 30.
     const finished20DaysAgo = await operation('COMPLETED', ago(20 * DAY), [['PENDING', 'COMPLETED', ago(20 * DAY)]]);
-    expect((await pruneHistory(db, NOW, { ...POLICY, historyDays: 1 })).operationTransitions).toBe(0);
+    expect((await pruneHistory(f.db, NOW, { ...POLICY, historyDays: 1 })).operationTransitions).toBe(0);
     expect(await history(finished20DaysAgo)).toBe(1);
     expect(await history(finishedRecently)).toBe(2);
   });
@@ -92,24 +66,24 @@ describe('retention of state histories and sandbox signatures', () => {
     const older = await signature(ago(30 * DAY));
     const recent = await signature(ago(6 * DAY));
     const pendingSend = await signature(ago(30 * DAY));
-    await db.execute(sql`insert into solana_transfers (user_id, environment, network, kind, from_address, to_address,
+    await f.db.execute(sql`insert into solana_transfers (user_id, environment, network, kind, from_address, to_address,
         amount_raw, decimals, signature, wire, last_valid_block_height)
-      values (${userId}, 'sandbox', 'devnet', 'sol', 'from', 'to', 1, 9, ${pendingSend}, 'wire', 1)`);
+      values (${f.userId}, 'sandbox', 'devnet', 'sol', 'from', 'to', 1, 9, ${pendingSend}, 'wire', 1)`);
 
-    const pruned = await pruneHistory(db, NOW, { ...POLICY, sandboxSignaturesDays: 7 });
+    const pruned = await pruneHistory(f.db, NOW, { ...POLICY, sandboxSignaturesDays: 7 });
     expect(pruned.sandboxSignatures).toBeGreaterThanOrEqual(2);
     expect(await signatureKept(old)).toBe(false);
     expect(await signatureKept(older)).toBe(false);
     expect(await signatureKept(recent)).toBe(true);
     expect(await signatureKept(pendingSend)).toBe(true);
-    expect((await pruneHistory(db, NOW, { ...POLICY, sandboxSignaturesDays: 7 })).sandboxSignatures).toBe(0);
+    expect((await pruneHistory(f.db, NOW, { ...POLICY, sandboxSignaturesDays: 7 })).sandboxSignatures).toBe(0);
   });
 
   it('the pruning job prunes both, by the policy it was given', async () => {
     const finished = await operation('FAILED', ago(40 * DAY), [['PENDING', 'FAILED', ago(40 * DAY)]]);
     const old = await signature(ago(3 * DAY));
     const job = new RetentionPruneHandler(
-      db,
+      f.db,
       new ManualClock(NOW),
       { ...POLICY, historyDays: 30, sandboxSignaturesDays: 2 },
       3_600_000,

@@ -1,73 +1,58 @@
-import { createTestServices } from '../helpers/app.js';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, type DatabaseHandle, queryRows } from '../../src/db/client.js';
+import { describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
 import { pruneExpired } from '../../src/domain/retention/retention.js';
-import { isolatedTestDatabase, onPostgres } from '../helpers/database.js';
+import { ago, DAY_MS, HOUR_MS, RETENTION_NOW, retentionDatabase } from '../helpers/retention.js';
 
-const NOW = new Date('2040-06-01T00:00:00Z');
-const ago = (ms: number) => new Date(NOW.getTime() - ms).toISOString();
-const DAY = 86_400_000;
-const HOUR = 3_600_000;
+const NOW = RETENTION_NOW;
+const DAY = DAY_MS;
+const HOUR = HOUR_MS;
 let seq = 9_000_000_000 + Math.floor(Math.random() * 1e6);
 
 describe('retention', () => {
-  let handle: DatabaseHandle;
-  let db: Database;
-  let userId: string;
-  beforeAll(async () => {
-    handle = await isolatedTestDatabase();
-    db = handle.db;
-    const services = await createTestServices(db);
-    userId = (
-      await services.users.createUser({ email: `r-${randomUUID()}@example.test`, firstName: 'R', lastName: 'T' })
-    ).id;
-  });
-  afterAll(async () => {
-    if (onPostgres) await handle.close();
-  });
+  const f = retentionDatabase('r');
 
   const event = async (label: string, createdAt: string, stamped = true) => {
     const [row] = await queryRows<{ id: string }>(
-      db,
+      f.db,
       sql`insert into events (type, user_id, environment, data, created_at, seq)
-        values ('webhook.test', ${userId}, 'sandbox', ${JSON.stringify({ label })}::jsonb, ${createdAt}::timestamptz,
+        values ('webhook.test', ${f.userId}, 'sandbox', ${JSON.stringify({ label })}::jsonb, ${createdAt}::timestamptz,
           ${stamped ? seq++ : null}) returning id`,
     );
     return row!.id;
   };
   const delivery = async (endpointId: string, eventId: string, status: string) => {
     const [row] = await queryRows<{ id: string }>(
-      db,
+      f.db,
       sql`insert into webhook_deliveries (endpoint_id, event_id, status) values (${endpointId}, ${eventId}, ${status}::webhook_delivery_status) returning id`,
     );
-    await db.execute(sql`insert into webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, status_code)
+    await f.db.execute(sql`insert into webhook_attempts (delivery_id, attempt_number, started_at, duration_ms, status_code)
       values (${row!.id}, 1, ${ago(40 * DAY)}::timestamptz, 12, 500), (${row!.id}, 2, ${ago(40 * DAY)}::timestamptz, 9, 200)`);
     return row!.id;
   };
   const job = async (status: string, updatedAt: string) => {
     const [row] = await queryRows<{ id: string }>(
-      db,
+      f.db,
       sql`insert into jobs (kind, lane, tenant, status, run_at, updated_at)
         values ('retention.test', 'money', '', ${status}::job_status, ${ago(100 * DAY)}::timestamptz, ${updatedAt}::timestamptz) returning id`,
     );
     return row!.id;
   };
   const key = async (name: string, status: string, createdAt: string, lockedUntil: string | null = null) => {
-    await db.execute(sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, locked_until, created_at)
-      values (${userId}, 'sandbox', 'retention.test', ${name}, 'h', ${status}::idempotency_status, ${lockedUntil}::timestamptz, ${createdAt}::timestamptz)`);
+    await f.db.execute(sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, locked_until, created_at)
+      values (${f.userId}, 'sandbox', 'retention.test', ${name}, 'h', ${status}::idempotency_status, ${lockedUntil}::timestamptz, ${createdAt}::timestamptz)`);
     return name;
   };
   const exists = async (table: string, column: string, value: string) =>
-    (await queryRows(db, sql`select 1 from ${sql.identifier(table)} where ${sql.identifier(column)} = ${value}`))
+    (await queryRows(f.db, sql`select 1 from ${sql.identifier(table)} where ${sql.identifier(column)} = ${value}`))
       .length > 0;
 
   it('prunes only what the policy says, in batches smaller than the work', async () => {
     const [endpoint] = await queryRows<{ id: string }>(
-      db,
+      f.db,
       sql`insert into webhook_endpoints (user_id, environment, url, event_types, secret_sealed)
-        values (${userId}, 'sandbox', 'http://127.0.0.1:9/x', array['*'], 'sealed') returning id`,
+        values (${f.userId}, 'sandbox', 'http://127.0.0.1:9/x', array['*'], 'sealed') returning id`,
     );
     const oldEvent = await event('31 days, delivered', ago(31 * DAY));
     const oldDelivered = await delivery(endpoint!.id, oldEvent, 'succeeded');
@@ -88,7 +73,7 @@ describe('retention', () => {
     const keyAbandoned = await key(`k-${randomUUID()}`, 'running', ago(25 * HOUR), ago(24 * HOUR));
     const keyStillRunning = await key(`k-${randomUUID()}`, 'running', ago(25 * HOUR), ago(-60_000));
 
-    const pruned = await pruneExpired(db, NOW, { eventsDays: 30, jobsDays: 7, idempotencyHours: 24, batchSize: 1 });
+    const pruned = await pruneExpired(f.db, NOW, { eventsDays: 30, jobsDays: 7, idempotencyHours: 24, batchSize: 1 });
     // At least these rows (on PGlite the worker's database also holds older test files' rows, which
     // are old by this clock too); which rows went, and which stayed, is checked one by one below.
     expect(pruned.webhookAttempts).toBeGreaterThanOrEqual(2);
@@ -121,7 +106,7 @@ describe('retention', () => {
     expect(await exists('idempotency_keys', 'key', keyStillRunning)).toBe(true);
 
     // A second pass finds nothing more.
-    expect(await pruneExpired(db, NOW, { eventsDays: 30, jobsDays: 7, idempotencyHours: 24, batchSize: 1 })).toEqual({
+    expect(await pruneExpired(f.db, NOW, { eventsDays: 30, jobsDays: 7, idempotencyHours: 24, batchSize: 1 })).toEqual({
       jobs: 0,
       webhookAttempts: 0,
       webhookDeliveries: 0,
@@ -133,7 +118,7 @@ describe('retention', () => {
   it('never keeps events less than 30 days or keys less than 24 hours, whatever it is told', async () => {
     const recent = await event('20 days', ago(20 * DAY));
     const keyRecent = await key(`k-${randomUUID()}`, 'done', ago(20 * HOUR));
-    await pruneExpired(db, NOW, { eventsDays: 1, jobsDays: 1, idempotencyHours: 1, batchSize: 100 });
+    await pruneExpired(f.db, NOW, { eventsDays: 1, jobsDays: 1, idempotencyHours: 1, batchSize: 100 });
     expect(await exists('events', 'id', recent)).toBe(true);
     expect(await exists('idempotency_keys', 'key', keyRecent)).toBe(true);
   });

@@ -229,7 +229,7 @@ describe('sandbox chain storage: account rows, one chain for every instance', { 
     });
     const transfer = new Transaction({
       feePayer: signer.publicKey,
-      blockhash: await store.readFixed(network, (svm) => svm.latestBlockhash()),
+      blockhash: store.blockhashes.latest(network).blockhash,
       lastValidBlockHeight: 0,
     }).add(SystemProgram.transfer({ fromPubkey: signer.publicKey, toPubkey: to, lamports: SOL / 2n }));
     transfer.sign(signer);

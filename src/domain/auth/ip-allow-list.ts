@@ -64,5 +64,81 @@ export function parseAllowList(text: string, field = 'ipAllowList'): string[] {
     }
     return `${address.toLowerCase()}/${bits}`;
   });
-  return [...new Set(cidrs)];
+  const unique = [...new Set(cidrs)];
+  refuseAllowingEveryone(unique, field);
+  return unique;
+}
+
+const V4_BITS = 32n;
+const V6_BITS = 128n;
+/** Where IPv4 clients sit in IPv6 (::ffff:0:0/96): the list matches them against IPv6 entries there too. */
+const MAPPED_START = 0xffffn << 32n;
+
+/**
+ * Refuses a list that admits every IPv4 or every IPv6 address (0.0.0.0/0, ::/0, ::ffff:0.0.0.0/96,
+ * ::/64, or halves such as 0.0.0.0/1 with 128.0.0.0/1): it reads as a restriction and is none.
+ * Takes normalised CIDRs (as `parseAllowList` returns and the database keeps).
+ */
+export function refuseAllowingEveryone(cidrs: readonly string[], field = 'ipAllowList'): void {
+  const v4: Range[] = [];
+  const v6: Range[] = [];
+  for (const cidr of cidrs) {
+    const [address, prefix] = cidr.split('/') as [string, string];
+    if (isIP(address) === 4) {
+      const range = rangeOf(ipv4ToBigInt(address), V4_BITS, BigInt(prefix));
+      v4.push(range);
+      v6.push([range[0] + MAPPED_START, range[1] + MAPPED_START]);
+    } else {
+      const range = rangeOf(ipv6ToBigInt(address), V6_BITS, BigInt(prefix));
+      v6.push(range);
+      // The part of the entry inside ::ffff:0:0/96, as IPv4.
+      const from = range[0] > MAPPED_START ? range[0] : MAPPED_START;
+      const to = range[1] < MAPPED_START + (1n << V4_BITS) - 1n ? range[1] : MAPPED_START + (1n << V4_BITS) - 1n;
+      if (from <= to) v4.push([from - MAPPED_START, to - MAPPED_START]);
+    }
+  }
+  const family = covers(v6, V6_BITS) ? 'IPv6 and IPv4' : covers(v4, V4_BITS) ? 'IPv4' : undefined;
+  if (family)
+    throw badInput(
+      field,
+      `${field}: ${cidrs.length === 1 ? JSON.stringify(cidrs[0]) : 'these entries'} allow every ${family} address, which restricts nothing; an empty list already allows every address.`,
+    );
+}
+
+type Range = [bigint, bigint];
+
+function rangeOf(address: bigint, width: bigint, prefix: bigint): Range {
+  const size = 1n << (width - prefix);
+  const start = address - (address % size);
+  return [start, start + size - 1n];
+}
+
+/** Whether the ranges together cover 0 … 2^width − 1. */
+function covers(ranges: Range[], width: bigint): boolean {
+  let next = 0n;
+  for (const [from, to] of [...ranges].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+    if (from > next) return false;
+    if (to + 1n > next) next = to + 1n;
+  }
+  return next >= 1n << width;
+}
+
+function ipv4ToBigInt(address: string): bigint {
+  return address.split('.').reduce((n, part) => (n << 8n) + BigInt(part), 0n);
+}
+
+/** An address `isIP` accepted as IPv6 (with `::` and perhaps a dotted IPv4 tail) as a 128-bit number. */
+function ipv6ToBigInt(address: string): bigint {
+  let text = address;
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const v4 = ipv4ToBigInt(dotted[1]!);
+    text = `${text.slice(0, -dotted[1]!.length)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const groups = (part: string) => (part ? part.split(':') : []);
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const all = [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return all.reduce((n, group) => (n << 16n) + BigInt(`0x${group}`), 0n);
 }

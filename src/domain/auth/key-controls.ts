@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { apiKeyStore } from './api-key-store.js';
+import { refuseAllowingEveryone } from './ip-allow-list.js';
 import type { Environment } from './permissions.js';
 import type { Principal } from './principal.js';
 
@@ -68,6 +69,7 @@ export class KeyControlsService {
       const value = controls[field];
       if (value !== null && value < 0) throw badInput(field, `${field} must be 0 (no limit) or more.`);
     }
+    refuseAllowingEveryone(controls.ipAllowList);
     const key = (await apiKeyStore.findApiKeysByUser(this.db, userId)).find(
       (k) => k.id === keyId && !k.revokedAt && (!environment || k.environment === environment),
     );

@@ -109,13 +109,33 @@ export async function pruneExpired(db: Executor, now: Date, policy: RetentionPol
 }
 
 /** Each operation kind's table and the statuses it never leaves (no move out of them). */
-const FINISHED = LIFECYCLES.map((lifecycle) => ({
+export const FINISHED = LIFECYCLES.map((lifecycle) => ({
   kind: lifecycle.kind,
   table: getTableName(lifecycle.table),
   finals: Object.entries(lifecycle.moves as Record<string, Record<string, unknown>>)
     .filter(([, to]) => Object.keys(to).length === 0)
     .map(([status]) => status),
 }));
+
+/**
+ * One batch of a kind's finished history: its transitions older than the window (found by
+ * operation_transitions_kind_at_idx) whose operation finished before the window. Every transition
+ * of an operation happened no later than its last change (each move sets both to the same time),
+ * so `t.at` only narrows the search; the operation's own status and age decide. Scanning by the
+ * operation instead read every operation of the kind ever finished, once per batch.
+ */
+export function historyBatch({ kind, table, finals }: (typeof FINISHED)[number], before: SQL, limit: number): SQL {
+  const finished = sql.join(
+    finals.map((status) => sql`${status}`),
+    sql`, `,
+  );
+  return sql`delete from operation_transitions where id in (
+    select t.id from operation_transitions t join ${sql.identifier(table)} o on o.id = t.operation_id
+    where t.kind = ${kind} and t.at < ${before}
+      and o.status::text in (${finished}) and o.updated_at < ${before}
+    limit ${limit}
+  ) returning 1`;
+}
 
 /**
  * One pass over the histories that grow with traffic: the state transitions of operations that
@@ -130,21 +150,9 @@ export async function pruneHistory(db: Executor, now: Date, policy: RetentionPol
   const n = policy.batchSize;
 
   let operationTransitions = 0;
-  for (const { kind, table, finals } of FINISHED) {
-    if (finals.length === 0) continue;
-    const finished = sql.join(
-      finals.map((status) => sql`${status}`),
-      sql`, `,
-    );
-    operationTransitions += await inBatches(
-      db,
-      (limit) => sql`delete from operation_transitions where id in (
-        select t.id from operation_transitions t join ${sql.identifier(table)} o on o.id = t.operation_id
-        where t.kind = ${kind} and o.status::text in (${finished}) and o.updated_at < ${historyBefore}
-        limit ${limit}
-      ) returning 1`,
-      n,
-    );
+  for (const finished of FINISHED) {
+    if (finished.finals.length === 0) continue;
+    operationTransitions += await inBatches(db, (limit) => historyBatch(finished, historyBefore, limit), n);
   }
   const sandboxSignatures = await inBatches(
     db,

@@ -34,8 +34,6 @@ export type ExecutionListener = (
 ) => Promise<void>;
 
 const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
-/** A blockhash is good for 150 blocks; litesvm's clock stands still, so sandbox blockhashes do not expire. */
-const BLOCKHASH_LIFETIME = 150n;
 
 /** A sandbox network: litesvm behind the chain interface, its state in the database (SandboxChainStore). */
 export class LiteSvmChain implements SolanaChain {
@@ -45,15 +43,13 @@ export class LiteSvmChain implements SolanaChain {
     private readonly onExecuted: ExecutionListener,
   ) {}
 
-  latestBlockhash() {
-    return this.store.readFixed(this.network, (svm) => ({
-      blockhash: svm.latestBlockhash(),
-      lastValidBlockHeight: svm.getClock().slot + BLOCKHASH_LIFETIME,
-    }));
+  /** The sandbox's blockhashes come from the clock, good for 150 slots (sandbox-blockhash.ts). */
+  async latestBlockhash() {
+    return this.store.blockhashes.latest(this.network);
   }
 
-  blockHeight() {
-    return this.store.readFixed(this.network, (svm) => svm.getClock().slot);
+  async blockHeight() {
+    return this.store.blockhashes.slot();
   }
 
   lamports(owner: string) {

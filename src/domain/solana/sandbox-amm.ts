@@ -80,7 +80,7 @@ export class SandboxAmm implements ExchangeProvider {
       withReference(instructions[0]!);
       const transaction = new Transaction({
         feePayer: user,
-        blockhash: chain.svm.latestBlockhash(),
+        blockhash: chain.blockhash,
         lastValidBlockHeight: 0,
       }).add(...instructions);
       checkSandboxBalance(chain.svm, order.walletAddress, request.inputMint, inRaw, view);

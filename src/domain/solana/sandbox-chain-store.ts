@@ -1,9 +1,11 @@
 import { inflateSync } from 'node:zlib';
 import type { LiteSVM } from 'litesvm';
 import type { Database, Tx } from '../../db/client.js';
+import { type Clock, systemClock } from '../clock.js';
 import { DomainError } from '../errors.js';
 import { TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
+import { SandboxBlockhashes } from './sandbox-blockhash.js';
 import { sandboxChainRows as rows } from './sandbox-chain-rows.js';
 import { ChainWork, changedBy, restore } from './sandbox-chain-work.js';
 
@@ -62,13 +64,18 @@ const genesisBytes = new WeakMap<(svm: LiteSVM) => void, Uint8Array>();
  */
 export class SandboxChainStore {
   private readonly chains = new Map<SolanaNetwork, Chain>();
+  /** What a transaction must carry to run: a blockhash of the last 150 slots. */
+  readonly blockhashes: SandboxBlockhashes;
 
   constructor(
     private readonly db: Database,
     private readonly genesis: (svm: LiteSVM) => void,
     /** What a chain loaded from a snapshot-era base needs to match today's genesis. */
     private readonly upgrade: (svm: LiteSVM) => void = () => undefined,
-  ) {}
+    clock: Clock = systemClock,
+  ) {
+    this.blockhashes = new SandboxBlockhashes(clock);
+  }
 
   /** Runs `change` against the chain and commits what it changed with what it writes. */
   change<T>(network: SolanaNetwork, change: ChainChange<T>): Promise<T> {
@@ -178,7 +185,10 @@ export class SandboxChainStore {
       const ran: Array<{ job: ChangeJob; work: ChainWork; commit: ChainCommit<unknown> }> = [];
       const signatures = new Set<string>();
       for (const job of jobs) {
-        const work = new ChainWork(chain.svm!, (s) => chain.recent.has(s) || signatures.has(s));
+        const work = new ChainWork(chain.svm!, (s) => chain.recent.has(s) || signatures.has(s), {
+          latest: this.blockhashes.latest(network).blockhash,
+          isRecent: (blockhash) => this.blockhashes.isRecent(network, blockhash),
+        });
         try {
           ran.push({ job, work, commit: await job.change(work) });
           for (const signature of work.signatures) signatures.add(signature);
@@ -278,6 +288,8 @@ export class SandboxChainStore {
     // Signatures are remembered here and in the database, not in litesvm: its history would hold
     // a transaction whose commit was refused.
     svm.withTransactionHistory(0n);
+    // litesvm knows one blockhash, forever; ChainWork checks the sandbox's, which expire.
+    svm.withBlockhashCheck(false);
     for (const account of await rows.accountsAfter(this.db, chain.network, -1)) restore(svm, account.address, account);
     chain.svm = svm;
     chain.version = version;

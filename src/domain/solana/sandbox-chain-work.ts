@@ -6,6 +6,12 @@ import { ChainFailure, runWire } from './sandbox-world.js';
 
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 
+/** The blockhashes a chain accepts now (sandbox-blockhash.ts), for one network. */
+export interface RecentBlockhashes {
+  latest: string;
+  isRecent(blockhash: string): boolean;
+}
+
 /**
  * An account key already known to be an address (from a parsed transaction or a stored row):
  * kit's `address()` checks it by decoding base58 through BigInt, a large part of the chain's CPU
@@ -27,7 +33,13 @@ export class ChainWork {
   constructor(
     readonly svm: LiteSVM,
     private readonly executedBefore: (signature: string) => boolean,
+    private readonly blockhashes?: RecentBlockhashes,
   ) {}
+
+  /** The blockhash a transaction built during the work signs with (litesvm's own, on a chain without expiry). */
+  get blockhash(): string {
+    return this.blockhashes?.latest ?? this.svm.latestBlockhash();
+  }
 
   /** Runs a signed transaction; returns its signature, or throws ChainFailure and leaves the chain as it was. */
   run(wire: Uint8Array): string {
@@ -35,6 +47,11 @@ export class ChainWork {
     const signature = base58.decode(parsed.signatures[0]!);
     if (this.executedBefore(signature) || this.signatures.includes(signature))
       throw new ChainFailure('AlreadyProcessed: this transaction has already been processed.');
+    // Its signature may have been forgotten (retention prunes them); an old transaction is refused on its age.
+    if (this.blockhashes && !this.blockhashes.isRecent(parsed.message.recentBlockhash))
+      throw new ChainFailure(
+        'BlockhashNotFound: the transaction’s blockhash has expired (150 slots, about a minute); sign it again with a recent one.',
+      );
     const keys = accountKeys(this.svm, parsed);
     const own = new Map(keys.map((key) => [key, stateOf(this.svm, key)]));
     for (const [key, state] of own) if (!this.before.has(key)) this.before.set(key, state);

@@ -91,6 +91,8 @@ const unit = (t: TokenInfo) => 10n ** BigInt(t.decimals);
 /** Runs signed transactions on a chain: the chain itself at genesis, a recorded change (ChainWork) afterwards. */
 export interface ChainRunner {
   readonly svm: LiteSVM;
+  /** The blockhash to sign with (absent: litesvm's own). */
+  readonly blockhash?: string;
   run(wire: Uint8Array): unknown;
 }
 
@@ -174,7 +176,7 @@ const decoder = getTransactionDecoder();
 export function execute(chain: ChainRunner, instructions: TransactionInstruction[], signers: Keypair[]): void {
   const tx = new Transaction({
     feePayer: signers[0]!.publicKey,
-    blockhash: chain.svm.latestBlockhash(),
+    blockhash: chain.blockhash ?? chain.svm.latestBlockhash(),
     lastValidBlockHeight: 0,
   }).add(...instructions);
   tx.sign(...signers);

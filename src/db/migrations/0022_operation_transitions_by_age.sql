@@ -1,0 +1,1 @@
+CREATE INDEX "operation_transitions_kind_at_idx" ON "operation_transitions" USING btree ("kind","at");

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { getBase58Decoder } from '@solana/kit';
+import type { Clock } from '../clock.js';
+
+/** A sandbox slot lasts as long as a mainnet one, about 400 ms. */
+export const SLOT_MS = 400;
+/** Slots a blockhash stays good for after its own, as on Solana. */
+export const BLOCKHASH_LIFETIME_SLOTS = 150n;
+/**
+ * The longest a signed sandbox transaction can wait before it is refused as expired (about a
+ * minute). Retention keeps executed signatures far longer (at least a day), so a transaction old
+ * enough to have lost its signature record is refused for its blockhash instead.
+ */
+export const BLOCKHASH_MAX_AGE_MS = Number(BLOCKHASH_LIFETIME_SLOTS + 1n) * SLOT_MS;
+
+const base58 = getBase58Decoder();
+
+/**
+ * The sandbox chains' recent blockhashes, from the clock: slot n of a network has a blockhash
+ * derived from its name and n, so every instance gives the same one without storing it, and one
+ * more than BLOCKHASH_LIFETIME_SLOTS old is unknown. (litesvm's own blockhash never moves, so a
+ * transaction signed once could otherwise run again whenever its signature was forgotten.)
+ */
+export class SandboxBlockhashes {
+  /** Recent blockhashes by network: hash → slot for the window's slots up to `newest`. */
+  private readonly recent = new Map<string, { newest: bigint; slots: Map<string, bigint> }>();
+
+  constructor(private readonly clock: Clock) {}
+
+  /** The current slot: the sandbox's block height. */
+  slot(): bigint {
+    return BigInt(Math.floor(this.clock.now().getTime() / SLOT_MS));
+  }
+
+  /** The blockhash to sign with now, and the last block height it is good for. */
+  latest(network: string): { blockhash: string; lastValidBlockHeight: bigint } {
+    const slot = this.slot();
+    return { blockhash: blockhashOf(network, slot), lastValidBlockHeight: slot + BLOCKHASH_LIFETIME_SLOTS };
+  }
+
+  /** Whether a transaction carrying this blockhash may still run. */
+  isRecent(network: string, blockhash: string): boolean {
+    const now = this.slot();
+    const oldest = now - BLOCKHASH_LIFETIME_SLOTS;
+    let window = this.recent.get(network);
+    if (!window) this.recent.set(network, (window = { newest: oldest - 1n, slots: new Map() }));
+    if (window.newest < now) {
+      // Add the slots the window gained since last asked, forget the ones it lost.
+      for (let slot = window.newest < oldest ? oldest : window.newest + 1n; slot <= now; slot++)
+        window.slots.set(blockhashOf(network, slot), slot);
+      window.newest = now;
+      for (const [hash, slot] of window.slots) if (slot < oldest) window.slots.delete(hash);
+    }
+    const slot = window.slots.get(blockhash);
+    return slot !== undefined && slot >= oldest && slot <= now;
+  }
+}
+
+function blockhashOf(network: string, slot: bigint): string {
+  return base58.decode(createHash('sha256').update(`partner-gateway sandbox blockhash ${network} ${slot}`).digest());
+}

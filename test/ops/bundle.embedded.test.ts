@@ -1,0 +1,119 @@
+import { Keypair } from '@solana/web3.js';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDist, ROOT } from '../../scripts/build.mjs';
+import { type Child, spawnCommand } from '../helpers/child.js';
+
+/**
+ * The server `npm start` runs is an esbuild bundle (scripts/build.mjs), not the sources tests
+ * import: a CommonJS package inside it that reads `__filename` once ended the process, and only
+ * when the code path that reads it ran. This builds the bundle into a folder of its own (inside
+ * the repo, so its package imports resolve; dist/ stays whatever `npm start` elsewhere runs),
+ * starts it on a throwaway embedded database and drives REST, GraphQL and the sandbox chain
+ * through it: no answer may be a 5xx and the process must stay up, then stop cleanly.
+ */
+describe('the bundled server (npm start)', () => {
+  const outdir = join(ROOT, 'node_modules', '.cache', `pgw-bundle-${process.pid}-${Date.now()}`);
+  const data = mkdtempSync(join(tmpdir(), 'pgw-bundle-data-'));
+  let child: Child | undefined;
+
+  beforeAll(async () => {
+    await buildDist({ quiet: true, outdir });
+  }, 180_000);
+  afterAll(async () => {
+    if (child && child.process.exitCode === null && child.process.signalCode === null) {
+      child.process.kill('SIGKILL');
+      await child.exited;
+    }
+    rmSync(outdir, { recursive: true, force: true });
+    rmSync(data, { recursive: true, force: true });
+  });
+
+  /** Output files of the bundle (the entry and its chunks), each with the banner's definitions. */
+  const bundleFiles = () => [
+    join(outdir, 'src', 'main.js'),
+    ...readdirSync(join(outdir, 'chunks'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => join(outdir, 'chunks', f)),
+  ];
+
+  it('defines require, __filename and __dirname in every bundle file that uses them', () => {
+    const files = bundleFiles();
+    expect(files.length).toBeGreaterThan(1);
+    const missing: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      // What a file declares at module scope before its first statement of its own.
+      const head = text.slice(0, 1_000);
+      for (const name of ['require', '__filename', '__dirname']) {
+        const uses = new RegExp(`(?<![\\w$.])${name}(?![\\w$])`).test(text.slice(head.length));
+        if (uses && !new RegExp(`const ${name} =`).test(head)) missing.push(`${file.slice(outdir.length)}: ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+    // The chunk of the package that once crashed reads __filename.
+    expect(files.some((f) => /__filename/.test(readFileSync(f, 'utf8').slice(1_000)))).toBe(true);
+  });
+
+  it('serves REST, GraphQL and the sandbox chain without a 5xx or a crash, and stops cleanly', async () => {
+    child = spawnCommand(process.execPath, [join(outdir, 'src', 'main.js')], {
+      PGLITE_DATA_DIR: join(data, 'pglite'),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      // With the run's Redis when it has one: ioredis is one of the packages that read __dirname.
+      REDIS_URL: process.env.REDIS_URL ?? '',
+    });
+    const [, url] = await child.waitFor(/listening on (http:\/\/\S+)/, 90_000);
+    const [, key] = await child.waitFor(/API key \(Full Access, shown once\): (pgw_sbx_\S+)/);
+    const statuses: Array<[string, number]> = [];
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { 'x-api-key': key!, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      statuses.push([`${method} ${path}`, response.status]);
+      return { status: response.status, json: (await response.json().catch(() => undefined)) as any };
+    };
+
+    expect((await call('GET', '/api/v1/user/me')).status).toBe(200);
+    // Refusals take the error path (error handler, error mapping), which a happy request skips.
+    expect((await call('POST', '/api/v1/solana/transfer-sol', { to: 'nope', amount: 'x' })).status).toBe(400);
+    expect((await call('GET', '/api/v1/no-such-route')).status).toBe(404);
+    const graphql = await call('POST', '/graphql', { query: '{ apiKeys { id environment } }' });
+    expect(graphql.json.errors).toBeUndefined();
+    expect(graphql.json.data.apiKeys.length).toBeGreaterThan(0);
+    const invalid = await call('POST', '/graphql', { query: '{ noSuchField }' });
+    expect(invalid.json.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+
+    // The sandbox chain: litesvm is loaded on first use, a funded wallet sends SOL.
+    expect((await call('GET', '/api/v1/solana/address')).status).toBe(200);
+    const funded = await call('POST', '/api/v1/solana/sandbox/faucet', {
+      network: 'devnet',
+      asset: 'SOL',
+      amount: '1',
+    });
+    expect(funded.status, JSON.stringify(funded.json)).toBeLessThan(300);
+    const sent = await call('POST', '/api/v1/solana/transfer-sol', {
+      to: Keypair.generate().publicKey.toBase58(),
+      amount: '0.01',
+      network: 'devnet',
+    });
+    expect(sent.status, JSON.stringify(sent.json)).toBeLessThan(300);
+    const portfolio = await call('GET', '/api/v1/solana/portfolio?network=devnet');
+    expect(portfolio.status, JSON.stringify(portfolio.json)).toBe(200);
+    for (const path of ['/healthz', '/readyz', '/docs', '/openapi.json']) {
+      const response = await fetch(`${url}${path}`);
+      statuses.push([`GET ${path}`, response.status]);
+    }
+
+    expect(statuses.filter(([, status]) => status >= 500)).toEqual([]);
+    expect(child.process.exitCode).toBeNull();
+    expect(child.output()).not.toMatch(/ReferenceError|is not defined|uncaught/i);
+    child.process.kill('SIGTERM');
+    expect(await child.exited).toBe(0);
+  }, 180_000);
+});
