@@ -126,9 +126,9 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
     // What stays allocated per socket once the garbage of opening them is collected.
     const heapKibPerSocket = Math.round((await heapUsed()) - heapBefore) / 1024 / sockets;
 
-    // The relay's horizon is cluster-wide: a transaction of another database (other benches and
-    // tests on a shared server) that holds a transaction id holds back every stamp. Sampled every
-    // 100 ms while events are committed, to tell that wait from the gateway's own.
+    // Transactions of other databases (other benches and tests on a shared server) holding a
+    // transaction id: the relay no longer waits for them, but they share the server. Sampled every
+    // 100 ms while events are committed, for the record beside the latencies.
     const observer = mode === 'gateway' && database.url ? new pg.Client({ connectionString: database.url }) : undefined;
     await observer?.connect();
     const foreign = sampleForeignXids(observer);
@@ -242,7 +242,7 @@ await onLoadCore(async () => {
         .filter((o) => o.foreignXidP99 !== undefined)
         .map(
           (o) =>
-            `\n\n${o.mode}: oldest transaction holding an id in another database of the cluster while events were committed, p99 ${o.foreignXidP99} ms (the relay's horizon waits for it).`,
+            `\n\n${o.mode}: oldest transaction holding an id in another database of the cluster while events were committed, p99 ${o.foreignXidP99} ms (the relay does not wait for it; it shares the server).`,
         )
         .join(''),
   );

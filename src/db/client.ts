@@ -42,7 +42,7 @@ export interface DatabaseHandle {
 
 /**
  * Limits every session of the application sets (milliseconds; 0 turns one off), so one stuck
- * statement or transaction cannot hold locks, or the event relay's commit horizon, for everyone.
+ * statement or transaction cannot hold locks (or vacuum's cleanup horizon) for everyone.
  */
 export interface SessionTimeouts {
   statementMs: number;

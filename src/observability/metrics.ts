@@ -120,7 +120,7 @@ export const metrics = {
   ),
   eventsHorizonAge: gauge(
     'gateway_events_horizon_age_seconds',
-    'PostgreSQL: age of the oldest open transaction holding the event horizon (0 when none)',
+    'PostgreSQL: age of the oldest open transaction of the cluster, which holds back vacuum (0 when none)',
   ),
   scrapeErrors: counter('gateway_metrics_collect_errors_total', 'Database gauges that could not be read at a scrape', [
     'collector',

@@ -148,7 +148,7 @@ async function databaseChecks(db: Database, now: Date): Promise<Check[]> {
     detail:
       lagSeconds < 60
         ? 'Events are stamped in order without delay.'
-        : `${toSafeNumber(events?.n)} events have waited ${Math.round(lagSeconds)} s for their seq: a long-open transaction holds the horizon (see pg_stat_activity for the oldest xact_start), or no instance runs workers.`,
+        : `${toSafeNumber(events?.n)} events have waited ${Math.round(lagSeconds)} s for their seq: no instance runs workers (WORKERS=false everywhere), or the relay's rounds fail (see the logs for event relay errors).`,
   });
   return checks;
 }

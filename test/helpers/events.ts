@@ -6,8 +6,8 @@ import { graphql, type Tenant, type TestApp } from './app.js';
 import { waitUntil } from './wait.js';
 
 /**
- * Runs the relay until the given events are stamped. One pass is not enough when other test files
- * hold transactions open: the relay stamps only events older than every open transaction.
+ * Runs the relay until the given events are stamped. One pass is not enough when the events are
+ * committed by work still under way, or past one round's batch.
  */
 export async function stampEvents(db: Database, ids: readonly string[], timeoutMs = 10_000): Promise<void> {
   await waitUntil(async () => {

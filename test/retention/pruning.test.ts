@@ -122,4 +122,24 @@ describe('retention', () => {
     expect(await exists('events', 'id', recent)).toBe(true);
     expect(await exists('idempotency_keys', 'key', keyRecent)).toBe(true);
   });
+  it('keeps the newest stamped event however old, so the relay never numbers below a reader’s cursor', async () => {
+    // Both numbered above every stamped event so far (other files' too, on PGlite's shared database).
+    const numberedNext = async (label: string) => {
+      const [row] = await queryRows<{ id: string; seq: unknown }>(
+        f.db,
+        sql`insert into events (type, user_id, environment, data, created_at, seq)
+          select 'webhook.test', ${f.userId}, 'sandbox', ${JSON.stringify({ label })}::jsonb,
+            ${ago(90 * DAY)}::timestamptz, coalesce(max(seq), 0) + 1 from events
+          returning id, seq`,
+      );
+      return row!;
+    };
+    const older = await numberedNext('90 days, numbered lower');
+    const newest = await numberedNext('90 days, the newest stamped');
+    await pruneExpired(f.db, NOW, { eventsDays: 30, jobsDays: 7, idempotencyHours: 24, batchSize: 100 });
+    expect(await exists('events', 'id', older.id)).toBe(false);
+    expect(await exists('events', 'id', newest.id)).toBe(true);
+    const [top] = await queryRows<{ top: unknown }>(f.db, sql`select max(seq) as top from events`);
+    expect(Number(top!.top)).toBe(Number(newest.seq));
+  });
 });

@@ -1,9 +1,9 @@
 import type pg from 'pg';
 
 /**
- * The relay's horizon is cluster-wide: a transaction of another database that holds a transaction id
- * holds back every stamp. Samples, every 100 ms, how long the oldest such transaction has been open,
- * to tell that wait from the gateway's own. Without a client it samples nothing.
+ * Samples, every 100 ms, how long the oldest transaction of another database holding a transaction id
+ * has been open. The relay used to wait for every open transaction of the cluster; beside the
+ * stamping lag this shows that it no longer does. Without a client it samples nothing.
  */
 export function sampleForeignXids(client: pg.Client | undefined): { ages: number[]; stop(): void } {
   const ages: number[] = [];

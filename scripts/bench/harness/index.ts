@@ -19,3 +19,4 @@ export {
 } from './rounds.js';
 export { type Started, startServer } from './server.js';
 export { roundFlags, roundOptions } from './options.js';
+export { type PacedLoad, type PacedRequest, pacedLoad } from './paced.js';

@@ -67,9 +67,9 @@ export async function recordEvent(
 
 /**
  * Records several events (of any owners and kinds) written by one transaction, in this order,
- * with their webhook deliveries and jobs, in ONE statement: the transaction holds its id for one
- * round trip instead of one per event, and every open transaction id holds back the relay's
- * cluster-wide horizon. Returns the events in the order given.
+ * with their webhook deliveries and jobs, in ONE statement: one round trip instead of one per
+ * event, so the transaction (and the row locks it holds) stays short. Returns the events in the
+ * order given.
  */
 export async function recordEvents(tx: Executor, batch: readonly NewEvent[], at: Date): Promise<StoredEvent[]> {
   if (batch.length === 0) return [];

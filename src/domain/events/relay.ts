@@ -8,18 +8,28 @@ import { toSafeNumber } from '../../db/columns.js';
 import { observeStampedEvents, type StampedEvent } from '../../observability/money-metrics.js';
 
 /** Any fixed number; only one relay across all instances stamps at a time. */
-const RELAY_LOCK_KEY = 7_262_020_002;
+export const RELAY_LOCK_KEY = 7_262_020_002;
 
-/** The stamp, in commit order, of up to `batchSize` events older than every open transaction. */
+/**
+ * The stamp of up to `batchSize` committed events (more when the last transaction taken has more),
+ * each transaction's events whole and in the order it wrote them, transactions in `txid` order.
+ * `head` finds the last transaction the batch reaches; `ready` then takes every unstamped event up
+ * to and including that transaction's, so a transaction is never split across two rounds (another
+ * transaction committing in between could otherwise be numbered inside it).
+ */
 const stampStatement = (batchSize: number) => `
-  with horizon as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin),
-  base as (select coalesce(max(seq), 0) as top from events),
-  ready as (
-    select id, row_number() over (order by txid, ordinal) as rn
-    from events, horizon
-    where seq is null and txid < horizon.xmin and current_setting('pgw.relay_locked', true) = 'true'
+  with base as (select coalesce(max(seq), 0) as top from events),
+  head as (
+    select txid from events
+    where seq is null and current_setting('pgw.relay_locked', true) = 'true'
     order by txid, ordinal
     limit ${Math.trunc(batchSize)}
+  ),
+  last as (select txid from head order by txid desc limit 1),
+  ready as (
+    select id, row_number() over (order by e.txid, e.ordinal) as rn
+    from events e, last
+    where e.seq is null and e.txid <= last.txid
   )
   update events e set seq = base.top + ready.rn
   from ready, base
@@ -34,12 +44,14 @@ const stampStatement = (batchSize: number) => `
  * and each statement in it still takes its own snapshot. The lock is taken (transaction-scoped) by
  * the second statement and noted in a transaction-local setting; the stamp, a separate statement,
  * takes its snapshot only after the lock is held, so it sees every stamp a previous holder
- * committed. Last, whether committed events are still unstamped (held back by the horizon or by
- * the batch size), so the loop knows to come back soon.
+ * committed. That needs READ COMMITTED (a snapshot per statement), named in the `begin` so a server
+ * or role default of REPEATABLE READ (one snapshot, taken before the lock is granted) cannot make a
+ * round number from a stale max. Last, whether committed events are still unstamped (past the
+ * batch, or committed while the round ran), so the loop knows to come back soon.
  */
 const roundText = (batchSize: number, wait: boolean) =>
   [
-    'begin',
+    'begin isolation level read committed',
     wait
       ? `select pg_advisory_xact_lock(${RELAY_LOCK_KEY}), set_config('pgw.relay_locked', 'true', true) as locked`
       : `select set_config('pgw.relay_locked', pg_try_advisory_xact_lock(${RELAY_LOCK_KEY})::text, true) as locked`,
@@ -98,6 +110,7 @@ async function runRound(
   }
   // PGlite (one connection, no round trips to save): the same statements in a transaction.
   return db.transaction(async (tx) => {
+    await tx.execute(sql.raw('set transaction isolation level read committed'));
     const [lock] = await queryRows<{ locked: unknown }>(
       tx,
       wait
@@ -120,14 +133,28 @@ async function runRound(
 }
 
 /**
- * Stamps `seq` on events in commit order, and one transaction's events in the order it wrote them
- * (`ordinal`). An event is stamped only when its inserting transaction
- * is older than every transaction still open (txid < the snapshot's xmin): a transaction that is
- * still running can only commit rows with a txid at or above xmin, which this rule stamps later
- * and so higher. A reader resuming "after seq N" therefore never skips an event that committed late.
+ * Stamps `seq` on committed events: each gets the next number after the highest stamped so far,
+ * one transaction's events together and in the order it wrote them (`ordinal`).
  *
- * The cost of this rule: while any transaction of the cluster stays open, events committed after
- * it began wait for it. Domain transactions are short, and providers are never called inside one.
+ * Why a reader resuming "after seq N" never skips an event, with no wait for open transactions:
+ * - numbers are handed out only under the relay lock, from `max(seq)` read by a statement whose
+ *   snapshot is taken after the lock is held. PostgreSQL makes a commit visible before it releases
+ *   the committing transaction's locks, so that snapshot sees every earlier round's stamps: each
+ *   round's numbers are above every number before it, and the rounds commit in number order;
+ * - so the stamped numbers any snapshot sees are always 1..M with no hole, and a reader that has
+ *   read up to N has seen every number up to N;
+ * - an event whose transaction was still open during a round is invisible to it and is stamped by
+ *   a later round, above M: a reader at N ≤ M reads it next time.
+ * What order it gives: rounds follow commits (an event committed before a round is numbered no
+ * later than that round); within a round, transactions go by `txid`. Causal order holds: when T2
+ * began after T1 committed, T2's transaction id was assigned after T1's, and T2's events cannot be
+ * visible to a round that does not see T1's, so T1's events are numbered first. Transactions that
+ * overlapped in time have no order to keep.
+ *
+ * So an open transaction anywhere (another database of the cluster, a long report, an idle session
+ * in a transaction) delays nobody's events: the relay used to stamp only below the cluster's
+ * oldest running transaction id (`pg_snapshot_xmin`), which ordered `seq` by `txid` and made every
+ * event wait for the slowest transaction on the server, for no reader's benefit.
  *
  * Returns how many events were stamped. By default it gives up at once (returning 0) when another
  * relay holds the lock; `wait` blocks for the lock instead, for callers that need the stamp now.
@@ -212,7 +239,7 @@ export function hintRelays(): void {
 export interface RelayLoopOptions {
   /** Poll when nothing happens (events recorded by other instances are found at the latest then). */
   idleMs?: number;
-  /** Next round while events are arriving or wait for the horizon. */
+  /** Next round while events are arriving or left over from a full batch. */
   busyMs?: number;
   /** After a hint, how long the loop keeps to `busyMs` (the hinted transaction may commit late). */
   lingerMs?: number;
@@ -234,12 +261,12 @@ export interface RelayLoop {
 /**
  * The relay as the workers run it. What paces commit → `seq`:
  * - the wake-up: a local hint from recordEvent, so a round runs right after the commit rather than
- *   at the next idle poll; rounds follow each other every `busyMs` while events arrive, while any
- *   committed event waits for the horizon, and while another relay holds the lock;
+ *   at the next idle poll; rounds follow each other every `busyMs` while events arrive, while
+ *   committed events are left over, and while another relay holds the lock;
  * - the connection: on PostgreSQL the relay has one connection of its own, so it never queues
  *   behind requests or jobs for a pooled one (it used to share the jobs pool with 32 webhook slots);
  * - the round: one round trip (see roundText), the lock, stamp and check in one message;
- * - the horizon: an event waits for every older open transaction of the cluster (see above).
+ * - nothing else: a committed event is stamped by the next round, whatever else is open.
  */
 export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayLoop {
   const connection = dedicatedPool(db);

@@ -50,7 +50,7 @@ async function inBatches(db: Executor, batch: (limit: number) => SQL, limit: num
 /**
  * One pass of the retention policy. Deliveries still pending are kept (with their event) whatever
  * their age: a delivery is pruned only once finished, and an event only once none of its
- * deliveries is left. Unstamped events (no `seq` yet) are never pruned.
+ * deliveries is left. Unstamped events (no `seq` yet) are never pruned, nor is the newest stamped one.
  */
 export async function pruneExpired(db: Executor, now: Date, policy: RetentionPolicy): Promise<Pruned> {
   const ts = (ms: number) => sql`${new Date(now.getTime() - ms).toISOString()}::timestamptz`;
@@ -89,6 +89,9 @@ export async function pruneExpired(db: Executor, now: Date, policy: RetentionPol
     (limit) => sql`delete from events where id in (
       select e.id from events e
       where e.created_at < ${eventsBefore} and e.seq is not null
+        -- The newest stamped event stays, however old: the relay numbers from max(seq), so pruning
+        -- it would restart numbering below the cursors readers hold, and they would skip what follows.
+        and e.seq < (select max(seq) from events)
         and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
       limit ${limit}
     ) returning 1`,

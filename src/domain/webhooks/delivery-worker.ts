@@ -168,8 +168,8 @@ export class WebhookDeliveryHandler implements JobHandler {
     const now = this.clock.now();
     const succeeded = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
     const gone = attempt.statusCode === 410;
-    // The common case, a success, is one statement: no transaction holds an id across round trips
-    // (each would hold back the event relay's horizon for every tenant).
+    // The common case, a success, is one statement: no transaction holds row locks and a
+    // transaction id across round trips (each would hold back vacuum and lock waiters).
     if (succeeded) {
       if (!(await webhookStore.recordSuccessfulAttempt(this.db, job, deliveryId, endpointId, attempt, now)))
         throw new LeaseLostError(job.id);
@@ -178,8 +178,8 @@ export class WebhookDeliveryHandler implements JobHandler {
     let circuitOpenUntil: Date | null = null;
     // A worker whose lease was taken over records nothing: the new holder's attempt counts. The
     // runner fences this transaction at its BEGIN (job-fence.ts: the job's row locked, the lease
-    // token checked), so no second check here: this transaction holds a transaction id, and every
-    // round trip it makes holds back the event relay's horizon for everyone.
+    // token checked), so no second check here: this transaction holds the delivery's row lock and a
+    // transaction id, so it makes no round trip it does not need.
     const retryAt = await this.db.transaction(async (tx) => {
       const { attemptNumber, scheduledBefore } = await webhookStore.takeAttemptNumber(tx, deliveryId, now);
       await webhookStore.insertAttempt(tx, deliveryId, { ...attempt, attemptNumber });
