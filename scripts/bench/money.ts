@@ -13,7 +13,10 @@
  * longest GC pause and, on PGlite, the longest hold of its one connection; P2P p50/p99 at half its
  * peak rate after the rounds (medians of as many rounds). `--pglite`: the gateway paths on PGlite, c=16.
  *
- *   npm run bench:money -- [--pglite] [--connections 16] [--warmup 5 --round 10 --rounds 3]
+ * `--only <regex>` keeps the paths whose name matches (e.g. `--only 'P2P|airtime|deposit'`), for a
+ * short run of the paths in question; a ratio is printed only when its peer ran too.
+ *
+ *   npm run bench:money -- [--pglite] [--connections 16] [--warmup 5 --round 10 --rounds 3] [--only <regex>]
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -87,6 +90,7 @@ const { values } = parseArgs({
     ...roundFlags,
     pglite: { type: 'boolean', default: false },
     connections: { type: 'string', default: '16' },
+    only: { type: 'string' },
   },
 });
 
@@ -94,6 +98,8 @@ await onLoadCore(async () => {
   const rounds = roundOptions(values);
   const connections = Number(values.connections);
   const onPglite = values.pglite === true;
+  const only = values.only ? new RegExp(values.only, 'i') : undefined;
+  const wanted = (name: string) => !only || only.test(name);
   const base = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
   const dbName = `money_bench_${process.pid}`;
   const admin = onPglite ? undefined : new pg.Client({ connectionString: base.toString() });
@@ -128,7 +134,7 @@ await onLoadCore(async () => {
       body: JSON.stringify(body),
     });
     const targets: Target[] = [];
-    if (!onPglite) {
+    if (!onPglite && (wanted('bare-pg ceiling, P2P') || wanted('bare-pg ceiling, hot sender'))) {
       const ceiling = await startServer<{ pid: number; port: number }>(
         'scripts/bench/money-ceiling.ts',
         [JSON.stringify({ tenants: tenants.map(({ id }) => ({ id })), treasury: { id: treasury.id } })],
@@ -197,18 +203,23 @@ await onLoadCore(async () => {
         gateway: true,
       },
     );
-    console.log("funding the tenants' Solana sandbox wallets…");
-    targets.push({
-      name: 'gateway Solana sandbox transfer',
-      pid: gateway.pid,
-      url: gatewayUrl,
-      connections,
-      request: await solanaTransferRequests(
-        gatewayUrl,
-        tenants.map((t) => t.key),
-      ),
-      gateway: true,
-    });
+    if (wanted('gateway Solana sandbox transfer')) {
+      console.log("funding the tenants' Solana sandbox wallets…");
+      targets.push({
+        name: 'gateway Solana sandbox transfer',
+        pid: gateway.pid,
+        url: gatewayUrl,
+        connections,
+        request: await solanaTransferRequests(
+          gatewayUrl,
+          tenants.map((t) => t.key),
+        ),
+        gateway: true,
+      });
+    }
+    const kept = targets.filter((t) => wanted(t.name));
+    targets.length = 0;
+    targets.push(...kept);
 
     const gatewayStats = async () =>
       (await (await fetch(`http://127.0.0.1:${gateway.ready.statsPort}/stats`)).json()) as {
@@ -342,10 +353,10 @@ await onLoadCore(async () => {
 
     foreign.stop();
     // P2P at half its peak: the latency a partner sees when the gateway is not saturated.
-    const p2p = targets.find((t) => t.name === 'gateway P2P transfer')!;
-    const half = Math.max(1, Math.round(figures.get(p2p.name)!.rps / 2));
+    const p2p = targets.find((t) => t.name === 'gateway P2P transfer');
+    const half = p2p ? Math.max(1, Math.round(figures.get(p2p.name)!.rps / 2)) : 0;
     const halfRounds: Array<{ p50: number; p99: number; errors: number; loopMax: number }> = [];
-    for (let round = 0; round < rounds.rounds; round++) {
+    for (let round = 0; p2p && round < rounds.rounds; round++) {
       lags.push(...(await gatewayStats()).lags);
       const load = await drive(p2p, rounds.roundSeconds, half);
       await sleep(200);
@@ -366,7 +377,7 @@ await onLoadCore(async () => {
 
     const rows = targets.map((t) => {
       const f = figures.get(t.name)!;
-      const peer = t.peer ? figures.get(t.peer) : undefined;
+      const peer = t.peer && figures.has(t.peer) ? figures.get(t.peer) : undefined;
       const ratio = peer ? `${(f.rps / peer.rps).toFixed(2)}× ${t.peer}` : '';
       const db = onPglite ? 'n/a | n/a' : `${f.commits.toFixed(2)} | ${f.wal}`;
       const stalls = t.gateway ? `${f.loopMax} / ${f.gcMax}${onPglite ? ` / ${f.hold}` : ''}` : '';
@@ -381,10 +392,11 @@ await onLoadCore(async () => {
     );
     console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
-    console.log(
-      `\nP2P at half peak (${half} req/s offered, medians of ${rounds.rounds}): p50 ${halfLoad.p50} ms, p99 ${halfLoad.p99} ms, ` +
-        `max event-loop stall ${halfLoad.loopMax} ms, errors ${halfLoad.errors}`,
-    );
+    if (p2p)
+      console.log(
+        `\nP2P at half peak (${half} req/s offered, medians of ${rounds.rounds}): p50 ${halfLoad.p50} ms, p99 ${halfLoad.p99} ms, ` +
+          `max event-loop stall ${halfLoad.loopMax} ms, errors ${halfLoad.errors}`,
+      );
     console.log(
       `stamping lag (event created_at → seq stamped, ${lags.length} events): p50 ${Math.round(percentile(lags, 50))} ms, ` +
         `p99 ${Math.round(percentile(lags, 99))} ms, max ${Math.round(maximum(lags))} ms`,

@@ -1,10 +1,10 @@
-import pg from 'pg';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { ledger, SYSTEM_SHARDS, systemAccount } from '../../src/domain/ledger/ledger.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
+import { watchDriver } from '../helpers/driver-watch.js';
 import { fund } from '../helpers/wallet.js';
 
 const principalOf = (userId: string): Principal => ({
@@ -14,38 +14,6 @@ const principalOf = (userId: string): Principal => ({
   environment: 'sandbox',
   abilities: new Set(['READ', 'TRANSACT']),
 });
-
-/**
- * Counts what reaches the driver: every statement, and transactions opened (a `begin` on
- * PostgreSQL, where every statement passes through a pooled Client; PGlite's `transaction`).
- */
-function watchDriver(t: TestApp) {
-  const seen = { statements: [] as string[], transactions: 0 };
-  const note = (first: unknown) => {
-    const text = typeof first === 'string' ? first : ((first as { text?: string })?.text ?? '');
-    seen.statements.push(text);
-    if (/^\s*begin\b/i.test(text)) seen.transactions++;
-  };
-  const pglite = (t.services.db as unknown as { $client: Record<string, (...a: unknown[]) => unknown> }).$client;
-  const targets: Array<[Record<string, (...a: unknown[]) => unknown>, string, (args: unknown[]) => void]> =
-    pglite instanceof pg.Pool
-      ? [[pg.Client.prototype as never, 'query', (args) => note(args[0])]]
-      : [
-          [pglite, 'query', (args) => note(args[0])],
-          [pglite, 'transaction', () => seen.transactions++],
-        ];
-  const restore = targets.map(([target, name, spy]) => {
-    const original = target[name]!;
-    target[name] = function (this: unknown, ...args: unknown[]) {
-      spy(args);
-      return original.apply(this, args);
-    };
-    return () => {
-      target[name] = original;
-    };
-  });
-  return { seen, stop: () => restore.forEach((undo) => undo()) };
-}
 
 const writing = (statements: string[]) => statements.filter((text) => /\b(insert|update|delete)\b/i.test(text));
 

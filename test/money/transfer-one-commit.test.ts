@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
+import { watchDriver } from '../helpers/driver-watch.js';
 import { fund } from '../helpers/wallet.js';
 
 const principalOf = (userId: string): Principal => ({
@@ -12,38 +12,6 @@ const principalOf = (userId: string): Principal => ({
   environment: 'sandbox',
   abilities: new Set(['READ', 'TRANSACT']),
 });
-
-/**
- * Counts what reaches the driver: every statement, and transactions opened (a `begin` on
- * PostgreSQL, where every statement passes through a pooled Client; PGlite's `transaction`).
- */
-function watchDriver(t: TestApp) {
-  const seen = { statements: [] as string[], transactions: 0 };
-  const note = (first: unknown) => {
-    const text = typeof first === 'string' ? first : ((first as { text?: string })?.text ?? '');
-    seen.statements.push(text);
-    if (/^\s*begin\b/i.test(text)) seen.transactions++;
-  };
-  const pglite = (t.services.db as unknown as { $client: Record<string, (...a: unknown[]) => unknown> }).$client;
-  const targets: Array<[Record<string, (...a: unknown[]) => unknown>, string, (args: unknown[]) => void]> =
-    pglite instanceof pg.Pool
-      ? [[pg.Client.prototype as never, 'query', (args) => note(args[0])]]
-      : [
-          [pglite, 'query', (args) => note(args[0])],
-          [pglite, 'transaction', () => seen.transactions++],
-        ];
-  const restore = targets.map(([target, name, spy]) => {
-    const original = target[name]!;
-    target[name] = function (this: unknown, ...args: unknown[]) {
-      spy(args);
-      return original.apply(this, args);
-    };
-    return () => {
-      target[name] = original;
-    };
-  });
-  return { seen, stop: () => restore.forEach((undo) => undo()) };
-}
 
 describe('a P2P transfer commits once', () => {
   let t: TestApp;

@@ -6,15 +6,8 @@ import type { Environment } from '../auth/permissions.js';
 import { eventData } from '../lifecycle/event-data.js';
 import { BILL } from '../lifecycle/lifecycles.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
-import {
-  claimColumns,
-  claimCtes,
-  jobLane,
-  keyRowOf,
-  outboxCtes,
-  rowMapper,
-  runEventWriting,
-} from '../money/plain-write.js';
+import { claimColumns, claimCtes, debitCtes, jobLane, keyRowOf, outboxCtes, rowMapper } from '../money/plain-write.js';
+import { writeCoalesced } from '../money/coalesce.js';
 import { type HeldSettle, settleHeld, settleHeldStatement, transactionSettles } from '../money/settle-held.js';
 import { nairaNumber } from '../wallet/naira.js';
 import type { BillRecordRow } from './bill-record.js';
@@ -42,20 +35,7 @@ import type { BillOutcome } from './bills-provider.js';
 const OPEN = statement(
   'bill_open_v1',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$15' })},
-  locked as (
-    select id, balance, allow_negative from ledger_accounts
-    where id in ($7::uuid, $8::uuid) and exists (select 1 from go)
-    order by id
-    for update
-  ),
-  moved as (
-    update ledger_accounts a
-    set balance = a.balance + case when a.id = $7::uuid then -$9::bigint else $9::bigint end
-    from locked l
-    where a.id = l.id
-      and exists (select 1 from locked s where s.id = $7::uuid and (s.allow_negative or s.balance >= $9::bigint))
-    returning a.id, a.balance
-  ),
+  ${debitCtes({ from: '$7', to: '$8', amount: '$9', posting: '$11' })},
   hold as (
     insert into ledger_holds (id, environment, user_id, amount, reference)
     select $10::uuid, $3::environment, $2::uuid, $9::bigint, $14::text where exists (select 1 from moved)
@@ -63,10 +43,6 @@ const OPEN = statement(
   posting as (
     insert into ledger_postings (id, environment, kind, reference, description)
     select $11::uuid, $3::environment, 'hold', $10::text, 'Hold for ' || $14::text where exists (select 1 from moved)
-  ),
-  entries as (
-    insert into ledger_entries (posting_id, account_id, amount, balance_after)
-    select $11::uuid, m.id, case when m.id = $7::uuid then -$9::bigint else $9::bigint end, m.balance from moved m
   ),
   record as (
     insert into bill_records (id, user_id, environment, reference, biller_code, item_code, customer, amount, fee,
@@ -155,39 +131,43 @@ export async function openBill(db: Database, w: BillOpen): Promise<BillOpened> {
     version: 1,
     updatedAt: at,
   };
-  const [row] = await runEventWriting(db, OPEN, [
-    w.key ? keyLockId(w.key.scope, w.key.key) : null,
-    w.userId,
-    w.environment,
-    w.key?.scope.operation ?? null,
-    w.key?.key ?? null,
-    w.key?.requestHash ?? null,
-    w.walletAccountId,
-    w.holdsAccountId,
-    (payment.amount + payment.fee).toString(),
-    holdId,
-    crypto.randomUUID(),
-    recordId,
-    transactionId,
-    w.reference,
-    at,
-    payment.billerCode,
-    payment.itemCode,
-    payment.customer,
-    payment.amount.toString(),
-    payment.fee.toString(),
-    payment.type,
-    payment.billerName,
-    payment.customerName,
-    payment.validityPeriod,
-    w.provider,
-    `${payment.billerName} for ${payment.customer}`,
-    JSON.stringify(counterparty),
-    w.leaseUntil.toISOString(),
-    w.pollAt.toISOString(),
-    JSON.stringify(created),
-    traceContextJson(),
-  ]);
+  const [row] = await writeCoalesced(db, {
+    statement: OPEN,
+    accounts: [w.walletAccountId, w.holdsAccountId],
+    values: [
+      w.key ? keyLockId(w.key.scope, w.key.key) : null,
+      w.userId,
+      w.environment,
+      w.key?.scope.operation ?? null,
+      w.key?.key ?? null,
+      w.key?.requestHash ?? null,
+      w.walletAccountId,
+      w.holdsAccountId,
+      (payment.amount + payment.fee).toString(),
+      holdId,
+      crypto.randomUUID(),
+      recordId,
+      transactionId,
+      w.reference,
+      at,
+      payment.billerCode,
+      payment.itemCode,
+      payment.customer,
+      payment.amount.toString(),
+      payment.fee.toString(),
+      payment.type,
+      payment.billerName,
+      payment.customerName,
+      payment.validityPeriod,
+      w.provider,
+      `${payment.billerName} for ${payment.customer}`,
+      JSON.stringify(counterparty),
+      w.leaseUntil.toISOString(),
+      w.pollAt.toISOString(),
+      JSON.stringify(created),
+      traceContextJson(),
+    ],
+  });
   if ((row!['moved'] as number) > 0) return { opened: recordOf(row!) };
   const claim = keyRowOf(row!);
   if (!claim.locked || claim.status !== null) return { claim };

@@ -1,8 +1,5 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Database } from '../../db/client.js';
-import { runStatement, type Statement } from '../../db/plain-sql.js';
-import { hintRelays } from '../events/relay.js';
 import { laneOf } from '../jobs/lanes.js';
 import { ALL_KINDS } from '../webhooks/event-kinds.js';
 import { DELIVERY_JOB } from '../webhooks/webhook.js';
@@ -38,6 +35,53 @@ export const claimCtes = (p: {
       and k.operation = ${p.operation}::text and k.key = ${p.key}::text
   ),
   go as (select 1 as one where (select ok from claim) and not exists (select 1 from prior))`;
+
+/**
+ * A guarded move between two accounts as three CTEs: `locked` (both rows, in id order, only once the
+ * key is claimed: the contended rows first, and no deadlock between A→B and B→A) and `moved` (the
+ * debit of `from` and the credit of `to`, only when `from` may go negative or holds `amount`; its
+ * rows carry each account's new balance). Every later write of the statement depends on `moved`,
+ * so too little money writes nothing; `entries` writes the two ledger entries of the posting with
+ * the balances after. `p` names the parameters: from, to, amount, posting id.
+ */
+export const debitCtes = (p: { from: string; to: string; amount: string; posting: string }) => `locked as (
+    select id, balance, allow_negative from ledger_accounts
+    where id in (${p.from}::uuid, ${p.to}::uuid) and exists (select 1 from go)
+    order by id
+    for update
+  ),
+  moved as (
+    update ledger_accounts a
+    set balance = a.balance + case when a.id = ${p.from}::uuid then -${p.amount}::bigint else ${p.amount}::bigint end
+    from locked l
+    where a.id = l.id
+      and exists (select 1 from locked s where s.id = ${p.from}::uuid and (s.allow_negative or s.balance >= ${p.amount}::bigint))
+    returning a.id, a.balance
+  ),
+  entries as (
+    insert into ledger_entries (posting_id, account_id, amount, balance_after)
+    select ${p.posting}::uuid, m.id, case when m.id = ${p.from}::uuid then -${p.amount}::bigint else ${p.amount}::bigint end, m.balance
+    from moved m
+  )`;
+
+/**
+ * The key's answer as a CTE `answer`, written only when `when` (an SQL condition: the operation
+ * moved): the key's row becomes `done` with the response, whether this statement or the one before
+ * the provider call inserted it (then it is `running`; an answered key is never overwritten).
+ * `p` names the parameters: owner, environment, operation, key, request hash, response JSON.
+ */
+export const answerCte = (
+  p: { userId: string; environment: string; operation: string; key: string; requestHash: string; response: string },
+  when: string,
+) => `answer as (
+    insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
+    select ${p.userId}::uuid, ${p.environment}::environment, ${p.operation}::text, ${p.key}::text, ${p.requestHash}::text,
+      'done'::idempotency_status, ${p.response}::jsonb
+    where ${p.key}::text is not null and ${when}
+    on conflict (user_id, environment, operation, key) do update
+      set status = 'done', response = excluded.response, locked_until = null
+      where idempotency_keys.status = 'running'
+  )`;
 
 /** The claim's columns for the statement's final select (prefixed, so they never clash with a record's). */
 export const claimColumns = `(select ok from claim) as key_locked, p.status as key_status, p.request_hash as key_request_hash,
@@ -130,18 +174,3 @@ export function violatedConstraint(error: unknown): string | undefined {
 }
 
 export const KEY_CONSTRAINT = 'idempotency_keys_pk';
-
-/**
- * Runs a statement that records outbox events outside recordEvent: when it returns, its events
- * are committed (or about to be, inside a caller's transaction), so this process's relay is told
- * to look now instead of at its idle poll.
- */
-export async function runEventWriting<T = Record<string, unknown>>(
-  db: Database,
-  st: Statement,
-  params: unknown[],
-): Promise<T[]> {
-  const rows = await runStatement<T>(db, st, params);
-  hintRelays();
-  return rows;
-}

@@ -6,7 +6,8 @@ import { toStorable } from '../idempotency/idempotency.js';
 import { holdsOf, ledger, SYSTEM_SHARDS, systemAccount, walletOf } from '../ledger/ledger.js';
 import { TRANSACTION } from '../lifecycle/lifecycles.js';
 import type { KeyRef } from './key-claim.js';
-import { outboxCtes, runEventWriting, transactionEventData } from './plain-write.js';
+import { writeCoalesced } from './coalesce.js';
+import { answerCte, outboxCtes, transactionEventData } from './plain-write.js';
 
 /**
  * The settling write of an operation paid from a hold (a bill, a payout), as ONE statement: one
@@ -95,14 +96,10 @@ export function settleHeldStatement(t: HeldOperationTable): Statement {
     union all
     select 'transaction', x.id, 'PENDING', $17::text, $5::timestamptz from txn x
   ),
-  answer as (
-    insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
-    select $14::uuid, $15::environment, $20::text, $21::text, $22::text, 'done'::idempotency_status, $23::jsonb
-    where $21::text is not null and exists (select 1 from op)
-    on conflict (user_id, environment, operation, key) do update
-      set status = 'done', response = excluded.response, locked_until = null
-      where idempotency_keys.status = 'running'
-  ),
+  ${answerCte(
+    { userId: '$14', environment: '$15', operation: '$20', key: '$21', requestHash: '$22', response: '$23' },
+    'exists (select 1 from op)',
+  )},
   ${outboxCtes(
     `select 1, $18::text, $14::uuid, $19::jsonb from op
      union all
@@ -145,35 +142,41 @@ export async function settleHeld(db: Database, st: Statement, w: HeldSettle): Pr
   const transactionStatus = w.capture ? 'COMPLETED' : 'FAILED';
   const [transactionEvent] = TRANSACTION.moves.PENDING[transactionStatus]!;
   const at = w.at.toISOString();
-  const [row] = await runEventWriting(db, st, [
-    w.id,
-    w.version,
-    w.to,
-    w.from,
-    at,
-    w.holdId,
-    w.capture,
-    w.accounts.holds,
-    w.accounts.wallet,
-    w.accounts.clearing,
-    w.accounts.fees,
-    w.fee.toString(),
-    crypto.randomUUID(),
-    w.userId,
-    w.environment,
-    w.reference,
-    transactionStatus,
-    w.event,
-    JSON.stringify(w.eventData),
-    w.key?.scope.operation ?? null,
-    w.key?.key ?? null,
-    w.key?.requestHash ?? null,
-    JSON.stringify({ result: toStorable(w.settled) }),
-    transactionEvent,
-    at,
-    traceContextJson(),
-    ...w.extra,
-  ]);
+  const { holds, wallet, clearing, fees } = w.accounts;
+  const [row] = await writeCoalesced(db, {
+    statement: st,
+    // The accounts the lines touch: a capture moves the hold to clearing (and fees), a release back to the wallet.
+    accounts: w.capture ? (w.fee > 0n ? [holds, clearing, fees] : [holds, clearing]) : [holds, wallet],
+    values: [
+      w.id,
+      w.version,
+      w.to,
+      w.from,
+      at,
+      w.holdId,
+      w.capture,
+      w.accounts.holds,
+      w.accounts.wallet,
+      w.accounts.clearing,
+      w.accounts.fees,
+      w.fee.toString(),
+      crypto.randomUUID(),
+      w.userId,
+      w.environment,
+      w.reference,
+      transactionStatus,
+      w.event,
+      JSON.stringify(w.eventData),
+      w.key?.scope.operation ?? null,
+      w.key?.key ?? null,
+      w.key?.requestHash ?? null,
+      JSON.stringify({ result: toStorable(w.settled) }),
+      transactionEvent,
+      at,
+      traceContextJson(),
+      ...w.extra,
+    ],
+  });
   return (row!['moved'] as number) > 0;
 }
 

@@ -7,15 +7,16 @@ import { eventData } from '../lifecycle/event-data.js';
 import { DEPOSIT } from '../lifecycle/lifecycles.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
 import {
+  answerCte,
   claimColumns,
   claimCtes,
   jobLane,
   keyRowOf,
   outboxCtes,
   rowMapper,
-  runEventWriting,
   transactionEventData,
 } from '../money/plain-write.js';
+import { writeCoalesced } from '../money/coalesce.js';
 import type { DepositRow } from './deposit-store.js';
 import { nairaNumber } from './naira.js';
 
@@ -106,14 +107,10 @@ const STARTED = statement(
       as j(kind, lane, run_at)
     where j.run_at is not null and exists (select 1 from dep)
   ),
-  answer as (
-    insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
-    select $11::uuid, $12::environment, $16::text, $17::text, $18::text, 'done'::idempotency_status, $19::jsonb
-    where $17::text is not null and exists (select 1 from dep)
-    on conflict (user_id, environment, operation, key) do update
-      set status = 'done', response = excluded.response, locked_until = null
-      where idempotency_keys.status = 'running'
-  ),
+  ${answerCte(
+    { userId: '$11', environment: '$12', operation: '$16', key: '$17', requestHash: '$18', response: '$19' },
+    'exists (select 1 from dep)',
+  )},
   ${outboxCtes(
     `select 1, $24::text, $11::uuid, $15::jsonb from dep
      union all
@@ -174,33 +171,37 @@ export async function openDeposit(db: Database, w: DepositOpen): Promise<Deposit
     version: 1,
     updatedAt: at,
   };
-  const [row] = await runEventWriting(db, OPEN, [
-    key ? keyLockId(key.scope, key.key) : null,
-    d.userId,
-    d.environment,
-    key?.scope.operation ?? null,
-    key?.key ?? null,
-    key?.requestHash ?? null,
-    d.id,
-    d.reference,
-    d.method,
-    d.paymentMethodId,
-    d.amount.toString(),
-    d.currency,
-    d.provider,
-    d.redirectUrl,
-    d.narration,
-    json(d.meta),
-    json(d.customer),
-    at,
-    transactionId,
-    JSON.stringify({ method: d.method }),
-    JSON.stringify(initiated),
-    JSON.stringify(created),
-    w.reconcileAt?.toISOString() ?? null,
-    w.leaseUntil.toISOString(),
-    traceContextJson(),
-  ]);
+  const [row] = await writeCoalesced(db, {
+    statement: OPEN,
+    accounts: [],
+    values: [
+      key ? keyLockId(key.scope, key.key) : null,
+      d.userId,
+      d.environment,
+      key?.scope.operation ?? null,
+      key?.key ?? null,
+      key?.requestHash ?? null,
+      d.id,
+      d.reference,
+      d.method,
+      d.paymentMethodId,
+      d.amount.toString(),
+      d.currency,
+      d.provider,
+      d.redirectUrl,
+      d.narration,
+      json(d.meta),
+      json(d.customer),
+      at,
+      transactionId,
+      JSON.stringify({ method: d.method }),
+      JSON.stringify(initiated),
+      JSON.stringify(created),
+      w.reconcileAt?.toISOString() ?? null,
+      w.leaseUntil.toISOString(),
+      traceContextJson(),
+    ],
+  });
   if ((row!['written'] as number) > 0) return { opened: depositOf(row!) };
   if (row!['taken_id']) return { taken: String(row!['taken_id']) };
   return { claim: keyRowOf(row!) };
@@ -236,31 +237,35 @@ export async function startDeposit(db: Database, w: DepositStarted): Promise<Dep
   };
   const [event] = DEPOSIT.moves.initiated.pending!;
   const at = w.at.toISOString();
-  const [row] = await runEventWriting(db, STARTED, [
-    deposit.id,
-    deposit.version,
-    at,
-    changes.providerRef,
-    changes.accountNumber,
-    changes.bankName,
-    changes.accountName,
-    changes.expiresAt?.toISOString() ?? null,
-    changes.narration,
-    json(changes.nextAction),
-    deposit.userId,
-    deposit.environment,
-    deposit.reference,
-    w.stage,
-    JSON.stringify(eventData.deposit(moved)),
-    w.key?.scope.operation ?? null,
-    w.key?.key ?? null,
-    w.key?.requestHash ?? null,
-    JSON.stringify({ result: toStorable(moved) }),
-    w.expireAt?.toISOString() ?? null,
-    w.arrivalAt?.toISOString() ?? null,
-    traceContextJson(),
-    at,
-    event,
-  ]);
+  const [row] = await writeCoalesced(db, {
+    statement: STARTED,
+    accounts: [],
+    values: [
+      deposit.id,
+      deposit.version,
+      at,
+      changes.providerRef,
+      changes.accountNumber,
+      changes.bankName,
+      changes.accountName,
+      changes.expiresAt?.toISOString() ?? null,
+      changes.narration,
+      json(changes.nextAction),
+      deposit.userId,
+      deposit.environment,
+      deposit.reference,
+      w.stage,
+      JSON.stringify(eventData.deposit(moved)),
+      w.key?.scope.operation ?? null,
+      w.key?.key ?? null,
+      w.key?.requestHash ?? null,
+      JSON.stringify({ result: toStorable(moved) }),
+      w.expireAt?.toISOString() ?? null,
+      w.arrivalAt?.toISOString() ?? null,
+      traceContextJson(),
+      at,
+      event,
+    ],
+  });
   return (row!['moved'] as number) > 0 ? moved : undefined;
 }

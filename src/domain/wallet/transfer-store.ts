@@ -5,7 +5,7 @@ import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { laneOf } from '../jobs/lanes.js';
 import { type KeyRow, keyLockId, type Stored } from '../money/key-claim.js';
-import { claimCtes } from '../money/plain-write.js';
+import { claimCtes, debitCtes } from '../money/plain-write.js';
 import { ALL_KINDS } from '../webhooks/event-kinds.js';
 import { DELIVERY_JOB } from '../webhooks/webhook.js';
 import { nairaNumber } from './naira.js';
@@ -31,27 +31,10 @@ const EVENT_TYPE = 'transaction.completed';
 const TRANSFER = statement(
   'wallet_transfer_v1',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$17' })},
-  locked as (
-    select id, balance, allow_negative from ledger_accounts
-    where id in ($7::uuid, $8::uuid) and exists (select 1 from go)
-    order by id
-    for update
-  ),
-  moved as (
-    update ledger_accounts a
-    set balance = a.balance + case when a.id = $7::uuid then -$9::bigint else $9::bigint end
-    from locked l
-    where a.id = l.id
-      and exists (select 1 from locked s where s.id = $7::uuid and (s.allow_negative or s.balance >= $9::bigint))
-    returning a.id, a.balance
-  ),
+  ${debitCtes({ from: '$7', to: '$8', amount: '$9', posting: '$18' })},
   posting as (
     insert into ledger_postings (id, environment, kind, reference, description)
     select $18::uuid, $3::environment, 'transfer', $10::text, $19::text where exists (select 1 from moved)
-  ),
-  entries as (
-    insert into ledger_entries (posting_id, account_id, amount, balance_after)
-    select $18::uuid, m.id, case when m.id = $7::uuid then -$9::bigint else $9::bigint end, m.balance from moved m
   ),
   transactions as (
     insert into wallet_transactions
