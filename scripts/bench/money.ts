@@ -30,6 +30,7 @@ import {
   maximum,
   median,
   onLoadCore,
+  pacedLoad,
   percentile,
   roundFlags,
   roundOptions,
@@ -242,12 +243,11 @@ await onLoadCore(async () => {
       return { commits: Number(rows[0].commits), wal: BigInt(rows[0].wal) };
     };
 
-    const drive = async (target: Target, seconds: number, overallRate?: number) => {
+    const drive = async (target: Target, seconds: number) => {
       const result = await autocannon({
         url: target.url,
         connections: target.connections,
         duration: seconds,
-        ...(overallRate ? { overallRate } : {}),
         requests: [
           {
             method: 'POST',
@@ -358,7 +358,15 @@ await onLoadCore(async () => {
     const halfRounds: Array<{ p50: number; p99: number; errors: number; loopMax: number }> = [];
     for (let round = 0; p2p && round < rounds.rounds; round++) {
       lags.push(...(await gatewayStats()).lags);
-      const load = await drive(p2p, rounds.roundSeconds, half);
+      // Evenly spaced, timed from each request's due moment (autocannon's overallRate bursts each
+      // connection's quota at the start of every second: see harness/paced.ts).
+      const load = await pacedLoad({
+        url: p2p.url,
+        rate: half,
+        seconds: rounds.roundSeconds,
+        maxSockets: p2p.connections,
+        request: () => ({ method: 'POST', ...p2p.request() }),
+      });
       await sleep(200);
       const server = await gatewayStats();
       lags.push(...server.lags);
@@ -394,7 +402,7 @@ await onLoadCore(async () => {
     for (const row of rows) console.log(row);
     if (p2p)
       console.log(
-        `\nP2P at half peak (${half} req/s offered, medians of ${rounds.rounds}): p50 ${halfLoad.p50} ms, p99 ${halfLoad.p99} ms, ` +
+        `\nP2P at half peak (${half} req/s offered, evenly paced, medians of ${rounds.rounds}): p50 ${halfLoad.p50} ms, p99 ${halfLoad.p99} ms, ` +
           `max event-loop stall ${halfLoad.loopMax} ms, errors ${halfLoad.errors}`,
       );
     console.log(
