@@ -6,8 +6,16 @@ import type { Environment } from '../auth/permissions.js';
 import { eventData } from '../lifecycle/event-data.js';
 import { BILL } from '../lifecycle/lifecycles.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
-import { claimColumns, claimCtes, debitCtes, jobLane, keyRowOf, outboxCtes, rowMapper } from '../money/plain-write.js';
-import { writeCoalesced } from '../money/coalesce.js';
+import {
+  claimColumns,
+  claimCtes,
+  debitCtes,
+  jobLane,
+  keyRowOf,
+  outboxCtes,
+  rowMapper,
+  runEventWriting,
+} from '../money/plain-write.js';
 import { type HeldSettle, settleHeld, settleHeldStatement, transactionSettles } from '../money/settle-held.js';
 import { nairaNumber } from '../wallet/naira.js';
 import type { BillRecordRow } from './bill-record.js';
@@ -131,43 +139,39 @@ export async function openBill(db: Database, w: BillOpen): Promise<BillOpened> {
     version: 1,
     updatedAt: at,
   };
-  const [row] = await writeCoalesced(db, {
-    statement: OPEN,
-    accounts: [w.walletAccountId, w.holdsAccountId],
-    values: [
-      w.key ? keyLockId(w.key.scope, w.key.key) : null,
-      w.userId,
-      w.environment,
-      w.key?.scope.operation ?? null,
-      w.key?.key ?? null,
-      w.key?.requestHash ?? null,
-      w.walletAccountId,
-      w.holdsAccountId,
-      (payment.amount + payment.fee).toString(),
-      holdId,
-      crypto.randomUUID(),
-      recordId,
-      transactionId,
-      w.reference,
-      at,
-      payment.billerCode,
-      payment.itemCode,
-      payment.customer,
-      payment.amount.toString(),
-      payment.fee.toString(),
-      payment.type,
-      payment.billerName,
-      payment.customerName,
-      payment.validityPeriod,
-      w.provider,
-      `${payment.billerName} for ${payment.customer}`,
-      JSON.stringify(counterparty),
-      w.leaseUntil.toISOString(),
-      w.pollAt.toISOString(),
-      JSON.stringify(created),
-      traceContextJson(),
-    ],
-  });
+  const [row] = await runEventWriting(db, OPEN, [
+    w.key ? keyLockId(w.key.scope, w.key.key) : null,
+    w.userId,
+    w.environment,
+    w.key?.scope.operation ?? null,
+    w.key?.key ?? null,
+    w.key?.requestHash ?? null,
+    w.walletAccountId,
+    w.holdsAccountId,
+    (payment.amount + payment.fee).toString(),
+    holdId,
+    crypto.randomUUID(),
+    recordId,
+    transactionId,
+    w.reference,
+    at,
+    payment.billerCode,
+    payment.itemCode,
+    payment.customer,
+    payment.amount.toString(),
+    payment.fee.toString(),
+    payment.type,
+    payment.billerName,
+    payment.customerName,
+    payment.validityPeriod,
+    w.provider,
+    `${payment.billerName} for ${payment.customer}`,
+    JSON.stringify(counterparty),
+    w.leaseUntil.toISOString(),
+    w.pollAt.toISOString(),
+    JSON.stringify(created),
+    traceContextJson(),
+  ]);
   if ((row!['moved'] as number) > 0) return { opened: recordOf(row!) };
   const claim = keyRowOf(row!);
   if (!claim.locked || claim.status !== null) return { claim };

@@ -6,8 +6,7 @@ import { toStorable } from '../idempotency/idempotency.js';
 import { holdsOf, ledger, SYSTEM_SHARDS, systemAccount, walletOf } from '../ledger/ledger.js';
 import { TRANSACTION } from '../lifecycle/lifecycles.js';
 import type { KeyRef } from './key-claim.js';
-import { writeCoalesced } from './coalesce.js';
-import { answerCte, outboxCtes, transactionEventData } from './plain-write.js';
+import { answerCte, outboxCtes, runEventWriting, transactionEventData } from './plain-write.js';
 
 /**
  * The settling write of an operation paid from a hold (a bill, a payout), as ONE statement: one
@@ -142,41 +141,35 @@ export async function settleHeld(db: Database, st: Statement, w: HeldSettle): Pr
   const transactionStatus = w.capture ? 'COMPLETED' : 'FAILED';
   const [transactionEvent] = TRANSACTION.moves.PENDING[transactionStatus]!;
   const at = w.at.toISOString();
-  const { holds, wallet, clearing, fees } = w.accounts;
-  const [row] = await writeCoalesced(db, {
-    statement: st,
-    // The accounts the lines touch: a capture moves the hold to clearing (and fees), a release back to the wallet.
-    accounts: w.capture ? (w.fee > 0n ? [holds, clearing, fees] : [holds, clearing]) : [holds, wallet],
-    values: [
-      w.id,
-      w.version,
-      w.to,
-      w.from,
-      at,
-      w.holdId,
-      w.capture,
-      w.accounts.holds,
-      w.accounts.wallet,
-      w.accounts.clearing,
-      w.accounts.fees,
-      w.fee.toString(),
-      crypto.randomUUID(),
-      w.userId,
-      w.environment,
-      w.reference,
-      transactionStatus,
-      w.event,
-      JSON.stringify(w.eventData),
-      w.key?.scope.operation ?? null,
-      w.key?.key ?? null,
-      w.key?.requestHash ?? null,
-      JSON.stringify({ result: toStorable(w.settled) }),
-      transactionEvent,
-      at,
-      traceContextJson(),
-      ...w.extra,
-    ],
-  });
+  const [row] = await runEventWriting(db, st, [
+    w.id,
+    w.version,
+    w.to,
+    w.from,
+    at,
+    w.holdId,
+    w.capture,
+    w.accounts.holds,
+    w.accounts.wallet,
+    w.accounts.clearing,
+    w.accounts.fees,
+    w.fee.toString(),
+    crypto.randomUUID(),
+    w.userId,
+    w.environment,
+    w.reference,
+    transactionStatus,
+    w.event,
+    JSON.stringify(w.eventData),
+    w.key?.scope.operation ?? null,
+    w.key?.key ?? null,
+    w.key?.requestHash ?? null,
+    JSON.stringify({ result: toStorable(w.settled) }),
+    transactionEvent,
+    at,
+    traceContextJson(),
+    ...w.extra,
+  ]);
   return (row!['moved'] as number) > 0;
 }
 

@@ -14,9 +14,9 @@ import {
   keyRowOf,
   outboxCtes,
   rowMapper,
+  runEventWriting,
   transactionEventData,
 } from '../money/plain-write.js';
-import { writeCoalesced } from '../money/coalesce.js';
 import type { DepositRow } from './deposit-store.js';
 import { nairaNumber } from './naira.js';
 
@@ -171,37 +171,33 @@ export async function openDeposit(db: Database, w: DepositOpen): Promise<Deposit
     version: 1,
     updatedAt: at,
   };
-  const [row] = await writeCoalesced(db, {
-    statement: OPEN,
-    accounts: [],
-    values: [
-      key ? keyLockId(key.scope, key.key) : null,
-      d.userId,
-      d.environment,
-      key?.scope.operation ?? null,
-      key?.key ?? null,
-      key?.requestHash ?? null,
-      d.id,
-      d.reference,
-      d.method,
-      d.paymentMethodId,
-      d.amount.toString(),
-      d.currency,
-      d.provider,
-      d.redirectUrl,
-      d.narration,
-      json(d.meta),
-      json(d.customer),
-      at,
-      transactionId,
-      JSON.stringify({ method: d.method }),
-      JSON.stringify(initiated),
-      JSON.stringify(created),
-      w.reconcileAt?.toISOString() ?? null,
-      w.leaseUntil.toISOString(),
-      traceContextJson(),
-    ],
-  });
+  const [row] = await runEventWriting(db, OPEN, [
+    key ? keyLockId(key.scope, key.key) : null,
+    d.userId,
+    d.environment,
+    key?.scope.operation ?? null,
+    key?.key ?? null,
+    key?.requestHash ?? null,
+    d.id,
+    d.reference,
+    d.method,
+    d.paymentMethodId,
+    d.amount.toString(),
+    d.currency,
+    d.provider,
+    d.redirectUrl,
+    d.narration,
+    json(d.meta),
+    json(d.customer),
+    at,
+    transactionId,
+    JSON.stringify({ method: d.method }),
+    JSON.stringify(initiated),
+    JSON.stringify(created),
+    w.reconcileAt?.toISOString() ?? null,
+    w.leaseUntil.toISOString(),
+    traceContextJson(),
+  ]);
   if ((row!['written'] as number) > 0) return { opened: depositOf(row!) };
   if (row!['taken_id']) return { taken: String(row!['taken_id']) };
   return { claim: keyRowOf(row!) };
@@ -237,35 +233,31 @@ export async function startDeposit(db: Database, w: DepositStarted): Promise<Dep
   };
   const [event] = DEPOSIT.moves.initiated.pending!;
   const at = w.at.toISOString();
-  const [row] = await writeCoalesced(db, {
-    statement: STARTED,
-    accounts: [],
-    values: [
-      deposit.id,
-      deposit.version,
-      at,
-      changes.providerRef,
-      changes.accountNumber,
-      changes.bankName,
-      changes.accountName,
-      changes.expiresAt?.toISOString() ?? null,
-      changes.narration,
-      json(changes.nextAction),
-      deposit.userId,
-      deposit.environment,
-      deposit.reference,
-      w.stage,
-      JSON.stringify(eventData.deposit(moved)),
-      w.key?.scope.operation ?? null,
-      w.key?.key ?? null,
-      w.key?.requestHash ?? null,
-      JSON.stringify({ result: toStorable(moved) }),
-      w.expireAt?.toISOString() ?? null,
-      w.arrivalAt?.toISOString() ?? null,
-      traceContextJson(),
-      at,
-      event,
-    ],
-  });
+  const [row] = await runEventWriting(db, STARTED, [
+    deposit.id,
+    deposit.version,
+    at,
+    changes.providerRef,
+    changes.accountNumber,
+    changes.bankName,
+    changes.accountName,
+    changes.expiresAt?.toISOString() ?? null,
+    changes.narration,
+    json(changes.nextAction),
+    deposit.userId,
+    deposit.environment,
+    deposit.reference,
+    w.stage,
+    JSON.stringify(eventData.deposit(moved)),
+    w.key?.scope.operation ?? null,
+    w.key?.key ?? null,
+    w.key?.requestHash ?? null,
+    JSON.stringify({ result: toStorable(moved) }),
+    w.expireAt?.toISOString() ?? null,
+    w.arrivalAt?.toISOString() ?? null,
+    traceContextJson(),
+    at,
+    event,
+  ]);
   return (row!['moved'] as number) > 0 ? moved : undefined;
 }
