@@ -40,7 +40,10 @@ export class HttpSeries {
  * series here is found once per request (one Map lookup) and counted with three additions.
  */
 export class HttpMetrics {
+  /** One series per label set. */
   private readonly series = new Map<string, HttpSeries>();
+  /** The series of each status, method and route seen: the per-request lookup. */
+  private readonly byStatus = new Map<string, HttpSeries>();
 
   constructor(
     registry: Registry,
@@ -52,7 +55,10 @@ export class HttpMetrics {
   ) {
     const { requests, duration } = options;
     const all = () => [...this.series.values()];
-    const reset = () => this.series.clear();
+    const reset = () => {
+      this.series.clear();
+      this.byStatus.clear();
+    };
     registry.registerMetric({
       name: requests.name,
       help: requests.help,
@@ -103,10 +109,18 @@ export class HttpMetrics {
   /** The series of one method, route template and status; made on first use (the set is bounded). */
   seriesFor(method: string, route: string, status: number): HttpSeries {
     const key = `${status} ${method} ${route}`;
-    let found = this.series.get(key);
+    let found = this.byStatus.get(key);
     if (!found) {
-      found = new HttpSeries(this.options.labelsOf(method, route, status), this.options.duration.buckets);
-      this.series.set(key, found);
+      // Statuses share a series when their labels are the same (200 and 204 are both 2xx): two
+      // series with one label set would print duplicate samples, which Prometheus drops.
+      const labels = this.options.labelsOf(method, route, status);
+      const labelKey = JSON.stringify(labels);
+      found = this.series.get(labelKey);
+      if (!found) {
+        found = new HttpSeries(labels, this.options.duration.buckets);
+        this.series.set(labelKey, found);
+      }
+      this.byStatus.set(key, found);
     }
     return found;
   }

@@ -10,6 +10,8 @@ const observations: Array<[string, string, number, number]> = [
   ['GET', '/api/v1/user/me', 200, 0.0051],
   ['POST', '/graphql', 200, 0.3],
   ['GET', '/api/v1/user/me', 401, 0.002],
+  // Another status of the same class on the same route: one series with 401's, as prom-client keeps it.
+  ['GET', '/api/v1/user/me', 404, 0.003],
   ['POST', '/graphql', 500, 12],
   ['GET', '/api/v1/user/me', 200, 10],
 ];
