@@ -85,4 +85,33 @@ describe('a query of cached records, its limits counted', () => {
       },
     });
   });
+
+  it("in a batched request, no operation reads another one's count as its own", async () => {
+    const batching = await createTestApp({ config: { GRAPHQL_BATCHING: true, RATE_LIMIT_PER_MINUTE: 1000 } });
+    try {
+      const own = await seedTenant(batching.services);
+      const batch = async (payload: object[]) =>
+        (
+          await batching.app.inject({
+            method: 'POST',
+            url: '/graphql',
+            headers: { 'content-type': 'application/json', 'x-api-key': own.keys.READ_ONLY },
+            payload,
+          })
+        ).json() as Array<{ data?: unknown; errors?: Array<{ extensions: { code: string } }> }>;
+      // A read-only key's mutation under the same response name as a counted query field.
+      const [query, mutation] = await batch([
+        { query: '{ a: me { id } }' },
+        { query: 'mutation { a: createApiKey(input: { name: "x" }) { key } }' },
+      ]);
+      expect(query!.errors).toBeUndefined();
+      expect(mutation!.errors?.map((e) => e.extensions.code)).toEqual(['FORBIDDEN']);
+      // A refused field under the same response name as another query's allowed one.
+      const [allowed, refused] = await batch([{ query: '{ a: me { id } }' }, { query: '{ a: apiKeys { id } }' }]);
+      expect(refused!.errors?.map((e) => e.extensions.code)).toEqual(['FORBIDDEN']);
+      expect(allowed!.errors).toBeUndefined();
+    } finally {
+      await batching.close();
+    }
+  });
 });

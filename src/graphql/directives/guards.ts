@@ -51,10 +51,11 @@ export function guardRootFields(schema: GraphQLSchema, options: GuardOptions): G
       };
       const resolve = field.resolve ?? defaultFieldResolver;
       const renews = field.subscribe !== undefined;
-      if (root === schema.getQueryType()) registerRootGuard(field, { rule, fieldLimit });
+      const isQuery = root === schema.getQueryType();
+      if (isQuery) registerRootGuard(field, { rule, fieldLimit });
       field.resolve = (source, args, context: GraphQLContext, info) => {
         // Counted with the rest of its query before execution (operation-limits.ts): no promise here.
-        const before = countedBefore(context, info.path.key);
+        const before = isQuery ? countedBefore(context, info.operation, info.path.key) : undefined;
         if (before === COUNTED) return resolve(source, args, context, info);
         if (before) throw before;
         return guard(args, context).then(() => {

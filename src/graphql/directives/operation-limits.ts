@@ -32,8 +32,13 @@ export function registerRootGuard(field: GraphQLField<unknown, unknown>, guard: 
 export const COUNTED = Symbol('counted');
 type Outcome = typeof COUNTED | Error;
 
-/** Per operation context: each root field's response name → what its count came to. */
-const counted = new WeakMap<object, Map<string, Outcome>>();
+/**
+ * Per context and operation: each root field's response name → what its count came to. Keyed by
+ * the operation too, because a batched request (GRAPHQL_BATCHING) runs all its operations with one
+ * context: a mutation or another query with the same response name must never read this query's
+ * count as its own.
+ */
+const counted = new WeakMap<object, WeakMap<OperationDefinitionNode, Map<string, Outcome>>>();
 
 /**
  * Counts a query's root fields before it executes, each exactly as its guard would have counted it
@@ -79,7 +84,9 @@ export function countQueryLimits(
     );
   }
   if (pending.length === 0) return undefined;
-  counted.set(context, outcomes);
+  let byOperation = counted.get(context);
+  if (!byOperation) counted.set(context, (byOperation = new WeakMap()));
+  byOperation.set(operation, outcomes);
   return Promise.all(pending).then(() => undefined);
 }
 
@@ -150,6 +157,14 @@ function rootFieldsOf(
 }
 
 /** What a root field's count came to before execution, or undefined when its guard must count it. */
-export function countedBefore(context: GraphQLContext, responseName: string | number): Outcome | undefined {
-  return counted.get(context)?.get(responseName as string);
+export function countedBefore(
+  context: GraphQLContext,
+  operation: OperationDefinitionNode,
+  responseName: string | number,
+): Outcome | undefined {
+  if (operation.operation !== 'query') return undefined;
+  return counted
+    .get(context)
+    ?.get(operation)
+    ?.get(responseName as string);
 }
