@@ -4,7 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { pruneHistory } from '../../src/domain/retention/retention.js';
-import { BLOCKHASH_MAX_AGE_MS } from '../../src/domain/solana/sandbox-blockhash.js';
+import {
+  BLOCKHASH_MAX_AGE_MS,
+  CLOCK_SKEW_SLOTS,
+  SandboxBlockhashes,
+  SLOT_MS,
+} from '../../src/domain/solana/sandbox-blockhash.js';
 import { SandboxChainStore } from '../../src/domain/solana/sandbox-chain-store.js';
 import { airdrop, createSandboxWorld } from '../../src/domain/solana/sandbox-world.js';
 import { isolatedTestDatabase, onPostgres } from '../helpers/database.js';
@@ -94,5 +99,16 @@ describe('sandbox chain: replays after the signature record is pruned', () => {
     expect(await received(first)).toBe(SOL / 2n + SOL / 4n);
     // Far under the shortest signature retention (a day): a pruned signature's blockhash is long gone.
     expect(BLOCKHASH_MAX_AGE_MS).toBeLessThan(DAY_MS / 100);
+  });
+
+  it('accepts a blockhash from an instance whose clock runs up to 10 s ahead, not further', () => {
+    const start = new Date();
+    const here = new SandboxBlockhashes(new ManualClock(start));
+    const ahead = (ms: number) =>
+      new SandboxBlockhashes(new ManualClock(new Date(start.getTime() + ms))).latest('devnet').blockhash;
+    expect(here.isRecent('devnet', ahead(5_000))).toBe(true);
+    expect(here.isRecent('devnet', ahead(Number(CLOCK_SKEW_SLOTS) * SLOT_MS - SLOT_MS))).toBe(true);
+    expect(here.isRecent('devnet', ahead(Number(CLOCK_SKEW_SLOTS + 2n) * SLOT_MS))).toBe(false);
+    expect(here.isRecent('devnet', ahead(-BLOCKHASH_MAX_AGE_MS - SLOT_MS))).toBe(false);
   });
 });

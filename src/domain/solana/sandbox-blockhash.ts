@@ -12,6 +12,11 @@ export const BLOCKHASH_LIFETIME_SLOTS = 150n;
  * enough to have lost its signature record is refused for its blockhash instead.
  */
 export const BLOCKHASH_MAX_AGE_MS = Number(BLOCKHASH_LIFETIME_SLOTS + 1n) * SLOT_MS;
+/**
+ * Slots ahead of this instance's clock a blockhash may be from (10 s): another instance whose
+ * clock runs ahead hands out blockhashes this one has not reached yet, and they are not expired.
+ */
+export const CLOCK_SKEW_SLOTS = 25n;
 
 const base58 = getBase58Decoder();
 
@@ -42,17 +47,18 @@ export class SandboxBlockhashes {
   isRecent(network: string, blockhash: string): boolean {
     const now = this.slot();
     const oldest = now - BLOCKHASH_LIFETIME_SLOTS;
+    const newest = now + CLOCK_SKEW_SLOTS;
     let window = this.recent.get(network);
     if (!window) this.recent.set(network, (window = { newest: oldest - 1n, slots: new Map() }));
-    if (window.newest < now) {
+    if (window.newest < newest) {
       // Add the slots the window gained since last asked, forget the ones it lost.
-      for (let slot = window.newest < oldest ? oldest : window.newest + 1n; slot <= now; slot++)
+      for (let slot = window.newest < oldest ? oldest : window.newest + 1n; slot <= newest; slot++)
         window.slots.set(blockhashOf(network, slot), slot);
-      window.newest = now;
+      window.newest = newest;
       for (const [hash, slot] of window.slots) if (slot < oldest) window.slots.delete(hash);
     }
     const slot = window.slots.get(blockhash);
-    return slot !== undefined && slot >= oldest && slot <= now;
+    return slot !== undefined && slot >= oldest && slot <= newest;
   }
 }
 
