@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { FINISHED, historyBatch, pruneHistory } from '../../src/domain/retention/retention.js';
+import { onPostgres } from '../helpers/database.js';
 import { ago, DAY_MS, operationWithHistory, RETENTION_NOW, retentionDatabase } from '../helpers/retention.js';
 
 const TRANSACTION = FINISHED.find((f) => f.kind === 'transaction')!;
@@ -17,6 +18,10 @@ describe('retention of state histories: finding old history by its age', () => {
         and indexname = 'operation_transitions_kind_at_idx'`,
     );
     expect(indexes.map((i) => i.indexdef)).toEqual([expect.stringMatching(/\(kind, at\)/)]);
+    // The plan is read on PostgreSQL only, in a database of the file's own: on PGlite the worker's
+    // database holds other files' rows, and with few old finished operations among them the planner
+    // rightly prefers another plan.
+    if (!onPostgres) return;
 
     // Many operations finished recently (kept), a few long ago: the prune must go straight to the
     // old history rather than read every finished operation of the kind.
