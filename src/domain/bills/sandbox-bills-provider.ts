@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { badInput, DomainError } from '../errors.js';
 import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
 import type {
@@ -135,21 +136,28 @@ function itemsOf(b: Biller): BillItem[] {
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');
 
+interface ReceivedPayment {
+  status: BillOutcome['status'];
+  billerCode: string;
+  txRef: string;
+  amount: bigint;
+  outcome: BillOutcome;
+  at: Date;
+}
+
 /** Deterministic and in-process: outcomes depend only on the request (and the magic values). */
 export class SandboxBillsProvider implements BillsProvider {
   readonly name = 'sandbox';
-  /** Payments this process received, by reference: what a status query answers. */
-  private readonly received = new Map<
-    string,
-    {
-      status: BillOutcome['status'];
-      billerCode: string;
-      txRef: string;
-      amount: bigint;
-      outcome: BillOutcome;
-      at: Date;
-    }
-  >();
+  /**
+   * Payments this process received, by reference: what a status query answers. Bounded: sandbox
+   * keys pay in production processes too, and a map of every payment ever made only grows. A
+   * status poll comes within minutes of its payment, long before 100,000 newer ones push it out.
+   */
+  private readonly received: LRUCache<string, ReceivedPayment>;
+
+  constructor(options: { remember?: number } = {}) {
+    this.received = new LRUCache({ max: options.remember ?? 100_000 });
+  }
 
   /** Reconciliation: what this process received (per process, like the status answers). */
   async listPayments(window: ListWindow): Promise<ProviderRecord[]> {
