@@ -41,7 +41,8 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
     await t.close();
   });
 
-  it('captures and releases while postings touch the same accounts in the opposite order: no deadlock, exact balances', async () => {
+  /** A tenant funded with `amount` kobo, and the account ids a settle of its holds meets, on one shard. */
+  const fundedUser = async (amount: bigint, shard: number) => {
     const { user } = await seedTenant(t.services);
     const db = t.services.db;
     await db.transaction((tx) =>
@@ -50,21 +51,25 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
         kind: 'test-funding',
         reference: crypto.randomUUID(),
         lines: [
-          { account: systemAccount('sandbox', 'provider_clearing'), amount: -10_000_000n },
-          { account: walletOf('sandbox', user.id), amount: 10_000_000n },
+          { account: systemAccount('sandbox', 'provider_clearing'), amount: -amount },
+          { account: walletOf('sandbox', user.id), amount },
         ],
       }),
     );
-    const principal = principalOf(user.id);
-    // One shard each, so every settle and every posting meets on the same rows.
-    const clearing = { ...systemAccount('sandbox', 'provider_clearing'), shard: 3 };
-    const fees = { ...systemAccount('sandbox', 'fees'), shard: 3 };
+    const clearing = { ...systemAccount('sandbox', 'provider_clearing'), shard };
+    const fees = { ...systemAccount('sandbox', 'fees'), shard };
     const accounts = {
       holds: await ledger.cachedAccountId(db, holdsOf('sandbox', user.id)),
       wallet: await ledger.cachedAccountId(db, walletOf('sandbox', user.id)),
       clearing: await ledger.cachedAccountId(db, clearing),
       fees: await ledger.cachedAccountId(db, fees),
     };
+    return { user, db, principal: principalOf(user.id), clearing, fees, accounts };
+  };
+
+  it('captures and releases while postings touch the same accounts in the opposite order: no deadlock, exact balances', async () => {
+    // One shard each, so every settle and every posting meets on the same rows.
+    const { user, db, principal, clearing, fees, accounts } = await fundedUser(10_000_000n, 3);
     // The system shards are shared with other test files: what this test moved there is read from
     // its own postings' entries (the race postings, and the captures of its bills' holds).
     const references: string[] = [];
@@ -166,28 +171,7 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
     // (had it locked in any other order it would hold the lower one by then); a posting then takes
     // the lower one and queues for the higher. When the blocker lets go, a settle holding the lower
     // row would wait for the posting while the posting waits for it: PostgreSQL's deadlock error.
-    const { user } = await seedTenant(t.services);
-    const db = t.services.db;
-    await db.transaction((tx) =>
-      ledger.post(tx, {
-        environment: 'sandbox',
-        kind: 'test-funding',
-        reference: crypto.randomUUID(),
-        lines: [
-          { account: systemAccount('sandbox', 'provider_clearing'), amount: -1_000_000n },
-          { account: walletOf('sandbox', user.id), amount: 1_000_000n },
-        ],
-      }),
-    );
-    const principal = principalOf(user.id);
-    const clearing = { ...systemAccount('sandbox', 'provider_clearing'), shard: 5 };
-    const fees = { ...systemAccount('sandbox', 'fees'), shard: 5 };
-    const accounts = {
-      holds: await ledger.cachedAccountId(db, holdsOf('sandbox', user.id)),
-      wallet: await ledger.cachedAccountId(db, walletOf('sandbox', user.id)),
-      clearing: await ledger.cachedAccountId(db, clearing),
-      fees: await ledger.cachedAccountId(db, fees),
-    };
+    const { user, db, principal, accounts } = await fundedUser(1_000_000n, 5);
     // uuids compare as their lowercase text does.
     const higher = [accounts.wallet, accounts.holds].sort()[1]!;
     const blocker = new pg.Client({ connectionString: testDatabaseUrl() });

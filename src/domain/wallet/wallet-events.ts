@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/client.js';
 import { recordEvent } from '../events/outbox.js';
+import { eventData } from '../lifecycle/event-data.js';
 import { moneyEvent } from '../money-event.js';
-import { nairaNumber } from './naira.js';
 import { transactionStore, type WalletTransactionRow } from './transaction-store.js';
 
 const TRANSACTION_EVENT = {
@@ -23,17 +23,11 @@ export async function recordTransactionEvent(
 ): Promise<void> {
   await recordEvent(
     tx,
-    moneyEvent(update ? 'transaction.updated' : TRANSACTION_EVENT[row.status], row, {
-      id: row.id,
-      reference: row.reference,
-      type: row.type,
-      status: row.status,
-      amount: nairaNumber(row.amount),
-      currency: row.currency,
-      version: row.version,
-      updatedAt: row.updatedAt.toISOString(),
-      ...(update ? { stage: update.stage } : {}),
-    }),
+    moneyEvent(
+      update ? 'transaction.updated' : TRANSACTION_EVENT[row.status],
+      row,
+      eventData.transaction(row, update?.stage),
+    ),
     at,
   );
 }
