@@ -1,4 +1,12 @@
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import {
+  ApolloServer,
+  type ApolloServerPlugin,
+  type GraphQLRequestContextDidEncounterErrors,
+  type GraphQLRequestContextDidResolveOperation,
+  type GraphQLRequestContextValidationDidStart,
+  type GraphQLRequestContextWillSendResponse,
+  type GraphQLRequestListener,
+} from '@apollo/server';
 import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginInlineTraceDisabled,
@@ -38,8 +46,7 @@ export async function registerApollo(
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     plugins: [
-      requestPlugin(schema, armor.plugins as ApolloServerPlugin<GraphQLContext>[]),
-      fastifyApolloDrainPlugin(app),
+      requestPlugin(app, schema, armor.plugins as ApolloServerPlugin<GraphQLContext>[], !config.GRAPHQL_INTROSPECTION),
       // Inline tracing is for Apollo's hosted studio, which this deployment does not report to;
       // the landing page loads from a CDN, so the explorer below replaces it.
       ApolloServerPluginInlineTraceDisabled(),
@@ -52,10 +59,16 @@ export async function registerApollo(
     // The token limit is enforced by graphql-js's own parser, so a document over it is a parse
     // error like any other: HTTP 400 GRAPHQL_PARSE_FAILED.
     parseOptions: parseOptionsOf(config),
-    formatError: createFormatError(development, (error) => app.log.error({ err: error }, 'unhandled GraphQL error')),
+    formatError: createFormatError(
+      development,
+      (error) => app.log.error({ err: error }, 'unhandled GraphQL error'),
+      !config.GRAPHQL_INTROSPECTION,
+    ),
     includeStacktraceInErrorResponses: development,
     introspection: config.GRAPHQL_INTROSPECTION,
-    hideSchemaDetailsFromClientErrors: !config.GRAPHQL_INTROSPECTION,
+    // Done by the request plugin when introspection is off (withoutSuggestions): Apollo's own
+    // plugin for it cost every request a listener.
+    hideSchemaDetailsFromClientErrors: false,
     csrfPrevention: true,
     allowBatchedHttpRequests: config.GRAPHQL_BATCHING,
     // Shutdown is main.ts's: Apollo's own SIGTERM handler would close the listener at once,
@@ -86,46 +99,105 @@ export async function registerApollo(
  * - graphql-armor's own hooks (field-suggestion masking) run only when there are errors to mask.
  */
 const DONE: Promise<void> = Promise.resolve();
+const NO_RESPONSE: Promise<null> = Promise.resolve(null);
 
+/**
+ * The request plugin also carries the Fastify drain (its only hook is at start) rather than adding
+ * a second plugin: Apollo asks every plugin for a request listener on every request, a slot of a
+ * Promise.all (two promises) each, hooks or not.
+ */
 function requestPlugin(
+  app: FastifyInstance,
   schema: GraphQLSchema,
   armorPlugins: ApolloServerPlugin<GraphQLContext>[],
+  hideSuggestions: boolean,
 ): ApolloServerPlugin<GraphQLContext> {
   return {
-    // The hooks are plain functions where nothing is awaited, answering one settled promise: Apollo
-    // awaits whatever they return, and an async function costs a promise (and, with an async-local
-    // store in the process, a copy of it) per hook per request.
+    ...fastifyApolloDrainPlugin(app),
     requestDidStart({ contextValue }) {
-      const observed = new OperationObservation(contextValue);
-      return Promise.resolve({
-        validationDidStart({ document, request }) {
-          observed.validating(document, request.operationName);
-          return DONE;
-        },
-        didResolveOperation({ document, request, operation, operationName, contextValue }) {
-          observed.resolved(operationName, operation);
-          const refused =
-            operationRefusal(document, request, operation) ?? valueMovingRefusal(contextValue, operation, document);
-          if (refused) return Promise.reject(refused);
-          if (!operation) return DONE;
-          routeOperation(operation.operation);
-          return countQueryLimits(schema, contextValue, document, operation, request.variables) ?? DONE;
-        },
-        executionDidStart() {
-          observed.executing();
-          return DONE;
-        },
-        async didEncounterErrors(requestContext) {
-          for (const plugin of armorPlugins) {
-            const listener = await plugin.requestDidStart?.(requestContext as never);
-            await listener?.didEncounterErrors?.(requestContext);
-          }
-        },
-        willSendResponse(requestContext) {
-          observed.finished(requestContext);
-          return DONE;
-        },
-      });
+      return Promise.resolve(new OperationListener(schema, armorPlugins, contextValue, hideSuggestions));
     },
   };
+}
+
+/**
+ * Apollo's hideSchemaDetailsFromClientErrors, done here: its own plugin (ApolloServerPluginDisableSuggestions)
+ * added a listener to every request, and so an async hook (a promise) or an empty slot at each of
+ * Apollo's hook points, to strip "Did you mean …?" from the few documents that fail validation. The
+ * same edit of the same messages, at the same point (the end of validation).
+ */
+function withoutSuggestions(validationErrors?: readonly Error[]): Promise<void> {
+  for (const error of validationErrors ?? []) error.message = error.message.replace(/ ?Did you mean(.+?)\?$/, '');
+  return DONE;
+}
+const WITHOUT_SUGGESTIONS = Promise.resolve(withoutSuggestions);
+
+/**
+ * One request's hooks, as methods of one object (Apollo calls them as methods): an object of six
+ * closures was allocated per request. They are plain methods where nothing is awaited, answering
+ * one settled promise: Apollo awaits whatever they return, and an async function costs a promise
+ * (and, with an async-local store in the process, a copy of it) per hook per request.
+ */
+class OperationListener implements GraphQLRequestListener<GraphQLContext> {
+  private readonly observed: OperationObservation;
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly armorPlugins: ApolloServerPlugin<GraphQLContext>[],
+    contextValue: GraphQLContext,
+    private readonly hideSuggestions: boolean,
+  ) {
+    this.observed = new OperationObservation(contextValue);
+  }
+
+  // Nothing to do in these two; answered with a settled promise so that Apollo awaits it rather
+  // than making one (and paying its hook) for an absent hook's undefined.
+  didResolveSource(): Promise<void> {
+    return DONE;
+  }
+
+  responseForOperation(): Promise<null> {
+    return NO_RESPONSE;
+  }
+
+  validationDidStart({
+    document,
+    request,
+  }: GraphQLRequestContextValidationDidStart<GraphQLContext>): Promise<void | typeof withoutSuggestions> {
+    this.observed.validating(document, request.operationName);
+    return this.hideSuggestions ? WITHOUT_SUGGESTIONS : DONE;
+  }
+
+  didResolveOperation({
+    document,
+    request,
+    operation,
+    operationName,
+    contextValue,
+  }: GraphQLRequestContextDidResolveOperation<GraphQLContext>): Promise<void> {
+    this.observed.resolved(operationName, operation);
+    const refused =
+      operationRefusal(document, request, operation) ?? valueMovingRefusal(contextValue, operation, document);
+    if (refused) return Promise.reject(refused);
+    if (!operation) return DONE;
+    routeOperation(operation.operation);
+    return countQueryLimits(this.schema, contextValue, document, operation, request.variables) ?? DONE;
+  }
+
+  executionDidStart(): Promise<void> {
+    this.observed.executing();
+    return DONE;
+  }
+
+  async didEncounterErrors(requestContext: GraphQLRequestContextDidEncounterErrors<GraphQLContext>): Promise<void> {
+    for (const plugin of this.armorPlugins) {
+      const listener = await plugin.requestDidStart?.(requestContext as never);
+      await listener?.didEncounterErrors?.(requestContext);
+    }
+  }
+
+  willSendResponse(requestContext: GraphQLRequestContextWillSendResponse<GraphQLContext>): Promise<void> {
+    this.observed.finished(requestContext);
+    return DONE;
+  }
 }

@@ -88,8 +88,27 @@ export function buildContext(
   facts: RequestFacts,
 ): Promise<GraphQLContext> {
   if (!facts.credential) return Promise.resolve(contextOf(services, facts, null));
-  return authenticateCredential(authenticators, facts.credential).then((found) =>
-    contextOf(services, facts, found ?? null),
+  return contextAuthenticatedFrom(services, authenticators, facts, facts.credential, 0);
+}
+
+/**
+ * authenticateCredential and the context in one `then` per authenticator asked: the principal's
+ * own promise and then the context's cost every request a promise more, each paying a hook with an
+ * async-local store in the process.
+ */
+function contextAuthenticatedFrom(
+  services: Services,
+  authenticators: readonly Authenticator[],
+  facts: RequestFacts,
+  credential: string,
+  from: number,
+): Promise<GraphQLContext> {
+  const authenticate = authenticators[from];
+  if (!authenticate) return Promise.resolve(contextOf(services, facts, null));
+  return authenticate(credential).then((found) =>
+    found
+      ? contextOf(services, facts, found)
+      : contextAuthenticatedFrom(services, authenticators, facts, credential, from + 1),
   );
 }
 

@@ -153,8 +153,10 @@ export function registerWebSocket(
     wss,
     {
       isProduction: config.NODE_ENV === 'production',
-      formatError: createFormatError(config.NODE_ENV === 'development', (error) =>
-        app.log.error({ err: error }, 'unhandled GraphQL error'),
+      formatError: createFormatError(
+        config.NODE_ENV === 'development',
+        (error) => app.log.error({ err: error }, 'unhandled GraphQL error'),
+        !config.GRAPHQL_INTROSPECTION,
       ),
     },
   );

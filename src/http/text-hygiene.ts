@@ -71,21 +71,27 @@ export function assertCleanRequest(request: {
   body?: unknown;
   headers: Record<string, string | string[] | undefined>;
 }): void {
-  const parts: Array<[unknown, string]> = [
-    [request.params, 'path'],
-    [request.query, 'query'],
-    [request.body, 'body'],
-  ];
-  for (const [value, where] of parts) {
-    if (value === undefined || value === null) continue;
-    const bad = findBadText(value);
-    if (bad) throw badTextError(bad, where);
-  }
+  assertCleanPart(request.params, 'path');
+  assertCleanPart(request.query, 'query');
+  assertCleanPart(request.body, 'body');
   for (const name of DATA_HEADERS) {
     const header = request.headers[name];
     const bad = header === undefined ? undefined : findBadText(header, name);
     if (bad) throw badTextError({ ...bad, field: headerName(name) }, 'header');
   }
+}
+
+function assertCleanPart(value: unknown, where: string): void {
+  if (value === undefined || value === null || isEmptyObject(value)) return;
+  const bad = findBadText(value);
+  if (bad) throw badTextError(bad, where);
+}
+
+/** An object without a property, as most requests' path parameters and query are: nothing to walk. */
+function isEmptyObject(value: unknown): boolean {
+  if (typeof value !== 'object' || Array.isArray(value)) return false;
+  for (const _key in value) return false;
+  return true;
 }
 
 const headerName = (name: string) =>

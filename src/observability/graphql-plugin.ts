@@ -19,6 +19,8 @@ export class OperationObservation {
   private type = 'unknown';
   private span: Span | undefined;
   private executed = false;
+  /** The document of an operation that began validation and was not (yet) resolved. */
+  private validated: { document: DocumentNode; operationName: string | null | undefined } | undefined;
 
   /**
    * The request's observation rides on the GraphQL context itself (linkContext): Apollo runs each
@@ -29,14 +31,16 @@ export class OperationObservation {
     this.observation = observationOfContext(contextValue);
   }
 
-  /** Named at validation too, so an operation that fails validation is still counted under its name. */
+  /**
+   * Named at validation too, so an operation that fails validation is still counted under its
+   * name: the document is kept and read only if the operation is never resolved (most are).
+   */
   validating(document: DocumentNode, operationName: string | null | undefined): void {
-    const operation = getOperationAST(document, operationName);
-    this.name = operation?.name?.value;
-    this.type = operation?.operation ?? this.type;
+    this.validated = { document, operationName };
   }
 
   resolved(operationName: string | null, operation: OperationDefinitionNode | undefined): void {
+    this.validated = undefined;
     this.name = operationName ?? undefined;
     this.type = operation?.operation ?? 'unknown';
     if (this.observation) this.observation.operation = this.name ?? `(anonymous ${this.type})`;
@@ -51,15 +55,35 @@ export class OperationObservation {
   }
 
   finished({ response, errors }: Pick<GraphQLRequestContextWillSendResponse<object>, 'response' | 'errors'>): void {
+    if (this.validated) {
+      const operation = getOperationAST(this.validated.document, this.validated.operationName);
+      this.name = operation?.name?.value;
+      this.type = operation?.operation ?? this.type;
+    }
     const failed =
       (errors?.length ?? 0) > 0 ||
       (response.body.kind === 'single' && (response.body.singleResult.errors?.length ?? 0) > 0);
     const outcome = !this.executed ? 'invalid' : failed ? 'error' : 'ok';
-    metrics.graphqlOperations.inc({ operation: operationLabel(this.name), type: this.type, outcome });
-    metrics.graphqlDuration.observe({ type: this.type, outcome }, (performance.now() - this.started) / 1000);
+    countOperation(operationLabel(this.name), this.type, outcome, (performance.now() - this.started) / 1000);
     if (this.span) {
       if (failed) this.span.setStatus({ code: SpanStatusCode.ERROR });
       this.span.end();
     }
   }
+}
+
+/**
+ * One operation in gateway_graphql_operations_total and gateway_graphql_operation_duration_seconds,
+ * labelled as prom-client's Counter and Histogram were (operation, type, outcome; type, outcome).
+ * Operation labels are capped and well formed (operation-names.ts), types and outcomes are words,
+ * so a space-joined key names one label set.
+ */
+function countOperation(operation: string, type: string, outcome: string, seconds: number): void {
+  const durationKey = `${type} ${outcome}`;
+  const countKey = `${operation} ${durationKey}`;
+  const { graphqlOperations, graphqlDuration } = metrics;
+  const counted = graphqlOperations.find(countKey) ?? graphqlOperations.add(countKey, { operation, type, outcome });
+  counted.value += 1;
+  const timed = graphqlDuration.find(durationKey) ?? graphqlDuration.add(durationKey, { type, outcome });
+  timed.observe(seconds);
 }

@@ -14,24 +14,25 @@ const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
  * URL, whose query string can hold a GraphQL document's variables.)
  */
 export function registerRequestObservation(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => {
-    const observation = observationOf(request);
-    if (!tracingEnabled()) {
-      const header = request.headers.traceparent;
-      observation.traceId = typeof header === 'string' ? header.match(TRACEPARENT)?.[1] : undefined;
-      return done();
-    }
-    const parent = contextFromHeaders(request.headers);
-    const span = tracer().startSpan(
-      `${request.method} ${routeOf(request)}`,
-      { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'http.route': routeOf(request) } },
-      parent,
-    );
-    observation.span = span;
-    observation.traceId = span.spanContext().traceId;
-    observation.context = trace.setSpan(parent, span);
-    context.with(observation.context, done);
-  });
+  // Without tracing nothing needs the request before its answer: the trace id of an incoming
+  // `traceparent` is read when the line is written, and no hook runs per request at its start.
+  if (tracingEnabled())
+    app.addHook('onRequest', (request, _reply, done) => {
+      const observation = observationOf(request);
+      const parent = contextFromHeaders(request.headers);
+      const span = tracer().startSpan(
+        `${request.method} ${routeOf(request)}`,
+        {
+          kind: SpanKind.SERVER,
+          attributes: { 'http.request.method': request.method, 'http.route': routeOf(request) },
+        },
+        parent,
+      );
+      observation.span = span;
+      observation.traceId = span.spanContext().traceId;
+      observation.context = trace.setSpan(parent, span);
+      context.with(observation.context, done);
+    });
   // The body arrives on the socket's own async context; the handler runs in the request's again.
   // Only spans need it: tracing is installed before the app is built (main.ts), or never.
   if (tracingEnabled())
@@ -61,7 +62,7 @@ function observe(root: FastifyBaseLogger, request: FastifyRequest, reply: Fastif
   (lazy ? root : request.log).info(
     {
       reqId: lazy ? request.id : undefined,
-      traceId: observation.traceId,
+      traceId: observation.span ? observation.traceId : incomingTraceId(request),
       credentialId: observation.credentialId,
       method: request.method,
       route,
@@ -71,6 +72,12 @@ function observe(root: FastifyBaseLogger, request: FastifyRequest, reply: Fastif
     },
     'request completed',
   );
+}
+
+/** The trace id of the request's W3C `traceparent` header, when it has a well-formed one. */
+function incomingTraceId(request: FastifyRequest): string | undefined {
+  const header = request.headers.traceparent;
+  return typeof header === 'string' ? TRACEPARENT.exec(header)?.[1] : undefined;
 }
 
 /** The route template ("/api/v1/bills/:reference"), never the URL with its values. */

@@ -1,36 +1,5 @@
 import type { Registry } from 'prom-client';
-
-/** What prom-client's registry reads from a metric at a scrape (its Counter and Histogram give the same). */
-interface MetricValue {
-  labels: Record<string, string | number>;
-  sharedLabels?: Record<string, string>;
-  value: number;
-  metricName?: string;
-  exemplar?: null;
-}
-
-/** One label set (method, route template, status class): its request count, duration sum and buckets. */
-export class HttpSeries {
-  count = 0;
-  sum = 0;
-  /** Observations per bucket, not cumulative; the last slot is above every bound (+Inf only). */
-  readonly perBucket: number[];
-
-  constructor(
-    readonly labels: Readonly<Record<string, string>>,
-    private readonly bounds: readonly number[],
-  ) {
-    this.perBucket = new Array<number>(bounds.length + 1).fill(0);
-  }
-
-  observe(seconds: number): void {
-    this.count += 1;
-    this.sum += seconds;
-    let i = 0;
-    while (i < this.bounds.length && seconds > this.bounds[i]!) i++;
-    this.perBucket[i]! += 1;
-  }
-}
+import { HistogramSeries, type MetricValue, registerCounter, registerHistogram } from './plain-metrics.js';
 
 /**
  * The HTTP request counter and duration histogram, kept in plain numbers per label set and shown
@@ -41,9 +10,13 @@ export class HttpSeries {
  */
 export class HttpMetrics {
   /** One series per label set. */
-  private readonly series = new Map<string, HttpSeries>();
-  /** The series of each status, method and route seen: the per-request lookup. */
-  private readonly byStatus = new Map<string, HttpSeries>();
+  private readonly series = new Map<string, HistogramSeries>();
+  /**
+   * The series of each route template, method and status seen: the per-request lookup. Nested maps
+   * keyed by the strings the request already holds (their hashes are kept on them), rather than one
+   * map keyed by a string joined per request, which had to be built and hashed every time.
+   */
+  private readonly byRoute = new Map<string, Map<string, Map<number, HistogramSeries>>>();
 
   constructor(
     registry: Registry,
@@ -57,71 +30,33 @@ export class HttpMetrics {
     const all = () => [...this.series.values()];
     const reset = () => {
       this.series.clear();
-      this.byStatus.clear();
+      this.byRoute.clear();
     };
-    registry.registerMetric({
-      name: requests.name,
-      help: requests.help,
-      type: 'counter',
-      aggregator: 'sum',
-      get: async () => ({
-        name: requests.name,
-        help: requests.help,
-        type: 'counter',
-        aggregator: 'sum',
-        values: all().map((s): MetricValue => ({ labels: { ...s.labels }, value: s.count })),
-      }),
-      reset,
-    } as never);
-    const histogramValues = (): MetricValue[] =>
-      all().flatMap((s) => {
-        let cumulative = 0;
-        const bucket = (le: number | string, value: number): MetricValue => ({
-          labels: { le },
-          sharedLabels: s.labels,
-          value,
-          metricName: `${duration.name}_bucket`,
-          exemplar: null,
-        });
-        return [
-          ...duration.buckets.map((le, i) => bucket(le, (cumulative += s.perBucket[i]!))),
-          bucket('+Inf', s.count),
-          { labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${duration.name}_sum` },
-          { labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${duration.name}_count` },
-        ];
-      });
-    const histogram = { name: duration.name, help: duration.help, type: 'histogram', aggregator: 'sum' } as const;
-    registry.registerMetric({
-      ...histogram,
-      getForPromString: async () => ({ ...histogram, values: histogramValues() }),
-      // The JSON form names every label on the value itself, as prom-client's Histogram does.
-      get: async () => ({
-        ...histogram,
-        values: histogramValues().map(({ labels, sharedLabels, ...rest }) => ({
-          ...rest,
-          labels: { ...labels, ...sharedLabels },
-        })),
-      }),
-      reset,
-    } as never);
+    const counts = () => all().map((s): MetricValue => ({ labels: { ...s.labels }, value: s.count }));
+    registerCounter(registry, requests, counts, reset);
+    registerHistogram(registry, duration, all, reset);
   }
 
   /** The series of one method, route template and status; made on first use (the set is bounded). */
-  seriesFor(method: string, route: string, status: number): HttpSeries {
-    const key = `${status} ${method} ${route}`;
-    let found = this.byStatus.get(key);
+  seriesFor(method: string, route: string, status: number): HistogramSeries {
+    return this.byRoute.get(route)?.get(method)?.get(status) ?? this.firstSeriesFor(method, route, status);
+  }
+
+  private firstSeriesFor(method: string, route: string, status: number): HistogramSeries {
+    // Statuses share a series when their labels are the same (200 and 204 are both 2xx): two
+    // series with one label set would print duplicate samples, which Prometheus drops.
+    const labels = this.options.labelsOf(method, route, status);
+    const labelKey = JSON.stringify(labels);
+    let found = this.series.get(labelKey);
     if (!found) {
-      // Statuses share a series when their labels are the same (200 and 204 are both 2xx): two
-      // series with one label set would print duplicate samples, which Prometheus drops.
-      const labels = this.options.labelsOf(method, route, status);
-      const labelKey = JSON.stringify(labels);
-      found = this.series.get(labelKey);
-      if (!found) {
-        found = new HttpSeries(labels, this.options.duration.buckets);
-        this.series.set(labelKey, found);
-      }
-      this.byStatus.set(key, found);
+      found = new HistogramSeries(labels, this.options.duration.buckets);
+      this.series.set(labelKey, found);
     }
+    let byMethod = this.byRoute.get(route);
+    if (!byMethod) this.byRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    byStatus.set(status, found);
     return found;
   }
 }

@@ -1,4 +1,3 @@
-import pino, { type DestinationStream } from 'pino';
 /**
  * What an error becomes in a log line. Drizzle's query errors put the SQL parameters in their
  * message ("params: …") and on `.params`; PostgreSQL puts row values in `detail`
@@ -76,13 +75,3 @@ export function statementName(text: string): string {
 
 /** Pino serializers that keep errors safe under any of the keys our code logs them as. */
 export const safeSerializers = { err: safeError, error: safeError };
-
-/**
- * Where the gateway's own log lines go when no stream is given: standard output through pino's
- * asynchronous writer, which hands lines to the kernel in batches of about 4 KiB instead of one
- * write per line (one write per request was most of what the default level cost). A line waits
- * at most 250 ms for its batch; pino flushes what is left when the process exits.
- */
-export function batchedStdout(): DestinationStream {
-  return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 });
-}

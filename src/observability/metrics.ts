@@ -1,5 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { HttpMetrics } from './http-metrics.js';
+import { logWriterStats } from './log-writer.js';
+import { PlainCounter, PlainHistogram } from './plain-metrics.js';
 
 /**
  * Every metric the gateway exports, on one registry per process. Labels are bounded: routes are
@@ -32,17 +34,16 @@ export const httpMetrics = new HttpMetrics(registry, {
 });
 
 export const metrics = {
-  graphqlOperations: counter('gateway_graphql_operations_total', 'GraphQL operations over HTTP, by name and outcome', [
-    'operation',
-    'type',
-    'outcome',
-  ]),
-  graphqlDuration: histogram(
-    'gateway_graphql_operation_duration_seconds',
-    'GraphQL operation time, parse to response',
-    ['type', 'outcome'],
-    LATENCY_BUCKETS,
-  ),
+  // Counted on every GraphQL request, so plain numbers (plain-metrics.ts); labels as graphql-plugin.ts sets them.
+  graphqlOperations: new PlainCounter(registry, {
+    name: 'gateway_graphql_operations_total',
+    help: 'GraphQL operations over HTTP, by name and outcome',
+  }),
+  graphqlDuration: new PlainHistogram(registry, {
+    name: 'gateway_graphql_operation_duration_seconds',
+    help: 'GraphQL operation time, parse to response',
+    buckets: LATENCY_BUCKETS,
+  }),
   subscriptionsOpen: gauge('gateway_graphql_subscriptions_open', 'GraphQL subscriptions currently open over WebSocket'),
   subscriptionMessages: counter(
     'gateway_graphql_subscription_messages_total',
@@ -131,6 +132,19 @@ export const metrics = {
     'collector',
   ]),
 };
+
+let droppedBytesCounted = 0;
+/** Read from the log writer at each scrape: what standard output's reader never got. */
+new Counter({
+  name: 'gateway_log_bytes_dropped_total',
+  help: 'Bytes of log lines dropped: the reader of standard output was gone, or more than 32 MiB behind',
+  registers: [registry],
+  collect() {
+    const uncounted = logWriterStats.droppedBytes - droppedBytesCounted;
+    if (uncounted > 0) this.inc(uncounted);
+    droppedBytesCounted += uncounted;
+  },
+});
 
 /** "2xx", "4xx", …: status codes as a bounded label. */
 export const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;

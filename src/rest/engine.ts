@@ -1,5 +1,4 @@
-import SerializerSelector from '@fastify/fast-json-stringify-compiler';
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySerializerCompiler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import {
   type DocumentNode,
@@ -20,6 +19,7 @@ import { type AccessRule, accessRuleOf, checkAccess } from '../graphql/directive
 import { VALUE_MOVING_MUTATIONS } from '../graphql/value-moving.js';
 import type { TSchema } from '@sinclair/typebox';
 import { restInputError } from './graphql-input-errors.js';
+import { lazySerializer } from './response-serializer.js';
 import type { RestRoute, RouteInput } from './route.js';
 import { Envelope, GeneralError, RateLimitError } from './schemas.js';
 
@@ -141,24 +141,11 @@ const IDEMPOTENCY_HEADERS = {
   },
 } as const;
 
-/**
- * Fastify's own response serializer (fast-json-stringify, which also drops fields the schema does
- * not declare), built per route and status on its first response instead of at start-up, where
- * compiling every route's responses took a large share of the start-up CPU.
- */
-let serializerCompiler: ReturnType<ReturnType<typeof SerializerSelector>> | undefined;
-const lazySerializer: FastifySerializerCompiler<unknown> = (route) => {
-  let serialize: ((payload: unknown) => string) | undefined;
-  return (payload) => {
-    serializerCompiler ??= SerializerSelector()();
-    serialize ??= serializerCompiler(route as Parameters<typeof serializerCompiler>[0]);
-    return serialize(payload);
-  };
-};
-
 export interface RestEngineOptions {
   routes: CompiledRoute[];
   contextFor: (request: FastifyRequest) => Promise<GraphQLContext>;
+  /** Ties a built context to its request (observation), in the step that receives it. Default: none. */
+  linkContext?: (context: GraphQLContext, request: FastifyRequest) => GraphQLContext;
   /** Body limit of routes that do not set their own. */
   bodyLimit: number;
 }
@@ -166,13 +153,30 @@ export interface RestEngineOptions {
 const isPromise = <T>(value: T | Promise<T>): value is Promise<T> =>
   typeof (value as Promise<T> | undefined)?.then === 'function';
 
-/** What Fastify does with what an async handler returns or throws (lib/wrap-thenable.js). */
-function sendOrFail(reply: FastifyReply, value: unknown): void {
+/** Sends a route's answer; an answer Fastify cannot send (serialization) is sent as the error. */
+function send(reply: FastifyReply, payload: unknown): void {
   if (reply.sent) return;
   try {
-    reply.send(value);
+    reply.send(payload);
   } catch (error) {
+    fail(reply, error);
+  }
+}
+
+/**
+ * Sends a route's error through the error handler. One that comes after the reply was already sent
+ * (by a hook or a timeout, say) is logged rather than lost, with the request's id and the error
+ * made safe by the logger's serializers; Fastify does the same for the handlers it awaits.
+ */
+function fail(reply: FastifyReply, error: unknown): void {
+  if (reply.sent) {
+    reply.log.error({ err: error }, 'REST route failed after its reply was sent');
+    return;
+  }
+  try {
     reply.send(error);
+  } catch (failure) {
+    reply.log.error({ err: failure }, 'REST route error could not be sent');
   }
 }
 
@@ -181,7 +185,10 @@ const CONTEXT = Symbol('restContext');
 type WithContext = FastifyRequest & { [CONTEXT]?: GraphQLContext };
 
 /** Registers each route: validate input, run its operation in-process, answer in the envelope. */
-export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, bodyLimit }: RestEngineOptions): void {
+export function registerRestRoutes(
+  app: FastifyInstance,
+  { routes, contextFor, linkContext = (context) => context, bodyLimit }: RestEngineOptions,
+): void {
   for (const route of routes) {
     const status = route.status ?? (route.method === 'POST' ? 201 : 200);
     const isPublic = route.access.every((a) => a.public);
@@ -194,15 +201,51 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
         pending = pending ? pending.then(() => checkAccess(context, rule)) : checkAccess(context, rule);
       return pending ? pending.then(() => context) : context;
     };
-    /** Runs the operation and answers with the payload, or throws the operation's error. */
-    const respond = (request: FastifyRequest, reply: FastifyReply, contextValue: GraphQLContext) => {
-      const input: RouteInput = {
-        params: (request.params ?? {}) as Record<string, unknown>,
-        query: (request.query ?? {}) as Record<string, unknown>,
-        body: request.body,
-      };
-      const result = route.run(contextValue, variablesOf(input));
-      return isPromise(result) ? result.then((done) => answer(done, reply)) : answer(result, reply);
+    // Each step below hands its result straight to the next and sends the answer itself: a promise
+    // returned from a `then` callback, or awaited, costs more promises and turns per request.
+    /** Runs the operation and sends its answer or its error. */
+    const execute = (request: FastifyRequest, reply: FastifyReply, contextValue: GraphQLContext): void => {
+      let result: ReturnType<CompiledRoute['run']>;
+      try {
+        const input: RouteInput = {
+          params: (request.params ?? {}) as Record<string, unknown>,
+          query: (request.query ?? {}) as Record<string, unknown>,
+          body: request.body,
+        };
+        result = route.run(contextValue, variablesOf(input));
+      } catch (error) {
+        return fail(reply, error);
+      }
+      if (isPromise(result))
+        result.then(
+          (done) => finish(reply, done),
+          (error: unknown) => fail(reply, error),
+        );
+      else finish(reply, result);
+    };
+    const finish = (reply: FastifyReply, result: ExecutionResult): void => {
+      let payload: unknown;
+      try {
+        payload = answer(result, reply);
+      } catch (error) {
+        return fail(reply, error);
+      }
+      send(reply, payload);
+    };
+    /** Ties the context to the request, checks the route's access rules, then runs it; a refusal is sent as the error. */
+    const admit = (request: FastifyRequest, reply: FastifyReply, contextValue: GraphQLContext): void => {
+      let checked: GraphQLContext | Promise<GraphQLContext>;
+      try {
+        checked = accessChecked(linkContext(contextValue, request));
+      } catch (error) {
+        return fail(reply, error);
+      }
+      if (isPromise(checked))
+        checked.then(
+          (admitted) => execute(request, reply, admitted),
+          (error: unknown) => fail(reply, error),
+        );
+      else execute(request, reply, checked);
     };
     const answer = (result: ExecutionResult, reply: FastifyReply): unknown => {
       if (result.errors?.length) throw route.errorOf(result.errors);
@@ -271,27 +314,31 @@ export function registerRestRoutes(app: FastifyInstance, { routes, contextFor, b
       // nothing about the route's input rules (401/403 come before 400).
       ...(validatesInput
         ? {
-            preValidation: async (request: FastifyRequest) => {
-              (request as WithContext)[CONTEXT] = await accessChecked(await contextFor(request));
+            preValidation: (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+              const admitted = (contextValue: GraphQLContext) => {
+                (request as WithContext)[CONTEXT] = contextValue;
+                done();
+              };
+              contextFor(request).then((contextValue) => {
+                let checked: GraphQLContext | Promise<GraphQLContext>;
+                try {
+                  checked = accessChecked(linkContext(contextValue, request));
+                } catch (error) {
+                  return done(error as Error);
+                }
+                if (isPromise(checked)) checked.then(admitted, done);
+                else admitted(checked);
+              }, done);
             },
           }
         : {}),
       handler: (request, reply) => {
-        const payload = validatesInput
-          ? respond(request, reply, (request as WithContext)[CONTEXT]!)
-          : contextFor(request).then((contextValue) => {
-              const checked = accessChecked(contextValue);
-              return isPromise(checked)
-                ? checked.then((admitted) => respond(request, reply, admitted))
-                : respond(request, reply, checked);
-            });
-        // Sent from here rather than returned: Fastify would chain one more promise onto a returned one.
-        if (isPromise(payload))
-          payload.then(
-            (value) => sendOrFail(reply, value),
-            (error: unknown) => sendOrFail(reply, error),
+        if (validatesInput) execute(request, reply, (request as WithContext)[CONTEXT]!);
+        else
+          contextFor(request).then(
+            (contextValue) => admit(request, reply, contextValue),
+            (error: unknown) => fail(reply, error),
           );
-        else sendOrFail(reply, payload);
       },
     });
   }

@@ -1,5 +1,6 @@
 import { DateTimeResolver } from 'graphql-scalars';
 import { describe, expect, it } from 'vitest';
+import { isoDateTime } from '../../src/graphql/resolvers/iso-date-time.js';
 import { DateTime } from '../../src/graphql/resolvers/scalars.js';
 
 describe('DateTime', () => {
@@ -23,5 +24,44 @@ describe('DateTime', () => {
     expect(() => DateTime.serialize('yesterday')).toThrow(/invalid date-time-string/);
     expect(() => DateTime.serialize(new Date(Number.NaN))).toThrow(/invalid Date instance/);
     expect(DateTime.parseValue('2026-01-31T09:00:00Z')).toEqual(new Date('2026-01-31T09:00:00Z'));
+  });
+});
+
+describe('isoDateTime', () => {
+  it("writes Date#toISOString's text for every date, leap days and the ends of its range included", () => {
+    const edges = [
+      -62_167_219_200_000, // 0000-01-01T00:00:00.000Z
+      -62_167_219_200_001, // the last millisecond of year -1: +six digits, left to toISOString
+      253_402_300_799_999, // 9999-12-31T23:59:59.999Z
+      253_402_300_800_000, // +010000-01-01
+      8.64e15, // the last valid time value
+      -8.64e15,
+      0,
+      -1,
+      Date.UTC(2000, 1, 29, 23, 59, 59, 999),
+      Date.UTC(2100, 2, 1),
+      Date.UTC(2024, 11, 31, 23, 59, 59, 999),
+      Date.UTC(1969, 11, 31, 12),
+    ];
+    for (const time of edges) expect(isoDateTime(new Date(time))).toBe(new Date(time).toISOString());
+    // A fixed pseudo-random walk over the whole valid range, and over the years the database holds.
+    let seed = 12345;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (let i = 0; i < 200_000; i++) {
+      const time = Math.round(
+        i % 2
+          ? (next() * 2 - 1) * 8.64e15
+          : Date.UTC(1900, 0, 1) + next() * (Date.UTC(2200, 0, 1) - Date.UTC(1900, 0, 1)),
+      );
+      const date = new Date(time);
+      if (isoDateTime(date) !== date.toISOString()) expect(isoDateTime(date)).toBe(date.toISOString());
+    }
+  });
+
+  it('throws for an invalid date, as toISOString does', () => {
+    expect(() => isoDateTime(new Date(Number.NaN))).toThrow(RangeError);
   });
 });

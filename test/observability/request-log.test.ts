@@ -56,4 +56,19 @@ describe("a REST request's log lines", () => {
     for (const line of own) expect(line.raw.match(/"reqId"/g)).toHaveLength(1);
     expect(Object.keys(own[1]!.parsed).slice(0, 5)).toEqual(['level', 'time', 'pid', 'hostname', 'reqId']);
   });
+
+  it("carry the trace id of the caller's traceparent, and none without one", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const traced = await app.inject({
+      url: '/api/v1/user/me',
+      headers: { 'x-api-key': key, 'x-request-id': 'traced-1', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    expect(traced.statusCode).toBe(200);
+    expect(linesOf('traced-1').map((l) => l.parsed.traceId)).toEqual([traceId]);
+    await app.inject({
+      url: '/api/v1/user/me',
+      headers: { 'x-api-key': key, 'x-request-id': 'untraced-1', traceparent: 'not-a-traceparent' },
+    });
+    expect(linesOf('untraced-1')[0]!.parsed).not.toHaveProperty('traceId');
+  });
 });

@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, graphql, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import WebSocket from 'ws';
+import {
+  createTestApp,
+  graphql,
+  type StartedTestApp,
+  seedTenant,
+  startTestApp,
+  type Tenant,
+  type TestApp,
+} from '../helpers/app.js';
 
 describe('GraphQL hardening', () => {
   let t: TestApp;
@@ -129,6 +139,20 @@ describe('GraphQL hardening under production settings', () => {
     expect(JSON.stringify(body.errors)).toMatch(/introspection/i);
     const typo = await graphql(t.app, tenant.keys.READ_ONLY, '{ mee { id } }');
     expect(JSON.stringify(typo.body.errors)).not.toMatch(/Did you mean/);
+    // The hint is cut from a validation error's message, not replaced by a placeholder.
+    expect(typo.body.errors?.map((e: { message: string }) => e.message)).toEqual([
+      'Cannot query field "mee" on type "Query".',
+    ]);
+  });
+
+  it('hides hints in errors about variable values and enum literals too', async () => {
+    const query = 'query ($s: DepositStatus) { me { deposits(status: $s) { totalCount } } }';
+    const wrongEnum = await graphql(t.app, tenant.keys.READ_ONLY, query, { s: 'PENDIN' });
+    expect(wrongEnum.body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
+    expect(wrongEnum.body.errors?.[0]?.message).toMatch(/does not exist in "DepositStatus" enum\.$/);
+    expect(JSON.stringify(wrongEnum.body.errors)).not.toMatch(/Did you mean|PENDING/);
+    const literal = await graphql(t.app, tenant.keys.READ_ONLY, '{ me { deposits(status: PENDIN) { totalCount } } }');
+    expect(JSON.stringify(literal.body.errors)).not.toMatch(/Did you mean|PENDING/);
   });
 
   it('_service and _entities answer only the router', async () => {
@@ -220,5 +244,53 @@ describe('HTTP hygiene', () => {
     expect(page.statusCode).toBe(302);
     expect(page.headers.location).toBe('/graphql/explorer/');
     expect((await t.app.inject({ url: '/graphql/explorer/graphiql.js' })).statusCode).toBe(200);
+  });
+});
+
+describe('GraphQL over the WebSocket under production settings', () => {
+  let s: StartedTestApp;
+  beforeAll(async () => {
+    s = await startTestApp({
+      listen: true,
+      config: {
+        NODE_ENV: 'production',
+        GRAPHQL_INTROSPECTION: false,
+        GRAPHQL_EXPLORER: false,
+        ROUTER_SECRET: 'router-secret-0123456789',
+        SECRETS_KEY: randomBytes(32).toString('base64'),
+      },
+    });
+  });
+  afterAll(() => s.t.close());
+
+  it('hides "did you mean" hints in validation and variable errors', async () => {
+    const client = createClient({
+      url: s.wsUrl,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': s.tenant.keys.READ_ONLY },
+      retryAttempts: 0,
+    });
+    const errorsOf = (query: string, variables?: Record<string, unknown>) =>
+      new Promise<{ message: string }[]>((resolve, reject) =>
+        client.subscribe(
+          { query, variables },
+          {
+            next: (result) => (result.errors ? resolve(result.errors as never) : reject(new Error('answered'))),
+            error: (errors) => resolve(errors as never),
+            complete: () => undefined,
+          },
+        ),
+      );
+    try {
+      const typo = await errorsOf('{ mee { id } }');
+      expect(typo.map((e) => e.message)).toEqual(['Cannot query field "mee" on type "Query".']);
+      const wrongEnum = await errorsOf('query ($s: DepositStatus) { me { deposits(status: $s) { totalCount } } }', {
+        s: 'PENDIN',
+      });
+      expect(wrongEnum[0]?.message).toMatch(/does not exist in "DepositStatus" enum\.$/);
+      expect(JSON.stringify(wrongEnum)).not.toMatch(/Did you mean|PENDING/);
+    } finally {
+      await client.dispose();
+    }
   });
 });

@@ -5,7 +5,7 @@
  * store without REDIS_URL), one JSON log line at the default level — and the gateway's own 20-field
  * `User` type, taken from schema/users.graphql, over the same rows.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Kind, parse, print } from 'graphql';
 import { LRUCache } from 'lru-cache';
@@ -116,21 +116,26 @@ export interface Peer {
 
 const KEY_SHAPE = /^pgw_(sbx|live)_[A-Za-z0-9_-]{43}$/;
 
+/** The key's SHA-256 in hex, with Node's one-shot hash (as the gateway hashes it). */
+const sha256 = (key: string): string => hash('sha256', key, 'hex');
+
 export function createPeer(databaseUrl: string): Peer {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   const cache = new LRUCache<string, Caller>({ max: 10_000, ttl: 1000 });
   const limiter = new RateLimiterMemory({ points: 1_000_000_000, duration: 60, keyPrefix: 'perCredential' });
-  // Written as the gateway writes its lines (src/observability/log-safety.ts, batchedStdout).
+  // pino's own asynchronous writer in batches of the gateway's size (16 KiB, written at least every
+  // 250 ms; the gateway's batchedStdout in src/observability/log-writer.ts batches the same amount
+  // its own way).
   const log = pino(
     { level: process.env.LOG_LEVEL ?? 'info' },
-    pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }),
+    pino.destination({ dest: 1, sync: false, minLength: 16_384, maxWrite: 65_536, periodicFlush: 250 }),
   );
   return {
     async authenticate(headers) {
       const given = headers['x-api-key'];
       const key = Array.isArray(given) ? given[0] : given;
       if (!key || !KEY_SHAPE.test(key)) return undefined;
-      const hash = createHash('sha256').update(key).digest('hex');
+      const hash = sha256(key);
       let caller = cache.get(hash);
       if (!caller) {
         const { rows } = await pool.query<UserRow & { key_id: string; key_environment: 'sandbox' | 'production' }>(

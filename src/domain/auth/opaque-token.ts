@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Bearer secrets (API keys, sessions, mailed links, OAuth codes and tokens, client secrets): a
@@ -10,8 +10,12 @@ export function newOpaqueToken(prefix: string): string {
   return prefix + randomBytes(32).toString('base64url');
 }
 
+/**
+ * The SHA-256 of a value, in hex. One-shot `hash` rather than createHash().update().digest(): every
+ * authenticated request hashes its key, and the one-shot form costs about a third as much.
+ */
 export function digestOf(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** True when `value` is `prefix` followed by a 256-bit base64url body: anything else skips the lookup. */

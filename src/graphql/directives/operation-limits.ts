@@ -33,12 +33,22 @@ export const COUNTED = Symbol('counted');
 type Outcome = typeof COUNTED | Error;
 
 /**
- * Per context and operation: each root field's response name → what its count came to. Keyed by
- * the operation too, because a batched request (GRAPHQL_BATCHING) runs all its operations with one
- * context: a mutation or another query with the same response name must never read this query's
- * count as its own.
+ * What an operation's root fields counted, kept on the context it runs with (a symbol-keyed
+ * property: a WeakMap from contexts to the operations' counts cost a new ephemeron entry and a new
+ * inner map per request): each root field's response name → what its count came to. Kept per
+ * operation too, because a batched request (GRAPHQL_BATCHING) could run several operations with
+ * one context: a mutation or another query with the same response name must never read this
+ * query's count as its own. Apollo gives each operation its own copy of the context today, so the
+ * list has one entry.
  */
-const counted = new WeakMap<object, WeakMap<OperationDefinitionNode, Map<string, Outcome>>>();
+interface Precounted {
+  operation: OperationDefinitionNode;
+  outcomes: Map<string, Outcome>;
+  next: Precounted | undefined;
+}
+const PRECOUNTED = Symbol('precounted root fields');
+type CountedContext = { [PRECOUNTED]?: Precounted };
+const NOTHING = () => undefined;
 
 /**
  * Counts a query's root fields before it executes, each exactly as its guard would have counted it
@@ -66,7 +76,10 @@ export function countQueryLimits(
     : constantRootFields(schema, queryType, document, operation);
   if (!fields) return undefined;
   const outcomes = new Map<string, Outcome>();
-  const pending: Array<Promise<void>> = [];
+  // One count (a query of one root field, the common case) is answered as it is: each promise
+  // costs a hook with an async-local store in the process.
+  let first: Promise<void> | undefined;
+  let all: Array<Promise<void>> | undefined;
   for (const { responseName, field, guard, args } of fields) {
     try {
       // checkAccess without a rejected credential. A refused access is thrown by the guard itself,
@@ -76,18 +89,17 @@ export function countQueryLimits(
       continue;
     }
     if (args instanceof Error) continue;
-    pending.push(
-      consumeLimits(context, field.name, guard.fieldLimit, args).then(
-        () => void outcomes.set(responseName, COUNTED),
-        (error: Error) => void outcomes.set(responseName, error),
-      ),
+    const count = consumeLimits(context, field.name, guard.fieldLimit, args).then(
+      () => void outcomes.set(responseName, COUNTED),
+      (error: Error) => void outcomes.set(responseName, error),
     );
+    if (!first) first = count;
+    else (all ??= [first]).push(count);
   }
-  if (pending.length === 0) return undefined;
-  let byOperation = counted.get(context);
-  if (!byOperation) counted.set(context, (byOperation = new WeakMap()));
-  byOperation.set(operation, outcomes);
-  return Promise.all(pending).then(() => undefined);
+  if (!first) return undefined;
+  const holder = context as CountedContext;
+  holder[PRECOUNTED] = { operation, outcomes, next: holder[PRECOUNTED] };
+  return all ? Promise.all(all).then(NOTHING) : first;
 }
 
 /** A guarded root field as the operation executes it, with its arguments (or why they do not coerce). */
@@ -163,8 +175,7 @@ export function countedBefore(
   responseName: string | number,
 ): Outcome | undefined {
   if (operation.operation !== 'query') return undefined;
-  return counted
-    .get(context)
-    ?.get(operation)
-    ?.get(responseName as string);
+  for (let entry = (context as CountedContext)[PRECOUNTED]; entry; entry = entry.next)
+    if (entry.operation === operation) return entry.outcomes.get(responseName as string);
+  return undefined;
 }

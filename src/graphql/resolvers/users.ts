@@ -16,6 +16,16 @@ function actableUser(context: GraphQLContext, id: string): User | Promise<User> 
   return context.loaders.userNow(id) ?? loadUser(context, id);
 }
 
+/**
+ * The caller's own user: the principal always acts for it, and its id came from the database, so
+ * actableUser's checks (ownership and the shape of a client-given id) have nothing to refuse; `me`
+ * is on almost every request.
+ */
+function ownUser(context: GraphQLContext): User | Promise<User> {
+  const id = context.principal!.userId;
+  return context.loaders.userNow(id) ?? loadUser(context, id);
+}
+
 async function loadUser(context: GraphQLContext, id: string): Promise<User> {
   const user = await context.loaders.userById.load(id);
   if (!user) throw notFound('User');
@@ -24,7 +34,7 @@ async function loadUser(context: GraphQLContext, id: string): Promise<User> {
 
 export const userResolvers: Resolvers = {
   Query: {
-    me: (_root, _args, context) => actableUser(context, context.principal!.userId),
+    me: (_root, _args, context) => ownUser(context),
     user: (_root, { id }, context) => actableUser(context, id),
   },
   User: {

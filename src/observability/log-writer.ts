@@ -1,0 +1,198 @@
+import { fstatSync, writeSync } from 'node:fs';
+import type { DestinationStream } from 'pino';
+
+/** What a batch is handed to: a DescriptorWriter, or a test's fake. */
+export interface LineSink {
+  write(text: string): unknown;
+  flush?(callback?: (error?: Error) => void): void;
+  flushSync?(): void;
+  end?(): void;
+}
+
+/** Bytes of log lines that could not be written (reader gone, or too far behind); /metrics reads it. */
+export const logWriterStats = { droppedBytes: 0 };
+
+/** Every batcher made, so the process's exit writes what each still holds. */
+const batchers = new Set<LineBatches>();
+let exitHooked = false;
+
+/**
+ * Log lines gathered into batches of at least `minLength` characters, each handed to the sink as one
+ * string. SonicBoom batches on its own, but it appends each line to a growing string and measures
+ * that string's UTF-8 length on every write, which for 4 KiB batches cost more than the line's JSON:
+ * joining an array once per batch costs a fraction of it. A line waits at most `flushMs` here.
+ */
+export class LineBatches {
+  #lines: string[] = [];
+  #chars = 0;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly sink: LineSink,
+    private readonly minLength: number,
+    flushMs: number,
+  ) {
+    this.#timer = setInterval(() => this.handOver(), flushMs).unref();
+    batchers.add(this);
+    if (!exitHooked) {
+      exitHooked = true;
+      // At `exit` nothing asynchronous runs any more: each sink writes what it holds synchronously.
+      process.prependListener('exit', () => {
+        for (const batcher of batchers) batcher.flushSync();
+      });
+    }
+  }
+
+  write(line: string): boolean {
+    this.#lines.push(line);
+    this.#chars += line.length;
+    if (this.#chars >= this.minLength) this.handOver();
+    return true;
+  }
+
+  /** Hands the lines held to the sink as one string. */
+  handOver(): void {
+    if (this.#lines.length === 0) return;
+    const text = this.#lines.length === 1 ? this.#lines[0]! : this.#lines.join('');
+    this.#lines = [];
+    this.#chars = 0;
+    this.sink.write(text);
+  }
+
+  flush(callback?: (error?: Error) => void): void {
+    this.handOver();
+    if (this.sink.flush) this.sink.flush(callback);
+    else callback?.();
+  }
+
+  flushSync(): void {
+    this.handOver();
+    this.sink.flushSync?.();
+  }
+
+  end(): void {
+    this.handOver();
+    clearInterval(this.#timer);
+    batchers.delete(this);
+    this.sink.end?.();
+  }
+}
+
+type WriteSync = (fd: number, bytes: Buffer) => number;
+
+const sleepOneMs = (() => {
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  return () => Atomics.wait(cell, 0, 0, 1);
+})();
+
+/**
+ * Batches written to a file descriptor with writeSync, so that what has been written is known at every
+ * moment and nothing is ever in flight. pino's asynchronous writer (SonicBoom) hands each write to
+ * libuv's thread pool: a write still there, or waiting 100 ms to retry after EAGAIN, when the process
+ * exits was lost (SonicBoom's exit flush skips the buffer it is writing), and that buffer held the
+ * oldest lines. A batch is some 16 KiB, so one system call per ~50 request lines, on the event loop
+ * without a thread hand-over.
+ *
+ * On a non-blocking descriptor (batchedStdout makes a pipe or socket one) a full pipe answers EAGAIN
+ * instead of blocking: what is left waits and is retried every `retryMs`; past `maxHeldBytes` (a reader
+ * that stopped reading) new batches are dropped and counted instead of growing the heap. At exit the
+ * rest is written synchronously, waiting up to `exitWaitMs` for the reader.
+ */
+export class DescriptorWriter implements LineSink {
+  #held: Buffer[] = [];
+  #heldBytes = 0;
+  #retry: NodeJS.Timeout | undefined;
+  #flushed: Array<(error?: Error) => void> = [];
+
+  constructor(
+    private readonly fd: number,
+    private readonly options: { maxHeldBytes: number; retryMs: number; exitWaitMs: number },
+    private readonly writeTo: WriteSync = writeSync,
+  ) {}
+
+  write(text: string): boolean {
+    const bytes = Buffer.from(text);
+    if (this.#heldBytes + bytes.length > this.options.maxHeldBytes) {
+      logWriterStats.droppedBytes += bytes.length;
+      return false;
+    }
+    this.#held.push(bytes);
+    this.#heldBytes += bytes.length;
+    if (this.#retry === undefined) this.#writeOrRetry();
+    return true;
+  }
+
+  flush(callback?: (error?: Error) => void): void {
+    if (callback) this.#flushed.push(callback);
+    if (this.#retry === undefined) this.#writeOrRetry();
+  }
+
+  flushSync(): void {
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
+    const deadline = Date.now() + this.options.exitWaitMs;
+    while (!this.#writeHeld()) {
+      if (Date.now() >= deadline) {
+        this.#drop();
+        return;
+      }
+      sleepOneMs();
+    }
+  }
+
+  end(): void {
+    this.flushSync();
+  }
+
+  #writeOrRetry(): void {
+    if (this.#writeHeld()) return;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      this.#writeOrRetry();
+    }, this.options.retryMs).unref();
+  }
+
+  /** Writes what is held, in order, until all is written (true) or the descriptor would block (false). */
+  #writeHeld(): boolean {
+    while (this.#held.length > 0) {
+      const head = this.#held[0]!;
+      let written: number;
+      try {
+        written = this.writeTo(this.fd, head);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return false;
+        // EPIPE, EBADF…: the reader is gone, and nothing held can reach it.
+        this.#drop();
+        break;
+      }
+      this.#heldBytes -= written;
+      if (written === head.length) this.#held.shift();
+      else this.#held[0] = head.subarray(written);
+    }
+    const flushed = this.#flushed;
+    this.#flushed = [];
+    for (const callback of flushed) callback();
+    return true;
+  }
+
+  #drop(): void {
+    logWriterStats.droppedBytes += this.#heldBytes;
+    this.#held = [];
+    this.#heldBytes = 0;
+  }
+}
+
+/**
+ * Where the gateway's own log lines go when no stream is given: standard output, in batches of about
+ * 16 KiB (some 50 request lines) instead of one write per line, each written by DescriptorWriter. A
+ * line waits at most 250 ms for its batch; what is left is written when the process exits.
+ */
+export function batchedStdout(): DestinationStream {
+  const stdout = fstatSync(1);
+  // Node makes a pipe or socket non-blocking when process.stdout is first read (as any console.log
+  // does); reading it here makes that so from the start, so a reader that stops reading fills the
+  // pipe and gets EAGAIN answered, instead of blocking the event loop. Files never block.
+  if (stdout.isFIFO() || stdout.isSocket()) void process.stdout;
+  const writer = new DescriptorWriter(1, { maxHeldBytes: 32 * 1024 * 1024, retryMs: 10, exitWaitMs: 3_000 });
+  return new LineBatches(writer, 16_384, 250);
+}

@@ -1,0 +1,167 @@
+import { spawn } from 'node:child_process';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DescriptorWriter, LineBatches, logWriterStats } from '../../src/observability/log-writer.js';
+
+const sink = () => {
+  const writes: string[] = [];
+  return { writes, write: (text: string) => writes.push(text), flushSync: vi.fn() };
+};
+
+/** Runs a fixture with its stdout on a pipe; `read: false` leaves the pipe unread until the child exits. */
+function runFixture(fixture: string, read: boolean) {
+  const child = spawn(process.execPath, ['--import', 'tsx', fixture], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdout: Buffer[] = [];
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  if (!read) child.stdout.pause();
+  child.on('exit', () => {
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout.resume();
+  });
+  if (read) child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+  // 'close' comes after the last byte of both pipes is read; 'exit' may come before.
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(stdout).toString(), stderr })),
+  );
+}
+
+const lineNumbers = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.endsWith('}'))
+    .map((line) => (JSON.parse(line) as { n: number }).n);
+
+/** A writeTo that takes at most `chunk` bytes a call and answers EAGAIN while `full` says so. */
+function fakeDescriptor(chunk: number) {
+  const state = { written: '', full: false, gone: false };
+  const writeTo = (_fd: number, bytes: Buffer) => {
+    if (state.gone) throw Object.assign(new Error('EPIPE'), { code: 'EPIPE' });
+    if (state.full) throw Object.assign(new Error('EAGAIN'), { code: 'EAGAIN' });
+    const taken = bytes.subarray(0, chunk);
+    state.written += taken.toString();
+    return taken.length;
+  };
+  return { state, writeTo };
+}
+
+describe('log line batches', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('hands lines over as one string once they reach the batch size, in order', () => {
+    const out = sink();
+    const batches = new LineBatches(out, 30, 250);
+    batches.write('{"n":1}\n');
+    batches.write('{"n":2}\n');
+    batches.write('{"n":3}\n');
+    expect(out.writes).toEqual([]);
+    batches.write('{"n":4}\n');
+    expect(out.writes).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n{"n":4}\n']);
+    batches.end();
+  });
+
+  it('hands a partial batch over at the flush interval, and at a synchronous flush', () => {
+    vi.useFakeTimers();
+    const out = sink();
+    const batches = new LineBatches(out, 4096, 250);
+    batches.write('{"n":1}\n');
+    vi.advanceTimersByTime(249);
+    expect(out.writes).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(out.writes).toEqual(['{"n":1}\n']);
+    batches.write('{"n":2}\n');
+    batches.flushSync();
+    expect(out.writes).toEqual(['{"n":1}\n', '{"n":2}\n']);
+    expect(out.flushSync).toHaveBeenCalledOnce();
+    batches.end();
+  });
+});
+
+describe('descriptor writer', () => {
+  afterEach(() => vi.useRealTimers());
+  const options = { maxHeldBytes: 64, retryMs: 10, exitWaitMs: 50 };
+
+  it('writes what a partial write left before anything newer, in order', () => {
+    const fd = fakeDescriptor(5);
+    const writer = new DescriptorWriter(1, options, fd.writeTo);
+    writer.write('{"n":1}\n');
+    writer.write('{"n":2}\n');
+    expect(fd.state.written).toBe('{"n":1}\n{"n":2}\n');
+  });
+
+  it('holds what a full pipe refused and writes it on the retry, calling flush callbacks once written', () => {
+    vi.useFakeTimers();
+    const fd = fakeDescriptor(1000);
+    const writer = new DescriptorWriter(1, options, fd.writeTo);
+    fd.state.full = true;
+    writer.write('{"n":1}\n');
+    const flushed = vi.fn();
+    writer.flush(flushed);
+    writer.write('{"n":2}\n');
+    expect(fd.state.written).toBe('');
+    vi.advanceTimersByTime(10);
+    expect(fd.state.written).toBe('');
+    fd.state.full = false;
+    vi.advanceTimersByTime(10);
+    expect(fd.state.written).toBe('{"n":1}\n{"n":2}\n');
+    expect(flushed).toHaveBeenCalledOnce();
+  });
+
+  it('drops and counts what is past the bound while the reader is behind, and what a gone reader cannot take', () => {
+    vi.useFakeTimers();
+    const fd = fakeDescriptor(1000);
+    const writer = new DescriptorWriter(1, options, fd.writeTo);
+    const before = logWriterStats.droppedBytes;
+    fd.state.full = true;
+    const line = `${'x'.repeat(30)}\n`;
+    expect(writer.write(line)).toBe(true);
+    expect(writer.write(line)).toBe(true);
+    expect(writer.write(line)).toBe(false);
+    expect(logWriterStats.droppedBytes - before).toBe(31);
+    fd.state.full = false;
+    fd.state.gone = true;
+    vi.advanceTimersByTime(10);
+    expect(logWriterStats.droppedBytes - before).toBe(93);
+    fd.state.gone = false;
+    writer.write('{"n":3}\n');
+    expect(fd.state.written).toBe('{"n":3}\n');
+  });
+
+  it('at exit waits a bounded time for a full pipe, then drops the rest', () => {
+    const fd = fakeDescriptor(1000);
+    const writer = new DescriptorWriter(1, options, fd.writeTo);
+    fd.state.full = true;
+    writer.write('{"n":1}\n');
+    const before = logWriterStats.droppedBytes;
+    const started = Date.now();
+    writer.flushSync();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(50);
+    expect(logWriterStats.droppedBytes - before).toBe(8);
+  });
+
+  it('writes every line, in order, of a process that exits at once after logging', async () => {
+    for (let run = 0; run < 3; run++) {
+      const { code, stdout } = await runFixture('test/observability/log-writer-exit.fixture.ts', true);
+      expect(code).toBe(0);
+      expect(lineNumbers(stdout)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+    }
+  });
+
+  it('keeps the event loop running and its memory bounded when standard output is not read', async () => {
+    const { code, stdout, stderr } = await runFixture('test/observability/log-writer-stuck.fixture.ts', false);
+    expect(code).toBe(0);
+    const report = JSON.parse(stderr.trim().split('\n').at(-1)!) as {
+      ticks: number;
+      droppedBytes: number;
+      heldMiB: number;
+    };
+    expect(report.droppedBytes).toBeGreaterThan(0);
+    expect(report.ticks).toBeGreaterThan(0);
+    expect(report.heldMiB).toBeLessThan(64);
+    // What the reader got afterwards is whole lines in order, the oldest first.
+    const received = lineNumbers(stdout);
+    expect(received[0]).toBe(0);
+    expect(received.every((n, i) => i === 0 || n > received[i - 1]!)).toBe(true);
+  }, 30_000);
+});
