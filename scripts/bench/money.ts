@@ -5,7 +5,9 @@
  * gateway's P2P transfer between 100 tenants, a hot-wallet transfer (one treasury sender), airtime
  * and bank-transfer deposits across the 100 tenants, all through REST with a unique
  * Idempotency-Key per request and one enabled webhook endpoint per tenant. Interleaved rounds,
- * medians; server CPU µs per request from /proc (the relay's work included); commits and WAL
+ * medians; server CPU µs per request from /proc (the relay's work included), PostgreSQL's (the bench
+ * database's backends and the WAL writer, checkpointer and background writer) and the whole
+ * machine's busy CPU (/proc/stat: on two cores that is the budget, wherever the cost lands); commits and WAL
  * bytes per request from pg_stat_database / pg_current_wal_lsn (WAL is cluster-wide: other
  * databases' writes count too); commits and round trips leave out the relay's own transactions
  * (on PGlite too: statements inside its transactions are counted); commit → seq stamping lag from
@@ -26,12 +28,15 @@ import pg from 'pg';
 import { RELAY_ROUND_TRIPS } from '../../src/domain/events/relay.js';
 import {
   cpuMicros,
+  machineBusyMicros,
   machineLine,
   maximum,
   median,
   onLoadCore,
   pacedLoad,
   percentile,
+  postgresCpu,
+  postgresCpuBetween,
   roundFlags,
   roundOptions,
   type Started,
@@ -68,6 +73,10 @@ interface Sample {
   p50: number;
   p99: number;
   cpu: number;
+  /** PostgreSQL CPU µs per request: the bench database's backends plus WAL writer, checkpointer, bgwriter. */
+  pgCpu: number;
+  /** Whole-machine busy CPU µs per request (/proc/stat): gateway, PostgreSQL, load generator, neighbours. */
+  machineCpu: number;
   commits: number;
   wal: number;
   roundTrips: number;
@@ -284,9 +293,16 @@ await onLoadCore(async () => {
       const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
       for (const target of order) {
         await gatewayStats();
-        const before = { cpu: cpuMicros(target.pid), db: await dbCounters() };
+        const before = {
+          cpu: cpuMicros(target.pid),
+          db: await dbCounters(),
+          pg: stats ? await postgresCpu(stats) : new Map<number, number>(),
+          machine: machineBusyMicros(),
+        };
         const load = await drive(target, rounds.roundSeconds);
         const cpu = cpuMicros(target.pid) - before.cpu;
+        const machine = machineBusyMicros() - before.machine;
+        const pgCpu = stats ? postgresCpuBetween(before.pg, await postgresCpu(stats)) : 0;
         // Backends report their counters at most once a second.
         await sleep(1_100);
         const after = await dbCounters();
@@ -298,6 +314,8 @@ await onLoadCore(async () => {
           p50: load.p50,
           p99: load.p99,
           cpu: cpu / n,
+          pgCpu: pgCpu / n,
+          machineCpu: machine / n,
           // The relay's own transactions (it polls while any target runs) are not the request's.
           commits: stats ? (after.commits - before.db.commits - server.relayRuns) / n : 0,
           wal: Number(after.wal - before.db.wal) / n,
@@ -316,7 +334,8 @@ await onLoadCore(async () => {
         samples.get(target.name)!.push(sample);
         console.log(
           `round ${round + 1}/${rounds.rounds} ${target.name}: ${Math.round(sample.rps)} req/s, p50 ${sample.p50} ms, ` +
-            `p99 ${sample.p99} ms, ${Math.round(sample.cpu)} µs CPU/req, ${sample.writingCommits.toFixed(2)} writing commits/req, ` +
+            `p99 ${sample.p99} ms, ${Math.round(sample.cpu)} µs CPU/req ` +
+            `(PostgreSQL ${Math.round(sample.pgCpu)}, machine ${Math.round(sample.machineCpu)}), ${sample.writingCommits.toFixed(2)} writing commits/req, ` +
             `${sample.commits.toFixed(2)} commits/req, ` +
             `${Math.round(sample.wal)} WAL B/req, ${sample.roundTrips.toFixed(1)} round trips/req, ` +
             `event loop stalled up to ${Math.round(sample.loopMax)} ms ` +
@@ -338,6 +357,8 @@ await onLoadCore(async () => {
             p50: m((s) => s.p50),
             p99: m((s) => s.p99),
             cpu: Math.round(m((s) => s.cpu)),
+            pgCpu: Math.round(m((s) => s.pgCpu)),
+            machineCpu: Math.round(m((s) => s.machineCpu)),
             commits: m((s) => s.commits),
             wal: Math.round(m((s) => s.wal)),
             roundTrips: m((s) => s.roundTrips),
@@ -389,16 +410,16 @@ await onLoadCore(async () => {
       const ratio = peer ? `${(f.rps / peer.rps).toFixed(2)}× ${t.peer}` : '';
       const db = onPglite ? 'n/a | n/a' : `${f.commits.toFixed(2)} | ${f.wal}`;
       const stalls = t.gateway ? `${f.loopMax} / ${f.gcMax}${onPglite ? ` / ${f.hold}` : ''}` : '';
-      return `| ${t.name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpu} | ${f.writingCommits.toFixed(2)} | ${db} | ${f.roundTrips.toFixed(1)} | ${stalls} | ${ratio} | ${f.errors} |`;
+      return `| ${t.name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpu} | ${onPglite ? 'n/a' : f.pgCpu} | ${f.machineCpu} | ${f.writingCommits.toFixed(2)} | ${db} | ${f.roundTrips.toFixed(1)} | ${stalls} | ${ratio} | ${f.errors} |`;
     });
     console.log(`\n${machineLine()}`);
     console.log(
       `${rounds.note}; c=${connections} (hot paths c=${onPglite ? connections : 32}); ${onPglite ? 'PGlite in memory' : 'PostgreSQL'}\n`,
     );
     console.log(
-      `| path | req/s | p50 ms | p99 ms | server CPU µs/req | writing commits/req | all commits/req | WAL B/req | round trips/req | max ms: event-loop stall / GC pause${onPglite ? ' / PGlite hold' : ''} | ratio (req/s) | errors |`,
+      `| path | req/s | p50 ms | p99 ms | server CPU µs/req | PostgreSQL CPU µs/req | machine busy CPU µs/req | writing commits/req | all commits/req | WAL B/req | round trips/req | max ms: event-loop stall / GC pause${onPglite ? ' / PGlite hold' : ''} | ratio (req/s) | errors |`,
     );
-    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
     if (p2p)
       console.log(

@@ -5,6 +5,7 @@
  */
 export { canPin, onLoadCore, spawnServer } from './pinning.js';
 export { cpuMicros, loadAverage, peakRssMiB, rssMiB } from './proc.js';
+export { machineBusyMicros, postgresCpu, postgresCpuBetween } from './cpu-shares.js';
 export { machineLine, resultTable } from './report.js';
 export {
   httpTarget,

@@ -68,19 +68,28 @@ export const debitCtes = (p: { from: string; to: string; amount: string; posting
   )`;
 
 /**
- * The key's answer as a CTE `answer`, written only when `when` (an SQL condition: the operation
- * moved): the key's row becomes `done` with the response, whether this statement or the one before
- * the provider call inserted it (then it is `running`; an answered key is never overwritten).
- * `p` names the parameters: owner, environment, operation, key, request hash, response JSON.
+ * The key's answer as two CTEs, written only when `when` (an SQL condition: the operation moved):
+ * the key's row becomes `done` with the response, whether this statement or the one before the
+ * provider call inserted it (then it is `running`; an answered key is never overwritten). The
+ * `running` row the open statement left is updated in place (`key_done`: a plain update, HOT, no
+ * row lock logged first as an upsert's is); only when there is none is the answer inserted
+ * (`answer`), an upsert in case a twin wrote the row meanwhile. `p` names the parameters: owner,
+ * environment, operation, key, request hash, response JSON.
  */
 export const answerCte = (
   p: { userId: string; environment: string; operation: string; key: string; requestHash: string; response: string },
   when: string,
-) => `answer as (
+) => `key_done as (
+    update idempotency_keys set status = 'done', response = ${p.response}::jsonb, locked_until = null
+    where user_id = ${p.userId}::uuid and environment = ${p.environment}::environment
+      and operation = ${p.operation}::text and key = ${p.key}::text and status = 'running' and ${when}
+    returning 1
+  ),
+  answer as (
     insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
     select ${p.userId}::uuid, ${p.environment}::environment, ${p.operation}::text, ${p.key}::text, ${p.requestHash}::text,
       'done'::idempotency_status, ${p.response}::jsonb
-    where ${p.key}::text is not null and ${when}
+    where ${p.key}::text is not null and ${when} and not exists (select 1 from key_done)
     on conflict (user_id, environment, operation, key) do update
       set status = 'done', response = excluded.response, locked_until = null
       where idempotency_keys.status = 'running'
