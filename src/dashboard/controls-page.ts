@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiKeyRecord } from '../domain/auth/api-key-store.js';
+import { allowListProblem } from '../domain/auth/ip-allow-list.js';
 import { controlsFromText } from '../domain/auth/key-controls-input.js';
 import { type KeyControls, NO_CONTROLS } from '../domain/auth/key-controls.js';
 import type { Environment } from '../domain/auth/permissions.js';
@@ -82,8 +83,19 @@ ${row('Total per 24 hours (₦)', 'maxDaily', kobo(own.maxDailyKobo), naira(inFo
 ${row('Payouts per 24 hours', 'maxDailyCount', own.maxDailyCount?.toString() ?? '', number(inForce.maxDailyCount), number(base.maxDailyCount))}
 ${row('Payouts per hour', 'maxHourlyCount', own.maxHourlyCount?.toString() ?? '', number(inForce.maxHourlyCount), number(base.maxHourlyCount))}
 </table>
-<label for="f-${key.id}-ipAllowList">IP allow-list</label><textarea id="f-${key.id}-ipAllowList" name="ipAllowList" rows="2" placeholder="e.g. 203.0.113.0/24, 2001:db8::/32">${own.ipAllowList.join('\n')}</textarea>
-<div class="muted">Addresses or CIDRs, IPv4 or IPv6, one per line. Empty: the key works from anywhere. With a list, requests from other addresses are refused (403 IP_NOT_ALLOWED).</div>
+${allowListWarning(key, own)}<label for="f-${key.id}-ipAllowList">IP allow-list</label><textarea id="f-${key.id}-ipAllowList" name="ipAllowList" rows="2" placeholder="e.g. 203.0.113.0/24, 2001:db8::/32">${own.ipAllowList.join('\n')}</textarea>
+<div class="muted">Addresses or CIDRs, IPv4 or IPv6, one per line, each /8 (IPv4) or /32 (IPv6) or narrower. Empty: the key works from anywhere. With a list, requests from other addresses are refused (403 IP_NOT_ALLOWED).</div>
 <button id="save-${key.id}">Save</button></form></div>`;
   }
+}
+
+/**
+ * A stored allow-list saved before the current bounds is kept (the key's other controls stay
+ * editable) but said to be one a new save would refuse, so the owner narrows it.
+ */
+function allowListWarning(key: ApiKeyRecord, own: KeyControls) {
+  const problem = allowListProblem(own.ipAllowList);
+  return problem
+    ? html`<div class="notice error" id="allow-list-warning-${key.id}">This key's allow-list is broader than a new list may be. ${problem} It stays in force until you change it; saving the other controls keeps it as it is.</div>`
+    : '';
 }

@@ -1,10 +1,18 @@
+import { eq } from 'drizzle-orm';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { apiKeyControls } from '../../src/db/controls-schema.js';
 import { NO_CONTROLS } from '../../src/domain/auth/key-controls.js';
 import { graphQLExtensions, restErrorReply } from '../../src/domain/error-mapping.js';
 import type { DomainError } from '../../src/domain/errors.js';
-import { IpAllowList, parseAllowList } from '../../src/domain/auth/ip-allow-list.js';
+import {
+  allowListProblem,
+  checkBreadth,
+  IpAllowList,
+  parseAllowList,
+  parseAllowListOver,
+} from '../../src/domain/auth/ip-allow-list.js';
 import { type StartedTestApp, startTestApp } from '../helpers/app.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -90,10 +98,69 @@ describe('IP allow-list: entries that allow every address', () => {
       body: { statusCode: 400, details: [{ field: 'ipAllowList' }] },
     });
     expect(graphQLExtensions(refusal)).toMatchObject({ code: 'BAD_USER_INPUT', field: 'ipAllowList' });
-    // Wide but partial lists stay allowed (::/1 would not: it holds ::ffff:0:0/96).
-    expect(parseAllowList('0.0.0.0/1 2001:db8::/32')).toEqual(['0.0.0.0/1', '2001:db8::/32']);
-    expect(parseAllowList('::ffff:0.0.0.0/97 2000::/3')).toEqual(['0.0.0.0/1', '2000::/3']);
     expect(parseAllowList('')).toEqual([]);
+  });
+});
+
+describe('IP allow-list: entries broader than the bound', () => {
+  const refusalOf = (run: () => unknown): DomainError => {
+    try {
+      run();
+    } catch (e) {
+      return e as DomainError;
+    }
+    throw new Error('not refused');
+  };
+
+  it('refuses an IPv4 entry shorter than /8 and an IPv6 one shorter than /32, naming the field, the entry and the bound', () => {
+    for (const [typed, bound] of [
+      ['0.0.0.0/1', 'IPv4 entries may be /8 or narrower'],
+      ['10.0.0.0/2', 'IPv4 entries may be /8 or narrower'],
+      ['10.0.0.0/7', 'IPv4 entries may be /8 or narrower'],
+      ['2000::/3', 'IPv6 entries may be /32 or narrower'],
+      ['2001:db8::/31', 'IPv6 entries may be /32 or narrower'],
+      // An IPv4-mapped entry is judged as the IPv4 range it names.
+      ['::ffff:0.0.0.0/97', 'IPv4 entries may be /8 or narrower'],
+      ['::ffff:10.0.0.0/103', 'IPv4 entries may be /8 or narrower'],
+    ] as const) {
+      const refusal = refusalOf(() => parseAllowList(`203.0.113.0/24 ${typed}`));
+      expect(refusal, typed).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        field: 'ipAllowList',
+        message: `ipAllowList: ${JSON.stringify(typed)} is too broad: ${bound}.`,
+      });
+      expect(restErrorReply(refusal)).toMatchObject({
+        status: 400,
+        body: { statusCode: 400, details: [{ field: 'ipAllowList', message: refusal.message }] },
+      });
+      expect(graphQLExtensions(refusal)).toMatchObject({ code: 'BAD_USER_INPUT', field: 'ipAllowList' });
+    }
+    // A list stored un-normalised (IPv6 spelling of a mapped range) is judged as IPv4 too.
+    expect(refusalOf(() => checkBreadth(['::ffff:0:0/100'])).message).toBe(
+      'ipAllowList: "::ffff:0:0/100" is too broad: IPv4-mapped entries are judged as IPv4 and may be /8 (::ffff:0:0/104) or narrower.',
+    );
+    expect(() => checkBreadth(['::ffff:a00:0/104'])).not.toThrow();
+    // At the bound, and narrower, entries are kept.
+    expect(parseAllowList('10.0.0.0/8 2001:db8::/32 ::ffff:10.0.0.0/104 2001:db8::/48')).toEqual([
+      '10.0.0.0/8',
+      '2001:db8::/32',
+      '2001:db8::/48',
+    ]);
+    // A list of everyone keeps its own refusal.
+    expect(refusalOf(() => parseAllowList('0.0.0.0/0')).message).toMatch(/allow every IPv4 address/);
+  });
+
+  it('keeps a stored list that predates the bound when it is typed again unchanged, and checks any other list', () => {
+    const stored = ['0.0.0.0/1', '2001:db8::/32'];
+    expect(parseAllowListOver('2001:db8::/32\n0.0.0.0/1', stored)).toEqual(stored);
+    expect(parseAllowListOver('0.0.0.0/1, 2001:db8::/32, 0.0.0.0/1', stored)).toEqual(stored);
+    expect(() => parseAllowListOver('0.0.0.0/1', stored)).toThrow(/"0.0.0.0\/1" is too broad/);
+    expect(parseAllowListOver('203.0.113.0/24', stored)).toEqual(['203.0.113.0/24']);
+    expect(parseAllowListOver('', stored)).toEqual([]);
+    // The format is still checked.
+    expect(() => parseAllowListOver('0.0.0.0/1 2001:db8::/32 nonsense', stored)).toThrow(/is not an IPv4 or IPv6/);
+    expect(allowListProblem(stored)).toMatch(/"0.0.0.0\/1" is too broad/);
+    expect(allowListProblem(['203.0.113.0/24'])).toBeUndefined();
   });
 });
 
@@ -245,5 +312,49 @@ describe('IP allow-list on a production key', () => {
       1,
     );
     expect(latest).toMatchObject({ targetId: keyId, changes: { ipAllowList: { to: ['198.51.100.0/24'] } } });
+  });
+
+  it('lets the other controls of a key whose stored list predates the bounds change, keeping that list; a new list is checked', async () => {
+    const { keyControls, db } = s.t.services;
+    // Saved before the bounds existed: a near-catch-all next to a real range.
+    const stored = ['0.0.0.0/1', '198.51.100.0/24'];
+    await db
+      .update(apiKeyControls)
+      .set({ ipAllowList: stored, maxPayoutKobo: null })
+      .where(eq(apiKeyControls.apiKeyId, keyId));
+    s.t.services.apiKeys.forget(keyId);
+    const current = await keyControls.of(db, keyId);
+    expect(current.ipAllowList).toEqual(stored);
+
+    // The edit re-submits the stored list (as the dashboard and the CLI do), in any order.
+    const saved = await keyControls.set(s.tenant.user.id, keyId, {
+      ...current,
+      maxPayoutKobo: 500_000n,
+      ipAllowList: [...stored].reverse(),
+    });
+    expect(saved.maxPayoutKobo).toBe(500_000n);
+    expect(await keyControls.of(db, keyId)).toMatchObject({ maxPayoutKobo: 500_000n });
+    expect(new Set((await keyControls.of(db, keyId)).ipAllowList)).toEqual(new Set(stored));
+
+    // Any other list is checked, and the stored one stays.
+    for (const next of [['0.0.0.0/1'], ['10.0.0.0/2', '198.51.100.0/24'], [...stored, '2000::/3']])
+      await expect(keyControls.set(s.tenant.user.id, keyId, { ...current, ipAllowList: next })).rejects.toMatchObject({
+        code: 'BAD_USER_INPUT',
+        field: 'ipAllowList',
+        message: /is too broad/,
+      });
+    expect(new Set((await keyControls.of(db, keyId)).ipAllowList)).toEqual(new Set(stored));
+    await keyControls.set(s.tenant.user.id, keyId, { ...current, ipAllowList: ['198.51.100.0/24'] });
+    expect((await keyControls.of(db, keyId)).ipAllowList).toEqual(['198.51.100.0/24']);
+
+    // A stored catch-all is kept the same way when the edit leaves it as it is.
+    await db
+      .update(apiKeyControls)
+      .set({ ipAllowList: ['::/0'] })
+      .where(eq(apiKeyControls.apiKeyId, keyId));
+    const withCatchAll = await keyControls.of(db, keyId);
+    await keyControls.set(s.tenant.user.id, keyId, { ...withCatchAll, maxDailyCount: 3 });
+    expect(await keyControls.of(db, keyId)).toMatchObject({ maxDailyCount: 3, ipAllowList: ['::/0'] });
+    await keyControls.set(s.tenant.user.id, keyId, { ...withCatchAll, ipAllowList: ['198.51.100.0/24'] });
   });
 });

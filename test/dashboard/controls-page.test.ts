@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiKeyControls } from '../../src/db/controls-schema.js';
 import { controlsFromText } from '../../src/domain/auth/key-controls-input.js';
 import { NO_CONTROLS } from '../../src/domain/auth/key-controls.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -151,5 +152,66 @@ describe('dashboard: a controls form that leaves fields out', () => {
     // Sent blank: cleared (the list) or back to the default (a limit).
     expect((await post({ ipAllowList: '', maxDailyCount: '' })).statusCode).toBe(200);
     expect(await controls()).toEqual({ ...set, maxPayoutKobo: 200_000n, maxDailyCount: null, ipAllowList: [] });
+  });
+});
+
+describe('dashboard: a key whose stored allow-list predates the bounds', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('flags the list, saves the other controls with the list re-sent as shown, and checks a changed list', async () => {
+    const { user, cookie } = await signedInUser(t.services);
+    const { apiKey } = await t.services.apiKeys.create({
+      userId: user.id,
+      name: 'old list',
+      environment: 'production',
+      permission: 'FULL_ACCESS',
+    });
+    // Saved before the bounds: today's service would refuse it.
+    const stored = ['0.0.0.0/1', '203.0.113.0/24'];
+    await t.services.db.insert(apiKeyControls).values({ apiKeyId: apiKey.id, ipAllowList: stored });
+    const client = new FormClient(t.app);
+    const [name, value] = cookie.split('=') as [string, string];
+    client.cookies.set(name, value);
+    const controls = () => t.services.keyControls.of(t.services.db, apiKey.id);
+
+    const page = await client.get('/dashboard/controls?env=production');
+    expect(client.textOf(`allow-list-warning-${apiKey.id}`)).toContain(
+      '0.0.0.0/1&quot; is too broad: IPv4 entries may be /8 or narrower.',
+    );
+    // The form as the browser sends it: every field, the allow-list as the textarea shows it.
+    const shown = page.body.match(/name="ipAllowList"[^>]*>([^<]*)<\/textarea>/)![1]!;
+    expect(shown).toBe(stored.join('\n'));
+    const saved = await client.post(`/dashboard/controls/${apiKey.id}?env=production`, {
+      maxPayout: '1500',
+      maxDaily: '',
+      maxDailyCount: '',
+      maxHourlyCount: '',
+      ipAllowList: shown,
+    });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.body).toContain('Saved.');
+    expect(await controls()).toEqual({ ...NO_CONTROLS, maxPayoutKobo: 150_000n, ipAllowList: stored });
+    // Still flagged: the list is the owner's to narrow.
+    expect(saved.body).toContain(`id="allow-list-warning-${apiKey.id}"`);
+
+    await client.get('/dashboard/controls?env=production');
+    const widened = await client.post(`/dashboard/controls/${apiKey.id}?env=production`, {
+      ipAllowList: `${shown}\n10.0.0.0/2`,
+    });
+    expect(widened.statusCode).toBe(400);
+    expect(widened.body).toContain('is too broad: IPv4 entries may be /8 or narrower.');
+    expect((await controls()).ipAllowList).toEqual(stored);
+
+    await client.get('/dashboard/controls?env=production');
+    expect(
+      (await client.post(`/dashboard/controls/${apiKey.id}?env=production`, { ipAllowList: '203.0.113.0/24' }))
+        .statusCode,
+    ).toBe(200);
+    expect((await controls()).ipAllowList).toEqual(['203.0.113.0/24']);
+    expect((await client.get('/dashboard/controls?env=production')).body).not.toContain('allow-list-warning-');
   });
 });

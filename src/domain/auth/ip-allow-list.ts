@@ -36,43 +36,113 @@ function unmapped(ip: string): string {
 /**
  * Parses what a person typed (comma, space or newline separated) into normalised CIDRs: a bare
  * address gets /32 or /128. Refuses anything else, naming the entry, so a typo cannot silently
- * lock a key out or let everyone in.
+ * lock a key out or let everyone in; and refuses a list too broad to restrict (checkBreadth).
  */
 export function parseAllowList(text: string, field = 'ipAllowList'): string[] {
+  const { cidrs, typed } = readAllowList(text, field);
+  checkBreadth(cidrs, field, typed);
+  return cidrs;
+}
+
+/**
+ * A typed list over the stored one: the stored list as it is when the typed one holds the same
+ * entries (a form re-sending a list saved before today's bounds must not block the key's other
+ * controls; the list stays the operator's to fix), else the typed list, parsed and checked.
+ */
+export function parseAllowListOver(text: string, stored: readonly string[], field = 'ipAllowList'): string[] {
+  const { cidrs, typed } = readAllowList(text, field);
+  if (sameAllowList(cidrs, stored)) return [...stored];
+  checkBreadth(cidrs, field, typed);
+  return cidrs;
+}
+
+/** Whether two normalised lists hold the same entries, in any order. */
+export function sameAllowList(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((cidr) => right.has(cidr));
+}
+
+/** The entries as normalised CIDRs (no duplicates), each with the text typed for it; only the format is checked. */
+function readAllowList(text: string, field: string): { cidrs: string[]; typed: Map<string, string> } {
   const entries = text
     .split(/[\s,]+/)
     .map((e) => e.trim())
     .filter(Boolean);
   if (entries.length > MAX_ALLOWED_CIDRS)
     throw badInput(field, `${field} may list at most ${MAX_ALLOWED_CIDRS} entries.`);
-  const cidrs = entries.map((entry) => {
+  const typed = new Map<string, string>();
+  for (const entry of entries) {
     const [address = '', prefix, extra] = entry.split('/');
     const family = isIP(address);
     const max = family === 6 ? 128 : 32;
     const bits = prefix === undefined ? max : /^\d{1,3}$/.test(prefix) ? Number(prefix) : Number.NaN;
-    const refused = () =>
-      badInput(field, `${field}: ${JSON.stringify(entry.slice(0, 64))} is not an IPv4 or IPv6 address or CIDR.`);
+    const refused = () => badInput(field, `${field}: ${shown(entry)} is not an IPv4 or IPv6 address or CIDR.`);
     // A zone id (fe80::1%eth0) names an interface on our side; matching ignores it, so it would be
     // kept, of any length, and promise a restriction that is not there.
     if (family === 0 || address.includes('%') || extra !== undefined || !(bits >= 0 && bits <= max)) throw refused();
     // An IPv4-mapped entry names IPv4 addresses: stored as IPv4 so it reads as what it admits. A
     // mapped prefix under /96 would reach past ::ffff:0:0/96 and cover every IPv4 client.
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) {
-      if (bits < 96) throw refused();
-      return `${mapped[1]}/${bits - 96}`;
-    }
-    return `${address.toLowerCase()}/${bits}`;
-  });
-  const unique = [...new Set(cidrs)];
-  refuseAllowingEveryone(unique, field);
-  return unique;
+    if (mapped && bits < 96) throw refused();
+    const cidr = mapped ? `${mapped[1]}/${bits - 96}` : `${address.toLowerCase()}/${bits}`;
+    if (!typed.has(cidr)) typed.set(cidr, entry);
+  }
+  return { cidrs: [...typed.keys()], typed };
+}
+
+const shown = (entry: string) => JSON.stringify(entry.slice(0, 64));
+
+/**
+ * The widest entries a list may hold: an IPv4 /8 (16.7 million addresses) and an IPv6 /32 (a
+ * whole provider's allocation). Anything broader (0.0.0.0/1, 10.0.0.0/2, 2000::/3) reads as a
+ * restriction and admits a large part of the internet. An IPv4-mapped IPv6 entry is judged as IPv4.
+ */
+export const WIDEST_IPV4_PREFIX = 8;
+export const WIDEST_IPV6_PREFIX = 32;
+
+/**
+ * Refuses a list that admits every address of a family (refuseAllowingEveryone) or holds an entry
+ * broader than the widest allowed, naming the field, the entry (as typed, when `typed` knows it)
+ * and the bound. Takes normalised CIDRs.
+ */
+export function checkBreadth(cidrs: readonly string[], field = 'ipAllowList', typed?: ReadonlyMap<string, string>) {
+  refuseAllowingEveryone(cidrs, field);
+  for (const cidr of cidrs) {
+    const bound = boundBroken(cidr);
+    if (bound) throw badInput(field, `${field}: ${shown(typed?.get(cidr) ?? cidr)} is too broad: ${bound}.`);
+  }
+}
+
+/** What is wrong with a stored list by today's rules (checkBreadth), or undefined when nothing is. */
+export function allowListProblem(cidrs: readonly string[]): string | undefined {
+  try {
+    checkBreadth(cidrs);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** The bound a normalised CIDR breaks, in words, or undefined when it keeps within it. */
+function boundBroken(cidr: string): string | undefined {
+  const [address, prefix] = cidr.split('/') as [string, string];
+  const bits = Number(prefix);
+  if (isIP(address) === 4)
+    return bits < WIDEST_IPV4_PREFIX ? `IPv4 entries may be /${WIDEST_IPV4_PREFIX} or narrower` : undefined;
+  const [from, to] = rangeOf(ipv6ToBigInt(address), V6_BITS, BigInt(bits));
+  if (from >= MAPPED_START && to <= MAPPED_END)
+    return bits - 96 < WIDEST_IPV4_PREFIX
+      ? `IPv4-mapped entries are judged as IPv4 and may be /${WIDEST_IPV4_PREFIX} (::ffff:0:0/${96 + WIDEST_IPV4_PREFIX}) or narrower`
+      : undefined;
+  return bits < WIDEST_IPV6_PREFIX ? `IPv6 entries may be /${WIDEST_IPV6_PREFIX} or narrower` : undefined;
 }
 
 const V4_BITS = 32n;
 const V6_BITS = 128n;
 /** Where IPv4 clients sit in IPv6 (::ffff:0:0/96): the list matches them against IPv6 entries there too. */
 const MAPPED_START = 0xffffn << 32n;
+const MAPPED_END = MAPPED_START + (1n << V4_BITS) - 1n;
 
 /**
  * Refuses a list that admits every IPv4 or every IPv6 address (0.0.0.0/0, ::/0, ::ffff:0.0.0.0/96,
@@ -93,7 +163,7 @@ export function refuseAllowingEveryone(cidrs: readonly string[], field = 'ipAllo
       v6.push(range);
       // The part of the entry inside ::ffff:0:0/96, as IPv4.
       const from = range[0] > MAPPED_START ? range[0] : MAPPED_START;
-      const to = range[1] < MAPPED_START + (1n << V4_BITS) - 1n ? range[1] : MAPPED_START + (1n << V4_BITS) - 1n;
+      const to = range[1] < MAPPED_END ? range[1] : MAPPED_END;
       if (from <= to) v4.push([from - MAPPED_START, to - MAPPED_START]);
     }
   }

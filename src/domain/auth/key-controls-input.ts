@@ -1,5 +1,5 @@
 import { badInput } from '../errors.js';
-import { parseAllowList } from './ip-allow-list.js';
+import { parseAllowListOver } from './ip-allow-list.js';
 import type { KeyControls } from './key-controls.js';
 
 /** Controls as typed by a person (dashboard form, admin CLI): naira amounts, counts, a list of CIDRs. */
@@ -17,7 +17,8 @@ const COUNT = /^\d{1,9}$/;
 
 /**
  * Reads typed controls over the current ones: a field left out keeps its value; blank or
- * `default` means the configured default; `0` means no limit. Names the field at fault.
+ * `default` means the configured default; `0` means no limit. Names the field at fault. An
+ * allow-list typed as it is stored is kept as stored, even one today's bounds would refuse.
  */
 export function controlsFromText(text: KeyControlsText, current: KeyControls): KeyControls {
   return {
@@ -25,7 +26,8 @@ export function controlsFromText(text: KeyControlsText, current: KeyControls): K
     maxDailyKobo: amount(text.maxDaily, 'maxDaily', current.maxDailyKobo),
     maxDailyCount: count(text.maxDailyCount, 'maxDailyCount', current.maxDailyCount),
     maxHourlyCount: count(text.maxHourlyCount, 'maxHourlyCount', current.maxHourlyCount),
-    ipAllowList: text.ipAllowList === undefined ? current.ipAllowList : parseAllowList(text.ipAllowList),
+    ipAllowList:
+      text.ipAllowList === undefined ? current.ipAllowList : parseAllowListOver(text.ipAllowList, current.ipAllowList),
   };
 }
 

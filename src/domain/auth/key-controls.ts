@@ -1,12 +1,13 @@
 import { eq, inArray } from 'drizzle-orm';
 import { apiKeyControls } from '../../db/controls-schema.js';
+import { apiKeys } from '../../db/schema.js';
 import type { Database, Executor } from '../../db/client.js';
 import { type AuditChanges, recordAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { apiKeyStore } from './api-key-store.js';
-import { refuseAllowingEveryone } from './ip-allow-list.js';
+import { checkBreadth, sameAllowList } from './ip-allow-list.js';
 import type { Environment } from './permissions.js';
 import type { Principal } from './principal.js';
 
@@ -56,7 +57,8 @@ export class KeyControlsService {
 
   /**
    * Replaces one of the user's keys' controls. Another user's key answers like a missing one; a
-   * revoked key cannot be changed. `environment`, when given, must be the key's.
+   * revoked key cannot be changed. `environment`, when given, must be the key's. An allow-list
+   * other than the stored one is checked (ip-allow-list.ts checkBreadth).
    */
   async set(
     userId: string,
@@ -69,13 +71,19 @@ export class KeyControlsService {
       const value = controls[field];
       if (value !== null && value < 0) throw badInput(field, `${field} must be 0 (no limit) or more.`);
     }
-    refuseAllowingEveryone(controls.ipAllowList);
     const key = (await apiKeyStore.findApiKeysByUser(this.db, userId)).find(
       (k) => k.id === keyId && !k.revokedAt && (!environment || k.environment === environment),
     );
     if (!key) throw notFound('API key');
     const saved = await this.db.transaction(async (tx) => {
+      // The key's row is locked first: two saves of one key's controls run one after the other, so
+      // each compares against what the other wrote (an unchanged old list is not written back
+      // over a narrowed one unchecked) and the audit log records each change.
+      await tx.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.id, keyId)).for('update');
       const before = await this.of(tx, keyId);
+      // A new list must keep within today's bounds; the stored one, kept as it is, may predate them
+      // (the key's other controls stay editable; the list is flagged on the controls page).
+      if (!sameAllowList(before.ipAllowList, controls.ipAllowList)) checkBreadth(controls.ipAllowList);
       const values = { ...controls, ipAllowList: controls.ipAllowList.length ? controls.ipAllowList : null };
       await tx
         .insert(apiKeyControls)

@@ -1,0 +1,68 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NO_CONTROLS } from '../../src/domain/auth/key-controls.js';
+import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
+import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
+import { waitUntil } from '../helpers/wait.js';
+
+/**
+ * Two saves of one key's controls run one after the other: the second compares its list against
+ * what the first wrote. Without the key's row lock, a save re-sending an old list it read before a
+ * concurrent save narrowed it wrote that old list back, unchecked and unaudited. A session holding
+ * the key's row stands in for the first save; the service's save must wait for it (seen in
+ * pg_stat_activity, no timing) and then judge against the list it committed.
+ */
+describe.skipIf(!onPostgres)('saving a key’s controls', () => {
+  let t: TestApp;
+  const holder = new pg.Client({ connectionString: testDatabaseUrl() });
+  beforeAll(async () => {
+    t = await createTestApp();
+    await holder.connect();
+  });
+  afterAll(async () => {
+    await holder.end();
+    await t.close();
+  });
+
+  it('waits for a concurrent save of the same key and compares against what it wrote', async () => {
+    const tenant = await seedTenant(t.services);
+    const keyId = (await t.services.apiKeys.list(tenant.user.id)).find((k) => k.environment === 'production')!.id;
+    const { keyControls, db } = t.services;
+    await keyControls.set(tenant.user.id, keyId, { ...NO_CONTROLS, ipAllowList: ['198.51.100.0/24'] });
+
+    // The concurrent save: holds the key's row, then narrows the list to another one.
+    await holder.query('begin');
+    await holder.query('select id from api_keys where id = $1 for update', [keyId]);
+    const saving = keyControls.set(tenant.user.id, keyId, {
+      ...NO_CONTROLS,
+      maxDailyCount: 7,
+      ipAllowList: ['198.51.100.0/24'],
+    });
+    // The save is waiting for this session's lock (pg_blocking_pids names it).
+    await waitUntil(async () => {
+      const { rows } = await holder.query(
+        'select count(*)::int as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))',
+      );
+      return rows[0].n > 0;
+    });
+    await holder.query(`update api_key_controls set ip_allow_list = array['203.0.113.0/24'] where api_key_id = $1`, [
+      keyId,
+    ]);
+    await holder.query('commit');
+    await saving;
+
+    // The waiting save read the committed list, so its own list counts as a change: the audit log has it.
+    expect(await keyControls.of(db, keyId)).toMatchObject({ maxDailyCount: 7, ipAllowList: ['198.51.100.0/24'] });
+    const {
+      records: [latest],
+    } = await t.services.auditLog.list(
+      { kind: 'session', credentialId: 'x', userId: tenant.user.id, environment: 'production', abilities: new Set() },
+      { action: 'api_key.controls_changed' },
+      1,
+    );
+    expect(latest).toMatchObject({
+      targetId: keyId,
+      changes: { ipAllowList: { from: ['203.0.113.0/24'], to: ['198.51.100.0/24'] } },
+    });
+  });
+});
