@@ -18,6 +18,7 @@ import { claimOf, isRefusal, KeyRaceError, type KeyRef, refuseKey } from '../mon
 import { type SolanaChain, TransactionRejected } from './chain.js';
 import type { CustodialWallets, SolanaWalletRow } from './custodial-wallets.js';
 import { checkNetwork, type SolanaNetwork } from './networks.js';
+import { BLOCKHASH_MAX_AGE_MS } from './sandbox-blockhash.js';
 import { SOL, SOL_MINT } from './sandbox-world.js';
 import type { SolanaChains } from './solana-chains.js';
 import { checkAddress, decimalFromRaw, rawFromDecimal } from './token-amounts.js';
@@ -262,7 +263,11 @@ export class SolanaTransfers {
     return this.sendAndWait(row, chain, key);
   }
 
-  /** The confirmation job's step: settled when the chain knows; re-broadcast while the blockhash lives; failed once it has expired. */
+  /**
+   * The confirmation job's step: settled when the chain knows; re-broadcast while the blockhash
+   * lives; failed once it has expired (isExpired: a send stored with a height on an earlier scale
+   * is judged by its age), after one last look at the chain, so a send that landed is never failed.
+   */
   async confirm(transferId: string): Promise<'final' | 'pending'> {
     const row = await transferStore.findTransfer(this.db, transferId);
     if (row?.status !== 'pending') return 'final';
@@ -277,7 +282,7 @@ export class SolanaTransfers {
       );
       return 'final';
     }
-    if ((await chain.blockHeight()) > row.lastValidBlockHeight) {
+    if (isExpired(row, await chain.blockHeight(), this.clock.now())) {
       // Past its last valid block height it can never land: one last look, then it fails and its hold is released.
       const last = await chain.signatureState(row.signature);
       if (last.state === 'confirmed') await this.settle(row, 'confirmed', null, null);
@@ -403,6 +408,28 @@ export class SolanaTransfers {
       signature: base58.decode(transaction.signatures[0]!.signature!),
     };
   }
+}
+
+/**
+ * A stored lastValidBlockHeight this many times below the chain's height is on another scale: a
+ * sandbox send recorded before sandbox blockhashes followed the clock carries litesvm's standing
+ * slot (about 150) where the chain now counts slots of the clock (billions). A real chain's height
+ * never grows a thousandfold while a send waits.
+ */
+const OTHER_SCALE = 1_000n;
+/**
+ * The age after which a send on the other scale, unknown to the chain, is expired: its height says
+ * nothing, but until its sender's lease is over an instance still running the earlier code (whose
+ * chain accepts that blockhash) may be sending it, and a blockhash's lifetime after that it has
+ * landed or never will (this code's chain refuses its blockhash as expired).
+ */
+export const OTHER_SCALE_MAX_AGE_MS = SEND_LEASE_MS + BLOCKHASH_MAX_AGE_MS;
+
+/** Whether a pending send the chain does not know can no longer land: by its height, or by its age on another scale. */
+function isExpired(row: SolanaTransferRow, height: bigint, now: Date): boolean {
+  if (height <= row.lastValidBlockHeight) return false;
+  if (row.lastValidBlockHeight * OTHER_SCALE >= height) return true;
+  return now.getTime() - row.createdAt.getTime() > OTHER_SCALE_MAX_AGE_MS;
 }
 
 const insufficient = (message: string) => new DomainError('INSUFFICIENT_FUNDS', message, { field: 'amount' });
