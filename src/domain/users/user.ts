@@ -39,6 +39,8 @@ export interface NewUser {
   passwordHash?: string | undefined;
 }
 
-export function displayName(user: Pick<User, 'firstName' | 'lastName'>): string {
-  return [user.firstName, user.lastName].filter(Boolean).join(' ');
+export function displayName({ firstName, lastName }: Pick<User, 'firstName' | 'lastName'>): string {
+  // Resolved for every user a query reads: no array, filter and join per call.
+  if (firstName && lastName) return `${firstName} ${lastName}`;
+  return firstName || lastName || '';
 }
