@@ -41,8 +41,10 @@ export async function keyControlsCommand(
 ): Promise<Output> {
   const owned = (await services.apiKeys.list(userId)).some((k) => k.id === keyId);
   if (!owned) throw notFound('API key');
-  const current = await services.keyControls.of(services.db, keyId);
   const changing = Object.values(text).some((v) => v !== undefined);
-  const controls = changing ? await services.keyControls.set(userId, keyId, controlsFromText(text, current)) : current;
+  // Merged with the stored controls under the save's lock (KeyControlsService.update).
+  const controls = changing
+    ? await services.keyControls.update(userId, keyId, (current) => controlsFromText(text, current))
+    : await services.keyControls.of(services.db, keyId);
   return { json: asJson(controls), text: describeKeyControls(keyId, controls) };
 }

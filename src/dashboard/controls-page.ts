@@ -29,20 +29,22 @@ export function registerControlsPage(app: FastifyInstance): void {
       const view = viewOf(request, reply);
       const form = formFields(request.body);
       const result = await attempt(async () => {
-        const current = await keyControls.of(app.services.db, request.params.id);
-        // A field the form did not send keeps its value; only one sent blank clears it (a client
-        // posting one field must not wipe the key's allow-list or limits).
-        const next = controlsFromText(
-          {
-            maxPayout: form.maxPayout,
-            maxDaily: form.maxDaily,
-            maxDailyCount: form.maxDailyCount,
-            maxHourlyCount: form.maxHourlyCount,
-            ipAllowList: form.ipAllowList,
-          },
-          current,
+        const typed = {
+          maxPayout: form.maxPayout,
+          maxDaily: form.maxDaily,
+          maxDailyCount: form.maxDailyCount,
+          maxHourlyCount: form.maxHourlyCount,
+          ipAllowList: form.ipAllowList,
+        };
+        // A field the form did not send keeps its stored value, read under the save's lock; only one
+        // sent blank clears it (a client posting one field must not wipe the key's allow-list or limits).
+        return keyControls.update(
+          view.account.user.id,
+          request.params.id,
+          (current) => controlsFromText(typed, current),
+          view.principal,
+          view.environment,
         );
-        return keyControls.set(view.account.user.id, request.params.id, next, view.principal, view.environment);
       });
       const message = result.value ? notice('Saved.') : notice(result.error, 'error');
       return render(reply, view, 'controls', 'Controls', html`${message}${await controlsPage(view)}`, result.status);

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { controlsFromText } from '../../src/domain/auth/key-controls-input.js';
 import { NO_CONTROLS } from '../../src/domain/auth/key-controls.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
@@ -64,5 +65,33 @@ describe.skipIf(!onPostgres)('saving a key’s controls', () => {
       targetId: keyId,
       changes: { ipAllowList: { from: ['203.0.113.0/24'], to: ['198.51.100.0/24'] } },
     });
+  });
+
+  it('merges a partial edit with what a concurrent save wrote, not with a copy read before it', async () => {
+    const tenant = await seedTenant(t.services);
+    const keyId = (await t.services.apiKeys.list(tenant.user.id)).find((k) => k.environment === 'production')!.id;
+    const { keyControls, db } = t.services;
+    await keyControls.set(tenant.user.id, keyId, { ...NO_CONTROLS, ipAllowList: ['198.51.100.0/24'] });
+
+    // The concurrent save holds the key's row and narrows the allow-list; this edit sends one field only.
+    await holder.query('begin');
+    await holder.query('select id from api_keys where id = $1 for update', [keyId]);
+    const editing = keyControls.update(tenant.user.id, keyId, (current) =>
+      controlsFromText({ maxDailyCount: '5' }, current),
+    );
+    await waitUntil(async () => {
+      const { rows } = await holder.query(
+        'select count(*)::int as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))',
+      );
+      return rows[0].n > 0;
+    });
+    await holder.query(`update api_key_controls set ip_allow_list = array['203.0.113.0/24'] where api_key_id = $1`, [
+      keyId,
+    ]);
+    await holder.query('commit');
+    await editing;
+
+    // The field the edit left out keeps the list the other save committed.
+    expect(await keyControls.of(db, keyId)).toMatchObject({ maxDailyCount: 5, ipAllowList: ['203.0.113.0/24'] });
   });
 });

@@ -60,27 +60,44 @@ export class KeyControlsService {
    * revoked key cannot be changed. `environment`, when given, must be the key's. An allow-list
    * other than the stored one is checked (ip-allow-list.ts checkBreadth).
    */
-  async set(
+  set(
     userId: string,
     keyId: string,
     controls: KeyControls,
     by?: Principal,
     environment?: Environment,
   ): Promise<KeyControls> {
-    for (const field of LIMIT_FIELDS) {
-      const value = controls[field];
-      if (value !== null && value < 0) throw badInput(field, `${field} must be 0 (no limit) or more.`);
-    }
+    return this.update(userId, keyId, () => controls, by, environment);
+  }
+
+  /**
+   * Changes one of the user's keys' controls from the ones stored: `change` gets them read under the
+   * key's row lock, so a partial edit (a form that sent one field) is merged with what the last save
+   * wrote, never with a copy read before it. Otherwise as `set`.
+   */
+  async update(
+    userId: string,
+    keyId: string,
+    change: (current: KeyControls) => KeyControls,
+    by?: Principal,
+    environment?: Environment,
+  ): Promise<KeyControls> {
     const key = (await apiKeyStore.findApiKeysByUser(this.db, userId)).find(
       (k) => k.id === keyId && !k.revokedAt && (!environment || k.environment === environment),
     );
     if (!key) throw notFound('API key');
     const saved = await this.db.transaction(async (tx) => {
       // The key's row is locked first: two saves of one key's controls run one after the other, so
-      // each compares against what the other wrote (an unchanged old list is not written back
-      // over a narrowed one unchecked) and the audit log records each change.
+      // each starts from what the other wrote (an unchanged old list is not written back over a
+      // narrowed one unchecked, a field one form left out keeps what the other set) and the audit
+      // log records each change.
       await tx.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.id, keyId)).for('update');
       const before = await this.of(tx, keyId);
+      const controls = change(before);
+      for (const field of LIMIT_FIELDS) {
+        const value = controls[field];
+        if (value !== null && value < 0) throw badInput(field, `${field} must be 0 (no limit) or more.`);
+      }
       // A new list must keep within today's bounds; the stored one, kept as it is, may predate them
       // (the key's other controls stay editable; the list is flagged on the controls page).
       if (!sameAllowList(before.ipAllowList, controls.ipAllowList)) checkBreadth(controls.ipAllowList);
