@@ -156,8 +156,8 @@ async function openPostgres(
 }
 
 /** Applies pending migrations under an advisory lock, so instances starting together never race. */
-export async function migratePostgres(pool: pg.Pool): Promise<void> {
-  await migrateUnderLock(await pool.connect());
+export async function migratePostgres(pool: pg.Pool, options: MigrationOptions = {}): Promise<void> {
+  await migrateUnderLock(await pool.connect(), options);
 }
 
 /** Migrates as the tables' owner, then (re)grants the application role its rights on every table. */
@@ -167,24 +167,69 @@ async function migrateAsOwner(ownerUrl: string, appRole: string): Promise<void> 
   try {
     const client = await owner.connect();
     const ownerRole = await client.query<{ name: string }>('select current_user as name');
-    await migrateUnderLock(client, async () => {
-      // Same role: nothing to grant, and revoking would take the owner's own rights.
-      if (ownerRole.rows[0]!.name !== appRole) await grantApplicationRole(drizzlePg(client, { schema }), appRole);
+    await migrateUnderLock(client, {
+      after: async () => {
+        // Same role: nothing to grant, and revoking would take the owner's own rights.
+        if (ownerRole.rows[0]!.name !== appRole) await grantApplicationRole(drizzlePg(client, { schema }), appRole);
+      },
     });
   } finally {
     await owner.end();
   }
 }
 
-/** Applies pending migrations under the advisory lock (then `after`, still under it), and releases the client. */
-async function migrateUnderLock(client: pg.PoolClient, after?: () => Promise<void>): Promise<void> {
+export interface MigrationOptions {
+  /** Default: this release's migrations. */
+  folder?: string;
+  /** How long one attempt's statement may wait for a table lock before the attempt is rolled back. */
+  lockTimeoutMs?: number;
+  /** Attempts in all before the lock wait is an error. */
+  attempts?: number;
+  /** Pause between attempts. */
+  pauseMs?: number;
+  /** Told of each attempt that gave up waiting for a lock (default: a line on stderr). */
+  onLockTimeout?: (attempt: number, attempts: number) => void;
+  /** Run after the migrations, still under the advisory lock. */
+  after?: () => Promise<void>;
+}
+
+/**
+ * Applies pending migrations under the advisory lock (then `after`, still under it), and releases
+ * the client. A migration's DDL that waits for a table lock (behind a long report's transaction,
+ * say) makes every later query of that table queue behind it: each attempt waits at most
+ * `lockTimeoutMs` for a lock, then all its migrations roll back (they run in one transaction), the
+ * queue behind it drains, and it tries again, `attempts` times in all (about 2 minutes by default)
+ * before failing with the lock named by PostgreSQL's error.
+ */
+async function migrateUnderLock(client: pg.PoolClient, options: MigrationOptions): Promise<void> {
+  const {
+    folder = MIGRATIONS_FOLDER,
+    lockTimeoutMs = 3_000,
+    attempts = 30,
+    pauseMs = 1_000,
+    onLockTimeout = (attempt, all) =>
+      process.stderr.write(
+        `migrations: attempt ${attempt} of ${all} waited ${lockTimeoutMs} ms for a lock; retrying\n`,
+      ),
+  } = options;
   try {
-    // Migrations may wait for another instance's lock and run long DDL: no session limits here.
+    // The advisory lock may wait for another instance's whole migration: no limits for it.
     await client.query('set statement_timeout = 0; set lock_timeout = 0');
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
-      await after?.();
+      await client.query(`set lock_timeout = ${Math.trunc(lockTimeoutMs)}`);
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await migratePg(drizzlePg(client, { schema }), { migrationsFolder: folder });
+          break;
+        } catch (error) {
+          if (!isLockTimeout(error) || attempt >= attempts) throw error;
+          onLockTimeout(attempt, attempts);
+          await new Promise((resolve) => setTimeout(resolve, pauseMs));
+        }
+      }
+      await client.query('set lock_timeout = 0');
+      await options.after?.();
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
@@ -192,6 +237,15 @@ async function migrateUnderLock(client: pg.PoolClient, after?: () => Promise<voi
   } finally {
     client.release();
   }
+}
+
+/** lock_not_available, anywhere in the error's causes (Drizzle wraps the driver's error). */
+function isLockTimeout(error: unknown): boolean {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    if ((current as { code?: unknown }).code === '55P03') return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** The embedded database's files are locked by another process (a running server, say). */
