@@ -1,11 +1,15 @@
 import { fstatSync, writeSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import type { DestinationStream } from 'pino';
 
 /** What a batch is handed to: a DescriptorWriter, or a test's fake. */
 export interface LineSink {
   write(text: string): unknown;
   flush?(callback?: (error?: Error) => void): void;
+  /** Writes what it can now, without waiting (pino calls it after a fatal line). */
   flushSync?(): void;
+  /** At `exit`: writes what it holds, waiting a bounded time for a slow reader. */
+  flushAtExit?(): void;
   end?(): void;
 }
 
@@ -37,8 +41,9 @@ export class LineBatches {
     if (!exitHooked) {
       exitHooked = true;
       // At `exit` nothing asynchronous runs any more: each sink writes what it holds synchronously.
-      process.prependListener('exit', () => {
-        for (const batcher of batchers) batcher.flushSync();
+      // (After the exit listeners registered before this one, which may still log.)
+      process.on('exit', () => {
+        for (const batcher of batchers) batcher.flushAtExit();
       });
     }
   }
@@ -70,6 +75,12 @@ export class LineBatches {
     this.sink.flushSync?.();
   }
 
+  flushAtExit(): void {
+    this.handOver();
+    if (this.sink.flushAtExit) this.sink.flushAtExit();
+    else this.sink.flushSync?.();
+  }
+
   end(): void {
     this.handOver();
     clearInterval(this.#timer);
@@ -85,6 +96,8 @@ const sleepOneMs = (() => {
   return () => Atomics.wait(cell, 0, 0, 1);
 })();
 
+const NEWLINE = 10;
+
 /**
  * Batches written to a file descriptor with writeSync, so that what has been written is known at every
  * moment and nothing is ever in flight. pino's asynchronous writer (SonicBoom) hands each write to
@@ -95,14 +108,20 @@ const sleepOneMs = (() => {
  *
  * On a non-blocking descriptor (batchedStdout makes a pipe or socket one) a full pipe answers EAGAIN
  * instead of blocking: what is left waits and is retried every `retryMs`; past `maxHeldBytes` (a reader
- * that stopped reading) new batches are dropped and counted instead of growing the heap. At exit the
- * rest is written synchronously, waiting up to `exitWaitMs` for the reader.
+ * that stopped reading) new batches are dropped and counted instead of growing the heap. Only at exit
+ * is the rest written synchronously, waiting up to `exitWaitMs` for the reader. Lines stay whole: a
+ * batch is written on from where a partial write stopped, and when bytes after a partial write are
+ * dropped (the reader gone, a disk error) the next write starts on a new line.
  */
 export class DescriptorWriter implements LineSink {
   #held: Buffer[] = [];
   #heldBytes = 0;
   #retry: NodeJS.Timeout | undefined;
   #flushed: Array<(error?: Error) => void> = [];
+  /** The last byte written ended in the middle of a line. */
+  #midLine = false;
+  /** Bytes of a line already begun were dropped: the next write ends that line first. */
+  #torn = false;
 
   constructor(
     private readonly fd: number,
@@ -111,8 +130,10 @@ export class DescriptorWriter implements LineSink {
   ) {}
 
   write(text: string): boolean {
-    const bytes = Buffer.from(text);
-    if (this.#heldBytes + bytes.length > this.options.maxHeldBytes) {
+    const bytes = Buffer.from(this.#torn ? `\n${text}` : text);
+    this.#torn = false;
+    // One batch is always taken when nothing waits, however long; the bound is on what waits.
+    if (this.#held.length > 0 && this.#heldBytes + bytes.length > this.options.maxHeldBytes) {
       logWriterStats.droppedBytes += bytes.length;
       return false;
     }
@@ -127,12 +148,21 @@ export class DescriptorWriter implements LineSink {
     if (this.#retry === undefined) this.#writeOrRetry();
   }
 
+  /** One attempt, no waiting: a live process is never held up by its reader (a retry stays due). */
   flushSync(): void {
+    if (this.#writeHeld()) {
+      clearTimeout(this.#retry);
+      this.#retry = undefined;
+    } else if (this.#retry === undefined) this.#retryLater();
+  }
+
+  /** At exit: writes everything, waiting up to `exitWaitMs` for a full pipe, then drops the rest. */
+  flushAtExit(): void {
     clearTimeout(this.#retry);
     this.#retry = undefined;
-    const deadline = Date.now() + this.options.exitWaitMs;
+    const deadline = performance.now() + this.options.exitWaitMs;
     while (!this.#writeHeld()) {
-      if (Date.now() >= deadline) {
+      if (performance.now() >= deadline) {
         this.#drop();
         return;
       }
@@ -141,11 +171,14 @@ export class DescriptorWriter implements LineSink {
   }
 
   end(): void {
-    this.flushSync();
+    this.flushAtExit();
   }
 
   #writeOrRetry(): void {
-    if (this.#writeHeld()) return;
+    if (!this.#writeHeld()) this.#retryLater();
+  }
+
+  #retryLater(): void {
     this.#retry = setTimeout(() => {
       this.#retry = undefined;
       this.#writeOrRetry();
@@ -161,26 +194,38 @@ export class DescriptorWriter implements LineSink {
         written = this.writeTo(this.fd, head);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EAGAIN') return false;
-        // EPIPE, EBADF…: the reader is gone, and nothing held can reach it.
+        // EPIPE, EBADF, ENOSPC…: nothing held can be written now.
         this.#drop();
-        break;
+        return true;
       }
+      if (written > 0) this.#midLine = head[written - 1] !== NEWLINE;
       this.#heldBytes -= written;
       if (written === head.length) this.#held.shift();
       else this.#held[0] = head.subarray(written);
     }
-    const flushed = this.#flushed;
-    this.#flushed = [];
-    for (const callback of flushed) callback();
+    this.#settleFlushes();
     return true;
   }
 
+  /** Drops everything held (counted), and tells whoever waits for a flush. */
   #drop(): void {
     logWriterStats.droppedBytes += this.#heldBytes;
     this.#held = [];
     this.#heldBytes = 0;
+    if (this.#midLine) this.#torn = true;
+    this.#midLine = false;
+    this.#settleFlushes();
+  }
+
+  #settleFlushes(): void {
+    const flushed = this.#flushed;
+    this.#flushed = [];
+    for (const callback of flushed) callback();
   }
 }
+
+/** Standard output's one writer per process: batchers sharing it never interleave their batches. */
+let stdoutWriter: DescriptorWriter | undefined;
 
 /**
  * Where the gateway's own log lines go when no stream is given: standard output, in batches of about
@@ -188,11 +233,14 @@ export class DescriptorWriter implements LineSink {
  * line waits at most 250 ms for its batch; what is left is written when the process exits.
  */
 export function batchedStdout(): DestinationStream {
-  const stdout = fstatSync(1);
-  // Node makes a pipe or socket non-blocking when process.stdout is first read (as any console.log
-  // does); reading it here makes that so from the start, so a reader that stops reading fills the
-  // pipe and gets EAGAIN answered, instead of blocking the event loop. Files never block.
-  if (stdout.isFIFO() || stdout.isSocket()) void process.stdout;
-  const writer = new DescriptorWriter(1, { maxHeldBytes: 32 * 1024 * 1024, retryMs: 10, exitWaitMs: 3_000 });
-  return new LineBatches(writer, 16_384, 250);
+  if (!stdoutWriter) {
+    const stdout = fstatSync(1);
+    // Node makes a pipe or socket non-blocking when process.stdout is first read (as any console.log
+    // does); reading it here makes that so from the start, so a reader that stops reading fills the
+    // pipe and gets EAGAIN answered, instead of blocking the event loop. A regular file or a terminal
+    // is written as any file is: a write waits for a slow disk or a paused terminal.
+    if (stdout.isFIFO() || stdout.isSocket()) void process.stdout;
+    stdoutWriter = new DescriptorWriter(1, { maxHeldBytes: 32 * 1024 * 1024, retryMs: 10, exitWaitMs: 3_000 });
+  }
+  return new LineBatches(stdoutWriter, 16_384, 250);
 }
