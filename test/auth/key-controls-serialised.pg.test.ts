@@ -25,21 +25,22 @@ describe.skipIf(!onPostgres)('saving a key’s controls', () => {
     await t.close();
   });
 
-  it('waits for a concurrent save of the same key and compares against what it wrote', async () => {
+  /** A tenant's production key with the allow-list 198.51.100.0/24 saved. */
+  async function keyWithList() {
     const tenant = await seedTenant(t.services);
     const keyId = (await t.services.apiKeys.list(tenant.user.id)).find((k) => k.environment === 'production')!.id;
-    const { keyControls, db } = t.services;
-    await keyControls.set(tenant.user.id, keyId, { ...NO_CONTROLS, ipAllowList: ['198.51.100.0/24'] });
+    await t.services.keyControls.set(tenant.user.id, keyId, { ...NO_CONTROLS, ipAllowList: ['198.51.100.0/24'] });
+    return { userId: tenant.user.id, keyId };
+  }
 
-    // The concurrent save: holds the key's row, then narrows the list to another one.
+  /**
+   * The concurrent save: holds the key's row, starts `save`, waits until it waits for this session's
+   * lock (pg_blocking_pids names it), narrows the list to 203.0.113.0/24, commits, then lets it finish.
+   */
+  async function saveBehindConcurrentSave(keyId: string, save: () => Promise<unknown>): Promise<void> {
     await holder.query('begin');
     await holder.query('select id from api_keys where id = $1 for update', [keyId]);
-    const saving = keyControls.set(tenant.user.id, keyId, {
-      ...NO_CONTROLS,
-      maxDailyCount: 7,
-      ipAllowList: ['198.51.100.0/24'],
-    });
-    // The save is waiting for this session's lock (pg_blocking_pids names it).
+    const saving = save();
     await waitUntil(async () => {
       const { rows } = await holder.query(
         'select count(*)::int as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))',
@@ -51,13 +52,21 @@ describe.skipIf(!onPostgres)('saving a key’s controls', () => {
     ]);
     await holder.query('commit');
     await saving;
+  }
+
+  it('waits for a concurrent save of the same key and compares against what it wrote', async () => {
+    const { userId, keyId } = await keyWithList();
+    const { keyControls, db } = t.services;
+    await saveBehindConcurrentSave(keyId, () =>
+      keyControls.set(userId, keyId, { ...NO_CONTROLS, maxDailyCount: 7, ipAllowList: ['198.51.100.0/24'] }),
+    );
 
     // The waiting save read the committed list, so its own list counts as a change: the audit log has it.
     expect(await keyControls.of(db, keyId)).toMatchObject({ maxDailyCount: 7, ipAllowList: ['198.51.100.0/24'] });
     const {
       records: [latest],
     } = await t.services.auditLog.list(
-      { kind: 'session', credentialId: 'x', userId: tenant.user.id, environment: 'production', abilities: new Set() },
+      { kind: 'session', credentialId: 'x', userId, environment: 'production', abilities: new Set() },
       { action: 'api_key.controls_changed' },
       1,
     );
@@ -68,28 +77,12 @@ describe.skipIf(!onPostgres)('saving a key’s controls', () => {
   });
 
   it('merges a partial edit with what a concurrent save wrote, not with a copy read before it', async () => {
-    const tenant = await seedTenant(t.services);
-    const keyId = (await t.services.apiKeys.list(tenant.user.id)).find((k) => k.environment === 'production')!.id;
+    const { userId, keyId } = await keyWithList();
     const { keyControls, db } = t.services;
-    await keyControls.set(tenant.user.id, keyId, { ...NO_CONTROLS, ipAllowList: ['198.51.100.0/24'] });
-
-    // The concurrent save holds the key's row and narrows the allow-list; this edit sends one field only.
-    await holder.query('begin');
-    await holder.query('select id from api_keys where id = $1 for update', [keyId]);
-    const editing = keyControls.update(tenant.user.id, keyId, (current) =>
-      controlsFromText({ maxDailyCount: '5' }, current),
+    // This edit sends one field only.
+    await saveBehindConcurrentSave(keyId, () =>
+      keyControls.update(userId, keyId, (current) => controlsFromText({ maxDailyCount: '5' }, current)),
     );
-    await waitUntil(async () => {
-      const { rows } = await holder.query(
-        'select count(*)::int as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))',
-      );
-      return rows[0].n > 0;
-    });
-    await holder.query(`update api_key_controls set ip_allow_list = array['203.0.113.0/24'] where api_key_id = $1`, [
-      keyId,
-    ]);
-    await holder.query('commit');
-    await editing;
 
     // The field the edit left out keeps the list the other save committed.
     expect(await keyControls.of(db, keyId)).toMatchObject({ maxDailyCount: 5, ipAllowList: ['203.0.113.0/24'] });
