@@ -27,7 +27,15 @@ export function spawnCommand(command: string, args: string[], env: Record<string
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'exit' can come before the last of stdout and stderr is read; 'close' comes after, unless a
+  // grandchild that outlived the process still holds its pipes: then at most a second later.
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      const done = () => resolve(code);
+      child.once('close', done);
+      setTimeout(done, 1_000).unref();
+    }),
+  );
   return {
     process: child,
     output: () => output,
