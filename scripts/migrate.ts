@@ -13,6 +13,7 @@ async function main(): Promise<void> {
     databaseUrl: config.DATABASE_URL,
     pgliteDataDir: config.PGLITE_DATA_DIR,
     migrate: true,
+    migrationUrl: config.DATABASE_MIGRATION_URL,
   });
   await database.close();
   process.stdout.write(
@@ -22,5 +23,8 @@ async function main(): Promise<void> {
 
 main().catch((error) => {
   console.error(error instanceof ConfigError ? error.message : error instanceof Error ? error.message : error);
+  // Drizzle's message names the statement; PostgreSQL's reason (a lock timeout, say) is its cause.
+  if (error instanceof Error && error.cause)
+    console.error('cause:', error.cause instanceof Error ? error.cause.message : error.cause);
   process.exit(1);
 });

@@ -212,6 +212,7 @@ async function migrateUnderLock(client: pg.PoolClient, options: MigrationOptions
         `migrations: attempt ${attempt} of ${all} waited ${lockTimeoutMs} ms for a lock; retrying\n`,
       ),
   } = options;
+  let failure: Error | undefined;
   try {
     // The advisory lock may wait for another instance's whole migration: no limits for it.
     await client.query('set statement_timeout = 0; set lock_timeout = 0');
@@ -230,12 +231,24 @@ async function migrateUnderLock(client: pg.PoolClient, options: MigrationOptions
       }
       await client.query('set lock_timeout = 0');
       await options.after?.();
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(String(error));
+      throw error;
     } finally {
-      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+      // After a failure the connection is discarded below, which ends its session and the lock with
+      // it: an unlock that fails then (the connection is what failed) must not hide the error.
+      await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch((error: unknown) => {
+        if (!failure) throw error;
+      });
     }
     await client.query('reset statement_timeout; reset lock_timeout');
+  } catch (error) {
+    failure ??= error instanceof Error ? error : new Error(String(error));
+    throw error;
   } finally {
-    client.release();
+    // A failed migration leaves the session's timeouts changed (and may have broken the connection):
+    // it goes, rather than back to the pool it came from.
+    client.release(failure);
   }
 }
 

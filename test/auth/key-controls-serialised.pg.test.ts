@@ -37,19 +37,23 @@ describe.skipIf(!onPostgres)('saving a key’s controls', () => {
    * The concurrent save: holds the key's row, starts `save`, waits until it waits for this session's
    * lock (pg_blocking_pids names it), narrows the list to 203.0.113.0/24, commits, then lets it finish.
    */
-  async function saveBehindConcurrentSave(keyId: string, save: () => Promise<unknown>): Promise<void> {
+  async function saveBehindConcurrentSave(
+    keyId: string,
+    save: () => Promise<unknown>,
+    concurrent = `update api_key_controls set ip_allow_list = array['203.0.113.0/24'] where api_key_id = $1`,
+  ): Promise<void> {
     await holder.query('begin');
     await holder.query('select id from api_keys where id = $1 for update', [keyId]);
     const saving = save();
+    // Settled here, awaited at the end: a save refused after the commit must not count as unhandled.
+    saving.catch(() => undefined);
     await waitUntil(async () => {
       const { rows } = await holder.query(
         'select count(*)::int as n from pg_stat_activity where pg_backend_pid() = any(pg_blocking_pids(pid))',
       );
       return rows[0].n > 0;
     });
-    await holder.query(`update api_key_controls set ip_allow_list = array['203.0.113.0/24'] where api_key_id = $1`, [
-      keyId,
-    ]);
+    await holder.query(concurrent, [keyId]);
     await holder.query('commit');
     await saving;
   }
@@ -86,5 +90,18 @@ describe.skipIf(!onPostgres)('saving a key’s controls', () => {
 
     // The field the edit left out keeps the list the other save committed.
     expect(await keyControls.of(db, keyId)).toMatchObject({ maxDailyCount: 5, ipAllowList: ['203.0.113.0/24'] });
+  });
+
+  it('refuses a save that waited while the key was revoked', async () => {
+    const { userId, keyId } = await keyWithList();
+    const { keyControls, db } = t.services;
+    await expect(
+      saveBehindConcurrentSave(
+        keyId,
+        () => keyControls.set(userId, keyId, { ...NO_CONTROLS, maxDailyCount: 9 }),
+        'update api_keys set revoked_at = now() where id = $1',
+      ),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await keyControls.of(db, keyId)).toMatchObject({ maxDailyCount: null, ipAllowList: ['198.51.100.0/24'] });
   });
 });

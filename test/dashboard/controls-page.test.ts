@@ -153,6 +153,52 @@ describe('dashboard: a controls form that leaves fields out', () => {
     expect((await post({ ipAllowList: '', maxDailyCount: '' })).statusCode).toBe(200);
     expect(await controls()).toEqual({ ...set, maxPayoutKobo: 200_000n, maxDailyCount: null, ipAllowList: [] });
   });
+
+  it('saves only the fields edited on the page: a change made elsewhere since it was drawn is kept', async () => {
+    const { user, cookie } = await signedInUser(t.services);
+    const { apiKey } = await t.services.apiKeys.create({
+      userId: user.id,
+      name: 'two tabs',
+      environment: 'production',
+      permission: 'FULL_ACCESS',
+    });
+    await t.services.keyControls.set(user.id, apiKey.id, { ...NO_CONTROLS, ipAllowList: ['203.0.113.0/24'] });
+    const client = new FormClient(t.app);
+    const [name, value] = cookie.split('=') as [string, string];
+    client.cookies.set(name, value);
+    // The page as drawn: every field with the value it showed, as a browser submits it.
+    const page = await client.get('/dashboard/controls?env=production');
+    expect(page.body).toContain('name="was_ipAllowList" value="203.0.113.0/24"');
+    expect(page.body).toContain('name="was_maxDailyCount" value=""');
+    const shown = {
+      maxPayout: '',
+      maxDaily: '',
+      maxDailyCount: '',
+      maxHourlyCount: '',
+      ipAllowList: '203.0.113.0/24',
+    };
+    const asDrawn = Object.fromEntries(Object.entries(shown).map(([field, text]) => [`was_${field}`, text]));
+    // Meanwhile another save (a second tab, the admin CLI) sets a daily count and narrows the list.
+    await t.services.keyControls.set(user.id, apiKey.id, {
+      ...NO_CONTROLS,
+      maxDailyCount: 5,
+      ipAllowList: ['203.0.113.8/29'],
+    });
+    // This page edits the per-payout limit only; the textarea comes back with CRLF line breaks.
+    const saved = await client.post(`/dashboard/controls/${apiKey.id}?env=production`, {
+      ...shown,
+      ...asDrawn,
+      maxPayout: '2000',
+      ipAllowList: '203.0.113.0/24\r\n',
+    });
+    expect(saved.statusCode).toBe(200);
+    expect(await t.services.keyControls.of(t.services.db, apiKey.id)).toEqual({
+      ...NO_CONTROLS,
+      maxPayoutKobo: 200_000n,
+      maxDailyCount: 5,
+      ipAllowList: ['203.0.113.8/29'],
+    });
+  });
 });
 
 describe('dashboard: a key whose stored allow-list predates the bounds', () => {

@@ -33,7 +33,8 @@ const ALLOWED: Allowed[] = [
   {
     file: 'test/helpers/child.ts',
     line: 'setTimeout(done, 1_000).unref();',
-    reason: "a cap on waiting for a child's pipes to close after it exited (a grandchild may hold them); the wait is on 'close'",
+    reason:
+      "a cap on waiting for a child's pipes to close after it exited (a grandchild may hold them); the wait is on 'close'",
   },
   {
     file: 'test/observability/log-writer-stuck.fixture.ts',

@@ -91,7 +91,13 @@ export class KeyControlsService {
       // each starts from what the other wrote (an unchanged old list is not written back over a
       // narrowed one unchecked, a field one form left out keeps what the other set) and the audit
       // log records each change.
-      await tx.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.id, keyId)).for('update');
+      const [locked] = await tx
+        .select({ revokedAt: apiKeys.revokedAt })
+        .from(apiKeys)
+        .where(eq(apiKeys.id, keyId))
+        .for('update');
+      // Revoked while this save waited for the lock: as revoked before it.
+      if (!locked || locked.revokedAt) throw notFound('API key');
       const before = await this.of(tx, keyId);
       const controls = change(before);
       for (const field of LIMIT_FIELDS) {
