@@ -170,8 +170,9 @@ export class DescriptorWriter implements LineSink {
     }
   }
 
+  /** A batcher that ends leaves the writer to the others (it is shared): no waiting until exit. */
   end(): void {
-    this.flushAtExit();
+    this.flushSync();
   }
 
   #writeOrRetry(): void {
