@@ -122,6 +122,9 @@ describe('IP allow-list: entries broader than the bound', () => {
       // An IPv4-mapped entry is judged as the IPv4 range it names.
       ['::ffff:0.0.0.0/97', 'IPv4 entries may be /8 or narrower'],
       ['::ffff:10.0.0.0/103', 'IPv4 entries may be /8 or narrower'],
+      // Teredo tunnels any IPv4 host into 2001::/32: only single addresses there.
+      ['2001::/32', 'Teredo entries (2001::/32) tunnel any IPv4 host and may only be single addresses'],
+      ['2001:0:4136:e378::/64', 'Teredo entries (2001::/32) tunnel any IPv4 host and may only be single addresses'],
     ] as const) {
       const refusal = refusalOf(() => parseAllowList(`203.0.113.0/24 ${typed}`));
       expect(refusal, typed).toMatchObject({
@@ -141,11 +144,9 @@ describe('IP allow-list: entries broader than the bound', () => {
     );
     expect(() => checkBreadth(['::ffff:a00:0/104'])).not.toThrow();
     // At the bound, and narrower, entries are kept.
-    expect(parseAllowList('10.0.0.0/8 2001:db8::/32 ::ffff:10.0.0.0/104 2001:db8::/48')).toEqual([
-      '10.0.0.0/8',
-      '2001:db8::/32',
-      '2001:db8::/48',
-    ]);
+    expect(
+      parseAllowList('10.0.0.0/8 2001:db8::/32 ::ffff:10.0.0.0/104 2001:db8::/48 2001:0:4136:e378:8000:63bf:3fff:fdd2'),
+    ).toEqual(['10.0.0.0/8', '2001:db8::/32', '2001:db8::/48', '2001:0:4136:e378:8000:63bf:3fff:fdd2/128']);
     // A list of everyone keeps its own refusal.
     expect(refusalOf(() => parseAllowList('0.0.0.0/0')).message).toMatch(/allow every IPv4 address/);
   });

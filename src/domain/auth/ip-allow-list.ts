@@ -135,8 +135,17 @@ function boundBroken(cidr: string): string | undefined {
     return bits - 96 < WIDEST_IPV4_PREFIX
       ? `IPv4-mapped entries are judged as IPv4 and may be /${WIDEST_IPV4_PREFIX} (::ffff:0:0/${96 + WIDEST_IPV4_PREFIX}) or narrower`
       : undefined;
+  if (from >= TEREDO_START && to <= TEREDO_END)
+    return bits < 128 ? 'Teredo entries (2001::/32) tunnel any IPv4 host and may only be single addresses' : undefined;
   return bits < WIDEST_IPV6_PREFIX ? `IPv6 entries may be /${WIDEST_IPV6_PREFIX} or narrower` : undefined;
 }
+
+/**
+ * Teredo (2001::/32, RFC 4380) gives any IPv4 host behind a NAT an address in this /32: the whole
+ * prefix, or one relay server's /64, admits the IPv4 internet while reading as one network.
+ */
+const TEREDO_START = 0x2001n << 112n;
+const TEREDO_END = TEREDO_START + (1n << 96n) - 1n;
 
 const V4_BITS = 32n;
 const V6_BITS = 128n;
