@@ -1,24 +1,12 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { createServices } from '../../src/services.js';
 import { seedTenant } from '../helpers/app.js';
-import { testDatabase } from '../helpers/database.js';
+import { infoLevelLogging } from '../helpers/log-file.js';
 
 describe('a /graphql request', () => {
   it("names its operation on the request's log line", async () => {
-    const { db } = await testDatabase();
-    const services = createServices(
-      loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'info' }),
-      db,
-      systemClock,
-      () => undefined,
-    );
+    const { services, lines, stream } = await infoLevelLogging();
     const tenant = await seedTenant(services);
-    const lines: string[] = [];
-    const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(chunk.toString()), done()) });
     const app = await buildApp({ services, logger: { stream } });
     const named = await app.inject({
       method: 'POST',

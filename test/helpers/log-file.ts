@@ -1,4 +1,9 @@
+import { Writable } from 'node:stream';
 import pino from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { createServices, type Services } from '../../src/services.js';
+import { testDatabase } from './database.js';
 
 let destination: pino.DestinationStream | undefined;
 
@@ -12,4 +17,21 @@ export function testLogger(): false | Record<string, unknown> {
   if (!file) return false;
   destination ??= pino.destination({ dest: file, append: true, sync: true, mkdir: true });
   return { level: process.env.TEST_LOG_LEVEL ?? 'debug', stream: destination };
+}
+
+/**
+ * What a test that reads log lines needs: services on the worker's database built at
+ * LOG_LEVEL=info (the production default), and a stream collecting every line the app writes.
+ */
+export async function infoLevelLogging(): Promise<{ services: Services; lines: string[]; stream: Writable }> {
+  const { db } = await testDatabase();
+  const services = createServices(
+    loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'info' }),
+    db,
+    systemClock,
+    () => undefined,
+  );
+  const lines: string[] = [];
+  const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(chunk.toString()), done()) });
+  return { services, lines, stream };
 }

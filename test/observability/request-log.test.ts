@@ -1,30 +1,21 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { createServices } from '../../src/services.js';
 import { seedTenant } from '../helpers/app.js';
-import { testDatabase } from '../helpers/database.js';
+import { infoLevelLogging } from '../helpers/log-file.js';
 
 type Line = Record<string, unknown> & { msg: string };
 
 describe("a REST request's log lines", () => {
-  const lines: string[] = [];
+  let lines: string[] = [];
   let app: FastifyInstance;
   let key: string;
   beforeAll(async () => {
-    const { db } = await testDatabase();
-    const services = createServices(
-      loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'info' }),
-      db,
-      systemClock,
-      () => undefined,
-    );
+    const logging = await infoLevelLogging();
+    const services = logging.services;
+    lines = logging.lines;
     key = (await seedTenant(services)).keys.READ_ONLY;
-    const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(chunk.toString()), done()) });
-    app = await buildApp({ services, logger: { stream } });
+    app = await buildApp({ services, logger: { stream: logging.stream } });
     // A route that logs through its request's own logger, as the webhook and error paths do.
     app.get('/test/logs-through-request', async (request) => {
       request.log.warn({ step: 'inside' }, 'route line');

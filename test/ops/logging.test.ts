@@ -6,19 +6,12 @@ import { systemClock } from '../../src/domain/clock.js';
 import { createServices } from '../../src/services.js';
 import { seedTenant } from '../helpers/app.js';
 import { testDatabase } from '../helpers/database.js';
+import { infoLevelLogging } from '../helpers/log-file.js';
 
 describe('logs', () => {
   it('carry the request id and never a key, token or cookie', async () => {
-    const { db } = await testDatabase();
-    const services = createServices(
-      loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'info' }),
-      db,
-      systemClock,
-      () => undefined,
-    );
+    const { services, lines, stream } = await infoLevelLogging();
     const tenant = await seedTenant(services);
-    const lines: string[] = [];
-    const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(chunk.toString()), done()) });
     const app = await buildApp({
       services,
       logger: {

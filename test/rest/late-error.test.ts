@@ -1,14 +1,10 @@
-import { Writable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { systemClock } from '../../src/domain/clock.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
 import { type CompiledRoute, registerRestRoutes } from '../../src/rest/engine.js';
-import { createServices } from '../../src/services.js';
-import { testDatabase } from '../helpers/database.js';
+import { infoLevelLogging } from '../helpers/log-file.js';
 
 const SECRET = 'pgw_sbx_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
 
@@ -32,19 +28,14 @@ const lateRoute = (path: string, run: CompiledRoute['run']): CompiledRoute => ({
 });
 
 describe('a REST route that fails after its reply was sent', () => {
-  const lines: string[] = [];
+  let lines: string[] = [];
   let app: FastifyInstance;
   const replies = new WeakMap<FastifyRequest, FastifyReply>();
   beforeAll(async () => {
-    const { db } = await testDatabase();
-    const services = createServices(
-      loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'info' }),
-      db,
-      systemClock,
-      () => undefined,
-    );
-    const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(chunk.toString()), done()) });
-    app = await buildApp({ services, logger: { stream } });
+    const logging = await infoLevelLogging();
+    const services = logging.services;
+    lines = logging.lines;
+    app = await buildApp({ services, logger: { stream: logging.stream } });
     app.addHook('onRequest', (request, reply, done) => {
       replies.set(request, reply);
       done();
