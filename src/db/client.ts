@@ -17,6 +17,7 @@ import { grantApplicationRole } from './app-role.js';
 import { type PoolClass, RoutedPool } from './pool-routing.js';
 import { fenceTransaction } from './job-fence.js';
 import { multiHostClient, parseHosts } from './multi-host.js';
+import { isLockTimeout } from './sql-state.js';
 
 export type Schema = typeof schema;
 /** What PGlite and node-postgres drizzle instances, and their transactions, have in common. */
@@ -250,15 +251,6 @@ async function migrateUnderLock(client: pg.PoolClient, options: MigrationOptions
     // it goes, rather than back to the pool it came from.
     client.release(failure);
   }
-}
-
-/** lock_not_available, anywhere in the error's causes (Drizzle wraps the driver's error). */
-function isLockTimeout(error: unknown): boolean {
-  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
-    if ((current as { code?: unknown }).code === '55P03') return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
 }
 
 /** The embedded database's files are locked by another process (a running server, say). */

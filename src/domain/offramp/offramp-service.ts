@@ -1,6 +1,6 @@
 import type { Idempotency } from '../idempotency/idempotency.js';
 import type { Database, Executor } from '../../db/client.js';
-import { isUniqueViolation } from '../../db/unique-violation.js';
+import { isUniqueViolation } from '../../db/sql-state.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';

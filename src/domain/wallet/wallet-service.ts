@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js';
 import type { Window } from '../../domain/keyset.js';
-import { isUniqueViolation } from '../../db/unique-violation.js';
+import { isUniqueViolation } from '../../db/sql-state.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
