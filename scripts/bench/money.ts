@@ -434,7 +434,7 @@ await onLoadCore(async () => {
           `max event-loop stall ${halfLoad.loopMax} ms, errors ${halfLoad.errors}`,
       );
     console.log(
-      `stamping lag (event created_at → seq stamped, ${lags.length} events): p50 ${Math.round(percentile(lags, 50))} ms, ` +
+      `stamping lag (event written → seq stamped, ${lags.length} events): p50 ${Math.round(percentile(lags, 50))} ms, ` +
         `p99 ${Math.round(percentile(lags, 99))} ms, max ${Math.round(maximum(lags))} ms`,
     );
     if (foreignAges.length > 0)

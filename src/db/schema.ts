@@ -115,6 +115,13 @@ export const events = pgTable(
     environment: environmentEnum('environment').notNull(),
     data: jsonb('data').notNull(),
     createdAt: createdAt(),
+    /**
+     * When the row was written (the database's clock, inside the committing statement), for the
+     * relay's commit → `seq` lag. `created_at` is the operation's clock reading, taken before its
+     * transaction began, so a lag counted from it holds the request's own time in the database too.
+     * Null on rows written before the column existed.
+     */
+    writtenAt: timestamp('written_at', { withTimezone: true }).default(sql`clock_timestamp()`),
   },
   (t) => [
     uniqueIndex('events_seq_key').on(t.seq),

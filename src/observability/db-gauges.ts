@@ -116,7 +116,7 @@ async function readDeliveries(db: Database): Promise<void> {
 async function readStamping(db: Database, driver: GaugeSources['driver'], now: Date): Promise<void> {
   const [row] = await queryRows<{ n: unknown; oldest: string | Date | null }>(
     db,
-    sql`/* metricsUnstamped */ select count(*) as n, min(created_at) as oldest from events where seq is null`,
+    sql`/* metricsUnstamped */ select count(*) as n, min(coalesce(written_at, created_at)) as oldest from events where seq is null`,
   );
   metrics.eventsUnstamped.set(toSafeNumber(row?.n ?? 0));
   metrics.eventsStampingLag.set(row?.oldest ? Math.max(0, (now.getTime() - new Date(row.oldest).getTime()) / 1000) : 0);

@@ -139,7 +139,7 @@ async function databaseChecks(db: Database, now: Date): Promise<Check[]> {
   });
   const [events] = await queryRows<{ n: unknown; oldest: string | Date | null }>(
     db,
-    sql`select count(*) as n, min(created_at) as oldest from events where seq is null`,
+    sql`select count(*) as n, min(coalesce(written_at, created_at)) as oldest from events where seq is null`,
   );
   const lagSeconds = events?.oldest ? (now.getTime() - new Date(events.oldest).getTime()) / 1000 : 0;
   checks.push({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { eventStore, recordEvent, recordEvents } from '../../src/domain/events/outbox.js';
-import { latestEventSeq, stampCommittedEvents, startRelay } from '../../src/domain/events/relay.js';
+import { latestEventSeq, onStamped, stampCommittedEvents, startRelay } from '../../src/domain/events/relay.js';
 import { waitUntil } from '../helpers/wait.js';
 import { stampEvents } from '../helpers/events.js';
 import { testDatabase } from '../helpers/database.js';
@@ -44,6 +44,23 @@ describe('the events outbox', () => {
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(new Set(seqs).size).toBe(5);
     expect(listed[0]).toMatchObject({ type: 'transaction.created', data: { i: 0 }, created: expect.any(Number) });
+  });
+
+  it("counts stamping lag from when the event was written, not from the operation's clock reading", async () => {
+    // An operation whose clock read an hour ago (a sandbox test clock, or a request that waited
+    // long before its commit): its lag is the relay's own, not the hour.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const lags: number[] = [];
+    const unsubscribe = onStamped((batch) => lags.push(...batch));
+    try {
+      const { id } = await recordEvent(db, { type: 'lag.test', ...owner(), data: {} }, hourAgo);
+      await stampEvents(db, [id]);
+    } finally {
+      unsubscribe();
+    }
+    expect(lags.length).toBeGreaterThanOrEqual(1);
+    expect(Math.max(...lags)).toBeLessThan(60_000);
+    expect(Math.min(...lags)).toBeGreaterThanOrEqual(0);
   });
 
   it("one transaction's events are stamped in the order it wrote them, though they share one clock reading", async () => {

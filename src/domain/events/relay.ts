@@ -37,7 +37,7 @@ const stampStatement = (batchSize: number) => `
   returning e.id, e.seq, e.user_id, e.environment, e.data, e.created_at,
     e.type, e.data->>'type' as kind, e.data->>'status' as status,
     e.data->>'currency' as currency, e.data->>'amount' as amount,
-    extract(epoch from clock_timestamp() - e.created_at) * 1000 as lag_ms`;
+    extract(epoch from clock_timestamp() - coalesce(e.written_at, e.created_at)) * 1000 as lag_ms`;
 
 /**
  * One relay round as one round trip: a multi-statement simple query is one message to the server,
@@ -217,8 +217,9 @@ const stampListeners = new Set<(lagsMs: number[]) => void>();
 
 /**
  * Hears, for every batch this process stamps, each event's lag in milliseconds from its
- * `created_at` (the operation's clock reading, just before its commit) to its stamp: an upper bound
- * of commit → `seq` lag, which readers wait out. For benchmarks and metrics; returns the unsubscribe.
+ * `written_at` (the database's clock in the statement that wrote it, the last before its commit
+ * on the money paths) to its stamp: an upper bound of commit → `seq` lag, which readers wait out.
+ * For benchmarks and metrics; returns the unsubscribe.
  */
 export function onStamped(listener: (lagsMs: number[]) => void): () => void {
   stampListeners.add(listener);
