@@ -16,8 +16,8 @@ import { registerWebSocket } from './graphql/websocket.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { registerProviderWebhooks } from './http/provider-webhooks.js';
 import { registerHealthRoutes } from './http/health.js';
-import { enterHttpRequest } from './db/pool-routing.js';
 import { requestIdOf } from './http/request-id.js';
+import { userAgentOf } from './domain/audit/request-context.js';
 import { clientIpResolver, trustProxyOf } from './http/client-ip.js';
 import { assertCleanRequest } from './http/text-hygiene.js';
 import { compileRoutes, registerRestRoutes } from './rest/engine.js';
@@ -99,13 +99,6 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     if (app.listenerClosed) reply.header('connection', 'close');
     done(null, payload);
   });
-  // Audit records say where a change came from: the request's address and user agent.
-  app.addHook('onRequest', (request, _reply, done) => {
-    const agent = request.headers['user-agent'];
-    // Reads take the read pool's connections, writes the request pool's (see pool-routing.ts).
-    enterHttpRequest(request.method, { ip: request.ip, userAgent: typeof agent === 'string' ? agent : null });
-    done();
-  });
   app.addHook('onClose', async () => {
     services.health.close();
     services.eventFeed.stop();
@@ -134,10 +127,11 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
       credential: credentialFrom(request.headers),
       requestId: request.id,
       clientIp: request.ip,
+      userAgent: userAgentOf(request.headers),
       routerSecret: routerSecretFrom(request.headers),
       idempotencyKey: idempotencyKeyFrom(request.headers),
     });
-  // A `then`, not an async function: two promises fewer per request while an async-local store is in use.
+  // A `then`, not an async function: two promises fewer per request.
   const contextFor = (request: FastifyRequest) =>
     unlinkedContextFor(request).then((context) => linkContext(context, request));
 

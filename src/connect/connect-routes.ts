@@ -1,6 +1,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { publicUrlOf } from '../config.js';
+import { originOf } from '../domain/audit/request-context.js';
 import type { AuthorizeParameters } from '../domain/connect/authorization-server.js';
 import { OAuthError, oauthErrorBody } from '../domain/connect/oauth-error.js';
 import { SCOPE_NAMES } from '../domain/connect/scopes.js';
@@ -187,7 +188,11 @@ export function registerAuthorizeEndpoints(app: FastifyInstance): void {
           state,
           iss: issuer,
         });
-      const code = await authorizationServer.issueCode(check.request, request.account.user.id);
+      const code = await authorizationServer.issueCode(
+        check.request,
+        request.account.user.id,
+        originOf(request, { kind: 'session', id: request.account.session.id }),
+      );
       return redirectWith(reply, redirectUri, { code, state, iss: issuer });
     } catch (error) {
       if ((error as FastifyError).code?.startsWith('FST_CSRF')) throw error;

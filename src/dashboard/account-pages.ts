@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { originOf } from '../domain/audit/request-context.js';
 import { DomainError } from '../domain/errors.js';
 import type { LimitRule } from '../domain/limits/rate-limiter.js';
 import { csrfField, field, type Form, formFields, html, notice, type SafeHtml } from '../web/html.js';
@@ -193,7 +194,7 @@ ${field('New password', 'password', { type: 'password', autocomplete: 'new-passw
   app.post<{ Body: Form }>('/reset-password', { preHandler: app.csrfProtection }, async (request, reply) => {
     const form = formFields(request.body);
     try {
-      await accounts.resetPassword(form.token ?? '', form.password ?? '');
+      await accounts.resetPassword(form.token ?? '', form.password ?? '', originOf(request));
     } catch (error) {
       if (error instanceof DomainError && error.status < 500)
         return resetForm(request, reply, form.token ?? '', error.message, error.status);

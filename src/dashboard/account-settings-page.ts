@@ -82,6 +82,7 @@ ${field(hasPin ? 'New PIN' : 'PIN', 'pin', { type: 'password', autocomplete: 'of
         view.account.user.id,
         formFields(request.body).pin ?? '',
         formFields(request.body).currentPin,
+        view.origin,
       ),
     );
     if (result.value) view.account.user = result.value;

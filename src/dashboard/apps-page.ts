@@ -34,7 +34,7 @@ ${apps.map(
     { preHandler: app.csrfProtection },
     async (request, reply) => {
       const view = viewOf(request, reply);
-      await authorizationServer.disconnectApp(view.account.user.id, request.params.clientPk);
+      await authorizationServer.disconnectApp(view.account.user.id, request.params.clientPk, view.origin);
       return reply.redirect('/dashboard/connected-apps', 303);
     },
   );
@@ -74,16 +74,20 @@ ${field('Name', 'name', { hint: 'Shown to users on the consent page.' })}
     const raw = request.body ?? {};
     const form = formFields(raw);
     const result = await attempt(() =>
-      oauthClients.register(view.account.user.id, {
-        name: form.name ?? '',
-        environment: (form.env === 'production' ? 'production' : 'sandbox') as Environment,
-        clientType: form.clientType === 'public' ? 'public' : 'confidential',
-        redirectUris: (form.redirectUris ?? '')
-          .split(/\r?\n/)
-          .map((u) => u.trim())
-          .filter(Boolean),
-        allowedScopes: formValues(raw.scopes),
-      }),
+      oauthClients.register(
+        view.account.user.id,
+        {
+          name: form.name ?? '',
+          environment: (form.env === 'production' ? 'production' : 'sandbox') as Environment,
+          clientType: form.clientType === 'public' ? 'public' : 'confidential',
+          redirectUris: (form.redirectUris ?? '')
+            .split(/\r?\n/)
+            .map((u) => u.trim())
+            .filter(Boolean),
+          allowedScopes: formValues(raw.scopes),
+        },
+        view.origin,
+      ),
     );
     if (!result.value) return developerPage(reply, view, notice(result.error, 'error'), result.status);
     const { client, clientSecret } = result.value;
@@ -102,7 +106,7 @@ ${clientSecret ? html`<p>client_secret (shown once; keep it on your server):</p>
     { preHandler: app.csrfProtection },
     async (request, reply) => {
       const view = viewOf(request, reply);
-      await oauthClients.revoke(view.account.user.id, request.params.id);
+      await oauthClients.revoke(view.account.user.id, request.params.id, view.origin);
       return reply.redirect('/dashboard/apps', 303);
     },
   );

@@ -19,12 +19,15 @@ export function registerKeysPage(app: FastifyInstance): void {
     const result = await attempt(async () => {
       const permission = parsePermissionLevel(form.permission ?? '');
       if (!permission) throw badInput('permission', 'Choose a permission.');
-      return apiKeys.create({
-        userId: view.account.user.id,
-        name: form.name ?? '',
-        environment: environmentOf(request),
-        permission,
-      });
+      return apiKeys.create(
+        {
+          userId: view.account.user.id,
+          name: form.name ?? '',
+          environment: environmentOf(request),
+          permission,
+        },
+        view.principal,
+      );
     });
     const created = result.value
       ? html`<div class="card"><h2>Your new key</h2><p>Copy it now: it is shown only once.</p><div class="secret" id="new-key">${result.value.key}</div></div>`
@@ -44,7 +47,7 @@ export function registerKeysPage(app: FastifyInstance): void {
     { preHandler: app.csrfProtection },
     async (request, reply) => {
       const view = viewOf(request, reply);
-      await apiKeys.revoke(view.account.user.id, request.params.id);
+      await apiKeys.revoke(view.account.user.id, request.params.id, undefined, view.principal);
       return reply.redirect(`/dashboard/keys?env=${view.environment}`, 303);
     },
   );

@@ -1,5 +1,5 @@
-import { identifyActor } from '../domain/audit/request-context.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type AuditOrigin, originOf } from '../domain/audit/request-context.js';
 import { ABILITIES, type Environment } from '../domain/auth/permissions.js';
 import type { Principal } from '../domain/auth/principal.js';
 import { DomainError } from '../domain/errors.js';
@@ -13,6 +13,8 @@ export interface DashboardView {
   environment: Environment;
   /** The signed-in person acts for themselves with every ability, in the chosen environment. */
   principal: Principal;
+  /** Where the request came from, acting as the session: for audited calls that take no principal. */
+  origin: AuditOrigin;
   csrf: string;
 }
 
@@ -25,7 +27,7 @@ export function viewOf(request: FastifyRequest, reply: FastifyReply): DashboardV
   const account = request.account;
   if (!account) throw new DomainError('UNAUTHENTICATED', 'Sign in first.');
   const environment = environmentOf(request);
-  identifyActor({ kind: 'session', id: account.session.id });
+  const origin = originOf(request, { kind: 'session', id: account.session.id });
   return {
     account,
     environment,
@@ -35,7 +37,9 @@ export function viewOf(request: FastifyRequest, reply: FastifyReply): DashboardV
       userId: account.user.id,
       environment,
       abilities: new Set(ABILITIES),
+      origin,
     },
+    origin,
     csrf: csrfTokenFor(request, reply),
   };
 }

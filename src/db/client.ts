@@ -14,7 +14,7 @@ import lockfile from 'proper-lockfile';
 import { TracedPgClient, TracedPgPool, tracePglite } from '../observability/db-tracing.js';
 import * as schema from './schema.js';
 import { grantApplicationRole } from './app-role.js';
-import { type PoolClass, RoutedPool } from './pool-routing.js';
+import { type PoolClass, RoutedPool, registerReads } from './pool-routing.js';
 import { fenceTransaction } from './job-fence.js';
 import { multiHostClient, parseHosts } from './multi-host.js';
 import { isLockTimeout } from './sql-state.js';
@@ -132,11 +132,12 @@ async function openPostgres(
     return pool;
   };
   const request = newPool(sizes.request);
-  const pool = new RoutedPool({
+  const pools = {
     request,
     read: sizes.read > 0 ? newPool(sizes.read) : request,
     jobs: sizes.jobs > 0 ? newPool(sizes.jobs) : request,
-  });
+  };
+  const pool = new RoutedPool(pools);
   if (migrate && migrationUrl) {
     const appRole = (await request.query('select current_user as name')) as unknown as pg.QueryResult<{
       name: string;
@@ -144,6 +145,8 @@ async function openPostgres(
     await migrateAsOwner(migrationUrl, appRole.rows[0]!.name);
   } else if (migrate) await migratePostgres(request);
   const db = drizzlePg(pool, { schema }) as unknown as Database;
+  if (pools.read !== request)
+    registerReads(db, drizzlePg(new RoutedPool(pools, 'read'), { schema }) as unknown as Database);
   const safeUrl = new URL(oneHostUrl);
   safeUrl.password = '';
   return {

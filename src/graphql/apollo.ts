@@ -24,7 +24,6 @@ import { countQueryLimits } from './directives/operation-limits.js';
 import { operationRefusal } from './operation-guards.js';
 import { valueMovingRefusal } from './value-moving.js';
 import { registerPages } from '../http/security-headers.js';
-import { routeOperation } from '../db/pool-routing.js';
 import { OperationObservation } from '../observability/graphql-plugin.js';
 
 export interface ApolloOptions {
@@ -180,7 +179,6 @@ class OperationListener implements GraphQLRequestListener<GraphQLContext> {
       operationRefusal(document, request, operation) ?? valueMovingRefusal(contextValue, operation, document);
     if (refused) return Promise.reject(refused);
     if (!operation) return DONE;
-    routeOperation(operation.operation);
     return countQueryLimits(this.schema, contextValue, document, operation, request.variables) ?? DONE;
   }
 

@@ -1,5 +1,4 @@
 import { safeEqual } from '../domain/auth/opaque-token.js';
-import { identifyActor } from '../domain/audit/request-context.js';
 import type { Principal } from '../domain/auth/principal.js';
 import { DomainError } from '../domain/errors.js';
 import type { Services } from '../services.js';
@@ -34,6 +33,8 @@ export interface RequestFacts {
   credential: string | undefined;
   requestId: string;
   clientIp: string;
+  /** The `User-Agent` header (userAgentOf, domain/audit/request-context.ts), for audit records; absent is none. */
+  userAgent: string | null;
   routerSecret?: string | undefined;
   idempotencyKey?: string | undefined;
 }
@@ -114,12 +115,13 @@ function contextAuthenticatedFrom(
 
 function contextOf(
   services: Services,
-  { credential, requestId, clientIp, routerSecret, idempotencyKey }: RequestFacts,
+  { credential, requestId, clientIp, userAgent, routerSecret, idempotencyKey }: RequestFacts,
   found: Principal | null,
 ): GraphQLContext {
   const refused = found && !admittedFrom(found, clientIp) ? ipNotAllowed() : undefined;
-  const principal = refused ? null : found;
-  if (principal) identifyActor({ kind: principal.kind, id: principal.credentialId });
+  // The request's own copy, carrying its audit origin: the authenticated principal may be cached
+  // and shared by other requests, so it is never changed.
+  const principal = found && !refused ? { ...found, origin: { ip: clientIp, userAgent } } : null;
   return new RequestContext(
     principal,
     credential !== undefined && found === null,

@@ -5,6 +5,7 @@ import type { GraphQLSchema } from 'graphql';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import type { Config } from '../config.js';
+import { userAgentOf } from '../domain/audit/request-context.js';
 import { credentialFrom, type GraphQLContext, type RequestFacts, routerSecretFrom } from './context.js';
 import { createFormatError } from './format-error.js';
 import { parseOptionsOf, webSocketValidationRules } from './hardening.js';
@@ -147,6 +148,7 @@ export function registerWebSocket(
           credential: ctx.extra.credential,
           requestId: ctx.extra.requestId ?? randomUUID(),
           clientIp: ctx.extra.clientIp ?? clientIpOf(ctx.extra.request),
+          userAgent: userAgentOf(ctx.extra.request.headers),
           routerSecret: routerSecretFrom(ctx.extra.request.headers),
         }),
     },

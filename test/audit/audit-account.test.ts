@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/domain/auth/principal.js';
-import { enterRequest, identifyActor } from '../../src/domain/audit/request-context.js';
+import type { AuditOrigin } from '../../src/domain/audit/request-context.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { FormClient } from '../helpers/form-client.js';
 import { Mailbox } from '../helpers/mailbox.js';
@@ -48,8 +48,11 @@ describe('the audit trail: account security, Connect apps and grants', () => {
     const [app] = await t.services.oauthClients.list(user.id);
 
     // Consent through the authorization server, as /connect/authorize does after the user approves.
-    enterRequest({ ip: '10.1.1.1', userAgent: 'consent-browser' });
-    identifyActor({ kind: 'session', id: 'consent-session' });
+    const consent: AuditOrigin = {
+      ip: '10.1.1.1',
+      userAgent: 'consent-browser',
+      actor: { kind: 'session', id: 'consent-session' },
+    };
     const verifier = randomBytes(32).toString('base64url');
     const check = await t.services.authorizationServer.checkAuthorizeRequest({
       response_type: 'code',
@@ -63,8 +66,9 @@ describe('the audit trail: account security, Connect apps and grants', () => {
     const code = await t.services.authorizationServer.issueCode(
       (check as { ok: true; request: never }).request,
       user.id,
+      consent,
     );
-    await t.services.authorizationServer.disconnectApp(user.id, app!.id);
+    await t.services.authorizationServer.disconnectApp(user.id, app!.id, consent);
 
     await client.get('/dashboard/apps');
     expect((await client.post(`/dashboard/apps/${app!.id}/delete`)).statusCode).toBe(303);

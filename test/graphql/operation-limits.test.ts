@@ -68,6 +68,7 @@ describe('a query of cached records, its limits counted', () => {
       credential: tenant.keys.READ_ONLY,
       requestId: 'r-1',
       clientIp: '127.0.0.1',
+      userAgent: null,
     });
     await services.users.usersByIds([tenant.user.id]); // in the users' cache
     const document = parse('{ me { id email name createdAt } }');

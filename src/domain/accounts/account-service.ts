@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { recordAudit } from '../audit/audit-log.js';
+import type { AuditOrigin } from '../audit/request-context.js';
 import { digestOf, newOpaqueToken } from '../auth/opaque-token.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError } from '../errors.js';
@@ -146,8 +147,11 @@ export class AccountService {
     });
   }
 
-  /** Sets the new password, signs out every session, and counts the email as verified (the link proved it). */
-  async resetPassword(token: string, password: string): Promise<void> {
+  /**
+   * Sets the new password, signs out every session, and counts the email as verified (the link proved it).
+   * `origin`: the request's, for the audit record (an anonymous actor unless it names one).
+   */
+  async resetPassword(token: string, password: string, origin?: AuditOrigin): Promise<void> {
     const checked = checkPassword(password);
     const passwordHash = await hashSecret(checked);
     const now = this.clock.now();
@@ -165,6 +169,7 @@ export class AccountService {
           targetType: 'user',
           targetId: userId,
           changes: { password: { changed: true }, sessions: { to: 'all signed out' } },
+          origin,
         },
         now,
       );
@@ -172,8 +177,16 @@ export class AccountService {
     });
   }
 
-  /** Sets the transaction PIN; changing an existing one needs the current PIN. */
-  async setTransactionPin(userId: string, pin: string, currentPin?: string | null): Promise<User> {
+  /**
+   * Sets the transaction PIN; changing an existing one needs the current PIN. `origin`: the
+   * request's, with its actor (the dashboard session), for the audit record.
+   */
+  async setTransactionPin(
+    userId: string,
+    pin: string,
+    currentPin?: string | null,
+    origin?: AuditOrigin,
+  ): Promise<User> {
     const checked = checkPin(pin);
     const secrets = await accountStore.findSecretsOf(this.db, userId);
     if (secrets?.transactionPinHash) {
@@ -193,6 +206,7 @@ export class AccountService {
           targetType: 'user',
           targetId: userId,
           changes: { transactionPin: { changed: true } },
+          origin,
         },
         this.clock.now(),
       );

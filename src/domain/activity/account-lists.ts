@@ -1,4 +1,5 @@
 import { and, type Column, count, eq, inArray, type SQL } from 'drizzle-orm';
+import { readsOf } from '../../db/pool-routing.js';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { billRecords } from '../../db/bills-schema.js';
 import type { Database } from '../../db/client.js';
@@ -36,8 +37,8 @@ export class AccountLists {
   ): Promise<Listed<{ source: string; rowId: string }>> {
     if (filter.from && filter.to && filter.from >= filter.to) throw badInput('to', 'to must be after from.');
     return {
-      page: await activityStore.window(this.db, owner, filter, window),
-      countAll: () => activityStore.count(this.db, owner, filter),
+      page: await activityStore.window(readsOf(this.db), owner, filter, window),
+      countAll: () => activityStore.count(readsOf(this.db), owner, filter),
     };
   }
 
@@ -64,7 +65,7 @@ export class AccountLists {
       window,
     );
     // Type and status totals are kept counted by the database (see list-totals.ts).
-    return { ...listed, countAll: () => countedTotal(this.db, 'bill_records', owner, filter) };
+    return { ...listed, countAll: () => countedTotal(readsOf(this.db), 'bill_records', owner, filter) };
   }
 
   offrampOrders(owner: Owner, filter: { status?: OfframpStatus; open?: boolean }, window: Window) {
@@ -106,9 +107,9 @@ export class AccountLists {
   ): Promise<Listed<T['$inferSelect']>> {
     const where = and(eq(table.userId, owner.userId), eq(table.environment, owner.environment), condition);
     return {
-      page: await keysetPage(this.db, table, where, window),
+      page: await keysetPage(readsOf(this.db), table, where, window),
       countAll: async () => {
-        const [total] = await this.db
+        const [total] = await readsOf(this.db)
           .select({ n: count() })
           .from(table as PgTable)
           .where(where);

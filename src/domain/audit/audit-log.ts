@@ -8,7 +8,7 @@ import { badInput } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { auditHash, GENESIS_HASH } from './audit-hash.js';
 import { redactChanges } from './audit-redaction.js';
-import { type AuditActor, currentOrigin } from './request-context.js';
+import type { AuditActor, AuditOrigin } from './request-context.js';
 
 /** Arbitrary, fixed: one writer at a time appends to the chain. */
 const CHAIN_LOCK_KEY = 7_262_020_021;
@@ -25,8 +25,13 @@ export interface AuditEntry {
   targetType: string;
   targetId: string;
   changes: AuditChanges;
-  /** Who, when the caller knows better than the request (e.g. an API key's principal). */
+  /** Who acts: its kind and id name the actor, its origin (if any) says where the request came from. */
   principal?: Principal;
+  /**
+   * Where the request came from, when no principal carries it (flows keyed by a session, anonymous
+   * ones); wins over the principal's. Neither: no request (the admin CLI, a job), the actor `system`.
+   */
+  origin?: AuditOrigin;
 }
 
 const clip = (value: string | null | undefined) => (value ? value.slice(0, MAX_TEXT) : null);
@@ -37,7 +42,7 @@ const clip = (value: string | null | undefined) => (value ? value.slice(0, MAX_T
  * `prev_hash` is always the hash of the one before it in `seq` order.
  */
 export async function recordAudit(tx: Executor, entry: AuditEntry, at: Date): Promise<void> {
-  const origin = currentOrigin();
+  const origin = entry.origin ?? entry.principal?.origin;
   const actor: AuditActor = entry.principal
     ? { kind: entry.principal.kind, id: entry.principal.credentialId }
     : (origin?.actor ?? { kind: origin ? 'anonymous' : 'system', id: null });

@@ -1,5 +1,3 @@
-import { currentScope, enterOrigin } from '../../db/pool-routing.js';
-
 /** Who acts, as an audit record names them. */
 export interface AuditActor {
   /**
@@ -15,25 +13,28 @@ export interface AuditActor {
 export interface AuditOrigin {
   ip: string | null;
   userAgent: string | null;
+  /** Who acts, when no principal says it (a dashboard session's account flows, a consent). */
   actor?: AuditActor;
 }
 
 /*
- * The origin rides in the pool router's async store (pool-routing.ts), one store per request: an
- * HTTP request enters both at once there (enterHttpRequest).
+ * The origin travels explicitly: on the request's principal (Principal.origin, set where the
+ * request's principal is built: the GraphQL context, the dashboard's view) or as an argument of
+ * the audited call (flows without a principal). No async-local state: an AsyncLocalStorage store
+ * costs every promise of every request a hook.
  */
 
-/** Sets the current work's origin (the HTTP server enters it with the request's pool instead). */
-export function enterRequest(origin: AuditOrigin): void {
-  enterOrigin(origin);
+type HeaderBag = Record<string, string | string[] | undefined>;
+
+/** A request's `User-Agent` header; absent (or repeated, which no browser sends) is null. */
+export function userAgentOf(headers: HeaderBag): string | null {
+  const agent = headers['user-agent'];
+  return typeof agent === 'string' ? agent : null;
 }
 
-/** Records who the request authenticated as, once known (credential or dashboard session). */
-export function identifyActor(actor: AuditActor): void {
-  const origin = currentScope()?.origin;
-  if (origin) origin.actor = actor;
-}
-
-export function currentOrigin(): AuditOrigin | undefined {
-  return currentScope()?.origin;
+/** The audit origin of an HTTP request (a FastifyRequest fits), acting as `actor` when given. */
+export function originOf(request: { ip: string; headers: HeaderBag }, actor?: AuditActor): AuditOrigin {
+  const origin: AuditOrigin = { ip: request.ip, userAgent: userAgentOf(request.headers) };
+  if (actor) origin.actor = actor;
+  return origin;
 }

@@ -100,8 +100,11 @@ export class ApiKeyService {
     return apiKeyStore.findApiKeysByUser(this.db, userId);
   }
 
-  /** Revokes one of the user's keys. Another user's key id answers like a missing one. */
-  async revoke(userId: string, keyId: string, environment?: Environment): Promise<ApiKeyRecord> {
+  /**
+   * Revokes one of the user's keys. Another user's key id answers like a missing one. `by`: the
+   * credential (or dashboard session) revoking it, for the audit record; none is the system.
+   */
+  async revoke(userId: string, keyId: string, environment?: Environment, by?: Principal): Promise<ApiKeyRecord> {
     const owned = (await this.list(userId)).find(
       (k) => k.id === keyId && (!environment || k.environment === environment),
     );
@@ -111,7 +114,8 @@ export class ApiKeyService {
       : await this.db.transaction(async (tx) => {
           const now = this.clock.now();
           const row = await apiKeyStore.revokeApiKey(tx, keyId, now);
-          if (row) await this.audit(tx, owned, 'api_key.revoked', { revokedAt: { from: null, to: now.toISOString() } });
+          if (row)
+            await this.audit(tx, owned, 'api_key.revoked', { revokedAt: { from: null, to: now.toISOString() } }, by);
           return row;
         });
     this.forget(keyId);

@@ -1,3 +1,4 @@
+import type { AuditOrigin } from '../audit/request-context.js';
 import type { IpAllowList } from './ip-allow-list.js';
 import type { Ability, Environment } from './permissions.js';
 
@@ -16,6 +17,11 @@ export interface Principal {
   abilities: ReadonlySet<Ability>;
   /** An API key's IP allow-list, when it has one: requests from elsewhere are refused. */
   ipAllowList?: IpAllowList;
+  /**
+   * Where the request acting as this principal came from; for audit records. Set on the request's
+   * own copy (an authenticated principal may be cached and shared by many requests: never on it).
+   */
+  origin?: AuditOrigin;
 }
 
 /** True when the principal may act for the given user. Grows with business delegation later. */

@@ -1,4 +1,5 @@
 import type { Database, Executor } from '../../db/client.js';
+import { readsOf } from '../../db/pool-routing.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
@@ -372,7 +373,7 @@ export class BillsService {
       throw badInput('maxAmount', 'maxAmount must not be below minAmount.');
     const { startDate: _s, endDate: _e, ...rest } = filter;
     const query = { ...rest, from: created.from, to: created.to, minAmount, maxAmount };
-    const { rows, total } = await billStore.page(this.db, principal, query, page, limit);
+    const { rows, total } = await billStore.page(readsOf(this.db), principal, query, page, limit);
     return paged('bills', rows, total, page, limit);
   }
 

@@ -1,5 +1,6 @@
 import type { Database, Tx } from '../../db/client.js';
 import { recordAudit } from '../audit/audit-log.js';
+import type { AuditOrigin } from '../audit/request-context.js';
 import { digestOf, hasTokenShape, newOpaqueToken } from '../auth/opaque-token.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
@@ -129,8 +130,11 @@ export class AuthorizationServer {
     };
   }
 
-  /** The user approved: a code for the client, valid 10 minutes, once. */
-  async issueCode(request: AuthorizationRequest, userId: string): Promise<string> {
+  /**
+   * The user approved: a code for the client, valid 10 minutes, once. `origin`: the consent
+   * request's, with its actor (the sign-in session), for the audit record.
+   */
+  async issueCode(request: AuthorizationRequest, userId: string, origin?: AuditOrigin): Promise<string> {
     const code = newOpaqueToken(CODE_PREFIX);
     await this.db.transaction(async (tx) => {
       await oauthStore.insertCode(tx, {
@@ -152,6 +156,7 @@ export class AuthorizationServer {
           targetType: 'connect_app',
           targetId: request.client.id,
           changes: { clientId: { to: request.client.clientId }, scopes: { to: request.scopes } },
+          origin,
         },
         this.clock.now(),
       );
@@ -287,8 +292,8 @@ export class AuthorizationServer {
     return [...apps.values()];
   }
 
-  /** The user withdraws an app's access: its tokens answer 401 from the next call. */
-  async disconnectApp(userId: string, clientPk: string): Promise<void> {
+  /** The user withdraws an app's access: its tokens answer 401 from the next call. `origin` as for issueCode. */
+  async disconnectApp(userId: string, clientPk: string, origin?: AuditOrigin): Promise<void> {
     await this.db.transaction(async (tx) => {
       await oauthStore.revokeGrantsOf(tx, userId, clientPk, this.clock.now());
       await recordAudit(
@@ -300,6 +305,7 @@ export class AuthorizationServer {
           targetType: 'connect_app',
           targetId: clientPk,
           changes: {},
+          origin,
         },
         this.clock.now(),
       );

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { recordAudit } from '../audit/audit-log.js';
+import type { AuditOrigin } from '../audit/request-context.js';
 import { digestOf, newOpaqueToken, safeEqual } from '../auth/opaque-token.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
@@ -31,7 +32,8 @@ export class ClientRegistry {
     private readonly clock: Clock,
   ) {}
 
-  async register(ownerUserId: string, input: RegisterClientInput): Promise<RegisteredClient> {
+  /** `origin`: the request's, with its actor (the dashboard session), for the audit record. */
+  async register(ownerUserId: string, input: RegisterClientInput, origin?: AuditOrigin): Promise<RegisteredClient> {
     const name = input.name.trim();
     if (name === '' || name.length > 100) throw badInput('name', 'name must be 1 to 100 characters.');
     if (input.redirectUris.length === 0 || input.redirectUris.length > 10)
@@ -72,6 +74,7 @@ export class ClientRegistry {
           targetType: 'connect_app',
           targetId: inserted.id,
           changes,
+          origin,
         },
         this.clock.now(),
       );
@@ -84,8 +87,11 @@ export class ClientRegistry {
     return oauthStore.findClientsByOwner(this.db, ownerUserId);
   }
 
-  /** Deletes an app: every token it holds stops working at once. Another owner's app is not found. */
-  async revoke(ownerUserId: string, id: string): Promise<void> {
+  /**
+   * Deletes an app: every token it holds stops working at once. Another owner's app is not found.
+   * `origin` as for register.
+   */
+  async revoke(ownerUserId: string, id: string, origin?: AuditOrigin): Promise<void> {
     await this.db.transaction(async (tx) => {
       const revoked = await oauthStore.revokeClient(tx, ownerUserId, id, this.clock.now());
       if (!revoked) throw notFound('App');
@@ -98,6 +104,7 @@ export class ClientRegistry {
           targetType: 'connect_app',
           targetId: revoked.id,
           changes: { clientId: { from: revoked.clientId }, name: { from: revoked.name } },
+          origin,
         },
         this.clock.now(),
       );

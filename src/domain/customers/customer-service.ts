@@ -1,4 +1,5 @@
 import type { Database, Executor } from '../../db/client.js';
+import { readsOf } from '../../db/pool-routing.js';
 import type { Window } from '../../domain/keyset.js';
 import { type AuditChanges, diffOf, recordAudit } from '../audit/audit-log.js';
 import { isUniqueViolation } from '../../db/sql-state.js';
@@ -62,7 +63,7 @@ export class CustomerService {
   async list(principal: Principal, businessId: string, page = 1, limit = 20, status?: CustomerStatus) {
     await this.ownBusiness(principal, businessId);
     checkPage(page, limit, MAX_PAGE);
-    const { rows, total } = await store.page(this.db, bookOf(principal, businessId), status, page, limit);
+    const { rows, total } = await store.page(readsOf(this.db), bookOf(principal, businessId), status, page, limit);
     return paged('customers', rows, total, page, limit);
   }
 
@@ -71,16 +72,16 @@ export class CustomerService {
    * the caller's (the graph reaches it only through the caller's own businesses).
    */
   async window(principal: Principal, businessId: string, window: Window, status?: CustomerStatus) {
-    return store.window(this.db, bookOf(principal, businessId), window, status);
+    return store.window(readsOf(this.db), bookOf(principal, businessId), window, status);
   }
 
   /** The same window of several businesses' customers, in one query (the graph's nested lists). */
   async windows(principal: Principal, businessIds: readonly string[], window: Window, status?: CustomerStatus) {
-    return store.windows(this.db, businessIds.filter(isUuid), principal.environment, window, status);
+    return store.windows(readsOf(this.db), businessIds.filter(isUuid), principal.environment, window, status);
   }
 
   countOf(principal: Principal, businessId: string, status?: CustomerStatus): Promise<number> {
-    return store.count(this.db, bookOf(principal, businessId), status);
+    return store.count(readsOf(this.db), bookOf(principal, businessId), status);
   }
 
   /** Customers among `ids` of the caller's businesses in its environment, for per-request loaders. */

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import { readsOf } from '../../db/pool-routing.js';
 import type { Principal } from '../auth/principal.js';
 import { badInput, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -23,7 +24,7 @@ export class EventService {
       throw badInput('first', `first must be between 1 and ${MAX_EVENTS_PAGE}.`);
     }
     // One extra row tells whether another page exists without a count query.
-    const rows = await eventStore.listEventsAfter(this.db, principal, after, first + 1, types);
+    const rows = await eventStore.listEventsAfter(readsOf(this.db), principal, after, first + 1, types);
     const events = rows.slice(0, first);
     return { events, endSeq: events.at(-1)?.seq ?? after, hasMore: rows.length > first };
   }

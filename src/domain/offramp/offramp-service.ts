@@ -1,4 +1,5 @@
 import type { Idempotency } from '../idempotency/idempotency.js';
+import { readsOf } from '../../db/pool-routing.js';
 import type { Database, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/sql-state.js';
 import type { Environment } from '../auth/permissions.js';
@@ -258,7 +259,7 @@ export class OfframpService {
   async history(principal: Principal, filter: OfframpOrderFilter, page = 1, limit = 20) {
     checkPage(page, limit, MAX_PAGE_SIZE);
     if (filter.from && filter.to && filter.from >= filter.to) throw badInput('to', 'to must be after from.');
-    const { rows, total } = await offrampStore.page(this.db, principal, filter, page, limit);
+    const { rows, total } = await offrampStore.page(readsOf(this.db), principal, filter, page, limit);
     return paged('orders', rows.map(toOfframpOrder), total, page, limit);
   }
 

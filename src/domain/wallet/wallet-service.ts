@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import { readsOf } from '../../db/pool-routing.js';
 import type { Window } from '../../domain/keyset.js';
 import { isUniqueViolation } from '../../db/sql-state.js';
 import type { Principal } from '../auth/principal.js';
@@ -80,13 +81,13 @@ export class WalletService {
   async ledgerEntries(principal: Principal, limit: number, before?: Date) {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSACTIONS_PAGE)
       throw badInput('limit', `limit must be 1 to ${MAX_TRANSACTIONS_PAGE}.`);
-    return ledger.walletEntries(this.db, principal.environment, principal.userId, limit, before);
+    return ledger.walletEntries(readsOf(this.db), principal.environment, principal.userId, limit, before);
   }
 
   async transactions(principal: Principal, filter: TransactionFilter, page = 1, limit = 20) {
     checkPage(page, limit, MAX_TRANSACTIONS_PAGE);
     checkTransactionFilter(filter);
-    const { rows, total } = await transactionStore.page(this.db, principal, filter, page, limit);
+    const { rows, total } = await transactionStore.page(readsOf(this.db), principal, filter, page, limit);
     return paged('transactions', rows, total, page, limit);
   }
 
@@ -94,8 +95,8 @@ export class WalletService {
   async transactionWindow(principal: Principal, filter: TransactionFilter, window: Window) {
     checkTransactionFilter(filter);
     return {
-      page: await transactionStore.window(this.db, principal, filter, window),
-      countAll: () => transactionStore.count(this.db, principal, filter),
+      page: await transactionStore.window(readsOf(this.db), principal, filter, window),
+      countAll: () => transactionStore.count(readsOf(this.db), principal, filter),
     };
   }
 

@@ -7,6 +7,6 @@ export const apiKeyResolvers: Resolvers = {
   Mutation: {
     createApiKey: (_root, { input }, { principal, services }) => services.apiKeys.createFor(principal!, input),
     revokeApiKey: (_root, { id }, { principal, services }) =>
-      services.apiKeys.revoke(principal!.userId, id, principal!.environment),
+      services.apiKeys.revoke(principal!.userId, id, principal!.environment, principal!),
   },
 };
