@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { startRelay } from './domain/events/relay.js';
 import type { Config } from './config.js';
-import { runOnPool } from './db/pool-routing.js';
+import { onDatabase } from './db/database-binding.js';
+import { jobsOf } from './db/pool-routing.js';
 import { databaseFaultOf, describeDatabaseError } from './db/faults.js';
 import { type JobHandler, JobRunner, type JobRunnerOptions } from './domain/jobs/job-runner.js';
 import { retentionJobHandlers, scheduleRetention } from './domain/retention/retention-jobs.js';
@@ -81,16 +82,10 @@ export function startWorkers(
   handlers: JobHandler[] = [],
   relayEveryMs = 100,
 ): Workers {
-  // Everything started here (timers included) takes the jobs pool's connections, never a request's.
-  return runOnPool('jobs', () => startWorkersOnJobPool(services, log, handlers, relayEveryMs));
-}
-
-function startWorkersOnJobPool(
-  services: Services,
-  log: FastifyBaseLogger,
-  handlers: JobHandler[],
-  relayEveryMs: number,
-): Workers {
+  // Everything here takes the jobs pool's connections, never a request's: schedules and the watch
+  // through the jobs handle, the runner and its handlers through their claims' handles, the relay
+  // on a connection of its own.
+  const jobsDb = jobsOf(services.db);
   const { health } = services;
   /**
    * An outage (unreachable, read-only) is logged once by `health`. A statement or lock timeout is
@@ -105,6 +100,7 @@ function startWorkersOnJobPool(
   const waitAfterError = (error: unknown) =>
     health.reportDatabaseError(error) ? health.databaseBack(1_000) : Promise.resolve();
   let stopped = false;
+  // The relay has a connection of its own (relay.ts); its in-process readers are keyed by the application's handle.
   const relay = startRelay(services.db, {
     idleMs: relayEveryMs,
     onStamped: () => services.doorbell.ring(),
@@ -123,22 +119,23 @@ function startWorkersOnJobPool(
   // A webhook delivery commits with its event, so a stamped event means deliveries to claim now
   // rather than at the webhooks lane's next poll (the doorbell rings on every instance with Redis).
   const stopPoking = services.doorbell.onRing(() => jobs.poke('webhooks'));
-  scheduleLedgerCheck(services.db, services.clock.now()).catch((error) =>
+  scheduleLedgerCheck(jobsDb, services.clock.now()).catch((error) =>
     report(error, 'scheduling the ledger check failed'),
   );
-  scheduleReconciliation(services.db, services.clock.now()).catch((error) =>
+  scheduleReconciliation(jobsDb, services.clock.now()).catch((error) =>
     report(error, 'scheduling reconciliation failed'),
   );
-  scheduleRetention(services.db, services.clock.now()).catch((error) =>
+  scheduleRetention(jobsDb, services.clock.now()).catch((error) =>
     report(error, 'could not schedule the retention job'),
   );
 
   // Production Solana wallets are polled for arrivals (only when an RPC URL is configured).
   let watchTimer: NodeJS.Timeout | undefined;
   let watchRun: Promise<unknown> = Promise.resolve();
+  const incoming = onDatabase(services.solanaIncoming, services.db, () => jobsDb);
   const watch = () => {
-    if (stopped || !services.solanaIncoming.active) return;
-    watchRun = services.solanaIncoming
+    if (stopped || !incoming.active) return;
+    watchRun = incoming
       .poll()
       .catch((error) => report(error, 'Solana incoming watch failed'))
       .finally(() => {

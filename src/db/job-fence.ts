@@ -1,27 +1,17 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /** The claim a job handler runs under: the job's id and this claim's lease token. */
 export interface LeaseClaim {
   id: string;
   leaseToken: string;
 }
 
-const storage = new AsyncLocalStorage<LeaseClaim>();
-
 /**
- * Runs a job's handler so that every transaction it opens (in any service it calls) begins with
- * the lease fence: the job's row is locked and its lease token checked before the transaction's
- * first statement. A worker whose lease was taken over (a pause past the lease, a partition)
- * therefore cannot commit a money effect the new holder also commits.
+ * Every transaction a job's handler opens, in any service it calls, begins with the lease fence:
+ * the job's row is locked and its lease token checked before the transaction's first statement.
+ * A worker whose lease was taken over (a pause past the lease, a partition) therefore cannot
+ * commit a money effect the new holder also commits. The runner gives the handler a database
+ * handle of its own claim (`fencedOf` in pool-routing.ts, bound by database-binding.ts), whose
+ * transactions run `fenceTransaction` right after BEGIN, on PostgreSQL and PGlite alike.
  */
-export function runFenced<T>(claim: LeaseClaim, work: () => Promise<T>): Promise<T> {
-  return storage.run(claim, work);
-}
-
-/** The claim of the job being run, if the current work is a job's handler. */
-export function currentClaim(): LeaseClaim | undefined {
-  return storage.getStore();
-}
 
 /** The fence's statement (locks the job's row until the transaction ends); no row means the lease is lost. */
 export const LEASE_FENCE_SQL =
@@ -36,10 +26,8 @@ export class LeaseLostError extends Error {
 
 type Query = (text: string, values?: unknown[]) => Promise<{ rows: unknown[] }>;
 
-/** Checks the current job's lease inside a transaction just begun (no-op outside a job's handler). */
-export async function fenceTransaction(query: Query): Promise<void> {
-  const claim = currentClaim();
-  if (!claim) return;
+/** Checks the claim's lease inside a transaction just begun. */
+export async function fenceTransaction(query: Query, claim: LeaseClaim): Promise<void> {
   const { rows } = await query(LEASE_FENCE_SQL, [claim.id, claim.leaseToken]);
   if (rows.length === 0) throw new LeaseLostError(claim.id);
 }

@@ -1,43 +1,71 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import { currentClaim, fenceTransaction } from './job-fence.js';
+import { fenceTransaction, type LeaseClaim } from './job-fence.js';
 
 /**
  * Which pool a piece of work takes its connections from:
  * - `request`: everything a request does (every mutation, so every money movement, its lookups
  *   and authentication), and anything not marked otherwise;
  * - `read`: list pages and searches, the reads that can be slow (see `readsOf`);
- * - `jobs`: background work (job runner, event relay, watchers).
+ * - `jobs`: background work (job runner, event relay, watchers; see `jobsOf`, `fencedOf`).
  * With separate pools a flood of slow lists or a backlog of jobs holds only its own connections,
  * so a transfer never waits for a connection behind them.
  *
- * A request's work is routed by which database handle the code uses, not by an async-local store:
- * such a store makes Node 20 run a hook on every promise a request creates (measured: 5 µs of a
- * 29 µs REST request and 12 µs of a 96 µs GraphQL one, docs/benchmarks.md).
+ * Work is routed by which database handle its code uses, not by an async-local store: any enabled
+ * store makes Node 20 run a hook on every promise the process creates (measured: 5 µs of a 29 µs
+ * REST request and 12 µs of a 96 µs GraphQL one, docs/benchmarks.md). A request's code uses the
+ * application's handle and, for lists, `readsOf` it; a job's code is the same code bound to its
+ * job's handle (database-binding.ts).
  */
 export type PoolClass = 'request' | 'read' | 'jobs';
 
-/** Background work's pool, carried through its async calls (workers.ts); requests never enter it. */
-const background = new AsyncLocalStorage<PoolClass>();
-
-/** Runs `work` (and everything it starts, timers included) on the given pool. */
-export function runOnPool<T>(pool: PoolClass, work: () => T): T {
-  return background.run(pool, work);
+/** The other handles of one database, registered when it is opened (client.ts). */
+export interface DatabaseHandles<T> {
+  /** On the read pool (lists and searches). */
+  reads: T;
+  /** On the jobs pool (the runner's own statements, the relay, watchers). */
+  jobs: T;
+  /** On the jobs pool, every transaction fenced by the claim's lease (job-fence.ts). */
+  fenced(claim: LeaseClaim): T;
 }
 
-const readHandles = new WeakMap<object, object>();
+const handles = new WeakMap<object, DatabaseHandles<object>>();
+/** Each other handle → the application handle of its database. */
+const owners = new WeakMap<object, object>();
 
-/** Registers `reads` as the handle on the read pool of the database `db` (client.ts, once per database). */
-export function registerReads<T extends object>(db: T, reads: T): void {
-  readHandles.set(db, reads);
+export function registerHandles<T extends object>(db: T, others: DatabaseHandles<T>): void {
+  handles.set(db, others);
+  owners.set(others.reads, db);
+  owners.set(others.jobs, db);
+}
+
+/**
+ * The application handle of the database a handle reads and writes: for what is cached per
+ * database (account ids), whichever handle asks.
+ */
+export function databaseOf<T extends object>(handle: T): T {
+  return (owners.get(handle) as T | undefined) ?? handle;
 }
 
 /**
  * The handle a list page or search reads through: the read pool's, so slow lists queue only
- * behind each other. The database itself where it has no read pool (PGlite, one pool for all).
+ * behind each other. The database itself where it has no other handles (a job's handle, tests).
  */
 export function readsOf<T extends object>(db: T): T {
-  return (readHandles.get(db) as T | undefined) ?? db;
+  return (handles.get(db)?.reads as T | undefined) ?? db;
+}
+
+/** The handle background work uses: the jobs pool's. */
+export function jobsOf<T extends object>(db: T): T {
+  return (handles.get(db)?.jobs as T | undefined) ?? db;
+}
+
+/** A job handler's handle: the jobs pool's, every transaction beginning with the claim's fence. */
+export function fencedOf<T extends object>(db: T, claim: LeaseClaim): T {
+  const registered = handles.get(db);
+  if (!registered) throw new Error('fencedOf: the database was not opened by openDatabase');
+  const fenced = registered.fenced(claim) as T;
+  owners.set(fenced, db);
+  return fenced;
 }
 
 /**
@@ -46,27 +74,23 @@ export function readsOf<T extends object>(db: T): T {
  * no connections of its own.
  */
 export class RoutedPool extends pg.Pool {
-  /**
-   * @param route the pool of work outside background work: `request` for the database's main
-   *   handle, `read` for its read handle (see readsOf).
-   */
+  /** @param route the pool this handle's work takes its connections from. */
   constructor(
     private readonly pools: Record<PoolClass, pg.Pool>,
-    private readonly route: 'request' | 'read' = 'request',
+    private readonly route: PoolClass = 'request',
   ) {
     super({ max: 1 });
   }
 
   override connect(...args: unknown[]): never {
-    const target = this.pools[background.getStore() ?? this.route];
+    const target = this.pools[this.route];
     if (args.length > 0) return (target.connect as (...a: unknown[]) => unknown).apply(target, args) as never;
-    // Drizzle takes a client for a transaction only; a job handler's transactions are fenced.
-    const client = target.connect().then(releaseOnFailedBegin);
-    return (currentClaim() ? client.then(fenceOnBegin) : client) as never;
+    // Drizzle takes a client for a transaction only.
+    return target.connect().then((client) => watchBegin(client)) as never;
   }
 
   override query(...args: unknown[]): never {
-    const target = this.pools[background.getStore() ?? this.route];
+    const target = this.pools[this.route];
     return (target.query as (...a: unknown[]) => unknown).apply(target, args) as never;
   }
 
@@ -88,6 +112,32 @@ for (const name of ['totalCount', 'idleCount', 'waitingCount'] as const)
     },
   });
 
+/**
+ * The jobs pool for one claim: each transaction (a client taken for one) begins with the lease
+ * fence. Statements outside a transaction are not fenced: they commit on their own, as before.
+ */
+export class FencedPool extends pg.Pool {
+  constructor(
+    private readonly target: pg.Pool,
+    private readonly claim: LeaseClaim,
+  ) {
+    super({ max: 1 });
+  }
+
+  override connect(...args: unknown[]): never {
+    if (args.length > 0) return (this.target.connect as (...a: unknown[]) => unknown).apply(this.target, args) as never;
+    return this.target.connect().then((client) => watchBegin(client, this.claim)) as never;
+  }
+
+  override query(...args: unknown[]): never {
+    return (this.target.query as (...a: unknown[]) => unknown).apply(this.target, args) as never;
+  }
+
+  override async end(): Promise<void> {
+    // The pool belongs to the database; a job's handle only borrows it.
+  }
+}
+
 const textOf = (args: unknown[]): string | undefined => {
   const first = args[0];
   if (typeof first === 'string') return first;
@@ -98,64 +148,59 @@ const textOf = (args: unknown[]): string | undefined => {
 const BEGIN = /^\s*(begin|start\s+transaction)\b/i;
 
 /**
- * Drizzle sends BEGIN before the try whose `finally` releases the client, so a BEGIN that fails
- * (the connection cut, the server restarting) would keep the client checked out for good: a few
- * such faults and the pool has no connections left. The client's first query is watched: if it is
- * a BEGIN and fails, the client is released with the error, which discards the connection.
+ * Watches a client's first query, which for a transaction is its BEGIN:
+ * - Drizzle sends BEGIN before the try whose `finally` releases the client, so a BEGIN that fails
+ *   (the connection cut, the server restarting) would keep the client checked out for good: a few
+ *   such faults and the pool has no connections left. A failed BEGIN releases the client with the
+ *   error, which discards the connection.
+ * - With a claim, the lease fence runs right after BEGIN (see job-fence.ts). When the lease is lost
+ *   the transaction is rolled back and the client released here, as Drizzle releases a client only
+ *   once its BEGIN succeeded.
+ * The client's own `query` is put back before that first query runs, so a pooled connection never
+ * comes back wrapped (a wrapper left on it would be wrapped again at its next checkout).
  */
-function releaseOnFailedBegin(client: pg.PoolClient): pg.PoolClient {
-  const query = client.query;
-  let first = true;
+function watchBegin(client: pg.PoolClient, claim?: LeaseClaim): pg.PoolClient {
+  const hadOwnQuery = Object.hasOwn(client, 'query');
+  const query = client.query as (...a: unknown[]) => unknown;
+  const release = client.release;
+  const restoreQuery = () => {
+    if (hadOwnQuery) client.query = query as never;
+    else delete (client as { query?: unknown }).query;
+  };
+  const raw = (text: string, values?: unknown[]) => query.call(client, text, values) as Promise<pg.QueryResult>;
+  const releaseWith = (error?: Error) => {
+    client.release = release;
+    client.release(error);
+  };
+  if (claim)
+    client.release = ((...args: unknown[]) => {
+      restoreQuery();
+      client.release = release;
+      return (release as (...a: unknown[]) => unknown).apply(client, args);
+    }) as never;
   client.query = ((...args: unknown[]) => {
-    const result = (query as (...a: unknown[]) => unknown).apply(client, args);
-    if (!first) return result;
-    first = false;
-    client.query = query;
+    restoreQuery();
+    const result = query.apply(client, args);
     const text = textOf(args);
     if (typeof text !== 'string' || !BEGIN.test(text) || typeof (result as Promise<unknown>)?.then !== 'function')
       return result;
-    return Promise.resolve(result).catch((error: unknown) => {
-      client.release(error instanceof Error ? error : new Error(String(error)));
-      throw error;
-    });
-  }) as never;
-  return client;
-}
-
-/**
- * Runs the lease fence right after the client's transaction begins (see job-fence.ts). When the
- * lease is lost the transaction is rolled back and the client released here: Drizzle releases a
- * client only once its BEGIN succeeded.
- */
-function fenceOnBegin(client: pg.PoolClient): pg.PoolClient {
-  const query = client.query;
-  const release = client.release;
-  const restore = () => {
-    client.query = query;
-    client.release = release;
-  };
-  const raw = (text: string, values?: unknown[]) =>
-    (query as (t: string, v?: unknown[]) => Promise<pg.QueryResult>).call(client, text, values);
-  client.query = ((...args: unknown[]) => {
-    const text = textOf(args);
-    const result = (query as (...a: unknown[]) => unknown).apply(client, args);
-    if (typeof text !== 'string' || !BEGIN.test(text)) return result;
-    client.query = query;
-    return (result as Promise<unknown>).then(async (begun) => {
-      try {
-        await fenceTransaction(raw);
-      } catch (error) {
-        await raw('rollback').catch(() => undefined);
-        restore();
-        client.release();
+    return (result as Promise<unknown>).then(
+      async (begun) => {
+        if (!claim) return begun;
+        try {
+          await fenceTransaction(raw, claim);
+        } catch (error) {
+          await raw('rollback').catch(() => undefined);
+          releaseWith();
+          throw error;
+        }
+        return begun;
+      },
+      (error: unknown) => {
+        releaseWith(error instanceof Error ? error : new Error(String(error)));
         throw error;
-      }
-      return begun;
-    });
-  }) as never;
-  client.release = ((...args: unknown[]) => {
-    restore();
-    return (release as (...a: unknown[]) => unknown).apply(client, args);
+      },
+    );
   }) as never;
   return client;
 }

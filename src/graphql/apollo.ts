@@ -93,7 +93,6 @@ export async function registerApollo(
  * - observation: metrics, the operation's name on the log line, a span when tracing is on;
  * - before anything executes: refused text and subscriptions over HTTP (operation-guards.ts),
  *   then two value-moving fields under one Idempotency-Key (value-moving.ts);
- * - a POST query reads through the read pool; a mutation keeps the request pool;
  * - a query's root fields are counted against the rate limits at once (operation-limits.ts);
  * - graphql-armor's own hooks (field-suggestion masking) run only when there are errors to mask.
  */

@@ -13,7 +13,8 @@ import { balanceOf } from '../helpers/wallet.js';
 /**
  * A money job (a sandbox deposit arriving: it credits the wallet) whose lease another worker took
  * over while it ran, e.g. after a pause past the lease. Its handler opens its transaction in the
- * deposit service, with no fence of its own: the runner fences every transaction of a handler.
+ * deposit service, with no fence of its own: the runner fences every transaction of a handler
+ * (it binds the handler's services to its claim's handle).
  */
 describe('a money job that lost its lease', () => {
   const clock = new ManualClock(new Date());
@@ -33,22 +34,19 @@ describe('a money job that lost its lease', () => {
     clock.advance(SANDBOX_PAYMENTS.arrivalSeconds * 1000);
     const arrival = new DepositSandboxArrivalHandler(s.t.services.deposits);
     let stolen: Job | undefined;
-    const paused = new JobRunner(
-      s.t.services.db,
-      clock,
-      [
-        {
-          kind: arrival.kind,
-          run: async (job) => {
-            // The pause: meanwhile another worker's claim replaced this one's lease token.
-            await s.t.services.db.execute(sql`update jobs set lease_token = gen_random_uuid() where id = ${job.id}`);
-            stolen = job;
-            return arrival.run(job);
-          },
-        },
-      ],
-      { workerId: 'paused', leaseMs: 30_000 },
-    );
+    const pausing = {
+      kind: arrival.kind,
+      // A handler reaches its services through its own properties: the runner binds them to
+      // the claim's fenced handle (database-binding.ts); a closure would keep the application's.
+      arrival,
+      async run(job: Job) {
+        // The pause: meanwhile another worker's claim replaced this one's lease token.
+        await s.t.services.db.execute(sql`update jobs set lease_token = gen_random_uuid() where id = ${job.id}`);
+        stolen = job;
+        return this.arrival.run(job);
+      },
+    };
+    const paused = new JobRunner(s.t.services.db, clock, [pausing], { workerId: 'paused', leaseMs: 30_000 });
     await paused.runDueJobs();
     expect(stolen).toBeDefined();
     const deposit = async () =>

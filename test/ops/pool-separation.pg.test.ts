@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { enqueueJob, type JobHandler } from '../../src/domain/jobs/job-runner.js';
+import { enqueueJob, type JobHandler, type JobOutcome } from '../../src/domain/jobs/job-runner.js';
 import { createServices } from '../../src/services.js';
 import { startWorkers, type Workers } from '../../src/workers.js';
 import { seedTenant, type TestApp } from '../helpers/app.js';
@@ -40,14 +40,18 @@ async function transferUnderLoad(url: string, shared: boolean): Promise<{ ms: nu
   await app.ready();
   const t: TestApp = { app, services, close: async () => undefined };
   firstJobDoneAt = Number.POSITIVE_INFINITY;
-  holdConnection = {
+  const hold = {
     kind: 'test.hold-connection',
-    async run() {
-      await services.db.execute(sql.raw(`select pg_sleep(${HOLD_MS / 1000})`));
+    // Through its own property, as every handler reaches its services: the runner binds it to the
+    // job's handle on the jobs pool (database-binding.ts).
+    db: services.db,
+    async run(this: { db: typeof services.db }): Promise<JobOutcome> {
+      await this.db.execute(sql.raw(`select pg_sleep(${HOLD_MS / 1000})`));
       firstJobDoneAt = Math.min(firstJobDoneAt, Date.now());
       return { status: 'done' };
     },
   };
+  holdConnection = hold;
   const [payer, payee] = [await seedTenant(services), await seedTenant(services)];
   await fund(t, payer, 1_000);
   const locker = new pg.Client({ connectionString: url });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readsOf } from '../../db/pool-routing.js';
 import { and, asc, desc, eq, gt, gte, lt, sql } from 'drizzle-orm';
 import { auditRecords } from '../../db/books-schema.js';
 import type { Database, Executor } from '../../db/client.js';
@@ -110,14 +111,14 @@ export class AuditLog {
     let beforeSeq: number | undefined;
     if (before) {
       if (!isUuid(before)) throw badInput('before', 'before must be the id of a record from an earlier page.');
-      const [row] = await this.db
+      const [row] = await readsOf(this.db)
         .select({ seq: auditRecords.seq })
         .from(auditRecords)
         .where(and(eq(auditRecords.id, before), eq(auditRecords.userId, principal.userId)));
       if (!row) throw badInput('before', 'before must be the id of a record from an earlier page.');
       beforeSeq = row.seq;
     }
-    const rows = await this.db
+    const rows = await readsOf(this.db)
       .select()
       .from(auditRecords)
       .where(

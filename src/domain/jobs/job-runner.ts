@@ -6,7 +6,9 @@ import { jobs } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import { startJobRun, withTraceContext } from '../../observability/job-observation.js';
 import { claimLaneJobs, extendLeases } from './job-claims.js';
-import { LeaseLostError, runFenced } from '../../db/job-fence.js';
+import { LeaseLostError } from '../../db/job-fence.js';
+import { onDatabase } from '../../db/database-binding.js';
+import { fencedOf, jobsOf } from '../../db/pool-routing.js';
 import { DEFAULT_LANES, type Lane, type LaneLimits, type LaneSettings, laneOf } from './lanes.js';
 
 export interface Job {
@@ -65,8 +67,8 @@ export { LeaseLostError };
  * The fence, by hand: locks the job's row and checks that this claim's lease token is still the
  * row's, so a worker whose lease expired mid-run (a pause, a partition) cannot commit the effect a
  * second time after another worker took the job over. Throws LeaseLostError, which rolls the
- * effect back. The runner already fences every transaction a handler opens (job-fence.ts); this
- * is for a transaction made outside the handler's own async flow.
+ * effect back. The runner already fences every transaction a handler opens through the services
+ * it holds (job-fence.ts); this is for a transaction made through another handle.
  */
 export async function assertLease(tx: Executor, job: Pick<Job, 'id' | 'leaseToken'>): Promise<void> {
   const rows = await queryRows(
@@ -129,12 +131,20 @@ export class JobRunner {
   private heartbeat: NodeJS.Timeout | undefined;
   private stopping = false;
 
+  /** The runner's own statements (claims, leases, outcomes): the jobs pool's. */
+  private readonly db: Database;
+
+  /**
+   * @param appDb the application's database handle, as the handlers' services hold it: each run
+   *   sees it replaced by its claim's fenced handle (see execute).
+   */
   constructor(
-    private readonly db: Database,
+    private readonly appDb: Database,
     private readonly clock: Clock,
     handlers: JobHandler[],
     private readonly options: JobRunnerOptions = {},
   ) {
+    this.db = jobsOf(appDb);
     this.workerId = options.workerId ?? `worker-${randomUUID()}`;
     this.leaseMs = options.leaseMs ?? 60_000;
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(this.leaseMs / 3));
@@ -313,7 +323,7 @@ export class JobRunner {
     let planned = true;
     try {
       outcome = handler
-        ? await observed.within(() => runFenced(job, () => handler.run(job)))
+        ? await observed.within(() => onDatabase(handler, this.appDb, () => fencedOf(this.appDb, job)).run(job))
         : { status: 'failed', error: `No handler for ${job.kind}` };
     } catch (error) {
       if (error instanceof LeaseLostError || job.signal.aborted) {

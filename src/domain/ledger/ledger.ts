@@ -1,4 +1,5 @@
 import { and, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
+import { databaseOf } from '../../db/pool-routing.js';
 import type { Database, Executor } from '../../db/client.js';
 import { ledgerAccounts, ledgerEntries, ledgerHolds, ledgerPostings } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
@@ -108,8 +109,10 @@ export const ledger = {
    * paths (a transfer) resolve both accounts without a round trip after the first time.
    */
   async cachedAccountId(db: Database, ref: AccountRef): Promise<string> {
-    let known = accountIds.get(db);
-    if (!known) accountIds.set(db, (known = new Map()));
+    // Per database, whichever of its handles asks (a job's own handle included).
+    const database = databaseOf(db);
+    let known = accountIds.get(database);
+    if (!known) accountIds.set(database, (known = new Map()));
     const key = keyOf(ref);
     let id = known.get(key);
     if (id === undefined) {

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import { readsOf } from '../../db/pool-routing.js';
 import type { Principal } from '../auth/principal.js';
 import { badInput } from '../errors.js';
 import { type Statement, type WalletBalancesAt, walletBalancesAt, walletStatement } from './statements.js';
@@ -9,11 +10,11 @@ export class WalletStatements {
 
   balances(principal: Principal, at?: Date): Promise<WalletBalancesAt> {
     if (at && Number.isNaN(at.getTime())) throw badInput('at', 'at must be a date-time.');
-    return walletBalancesAt(this.db, principal.environment, principal.userId, at);
+    return walletBalancesAt(readsOf(this.db), principal.environment, principal.userId, at);
   }
 
   statement(principal: Principal, query: { from: Date; to: Date; limit: number; after?: string }): Promise<Statement> {
-    return walletStatement(this.db, principal.environment, principal.userId, query);
+    return walletStatement(readsOf(this.db), principal.environment, principal.userId, query);
   }
 }
 

@@ -1,4 +1,5 @@
 import { getBase58Decoder } from '@solana/kit';
+import { readsOf } from '../../db/pool-routing.js';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction } from '@solana/spl-token';
 import {
   PublicKey,
@@ -308,7 +309,8 @@ export class SolanaTransfers {
   }
 
   async list(principal: Principal, limit = 20): Promise<TransferView[]> {
-    return (await transferStore.listOwned(this.db, principal, Math.min(Math.max(limit, 1), 100))).map(transferView);
+    const rows = await transferStore.listOwned(readsOf(this.db), principal, Math.min(Math.max(limit, 1), 100));
+    return rows.map(transferView);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readsOf } from '../../db/pool-routing.js';
 import { type AuditChanges, diffOf, recordAudit } from '../audit/audit-log.js';
 import type { Database, Executor } from '../../db/client.js';
 import type { Principal } from '../auth/principal.js';
@@ -181,9 +182,9 @@ export class WebhookService {
     if (!Number.isInteger(first) || first < 1 || first > 200)
       throw badInput('first', 'first must be between 1 and 200.');
     await this.owned(principal, endpointId);
-    const deliveries = await webhookStore.listDeliveries(this.db, endpointId, first);
+    const deliveries = await webhookStore.listDeliveries(readsOf(this.db), endpointId, first);
     const attempts = await webhookStore.listAttempts(
-      this.db,
+      readsOf(this.db),
       deliveries.map((d) => d.id),
     );
     return deliveries.map((d) => ({

@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onDatabase } from '../../src/db/database-binding.js';
+import { fencedOf, jobsOf } from '../../src/db/pool-routing.js';
+import { ledgerHolds } from '../../src/db/wallet-schema.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { JobRunner } from '../../src/domain/jobs/job-runner.js';
+import { holdsOf, ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
+import { placeHold } from '../../src/domain/money/holds.js';
+import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
+import { jobHandlersOf } from '../../src/workers.js';
+import { createTestApp, seedTenant, startTestApp, type StartedTestApp, type TestApp } from '../helpers/app.js';
+import { onPostgres } from '../helpers/database.js';
+import { rest } from '../helpers/rest.js';
+import { balanceOf } from '../helpers/wallet.js';
+
+/**
+ * A job's handler reaches the database through the services it holds; the runner binds them to
+ * the job's fenced handle on the jobs pool (database-binding.ts). Nothing it reaches may keep the
+ * application's handle: that statement would run unfenced, on the request pool.
+ */
+describe('the database a job runs on', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('every handler of the gateway, bound to a job handle, reaches no object that holds the application handle', () => {
+    const handle = {};
+    const handlers = jobHandlersOf(t.services);
+    let rebound = 0;
+    for (const handler of handlers) {
+      const bound = onDatabase(handler, t.services.db, () => handle);
+      if (bound !== handler) rebound += 1;
+      const left = pathsTo(bound, t.services.db);
+      expect(left, `${handler.kind} still reaches the application's handle`).toEqual([]);
+    }
+    // Every handler but none holds the database through its services.
+    expect(rebound).toBe(handlers.length);
+  });
+
+  it('a bound service keeps its state in one place: what a job writes through it, the original sees', () => {
+    class Checker {
+      last: string | undefined;
+      constructor(readonly db: unknown) {}
+      run(result: string) {
+        this.last = result;
+        return this.db;
+      }
+    }
+    const cache = new Map<string, number>();
+    const checker = new Checker(t.services.db);
+    const service = { checker, cache, name: 'service' };
+    const handle = {};
+    const bound = onDatabase(service, t.services.db, () => handle);
+    expect(bound.checker.run('done')).toBe(handle);
+    expect(checker.last).toBe('done');
+    expect(checker.db).toBe(t.services.db);
+    bound.cache.set('k', 1);
+    expect(cache.get('k')).toBe(1);
+    expect(bound.name).toBe('service');
+  });
+});
+
+/** Property paths from `root` to `target` (own and inherited enumerable properties, services only). */
+function pathsTo(root: object, target: object): string[] {
+  const found: string[] = [];
+  const seen = new Set<object>();
+  const walk = (node: object, path: string, depth: number) => {
+    if (seen.has(node) || depth > 8) return;
+    seen.add(node);
+    for (const key in node) {
+      const value = (node as Record<string, unknown>)[key];
+      if (value === target) found.push(`${path}.${key}`);
+      else if (typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Map))
+        walk(value, `${path}.${key}`, depth + 1);
+    }
+  };
+  walk(root, 'handler', 0);
+  return found;
+}
+
+/**
+ * The same, at run time: the application's handle refuses every statement while the runner runs
+ * money jobs, which must still do their work (their statements go through their jobs' handles).
+ */
+describe.skipIf(!onPostgres)('money jobs never use the application handle (PostgreSQL)', () => {
+  const clock = new ManualClock(new Date());
+  let s: StartedTestApp;
+  beforeAll(async () => {
+    s = await startTestApp({ clock, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
+  });
+  afterAll(() => s.t.close());
+
+  /** Runs `work` with the application's handle refusing every statement; returns what it tried. */
+  async function withApplicationHandleRefused<T>(work: () => Promise<T>): Promise<{ value: T; refused: string[] }> {
+    const db = s.t.services.db as unknown as Record<string, unknown>;
+    const refused: string[] = [];
+    const saved = new Map<string, unknown>();
+    const refuse = (name: string) => () => {
+      refused.push(name);
+      throw new Error(`the application handle was used by a job (${name})`);
+    };
+    for (const name of ['execute', 'select', 'selectDistinct', 'insert', 'update', 'delete', 'transaction', 'with']) {
+      saved.set(name, db[name]);
+      db[name] = refuse(name);
+    }
+    // The pool itself, patched in place: plain-SQL runners keep a reference to it.
+    const client = db.$client as Record<string, unknown>;
+    const clientSaved = new Map<string, unknown>();
+    for (const name of ['query', 'connect']) {
+      clientSaved.set(name, Object.hasOwn(client, name) ? client[name] : undefined);
+      client[name] = refuse(`$client.${name}`);
+    }
+    try {
+      return { value: await work(), refused };
+    } finally {
+      for (const [name, value] of saved) db[name] = value;
+      for (const [name, value] of clientSaved) {
+        if (value === undefined) delete client[name];
+        else client[name] = value;
+      }
+    }
+  }
+
+  it('a sandbox deposit arrives and an expired hold is released with the application handle refused', async () => {
+    const { services } = s.t;
+    expect(jobsOf(services.db)).not.toBe(services.db);
+    expect(fencedOf(services.db, { id: randomUUID(), leaseToken: randomUUID() })).not.toBe(services.db);
+    const reference = `DEP-bound-${randomUUID().slice(0, 8)}`;
+    const started = await rest(s.t, s.tenant.keys.TRANSACTIONS)('POST', '/api/v1/wallet/deposits/bank-transfer', {
+      amount: 1200,
+      reference,
+    });
+    expect(started.statusCode, started.body).toBe(201);
+    // A hold of another tenant, expiring in a minute.
+    const { user } = await seedTenant(services);
+    await services.db.transaction((tx) =>
+      ledger.post(tx, {
+        environment: 'sandbox',
+        kind: 'test-funding',
+        reference: randomUUID(),
+        lines: [
+          { account: systemAccount('sandbox', 'provider_clearing'), amount: -5_000n },
+          { account: walletOf('sandbox', user.id), amount: 5_000n },
+        ],
+      }),
+    );
+    const holdId = await services.db.transaction((tx) =>
+      placeHold(tx, {
+        environment: 'sandbox',
+        userId: user.id,
+        amount: 2_000n,
+        reference: `HOLD-${randomUUID()}`,
+        expiresAt: new Date(clock.now().getTime() + 60_000),
+      }),
+    );
+    clock.advance(Math.max(SANDBOX_PAYMENTS.arrivalSeconds * 1000, 61_000));
+
+    const errors: unknown[] = [];
+    const runner = new JobRunner(services.db, clock, jobHandlersOf(services), {
+      workerId: 'bound',
+      onError: (error) => errors.push(error),
+    });
+    const { refused } = await withApplicationHandleRefused(() => runner.runDueJobs());
+    expect(refused).toEqual([]);
+    expect(errors).toEqual([]);
+
+    const deposit = await rest(s.t, s.tenant.keys.READ_ONLY)('GET', `/api/v1/wallet/deposits/${reference}`);
+    expect(deposit.json().data.status).toBe('COMPLETED');
+    expect(await balanceOf(s.t, s.tenant)).toMatchObject({ availableKobo: 120_000 });
+    const [hold] = await services.db.select().from(ledgerHolds).where(eq(ledgerHolds.id, holdId));
+    expect(hold?.status).toBe('released');
+    expect(await ledger.balances(services.db, 'sandbox', user.id)).toEqual({ available: 5_000n, held: 0n });
+    expect(holdsOf('sandbox', user.id)).toBeDefined();
+
+    // The jobs pool's connections went back as they came: no wrapper left on them (one left per
+    // fenced transaction would pile up on a busy connection).
+    const jobsPool = (
+      fencedOf(services.db, { id: randomUUID(), leaseToken: randomUUID() }) as unknown as {
+        $client: { target: { _clients: object[] } };
+      }
+    ).$client.target;
+    expect(jobsPool._clients.length).toBeGreaterThan(0);
+    for (const connection of jobsPool._clients) expect(Object.hasOwn(connection, 'query')).toBe(false);
+  });
+});
