@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { createTestApp, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import { FormClient } from '../helpers/form-client.js';
 import { Mailbox } from '../helpers/mailbox.js';
 import { REDIRECT_URI, registerApp, signedInUser } from '../helpers/oauth-flow.js';
 
@@ -25,53 +25,12 @@ describe('the audit origin of a change', () => {
     await mailbox.stop();
   });
 
-  /** A browser over inject, from its own address and user agent, keeping cookies and the last form's CSRF token. */
-  class Browser {
-    readonly cookies = new Map<string, string>();
-    lastPage = '';
-    constructor(
-      readonly ip: string,
-      readonly userAgent: string,
-    ) {}
-
-    get(url: string) {
-      return this.send('GET', url);
-    }
-
-    post(url: string, form: Record<string, string | string[]> = {}) {
-      const body = new URLSearchParams();
-      const token = this.lastPage.match(/name="_csrf" value="([^"]+)"/)?.[1];
-      if (token) body.append('_csrf', token);
-      for (const [key, value] of Object.entries(form))
-        for (const v of Array.isArray(value) ? value : [value]) body.append(key, v);
-      return this.send('POST', url, body.toString());
-    }
-
-    private async send(method: 'GET' | 'POST', url: string, payload?: string): Promise<LightMyRequestResponse> {
-      const response = await t.app.inject({
-        method,
-        url,
-        remoteAddress: this.ip,
-        headers: {
-          accept: 'text/html',
-          'user-agent': this.userAgent,
-          cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-          ...(payload === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
-        },
-        ...(payload === undefined ? {} : { payload }),
-      });
-      for (const c of response.cookies as Array<{ name: string; value: string }>) this.cookies.set(c.name, c.value);
-      if (String(response.headers['content-type'] ?? '').includes('text/html')) this.lastPage = response.body;
-      return response;
-    }
-  }
-
   /** A signed-in person's browser, and its session's id. */
   async function signedIn(ip: string, userAgent: string) {
     const { user, cookie } = await signedInUser(t.services);
     const token = cookie.slice(cookie.indexOf('=') + 1);
     const session = (await t.services.accounts.sessionOf(token))!.session;
-    const browser = new Browser(ip, userAgent);
+    const browser = new FormClient(t.app, ip, userAgent);
     browser.cookies.set('pgw_session', token);
     return { user, browser, sessionId: session.id };
   }
@@ -147,7 +106,7 @@ describe('the audit origin of a change', () => {
     expect(approved.statusCode).toBe(302);
     expect(new URL(approved.headers.location as string).searchParams.get('code')).toBeTruthy();
 
-    const revoker = new Browser('10.8.8.8', 'other-browser/1.0');
+    const revoker = new FormClient(t.app, '10.8.8.8', 'other-browser/1.0');
     revoker.cookies.set('pgw_session', browser.cookies.get('pgw_session')!);
     await revoker.get('/dashboard/connected-apps');
     expect((await revoker.post(`/dashboard/connected-apps/${client.id}/revoke`)).statusCode).toBe(303);
@@ -164,7 +123,7 @@ describe('the audit origin of a change', () => {
     await t.services.accounts.requestPasswordReset(user.email);
     const mail = await mailbox.waitFor(user.email, /Reset your/);
     const token = new URL(Mailbox.linkIn(mail), 'http://x').searchParams.get('token')!;
-    const browser = new Browser('10.4.5.6', 'reset-browser/9');
+    const browser = new FormClient(t.app, '10.4.5.6', 'reset-browser/9');
     await browser.get(`/reset-password?token=${token}`);
     expect((await browser.post('/reset-password', { token, password: 'yet another horse' })).statusCode).toBe(200);
     const [record] = await recordsOf(user.id, 'account.password_reset');

@@ -9,10 +9,14 @@ export class FormClient {
   readonly cookies = new Map<string, string>();
   lastPage = '';
 
-  /** Each client comes from an address of its own, as separate browsers would (per-IP limits apply per client). */
+  /**
+   * Each client comes from an address of its own, as separate browsers would (per-IP limits apply
+   * per client); `userAgent` is sent as its User-Agent when given.
+   */
   constructor(
     private readonly app: FastifyInstance,
     private readonly remoteAddress = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`,
+    private readonly userAgent?: string,
   ) {}
 
   async get(url: string): Promise<LightMyRequestResponse> {
@@ -56,7 +60,11 @@ export class FormClient {
 
   private headers(extra: Record<string, string>): Record<string, string> {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    return cookie ? { ...extra, cookie } : extra;
+    return {
+      ...extra,
+      ...(cookie ? { cookie } : {}),
+      ...(this.userAgent === undefined ? {} : { 'user-agent': this.userAgent }),
+    };
   }
 
   private remember(response: LightMyRequestResponse): LightMyRequestResponse {
