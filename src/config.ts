@@ -18,10 +18,11 @@ const ConfigSchema = Type.Object({
   DATABASE_LOCK_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   /**
-   * PostgreSQL connections per pool: requests (HTTP writes, so every money movement, and
-   * authentication), reads (REST GET, GraphQL queries: lists and lookups) and jobs (job runner,
-   * event relay). Separate pools keep a flood of slow lists or a job backlog from taking the
-   * connections a transfer needs. 0 for reads or jobs shares the request pool.
+   * PostgreSQL connections per pool: requests (every mutation, so every money movement, lookups
+   * and authentication), reads (list pages and searches) and jobs (job runner, schedules, watches;
+   * the event relay has a connection of its own). Separate pools keep a flood of slow lists or a
+   * job backlog from taking the connections a transfer needs. 0 for reads or jobs shares the
+   * request pool.
    */
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, default: 10 }),
   DATABASE_READ_POOL_SIZE: Type.Integer({ minimum: 0, default: 5 }),

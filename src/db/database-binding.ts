@@ -98,7 +98,9 @@ function planFor(root: object, from: object): Plan {
       if (cuts === cutsBefore) holdsNothing.add(node);
       return -1;
     }
-    indexOf.set(node, plan.length);
+    // A walk cut short may have missed handles deeper down: such a node is walked again when met
+    // by another path (a second proxy of it is harmless: its state is on the original).
+    if (cuts === cutsBefore) indexOf.set(node, plan.length);
     plan.push({ original: node, direct, nested });
     return plan.length - 1;
   };

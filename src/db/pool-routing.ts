@@ -6,7 +6,8 @@ import { fenceTransaction, type LeaseClaim } from './job-fence.js';
  * - `request`: everything a request does (every mutation, so every money movement, its lookups
  *   and authentication), and anything not marked otherwise;
  * - `read`: list pages and searches, the reads that can be slow (see `readsOf`);
- * - `jobs`: background work (job runner, event relay, watchers; see `jobsOf`, `fencedOf`).
+ * - `jobs`: background work (job runner, schedules, watchers; see `jobsOf`, `fencedOf`; the event
+ *   relay has a connection of its own).
  * With separate pools a flood of slow lists or a backlog of jobs holds only its own connections,
  * so a transfer never waits for a connection behind them.
  *
@@ -22,7 +23,7 @@ export type PoolClass = 'request' | 'read' | 'jobs';
 export interface DatabaseHandles<T> {
   /** On the read pool (lists and searches). */
   reads: T;
-  /** On the jobs pool (the runner's own statements, the relay, watchers). */
+  /** On the jobs pool (the runner's own statements, schedules, watchers). */
   jobs: T;
   /** On the jobs pool, every transaction fenced by the claim's lease (job-fence.ts). */
   fenced(claim: LeaseClaim): T;

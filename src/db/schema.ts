@@ -116,7 +116,8 @@ export const events = pgTable(
     data: jsonb('data').notNull(),
     createdAt: createdAt(),
     /**
-     * When the row was written (the database's clock, inside the committing statement), for the
+     * When the row was written (the database's clock, in the statement that inserts it: on the
+     * money paths the transaction's last before its commit), for the
      * relay's commit → `seq` lag. `created_at` is the operation's clock reading, taken before its
      * transaction began, so a lag counted from it holds the request's own time in the database too.
      * Null on rows written before the column existed.

@@ -51,7 +51,7 @@ export function createGaugeCollector(sources: GaugeSources): { refresh(force?: b
         queueAt = now.getTime();
         await run('jobs', () => readJobs(sources.db, now));
         await run('webhooks', () => readDeliveries(sources.db));
-        await run('events', () => readStamping(sources.db, sources.driver, now));
+        await run('events', () => readStamping(sources.db, sources.driver));
       }
       if (force || now.getTime() - ledgerAt >= LEDGER_EVERY_MS) {
         ledgerAt = now.getTime();
@@ -113,13 +113,16 @@ async function readDeliveries(db: Database): Promise<void> {
   metrics.webhookDeliveriesFailed.set(count('failed'));
 }
 
-async function readStamping(db: Database, driver: GaugeSources['driver'], now: Date): Promise<void> {
-  const [row] = await queryRows<{ n: unknown; oldest: string | Date | null }>(
+async function readStamping(db: Database, driver: GaugeSources['driver']): Promise<void> {
+  // The age on the database's own clock, the one `written_at` was read from.
+  const [row] = await queryRows<{ n: unknown; lag: unknown }>(
     db,
-    sql`/* metricsUnstamped */ select count(*) as n, min(coalesce(written_at, created_at)) as oldest from events where seq is null`,
+    sql`/* metricsUnstamped */ select count(*) as n,
+      coalesce(extract(epoch from clock_timestamp() - min(coalesce(written_at, created_at))), 0)::float8 as lag
+      from events where seq is null`,
   );
   metrics.eventsUnstamped.set(toSafeNumber(row?.n ?? 0));
-  metrics.eventsStampingLag.set(row?.oldest ? Math.max(0, (now.getTime() - new Date(row.oldest).getTime()) / 1000) : 0);
+  metrics.eventsStampingLag.set(Math.max(0, Number(row?.lag ?? 0)));
   if (driver !== 'postgres') return;
   const [horizon] = await queryRows<{ age: unknown }>(
     db,

@@ -137,11 +137,14 @@ async function databaseChecks(db: Database, now: Date): Promise<Check[]> {
           ? `Workers keep up; ${failed} jobs failed for good: see \`admin failed-jobs\`.`
           : 'Workers keep up and no job has failed for good.',
   });
-  const [events] = await queryRows<{ n: unknown; oldest: string | Date | null }>(
+  // The age on the database's own clock, the one `written_at` was read from.
+  const [events] = await queryRows<{ n: unknown; lag: unknown }>(
     db,
-    sql`select count(*) as n, min(coalesce(written_at, created_at)) as oldest from events where seq is null`,
+    sql`select count(*) as n,
+      coalesce(extract(epoch from clock_timestamp() - min(coalesce(written_at, created_at))), 0)::float8 as lag
+      from events where seq is null`,
   );
-  const lagSeconds = events?.oldest ? (now.getTime() - new Date(events.oldest).getTime()) / 1000 : 0;
+  const lagSeconds = Number(events?.lag ?? 0);
   checks.push({
     name: 'event stamping',
     ok: lagSeconds < 60,

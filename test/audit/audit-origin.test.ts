@@ -198,7 +198,7 @@ describe('the audit origin of a change', () => {
     expect((await t.services.apiKeys.authenticate(tenant.keys.FULL_ACCESS))!.origin).toBeUndefined();
   });
 
-  it('records the admin CLI and jobs (no request) as the system', async () => {
+  it('records a change made with no request (as the admin CLI makes) as the system', async () => {
     const { apiKey } = await t.services.apiKeys.create({
       userId: tenant.user.id,
       name: 'cli',
