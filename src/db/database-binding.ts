@@ -9,19 +9,20 @@
  * proxies of such children for theirs. Everything else reads and writes the original: a service
  * that keeps state (a last result, a cursor, a health flag) keeps it in one place.
  * What it does not see, and so leaves on `from`: a closure that captured `from`, a module-level
- * handle, and a back-reference in a cycle of services. `test/jobs/job-database.test.ts` runs the
- * money jobs with the application's handle refusing every statement, so such a leak fails there.
+ * handle, what is held in arrays, maps and sets, and a back-reference in a cycle of services.
+ * `test/jobs/job-database.test.ts` checks every handler of the gateway as far as this walk sees,
+ * and runs two money jobs with the application's handle refusing every statement.
  */
 
 interface Node {
   original: object;
   /** Properties holding `from`. */
   direct: string[];
-  /** Properties holding an object that is copied too, by its index in the plan. */
+  /** Properties holding an object seen through a proxy too, by its index in the plan. */
   nested: Array<[string, number]>;
 }
 
-/** The copies to make, children before their parents (the root, when copied, is last). */
+/** The proxies to make, children before their parents (the root's, when it has one, is last). */
 type Plan = Node[];
 
 /** Deep enough for handler → service → service → store → handle; an object graph is walked once per root. */
