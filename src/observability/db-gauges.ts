@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { unstampedBacklog } from '../domain/events/relay.js';
 import type pg from 'pg';
 import { type Database, queryRows } from '../db/client.js';
 import { toSafeNumber } from '../db/columns.js';
@@ -114,15 +115,9 @@ async function readDeliveries(db: Database): Promise<void> {
 }
 
 async function readStamping(db: Database, driver: GaugeSources['driver']): Promise<void> {
-  // The age on the database's own clock, the one `written_at` was read from.
-  const [row] = await queryRows<{ n: unknown; lag: unknown }>(
-    db,
-    sql`/* metricsUnstamped */ select count(*) as n,
-      coalesce(extract(epoch from clock_timestamp() - min(coalesce(written_at, created_at))), 0)::float8 as lag
-      from events where seq is null`,
-  );
-  metrics.eventsUnstamped.set(toSafeNumber(row?.n ?? 0));
-  metrics.eventsStampingLag.set(Math.max(0, Number(row?.lag ?? 0)));
+  const backlog = await unstampedBacklog(db);
+  metrics.eventsUnstamped.set(backlog.count);
+  metrics.eventsStampingLag.set(backlog.oldestSeconds);
   if (driver !== 'postgres') return;
   const [horizon] = await queryRows<{ age: unknown }>(
     db,

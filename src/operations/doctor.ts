@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { unstampedBacklog } from '../domain/events/relay.js';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
@@ -137,21 +138,15 @@ async function databaseChecks(db: Database, now: Date): Promise<Check[]> {
           ? `Workers keep up; ${failed} jobs failed for good: see \`admin failed-jobs\`.`
           : 'Workers keep up and no job has failed for good.',
   });
-  // The age on the database's own clock, the one `written_at` was read from.
-  const [events] = await queryRows<{ n: unknown; lag: unknown }>(
-    db,
-    sql`select count(*) as n,
-      coalesce(extract(epoch from clock_timestamp() - min(coalesce(written_at, created_at))), 0)::float8 as lag
-      from events where seq is null`,
-  );
-  const lagSeconds = Number(events?.lag ?? 0);
+  const events = await unstampedBacklog(db);
+  const lagSeconds = events.oldestSeconds;
   checks.push({
     name: 'event stamping',
     ok: lagSeconds < 60,
     detail:
       lagSeconds < 60
         ? 'Events are stamped in order without delay.'
-        : `${toSafeNumber(events?.n)} events have waited ${Math.round(lagSeconds)} s for their seq: no instance runs workers (WORKERS=false everywhere), or the relay's rounds fail (see the logs for event relay errors).`,
+        : `${events.count} events have waited ${Math.round(lagSeconds)} s for their seq: no instance runs workers (WORKERS=false everywhere), or the relay's rounds fail (see the logs for event relay errors).`,
   });
   return checks;
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { seedTenant } from '../helpers/app.js';
-import { infoLevelLogging } from '../helpers/log-file.js';
+import { loggingAt } from '../helpers/log-file.js';
 
 describe('a /graphql request', () => {
   it("names its operation on the request's log line", async () => {
-    const { services, lines, stream } = await infoLevelLogging();
+    const { services, lines, stream } = await loggingAt();
     const tenant = await seedTenant(services);
     const app = await buildApp({ services, logger: { stream } });
     const named = await app.inject({

@@ -20,6 +20,14 @@ export async function stampEvents(db: Database, ids: readonly string[], timeoutM
   }, timeoutMs);
 }
 
+/**
+ * Stamps every event committed so far: one relay round takes at most a batch, and files before
+ * a test share its database and may have left more than that unstamped.
+ */
+export async function stampAll(db: Database): Promise<void> {
+  while ((await stampCommittedEvents(db, { wait: true })) > 0);
+}
+
 /** The tenant's event kinds with a prefix, in commit order, once at least `count` are stamped. */
 export async function eventsOf(
   t: TestApp,

@@ -20,13 +20,15 @@ export function testLogger(): false | Record<string, unknown> {
 }
 
 /**
- * What a test that reads log lines needs: services on the worker's database built at
- * LOG_LEVEL=info (the production default), and a stream collecting every line the app writes.
+ * What a test that reads log lines needs: services on the worker's database built at a log level
+ * (info, the production default, unless given), and a stream collecting every line the app writes.
  */
-export async function infoLevelLogging(): Promise<{ services: Services; lines: string[]; stream: Writable }> {
+export async function loggingAt(
+  level: 'info' | 'trace' = 'info',
+): Promise<{ services: Services; lines: string[]; stream: Writable }> {
   const { db } = await testDatabase();
   const services = createServices(
-    loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'info' }),
+    loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: level }),
     db,
     systemClock,
     () => undefined,

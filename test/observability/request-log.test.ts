@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { seedTenant } from '../helpers/app.js';
-import { infoLevelLogging } from '../helpers/log-file.js';
+import { loggingAt } from '../helpers/log-file.js';
 
 type Line = Record<string, unknown> & { msg: string };
 
@@ -11,7 +11,7 @@ describe("a REST request's log lines", () => {
   let app: FastifyInstance;
   let key: string;
   beforeAll(async () => {
-    const logging = await infoLevelLogging();
+    const logging = await loggingAt();
     const services = logging.services;
     lines = logging.lines;
     key = (await seedTenant(services)).keys.READ_ONLY;

@@ -1,16 +1,11 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { createServices } from '../../src/services.js';
 import { seedTenant } from '../helpers/app.js';
-import { testDatabase } from '../helpers/database.js';
-import { infoLevelLogging } from '../helpers/log-file.js';
+import { loggingAt } from '../helpers/log-file.js';
 
 describe('logs', () => {
   it('carry the request id and never a key, token or cookie', async () => {
-    const { services, lines, stream } = await infoLevelLogging();
+    const { services, lines, stream } = await loggingAt();
     const tenant = await seedTenant(services);
     const app = await buildApp({
       services,
@@ -38,16 +33,8 @@ describe('logs', () => {
   });
 
   it('never carry a card number or CVV, on success or on refusal, at the most verbose level', async () => {
-    const { db } = await testDatabase();
-    const services = createServices(
-      loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'trace' }),
-      db,
-      systemClock,
-      () => undefined,
-    );
+    const { services, lines, stream } = await loggingAt('trace');
     const tenant = await seedTenant(services);
-    const lines: string[] = [];
-    const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(chunk.toString()), done()) });
     const app = await buildApp({ services, logger: { stream, level: 'trace' } });
     const card = (number: string, cvv: string) => ({
       type: 'card',

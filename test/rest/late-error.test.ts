@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
 import { type CompiledRoute, registerRestRoutes } from '../../src/rest/engine.js';
-import { infoLevelLogging } from '../helpers/log-file.js';
+import { loggingAt } from '../helpers/log-file.js';
 
 const SECRET = 'pgw_sbx_0123456789abcdefghijklmnopqrstuvwxyzABCDEFG';
 
@@ -32,7 +32,7 @@ describe('a REST route that fails after its reply was sent', () => {
   let app: FastifyInstance;
   const replies = new WeakMap<FastifyRequest, FastifyReply>();
   beforeAll(async () => {
-    const logging = await infoLevelLogging();
+    const logging = await loggingAt();
     const services = logging.services;
     lines = logging.lines;
     app = await buildApp({ services, logger: { stream: logging.stream } });

@@ -357,6 +357,20 @@ function dedicatedPool(db: Database): pg.Pool | undefined {
   return pool;
 }
 
+/**
+ * Committed events still waiting for their `seq`, and how long the oldest has waited, on the
+ * database's own clock (the one `written_at` was read from), for the gauges and the doctor.
+ */
+export async function unstampedBacklog(db: Database): Promise<{ count: number; oldestSeconds: number }> {
+  const [row] = await queryRows<{ n: unknown; lag: unknown }>(
+    db,
+    sql`/* unstampedBacklog */ select count(*) as n,
+      coalesce(extract(epoch from clock_timestamp() - min(coalesce(written_at, created_at))), 0)::float8 as lag
+      from events where seq is null`,
+  );
+  return { count: toSafeNumber(row?.n ?? 0), oldestSeconds: Math.max(0, Number(row?.lag ?? 0)) };
+}
+
 /** Highest stamped position, for readers that want to start "from now". */
 export async function latestEventSeq(db: Database): Promise<number> {
   const [row] = await queryRows<{ top: unknown }>(db, sql`select coalesce(max(seq), 0) as top from events`);
