@@ -3,7 +3,9 @@
  * PostgreSQL SQLSTATE `state`, on either driver.
  */
 export function hasSqlState(error: unknown, state: string): boolean {
-  for (let e: unknown = error; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+  // At most a few causes deep, as databaseFaultOf (faults.ts): a cause that loops must not hang.
+  let e: unknown = error;
+  for (let depth = 0; depth < 5 && e && typeof e === 'object'; depth++, e = (e as { cause?: unknown }).cause) {
     if ((e as { code?: unknown }).code === state) return true;
   }
   return false;

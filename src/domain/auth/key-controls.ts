@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { apiKeyControls } from '../../db/controls-schema.js';
 import { apiKeys } from '../../db/schema.js';
 import type { Database, Executor } from '../../db/client.js';
@@ -6,7 +6,6 @@ import { type AuditChanges, recordAudit } from '../audit/audit-log.js';
 import type { Clock } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
-import { apiKeyStore } from './api-key-store.js';
 import { checkBreadth, sameAllowList } from './ip-allow-list.js';
 import type { Environment } from './permissions.js';
 import type { Principal } from './principal.js';
@@ -82,22 +81,19 @@ export class KeyControlsService {
     by?: Principal,
     environment?: Environment,
   ): Promise<KeyControls> {
-    const key = (await apiKeyStore.findApiKeysByUser(this.db, userId)).find(
-      (k) => k.id === keyId && !k.revokedAt && (!environment || k.environment === environment),
-    );
-    if (!key) throw notFound('API key');
+    if (!isUuid(keyId)) throw notFound('API key');
     const saved = await this.db.transaction(async (tx) => {
-      // The key's row is locked first: two saves of one key's controls run one after the other, so
-      // each starts from what the other wrote (an unchanged old list is not written back over a
-      // narrowed one unchecked, a field one form left out keeps what the other set) and the audit
-      // log records each change.
-      const [locked] = await tx
-        .select({ revokedAt: apiKeys.revokedAt })
+      // The key's row is locked first, and read once: two saves of one key's controls run one
+      // after the other, so each starts from what the other wrote (an unchanged old list is not
+      // written back over a narrowed one unchecked, a field one form left out keeps what the other
+      // set) and the audit log records each change.
+      const [key] = await tx
+        .select({ revokedAt: apiKeys.revokedAt, environment: apiKeys.environment })
         .from(apiKeys)
-        .where(eq(apiKeys.id, keyId))
+        .where(and(eq(apiKeys.id, keyId), eq(apiKeys.userId, userId)))
         .for('update');
-      // Revoked while this save waited for the lock: as revoked before it.
-      if (!locked || locked.revokedAt) throw notFound('API key');
+      // Another user's, of another environment, or revoked (also while this save waited for the lock).
+      if (!key || key.revokedAt || (environment && key.environment !== environment)) throw notFound('API key');
       const before = await this.of(tx, keyId);
       const controls = change(before);
       for (const field of LIMIT_FIELDS) {
