@@ -5,6 +5,7 @@
  * screen (a deposit, a bill, transfers) and 20 bill records, then prints one JSON line:
  * `{"ready":true,"pid":…,"port":…,"key":"…"}`.
  */
+import { createServer } from 'node:http';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
@@ -107,11 +108,28 @@ const statements = {
 };
 for (const stop of counting) stop();
 
+// The bench switches this process's log level between rounds (`POST /level/warn`, `/level/info` on
+// this port), so the cost of the default level is also measured on one process with one history.
+const control = createServer((request, response) => {
+  const level = request.url?.split('/')[2];
+  if (level === 'info' || level === 'warn') app.log.level = level;
+  response.end(app.log.level);
+});
+await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(
-  `${JSON.stringify({ ready: true, pid: process.pid, port: (app.server.address() as { port: number }).port, key, statements })}\n`,
+  `${JSON.stringify({
+    ready: true,
+    pid: process.pid,
+    port: (app.server.address() as { port: number }).port,
+    control: (control.address() as { port: number }).port,
+    key,
+    statements,
+  })}\n`,
 );
 process.on('SIGTERM', async () => {
+  control.close();
   await app.close();
   await database.close();
   process.exit(0);

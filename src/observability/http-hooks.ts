@@ -2,6 +2,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUntouchedLazy } from './log-request-logger.js';
 import { httpMetrics } from './metrics.js';
+import { type RequestLineWriter, requestLineWriter } from './request-line.js';
 import { observationOf } from './request-observation.js';
 import { contextFromHeaders, tracer, tracingEnabled } from './tracing.js';
 
@@ -41,13 +42,19 @@ export function registerRequestObservation(app: FastifyInstance): void {
       if (active) context.with(active, done);
       else done();
     });
+  const writeLine = requestLineWriter(app.log);
   app.addHook('onResponse', (request, reply, done) => {
-    observe(app.log, request, reply);
+    observe(app.log, writeLine, request, reply);
     done();
   });
 }
 
-function observe(root: FastifyBaseLogger, request: FastifyRequest, reply: FastifyReply): void {
+function observe(
+  root: FastifyBaseLogger,
+  writeLine: RequestLineWriter | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   const observation = observationOf(request);
   const route = routeOf(request);
   const status = reply.statusCode;
@@ -59,19 +66,19 @@ function observe(root: FastifyBaseLogger, request: FastifyRequest, reply: Fastif
     observation.span.end();
   }
   const lazy = isUntouchedLazy(request.log);
-  (lazy ? root : request.log).info(
-    {
-      reqId: lazy ? request.id : undefined,
-      traceId: observation.span ? observation.traceId : incomingTraceId(request),
-      credentialId: observation.credentialId,
-      method: request.method,
-      route,
-      operation: observation.operation,
-      statusCode: status,
-      durationMs: Math.round(reply.elapsedTime * 10) / 10,
-    },
-    'request completed',
-  );
+  const fields = {
+    reqId: lazy ? request.id : undefined,
+    traceId: observation.span ? observation.traceId : incomingTraceId(request),
+    credentialId: observation.credentialId,
+    method: request.method,
+    route,
+    operation: observation.operation,
+    statusCode: status,
+    durationMs: Math.round(reply.elapsedTime * 10) / 10,
+  };
+  // A request that logged through its own logger has a pino child carrying its id: pino writes it.
+  if (lazy && writeLine) writeLine(fields as typeof fields & { reqId: string });
+  else (lazy ? root : request.log).info(fields, 'request completed');
 }
 
 /** The trace id of the request's W3C `traceparent` header, when it has a well-formed one. */
