@@ -168,7 +168,23 @@ async function openPostgres(
 
 /** Applies pending migrations under an advisory lock, so instances starting together never race. */
 export async function migratePostgres(pool: pg.Pool, options: MigrationOptions = {}): Promise<void> {
+  checkMigrationOptions(options);
   await migrateUnderLock(await pool.connect(), options);
+}
+
+/**
+ * Refuses waits and counts that would not do what they say, before any connection is taken: a lock
+ * timeout of 0 is PostgreSQL's "wait forever" (the very queue the timeout exists to avoid), and a
+ * fraction or NaN would reach SQL as text it refuses.
+ */
+function checkMigrationOptions({ lockTimeoutMs, attempts, pauseMs }: MigrationOptions): void {
+  const whole = (name: string, value: number | undefined, min: number, max: number) => {
+    if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max))
+      throw new RangeError(`migrations: ${name} must be a whole number from ${min} to ${max}; it was ${value}.`);
+  };
+  whole('lockTimeoutMs', lockTimeoutMs, 1, 2_147_483_647);
+  whole('attempts', attempts, 1, 10_000);
+  whole('pauseMs', pauseMs, 0, 3_600_000);
 }
 
 /** Migrates as the tables' owner, then (re)grants the application role its rights on every table. */
@@ -229,7 +245,7 @@ async function migrateUnderLock(client: pg.PoolClient, options: MigrationOptions
     await client.query('set statement_timeout = 0; set lock_timeout = 0');
     await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      await client.query(`set lock_timeout = ${Math.trunc(lockTimeoutMs)}`);
+      await client.query(`set lock_timeout = ${lockTimeoutMs}`);
       for (let attempt = 1; ; attempt++) {
         try {
           await migratePg(drizzlePg(client, { schema }), { migrationsFolder: folder });

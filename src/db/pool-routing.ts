@@ -125,9 +125,16 @@ export class FencedPool extends pg.Pool {
     super({ max: 1 });
   }
 
+  /** A client whose transactions are fenced, as a promise or, as pg also offers, to a callback. */
   override connect(...args: unknown[]): never {
-    if (args.length > 0) return (this.target.connect as (...a: unknown[]) => unknown).apply(this.target, args) as never;
-    return this.target.connect().then((client) => watchBegin(client, this.claim)) as never;
+    const fenced = this.target.connect().then((client) => watchBegin(client, this.claim));
+    const callback = args[0];
+    if (typeof callback !== 'function') return fenced as never;
+    fenced.then(
+      (client) => callback(undefined, client, (error?: Error) => client.release(error)),
+      (error: unknown) => callback(error, undefined, () => undefined),
+    );
+    return undefined as never;
   }
 
   override query(...args: unknown[]): never {

@@ -122,6 +122,8 @@ export class DescriptorWriter implements LineSink {
   #midLine = false;
   /** Bytes of a line already begun were dropped: the next write ends that line first. */
   #torn = false;
+  /** When the exit's wait for the reader ends (set by the first flushAtExit). */
+  #exitDeadline: number | undefined;
 
   constructor(
     private readonly fd: number,
@@ -156,11 +158,16 @@ export class DescriptorWriter implements LineSink {
     } else if (this.#retry === undefined) this.#retryLater();
   }
 
-  /** At exit: writes everything, waiting up to `exitWaitMs` for a full pipe, then drops the rest. */
+  /**
+   * At exit: writes everything, waiting up to `exitWaitMs` for a full pipe, then drops the rest.
+   * Every batcher sharing this writer calls it at exit: they share the one wait, counted from the
+   * first call, so a stuck reader holds the exit `exitWaitMs` however many batchers there are.
+   */
   flushAtExit(): void {
     clearTimeout(this.#retry);
     this.#retry = undefined;
-    const deadline = performance.now() + this.options.exitWaitMs;
+    this.#exitDeadline ??= performance.now() + this.options.exitWaitMs;
+    const deadline = this.#exitDeadline;
     while (!this.#writeHeld()) {
       if (performance.now() >= deadline) {
         this.#drop();

@@ -28,6 +28,27 @@ function migrationsFolder(migrations: Array<{ tag: string; sql: string }>): stri
 const CREATE = { tag: '0000_probe', sql: 'create table lock_probe (id int primary key);' };
 const ALTER = { tag: '0001_probe_note', sql: 'alter table lock_probe add column note text;' };
 
+describe('migration options', () => {
+  it.each([
+    [{ lockTimeoutMs: 0 }, /lockTimeoutMs must be a whole number from 1/],
+    [{ lockTimeoutMs: Number.NaN }, /lockTimeoutMs/],
+    [{ lockTimeoutMs: 1.5 }, /lockTimeoutMs/],
+    [{ lockTimeoutMs: 2 ** 31 }, /lockTimeoutMs/],
+    [{ attempts: 0 }, /attempts/],
+    [{ pauseMs: -1 }, /pauseMs/],
+  ])('refuses %o before taking a connection', async (options, message) => {
+    let connections = 0;
+    const pool = {
+      connect: () => {
+        connections += 1;
+        throw new Error('no connection should be taken');
+      },
+    } as unknown as pg.Pool;
+    await expect(migratePostgres(pool, options)).rejects.toThrow(message);
+    expect(connections).toBe(0);
+  });
+});
+
 /**
  * A migration whose DDL waits for a table lock queues every later query of that table behind it.
  * Each attempt waits a bounded time, rolls back and tries again; the table is never blocked for

@@ -185,4 +185,22 @@ describe.skipIf(!onPostgres)('money jobs never use the application handle (Postg
     expect(jobsPool._clients.length).toBeGreaterThan(0);
     for (const connection of jobsPool._clients) expect(Object.hasOwn(connection, 'query')).toBe(false);
   });
+
+  it("a fenced handle's client fences its transaction however it is taken, as a promise or to a callback", async () => {
+    type Client = { query(text: string): Promise<unknown>; release(error?: Error): void };
+    const pool = (
+      fencedOf(s.t.services.db, { id: randomUUID(), leaseToken: randomUUID() }) as unknown as {
+        $client: {
+          connect(callback?: (error: unknown, client: Client, done: (error?: Error) => void) => void): unknown;
+        };
+      }
+    ).$client;
+    const viaPromise = (await pool.connect()) as Client;
+    await expect(viaPromise.query('begin')).rejects.toThrow(/lease/i);
+    const viaCallback = await new Promise<{ client: Client; done: (error?: Error) => void }>((resolve, reject) =>
+      pool.connect((error, client, done) => (error ? reject(error) : resolve({ client, done }))),
+    );
+    // A lease that is not held: the transaction is refused, and the client goes back on its own.
+    await expect(viaCallback.client.query('begin')).rejects.toThrow(/lease/i);
+  });
 });

@@ -240,6 +240,22 @@ describe('descriptor writer', () => {
     expect(logWriterStats.droppedBytes - before).toBe(8);
   });
 
+  it('at exit waits once for a full pipe, however many batchers share the writer', () => {
+    const fd = fakeDescriptor(1000);
+    const writer = new DescriptorWriter(1, { ...options, exitWaitMs: 200 }, fd.writeTo);
+    const batchers = [1, 2, 3].map(() => new LineBatches(writer, 1_000_000, 60_000));
+    fd.state.full = true;
+    batchers.forEach((batcher, n) => batcher.write(`{"n":${n}}\n`));
+    const before = logWriterStats.droppedBytes;
+    const started = performance.now();
+    for (const batcher of batchers) batcher.flushAtExit();
+    const waited = performance.now() - started;
+    for (const batcher of batchers) batcher.end();
+    expect(waited).toBeGreaterThanOrEqual(200);
+    expect(waited).toBeLessThan(400);
+    expect(logWriterStats.droppedBytes - before).toBe(24);
+  });
+
   it('writes every line, in order, of a process that exits at once after logging', async () => {
     for (let run = 0; run < 3; run++) {
       const { code, stdout } = await runFixture('test/observability/log-writer-exit.fixture.ts', { read: true });
