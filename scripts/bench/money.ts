@@ -387,8 +387,9 @@ await onLoadCore(async () => {
         .catch((error: Error) => console.log(`checkpoint before the half-peak rounds skipped: ${error.message}`));
     // One unmeasured round at the same rate first, as every saturated target has its warm-up: right
     // after the checkpoint each page is written whole to the WAL on its first change, and
-    // autovacuum works through what the saturated rounds left. Its figures are printed, not counted.
-    let halfWarmup: { p50: number; p99: number } | undefined;
+    // autovacuum works through what the saturated rounds left. Its latencies are printed, not
+    // counted in the half-peak medians; its events' stamping lags are counted with all the others.
+    let halfWarmup: { p50: number; p99: number; errors: number } | undefined;
     for (let round = p2p ? -1 : 0; p2p && round < rounds.rounds; round++) {
       lags.push(...(await gatewayStats()).lags);
       // Evenly spaced, timed from each request's due moment (autocannon's overallRate bursts each
@@ -406,7 +407,8 @@ await onLoadCore(async () => {
       if (round < 0) {
         halfWarmup = load;
         console.log(
-          `half-peak warm-up round (not counted): p50 ${load.p50} ms, p99 ${load.p99} ms, errors ${load.errors}`,
+          `half-peak warm-up round (not counted): p50 ${load.p50} ms, p99 ${load.p99} ms, ` +
+            `event loop stalled up to ${Math.round(server.loopDelayMaxMs)} ms (GC pauses up to ${Math.round(server.gcMaxMs)} ms), errors ${load.errors}`,
         );
         continue;
       }
@@ -445,7 +447,7 @@ await onLoadCore(async () => {
         `\nP2P at half peak (${half} req/s offered, evenly paced, medians of ${rounds.rounds}): p50 ${halfLoad.p50} ms, p99 ${halfLoad.p99} ms, ` +
           `max event-loop stall ${halfLoad.loopMax} ms, errors ${halfLoad.errors}` +
           (halfWarmup
-            ? `; its warm-up round after the checkpoint, not counted: p50 ${halfWarmup.p50} ms, p99 ${halfWarmup.p99} ms`
+            ? `; its warm-up round after the checkpoint, not counted: p50 ${halfWarmup.p50} ms, p99 ${halfWarmup.p99} ms, errors ${halfWarmup.errors}`
             : ''),
       );
     console.log(

@@ -3,7 +3,8 @@
  * one line per request), on the PostgreSQL database DATABASE_URL names, which the standalone peers
  * read too. Seeds one user with every field of `User` set, a key, money movements for the home
  * screen (a deposit, a bill, transfers) and 20 bill records, then prints one JSON line:
- * `{"ready":true,"pid":…,"port":…,"key":"…"}`.
+ * `{"ready":true,"pid":…,"port":…,"control":…,"key":"…","statements":{…}}` (`control`: the port that
+ * switches the log level, `statements`: SQL statements per bench request).
  */
 import { createServer } from 'node:http';
 import { sql } from 'drizzle-orm';
@@ -111,8 +112,8 @@ for (const stop of counting) stop();
 // The bench switches this process's log level between rounds (`POST /level/warn`, `/level/info` on
 // this port), so the cost of the default level is also measured on one process with one history.
 const control = createServer((request, response) => {
-  const level = request.url?.split('/')[2];
-  if (level === 'info' || level === 'warn') app.log.level = level;
+  const level = /^\/level\/(info|warn)$/.exec(request.url ?? '')?.[1];
+  if (level) app.log.level = level;
   response.end(app.log.level);
 });
 await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));

@@ -84,10 +84,8 @@ export class RoutedPool extends pg.Pool {
   }
 
   override connect(...args: unknown[]): never {
-    const target = this.pools[this.route];
-    if (args.length > 0) return (target.connect as (...a: unknown[]) => unknown).apply(target, args) as never;
     // Drizzle takes a client for a transaction only.
-    return target.connect().then((client) => watchBegin(client)) as never;
+    return connectWatched(this.pools[this.route], args);
   }
 
   override query(...args: unknown[]): never {
@@ -125,16 +123,9 @@ export class FencedPool extends pg.Pool {
     super({ max: 1 });
   }
 
-  /** A client whose transactions are fenced, as a promise or, as pg also offers, to a callback. */
+  /** A client whose transactions are fenced. */
   override connect(...args: unknown[]): never {
-    const fenced = this.target.connect().then((client) => watchBegin(client, this.claim));
-    const callback = args[0];
-    if (typeof callback !== 'function') return fenced as never;
-    fenced.then(
-      (client) => callback(undefined, client, (error?: Error) => client.release(error)),
-      (error: unknown) => callback(error, undefined, () => undefined),
-    );
-    return undefined as never;
+    return connectWatched(this.target, args, this.claim);
   }
 
   override query(...args: unknown[]): never {
@@ -144,6 +135,21 @@ export class FencedPool extends pg.Pool {
   override async end(): Promise<void> {
     // The pool belongs to the database; a job's handle only borrows it.
   }
+}
+
+/**
+ * A client of `target` whose BEGIN is watched (watchBegin, with the lease fence when there is a
+ * claim), as a promise or, as pg also offers, to a callback `(error, client, done)`.
+ */
+function connectWatched(target: pg.Pool, args: unknown[], claim?: LeaseClaim): never {
+  const watched = target.connect().then((client) => watchBegin(client, claim));
+  const callback = args[0];
+  if (typeof callback !== 'function') return watched as never;
+  watched.then(
+    (client) => callback(undefined, client, (error?: Error) => client.release(error)),
+    (error: unknown) => callback(error, undefined, () => undefined),
+  );
+  return undefined as never;
 }
 
 const textOf = (args: unknown[]): string | undefined => {

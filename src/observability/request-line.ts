@@ -22,6 +22,9 @@ const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 /** pino's internal symbols read here (msgPrefixSym is missing from its types). */
 type PinoSymbol =
+  | 'serializersSym'
+  | 'stringifiersSym'
+  | 'wildcardFirstSym'
   | 'lsCacheSym'
   | 'timeSym'
   | 'chindingsSym'
@@ -36,6 +39,9 @@ type PinoSymbol =
   | 'needsMetadataGsym';
 
 const {
+  serializersSym,
+  stringifiersSym,
+  wildcardFirstSym,
   lsCacheSym,
   timeSym,
   chindingsSym,
@@ -52,6 +58,19 @@ const {
 
 type PinoInternals = Record<symbol, unknown>;
 
+/** The keys of the line, its message's included: a serializer or redaction of any of them is pino's to apply. */
+const LINE_KEYS = [
+  'reqId',
+  'traceId',
+  'credentialId',
+  'method',
+  'route',
+  'operation',
+  'statusCode',
+  'durationMs',
+  'msg',
+] as const;
+
 /**
  * Writes each request's line as `root.info(fields, 'request completed')` would, the same bytes to
  * the same stream, without pino's general walk over an object: that walk escapes every key, looks
@@ -60,19 +79,26 @@ type PinoInternals = Record<symbol, unknown>;
  * numbers are written as they are, and a string is quoted as it is unless it holds a character JSON
  * must escape (then JSON.stringify, which also escapes a lone surrogate pino would write raw).
  *
- * Only for a root logger whose lines pino writes plainly: no log formatter, mixin, stream hook,
- * nested key, message prefix or other message key, and a stream that does not ask for each line's
- * metadata (pino.multistream does). Anything else gets undefined, and pino writes the line.
+ * Only for a root logger whose lines pino writes plainly: no log formatter, mixin, log-method or
+ * stream hook, nested key, message prefix or other message key, no serializer or redaction of the
+ * line's keys, and a stream that does not ask for each line's metadata (pino.multistream does).
+ * Anything else gets undefined, and pino writes the line. (Not byte for byte in one case: a lone
+ * surrogate, which pino would write unescaped, is written escaped, so the line stays valid UTF-8.)
  */
 export function requestLineWriter(root: FastifyBaseLogger): RequestLineWriter | undefined {
   const logger = root as unknown as PinoInternals & pino.Logger;
   const formatters = logger[formattersSym] as { log?: unknown } | undefined;
-  const hooks = logger[hooksSym] as { streamWrite?: unknown } | undefined;
+  const hooks = logger[hooksSym] as { streamWrite?: unknown; logMethod?: unknown } | undefined;
+  const serializers = (logger[serializersSym] ?? {}) as Record<string, unknown>;
+  const stringifiers = (logger[stringifiersSym] ?? {}) as Record<string | symbol, unknown>;
   const stream = logger[streamSym] as { write(line: string): unknown } & PinoInternals;
   const plain =
     formatters?.log === undefined &&
     !logger[mixinSym] &&
     !hooks?.streamWrite &&
+    !hooks?.logMethod &&
+    !LINE_KEYS.some((key) => serializers[key] || stringifiers[key]) &&
+    !stringifiers[wildcardFirstSym] &&
     !logger[nestedKeySym] &&
     !logger[msgPrefixSym] &&
     logger[messageKeySym] === 'msg' &&
@@ -81,13 +107,12 @@ export function requestLineWriter(root: FastifyBaseLogger): RequestLineWriter | 
   if (!plain) return undefined;
   const prefix = (logger[lsCacheSym] as Record<number, string>)[INFO];
   const time = logger[timeSym] as (this: unknown) => string;
-  const chindings = logger[chindingsSym] as string;
   const end = logger[endSym] as string;
   if (typeof prefix !== 'string' || typeof time !== 'function') return undefined;
   return (fields) => {
-    // The level can change while the process runs (pino swaps `info` for a no-op below it).
-    if (logger.levelVal > INFO) return;
-    let line = `${prefix}${time.call(logger)}${chindings},"reqId":${quoted(fields.reqId)}`;
+    // The level can change while the process runs, and so can the root's bindings (setBindings).
+    if (!logger.isLevelEnabled('info')) return;
+    let line = `${prefix}${time.call(logger)}${logger[chindingsSym] as string},"reqId":${quoted(fields.reqId)}`;
     if (fields.traceId !== undefined) line += `,"traceId":${quoted(fields.traceId)}`;
     if (fields.credentialId !== undefined) line += `,"credentialId":${quoted(fields.credentialId)}`;
     line += `,"method":${quoted(fields.method)},"route":${quoted(fields.route)}`;

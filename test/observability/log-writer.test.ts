@@ -252,7 +252,8 @@ describe('descriptor writer', () => {
     const waited = performance.now() - started;
     for (const batcher of batchers) batcher.end();
     expect(waited).toBeGreaterThanOrEqual(200);
-    expect(waited).toBeLessThan(400);
+    // Three waits would be 600 ms.
+    expect(waited).toBeLessThan(550);
     expect(logWriterStats.droppedBytes - before).toBe(24);
   });
 

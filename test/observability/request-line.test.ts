@@ -107,6 +107,38 @@ describe('the request line', () => {
     expect(requestLineWriter(pino({ msgPrefix: '[gw] ' }, stream))).toBeUndefined();
     expect(requestLineWriter(pino({ hooks: { streamWrite: (s) => s } }, stream))).toBeUndefined();
     expect(requestLineWriter(pino({}, pino.multistream([{ stream }])))).toBeUndefined();
+    expect(
+      requestLineWriter(pino({ hooks: { logMethod: (args, method) => method(...args) } }, stream)),
+    ).toBeUndefined();
+  });
+
+  it('leaves a line with a serialized or redacted key to pino, so a redaction added later is kept', () => {
+    const stream = { write: () => undefined };
+    expect(requestLineWriter(pino({ redact: ['credentialId'] }, stream))).toBeUndefined();
+    expect(requestLineWriter(pino({ redact: ['*.secret'] }, stream))).toBeUndefined();
+    expect(requestLineWriter(pino({ serializers: { route: (route: string) => route } }, stream))).toBeUndefined();
+    expect(requestLineWriter(pino({ redact: ['req.headers.cookie'] }, stream))).toBeDefined();
+  });
+
+  it('follows bindings the root logger is given after the writer was made', () => {
+    const viaPino = capturing();
+    const fast = capturing();
+    const write = requestLineWriter(fast.logger)!;
+    viaPino.logger.setBindings({ region: 'eu' });
+    fast.logger.setBindings({ region: 'eu' });
+    viaPino.logger.info(base, 'request completed');
+    write(base);
+    expect(fast.lines).toEqual(viaPino.lines);
+  });
+
+  it('writes at the levels pino would, with its levels in descending order too', () => {
+    for (const level of ['info', 'warn'] as const) {
+      const viaPino = capturing({ level, levelComparison: 'DESC' });
+      const fast = capturing({ level, levelComparison: 'DESC' });
+      viaPino.logger.info(base, 'request completed');
+      requestLineWriter(fast.logger)!(base);
+      expect(fast.lines).toEqual(viaPino.lines);
+    }
   });
 
   it('is not made for a logger that is not pino (logging off)', () => {
