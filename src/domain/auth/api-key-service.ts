@@ -26,6 +26,14 @@ export class ApiKeyService {
   private readonly cache: LRUCache<string, Principal>;
   /** When each key's last_used_at was last written; bounded, so unused keys fall out. */
   private readonly lastTouched = new LRUCache<string, number>({ max: 10_000 });
+  /**
+   * Lookups under way, by hash: when a busy key's entry expires, every request that arrives before
+   * the lookup answers waits for that one lookup instead of sending its own (32 concurrent requests
+   * sent 32 queries, and opened as many connections, each time the entry expired).
+   */
+  private readonly lookups = new Map<string, Promise<Principal | undefined>>();
+  /** Counts forget() calls: a lookup that began before one answers, but is not cached. */
+  private forgets = 0;
 
   constructor(
     private readonly db: Database,
@@ -124,6 +132,8 @@ export class ApiKeyService {
 
   /** Drops a key's cached principal, so its next request reads the key (and its allow-list) again. */
   forget(keyId: string): void {
+    this.forgets += 1;
+    this.lookups.clear();
     for (const [hash, principal] of this.cache.entries()) {
       if (principal.credentialId === keyId) this.cache.delete(hash);
     }
@@ -160,6 +170,21 @@ export class ApiKeyService {
       this.touch(cached.credentialId);
       return cached;
     }
+    let lookup = this.lookups.get(hash);
+    if (!lookup) {
+      const done = () => {
+        if (this.lookups.get(hash) === lookup) this.lookups.delete(hash);
+      };
+      lookup = this.lookUp(hash);
+      lookup.then(done, done);
+      this.lookups.set(hash, lookup);
+    }
+    return lookup;
+  }
+
+  /** Reads the key and caches its principal, unless a key was forgotten meanwhile (revoked, say). */
+  private async lookUp(hash: string): Promise<Principal | undefined> {
+    const forgets = this.forgets;
     const record = await apiKeyStore.findActiveApiKeyByHash(this.db, hash);
     if (!record) return undefined;
     const principal: Principal = {
@@ -170,7 +195,7 @@ export class ApiKeyService {
       abilities: abilitiesOf(record.permission),
       ...(record.ipAllowList?.length ? { ipAllowList: new IpAllowList(record.ipAllowList) } : {}),
     };
-    this.cache.set(hash, principal);
+    if (forgets === this.forgets) this.cache.set(hash, principal);
     this.touch(record.id);
     return principal;
   }
