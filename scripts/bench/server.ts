@@ -112,7 +112,11 @@ const graphql = (document: string) => async () => {
   return response;
 };
 const statements = {
-  'REST me': await statementsOf(() => send('GET', '/api/v1/user/me')),
+  'REST me': await statementsOf(async () => {
+    const response = await send('GET', '/api/v1/user/me');
+    if (response.statusCode !== 200) throw new Error(`bench REST me failed: ${response.statusCode} ${response.body}`);
+    return response;
+  }),
   '/graphql me': await statementsOf(graphql(ME_QUERY)),
   '20 bill records': await statementsOf(graphql(BILL_PAGE)),
   'home screen': await statementsOf(graphql(HOME_SCREEN)),

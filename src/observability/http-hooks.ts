@@ -77,8 +77,8 @@ function observe(
     durationMs: Math.round(reply.elapsedTime * 10) / 10,
   };
   // A request that logged through its own logger has a pino child carrying its id: pino writes it.
-  if (lazy && writeLine) writeLine(fields as typeof fields & { reqId: string });
-  else (lazy ? root : request.log).info(fields, 'request completed');
+  if (lazy && writeLine?.(fields as typeof fields & { reqId: string })) return;
+  (lazy ? root : request.log).info(fields, 'request completed');
 }
 
 /** The trace id of the request's W3C `traceparent` header, when it has a well-formed one. */

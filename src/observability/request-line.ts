@@ -1,3 +1,4 @@
+import { tracingChannel } from 'node:diagnostics_channel';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 
@@ -13,7 +14,11 @@ export interface RequestLineFields {
   durationMs: number;
 }
 
-export type RequestLineWriter = (fields: RequestLineFields) => void;
+/** Writes the line, or answers false when pino must write it (someone listens to pino's lines). */
+export type RequestLineWriter = (fields: RequestLineFields) => boolean;
+
+/** pino traces each line it serialises on this channel (APM tools subscribe to it). */
+const PINO_LINES = tracingChannel('pino_asJson');
 
 const INFO = 30;
 const MESSAGE = ',"msg":"request completed"';
@@ -25,6 +30,7 @@ type PinoSymbol =
   | 'serializersSym'
   | 'stringifiersSym'
   | 'wildcardFirstSym'
+  | 'errorKeySym'
   | 'lsCacheSym'
   | 'timeSym'
   | 'chindingsSym'
@@ -42,6 +48,7 @@ const {
   serializersSym,
   stringifiersSym,
   wildcardFirstSym,
+  errorKeySym,
   lsCacheSym,
   timeSym,
   chindingsSym,
@@ -82,7 +89,8 @@ const LINE_KEYS = [
  * Only for a root logger whose lines pino writes plainly: no log formatter, mixin, log-method or
  * stream hook, nested key, message prefix or other message key, no serializer or redaction of the
  * line's keys, and a stream that does not ask for each line's metadata (pino.multistream does).
- * Anything else gets undefined, and pino writes the line. (Not byte for byte in one case: a lone
+ * Anything else gets undefined, and pino writes the line; so does a line written while something
+ * listens on pino's `pino_asJson` tracing channel. (Not byte for byte in one case: a lone
  * surrogate, which pino would write unescaped, is written escaped, so the line stays valid UTF-8.)
  */
 export function requestLineWriter(root: FastifyBaseLogger): RequestLineWriter | undefined {
@@ -98,6 +106,8 @@ export function requestLineWriter(root: FastifyBaseLogger): RequestLineWriter | 
     !hooks?.streamWrite &&
     !hooks?.logMethod &&
     !LINE_KEYS.some((key) => serializers[key] || stringifiers[key]) &&
+    // pino passes its error key through the `err` serializer too.
+    !(serializers.err && (LINE_KEYS as readonly unknown[]).includes(logger[errorKeySym])) &&
     !stringifiers[wildcardFirstSym] &&
     !logger[nestedKeySym] &&
     !logger[msgPrefixSym] &&
@@ -110,8 +120,10 @@ export function requestLineWriter(root: FastifyBaseLogger): RequestLineWriter | 
   const end = logger[endSym] as string;
   if (typeof prefix !== 'string' || typeof time !== 'function') return undefined;
   return (fields) => {
+    // Something listening to pino's lines must see this one too: pino writes it then.
+    if (PINO_LINES.hasSubscribers) return false;
     // The level can change while the process runs, and so can the root's bindings (setBindings).
-    if (!logger.isLevelEnabled('info')) return;
+    if (!logger.isLevelEnabled('info')) return true;
     let line = `${prefix}${time.call(logger)}${logger[chindingsSym] as string},"reqId":${quoted(fields.reqId)}`;
     if (fields.traceId !== undefined) line += `,"traceId":${quoted(fields.traceId)}`;
     if (fields.credentialId !== undefined) line += `,"credentialId":${quoted(fields.credentialId)}`;
@@ -119,6 +131,7 @@ export function requestLineWriter(root: FastifyBaseLogger): RequestLineWriter | 
     if (fields.operation !== undefined) line += `,"operation":${quoted(fields.operation)}`;
     line += `,"statusCode":${finite(fields.statusCode)},"durationMs":${finite(fields.durationMs)}${MESSAGE}${end}`;
     stream.write(line);
+    return true;
   };
 }
 

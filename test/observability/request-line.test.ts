@@ -1,3 +1,4 @@
+import { tracingChannel } from 'node:diagnostics_channel';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { REDACTED_PATHS } from '../../src/app.js';
@@ -139,6 +140,34 @@ describe('the request line', () => {
       requestLineWriter(fast.logger)!(base);
       expect(fast.lines).toEqual(viaPino.lines);
     }
+  });
+
+  it("hands the line to pino while something listens to pino's lines", () => {
+    const fast = capturing();
+    const write = requestLineWriter(fast.logger)!;
+    const seen: unknown[] = [];
+    const listeners = {
+      start: (message: unknown) => seen.push(message),
+      end: () => undefined,
+      asyncStart: () => undefined,
+      asyncEnd: () => undefined,
+      error: () => undefined,
+    };
+    const channel = tracingChannel('pino_asJson');
+    channel.subscribe(listeners);
+    try {
+      expect(write(base)).toBe(false);
+      expect(fast.lines).toEqual([]);
+    } finally {
+      channel.unsubscribe(listeners);
+    }
+    expect(write(base)).toBe(true);
+    expect(fast.lines).toHaveLength(1);
+  });
+
+  it('leaves the line to pino when its error key is one of the line’s keys', () => {
+    const stream = { write: () => undefined };
+    expect(requestLineWriter(pino({ errorKey: 'operation', serializers: { err: (e) => e } }, stream))).toBeUndefined();
   });
 
   it('is not made for a logger that is not pino (logging off)', () => {
