@@ -234,11 +234,7 @@ export function createServices(
       .map(([network, url]) => [network, new RpcChain(network as SolanaNetwork, url!)]),
   );
   const solanaIncoming = new IncomingWatch(db, clock, rpcChains, incomingTransferRecorder('production', clock));
-  const solanaWallets = new CustodialWallets(
-    db,
-    (environment) => keyrings[environment],
-    async (wallet) => (wallet.environment === 'production' ? solanaIncoming.watchWallet(wallet.address) : undefined),
-  );
+  const solanaWallets = new CustodialWallets(db, (environment) => keyrings[environment], solanaIncoming);
   const sandboxChains = new SandboxChainStore(db, createSandboxWorld, upgradeSandboxWorld, clock);
   const onExecuted = sandboxExecutionRecorder(clock);
   const litesvmChains = new Map<SolanaNetwork, LiteSvmChain>();

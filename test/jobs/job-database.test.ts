@@ -41,6 +41,14 @@ describe('the database a job runs on', () => {
     expect(rebound).toBe(handlers.length);
   });
 
+  it("custodial wallets a job creates are told to the incoming watch through the job's handle", () => {
+    const handle = {};
+    const bound = onDatabase(t.services.solanaWallets, t.services.db, () => handle) as unknown as {
+      arrivals: { db: unknown };
+    };
+    expect(bound.arrivals.db).toBe(handle);
+  });
+
   it('a bound service keeps its state in one place: what a job writes through it, the original sees', () => {
     class Checker {
       last: string | undefined;

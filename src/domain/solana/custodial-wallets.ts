@@ -35,8 +35,12 @@ export class CustodialWallets implements Signer {
   constructor(
     private readonly db: Database,
     private readonly keyrings: (environment: Environment) => MasterKeyring | undefined,
-    /** Told of each wallet this creates (production wallets start being watched for arrivals). */
-    private readonly onCreated: (wallet: SolanaWalletRow) => Promise<void> = async () => undefined,
+    /**
+     * Told of each wallet this creates (production wallets start being watched for arrivals). An
+     * object held as a property, not a closure, so a job's run binds it to the job's database
+     * handle with the rest (db/database-binding.ts).
+     */
+    private readonly arrivals?: { walletCreated(wallet: SolanaWalletRow): Promise<void> },
   ) {}
 
   /**
@@ -83,7 +87,7 @@ export class CustodialWallets implements Signer {
     dataKey.fill(0);
     keypair.secretKey.fill(0);
     if (created) {
-      await this.onCreated(created);
+      await this.arrivals?.walletCreated(created);
       return created;
     }
     // A concurrent first use won: that wallet is the user's.

@@ -3,6 +3,7 @@ import type { Database, Tx } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 import { solanaWatchCursors } from '../../db/solana-schema.js';
 import type { Clock } from '../clock.js';
+import type { Environment } from '../auth/permissions.js';
 import type { Arrival } from './litesvm-chain.js';
 import type { SolanaNetwork } from './networks.js';
 import type { RpcChain } from './rpc-chain.js';
@@ -33,6 +34,14 @@ export class IncomingWatch {
   ) {}
 
   private seededAt = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Told of each custodial wallet created: a production wallet is watched from its creation on
+   * (sandbox chains tell their arrivals as they execute).
+   */
+  async walletCreated(wallet: { environment: Environment; address: string }): Promise<void> {
+    if (wallet.environment === 'production') await this.watchWallet(wallet.address);
+  }
 
   /** Watches a new production wallet on every configured network, from its creation on. */
   async watchWallet(address: string): Promise<void> {
