@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { createServices } from '../../src/services.js';
+import { onEveryPoolQuery } from './pool-queries.js';
 
 const sizes = (process.env.BENCH_SIZES ?? '100,10000,100000').split(',').map(Number);
 const config = loadConfig(process.env, {
@@ -64,25 +65,23 @@ await services.db.execute(sql`vacuum analyze bill_records`);
 await services.db.execute(sql`vacuum analyze wallet_transactions`);
 // Time spent waiting on SQL, summed over statements: GET /bench/sql answers it and starts over, so
 // the driver can tell the database's share of a request from the HTTP and GraphQL layers'.
-// Counted on the pools behind every handle (lists read through the read pool's, see readsOf).
-type Queryable = { query: (...args: unknown[]) => Promise<unknown> };
-const routed = (services.db as unknown as { $client: { distinct?: () => Queryable[] } & Queryable }).$client;
 let sqlMs = 0;
 let statements = 0;
-for (const pool of routed.distinct?.() ?? [routed]) {
-  const query = pool.query;
-  pool.query = function (this: unknown, ...args: unknown[]) {
-    const started = performance.now();
-    statements += 1;
-    const result = query.apply(this, args);
-    void Promise.resolve(result)
-      .catch(() => undefined)
-      .then(() => {
-        sqlMs += performance.now() - started;
-      });
-    return result;
-  };
-}
+onEveryPoolQuery(
+  services.db,
+  (query) =>
+    function (this: unknown, ...args: unknown[]) {
+      const started = performance.now();
+      statements += 1;
+      const result = query.apply(this, args);
+      void Promise.resolve(result)
+        .catch(() => undefined)
+        .then(() => {
+          sqlMs += performance.now() - started;
+        });
+      return result;
+    },
+);
 const app = await buildApp({ services });
 app.get('/bench/sql', async () => {
   const answer = { sqlMs, statements };

@@ -14,6 +14,7 @@ import { openDatabase } from '../../src/db/client.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { createServices } from '../../src/services.js';
 import { BILL_PAGE, HOME_SCREEN, ME_QUERY } from './documents.js';
+import { onEveryPoolQuery } from './pool-queries.js';
 
 const config = loadConfig(process.env, {
   SEED_DEMO: false,
@@ -58,9 +59,10 @@ const send = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
   });
   return { statusCode: response.status, body: await response.text() };
 };
-const call = async (method: 'POST', url: string, payload: unknown) => {
+const call = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
   const response = await send(method, url, payload);
   if (response.statusCode >= 300) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
+  return response;
 };
 // The home screen's movements: a deposit, a bill and transfers, ten in all.
 await call('POST', '/api/v1/wallet/sandbox/virtual-account/transfer', { amount: 5000 });
@@ -83,20 +85,15 @@ await services.db.execute(sql`
   from generate_series(1, 19) g`);
 
 // SQL statements per request, user cache cold (the key's cache is warm after the first request).
-// Counted on the pools behind every handle (lists read through the read pool's, see readsOf).
 let counted = 0;
-type Queryable = { query: (...args: unknown[]) => unknown };
-const routed = (services.db as unknown as { $client: { distinct?: () => Queryable[] } & Queryable }).$client;
-const counting = (routed.distinct?.() ?? [routed]).map((pool) => {
-  const query = pool.query;
-  pool.query = function (this: unknown, ...args: unknown[]) {
-    counted += 1;
-    return query.apply(this, args);
-  };
-  return () => {
-    pool.query = query;
-  };
-});
+const stopCounting = onEveryPoolQuery(
+  services.db,
+  (query) =>
+    function (this: unknown, ...args: unknown[]) {
+      counted += 1;
+      return query.apply(this, args);
+    },
+);
 const statementsOf = async (request: () => Promise<unknown>) => {
   await request();
   services.users.forget(user.id);
@@ -112,16 +109,12 @@ const graphql = (document: string) => async () => {
   return response;
 };
 const statements = {
-  'REST me': await statementsOf(async () => {
-    const response = await send('GET', '/api/v1/user/me');
-    if (response.statusCode !== 200) throw new Error(`bench REST me failed: ${response.statusCode} ${response.body}`);
-    return response;
-  }),
+  'REST me': await statementsOf(() => call('GET', '/api/v1/user/me')),
   '/graphql me': await statementsOf(graphql(ME_QUERY)),
   '20 bill records': await statementsOf(graphql(BILL_PAGE)),
   'home screen': await statementsOf(graphql(HOME_SCREEN)),
 };
-for (const stop of counting) stop();
+stopCounting();
 
 // The bench switches this process's log level between rounds (`POST /level/warn`, `/level/info` on
 // this port), so the cost of the default level is also measured on one process with one history.
