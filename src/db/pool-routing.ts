@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { fenceTransaction, type LeaseClaim } from './job-fence.js';
+import { fenceTransaction, type LeaseClaim, LeaseLostError } from './job-fence.js';
 
 /**
  * Which pool a piece of work takes its connections from:
@@ -169,7 +169,7 @@ const BEGIN = /^\s*(begin|start\s+transaction)\b/i;
  *   error, which discards the connection.
  * - With a claim, the lease fence runs right after BEGIN (see job-fence.ts). When the lease is lost
  *   the transaction is rolled back and the client released here, as Drizzle releases a client only
- *   once its BEGIN succeeded.
+ *   once its BEGIN succeeded; when the fence fails otherwise, the connection is discarded.
  * The client's own `query` is put back before that first query runs, so a pooled connection never
  * comes back wrapped (a wrapper left on it would be wrapped again at its next checkout).
  */
@@ -186,12 +186,12 @@ function watchBegin(client: pg.PoolClient, claim?: LeaseClaim): pg.PoolClient {
     client.release = release;
     client.release(error);
   };
-  if (claim)
-    client.release = ((...args: unknown[]) => {
-      restoreQuery();
-      client.release = release;
-      return (release as (...a: unknown[]) => unknown).apply(client, args);
-    }) as never;
+  // Released before any query (connect(callback) then done(), say): the wrapper goes too.
+  client.release = ((...args: unknown[]) => {
+    restoreQuery();
+    client.release = release;
+    return (release as (...a: unknown[]) => unknown).apply(client, args);
+  }) as never;
   client.query = ((...args: unknown[]) => {
     restoreQuery();
     const result = query.apply(client, args);
@@ -204,8 +204,14 @@ function watchBegin(client: pg.PoolClient, claim?: LeaseClaim): pg.PoolClient {
         try {
           await fenceTransaction(raw, claim);
         } catch (error) {
-          await raw('rollback').catch(() => undefined);
-          releaseWith();
+          // A lost lease leaves a healthy connection once rolled back; anything else (the fence's
+          // statement or the rollback failing: a cut connection, a timeout) discards it.
+          const rollback = await raw('rollback').then(
+            () => undefined,
+            (failure: unknown) => failure,
+          );
+          const broken = rollback ?? (error instanceof LeaseLostError ? undefined : error);
+          releaseWith(broken === undefined ? undefined : broken instanceof Error ? broken : new Error(String(broken)));
           throw error;
         }
         return begun;

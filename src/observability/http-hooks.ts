@@ -2,7 +2,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUntouchedLazy } from './log-request-logger.js';
 import { httpMetrics } from './metrics.js';
-import { type RequestLineWriter, requestLineWriter } from './request-line.js';
+import { type RequestLineFields, type RequestLineWriter, requestLineWriter } from './request-line.js';
 import { observationOf } from './request-observation.js';
 import { contextFromHeaders, tracer, tracingEnabled } from './tracing.js';
 
@@ -66,8 +66,8 @@ function observe(
     observation.span.end();
   }
   const lazy = isUntouchedLazy(request.log);
-  const fields = {
-    reqId: lazy ? request.id : undefined,
+  const fields: RequestLineFields = {
+    reqId: request.id,
     traceId: observation.span ? observation.traceId : incomingTraceId(request),
     credentialId: observation.credentialId,
     method: request.method,
@@ -76,9 +76,11 @@ function observe(
     statusCode: status,
     durationMs: Math.round(reply.elapsedTime * 10) / 10,
   };
+  if (lazy) {
+    if (!writeLine?.(fields)) root.info(fields, 'request completed');
+  }
   // A request that logged through its own logger has a pino child carrying its id: pino writes it.
-  if (lazy && writeLine?.(fields as typeof fields & { reqId: string })) return;
-  (lazy ? root : request.log).info(fields, 'request completed');
+  else request.log.info({ ...fields, reqId: undefined }, 'request completed');
 }
 
 /** The trace id of the request's W3C `traceparent` header, when it has a well-formed one. */

@@ -63,6 +63,29 @@ const {
   needsMetadataGsym,
 } = pino.symbols as unknown as Record<PinoSymbol, symbol>;
 
+/**
+ * Whether this pino still has every internal read here: a version that renamed one would read as
+ * "no formatter, no hook…" below, so without all of them pino writes every line.
+ */
+const KNOWS_PINO = [
+  serializersSym,
+  stringifiersSym,
+  wildcardFirstSym,
+  errorKeySym,
+  lsCacheSym,
+  timeSym,
+  chindingsSym,
+  streamSym,
+  endSym,
+  formattersSym,
+  mixinSym,
+  hooksSym,
+  messageKeySym,
+  nestedKeySym,
+  msgPrefixSym,
+  needsMetadataGsym,
+].every((symbol) => typeof symbol === 'symbol');
+
 type PinoInternals = Record<symbol, unknown>;
 
 /** The keys of the line, its message's included: a serializer or redaction of any of them is pino's to apply. */
@@ -94,6 +117,7 @@ const LINE_KEYS = [
  * surrogate, which pino would write unescaped, is written escaped, so the line stays valid UTF-8.)
  */
 export function requestLineWriter(root: FastifyBaseLogger): RequestLineWriter | undefined {
+  if (!KNOWS_PINO) return undefined;
   const logger = root as unknown as PinoInternals & pino.Logger;
   const formatters = logger[formattersSym] as { log?: unknown } | undefined;
   const hooks = logger[hooksSym] as { streamWrite?: unknown; logMethod?: unknown } | undefined;

@@ -64,6 +64,18 @@ describe('looking up an API key that is not cached', () => {
     expect(reads.count).toBe(2);
   });
 
+  it('refuses the next request once the key is revoked while its lookup is under way', async () => {
+    const { user, keys } = await seedTenant(t.services);
+    const { service } = countingService();
+    const [record] = (await service.list(user.id)).filter((k) => k.permission === 'READ_ONLY');
+    // Whichever commits first, the lookup's read or the revocation, nothing read before the
+    // revocation may stay cached after it.
+    const during = service.authenticate(keys.READ_ONLY);
+    await service.revoke(user.id, record!.id);
+    await during;
+    expect(await service.authenticate(keys.READ_ONLY)).toBeUndefined();
+  });
+
   it('lets every waiter see a failed lookup, and tries again on the next request', async () => {
     const { keys } = await seedTenant(t.services);
     const { service, reads } = countingService();

@@ -25,7 +25,8 @@ export async function stampEvents(db: Database, ids: readonly string[], timeoutM
  * a test share its database and may have left more than that unstamped.
  */
 export async function stampAll(db: Database): Promise<void> {
-  while ((await stampCommittedEvents(db, { wait: true })) > 0);
+  // Bounded: files still running beside this one may keep committing events.
+  for (let round = 0; round < 1_000 && (await stampCommittedEvents(db, { wait: true })) > 0; round++);
 }
 
 /** The tenant's event kinds with a prefix, in commit order, once at least `count` are stamped. */

@@ -211,4 +211,36 @@ describe.skipIf(!onPostgres)('money jobs never use the application handle (Postg
     // A lease that is not held: the transaction is refused, and the client goes back on its own.
     await expect(viaCallback.client.query('begin')).rejects.toThrow(/lease/i);
   });
+
+  it('a fenced client whose fence fails for another reason than a lost lease is discarded, not pooled', async () => {
+    type Client = { query(text: string): Promise<unknown> };
+    const fenced = (
+      fencedOf(s.t.services.db, { id: 'not-a-uuid', leaseToken: randomUUID() }) as unknown as {
+        $client: { connect(): Promise<Client>; target: { _clients: object[] } };
+      }
+    ).$client;
+    const client = await fenced.connect();
+    await expect(client.query('begin')).rejects.toThrow(/uuid/i);
+    expect(fenced.target._clients).not.toContain(client);
+    // A lost lease leaves a healthy connection: it goes back to the pool.
+    const lost = (
+      fencedOf(s.t.services.db, { id: randomUUID(), leaseToken: randomUUID() }) as unknown as {
+        $client: { connect(): Promise<Client>; target: { _clients: object[] } };
+      }
+    ).$client;
+    const healthy = await lost.connect();
+    await expect(healthy.query('begin')).rejects.toThrow(/lease/i);
+    expect(lost.target._clients).toContain(healthy);
+  });
+
+  it('a routed client released before any query goes back without a wrapper', async () => {
+    const pool = (
+      s.t.services.db as unknown as {
+        $client: { connect(): Promise<{ release(): void }>; distinct(): Array<{ _clients: object[] }> };
+      }
+    ).$client;
+    const client = await pool.connect();
+    client.release();
+    expect(Object.hasOwn(client, 'query')).toBe(false);
+  });
 });

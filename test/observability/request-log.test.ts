@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { seedTenant } from '../helpers/app.js';
 import { loggingAt } from '../helpers/log-file.js';
+import { requestLineWriter } from '../../src/observability/request-line.js';
 
 type Line = Record<string, unknown> & { msg: string };
 
@@ -26,6 +27,10 @@ describe("a REST request's log lines", () => {
 
   const linesOf = (requestId: string) =>
     lines.map((line) => ({ raw: line, parsed: JSON.parse(line) as Line })).filter((l) => l.parsed.reqId === requestId);
+
+  it("are written by the gateway's own line writer, not pino's walk, with the app's logger settings", () => {
+    expect(requestLineWriter(app.log)).toBeDefined();
+  });
 
   it('end with one request line carrying the request id, in the same place as a child logger puts it', async () => {
     const response = await app.inject({ url: '/api/v1/user/me', headers: { 'x-api-key': key } });

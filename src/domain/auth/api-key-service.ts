@@ -29,11 +29,11 @@ export class ApiKeyService {
   /**
    * Lookups under way, by hash: when a busy key's entry expires, every request that arrives before
    * the lookup answers waits for that one lookup instead of sending its own (32 concurrent requests
-   * sent 32 queries, and opened as many connections, each time the entry expired).
+   * sent 32 queries, and opened as many connections, each time the entry expired). forget()
+   * empties it: a lookup that began before answers its own waiters but is no longer here, so what
+   * it read (perhaps before a revocation) is not cached.
    */
   private readonly lookups = new Map<string, Promise<Principal | undefined>>();
-  /** Counts forget() calls: a lookup that began before one answers, but is not cached. */
-  private forgets = 0;
 
   constructor(
     private readonly db: Database,
@@ -132,7 +132,6 @@ export class ApiKeyService {
 
   /** Drops a key's cached principal, so its next request reads the key (and its allow-list) again. */
   forget(keyId: string): void {
-    this.forgets += 1;
     this.lookups.clear();
     for (const [hash, principal] of this.cache.entries()) {
       if (principal.credentialId === keyId) this.cache.delete(hash);
@@ -170,21 +169,28 @@ export class ApiKeyService {
       this.touch(cached.credentialId);
       return cached;
     }
-    let lookup = this.lookups.get(hash);
-    if (!lookup) {
-      const done = () => {
+    const underWay = this.lookups.get(hash);
+    if (underWay) return underWay;
+    const lookup: Promise<Principal | undefined> = this.lookUp(hash).then(
+      (principal) => {
+        // Still the lookup of record (no forget() since it began): its answer is cached.
+        if (this.lookups.get(hash) === lookup) {
+          this.lookups.delete(hash);
+          if (principal) this.cache.set(hash, principal);
+        }
+        return principal;
+      },
+      (error: unknown) => {
         if (this.lookups.get(hash) === lookup) this.lookups.delete(hash);
-      };
-      lookup = this.lookUp(hash);
-      lookup.then(done, done);
-      this.lookups.set(hash, lookup);
-    }
+        throw error;
+      },
+    );
+    this.lookups.set(hash, lookup);
     return lookup;
   }
 
-  /** Reads the key and caches its principal, unless a key was forgotten meanwhile (revoked, say). */
+  /** Reads the key: its principal, or undefined when it is unknown or revoked. */
   private async lookUp(hash: string): Promise<Principal | undefined> {
-    const forgets = this.forgets;
     const record = await apiKeyStore.findActiveApiKeyByHash(this.db, hash);
     if (!record) return undefined;
     const principal: Principal = {
@@ -195,7 +201,6 @@ export class ApiKeyService {
       abilities: abilitiesOf(record.permission),
       ...(record.ipAllowList?.length ? { ipAllowList: new IpAllowList(record.ipAllowList) } : {}),
     };
-    if (forgets === this.forgets) this.cache.set(hash, principal);
     this.touch(record.id);
     return principal;
   }
