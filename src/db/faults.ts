@@ -4,6 +4,8 @@
  * `default_transaction_read_only`), or one of our own session timeouts. Requests that hit one are
  * answered 503 with Retry-After; background loops back off instead of logging each failure.
  */
+import { causesOf } from './sql-state.js';
+
 export type DatabaseFault = 'unavailable' | 'read-only' | 'timeout';
 
 /** SQLSTATEs of a server that cannot serve us now (class 08 is matched by prefix). */
@@ -44,8 +46,7 @@ const DRIVER_MESSAGES = [
 
 /** The fault behind `error` (drizzle wraps the driver's error as `cause`), or undefined for any other error. */
 export function databaseFaultOf(error: unknown): DatabaseFault | undefined {
-  for (let current = error, depth = 0; current && depth < 5; depth++) {
-    if (typeof current !== 'object') return undefined;
+  for (const current of causesOf(error)) {
     const { code, message } = current as { code?: unknown; message?: unknown };
     if (typeof code === 'string') {
       if (code.startsWith('08') && code.length === 5) return 'unavailable';
@@ -60,19 +61,17 @@ export function databaseFaultOf(error: unknown): DatabaseFault | undefined {
       DRIVER_MESSAGES.some((m) => m.test(message))
     )
       return 'unavailable';
-    current = (current as { cause?: unknown }).cause;
   }
   return undefined;
 }
 
 /** A line about a database error that is safe to log: its code and the driver's message, never the query or its parameters. */
 export function describeDatabaseError(error: unknown): string {
-  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
-    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+  for (const current of causesOf(error)) {
+    const { code, message } = current as { code?: unknown; message?: unknown };
     if (typeof message === 'string' && !message.startsWith('Failed query')) {
       return typeof code === 'string' ? `${code}: ${message}` : message;
     }
-    current = cause;
   }
   return 'database error';
 }

@@ -3,12 +3,20 @@
  * PostgreSQL SQLSTATE `state`, on either driver.
  */
 export function hasSqlState(error: unknown, state: string): boolean {
-  // At most a few causes deep, as databaseFaultOf (faults.ts): a cause that loops must not hang.
-  let e: unknown = error;
-  for (let depth = 0; depth < 5 && e && typeof e === 'object'; depth++, e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === state) return true;
-  }
+  for (const e of causesOf(error)) if ((e as { code?: unknown }).code === state) return true;
   return false;
+}
+
+/**
+ * An error and the errors it wraps (`cause`: Drizzle wraps the driver's), at most five deep, so a
+ * cause that loops cannot hang whoever walks it. Stops at the first that is not an object.
+ */
+export function* causesOf(error: unknown): Generator<object> {
+  let current = error;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    yield current;
+    current = (current as { cause?: unknown }).cause;
+  }
 }
 
 /** PostgreSQL's unique_violation (23505). */
