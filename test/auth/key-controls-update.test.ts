@@ -40,4 +40,20 @@ describe('editing a key’s controls', () => {
     await expect(edit(owner.user.id, key!.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect(await t.services.keyControls.of(t.services.db, key!.id)).not.toMatchObject({ maxDailyCount: 7 });
   });
+
+  it('revoking answers not found for an id that is no UUID, another user’s key and another environment, and revokes once', async () => {
+    const owner = await seedTenant(t.services);
+    const other = await seedTenant(t.services);
+    const [key] = await t.services.apiKeys.list(owner.user.id);
+    const elsewhere = key!.environment === 'sandbox' ? 'production' : 'sandbox';
+    const refusals: Array<() => Promise<unknown>> = [
+      () => t.services.apiKeys.revoke(owner.user.id, 'not-a-uuid\u0000'),
+      () => t.services.apiKeys.revoke(other.user.id, key!.id),
+      () => t.services.apiKeys.revoke(owner.user.id, key!.id, elsewhere),
+    ];
+    for (const refused of refusals) await expect(refused()).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const first = await t.services.apiKeys.revoke(owner.user.id, key!.id);
+    const again = await t.services.apiKeys.revoke(owner.user.id, key!.id);
+    expect(again.revokedAt).toEqual(first.revokedAt);
+  });
 });

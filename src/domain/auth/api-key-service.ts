@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { isUuid } from '../ids.js';
 import { type AuditChanges, recordAudit } from '../audit/audit-log.js';
 import type { Database, Executor } from '../../db/client.js';
 import type { Clock } from '../clock.js';
@@ -113,10 +114,8 @@ export class ApiKeyService {
    * credential (or dashboard session) revoking it, for the audit record; none is the system.
    */
   async revoke(userId: string, keyId: string, environment?: Environment, by?: Principal): Promise<ApiKeyRecord> {
-    const owned = (await this.list(userId)).find(
-      (k) => k.id === keyId && (!environment || k.environment === environment),
-    );
-    if (!owned) throw notFound('API key');
+    const owned = isUuid(keyId) ? await apiKeyStore.findOwnedApiKey(this.db, userId, keyId) : undefined;
+    if (!owned || (environment && owned.environment !== environment)) throw notFound('API key');
     const revoked = owned.revokedAt
       ? owned
       : await this.db.transaction(async (tx) => {

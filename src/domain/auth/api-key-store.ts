@@ -57,6 +57,15 @@ export const apiKeyStore = {
     return row;
   },
 
+  /** One key of the user's (another user's key reads as missing). */
+  async findOwnedApiKey(db: Executor, userId: string, id: string): Promise<ApiKeyRecord | undefined> {
+    const [row] = await db
+      .select(publicColumns)
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId)));
+    return row;
+  },
+
   async findApiKeysByUser(db: Executor, userId: string): Promise<ApiKeyRecord[]> {
     return db.select(publicColumns).from(apiKeys).where(eq(apiKeys.userId, userId)).orderBy(desc(apiKeys.createdAt));
   },
