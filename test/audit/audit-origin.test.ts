@@ -118,6 +118,21 @@ describe('the audit origin of a change', () => {
     ]);
   });
 
+  it('keeps a bounded piece of a huge user agent', async () => {
+    const answer = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      remoteAddress: '192.0.2.77',
+      headers: { 'x-api-key': tenant.keys.FULL_ACCESS, 'user-agent': `huge/${'x'.repeat(10_000)}` },
+      payload: { name: `huge-agent-${randomUUID().slice(0, 8)}` },
+    });
+    expect(answer.statusCode, answer.body).toBe(201);
+    const record = (await recordsOf(tenant.user.id)).find((r) => r.targetId === answer.json().data.apiKey.id)!;
+    expect(record.ip).toBe('192.0.2.77');
+    expect(record.userAgent!.startsWith('huge/xxx')).toBe(true);
+    expect(record.userAgent!.length).toBeLessThanOrEqual(512);
+  });
+
   it('names no one but the address and user agent of a password reset by emailed link', async () => {
     const { user } = await signedIn('10.1.2.3', 'unused');
     await t.services.accounts.requestPasswordReset(user.email);
@@ -155,7 +170,9 @@ describe('the audit origin of a change', () => {
           query: `mutation { createWebhookEndpoint(input: { url: "${url}", eventTypes: ["deposit.completed"] }) { endpoint { id } } }`,
         },
       });
-    // At once, through one cached principal: each record keeps its own request's origin.
+    // At once, through one principal (its cache emptied first, so all four share one lookup's
+    // answer): each record keeps its own request's origin.
+    t.services.apiKeys.forget(keyId);
     const suffix = randomUUID().slice(0, 8);
     const answers = await Promise.all([
       rest('192.0.2.1', 'rest-client/1', `one-${suffix}`),
