@@ -26,65 +26,32 @@ const MESSAGE = ',"msg":"request completed"';
 const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 /** pino's internal symbols read here (msgPrefixSym is missing from its types). */
-type PinoSymbol =
-  | 'serializersSym'
-  | 'stringifiersSym'
-  | 'wildcardFirstSym'
-  | 'errorKeySym'
-  | 'lsCacheSym'
-  | 'timeSym'
-  | 'chindingsSym'
-  | 'streamSym'
-  | 'endSym'
-  | 'formattersSym'
-  | 'mixinSym'
-  | 'hooksSym'
-  | 'messageKeySym'
-  | 'nestedKeySym'
-  | 'msgPrefixSym'
-  | 'needsMetadataGsym';
+const PINO_SYMBOLS = [
+  'serializersSym',
+  'stringifiersSym',
+  'wildcardFirstSym',
+  'errorKeySym',
+  'lsCacheSym',
+  'timeSym',
+  'chindingsSym',
+  'streamSym',
+  'endSym',
+  'formattersSym',
+  'mixinSym',
+  'hooksSym',
+  'messageKeySym',
+  'nestedKeySym',
+  'msgPrefixSym',
+  'needsMetadataGsym',
+] as const;
 
-const {
-  serializersSym,
-  stringifiersSym,
-  wildcardFirstSym,
-  errorKeySym,
-  lsCacheSym,
-  timeSym,
-  chindingsSym,
-  streamSym,
-  endSym,
-  formattersSym,
-  mixinSym,
-  hooksSym,
-  messageKeySym,
-  nestedKeySym,
-  msgPrefixSym,
-  needsMetadataGsym,
-} = pino.symbols as unknown as Record<PinoSymbol, symbol>;
+const sym = pino.symbols as unknown as Record<(typeof PINO_SYMBOLS)[number], symbol>;
 
 /**
  * Whether this pino still has every internal read here: a version that renamed one would read as
  * "no formatter, no hook…" below, so without all of them pino writes every line.
  */
-const KNOWS_PINO = [
-  serializersSym,
-  stringifiersSym,
-  wildcardFirstSym,
-  errorKeySym,
-  lsCacheSym,
-  timeSym,
-  chindingsSym,
-  streamSym,
-  endSym,
-  formattersSym,
-  mixinSym,
-  hooksSym,
-  messageKeySym,
-  nestedKeySym,
-  msgPrefixSym,
-  needsMetadataGsym,
-].every((symbol) => typeof symbol === 'symbol');
+const KNOWS_PINO = PINO_SYMBOLS.every((name) => typeof sym[name] === 'symbol');
 
 type PinoInternals = Record<symbol, unknown>;
 
@@ -119,36 +86,36 @@ const LINE_KEYS = [
 export function requestLineWriter(root: FastifyBaseLogger): RequestLineWriter | undefined {
   if (!KNOWS_PINO) return undefined;
   const logger = root as unknown as PinoInternals & pino.Logger;
-  const formatters = logger[formattersSym] as { log?: unknown } | undefined;
-  const hooks = logger[hooksSym] as { streamWrite?: unknown; logMethod?: unknown } | undefined;
-  const serializers = (logger[serializersSym] ?? {}) as Record<string, unknown>;
-  const stringifiers = (logger[stringifiersSym] ?? {}) as Record<string | symbol, unknown>;
-  const stream = logger[streamSym] as { write(line: string): unknown } & PinoInternals;
+  const formatters = logger[sym.formattersSym] as { log?: unknown } | undefined;
+  const hooks = logger[sym.hooksSym] as { streamWrite?: unknown; logMethod?: unknown } | undefined;
+  const serializers = (logger[sym.serializersSym] ?? {}) as Record<string, unknown>;
+  const stringifiers = (logger[sym.stringifiersSym] ?? {}) as Record<string | symbol, unknown>;
+  const stream = logger[sym.streamSym] as { write(line: string): unknown } & PinoInternals;
   const plain =
     formatters?.log === undefined &&
-    !logger[mixinSym] &&
+    !logger[sym.mixinSym] &&
     !hooks?.streamWrite &&
     !hooks?.logMethod &&
     !LINE_KEYS.some((key) => serializers[key] || stringifiers[key]) &&
     // pino passes its error key through the `err` serializer too.
-    !(serializers.err && (LINE_KEYS as readonly unknown[]).includes(logger[errorKeySym])) &&
-    !stringifiers[wildcardFirstSym] &&
-    !logger[nestedKeySym] &&
-    !logger[msgPrefixSym] &&
-    logger[messageKeySym] === 'msg' &&
-    stream?.[needsMetadataGsym] !== true &&
+    !(serializers.err && (LINE_KEYS as readonly unknown[]).includes(logger[sym.errorKeySym])) &&
+    !stringifiers[sym.wildcardFirstSym] &&
+    !logger[sym.nestedKeySym] &&
+    !logger[sym.msgPrefixSym] &&
+    logger[sym.messageKeySym] === 'msg' &&
+    stream?.[sym.needsMetadataGsym] !== true &&
     typeof stream?.write === 'function';
   if (!plain) return undefined;
-  const prefix = (logger[lsCacheSym] as Record<number, string>)[INFO];
-  const time = logger[timeSym] as (this: unknown) => string;
-  const end = logger[endSym] as string;
+  const prefix = (logger[sym.lsCacheSym] as Record<number, string>)[INFO];
+  const time = logger[sym.timeSym] as (this: unknown) => string;
+  const end = logger[sym.endSym] as string;
   if (typeof prefix !== 'string' || typeof time !== 'function') return undefined;
   return (fields) => {
     // Something listening to pino's lines must see this one too: pino writes it then.
     if (PINO_LINES.hasSubscribers) return false;
     // The level can change while the process runs, and so can the root's bindings (setBindings).
     if (!logger.isLevelEnabled('info')) return true;
-    let line = `${prefix}${time.call(logger)}${logger[chindingsSym] as string},"reqId":${quoted(fields.reqId)}`;
+    let line = `${prefix}${time.call(logger)}${logger[sym.chindingsSym] as string},"reqId":${quoted(fields.reqId)}`;
     if (fields.traceId !== undefined) line += `,"traceId":${quoted(fields.traceId)}`;
     if (fields.credentialId !== undefined) line += `,"credentialId":${quoted(fields.credentialId)}`;
     line += `,"method":${quoted(fields.method)},"route":${quoted(fields.route)}`;
