@@ -20,6 +20,9 @@
  * short run of the paths in question; a ratio is printed only when its peer ran too.
  *
  *   npm run bench:money -- [--pglite] [--connections 16] [--warmup 5 --round 10 --rounds 3] [--only <regex>]
+ *
+ * `BENCH_KEEP_DB=1` keeps the bench database afterwards (its name is printed), to read its plans and
+ * statistics.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -463,7 +466,9 @@ await onLoadCore(async () => {
     for (const server of servers.reverse()) await server.stop();
     await stats?.end();
     if (admin) {
-      await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => undefined);
+      // BENCH_KEEP_DB=1 keeps the database for reading its plans and statistics afterwards.
+      if (process.env.BENCH_KEEP_DB) console.log(`kept database ${dbName}`);
+      else await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => undefined);
       await admin.end();
     }
   }

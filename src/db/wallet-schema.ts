@@ -206,6 +206,11 @@ export const deposits = pgTable(
     meta: jsonb('meta'),
     customer: jsonb('customer'),
     failureReason: text('failure_reason'),
+    /**
+     * The wallet transaction the deposit opened, so its later writes reach it by id; null for
+     * deposits opened before this column, which are found by their reference.
+     */
+    transactionId: uuid('transaction_id'),
     version: integer('version').notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -27,7 +27,7 @@ import type { BillOutcome } from './bills-provider.js';
  *
  * OPEN (before the provider call): the key claim (advisory lock on its hash, its row read), the
  * wallet and holds rows locked in id order (the contended rows first), the guarded debit into the
- * holds account, the hold with its posting and entries, the PENDING record, the PENDING wallet
+ * holds account, the hold (naming the wallet transaction it pays for) with its posting and entries, the PENDING record, the PENDING wallet
  * transaction with `transaction.created` (its webhook deliveries and their jobs), the status-poll
  * job, and the key left `running` with the record attached — every write depends on the debit, so
  * a busy key, a key with an answer or too little money writes nothing.
@@ -41,12 +41,12 @@ import type { BillOutcome } from './bills-provider.js';
  */
 
 const OPEN = statement(
-  'bill_open_v1',
+  'bill_open_v2',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$15' })},
   ${debitCtes({ from: '$7', to: '$8', amount: '$9', posting: '$11' })},
   hold as (
-    insert into ledger_holds (id, environment, user_id, amount, reference)
-    select $10::uuid, $3::environment, $2::uuid, $9::bigint, $14::text where exists (select 1 from moved)
+    insert into ledger_holds (id, environment, user_id, amount, reference, transaction_id)
+    select $10::uuid, $3::environment, $2::uuid, $9::bigint, $14::text, $13::uuid where exists (select 1 from moved)
   ),
   posting as (
     insert into ledger_postings (id, environment, kind, reference, description)
@@ -87,7 +87,7 @@ const OPEN = statement(
 );
 
 const SETTLE = settleHeldStatement({
-  name: 'bill_settle_v2',
+  name: 'bill_settle_v3',
   table: 'bill_records',
   kind: BILL.kind,
   statusType: 'bill_status',

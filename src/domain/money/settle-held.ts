@@ -18,7 +18,12 @@ import { answerCte, outboxCtes, runEventWriting, transactionEventData } from './
  * 2. the hold is captured (the fee to fees, the rest to provider clearing, one shard of each) or
  *    released to the wallet, at most once (guarded by its status), with its posting and entries,
  *    the accounts locked in id order;
- * 3. the PENDING wallet transaction behind it settles (TRANSACTION's move);
+ * 3. the PENDING wallet transaction behind it settles (TRANSACTION's move), found by its id where
+ *    the hold names it (`transaction_id`, set when the hold was opened in one statement), else by
+ *    the owner's reference. By id, the plan cannot depend on statistics: with none (autovacuum
+ *    off, or a table not yet analysed) PostgreSQL costs the owner's list indexes the same as the
+ *    unique (owner, reference) one, picked one of them, and every settle read all of the owner's
+ *    transactions to find one;
  * 4. both moves go to `operation_transitions`, their events (with webhook deliveries and their
  *    jobs) to the outbox, and the Idempotency-Key gets its answer.
  *
@@ -49,7 +54,7 @@ export function settleHeldStatement(t: HeldOperationTable): Statement {
     update ledger_holds set status = (case when $7::boolean then 'captured' else 'released' end)::hold_status,
       settled_at = $5::timestamptz
     where id = $6::uuid and status = 'held' and exists (select 1 from op)
-    returning id, amount, reference
+    returning id, amount, reference, transaction_id
   ),
   lines as (
     select v.account_id, v.amount from held,
@@ -85,8 +90,13 @@ export function settleHeldStatement(t: HeldOperationTable): Statement {
   txn as (
     update wallet_transactions
     set status = $17::wallet_transaction_status, updated_at = $5::timestamptz, version = version + 1
-    where user_id = $14::uuid and environment = $15::environment and reference = $16::text and status = 'PENDING'
-      and exists (select 1 from op)
+    where id = coalesce(
+        (select transaction_id from held),
+        (select w.id from wallet_transactions w
+         where w.user_id = $14::uuid and w.environment = $15::environment and w.reference = $16::text
+           and exists (select 1 from op))
+      )
+      and status = 'PENDING' and exists (select 1 from op)
     returning id, reference, type, status, amount, currency, version
   ),
   moves as (

@@ -33,12 +33,13 @@ import { nairaNumber } from './naira.js';
  * STARTED (the provider answered "pending": an account to pay into, a link, a PIN to send): the
  * deposit moved initiated → pending (guarded by its version, so the row answered is the row
  * written) with the provider's details, the move kept in `operation_transitions`, `deposit.pending`,
- * the wallet transaction's new version with `transaction.updated` (its stage), the expiry and
+ * the wallet transaction's new version with `transaction.updated` (its stage) — reached by the id
+ * the deposit keeps (`transaction_id`), so the plan does not rest on statistics —, the expiry and
  * simulated-arrival jobs, and the key's answer.
  */
 
 const OPEN = statement(
-  'deposit_open_v1',
+  'deposit_open_v2',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$18' })},
   taken as (
     select id from wallet_transactions
@@ -47,9 +48,10 @@ const OPEN = statement(
   fresh as (select 1 as one from go where not exists (select 1 from taken)),
   dep as (
     insert into deposits (id, user_id, environment, reference, method, payment_method_id, amount, currency, status,
-      provider, redirect_url, narration, meta, customer, created_at, updated_at)
+      provider, redirect_url, narration, meta, customer, transaction_id, created_at, updated_at)
     select $7::uuid, $2::uuid, $3::environment, $8::text, $9::text, $10::uuid, $11::bigint, $12::text,
-      'initiated'::deposit_status, $13::text, $14::text, $15::text, $16::jsonb, $17::jsonb, $18::timestamptz, $18::timestamptz
+      'initiated'::deposit_status, $13::text, $14::text, $15::text, $16::jsonb, $17::jsonb, $19::uuid,
+      $18::timestamptz, $18::timestamptz
     from fresh
     returning *
   ),
@@ -81,14 +83,14 @@ const OPEN = statement(
 );
 
 const STARTED = statement(
-  'deposit_started_v1',
+  'deposit_started_v2',
   `with dep as (
     update deposits
     set status = 'pending', version = version + 1, updated_at = $3::timestamptz, provider_ref = $4::text,
       account_number = $5::text, bank_name = $6::text, account_name = $7::text, expires_at = $8::timestamptz,
       narration = $9::text, next_action = $10::jsonb
     where id = $1::uuid and status = 'initiated' and version = $2::int
-    returning id
+    returning id, transaction_id
   ),
   moves as (
     insert into operation_transitions (kind, operation_id, from_status, to_status, at)
@@ -96,8 +98,13 @@ const STARTED = statement(
   ),
   txn as (
     update wallet_transactions set updated_at = $3::timestamptz, version = version + 1
-    where user_id = $11::uuid and environment = $12::environment and reference = $13::text and status = 'PENDING'
-      and exists (select 1 from dep)
+    where id = coalesce(
+        (select transaction_id from dep),
+        (select w.id from wallet_transactions w
+         where w.user_id = $11::uuid and w.environment = $12::environment and w.reference = $13::text
+           and exists (select 1 from dep))
+      )
+      and status = 'PENDING'
     returning id, reference, type, status, amount, currency, version
   ),
   later as (

@@ -1,0 +1,109 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
+import type { Principal } from '../../src/domain/auth/principal.js';
+import type { PaymentsProvider } from '../../src/domain/payments/payments-provider.js';
+import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
+import { fund } from '../helpers/wallet.js';
+
+const principalOf = (userId: string): Principal => ({
+  kind: 'api_key',
+  credentialId: 'test',
+  userId,
+  environment: 'sandbox',
+  abilities: new Set(['READ', 'TRANSACT']),
+});
+
+const airtime = { type: 'AIRTIME' as const, biller: 'MTN', customer: '08031234567', amount: 100 };
+
+/**
+ * The settling writes of a bill and a deposit reach their wallet transaction by primary key: the
+ * hold (a bill's) or the deposit names it. Rows written before that link existed have it null and
+ * are still found by the owner's reference.
+ */
+describe('settling writes reach the wallet transaction by id', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  const transactionOf = async (userId: string, reference: string) => {
+    const [row] = await queryRows<{ id: string; status: string; version: number }>(
+      t.services.db,
+      sql`select id, status::text as status, version from wallet_transactions
+          where user_id = ${userId} and reference = ${reference}`,
+    );
+    return row!;
+  };
+
+  it('a bill paid in two statements: its hold names the transaction it captured', async () => {
+    const tenant = await seedTenant(t.services);
+    await fund(t, tenant, 1000);
+    const paid = await t.services.bills.pay(principalOf(tenant.user.id), airtime, undefined);
+    expect(paid.status).toBe('SUCCESS');
+    const transaction = await transactionOf(tenant.user.id, paid.reference);
+    expect(transaction).toMatchObject({ status: 'COMPLETED', version: 2 });
+    const [hold] = await queryRows<{ transaction_id: string | null; status: string }>(
+      t.services.db,
+      sql`select transaction_id, status::text as status from ledger_holds where id = ${paid.holdId}`,
+    );
+    expect(hold).toEqual({ transaction_id: transaction.id, status: 'captured' });
+  });
+
+  describe('a bank-transfer deposit', () => {
+    let provider: PaymentsProvider;
+    let original: PaymentsProvider['bankTransferAccount'];
+    beforeAll(() => {
+      provider = (t.services.deposits as unknown as { providerFor(e: string): PaymentsProvider }).providerFor(
+        'sandbox',
+      );
+      original = provider.bankTransferAccount;
+    });
+    afterAll(() => {
+      provider.bankTransferAccount = original;
+    });
+
+    it('keeps the transaction it opened, and moves it by that id', async () => {
+      const tenant = await seedTenant(t.services);
+      const started = await t.services.deposits.bankTransfer(principalOf(tenant.user.id), { amount: 100 }, undefined);
+      expect(started.status).toBe('pending');
+      const transaction = await transactionOf(tenant.user.id, started.reference);
+      expect(transaction).toMatchObject({ status: 'PENDING', version: 2 });
+      const [deposit] = await queryRows<{ transaction_id: string | null }>(
+        t.services.db,
+        sql`select transaction_id from deposits where id = ${started.id}`,
+      );
+      expect(deposit!.transaction_id).toBe(transaction.id);
+    });
+
+    it('opened without the link (before it existed), still moves its transaction, found by reference', async () => {
+      const tenant = await seedTenant(t.services);
+      // The provider call runs between the two statements: the link is taken away there, as a row
+      // written before the column would have it.
+      provider.bankTransferAccount = async (request) => {
+        await t.services.db.execute(
+          sql`update deposits set transaction_id = null where id = ${request.reference.replace(/^pgw-/, '')}::uuid`,
+        );
+        return original.call(provider, request);
+      };
+      try {
+        const started = await t.services.deposits.bankTransfer(principalOf(tenant.user.id), { amount: 100 }, undefined);
+        expect(started.status).toBe('pending');
+        const [deposit] = await queryRows<{ transaction_id: string | null }>(
+          t.services.db,
+          sql`select transaction_id from deposits where id = ${started.id}`,
+        );
+        expect(deposit!.transaction_id).toBeNull();
+        expect(await transactionOf(tenant.user.id, started.reference)).toMatchObject({ status: 'PENDING', version: 2 });
+        const types = await queryRows<{ type: string }>(
+          t.services.db,
+          sql`select type from events where user_id = ${tenant.user.id} order by ordinal`,
+        );
+        expect(types.map((row) => row.type)).toContain('transaction.updated');
+      } finally {
+        provider.bankTransferAccount = original;
+      }
+    });
+  });
+});
