@@ -118,23 +118,44 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
   );
 }
 
-/** Extends the leases this worker still holds; returns the ids whose lease was taken over. */
+/**
+ * Extends the leases this worker holds, in one statement. A job whose row is locked is skipped, not
+ * waited on: its own fenced transaction holds the row (job-fence.ts), and while it does no other
+ * worker can claim the job either (claims skip locked rows). Waiting there would hold back every
+ * other job's heartbeat behind one long transaction, and their leases could lapse meanwhile.
+ * `lost`: jobs no longer this worker's (done, or claimed under another token); `busy`: skipped.
+ */
 export async function extendLeases(
   db: Executor,
   held: ReadonlyArray<{ id: string; leaseToken: string }>,
   leaseUntil: Date,
-): Promise<string[]> {
-  if (held.length === 0) return [];
+): Promise<{ lost: string[]; busy: string[] }> {
+  if (held.length === 0) return { lost: [], busy: [] };
   const pairs = sql.join(
     held.map((h) => sql`(${h.id}::uuid, ${h.leaseToken}::uuid)`),
     sql`, `,
   );
-  const kept = await queryRows<{ id: string }>(
+  // The lock re-reads each row (a claim committed since the first read changed its token), so the
+  // update extends only leases still this worker's.
+  const rows = await queryRows<{ id: string; extended: boolean }>(
     db,
-    sql`update jobs set locked_until = ${leaseUntil.toISOString()}::timestamptz
-        where status = 'pending' and (id, lease_token) in (${pairs})
-        returning id`,
+    sql`with mine as (
+          select id from jobs where status = 'pending' and (id, lease_token) in (${pairs})
+        ),
+        free as (
+          select id from jobs where status = 'pending' and (id, lease_token) in (${pairs})
+          for update skip locked
+        ),
+        extended as (
+          update jobs set locked_until = ${leaseUntil.toISOString()}::timestamptz
+          where id in (select id from free)
+          returning id
+        )
+        select m.id, e.id is not null as extended from mine m left join extended e on e.id = m.id`,
   );
-  const keptIds = new Set(kept.map((k) => k.id));
-  return held.filter((h) => !keptIds.has(h.id)).map((h) => h.id);
+  const mine = new Set(rows.map((r) => r.id));
+  return {
+    lost: held.filter((h) => !mine.has(h.id)).map((h) => h.id),
+    busy: rows.filter((r) => !r.extended).map((r) => r.id),
+  };
 }

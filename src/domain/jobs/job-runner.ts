@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import { startJobRun, withTraceContext } from '../../observability/job-observation.js';
 import { claimLaneJobs, extendLeases } from './job-claims.js';
 import { LeaseLostError } from '../../db/job-fence.js';
+import { causesOf } from '../../db/sql-state.js';
 import { onDatabase } from '../../db/database-binding.js';
 import { fencedOf, jobsOf } from '../../db/pool-routing.js';
 import { DEFAULT_LANES, type Lane, type LaneLimits, type LaneSettings, laneOf } from './lanes.js';
@@ -309,7 +310,9 @@ export class JobRunner {
   private async extendHeldLeases(): Promise<void> {
     const held = [...this.running].map(([id, r]) => ({ id, leaseToken: r.leaseToken }));
     try {
-      const lost = await extendLeases(this.db, held, new Date(this.clock.now().getTime() + this.leaseMs));
+      // Jobs in a transaction of their own (`busy`) are left for the next beat: their row lock
+      // keeps every other worker's claim off them meanwhile.
+      const { lost } = await extendLeases(this.db, held, new Date(this.clock.now().getTime() + this.leaseMs));
       for (const id of lost) this.running.get(id)?.abort.abort(new LeaseLostError(id));
     } catch (error) {
       this.options.onError?.(error);
@@ -326,7 +329,8 @@ export class JobRunner {
         ? await observed.within(() => onDatabase(handler, this.appDb, () => fencedOf(this.appDb, job)).run(job))
         : { status: 'failed', error: `No handler for ${job.kind}` };
     } catch (error) {
-      if (error instanceof LeaseLostError || job.signal.aborted) {
+      // The fence's refusal arrives wrapped when it stops a transaction's BEGIN (drizzle's own error).
+      if ([...causesOf(error)].some((cause) => cause instanceof LeaseLostError) || job.signal.aborted) {
         // Another worker owns the job now; it records the outcome.
         observed.finish('lease-lost');
         this.running.delete(job.id);
