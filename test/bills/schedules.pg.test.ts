@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billRecords, billSchedules } from '../../src/db/bills-schema.js';
 import { jobs } from '../../src/db/schema.js';
 import { BILL_JOBS } from '../../src/domain/bills/bills-service.js';
-import type { Principal } from '../../src/domain/auth/principal.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import type { Services } from '../../src/services.js';
 import { openDatabase } from '../../src/db/client.js';
@@ -11,14 +10,7 @@ import { createTestServices, seedTenant } from '../helpers/app.js';
 import { type Child, spawnTs } from '../helpers/child.js';
 import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
 import { waitUntil } from '../helpers/wait.js';
-
-const principalOf = (userId: string): Principal => ({
-  kind: 'api_key',
-  credentialId: 'test',
-  userId,
-  environment: 'sandbox',
-  abilities: new Set(['READ', 'TRANSACT']),
-});
+import { principalOf } from '../helpers/principal.js';
 
 describe.skipIf(!onPostgres)('scheduled bills with two worker processes (PostgreSQL)', () => {
   let services: Services;

@@ -1,18 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import type { Principal } from '../../src/domain/auth/principal.js';
 import { onPostgres } from '../helpers/database.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
-
-const principalOf = (userId: string): Principal => ({
-  kind: 'api_key',
-  credentialId: 'test',
-  userId,
-  environment: 'sandbox',
-  abilities: new Set(['READ', 'TRANSACT']),
-});
+import { principalOf } from '../helpers/principal.js';
 
 /**
  * The statement after a provider call answers the Idempotency-Key its open statement left

@@ -1,19 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import type { Principal } from '../../src/domain/auth/principal.js';
 import { ledger, SYSTEM_SHARDS, systemAccount } from '../../src/domain/ledger/ledger.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { watchDriver } from '../helpers/driver-watch.js';
 import { fund } from '../helpers/wallet.js';
-
-const principalOf = (userId: string): Principal => ({
-  kind: 'api_key',
-  credentialId: 'test',
-  userId,
-  environment: 'sandbox',
-  abilities: new Set(['READ', 'TRANSACT']),
-});
+import { principalOf } from '../helpers/principal.js';
 
 const writing = (statements: string[]) => statements.filter((text) => /\b(insert|update|delete)\b/i.test(text));
 

@@ -2,20 +2,12 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
-import type { Principal } from '../../src/domain/auth/principal.js';
 import { settleBill } from '../../src/domain/bills/bill-writes.js';
 import { SANDBOX_BILLS } from '../../src/domain/bills/sandbox-bills-provider.js';
 import { type AccountRef, holdsOf, ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
-
-const principalOf = (userId: string): Principal => ({
-  kind: 'api_key',
-  credentialId: 'test',
-  userId,
-  environment: 'sandbox',
-  abilities: new Set(['READ', 'TRANSACT']),
-});
+import { principalOf } from '../helpers/principal.js';
 
 /**
  * The settle statement of a held operation (money/settle-held.ts) locks every account it moves in id

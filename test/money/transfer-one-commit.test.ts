@@ -1,17 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/domain/auth/principal.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { watchDriver } from '../helpers/driver-watch.js';
 import { fund } from '../helpers/wallet.js';
-
-const principalOf = (userId: string): Principal => ({
-  kind: 'api_key',
-  credentialId: 'test',
-  userId,
-  environment: 'sandbox',
-  abilities: new Set(['READ', 'TRANSACT']),
-});
+import { principalOf } from '../helpers/principal.js';
 
 describe('a P2P transfer commits once', () => {
   let t: TestApp;

@@ -4,14 +4,7 @@ import { DomainError } from '../../src/domain/errors.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { onPostgres } from '../helpers/database.js';
-
-const principalOf = (userId: string): Principal => ({
-  kind: 'api_key',
-  credentialId: 'test',
-  userId,
-  environment: 'sandbox',
-  abilities: new Set(['READ', 'TRANSACT']),
-});
+import { principalOf } from '../helpers/principal.js';
 
 /** Races need real concurrent connections: PostgreSQL only (PGlite runs one transaction at a time). */
 describe.skipIf(!onPostgres)('wallet under concurrency (PostgreSQL)', () => {

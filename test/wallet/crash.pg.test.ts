@@ -2,7 +2,6 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { queryRows } from '../../src/db/client.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/domain/auth/principal.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import type { Services } from '../../src/services.js';
@@ -10,14 +9,7 @@ import { createTestServices, seedTenant, type Tenant } from '../helpers/app.js';
 import { type Child, spawnTs } from '../helpers/child.js';
 import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
 import { waitUntil } from '../helpers/wait.js';
-
-const principalOf = (userId: string): Principal => ({
-  kind: 'api_key',
-  credentialId: 'test',
-  userId,
-  environment: 'sandbox',
-  abilities: new Set(['READ', 'TRANSACT']),
-});
+import { principalOf } from '../helpers/principal.js';
 
 /** A gateway process SIGKILLed mid-operation leaves nothing half-written (PostgreSQL). */
 describe.skipIf(!onPostgres)('crashes in the middle of money movements (PostgreSQL)', () => {

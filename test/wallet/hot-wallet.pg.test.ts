@@ -2,20 +2,12 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
-import type { Principal } from '../../src/domain/auth/principal.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import type { Services } from '../../src/services.js';
 import { createTestServices, seedTenant } from '../helpers/app.js';
 import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
-
-const principalOf = (userId: string): Principal => ({
-  kind: 'api_key',
-  credentialId: 'test',
-  userId,
-  environment: 'sandbox',
-  abilities: new Set(['READ', 'TRANSACT']),
-});
+import { principalOf } from '../helpers/principal.js';
 
 /**
  * Transfers that reach the database as their own commit: a transfer statement sent outside a

@@ -2,19 +2,11 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import type { Principal } from '../../src/domain/auth/principal.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { LOCK_ACCOUNTS } from '../../src/domain/wallet/transfer-store.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
-
-const principalOf = (userId: string): Principal => ({
-  kind: 'api_key',
-  credentialId: 'test',
-  userId,
-  environment: 'sandbox',
-  abilities: new Set(['READ', 'TRANSACT']),
-});
+import { principalOf } from '../helpers/principal.js';
 
 type Query = (...args: unknown[]) => unknown;
 

@@ -1,20 +1,12 @@
 import fc from 'fast-check';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/domain/auth/principal.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { PAYOUT_FEE_KOBO } from '../../src/domain/wallet/payout-service.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
-
-const principalOf = (userId: string): Principal => ({
-  kind: 'api_key',
-  credentialId: 'test',
-  userId,
-  environment: 'sandbox',
-  abilities: new Set(['READ', 'TRANSACT']),
-});
+import { principalOf } from '../helpers/principal.js';
 
 describe('the ledger', () => {
   let t: TestApp;
