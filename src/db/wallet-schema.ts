@@ -207,8 +207,9 @@ export const deposits = pgTable(
     customer: jsonb('customer'),
     failureReason: text('failure_reason'),
     /**
-     * The wallet transaction the deposit opened, so its later writes reach it by id; null for
-     * deposits opened before this column, which are found by their reference.
+     * The wallet transaction the deposit opened, so its start (deposit-writes.ts) reaches it by id;
+     * null for deposits opened before this column or through the multi-statement path, which are
+     * found by their reference.
      */
     transactionId: uuid('transaction_id'),
     version: integer('version').notNull().default(1),

@@ -1,5 +1,4 @@
 import { sql } from 'drizzle-orm';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, queryRows } from '../../src/db/client.js';
 import { LeaseLostError } from '../../src/db/job-fence.js';
@@ -7,6 +6,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { enqueueJob, type Job, type JobOutcome, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { onPostgres } from '../helpers/database.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const KIND = 'test.fence-edges';
 const IDLE_KIND = 'test.fence-edges-idle';
@@ -147,7 +147,7 @@ describe.skipIf(!onPostgres)('the lease fence between two workers (PostgreSQL)',
     expect(job).toEqual({ status: 'done', attempts: 2 });
   });
 
-  it("the heartbeat extends a worker's other leases while one job's fenced transaction is open, and leaves that job to its row lock", async () => {
+  it("the heartbeat extends a worker's other leases while one job's fenced transaction is open, and that job's as the transaction ends", async () => {
     const longId = await enqueueJob(t.services.db, { kind: KIND, runAt: clock.now(), tenant: 'long' });
     const idleId = await enqueueJob(t.services.db, { kind: IDLE_KIND, runAt: clock.now(), tenant: 'idle' });
     const long = new TwoStepHandler(t.services.db, 'a', true);
@@ -173,16 +173,26 @@ describe.skipIf(!onPostgres)('the lease fence between two workers (PostgreSQL)',
     // A beat while the long job's transaction holds its row: it returns at once (it used to wait
     // for that transaction), extends the idle job and aborts neither.
     clock.advance(20_000);
-    const beat = (runnerA as unknown as { extendHeldLeases(): Promise<void> }).extendHeldLeases();
-    const waited = await Promise.race([beat.then(() => 'returned'), sleep(2_000).then(() => 'waited')]);
-    expect(waited).toBe('returned');
+    let returned = false;
+    void (runnerA as unknown as { extendHeldLeases(): Promise<void> }).extendHeldLeases().then(() => {
+      returned = true;
+    });
+    // The long transaction stays open until this test lets it go: a beat that waited for its row
+    // would never return here.
+    await waitUntil(() => returned, 2_000);
     expect(new Date(await leaseOf(idleId)).getTime()).toBe(claimedAt + 20_000 + 30_000);
     expect(await leaseOf(longId)).toBe(longLease);
     expect(idle.job!.signal.aborted).toBe(false);
     expect(errors).toEqual([]);
 
-    // Past the long job's own lease: still nobody else's while its transaction runs, and the idle
-    // job's extended lease holds too.
+    // The long job's first transaction commits: its lease is extended right then, by the beat's
+    // statement that waited for the row.
+    long.finishFirst.open();
+    await long.betweenSteps.opened;
+    await waitUntil(async () => (await leaseOf(longId)) !== longLease);
+    expect(new Date(await leaseOf(longId)).getTime()).toBe(claimedAt + 20_000 + 30_000);
+
+    // Past both jobs' first leases: their extended leases hold, so another worker takes neither.
     clock.advance(15_000);
     const runnerB = new JobRunner(
       t.services.db,
@@ -195,7 +205,6 @@ describe.skipIf(!onPostgres)('the lease fence between two workers (PostgreSQL)',
     );
     expect(await runnerB.runDueJobs()).toBe(0);
 
-    long.finishFirst.open();
     long.secondStep.open();
     idle.finish.open();
     await runningA;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
+import type { BillsProvider } from '../../src/domain/bills/bills-provider.js';
 import type { PaymentsProvider } from '../../src/domain/payments/payments-provider.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
@@ -29,12 +30,28 @@ describe('settling writes reach the wallet transaction by id', () => {
     return row!;
   };
 
-  it('a bill paid in two statements: its hold names the transaction it captured', async () => {
+  it('a bill paid in two statements: its hold names the transaction, and the settle finds it by that id', async () => {
     const tenant = await seedTenant(t.services);
     await fund(t, tenant, 1000);
-    const paid = await t.services.bills.pay(principalOf(tenant.user.id), airtime, undefined);
+    const provider = (t.services.bills as unknown as { providerFor(e: string): BillsProvider }).providerFor('sandbox');
+    const original = provider.pay;
+    // Between the two statements the transaction's reference is changed, so only its id leads to it:
+    // a settle by reference would leave it PENDING.
+    provider.pay = async (input) => {
+      await t.services.db.execute(
+        sql`update wallet_transactions set reference = reference || '-moved'
+            where user_id = ${tenant.user.id} and status = 'PENDING'`,
+      );
+      return original.call(provider, input);
+    };
+    let paid: Awaited<ReturnType<typeof t.services.bills.pay>>;
+    try {
+      paid = await t.services.bills.pay(principalOf(tenant.user.id), airtime, undefined);
+    } finally {
+      provider.pay = original;
+    }
     expect(paid.status).toBe('SUCCESS');
-    const transaction = await transactionOf(tenant.user.id, paid.reference);
+    const transaction = await transactionOf(tenant.user.id, `${paid.reference}-moved`);
     expect(transaction).toMatchObject({ status: 'COMPLETED', version: 2 });
     const [hold] = await queryRows<{ transaction_id: string | null; status: string }>(
       t.services.db,
@@ -58,9 +75,22 @@ describe('settling writes reach the wallet transaction by id', () => {
 
     it('keeps the transaction it opened, and moves it by that id', async () => {
       const tenant = await seedTenant(t.services);
-      const started = await t.services.deposits.bankTransfer(principalOf(tenant.user.id), { amount: 100 }, undefined);
+      // As for the bill: between the statements only the id still leads to the transaction.
+      provider.bankTransferAccount = async (request) => {
+        await t.services.db.execute(
+          sql`update wallet_transactions set reference = reference || '-moved'
+              where user_id = ${tenant.user.id} and status = 'PENDING'`,
+        );
+        return original.call(provider, request);
+      };
+      let started: Awaited<ReturnType<typeof t.services.deposits.bankTransfer>>;
+      try {
+        started = await t.services.deposits.bankTransfer(principalOf(tenant.user.id), { amount: 100 }, undefined);
+      } finally {
+        provider.bankTransferAccount = original;
+      }
       expect(started.status).toBe('pending');
-      const transaction = await transactionOf(tenant.user.id, started.reference);
+      const transaction = await transactionOf(tenant.user.id, `${started.reference}-moved`);
       expect(transaction).toMatchObject({ status: 'PENDING', version: 2 });
       const [deposit] = await queryRows<{ transaction_id: string | null }>(
         t.services.db,

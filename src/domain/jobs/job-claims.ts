@@ -120,10 +120,13 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
 
 /**
  * Extends the leases this worker holds, in one statement. A job whose row is locked is skipped, not
- * waited on: its own fenced transaction holds the row (job-fence.ts), and while it does no other
- * worker can claim the job either (claims skip locked rows). Waiting there would hold back every
- * other job's heartbeat behind one long transaction, and their leases could lapse meanwhile.
- * `lost`: jobs no longer this worker's (done, or claimed under another token); `busy`: skipped.
+ * waited on: most often its own fenced transaction holds the row (job-fence.ts), and while it does
+ * no other worker can claim the job either (claims skip locked rows). Waiting there would hold back
+ * every other job's heartbeat behind one long transaction, and their leases could lapse meanwhile;
+ * the runner extends a skipped job's lease on its own (`extendLeaseOnceFree`).
+ * `lost`: jobs no longer this worker's (done, or claimed under another token) when the statement
+ * began; `busy`: not extended, its row locked or claimed away while the statement ran (the next
+ * beat finds those lost).
  */
 export async function extendLeases(
   db: Executor,
@@ -158,4 +161,24 @@ export async function extendLeases(
     lost: held.filter((h) => !mine.has(h.id)).map((h) => h.id),
     busy: rows.filter((r) => !r.extended).map((r) => r.id),
   };
+}
+
+/**
+ * Extends one lease, waiting for its row lock: for a job the heartbeat skipped because a transaction
+ * held its row, so the lease is extended the moment that transaction ends, before a claim elsewhere
+ * could find it lapsed. Never shortens a lease a later beat extended further. False when the lease
+ * is no longer this worker's (the job finished, or was claimed under another token).
+ */
+export async function extendLeaseOnceFree(
+  db: Executor,
+  held: { id: string; leaseToken: string },
+  leaseUntil: Date,
+): Promise<boolean> {
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`update jobs set locked_until = greatest(locked_until, ${leaseUntil.toISOString()}::timestamptz)
+        where id = ${held.id} and lease_token = ${held.leaseToken}::uuid and status = 'pending'
+        returning id`,
+  );
+  return rows.length > 0;
 }

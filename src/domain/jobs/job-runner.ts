@@ -5,7 +5,7 @@ import { queryRows } from '../../db/client.js';
 import { jobs } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import { startJobRun, withTraceContext } from '../../observability/job-observation.js';
-import { claimLaneJobs, extendLeases } from './job-claims.js';
+import { claimLaneJobs, extendLeaseOnceFree, extendLeases } from './job-claims.js';
 import { LeaseLostError } from '../../db/job-fence.js';
 import { causesOf } from '../../db/sql-state.js';
 import { onDatabase } from '../../db/database-binding.js';
@@ -123,6 +123,8 @@ export class JobRunner {
   private readonly lanes: LaneSettings;
   private readonly handlers = new Map<string, JobHandler>();
   private readonly running = new Map<string, Running>();
+  /** Jobs whose lease waits to be extended until a transaction of theirs ends (see extendOnceFree). */
+  private readonly extending = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly claiming = new Set<Lane>();
   /** Lanes poked while claiming: their claim may have read before the new jobs committed. */
@@ -310,13 +312,28 @@ export class JobRunner {
   private async extendHeldLeases(): Promise<void> {
     const held = [...this.running].map(([id, r]) => ({ id, leaseToken: r.leaseToken }));
     try {
-      // Jobs in a transaction of their own (`busy`) are left for the next beat: their row lock
-      // keeps every other worker's claim off them meanwhile.
-      const { lost } = await extendLeases(this.db, held, new Date(this.clock.now().getTime() + this.leaseMs));
+      const leaseUntil = new Date(this.clock.now().getTime() + this.leaseMs);
+      const { lost, busy } = await extendLeases(this.db, held, leaseUntil);
       for (const id of lost) this.running.get(id)?.abort.abort(new LeaseLostError(id));
+      // Jobs inside a transaction of their own: their row lock keeps every other worker's claim off
+      // them meanwhile; each lease is extended as soon as that transaction ends, not waited on here.
+      for (const id of busy) this.extendOnceFree(id, leaseUntil);
     } catch (error) {
       this.options.onError?.(error);
     }
+  }
+
+  /** Extends a busy job's lease when its row is free, once at a time per job; aborts it if the lease is gone. */
+  private extendOnceFree(id: string, leaseUntil: Date): void {
+    const held = this.running.get(id);
+    if (!held || this.extending.has(id)) return;
+    this.extending.add(id);
+    void extendLeaseOnceFree(this.db, { id, leaseToken: held.leaseToken }, leaseUntil)
+      .then((kept) => {
+        if (!kept && this.running.get(id) === held) held.abort.abort(new LeaseLostError(id));
+      })
+      .catch((error) => this.options.onError?.(error))
+      .finally(() => this.extending.delete(id));
   }
 
   private async execute(job: Job): Promise<void> {

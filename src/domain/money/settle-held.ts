@@ -19,8 +19,9 @@ import { answerCte, outboxCtes, runEventWriting, transactionEventData } from './
  *    released to the wallet, at most once (guarded by its status), with its posting and entries,
  *    the accounts locked in id order;
  * 3. the PENDING wallet transaction behind it settles (TRANSACTION's move), found by its id where
- *    the hold names it (`transaction_id`, set when the hold was opened in one statement), else by
- *    the owner's reference. By id, the plan cannot depend on statistics: with none (autovacuum
+ *    the hold names it (`transaction_id`: bills' one-statement open and payouts set it), else by
+ *    the owner's reference (holds opened before the column was set, and bills opened through the
+ *    transaction of separate statements). By id, the plan cannot depend on statistics: with none (autovacuum
  *    off, or a table not yet analysed) PostgreSQL costs the owner's list indexes the same as the
  *    unique (owner, reference) one, picked one of them, and every settle read all of the owner's
  *    transactions to find one;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { PayoutControls } from '../payouts/payout-limits.js';
 import type { Database, Executor } from '../../db/client.js';
 import type { Environment } from '../auth/permissions.js';
@@ -120,7 +121,14 @@ export class PayoutService {
           this.coolingOff,
           now,
         );
-        const holdId = await placeHold(tx, { ...principal, amount: amount + PAYOUT_FEE_KOBO, reference });
+        // The hold names the transaction it pays for, so the settle statement reaches it by id.
+        const transactionId = randomUUID();
+        const holdId = await placeHold(tx, {
+          ...principal,
+          amount: amount + PAYOUT_FEE_KOBO,
+          reference,
+          transactionId,
+        });
         const row = await insertOrConflict(reference, () =>
           payoutStore.insert(tx, {
             userId: principal.userId,
@@ -144,6 +152,7 @@ export class PayoutService {
           tx,
           principal,
           {
+            id: transactionId,
             type: 'WITHDRAWAL',
             amount,
             fee: PAYOUT_FEE_KOBO,

@@ -58,6 +58,8 @@ export async function openPendingTransaction(
   tx: Executor,
   owner: { userId: string; environment: WalletTransactionRow['environment'] },
   transaction: {
+    /** Given when something written before it names it (a hold's `transaction_id`). */
+    id?: string;
     type: WalletTransactionRow['type'];
     amount: bigint;
     fee?: bigint;
