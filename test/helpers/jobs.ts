@@ -5,9 +5,10 @@ import { jobs } from '../../src/db/schema.js';
 import { enqueueJob, type Job } from '../../src/domain/jobs/job-runner.js';
 
 /**
- * A job row this test holds the lease of, for calling a handler's `run` directly: handlers fence
- * their effects by the lease (`assertLease`), so a made-up job would record nothing. Its kind is
- * one no runner handles, so no worker claims it meanwhile.
+ * A job row this test holds the lease of, for calling a handler's `run` directly with a job as a
+ * claim gives it (through the runner, the handler's transactions are fenced by this lease, and
+ * `assertLease` checks it by hand). Its kind is one no runner handles, so no worker claims it
+ * meanwhile.
  */
 export async function heldJob(
   db: Database,

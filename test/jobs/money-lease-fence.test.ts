@@ -6,9 +6,12 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { type Job, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { DepositSandboxArrivalHandler } from '../../src/domain/wallet/wallet-jobs.js';
+import { ledgerHolds } from '../../src/db/wallet-schema.js';
+import { HoldExpiryHandler, placeHold } from '../../src/domain/money/holds.js';
+import { openPendingTransaction } from '../../src/domain/wallet/wallet-events.js';
 import { startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { rest } from '../helpers/rest.js';
-import { balanceOf } from '../helpers/wallet.js';
+import { balanceOf, fund } from '../helpers/wallet.js';
 
 /**
  * A money job (a sandbox deposit arriving: it credits the wallet) whose lease another worker took
@@ -63,5 +66,52 @@ describe('a money job that lost its lease', () => {
     await new JobRunner(s.t.services.db, clock, [arrival], { workerId: 'next' }).runDueJobs();
     expect(await deposit()).toBe('COMPLETED');
     expect(await balanceOf(s.t, s.tenant)).toMatchObject({ availableKobo: 120_000 });
+  });
+
+  it("a hold's expiry run under a lease taken over releases nothing; the worker that took it releases it once", async () => {
+    await fund(s.t, s.tenant, 50);
+    const owner = { userId: s.tenant.user.id, environment: 'sandbox' as const };
+    const expiresAt = new Date(clock.now().getTime() + 60_000);
+    const holdId = await s.t.services.db.transaction(async (tx) => {
+      const pending = await openPendingTransaction(
+        tx,
+        owner,
+        { type: 'WITHDRAWAL', amount: 2_000n, reference: `HOLD-${randomUUID()}`, description: null, counterparty: {} },
+        clock.now(),
+      );
+      return placeHold(tx, {
+        ...owner,
+        amount: 2_000n,
+        reference: pending.reference,
+        expiresAt,
+        transactionId: pending.id,
+      });
+    });
+    const available = async () => (await balanceOf(s.t, s.tenant)).availableKobo as number;
+    const held = await available();
+    clock.advance(61_000);
+    const expiry = new HoldExpiryHandler(s.t.services.db, clock);
+    const pausing = {
+      kind: expiry.kind,
+      expiry,
+      async run(job: Job) {
+        await s.t.services.db.execute(sql`update jobs set lease_token = gen_random_uuid() where id = ${job.id}`);
+        return this.expiry.run(job);
+      },
+    };
+    const holdStatus = async () =>
+      (await s.t.services.db.select().from(ledgerHolds).where(eq(ledgerHolds.id, holdId)))[0]!.status;
+    await new JobRunner(s.t.services.db, clock, [pausing], { workerId: 'paused', leaseMs: 30_000 }).runDueJobs();
+    expect(await holdStatus()).toBe('held');
+    expect(await available()).toBe(held);
+
+    clock.advance(31_000);
+    await new JobRunner(s.t.services.db, clock, [expiry], { workerId: 'next' }).runDueJobs();
+    expect(await holdStatus()).toBe('released');
+    expect(await available()).toBe(held + 2_000);
+    const releases = await s.t.services.db.execute(
+      sql`select id from ledger_postings where kind = 'release' and reference = ${holdId}`,
+    );
+    expect((releases as unknown as { rows: unknown[] }).rows).toHaveLength(1);
   });
 });

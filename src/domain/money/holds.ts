@@ -1,7 +1,7 @@
 import type { Database, Executor } from '../../db/client.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
-import { assertLease, enqueueJob, type Job, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
+import { enqueueJob, type Job, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
 import { ledger } from '../ledger/ledger.js';
 import { transactionStore } from '../wallet/transaction-store.js';
 import { recordTransactionEvent } from '../wallet/wallet-events.js';
@@ -83,10 +83,9 @@ export class HoldExpiryHandler implements JobHandler {
   async run(job: Job): Promise<JobOutcome> {
     const now = this.clock.now();
     if (job.runAt > now) return { status: 'retry', at: job.runAt };
-    await this.db.transaction(async (tx) => {
-      await assertLease(tx, job);
-      await releaseExpiredHold(tx, String(job.payload['holdId']), now);
-    });
+    // Run by the job runner, `db` is this claim's fenced handle (database-binding.ts): the
+    // transaction's BEGIN checks the lease, so a worker that lost it releases nothing.
+    await this.db.transaction((tx) => releaseExpiredHold(tx, String(job.payload['holdId']), now));
     return { status: 'done' };
   }
 }
