@@ -30,6 +30,16 @@ describe('settling writes reach the wallet transaction by id', () => {
     return row!;
   };
 
+  /**
+   * Changes the reference of the owner's PENDING transactions: run between an operation's two
+   * statements (inside its provider call), it leaves the id as the only way to the transaction.
+   */
+  const movePendingReferences = (userId: string) =>
+    t.services.db.execute(
+      sql`update wallet_transactions set reference = reference || '-moved'
+          where user_id = ${userId} and status = 'PENDING'`,
+    );
+
   it('a bill paid in two statements: its hold names the transaction, and the settle finds it by that id', async () => {
     const tenant = await seedTenant(t.services);
     await fund(t, tenant, 1000);
@@ -38,10 +48,7 @@ describe('settling writes reach the wallet transaction by id', () => {
     // Between the two statements the transaction's reference is changed, so only its id leads to it:
     // a settle by reference would leave it PENDING.
     provider.pay = async (input) => {
-      await t.services.db.execute(
-        sql`update wallet_transactions set reference = reference || '-moved'
-            where user_id = ${tenant.user.id} and status = 'PENDING'`,
-      );
+      await movePendingReferences(tenant.user.id);
       return original.call(provider, input);
     };
     let paid: Awaited<ReturnType<typeof t.services.bills.pay>>;
@@ -77,10 +84,7 @@ describe('settling writes reach the wallet transaction by id', () => {
       const tenant = await seedTenant(t.services);
       // As for the bill: between the statements only the id still leads to the transaction.
       provider.bankTransferAccount = async (request) => {
-        await t.services.db.execute(
-          sql`update wallet_transactions set reference = reference || '-moved'
-              where user_id = ${tenant.user.id} and status = 'PENDING'`,
-        );
+        await movePendingReferences(tenant.user.id);
         return original.call(provider, request);
       };
       let started: Awaited<ReturnType<typeof t.services.deposits.bankTransfer>>;
