@@ -18,6 +18,15 @@ describe('editing a key’s controls', () => {
       environment,
     );
 
+  /** A tenant's key, another tenant, and the environment the key is not in: what a refusal is tried with. */
+  const keyAndStranger = async () => {
+    const owner = await seedTenant(t.services);
+    const other = await seedTenant(t.services);
+    const [key] = await t.services.apiKeys.list(owner.user.id);
+    const elsewhere: 'sandbox' | 'production' = key!.environment === 'sandbox' ? 'production' : 'sandbox';
+    return { owner, other, key: key!, elsewhere };
+  };
+
   it('edits the caller’s own key in its environment', async () => {
     const tenant = await seedTenant(t.services);
     const [key] = await t.services.apiKeys.list(tenant.user.id);
@@ -26,10 +35,7 @@ describe('editing a key’s controls', () => {
   });
 
   it('answers not found for an id that is no UUID, another user’s key, another environment and a revoked key', async () => {
-    const owner = await seedTenant(t.services);
-    const other = await seedTenant(t.services);
-    const [key] = await t.services.apiKeys.list(owner.user.id);
-    const elsewhere = key!.environment === 'sandbox' ? 'production' : 'sandbox';
+    const { owner, other, key, elsewhere } = await keyAndStranger();
     const refusals: Array<() => Promise<unknown>> = [
       () => edit(owner.user.id, 'not-a-uuid\u0000'),
       () => edit(other.user.id, key!.id),
@@ -42,10 +48,7 @@ describe('editing a key’s controls', () => {
   });
 
   it('revoking answers not found for an id that is no UUID, another user’s key and another environment, and revokes once', async () => {
-    const owner = await seedTenant(t.services);
-    const other = await seedTenant(t.services);
-    const [key] = await t.services.apiKeys.list(owner.user.id);
-    const elsewhere = key!.environment === 'sandbox' ? 'production' : 'sandbox';
+    const { owner, other, key, elsewhere } = await keyAndStranger();
     const refusals: Array<() => Promise<unknown>> = [
       () => t.services.apiKeys.revoke(owner.user.id, 'not-a-uuid\u0000'),
       () => t.services.apiKeys.revoke(other.user.id, key!.id),

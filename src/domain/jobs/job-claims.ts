@@ -142,11 +142,12 @@ export async function extendLeases(
   // update extends only leases still this worker's.
   const rows = await queryRows<{ id: string; extended: boolean }>(
     db,
-    sql`with mine as (
-          select id from jobs where status = 'pending' and (id, lease_token) in (${pairs})
+    sql`with held(id, lease_token) as (values ${pairs}),
+        mine as (
+          select id from jobs where status = 'pending' and (id, lease_token) in (select * from held)
         ),
         free as (
-          select id from jobs where status = 'pending' and (id, lease_token) in (${pairs})
+          select id from jobs where status = 'pending' and (id, lease_token) in (select * from held)
           for update skip locked
         ),
         extended as (

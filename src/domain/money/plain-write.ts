@@ -148,6 +148,24 @@ export const transactionEventData = (t: string, updatedAtIso: string, stage?: st
     'updatedAt', ${updatedAtIso}::text${stage ? `, 'stage', ${stage}::text` : ''})`;
 
 /** A job row as job-runner.ts `enqueueJob` writes it (the lane from the kind, the trace in the payload). */
+/**
+ * The id of an operation's wallet transaction, as SQL: the id the operation keeps (`link`, a scalar
+ * subquery), else its owner's transaction of that reference, looked up only when there is no link
+ * (rows written before the link existed) and `guard` holds. By id, the plan of the update using it
+ * cannot depend on statistics: without any, PostgreSQL costs the owner's list indexes the same as
+ * the unique (owner, reference) one, and may read all of the owner's transactions to find one.
+ */
+export const linkedTransactionId = (
+  link: string,
+  owner: { userId: string; environment: string; reference: string },
+  guard: string,
+) => `coalesce(
+        ${link},
+        (select w.id from wallet_transactions w
+         where w.user_id = ${owner.userId}::uuid and w.environment = ${owner.environment}::environment
+           and w.reference = ${owner.reference}::text and ${guard})
+      )`;
+
 export const jobLane = (kind: string) => `'${kind}', '${laneOf(kind)}'`;
 
 type Mapper<Row> = (raw: Record<string, unknown>) => Row;

@@ -6,7 +6,7 @@ import { toStorable } from '../idempotency/idempotency.js';
 import { holdsOf, ledger, SYSTEM_SHARDS, systemAccount, walletOf } from '../ledger/ledger.js';
 import { TRANSACTION } from '../lifecycle/lifecycles.js';
 import type { KeyRef } from './key-claim.js';
-import { answerCte, outboxCtes, runEventWriting, transactionEventData } from './plain-write.js';
+import { answerCte, linkedTransactionId, outboxCtes, runEventWriting, transactionEventData } from './plain-write.js';
 
 /**
  * The settling write of an operation paid from a hold (a bill, a payout), as ONE statement: one
@@ -21,10 +21,7 @@ import { answerCte, outboxCtes, runEventWriting, transactionEventData } from './
  * 3. the PENDING wallet transaction behind it settles (TRANSACTION's move), found by its id where
  *    the hold names it (`transaction_id`: bills' one-statement open and payouts set it), else by
  *    the owner's reference (holds opened before the column was set, and bills opened through the
- *    transaction of separate statements). By id, the plan cannot depend on statistics: with none (autovacuum
- *    off, or a table not yet analysed) PostgreSQL costs the owner's list indexes the same as the
- *    unique (owner, reference) one, picked one of them, and every settle read all of the owner's
- *    transactions to find one;
+ *    transaction of separate statements); see `linkedTransactionId`;
  * 4. both moves go to `operation_transitions`, their events (with webhook deliveries and their
  *    jobs) to the outbox, and the Idempotency-Key gets its answer.
  *
@@ -91,12 +88,11 @@ export function settleHeldStatement(t: HeldOperationTable): Statement {
   txn as (
     update wallet_transactions
     set status = $17::wallet_transaction_status, updated_at = $5::timestamptz, version = version + 1
-    where id = coalesce(
-        (select transaction_id from held),
-        (select w.id from wallet_transactions w
-         where w.user_id = $14::uuid and w.environment = $15::environment and w.reference = $16::text
-           and exists (select 1 from op))
-      )
+    where id = ${linkedTransactionId(
+      '(select transaction_id from held)',
+      { userId: '$14', environment: '$15', reference: '$16' },
+      'exists (select 1 from op)',
+    )}
       and status = 'PENDING' and exists (select 1 from op)
     returning id, reference, type, status, amount, currency, version
   ),

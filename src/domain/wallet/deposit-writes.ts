@@ -12,6 +12,7 @@ import {
   claimCtes,
   jobLane,
   keyRowOf,
+  linkedTransactionId,
   outboxCtes,
   rowMapper,
   runEventWriting,
@@ -98,12 +99,11 @@ const STARTED = statement(
   ),
   txn as (
     update wallet_transactions set updated_at = $3::timestamptz, version = version + 1
-    where id = coalesce(
-        (select transaction_id from dep),
-        (select w.id from wallet_transactions w
-         where w.user_id = $11::uuid and w.environment = $12::environment and w.reference = $13::text
-           and exists (select 1 from dep))
-      )
+    where id = ${linkedTransactionId(
+      '(select transaction_id from dep)',
+      { userId: '$11', environment: '$12', reference: '$13' },
+      'exists (select 1 from dep)',
+    )}
       and status = 'PENDING'
     returning id, reference, type, status, amount, currency, version
   ),
