@@ -125,8 +125,14 @@ export const events = pgTable(
     writtenAt: timestamp('written_at', { withTimezone: true }).default(sql`clock_timestamp()`),
   },
   (t) => [
-    uniqueIndex('events_seq_key').on(t.seq),
-    index('events_owner_seq_idx').on(t.userId, t.environment, t.seq),
+    /**
+     * Stamped rows only. Every event is written unstamped and stamped by a later update, so an
+     * index holding nulls would gain a dead null entry per event; with no vacuum in between,
+     * the relay's `max(seq)` (a backward scan from the nulls' end) walked all of them on every
+     * round. Readers only ask for stamped rows (`seq > n`, `seq is not null`).
+     */
+    uniqueIndex('events_seq_stamped_key').on(t.seq).where(sql`${t.seq} is not null`),
+    index('events_owner_seq_stamped_idx').on(t.userId, t.environment, t.seq).where(sql`${t.seq} is not null`),
     index('events_unstamped_idx').on(t.txid, t.ordinal).where(sql`${t.seq} is null`),
     /** Retention prunes by age. */
     index('events_created_idx').on(t.createdAt),
