@@ -380,6 +380,39 @@ describe('payment methods and deposits', () => {
       expect((await call('POST', '/api/v1/wallet/deposits/bank-transfer', { amount: 11 }, key)).statusCode).toBe(422);
     });
 
+    it('refuses a reference its owner already used, naming the transaction, and writes nothing', async () => {
+      const tenant = await seedTenant(s.t.services);
+      const call = rest(s.t, tenant.keys.TRANSACTIONS);
+      const first = await call('POST', '/api/v1/wallet/deposits/bank-transfer', { amount: 10, reference: 'DEP-once' });
+      expect(first.statusCode).toBe(201);
+      const held = (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/transactions/reference/DEP-once')).json()
+        .data;
+      const transactions = async () =>
+        (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/transactions')).json().data.transactions.length;
+      expect(await transactions()).toBe(1);
+
+      const again = await call('POST', '/api/v1/wallet/deposits/bank-transfer', { amount: 12, reference: 'DEP-once' });
+      expect(again.statusCode).toBe(409);
+      expect(again.json()).toMatchObject({ details: [{ field: 'reference' }] });
+      expect(again.json().message).toContain(held.id);
+      expect(await transactions()).toBe(1);
+      expect((await eventsOf(s.t, tenant, 'deposit.', 2)).map((e) => e.type)).toEqual([
+        'deposit.initiated',
+        'deposit.pending',
+      ]);
+
+      // At once, on PostgreSQL the loser's insert waits for the winner and then finds its reference
+      // taken by a row its snapshot cannot read: still one deposit, and a 409 naming the field.
+      const racing = await Promise.all(
+        [13, 14, 15].map((amount) =>
+          call('POST', '/api/v1/wallet/deposits/bank-transfer', { amount, reference: 'DEP-race' }),
+        ),
+      );
+      expect(racing.map((r) => r.statusCode).sort()).toEqual([201, 409, 409]);
+      for (const refused of racing.filter((r) => r.statusCode === 409))
+        expect(refused.json()).toMatchObject({ details: [{ field: 'reference' }] });
+    });
+
     it('serves deposits and payment methods over GraphQL', async () => {
       const tenant = await seedTenant(s.t.services);
       const created = await graphql(

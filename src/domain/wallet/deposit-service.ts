@@ -478,7 +478,11 @@ export class DepositService {
         const { state, payIn } = await this.charge(provider, opened.opened, customer, extra);
         return this.started(provider, opened.opened, state, payIn, ref);
       }
-      if ('taken' in opened) return this.idempotency.refuse(ref ?? undefined, referenceTaken(reference, opened.taken));
+      if ('taken' in opened)
+        return this.idempotency.refuse(
+          ref ?? undefined,
+          opened.taken ? referenceTaken(reference, opened.taken) : referenceUsed(reference),
+        );
       const claim = claimOf(opened.claim, ref!.requestHash);
       if ('replay' in claim) return replay<DepositRow>(claim.replay);
       // A key a dead process left running: its deposit is answered as it stands.
