@@ -147,7 +147,6 @@ export const transactionEventData = (t: string, updatedAtIso: string, stage?: st
     'amount', ${t}.amount::float8 / 100, 'currency', ${t}.currency, 'version', ${t}.version,
     'updatedAt', ${updatedAtIso}::text${stage ? `, 'stage', ${stage}::text` : ''})`;
 
-/** A job row as job-runner.ts `enqueueJob` writes it (the lane from the kind, the trace in the payload). */
 /**
  * The id of an operation's wallet transaction, as SQL: the id the operation keeps (`link`, a scalar
  * subquery), else its owner's transaction of that reference, looked up only when there is no link
@@ -166,6 +165,7 @@ export const linkedTransactionId = (
            and w.reference = ${owner.reference}::text and ${guard})
       )`;
 
+/** A job's kind and lane as SQL values, as job-runner.ts `enqueueJob` writes them (the lane from the kind). */
 export const jobLane = (kind: string) => `'${kind}', '${laneOf(kind)}'`;
 
 type Mapper<Row> = (raw: Record<string, unknown>) => Row;
