@@ -127,9 +127,10 @@ export const events = pgTable(
   (t) => [
     /**
      * Stamped rows only. Every event is written unstamped and stamped by a later update, so an
-     * index holding nulls would gain a dead null entry per event; with no vacuum in between,
-     * the relay's `max(seq)` (a backward scan from the nulls' end) walked all of them on every
-     * round. Readers only ask for stamped rows (`seq > n`, `seq is not null`).
+     * index holding nulls would gain a dead null entry per event, kept until vacuum; the planner
+     * could take those for the relay's `seq is null` lookup as a bitmap scan (which never marks
+     * dead entries) and read every event stamped since. Readers only ask for stamped rows
+     * (`seq > n`, `seq is not null`, `max(seq)`).
      */
     uniqueIndex('events_seq_stamped_key').on(t.seq).where(sql`${t.seq} is not null`),
     index('events_owner_seq_stamped_idx').on(t.userId, t.environment, t.seq).where(sql`${t.seq} is not null`),

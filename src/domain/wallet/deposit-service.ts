@@ -470,8 +470,9 @@ export class DepositService {
         // The key's row met one a concurrent request committed after this statement's snapshot: run
         // again, which replays it.
         if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
+        // Another kind of transaction holds the reference (its unique index refused the deposit's).
         if (constraint !== undefined && constraint !== KEY_CONSTRAINT)
-          return this.idempotency.refuse(ref ?? undefined, referenceUsed(reference));
+          return this.idempotency.refuse(ref ?? undefined, await this.referenceRefusal(principal, reference, null));
         throw error;
       }
       if ('opened' in opened) {
@@ -481,13 +482,22 @@ export class DepositService {
       if ('taken' in opened)
         return this.idempotency.refuse(
           ref ?? undefined,
-          opened.taken ? referenceTaken(reference, opened.taken) : referenceUsed(reference),
+          await this.referenceRefusal(principal, reference, opened.taken),
         );
       const claim = claimOf(opened.claim, ref!.requestHash);
       if ('replay' in claim) return replay<DepositRow>(claim.replay);
       // A key a dead process left running: its deposit is answered as it stands.
       return this.startInTransaction(principal, provider, keyed, open.row, customer, extra, now);
     }
+  }
+
+  /**
+   * The 409 for a reference in use, naming the transaction that holds it: the one the statement
+   * read, else read now (the holder may have committed after the statement's snapshot).
+   */
+  private async referenceRefusal(principal: Principal, reference: string, holderId: string | null) {
+    const id = holderId ?? (await transactionStore.findByReference(this.db, principal, reference))?.id;
+    return id ? referenceTaken(reference, id) : referenceUsed(reference);
   }
 
   /** The same start as a transaction of separate statements: resuming a key a dead process left running. */

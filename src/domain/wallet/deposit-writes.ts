@@ -25,13 +25,17 @@ import { nairaNumber } from './naira.js';
  * A deposit's two writes around its provider call, as one plain-SQL statement each (one round
  * trip, one commit, no query building per request).
  *
- * OPEN: the key claim (advisory lock on its hash, its row read), the PENDING wallet transaction
- * inserted first with `on conflict do nothing` on the owner's unique reference (the index answers
- * whether the reference is free; a separate read by reference was planned, without statistics,
- * over the owner's amount index, reading all of the owner's transactions on every deposit), the
- * `initiated` deposit with `deposit.initiated`, `transaction.created` (webhook deliveries and
- * their jobs), the reconciliation job when the provider wants its charges polled, and the key left
- * `running` with the deposit attached. A busy key, a key with an answer or a taken reference writes nothing.
+ * OPEN: the key claim (advisory lock on its hash, its row read), the `initiated` deposit inserted
+ * first with `on conflict do nothing` on the owner's unique reference, then its PENDING wallet
+ * transaction, so the unique indexes answer whether the reference is free: a deposit holding it
+ * writes nothing (its transaction is then read, to name it), and any other transaction holding it
+ * fails the statement with the transaction's unique violation. (A read by reference before the
+ * inserts was planned, without statistics, over the owner's amount index, reading all of the
+ * owner's transactions on every deposit.) Deposit before transaction, as every other path writes
+ * them, so two writers of one reference wait for each other in one order and never deadlock.
+ * Then `deposit.initiated` and `transaction.created` (webhook deliveries and their jobs), the
+ * reconciliation job when the provider wants its charges polled, and the key left `running` with
+ * the deposit attached. A busy key, a key with an answer or a taken reference writes nothing.
  *
  * STARTED (the provider answered "pending": an account to pay into, a link, a PIN to send): the
  * deposit moved initiated → pending (guarded by its version, so the row answered is the row
@@ -44,29 +48,28 @@ import { nairaNumber } from './naira.js';
 const OPEN = statement(
   'deposit_open_v3',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$18' })},
-  txn as (
-    insert into wallet_transactions
-      (id, user_id, environment, type, status, amount, reference, description, counterparty, created_at, updated_at)
-    select $19::uuid, $2::uuid, $3::environment, 'DEPOSIT'::wallet_transaction_type, 'PENDING'::wallet_transaction_status,
-      $11::bigint, $8::text, $15::text, $20::jsonb, $18::timestamptz, $18::timestamptz
-    from go
-    on conflict (user_id, environment, reference) do nothing
-    returning id
-  ),
-  fresh as (select 1 as one from txn),
-  taken as (
-    select id from wallet_transactions
-    where user_id = $2::uuid and environment = $3::environment and reference = $8::text
-      and exists (select 1 from go) and not exists (select 1 from txn)
-  ),
   dep as (
     insert into deposits (id, user_id, environment, reference, method, payment_method_id, amount, currency, status,
       provider, redirect_url, narration, meta, customer, transaction_id, created_at, updated_at)
     select $7::uuid, $2::uuid, $3::environment, $8::text, $9::text, $10::uuid, $11::bigint, $12::text,
       'initiated'::deposit_status, $13::text, $14::text, $15::text, $16::jsonb, $17::jsonb, $19::uuid,
       $18::timestamptz, $18::timestamptz
-    from fresh
+    from go
+    on conflict (user_id, environment, reference) do nothing
     returning *
+  ),
+  fresh as (select 1 as one from dep),
+  taken as (
+    select id from wallet_transactions
+    where user_id = $2::uuid and environment = $3::environment and reference = $8::text
+      and exists (select 1 from go) and not exists (select 1 from dep)
+  ),
+  txn as (
+    insert into wallet_transactions
+      (id, user_id, environment, type, status, amount, reference, description, counterparty, created_at, updated_at)
+    select $19::uuid, $2::uuid, $3::environment, 'DEPOSIT'::wallet_transaction_type, 'PENDING'::wallet_transaction_status,
+      $11::bigint, $8::text, $15::text, $20::jsonb, $18::timestamptz, $18::timestamptz
+    from fresh
   ),
   answer as (
     insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, resource_id, locked_until)
@@ -212,8 +215,8 @@ export async function openDeposit(db: Database, w: DepositOpen): Promise<Deposit
     traceContextJson(),
   ]);
   if ((row!['written'] as number) > 0) return { opened: depositOf(row!) };
-  // The key was free but the reference was not: the owner's transaction holding it, or null when
-  // it committed after this statement's snapshot (the insert waited for it; the read cannot see it).
+  // The key was free but a deposit held the reference: its transaction, or null when it committed
+  // after this statement's snapshot (the insert waited for it; the read cannot see it).
   if ((row!['went'] as number) > 0) return { taken: row!['taken_id'] ? String(row!['taken_id']) : null };
   return { claim: keyRowOf(row!) };
 }
