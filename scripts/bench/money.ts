@@ -287,6 +287,16 @@ await onLoadCore(async () => {
 
     const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
     const lags: number[] = [];
+    // The same lags by what ran while they were stamped, to tell which path makes the tail.
+    const lagsByPath = new Map<string, number[]>();
+    const noteLags = (path: string, batch: number[]) => {
+      const list = lagsByPath.get(path) ?? [];
+      for (const lag of batch) {
+        lags.push(lag);
+        list.push(lag);
+      }
+      lagsByPath.set(path, list);
+    };
     const foreign = sampleForeignXids(stats);
     const foreignAges = foreign.ages;
     for (const target of targets) {
@@ -311,7 +321,7 @@ await onLoadCore(async () => {
         await sleep(1_100);
         const after = await dbCounters();
         const server = await gatewayStats();
-        if (target.gateway) lags.push(...server.lags);
+        if (target.gateway) noteLags(target.name, server.lags);
         const n = Math.max(1, load.requests);
         const sample: Sample = {
           rps: load.ok / rounds.roundSeconds,
@@ -394,7 +404,7 @@ await onLoadCore(async () => {
     // counted in the half-peak medians; its events' stamping lags are counted with all the others.
     let halfWarmup: { p50: number; p99: number; errors: number } | undefined;
     for (let round = p2p ? -1 : 0; p2p && round < rounds.rounds; round++) {
-      lags.push(...(await gatewayStats()).lags);
+      noteLags('between rounds', (await gatewayStats()).lags);
       // Evenly spaced, timed from each request's due moment (autocannon's overallRate bursts each
       // connection's quota at the start of every second: see harness/paced.ts).
       const load = await pacedLoad({
@@ -406,7 +416,7 @@ await onLoadCore(async () => {
       });
       await sleep(200);
       const server = await gatewayStats();
-      lags.push(...server.lags);
+      noteLags('P2P at half peak', server.lags);
       if (round < 0) {
         halfWarmup = load;
         console.log(
@@ -455,7 +465,11 @@ await onLoadCore(async () => {
       );
     console.log(
       `stamping lag (event written → seq stamped, ${lags.length} events): p50 ${Math.round(percentile(lags, 50))} ms, ` +
-        `p99 ${Math.round(percentile(lags, 99))} ms, max ${Math.round(maximum(lags))} ms`,
+        `p99 ${Math.round(percentile(lags, 99))} ms, max ${Math.round(maximum(lags))} ms; p99 by what ran: ` +
+        [...lagsByPath]
+          .filter(([, list]) => list.length > 0)
+          .map(([path, list]) => `${path} ${Math.round(percentile(list, 99))} ms`)
+          .join(', '),
     );
     if (foreignAges.length > 0)
       console.log(
