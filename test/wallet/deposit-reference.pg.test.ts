@@ -35,20 +35,16 @@ describe.skipIf(!onPostgres)('a deposit whose reference is taken while it is wri
       release = resolve;
     });
     let holderId = '';
+    let held = false;
     const holder = t.services.db.transaction(async (tx) => {
       const [row] = await queryRows<{ id: string }>(tx, hold(reference));
+      held = true;
       await released;
       holderId = row!.id;
       if (then) holderId = (await queryRows<{ id: string }>(tx, then(reference)))[0]!.id;
     });
-    await waitUntil(async () => {
-      const [row] = await queryRows<{ n: unknown }>(
-        t.services.db,
-        sql`select count(*) as n from pg_stat_activity
-          where datname = current_database() and state = 'idle in transaction'`,
-      );
-      return Number(row!.n) > 0;
-    }, 5_000);
+    // The holder's first write is in before the deposit starts.
+    await waitUntil(() => held, 5_000);
     const outcome = deposit().then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
@@ -69,13 +65,21 @@ describe.skipIf(!onPostgres)('a deposit whose reference is taken while it is wri
 
   let reference = '';
   const counts = async (userId: string) => {
-    const [row] = await queryRows<{ deposits: unknown; transactions: unknown; keys: unknown }>(
+    const [row] = await queryRows<{ deposits: unknown; transactions: unknown }>(
       t.services.db,
       sql`select (select count(*) from deposits where user_id = ${userId}::uuid and reference = ${reference}) as deposits,
-        (select count(*) from wallet_transactions where user_id = ${userId}::uuid and reference = ${reference}) as transactions,
-        (select count(*) from idempotency_keys where user_id = ${userId}::uuid and status = 'running') as keys`,
+        (select count(*) from wallet_transactions where user_id = ${userId}::uuid and reference = ${reference}) as transactions`,
     );
-    return { deposits: Number(row!.deposits), transactions: Number(row!.transactions), keys: Number(row!.keys) };
+    return { deposits: Number(row!.deposits), transactions: Number(row!.transactions) };
+  };
+
+  /** The key's row: answered (`done`) with the refusal. */
+  const keyOf = async (userId: string, key: string) => {
+    const [row] = await queryRows<{ status: string; response: unknown }>(
+      t.services.db,
+      sql`select status, response from idempotency_keys where user_id = ${userId}::uuid and key = ${key}`,
+    );
+    return row && { status: row.status, response: JSON.stringify(row.response) };
   };
 
   it('answers 409 naming a deposit that took the reference meanwhile, writes nothing and never deadlocks', async () => {
@@ -95,7 +99,11 @@ describe.skipIf(!onPostgres)('a deposit whose reference is taken while it is wri
     const error = (outcome as { error: DomainError }).error;
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toContain(holderId);
-    expect(await counts(tenant.user.id)).toEqual({ deposits: 1, transactions: 1, keys: 0 });
+    expect(await counts(tenant.user.id)).toEqual({ deposits: 1, transactions: 1 });
+    expect(await keyOf(tenant.user.id, 'key-held-1')).toEqual({
+      status: 'done',
+      response: expect.stringContaining(holderId),
+    });
   });
 
   it('answers 409 naming another kind of transaction that took the reference meanwhile, and writes nothing', async () => {
@@ -110,13 +118,19 @@ describe.skipIf(!onPostgres)('a deposit whose reference is taken while it is wri
     expect(error).toBeInstanceOf(DomainError);
     expect(error.code).toBe('CONFLICT');
     expect(error.message).toContain(holderId);
-    expect(await counts(tenant.user.id)).toEqual({ deposits: 0, transactions: 1, keys: 0 });
+    expect(await counts(tenant.user.id)).toEqual({ deposits: 0, transactions: 1 });
+    expect(await keyOf(tenant.user.id, 'key-held-2')).toEqual({
+      status: 'done',
+      response: expect.stringContaining(holderId),
+    });
 
-    // The key keeps the refusal: the same request again is answered the same, without a new write.
+    // The key keeps the refusal: with the holder gone, the same request is still answered by it.
+    await t.services.db.execute(sql`delete from wallet_transactions where id = ${holderId}::uuid`);
     const again = await t.services.deposits
       .bankTransfer(principalOf(tenant.user.id), { amount: 12, reference }, 'key-held-2')
       .catch((e: unknown) => e);
     expect(again).toBeInstanceOf(DomainError);
     expect((again as DomainError).message).toContain(holderId);
+    expect(await counts(tenant.user.id)).toEqual({ deposits: 0, transactions: 0 });
   });
 });

@@ -1,13 +1,15 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { paymentMethods } from '../../src/db/wallet-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
+import { DomainError } from '../../src/domain/errors.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { DepositExpiryHandler, DepositSandboxArrivalHandler } from '../../src/domain/wallet/wallet-jobs.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
 import { eventsOf } from '../helpers/events.js';
+import { principalOf } from '../helpers/principal.js';
 import { rest } from '../helpers/rest.js';
 import { balanceOf, fund } from '../helpers/wallet.js';
 
@@ -412,6 +414,66 @@ describe('payment methods and deposits', () => {
       expect(await transactions()).toBe(2);
       for (const refused of racing.filter((r) => r.statusCode === 409))
         expect(refused.json()).toMatchObject({ details: [{ field: 'reference' }] });
+    });
+
+    it('refuses a reference another kind of transaction holds, naming it, and closes the virtual-account space', async () => {
+      const payer = await seedTenant(s.t.services);
+      const payee = await seedTenant(s.t.services);
+      await fund(s.t, payer, 100);
+      const transfer = await rest(s.t, payer.keys.TRANSACTIONS)('POST', '/api/v1/wallet/transfer', {
+        amount: 10,
+        recipient: payee.user.id,
+        reference: 'SHARED-1',
+      });
+      expect(transfer.statusCode, transfer.body).toBe(201);
+      const holder = (await rest(s.t, payer.keys.READ_ONLY)('GET', '/api/v1/transactions/reference/SHARED-1')).json()
+        .data;
+      const call = rest(s.t, payer.keys.TRANSACTIONS);
+      const key = { 'idempotency-key': `shared-${payer.user.id}` };
+      const refused = await call(
+        'POST',
+        '/api/v1/wallet/deposits/bank-transfer',
+        { amount: 5, reference: 'SHARED-1' },
+        key,
+      );
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json()).toMatchObject({ details: [{ field: 'reference' }] });
+      expect(refused.json().message).toContain(holder.id);
+      // The key keeps the refusal.
+      const again = await call(
+        'POST',
+        '/api/v1/wallet/deposits/bank-transfer',
+        { amount: 5, reference: 'SHARED-1' },
+        key,
+      );
+      expect(again.statusCode).toBe(409);
+      expect(again.json().message).toBe(refused.json().message);
+
+      // A reference in the space of transfers into virtual accounts could keep one from being credited.
+      for (const [path, body] of [
+        ['/api/v1/wallet/deposits/bank-transfer', { amount: 5, reference: 'VA-123' }],
+        ['/api/v1/wallet/transfer', { amount: 1, recipient: payee.user.id, reference: 'VA-123' }],
+      ] as const) {
+        const reserved = await call('POST', path, body);
+        expect(reserved.statusCode, path).toBe(400);
+        expect(reserved.json().message, path).toContain('reserved');
+      }
+    });
+
+    it('refuses by name a transfer into a virtual account whose reference an older row holds, crediting nothing', async () => {
+      const tenant = await seedTenant(s.t.services);
+      const principal = principalOf(tenant.user.id);
+      const account = await s.t.services.deposits.permanentAccount(principal);
+      // A row written before references starting with VA- were closed to callers.
+      await s.t.services.db.execute(sql`insert into deposits (user_id, environment, reference, method, amount, provider)
+        values (${tenant.user.id}::uuid, 'sandbox', 'VA-prov-legacy', 'bank_transfer', 100, 'sandbox')`);
+      const received = await s.t.services.deposits
+        .receiveIntoVirtualAccount('sandbox', account.accountNumber, 5_000n, 'prov-legacy')
+        .catch((e: unknown) => e);
+      expect(received).toBeInstanceOf(DomainError);
+      expect((received as DomainError).code).toBe('CONFLICT');
+      expect((received as DomainError).message).toContain('VA-prov-legacy');
+      expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 0 });
     });
 
     it('serves deposits and payment methods over GraphQL', async () => {

@@ -37,7 +37,7 @@ import type { PaymentMethodService } from './payment-method-service.js';
 import { transactionStore } from './transaction-store.js';
 import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
 import { settleWalletTransaction } from './wallet-transitions.js';
-import { insertOrConflict, referenceFrom, referenceTaken } from './wallet-service.js';
+import { insertOrConflict, referenceFrom, referenceTaken, VIRTUAL_ACCOUNT_PREFIX } from './wallet-service.js';
 
 export type { DepositRow } from './deposit-store.js';
 export type DepositMethod = 'card' | 'bank_transfer' | 'ussd' | 'payment_link' | 'virtual_account';
@@ -63,6 +63,9 @@ export interface DepositCommon {
 const PAYMENT_LINK_MINUTES = 60;
 /** How long a key stays `running` across the provider call (as lifecycle/keyed.ts). */
 const PROVIDER_CALL_LEASE_MS = 60_000;
+
+/** The owner's unique reference across wallet transactions of every kind. */
+const TRANSACTION_REFERENCE_CONSTRAINT = 'wallet_transactions_owner_reference_key';
 
 const referenceUsed = (reference: string) =>
   new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used. Use a new reference.`, {
@@ -239,7 +242,7 @@ export class DepositService {
       const row = await depositStore.insertNotified(tx, {
         userId: account.userId,
         environment,
-        reference: `VA-${providerRef}`,
+        reference: `${VIRTUAL_ACCOUNT_PREFIX}${providerRef}`,
         method: 'virtual_account',
         amount,
         status: 'pending',
@@ -269,7 +272,14 @@ export class DepositService {
     // Credited in a commit of its own: the relay orders events of one transaction by time, then by
     // random id, so transaction.created and transaction.completed must not share one.
     if (deposit) return this.apply(deposit.id, { providerRef, status: 'succeeded' });
-    return (await depositStore.findByProviderRef(this.db, account.provider, providerRef))!;
+    const twin = await depositStore.findByProviderRef(this.db, account.provider, providerRef);
+    if (twin) return twin;
+    // Its reference is held by a deposit of another transfer: only rows written before such
+    // references were closed to callers can do that. Refused by name, never credited silently twice.
+    throw new DomainError(
+      'CONFLICT',
+      `A transfer into virtual account ${accountNumber} (provider reference ${JSON.stringify(providerRef)}) cannot be recorded: reference ${JSON.stringify(`${VIRTUAL_ACCOUNT_PREFIX}${providerRef}`)} is already used.`,
+    );
   }
 
   /**
@@ -471,7 +481,7 @@ export class DepositService {
         // again, which replays it.
         if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
         // Another kind of transaction holds the reference (its unique index refused the deposit's).
-        if (constraint !== undefined && constraint !== KEY_CONSTRAINT)
+        if (constraint === TRANSACTION_REFERENCE_CONSTRAINT)
           return this.idempotency.refuse(ref ?? undefined, await this.referenceRefusal(principal, reference, null));
         throw error;
       }
@@ -523,11 +533,13 @@ export class DepositService {
           depositStore.insert(tx, { ...d, status: 'initiated', createdAt: now, updatedAt: now }),
         );
         await recordEvent(tx, { type: 'deposit.initiated', ...principal, data: { ...eventData.deposit(row) } }, now);
-        await openPendingTransaction(
-          tx,
-          principal,
-          { type: 'DEPOSIT', amount, reference, description: narration, counterparty: { method } },
-          now,
+        await insertOrConflict(reference, () =>
+          openPendingTransaction(
+            tx,
+            principal,
+            { type: 'DEPOSIT', amount, reference, description: narration, counterparty: { method } },
+            now,
+          ),
         );
         // A provider's webhook may never come: its pending charges are polled until they settle.
         if (provider.pollChargesAfterMs !== undefined)

@@ -25,6 +25,9 @@ export interface TransferInput {
 }
 
 export const REFERENCE = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** The reference space of transfers into virtual accounts (`VA-<provider's reference>`), closed to callers. */
+export const VIRTUAL_ACCOUNT_PREFIX = 'VA-';
 export const MAX_TRANSACTIONS_PAGE = 100;
 
 /** A caller-given reference, or a new one with the operation's prefix. */
@@ -33,6 +36,13 @@ export function referenceFrom(given: string | null | undefined, prefix: string):
   const reference = given.trim();
   if (!REFERENCE.test(reference))
     throw badInput('reference', 'reference must be 1 to 64 letters, digits, ".", ":", "-" or "_".');
+  // A transfer into a virtual account is recorded as `VA-<provider's reference>`: a reference of
+  // the caller's in that space could take it first, and the transfer could then not be credited.
+  if (reference.startsWith(VIRTUAL_ACCOUNT_PREFIX))
+    throw badInput(
+      'reference',
+      `references starting with "${VIRTUAL_ACCOUNT_PREFIX}" are reserved for transfers into virtual accounts.`,
+    );
   return reference;
 }
 
