@@ -430,22 +430,14 @@ describe('payment methods and deposits', () => {
         .data;
       const call = rest(s.t, payer.keys.TRANSACTIONS);
       const key = { 'idempotency-key': `shared-${payer.user.id}` };
-      const refused = await call(
-        'POST',
-        '/api/v1/wallet/deposits/bank-transfer',
-        { amount: 5, reference: 'SHARED-1' },
-        key,
-      );
+      const deposit = () =>
+        call('POST', '/api/v1/wallet/deposits/bank-transfer', { amount: 5, reference: 'SHARED-1' }, key);
+      const refused = await deposit();
       expect(refused.statusCode).toBe(409);
       expect(refused.json()).toMatchObject({ details: [{ field: 'reference' }] });
       expect(refused.json().message).toContain(holder.id);
       // The key keeps the refusal.
-      const again = await call(
-        'POST',
-        '/api/v1/wallet/deposits/bank-transfer',
-        { amount: 5, reference: 'SHARED-1' },
-        key,
-      );
+      const again = await deposit();
       expect(again.statusCode).toBe(409);
       expect(again.json().message).toBe(refused.json().message);
 
