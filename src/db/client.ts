@@ -17,6 +17,7 @@ import { grantApplicationRole } from './app-role.js';
 import { FencedPool, type PoolClass, RoutedPool, registerHandles } from './pool-routing.js';
 import { fenceTransaction, type LeaseClaim } from './job-fence.js';
 import { multiHostClient, parseHosts } from './multi-host.js';
+import { withSessionOptions } from './session-options.js';
 import { isLockTimeout } from './sql-state.js';
 
 export type Schema = typeof schema;
@@ -111,9 +112,11 @@ async function openPostgres(
   // Several hosts: connect to whichever accepts writes (a failover to another address is followed).
   const { hosts, url: oneHostUrl } = parseHosts(url);
   const Client = hosts.length > 1 ? multiHostClient(TracedPgClient, hosts) : TracedPgClient;
+  const session = withSessionOptions(oneHostUrl);
   const newPool = (max: number) => {
     const pool = new TracedPgPool({
-      connectionString: oneHostUrl,
+      connectionString: session.connectionString,
+      options: session.options,
       max,
       Client,
       connectionTimeoutMillis: connectTimeoutMs,
