@@ -9,20 +9,26 @@
 const READ_COMMITTED = '-c default_transaction_isolation=read\\ committed';
 
 /**
- * A connection string and the `options` startup parameter to connect with: the URL's own
- * `options` (node-postgres would let them replace the config's) moved into the parameter, with
- * the isolation level after them, so it wins over anything they set.
+ * A connection string and the `options` startup parameter to connect with: the options the
+ * operator gave (the URL's `options`, the last one as node-postgres reads it, else `PGOPTIONS`,
+ * which node-postgres reads only when the config has none) with the isolation level after them,
+ * so it wins over anything they set. The URL's `options` move into the parameter, since
+ * node-postgres lets the URL's replace the config's.
  */
-export function withSessionOptions(connectionString: string): { connectionString: string; options: string } {
+export function withSessionOptions(
+  connectionString: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { connectionString: string; options: string } {
+  const after = (own: string | undefined) => (own ? `${own} ${READ_COMMITTED}` : READ_COMMITTED);
   let url: URL;
   try {
     url = new URL(connectionString);
   } catch {
-    // Not a URL node-postgres would parse as one (a socket path): connected as given.
-    return { connectionString, options: READ_COMMITTED };
+    // Not a WHATWG URL (the database client refuses those earlier): passed on as given.
+    return { connectionString, options: after(env['PGOPTIONS']) };
   }
-  const own = url.searchParams.get('options');
-  if (own === null) return { connectionString, options: READ_COMMITTED };
+  const own = url.searchParams.getAll('options').at(-1);
+  if (own === undefined) return { connectionString, options: after(env['PGOPTIONS']) };
   url.searchParams.delete('options');
-  return { connectionString: url.toString(), options: own ? `${own} ${READ_COMMITTED}` : READ_COMMITTED };
+  return { connectionString: url.toString(), options: after(own) };
 }
