@@ -40,32 +40,42 @@ describe('settling writes reach the wallet transaction by id', () => {
           where user_id = ${userId} and status = 'PENDING'`,
     );
 
-  it('a bill paid in two statements: its hold names the transaction, and the settle finds it by that id', async () => {
-    const tenant = await seedTenant(t.services);
-    await fund(t, tenant, 1000);
-    const provider = (t.services.bills as unknown as { providerFor(e: string): BillsProvider }).providerFor('sandbox');
-    const original = provider.pay;
-    // Between the two statements the transaction's reference is changed, so only its id leads to it:
-    // a settle by reference would leave it PENDING.
-    provider.pay = async (input) => {
-      await movePendingReferences(tenant.user.id);
-      return original.call(provider, input);
-    };
-    let paid: Awaited<ReturnType<typeof t.services.bills.pay>>;
-    try {
-      paid = await t.services.bills.pay(principalOf(tenant.user.id), airtime, undefined);
-    } finally {
-      provider.pay = original;
-    }
-    expect(paid.status).toBe('SUCCESS');
-    const transaction = await transactionOf(tenant.user.id, `${paid.reference}-moved`);
-    expect(transaction).toMatchObject({ status: 'COMPLETED', version: 2 });
-    const [hold] = await queryRows<{ transaction_id: string | null; status: string }>(
-      t.services.db,
-      sql`select transaction_id, status::text as status from ledger_holds where id = ${paid.holdId}`,
-    );
-    expect(hold).toEqual({ transaction_id: transaction.id, status: 'captured' });
-  });
+  for (const [how, input] of [
+    ['in two statements', airtime],
+    // Saving a beneficiary opens the bill through a transaction of separate statements.
+    [
+      'through separate statements (a beneficiary saved)',
+      { ...airtime, saveBeneficiary: true, beneficiaryName: 'Ada' },
+    ],
+  ] as const)
+    it(`a bill paid ${how}: its hold names the transaction, and the settle finds it by that id`, async () => {
+      const tenant = await seedTenant(t.services);
+      await fund(t, tenant, 1000);
+      const provider = (t.services.bills as unknown as { providerFor(e: string): BillsProvider }).providerFor(
+        'sandbox',
+      );
+      const original = provider.pay;
+      // Between the two statements the transaction's reference is changed, so only its id leads to it:
+      // a settle by reference would leave it PENDING.
+      provider.pay = async (input) => {
+        await movePendingReferences(tenant.user.id);
+        return original.call(provider, input);
+      };
+      let paid: Awaited<ReturnType<typeof t.services.bills.pay>>;
+      try {
+        paid = await t.services.bills.pay(principalOf(tenant.user.id), input, undefined);
+      } finally {
+        provider.pay = original;
+      }
+      expect(paid.status).toBe('SUCCESS');
+      const transaction = await transactionOf(tenant.user.id, `${paid.reference}-moved`);
+      expect(transaction).toMatchObject({ status: 'COMPLETED', version: 2 });
+      const [hold] = await queryRows<{ transaction_id: string | null; status: string }>(
+        t.services.db,
+        sql`select transaction_id, status::text as status from ledger_holds where id = ${paid.holdId}`,
+      );
+      expect(hold).toEqual({ transaction_id: transaction.id, status: 'captured' });
+    });
 
   describe('a bank-transfer deposit', () => {
     let provider: PaymentsProvider;

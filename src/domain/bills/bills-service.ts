@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.js';
 import { readsOf } from '../../db/pool-routing.js';
 import type { Environment } from '../auth/permissions.js';
@@ -171,14 +172,17 @@ export class BillsService {
       now,
       keyed,
       async (tx) => {
-        // The wallet's row lock (the contended one) is taken first, by the hold.
+        // The wallet's row lock (the contended one) is taken first, by the hold, which names the
+        // transaction it pays for (the settle reaches it by that id).
+        const transactionId = randomUUID();
         const holdId = await placeHold(tx, {
           ...principal,
           amount: BigInt(payment.amount) + BigInt(payment.fee),
           reference,
+          transactionId,
         });
         const row = await this.insertRecord(tx, principal, payment, reference, now, { holdId });
-        await this.openHeld(tx, row, now);
+        await this.openHeld(tx, row, transactionId, now);
         if (beneficiaryName !== undefined) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
         return row;
       },
@@ -327,9 +331,10 @@ export class BillsService {
     const locked = await billStore.lock(tx, recordId);
     if (!locked || locked.holdId || locked.status !== 'PENDING') return undefined;
     const now = this.clockFor(locked).now();
-    const holdId = await placeHold(tx, { ...locked, amount: locked.amount + locked.fee });
+    const transactionId = randomUUID();
+    const holdId = await placeHold(tx, { ...locked, amount: locked.amount + locked.fee, transactionId });
     const row = await billStore.update(tx, recordId, { holdId, updatedAt: now });
-    await this.openHeld(tx, row, now);
+    await this.openHeld(tx, row, transactionId, now);
     return row;
   }
 
@@ -463,11 +468,12 @@ export class BillsService {
   }
 
   /** The held bill's PENDING wallet transaction (`transaction.created`) and its status poll, the safety net. */
-  private async openHeld(tx: Executor, record: BillRecordRow, now: Date): Promise<void> {
+  private async openHeld(tx: Executor, record: BillRecordRow, transactionId: string, now: Date): Promise<void> {
     await openPendingTransaction(
       tx,
       record,
       {
+        id: transactionId,
         type: 'BILL',
         amount: record.amount,
         fee: record.fee,

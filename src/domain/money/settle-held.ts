@@ -18,10 +18,9 @@ import { answerCte, linkedTransactionId, outboxCtes, runEventWriting, transactio
  * 2. the hold is captured (the fee to fees, the rest to provider clearing, one shard of each) or
  *    released to the wallet, at most once (guarded by its status), with its posting and entries,
  *    the accounts locked in id order;
- * 3. the PENDING wallet transaction behind it settles (TRANSACTION's move), found by its id where
- *    the hold names it (`transaction_id`: bills' one-statement open and payouts set it), else by
- *    the owner's reference (holds opened before the column was set, and bills opened through the
- *    transaction of separate statements); see `linkedTransactionId`;
+ * 3. the PENDING wallet transaction behind it settles (TRANSACTION's move), found by its id, which
+ *    every hold of a bill or payout names (`transaction_id`), else by the owner's reference (holds
+ *    placed before the column was set); see `linkedTransactionId`;
  * 4. both moves go to `operation_transitions`, their events (with webhook deliveries and their
  *    jobs) to the outbox, and the Idempotency-Key gets its answer.
  *

@@ -529,15 +529,17 @@ export class DepositService {
       async (tx) => {
         const taken = await transactionStore.findByReference(tx, principal, reference);
         if (taken) throw referenceTaken(reference, taken.id);
+        // The deposit names its transaction, so its start reaches it by id (as the one statement does).
+        const transactionId = randomUUID();
         const row = await insertOrConflict(reference, () =>
-          depositStore.insert(tx, { ...d, status: 'initiated', createdAt: now, updatedAt: now }),
+          depositStore.insert(tx, { ...d, transactionId, status: 'initiated', createdAt: now, updatedAt: now }),
         );
         await recordEvent(tx, { type: 'deposit.initiated', ...principal, data: { ...eventData.deposit(row) } }, now);
         await insertOrConflict(reference, () =>
           openPendingTransaction(
             tx,
             principal,
-            { type: 'DEPOSIT', amount, reference, description: narration, counterparty: { method } },
+            { id: transactionId, type: 'DEPOSIT', amount, reference, description: narration, counterparty: { method } },
             now,
           ),
         );
