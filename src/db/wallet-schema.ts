@@ -208,8 +208,8 @@ export const deposits = pgTable(
     failureReason: text('failure_reason'),
     /**
      * The wallet transaction the deposit opened, so its start (deposit-writes.ts) reaches it by id;
-     * null for deposits opened before this column or through the multi-statement path, which are
-     * found by their reference.
+     * null for deposits opened before this column and for transfers into virtual accounts (never
+     * started), which are found by their reference.
      */
     transactionId: uuid('transaction_id'),
     version: integer('version').notNull().default(1),

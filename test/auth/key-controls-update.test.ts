@@ -38,25 +38,25 @@ describe('editing a key’s controls', () => {
     const { owner, other, key, elsewhere } = await keyAndStranger();
     const refusals: Array<() => Promise<unknown>> = [
       () => edit(owner.user.id, 'not-a-uuid\u0000'),
-      () => edit(other.user.id, key!.id),
-      () => edit(owner.user.id, key!.id, elsewhere),
+      () => edit(other.user.id, key.id),
+      () => edit(owner.user.id, key.id, elsewhere),
     ];
     for (const refused of refusals) await expect(refused()).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await t.services.apiKeys.revoke(owner.user.id, key!.id);
-    await expect(edit(owner.user.id, key!.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(await t.services.keyControls.of(t.services.db, key!.id)).not.toMatchObject({ maxDailyCount: 7 });
+    await t.services.apiKeys.revoke(owner.user.id, key.id);
+    await expect(edit(owner.user.id, key.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect(await t.services.keyControls.of(t.services.db, key.id)).not.toMatchObject({ maxDailyCount: 7 });
   });
 
   it('revoking answers not found for an id that is no UUID, another user’s key and another environment, and revokes once', async () => {
     const { owner, other, key, elsewhere } = await keyAndStranger();
     const refusals: Array<() => Promise<unknown>> = [
       () => t.services.apiKeys.revoke(owner.user.id, 'not-a-uuid\u0000'),
-      () => t.services.apiKeys.revoke(other.user.id, key!.id),
-      () => t.services.apiKeys.revoke(owner.user.id, key!.id, elsewhere),
+      () => t.services.apiKeys.revoke(other.user.id, key.id),
+      () => t.services.apiKeys.revoke(owner.user.id, key.id, elsewhere),
     ];
     for (const refused of refusals) await expect(refused()).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    const first = await t.services.apiKeys.revoke(owner.user.id, key!.id);
-    const again = await t.services.apiKeys.revoke(owner.user.id, key!.id);
+    const first = await t.services.apiKeys.revoke(owner.user.id, key.id);
+    const again = await t.services.apiKeys.revoke(owner.user.id, key.id);
     expect(again.revokedAt).toEqual(first.revokedAt);
   });
 });

@@ -6,19 +6,10 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { enqueueJob, type Job, type JobOutcome, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { onPostgres } from '../helpers/database.js';
-import { waitUntil } from '../helpers/wait.js';
+import { waitUntil, signal } from '../helpers/wait.js';
 
 const KIND = 'test.fence-edges';
 const IDLE_KIND = 'test.fence-edges-idle';
-
-/** A promise to wait on, and its resolve. */
-function gate(): { opened: Promise<void>; open(): void } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
-}
 
 /**
  * A handler of two fenced transactions, each writing one effect row, with a pause inside the first
@@ -27,10 +18,10 @@ function gate(): { opened: Promise<void>; open(): void } {
  */
 class TwoStepHandler {
   readonly kind = KIND;
-  readonly insideFirst = gate();
-  readonly finishFirst = gate();
-  readonly betweenSteps = gate();
-  readonly secondStep = gate();
+  readonly insideFirst = signal();
+  readonly finishFirst = signal();
+  readonly betweenSteps = signal();
+  readonly secondStep = signal();
   error: unknown;
 
   constructor(
@@ -48,12 +39,12 @@ class TwoStepHandler {
       await this.db.transaction(async (tx) => {
         await effect(tx, 'first');
         if (!this.pauses) return;
-        this.insideFirst.open();
-        await this.finishFirst.opened;
+        this.insideFirst.resolve();
+        await this.finishFirst.promise;
       });
       if (this.pauses) {
-        this.betweenSteps.open();
-        await this.secondStep.opened;
+        this.betweenSteps.resolve();
+        await this.secondStep.promise;
       }
       await this.db.transaction(async (tx) => effect(tx, 'second'));
       return { status: 'done' };
@@ -67,14 +58,14 @@ class TwoStepHandler {
 /** A job that waits outside any transaction until told to finish. */
 class IdleHandler {
   readonly kind = IDLE_KIND;
-  readonly started = gate();
-  readonly finish = gate();
+  readonly started = signal();
+  readonly finish = signal();
   job: Job | undefined;
 
   async run(job: Job): Promise<JobOutcome> {
     this.job = job;
-    this.started.open();
-    await this.finish.opened;
+    this.started.resolve();
+    await this.finish.promise;
     return { status: 'done' };
   }
 }
@@ -112,7 +103,7 @@ describe.skipIf(!onPostgres)('the lease fence between two workers (PostgreSQL)',
       onError: (error) => errors.push(error),
     });
     const runningA = runnerA.runDueJobs();
-    await first.insideFirst.opened;
+    await first.insideFirst.promise;
 
     // A's lease has lapsed by the clock, but its open transaction holds the job's row: the claim
     // skips it.
@@ -122,12 +113,12 @@ describe.skipIf(!onPostgres)('the lease fence between two workers (PostgreSQL)',
     expect(await runnerB.runDueJobs()).toBe(0);
 
     // A's first transaction commits; before its second, B takes the job over and runs it whole.
-    first.finishFirst.open();
-    await first.betweenSteps.opened;
+    first.finishFirst.resolve();
+    await first.betweenSteps.promise;
     expect(await runnerB.runDueJobs()).toBe(1);
 
     // A's second transaction is refused at its fence: the effect is B's alone.
-    first.secondStep.open();
+    first.secondStep.resolve();
     await runningA;
     // Refused at BEGIN (drizzle wraps the fence's error in its own).
     expect(String(first.error)).toMatch(/failed query: begin/i);
@@ -160,7 +151,7 @@ describe.skipIf(!onPostgres)('the lease fence between two workers (PostgreSQL)',
     });
     const claimedAt = clock.now().getTime();
     const runningA = runnerA.runDueJobs();
-    await Promise.all([long.insideFirst.opened, idle.started.opened]);
+    await Promise.all([long.insideFirst.promise, idle.started.promise]);
     const leaseOf = async (id: string) =>
       (
         await queryRows<{ until: string }>(
@@ -187,8 +178,8 @@ describe.skipIf(!onPostgres)('the lease fence between two workers (PostgreSQL)',
 
     // The long job's first transaction commits: its lease is extended right then, by the beat's
     // statement that waited for the row.
-    long.finishFirst.open();
-    await long.betweenSteps.opened;
+    long.finishFirst.resolve();
+    await long.betweenSteps.promise;
     await waitUntil(async () => (await leaseOf(longId)) !== longLease);
     expect(new Date(await leaseOf(longId)).getTime()).toBe(claimedAt + 20_000 + 30_000);
 
@@ -205,8 +196,8 @@ describe.skipIf(!onPostgres)('the lease fence between two workers (PostgreSQL)',
     );
     expect(await runnerB.runDueJobs()).toBe(0);
 
-    long.secondStep.open();
-    idle.finish.open();
+    long.secondStep.resolve();
+    idle.finish.resolve();
     await runningA;
     expect(long.error).toBeUndefined();
     expect(await effectsOf(longId)).toEqual([

@@ -1,3 +1,4 @@
+import { queryRows } from '../../src/db/client.js';
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +38,7 @@ describe('a money job that lost its lease', () => {
     clock.advance(SANDBOX_PAYMENTS.arrivalSeconds * 1000);
     const arrival = new DepositSandboxArrivalHandler(s.t.services.deposits);
     let stolen: Job | undefined;
-    const pausing = {
+    const takenOver = {
       kind: arrival.kind,
       // A handler reaches its services through its own properties: the runner binds them to
       // the claim's fenced handle (database-binding.ts); a closure would keep the application's.
@@ -49,7 +50,7 @@ describe('a money job that lost its lease', () => {
         return this.arrival.run(job);
       },
     };
-    const paused = new JobRunner(s.t.services.db, clock, [pausing], { workerId: 'paused', leaseMs: 30_000 });
+    const paused = new JobRunner(s.t.services.db, clock, [takenOver], { workerId: 'paused', leaseMs: 30_000 });
     await paused.runDueJobs();
     expect(stolen).toBeDefined();
     const deposit = async () =>
@@ -91,7 +92,7 @@ describe('a money job that lost its lease', () => {
     const held = await available();
     clock.advance(61_000);
     const expiry = new HoldExpiryHandler(s.t.services.db, clock);
-    const pausing = {
+    const takenOver = {
       kind: expiry.kind,
       expiry,
       async run(job: Job) {
@@ -101,7 +102,7 @@ describe('a money job that lost its lease', () => {
     };
     const holdStatus = async () =>
       (await s.t.services.db.select().from(ledgerHolds).where(eq(ledgerHolds.id, holdId)))[0]!.status;
-    await new JobRunner(s.t.services.db, clock, [pausing], { workerId: 'paused', leaseMs: 30_000 }).runDueJobs();
+    await new JobRunner(s.t.services.db, clock, [takenOver], { workerId: 'paused', leaseMs: 30_000 }).runDueJobs();
     expect(await holdStatus()).toBe('held');
     expect(await available()).toBe(held);
 
@@ -109,9 +110,10 @@ describe('a money job that lost its lease', () => {
     await new JobRunner(s.t.services.db, clock, [expiry], { workerId: 'next' }).runDueJobs();
     expect(await holdStatus()).toBe('released');
     expect(await available()).toBe(held + 2_000);
-    const releases = await s.t.services.db.execute(
+    const releases = await queryRows(
+      s.t.services.db,
       sql`select id from ledger_postings where kind = 'release' and reference = ${holdId}`,
     );
-    expect((releases as unknown as { rows: unknown[] }).rows).toHaveLength(1);
+    expect(releases).toHaveLength(1);
   });
 });

@@ -86,9 +86,6 @@ describe('settling writes reach the wallet transaction by id', () => {
       );
       original = provider.bankTransferAccount;
     });
-    afterAll(() => {
-      provider.bankTransferAccount = original;
-    });
 
     it('keeps the transaction it opened, and moves it by that id', async () => {
       const tenant = await seedTenant(t.services);

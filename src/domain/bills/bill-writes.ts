@@ -27,8 +27,9 @@ import type { BillOutcome } from './bills-provider.js';
  *
  * OPEN (before the provider call): the key claim (advisory lock on its hash, its row read), the
  * wallet and holds rows locked in id order (the contended rows first), the guarded debit into the
- * holds account, the hold (naming the wallet transaction it pays for) with its posting and entries, the PENDING record, the PENDING wallet
- * transaction with `transaction.created` (its webhook deliveries and their jobs), the status-poll
+ * holds account, the hold (naming the wallet transaction it pays for) with its posting and
+ * entries, the PENDING record, the PENDING wallet transaction with `transaction.created` (its
+ * webhook deliveries and their jobs), the status-poll
  * job, and the key left `running` with the record attached — every write depends on the debit, so
  * a busy key, a key with an answer or too little money writes nothing.
  *
