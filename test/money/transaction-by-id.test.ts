@@ -10,8 +10,8 @@ import { principalOf } from '../helpers/principal.js';
 const airtime = { type: 'AIRTIME' as const, biller: 'MTN', customer: '08031234567', amount: 100 };
 
 /**
- * The settling writes of a bill and a deposit reach their wallet transaction by primary key: the
- * hold (a bill's) or the deposit names it. Rows written before that link existed have it null and
+ * The settling writes of a bill, a payout and a deposit reach their wallet transaction by primary
+ * key: the hold (a bill's, a payout's) or the deposit names it. Rows written before that link existed have it null and
  * are still found by the owner's reference.
  */
 describe('settling writes reach the wallet transaction by id', () => {
@@ -76,6 +76,37 @@ describe('settling writes reach the wallet transaction by id', () => {
       );
       expect(hold).toEqual({ transaction_id: transaction.id, status: 'captured' });
     });
+
+  it('a payout: its hold names the transaction, and the settle finds it by that id', async () => {
+    const tenant = await seedTenant(t.services);
+    await fund(t, tenant, 5000);
+    const provider = (t.services.payouts as unknown as { providerFor(e: string): PaymentsProvider }).providerFor(
+      'sandbox',
+    );
+    const original = provider.transfer;
+    provider.transfer = async (request) => {
+      await movePendingReferences(tenant.user.id);
+      return original.call(provider, request);
+    };
+    let paid: Awaited<ReturnType<typeof t.services.payouts.withdraw>>;
+    try {
+      paid = await t.services.payouts.withdraw(
+        principalOf(tenant.user.id),
+        { amount: 1000, bankCode: '044', accountNumber: '0690000040', narration: 'rent' },
+        undefined,
+      );
+    } finally {
+      provider.transfer = original;
+    }
+    expect(paid.status).toBe('completed');
+    const transaction = await transactionOf(tenant.user.id, `${paid.reference}-moved`);
+    expect(transaction).toMatchObject({ status: 'COMPLETED', version: 2 });
+    const [hold] = await queryRows<{ transaction_id: string | null; status: string }>(
+      t.services.db,
+      sql`select transaction_id, status::text as status from ledger_holds where id = ${paid.holdId}`,
+    );
+    expect(hold).toEqual({ transaction_id: transaction.id, status: 'captured' });
+  });
 
   describe('a bank-transfer deposit', () => {
     let provider: PaymentsProvider;
