@@ -373,7 +373,11 @@ describe('bills', () => {
       expect((await pay(tenant)('POST', '/api/v1/bills/buy-airtime', { ...body, amount: 101 }, key)).statusCode).toBe(
         422,
       );
-      expect((await pay(tenant)('POST', '/api/v1/bills/buy-airtime', body)).statusCode).toBe(409);
+      const reused = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', body);
+      expect(reused.statusCode).toBe(409);
+      // The refusal names the transaction holding the reference.
+      const holder = (await read(tenant)('GET', '/api/v1/transactions/reference/AIR-IDEM')).json().data;
+      expect(reused.json().message).toContain(holder.id);
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 90_000 });
     });
   });

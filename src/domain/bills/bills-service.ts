@@ -23,7 +23,7 @@ import { failureOutcome } from '../upstream/upstream-error.js';
 import { koboFrom } from '../wallet/naira.js';
 import { openPendingTransaction } from '../wallet/wallet-events.js';
 import { settleWalletTransaction } from '../wallet/wallet-transitions.js';
-import { insertOrConflict, referenceFrom } from '../wallet/wallet-service.js';
+import { insertOrConflict, referenceFrom, referenceInUse } from '../wallet/wallet-service.js';
 import { BillCatalogue, type BillPaymentInput, type ResolvedPayment } from './bill-catalogue.js';
 import type { BillRecordRow } from './bill-record.js';
 import { billStore } from './bill-store.js';
@@ -43,10 +43,6 @@ const POLL_AFTER_MS = 2 * 60_000;
 /** How long a key stays `running` across the provider call (as lifecycle/keyed.ts). */
 const PROVIDER_CALL_LEASE_MS = 60_000;
 
-const referenceUsed = (reference: string) =>
-  new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used. Use a new reference.`, {
-    field: 'reference',
-  });
 export const MAX_RECORDS_PAGE = 100;
 
 export interface RecordFilter {
@@ -145,7 +141,7 @@ export class BillsService {
         // again, which replays it.
         if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
         if (constraint !== undefined && constraint !== KEY_CONSTRAINT)
-          return this.idempotency.refuse(key ?? undefined, referenceUsed(reference));
+          return this.idempotency.refuse(key ?? undefined, await referenceInUse(this.db, principal, reference));
         throw error;
       }
       if ('opened' in opened) return this.execute(opened.opened, key);

@@ -37,7 +37,13 @@ import type { PaymentMethodService } from './payment-method-service.js';
 import { transactionStore } from './transaction-store.js';
 import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
 import { settleWalletTransaction } from './wallet-transitions.js';
-import { insertOrConflict, referenceFrom, referenceTaken, VIRTUAL_ACCOUNT_PREFIX } from './wallet-service.js';
+import {
+  insertOrConflict,
+  referenceFrom,
+  referenceInUse,
+  referenceTaken,
+  VIRTUAL_ACCOUNT_PREFIX,
+} from './wallet-service.js';
 
 export type { DepositRow } from './deposit-store.js';
 export type DepositMethod = 'card' | 'bank_transfer' | 'ussd' | 'payment_link' | 'virtual_account';
@@ -66,11 +72,6 @@ const PROVIDER_CALL_LEASE_MS = 60_000;
 
 /** The owner's unique reference across wallet transactions of every kind. */
 const TRANSACTION_REFERENCE_CONSTRAINT = 'wallet_transactions_owner_reference_key';
-
-const referenceUsed = (reference: string) =>
-  new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used. Use a new reference.`, {
-    field: 'reference',
-  });
 
 type StartExtra = { cardToken?: string; paymentMethodId?: string; bankCode?: string; title?: string };
 /** What the provider's answer adds to a deposit besides its status: the pay-in account, its expiry, the step awaited. */
@@ -482,7 +483,7 @@ export class DepositService {
         if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
         // Another kind of transaction holds the reference (its unique index refused the deposit's).
         if (constraint === TRANSACTION_REFERENCE_CONSTRAINT)
-          return this.idempotency.refuse(ref ?? undefined, await this.referenceRefusal(principal, reference, null));
+          return this.idempotency.refuse(ref ?? undefined, await referenceInUse(this.db, principal, reference));
         throw error;
       }
       if ('opened' in opened) {
@@ -492,22 +493,13 @@ export class DepositService {
       if ('taken' in opened)
         return this.idempotency.refuse(
           ref ?? undefined,
-          await this.referenceRefusal(principal, reference, opened.taken),
+          await referenceInUse(this.db, principal, reference, opened.taken),
         );
       const claim = claimOf(opened.claim, ref!.requestHash);
       if ('replay' in claim) return replay<DepositRow>(claim.replay);
       // A key a dead process left running: its deposit is answered as it stands.
       return this.startInTransaction(principal, provider, keyed, open.row, customer, extra, now);
     }
-  }
-
-  /**
-   * The 409 for a reference in use, naming the transaction that holds it: the one the statement
-   * read, else read now (the holder may have committed after the statement's snapshot).
-   */
-  private async referenceRefusal(principal: Principal, reference: string, holderId: string | null) {
-    const id = holderId ?? (await transactionStore.findByReference(this.db, principal, reference))?.id;
-    return id ? referenceTaken(reference, id) : referenceUsed(reference);
   }
 
   /** The same start as a transaction of separate statements: resuming a key a dead process left running. */

@@ -1,7 +1,8 @@
-import type { Database } from '../../db/client.js';
+import type { Database, Executor } from '../../db/client.js';
 import { readsOf } from '../../db/pool-routing.js';
 import type { Window } from '../../domain/keyset.js';
 import { isUniqueViolation } from '../../db/sql-state.js';
+import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
@@ -51,14 +52,30 @@ export async function insertOrConflict<T>(reference: string, insert: () => Promi
   try {
     return await insert();
   } catch (error) {
-    if (isUniqueViolation(error))
-      throw new DomainError(
-        'CONFLICT',
-        `reference ${JSON.stringify(reference)} is already used. Use a new reference.`,
-        { field: 'reference' },
-      );
+    if (isUniqueViolation(error)) throw referenceUsed(reference);
     throw error;
   }
+}
+
+/** The 409 for a reference in use, when the transaction holding it is not known. */
+export const referenceUsed = (reference: string) =>
+  new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used. Use a new reference.`, {
+    field: 'reference',
+  });
+
+/**
+ * The 409 for a reference in use, naming the owner's transaction that holds it: the one given,
+ * else read now (a unique index refused the write, or the holder committed after the refused
+ * statement's snapshot).
+ */
+export async function referenceInUse(
+  db: Executor,
+  owner: { userId: string; environment: Environment },
+  reference: string,
+  holderId: string | null = null,
+): Promise<DomainError> {
+  const id = holderId ?? (await transactionStore.findByReference(db, owner, reference))?.id;
+  return id ? referenceTaken(reference, id) : referenceUsed(reference);
 }
 
 export const referenceTaken = (reference: string, existingId: string) =>
