@@ -40,6 +40,39 @@ describe('settling writes reach the wallet transaction by id', () => {
           where user_id = ${userId} and status = 'PENDING'`,
     );
 
+  /**
+   * Runs `operate` with the provider's `method` first moving the owner's PENDING references (see
+   * movePendingReferences), and puts the method back whatever happens.
+   */
+  async function withReferencesMovedIn<P extends object, R>(
+    provider: P,
+    method: keyof P & string,
+    userId: string,
+    operate: () => Promise<R>,
+  ): Promise<R> {
+    const original = provider[method] as (...args: unknown[]) => Promise<unknown>;
+    (provider as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+      await movePendingReferences(userId);
+      return original.apply(provider, args);
+    };
+    try {
+      return await operate();
+    } finally {
+      (provider as Record<string, unknown>)[method] = original;
+    }
+  }
+
+  /** The captured hold names the transaction, which completed although its reference moved. */
+  async function expectSettledThroughHold(userId: string, reference: string, holdId: string | null) {
+    const transaction = await transactionOf(userId, `${reference}-moved`);
+    expect(transaction).toMatchObject({ status: 'COMPLETED', version: 2 });
+    const [hold] = await queryRows<{ transaction_id: string | null; status: string }>(
+      t.services.db,
+      sql`select transaction_id, status::text as status from ledger_holds where id = ${holdId}`,
+    );
+    expect(hold).toEqual({ transaction_id: transaction.id, status: 'captured' });
+  }
+
   for (const [how, input] of [
     ['in two statements', airtime],
     // Saving a beneficiary opens the bill through a transaction of separate statements.
@@ -54,27 +87,13 @@ describe('settling writes reach the wallet transaction by id', () => {
       const provider = (t.services.bills as unknown as { providerFor(e: string): BillsProvider }).providerFor(
         'sandbox',
       );
-      const original = provider.pay;
       // Between the two statements the transaction's reference is changed, so only its id leads to it:
       // a settle by reference would leave it PENDING.
-      provider.pay = async (input) => {
-        await movePendingReferences(tenant.user.id);
-        return original.call(provider, input);
-      };
-      let paid: Awaited<ReturnType<typeof t.services.bills.pay>>;
-      try {
-        paid = await t.services.bills.pay(principalOf(tenant.user.id), input, undefined);
-      } finally {
-        provider.pay = original;
-      }
-      expect(paid.status).toBe('SUCCESS');
-      const transaction = await transactionOf(tenant.user.id, `${paid.reference}-moved`);
-      expect(transaction).toMatchObject({ status: 'COMPLETED', version: 2 });
-      const [hold] = await queryRows<{ transaction_id: string | null; status: string }>(
-        t.services.db,
-        sql`select transaction_id, status::text as status from ledger_holds where id = ${paid.holdId}`,
+      const paid = await withReferencesMovedIn(provider, 'pay', tenant.user.id, () =>
+        t.services.bills.pay(principalOf(tenant.user.id), input, undefined),
       );
-      expect(hold).toEqual({ transaction_id: transaction.id, status: 'captured' });
+      expect(paid.status).toBe('SUCCESS');
+      await expectSettledThroughHold(tenant.user.id, paid.reference, paid.holdId);
     });
 
   it('a payout: its hold names the transaction, and the settle finds it by that id', async () => {
@@ -83,29 +102,15 @@ describe('settling writes reach the wallet transaction by id', () => {
     const provider = (t.services.payouts as unknown as { providerFor(e: string): PaymentsProvider }).providerFor(
       'sandbox',
     );
-    const original = provider.transfer;
-    provider.transfer = async (request) => {
-      await movePendingReferences(tenant.user.id);
-      return original.call(provider, request);
-    };
-    let paid: Awaited<ReturnType<typeof t.services.payouts.withdraw>>;
-    try {
-      paid = await t.services.payouts.withdraw(
+    const paid = await withReferencesMovedIn(provider, 'transfer', tenant.user.id, () =>
+      t.services.payouts.withdraw(
         principalOf(tenant.user.id),
         { amount: 1000, bankCode: '044', accountNumber: '0690000040', narration: 'rent' },
         undefined,
-      );
-    } finally {
-      provider.transfer = original;
-    }
-    expect(paid.status).toBe('completed');
-    const transaction = await transactionOf(tenant.user.id, `${paid.reference}-moved`);
-    expect(transaction).toMatchObject({ status: 'COMPLETED', version: 2 });
-    const [hold] = await queryRows<{ transaction_id: string | null; status: string }>(
-      t.services.db,
-      sql`select transaction_id, status::text as status from ledger_holds where id = ${paid.holdId}`,
+      ),
     );
-    expect(hold).toEqual({ transaction_id: transaction.id, status: 'captured' });
+    expect(paid.status).toBe('completed');
+    await expectSettledThroughHold(tenant.user.id, paid.reference, paid.holdId);
   });
 
   describe('a bank-transfer deposit', () => {
@@ -121,16 +126,9 @@ describe('settling writes reach the wallet transaction by id', () => {
     it('keeps the transaction it opened, and moves it by that id', async () => {
       const tenant = await seedTenant(t.services);
       // As for the bill: between the statements only the id still leads to the transaction.
-      provider.bankTransferAccount = async (request) => {
-        await movePendingReferences(tenant.user.id);
-        return original.call(provider, request);
-      };
-      let started: Awaited<ReturnType<typeof t.services.deposits.bankTransfer>>;
-      try {
-        started = await t.services.deposits.bankTransfer(principalOf(tenant.user.id), { amount: 100 }, undefined);
-      } finally {
-        provider.bankTransferAccount = original;
-      }
+      const started = await withReferencesMovedIn(provider, 'bankTransferAccount', tenant.user.id, () =>
+        t.services.deposits.bankTransfer(principalOf(tenant.user.id), { amount: 100 }, undefined),
+      );
       expect(started.status).toBe('pending');
       const transaction = await transactionOf(tenant.user.id, `${started.reference}-moved`);
       expect(transaction).toMatchObject({ status: 'PENDING', version: 2 });
