@@ -1,4 +1,4 @@
-import { address, getBase58Decoder } from '@solana/kit';
+import { address } from '@solana/kit';
 import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { VersionedTransaction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
@@ -6,9 +6,9 @@ import type { Tx } from '../../db/client.js';
 import type { SignatureState, SolanaChain, TokenHolding } from './chain.js';
 import { TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
+import { accountAt, addressOf } from './sandbox-accounts.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
 import { ChainFailure, SOL_MINT } from './sandbox-world.js';
-import { knownAddress } from './sandbox-chain-work.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
 /** What arrived at a wallet that did not sign the transaction: an incoming transfer. */
@@ -53,7 +53,7 @@ export class LiteSvmChain implements SolanaChain {
   }
 
   lamports(owner: string) {
-    return this.store.read(this.network, (svm) => svm.getBalance(knownAddress(owner)) ?? 0n);
+    return this.store.read(this.network, (svm) => accountAt(svm, owner)?.lamports ?? 0n);
   }
 
   tokenHoldings(owner: string): Promise<TokenHolding[]> {
@@ -63,8 +63,8 @@ export class LiteSvmChain implements SolanaChain {
   associatedTokenAmount(owner: string, mint: string) {
     const ata = associatedTokenAddress(mint, owner).toBase58();
     return this.store.read(this.network, (svm) => {
-      const account = svm.getAccount(address(ata));
-      return account.exists && account.data.length === 165 ? parseTokenAccount(account.data).amount : 0n;
+      const account = accountAt(svm, ata);
+      return account && account.data.length === 165 ? parseTokenAccount(account.data).amount : 0n;
     });
   }
 
@@ -73,7 +73,7 @@ export class LiteSvmChain implements SolanaChain {
   }
 
   accountExists(account: string) {
-    return this.store.read(this.network, (svm) => svm.getAccount(address(account)).exists);
+    return this.store.read(this.network, (svm) => accountAt(svm, account) !== null);
   }
 
   rentExempt(size: number) {
@@ -125,8 +125,6 @@ export class LiteSvmChain implements SolanaChain {
   }
 }
 
-const base58 = { encode: (bytes: Uint8Array) => getBase58Decoder().decode(bytes) };
-
 interface Balance {
   owner: string;
   mint: string;
@@ -138,9 +136,9 @@ interface Balance {
 function balancesOf(svm: LiteSVM, keys: string[]): Map<string, Balance> {
   const balances = new Map<string, Balance>();
   for (const key of keys) {
-    const account = svm.getAccount(knownAddress(key));
-    if (!account.exists) continue;
-    if (account.programAddress === TOKEN_PROGRAM && account.data.length === 165) {
+    const account = accountAt(svm, key);
+    if (!account) continue;
+    if (account.owner === TOKEN_PROGRAM && account.data.length === 165) {
       const token = parseTokenAccount(account.data);
       balances.set(key, {
         owner: token.owner,
@@ -158,15 +156,15 @@ function balancesOf(svm: LiteSVM, keys: string[]): Map<string, Balance> {
 export function parseTokenAccount(data: ArrayLike<number>): { mint: string; owner: string; amount: bigint } {
   const view = Buffer.from(Uint8Array.from(data));
   return {
-    mint: base58.encode(view.subarray(0, 32)),
-    owner: base58.encode(view.subarray(32, 64)),
+    mint: addressOf(view.subarray(0, 32)),
+    owner: addressOf(view.subarray(32, 64)),
     amount: view.readBigUInt64LE(64),
   };
 }
 
 function mintDecimalsOf(svm: LiteSVM, mint: string): number | undefined {
-  const account = svm.getAccount(address(mint));
-  if (!account.exists || account.programAddress !== TOKEN_PROGRAM || account.data.length !== 82) return undefined;
+  const account = accountAt(svm, mint);
+  if (!account || account.owner !== TOKEN_PROGRAM || account.data.length !== 82) return undefined;
   return account.data[44];
 }
 

@@ -1,6 +1,7 @@
-import { type Address, getBase58Decoder, lamports } from '@solana/kit';
+import { getBase58Decoder } from '@solana/kit';
 import { AddressLookupTableAccount, VersionedTransaction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
+import { accountAt, putAccount } from './sandbox-accounts.js';
 import type { AccountState } from './sandbox-chain-rows.js';
 import { ChainFailure, runWire } from './sandbox-world.js';
 
@@ -12,12 +13,6 @@ export interface RecentBlockhashes {
   isRecent(blockhash: string): boolean;
 }
 
-/**
- * An account key already known to be an address (from a parsed transaction or a stored row):
- * kit's `address()` checks it by decoding base58 through BigInt, a large part of the chain's CPU
- * cost per transfer.
- */
-export const knownAddress = (key: string) => key as Address;
 const base58 = getBase58Decoder();
 
 /**
@@ -53,7 +48,7 @@ export class ChainWork {
         'BlockhashNotFound: the transaction’s blockhash has expired (150 slots, about a minute); sign it again with a recent one.',
       );
     const keys = accountKeys(this.svm, parsed);
-    const own = new Map(keys.map((key) => [key, stateOf(this.svm, key)]));
+    const own = new Map(keys.map((key) => [key, accountAt(this.svm, key)]));
     for (const [key, state] of own) if (!this.before.has(key)) this.before.set(key, state);
     try {
       runWire(this.svm, wire);
@@ -88,7 +83,7 @@ export function changedBy(works: ChainWork[]): AccountState[] {
   for (const work of works) for (const [key, was] of work.touched()) if (!before.has(key)) before.set(key, was);
   const changed: AccountState[] = [];
   for (const [key, was] of before) {
-    const now = stateOf(works[0]!.svm, key);
+    const now = accountAt(works[0]!.svm, key);
     if (now && !(was && same(was, now))) changed.push(now);
     // An account emptied to nothing is kept as a row with no lamports, which loads as absent.
     else if (!now && was)
@@ -100,8 +95,8 @@ export function changedBy(works: ChainWork[]): AccountState[] {
 /** Every account a transaction names, with those it loads from address lookup tables. */
 function accountKeys(svm: LiteSVM, parsed: VersionedTransaction): string[] {
   const lookups = parsed.message.addressTableLookups.map((lookup) => {
-    const table = svm.getAccount(knownAddress(lookup.accountKey.toBase58()));
-    if (!table.exists) throw new ChainFailure(`Address lookup table ${lookup.accountKey.toBase58()} not found.`);
+    const table = accountAt(svm, lookup.accountKey.toBase58());
+    if (!table) throw new ChainFailure(`Address lookup table ${lookup.accountKey.toBase58()} not found.`);
     return new AddressLookupTableAccount({
       key: lookup.accountKey,
       state: AddressLookupTableAccount.deserialize(Uint8Array.from(table.data)),
@@ -114,28 +109,9 @@ function accountKeys(svm: LiteSVM, parsed: VersionedTransaction): string[] {
     .map((k) => k.toBase58());
 }
 
-function stateOf(svm: LiteSVM, key: string): AccountState | null {
-  const account = svm.getAccount(knownAddress(key));
-  if (!account.exists) return null;
-  return {
-    address: key,
-    lamports: BigInt(account.lamports),
-    owner: account.programAddress,
-    data: Uint8Array.from(account.data),
-    executable: account.executable,
-  };
-}
-
 /** Writes an account's state into the chain; null (or no lamports) makes it absent. */
 export function restore(svm: LiteSVM, key: string, state: AccountState | null): void {
-  svm.setAccount({
-    address: knownAddress(key),
-    lamports: lamports(state?.lamports ?? 0n),
-    programAddress: knownAddress(state?.owner ?? SYSTEM_PROGRAM),
-    data: state?.data ?? new Uint8Array(),
-    executable: state?.executable ?? false,
-    space: BigInt(state?.data.length ?? 0),
-  } as never);
+  putAccount(svm, key, state, SYSTEM_PROGRAM);
 }
 
 function same(a: AccountState, b: AccountState): boolean {

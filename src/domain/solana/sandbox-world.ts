@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { getTransactionDecoder } from '@solana/kit';
 import {
   createAssociatedTokenAccountIdempotentInstruction,
   createInitializeMint2Instruction,
@@ -18,6 +17,7 @@ import {
 } from '@solana/web3.js';
 import { address, lamports } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
+import { sendWire } from './sandbox-accounts.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
 /**
@@ -170,8 +170,6 @@ export function airdrop(chain: ChainRunner, to: PublicKey, raw: bigint, unique =
   execute(chain, [transfer], [PURSE]);
 }
 
-const decoder = getTransactionDecoder();
-
 /** Signs and runs instructions on the sandbox chain; a failure throws with the chain's reason. */
 export function execute(chain: ChainRunner, instructions: TransactionInstruction[], signers: Keypair[]): void {
   const tx = new Transaction({
@@ -185,7 +183,7 @@ export function execute(chain: ChainRunner, instructions: TransactionInstruction
 
 /** Runs a signed transaction's wire bytes; returns its signature's bytes or throws the failure. */
 export function runWire(svm: LiteSVM, wire: Uint8Array): Uint8Array {
-  const result = svm.sendTransaction(decoder.decode(wire) as never);
+  const result = sendWire(svm, wire);
   if ('err' in result) throw new ChainFailure(describeFailure(result.toString(), result.meta().logs()));
   return result.signature();
 }

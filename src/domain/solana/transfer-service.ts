@@ -18,6 +18,7 @@ import { transitionChainSend } from '../lifecycle/chain-sends.js';
 import { claimOf, isRefusal, KeyRaceError, type KeyRef, refuseKey } from '../money/key-claim.js';
 import { type SolanaChain, TransactionRejected } from './chain.js';
 import type { CustodialWallets, SolanaWalletRow } from './custodial-wallets.js';
+import { signLegacy } from './legacy-signing.js';
 import { checkNetwork, type SolanaNetwork } from './networks.js';
 import { BLOCKHASH_MAX_AGE_MS } from './sandbox-blockhash.js';
 import { SOL, SOL_MINT } from './sandbox-world.js';
@@ -401,14 +402,10 @@ export class SolanaTransfers {
       transaction.addSignature(signer, signature);
       return { wire: transaction.serialize(), signature: base58.decode(transaction.signatures[0]!) };
     }
-    const signature = await this.wallets.sign(wallet, transaction.serializeMessage());
-    transaction.addSignature(signer, Buffer.from(signature));
     // Not verified again in JavaScript (a millisecond of curve arithmetic): node's ed25519 just made
     // it with the wallet's key, and a chain refuses a bad signature anyway.
-    return {
-      wire: transaction.serialize({ verifySignatures: false }),
-      signature: base58.decode(transaction.signatures[0]!.signature!),
-    };
+    const signed = await signLegacy(transaction, signer, (message) => this.wallets.sign(wallet, message));
+    return { wire: signed.wire, signature: base58.decode(signed.firstSignature) };
   }
 }
 

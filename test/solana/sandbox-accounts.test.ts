@@ -1,0 +1,146 @@
+import { address } from '@solana/kit';
+import {
+  Keypair,
+  LAMPORTS_PER_SOL,
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  TransactionMessage,
+  VersionedTransaction,
+} from '@solana/web3.js';
+import { LiteSVM } from 'litesvm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { accountAt, addressOf, keyBytes, putAccount, sendWire } from '../../src/domain/solana/sandbox-accounts.js';
+import {
+  ChainFailure,
+  createSandboxWorld,
+  FAUCET,
+  PURSE,
+  runWire,
+  SANDBOX_POOLS,
+  tokenBySymbol,
+} from '../../src/domain/solana/sandbox-world.js';
+import { associatedTokenAddress } from '../../src/domain/solana/token-accounts.js';
+
+const SYSTEM_PROGRAM = '11111111111111111111111111111111';
+
+/** A chain built as the store builds one: genesis bytes loaded again, no history, no blockhash check. */
+function sandboxChain(): LiteSVM {
+  const built = new LiteSVM();
+  createSandboxWorld(built);
+  const svm = LiteSVM.fromBytes(built.toBytes());
+  svm.withTransactionHistory(0n);
+  svm.withBlockhashCheck(false);
+  return svm;
+}
+
+/** What litesvm's public API reads for an account, in the shape `accountAt` answers. */
+function publicRead(svm: LiteSVM, key: string) {
+  const account = svm.getAccount(address(key));
+  if (!account.exists) return null;
+  return {
+    address: key,
+    lamports: BigInt(account.lamports),
+    owner: account.programAddress as string,
+    data: Uint8Array.from(account.data),
+    executable: account.executable,
+  };
+}
+
+function transferWire(svm: LiteSVM, from: Keypair, to: string, lamports: bigint): Uint8Array {
+  const tx = new Transaction({ feePayer: from.publicKey, blockhash: svm.latestBlockhash(), lastValidBlockHeight: 0 });
+  tx.add(SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: new PublicKey(to), lamports }));
+  tx.sign(from);
+  return tx.serialize();
+}
+
+describe('sandbox accounts through litesvm’s native handle', () => {
+  let svm: LiteSVM;
+  const usdc = tokenBySymbol('USDC')!.address;
+  beforeAll(() => {
+    svm = sandboxChain();
+  });
+
+  it('reads every kind of account as the public API does, and nothing for an absent one', () => {
+    const poolUsdc = associatedTokenAddress(usdc, SANDBOX_POOLS[0]!.wallet.publicKey.toBase58()).toBase58();
+    const keys = [PURSE.publicKey.toBase58(), FAUCET.publicKey.toBase58(), usdc, poolUsdc, SYSTEM_PROGRAM];
+    for (const key of keys) {
+      const read = accountAt(svm, key);
+      expect(read, key).not.toBeNull();
+      expect(read).toEqual(publicRead(svm, key));
+    }
+    const nobody = Keypair.generate().publicKey.toBase58();
+    expect(accountAt(svm, nobody)).toBeNull();
+    expect(publicRead(svm, nobody)).toBeNull();
+  });
+
+  it('writes an account the public API reads back, and null makes it absent', () => {
+    const key = Keypair.generate().publicKey.toBase58();
+    const data = Uint8Array.from([1, 2, 3, 4]);
+    putAccount(svm, key, { address: key, lamports: 5_000_000n, owner: usdc, data, executable: false }, SYSTEM_PROGRAM);
+    expect(publicRead(svm, key)).toEqual({ address: key, lamports: 5_000_000n, owner: usdc, data, executable: false });
+    // The answer is a copy: changing it changes nothing on the chain.
+    accountAt(svm, key)!.data[0] = 9;
+    expect(accountAt(svm, key)!.data[0]).toBe(1);
+    putAccount(svm, key, null, SYSTEM_PROGRAM);
+    expect(accountAt(svm, key)).toBeNull();
+  });
+
+  it('converts addresses both ways, and refuses a string that is not one', () => {
+    const key = Keypair.generate().publicKey;
+    expect(Array.from(keyBytes(key.toBase58()))).toEqual(Array.from(key.toBytes()));
+    expect(addressOf(key.toBytes())).toBe(key.toBase58());
+    // A key inside a longer buffer (token account data) is read from its offset.
+    const padded = new Uint8Array(40);
+    padded.set(key.toBytes(), 8);
+    expect(addressOf(padded.subarray(8))).toBe(key.toBase58());
+    expect(() => keyBytes('not-an-address')).toThrow();
+    expect(() => keyBytes('1111')).toThrow();
+  });
+
+  it('runs a signed legacy transaction from its wire bytes, moving what the public API sees', () => {
+    const to = Keypair.generate().publicKey.toBase58();
+    const wire = transferWire(svm, FAUCET, to, 2n * BigInt(LAMPORTS_PER_SOL));
+    const outcome = sendWire(svm, wire);
+    expect('err' in outcome).toBe(false);
+    expect(svm.getBalance(address(to))).toBe(2n * BigInt(LAMPORTS_PER_SOL));
+  });
+
+  it('runs a version 0 transaction from its wire bytes', () => {
+    const to = Keypair.generate();
+    const message = new TransactionMessage({
+      payerKey: FAUCET.publicKey,
+      recentBlockhash: svm.latestBlockhash(),
+      instructions: [
+        SystemProgram.transfer({
+          fromPubkey: FAUCET.publicKey,
+          toPubkey: to.publicKey,
+          lamports: 3n * BigInt(LAMPORTS_PER_SOL),
+        }),
+      ],
+    }).compileToV0Message();
+    const tx = new VersionedTransaction(message);
+    tx.sign([FAUCET]);
+    expect('err' in sendWire(svm, tx.serialize())).toBe(false);
+    expect(accountAt(svm, to.publicKey.toBase58())?.lamports).toBe(3n * BigInt(LAMPORTS_PER_SOL));
+  });
+
+  it('refuses a transaction whose signature does not match, or that carries none, and moves nothing', () => {
+    const to = Keypair.generate().publicKey.toBase58();
+    const before = accountAt(svm, FAUCET.publicKey.toBase58())!.lamports;
+    const tampered = transferWire(svm, FAUCET, to, BigInt(LAMPORTS_PER_SOL));
+    tampered[1] = (tampered[1]! + 1) % 256;
+    expect(() => runWire(svm, tampered)).toThrow(ChainFailure);
+    const unsigned = transferWire(svm, FAUCET, to, BigInt(LAMPORTS_PER_SOL));
+    unsigned.fill(0, 1, 65);
+    expect(() => runWire(svm, unsigned)).toThrow(ChainFailure);
+    expect(accountAt(svm, to)).toBeNull();
+    expect(accountAt(svm, FAUCET.publicKey.toBase58())!.lamports).toBe(before);
+  });
+
+  it('refuses bytes too short to be a transaction', () => {
+    expect(() => sendWire(svm, new Uint8Array())).toThrow(RangeError);
+    expect(() => sendWire(svm, Uint8Array.from([1, 0, 0]))).toThrow(RangeError);
+    expect(() => sendWire(svm, Uint8Array.from([0xff, 0xff, 0xff, 0x01]))).toThrow(RangeError);
+  });
+});
