@@ -10,7 +10,14 @@ import {
 } from '@solana/web3.js';
 import { LiteSVM } from 'litesvm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { accountAt, addressOf, keyBytes, putAccount, sendWire } from '../../src/domain/solana/sandbox-accounts.js';
+import {
+  accountAt,
+  accountExists,
+  addressOf,
+  keyBytes,
+  lamportsAt,
+  putAccount,
+} from '../../src/domain/solana/sandbox-accounts.js';
 import {
   ChainFailure,
   createSandboxWorld,
@@ -101,8 +108,7 @@ describe('sandbox accounts through litesvm’s native handle', () => {
   it('runs a signed legacy transaction from its wire bytes, moving what the public API sees', () => {
     const to = Keypair.generate().publicKey.toBase58();
     const wire = transferWire(svm, FAUCET, to, 2n * BigInt(LAMPORTS_PER_SOL));
-    const outcome = sendWire(svm, wire);
-    expect('err' in outcome).toBe(false);
+    expect(Array.from(runWire(svm, wire))).toEqual(Array.from(wire.subarray(1, 65)));
     expect(svm.getBalance(address(to))).toBe(2n * BigInt(LAMPORTS_PER_SOL));
   });
 
@@ -121,7 +127,7 @@ describe('sandbox accounts through litesvm’s native handle', () => {
     }).compileToV0Message();
     const tx = new VersionedTransaction(message);
     tx.sign([FAUCET]);
-    expect('err' in sendWire(svm, tx.serialize())).toBe(false);
+    runWire(svm, tx.serialize());
     expect(accountAt(svm, to.publicKey.toBase58())?.lamports).toBe(3n * BigInt(LAMPORTS_PER_SOL));
   });
 
@@ -138,9 +144,41 @@ describe('sandbox accounts through litesvm’s native handle', () => {
     expect(accountAt(svm, FAUCET.publicKey.toBase58())!.lamports).toBe(before);
   });
 
-  it('refuses bytes too short to be a transaction', () => {
-    expect(() => sendWire(svm, new Uint8Array())).toThrow(RangeError);
-    expect(() => sendWire(svm, Uint8Array.from([1, 0, 0]))).toThrow(RangeError);
-    expect(() => sendWire(svm, Uint8Array.from([0xff, 0xff, 0xff, 0x01]))).toThrow(RangeError);
+  it('refuses, as a chain failure, bytes that are no transaction or not in canonical form, before the VM sees them', () => {
+    const to = Keypair.generate().publicKey.toBase58();
+    const wire = transferWire(svm, FAUCET, to, BigInt(LAMPORTS_PER_SOL));
+    // The message's account-key count written in two bytes (k | 0x80, 0x00): web3.js reads it,
+    // litesvm's native decoder panics on it, ending the process. It sits after the signature count
+    // (1), the signature (64) and the message header (3).
+    const at = 1 + 64 + 3;
+    const padded = new Uint8Array(wire.length + 1);
+    padded.set(wire.subarray(0, at), 0);
+    padded.set([wire[at]! | 0x80, 0x00], at);
+    padded.set(wire.subarray(at + 1), at + 2);
+    expect(() => runWire(svm, padded)).toThrow(/canonical/);
+    for (const bytes of [
+      new Uint8Array(),
+      Uint8Array.from([1, 0, 0]),
+      wire.subarray(0, 70),
+      Uint8Array.from([0xff, 0xff, 0xff, 1]),
+    ])
+      expect(() => runWire(svm, bytes)).toThrow(ChainFailure);
+    expect(accountAt(svm, to)).toBeNull();
+  });
+
+  it('reads lamports and existence without the data, as accountAt does', () => {
+    const nobody = Keypair.generate().publicKey.toBase58();
+    expect(lamportsAt(svm, FAUCET.publicKey.toBase58())).toBe(accountAt(svm, FAUCET.publicKey.toBase58())!.lamports);
+    expect(lamportsAt(svm, nobody)).toBe(0n);
+    expect(accountExists(svm, usdc)).toBe(true);
+    expect(accountExists(svm, nobody)).toBe(false);
+    expect(() => accountExists(svm, 'not-an-address')).toThrow();
+  });
+
+  it('hands out copies of remembered key bytes, and reads a key only from 32 bytes', () => {
+    const key = Keypair.generate().publicKey.toBase58();
+    keyBytes(key).fill(0);
+    expect(Array.from(keyBytes(key))).toEqual(Array.from(new PublicKey(key).toBytes()));
+    expect(() => addressOf(new Uint8Array(31))).toThrow(RangeError);
   });
 });

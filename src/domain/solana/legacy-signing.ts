@@ -8,8 +8,9 @@ import type { PublicKey, Transaction } from '@solana/web3.js';
  * gateway's CPU per sandbox transfer. The bytes are the ones `serialize()` gives (ed25519 signs
  * deterministically; test/solana/legacy-signing.test.ts compares them).
  *
- * Signatures other signers already made (`partialSign`) are kept; a signer left without one is
- * refused, as `serialize()` refuses it.
+ * Signatures other signers already made (`partialSign`) are kept. A signer left without one is
+ * refused here: the chain would refuse the transaction anyway, and a sandbox transfer has one
+ * signer (web3.js's `serialize({ verifySignatures: false })` wrote zeros in its place).
  */
 export async function signLegacy(
   transaction: Transaction,
@@ -22,6 +23,7 @@ export async function signLegacy(
   const own = signers.findIndex((key) => key.equals(signer));
   if (own < 0) throw new Error(`${signer.toBase58()} is not a signer of this transaction.`);
   const signature = await sign(messageBytes);
+  if (signature.length !== 64) throw new Error(`An ed25519 signature is 64 bytes, not ${signature.length}.`);
   const signatures = signers.map((key, i) => {
     if (i === own) return signature;
     const given = transaction.signatures.find((s) => s.publicKey.equals(key))?.signature;

@@ -6,7 +6,7 @@ import type { Tx } from '../../db/client.js';
 import type { SignatureState, SolanaChain, TokenHolding } from './chain.js';
 import { TransactionRejected } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
-import { accountAt, addressOf } from './sandbox-accounts.js';
+import { accountAt, accountExists, addressOf, lamportsAt } from './sandbox-accounts.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
 import { ChainFailure, SOL_MINT } from './sandbox-world.js';
 import { associatedTokenAddress } from './token-accounts.js';
@@ -53,7 +53,7 @@ export class LiteSvmChain implements SolanaChain {
   }
 
   lamports(owner: string) {
-    return this.store.read(this.network, (svm) => accountAt(svm, owner)?.lamports ?? 0n);
+    return this.store.read(this.network, (svm) => lamportsAt(svm, owner));
   }
 
   tokenHoldings(owner: string): Promise<TokenHolding[]> {
@@ -73,7 +73,7 @@ export class LiteSvmChain implements SolanaChain {
   }
 
   accountExists(account: string) {
-    return this.store.read(this.network, (svm) => accountAt(svm, account) !== null);
+    return this.store.read(this.network, (svm) => accountExists(svm, account));
   }
 
   rentExempt(size: number) {

@@ -28,6 +28,7 @@ export type SendOutcome = ReturnType<LiteSVM['sendTransaction']>;
 interface NativeSvm {
   getAccount(key: Uint8Array): NativeAccount | null;
   setAccount(key: Uint8Array, account: Account): void;
+  getBalance(key: Uint8Array): bigint | null;
   sendLegacyTransaction(wire: Uint8Array): SendOutcome;
   sendVersionedTransaction(wire: Uint8Array): SendOutcome;
 }
@@ -41,8 +42,11 @@ const decoder = getAddressDecoder();
 const bytesByAddress = new Map<string, Uint8Array>();
 const addressByBytes = new Map<string, string>();
 
-/** An address's 32 bytes (a base58 string that is not an address throws, as kit's codec does). */
-export function keyBytes(address: string): Uint8Array {
+/**
+ * An address's 32 bytes, as remembered (a base58 string that is not an address throws, as kit's
+ * codec does). Shared: handed only to litesvm, which copies them.
+ */
+function rememberedBytes(address: string): Uint8Array {
   let bytes = bytesByAddress.get(address);
   if (!bytes) {
     bytes = Uint8Array.from(encoder.encode(address as never));
@@ -52,8 +56,12 @@ export function keyBytes(address: string): Uint8Array {
   return bytes;
 }
 
+/** An address's 32 bytes, a copy of its own. */
+export const keyBytes = (address: string): Uint8Array => rememberedBytes(address).slice();
+
 /** The base58 address of 32 key bytes (a key inside account data, or an account's owner). */
 export function addressOf(bytes: Uint8Array): string {
+  if (bytes.length < 32) throw new RangeError(`A key is 32 bytes, not ${bytes.length}.`);
   const raw = Buffer.from(bytes.buffer, bytes.byteOffset, 32).toString('latin1');
   let address = addressByBytes.get(raw);
   if (address === undefined) {
@@ -66,7 +74,7 @@ export function addressOf(bytes: Uint8Array): string {
 
 /** An account's whole state (data copied), or null when it does not exist. */
 export function accountAt(svm: LiteSVM, address: string): AccountState | null {
-  const account = nativeOf(svm).getAccount(keyBytes(address));
+  const account = nativeOf(svm).getAccount(rememberedBytes(address));
   if (account === null) return null;
   return {
     address,
@@ -77,40 +85,39 @@ export function accountAt(svm: LiteSVM, address: string): AccountState | null {
   };
 }
 
+/** An account's lamports (0 when it does not exist), without copying its data. */
+export function lamportsAt(svm: LiteSVM, address: string): bigint {
+  return nativeOf(svm).getBalance(rememberedBytes(address)) ?? 0n;
+}
+
+/** Whether an account exists, without copying its data. */
+export function accountExists(svm: LiteSVM, address: string): boolean {
+  return nativeOf(svm).getAccount(rememberedBytes(address)) !== null;
+}
+
 /** Writes an account's state into the chain; null (or no lamports) makes it absent. */
 export function putAccount(svm: LiteSVM, address: string, state: AccountState | null, systemProgram: string): void {
   const data = state?.data ?? new Uint8Array();
   nativeOf(svm).setAccount(
-    keyBytes(address),
-    new Account(state?.lamports ?? 0n, data, keyBytes(state?.owner ?? systemProgram), state?.executable ?? false, 0n),
+    rememberedBytes(address),
+    new Account(
+      state?.lamports ?? 0n,
+      data,
+      rememberedBytes(state?.owner ?? systemProgram),
+      state?.executable ?? false,
+      0n,
+    ),
   );
 }
 
 /**
- * Runs a transaction's wire bytes as they are. litesvm's `sendTransaction` takes kit's decoded
- * transaction and encodes it back to these same bytes; its native handle verifies the signatures
- * (the chain's signature check is on) and refuses a transaction that lacks one.
+ * Runs a transaction's wire bytes as they are: litesvm's `sendTransaction` takes kit's decoded
+ * transaction and encodes it back to these same bytes. The native handle verifies the signatures
+ * (the chain's signature check is on) and refuses a transaction that lacks one, but it panics,
+ * ending the process, on bytes it cannot decode: only `runWire` (sandbox-world.ts) calls this, with
+ * bytes it has checked are a transaction in canonical form.
  */
-export function sendWire(svm: LiteSVM, wire: Uint8Array): SendOutcome {
+export function sendCheckedWire(svm: LiteSVM, wire: Uint8Array, versioned: boolean): SendOutcome {
   const native = nativeOf(svm);
-  return isVersioned(wire) ? native.sendVersionedTransaction(wire) : native.sendLegacyTransaction(wire);
-}
-
-/**
- * Whether the message after the signatures starts with a version prefix (its high bit set): a
- * legacy message starts with its signature count, which is below 128.
- */
-function isVersioned(wire: Uint8Array): boolean {
-  // The signature count is a compact-u16: 7 bits a byte, low first, a set high bit meaning more.
-  let count = 0;
-  let offset = 0;
-  for (let shift = 0; ; shift += 7) {
-    const byte = wire[offset++];
-    if (byte === undefined || shift > 14) throw new RangeError('Not a transaction: its signature count is cut short.');
-    count |= (byte & 0x7f) << shift;
-    if ((byte & 0x80) === 0) break;
-  }
-  const first = wire[offset + count * 64];
-  if (first === undefined) throw new RangeError('Not a transaction: it ends before its message.');
-  return (first & 0x80) !== 0;
+  return versioned ? native.sendVersionedTransaction(wire) : native.sendLegacyTransaction(wire);
 }

@@ -14,10 +14,11 @@ import {
   SystemProgram,
   Transaction,
   type TransactionInstruction,
+  VersionedTransaction,
 } from '@solana/web3.js';
 import { address, lamports } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
-import { sendWire } from './sandbox-accounts.js';
+import { sendCheckedWire } from './sandbox-accounts.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
 /**
@@ -183,12 +184,32 @@ export function execute(chain: ChainRunner, instructions: TransactionInstruction
 
 /** Runs a signed transaction's wire bytes; returns its signature's bytes or throws the failure. */
 export function runWire(svm: LiteSVM, wire: Uint8Array): Uint8Array {
-  const result = sendWire(svm, wire);
+  const result = sendCheckedWire(svm, wire, checkedVersioned(wire));
   if ('err' in result) throw new ChainFailure(describeFailure(result.toString(), result.meta().logs()));
   return result.signature();
 }
 
 export class ChainFailure extends Error {}
+
+/**
+ * Whether wire bytes are a versioned transaction, after checking that they are a transaction
+ * written the one way web3.js writes it. litesvm's native decoder panics, ending the process, on
+ * bytes it cannot decode, and web3.js reads some it refuses (a length written in more bytes than
+ * it needs): bytes web3.js does not write back the same are refused here.
+ */
+function checkedVersioned(wire: Uint8Array): boolean {
+  let parsed: VersionedTransaction;
+  let canonical: Uint8Array;
+  try {
+    parsed = VersionedTransaction.deserialize(wire);
+    canonical = parsed.serialize();
+  } catch (error) {
+    throw new ChainFailure(`Malformed transaction: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!Buffer.from(canonical).equals(wire))
+    throw new ChainFailure('Malformed transaction: not in canonical wire form.');
+  return parsed.version !== 'legacy';
+}
 
 function describeFailure(text: string, logs: string[]): string {
   const insufficient = logs.find((l) => /insufficient (funds|lamports)/i.test(l));
