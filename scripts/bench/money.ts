@@ -407,6 +407,7 @@ await onLoadCore(async () => {
       noteLags('between rounds', (await gatewayStats()).lags);
       // Evenly spaced, timed from each request's due moment (autocannon's overallRate bursts each
       // connection's quota at the start of every second: see harness/paced.ts).
+      const roundStart = new Date();
       const load = await pacedLoad({
         url: p2p.url,
         rate: half,
@@ -426,6 +427,11 @@ await onLoadCore(async () => {
         continue;
       }
       halfRounds.push({ ...load, loopMax: server.loopDelayMaxMs });
+      if (process.env.BENCH_TAIL)
+        console.log(
+          `  round from ${roundStart.toISOString().slice(11, 23)}: slow answers (≥ 50 ms) by when they were due: ${slowClusters(load.answers)}; ` +
+            `load generator stalled up to ${load.loadStallMs} ms (GC ${load.loadGcMs} ms)`,
+        );
       console.log(
         `half-peak round ${round + 1}/${rounds.rounds}: p50 ${load.p50} ms, p99 ${load.p99} ms, ` +
           `event loop stalled up to ${Math.round(server.loopDelayMaxMs)} ms (GC pauses up to ${Math.round(server.gcMaxMs)} ms), errors ${load.errors}`,
@@ -488,3 +494,25 @@ await onLoadCore(async () => {
     }
   }
 });
+
+/**
+ * Where a round's slow answers fall in time (BENCH_TAIL=1): due moments of answers that took 50 ms or
+ * more, grouped into runs no more than 100 ms apart, each as start s, count and worst latency. A few
+ * dense runs are stalls (a pause that holds every request due meanwhile); scattered ones are not.
+ */
+function slowClusters(answers: Array<{ dueMs: number; latencyMs: number }>): string {
+  const slow = answers.filter((a) => a.latencyMs >= 50).sort((a, b) => a.dueMs - b.dueMs);
+  const runs: Array<{ from: number; to: number; count: number; worst: number }> = [];
+  for (const a of slow) {
+    const last = runs.at(-1);
+    if (last && a.dueMs - last.to <= 100) {
+      last.to = a.dueMs;
+      last.count++;
+      last.worst = Math.max(last.worst, a.latencyMs);
+    } else runs.push({ from: a.dueMs, to: a.dueMs, count: 1, worst: a.latencyMs });
+  }
+  if (runs.length === 0) return 'none';
+  return `${slow.length} of ${answers.length} in ${runs.length} runs: ${runs
+    .map((r) => `${(r.from / 1000).toFixed(2)}s ×${r.count} ≤${Math.round(r.worst)}ms`)
+    .join(', ')}`;
+}

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { percentile } from './rounds.js';
 
 export interface PacedRequest {
@@ -16,6 +17,11 @@ export interface PacedLoad {
   p50: number;
   p99: number;
   errors: number;
+  /** Each answer's due moment (ms from the round's start) and its latency, in the order answered. */
+  answers: Array<{ dueMs: number; latencyMs: number }>;
+  /** The load generator's own longest event-loop stall and GC pause in the round (a late start counts as latency). */
+  loadStallMs: number;
+  loadGcMs: number;
 }
 
 /**
@@ -42,9 +48,17 @@ export async function pacedLoad(options: {
   const target = new URL(options.url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
   const latencies: number[] = [];
+  const answers: Array<{ dueMs: number; latencyMs: number }> = [];
   let ok = 0;
   let errors = 0;
   const inflight: Array<Promise<void>> = [];
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  let loadGcMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) loadGcMs = Math.max(loadGcMs, entry.duration);
+  });
+  gc.observe({ entryTypes: ['gc'] });
   const start = performance.now();
   const total = Math.max(1, Math.round(options.seconds * options.rate));
   try {
@@ -67,7 +81,9 @@ export async function pacedLoad(options: {
             (res) => {
               res.resume();
               res.on('end', () => {
-                latencies.push(performance.now() - due);
+                const latency = performance.now() - due;
+                latencies.push(latency);
+                answers.push({ dueMs: due - start, latencyMs: latency });
                 if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) ok++;
                 else errors++;
                 resolve();
@@ -85,6 +101,8 @@ export async function pacedLoad(options: {
     await Promise.all(inflight);
   } finally {
     agent.destroy();
+    loop.disable();
+    gc.disconnect();
   }
   return {
     requests: latencies.length,
@@ -92,5 +110,8 @@ export async function pacedLoad(options: {
     p50: Math.round(percentile(latencies, 50) * 10) / 10,
     p99: Math.round(percentile(latencies, 99) * 10) / 10,
     errors,
+    answers,
+    loadStallMs: Math.round(loop.max / 1e6),
+    loadGcMs: Math.round(loadGcMs),
   };
 }
