@@ -22,7 +22,8 @@
  *   npm run bench:money -- [--pglite] [--connections 16] [--warmup 5 --round 10 --rounds 3] [--only <regex>]
  *
  * `BENCH_KEEP_DB=1` keeps the bench database afterwards (its name is printed), to read its plans and
- * statistics.
+ * statistics. `BENCH_TAIL=1` prints, per half-peak round, when its answers of 50 ms or more were due
+ * (grouped into runs) and the load generator's own longest stall.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
