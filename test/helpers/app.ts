@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import type { Environment, PermissionLevel } from '../../src/domain/auth/permissions.js';
+import { abilitiesOf, type Environment, type PermissionLevel } from '../../src/domain/auth/permissions.js';
+import type { Principal } from '../../src/domain/auth/principal.js';
 import { type Clock, systemClock } from '../../src/domain/clock.js';
 import type { User } from '../../src/domain/users/user.js';
 import type { Database } from '../../src/db/client.js';
@@ -104,6 +105,17 @@ export async function seedTenant(services: Services): Promise<Tenant> {
     FULL_ACCESS: await make('FULL_ACCESS'),
   };
   return { user, keys, productionKey: await make('FULL_ACCESS', 'production') };
+}
+
+/** A fresh tenant's Full Access sandbox key, as the principal services are called with. */
+export async function sandboxPrincipal(services: Services): Promise<Principal> {
+  return {
+    kind: 'api_key',
+    credentialId: 'test',
+    userId: (await seedTenant(services)).user.id,
+    environment: 'sandbox',
+    abilities: abilitiesOf('FULL_ACCESS'),
+  };
 }
 
 /** POST /graphql with a key. */

@@ -4,13 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationTransitions } from '../../src/db/lifecycle-schema.js';
 import { events, jobs } from '../../src/db/schema.js';
 import { solanaTransfers } from '../../src/db/solana-schema.js';
-import { abilitiesOf } from '../../src/domain/auth/permissions.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { CHAIN_SEND, SWAP, transitionChainSend } from '../../src/domain/lifecycle/chain-sends.js';
 import { IllegalTransition, isLegal } from '../../src/domain/lifecycle/transition.js';
 import { insertTransfer, type SolanaTransferRow, transferStore } from '../../src/domain/solana/transfer-store.js';
 import type { Services } from '../../src/services.js';
-import { createTestServices, seedTenant } from '../helpers/app.js';
+import { createTestServices, sandboxPrincipal } from '../helpers/app.js';
 
 /** Chain sends and swaps move only along their tables, once, with a history row and the move's event. */
 describe('chain-send and swap state tables', () => {
@@ -18,13 +17,7 @@ describe('chain-send and swap state tables', () => {
   let alice: Principal;
   beforeAll(async () => {
     services = await createTestServices();
-    alice = {
-      kind: 'api_key',
-      credentialId: 'test',
-      userId: (await seedTenant(services)).user.id,
-      environment: 'sandbox',
-      abilities: abilitiesOf('FULL_ACCESS'),
-    };
+    alice = await sandboxPrincipal(services);
     await services.sandboxFaucet.fund(alice, { network: 'devnet' });
   }, 120_000);
   afterAll(() => undefined);

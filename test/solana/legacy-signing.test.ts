@@ -28,16 +28,26 @@ function transfer(payer: Keypair, ...others: Keypair[]): Transaction {
   return tx;
 }
 
+/** What web3.js serializes for `tx`'s instructions signed by all of `signers` (the first pays), and its id. */
+function web3Signed(tx: Transaction, signers: Keypair[]): { wire: Buffer; id: Buffer } {
+  const reference = transfer(signers[0]!);
+  reference.instructions = tx.instructions;
+  reference.sign(...signers);
+  return { wire: reference.serialize(), id: reference.signature! };
+}
+
+/** The wire and the id are web3.js's, byte for byte. */
+function expectWeb3(signed: { wire: Uint8Array; firstSignature: Uint8Array }, tx: Transaction, signers: Keypair[]) {
+  const reference = web3Signed(tx, signers);
+  expect(Buffer.from(signed.wire).equals(reference.wire)).toBe(true);
+  expect(Buffer.from(signed.firstSignature).equals(reference.id)).toBe(true);
+}
+
 describe('signing a legacy transaction with one compile of its message', () => {
   it('gives the bytes web3.js serializes, and the fee payer’s signature as the id', async () => {
     const payer = Keypair.generate();
     const tx = transfer(payer);
-    const signed = await signLegacy(tx, payer.publicKey, signerOf(payer));
-    const reference = transfer(payer);
-    reference.instructions = tx.instructions;
-    reference.sign(payer);
-    expect(Buffer.from(signed.wire).equals(reference.serialize())).toBe(true);
-    expect(Buffer.from(signed.firstSignature).equals(reference.signature!)).toBe(true);
+    expectWeb3(await signLegacy(tx, payer.publicKey, signerOf(payer)), tx, [payer]);
   });
 
   it('keeps a signature another signer already made, wherever the keys sort', async () => {
@@ -45,11 +55,7 @@ describe('signing a legacy transaction with one compile of its message', () => {
     const other = Keypair.generate();
     const tx = transfer(payer, other);
     tx.partialSign(other);
-    const signed = await signLegacy(tx, payer.publicKey, signerOf(payer));
-    const reference = transfer(payer, other);
-    reference.instructions = tx.instructions;
-    reference.sign(payer, other);
-    expect(Buffer.from(signed.wire).equals(reference.serialize())).toBe(true);
+    expectWeb3(await signLegacy(tx, payer.publicKey, signerOf(payer)), tx, [payer, other]);
   });
 
   it('signs as a signer that is not the fee payer, the payer’s signature staying first', async () => {
@@ -57,12 +63,7 @@ describe('signing a legacy transaction with one compile of its message', () => {
     const other = Keypair.generate();
     const tx = transfer(payer, other);
     tx.partialSign(payer);
-    const signed = await signLegacy(tx, other.publicKey, signerOf(other));
-    const reference = transfer(payer, other);
-    reference.instructions = tx.instructions;
-    reference.sign(payer, other);
-    expect(Buffer.from(signed.wire).equals(reference.serialize())).toBe(true);
-    expect(Buffer.from(signed.firstSignature).equals(reference.signature!)).toBe(true);
+    expectWeb3(await signLegacy(tx, other.publicKey, signerOf(other)), tx, [payer, other]);
   });
 
   it('refuses when another signer has not signed, or the key does not sign the transaction', async () => {

@@ -5,14 +5,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { operationTransitions } from '../../src/db/lifecycle-schema.js';
 import { events } from '../../src/db/schema.js';
 import { solanaTransfers } from '../../src/db/solana-schema.js';
-import { abilitiesOf } from '../../src/domain/auth/permissions.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { TransactionRejected } from '../../src/domain/solana/chain.js';
 import type { SolanaWalletRow } from '../../src/domain/solana/custodial-wallets.js';
 import { OTHER_SCALE_MAX_AGE_MS, SIGNATURE_FEE } from '../../src/domain/solana/transfer-service.js';
 import { insertTransfer } from '../../src/domain/solana/transfer-store.js';
 import type { Services } from '../../src/services.js';
-import { createTestServices, seedTenant } from '../helpers/app.js';
+import { createTestServices, sandboxPrincipal } from '../helpers/app.js';
 
 const SOL = 1_000_000_000n;
 /** What litesvm's standing clock gave a blockhash before sandbox blockhashes followed the clock: slot 0 + 150. */
@@ -30,13 +29,7 @@ describe('sandbox sends stored with a block height on the earlier scale', { time
   let wallet: SolanaWalletRow;
   beforeAll(async () => {
     services = await createTestServices();
-    alice = {
-      kind: 'api_key',
-      credentialId: 'test',
-      userId: (await seedTenant(services)).user.id,
-      environment: 'sandbox',
-      abilities: abilitiesOf('FULL_ACCESS'),
-    };
+    alice = await sandboxPrincipal(services);
     await services.sandboxFaucet.fund(alice, { network: 'devnet', asset: 'SOL', amount: '2' });
     wallet = await services.solanaWallets.walletOf(alice);
   }, 180_000);

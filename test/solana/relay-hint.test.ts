@@ -2,11 +2,10 @@ import { Keypair } from '@solana/web3.js';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { abilitiesOf } from '../../src/domain/auth/permissions.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { type RelayLoop, startRelay } from '../../src/domain/events/relay.js';
 import type { Services } from '../../src/services.js';
-import { createTestServices, seedTenant } from '../helpers/app.js';
+import { createTestServices, sandboxPrincipal } from '../helpers/app.js';
 import { waitUntil } from '../helpers/wait.js';
 
 /**
@@ -20,13 +19,7 @@ describe('a Solana send wakes the event relay', () => {
   let relay: RelayLoop | undefined;
   beforeAll(async () => {
     services = await createTestServices();
-    alice = {
-      kind: 'api_key',
-      credentialId: 'test',
-      userId: (await seedTenant(services)).user.id,
-      environment: 'sandbox',
-      abilities: abilitiesOf('FULL_ACCESS'),
-    };
+    alice = await sandboxPrincipal(services);
     await services.sandboxFaucet.fund(alice, { network: 'devnet' });
   }, 120_000);
   afterAll(async () => {

@@ -5,27 +5,15 @@ import { sql } from 'drizzle-orm';
 import { LiteSVM } from 'litesvm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
-import { abilitiesOf } from '../../src/domain/auth/permissions.js';
-import type { Principal } from '../../src/domain/auth/principal.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
 import { SandboxChainStore } from '../../src/domain/solana/sandbox-chain-store.js';
 import { airdrop, createSandboxWorld, upgradeSandboxWorld } from '../../src/domain/solana/sandbox-world.js';
 import { createServices, type Services } from '../../src/services.js';
-import { createTestServices, seedTenant } from '../helpers/app.js';
+import { createTestServices, sandboxPrincipal } from '../helpers/app.js';
 
 const SOL = 1_000_000_000n;
 const FEE = 5_000n;
-
-async function sandboxPrincipal(services: Services): Promise<Principal> {
-  return {
-    kind: 'api_key',
-    credentialId: 'test',
-    userId: (await seedTenant(services)).user.id,
-    environment: 'sandbox',
-    abilities: abilitiesOf('FULL_ACCESS'),
-  };
-}
 
 /** A second instance over the same database: its own services, its own in-memory chains. */
 const anotherInstance = (services: Services) =>

@@ -5,10 +5,10 @@ import type { AccountState } from './sandbox-chain-rows.js';
 /**
  * Sandbox accounts read and written by their key bytes. litesvm's public methods take base58
  * addresses and convert through BigInt on every call: the key going in and the owner coming out
- * (building a new codec each time). A sandbox transfer reads a dozen accounts, and those
- * conversions came to about a sixth of the gateway's CPU per transfer (docs/benchmarks.md,
- * "Sandbox transfer CPU"). litesvm's native handle takes and gives bytes; the few thousand
- * addresses a sandbox uses are converted once and remembered here.
+ * (building a new codec each time). A sandbox transfer reads a dozen accounts, and base58
+ * conversions came to about a fifth of the gateway's CPU per transfer (docs/benchmarks.md,
+ * "Sandbox transfer CPU and stamping lag"). litesvm's native handle takes and gives bytes; the few
+ * thousand addresses a sandbox uses are converted once and remembered here.
  *
  * The native handle is litesvm's own (`inner`, what its public methods call). The lockfile pins
  * litesvm; test/solana/sandbox-accounts.test.ts compares these reads with the public ones, so an
