@@ -28,9 +28,9 @@ describe('a Solana send wakes the event relay', () => {
 
   it('has its created and completed events stamped at once, not at the idle poll', async () => {
     // An idle poll of a minute: only a hint gets the events stamped within the wait below. The
-    // loop's first round runs at start; the setup's own hints have lapsed before the send.
-    relay = startRelay(services.db, { idleMs: 60_000, lingerMs: 250 });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // loop's first round runs at start and stamps what the setup recorded (its hints went to no
+    // loop: none was running).
+    relay = startRelay(services.db, { idleMs: 60_000 });
     const sent = await services.solanaTransfers.transferSol(
       alice,
       { to: Keypair.generate().publicKey.toBase58(), amount: '0.01', network: 'devnet' },
