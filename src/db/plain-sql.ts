@@ -12,9 +12,32 @@ export interface Statement {
   /** Unique per text: PostgreSQL keeps one prepared statement of this name per connection. */
   readonly name: string;
   readonly text: string;
+  /** Whether it inserts outbox events: every run tells the `onEventWrites` listeners. */
+  readonly writesEvents: boolean;
 }
 
-export const statement = (name: string, text: string): Statement => ({ name, text });
+export const statement = (name: string, text: string): Statement => ({
+  name,
+  text,
+  writesEvents: /\binsert\s+into\s+events\b/i.test(text),
+});
+
+const eventWriteListeners = new Set<() => void>();
+
+/**
+ * Told after a statement that writes outbox events has run (whether or not it inserted any): the
+ * event relay registers here (relay.ts) so that it looks at once instead of at its idle poll. One
+ * place for every runner, so no statement that writes events can forget to wake it.
+ */
+export function onEventWrites(listener: () => void): () => void {
+  eventWriteListeners.add(listener);
+  return () => eventWriteListeners.delete(listener);
+}
+
+/** What every runner does after a statement has run. */
+export function afterRun(st: Statement): void {
+  if (st.writesEvents) for (const listener of eventWriteListeners) listener();
+}
 
 type Runner = (st: Statement, values: unknown[]) => Promise<Record<string, unknown>[]>;
 const runners = new WeakMap<Database, Runner>();
@@ -40,7 +63,10 @@ export function runStatement<Row = Record<string, unknown>>(
   st: Statement,
   values: unknown[],
 ): Promise<Row[]> {
-  return runnerOf(db)(st, values) as Promise<Row[]>;
+  return runnerOf(db)(st, values).then((rows) => {
+    afterRun(st);
+    return rows as Row[];
+  });
 }
 
 /** Runs one statement inside a transaction opened by `inTransaction`. */
@@ -70,9 +96,11 @@ export async function inTransaction<T>(db: Database, work: (run: TransactionRunn
       let result: T | undefined;
       await (client as PGlite).transaction(async (tx) => {
         phase = 'work';
-        result = await work(
-          async <Row>(st: Statement, values: unknown[]) => (await tx.query<Row>(st.text, values)).rows,
-        );
+        result = await work(async <Row>(st: Statement, values: unknown[]) => {
+          const rows = (await tx.query<Row>(st.text, values)).rows;
+          afterRun(st);
+          return rows;
+        });
         phase = 'commit';
       });
       return result as T;
@@ -90,10 +118,11 @@ export async function inTransaction<T>(db: Database, work: (run: TransactionRunn
   }
   let result: T;
   try {
-    result = await work(
-      async <Row>(st: Statement, values: unknown[]) =>
-        (await connection.query({ name: st.name, text: st.text, values })).rows as Row[],
-    );
+    result = await work(async <Row>(st: Statement, values: unknown[]) => {
+      const rows = (await connection.query({ name: st.name, text: st.text, values })).rows as Row[];
+      afterRun(st);
+      return rows;
+    });
   } catch (error) {
     const broken = await connection.query('rollback').then(
       () => undefined,

@@ -466,6 +466,17 @@ describe('payment methods and deposits', () => {
       expect((received as DomainError).code).toBe('CONFLICT');
       expect((received as DomainError).message).toContain('VA-prov-legacy');
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 0 });
+      // Held by an older wallet transaction (a transfer's) instead: refused by name too, not a 500.
+      await s.t.services.db.execute(sql`insert into wallet_transactions (user_id, environment, type, status, amount, reference, description)
+        values (${tenant.user.id}::uuid, 'sandbox', 'TRANSFER_OUT', 'COMPLETED', 100, 'VA-prov-older', 'older transfer')`);
+      const held = await s.t.services.deposits
+        .receiveIntoVirtualAccount('sandbox', account.accountNumber, 5_000n, 'prov-older')
+        .catch((e: unknown) => e);
+      expect(held).toBeInstanceOf(DomainError);
+      expect((held as DomainError).code).toBe('CONFLICT');
+      expect((held as DomainError).message).toContain('VA-prov-older');
+      expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 0 });
+      expect(await s.t.services.deposits.get(principal, 'VA-prov-older').catch(() => undefined)).toBeUndefined();
     });
 
     it('serves deposits and payment methods over GraphQL', async () => {

@@ -1,21 +1,12 @@
 import type { Database } from '../../db/client.js';
 import { billRecords } from '../../db/bills-schema.js';
-import { statement } from '../../db/plain-sql.js';
+import { runStatement, statement } from '../../db/plain-sql.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { eventData } from '../lifecycle/event-data.js';
 import { BILL } from '../lifecycle/lifecycles.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
-import {
-  claimColumns,
-  claimCtes,
-  debitCtes,
-  jobLane,
-  keyRowOf,
-  outboxCtes,
-  rowMapper,
-  runEventWriting,
-} from '../money/plain-write.js';
+import { claimColumns, claimCtes, debitCtes, jobLane, keyRowOf, outboxCtes, rowMapper } from '../money/plain-write.js';
 import { type HeldSettle, settleHeld, settleHeldStatement, transactionSettles } from '../money/settle-held.js';
 import { nairaNumber } from '../wallet/naira.js';
 import type { BillRecordRow } from './bill-record.js';
@@ -140,7 +131,7 @@ export async function openBill(db: Database, w: BillOpen): Promise<BillOpened> {
     version: 1,
     updatedAt: at,
   };
-  const [row] = await runEventWriting(db, OPEN, [
+  const [row] = await runStatement(db, OPEN, [
     w.key ? keyLockId(w.key.scope, w.key.key) : null,
     w.userId,
     w.environment,

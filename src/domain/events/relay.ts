@@ -5,6 +5,7 @@ import type { StoredEvent } from './event.js';
 import type { Database } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 import { toSafeNumber } from '../../db/columns.js';
+import { onEventWrites } from '../../db/plain-sql.js';
 import { observeStampedEvents, type StampedEvent } from '../../observability/money-metrics.js';
 
 /** Any fixed number; only one relay across all instances stamps at a time. */
@@ -236,6 +237,8 @@ const relayHints = new Set<() => void>();
 export function hintRelays(): void {
   for (const hint of relayHints) hint();
 }
+// Plain statements that insert events (db/plain-sql.ts) hint as recordEvent does, whoever runs them.
+onEventWrites(hintRelays);
 
 export interface RelayLoopOptions {
   /** Poll when nothing happens (events recorded by other instances are found at the latest then). */

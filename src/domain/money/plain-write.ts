@@ -1,8 +1,5 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Database } from '../../db/client.js';
-import { runStatement, type Statement } from '../../db/plain-sql.js';
-import { hintRelays } from '../events/relay.js';
 import { laneOf } from '../jobs/lanes.js';
 import { ALL_KINDS } from '../webhooks/event-kinds.js';
 import { DELIVERY_JOB } from '../webhooks/webhook.js';
@@ -204,18 +201,5 @@ export function violatedConstraint(error: unknown): string | undefined {
 }
 
 export const KEY_CONSTRAINT = 'idempotency_keys_pk';
-
-/**
- * Runs a statement that records outbox events outside recordEvent: when it returns, its events
- * are committed (or about to be, inside a caller's transaction), so this process's relay is told
- * to look now instead of at its idle poll.
- */
-export async function runEventWriting<T = Record<string, unknown>>(
-  db: Database,
-  st: Statement,
-  params: unknown[],
-): Promise<T[]> {
-  const rows = await runStatement<T>(db, st, params);
-  hintRelays();
-  return rows;
-}
+/** The unique index that holds one wallet transaction per owner and reference. */
+export const REFERENCE_CONSTRAINT = 'wallet_transactions_owner_reference_key';

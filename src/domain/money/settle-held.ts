@@ -1,12 +1,12 @@
 import type { Database } from '../../db/client.js';
-import { type Statement, statement } from '../../db/plain-sql.js';
+import { runStatement, type Statement, statement } from '../../db/plain-sql.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { toStorable } from '../idempotency/idempotency.js';
 import { holdsOf, ledger, SYSTEM_SHARDS, systemAccount, walletOf } from '../ledger/ledger.js';
 import { TRANSACTION } from '../lifecycle/lifecycles.js';
 import type { KeyRef } from './key-claim.js';
-import { answerCte, linkedTransactionId, outboxCtes, runEventWriting, transactionEventData } from './plain-write.js';
+import { answerCte, linkedTransactionId, outboxCtes, transactionEventData } from './plain-write.js';
 
 /**
  * The settling write of an operation paid from a hold (a bill, a payout), as ONE statement: one
@@ -147,7 +147,7 @@ export async function settleHeld(db: Database, st: Statement, w: HeldSettle): Pr
   const transactionStatus = w.capture ? 'COMPLETED' : 'FAILED';
   const [transactionEvent] = TRANSACTION.moves.PENDING[transactionStatus]!;
   const at = w.at.toISOString();
-  const [row] = await runEventWriting(db, st, [
+  const [row] = await runStatement(db, st, [
     w.id,
     w.version,
     w.to,

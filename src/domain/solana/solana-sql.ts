@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/client.js';
-import type { Statement } from '../../db/plain-sql.js';
+import { afterRun, type Statement } from '../../db/plain-sql.js';
 
 interface PgLike {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Record<string, unknown>[] }>;
@@ -20,7 +20,10 @@ export async function runIn<Row = Record<string, unknown>>(
   values: unknown[],
 ): Promise<Row[]> {
   const client = (db as unknown as { session: { client: PgLike | PgliteLike } }).session.client;
-  if (typeof (client as PgliteLike).exec === 'function')
-    return (await (client as PgliteLike).query(st.text, values)).rows as Row[];
-  return (await (client as PgLike).query({ name: st.name, text: st.text, values })).rows as Row[];
+  const rows =
+    typeof (client as PgliteLike).exec === 'function'
+      ? (await (client as PgliteLike).query(st.text, values)).rows
+      : (await (client as PgLike).query({ name: st.name, text: st.text, values })).rows;
+  afterRun(st);
+  return rows as Row[];
 }

@@ -3,7 +3,6 @@ import { statement } from '../../db/plain-sql.js';
 import { solanaTransfers } from '../../db/solana-schema.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Principal } from '../auth/principal.js';
-import { hintRelays } from '../events/relay.js';
 import { laneOf } from '../jobs/lanes.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
 import { claimCtes } from '../money/plain-write.js';
@@ -328,11 +327,7 @@ export const transferStore = {
       key?.requestHash ?? null,
       send.leaseUntil.toISOString(),
     ]);
-    if (result!.recorded > 0) {
-      // Its `transaction.created` commits in a moment: the relay looks now, not at its idle poll.
-      hintRelays();
-      return { recorded: true, keyed: result!.keyed > 0 };
-    }
+    if (result!.recorded > 0) return { recorded: true, keyed: result!.keyed > 0 };
     return { recorded: false, heldSol: BigInt(result!.sol), heldToken: BigInt(result!.token) };
   },
 
@@ -378,9 +373,7 @@ export const transferStore = {
       key?.scope.environment ?? null,
     ]);
     if (move.answer) move.answer.answered = result!.answered > 0;
-    if (result!.moved === 0) return undefined;
-    if (move.event) hintRelays();
-    return moved;
+    return result!.moved > 0 ? moved : undefined;
   },
 
   /** The send after sending; when confirmed, its key (if any) is answered with `confirmedAnswer` (AFTER_SEND). */

@@ -13,7 +13,7 @@ import { answer, openKeyed } from '../lifecycle/keyed.js';
 import { DEPOSIT } from '../lifecycle/lifecycles.js';
 import { transition } from '../lifecycle/transition.js';
 import { answerRefusal, claimOf, dropRunningKey, isRefusal, type KeyRef } from '../money/key-claim.js';
-import { KEY_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
+import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
 import {
   type DepositOpen,
   type DepositOpened,
@@ -69,9 +69,6 @@ export interface DepositCommon {
 const PAYMENT_LINK_MINUTES = 60;
 /** How long a key stays `running` across the provider call (as lifecycle/keyed.ts). */
 const PROVIDER_CALL_LEASE_MS = 60_000;
-
-/** The owner's unique reference across wallet transactions of every kind. */
-const TRANSACTION_REFERENCE_CONSTRAINT = 'wallet_transactions_owner_reference_key';
 
 type StartExtra = { cardToken?: string; paymentMethodId?: string; bankCode?: string; title?: string };
 /** What the provider's answer adds to a deposit besides its status: the pay-in account, its expiry, the step awaited. */
@@ -256,17 +253,20 @@ export class DepositService {
         updatedAt: now,
       });
       if (!row) return undefined;
-      await openPendingTransaction(
-        tx,
-        account,
-        {
-          type: 'DEPOSIT',
-          amount,
-          reference: row.reference,
-          description: 'Transfer into virtual account',
-          counterparty: { method: 'virtual_account' },
-        },
-        now,
+      // An older transfer, payout or bill may hold the reference too: refused by name as well.
+      await insertOrConflict(row.reference, () =>
+        openPendingTransaction(
+          tx,
+          account,
+          {
+            type: 'DEPOSIT',
+            amount,
+            reference: row.reference,
+            description: 'Transfer into virtual account',
+            counterparty: { method: 'virtual_account' },
+          },
+          now,
+        ),
       );
       return row;
     });
@@ -482,7 +482,7 @@ export class DepositService {
         // again, which replays it.
         if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
         // Another kind of transaction holds the reference (its unique index refused the deposit's).
-        if (constraint === TRANSACTION_REFERENCE_CONSTRAINT)
+        if (constraint === REFERENCE_CONSTRAINT)
           return this.idempotency.refuse(ref ?? undefined, await referenceInUse(this.db, principal, reference));
         throw error;
       }

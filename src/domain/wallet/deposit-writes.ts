@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.js';
-import { statement } from '../../db/plain-sql.js';
+import { runStatement, statement } from '../../db/plain-sql.js';
 import { deposits } from '../../db/wallet-schema.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import { toStorable } from '../idempotency/idempotency.js';
@@ -15,7 +15,6 @@ import {
   linkedTransactionId,
   outboxCtes,
   rowMapper,
-  runEventWriting,
   transactionEventData,
 } from '../money/plain-write.js';
 import type { DepositRow } from './deposit-store.js';
@@ -187,7 +186,7 @@ export async function openDeposit(db: Database, w: DepositOpen): Promise<Deposit
     version: 1,
     updatedAt: at,
   };
-  const [row] = await runEventWriting(db, OPEN, [
+  const [row] = await runStatement(db, OPEN, [
     key ? keyLockId(key.scope, key.key) : null,
     d.userId,
     d.environment,
@@ -251,7 +250,7 @@ export async function startDeposit(db: Database, w: DepositStarted): Promise<Dep
   };
   const [event] = DEPOSIT.moves.initiated.pending!;
   const at = w.at.toISOString();
-  const [row] = await runEventWriting(db, STARTED, [
+  const [row] = await runStatement(db, STARTED, [
     deposit.id,
     deposit.version,
     at,

@@ -1,6 +1,5 @@
 import type { Database } from '../../db/client.js';
 import { inTransaction, runStatement, statement, TransactionFailure } from '../../db/plain-sql.js';
-import { hintRelays } from '../events/relay.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { laneOf } from '../jobs/lanes.js';
@@ -176,10 +175,7 @@ function outcomeOf(row: KeyRow & { moved: number }, out: WalletTransactionRow): 
 
 async function writeAlone(db: Database, p: Prepared): Promise<TransferOutcome> {
   const [row] = await runStatement<KeyRow & { moved: number }>(db, TRANSFER, p.values);
-  const outcome = outcomeOf(row!, p.out);
-  // Committed with its two events: the relay stamps them now rather than at its idle poll.
-  if ('done' in outcome) hintRelays();
-  return outcome;
+  return outcomeOf(row!, p.out);
 }
 
 /**
@@ -299,7 +295,6 @@ async function writeBatch(db: Database, batch: Pending[]): Promise<void> {
     for (const p of batch) p.reject(cause);
     return;
   }
-  if (outcomes.some((outcome) => 'done' in outcome)) hintRelays();
   batch.forEach((p, i) => p.resolve(outcomes[i]!));
 }
 

@@ -1,4 +1,5 @@
 import type { Database, Executor } from '../../db/client.js';
+import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
 import { readsOf } from '../../db/pool-routing.js';
 import type { Window } from '../../domain/keyset.js';
 import { isUniqueViolation } from '../../db/sql-state.js';
@@ -196,8 +197,8 @@ export class WalletService {
       } catch (error) {
         // The key's answer met one a concurrent request committed after this statement's snapshot:
         // run again, which replays it.
-        if (constraintOf(error) === KEY_CONSTRAINT && attempt === 0) continue;
-        if (constraintOf(error) === REFERENCE_CONSTRAINT) {
+        if (violatedConstraint(error) === KEY_CONSTRAINT && attempt === 0) continue;
+        if (violatedConstraint(error) === REFERENCE_CONSTRAINT) {
           const existing = await transactionStore.findByReference(this.db, principal, reference);
           return this.idempotency.refuse(
             key,
@@ -221,15 +222,4 @@ export class WalletService {
       throw keyBusy();
     }
   }
-}
-
-const KEY_CONSTRAINT = 'idempotency_keys_pk';
-const REFERENCE_CONSTRAINT = 'wallet_transactions_owner_reference_key';
-
-/** The unique constraint a statement violated, on either driver. */
-function constraintOf(error: unknown): string | undefined {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: string }).code === '23505') return (e as { constraint?: string }).constraint;
-  }
-  return undefined;
 }
