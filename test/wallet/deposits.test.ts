@@ -459,23 +459,21 @@ describe('payment methods and deposits', () => {
       // A row written before references starting with VA- were closed to callers.
       await s.t.services.db.execute(sql`insert into deposits (user_id, environment, reference, method, amount, provider)
         values (${tenant.user.id}::uuid, 'sandbox', 'VA-prov-legacy', 'bank_transfer', 100, 'sandbox')`);
-      const received = await s.t.services.deposits
-        .receiveIntoVirtualAccount('sandbox', account.accountNumber, 5_000n, 'prov-legacy')
-        .catch((e: unknown) => e);
-      expect(received).toBeInstanceOf(DomainError);
-      expect((received as DomainError).code).toBe('CONFLICT');
-      expect((received as DomainError).message).toContain('VA-prov-legacy');
-      expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 0 });
+      // The transfer is refused with a 409 naming its reference, and credits nothing.
+      const expectRefused = async (providerRef: string) => {
+        const refused = await s.t.services.deposits
+          .receiveIntoVirtualAccount('sandbox', account.accountNumber, 5_000n, providerRef)
+          .catch((e: unknown) => e);
+        expect(refused).toBeInstanceOf(DomainError);
+        expect((refused as DomainError).code).toBe('CONFLICT');
+        expect((refused as DomainError).message).toContain(`VA-${providerRef}`);
+        expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 0 });
+      };
+      await expectRefused('prov-legacy');
       // Held by an older wallet transaction (a transfer's) instead: refused by name too, not a 500.
       await s.t.services.db.execute(sql`insert into wallet_transactions (user_id, environment, type, status, amount, reference, description)
         values (${tenant.user.id}::uuid, 'sandbox', 'TRANSFER_OUT', 'COMPLETED', 100, 'VA-prov-older', 'older transfer')`);
-      const held = await s.t.services.deposits
-        .receiveIntoVirtualAccount('sandbox', account.accountNumber, 5_000n, 'prov-older')
-        .catch((e: unknown) => e);
-      expect(held).toBeInstanceOf(DomainError);
-      expect((held as DomainError).code).toBe('CONFLICT');
-      expect((held as DomainError).message).toContain('VA-prov-older');
-      expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 0 });
+      await expectRefused('prov-older');
       expect(await s.t.services.deposits.get(principal, 'VA-prov-older').catch(() => undefined)).toBeUndefined();
     });
 
