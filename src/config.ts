@@ -44,6 +44,11 @@ const ConfigSchema = Type.Object({
   /** Seconds an authenticated API key is trusted from cache; bounds how fast a revocation bites. */
   API_KEY_CACHE_MS: Type.Integer({ minimum: 0, maximum: 1000, default: 1000 }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+  /**
+   * How far the heap grows past what a full garbage collection kept before the next one, in percent
+   * (V8's `--heap-growing-percent`); 0 leaves V8's own choice. See gc-tuning.ts.
+   */
+  GC_HEAP_GROWING_PERCENT: Type.Integer({ minimum: 0, maximum: 400, default: 100 }),
   /** Create a demo user and print a sandbox key when the database has no users. Default: on, except in production (never there). */
   SEED_DEMO: Type.Optional(Type.Boolean()),
   /** Run background workers (event relay, job runner) in this process. */

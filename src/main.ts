@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, otlpTracesUrlOf, publicUrlOf } from './config.js';
 import { openDatabase } from './db/client.js';
+import { tuneGarbageCollector } from './gc-tuning.js';
 import { installTracing, shutdownTracing } from './observability/tracing.js';
 
 /**
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  tuneGarbageCollector(config.GC_HEAP_GROWING_PERCENT);
   installTracing({ otlpEndpoint: otlpTracesUrlOf(config), serviceName: config.OTEL_SERVICE_NAME });
   // The embedded database compiles its WebAssembly and reads its files while the rest of the server's
   // modules load: opening starts first, and is awaited once they are in.
