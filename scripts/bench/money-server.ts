@@ -8,7 +8,7 @@
  * lags and relay transactions since the last call. Prints `{"ready":true,"pid":…,"port":…,"statsPort":…,"tenants":[…]}`.
  */
 import { createServer } from 'node:http';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
@@ -18,6 +18,7 @@ import { systemClock } from '../../src/domain/clock.js';
 import { onStamped, startRelay } from '../../src/domain/events/relay.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { createServices } from '../../src/services.js';
+import { tuneGarbageCollector } from '../../src/gc-tuning.js';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 100);
 const FUNDS = 1_000_000_000_000n;
@@ -28,6 +29,8 @@ const config = loadConfig(process.env, {
   RATE_LIMIT_PER_MINUTE: 1_000_000_000,
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: 1_000_000_000,
 });
+// As main.ts: the collector tuned as the gateway runs (GC_HEAP_GROWING_PERCENT).
+tuneGarbageCollector(config.GC_HEAP_GROWING_PERCENT);
 const database = await openDatabase({ databaseUrl: config.DATABASE_URL, pgliteDataDir: 'memory://', poolSize: 20 });
 const services = createServices(config, database.db, systemClock, () => undefined);
 const db = services.db;
@@ -130,10 +133,20 @@ let longestHold = 0;
 // Garbage collection's share of those stalls: its longest pause and its total pause time.
 let gcMax = 0;
 let gcTotal = 0;
+let majorGcs: Array<{ endedAt: number; pauseMs: number; heapMiB: number }> = [];
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
     gcMax = Math.max(gcMax, entry.duration);
     gcTotal += entry.duration;
+    // A full (mark-compact) collection: when it ended, on the wall clock, and the heap it left.
+    if (
+      (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR
+    )
+      majorGcs.push({
+        endedAt: performance.timeOrigin + entry.startTime + entry.duration,
+        pauseMs: entry.duration,
+        heapMiB: process.memoryUsage().heapUsed / 2 ** 20,
+      });
   }
 }).observe({ entryTypes: ['gc'] });
 if (!(pglite instanceof pg.Pool)) {
@@ -189,7 +202,9 @@ const stats = createServer((_request, response) => {
     longestHoldMs: longestHold,
     gcMaxMs: gcMax,
     gcTotalMs: gcTotal,
+    majorGcs,
   });
+  majorGcs = [];
   gcMax = 0;
   gcTotal = 0;
   loopDelay.reset();

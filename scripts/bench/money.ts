@@ -23,7 +23,14 @@
  *
  * `BENCH_KEEP_DB=1` keeps the bench database afterwards (its name is printed), to read its plans and
  * statistics. `BENCH_TAIL=1` prints, per half-peak round, when its answers of 50 ms or more were due
- * (grouped into runs) and the load generator's own longest stall.
+ * (grouped into runs), the load generator's own longest stall and, for the round and each run of
+ * five or more slow answers, what the host did meanwhile (busy, steal, iowait, page-cache refaults,
+ * major faults, CPU by process, processes started: harness/host-sampler.ts) and whether the
+ * gateway finished a full garbage collection then.
+ *
+ * The gateway runs as `npm start` runs it: bundled from dist/ (harness `compiledServer`), not
+ * through tsx, whose per-module source maps and transform caches made its heap larger and its full
+ * collections longer (see docs/benchmarks.md, "The half-peak tail"). `BENCH_TSX=1` runs it through tsx.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -32,6 +39,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { RELAY_ROUND_TRIPS } from '../../src/domain/events/relay.js';
 import {
+  compiledServer,
   cpuMicros,
   machineBusyMicros,
   machineLine,
@@ -48,7 +56,12 @@ import {
   startServer,
 } from './harness/index.js';
 import { sampleForeignXids } from './harness/foreign-xids.js';
+import { describeHost, type HostTick, postgresProcessName, startHostSampler } from './harness/host-sampler.js';
+import type { PacedLoad } from './harness/paced.js';
 import { solanaTransferRequests } from './money-solana.js';
+
+/** How often the host is sampled during a half-peak round with `BENCH_TAIL`. */
+const HOST_TICK_MS = 50;
 
 interface Tenant {
   id: string;
@@ -133,7 +146,12 @@ await onLoadCore(async () => {
     }
     const env = { ...process.env, ...(url ? { DATABASE_URL: url } : { DATABASE_URL: '' }), LOG_LEVEL: 'warn' };
     console.log(`starting the gateway on ${onPglite ? 'PGlite' : `PostgreSQL ${dbName}`} (seeding 100 tenants)…`);
-    const gateway = await startServer<GatewayReady>('scripts/bench/money-server.ts', [], env, 600_000);
+    const gateway = await startServer<GatewayReady>(
+      await compiledServer('scripts/bench/money-server.ts'),
+      [],
+      env,
+      600_000,
+    );
     servers.push(gateway);
     const { tenants, treasury } = gateway.ready;
     const gatewayUrl = `http://127.0.0.1:${gateway.ready.port}`;
@@ -246,6 +264,8 @@ await onLoadCore(async () => {
         longestHoldMs: number;
         gcMaxMs: number;
         gcTotalMs: number;
+        /** Full collections since the last read: when each ended (epoch ms), its pause, the heap it left. */
+        majorGcs: Array<{ endedAt: number; pauseMs: number; heapMiB: number }>;
       };
     const dbCounters = async () => {
       if (!stats) return { commits: 0, wal: 0n };
@@ -409,6 +429,19 @@ await onLoadCore(async () => {
       // Evenly spaced, timed from each request's due moment (autocannon's overallRate bursts each
       // connection's quota at the start of every second: see harness/paced.ts).
       const roundStart = new Date();
+      const host = process.env.BENCH_TAIL
+        ? startHostSampler({
+            intervalMs: HOST_TICK_MS,
+            groupOf: (pid, comm) =>
+              pid === p2p.pid
+                ? 'gateway'
+                : pid === process.pid
+                  ? 'load generator'
+                  : comm.startsWith('postgres')
+                    ? postgresProcessName(pid)
+                    : undefined,
+          })
+        : undefined;
       const load = await pacedLoad({
         url: p2p.url,
         rate: half,
@@ -417,6 +450,7 @@ await onLoadCore(async () => {
         request: () => ({ method: 'POST', ...p2p.request() }),
       });
       await sleep(200);
+      const ticks = host?.stop() ?? [];
       const server = await gatewayStats();
       noteLags('P2P at half peak', server.lags);
       if (round < 0) {
@@ -431,7 +465,8 @@ await onLoadCore(async () => {
       if (process.env.BENCH_TAIL)
         console.log(
           `  round from ${roundStart.toISOString().slice(11, 23)}: slow answers (≥ 50 ms) by when they were due: ${slowClusters(load.answers)}; ` +
-            `load generator stalled up to ${load.loadStallMs} ms (GC ${load.loadGcMs} ms)`,
+            `load generator stalled up to ${load.loadStallMs} ms (GC ${load.loadGcMs} ms)\n` +
+            hostDuringSlowRuns(load, ticks, server.majorGcs),
         );
       console.log(
         `half-peak round ${round + 1}/${rounds.rounds}: p50 ${load.p50} ms, p99 ${load.p99} ms, ` +
@@ -497,13 +532,51 @@ await onLoadCore(async () => {
 });
 
 /**
- * Where a round's slow answers fall in time (BENCH_TAIL=1): due moments of answers that took 50 ms or
- * more, grouped into runs no more than 100 ms apart, each as start s, count and worst latency. A few
- * dense runs are stalls (a pause that holds every request due meanwhile); scattered ones are not.
+ * The host around each slow run (from 100 ms before its first slow answer was due to when its
+ * last one was answered) beside the whole round: whether something outside the bench took the
+ * CPU, or steal time rose, when the answers slowed.
  */
-function slowClusters(answers: Array<{ dueMs: number; latencyMs: number }>): string {
+function hostDuringSlowRuns(
+  load: PacedLoad,
+  ticks: readonly HostTick[],
+  majorGcs: ReadonlyArray<{ endedAt: number; pauseMs: number; heapMiB: number }>,
+): string {
+  // The gateway's full collections on this process's clock (both read the same wall clock).
+  const collections = majorGcs.map((gc) => ({ ...gc, at: gc.endedAt - performance.timeOrigin }));
+  const describeGcs = (from: number, to: number) => {
+    const inside = collections.filter((gc) => gc.at >= from && gc.at <= to);
+    return inside.length === 0
+      ? 'no full collection of the gateway'
+      : `gateway's full collection ended at ${inside
+          .map(
+            (gc) =>
+              `${((gc.at - load.startedAt) / 1000).toFixed(2)}s (pause ${Math.round(gc.pauseMs)} ms, heap ${Math.round(gc.heapMiB)} MiB)`,
+          )
+          .join(', ')}`;
+  };
+  const round = `    whole round: ${describeHost(ticks, load.startedAt, load.startedAt + 1e9)}; ${describeGcs(load.startedAt, load.startedAt + 1e9)}`;
+  const runs = slowRuns(load.answers).runs.filter((r) => r.count >= 5);
+  return [
+    round,
+    ...runs.map((r) => {
+      const from = load.startedAt + r.from - 100;
+      const to = load.startedAt + r.to + r.worst;
+      return `    ${(r.from / 1000).toFixed(2)}s ×${r.count}: ${describeHost(ticks, from, to)}; ${describeGcs(from, to)}`;
+    }),
+  ].join('\n');
+}
+
+interface SlowRun {
+  from: number;
+  to: number;
+  count: number;
+  worst: number;
+}
+
+/** The answers of 50 ms or more, grouped into runs of answers due within 100 ms of each other. */
+function slowRuns(answers: Array<{ dueMs: number; latencyMs: number }>): { slow: number; runs: SlowRun[] } {
   const slow = answers.filter((a) => a.latencyMs >= 50).sort((a, b) => a.dueMs - b.dueMs);
-  const runs: Array<{ from: number; to: number; count: number; worst: number }> = [];
+  const runs: SlowRun[] = [];
   for (const a of slow) {
     const last = runs.at(-1);
     if (last && a.dueMs - last.to <= 100) {
@@ -512,8 +585,18 @@ function slowClusters(answers: Array<{ dueMs: number; latencyMs: number }>): str
       last.worst = Math.max(last.worst, a.latencyMs);
     } else runs.push({ from: a.dueMs, to: a.dueMs, count: 1, worst: a.latencyMs });
   }
+  return { slow: slow.length, runs };
+}
+
+/**
+ * Where a round's slow answers fall in time (BENCH_TAIL=1): due moments of answers that took 50 ms or
+ * more, grouped into runs no more than 100 ms apart, each as start s, count and worst latency. A few
+ * dense runs are stalls (a pause that holds every request due meanwhile); scattered ones are not.
+ */
+function slowClusters(answers: Array<{ dueMs: number; latencyMs: number }>): string {
+  const { slow, runs } = slowRuns(answers);
   if (runs.length === 0) return 'none';
-  return `${slow.length} of ${answers.length} in ${runs.length} runs: ${runs
+  return `${slow} of ${answers.length} in ${runs.length} runs: ${runs
     .map((r) => `${(r.from / 1000).toFixed(2)}s ×${r.count} ≤${Math.round(r.worst)}ms`)
     .join(', ')}`;
 }

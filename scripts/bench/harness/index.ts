@@ -18,6 +18,6 @@ export {
   type RoundOptions,
   type Target,
 } from './rounds.js';
-export { type Started, startServer } from './server.js';
+export { compiledServer, type Started, startServer } from './server.js';
 export { roundFlags, roundOptions } from './options.js';
 export { type PacedLoad, type PacedRequest, pacedLoad } from './paced.js';

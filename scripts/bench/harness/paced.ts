@@ -22,6 +22,8 @@ export interface PacedLoad {
   /** The load generator's own longest event-loop stall and GC pause in the round (a late start counts as latency). */
   loadStallMs: number;
   loadGcMs: number;
+  /** performance.now() at the round's start, the origin of `dueMs`. */
+  startedAt: number;
 }
 
 /**
@@ -113,5 +115,6 @@ export async function pacedLoad(options: {
     answers,
     loadStallMs: Math.round(loop.max / 1e6),
     loadGcMs: Math.round(loadGcMs),
+    startedAt: start,
   };
 }

@@ -26,13 +26,15 @@ export async function onLoadCore(main: () => Promise<void>): Promise<void> {
   process.exit(code ?? 1);
 }
 
-/** Starts a TypeScript server script on CPU 0 (or `cpu`, for helpers that must stay off the server's core). */
+/** Starts a server script (TypeScript, or a compiled .js) on CPU 0 (or `cpu`, for helpers that must stay off the server's core). */
 export function spawnServer(script: string, args: string[], env: NodeJS.ProcessEnv, cpu = 0): ChildProcess {
   // BENCH_PROFILE_DIR: write a V8 CPU profile of the server there, to see where its time goes.
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
-  const node = [process.execPath, ...profile, '--import', 'tsx', script, ...args];
+  // A compiled script (see compiledServer) runs as it is; a TypeScript one through tsx.
+  const loader = script.endsWith('.js') ? [] : ['--import', 'tsx'];
+  const node = [process.execPath, ...profile, ...loader, script, ...args];
   const [command, ...rest] = canPin ? ['taskset', '-c', String(cpu), ...node] : node;
   return spawn(command!, rest, { env, stdio: ['ignore', 'pipe', 'inherit'] });
 }

@@ -54,3 +54,15 @@ export async function startServer<Ready extends { pid: number }>(
     },
   };
 }
+
+/**
+ * `script` (a bench server, TypeScript) bundled as `npm start` runs the gateway: from dist/, without
+ * tsx, whose per-module source maps and transform caches would otherwise sit in the measured
+ * process's heap. `BENCH_TSX=1` runs the TypeScript through tsx as before. Pass the result to
+ * startServer.
+ */
+export async function compiledServer(script: string): Promise<string> {
+  if (process.env.BENCH_TSX) return script;
+  const { buildBenchServer } = await import('../../build.mjs');
+  return buildBenchServer(script);
+}
