@@ -380,6 +380,37 @@ describe('bills', () => {
       expect(reused.json().message).toContain(holder.id);
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 90_000 });
     });
+
+    it('refuses a reference a transfer holds, naming the transfer, and holds nothing', async () => {
+      const tenant = await seedTenant(s.t.services);
+      const friend = await seedTenant(s.t.services);
+      await fund(s.t, tenant, 1000);
+      const sent = await pay(tenant)('POST', '/api/v1/wallet/transfer', {
+        amount: 1,
+        recipient: friend.user.id,
+        reference: 'SHARED-REF',
+      });
+      expect(sent.statusCode).toBe(201);
+      const body = { phoneNumber: '08031234567', biller: 'MTN', amount: 100, reference: 'SHARED-REF' };
+      const refused = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', body);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().message).toContain(sent.json().data.id);
+      expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 99_900, heldKobo: 0 });
+    });
+
+    it('lets one of several bills racing for one reference through, refusing the rest by name', async () => {
+      const tenant = await seedTenant(s.t.services);
+      await fund(s.t, tenant, 1000);
+      const body = { phoneNumber: '08031234567', biller: 'MTN', amount: 100, reference: 'AIR-RACE' };
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => pay(tenant)('POST', '/api/v1/bills/buy-airtime', body)),
+      );
+      const codes = answers.map((a) => a.statusCode).sort();
+      expect(codes).toEqual([201, 409, 409, 409, 409, 409]);
+      for (const refused of answers.filter((a) => a.statusCode === 409))
+        expect(refused.json().message).toContain('AIR-RACE');
+      expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 90_000, heldKobo: 0 });
+    });
   });
 
   describe('records and receipts', () => {

@@ -231,4 +231,65 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
     });
     expect(await ledger.totalOf(db, 'sandbox')).toBe(0n);
   });
+
+  it('a settle waiting for its accounts leaves the row unchanged, so an open of the same reference is refused at once, not queued into a deadlock', {
+    timeout: 60_000,
+  }, async () => {
+    // Deterministic. An open of a bill holds the owner's wallet and holds accounts while its insert
+    // checks the unique reference; a check that meets a row some transaction has UPDATED (not merely
+    // locked) waits for that transaction. A settle that moved the row before locking the accounts
+    // would then wait for the open's accounts while the open waits for it: PostgreSQL's deadlock
+    // error, one of the two answered 500. Here a blocker holds one account the settle needs; while
+    // the settle waits, an insert of the row's reference must fail on the index at once.
+    const { principal, db, accounts } = await fundedUser(1_000_000n, 6);
+    const record = await t.services.bills.pay(
+      principal,
+      { type: 'AIRTIME', biller: 'MTN', customer: SANDBOX_BILLS.delayedCustomer, amount: 100 },
+      undefined,
+    );
+    const blocker = new pg.Client({ connectionString: testDatabaseUrl() });
+    const probe = new pg.Client({ connectionString: testDatabaseUrl() });
+    await blocker.connect();
+    await probe.connect();
+    try {
+      const blockerPid = (await blocker.query('select pg_backend_pid() as pid')).rows[0].pid as number;
+      await blocker.query('begin');
+      await blocker.query('select id from ledger_accounts where id = any($1::uuid[]) for update', [
+        [accounts.wallet, accounts.holds],
+      ]);
+      const settled = settleBill(pools[0]!.db, {
+        record,
+        outcome: { status: 'FAILED', txRef: null, reason: 'declined', providerData: {} },
+        at: new Date(),
+        accounts,
+        key: null,
+      });
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+        const { rows } = await probe.query(
+          'select count(*)::int as n from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))',
+          [blockerPid],
+        );
+        if (rows[0].n >= 1) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await probe.query('begin');
+      await probe.query("set local lock_timeout = '3s'");
+      await probe.query('create temp table twin on commit drop as select * from bill_records where id = $1', [
+        record.id,
+      ]);
+      await probe.query('update twin set id = gen_random_uuid()');
+      const twin = await probe.query('insert into bill_records select * from twin').then(
+        () => 'inserted',
+        (error: { code?: string; constraint?: string }) => `${error.code} ${error.constraint ?? ''}`.trim(),
+      );
+      await probe.query('rollback');
+      expect(twin).toBe('23505 bill_records_owner_reference_key');
+      await blocker.query('commit');
+      expect((await settled)?.status).toBe('FAILED');
+    } finally {
+      await blocker.end();
+      await probe.end();
+    }
+    expect(await ledger.totalOf(db, 'sandbox')).toBe(0n);
+  });
 });

@@ -77,7 +77,11 @@ describe('wallet balance, transfers and transactions', () => {
     const tooMuch = await send('POST', '/api/v1/wallet/transfer', { amount: 100.01, recipient: bob.user.id });
     expect(tooMuch.statusCode).toBe(400);
     expect(tooMuch.json()).toMatchObject({ statusCode: 400, error: 'Bad Request', errorCode: 'INSUFFICIENT_FUNDS' });
-    await send('POST', '/api/v1/wallet/transfer', { amount: 1, recipient: bob.user.id, reference: 'TRF-once' });
+    const first = await send('POST', '/api/v1/wallet/transfer', {
+      amount: 1,
+      recipient: bob.user.id,
+      reference: 'TRF-once',
+    });
     const reused = await send('POST', '/api/v1/wallet/transfer', {
       amount: 1,
       recipient: bob.user.id,
@@ -85,6 +89,8 @@ describe('wallet balance, transfers and transactions', () => {
     });
     expect(reused.statusCode).toBe(409);
     expect(reused.json().message).toContain('TRF-once');
+    // It names the transaction holding the reference.
+    expect(reused.json().message).toContain(first.json().data.id);
     expect(await balanceOf(s.t, alice)).toMatchObject({ availableKobo: 9900 });
     expect(await balanceOf(s.t, bob)).toMatchObject({ availableKobo: 100 });
   });

@@ -32,6 +32,13 @@ import type { BillOutcome } from './bills-provider.js';
  * TRANSACTION's (checked against the tables when the statement is chosen).
  */
 
+/**
+ * The unique index that holds one bill per owner and reference. With the wallet transaction's
+ * (`REFERENCE_CONSTRAINT`), the only unique indexes a bill's open statement can meet that mean
+ * "this reference is taken"; any other violation is a fault, not the caller's conflict.
+ */
+export const BILL_REFERENCE_CONSTRAINT = 'bill_records_owner_reference_key';
+
 const OPEN = statement(
   'bill_open_v2',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$15' })},
@@ -79,7 +86,7 @@ const OPEN = statement(
 );
 
 const SETTLE = settleHeldStatement({
-  name: 'bill_settle_v3',
+  name: 'bill_settle_v4',
   table: 'bill_records',
   kind: BILL.kind,
   statusType: 'bill_status',

@@ -13,10 +13,16 @@ import { answer, openKeyed } from '../lifecycle/keyed.js';
 import { BILL } from '../lifecycle/lifecycles.js';
 import { transition } from '../lifecycle/transition.js';
 import { claimOf, type KeyRef } from '../money/key-claim.js';
-import { KEY_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
+import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
 import { holdsOf, insufficientFunds, ledger, walletOf } from '../ledger/ledger.js';
 import { heldAccounts } from '../money/settle-held.js';
-import { type BillOpened, openBill, settleBill, settlesInOneStatement } from './bill-writes.js';
+import {
+  BILL_REFERENCE_CONSTRAINT,
+  type BillOpened,
+  openBill,
+  settleBill,
+  settlesInOneStatement,
+} from './bill-writes.js';
 import { captureHold, placeHold, releaseHold } from '../money/holds.js';
 import { checkPage, paged } from '../pagination.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
@@ -140,7 +146,7 @@ export class BillsService {
         // The key's row met one a concurrent request committed after this statement's snapshot: run
         // again, which replays it.
         if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
-        if (constraint !== undefined && constraint !== KEY_CONSTRAINT)
+        if (constraint === REFERENCE_CONSTRAINT || constraint === BILL_REFERENCE_CONSTRAINT)
           return this.idempotency.refuse(key ?? undefined, await referenceInUse(this.db, principal, reference));
         throw error;
       }

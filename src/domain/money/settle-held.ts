@@ -12,16 +12,19 @@ import { answerCte, linkedTransactionId, outboxCtes, transactionEventData } from
  * The settling write of an operation paid from a hold (a bill, a payout), as ONE statement: one
  * round trip, one commit after the provider call. In order:
  *
- * 1. the operation's row moves `from` → `to`, guarded by its status and version, so the row
- *    answered (built by the caller from the row it read) is exactly the row written; the row is
- *    the first lock, as every other settle of these operations takes it;
- * 2. the hold is captured (the fee to fees, the rest to provider clearing, one shard of each) or
- *    released to the wallet, at most once (guarded by its status), with its posting and entries,
- *    the accounts locked in id order;
- * 3. the PENDING wallet transaction behind it settles (TRANSACTION's move), found by its id, which
+ * 1. the operation's row is locked, guarded by its status and version, so the row answered (built
+ *    by the caller from the row it read) is exactly the row written; the row is the first lock,
+ *    as every other settle of these operations takes it;
+ * 2. the accounts the hold can move are locked in id order, and only then does the row move
+ *    `from` → `to`, as the transaction path does (lock, post, move). An open of the same reference
+ *    holds these accounts while its insert waits on the row's updater: moving the row before
+ *    locking them deadlocked the two;
+ * 3. the hold is captured (the fee to fees, the rest to provider clearing, one shard of each) or
+ *    released to the wallet, at most once (guarded by its status), with its posting and entries;
+ * 4. the PENDING wallet transaction behind it settles (TRANSACTION's move), found by its id, which
  *    every hold of a bill or payout names (`transaction_id`), else by the owner's reference (holds
  *    placed before the column was set); see `linkedTransactionId`;
- * 4. both moves go to `operation_transitions`, their events (with webhook deliveries and their
+ * 5. both moves go to `operation_transitions`, their events (with webhook deliveries and their
  *    jobs) to the outbox, and the Idempotency-Key gets its answer.
  *
  * When the row moved or changed meanwhile the statement writes nothing and answers false; the
@@ -41,10 +44,28 @@ export interface HeldOperationTable {
 export function settleHeldStatement(t: HeldOperationTable): Statement {
   return statement(
     t.name,
-    `with op as (
+    `with target as (
+    -- A row lock only: a concurrent open inserting the same reference does not wait on it (its
+    -- unique check waits on a row's updater, not its locker), so nothing waits on this row while
+    -- it waits for the accounts below.
+    select id from ${t.table}
+    where id = $1::uuid and status = $4::text::${t.statusType} and version = $2::int
+    for update
+  ),
+  locked as (
+    -- The accounts the hold's lines can touch, in id order, as ledger.post locks them, before the
+    -- row is updated: an open of the same reference holds these accounts while its unique check
+    -- waits on the row's updater, so updating the row before locking them could deadlock.
+    select id from ledger_accounts
+    where id = any(case when $7::boolean then array[$8::uuid, $10::uuid, $11::uuid] else array[$8::uuid, $9::uuid] end)
+      and exists (select 1 from target)
+    order by id
+    for update
+  ),
+  op as (
     update ${t.table}
     set status = $3::${t.statusType}, version = version + 1, updated_at = $5::timestamptz, ${t.set}
-    where id = $1::uuid and status = $4::text::${t.statusType} and version = $2::int
+    where id = (select id from target) and (select count(*) from locked) > 0
     returning id
   ),
   held as (
@@ -53,7 +74,10 @@ export function settleHeldStatement(t: HeldOperationTable): Statement {
     where id = $6::uuid and status = 'held' and exists (select 1 from op)
     returning id, amount, reference, transaction_id
   ),
-  lines as (
+  -- Materialised: inlined into the UPDATE below (a CTE read once is), its union of lateral VALUES
+  -- lost rows when the UPDATE re-checked an account a concurrent transaction had just changed, so
+  -- one side of a posting went unwritten (test/money/settle-lock-order.pg.test.ts caught it).
+  lines as materialized (
     select v.account_id, v.amount from held,
       lateral (values ($8::uuid, -held.amount), ($10::uuid, held.amount - $12::bigint), ($11::uuid, $12::bigint))
         as v(account_id, amount)
@@ -63,15 +87,10 @@ export function settleHeldStatement(t: HeldOperationTable): Statement {
       lateral (values ($8::uuid, -held.amount), ($9::uuid, held.amount)) as v(account_id, amount)
     where not $7::boolean
   ),
-  locked as (
-    -- Read whole (the count below), so every account is locked here in id order, as ledger.post does:
-    -- an EXISTS would stop at the first row and leave the rest to the UPDATE, in the order of lines.
-    select id from ledger_accounts where id in (select account_id from lines) order by id for update
-  ),
   moved as (
     update ledger_accounts a set balance = a.balance + l.amount
     from lines l
-    where a.id = l.account_id and (select count(*) from locked) > 0
+    where a.id = l.account_id
     returning a.id, a.balance, l.amount
   ),
   posting as (

@@ -198,19 +198,8 @@ export class WalletService {
         // The key's answer met one a concurrent request committed after this statement's snapshot:
         // run again, which replays it.
         if (violatedConstraint(error) === KEY_CONSTRAINT && attempt === 0) continue;
-        if (violatedConstraint(error) === REFERENCE_CONSTRAINT) {
-          const existing = await transactionStore.findByReference(this.db, principal, reference);
-          return this.idempotency.refuse(
-            key,
-            existing
-              ? referenceTaken(reference, existing.id)
-              : new DomainError(
-                  'CONFLICT',
-                  `reference ${JSON.stringify(reference)} is already used. Use a new reference.`,
-                  { field: 'reference' },
-                ),
-          );
-        }
+        if (violatedConstraint(error) === REFERENCE_CONSTRAINT)
+          return this.idempotency.refuse(key, await referenceInUse(this.db, principal, reference));
         throw error;
       }
       if ('done' in outcome) return outcome.done;
