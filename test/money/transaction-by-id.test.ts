@@ -96,6 +96,22 @@ describe('settling writes reach the wallet transaction by id', () => {
       await expectSettledThroughHold(tenant.user.id, paid.reference, paid.holdId);
     });
 
+  it("a scheduled bill's run: the hold placed when it runs names the transaction, and the settle finds it by that id", async () => {
+    const tenant = await seedTenant(t.services);
+    await fund(t, tenant, 1000);
+    const principal = principalOf(tenant.user.id);
+    const executionDate = new Date(Date.now() + 86_400_000).toISOString();
+    await t.services.bills.pay(principal, { ...airtime, isSchedule: true, scheduleData: { executionDate } }, undefined);
+    const [schedule] = await t.services.bills.schedules(principal);
+    const provider = (t.services.bills as unknown as { providerFor(e: string): BillsProvider }).providerFor('sandbox');
+    // The run holds the money (holdScheduled), then calls the provider, which moves the reference.
+    const paid = await withReferencesMovedIn(provider, 'pay', tenant.user.id, () =>
+      t.services.bills.runSchedule(schedule!.id, 1),
+    );
+    expect(paid?.status).toBe('SUCCESS');
+    await expectSettledThroughHold(tenant.user.id, paid!.reference, paid!.holdId);
+  });
+
   it('a payout: its hold names the transaction, and the settle finds it by that id', async () => {
     const tenant = await seedTenant(t.services);
     await fund(t, tenant, 5000);
