@@ -3,7 +3,7 @@
 # directories:
 #   build:   the committed files, `npm ci --omit=dev`, `npm run build` (esbuild is a production dependency)
 #   runtime: package files + production dependencies + dist/ only (no src/, no TypeScript, no tsx use),
-#            `node dist/src/main.js` with NODE_ENV=production until /readyz answers 200, then SIGTERM → exit 0
+#            `node --max-semi-space-size=32 dist/src/main.js` (the CMD) with NODE_ENV=production until /readyz answers 200, then SIGTERM → exit 0
 # and `npm start` in the build directory (the two-command start), whose SIGTERM must reach Node.
 # Prints the start-up time of the compiled server: process start to the first 200 from /readyz.
 set -euo pipefail
@@ -69,7 +69,7 @@ port=$(free_port)
 started=$(now_ms)
 (cd "$runtime" && exec env NODE_ENV=production SECRETS_KEY="$(head -c 32 /dev/urandom | base64)" \
   PGLITE_DATA_DIR="$work/data-runtime" HOST=127.0.0.1 PORT="$port" DATABASE_URL= REDIS_URL= \
-  SEED_DEMO=false node dist/src/main.js >"$work/runtime.log" 2>"$work/runtime.err") &
+  SEED_DEMO=false node --max-semi-space-size=32 dist/src/main.js >"$work/runtime.log" 2>"$work/runtime.err") &
 pid=$!
 pids+=("$pid")
 ms=$(wait_ready "$port" "$pid" "$started") || { tail -20 "$work/runtime.log" "$work/runtime.err"; exit 1; }
@@ -81,7 +81,7 @@ stop_cleanly "$pid"
 started=$(now_ms)
 (cd "$runtime" && exec env NODE_ENV=production SECRETS_KEY="$(head -c 32 /dev/urandom | base64)" \
   PGLITE_DATA_DIR="$work/data-runtime" HOST=127.0.0.1 PORT="$port" DATABASE_URL= REDIS_URL= MIGRATE_ON_START=false \
-  SEED_DEMO=false node dist/src/main.js >>"$work/runtime.log" 2>>"$work/runtime.err") &
+  SEED_DEMO=false node --max-semi-space-size=32 dist/src/main.js >>"$work/runtime.log" 2>>"$work/runtime.err") &
 pid=$!
 pids+=("$pid")
 ms=$(wait_ready "$port" "$pid" "$started") || { tail -20 "$work/runtime.log" "$work/runtime.err"; exit 1; }

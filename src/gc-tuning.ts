@@ -24,3 +24,16 @@ export function tuneGarbageCollector(
   if (execArgv.some((arg) => /^--heap[-_]growing[-_]percent\b/.test(arg))) return;
   if (heapGrowingPercent > 0) setFlags(`--heap-growing-percent=${Math.trunc(heapGrowingPercent)}`);
 }
+
+/**
+ * The young generation's size, on node's command line (`npm start`, the image's CMD, the money
+ * bench's gateway): V8 sizes it when the process starts, so it cannot be set from here.
+ *
+ * A request's objects die young, but with V8's default semi-space (16 MB) those still alive at
+ * two scavenges in a row (a transfer waiting on its commit, a burst's queued requests) were
+ * promoted, filling the old generation and bringing full collections with them. At 32 MB the
+ * money bench's P2P half-peak rounds had no full collection in two runs (two per run at the
+ * default), at the same throughput and CPU per request, for at most 32 MB more memory
+ * (docs/benchmarks.md, "The young generation").
+ */
+export const YOUNG_GENERATION_FLAG = '--max-semi-space-size=32';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { tuneGarbageCollector } from '../src/gc-tuning.js';
+import { tuneGarbageCollector, YOUNG_GENERATION_FLAG } from '../src/gc-tuning.js';
 
 describe('garbage collector tuning', () => {
   it('lets the heap double past what a full collection kept, unless told otherwise', () => {
@@ -22,5 +22,18 @@ describe('garbage collector tuning', () => {
     tuneGarbageCollector(100, (flags) => set.push(flags), ['--heap-growing-percent=50']);
     tuneGarbageCollector(100, (flags) => set.push(flags), ['--heap_growing_percent=50']);
     expect(set).toEqual([]);
+  });
+});
+
+describe('the young generation', () => {
+  it('is sized alike wherever the gateway starts: npm start, the image, its check, the money bench', async () => {
+    const { readFileSync } = await import('node:fs');
+    const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
+    const start = JSON.parse(read('package.json')).scripts.start as string;
+    expect(start).toContain(`node ${YOUNG_GENERATION_FLAG} `);
+    expect(read('Dockerfile')).toContain(`CMD ["node", "${YOUNG_GENERATION_FLAG}", "dist/src/main.js"]`);
+    expect(read('.ci/check-image.sh')).toContain(`node ${YOUNG_GENERATION_FLAG} dist/src/main.js`);
+    expect(read('.ci/check-image.sh')).not.toMatch(/node dist\/src\/main\.js/);
+    expect(read('scripts/bench/harness/pinning.ts')).toContain('[YOUNG_GENERATION_FLAG]');
   });
 });

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpus } from 'node:os';
+import { YOUNG_GENERATION_FLAG } from '../../../src/gc-tuning.js';
 
 /** Whether the server and the load generator can be kept on separate cores (Linux taskset, 2+ cores). */
 export const canPin = (() => {
@@ -32,8 +33,9 @@ export function spawnServer(script: string, args: string[], env: NodeJS.ProcessE
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
-  // A compiled script (see compiledServer) runs as it is; a TypeScript one through tsx.
-  const loader = script.endsWith('.js') ? [] : ['--import', 'tsx'];
+  // A compiled script (see compiledServer) runs as `npm start` runs the gateway, with its young
+  // generation's size; a TypeScript one through tsx.
+  const loader = script.endsWith('.js') ? [YOUNG_GENERATION_FLAG] : ['--import', 'tsx'];
   const node = [process.execPath, ...profile, ...loader, script, ...args];
   const [command, ...rest] = canPin ? ['taskset', '-c', String(cpu), ...node] : node;
   return spawn(command!, rest, { env, stdio: ['ignore', 'pipe', 'inherit'] });
