@@ -31,9 +31,9 @@ export function tuneGarbageCollector(
  *
  * A request's objects die young, but with V8's default semi-space (16 MB) those still alive at
  * two scavenges in a row (a transfer waiting on its commit, a burst's queued requests) were
- * promoted, filling the old generation and bringing full collections with them. At 32 MB the
- * money bench's P2P half-peak rounds had no full collection in two runs (two per run at the
- * default), at the same throughput and CPU per request, for at most 32 MB more memory
+ * promoted, filling the old generation and bringing full collections with them. At 32 MB none of
+ * the money bench's six P2P half-peak rounds (two runs) had a full collection, against two of six
+ * at the default, at the same throughput and CPU per request, for at most 32 MB more memory
  * (docs/benchmarks.md, "The young generation").
  */
 export const YOUNG_GENERATION_FLAG = '--max-semi-space-size=32';
