@@ -398,6 +398,29 @@ describe('bills', () => {
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 99_900, heldKobo: 0 });
     });
 
+    it('refuses a reference a transfer holds when the bill saves a beneficiary (its transaction path), naming the transfer', async () => {
+      const tenant = await seedTenant(s.t.services);
+      const friend = await seedTenant(s.t.services);
+      await fund(s.t, tenant, 1000);
+      const sent = await pay(tenant)('POST', '/api/v1/wallet/transfer', {
+        amount: 1,
+        recipient: friend.user.id,
+        reference: 'SHARED-REF-2',
+      });
+      expect(sent.statusCode).toBe(201);
+      const refused = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', {
+        phoneNumber: '08031234567',
+        biller: 'MTN',
+        amount: 100,
+        reference: 'SHARED-REF-2',
+        saveBeneficiary: true,
+        beneficiaryName: 'Ada',
+      });
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().message).toContain(sent.json().data.id);
+      expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 99_900, heldKobo: 0 });
+    });
+
     it('lets one of several bills racing for one reference through, refusing the rest by name', async () => {
       const tenant = await seedTenant(s.t.services);
       await fund(s.t, tenant, 1000);

@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../../src/db/client.js';
 import { BillScheduleRunHandler, BillStatusPollHandler } from '../../src/domain/bills/bill-jobs.js';
 import { nextRun } from '../../src/domain/bills/recurrence.js';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -175,5 +177,73 @@ describe('scheduled bill payments', () => {
       recurrence: 'weekly',
       nextRunAt: null,
     });
+  });
+
+  /** The owner's bill row of `reference`, as stored. */
+  const billRow = async (tenant: Tenant, reference: string) =>
+    (
+      await queryRows<{ id: string; status: string; failure_reason: string | null; hold_id: string | null }>(
+        s.t.services.db,
+        sql`select id, status::text as status, failure_reason, hold_id from bill_records
+            where user_id = ${tenant.user.id} and reference = ${reference}`,
+      )
+    )[0]!;
+
+  it("fails a run whose reference another operation's transaction took meanwhile, naming it, and leaves that transaction alone", async () => {
+    const tenant = await seedTenant(s.t.services);
+    await fund(s.t, tenant, 500);
+    const at = new Date(clock.now().getTime() + HOUR);
+    const created = await rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/bills/buy-airtime', {
+      phoneNumber: '08031234567',
+      biller: 'MTN',
+      amount: 100,
+      reference: 'SCHED-TAKEN',
+      isSchedule: true,
+      scheduleData: { executionDate: at.toISOString() },
+    });
+    expect(created.statusCode).toBe(201);
+    // Another operation's wallet transaction, still PENDING, takes the reference before the run.
+    const [taken] = await queryRows<{ id: string }>(
+      s.t.services.db,
+      sql`insert into wallet_transactions (id, user_id, environment, type, status, amount, fee, reference, counterparty, created_at, updated_at)
+          values (gen_random_uuid(), ${tenant.user.id}, 'sandbox', 'DEPOSIT', 'PENDING', 10000, 0, 'SCHED-TAKEN', '{}'::jsonb, now(), now())
+          returning id`,
+    );
+    clock.advance(HOUR);
+    await runner.runDueJobs();
+    const bill = await billRow(tenant, 'SCHED-TAKEN');
+    expect(bill).toMatchObject({ status: 'FAILED', hold_id: null });
+    expect(bill.failure_reason).toContain(taken!.id);
+    const [other] = await queryRows<{ status: string }>(
+      s.t.services.db,
+      sql`select status::text as status from wallet_transactions where id = ${taken!.id}`,
+    );
+    expect(other).toEqual({ status: 'PENDING' });
+    expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 50_000, heldKobo: 0 });
+  });
+
+  it('takes up a counted run whose hold failed, instead of leaving its bill PENDING without a hold', async () => {
+    const tenant = await seedTenant(s.t.services);
+    await fund(s.t, tenant, 500);
+    const at = new Date(clock.now().getTime() + HOUR);
+    const created = await schedule(tenant, at);
+    expect(created.statusCode).toBe(201);
+    const [scheduled] = await s.t.services.bills.schedules({ userId: tenant.user.id, environment: 'sandbox' } as never);
+    // The run's first attempt counts the run, then its hold fails (a lost connection, say).
+    const bills = s.t.services.bills as unknown as { holdScheduled: (...args: unknown[]) => Promise<unknown> };
+    const hold = bills.holdScheduled;
+    bills.holdScheduled = async () => {
+      throw new Error('connection lost');
+    };
+    try {
+      await expect(s.t.services.bills.runSchedule(scheduled!.id, 1)).rejects.toThrow('connection lost');
+    } finally {
+      bills.holdScheduled = hold;
+    }
+    expect(await billRow(tenant, created.json().data.reference)).toMatchObject({ status: 'PENDING', hold_id: null });
+    // The job's retry runs the same run again.
+    const retried = await s.t.services.bills.runSchedule(scheduled!.id, 1);
+    expect(retried?.status).toBe('SUCCESS');
+    expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 40_000, heldKobo: 0 });
   });
 });

@@ -5,6 +5,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
+import { transactionStore } from '../../src/domain/wallet/transaction-store.js';
 import { PayoutReconcileHandler } from '../../src/domain/wallet/wallet-jobs.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -58,6 +59,40 @@ describe('payouts', () => {
     expect(
       (await call('POST', '/api/v1/wallet/banks/resolve', { bankCode: '044', accountNumber: '12345' })).json().message,
     ).toContain('accountNumber');
+  });
+
+  it('refuses by name a reference another operation took between its check and its insert, holding nothing', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const friend = await seedTenant(s.t.services);
+    await fund(s.t, tenant, 5000);
+    const sent = await rest(s.t, tenant.keys.TRANSACTIONS)('POST', '/api/v1/wallet/transfer', {
+      amount: 1,
+      recipient: friend.user.id,
+      reference: 'PO-RACED',
+    });
+    expect(sent.statusCode).toBe(201);
+    // The check by reference misses the holder once, as it does when the holder commits just after it.
+    const store = transactionStore as { findByReference: typeof transactionStore.findByReference };
+    const findByReference = store.findByReference;
+    let missed = false;
+    store.findByReference = async (...args) => {
+      if (missed) return findByReference(...args);
+      missed = true;
+      return undefined;
+    };
+    try {
+      const refused = await rest(s.t, tenant.keys.TRANSACTIONS)(
+        'POST',
+        '/api/v1/wallet/withdraw',
+        withdrawal({ reference: 'PO-RACED' }),
+      );
+      expect(missed).toBe(true);
+      expect(refused.statusCode).toBe(409);
+      expect(refused.json().message).toContain(sent.json().data.id);
+    } finally {
+      store.findByReference = findByReference;
+    }
+    expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 499_900, heldKobo: 0 });
   });
 
   it('holds amount plus fee, captures on success with the fee to the fees account, and emits payout.* in order', async () => {

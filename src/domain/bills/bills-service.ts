@@ -28,8 +28,9 @@ import { checkPage, paged } from '../pagination.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
 import { koboFrom } from '../wallet/naira.js';
 import { openPendingTransaction } from '../wallet/wallet-events.js';
-import { settleWalletTransaction } from '../wallet/wallet-transitions.js';
-import { insertOrConflict, referenceFrom, referenceInUse } from '../wallet/wallet-service.js';
+import { transactionStore } from '../wallet/transaction-store.js';
+import { settleHeldTransaction } from '../wallet/wallet-transitions.js';
+import { insertOrConflict, referenceFrom, referenceInUse, refusingTakenReference } from '../wallet/wallet-service.js';
 import { BillCatalogue, type BillPaymentInput, type ResolvedPayment } from './bill-catalogue.js';
 import type { BillRecordRow } from './bill-record.js';
 import { billStore } from './bill-store.js';
@@ -168,27 +169,38 @@ export class BillsService {
     keyed: { scope: IdempotencyScope; key: string | undefined; input: unknown },
     beneficiaryName: string | null | undefined,
   ): Promise<BillRecordRow> {
-    const opened = await openKeyed(
+    // The reference may be another operation's (a transfer's, a deposit's, a bill's): refused by
+    // name, as the one-statement path refuses it, not a fault.
+    const opened = await refusingTakenReference(
       this.db,
       this.idempotency,
-      now,
       keyed,
-      async (tx) => {
-        // The wallet's row lock (the contended one) is taken first, by the hold, which names the
-        // transaction it pays for (the settle reaches it by that id).
-        const transactionId = randomUUID();
-        const holdId = await placeHold(tx, {
-          ...principal,
-          amount: BigInt(payment.amount) + BigInt(payment.fee),
-          reference,
-          transactionId,
-        });
-        const row = await this.insertRecord(tx, principal, payment, reference, now, { holdId });
-        await this.openHeld(tx, row, transactionId, now);
-        if (beneficiaryName !== undefined) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
-        return row;
-      },
-      async (tx, id) => (await billStore.findById(tx, id))!,
+      principal,
+      reference,
+      [REFERENCE_CONSTRAINT, BILL_REFERENCE_CONSTRAINT],
+      () =>
+        openKeyed(
+          this.db,
+          this.idempotency,
+          now,
+          keyed,
+          async (tx) => {
+            // The wallet's row lock (the contended one) is taken first, by the hold, which names the
+            // transaction it pays for (the settle reaches it by that id).
+            const transactionId = randomUUID();
+            const holdId = await placeHold(tx, {
+              ...principal,
+              amount: BigInt(payment.amount) + BigInt(payment.fee),
+              reference,
+              transactionId,
+            });
+            const row = await this.insertRecord(tx, principal, payment, reference, now, { holdId });
+            await this.openHeld(tx, row, transactionId, now);
+            if (beneficiaryName !== undefined) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
+            return row;
+          },
+          async (tx, id) => (await billStore.findById(tx, id))!,
+        ),
     );
     if ('done' in opened) return opened.done;
     return this.execute(opened.opened, opened.ref);
@@ -257,7 +269,9 @@ export class BillsService {
       failureReason: success ? null : outcome.reason,
     });
     if (!row) return (await billStore.findById(tx, recordId))!;
-    await settleWalletTransaction(tx, row, row.reference, success ? 'COMPLETED' : 'FAILED', now);
+    // A bill without a hold (a scheduled run refused before it) never opened a wallet transaction.
+    if (row.holdId)
+      await settleHeldTransaction(tx, row.holdId, row, row.reference, success ? 'COMPLETED' : 'FAILED', now);
     return row;
   }
 
@@ -284,11 +298,15 @@ export class BillsService {
   async runSchedule(scheduleId: string, run: number): Promise<BillRecordRow | undefined> {
     const prepared = await this.db.transaction(async (tx) => {
       const schedule = await billStore.lockSchedule(tx, scheduleId);
-      if (schedule?.status !== 'active' || schedule.runCount >= run) return undefined;
+      if (!schedule) return undefined;
       const now = this.clockFor(schedule).now();
       const payment = schedule.payment as ResolvedPayment & { reference: string };
       const owner = { userId: schedule.userId, environment: schedule.environment };
       const reference = run === 1 ? payment.reference : `${payment.reference}-R${run}`;
+      // A run already counted, by an attempt that failed after this transaction (in its hold, its
+      // provider call): its record is taken up again below, not left PENDING without a hold.
+      if (schedule.runCount >= run) return billStore.findByReference(tx, owner, reference);
+      if (schedule.status !== 'active') return undefined;
       const record =
         (await billStore.findByReference(tx, owner, reference)) ??
         (await this.insertRecord(tx, owner, payment, reference, now, {
@@ -319,13 +337,27 @@ export class BillsService {
     try {
       held = await this.db.transaction((tx) => this.holdScheduled(tx, prepared.id));
     } catch (error) {
-      if (!(error instanceof DomainError && error.code === 'INSUFFICIENT_FUNDS')) throw error;
-      const reason = 'Insufficient wallet balance when the scheduled payment ran.';
+      const reason = await this.refusedRunReason(prepared, error);
+      if (!reason) throw error;
+      // FAILED without a hold: no money moved, no wallet transaction of its own to settle.
       return this.settle(prepared.id, { status: 'FAILED', txRef: null, reason, providerData: {} });
     }
     // Held earlier by a run that died before its provider call: that call is made now.
     const record = held ?? (await this.byId(prepared.id));
     return record.status === 'PENDING' && record.holdId && !record.txRef ? this.execute(record) : record;
+  }
+
+  /**
+   * Why a scheduled run's hold was refused, when the refusal is the run's outcome (the bill FAILED)
+   * rather than a fault to retry: too little balance, or its reference taken meanwhile by another
+   * operation's wallet transaction (a transfer made with it after the schedule was created).
+   */
+  private async refusedRunReason(record: BillRecordRow, error: unknown): Promise<string | undefined> {
+    if (error instanceof DomainError && error.code === 'INSUFFICIENT_FUNDS')
+      return 'Insufficient wallet balance when the scheduled payment ran.';
+    if (violatedConstraint(error) !== REFERENCE_CONSTRAINT) return undefined;
+    const holder = await transactionStore.findByReference(this.db, record, record.reference);
+    return `The reference ${JSON.stringify(record.reference)} was taken by ${holder ? `transaction ${holder.id}` : 'another transaction'} before the scheduled payment ran.`;
   }
 
   /** Holds a scheduled bill's amount + fee once (its record was written when the run began); undefined if done already. */

@@ -22,9 +22,10 @@ import { type PayoutRow, payoutStore } from './payout-store.js';
 import { settlePayout, settlesInOneStatement } from './payout-writes.js';
 import { heldAccounts } from '../money/settle-held.js';
 import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
-import { settleWalletTransaction } from './wallet-transitions.js';
+import { settleHeldTransaction } from './wallet-transitions.js';
 import { transactionStore } from './transaction-store.js';
-import { insertOrConflict, referenceFrom, referenceTaken } from './wallet-service.js';
+import { REFERENCE_CONSTRAINT } from '../money/plain-write.js';
+import { insertOrConflict, referenceFrom, referenceTaken, refusingTakenReference } from './wallet-service.js';
 
 export type { PayoutRow } from './payout-store.js';
 
@@ -105,73 +106,83 @@ export class PayoutService {
       key: idempotencyKey,
       input: { ...request, reference: input.reference ?? null },
     };
-    const opened = await openKeyed(
+    // A reference taken between the check below and the insert is refused by name, not a fault.
+    const opened = await refusingTakenReference(
       this.db,
       this.idempotency,
-      now,
       keyed,
-      async (tx) => {
-        const taken = await transactionStore.findByReference(tx, principal, reference);
-        if (taken) throw referenceTaken(reference, taken.id);
-        await this.controls?.check(tx, principal, { amount, reference }, now);
-        await checkPayoutDestination(
-          tx,
-          principal,
-          { bankCode: bank.code, accountNumber, amount },
-          this.coolingOff,
+      principal,
+      reference,
+      [REFERENCE_CONSTRAINT],
+      () =>
+        openKeyed(
+          this.db,
+          this.idempotency,
           now,
-        );
-        // The hold names the transaction it pays for, so the settle statement reaches it by id.
-        const transactionId = randomUUID();
-        const holdId = await placeHold(tx, {
-          ...principal,
-          amount: amount + PAYOUT_FEE_KOBO,
-          reference,
-          transactionId,
-        });
-        const row = await insertOrConflict(reference, () =>
-          payoutStore.insert(tx, {
-            userId: principal.userId,
-            environment: principal.environment,
-            reference,
-            amount,
-            fee: PAYOUT_FEE_KOBO,
-            bankCode: bank.code,
-            bankName: bank.name,
-            accountNumber,
-            accountName,
-            narration,
-            holdId,
-            provider: provider.name,
-            createdAt: now,
-            updatedAt: now,
-          }),
-        );
-        await recordEvent(tx, { type: 'payout.initiated', ...principal, data: { ...eventData.payout(row) } }, now);
-        await openPendingTransaction(
-          tx,
-          principal,
-          {
-            id: transactionId,
-            type: 'WITHDRAWAL',
-            amount,
-            fee: PAYOUT_FEE_KOBO,
-            reference,
-            description: narration,
-            counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName },
+          keyed,
+          async (tx) => {
+            const taken = await transactionStore.findByReference(tx, principal, reference);
+            if (taken) throw referenceTaken(reference, taken.id);
+            await this.controls?.check(tx, principal, { amount, reference }, now);
+            await checkPayoutDestination(
+              tx,
+              principal,
+              { bankCode: bank.code, accountNumber, amount },
+              this.coolingOff,
+              now,
+            );
+            // The hold names the transaction it pays for, so the settle statement reaches it by id.
+            const transactionId = randomUUID();
+            const holdId = await placeHold(tx, {
+              ...principal,
+              amount: amount + PAYOUT_FEE_KOBO,
+              reference,
+              transactionId,
+            });
+            const row = await insertOrConflict(reference, () =>
+              payoutStore.insert(tx, {
+                userId: principal.userId,
+                environment: principal.environment,
+                reference,
+                amount,
+                fee: PAYOUT_FEE_KOBO,
+                bankCode: bank.code,
+                bankName: bank.name,
+                accountNumber,
+                accountName,
+                narration,
+                holdId,
+                provider: provider.name,
+                createdAt: now,
+                updatedAt: now,
+              }),
+            );
+            await recordEvent(tx, { type: 'payout.initiated', ...principal, data: { ...eventData.payout(row) } }, now);
+            await openPendingTransaction(
+              tx,
+              principal,
+              {
+                id: transactionId,
+                type: 'WITHDRAWAL',
+                amount,
+                fee: PAYOUT_FEE_KOBO,
+                reference,
+                description: narration,
+                counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName },
+              },
+              now,
+            );
+            // The safety net: if this process dies before the settling commit, reconciliation settles it.
+            await enqueueJob(tx, {
+              kind: PAYOUT_RECONCILE_JOB,
+              payload: { payoutId: row.id },
+              tenant: row.userId,
+              runAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
+            });
+            return row;
           },
-          now,
-        );
-        // The safety net: if this process dies before the settling commit, reconciliation settles it.
-        await enqueueJob(tx, {
-          kind: PAYOUT_RECONCILE_JOB,
-          payload: { payoutId: row.id },
-          tenant: row.userId,
-          runAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
-        });
-        return row;
-      },
-      async (tx, id) => (await payoutStore.findById(tx, id))!,
+          async (tx, id) => (await payoutStore.findById(tx, id))!,
+        ),
     );
     if ('done' in opened) return opened.done;
     const payout = opened.opened;
@@ -225,7 +236,7 @@ export class PayoutService {
         failureReason: succeeded ? null : (state.reason ?? TRANSFER_FAILED),
       });
       if (!row) return (await payoutStore.findById(tx, payoutId))!;
-      await settleWalletTransaction(tx, row, row.reference, succeeded ? 'COMPLETED' : 'FAILED', now);
+      await settleHeldTransaction(tx, current.holdId, row, row.reference, succeeded ? 'COMPLETED' : 'FAILED', now);
       return row;
     }
     if (current.status === 'processing') return current;

@@ -7,7 +7,7 @@ import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
-import type { Idempotency } from '../idempotency/idempotency.js';
+import type { Idempotency, IdempotencyScope } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { checkPage, paged } from '../pagination.js';
 import { insufficientFunds, ledger, walletOf } from '../ledger/ledger.js';
@@ -77,6 +77,30 @@ export async function referenceInUse(
 ): Promise<DomainError> {
   const id = holderId ?? (await transactionStore.findByReference(db, owner, reference))?.id;
   return id ? referenceTaken(reference, id) : referenceUsed(reference);
+}
+
+/**
+ * Runs an operation's opening transaction; if one of the reference's unique indexes (`constraints`)
+ * refuses it (another operation took the reference between a check and the insert, or no check
+ * was made), answers 409 naming the holder, through the Idempotency-Key, instead of a fault.
+ */
+export async function refusingTakenReference<T>(
+  db: Executor,
+  idempotency: Idempotency,
+  key: { scope: IdempotencyScope; key: string | undefined; input: unknown },
+  owner: { userId: string; environment: Environment },
+  reference: string,
+  constraints: readonly string[],
+  open: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await open();
+  } catch (error) {
+    const constraint = violatedConstraint(error);
+    if (constraint === undefined || !constraints.includes(constraint)) throw error;
+    const ref = idempotency.keyRef(key.scope, key.key, key.input);
+    return idempotency.refuse(ref, await referenceInUse(db, owner, reference));
+  }
 }
 
 export const referenceTaken = (reference: string, existingId: string) =>

@@ -1,8 +1,35 @@
+import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { ledgerHolds } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import { TRANSACTION } from '../lifecycle/lifecycles.js';
 import { transition } from '../lifecycle/transition.js';
 import { transactionStore, type WalletTransactionRow } from './transaction-store.js';
+
+/**
+ * Settles the PENDING wallet transaction a hold pays for: the one the hold names
+ * (`transaction_id`), or, for holds placed before that link existed, the owner's transaction of the
+ * operation's reference. By the hold, never by reference alone: an operation whose transaction was
+ * never opened (a scheduled bill refused before its hold) must not settle another operation's
+ * transaction that holds the same reference.
+ */
+export async function settleHeldTransaction(
+  tx: Executor,
+  holdId: string,
+  owner: { userId: string; environment: Environment },
+  reference: string,
+  to: 'COMPLETED' | 'FAILED',
+  at: Date,
+): Promise<WalletTransactionRow | undefined> {
+  const [hold] = await tx
+    .select({ transactionId: ledgerHolds.transactionId })
+    .from(ledgerHolds)
+    .where(eq(ledgerHolds.id, holdId));
+  if (!hold?.transactionId) return settleWalletTransaction(tx, owner, reference, to, at);
+  const current = await transactionStore.findById(tx, owner, hold.transactionId);
+  if (current?.status !== 'PENDING') return undefined;
+  return transition(tx, TRANSACTION, current.id, 'PENDING', to, at);
+}
 
 /**
  * Settles the PENDING wallet transaction behind an operation (found by the operation's reference),
