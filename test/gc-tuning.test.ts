@@ -26,7 +26,7 @@ describe('garbage collector tuning', () => {
 });
 
 describe('the young generation', () => {
-  it('is sized alike wherever the gateway starts: npm start, the image, its check, the money bench', async () => {
+  it('is sized alike wherever the gateway starts: npm start, the image, its check, the money and start-up benches', async () => {
     const { readFileSync } = await import('node:fs');
     const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
     const start = JSON.parse(read('package.json')).scripts.start as string;
@@ -35,5 +35,6 @@ describe('the young generation', () => {
     expect(read('.ci/check-image.sh')).toContain(`node ${YOUNG_GENERATION_FLAG} dist/src/main.js`);
     expect(read('.ci/check-image.sh')).not.toMatch(/node dist\/src\/main\.js/);
     expect(read('scripts/bench/harness/pinning.ts')).toContain('[YOUNG_GENERATION_FLAG]');
+    expect(read('scripts/bench/startup.ts')).toContain('[process.execPath, YOUNG_GENERATION_FLAG, ');
   });
 });

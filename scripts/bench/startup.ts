@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { buildDist, distIsStale, ROOT } from '../build.mjs';
 import { BILL_PAGE, ME_QUERY } from './documents.js';
 import { canPin, cpuMicros, httpTarget, machineLine, median, onLoadCore, peakRssMiB, rssMiB } from './harness/index.js';
+import { YOUNG_GENERATION_FLAG } from '../../src/gc-tuning.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,7 +41,8 @@ interface Running {
 
 /** `npm start` on `dataDir`, timed to the first answer of GET /healthz. */
 async function start(dataDir: string): Promise<Running> {
-  const node = [process.execPath, join(ROOT, 'scripts/launch.mjs'), 'src/main'];
+  // As package.json's start script runs it, with the young generation's size.
+  const node = [process.execPath, YOUNG_GENERATION_FLAG, join(ROOT, 'scripts/launch.mjs'), 'src/main'];
   const [command, ...args] = canPin ? ['taskset', '-c', '0', ...node] : node;
   const env: NodeJS.ProcessEnv = {
     ...process.env,

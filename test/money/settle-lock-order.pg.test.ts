@@ -264,14 +264,20 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
         accounts,
         key: null,
       });
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+      // Kept from rejecting unhandled while the probe runs; its outcome is asserted below.
+      settled.catch(() => undefined);
+      // The settle must be waiting for the blocker: a probe of a row no settle has reached would pass
+      // whatever the settle's order.
+      let waiting = false;
+      for (const deadline = Date.now() + 10_000; !waiting && Date.now() < deadline; ) {
         const { rows } = await probe.query(
           'select count(*)::int as n from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))',
           [blockerPid],
         );
-        if (rows[0].n >= 1) break;
-        await new Promise((resolve) => setImmediate(resolve));
+        waiting = rows[0].n >= 1;
+        if (!waiting) await new Promise((resolve) => setImmediate(resolve));
       }
+      expect(waiting).toBe(true);
       await probe.query('begin');
       await probe.query("set local lock_timeout = '3s'");
       await probe.query('create temp table twin on commit drop as select * from bill_records where id = $1', [

@@ -69,6 +69,8 @@ export function settleHeldStatement(t: HeldOperationTable): Statement {
     returning id
   ),
   held as (
+    -- After the accounts. The expiry job (money/holds.ts) takes a hold before its accounts, the
+    -- other way round; bills' and payouts' holds carry no expiry, so the two never meet.
     update ledger_holds set status = (case when $7::boolean then 'captured' else 'released' end)::hold_status,
       settled_at = $5::timestamptz
     where id = $6::uuid and status = 'held' and exists (select 1 from op)
