@@ -24,7 +24,7 @@ function countTransferCommits() {
     if (/^\s*begin\b/i.test(text)) open.add(this);
     else if (/^\s*(commit|rollback)\b/i.test(text)) open.delete(this);
     else if (name === 'wallet_transfer_batch_lock_v1') counted.batches++;
-    else if (name === 'wallet_transfer_v1') {
+    else if (name === 'wallet_transfer_v2') {
       counted.statements++;
       if (!open.has(this)) counted.alone++;
     }

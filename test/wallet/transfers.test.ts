@@ -27,6 +27,37 @@ describe('wallet balance, transfers and transactions', () => {
     ]);
   });
 
+  it("lets two senders use one reference with one recipient: the second's incoming side carries its sender's suffix", async () => {
+    const alice = await seedTenant(s.t.services);
+    const carol = await seedTenant(s.t.services);
+    const bob = await seedTenant(s.t.services);
+    await fund(s.t, alice, 100);
+    await fund(s.t, carol, 100);
+    const body = { amount: 10, recipient: bob.user.id, reference: 'INV-7' };
+    const first = await rest(s.t, alice.keys.TRANSACTIONS)('POST', '/api/v1/wallet/transfer', body);
+    const second = await rest(s.t, carol.keys.TRANSACTIONS)('POST', '/api/v1/wallet/transfer', body);
+    expect([first.statusCode, second.statusCode]).toEqual([201, 201]);
+    expect(second.json().data).toMatchObject({ reference: 'INV-7', type: 'TRANSFER_OUT' });
+    const read = rest(s.t, bob.keys.READ_ONLY);
+    expect((await read('GET', '/api/v1/transactions/reference/INV-7:in')).json().data).toMatchObject({
+      type: 'TRANSFER_IN',
+      amount: 10,
+    });
+    const suffixed = `INV-7:in:${carol.user.id}`;
+    expect((await read('GET', `/api/v1/transactions/reference/${suffixed}`)).json().data).toMatchObject({
+      type: 'TRANSFER_IN',
+      amount: 10,
+    });
+    const events = await eventsOf(s.t, bob, 'transaction.', 2);
+    expect(events.map((e) => e.data['reference'])).toEqual(['INV-7:in', suffixed]);
+    expect(await balanceOf(s.t, bob)).toMatchObject({ availableKobo: 2000 });
+    // The sender's own reference is still refused by name when the sender reuses it.
+    const again = await rest(s.t, carol.keys.TRANSACTIONS)('POST', '/api/v1/wallet/transfer', body);
+    expect(again.statusCode).toBe(409);
+    expect(again.json().message).toContain(second.json().data.id);
+    expect(await balanceOf(s.t, carol)).toMatchObject({ availableKobo: 9000 });
+  });
+
   it('transfers atomically to another user by email or id, with both transactions and events', async () => {
     const alice = await seedTenant(s.t.services);
     const bob = await seedTenant(s.t.services);

@@ -28,7 +28,7 @@ const EVENT_TYPE = 'transaction.completed';
  * insert meets a unique violation and the caller runs the statement again, which replays.
  */
 const TRANSFER = statement(
-  'wallet_transfer_v1',
+  'wallet_transfer_v2',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$17' })},
   ${debitCtes({ from: '$7', to: '$8', amount: '$9', posting: '$18' })},
   posting as (
@@ -42,7 +42,7 @@ const TRANSFER = statement(
       $15::jsonb, $17::timestamptz, $17::timestamptz
     where exists (select 1 from moved)
     union all
-    select $11::uuid, $12::uuid, $3::environment, 'TRANSFER_IN'::wallet_transaction_type, 'COMPLETED'::wallet_transaction_status, $9::bigint, $13::text || ':in', $14::text,
+    select $11::uuid, $12::uuid, $3::environment, 'TRANSFER_IN'::wallet_transaction_type, 'COMPLETED'::wallet_transaction_status, $9::bigint, $24::text, $14::text,
       $16::jsonb, $17::timestamptz, $17::timestamptz
     where exists (select 1 from moved)
   ),
@@ -89,6 +89,8 @@ export interface TransferWrite {
   at: Date;
   /** The Idempotency-Key with its request's fingerprint, if the caller sent one. */
   key?: { key: string; requestHash: string };
+  /** The recipient's transaction's reference: `<reference>:in` unless given (see WalletService.transfer). */
+  recipientReference?: string;
 }
 
 export type TransferOutcome =
@@ -136,6 +138,7 @@ function prepared(w: TransferWrite, storable: (row: WalletTransactionRow) => Sto
   const inId = crypto.randomUUID();
   const out = outgoingRow(w, outId);
   const at = w.at.toISOString();
+  const inReference = w.recipientReference ?? `${w.reference}:in`;
   const values = [
     w.key
       ? keyLockId({ userId: w.senderId, environment: w.environment, operation: TRANSFER_OPERATION }, w.key.key)
@@ -160,8 +163,9 @@ function prepared(w: TransferWrite, storable: (row: WalletTransactionRow) => Sto
     `Transfer ${w.reference}`,
     JSON.stringify(storable(out)),
     eventData(outId, w.reference, 'TRANSFER_OUT', w.amount, w.at),
-    eventData(inId, `${w.reference}:in`, 'TRANSFER_IN', w.amount, w.at),
+    eventData(inId, inReference, 'TRANSFER_IN', w.amount, w.at),
     traceContextJson(),
+    inReference,
   ];
   return { w, out, values };
 }

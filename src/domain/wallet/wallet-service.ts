@@ -13,7 +13,7 @@ import { checkPage, paged } from '../pagination.js';
 import { insufficientFunds, ledger, walletOf } from '../ledger/ledger.js';
 import { claimOf, dropLapsedKey, keyBusy } from '../money/key-claim.js';
 import { replay, toStorable } from '../idempotency/idempotency.js';
-import { TRANSFER_OPERATION, type TransferOutcome, writeTransfer } from './transfer-store.js';
+import { TRANSFER_OPERATION, type TransferOutcome, type TransferWrite, writeTransfer } from './transfer-store.js';
 import type { UserService } from '../users/user-service.js';
 import { koboFrom } from './naira.js';
 import { type TransactionFilter, transactionStore, type WalletTransactionRow } from './transaction-store.js';
@@ -166,8 +166,9 @@ export class WalletService {
 
   /**
    * Moves money to another user of the same environment at once: both sides or neither. The
-   * recipient's transaction carries the same reference with an `:in` suffix. One statement, so one
-   * commit: see transfer-store.ts.
+   * recipient's transaction carries the same reference with an `:in` suffix, or, when the recipient
+   * already has that (another sender used the same reference with them), `:in:<sender's user id>`,
+   * unique since the sender's reference is. One statement, so one commit: see transfer-store.ts.
    */
   async transfer(
     principal: Principal,
@@ -202,7 +203,7 @@ export class WalletService {
         key,
         badInput('recipient', 'recipient must be another user; a transfer to yourself moves nothing.'),
       );
-    const write = {
+    let write: TransferWrite = {
       environment: principal.environment,
       senderId: principal.userId,
       recipient: { id: recipient.id, email: recipient.email },
@@ -222,8 +223,16 @@ export class WalletService {
         // The key's answer met one a concurrent request committed after this statement's snapshot:
         // run again, which replays it.
         if (violatedConstraint(error) === KEY_CONSTRAINT && attempt === 0) continue;
-        if (violatedConstraint(error) === REFERENCE_CONSTRAINT)
-          return this.idempotency.refuse(key, await referenceInUse(this.db, principal, reference));
+        if (violatedConstraint(error) === REFERENCE_CONSTRAINT) {
+          const holder = await transactionStore.findByReference(this.db, principal, reference);
+          // The sender's reference is free, so the recipient's side met `<reference>:in` (another
+          // sender's transfer with the same reference): written under the sender's own suffix.
+          if (!holder && write.recipientReference === undefined) {
+            write = { ...write, recipientReference: `${reference}:in:${principal.userId}` };
+            continue;
+          }
+          return this.idempotency.refuse(key, await referenceInUse(this.db, principal, reference, holder?.id ?? null));
+        }
         throw error;
       }
       if ('done' in outcome) return outcome.done;
