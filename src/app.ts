@@ -84,6 +84,9 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     trustProxy: trustProxyOf(config.TRUST_PROXY),
     // Requests that reach a connection accepted before the listener closed are served, not refused.
     return503OnClosing: false,
+    // Fastify answers 414 for a path parameter over 100 characters; a recipient's transfer
+    // reference reaches 104 (`<reference>:in:<sender id>`). Each route's schema bounds its own.
+    maxParamLength: 128,
   });
   app.decorate('services', services);
   app.decorate('draining', false);

@@ -246,4 +246,110 @@ describe('scheduled bill payments', () => {
     expect(retried?.status).toBe('SUCCESS');
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 40_000, heldKobo: 0 });
   });
+
+  /** Makes the bills service's private `method` throw `message` once, until `undo` is called. */
+  const failOnce = (method: 'holdScheduled' | 'execute', message: string) => {
+    const bills = s.t.services.bills as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    const original = bills[method]!;
+    bills[method] = async () => {
+      bills[method] = original;
+      throw new Error(message);
+    };
+    return () => {
+      bills[method] = original;
+    };
+  };
+
+  const scheduleOf = async (tenant: Tenant) =>
+    (await s.t.services.bills.schedules({ userId: tenant.user.id, environment: 'sandbox' } as never))[0]!;
+
+  it('leaves a counted run whose money is already held to its status-poll job: a retry does not call the provider again', async () => {
+    const tenant = await seedTenant(s.t.services);
+    await fund(s.t, tenant, 500);
+    const created = await schedule(tenant, new Date(clock.now().getTime() + HOUR));
+    const scheduled = await scheduleOf(tenant);
+    // The first attempt holds the money, then dies before or during its provider call.
+    const undo = failOnce('execute', 'process died');
+    try {
+      await expect(s.t.services.bills.runSchedule(scheduled.id, 1)).rejects.toThrow('process died');
+    } finally {
+      undo();
+    }
+    const reference = created.json().data.reference;
+    expect(await billRow(tenant, reference)).toMatchObject({ status: 'PENDING', hold_id: expect.any(String) });
+    const provider = (
+      s.t.services.bills as unknown as { providerFor(e: string): { pay: (...a: unknown[]) => unknown } }
+    ).providerFor('sandbox');
+    const pay = provider.pay;
+    let calls = 0;
+    provider.pay = (...args: unknown[]) => {
+      calls++;
+      return pay.apply(provider, args);
+    };
+    try {
+      expect(await s.t.services.bills.runSchedule(scheduled.id, 1)).toBeUndefined();
+    } finally {
+      provider.pay = pay;
+    }
+    expect(calls).toBe(0);
+    expect(await billRow(tenant, reference)).toMatchObject({ status: 'PENDING', hold_id: expect.any(String) });
+    expect((await balanceOf(s.t, tenant)).heldKobo).toBeGreaterThan(0);
+  });
+
+  it("skips a run whose reference a bill of the owner's own holds, without touching that bill", async () => {
+    const tenant = await seedTenant(s.t.services);
+    await fund(s.t, tenant, 1000);
+    const call = rest(s.t, tenant.keys.TRANSACTIONS);
+    const own = await call('POST', '/api/v1/bills/buy-airtime', {
+      phoneNumber: '08031234567',
+      biller: 'MTN',
+      amount: 100,
+      reference: 'WEEKLY-R2',
+    });
+    expect(own.json().data.status).toBe('SUCCESS');
+    const created = await call('POST', '/api/v1/bills/buy-airtime', {
+      phoneNumber: '08031234567',
+      biller: 'MTN',
+      amount: 100,
+      reference: 'WEEKLY',
+      isSchedule: true,
+      scheduleData: {
+        executionDate: new Date(clock.now().getTime() + HOUR).toISOString(),
+        isRecurring: true,
+        recurrencePattern: 'weekly',
+      },
+    });
+    expect(created.statusCode).toBe(201);
+    const scheduled = await scheduleOf(tenant);
+    expect((await s.t.services.bills.runSchedule(scheduled.id, 1))?.status).toBe('SUCCESS');
+    const before = await billRow(tenant, 'WEEKLY-R2');
+    expect(await s.t.services.bills.runSchedule(scheduled.id, 2)).toBeUndefined();
+    expect(await billRow(tenant, 'WEEKLY-R2')).toEqual(before);
+    expect((await scheduleOf(tenant)).runCount).toBe(2);
+    expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 80_000, heldKobo: 0 });
+  });
+
+  it('does not take up a counted, unheld run once its schedule is cancelled', async () => {
+    const tenant = await seedTenant(s.t.services);
+    await fund(s.t, tenant, 500);
+    const created = await schedule(tenant, new Date(clock.now().getTime() + HOUR), {
+      isRecurring: true,
+      recurrencePattern: 'weekly',
+    });
+    const scheduled = await scheduleOf(tenant);
+    const undo = failOnce('holdScheduled', 'connection lost');
+    try {
+      await expect(s.t.services.bills.runSchedule(scheduled.id, 1)).rejects.toThrow('connection lost');
+    } finally {
+      undo();
+    }
+    const cancelled = await rest(s.t, tenant.keys.TRANSACTIONS)(
+      'POST',
+      `/api/v1/bills/schedules/${scheduled.id}/cancel`,
+    );
+    expect(cancelled.statusCode).toBe(200);
+    expect(await s.t.services.bills.runSchedule(scheduled.id, 1)).toBeUndefined();
+    expect(await billRow(tenant, created.json().data.reference)).toMatchObject({ status: 'PENDING', hold_id: null });
+    expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 50_000, heldKobo: 0 });
+  });
 });

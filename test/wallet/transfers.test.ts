@@ -58,6 +58,29 @@ describe('wallet balance, transfers and transactions', () => {
     expect(await balanceOf(s.t, carol)).toMatchObject({ availableKobo: 9000 });
   });
 
+  it("replays the suffixed transfer under its key, and finds a 64-character reference's suffixed side by REST", async () => {
+    const alice = await seedTenant(s.t.services);
+    const carol = await seedTenant(s.t.services);
+    const bob = await seedTenant(s.t.services);
+    await fund(s.t, alice, 100);
+    await fund(s.t, carol, 100);
+    const reference = `L${'x'.repeat(63)}`;
+    const body = { amount: 10, recipient: bob.user.id, reference };
+    expect((await rest(s.t, alice.keys.TRANSACTIONS)('POST', '/api/v1/wallet/transfer', body)).statusCode).toBe(201);
+    const key = { 'idempotency-key': `suffix-${carol.user.id}` };
+    const sent = await rest(s.t, carol.keys.TRANSACTIONS)('POST', '/api/v1/wallet/transfer', body, key);
+    expect(sent.statusCode).toBe(201);
+    const replayed = await rest(s.t, carol.keys.TRANSACTIONS)('POST', '/api/v1/wallet/transfer', body, key);
+    expect(replayed.statusCode).toBe(201);
+    expect(replayed.json().data).toEqual(sent.json().data);
+    const suffixed = `${reference}:in:${carol.user.id}`;
+    expect(suffixed).toHaveLength(104);
+    const found = await rest(s.t, bob.keys.READ_ONLY)('GET', `/api/v1/transactions/reference/${suffixed}`);
+    expect(found.statusCode).toBe(200);
+    expect(found.json().data).toMatchObject({ type: 'TRANSFER_IN', amount: 10, reference: suffixed });
+    expect(await balanceOf(s.t, carol)).toMatchObject({ availableKobo: 9000 });
+  });
+
   it('transfers atomically to another user by email or id, with both transactions and events', async () => {
     const alice = await seedTenant(s.t.services);
     const bob = await seedTenant(s.t.services);

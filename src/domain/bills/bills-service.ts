@@ -303,16 +303,23 @@ export class BillsService {
       const payment = schedule.payment as ResolvedPayment & { reference: string };
       const owner = { userId: schedule.userId, environment: schedule.environment };
       const reference = run === 1 ? payment.reference : `${payment.reference}-R${run}`;
-      // A run already counted, by an attempt that failed after this transaction (in its hold, its
-      // provider call): its record is taken up again below, not left PENDING without a hold.
-      if (schedule.runCount >= run) return billStore.findByReference(tx, owner, reference);
+      const existing = await billStore.findByReference(tx, owner, reference);
+      // Only this schedule's record of the run: a bill of the owner's own, or another schedule's,
+      // that holds the reference is never taken over.
+      const own = existing?.scheduleId === schedule.id ? existing : undefined;
+      // A run already counted, by an attempt that failed after this transaction: its record is
+      // taken up again while it has no hold (its hold failed) and the schedule was not cancelled.
+      // A held one is left to its status-poll job, which asks the provider before any resend.
+      if (schedule.runCount >= run)
+        return own?.status === 'PENDING' && !own.holdId && schedule.status !== 'cancelled' ? own : undefined;
       if (schedule.status !== 'active') return undefined;
-      const record =
-        (await billStore.findByReference(tx, owner, reference)) ??
-        (await this.insertRecord(tx, owner, payment, reference, now, {
-          scheduleId: schedule.id,
-          metadata: { scheduleId: schedule.id, run },
-        }));
+      // The reference is another bill's: the run is counted (the schedule goes on) but skipped.
+      const record = existing
+        ? own
+        : await this.insertRecord(tx, owner, payment, reference, now, {
+            scheduleId: schedule.id,
+            metadata: { scheduleId: schedule.id, run },
+          });
       const next = schedule.recurrence
         ? nextRun(schedule.firstRunAt, schedule.nextRunAt ?? now, schedule.recurrence as RecurrencePattern)
         : null;
@@ -342,9 +349,9 @@ export class BillsService {
       // FAILED without a hold: no money moved, no wallet transaction of its own to settle.
       return this.settle(prepared.id, { status: 'FAILED', txRef: null, reason, providerData: {} });
     }
-    // Held earlier by a run that died before its provider call: that call is made now.
-    const record = held ?? (await this.byId(prepared.id));
-    return record.status === 'PENDING' && record.holdId && !record.txRef ? this.execute(record) : record;
+    // Held here: the provider is called now. Held by an earlier attempt: its status-poll job asks
+    // the provider first, so a payment it already received is never sent twice.
+    return held ? this.execute(held) : this.byId(prepared.id);
   }
 
   /**

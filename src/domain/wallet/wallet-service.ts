@@ -215,14 +215,20 @@ export class WalletService {
       at: this.clock.now(),
       ...(key ? { key: { key: key.key, requestHash: key.requestHash } } : {}),
     };
-    for (let attempt = 0; ; attempt++) {
+    // Each retry at most once, counted apart: the recipient's suffix does not use up the key's.
+    let keyRetried = false;
+    let keyResumed = false;
+    for (;;) {
       let outcome: TransferOutcome;
       try {
         outcome = await writeTransfer(this.db, write, (row) => ({ result: toStorable(row) }));
       } catch (error) {
         // The key's answer met one a concurrent request committed after this statement's snapshot:
         // run again, which replays it.
-        if (violatedConstraint(error) === KEY_CONSTRAINT && attempt === 0) continue;
+        if (violatedConstraint(error) === KEY_CONSTRAINT && !keyRetried) {
+          keyRetried = true;
+          continue;
+        }
         if (violatedConstraint(error) === REFERENCE_CONSTRAINT) {
           const holder = await transactionStore.findByReference(this.db, principal, reference);
           // The sender's reference is free, so the recipient's side met `<reference>:in` (another
@@ -231,7 +237,17 @@ export class WalletService {
             write = { ...write, recipientReference: `${reference}:in:${principal.userId}` };
             continue;
           }
-          return this.idempotency.refuse(key, await referenceInUse(this.db, principal, reference, holder?.id ?? null));
+          if (holder) return this.idempotency.refuse(key, referenceTaken(reference, holder.id));
+          // Both the recipient's `:in` and the sender's suffix of it are taken (by the recipient's
+          // own transactions): the sender's reference is free, but not with this recipient.
+          return this.idempotency.refuse(
+            key,
+            new DomainError(
+              'CONFLICT',
+              `reference ${JSON.stringify(reference)} cannot be used with this recipient: their transactions already carry it. Use a new reference.`,
+              { field: 'reference' },
+            ),
+          );
         }
         throw error;
       }
@@ -240,7 +256,10 @@ export class WalletService {
       const claim = claimOf(outcome.claim, key!.requestHash);
       if ('replay' in claim) return replay<WalletTransactionRow>(claim.replay);
       // A key a dead process left running (its lease lapsed, nothing recorded): claim it afresh.
-      if ('resume' in claim && attempt === 0 && (await dropLapsedKey(this.db, key!, this.clock.now()))) continue;
+      if ('resume' in claim && !keyResumed && (await dropLapsedKey(this.db, key!, this.clock.now()))) {
+        keyResumed = true;
+        continue;
+      }
       throw keyBusy();
     }
   }

@@ -36,7 +36,8 @@ export const transactionRoutes = defineRoutes([
     tag: 'Transactions',
     summary: 'A transaction by reference',
     operation: `query WalletTransactionByReference($reference: String!) { walletTransactionByReference(reference: $reference) { ${TRANSACTION_FIELDS} } }`,
-    params: Type.Object({ reference: Type.String({ minLength: 1, maxLength: 80 }) }),
+    // 64 for a reference given, up to 104 for a recipient's `<reference>:in:<sender id>`.
+    params: Type.Object({ reference: Type.String({ minLength: 1, maxLength: 104 }) }),
     message: 'Transaction retrieved successfully',
     response: TransactionSchema,
   },
