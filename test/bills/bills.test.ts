@@ -381,45 +381,28 @@ describe('bills', () => {
       expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 90_000 });
     });
 
-    it('refuses a reference a transfer holds, naming the transfer, and holds nothing', async () => {
-      const tenant = await seedTenant(s.t.services);
-      const friend = await seedTenant(s.t.services);
-      await fund(s.t, tenant, 1000);
-      const sent = await pay(tenant)('POST', '/api/v1/wallet/transfer', {
-        amount: 1,
-        recipient: friend.user.id,
-        reference: 'SHARED-REF',
+    for (const [path, extra] of [
+      ['its one-statement path', {}],
+      // Saving a beneficiary opens the bill through a transaction of separate statements.
+      ['its transaction path, saving a beneficiary', { saveBeneficiary: true, beneficiaryName: 'Ada' }],
+    ] as const)
+      it(`refuses a reference a transfer holds (${path}), naming the transfer, and holds nothing`, async () => {
+        const tenant = await seedTenant(s.t.services);
+        const friend = await seedTenant(s.t.services);
+        await fund(s.t, tenant, 1000);
+        const reference = `SHARED-${tenant.user.id}`;
+        const sent = await pay(tenant)('POST', '/api/v1/wallet/transfer', {
+          amount: 1,
+          recipient: friend.user.id,
+          reference,
+        });
+        expect(sent.statusCode).toBe(201);
+        const body = { phoneNumber: '08031234567', biller: 'MTN', amount: 100, reference, ...extra };
+        const refused = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', body);
+        expect(refused.statusCode).toBe(409);
+        expect(refused.json().message).toContain(sent.json().data.id);
+        expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 99_900, heldKobo: 0 });
       });
-      expect(sent.statusCode).toBe(201);
-      const body = { phoneNumber: '08031234567', biller: 'MTN', amount: 100, reference: 'SHARED-REF' };
-      const refused = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', body);
-      expect(refused.statusCode).toBe(409);
-      expect(refused.json().message).toContain(sent.json().data.id);
-      expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 99_900, heldKobo: 0 });
-    });
-
-    it('refuses a reference a transfer holds when the bill saves a beneficiary (its transaction path), naming the transfer', async () => {
-      const tenant = await seedTenant(s.t.services);
-      const friend = await seedTenant(s.t.services);
-      await fund(s.t, tenant, 1000);
-      const sent = await pay(tenant)('POST', '/api/v1/wallet/transfer', {
-        amount: 1,
-        recipient: friend.user.id,
-        reference: 'SHARED-REF-2',
-      });
-      expect(sent.statusCode).toBe(201);
-      const refused = await pay(tenant)('POST', '/api/v1/bills/buy-airtime', {
-        phoneNumber: '08031234567',
-        biller: 'MTN',
-        amount: 100,
-        reference: 'SHARED-REF-2',
-        saveBeneficiary: true,
-        beneficiaryName: 'Ada',
-      });
-      expect(refused.statusCode).toBe(409);
-      expect(refused.json().message).toContain(sent.json().data.id);
-      expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 99_900, heldKobo: 0 });
-    });
 
     it('lets one of several bills racing for one reference through, refusing the rest by name', async () => {
       const tenant = await seedTenant(s.t.services);
