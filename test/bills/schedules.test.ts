@@ -349,7 +349,31 @@ describe('scheduled bill payments', () => {
     );
     expect(cancelled.statusCode).toBe(200);
     expect(await s.t.services.bills.runSchedule(scheduled.id, 1)).toBeUndefined();
-    expect(await billRow(tenant, created.json().data.reference)).toMatchObject({ status: 'PENDING', hold_id: null });
+    expect(await billRow(tenant, created.json().data.reference)).toMatchObject({
+      status: 'FAILED',
+      hold_id: null,
+      failure_reason: 'The schedule was cancelled before this payment ran.',
+    });
+    expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 50_000, heldKobo: 0 });
+  });
+
+  it("fails the first run's record, with its event, when the schedule is cancelled before it runs", async () => {
+    const tenant = await seedTenant(s.t.services);
+    await fund(s.t, tenant, 500);
+    const created = await schedule(tenant, new Date(clock.now().getTime() + HOUR));
+    const scheduled = await scheduleOf(tenant);
+    const cancelled = await rest(s.t, tenant.keys.TRANSACTIONS)(
+      'POST',
+      `/api/v1/bills/schedules/${scheduled.id}/cancel`,
+    );
+    expect(cancelled.statusCode).toBe(200);
+    const reference = created.json().data.reference;
+    expect(await billRow(tenant, reference)).toMatchObject({ status: 'FAILED', hold_id: null });
+    const failed = await eventsOf(s.t, tenant, 'bill.payment.failed', 1);
+    expect(failed[0]!.data['reference']).toBe(reference);
+    clock.advance(2 * HOUR);
+    await runner.runDueJobs();
+    expect(await billRow(tenant, reference)).toMatchObject({ status: 'FAILED', hold_id: null });
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 50_000, heldKobo: 0 });
   });
 });

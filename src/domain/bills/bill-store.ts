@@ -90,6 +90,21 @@ export const billStore = {
     return row;
   },
 
+  /** A schedule's records still waiting for their run: PENDING, with no money held yet. */
+  async unheldOfSchedule(db: Executor, owner: Owner, scheduleId: string): Promise<BillRecordRow[]> {
+    return db
+      .select()
+      .from(billRecords)
+      .where(
+        and(
+          recordsOf(owner),
+          eq(billRecords.scheduleId, scheduleId),
+          eq(billRecords.status, 'PENDING'),
+          sql`${billRecords.holdId} is null`,
+        ),
+      );
+  },
+
   async findByReference(db: Executor, owner: Owner, reference: string): Promise<BillRecordRow | undefined> {
     const [row] = await db
       .select()

@@ -387,10 +387,30 @@ export class BillsService {
     const row = isUuid(id)
       ? await billStore.cancelSchedule(this.db, principal, id, this.clockFor(principal).now())
       : undefined;
-    if (row) return row;
+    if (row) {
+      // Its records still waiting for a run (the first run's, written with the schedule, or a run
+      // whose hold failed) end FAILED, with their event, instead of staying PENDING for ever.
+      for (const record of await billStore.unheldOfSchedule(this.db, principal, row.id))
+        await this.failUnheld(record.id, 'The schedule was cancelled before this payment ran.');
+      return row;
+    }
     const existing = (await this.schedules(principal)).find((s) => s.id === id);
     if (!existing) throw notFound('Bill schedule');
     throw new DomainError('CONFLICT', `The schedule is already ${existing.status}.`);
+  }
+
+  /**
+   * Moves a PENDING bill that holds no money to FAILED, re-checked under its row lock: a run
+   * holding it meanwhile (holdScheduled takes the same lock first) keeps it, and its payment goes on.
+   */
+  private async failUnheld(recordId: string, reason: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const current = await billStore.lock(tx, recordId);
+      if (current?.status !== 'PENDING' || current.holdId) return;
+      await transition(tx, BILL, recordId, 'PENDING', 'FAILED', this.clockFor(current).now(), {
+        failureReason: reason,
+      });
+    });
   }
 
   async beneficiaries(principal: Principal) {
