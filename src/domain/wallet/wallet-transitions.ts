@@ -26,10 +26,19 @@ export async function settleHeldTransaction(
     .from(ledgerHolds)
     .where(eq(ledgerHolds.id, holdId));
   if (!hold?.transactionId) return settleWalletTransaction(tx, owner, reference, to, at);
-  const current = await transactionStore.findById(tx, owner, hold.transactionId);
-  if (current?.status !== 'PENDING') return undefined;
-  return transition(tx, TRANSACTION, current.id, 'PENDING', to, at);
+  return settlePending(tx, await transactionStore.findById(tx, owner, hold.transactionId), to, at);
 }
+
+/** The transaction's move from PENDING, with its event; nothing if it is gone or no longer pending. */
+const settlePending = (
+  tx: Executor,
+  current: WalletTransactionRow | undefined,
+  to: 'COMPLETED' | 'FAILED',
+  at: Date,
+): Promise<WalletTransactionRow | undefined> =>
+  current?.status === 'PENDING'
+    ? transition(tx, TRANSACTION, current.id, 'PENDING', to, at)
+    : Promise.resolve(undefined);
 
 /**
  * Settles the PENDING wallet transaction behind an operation (found by the operation's reference),
@@ -42,7 +51,5 @@ export async function settleWalletTransaction(
   to: 'COMPLETED' | 'FAILED',
   at: Date,
 ): Promise<WalletTransactionRow | undefined> {
-  const current = await transactionStore.findByReference(tx, owner, reference);
-  if (current?.status !== 'PENDING') return undefined;
-  return transition(tx, TRANSACTION, current.id, 'PENDING', to, at);
+  return settlePending(tx, await transactionStore.findByReference(tx, owner, reference), to, at);
 }
