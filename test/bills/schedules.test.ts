@@ -2,10 +2,12 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { BillScheduleRunHandler, BillStatusPollHandler } from '../../src/domain/bills/bill-jobs.js';
+import { billStore } from '../../src/domain/bills/bill-store.js';
 import { nextRun } from '../../src/domain/bills/recurrence.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
+import { onPostgres } from '../helpers/database.js';
 import { eventsOf } from '../helpers/events.js';
 import { rest } from '../helpers/rest.js';
 import { balanceOf, fund } from '../helpers/wallet.js';
@@ -376,4 +378,101 @@ describe('scheduled bill payments', () => {
     expect(await billRow(tenant, reference)).toMatchObject({ status: 'FAILED', hold_id: null });
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 50_000, heldKobo: 0 });
   });
+
+  /** A promise and the function that settles it: a point a patched step waits at. */
+  const gate = () => {
+    let open = () => {};
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return { opened, open };
+  };
+
+  // Real concurrent transactions: PGlite's one connection would queue the cancel behind the run's.
+  it.skipIf(!onPostgres)(
+    'a cancel racing a counted run: whichever takes the bill row first decides, and money moves only with a paid bill',
+    async () => {
+      const bills = s.t.services.bills as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      const holdScheduled = bills['holdScheduled']!;
+      const cancel = async (tenant: Tenant, id: string) =>
+        (await rest(s.t, tenant.keys.TRANSACTIONS)('POST', `/api/v1/bills/schedules/${id}/cancel`)).statusCode;
+
+      // The cancel first: the run, counted, waits before its hold; the cancel fails the bill; the
+      // hold then finds it FAILED and holds nothing.
+      const first = await seedTenant(s.t.services);
+      await fund(s.t, first, 500);
+      // Recurring, so that counting the run leaves the schedule active and cancellable.
+      const weekly = { isRecurring: true, recurrencePattern: 'weekly' };
+      const firstRef = (await schedule(first, new Date(clock.now().getTime() + HOUR), weekly)).json().data.reference;
+      const beforeHold = gate();
+      const reachedHold = gate();
+      bills['holdScheduled'] = async (...args: unknown[]) => {
+        reachedHold.open();
+        await beforeHold.opened;
+        return holdScheduled.apply(s.t.services.bills, args);
+      };
+      let run: Promise<unknown>;
+      try {
+        run = s.t.services.bills.runSchedule((await scheduleOf(first)).id, 1);
+        await reachedHold.opened;
+      } finally {
+        bills['holdScheduled'] = holdScheduled;
+      }
+      const firstCancel = await cancel(first, (await scheduleOf(first)).id).finally(beforeHold.open);
+      expect(firstCancel).toBe(200);
+      expect(await run).toMatchObject({ status: 'FAILED' });
+      expect(await billRow(first, firstRef)).toMatchObject({ status: 'FAILED', hold_id: null });
+      expect(await balanceOf(s.t, first)).toMatchObject({ availableKobo: 50_000, heldKobo: 0 });
+
+      // The run first: the cancel has read the bill as waiting; the run then holds the money and,
+      // before it pays, the cancel's move comes: re-checked under the row lock, it finds the hold and
+      // leaves the bill to be paid.
+      const second = await seedTenant(s.t.services);
+      await fund(s.t, second, 500);
+      const secondRef = (await schedule(second, new Date(clock.now().getTime() + HOUR), weekly)).json().data.reference;
+      const secondId = (await scheduleOf(second)).id;
+      const store = billStore as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      const unheld = store['unheldOfSchedule']!;
+      const execute = bills['execute']!;
+      const [read, afterRead, counted, counting, heldNow, paying] = [gate(), gate(), gate(), gate(), gate(), gate()];
+      store['unheldOfSchedule'] = async (...args: unknown[]) => {
+        const rows = await unheld.apply(billStore, args);
+        read.open();
+        await afterRead.opened;
+        return rows;
+      };
+      bills['holdScheduled'] = async (...args: unknown[]) => {
+        counted.open();
+        await counting.opened;
+        return holdScheduled.apply(s.t.services.bills, args);
+      };
+      bills['execute'] = async (...args: unknown[]) => {
+        heldNow.open();
+        await paying.opened;
+        return execute.apply(s.t.services.bills, args);
+      };
+      let cancelled: Promise<number>;
+      let paid: Promise<unknown>;
+      try {
+        paid = s.t.services.bills.runSchedule(secondId, 1);
+        await counted.opened;
+        cancelled = cancel(second, secondId);
+        await read.opened;
+        counting.open();
+        await heldNow.opened;
+        afterRead.open();
+        expect(await cancelled).toBe(200);
+        paying.open();
+        expect(await paid).toMatchObject({ status: 'SUCCESS' });
+      } finally {
+        for (const g of [afterRead, counting, paying]) g.open();
+        bills['holdScheduled'] = holdScheduled;
+        bills['execute'] = execute;
+        store['unheldOfSchedule'] = unheld;
+      }
+      expect(await cancelled).toBe(200);
+      expect(await billRow(second, secondRef)).toMatchObject({ status: 'SUCCESS', hold_id: expect.any(String) });
+      expect(await balanceOf(s.t, second)).toMatchObject({ availableKobo: 40_000, heldKobo: 0 });
+    },
+  );
 });

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
+import type { BillRecordRow } from '../../src/domain/bills/bill-record.js';
 import { settleBill } from '../../src/domain/bills/bill-writes.js';
 import { SANDBOX_BILLS } from '../../src/domain/bills/sandbox-bills-provider.js';
 import { type AccountRef, holdsOf, ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
@@ -32,6 +33,15 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
     for (const pool of pools) await pool.close();
     await t.close();
   });
+
+  const DECLINED = { status: 'FAILED', txRef: null, reason: 'declined', providerData: {} } as const;
+  const PAID = { status: 'SUCCESS', txRef: 'PAID', providerData: {} } as const;
+  /** One settle statement on a pool of its own (not batched with the test's other writes). */
+  const settleAlone = (
+    record: BillRecordRow,
+    accounts: Awaited<ReturnType<typeof fundedUser>>['accounts'],
+    outcome: typeof DECLINED | typeof PAID,
+  ) => settleBill(pools[0]!.db, { record, outcome, at: new Date(), accounts, key: null });
 
   /** A tenant funded with `amount` kobo, and the account ids a settle of its holds meets, on one shard. */
   const fundedUser = async (amount: bigint, shard: number) => {
@@ -193,13 +203,7 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
         );
         await blocker.query('begin');
         await blocker.query('select id from ledger_accounts where id = $1 for update', [higher]);
-        const settled = settleBill(pools[0]!.db, {
-          record,
-          outcome: { status: 'FAILED', txRef: null, reason: 'declined', providerData: {} },
-          at: new Date(),
-          accounts,
-          key: null,
-        });
+        const settled = settleAlone(record, accounts, DECLINED);
         await waitingOnBlocker(1);
         const posted = db.transaction((tx) =>
           ledger.post(tx, {
@@ -257,13 +261,7 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
       await blocker.query('select id from ledger_accounts where id = any($1::uuid[]) for update', [
         [accounts.wallet, accounts.holds],
       ]);
-      const settled = settleBill(pools[0]!.db, {
-        record,
-        outcome: { status: 'FAILED', txRef: null, reason: 'declined', providerData: {} },
-        at: new Date(),
-        accounts,
-        key: null,
-      });
+      const settled = settleAlone(record, accounts, DECLINED);
       // Kept from rejecting unhandled while the probe runs; its outcome is asserted below.
       settled.catch(() => undefined);
       // The settle must be waiting for the blocker: a probe of a row no settle has reached would pass
@@ -295,6 +293,35 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
     } finally {
       await blocker.end();
       await probe.end();
+    }
+    expect(await ledger.totalOf(db, 'sandbox')).toBe(0n);
+  });
+
+  it('a capture without a fee leaves the fees shard unlocked: a blocker holding it does not delay the settle', {
+    timeout: 60_000,
+  }, async () => {
+    const { principal, db, accounts } = await fundedUser(1_000_000n, 7);
+    const record = await t.services.bills.pay(
+      principal,
+      { type: 'AIRTIME', biller: 'MTN', customer: SANDBOX_BILLS.delayedCustomer, amount: 100 },
+      undefined,
+    );
+    expect(record.fee).toBe(0n);
+    const blocker = new pg.Client({ connectionString: testDatabaseUrl() });
+    await blocker.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query('select id from ledger_accounts where id = $1 for update', [accounts.fees]);
+      const settled = settleAlone(record, accounts, PAID);
+      const waited = await Promise.race([
+        settled.then(() => false),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 3_000)),
+      ]);
+      await blocker.query('commit');
+      expect(waited).toBe(false);
+      expect((await settled)?.status).toBe('SUCCESS');
+    } finally {
+      await blocker.end();
     }
     expect(await ledger.totalOf(db, 'sandbox')).toBe(0n);
   });

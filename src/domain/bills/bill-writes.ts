@@ -86,7 +86,7 @@ const OPEN = statement(
 );
 
 const SETTLE = settleHeldStatement({
-  name: 'bill_settle_v4',
+  name: 'bill_settle_v5',
   table: 'bill_records',
   kind: BILL.kind,
   statusType: 'bill_status',

@@ -30,7 +30,7 @@ import { koboFrom } from '../wallet/naira.js';
 import { openPendingTransaction } from '../wallet/wallet-events.js';
 import { transactionStore } from '../wallet/transaction-store.js';
 import { settleHeldTransaction } from '../wallet/wallet-transitions.js';
-import { insertOrConflict, referenceFrom, referenceInUse, refusingTakenReference } from '../wallet/wallet-service.js';
+import { insertOrConflict, referenceFrom, refuseTakenReference } from '../wallet/wallet-service.js';
 import { BillCatalogue, type BillPaymentInput, type ResolvedPayment } from './bill-catalogue.js';
 import type { BillRecordRow } from './bill-record.js';
 import { billStore } from './bill-store.js';
@@ -47,6 +47,8 @@ export const BILL_JOBS = {
 } as const;
 
 const POLL_AFTER_MS = 2 * 60_000;
+/** The unique indexes whose refusal of a bill means its reference is taken: the bill's and its wallet transaction's. */
+const REFERENCES = [REFERENCE_CONSTRAINT, BILL_REFERENCE_CONSTRAINT] as const;
 /** How long a key stays `running` across the provider call (as lifecycle/keyed.ts). */
 const PROVIDER_CALL_LEASE_MS = 60_000;
 
@@ -147,9 +149,15 @@ export class BillsService {
         // The key's row met one a concurrent request committed after this statement's snapshot: run
         // again, which replays it.
         if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
-        if (constraint === REFERENCE_CONSTRAINT || constraint === BILL_REFERENCE_CONSTRAINT)
-          return this.idempotency.refuse(key ?? undefined, await referenceInUse(this.db, principal, reference));
-        throw error;
+        return refuseTakenReference(
+          this.db,
+          this.idempotency,
+          key ?? undefined,
+          principal,
+          reference,
+          REFERENCES,
+          error,
+        );
       }
       if ('opened' in opened) return this.execute(opened.opened, key);
       if ('insufficient' in opened) return this.idempotency.refuse(key ?? undefined, insufficientFunds());
@@ -169,39 +177,40 @@ export class BillsService {
     keyed: { scope: IdempotencyScope; key: string | undefined; input: unknown },
     beneficiaryName: string | null | undefined,
   ): Promise<BillRecordRow> {
-    // The reference may be another operation's (a transfer's, a deposit's, a bill's): refused by
-    // name, as the one-statement path refuses it, not a fault.
-    const opened = await refusingTakenReference(
+    const opened = await openKeyed(
       this.db,
       this.idempotency,
+      now,
       keyed,
-      principal,
-      reference,
-      [REFERENCE_CONSTRAINT, BILL_REFERENCE_CONSTRAINT],
-      () =>
-        openKeyed(
-          this.db,
-          this.idempotency,
-          now,
-          keyed,
-          async (tx) => {
-            // The wallet's row lock (the contended one) is taken first, by the hold, which names the
-            // transaction it pays for (the settle reaches it by that id).
-            const transactionId = randomUUID();
-            const holdId = await placeHold(tx, {
-              ...principal,
-              amount: BigInt(payment.amount) + BigInt(payment.fee),
-              reference,
-              transactionId,
-            });
-            const row = await this.insertRecord(tx, principal, payment, reference, now, { holdId });
-            await this.openHeld(tx, row, transactionId, now);
-            if (beneficiaryName !== undefined) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
-            return row;
-          },
-          async (tx, id) => (await billStore.findById(tx, id))!,
-        ),
-    );
+      async (tx) => {
+        // The wallet's row lock (the contended one) is taken first, by the hold, which names the
+        // transaction it pays for (the settle reaches it by that id).
+        const transactionId = randomUUID();
+        const holdId = await placeHold(tx, {
+          ...principal,
+          amount: BigInt(payment.amount) + BigInt(payment.fee),
+          reference,
+          transactionId,
+        });
+        const row = await this.insertRecord(tx, principal, payment, reference, now, { holdId });
+        await this.openHeld(tx, row, transactionId, now);
+        if (beneficiaryName !== undefined) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
+        return row;
+      },
+      async (tx, id) => (await billStore.findById(tx, id))!,
+    ).catch(async (error: unknown) => ({
+      // The reference may be another operation's (a transfer's, a deposit's): refused by name, as
+      // the one-statement path refuses it, not a fault (or the key's answer, if a twin gave one).
+      done: await refuseTakenReference<BillRecordRow>(
+        this.db,
+        this.idempotency,
+        this.idempotency.keyRef(keyed.scope, keyed.key, keyed.input),
+        principal,
+        reference,
+        REFERENCES,
+        error,
+      ),
+    }));
     if ('done' in opened) return opened.done;
     return this.execute(opened.opened, opened.ref);
   }

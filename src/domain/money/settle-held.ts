@@ -55,9 +55,12 @@ export function settleHeldStatement(t: HeldOperationTable): Statement {
   locked as (
     -- The accounts the hold's lines can touch, in id order, as ledger.post locks them, before the
     -- row is updated: an open of the same reference holds these accounts while its unique check
-    -- waits on the row's updater, so updating the row before locking them could deadlock.
+    -- waits on the row's updater, so updating the row before locking them could deadlock. The
+    -- fees shard only with a fee: a capture without one leaves that shared row unlocked.
     select id from ledger_accounts
-    where id = any(case when $7::boolean then array[$8::uuid, $10::uuid, $11::uuid] else array[$8::uuid, $9::uuid] end)
+    where id = any(case when not $7::boolean then array[$8::uuid, $9::uuid]
+                        when $12::bigint > 0 then array[$8::uuid, $10::uuid, $11::uuid]
+                        else array[$8::uuid, $10::uuid] end)
       and exists (select 1 from target)
     order by id
     for update

@@ -25,7 +25,7 @@ import { openPendingTransaction, recordTransactionProgress } from './wallet-even
 import { settleHeldTransaction } from './wallet-transitions.js';
 import { transactionStore } from './transaction-store.js';
 import { REFERENCE_CONSTRAINT } from '../money/plain-write.js';
-import { insertOrConflict, referenceFrom, referenceTaken, refusingTakenReference } from './wallet-service.js';
+import { insertOrConflict, referenceFrom, referenceTaken, refuseTakenReference } from './wallet-service.js';
 
 export type { PayoutRow } from './payout-store.js';
 
@@ -106,84 +106,85 @@ export class PayoutService {
       key: idempotencyKey,
       input: { ...request, reference: input.reference ?? null },
     };
-    // A reference taken between the check below and the insert is refused by name, not a fault.
-    const opened = await refusingTakenReference(
+    const opened = await openKeyed(
       this.db,
       this.idempotency,
+      now,
       keyed,
-      principal,
-      reference,
-      [REFERENCE_CONSTRAINT],
-      () =>
-        openKeyed(
-          this.db,
-          this.idempotency,
+      async (tx) => {
+        const taken = await transactionStore.findByReference(tx, principal, reference);
+        if (taken) throw referenceTaken(reference, taken.id);
+        await this.controls?.check(tx, principal, { amount, reference }, now);
+        await checkPayoutDestination(
+          tx,
+          principal,
+          { bankCode: bank.code, accountNumber, amount },
+          this.coolingOff,
           now,
-          keyed,
-          async (tx) => {
-            const taken = await transactionStore.findByReference(tx, principal, reference);
-            if (taken) throw referenceTaken(reference, taken.id);
-            await this.controls?.check(tx, principal, { amount, reference }, now);
-            await checkPayoutDestination(
-              tx,
-              principal,
-              { bankCode: bank.code, accountNumber, amount },
-              this.coolingOff,
-              now,
-            );
-            // The hold names the transaction it pays for, so the settle statement reaches it by id.
-            const transactionId = randomUUID();
-            const holdId = await placeHold(tx, {
-              ...principal,
-              amount: amount + PAYOUT_FEE_KOBO,
-              reference,
-              transactionId,
-            });
-            const row = await insertOrConflict(reference, () =>
-              payoutStore.insert(tx, {
-                userId: principal.userId,
-                environment: principal.environment,
-                reference,
-                amount,
-                fee: PAYOUT_FEE_KOBO,
-                bankCode: bank.code,
-                bankName: bank.name,
-                accountNumber,
-                accountName,
-                narration,
-                holdId,
-                provider: provider.name,
-                createdAt: now,
-                updatedAt: now,
-              }),
-            );
-            await recordEvent(tx, { type: 'payout.initiated', ...principal, data: { ...eventData.payout(row) } }, now);
-            await openPendingTransaction(
-              tx,
-              principal,
-              {
-                id: transactionId,
-                type: 'WITHDRAWAL',
-                amount,
-                fee: PAYOUT_FEE_KOBO,
-                reference,
-                description: narration,
-                counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName },
-              },
-              now,
-            );
-            // The safety net: if this process dies before the settling commit, reconciliation settles it.
-            await enqueueJob(tx, {
-              kind: PAYOUT_RECONCILE_JOB,
-              payload: { payoutId: row.id },
-              tenant: row.userId,
-              runAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
-            });
-            return row;
+        );
+        // The hold names the transaction it pays for, so the settle statement reaches it by id.
+        const transactionId = randomUUID();
+        const holdId = await placeHold(tx, {
+          ...principal,
+          amount: amount + PAYOUT_FEE_KOBO,
+          reference,
+          transactionId,
+        });
+        const row = await insertOrConflict(reference, () =>
+          payoutStore.insert(tx, {
+            userId: principal.userId,
+            environment: principal.environment,
+            reference,
+            amount,
+            fee: PAYOUT_FEE_KOBO,
+            bankCode: bank.code,
+            bankName: bank.name,
+            accountNumber,
+            accountName,
+            narration,
+            holdId,
+            provider: provider.name,
+            createdAt: now,
+            updatedAt: now,
+          }),
+        );
+        await recordEvent(tx, { type: 'payout.initiated', ...principal, data: { ...eventData.payout(row) } }, now);
+        await openPendingTransaction(
+          tx,
+          principal,
+          {
+            id: transactionId,
+            type: 'WITHDRAWAL',
+            amount,
+            fee: PAYOUT_FEE_KOBO,
+            reference,
+            description: narration,
+            counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName },
           },
-          async (tx, id) => (await payoutStore.findById(tx, id))!,
-        ),
-    );
+          now,
+        );
+        // The safety net: if this process dies before the settling commit, reconciliation settles it.
+        await enqueueJob(tx, {
+          kind: PAYOUT_RECONCILE_JOB,
+          payload: { payoutId: row.id },
+          tenant: row.userId,
+          runAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
+        });
+        return row;
+      },
+      async (tx, id) => (await payoutStore.findById(tx, id))!,
+    ).catch(async (error: unknown) => ({
+      // A reference taken between the check in the transaction and its insert: refused by name.
+      done: await refuseTakenReference<PayoutRow>(
+        this.db,
+        this.idempotency,
+        this.idempotency.keyRef(keyed.scope, keyed.key, keyed.input),
+        principal,
+        reference,
+        [REFERENCE_CONSTRAINT],
+        error,
+      ),
+    }));
     if ('done' in opened) return opened.done;
     const payout = opened.opened;
     const state = await sendTransfer(provider, payout);

@@ -7,11 +7,11 @@ import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
-import type { Idempotency, IdempotencyScope } from '../idempotency/idempotency.js';
+import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { checkPage, paged } from '../pagination.js';
 import { insufficientFunds, ledger, walletOf } from '../ledger/ledger.js';
-import { claimOf, dropLapsedKey, keyBusy } from '../money/key-claim.js';
+import { claimOf, dropLapsedKey, type KeyRef, keyBusy } from '../money/key-claim.js';
 import { replay, toStorable } from '../idempotency/idempotency.js';
 import { TRANSFER_OPERATION, type TransferOutcome, type TransferWrite, writeTransfer } from './transfer-store.js';
 import type { UserService } from '../users/user-service.js';
@@ -80,27 +80,23 @@ export async function referenceInUse(
 }
 
 /**
- * Runs an operation's opening transaction; if one of the reference's unique indexes (`constraints`)
- * refuses it (another operation took the reference between a check and the insert, or no check
- * was made), answers 409 naming the holder, through the Idempotency-Key, instead of a fault.
+ * What an operation answers when its write failed with `error`: if one of the reference's unique
+ * indexes (`constraints`) refused it (another operation took the reference between a check and
+ * the insert, or no check was made), 409 naming the holder, through the Idempotency-Key; any other
+ * error is rethrown, a fault.
  */
-export async function refusingTakenReference<T>(
+export async function refuseTakenReference<T>(
   db: Executor,
   idempotency: Idempotency,
-  key: { scope: IdempotencyScope; key: string | undefined; input: unknown },
+  ref: KeyRef | undefined,
   owner: { userId: string; environment: Environment },
   reference: string,
   constraints: readonly string[],
-  open: () => Promise<T>,
+  error: unknown,
 ): Promise<T> {
-  try {
-    return await open();
-  } catch (error) {
-    const constraint = violatedConstraint(error);
-    if (constraint === undefined || !constraints.includes(constraint)) throw error;
-    const ref = idempotency.keyRef(key.scope, key.key, key.input);
-    return idempotency.refuse(ref, await referenceInUse(db, owner, reference));
-  }
+  const constraint = violatedConstraint(error);
+  if (constraint === undefined || !constraints.includes(constraint)) throw error;
+  return idempotency.refuse(ref, await referenceInUse(db, owner, reference));
 }
 
 export const referenceTaken = (reference: string, existingId: string) =>
