@@ -9,6 +9,7 @@ import { type AccountRef, holdsOf, ledger, systemAccount, walletOf } from '../..
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
 import { principalOf } from '../helpers/principal.js';
+import { waitUntil } from '../helpers/wait.js';
 
 /**
  * The settle statement of a held operation (money/settle-held.ts) locks every account it moves in id
@@ -312,11 +313,23 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
     try {
       await blocker.query('begin');
       await blocker.query('select id from ledger_accounts where id = $1 for update', [accounts.fees]);
+      const blockerPid = (await blocker.query('select pg_backend_pid() as pid')).rows[0].pid as number;
       const settled = settleAlone(record, accounts, PAID);
-      const waited = await Promise.race([
-        settled.then(() => false),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 3_000)),
-      ]);
+      let done = false;
+      settled.then(
+        () => (done = true),
+        () => (done = true),
+      );
+      // Until the settle has finished or a backend queues behind the blocker.
+      let waited = false;
+      await waitUntil(async () => {
+        const { rows } = await blocker.query(
+          'select count(*)::int as n from pg_stat_activity where $1::int = any(pg_blocking_pids(pid))',
+          [blockerPid],
+        );
+        waited = rows[0].n > 0;
+        return done || waited;
+      }, 10_000);
       await blocker.query('commit');
       expect(waited).toBe(false);
       expect((await settled)?.status).toBe('SUCCESS');
