@@ -86,7 +86,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     return503OnClosing: false,
     // Fastify answers 414 for a path parameter over 100 characters; a recipient's transfer
     // reference reaches 104 (`<reference>:in:<sender id>`). Each route's schema bounds its own.
-    maxParamLength: 128,
+    routerOptions: { maxParamLength: 128 },
   });
   app.decorate('services', services);
   app.decorate('draining', false);
