@@ -21,6 +21,8 @@ import { createServices } from '../../src/services.js';
 import { tuneGarbageCollector } from '../../src/gc-tuning.js';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 100);
+// `npm run bench:money -- --endpoints 0` leaves the tenants without a webhook endpoint.
+const ENDPOINTS = process.env.BENCH_ENDPOINTS !== '0';
 const FUNDS = 1_000_000_000_000n;
 
 const config = loadConfig(process.env, {
@@ -44,7 +46,8 @@ async function tenant(i: number) {
     environment: 'sandbox',
     permission: 'FULL_ACCESS',
   });
-  await db.execute(sql`
+  if (ENDPOINTS)
+    await db.execute(sql`
     insert into webhook_endpoints (id, user_id, environment, url, secret_sealed, event_types, enabled)
     values (gen_random_uuid(), ${user.id}, 'sandbox', 'https://hooks.example.test/money', ${`whsec_${stamp}_${i}`}, '{*}', true)`);
   await db.transaction((tx) =>

@@ -56,6 +56,7 @@ import {
   startServer,
 } from './harness/index.js';
 import { sampleForeignXids } from './harness/foreign-xids.js';
+import { lockWaitSampler } from './harness/lock-waits.js';
 import { describeHost, type HostTick, postgresProcessName, startHostSampler } from './harness/host-sampler.js';
 import type { PacedLoad } from './harness/paced.js';
 import { solanaTransferRequests } from './money-solana.js';
@@ -107,6 +108,9 @@ interface Sample {
   /** The gateway's longest garbage-collection pause, and all its pauses as a share of the round. */
   gcMax: number;
   gcShare: number;
+  /** PostgreSQL: mean client backends running a statement, and of those waiting on a row lock. */
+  busy: number;
+  rowWaits: number;
   errors: number;
 }
 
@@ -119,6 +123,7 @@ const { values } = parseArgs({
     pglite: { type: 'boolean', default: false },
     connections: { type: 'string', default: '16' },
     only: { type: 'string' },
+    endpoints: { type: 'string', default: '1' },
   },
 });
 
@@ -128,6 +133,9 @@ await onLoadCore(async () => {
   const onPglite = values.pglite === true;
   const only = values.only ? new RegExp(values.only, 'i') : undefined;
   const wanted = (name: string) => !only || only.test(name);
+  // Webhook endpoints per tenant (`--endpoints 0`: no deliveries at all, to see what they cost).
+  const endpoints = Number(values.endpoints);
+  if (!Number.isInteger(endpoints) || endpoints < 0 || endpoints > 1) throw new Error('--endpoints is 0 or 1');
   const base = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
   const dbName = `money_bench_${process.pid}`;
   const admin = onPglite ? undefined : new pg.Client({ connectionString: base.toString() });
@@ -144,7 +152,12 @@ await onLoadCore(async () => {
       stats = new pg.Client({ connectionString: url });
       await stats.connect();
     }
-    const env = { ...process.env, ...(url ? { DATABASE_URL: url } : { DATABASE_URL: '' }), LOG_LEVEL: 'warn' };
+    const env = {
+      ...process.env,
+      ...(url ? { DATABASE_URL: url } : { DATABASE_URL: '' }),
+      LOG_LEVEL: 'warn',
+      BENCH_ENDPOINTS: String(endpoints),
+    };
     console.log(`starting the gateway on ${onPglite ? 'PGlite' : `PostgreSQL ${dbName}`} (seeding 100 tenants)…`);
     const gateway = await startServer<GatewayReady>(
       await compiledServer('scripts/bench/money-server.ts'),
@@ -320,6 +333,7 @@ await onLoadCore(async () => {
     };
     const foreign = sampleForeignXids(stats);
     const foreignAges = foreign.ages;
+    const locks = await lockWaitSampler(url);
     for (const target of targets) {
       console.log(`warm-up ${rounds.warmupSeconds}s: ${target.name}`);
       await drive(target, rounds.warmupSeconds);
@@ -334,7 +348,9 @@ await onLoadCore(async () => {
           pg: stats ? await postgresCpu(stats) : new Map<number, number>(),
           machine: machineBusyMicros(),
         };
+        locks?.take();
         const load = await drive(target, rounds.roundSeconds);
+        const waits = locks?.take();
         const cpu = cpuMicros(target.pid) - before.cpu;
         const machine = machineBusyMicros() - before.machine;
         const pgCpu = stats ? postgresCpuBetween(before.pg, await postgresCpu(stats)) : 0;
@@ -364,6 +380,8 @@ await onLoadCore(async () => {
           hold: target.gateway ? server.longestHoldMs : 0,
           gcMax: target.gateway ? server.gcMaxMs : 0,
           gcShare: target.gateway ? server.gcTotalMs / (rounds.roundSeconds * 1000) : 0,
+          busy: waits?.active ?? 0,
+          rowWaits: waits?.rows ?? 0,
           errors: load.errors,
         };
         samples.get(target.name)!.push(sample);
@@ -376,6 +394,9 @@ await onLoadCore(async () => {
             `event loop stalled up to ${Math.round(sample.loopMax)} ms ` +
             `(GC pauses up to ${Math.round(sample.gcMax)} ms, ${(sample.gcShare * 100).toFixed(1)} % of the round)` +
             (onPglite ? `, PGlite held up to ${Math.round(sample.hold)} ms` : '') +
+            (waits
+              ? `, backends busy ${waits.active.toFixed(1)} (waiting on a row ${waits.rows.toFixed(2)}, an advisory lock ${waits.advisory.toFixed(2)}, another lock ${waits.other.toFixed(2)})`
+              : '') +
             `, errors ${sample.errors}`,
         );
       }
@@ -401,6 +422,8 @@ await onLoadCore(async () => {
             loopMax: Math.round(m((s) => s.loopMax)),
             hold: Math.round(m((s) => s.hold)),
             gcMax: Math.round(m((s) => s.gcMax)),
+            busy: m((s) => s.busy),
+            rowWaits: m((s) => s.rowWaits),
             errors: rows.reduce((sum, s) => sum + s.errors, 0),
           },
         ];
@@ -408,6 +431,7 @@ await onLoadCore(async () => {
     );
 
     foreign.stop();
+    await locks?.stop();
     // P2P at half its peak: the latency a partner sees when the gateway is not saturated.
     const p2p = targets.find((t) => t.name === 'gateway P2P transfer');
     const half = p2p ? Math.max(1, Math.round(figures.get(p2p.name)!.rps / 2)) : 0;
@@ -487,16 +511,18 @@ await onLoadCore(async () => {
       const ratio = peer ? `${(f.rps / peer.rps).toFixed(2)}× ${t.peer}` : '';
       const db = onPglite ? 'n/a | n/a' : `${f.commits.toFixed(2)} | ${f.wal}`;
       const stalls = t.gateway ? `${f.loopMax} / ${f.gcMax}${onPglite ? ` / ${f.hold}` : ''}` : '';
-      return `| ${t.name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpu} | ${onPglite ? 'n/a' : f.pgCpu} | ${f.machineCpu} | ${f.writingCommits.toFixed(2)} | ${db} | ${f.roundTrips.toFixed(1)} | ${stalls} | ${ratio} | ${f.errors} |`;
+      const waits = onPglite ? 'n/a' : `${f.busy.toFixed(1)} / ${f.rowWaits.toFixed(2)}`;
+      return `| ${t.name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpu} | ${onPglite ? 'n/a' : f.pgCpu} | ${f.machineCpu} | ${f.writingCommits.toFixed(2)} | ${db} | ${f.roundTrips.toFixed(1)} | ${waits} | ${stalls} | ${ratio} | ${f.errors} |`;
     });
     console.log(`\n${machineLine()}`);
+    if (endpoints === 0) console.log('no webhook endpoints: events write no deliveries and no delivery jobs');
     console.log(
       `${rounds.note}; c=${connections} (hot paths c=${onPglite ? connections : 32}); ${onPglite ? 'PGlite in memory' : 'PostgreSQL'}\n`,
     );
     console.log(
-      `| path | req/s | p50 ms | p99 ms | server CPU µs/req | PostgreSQL CPU µs/req | machine busy CPU µs/req | writing commits/req | all commits/req | WAL B/req | round trips/req | max ms: event-loop stall / GC pause${onPglite ? ' / PGlite hold' : ''} | ratio (req/s) | errors |`,
+      `| path | req/s | p50 ms | p99 ms | server CPU µs/req | PostgreSQL CPU µs/req | machine busy CPU µs/req | writing commits/req | all commits/req | WAL B/req | round trips/req | PostgreSQL backends busy / waiting on a row (mean) | max ms: event-loop stall / GC pause${onPglite ? ' / PGlite hold' : ''} | ratio (req/s) | errors |`,
     );
-    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
     if (p2p)
       console.log(

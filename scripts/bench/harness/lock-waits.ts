@@ -1,0 +1,77 @@
+import pg from 'pg';
+
+/**
+ * Samples, every 20 ms on a connection of its own, how many of one database's client backends are
+ * running a statement and how many of those wait on a heavyweight lock, by what they wait on: a row
+ * (`transactionid` for the first waiter on a row, `tuple` for the ones queued behind it),
+ * an advisory lock, or anything else. Per round it gives the mean of each: a path serialised on
+ * a hot row shows most of its busy backends waiting on rows; one limited by the work each request
+ * does shows almost none.
+ */
+export interface LockWaits {
+  /** Mean client backends running a statement (waiting ones included). */
+  active: number;
+  /** Mean of those waiting on a row lock. */
+  rows: number;
+  /** Mean of those waiting on an advisory lock (an idempotency key's, the relay's). */
+  advisory: number;
+  /** Mean of those waiting on any other heavyweight lock. */
+  other: number;
+  samples: number;
+}
+
+const SAMPLE = `
+  select count(*) filter (where a.state = 'active') as active,
+    count(*) filter (where a.wait_event_type = 'Lock' and a.wait_event in ('transactionid', 'tuple')) as rows,
+    count(*) filter (where a.wait_event_type = 'Lock' and a.wait_event = 'advisory') as advisory,
+    count(*) filter (where a.wait_event_type = 'Lock' and a.wait_event not in ('transactionid', 'tuple', 'advisory')) as other
+  from pg_stat_activity a
+  where a.datname = current_database() and a.backend_type = 'client backend' and a.pid <> pg_backend_pid()`;
+
+export async function lockWaitSampler(connectionString: string | undefined) {
+  if (!connectionString) return undefined;
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  let sums = { active: 0, rows: 0, advisory: 0, other: 0 };
+  let samples = 0;
+  let sampling = false;
+  const timer = setInterval(() => {
+    if (sampling) return;
+    sampling = true;
+    client
+      .query(SAMPLE)
+      .then(({ rows: [r] }) => {
+        sums = {
+          active: sums.active + Number(r.active),
+          rows: sums.rows + Number(r.rows),
+          advisory: sums.advisory + Number(r.advisory),
+          other: sums.other + Number(r.other),
+        };
+        samples++;
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        sampling = false;
+      });
+  }, 20);
+  return {
+    /** The means since the last call, and a fresh start. */
+    take(): LockWaits {
+      const n = Math.max(1, samples);
+      const taken = {
+        active: sums.active / n,
+        rows: sums.rows / n,
+        advisory: sums.advisory / n,
+        other: sums.other / n,
+        samples,
+      };
+      sums = { active: 0, rows: 0, advisory: 0, other: 0 };
+      samples = 0;
+      return taken;
+    },
+    async stop() {
+      clearInterval(timer);
+      await client.end();
+    },
+  };
+}
