@@ -50,6 +50,7 @@ const config: CodegenConfig = {
           Payout: '../../domain/wallet/payout-service.js#PayoutRow',
           VirtualAccount: '../../domain/wallet/views.js#VirtualAccountModel',
           BillRecord: '../../domain/bills/bill-record.js#BillRecordRow',
+          SkippedBillRun: '../../domain/bills/bill-record.js#SkippedBillRun',
           BillItem: '../../domain/bills/bills-provider.js#BillItem',
           BillValidation: '../../domain/bills/bills-provider.js#CustomerValidation',
           BillUpdate: '../../domain/events/event.js#StoredEvent',

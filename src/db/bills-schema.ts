@@ -77,6 +77,18 @@ export const billBeneficiaries = pgTable(
   (t) => [uniqueIndex('bill_beneficiaries_owner_target_key').on(t.userId, t.environment, t.billerCode, t.customer)],
 );
 
+/** A scheduled run that was counted but not paid, and why. */
+export interface SkippedBillRun {
+  run: number;
+  reference: string;
+  reason: string;
+  /** ISO 8601: when the run happened. */
+  at: string;
+}
+
+/** How many skipped runs a schedule keeps (the latest), so the row stays small on any recurrence. */
+export const SKIPPED_RUNS_KEPT = 20;
+
 export const billScheduleStatusEnum = pgEnum('bill_schedule_status', ['active', 'cancelled', 'completed']);
 
 /**
@@ -95,6 +107,11 @@ export const billSchedules = pgTable(
     recurrence: text('recurrence'),
     nextRunAt: timestamp('next_run_at', { withTimezone: true, mode: 'date' }),
     runCount: integer('run_count').notNull().default(0),
+    /**
+     * Runs counted but not paid because another bill of the owner already held the run's reference
+     * (the latest SKIPPED_RUNS_KEPT): without them such a run would leave no trace at all.
+     */
+    skippedRuns: jsonb('skipped_runs').$type<SkippedBillRun[]>().notNull().default(sql`'[]'::jsonb`),
     status: billScheduleStatusEnum('status').notNull().default('active'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

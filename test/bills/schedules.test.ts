@@ -328,7 +328,42 @@ describe('scheduled bill payments', () => {
     expect(await s.t.services.bills.runSchedule(scheduled.id, 2)).toBeUndefined();
     expect(await billRow(tenant, 'WEEKLY-R2')).toEqual(before);
     expect((await scheduleOf(tenant)).runCount).toBe(2);
+    // The skipped run is kept on the schedule, naming the bill that holds its reference.
+    expect((await scheduleOf(tenant)).skippedRuns).toEqual([
+      {
+        run: 2,
+        reference: 'WEEKLY-R2',
+        reason: `The reference "WEEKLY-R2" is already held by bill ${before.id}.`,
+        at: clock.now().toISOString(),
+      },
+    ]);
+    const read = await s.t.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'x-api-key': tenant.keys.READ_ONLY, 'content-type': 'application/json' },
+      payload: { query: '{ billSchedules { runCount skippedRuns { run reference reason at } } }' },
+    });
+    expect(read.json()).toEqual({
+      data: {
+        billSchedules: [
+          {
+            runCount: 2,
+            skippedRuns: [
+              {
+                run: 2,
+                reference: 'WEEKLY-R2',
+                reason: `The reference "WEEKLY-R2" is already held by bill ${before.id}.`,
+                at: clock.now().toISOString(),
+              },
+            ],
+          },
+        ],
+      },
+    });
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 80_000, heldKobo: 0 });
+    // A run that is paid adds nothing.
+    expect((await s.t.services.bills.runSchedule(scheduled.id, 3))?.status).toBe('SUCCESS');
+    expect((await scheduleOf(tenant)).skippedRuns).toHaveLength(1);
   });
 
   it('does not take up a counted, unheld run once its schedule is cancelled', async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.js';
+import { SKIPPED_RUNS_KEPT, type SkippedBillRun } from '../../db/bills-schema.js';
 import { readsOf } from '../../db/pool-routing.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
@@ -322,18 +323,32 @@ export class BillsService {
       if (schedule.runCount >= run)
         return own?.status === 'PENDING' && !own.holdId && schedule.status !== 'cancelled' ? own : undefined;
       if (schedule.status !== 'active') return undefined;
-      // The reference is another bill's: the run is counted (the schedule goes on) but skipped.
+      // The reference is another bill's: the run is counted (the schedule goes on) but skipped,
+      // and kept on the schedule with the reason, so the owner can see why nothing was paid.
       const record = existing
         ? own
         : await this.insertRecord(tx, owner, payment, reference, now, {
             scheduleId: schedule.id,
             metadata: { scheduleId: schedule.id, run },
           });
+      const skipped: SkippedBillRun[] =
+        existing && !own
+          ? [
+              ...schedule.skippedRuns,
+              {
+                run,
+                reference,
+                reason: `The reference ${JSON.stringify(reference)} is already held by bill ${existing.id}.`,
+                at: now.toISOString(),
+              },
+            ].slice(-SKIPPED_RUNS_KEPT)
+          : schedule.skippedRuns;
       const next = schedule.recurrence
         ? nextRun(schedule.firstRunAt, schedule.nextRunAt ?? now, schedule.recurrence as RecurrencePattern)
         : null;
       await billStore.updateSchedule(tx, schedule.id, {
         runCount: run,
+        skippedRuns: skipped,
         nextRunAt: next,
         status: next ? 'active' : 'completed',
         updatedAt: now,

@@ -12,7 +12,7 @@ import type { WalletTransactionRow as WalletTransactionRowModel } from '../../do
 import type { PaymentMethodRow as PaymentMethodRowModel } from '../../domain/wallet/payment-method-service.js';
 import type { DepositRow as DepositRowModel } from '../../domain/wallet/deposit-service.js';
 import type { PayoutRow as PayoutRowModel } from '../../domain/wallet/payout-service.js';
-import type { BillRecordRow as BillRecordRowModel } from '../../domain/bills/bill-record.js';
+import type { BillRecordRow as BillRecordRowModel, SkippedBillRun as SkippedBillRunModel } from '../../domain/bills/bill-record.js';
 import type { BillItem as BillItemModel, CustomerValidation as CustomerValidationModel } from '../../domain/bills/bills-provider.js';
 import type { BusinessCustomerRow as BusinessCustomerRowModel } from '../../domain/customers/customer-service.js';
 import type { TokenBalance as TokenBalanceModel, SolanaPortfolioView as SolanaPortfolioViewModel } from '../../domain/solana/portfolio.js';
@@ -282,6 +282,8 @@ export type BillSchedule = {
   /** daily, weekly or monthly; null for a one-off. */
   recurrence?: Maybe<Scalars['String']['output']>;
   runCount: Scalars['Int']['output'];
+  /** Runs counted but not paid because another bill already held the run's reference (the latest 20). */
+  skippedRuns: Array<SkippedBillRun>;
   status: Scalars['String']['output'];
 };
 
@@ -1557,6 +1559,18 @@ export type ScheduleDataInput = {
   recurrencePattern?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A scheduled run that was counted but not paid. */
+export type SkippedBillRun = {
+  __typename?: 'SkippedBillRun';
+  /** When the run happened. */
+  at: Scalars['DateTime']['output'];
+  reason: Scalars['String']['output'];
+  /** The reference the run would have used: the schedule's, then `<reference>-R<run>`. */
+  reference: Scalars['String']['output'];
+  /** 1 for the first run. */
+  run: Scalars['Int']['output'];
+};
+
 export type SolTransferInput = {
   /** SOL, a decimal string (at most 9 decimals). */
   amount: Scalars['String']['input'];
@@ -2550,7 +2564,7 @@ export type ResolversTypes = ResolversObject<{
   BillRecordEdge: ResolverTypeWrapper<Omit<BillRecordEdge, 'node'> & { node: ResolversTypes['BillRecord'] }>;
   BillRecordFilter: BillRecordFilter;
   BillRecordPage: ResolverTypeWrapper<Omit<BillRecordPage, 'bills'> & { bills: Array<ResolversTypes['BillRecord']> }>;
-  BillSchedule: ResolverTypeWrapper<BillSchedule>;
+  BillSchedule: ResolverTypeWrapper<Omit<BillSchedule, 'skippedRuns'> & { skippedRuns: Array<ResolversTypes['SkippedBillRun']> }>;
   BillSortField: BillSortField;
   BillStatus: BillStatus;
   BillType: BillType;
@@ -2627,6 +2641,7 @@ export type ResolversTypes = ResolversObject<{
   ResolvedBankAccount: ResolverTypeWrapper<ResolvedBankAccount>;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
   ScheduleDataInput: ScheduleDataInput;
+  SkippedBillRun: ResolverTypeWrapper<SkippedBillRunModel>;
   SolTransferInput: SolTransferInput;
   SolanaPortfolio: ResolverTypeWrapper<SolanaPortfolioViewModel>;
   SolanaToken: ResolverTypeWrapper<SolanaToken>;
@@ -2707,7 +2722,7 @@ export type ResolversParentTypes = ResolversObject<{
   BillRecordEdge: Omit<BillRecordEdge, 'node'> & { node: ResolversParentTypes['BillRecord'] };
   BillRecordFilter: BillRecordFilter;
   BillRecordPage: Omit<BillRecordPage, 'bills'> & { bills: Array<ResolversParentTypes['BillRecord']> };
-  BillSchedule: BillSchedule;
+  BillSchedule: Omit<BillSchedule, 'skippedRuns'> & { skippedRuns: Array<ResolversParentTypes['SkippedBillRun']> };
   BillUpdate: StoredEventModel;
   BillValidation: CustomerValidationModel;
   Biller: Biller;
@@ -2770,6 +2785,7 @@ export type ResolversParentTypes = ResolversObject<{
   ResolvedBankAccount: ResolvedBankAccount;
   SafeInt: Scalars['SafeInt']['output'];
   ScheduleDataInput: ScheduleDataInput;
+  SkippedBillRun: SkippedBillRunModel;
   SolTransferInput: SolTransferInput;
   SolanaPortfolio: SolanaPortfolioViewModel;
   SolanaToken: SolanaToken;
@@ -2969,6 +2985,7 @@ export type BillScheduleResolvers<ContextType = GraphQLContext, ParentType exten
   payment?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   recurrence?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   runCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  skippedRuns?: Resolver<Array<ResolversTypes['SkippedBillRun']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
@@ -3440,6 +3457,13 @@ export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTy
   name: 'SafeInt';
 }
 
+export type SkippedBillRunResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SkippedBillRun'] = ResolversParentTypes['SkippedBillRun']> = ResolversObject<{
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  run?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type SolanaPortfolioResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaPortfolio'] = ResolversParentTypes['SolanaPortfolio']> = ResolversObject<{
   address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -3869,6 +3893,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   ResolvedBankAccount?: ResolvedBankAccountResolvers<ContextType>;
   SafeInt?: GraphQLScalarType;
+  SkippedBillRun?: SkippedBillRunResolvers<ContextType>;
   SolanaPortfolio?: SolanaPortfolioResolvers<ContextType>;
   SolanaToken?: SolanaTokenResolvers<ContextType>;
   SolanaTokenBalance?: SolanaTokenBalanceResolvers<ContextType>;

@@ -117,6 +117,10 @@ export const billResolvers: Resolvers = {
       return { ...payment, amount: naira(payment['amount']), fee: naira(payment['fee']) };
     },
   },
+  SkippedBillRun: {
+    // Kept as ISO text in the schedule's JSON.
+    at: (run) => new Date(run.at),
+  },
   BillItem: {
     amount: (i) => nairaNumber(i.amount),
     fee: (i) => nairaNumber(i.fee),
