@@ -3,7 +3,7 @@
  * code) whose every request runs, in one transaction on a `pg` pool, the SAME durable writes as a
  * gateway P2P transfer: both wallet rows locked in id order and updated, the posting and its two
  * entries, both wallet transactions, the idempotency row, both events, and each event's webhook
- * delivery and delivery job (every bench tenant has one endpoint). `/p2p` moves between two
+ * delivery and delivery job (each bench tenant has one endpoint, none with `--endpoints 0`). `/p2p` moves between two
  * random tenants, `/hot` from the treasury. Prints `{"ready":true,"pid":…,"port":…}`.
  */
 import { randomUUID } from 'node:crypto';

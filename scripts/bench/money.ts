@@ -56,7 +56,7 @@ import {
   startServer,
 } from './harness/index.js';
 import { sampleForeignXids } from './harness/foreign-xids.js';
-import { lockWaitSampler } from './harness/lock-waits.js';
+import { type LockWaitSampler, lockWaitSampler } from './harness/lock-waits.js';
 import { describeHost, type HostTick, postgresProcessName, startHostSampler } from './harness/host-sampler.js';
 import type { PacedLoad } from './harness/paced.js';
 import { solanaTransferRequests } from './money-solana.js';
@@ -114,8 +114,11 @@ interface Sample {
   errors: number;
 }
 
-/** begin, lock, debit, credit, posting, entries, transactions, key, 2 × (event, delivery, job), commit. */
-const CEILING_ROUND_TRIPS = 15;
+/**
+ * begin, lock, debit, credit, posting, entries, transactions, key, 2 × (event, delivery, job), commit;
+ * without webhook endpoints (`--endpoints 0`) no delivery and no job.
+ */
+const ceilingRoundTrips = (endpoints: number) => (endpoints > 0 ? 15 : 11);
 
 const { values } = parseArgs({
   options: {
@@ -140,6 +143,7 @@ await onLoadCore(async () => {
   const dbName = `money_bench_${process.pid}`;
   const admin = onPglite ? undefined : new pg.Client({ connectionString: base.toString() });
   let stats: pg.Client | undefined;
+  let locks: LockWaitSampler | undefined;
   const servers: Array<Started<{ pid: number }>> = [];
   try {
     let url: string | undefined;
@@ -333,7 +337,7 @@ await onLoadCore(async () => {
     };
     const foreign = sampleForeignXids(stats);
     const foreignAges = foreign.ages;
-    const locks = await lockWaitSampler(url);
+    locks = await lockWaitSampler(url);
     for (const target of targets) {
       console.log(`warm-up ${rounds.warmupSeconds}s: ${target.name}`);
       await drive(target, rounds.warmupSeconds);
@@ -374,14 +378,14 @@ await onLoadCore(async () => {
           // writing-commit count never includes it.
           roundTrips: target.gateway
             ? (server.roundTrips - RELAY_ROUND_TRIPS * server.relayRuns) / n
-            : CEILING_ROUND_TRIPS,
+            : ceilingRoundTrips(endpoints),
           writingCommits: target.gateway ? server.writingCommits / n : 1,
           loopMax: target.gateway ? server.loopDelayMaxMs : 0,
           hold: target.gateway ? server.longestHoldMs : 0,
           gcMax: target.gateway ? server.gcMaxMs : 0,
           gcShare: target.gateway ? server.gcTotalMs / (rounds.roundSeconds * 1000) : 0,
-          busy: waits?.active ?? 0,
-          rowWaits: waits?.rows ?? 0,
+          busy: waits && waits.samples > 0 ? waits.active : Number.NaN,
+          rowWaits: waits && waits.samples > 0 ? waits.rows : Number.NaN,
           errors: load.errors,
         };
         samples.get(target.name)!.push(sample);
@@ -394,7 +398,7 @@ await onLoadCore(async () => {
             `event loop stalled up to ${Math.round(sample.loopMax)} ms ` +
             `(GC pauses up to ${Math.round(sample.gcMax)} ms, ${(sample.gcShare * 100).toFixed(1)} % of the round)` +
             (onPglite ? `, PGlite held up to ${Math.round(sample.hold)} ms` : '') +
-            (waits
+            (waits && waits.samples > 0
               ? `, backends busy ${waits.active.toFixed(1)} (waiting on a row ${waits.rows.toFixed(2)}, an advisory lock ${waits.advisory.toFixed(2)}, another lock ${waits.other.toFixed(2)})`
               : '') +
             `, errors ${sample.errors}`,
@@ -431,7 +435,6 @@ await onLoadCore(async () => {
     );
 
     foreign.stop();
-    await locks?.stop();
     // P2P at half its peak: the latency a partner sees when the gateway is not saturated.
     const p2p = targets.find((t) => t.name === 'gateway P2P transfer');
     const half = p2p ? Math.max(1, Math.round(figures.get(p2p.name)!.rps / 2)) : 0;
@@ -511,7 +514,7 @@ await onLoadCore(async () => {
       const ratio = peer ? `${(f.rps / peer.rps).toFixed(2)}× ${t.peer}` : '';
       const db = onPglite ? 'n/a | n/a' : `${f.commits.toFixed(2)} | ${f.wal}`;
       const stalls = t.gateway ? `${f.loopMax} / ${f.gcMax}${onPglite ? ` / ${f.hold}` : ''}` : '';
-      const waits = onPglite ? 'n/a' : `${f.busy.toFixed(1)} / ${f.rowWaits.toFixed(2)}`;
+      const waits = onPglite || Number.isNaN(f.busy) ? 'n/a' : `${f.busy.toFixed(1)} / ${f.rowWaits.toFixed(2)}`;
       return `| ${t.name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpu} | ${onPglite ? 'n/a' : f.pgCpu} | ${f.machineCpu} | ${f.writingCommits.toFixed(2)} | ${db} | ${f.roundTrips.toFixed(1)} | ${waits} | ${stalls} | ${ratio} | ${f.errors} |`;
     });
     console.log(`\n${machineLine()}`);
@@ -547,6 +550,7 @@ await onLoadCore(async () => {
       );
   } finally {
     for (const server of servers.reverse()) await server.stop();
+    await locks?.stop();
     await stats?.end();
     if (admin) {
       // BENCH_KEEP_DB=1 keeps the database for reading its plans and statistics afterwards.

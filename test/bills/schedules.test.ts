@@ -361,6 +361,15 @@ describe('scheduled bill payments', () => {
       },
     });
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 80_000, heldKobo: 0 });
+    const [listed] = (await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/bills/schedules')).json().data;
+    expect(listed.skippedRuns).toEqual([
+      {
+        run: 2,
+        reference: 'WEEKLY-R2',
+        reason: `The reference "WEEKLY-R2" is already held by bill ${before.id}.`,
+        at: clock.now().toISOString(),
+      },
+    ]);
     // A run that is paid adds nothing.
     expect((await s.t.services.bills.runSchedule(scheduled.id, 3))?.status).toBe('SUCCESS');
     expect((await scheduleOf(tenant)).skippedRuns).toHaveLength(1);

@@ -3,10 +3,12 @@ import pg from 'pg';
 /**
  * Samples, every 20 ms on a connection of its own, how many of one database's client backends are
  * running a statement and how many of those wait on a heavyweight lock, by what they wait on: a row
- * (`transactionid` for the first waiter on a row, `tuple` for the ones queued behind it),
- * an advisory lock, or anything else. Per round it gives the mean of each: a path serialised on
- * a hot row shows most of its busy backends waiting on rows; one limited by the work each request
- * does shows almost none.
+ * (`transactionid` for the first waiter on a row or on a unique key another transaction is
+ * inserting, `tuple` for the ones queued behind it), an advisory lock, or anything else. Per round it
+ * gives the mean of each. A path serialised on one hot row has nearly all its busy backends waiting;
+ * paths whose rows rarely meet have few — but how many also grows with how long each transaction
+ * holds its locks (the bare-pg ceiling holds them over 15 round trips), so compare paths of the
+ * same shape. The sampler's own queries run in the database measured, and count in its CPU.
  */
 export interface LockWaits {
   /** Mean client backends running a statement (waiting ones included). */
@@ -28,9 +30,13 @@ const SAMPLE = `
   from pg_stat_activity a
   where a.datname = current_database() and a.backend_type = 'client backend' and a.pid <> pg_backend_pid()`;
 
+export type LockWaitSampler = NonNullable<Awaited<ReturnType<typeof lockWaitSampler>>>;
+
 export async function lockWaitSampler(connectionString: string | undefined) {
   if (!connectionString) return undefined;
   const client = new pg.Client({ connectionString });
+  // The bench drops its database with (force) when it ends, which ends this session: not a crash.
+  client.on('error', () => undefined);
   await client.connect();
   let sums = { active: 0, rows: 0, advisory: 0, other: 0 };
   let samples = 0;
@@ -71,7 +77,7 @@ export async function lockWaitSampler(connectionString: string | undefined) {
     },
     async stop() {
       clearInterval(timer);
-      await client.end();
+      await client.end().catch(() => undefined);
     },
   };
 }

@@ -75,6 +75,20 @@ const ItemSchema = Type.Object({
   label: Type.String(),
   validityPeriod: Nullable(Type.String()),
 });
+/** A schedule as both schedule routes answer it; `skippedRuns` as GraphQL's `SkippedBillRun`. */
+const BillScheduleBody = Type.Object({
+  id: Type.String(),
+  status: Type.String(),
+  recurrence: Nullable(Type.String()),
+  firstRunAt: DateTimeString,
+  nextRunAt: Nullable(DateTimeString),
+  runCount: Type.Integer(),
+  skippedRuns: Type.Array(
+    Type.Object({ run: Type.Integer(), reference: Type.String(), reason: Type.String(), at: DateTimeString }),
+  ),
+  payment: Type.Any(),
+  createdAt: DateTimeString,
+});
 const BillerSchema = Type.Object({
   billerCode: Type.String(),
   name: Type.String(),
@@ -377,20 +391,9 @@ export const billRoutes = defineRoutes([
     tag: 'Bills',
     summary: 'List scheduled payments',
     operation:
-      'query BillSchedules { billSchedules { id status recurrence firstRunAt nextRunAt runCount payment createdAt } }',
+      'query BillSchedules { billSchedules { id status recurrence firstRunAt nextRunAt runCount skippedRuns { run reference reason at } payment createdAt } }',
     message: 'Schedules retrieved successfully',
-    response: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        status: Type.String(),
-        recurrence: Nullable(Type.String()),
-        firstRunAt: DateTimeString,
-        nextRunAt: Nullable(DateTimeString),
-        runCount: Type.Integer(),
-        payment: Type.Any(),
-        createdAt: DateTimeString,
-      }),
-    ),
+    response: Type.Array(BillScheduleBody),
   },
   {
     method: 'POST',
@@ -398,19 +401,10 @@ export const billRoutes = defineRoutes([
     tag: 'Bills',
     summary: 'Cancel a scheduled payment',
     operation:
-      'mutation CancelBillSchedule($id: ID!) { cancelBillSchedule(id: $id) { id status recurrence firstRunAt nextRunAt runCount payment createdAt } }',
+      'mutation CancelBillSchedule($id: ID!) { cancelBillSchedule(id: $id) { id status recurrence firstRunAt nextRunAt runCount skippedRuns { run reference reason at } payment createdAt } }',
     params: Type.Object({ id: Type.String() }),
     status: 200,
     message: 'Schedule cancelled successfully',
-    response: Type.Object({
-      id: Type.String(),
-      status: Type.String(),
-      recurrence: Nullable(Type.String()),
-      firstRunAt: DateTimeString,
-      nextRunAt: Nullable(DateTimeString),
-      runCount: Type.Integer(),
-      payment: Type.Any(),
-      createdAt: DateTimeString,
-    }),
+    response: BillScheduleBody,
   },
 ]);
