@@ -41,6 +41,7 @@ import {
   insertOrConflict,
   referenceFrom,
   referenceInUse,
+  refuseTakenReference,
   referenceTaken,
   VIRTUAL_ACCOUNT_PREFIX,
 } from './wallet-service.js';
@@ -482,9 +483,15 @@ export class DepositService {
         // again, which replays it.
         if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
         // Another kind of transaction holds the reference (its unique index refused the deposit's).
-        if (constraint === REFERENCE_CONSTRAINT)
-          return this.idempotency.refuse(ref ?? undefined, await referenceInUse(this.db, principal, reference));
-        throw error;
+        return refuseTakenReference(
+          this.db,
+          this.idempotency,
+          ref ?? undefined,
+          principal,
+          reference,
+          [REFERENCE_CONSTRAINT],
+          error,
+        );
       }
       if ('opened' in opened) {
         const { state, payIn } = await this.charge(provider, opened.opened, customer, extra);
