@@ -69,7 +69,7 @@ describe('wallet balance, transfers and transactions', () => {
     expect((await rest(s.t, alice.keys.TRANSACTIONS)('POST', '/api/v1/wallet/transfer', body)).statusCode).toBe(201);
     const key = { 'idempotency-key': `suffix-${carol.user.id}` };
     const sent = await rest(s.t, carol.keys.TRANSACTIONS)('POST', '/api/v1/wallet/transfer', body, key);
-    expect(sent.statusCode).toBe(201);
+    expect(sent.statusCode, sent.body).toBe(201);
     const replayed = await rest(s.t, carol.keys.TRANSACTIONS)('POST', '/api/v1/wallet/transfer', body, key);
     expect(replayed.statusCode).toBe(201);
     expect(replayed.json().data).toEqual(sent.json().data);
