@@ -370,6 +370,9 @@ describe('scheduled bill payments', () => {
         at: clock.now().toISOString(),
       },
     ]);
+    // The same run claimed again (a job run twice) neither pays nor keeps a second entry.
+    expect(await s.t.services.bills.runSchedule(scheduled.id, 2)).toBeUndefined();
+    expect((await scheduleOf(tenant)).skippedRuns).toHaveLength(1);
     // A run that is paid adds nothing.
     expect((await s.t.services.bills.runSchedule(scheduled.id, 3))?.status).toBe('SUCCESS');
     expect((await scheduleOf(tenant)).skippedRuns).toHaveLength(1);

@@ -30,15 +30,23 @@ const SAMPLE = `
   from pg_stat_activity a
   where a.datname = current_database() and a.backend_type = 'client backend' and a.pid <> pg_backend_pid()`;
 
-export type LockWaitSampler = NonNullable<Awaited<ReturnType<typeof lockWaitSampler>>>;
+const COUNTS = ['active', 'rows', 'advisory', 'other'] as const;
+type Counts = Record<(typeof COUNTS)[number], number>;
+const zero = (): Counts => ({ active: 0, rows: 0, advisory: 0, other: 0 });
 
-export async function lockWaitSampler(connectionString: string | undefined) {
+export interface LockWaitSampler {
+  /** The means since the last call, and a fresh start. */
+  take(): LockWaits;
+  stop(): Promise<void>;
+}
+
+export async function lockWaitSampler(connectionString: string | undefined): Promise<LockWaitSampler | undefined> {
   if (!connectionString) return undefined;
   const client = new pg.Client({ connectionString });
   // The bench drops its database with (force) when it ends, which ends this session: not a crash.
   client.on('error', () => undefined);
   await client.connect();
-  let sums = { active: 0, rows: 0, advisory: 0, other: 0 };
+  let sums = zero();
   let samples = 0;
   let sampling = false;
   const timer = setInterval(() => {
@@ -47,12 +55,7 @@ export async function lockWaitSampler(connectionString: string | undefined) {
     client
       .query(SAMPLE)
       .then(({ rows: [r] }) => {
-        sums = {
-          active: sums.active + Number(r.active),
-          rows: sums.rows + Number(r.rows),
-          advisory: sums.advisory + Number(r.advisory),
-          other: sums.other + Number(r.other),
-        };
+        for (const count of COUNTS) sums[count] += Number(r[count]);
         samples++;
       })
       .catch(() => undefined)
@@ -61,17 +64,12 @@ export async function lockWaitSampler(connectionString: string | undefined) {
       });
   }, 20);
   return {
-    /** The means since the last call, and a fresh start. */
-    take(): LockWaits {
+    take() {
       const n = Math.max(1, samples);
-      const taken = {
-        active: sums.active / n,
-        rows: sums.rows / n,
-        advisory: sums.advisory / n,
-        other: sums.other / n,
-        samples,
-      };
-      sums = { active: 0, rows: 0, advisory: 0, other: 0 };
+      const means = zero();
+      for (const count of COUNTS) means[count] = sums[count] / n;
+      const taken = { ...means, samples };
+      sums = zero();
       samples = 0;
       return taken;
     },
