@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(ROOT, 'dist');
@@ -75,6 +75,23 @@ function tsFiles(dir) {
  * repo so the bundle's package imports resolve from its node_modules, while others run dist/).
  */
 export async function buildDist({ quiet = false, outdir = DIST } = {}) {
+  await stopped(() => buildInto(outdir, quiet));
+}
+
+/**
+ * Runs `work` (esbuild builds), then stops esbuild's service: its JS API starts a service process
+ * on the first build and keeps it until this process exits, which beside `npm start`'s server was
+ * an idle process holding over a GiB. The next build starts a new one.
+ */
+async function stopped(work) {
+  try {
+    return await work();
+  } finally {
+    await stop();
+  }
+}
+
+async function buildInto(outdir, quiet) {
   const started = performance.now();
   rmSync(outdir, { recursive: true, force: true });
   const entryPoints = [...tsFiles(join(ROOT, 'src')), ...SCRIPTS.map((s) => join(ROOT, s))];
@@ -145,10 +162,12 @@ export async function buildBenchServer(script) {
   // Entry in dist/bench/, chunks in dist/bench-chunks/: each one folder below dist/, as `__pgwDist`
   // needs. Emptied first, so chunks of earlier builds do not pile up.
   for (const folder of ['bench', 'bench-chunks']) rmSync(join(DIST, folder), { recursive: true, force: true });
-  await bundle([source], DIST, dirname(source), {
-    entryNames: 'bench/[name]',
-    chunkNames: 'bench-chunks/[name]-[hash]',
-  });
+  await stopped(() =>
+    bundle([source], DIST, dirname(source), {
+      entryNames: 'bench/[name]',
+      chunkNames: 'bench-chunks/[name]-[hash]',
+    }),
+  );
   return join(DIST, 'bench', `${relative(dirname(source), source).replace(/\.ts$/, '.js')}`);
 }
 

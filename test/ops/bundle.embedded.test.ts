@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist, ROOT } from '../../scripts/build.mjs';
+import { childrenOf } from '../../scripts/bench/process-group.js';
 import { type Child, spawnCommand } from '../helpers/child.js';
+import { waitUntil } from '../helpers/wait.js';
 
 /**
  * The server `npm start` runs is an esbuild bundle (scripts/build.mjs), not the sources tests
@@ -38,6 +40,12 @@ describe('the bundled server (npm start)', () => {
       .filter((f) => f.endsWith('.js'))
       .map((f) => join(outdir, 'chunks', f)),
   ];
+
+  // esbuild's JS API keeps a service process until it is stopped: beside `npm start`'s server it
+  // was an idle process holding over a GiB. Killed, it is gone as soon as it is reaped.
+  it('leaves no esbuild service process behind', async () => {
+    await waitUntil(() => !childrenOf(process.pid).some((p) => p.name === 'esbuild'), 10_000);
+  });
 
   it('defines require, __filename and __dirname in every bundle file that uses them', () => {
     const files = bundleFiles();
