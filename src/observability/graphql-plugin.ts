@@ -2,7 +2,7 @@ import type { GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import { type DocumentNode, getOperationAST, type OperationDefinitionNode } from 'graphql';
 import { type Span, SpanStatusCode } from '@opentelemetry/api';
 import { metrics } from './metrics.js';
-import { operationLabel } from './operation-names.js';
+import { type OperationCaller, operationLabel } from './operation-names.js';
 import { observationOfContext, type RequestObservation } from './request-observation.js';
 import { tracer, tracingEnabled } from './tracing.js';
 
@@ -15,6 +15,8 @@ import { tracer, tracingEnabled } from './tracing.js';
 export class OperationObservation {
   private readonly started = performance.now();
   private readonly observation: RequestObservation | undefined;
+  /** The authenticated caller (GraphQLContext.principal), whose credential may make its names labels. */
+  private readonly caller: OperationCaller | null | undefined;
   private name: string | undefined;
   private type = 'unknown';
   private span: Span | undefined;
@@ -29,6 +31,7 @@ export class OperationObservation {
    */
   constructor(contextValue: object) {
     this.observation = observationOfContext(contextValue);
+    this.caller = (contextValue as { principal?: OperationCaller | null }).principal;
   }
 
   /**
@@ -64,7 +67,12 @@ export class OperationObservation {
       (errors?.length ?? 0) > 0 ||
       (response.body.kind === 'single' && (response.body.singleResult.errors?.length ?? 0) > 0);
     const outcome = !this.executed ? 'invalid' : failed ? 'error' : 'ok';
-    countOperation(operationLabel(this.name), this.type, outcome, (performance.now() - this.started) / 1000);
+    countOperation(
+      operationLabel(this.name, this.caller),
+      this.type,
+      outcome,
+      (performance.now() - this.started) / 1000,
+    );
     if (this.span) {
       if (failed) this.span.setStatus({ code: SpanStatusCode.ERROR });
       this.span.end();
@@ -75,7 +83,7 @@ export class OperationObservation {
 /**
  * One operation in gateway_graphql_operations_total and gateway_graphql_operation_duration_seconds,
  * labelled as prom-client's Counter and Histogram were (operation, type, outcome; type, outcome).
- * Operation labels are capped and well formed (operation-names.ts), types and outcomes are words,
+ * Operation labels are bounded and well formed (operation-names.ts), types and outcomes are words,
  * so a space-joined key names one label set.
  */
 function countOperation(operation: string, type: string, outcome: string, seconds: number): void {

@@ -5,8 +5,9 @@ import { PlainCounter, PlainHistogram } from './plain-metrics.js';
 
 /**
  * Every metric the gateway exports, on one registry per process. Labels are bounded: routes are
- * Fastify's route templates, GraphQL operation names are capped (see operation-names.ts), job kinds
- * and event kinds come from the code, statuses are classes. No user id, reference or key is a label.
+ * Fastify's route templates, GraphQL operation names are bounded per credential (see
+ * operation-names.ts), job kinds and event kinds come from the code, statuses are classes. No user
+ * id, reference or key is a label.
  * docs/metrics.md lists each metric with its meaning.
  */
 export const registry = new Registry();
