@@ -1,9 +1,16 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { type StringOptions, Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { expectedUrl, type UrlKind } from './config-urls.js';
+import { problemLines } from './config-problems.js';
+
+/** A URL-valued variable: parsed as a URL of its kind's schemes (config-urls.ts registers the formats). */
+const url = (kind: UrlKind, options: StringOptions = {}) =>
+  Type.String({ format: kind, expected: expectedUrl(kind), ...options });
 
 /**
  * Every setting the gateway reads, in one typed object. Parsed once at start; a bad value stops
- * the process with a message naming the variable, rather than failing later mid-request.
+ * the process with a message naming the variable and what it must be (never the value: it may be a
+ * secret), rather than failing later mid-request.
  */
 const ConfigSchema = Type.Object({
   NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
@@ -11,8 +18,8 @@ const ConfigSchema = Type.Object({
   }),
   HOST: Type.String({ default: '0.0.0.0' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4000 }),
-  PUBLIC_URL: Type.Optional(Type.String({ format: 'uri' })),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  PUBLIC_URL: Type.Optional(url('http-url')),
+  DATABASE_URL: Type.Optional(url('postgres-url')),
   /** PostgreSQL session limits of every application connection (ms; 0 = off): a stuck statement or transaction cannot hold locks for everyone. */
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
   DATABASE_LOCK_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10_000 }),
@@ -34,7 +41,7 @@ const ConfigSchema = Type.Object({
    * through this URL, then grants DATABASE_URL's role its rights (no UPDATE, DELETE or TRUNCATE on
    * posted ledger rows). See docs/operations.md.
    */
-  DATABASE_MIGRATION_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_MIGRATION_URL: Type.Optional(url('postgres-url')),
   /** Directory of the embedded PGlite database, used when DATABASE_URL is unset. `memory://` keeps it in RAM. */
   PGLITE_DATA_DIR: Type.String({ default: './data/pglite' }),
   LOG_LEVEL: Type.Union(
@@ -61,8 +68,8 @@ const ConfigSchema = Type.Object({
   /** Without METRICS_PORT: /metrics on the API port needs `Authorization: Bearer <METRICS_TOKEN>`; in production, no token means no /metrics there. */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** OTLP/HTTP collector for traces (the standard variables). Unset: no spans are made or sent. */
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
-  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://' })),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(url('http-url')),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(url('http-url')),
   OTEL_SERVICE_NAME: Type.String({ minLength: 1, default: 'partner-gateway' }),
   /** From the signal to exit: readiness window, HTTP drain, jobs, pools. Past it the process exits with code 1. */
   SHUTDOWN_GRACE_MS: Type.Integer({ minimum: 0, default: 10_000 }),
@@ -115,11 +122,19 @@ const ConfigSchema = Type.Object({
   /** Hours between scheduled reconciliation runs (each reconciles the previous UTC day; docs/reconciliation.md). */
   RECON_EVERY_HOURS: Type.Integer({ minimum: 1, default: 24 }),
   /** Environments the scheduled run reconciles, comma-separated (sandbox providers forget on restart). */
-  RECON_ENVIRONMENTS: Type.String({ pattern: '^(sandbox|production)(,(sandbox|production))*$', default: 'production' }),
+  RECON_ENVIRONMENTS: Type.String({
+    pattern: '^(sandbox|production)(,(sandbox|production))*$',
+    default: 'production',
+    expected: 'sandbox, production or both, comma-separated',
+  }),
   /** Hours after a day ends by which each provider's clearing must net to zero. */
   RECON_SETTLEMENT_HOURS: Type.Integer({ minimum: 0, default: 48 }),
   /** Per-provider overrides of RECON_SETTLEMENT_HOURS, e.g. `flutterwave=24,paycrest=2`. */
-  RECON_SETTLEMENT_HOURS_BY_PROVIDER: Type.String({ pattern: '^([a-z-]+=\\d+(,[a-z-]+=\\d+)*)?$', default: '' }),
+  RECON_SETTLEMENT_HOURS_BY_PROVIDER: Type.String({
+    pattern: '^([a-z-]+=\\d+(,[a-z-]+=\\d+)*)?$',
+    default: '',
+    expected: 'provider=hours pairs, comma-separated (flutterwave=24,paycrest=2)',
+  }),
   /** An open break older than this many hours counts as aged (metric and notice). */
   RECON_BREAK_MAX_AGE_HOURS: Type.Integer({ minimum: 1, default: 72 }),
   /** Bearer token for the operator pages (/operator/…); unset, they are off (404). */
@@ -146,7 +161,7 @@ const ConfigSchema = Type.Object({
    */
   TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
   /** Redis for limits shared by every instance. Unset: limits are per process, in memory. */
-  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
+  REDIS_URL: Type.Optional(url('redis-url')),
   /** Operations (GraphQL root fields, aliases included) per credential per minute. */
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
   /** Requests per IP per minute to public operations, and failed authentications per IP per minute. */
@@ -173,7 +188,12 @@ const ConfigSchema = Type.Object({
   /** Comma-separated origins allowed by CORS (partner frontends), or * for any. Unset: no CORS. */
   CORS_ORIGINS: Type.Optional(Type.String()),
   /** 32 bytes, base64: seals webhook signing secrets at rest. Required in production. */
-  SECRETS_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$' })),
+  SECRETS_KEY: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9+/]{43}=$',
+      expected: '32 bytes, base64: 44 characters (openssl rand -base64 32)',
+    }),
+  ),
   /** Flutterwave v4 OAuth client: the production NGN wallet. Unset: production wallet routes answer 503. */
   FLUTTERWAVE_CLIENT_ID: Type.Optional(Type.String({ minLength: 1 })),
   FLUTTERWAVE_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1 })),
@@ -181,14 +201,13 @@ const ConfigSchema = Type.Object({
   FLUTTERWAVE_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
   /** The dashboard's webhook secret hash: verifies `flutterwave-signature` / `verif-hash`. */
   FLUTTERWAVE_SECRET_HASH: Type.Optional(Type.String({ minLength: 1 })),
-  FLUTTERWAVE_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.flutterwave.com/v4' }),
-  FLUTTERWAVE_TOKEN_URL: Type.String({
-    pattern: '^https?://',
+  FLUTTERWAVE_BASE_URL: url('http-url', { default: 'https://api.flutterwave.com/v4' }),
+  FLUTTERWAVE_TOKEN_URL: url('http-url', {
     default: 'https://idp.flutterwave.com/realms/flutterwave/protocol/openid-connect/token',
   }),
   /** v3 secret key, only for hosted payment links (v3 Standard). */
   FLUTTERWAVE_V3_SECRET_KEY: Type.Optional(Type.String({ minLength: 1 })),
-  FLUTTERWAVE_V3_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.flutterwave.com/v3' }),
+  FLUTTERWAVE_V3_BASE_URL: url('http-url', { default: 'https://api.flutterwave.com/v3' }),
   /**
    * Master keys wrapping custodial Solana keys, per environment: comma-separated version:base64
    * (32 bytes each; the highest version wraps new keys). Sandbox falls back to a development key
@@ -200,19 +219,19 @@ const ConfigSchema = Type.Object({
   PAYCREST_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   /** Paycrest API secret: verifies its webhooks (X-Paycrest-Signature). */
   PAYCREST_API_SECRET: Type.Optional(Type.String({ minLength: 1 })),
-  PAYCREST_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.paycrest.io' }),
+  PAYCREST_BASE_URL: url('http-url', { default: 'https://api.paycrest.io' }),
   /** Solana JSON-RPC URLs of production networks. Unset: that network answers 503 in production (sandbox runs its own chains). */
-  SOLANA_RPC_URL_MAINNET_BETA: Type.Optional(Type.String({ pattern: '^https?://' })),
-  SOLANA_RPC_URL_DEVNET: Type.Optional(Type.String({ pattern: '^https?://' })),
-  SOLANA_RPC_URL_TESTNET: Type.Optional(Type.String({ pattern: '^https?://' })),
+  SOLANA_RPC_URL_MAINNET_BETA: Type.Optional(url('http-url')),
+  SOLANA_RPC_URL_DEVNET: Type.Optional(url('http-url')),
+  SOLANA_RPC_URL_TESTNET: Type.Optional(url('http-url')),
   /** How long a transfer request waits for confirmation before answering with the signature anyway. */
   SOLANA_CONFIRM_WAIT_MS: Type.Integer({ minimum: 0, maximum: 30_000, default: 3_000 }),
   /** Jupiter Swap API (production swaps and quotes) and Price API; the key is optional (keyless is rate limited). */
-  JUPITER_BASE_URL: Type.String({ pattern: '^https?://', default: 'https://api.jup.ag/swap/v1' }),
-  JUPITER_PRICE_URL: Type.String({ pattern: '^https?://', default: 'https://api.jup.ag/price/v3' }),
+  JUPITER_BASE_URL: url('http-url', { default: 'https://api.jup.ag/swap/v1' }),
+  JUPITER_PRICE_URL: url('http-url', { default: 'https://api.jup.ag/price/v3' }),
   JUPITER_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   /** SMTP server for account mail (verification, password reset): smtp:// or smtps://, credentials in the URL. */
-  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://' })),
+  SMTP_URL: Type.Optional(url('smtp-url')),
   /**
    * HMAC key of Idempotency-Key request fingerprints (at least 32 characters). Unset: derived from
    * SECRETS_KEY (which production requires), or a fixed development key outside production.
@@ -236,8 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const merged = { ...(converted as object), ...overrides };
   const errors = [...Value.Errors(ConfigSchema, merged)];
   if (errors.length > 0) {
-    const lines = errors.map((e) => `  ${e.path.slice(1) || '(root)'}: ${e.message} (got ${JSON.stringify(e.value)})`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(`Invalid configuration:\n${problemLines(errors).join('\n')}`);
   }
   const config = merged as Config;
   const production = config.NODE_ENV === 'production';
