@@ -16,6 +16,7 @@ import { LedgerCheckHandler, scheduleLedgerCheck } from './domain/ledger/ledger-
 import { HoldExpiryHandler } from './domain/money/holds.js';
 import { ReconcileHandler, scheduleReconciliation } from './domain/reconciliation/reconciliation-job.js';
 import type { Environment } from './domain/auth/permissions.js';
+import { outsideTraces } from './observability/tracing.js';
 
 /** Pause between relay rounds while events arrive (see startRelay). */
 export const RELAY_BUSY_MS = 5;
@@ -75,6 +76,8 @@ export interface Workers {
 /**
  * Background work of one process: the outbox relay (stamps event order; one instance at a time
  * holds its lock) and the job runner (leases, so any number of processes share the queue).
+ * Started in no trace, whoever starts it: each loop below keeps the context it starts in, and
+ * one started inside a request would add its rounds to that request's trace for ever.
  */
 export function startWorkers(
   services: Services,
@@ -82,6 +85,10 @@ export function startWorkers(
   handlers: JobHandler[] = [],
   relayEveryMs = 100,
 ): Workers {
+  return outsideTraces(() => runWorkers(services, log, handlers, relayEveryMs));
+}
+
+function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHandler[], relayEveryMs: number): Workers {
   // Everything here takes the jobs pool's connections, never a request's: schedules and the watch
   // through the jobs handle, the runner and its handlers through their claims' handles, the relay
   // on a connection of its own.

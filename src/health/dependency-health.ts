@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Database } from '../db/client.js';
 import { queryRows } from '../db/client.js';
 import { type DatabaseFault, databaseFaultOf, describeDatabaseError } from '../db/faults.js';
+import { detachedFromTraces } from '../observability/tracing.js';
 
 export type DatabaseState = 'up' | 'down' | 'read-only';
 export type RedisState = 'up' | 'down' | 'not configured';
@@ -136,7 +137,11 @@ export class DependencyHealth {
         ? 'The database is read-only: requests that write answer 503 until it accepts writes'
         : 'The database is unreachable: requests that need it answer 503 and background work waits',
     );
-    this.probe ??= setInterval(() => void this.checkDatabase().catch(() => undefined), this.probeEveryMs);
+    // Started by whichever request met the fault first: its checks are in no trace.
+    this.probe ??= setInterval(
+      detachedFromTraces(() => void this.checkDatabase().catch(() => undefined)),
+      this.probeEveryMs,
+    );
     this.probe.unref();
   }
 

@@ -1,4 +1,4 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, type Link, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { metrics } from './metrics.js';
 import { activeTraceHeaders, tracer, tracingEnabled } from './tracing.js';
 
@@ -15,23 +15,40 @@ export function withTraceContext(payload: Record<string, unknown>): Record<strin
 export const traceContextJson = () => JSON.stringify(withTraceContext({}));
 
 export interface JobRun {
-  /** Runs the handler inside the job's span (a child of the request that enqueued it, when known). */
+  /** Runs the handler inside the job's span, the root of a trace of its own. */
   within<T>(work: () => Promise<T>): Promise<T>;
   finish(outcome: 'done' | 'retry' | 'failed' | 'lease-lost'): void;
 }
 
-/** Times a job run, counts its outcome by kind, and traces it. */
+/**
+ * The span that enqueued the job, as a link. A job runs after its request has answered (often
+ * long after: retries, polls), so it is never the request's child, which would stretch the
+ * request's trace over every later attempt; the link still leads from one to the other.
+ */
+function enqueuedBy(payload: Record<string, unknown>): Link[] {
+  const carrier = payload[TRACE_FIELD];
+  if (!carrier || typeof carrier !== 'object') return [];
+  const origin = trace.getSpanContext(propagation.extract(ROOT_CONTEXT, carrier));
+  return origin ? [{ context: origin }] : [];
+}
+
+/** Times a job run, counts its outcome by kind, and traces it in a trace of its own. */
 export function startJobRun(job: { kind: string; payload: Record<string, unknown> }): JobRun {
   const started = performance.now();
   const span = tracingEnabled()
     ? tracer().startSpan(
         `job ${job.kind}`,
-        { kind: SpanKind.CONSUMER, attributes: { 'job.kind': job.kind } },
-        propagation.extract(context.active(), (job.payload[TRACE_FIELD] as Record<string, string>) ?? {}),
+        {
+          kind: SpanKind.CONSUMER,
+          root: true,
+          attributes: { 'job.kind': job.kind },
+          links: enqueuedBy(job.payload),
+        },
+        ROOT_CONTEXT,
       )
     : undefined;
   return {
-    within: (work) => (span ? context.with(trace.setSpan(context.active(), span), work) : work()),
+    within: (work) => (span ? context.with(trace.setSpan(ROOT_CONTEXT, span), work) : work()),
     finish(outcome) {
       metrics.jobRuns.inc({ kind: job.kind, outcome });
       metrics.jobDuration.observe({ kind: job.kind }, (performance.now() - started) / 1000);

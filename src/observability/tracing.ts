@@ -3,6 +3,7 @@ import {
   type Context,
   context,
   propagation,
+  ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -121,6 +122,23 @@ export function activeTraceId(): string | undefined {
   if (!enabled) return undefined;
   const span = trace.getSpan(context.active());
   return span?.spanContext().traceId;
+}
+
+/**
+ * Runs `work` in the root context, in no trace. For background work (relay rounds, job claims and
+ * runs, polls, retries) that a request may wake or start but that outlives it: OpenTelemetry's
+ * context follows AsyncLocalStorage into every timer, listener and promise made while a span is
+ * active, so a loop woken by a request would otherwise add its statements to that request's trace
+ * long after the request ended. Statements made here have no span (db-tracing.ts traces only under
+ * one); work worth a trace of its own starts it (a job run, job-observation.ts).
+ */
+export function outsideTraces<T>(work: () => T): T {
+  return enabled ? context.with(ROOT_CONTEXT, work) : work();
+}
+
+/** `callback`, run outside any trace whenever it is called: for timers and listeners of background work. */
+export function detachedFromTraces<A extends unknown[], R>(callback: (...args: A) => R): (...args: A) => R {
+  return (...args) => outsideTraces(() => callback(...args));
 }
 
 export { SpanKind, context as otelContext, trace as otelTrace };

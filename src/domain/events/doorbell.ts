@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { outsideTraces } from '../../observability/tracing.js';
 
 const CHANNEL = 'pgw:events:stamped';
 
@@ -48,7 +49,10 @@ export class Doorbell {
     await Promise.all([this.publisher?.quit().catch(() => undefined), this.subscriber?.quit().catch(() => undefined)]);
   }
 
+  /** Listeners wake background work (claims, feed reads): in no trace, whoever rang. */
   private notifyLocal(): void {
-    for (const listener of this.listeners) listener();
+    outsideTraces(() => {
+      for (const listener of this.listeners) listener();
+    });
   }
 }

@@ -2,6 +2,7 @@ import { asc, gt } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { events } from '../../db/schema.js';
 import type { Principal } from '../auth/principal.js';
+import { outsideTraces } from '../../observability/tracing.js';
 import type { StoredEvent } from './event.js';
 import { toStoredEvent } from './event-row.js';
 import { eventStore } from './outbox.js';
@@ -57,22 +58,27 @@ export class EventFeed {
     this.cursor = batch.at(-1)!.seq!;
   }
 
-  /** Ring the doorbell: read new events now. */
+  /**
+   * Ring the doorbell: read new events now. The read serves every subscriber, so it is in no trace,
+   * whoever woke it (a subscription starting the feed's poll timer, a relay round, a ring).
+   */
   wake(): void {
     if (this.count === 0) return;
     if (this.polling) {
       this.again = true;
       return;
     }
-    this.polling = this.poll()
-      .catch(this.onError)
-      .finally(() => {
-        this.polling = undefined;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.polling = outsideTraces(() =>
+      this.poll()
+        .catch(this.onError)
+        .finally(() => {
+          this.polling = undefined;
+          if (this.again) {
+            this.again = false;
+            this.wake();
+          }
+        }),
+    );
   }
 
   /**

@@ -6,7 +6,9 @@ import type { Database } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 import { toSafeNumber } from '../../db/columns.js';
 import { onEventWrites } from '../../db/plain-sql.js';
+import { attachPool } from '../../db/pool-routing.js';
 import { observeStampedEvents, type StampedEvent } from '../../observability/money-metrics.js';
+import { detachedFromTraces } from '../../observability/tracing.js';
 
 /** Any fixed number; only one relay across all instances stamps at a time. */
 export const RELAY_LOCK_KEY = 7_262_020_002;
@@ -274,6 +276,7 @@ export interface RelayLoop {
  */
 export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayLoop {
   const connection = dedicatedPool(db);
+  const detachPool = connection ? attachPool(db, 'relay', connection) : undefined;
   const onPostgres = connection !== undefined || (db as unknown as { $client?: unknown }).$client instanceof pg.Pool;
   const idleMs = options.idleMs ?? 100;
   // The embedded database has one connection, shared with requests: its relay looks less often.
@@ -295,7 +298,9 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
     dueAt = at;
     timer = setTimeout(run, ms);
   };
-  const run = () => {
+  // In no trace: a hint comes from inside a request, and every timer and promise made here would
+  // otherwise carry that request's trace into every round after it.
+  const run = detachedFromTraces(() => {
     timer = undefined;
     dueAt = Number.POSITIVE_INFINITY;
     if (stopped) return;
@@ -320,7 +325,7 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
         running = undefined;
         schedule(next);
       });
-  };
+  });
   const hint = () => {
     lastHintAt = Date.now();
     if (running) hintedDuringRound = true;
@@ -337,6 +342,7 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
       relayHints.delete(hint);
       clearTimeout(timer);
       await running;
+      detachPool?.();
       await connection?.end().catch(() => undefined);
     },
   };

@@ -5,6 +5,7 @@ import { idempotencyKeys } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
+import { detachedFromTraces } from '../../observability/tracing.js';
 import {
   answerKey,
   claimKey,
@@ -205,11 +206,12 @@ export class Idempotency {
   /** Retries a write the database refused (usually: unreachable) in the background, for as long as a lease lasts. */
   private keepTrying(attempt: () => Promise<unknown>): void {
     const giveUpAt = Date.now() + this.leaseMs;
-    const retry = () => {
+    // After the request has answered: in no trace, not in the request's.
+    const retry = detachedFromTraces(() => {
       attempt().catch(() => {
         if (Date.now() < giveUpAt) setTimeout(retry, RELEASE_RETRY_MS).unref();
       });
-    };
+    });
     setTimeout(retry, RELEASE_RETRY_MS).unref();
   }
 

@@ -5,6 +5,7 @@ import { queryRows } from '../../db/client.js';
 import { jobs } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import { startJobRun, withTraceContext } from '../../observability/job-observation.js';
+import { outsideTraces } from '../../observability/tracing.js';
 import { claimLaneJobs, extendLeaseOnceFree, extendLeases } from './job-claims.js';
 import { LeaseLostError } from '../../db/job-fence.js';
 import { causesOf } from '../../db/sql-state.js';
@@ -164,11 +165,16 @@ export class JobRunner {
     this.handlers.set(handler.kind, handler);
   }
 
-  /** Runs every lane continuously: a lane claims whenever it has a free slot, and polls when idle. */
+  /**
+   * Runs every lane continuously: a lane claims whenever it has a free slot, and polls when idle.
+   * In no trace, whoever starts it: the heartbeat's timer would keep the starter's context for ever.
+   */
   start(): void {
-    for (const lane of this.activeLanes()) this.pump(lane);
-    this.heartbeat = setInterval(() => void this.extendHeldLeases(), this.heartbeatMs);
-    this.heartbeat.unref();
+    outsideTraces(() => {
+      for (const lane of this.activeLanes()) this.pump(lane);
+      this.heartbeat = setInterval(() => void this.extendHeldLeases(), this.heartbeatMs);
+      this.heartbeat.unref();
+    });
   }
 
   /**
@@ -217,8 +223,16 @@ export class JobRunner {
     return [...new Set([...this.handlers.keys()].map(laneOf))];
   }
 
-  /** Fills a lane's free slots; called when a job of the lane ends and on the lane's poll timer. */
+  /**
+   * Fills a lane's free slots; called when a job of the lane ends, on the lane's poll timer, and by
+   * a poke (from whatever woke it, a request's commit included): the claim, its timers and the
+   * runs it starts are in no trace (each run starts its own, job-observation.ts).
+   */
   private pump(lane: Lane): void {
+    outsideTraces(() => this.fill(lane));
+  }
+
+  private fill(lane: Lane): void {
     if (this.stopping || this.claiming.has(lane)) return;
     const free = this.lanes[lane].concurrency - this.countRunning((r) => r.lane === lane);
     if (free <= 0) return;
