@@ -19,7 +19,7 @@ import type { Config } from '../config.js';
 import type { GraphQLContext } from './context.js';
 import { registerExplorer, wantsExplorer } from './explorer.js';
 import { createFormatError } from './format-error.js';
-import { createArmor, parseOptionsOf } from './hardening.js';
+import { createArmor, parseOptionsOf, validationRulesOf } from './hardening.js';
 import { countQueryLimits } from './directives/operation-limits.js';
 import { operationRefusal } from './operation-guards.js';
 import { valueMovingRefusal } from './value-moving.js';
@@ -54,7 +54,7 @@ export async function registerApollo(
       // header from it; the plugin only wrapped every field's resolver to compute a policy of none.
       ApolloServerPluginCacheControlDisabled(),
     ],
-    validationRules: armor.validationRules,
+    validationRules: validationRulesOf(config, armor),
     // The token limit is enforced by graphql-js's own parser, so a document over it is a parse
     // error like any other: HTTP 400 GRAPHQL_PARSE_FAILED.
     parseOptions: parseOptionsOf(config),
@@ -64,7 +64,9 @@ export async function registerApollo(
       !config.GRAPHQL_INTROSPECTION,
     ),
     includeStacktraceInErrorResponses: development,
-    introspection: config.GRAPHQL_INTROSPECTION,
+    // Introspection, when GRAPHQL_INTROSPECTION is off, is refused by the gateway's own rule
+    // (validationRulesOf): Apollo's told partners to "pass introspection: true to ApolloServer".
+    introspection: true,
     // Done by the request plugin when introspection is off (withoutSuggestions): Apollo's own
     // plugin for it cost every request a listener.
     hideSchemaDetailsFromClientErrors: false,

@@ -1,6 +1,7 @@
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { NoSchemaIntrospectionCustomRule, type ValidationRule } from 'graphql';
+import type { ValidationRule } from 'graphql';
 import type { Config } from '../config.js';
+import { introspectionRefusal } from './introspection-refusal.js';
 
 /**
  * Limits every client operation must pass before any resolver runs: depth, aliases, cost and
@@ -25,8 +26,11 @@ export function createArmor(config: Config) {
 /** The parser options every client document is parsed with (HTTP and WebSocket). */
 export const parseOptionsOf = (config: Config) => ({ maxTokens: config.GRAPHQL_MAX_TOKENS });
 
-/** The same rules for graphql-ws, which validates operations outside Apollo. */
-export function webSocketValidationRules(config: Config): ValidationRule[] {
-  const rules = createArmor(config).validationRules;
-  return config.GRAPHQL_INTROSPECTION ? rules : [...rules, NoSchemaIntrospectionCustomRule];
+/** The validation rules of every client operation: the limits, and no introspection when it is off. */
+export function validationRulesOf(config: Config, armor = createArmor(config)): ValidationRule[] {
+  const rules = armor.validationRules as ValidationRule[];
+  return config.GRAPHQL_INTROSPECTION ? rules : [...rules, introspectionRefusal];
 }
+
+/** The same rules for graphql-ws, which validates operations outside Apollo. */
+export const webSocketValidationRules = (config: Config): ValidationRule[] => validationRulesOf(config);
