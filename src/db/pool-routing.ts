@@ -101,15 +101,49 @@ export class RoutedPool extends pg.Pool {
   distinct(): pg.Pool[] {
     return [...new Set(Object.values(this.pools))];
   }
+
+  /**
+   * The pools behind this one with their class, each once: a class of size 0 shares the request
+   * pool, so its connections are the request pool's and are not listed twice.
+   */
+  named(): Array<{ name: PoolClass; pool: pg.Pool }> {
+    const listed = new Set<pg.Pool>();
+    const named: Array<{ name: PoolClass; pool: pg.Pool }> = [];
+    for (const name of ['request', 'read', 'jobs'] as const) {
+      const pool = this.pools[name];
+      if (listed.has(pool)) continue;
+      listed.add(pool);
+      named.push({ name, pool });
+    }
+    return named;
+  }
 }
 
-// The gauges (in use, idle, waiting) read these: the sums over the pools behind.
-for (const name of ['totalCount', 'idleCount', 'waitingCount'] as const)
-  Object.defineProperty(RoutedPool.prototype, name, {
-    get(this: RoutedPool) {
-      return this.distinct().reduce((n, p) => n + p[name], 0);
-    },
-  });
+/** Pools a database's work keeps beside the routed ones (the event relay's connection), by application handle. */
+const sidePools = new WeakMap<object, Map<string, pg.Pool>>();
+
+/** Lists a pool of the database's own under `name` (for its gauges) until the returned function is called. */
+export function attachPool(db: object, name: string, pool: pg.Pool): () => void {
+  const owner = databaseOf(db);
+  const pools = sidePools.get(owner) ?? new Map<string, pg.Pool>();
+  sidePools.set(owner, pools);
+  pools.set(name, pool);
+  return () => {
+    if (pools.get(name) === pool) pools.delete(name);
+  };
+}
+
+/**
+ * Every PostgreSQL pool of a database by name (request, read, jobs as they exist, then attached
+ * ones such as the relay's), for the connection gauges; none on PGlite.
+ */
+export function poolsOf(db: object): Array<{ name: string; pool: pg.Pool }> {
+  const client = (db as { $client?: unknown }).$client;
+  if (!(client instanceof pg.Pool)) return [];
+  const routed = client instanceof RoutedPool ? client.named() : [{ name: 'request', pool: client }];
+  const side = [...(sidePools.get(databaseOf(db))?.entries() ?? [])].map(([name, pool]) => ({ name, pool }));
+  return [...routed, ...side];
+}
 
 /**
  * The jobs pool for one claim: each transaction (a client taken for one) begins with the lease

@@ -12,7 +12,8 @@ export interface GaugeSources {
   db: Database;
   driver: 'pglite' | 'postgres';
   clock: Clock;
-  pool?: pg.Pool | undefined;
+  /** PostgreSQL's pools by name (request, read, jobs as they exist, relay), read at each scrape; none on PGlite. */
+  pools?: (() => Array<{ name: string; pool: pg.Pool }>) | undefined;
   /** true/false when Redis is configured, undefined when it is not. */
   redisConnected: () => boolean | undefined;
   /** Open and aged breaks, clearing past its window. */
@@ -43,11 +44,7 @@ export function createGaugeCollector(sources: GaugeSources): { refresh(force?: b
       const now = sources.clock.now();
       const redis = sources.redisConnected();
       if (redis !== undefined) metrics.redisUp.set(redis ? 1 : 0);
-      if (sources.pool) {
-        metrics.dbPoolInUse.set(sources.pool.totalCount - sources.pool.idleCount);
-        metrics.dbPoolIdle.set(sources.pool.idleCount);
-        metrics.dbPoolWaiting.set(sources.pool.waitingCount);
-      }
+      if (sources.pools) readPools(sources.pools());
       if (force || now.getTime() - queueAt >= QUEUE_EVERY_MS) {
         queueAt = now.getTime();
         await run('jobs', () => readJobs(sources.db, now));
@@ -62,6 +59,20 @@ export function createGaugeCollector(sources: GaugeSources): { refresh(force?: b
       }
     },
   };
+}
+
+/**
+ * Each pool's connections under its own `pool` label: summed, a full request pool looked like
+ * spare room while the read or jobs pool sat idle. Reset first, so a pool that went (a stopped
+ * relay) leaves no series behind.
+ */
+function readPools(pools: Array<{ name: string; pool: pg.Pool }>): void {
+  for (const gauge of [metrics.dbPoolInUse, metrics.dbPoolIdle, metrics.dbPoolWaiting]) gauge.reset();
+  for (const { name, pool } of pools) {
+    metrics.dbPoolInUse.set({ pool: name }, pool.totalCount - pool.idleCount);
+    metrics.dbPoolIdle.set({ pool: name }, pool.idleCount);
+    metrics.dbPoolWaiting.set({ pool: name }, pool.waitingCount);
+  }
 }
 
 async function readJobs(db: Database, now: Date): Promise<void> {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import pg from 'pg';
 import { type Config, isProduction } from '../config.js';
+import { poolsOf } from '../db/pool-routing.js';
 import { safeEqual } from '../domain/auth/opaque-token.js';
 import type { Services } from '../services.js';
 import { createGaugeCollector } from './db-gauges.js';
@@ -20,7 +21,7 @@ export function registerMetrics(app: FastifyInstance, services: Services): void 
   const collector = createGaugeCollector({
     db: services.db,
     driver: client instanceof pg.Pool ? 'postgres' : 'pglite',
-    pool: client instanceof pg.Pool ? client : undefined,
+    pools: client instanceof pg.Pool ? () => poolsOf(services.db) : undefined,
     clock: services.clock,
     redisConnected: () => services.rateLimiter.redisConnected(),
     reconciliation: services.reconciliation,

@@ -113,9 +113,9 @@ export const metrics = {
     '1 when the latest reconciliation run could not read the provider (outage, credentials)',
     ['environment', 'provider'],
   ),
-  dbPoolInUse: gauge('gateway_db_pool_connections_in_use', 'Database connections checked out of the pool'),
-  dbPoolIdle: gauge('gateway_db_pool_connections_idle', 'Idle database connections in the pool'),
-  dbPoolWaiting: gauge('gateway_db_pool_waiting', 'Queries waiting for a database connection'),
+  dbPoolInUse: gauge('gateway_db_pool_connections_in_use', 'Database connections checked out of the pool', ['pool']),
+  dbPoolIdle: gauge('gateway_db_pool_connections_idle', 'Idle database connections in the pool', ['pool']),
+  dbPoolWaiting: gauge('gateway_db_pool_waiting', 'Queries waiting for a connection of the pool', ['pool']),
   redisUp: gauge(
     'gateway_redis_up',
     '1 when Redis is connected, 0 when configured and not connected (absent without Redis)',

@@ -232,7 +232,7 @@ describe('/metrics after a scripted run', () => {
     // Pool and Redis where they exist; event-loop lag and process metrics always.
     if (onPostgres) {
       expect(after.families.map((f) => f.name)).toContain('gateway_db_pool_connections_in_use');
-      expect(after.value('gateway_db_pool_waiting')).toBe(0);
+      expect(after.value('gateway_db_pool_waiting', { pool: 'request' })).toBe(0);
     }
     if (process.env.REDIS_URL) expect(after.value('gateway_redis_up')).toBe(1);
     expect(after.family('gateway_nodejs_eventloop_lag_seconds').type).toBe('GAUGE');
