@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   });
   opening.catch(() => undefined); // awaited below; a failure is reported there, not as unhandled
   const [
-    { seedDemoAccount },
+    { issueDemoKey, seedDemoUser },
     { buildApp },
     { systemClock },
     { createServices },
@@ -64,10 +64,18 @@ async function main(): Promise<void> {
   app.log.info({ database: database.describe }, 'database ready');
 
   const workers = config.WORKERS ? startWorkers(services, app.log) : undefined;
-  const demoKey = config.SEED_DEMO ? await seedDemoAccount(services) : undefined;
+  if (config.SEED_DEMO) await seedDemoUser(services);
   // Shared limits from the first request when Redis is there; if it is not, `health` has said so once.
   await services.rateLimiter.ready();
   const address = await app.listen({ host: config.HOST, port: config.PORT });
+  // The demo key is made only now, to be printed below: a start that failed before listening (the
+  // port taken) made none, so the first start that listens still has one to show.
+  const demoKey = config.SEED_DEMO
+    ? await issueDemoKey(services).catch((error: unknown) => {
+        app.log.error({ err: error }, 'the demo sandbox key could not be made; the next start tries again');
+        return undefined;
+      })
+    : undefined;
 
   const base = publicUrlOf(config);
   const lines = [
