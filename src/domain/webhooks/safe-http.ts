@@ -17,21 +17,39 @@ export class BlockedAddressError extends Error {
   }
 }
 
+export const systemLookup = dnsLookup as unknown as Lookup;
+
+/**
+ * Every address `hostname` resolves to, or BlockedAddressError when any of them is private,
+ * loopback, link-local or reserved (one bad address is enough: a client may pick any of them).
+ * The check of a delivery's connection, and of a webhook URL when it is saved (url-resolution.ts).
+ */
+export function lookupPublic(
+  lookup: Lookup,
+  hostname: string,
+  callback: (error: Error | null, addresses: LookupAddress[]) => void,
+): void {
+  lookup(hostname, { all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const blocked = addresses.find((a) => isBlockedAddress(a.address));
+    if (blocked) return callback(new BlockedAddressError(hostname, blocked.address), []);
+    callback(null, addresses);
+  });
+}
+
 /**
  * An HTTP agent for production webhooks that checks the address actually connected to, after DNS
  * resolution, so a name that resolves (or re-resolves) to 127.0.0.1 or the metadata service is
  * refused. `lookup` is injectable so tests can point a public-looking name at a local address.
  */
-export function createGuardedAgent(lookup: Lookup = dnsLookup as unknown as Lookup): Agent {
+export function createGuardedAgent(lookup: Lookup = systemLookup): Agent {
   const guardedLookup = (
     hostname: string,
     options: object,
     callback: (error: Error | null, address?: string | LookupAddress[], family?: number) => void,
   ) => {
-    lookup(hostname, { all: true }, (error, addresses) => {
+    lookupPublic(lookup, hostname, (error, addresses) => {
       if (error) return callback(error);
-      const blocked = addresses.find((a) => isBlockedAddress(a.address));
-      if (blocked) return callback(new BlockedAddressError(hostname, blocked.address));
       if ((options as { all?: boolean }).all) return callback(null, addresses);
       const first = addresses[0];
       if (!first) return callback(new Error(`No address for ${hostname}`));

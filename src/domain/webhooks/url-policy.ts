@@ -36,8 +36,9 @@ export function isBlockedAddress(address: string): boolean {
 
 /**
  * Checks a webhook URL when an endpoint is saved. Production: HTTPS, no credentials in the URL,
- * and no literal blocked address; names are checked again when the connection is made (see
- * safe-http.ts), so DNS cannot be used to slip past. Sandbox: HTTP and local addresses are allowed
+ * and no literal blocked address; with local receivers off the name's addresses are looked up too
+ * (url-resolution.ts), and checked again when each connection is made (safe-http.ts), so DNS
+ * cannot be used to slip past. Sandbox: HTTP and local addresses are allowed
  * for local testing only while `localReceivers` is on (a development setting, never on a production
  * server); otherwise sandbox URLs follow the production rules too.
  */
@@ -61,7 +62,9 @@ export function validateWebhookUrl(raw: string, environment: Environment, localR
         'Production webhook URLs must not point at private, loopback, link-local or metadata addresses.',
       );
     }
-    if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.internal')) {
+    // A fully qualified name may end in a dot: `localhost.` is localhost.
+    const name = host.replace(/\.$/, '');
+    if (name === 'localhost' || name.endsWith('.localhost') || name.endsWith('.internal')) {
       throw badInput('url', 'Production webhook URLs must be publicly reachable.');
     }
   }

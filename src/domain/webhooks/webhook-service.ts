@@ -12,6 +12,7 @@ import { ALL_KINDS, EVENT_KINDS } from './event-kinds.js';
 import type { SecretBox } from './secret-box.js';
 import { generateWebhookSecret } from './signing.js';
 import { validateWebhookUrl } from './url-policy.js';
+import { assertResolvesPublic, type ResolutionOptions } from './url-resolution.js';
 import { DELIVERY_JOB, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from './webhook.js';
 import { toEndpoint, webhookStore } from './webhook-store.js';
 
@@ -55,11 +56,23 @@ export class WebhookService {
     private readonly secrets: SecretBox,
     /** Sandbox endpoints may be http and local (development only): see url-policy.ts. */
     private readonly localReceivers = true,
+    /** How a URL's host name is resolved when saved with local receivers off (tests point names anywhere). */
+    private readonly resolution: ResolutionOptions = {},
   ) {}
+
+  /**
+   * A URL as it is stored. With local receivers off (every production server) its host name must
+   * resolve to public addresses only, checked before anything is written.
+   */
+  private async checkedUrl(raw: string, environment: Principal['environment']): Promise<string> {
+    const url = validateWebhookUrl(raw, environment, this.localReceivers);
+    if (!this.localReceivers) await assertResolvesPublic(url, this.resolution);
+    return url.toString();
+  }
 
   async create(principal: Principal, input: EndpointInput): Promise<EndpointWithSecret> {
     if (!input.url) throw badInput('url', 'url is required.');
-    const url = validateWebhookUrl(input.url, principal.environment, this.localReceivers).toString();
+    const url = await this.checkedUrl(input.url, principal.environment);
     const eventTypes = checkEventTypes(input.eventTypes ?? [ALL_KINDS]);
     if ((await webhookStore.listOwnedEndpoints(this.db, principal)).length >= MAX_ENDPOINTS) {
       throw badInput('url', `An account may have at most ${MAX_ENDPOINTS} webhook endpoints per environment.`);
@@ -97,8 +110,7 @@ export class WebhookService {
   async update(principal: Principal, id: string, input: EndpointInput): Promise<WebhookEndpoint> {
     const before = await this.owned(principal, id);
     const changes: Parameters<typeof webhookStore.updateEndpoint>[2] = { updatedAt: this.clock.now() };
-    if (input.url != null)
-      changes.url = validateWebhookUrl(input.url, principal.environment, this.localReceivers).toString();
+    if (input.url != null) changes.url = await this.checkedUrl(input.url, principal.environment);
     if (input.eventTypes != null) changes.eventTypes = checkEventTypes(input.eventTypes);
     if (input.description !== undefined) changes.description = input.description;
     if (input.enabled != null) {
