@@ -1,9 +1,10 @@
 // Transpiles the server and its operator scripts from TypeScript to JavaScript in dist/, file by
 // file, and copies what they read at run time: the migrations next to the database client and the
 // GraphQL schema files. dist/ mirrors the repo, so `../../schema` from dist/src/graphql is
-// dist/schema, as it is in the sources. The server's entry (dist/src/main.js) is then replaced by
-// a bundle of it and the packages it imports: Node loads one file instead of ~1,500 ES modules,
-// which was most of the CPU of starting (see BUNDLE_EXTERNAL for what stays a package import).
+// dist/schema, as it is in the sources. The server's entry (dist/src/main.js) and the operator
+// commands' (dist/scripts/admin.js, dist/scripts/migrate.js) are then replaced by a bundle of them and
+// the packages they import: Node loads a few files instead of ~1,500 ES modules, which was most of
+// the CPU of starting (see BUNDLE_EXTERNAL for what stays a package import).
 //
 //   node scripts/build.mjs        (npm run build)
 import { cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,10 +15,17 @@ import { build, stop } from 'esbuild';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(ROOT, 'dist');
-/** Entry points beside src/ that a production image runs. */
-const SCRIPTS = ['scripts/admin.ts', 'scripts/admin-operations.ts', 'scripts/migrate.ts'];
+/**
+ * Entry points beside src/ that a production image runs (`node dist/scripts/admin.js`,
+ * `node dist/scripts/migrate.js`), bundled with the server's entry: the image has no sources, so a
+ * file-by-file copy needs every module they import compiled too (scripts/admin/*.ts once was not),
+ * and a bundle starts on a third of the CPU tsx took (docs/production.md, operator commands).
+ */
+const SCRIPTS = ['scripts/admin.ts', 'scripts/migrate.ts'];
+/** What the scripts import from beside src/ (carried by the bundle; listed so a change makes dist/ stale). */
+const SCRIPT_IMPORTS = ['scripts/admin-operations.ts', 'scripts/admin'];
 /** Inputs whose change makes dist/ stale. */
-export const SOURCES = ['src', 'schema', ...SCRIPTS, 'package.json', 'package-lock.json'];
+export const SOURCES = ['src', 'schema', ...SCRIPTS, ...SCRIPT_IMPORTS, 'package.json', 'package-lock.json'];
 export const STAMP = join(DIST, '.built');
 
 /**
@@ -106,7 +114,7 @@ async function buildInto(outdir, quiet) {
     sourcemap: 'linked',
     logLevel: 'warning',
   });
-  await bundle([join(ROOT, 'src/main.ts')], outdir, ROOT);
+  await bundle([join(ROOT, 'src/main.ts'), ...SCRIPTS.map((s) => join(ROOT, s))], outdir, ROOT);
   cpSync(join(ROOT, 'src/db/migrations'), join(outdir, 'src/db/migrations'), { recursive: true });
   cpSync(join(ROOT, 'schema'), join(outdir, 'schema'), { recursive: true });
   mkdirSync(outdir, { recursive: true });
