@@ -92,13 +92,16 @@ echo "== npm start (builds when needed; SIGTERM through npm reaches Node)"
 port=$(free_port)
 started=$(now_ms)
 (cd "$build" && exec env PGLITE_DATA_DIR="$work/data-start" HOST=127.0.0.1 PORT="$port" DATABASE_URL= REDIS_URL= \
-  npm start >"$work/start.log" 2>"$work/start.err") &
+  npm start --silent >"$work/start.log" 2>"$work/start.err") &
 pid=$!
 pids+=("$pid")
 ms=$(wait_ready "$port" "$pid" "$started") || { tail -20 "$work/start.log" "$work/start.err"; exit 1; }
 grep -q 'Sandbox API key (Full Access, shown once): pgw_sbx_' "$work/start.err" || {
   echo "npm start printed no sandbox key"; exit 1; }
 if grep -q 'pgw_sbx_' "$work/start.log"; then echo "the sandbox key reached the JSON log (stdout)"; exit 1; fi
+# --silent: npm's own "> partner-gateway@… start" banner would otherwise come first on stdout.
+if grep -v '^{' "$work/start.log" | grep -q .; then
+  echo "stdout of npm start --silent held lines that are not JSON:"; grep -v '^{' "$work/start.log"; exit 1; fi
 echo "npm start: first 200 from /readyz ${ms} ms after start"
 stop_cleanly "$pid"
 echo "image stages OK"
