@@ -56,7 +56,7 @@ const ConfigSchema = Type.Object({
    * (V8's `--heap-growing-percent`); 0 leaves V8's own choice. See gc-tuning.ts.
    */
   GC_HEAP_GROWING_PERCENT: Type.Integer({ minimum: 0, maximum: 400, default: 100 }),
-  /** Create a demo user and print a sandbox key when the database has no users. Default: on, except in production (never there). */
+  /** Create a demo user when the database has no users; the first start that listens prints its sandbox key. Default: on, except in production (never there). */
   SEED_DEMO: Type.Optional(Type.Boolean()),
   /** Run background workers (event relay, job runner) in this process. */
   WORKERS: Type.Boolean({ default: true }),
