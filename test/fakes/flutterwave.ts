@@ -1,6 +1,7 @@
 import { createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LocalHttpServer } from '../helpers/local-server.js';
+import { MalformedAnswers } from './malformed.js';
 
 /**
  * A local Flutterwave built from the documented shapes (shared/providers.md §1): the OAuth token
@@ -9,7 +10,7 @@ import { LocalHttpServer } from '../helpers/local-server.js';
  * and direct transfers, v3 Standard payment links, and signed webhooks. Magic values: card
  * 5531886652142950 needs PIN 3310 then OTP 12345, 4187427415564246 needs 3DS; account 2000000000
  * resolves with HTTP 200 and an error body; transfers to 0000000000 fail, to 9999999999 answer 503
- * but go through.
+ * but go through. `malformed` spoils chosen 2xx answers (malformed.ts).
  */
 export class FakeFlutterwave extends LocalHttpServer {
   readonly clientId = 'fake-client';
@@ -32,6 +33,8 @@ export class FakeFlutterwave extends LocalHttpServer {
   readonly settlements: Array<Record<string, any>> = [];
   /** Rows per page of the v3 lists (`/v3/transactions`, `/v3/transfers`, `/v3/bills`). */
   v3PageSize = 10;
+  /** 2xx answers sent in another shape than the documented one, by method and path. */
+  readonly malformed = new MalformedAnswers();
 
   /** A transfer arrives into a virtual account: a succeeded charge the gateway can look up. */
   addCharge(reference: string, status = 'succeeded', amount = 0, createdAt = new Date()): string {
@@ -315,7 +318,8 @@ export class FakeFlutterwave extends LocalHttpServer {
     const url = new URL(req.url!, 'http://x');
     const send = (status: number, payload: object) => {
       res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(payload));
+      const body = status < 300 ? this.malformed.apply(req.method!, url.pathname + url.search, payload) : payload;
+      res.end(JSON.stringify(body) ?? '');
     };
     const ok = (data: unknown, status = 200) => send(status, { status: 'success', message: 'OK', data });
     const fail = (status: number, message: string, field?: string) =>

@@ -17,12 +17,14 @@ import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
 import { outGivenIn } from '../../src/domain/solana/pool-math.js';
 import { SOL_MINT, type TokenInfo } from '../../src/domain/solana/sandbox-world.js';
 import { LocalHttpServer } from '../helpers/local-server.js';
+import { MalformedAnswers } from './malformed.js';
 import type { FakeSolanaRpc } from './solana-rpc.js';
 
 /**
  * A local Jupiter (Swap API v1 `/quote` and `/swap`, Price API v3) built from the documented shapes
  * in providers.md §2, routing over one SOL/token pool that lives on the fake RPC's chain, so the
- * transactions it builds really execute there. Knobs: 429s, and a tampered transaction.
+ * transactions it builds really execute there. Knobs: 429s, a tampered transaction, and 2xx answers
+ * spoiled by `malformed` (malformed.ts).
  */
 export class FakeJupiter extends LocalHttpServer {
   readonly pool = Keypair.generate();
@@ -32,6 +34,8 @@ export class FakeJupiter extends LocalHttpServer {
   rateLimitResetSeconds: number | undefined;
   /** /swap builds a transaction that takes twice the quoted input. */
   tamper = false;
+  /** 2xx answers sent in another shape than the documented one, by method and path. */
+  readonly malformed = new MalformedAnswers();
 
   constructor(
     private readonly rpc: FakeSolanaRpc,
@@ -65,7 +69,8 @@ export class FakeJupiter extends LocalHttpServer {
     this.requests.push({ method: req.method!, path: url.pathname, body });
     const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', 'x-ratelimit-remaining': '5', ...headers });
-      res.end(JSON.stringify(payload));
+      const answer = status < 300 ? this.malformed.apply(req.method!, req.url!, payload) : payload;
+      res.end(JSON.stringify(answer) ?? '');
     };
     if (this.rateLimitNext > 0) {
       this.rateLimitNext--;

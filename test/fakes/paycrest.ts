@@ -1,11 +1,13 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LocalHttpServer } from '../helpers/local-server.js';
+import { MalformedAnswers } from './malformed.js';
 
 /**
  * A local Paycrest Sender API (v1) built from the documented shapes (shared/providers.md §3):
  * `API-Key` auth, the `{status, message, data}` envelope, rates as decimal strings, institutions,
- * account verification, sender orders, and signed `payment_order.*` webhooks.
+ * account verification, sender orders, and signed `payment_order.*` webhooks. `malformed` spoils
+ * chosen 2xx answers (malformed.ts).
  */
 export class FakePaycrest extends LocalHttpServer {
   readonly apiKey = `pk_${randomUUID()}`;
@@ -14,6 +16,8 @@ export class FakePaycrest extends LocalHttpServer {
   readonly requests: Array<{ method: string; url: string; body: any }> = [];
   /** Answer every call with 503 (an outage). */
   down = false;
+  /** 2xx answers sent in another shape than the documented one, by method and path. */
+  readonly malformed = new MalformedAnswers();
 
   /** Sends a signed webhook for an order, as Paycrest does, to the gateway at `target`. */
   async notify(
@@ -48,7 +52,8 @@ export class FakePaycrest extends LocalHttpServer {
     this.requests.push({ method: req.method!, url: req.url!, body });
     const send = (status: number, payload: object) => {
       res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(payload));
+      const answer = status < 300 ? this.malformed.apply(req.method!, req.url!, payload) : payload;
+      res.end(JSON.stringify(answer) ?? '');
     };
     const ok = (data: unknown, status = 200) => send(status, { status: 'success', message: 'OK', data });
     const fail = (status: number, message: string, data: unknown = null) =>

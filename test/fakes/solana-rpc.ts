@@ -13,6 +13,7 @@ import { LiteSVM } from 'litesvm';
 import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
 import { directRunner, execute, type TokenInfo } from '../../src/domain/solana/sandbox-world.js';
 import { LocalHttpServer } from '../helpers/local-server.js';
+import { MalformedAnswers } from './malformed.js';
 
 const base58 = getBase58Decoder();
 const decoder = getTransactionDecoder();
@@ -20,13 +21,16 @@ const decoder = getTransactionDecoder();
 /**
  * A Solana JSON-RPC node on a local port, as web3.js `Connection` speaks to it, with a real SVM
  * (litesvm) behind it. Knobs make it misbehave as real clusters do: `dropSends` accepts transactions
- * and never lands them, `advanceBlocks` moves the block height on (expiring old blockhashes).
+ * and never lands them, `advanceBlocks` moves the block height on (expiring old blockhashes), and
+ * `malformed` spoils the answers to chosen JSON-RPC methods (malformed.ts; the call is still made).
  */
 export class FakeSolanaRpc extends LocalHttpServer {
   readonly svm = new LiteSVM();
   /** How many of the next sendTransaction calls are accepted and silently dropped. */
   dropSends = 0;
   readonly sent: string[] = [];
+  /** Answers sent in another shape than the documented one, by JSON-RPC method (the whole response body). */
+  readonly malformed = new MalformedAnswers();
   /** Executed transactions, oldest first, with balances before and after (for getTransaction). */
   private readonly history: Array<{
     signature: string;
@@ -101,7 +105,8 @@ export class FakeSolanaRpc extends LocalHttpServer {
     const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: unknown; method: string; params: any[] };
     const reply = (payload: object) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, ...payload }));
+      const answer = this.malformed.apply(call.method, '', { jsonrpc: '2.0', id: call.id, ...payload });
+      res.end(JSON.stringify(answer) ?? '');
     };
     const context = { slot: Number(this.height) };
     const withContext = (value: unknown) => reply({ result: { context, value } });

@@ -1,8 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Type } from '@sinclair/typebox';
 import { SendTransactionError } from '@solana/web3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/domain/errors.js';
+import { answerShape } from '../../src/domain/upstream/answer-shape.js';
 import { requestUpstream } from '../../src/domain/upstream/http.js';
 import { classifyRpcFailure } from '../../src/domain/upstream/solana-rpc.js';
 import { failureOutcome, generate, UpstreamError } from '../../src/domain/upstream/upstream-error.js';
@@ -46,6 +48,35 @@ describe('the upstream classifier', () => {
     const refused = generate({ upstream, mutating: true, httpStatus: 400, field: 'amount', message: 'too small' });
     expect(refused.field).toBe('amount');
     expect(refused.message).toBe('The test provider refused amount: too small');
+  });
+
+  it('classifies an answer not in its documented shape as unreadable, naming the path and nothing of the body', () => {
+    const sent = generate({ upstream, mutating: true, httpStatus: 200, unreadable: true, mismatch: '/data/id' });
+    expect({ kind: sent.kind, status: sent.status, mismatch: sent.mismatch }).toEqual({
+      kind: 'outcome_unknown',
+      status: 503,
+      mismatch: '/data/id',
+    });
+    expect(sent.message).toBe('The test provider failed (its answer does not have the documented shape at /data/id).');
+    expect(failureOutcome(sent).refused).toBe(false);
+    const read = generate({ upstream, mutating: false, httpStatus: 200, mismatch: '/' });
+    expect({ kind: read.kind, status: read.status }).toEqual({ kind: 'unavailable', status: 503 });
+    expect(read.message).toBe(
+      'The test provider is unavailable (its answer does not have the documented shape at /). Retry later.',
+    );
+    // web3.js's own check quotes the value it got: only its path is kept.
+    const struct = classifyRpcFailure(
+      new Error(
+        'failed to get balance of account x: StructError: At path: result.value -- Expected a value of type `number`, but received: `"4111111111111111"`',
+      ),
+      false,
+    ) as UpstreamError;
+    expect({ kind: struct.kind, mismatch: struct.mismatch }).toEqual({
+      kind: 'unavailable',
+      mismatch: '/result/value',
+    });
+    expect(struct.message).not.toContain('4111');
+    expect(struct.cause).toBeUndefined();
   });
 
   it('tells a service to fail an operation only on a refusal, and to keep it pending otherwise', () => {
@@ -96,6 +127,7 @@ describe('the upstream classifier', () => {
           const envelope = body as { ok?: boolean; error?: string };
           return status < 300 && envelope.ok ? { data: envelope } : { message: envelope.error, field: 'amount' };
         },
+        answerShape(Type.Object({ ok: Type.Boolean() })),
       );
     const kindOf = (promise: Promise<unknown>) =>
       promise.then(
@@ -111,6 +143,13 @@ describe('the upstream classifier', () => {
       next = { status: 502, body: '<html>bad gateway</html>' };
       expect(await kindOf(call(true))).toBe('outcome_unknown');
       expect(await kindOf(call(false))).toBe('unavailable');
+      // A 2xx in another shape, or a body the read cannot look into: unreadable, never a refusal.
+      next = { status: 200, body: JSON.stringify({ ok: 'yes', card: '4111111111111111' }) };
+      await expect(call(true)).rejects.toMatchObject({ kind: 'outcome_unknown', mismatch: '/ok' });
+      await expect(call(false)).rejects.toMatchObject({ kind: 'unavailable', mismatch: '/ok' });
+      expect(await call(true).catch((error: Error) => error.message)).not.toContain('4111');
+      next = { status: 200, body: 'null' };
+      await expect(call(true)).rejects.toMatchObject({ kind: 'outcome_unknown', mismatch: '/' });
       next = { status: 429, body: '', headers: { 'retry-after': '3' } };
       await expect(call(true)).rejects.toMatchObject({ kind: 'rate_limited', retryAfter: 3 });
       // Nobody listening: no answer at all.

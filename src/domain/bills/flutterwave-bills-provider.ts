@@ -1,4 +1,5 @@
 import { DomainError } from '../errors.js';
+import { type AnswerOf, type AnswerShape, readAnswerPart } from '../upstream/answer-shape.js';
 import { requestUpstream } from '../upstream/http.js';
 import { type ListWindow, minorUnitsOf, type ProviderRecord, recordStatusOf } from '../reconciliation/records.js';
 import { nairaNumber } from '../wallet/naira.js';
@@ -12,6 +13,15 @@ import {
   type BillType,
   type CustomerValidation,
 } from './bills-provider.js';
+import {
+  BILL_PAGE,
+  BILL_STATUS,
+  BILLERS,
+  CATEGORIES,
+  ITEMS,
+  PAYMENT,
+  VALIDATION,
+} from './flutterwave-bills-answers.js';
 
 export interface FlutterwaveBillsConfig {
   secretKey: string;
@@ -20,80 +30,62 @@ export interface FlutterwaveBillsConfig {
   timeoutMs?: number;
 }
 
-interface Envelope<T> {
+interface Envelope {
   status?: string;
   message?: string;
-  data: T;
+  data: unknown;
 }
 
 const FLUTTERWAVE_BILLS = { name: 'flutterwave', label: 'The bills provider' };
+/** A listed bill that cannot be read: the same fault as a list answer not in its shape. */
+const LIST_FAULT = { upstream: FLUTTERWAVE_BILLS, mutating: false };
 
 const kobo = (naira: unknown) => BigInt(Math.round(Number(naira ?? 0) * 100));
 
 /** Flutterwave's bill statuses: "success"/"successful" settle, "failed" fails, anything else is still pending. */
-function outcomeOf(status: string | undefined, data: Record<string, unknown>, reference: string): BillOutcome {
+function outcomeOf(status: string | undefined, data: AnswerOf<typeof BILL_STATUS>, reference: string): BillOutcome {
   const s = (status ?? '').toLowerCase();
-  const txRef = (data['tx_ref'] as string | undefined) ?? null;
+  const txRef = data.tx_ref ?? null;
+  // The whole answer is kept: what the gateway does not read is still the provider's record.
+  const providerData = data as Record<string, unknown>;
   if (['success', 'successful', 'completed'].includes(s)) {
-    const token = (data['recharge_token'] as string | undefined) ?? (data['extra'] as string | undefined) ?? null;
     return {
       status: 'SUCCESS',
       txRef: txRef ?? reference,
-      token,
-      units: (data['units'] as string | undefined) ?? null,
-      providerData: data,
+      token: data.recharge_token ?? data.extra ?? null,
+      units: data.units ?? null,
+      providerData,
     };
   }
   if (['failed', 'error', 'reversed'].includes(s))
     return {
       status: 'FAILED',
       txRef,
-      reason: String(data['message'] ?? 'The biller declined the payment.'),
-      providerData: data,
+      reason: data.message ?? 'The biller declined the payment.',
+      providerData,
     };
-  return { status: 'PENDING', txRef, providerData: data };
+  return { status: 'PENDING', txRef, providerData };
 }
 
 /**
  * Flutterwave v3 Bills (`Authorization: Bearer <secret key>`). Every answer's body is read: an
- * HTTP 200 with `status: "error"` is an error. The status lookup accepts both documented paths
+ * HTTP 200 with `status: "error"` is an error, and a success's data is checked against its
+ * documented shape (flutterwave-bills-answers.ts). The status lookup accepts both documented paths
  * (`/bills/{reference}` and `/bills/{reference}/status`).
  */
-interface ListedBill {
-  customer_reference?: string;
-  reference?: string;
-  tx_ref?: string;
-  flw_ref?: string;
-  amount: number | string;
-  currency?: string;
-  status?: string;
-  created_at?: string;
-  transaction_date?: string;
-}
-
-type ListedBills =
-  | ListedBill[]
-  | { transactions?: ListedBill[]; page_info?: { total_pages?: number; current_page?: number } };
-
 export class FlutterwaveBillsProvider implements BillsProvider {
   readonly name = 'flutterwave';
   constructor(private readonly config: FlutterwaveBillsConfig) {}
 
   async categories(): Promise<BillCategory[]> {
-    const rows = await this.call<Array<{ code: string; name: string; description?: string }>>(
-      'GET',
-      '/top-bill-categories?country=NG',
-    );
+    const rows = await this.call('GET', '/top-bill-categories?country=NG', CATEGORIES);
     return rows
       .filter((r) => (BILL_TYPES as readonly string[]).includes(r.code))
       .map((r) => ({ code: r.code as BillType, name: r.name, description: r.description ?? r.name }));
   }
 
   async billers(category: BillType): Promise<Biller[]> {
-    const rows = await this.call<Array<{ biller_code: string; name: string; short_name?: string }>>(
-      'GET',
-      `/bills/${category}/billers?country=NG`,
-    );
+    const rows = await this.call('GET', `/bills/${category}/billers?country=NG`, BILLERS);
     return rows.map((r) => ({
       billerCode: r.biller_code,
       name: r.name,
@@ -104,17 +96,7 @@ export class FlutterwaveBillsProvider implements BillsProvider {
   }
 
   async items(billerCode: string): Promise<BillItem[]> {
-    const rows = await this.call<
-      Array<{
-        item_code: string;
-        biller_code: string;
-        name: string;
-        amount: number;
-        fee: number;
-        label_name: string;
-        validity_period?: string | number | null;
-      }>
-    >('GET', `/billers/${encodeURIComponent(billerCode)}/items`);
+    const rows = await this.call('GET', `/billers/${encodeURIComponent(billerCode)}/items`, ITEMS);
     return rows.map((r) => ({
       itemCode: r.item_code,
       billerCode: r.biller_code,
@@ -136,15 +118,10 @@ export class FlutterwaveBillsProvider implements BillsProvider {
     customer: string;
   }): Promise<CustomerValidation> {
     // Node-v3 sends `code`; the other description only `customer`: both are sent.
-    const data = await this.call<{
-      name?: string;
-      customer: string;
-      minimum?: number;
-      maximum?: number;
-      address?: string | null;
-    }>(
+    const data = await this.call(
       'GET',
       `/bill-items/${encodeURIComponent(itemCode)}/validate?code=${encodeURIComponent(billerCode)}&customer=${encodeURIComponent(customer)}`,
+      VALIDATION,
       undefined,
       'customer',
     );
@@ -173,31 +150,32 @@ export class FlutterwaveBillsProvider implements BillsProvider {
     reference: string;
   }): Promise<BillOutcome> {
     // A failure is classified (upstream/): the service keeps a payment with no clear answer PENDING.
-    const data = await this.call<Record<string, unknown>>(
+    const data = await this.call(
       'POST',
       `/billers/${encodeURIComponent(billerCode)}/items/${encodeURIComponent(itemCode)}/payment`,
+      PAYMENT,
       { country: 'NG', customer_id: customer, amount: nairaNumber(amount), reference },
     );
     // A payment answer with data is accepted; its final state comes from the status endpoint or webhook.
-    return outcomeOf((data['status'] as string | undefined) ?? 'pending', data, reference);
+    return outcomeOf(data.status ?? 'pending', data, reference);
   }
 
   async status(reference: string): Promise<BillOutcome | { status: 'NOT_FOUND' }> {
     const notFound = (error: unknown) => error instanceof DomainError && error.code === 'NOT_FOUND';
-    let data: Record<string, unknown>;
+    let data: AnswerOf<typeof BILL_STATUS>;
     try {
-      data = await this.call<Record<string, unknown>>('GET', `/bills/${encodeURIComponent(reference)}`);
+      data = await this.call('GET', `/bills/${encodeURIComponent(reference)}`, BILL_STATUS);
     } catch (error) {
       if (!notFound(error)) throw error;
       try {
-        data = await this.call<Record<string, unknown>>('GET', `/bills/${encodeURIComponent(reference)}/status`);
+        data = await this.call('GET', `/bills/${encodeURIComponent(reference)}/status`, BILL_STATUS);
       } catch (second) {
         // Neither documented path knows the reference: the payment never reached Flutterwave.
         if (notFound(second)) return { status: 'NOT_FOUND' };
         throw second;
       }
     }
-    return outcomeOf(data['status'] as string | undefined, data, reference);
+    return outcomeOf(data.status ?? undefined, data, reference);
   }
 
   /**
@@ -214,20 +192,23 @@ export class FlutterwaveBillsProvider implements BillsProvider {
         to: day(new Date(window.to.getTime() + 86_400_000)),
         page: String(page),
       });
-      const data = await this.call<ListedBills>('GET', `/bills?${query}`);
-      const rows = Array.isArray(data) ? data : (data.transactions ?? []);
-      for (const row of rows) {
+      const data = await this.call('GET', `/bills?${query}`, BILL_PAGE);
+      const rows = Array.isArray(data) ? data : data.transactions;
+      rows.forEach((row, i) => {
         const at = new Date(row.created_at ?? row.transaction_date ?? 0);
-        if (at < window.from || at >= window.to) continue;
+        if (at < window.from || at >= window.to) return;
         records.push({
           reference: row.customer_reference ?? row.reference ?? row.tx_ref ?? '',
           providerRef: row.tx_ref ?? row.flw_ref ?? '',
-          amount: minorUnitsOf(row.amount),
+          // An amount naira cannot hold (more than two decimals) is a row not in its documented shape.
+          amount: readAnswerPart(LIST_FAULT, Array.isArray(data) ? `/data/${i}` : `/data/transactions/${i}`, () =>
+            minorUnitsOf(row.amount),
+          ),
           currency: row.currency ?? 'NGN',
           status: recordStatusOf(row.status ?? 'successful'),
           at,
         });
-      }
+      });
       // Without page_info beside the rows (a bare array), pages run until an empty one.
       const pages = Array.isArray(data) ? Number.POSITIVE_INFINITY : (data.page_info?.total_pages ?? 1);
       if (rows.length === 0 || page >= pages) break;
@@ -235,8 +216,14 @@ export class FlutterwaveBillsProvider implements BillsProvider {
     return records;
   }
 
-  private call<T>(method: 'GET' | 'POST', path: string, body?: unknown, field = 'request'): Promise<T> {
-    return requestUpstream<T>(
+  private call<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    shape: AnswerShape<T>,
+    body?: unknown,
+    field = 'request',
+  ): Promise<T> {
+    return requestUpstream(
       {
         upstream: FLUTTERWAVE_BILLS,
         url: `${this.config.baseUrl.replace(/\/$/, '')}${path}`,
@@ -248,13 +235,16 @@ export class FlutterwaveBillsProvider implements BillsProvider {
         lookup: method === 'GET',
         what: path.split('?')[0],
       },
-      // Every answer's body is read: an HTTP 200 carrying `status: "error"` is an error.
+      // Every answer's body is read: an HTTP 200 carrying `status: "error"` is an error (the
+      // documented gotcha), one carrying neither status is not Flutterwave's format, and a
+      // success's data must have its shape (a success with `data: null` does not).
       (status, payload) => {
-        const envelope = payload as Envelope<T>;
-        if (status < 300 && envelope.status === 'success' && envelope.data !== null && envelope.data !== undefined)
-          return { data: envelope.data };
+        const envelope = payload as Envelope;
+        if (status < 300 && envelope.status === 'success') return { data: envelope.data, at: '/data' };
+        if (status < 300 && envelope.status !== 'error') return { mismatch: '/status' };
         return { message: envelope.message, field };
       },
+      shape,
     );
   }
 }

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DomainError, badInput } from '../errors.js';
+import { type AnswerShape, readAnswerPart } from '../upstream/answer-shape.js';
 import { requestUpstream } from '../upstream/http.js';
 import {
   FIAT_CURRENCIES,
@@ -19,6 +20,7 @@ import type {
   ProviderOrderRequest,
   ProviderOrderState,
 } from './offramp-provider.js';
+import { CREATED_ORDER, INSTITUTIONS, ORDER, ORDER_PAGE, RATE, TOKENS, VERIFIED_ACCOUNT } from './paycrest-answers.js';
 
 const PAYCREST = { name: 'paycrest', label: 'The offramp provider', credentialsHint: 'PAYCREST_API_KEY' };
 
@@ -66,21 +68,22 @@ export function verifyPaycrestSignature(
   return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
-interface Envelope<T> {
+interface Envelope {
   status: string;
   message: string;
-  data: T;
+  data: unknown;
 }
 
-/** Paycrest's Sender API (v1), per its OpenAPI document. */
+/**
+ * Paycrest's Sender API (v1), per its OpenAPI document: every success's data checked against its
+ * documented shape (paycrest-answers.ts).
+ */
 export class PaycrestProvider implements OfframpProvider {
   readonly name = 'paycrest';
   constructor(private readonly config: PaycrestConfig) {}
 
   async assets(): Promise<OfframpAsset[]> {
-    const tokens = await this.call<
-      Array<{ symbol: string; contractAddress: string; decimals: number; network: string }>
-    >('GET', '/v1/tokens');
+    const tokens = await this.call('GET', '/v1/tokens', TOKENS);
     return tokens.flatMap((t) => {
       const token = t.symbol.toUpperCase() as OfframpToken;
       const network = t.network as OfframpNetwork;
@@ -102,36 +105,34 @@ export class PaycrestProvider implements OfframpProvider {
     fiat: FiatCurrency;
   }): Promise<string> {
     this.checkServed(network, fiat);
-    const rate = await this.call<string | number>(
+    const rate = await this.call(
       'GET',
       `/v1/rates/${encodeURIComponent(token)}/${encodeURIComponent(amount)}/${encodeURIComponent(fiat)}?network=${encodeURIComponent(network)}`,
+      RATE,
     );
-    // The OpenAPI document says number; the Go server encodes decimals as strings. Both are read.
-    const text = String(rate);
-    if (!/^\d+(\.\d+)?$/.test(text))
-      throw new DomainError('SERVICE_UNAVAILABLE', 'The offramp provider answered with an unreadable rate.');
-    return text;
+    // The OpenAPI document says number; the Go server encodes decimals as strings. Both are read,
+    // and a rate that is no plain positive decimal (negative, 1e-7) is an answer not in its shape.
+    return readAnswerPart({ upstream: PAYCREST, mutating: false }, '/data', () => {
+      const text = String(rate);
+      if (!/^\d+(\.\d+)?$/.test(text)) throw new RangeError('not a rate');
+      return text;
+    });
   }
 
   async institutions(fiat: FiatCurrency): Promise<PayoutInstitution[]> {
     this.checkServed(undefined, fiat);
-    return this.call<PayoutInstitution[]>('GET', `/v1/institutions/${encodeURIComponent(fiat)}`);
+    const institutions = await this.call('GET', `/v1/institutions/${encodeURIComponent(fiat)}`, INSTITUTIONS);
+    return institutions.map(({ code, name, type }) => ({ code, name, type }));
   }
 
   async verifyAccount(account: { institution: string; accountIdentifier: string }): Promise<string | null> {
-    const name = await this.call<string>('POST', '/v1/verify-account', account);
+    const name = await this.call('POST', '/v1/verify-account', VERIFIED_ACCOUNT, account);
     return name === 'OK' ? null : name;
   }
 
   async createOrder(order: ProviderOrderRequest): Promise<ProviderOrder> {
     this.checkServed(order.network, order.recipient.currency);
-    const created = await this.call<{
-      id: string;
-      receiveAddress: string;
-      validUntil: string;
-      senderFee: string | number;
-      transactionFee: string | number;
-    }>('POST', '/v1/sender/orders', {
+    const created = await this.call('POST', '/v1/sender/orders', CREATED_ORDER, {
       amount: Number(order.amount),
       token: order.token,
       rate: Number(order.rate),
@@ -150,10 +151,7 @@ export class PaycrestProvider implements OfframpProvider {
   }
 
   async orderState(providerOrderId: string): Promise<ProviderOrderState> {
-    const order = await this.call<{ status: string; txHash?: string }>(
-      'GET',
-      `/v1/sender/orders/${encodeURIComponent(providerOrderId)}`,
-    );
+    const order = await this.call('GET', `/v1/sender/orders/${encodeURIComponent(providerOrderId)}`, ORDER);
     const status = paycrestStatus(order.status);
     if (!status)
       throw new DomainError(
@@ -176,24 +174,21 @@ export class PaycrestProvider implements OfframpProvider {
     const records: ProviderRecord[] = [];
     const pageSize = 100;
     for (let page = 1; page <= 10_000; page++) {
-      const data = await this.call<{
-        total: number;
-        orders: Array<{
-          id: string;
-          amount: string | number;
-          token: string;
-          network: string;
-          status: string;
-          createdAt: string;
-        }>;
-      }>('GET', `/v1/sender/orders?ordering=desc&page=${page}&pageSize=${pageSize}`);
-      for (const order of data.orders) {
+      const data = await this.call(
+        'GET',
+        `/v1/sender/orders?ordering=desc&page=${page}&pageSize=${pageSize}`,
+        ORDER_PAGE,
+      );
+      for (const [i, order] of data.orders.entries()) {
         const at = new Date(order.createdAt);
         if (at < window.from || at >= window.to) continue;
         records.push({
           reference: order.id,
           providerRef: order.id,
-          amount: minorUnitsOf(order.amount, decimalsOf(order.token, order.network)),
+          // An amount its token cannot hold (more decimals than it has) is a row not in its shape.
+          amount: readAnswerPart({ upstream: PAYCREST, mutating: false }, `/data/orders/${i}/amount`, () =>
+            minorUnitsOf(order.amount, decimalsOf(order.token, order.network)),
+          ),
           currency: `${order.token.toUpperCase()}@${order.network}`,
           // Through the gateway's own mapping: `settling` is fiat delivered, as the order shows it.
           status: offrampRecordStatus(paycrestStatus(order.status)),
@@ -221,8 +216,8 @@ export class PaycrestProvider implements OfframpProvider {
     }
   }
 
-  private call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    return requestUpstream<T>(
+  private call<T>(method: 'GET' | 'POST', path: string, shape: AnswerShape<T>, body?: unknown): Promise<T> {
+    return requestUpstream(
       {
         upstream: PAYCREST,
         url: `${this.config.baseUrl.replace(/\/$/, '')}${path}`,
@@ -233,9 +228,11 @@ export class PaycrestProvider implements OfframpProvider {
         // An order Paycrest may have opened without answering is harmless: nothing is paid into it.
         mutating: false,
       },
+      // A 2xx is Paycrest's success or its documented error; a body that is neither is not its format.
       (status, answer) => {
-        const payload = answer as Envelope<unknown>;
-        if (status < 300 && payload.status === 'success') return { data: payload.data as T };
+        const payload = answer as Envelope;
+        if (status < 300 && payload.status === 'success') return { data: payload.data, at: '/data' };
+        if (status < 300 && payload.status !== 'error') return { mismatch: '/status' };
         const message = payload.message ?? `HTTP ${status}`;
         const field =
           fieldOf(payload.data) ??
@@ -248,6 +245,7 @@ export class PaycrestProvider implements OfframpProvider {
                 : 'token');
         return { message, field };
       },
+      shape,
     );
   }
 }

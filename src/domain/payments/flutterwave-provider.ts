@@ -16,8 +16,25 @@ import type {
   TransferState,
   Settlement,
 } from './payments-provider.js';
+import { type AnswerOf, type AnswerShape, readAnswerPart } from '../upstream/answer-shape.js';
 import { requestUpstream } from '../upstream/http.js';
 import { generate, UpstreamError } from '../upstream/upstream-error.js';
+import {
+  BANKS,
+  CARD_METHOD,
+  CHARGE,
+  COLLECTIONS_PAGE,
+  CREATED,
+  PAYMENT_LINK,
+  RESOLVED_ACCOUNT,
+  SETTLEMENT,
+  SETTLEMENTS_PAGE,
+  TOKEN,
+  TRANSFER,
+  TRANSFERS,
+  TRANSFERS_PAGE,
+  VIRTUAL_ACCOUNT,
+} from './flutterwave-answers.js';
 
 const FLUTTERWAVE = {
   name: 'flutterwave',
@@ -39,10 +56,10 @@ export interface FlutterwaveConfig {
   timeoutMs?: number;
 }
 
-interface Envelope<T> {
+interface Envelope {
   status: string;
   message?: string;
-  data: T;
+  data: unknown;
   error?: {
     type?: string;
     code?: string;
@@ -51,13 +68,7 @@ interface Envelope<T> {
   };
 }
 
-interface FlwCharge {
-  id: string;
-  status: string;
-  reference?: string;
-  next_action?: { type: string } & Record<string, unknown>;
-  processor_response?: { type?: string; code?: string };
-}
+type FlwCharge = AnswerOf<typeof CHARGE>;
 
 /** Flutterwave's charge statuses vary by version and SDK; anything unknown is still pending. */
 function chargeStatusOf(status: string | undefined): ChargeStatus {
@@ -75,8 +86,10 @@ function transferStatusOf(status: string | undefined): TransferState['status'] {
 }
 
 /** Only the next actions the gateway can carry on; others are shown as an instruction. */
-function nextActionOf(action: FlwCharge['next_action']): NextAction | undefined {
-  if (!action) return undefined;
+function nextActionOf(next: FlwCharge['next_action']): NextAction | undefined {
+  if (!next) return undefined;
+  // Each type's details sit beside it under its own name (`requires_otp: {note}`), read defensively.
+  const action = next as { type: string } & Record<string, unknown>;
   switch (action.type) {
     case 'requires_pin':
       return { type: 'requires_pin', requires_pin: {} };
@@ -143,12 +156,10 @@ export class FlutterwaveProvider implements PaymentsProvider {
   async tokenizeCard(card: CardDetails): Promise<CardToken> {
     const nonce = randomBytes(6).toString('hex');
     const encrypt = (value: string) => this.encrypt(value, nonce);
-    const method = await this.call<{
-      id: string;
-      card?: { last4?: string; network?: string; expiry_month?: string | number; expiry_year?: string | number };
-    }>(
+    const method = await this.call(
       'POST',
       '/payment-methods',
+      CARD_METHOD,
       {
         type: 'card',
         card: {
@@ -178,9 +189,10 @@ export class FlutterwaveProvider implements PaymentsProvider {
     redirectUrl?: string;
   }): Promise<ChargeState> {
     const customerId = await this.customerId(charge.customer);
-    const created = await this.call<FlwCharge>(
+    const created = await this.call(
       'POST',
       '/charges',
+      CHARGE,
       {
         amount: nairaNumber(charge.amount),
         currency: 'NGN',
@@ -205,27 +217,22 @@ export class FlutterwaveProvider implements PaymentsProvider {
         ? { authorization: { type: 'pin', pin: { nonce, encrypted_pin: this.encrypt(authorization.pin, nonce) } } }
         : { authorization: { type: 'otp', otp: { code: authorization.otp } } };
     return this.stateOf(
-      await this.call<FlwCharge>('PUT', `/charges/${encodeURIComponent(charge.providerRef)}`, body, {
+      await this.call('PUT', `/charges/${encodeURIComponent(charge.providerRef)}`, CHARGE, body, {
         unknownOutcome: true,
       }),
     );
   }
 
   async chargeStatus(providerRef: string): Promise<ChargeState> {
-    return this.stateOf(await this.call<FlwCharge>('GET', `/charges/${encodeURIComponent(providerRef)}`));
+    return this.stateOf(await this.call('GET', `/charges/${encodeURIComponent(providerRef)}`, CHARGE));
   }
 
   async bankTransferAccount(charge: { reference: string; amount: bigint; customer: Customer }): Promise<PayInAccount> {
     const customerId = await this.customerId(charge.customer);
-    const account = await this.call<{
-      id: string;
-      account_number: string;
-      account_bank_name: string;
-      account_expiration_datetime?: string;
-      note?: string;
-    }>(
+    const account = await this.call(
       'POST',
       '/virtual-accounts',
+      VIRTUAL_ACCOUNT,
       {
         reference: charge.reference,
         customer_id: customerId,
@@ -252,16 +259,18 @@ export class FlutterwaveProvider implements PaymentsProvider {
     bankCode: string;
     customer: Customer;
   }): Promise<ChargeState> {
-    const method = await this.call<{ id: string }>(
+    const method = await this.call(
       'POST',
       '/payment-methods',
+      CREATED,
       { type: 'ussd', ussd: { account_bank: charge.bankCode } },
       { fieldPrefix: '', unknownOutcome: false },
     );
     const customerId = await this.customerId(charge.customer);
-    const created = await this.call<FlwCharge>(
+    const created = await this.call(
       'POST',
       '/charges',
+      CHARGE,
       {
         amount: nairaNumber(charge.amount),
         currency: 'NGN',
@@ -283,7 +292,7 @@ export class FlutterwaveProvider implements PaymentsProvider {
   }): Promise<{ providerRef: string; link: string }> {
     if (!this.config.v3SecretKey)
       throw new DomainError('SERVICE_UNAVAILABLE', 'Hosted payment links need FLUTTERWAVE_V3_SECRET_KEY.');
-    const data = await this.v3<{ link: string }>('POST', '/payments', {
+    const data = await this.v3('POST', '/payments', PAYMENT_LINK, {
       tx_ref: charge.reference,
       amount: nairaNumber(charge.amount),
       currency: 'NGN',
@@ -296,9 +305,10 @@ export class FlutterwaveProvider implements PaymentsProvider {
 
   async permanentAccount(owner: { reference: string; customer: Customer }): Promise<PayInAccount> {
     const customerId = await this.customerId(owner.customer);
-    const account = await this.call<{ id: string; account_number: string; account_bank_name: string; note?: string }>(
+    const account = await this.call(
       'POST',
       '/virtual-accounts',
+      VIRTUAL_ACCOUNT,
       { reference: owner.reference, customer_id: customerId, amount: 0, currency: 'NGN', account_type: 'static' },
       { unknownOutcome: false, idempotencyKey: owner.reference },
     );
@@ -313,14 +323,15 @@ export class FlutterwaveProvider implements PaymentsProvider {
   }
 
   async banks(): Promise<Bank[]> {
-    const banks = await this.call<Array<{ code: string; name: string }>>('GET', '/banks?country=NG');
+    const banks = await this.call('GET', '/banks?country=NG', BANKS);
     return banks.map((b) => ({ code: b.code, name: b.name }));
   }
 
   async resolveAccount({ bankCode, accountNumber }: { bankCode: string; accountNumber: string }): Promise<string> {
-    const resolved = await this.call<{ account_name: string }>(
+    const resolved = await this.call(
       'POST',
       '/banks/account-resolve',
+      RESOLVED_ACCOUNT,
       { account: { code: bankCode, number: accountNumber }, currency: 'NGN' },
       { fieldPrefix: '', unknownOutcome: false },
     );
@@ -335,9 +346,10 @@ export class FlutterwaveProvider implements PaymentsProvider {
     accountName: string;
     narration: string;
   }): Promise<TransferState> {
-    const created = await this.call<{ id: string; status: string }>(
+    const created = await this.call(
       'POST',
       '/direct-transfers',
+      TRANSFER,
       {
         action: 'instant',
         type: 'bank',
@@ -356,10 +368,7 @@ export class FlutterwaveProvider implements PaymentsProvider {
   }
 
   async transferStatus(reference: string): Promise<TransferState> {
-    const found = await this.call<Array<{ id: string; status: string; reference: string }>>(
-      'GET',
-      `/transfers?reference=${encodeURIComponent(reference)}`,
-    );
+    const found = await this.call('GET', `/transfers?reference=${encodeURIComponent(reference)}`, TRANSFERS);
     const transfer = found.find((t) => t.reference === reference);
     return transfer
       ? { providerRef: transfer.id, status: transferStatusOf(transfer.status) }
@@ -371,14 +380,12 @@ export class FlutterwaveProvider implements PaymentsProvider {
    * accounts), paged by `meta.page_info`. `tx_ref` is the reference the gateway sent.
    */
   async listCollections(window: ListWindow): Promise<ProviderRecord[]> {
-    const rows = await this.v3List<FlwListed & { tx_ref?: string; flw_ref?: string }>('/transactions', window);
-    return rows.map((t) => listed(t, t.tx_ref ?? String(t.id)));
+    return this.v3List('/transactions', window, COLLECTIONS_PAGE, (t) => listed(t, t.tx_ref ?? String(t.id)));
   }
 
   /** Reconciliation: v3 `GET /transfers`, paged the same way; `reference` is the one the gateway sent. */
   async listTransfers(window: ListWindow): Promise<ProviderRecord[]> {
-    const rows = await this.v3List<FlwListed & { reference?: string }>('/transfers', window);
-    return rows.map((t) => listed(t, t.reference ?? String(t.id)));
+    return this.v3List('/transfers', window, TRANSFERS_PAGE, (t) => listed(t, t.reference ?? String(t.id)));
   }
 
   /**
@@ -388,26 +395,20 @@ export class FlutterwaveProvider implements PaymentsProvider {
    * `chargeback`.
    */
   async listSettlements(window: ListWindow): Promise<Settlement[]> {
-    const rows = await this.v3List<FlwSettlement>('/settlements', window);
+    const rows = await this.v3List('/settlements', window, SETTLEMENTS_PAGE, (row) => row);
     const settlements: Settlement[] = [];
     for (const row of rows) {
-      const body = await this.request<{ data: FlwSettlement }>(
+      const { data: detail } = await this.request(
         `${this.config.v3BaseUrl.replace(/\/$/, '')}/settlements/${encodeURIComponent(String(row.id))}`,
         'GET',
         { authorization: `Bearer ${this.config.v3SecretKey}` },
         undefined,
+        SETTLEMENT,
         { unknownOutcome: false, envelope: true },
       );
-      const detail = body.data;
       const createdAt = new Date(detail.created_at);
-      settlements.push({
-        id: String(detail.id),
-        status: recordStatusOf(detail.status),
-        currency: detail.currency ?? 'NGN',
-        netAmount: minorUnitsOf(detail.net_amount),
-        deductions: minorUnitsOf(detail.refund ?? 0) + minorUnitsOf(detail.chargeback ?? 0),
-        createdAt,
-        transactions: (detail.transactions ?? []).map((t) => ({
+      const transactions = (detail.transactions ?? []).map((t, i) =>
+        readAnswerPart(READ_FAULT, `/data/transactions/${i}`, () => ({
           reference: t.tx_ref ?? String(t.id),
           providerRef: String(t.id),
           amount: minorUnitsOf(t.charged_amount),
@@ -416,6 +417,17 @@ export class FlutterwaveProvider implements PaymentsProvider {
           status: recordStatusOf(t.status),
           at: createdAt,
         })),
+      );
+      settlements.push({
+        id: String(detail.id),
+        status: recordStatusOf(detail.status),
+        currency: detail.currency ?? 'NGN',
+        ...readAnswerPart(READ_FAULT, '/data', () => ({
+          netAmount: minorUnitsOf(detail.net_amount),
+          deductions: minorUnitsOf(detail.refund ?? 0) + minorUnitsOf(detail.chargeback ?? 0),
+        })),
+        createdAt,
+        transactions,
       });
     }
     return settlements;
@@ -423,37 +435,43 @@ export class FlutterwaveProvider implements PaymentsProvider {
 
   /**
    * Every page of a v3 list between the window's days (`from`/`to` are dates, so a day either side
-   * is asked for and the rows outside the window dropped). Lists come newest first: paging stops
-   * at the last page, or at a page wholly older than the window.
+   * is asked for and the rows outside the window dropped), each row read by `toRecord` (a row it
+   * cannot read, say an amount with more decimals than naira has, is a mismatch at that row). Lists
+   * come newest first: paging stops at the last page, or at a page wholly older than the window.
    */
-  private async v3List<T extends { created_at: string }>(path: string, window: ListWindow): Promise<T[]> {
+  private async v3List<R extends { created_at: string }, Out>(
+    path: string,
+    window: ListWindow,
+    shape: AnswerShape<{ data: R[]; meta?: { page_info?: { total_pages?: number | null } | null } | null }>,
+    toRecord: (row: R) => Out,
+  ): Promise<Out[]> {
     if (!this.config.v3SecretKey)
       throw new DomainError('SERVICE_UNAVAILABLE', 'Reconciliation reads v3 lists: set FLUTTERWAVE_V3_SECRET_KEY.');
     const day = (at: Date) => at.toISOString().slice(0, 10);
-    const rows: T[] = [];
+    const records: Out[] = [];
     for (let page = 1; page <= 10_000; page++) {
       const query = new URLSearchParams({
         from: day(new Date(window.from.getTime() - 86_400_000)),
         to: day(new Date(window.to.getTime() + 86_400_000)),
         page: String(page),
       });
-      const body = await this.request<T[]>(
+      const { data, meta } = await this.request(
         `${this.config.v3BaseUrl.replace(/\/$/, '')}${path}?${query}`,
         'GET',
         { authorization: `Bearer ${this.config.v3SecretKey}` },
         undefined,
+        shape,
         { unknownOutcome: false, envelope: true },
       );
-      const { data, meta } = body as unknown as { data: T[]; meta?: { page_info?: { total_pages?: number } } };
-      const inWindow = data.filter((r) => {
-        const at = Date.parse(r.created_at);
-        return at >= window.from.getTime() && at < window.to.getTime();
+      data.forEach((row, i) => {
+        const at = Date.parse(row.created_at);
+        if (at >= window.from.getTime() && at < window.to.getTime())
+          records.push(readAnswerPart(READ_FAULT, `/data/${i}`, () => toRecord(row)));
       });
-      rows.push(...inWindow);
       const olderThanWindow = data.length > 0 && data.every((r) => Date.parse(r.created_at) < window.from.getTime());
       if (data.length === 0 || olderThanWindow || page >= (meta?.page_info?.total_pages ?? 1)) break;
     }
-    return rows;
+    return records;
   }
 
   private stateOf(charge: FlwCharge): ChargeState {
@@ -471,9 +489,10 @@ export class FlutterwaveProvider implements PaymentsProvider {
 
   private async customerId(customer: Customer): Promise<string> {
     const [first, ...rest] = customer.name.split(' ');
-    const created = await this.call<{ id: string }>(
+    const created = await this.call(
       'POST',
       '/customers',
+      CREATED,
       {
         email: customer.email,
         name: { first: first ?? customer.name, last: rest.join(' ') || first },
@@ -498,7 +517,7 @@ export class FlutterwaveProvider implements PaymentsProvider {
 
   private async accessToken(): Promise<string> {
     if (this.token && this.token.expiresAt > Date.now() + 60_000) return this.token.value;
-    const body = await requestUpstream<{ access_token: string; expires_in?: number }>(
+    const body = await requestUpstream(
       {
         upstream: FLUTTERWAVE,
         url: this.config.tokenUrl,
@@ -512,12 +531,9 @@ export class FlutterwaveProvider implements PaymentsProvider {
         timeoutMs: this.config.timeoutMs ?? 10_000,
         mutating: false,
       },
-      (status, answer) => {
-        const token = answer as { access_token?: string; expires_in?: number };
-        // A token endpoint that answers without a token has refused the gateway's credentials.
-        if (status < 300 && token.access_token) return { data: { ...token, access_token: token.access_token } };
-        return { message: 'no access token' };
-      },
+      // A 2xx is the token (a 2xx without one is a fault, not a refusal); anything else refused us.
+      (status, answer) => (status < 300 ? { data: answer } : { message: 'no access token' }),
+      TOKEN,
     ).catch((error: unknown) => {
       if (error instanceof UpstreamError && error.kind === 'refused')
         throw generate({ upstream: FLUTTERWAVE, mutating: false, httpStatus: 401 });
@@ -530,34 +546,41 @@ export class FlutterwaveProvider implements PaymentsProvider {
   private async call<T>(
     method: 'GET' | 'POST' | 'PUT',
     path: string,
+    shape: AnswerShape<T>,
     body?: unknown,
     options: { unknownOutcome?: boolean; idempotencyKey?: string; fieldPrefix?: string } = {},
   ): Promise<T> {
     const token = await this.accessToken();
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'x-trace-id': randomUUID() };
     if (options.idempotencyKey) headers['x-idempotency-key'] = options.idempotencyKey;
-    return this.request<T>(`${this.config.baseUrl.replace(/\/$/, '')}${path}`, method, headers, body, options);
+    return this.request(`${this.config.baseUrl.replace(/\/$/, '')}${path}`, method, headers, body, shape, options);
   }
 
-  private v3<T>(method: 'POST', path: string, body: unknown): Promise<T> {
-    return this.request<T>(
+  private v3<T>(method: 'POST', path: string, shape: AnswerShape<T>, body: unknown): Promise<T> {
+    return this.request(
       `${this.config.v3BaseUrl.replace(/\/$/, '')}${path}`,
       method,
       { authorization: `Bearer ${this.config.v3SecretKey}` },
       body,
+      shape,
       { unknownOutcome: false },
     );
   }
 
+  /**
+   * One call, its answer read from Flutterwave's envelope: the `data` of a success (or the whole
+   * envelope, for the paged v3 lists), checked against `shape`.
+   */
   private async request<T>(
     url: string,
     method: string,
     headers: Record<string, string>,
     body: unknown,
+    shape: AnswerShape<T>,
     options: { unknownOutcome?: boolean; fieldPrefix?: string; envelope?: boolean },
   ): Promise<T> {
     try {
-      return await requestUpstream<T>(
+      return await requestUpstream(
         {
           upstream: FLUTTERWAVE,
           url,
@@ -567,11 +590,13 @@ export class FlutterwaveProvider implements PaymentsProvider {
           timeoutMs: this.config.timeoutMs ?? 10_000,
           mutating: options.unknownOutcome ?? false,
         },
-        // Success needs both a 2xx and a success body: a 200 carrying `status: "error"` is an error.
+        // Success needs both a 2xx and a success body: a 200 carrying `status: "error"` (v3) or
+        // `"failed"` (v4) is a refusal, and a 200 carrying neither is not Flutterwave's format.
         (status, answer) => {
-          const payload = answer as Envelope<T>;
+          const payload = answer as Envelope;
           if (status < 300 && payload.status === 'success')
-            return { data: options.envelope ? (payload as T) : payload.data };
+            return options.envelope ? { data: payload } : { data: payload.data, at: '/data' };
+          if (status < 300 && payload.status !== 'error' && payload.status !== 'failed') return { mismatch: '/status' };
           const problem = payload.error?.validation_errors?.[0];
           return {
             message:
@@ -582,6 +607,7 @@ export class FlutterwaveProvider implements PaymentsProvider {
             field: problem ? `${options.fieldPrefix ?? ''}${camel(problem.field_name)}` : 'request',
           };
         },
+        shape,
       );
     } catch (error) {
       // A refused token is fetched afresh next time.
@@ -592,36 +618,13 @@ export class FlutterwaveProvider implements PaymentsProvider {
   }
 }
 
-/** The fields every v3 list row has that reconciliation reads. */
-interface FlwSettlement {
-  id: number | string;
-  status: string;
-  currency?: string;
-  net_amount: number | string;
-  refund?: number | string | null;
-  chargeback?: number | string | null;
-  created_at: string;
-  transactions?: Array<{
-    id: number | string;
-    tx_ref?: string;
-    charged_amount: number | string;
-    app_fee?: number | string | null;
-    merchant_fee?: number | string | null;
-    stampduty_charge?: number | string | null;
-    status: string;
-    currency?: string;
-  }>;
-}
+/** A reconciliation read that cannot be read: the same fault as a list answer not in its shape. */
+const READ_FAULT = { upstream: FLUTTERWAVE, mutating: false };
 
-interface FlwListed {
-  id: number | string;
-  amount: number | string;
-  currency?: string;
-  status: string;
-  created_at: string;
-}
+/** The fields of a v3 list row that reconciliation reads. */
+type FlwListed = AnswerOf<typeof COLLECTIONS_PAGE>['data'][number];
 
-const listed = (row: FlwListed, reference: string): ProviderRecord => ({
+const listed = (row: Omit<FlwListed, 'tx_ref'>, reference: string): ProviderRecord => ({
   reference,
   providerRef: String(row.id),
   amount: minorUnitsOf(row.amount),

@@ -1,7 +1,9 @@
 import { VersionedTransaction } from '@solana/web3.js';
 import { DomainError } from '../errors.js';
+import { type AnswerShape, readAnswerPart } from '../upstream/answer-shape.js';
 import { requestUpstream } from '../upstream/http.js';
 import { UpstreamError } from '../upstream/upstream-error.js';
+import { PRICES, QUOTE, SWAP } from './jupiter-answers.js';
 import type { ExchangeProvider, ProviderQuote, QuoteRequest, SwapExecution, SwapOrder } from './exchange-provider.js';
 import { priceMoved } from './swap-checks.js';
 import type { SolanaNetwork } from './networks.js';
@@ -28,28 +30,12 @@ export interface JupiterOptions {
   maxRateLimitWaitMs?: number;
 }
 
-interface JupiterQuote {
-  inAmount: string;
-  outAmount: string;
-  otherAmountThreshold: string;
-  priceImpactPct: string;
-  routePlan: Array<{
-    swapInfo: {
-      label?: string;
-      inputMint: string;
-      outputMint: string;
-      inAmount: string;
-      outAmount: string;
-      feeAmount?: string;
-    };
-  }>;
-}
-
 /**
  * Jupiter's Swap API (Metis, v1) and Price API v3 (providers.md §2): quotes in raw units, the
  * QuoteResponse kept verbatim (its docs say to pass it back unchanged), swaps as unsigned
  * transactions. 400s are the caller's input (no route, bad mint); 429s are waited out once, up to a
- * bound, then answered 503 with the wait; other failures are 503.
+ * bound, then answered 503 with the wait; other failures, and answers not in their documented shape
+ * (jupiter-answers.ts), are 503.
  */
 export class JupiterProvider implements ExchangeProvider, SwapBuilder {
   readonly name = 'jupiter';
@@ -103,7 +89,9 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
       slippageBps: String(request.slippageBps),
       swapMode: request.swapMode,
     });
-    const raw = (await this.call(`${this.options.baseUrl}/quote?${query}`)) as JupiterQuote & Record<string, unknown>;
+    const quote = await this.call(`${this.options.baseUrl}/quote?${query}`, QUOTE);
+    // Kept verbatim, every field Jupiter sent: its docs say to pass the quote back unchanged.
+    const raw = quote as typeof quote & Record<string, unknown>;
     return {
       inAmountRaw: BigInt(raw.inAmount),
       outAmountRaw: BigInt(raw.outAmount),
@@ -124,27 +112,37 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
 
   async usdPrices(_network: SolanaNetwork, mints: string[]): Promise<Map<string, number>> {
     const unique = [...new Set(mints)].slice(0, 50);
-    const body = (await this.call(`${this.options.priceUrl}?ids=${unique.join(',')}`)) as Record<
-      string,
-      { usdPrice?: number } | undefined
-    >;
-    return new Map(unique.filter((m) => typeof body[m]?.usdPrice === 'number').map((m) => [m, body[m]!.usdPrice!]));
+    const body = await this.call(`${this.options.priceUrl}?ids=${unique.join(',')}`, PRICES);
+    const prices = new Map<string, number>();
+    for (const mint of unique) {
+      const price = Object.hasOwn(body, mint) ? body[mint]?.usdPrice : undefined;
+      if (typeof price === 'number') prices.set(mint, price);
+    }
+    return prices;
   }
 
   async buildSwap(quoteResponse: Record<string, unknown>, userPublicKey: string) {
-    const body = (await this.call(`${this.options.baseUrl}/swap`, {
+    const body = await this.call(`${this.options.baseUrl}/swap`, SWAP, {
       method: 'POST',
       body: JSON.stringify({ quoteResponse, userPublicKey, wrapAndUnwrapSol: true, dynamicComputeUnitLimit: true }),
-    })) as { swapTransaction: string; lastValidBlockHeight: number | string };
+    });
     return {
-      transaction: VersionedTransaction.deserialize(Buffer.from(body.swapTransaction, 'base64')),
+      // Base64 that is no transaction is an answer not in its shape, like any other mismatch.
+      transaction: readAnswerPart({ upstream: JUPITER, mutating: false }, '/swapTransaction', () =>
+        VersionedTransaction.deserialize(Buffer.from(body.swapTransaction, 'base64')),
+      ),
       lastValidBlockHeight: BigInt(body.lastValidBlockHeight),
     };
   }
 
-  private async call(url: string, init: { method?: string; body?: string } = {}, waited = false): Promise<unknown> {
+  private async call<T>(
+    url: string,
+    shape: AnswerShape<T>,
+    init: { method?: string; body?: string } = {},
+    waited = false,
+  ): Promise<T> {
     try {
-      return await requestUpstream<unknown>(
+      return await requestUpstream(
         {
           upstream: JUPITER,
           url,
@@ -163,6 +161,7 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
           status < 300
             ? { data: body }
             : { message: (body as { error?: string } | undefined)?.error ?? `HTTP ${status}`, field: 'amount' },
+        shape,
       );
     } catch (error) {
       // A 429 is waited out once, up to a bound; a longer wait goes back to the caller as Retry-After.
@@ -173,7 +172,7 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
         (error.retryAfter ?? 1) * 1000 <= (this.options.maxRateLimitWaitMs ?? 2_000)
       ) {
         await new Promise((resolve) => setTimeout(resolve, (error.retryAfter ?? 1) * 1000));
-        return this.call(url, init, true);
+        return this.call(url, shape, init, true);
       }
       throw error;
     }

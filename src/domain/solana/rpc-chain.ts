@@ -4,7 +4,8 @@ import { Connection, PublicKey, SendTransactionError, VersionedTransaction } fro
 import { type SignatureState, type SolanaChain, type TokenHolding, TransactionRejected } from './chain.js';
 import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
 import type { SolanaNetwork } from './networks.js';
-import { classifiedConnection } from '../upstream/solana-rpc.js';
+import { checkedRpcFetch, classifiedConnection } from '../upstream/solana-rpc.js';
+import { RPC_RESULTS } from './rpc-answers.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
 const RPC_TIMEOUT_MS = 10_000;
@@ -28,13 +29,14 @@ export class RpcChain implements SolanaChain {
     readonly network: SolanaNetwork,
     url: string,
   ) {
-    // A node that never answers must not hold a request forever: every call has a deadline.
-    // Every call's failure is classified (upstream/) the way every other provider's is.
+    // A node that never answers must not hold a request forever: every call has a deadline. Every
+    // answer is checked against its documented shape (rpc-answers.ts) before web3.js reads it, and
+    // every call's failure is classified (upstream/) the way every other provider's is.
     this.connection = classifiedConnection(
       new Connection(url, {
         commitment: 'confirmed',
         disableRetryOnRateLimit: true,
-        fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(RPC_TIMEOUT_MS) }),
+        fetch: checkedRpcFetch(RPC_RESULTS, RPC_TIMEOUT_MS),
       }),
     );
   }

@@ -1,10 +1,20 @@
+import { type AnswerShape, pointerWithin } from './answer-shape.js';
 import { generate, type Upstream } from './upstream-error.js';
 
-/** How an adapter reads its provider's answer: the data, or the provider's words on what went wrong. */
-export type ReadAnswer<T> = (
+/**
+ * How an adapter reads its provider's answer: the data (and where in the body it sits, `/data` for
+ * an envelope, so a mismatch names its path in the body); the provider's words on what went wrong;
+ * or, for a body that is neither its success nor its documented error (a 200 `{}`), where it stops
+ * being the provider's format. Only a documented error is a refusal: a call that may have moved
+ * money is never failed on a body nobody can read.
+ */
+export type ReadAnswer = (
   status: number,
   body: unknown,
-) => { data: T } | { message?: string | undefined; field?: string | undefined };
+) =>
+  | { data: unknown; at?: string }
+  | { message?: string | undefined; field?: string | undefined }
+  | { mismatch: string };
 
 export interface UpstreamRequest {
   upstream: Upstream;
@@ -23,10 +33,17 @@ export interface UpstreamRequest {
 }
 
 /**
- * One HTTP call to a provider: a deadline on every call, the body read whatever the status, and
- * every failure classified by `generate` (the adapter only says how to read its format).
+ * One HTTP call to a provider: a deadline on every call, the body read whatever the status, the
+ * data checked against its documented shape, and every failure classified by `generate` (the
+ * adapter only says how to read its format and what shape its data has). An answer that is not its
+ * documented shape is unreadable: an upstream fault on a read, "outcome unknown" on a call that may
+ * have moved money, never something the adapter goes on to trip over.
  */
-export async function requestUpstream<T>(request: UpstreamRequest, read: ReadAnswer<T>): Promise<T> {
+export async function requestUpstream<T>(
+  request: UpstreamRequest,
+  read: ReadAnswer,
+  shape: AnswerShape<T>,
+): Promise<T> {
   const { upstream, mutating } = request;
   const headers = { ...request.headers };
   let body: string | URLSearchParams | undefined;
@@ -53,13 +70,32 @@ export async function requestUpstream<T>(request: UpstreamRequest, read: ReadAns
   } catch {
     parsed = undefined;
   }
-  const answer = parsed === undefined ? undefined : read(response.status, parsed);
-  if (answer && 'data' in answer) return answer.data;
+  const mismatch = (at: string) =>
+    generate({ upstream, mutating, httpStatus: response.status, unreadable: true, mismatch: at });
+  let answer: ReturnType<ReadAnswer> | undefined;
+  let unreadable = parsed === undefined;
+  try {
+    answer = parsed === undefined ? undefined : read(response.status, parsed);
+  } catch {
+    // A body the adapter cannot even look into (null, a bare string where its envelope should be).
+    if (response.ok) throw mismatch('/');
+    unreadable = true;
+  }
+  if (answer && 'data' in answer) {
+    const at = shape.mismatchAt(answer.data);
+    if (at === undefined) return answer.data as T;
+    throw mismatch(pointerWithin(answer.at, at));
+  }
+  if (answer && 'mismatch' in answer) {
+    if (response.ok) throw mismatch(answer.mismatch);
+    unreadable = true;
+    answer = undefined;
+  }
   throw generate({
     upstream,
     mutating,
     httpStatus: response.status,
-    unreadable: parsed === undefined,
+    unreadable,
     lookup: request.lookup ?? false,
     message: response.status === 404 && request.lookup ? request.what : answer?.message,
     field: answer?.field,

@@ -4,9 +4,11 @@ import { DomainError, type ErrorCode } from '../errors.js';
  * What a failed call to a provider means for the operation that made it, whichever provider it was:
  * - `refused`: the provider answered and did not do it (a 4xx about the request): the operation fails;
  * - `outcome_unknown`: a call that moves money got no clear answer (timeout, 5xx, an unreadable
- *   body): it may have happened, so the operation stays pending until the provider is asked again;
+ *   body, or a 2xx whose body is not the documented shape): it may have happened, so the operation
+ *   stays pending until the provider is asked again;
  * - `rate_limited`: the provider turned the gateway away for now (429): nothing happened, retry later;
- * - `unavailable`: nothing happened (unreachable on a read, our credentials refused, a 5xx on a read).
+ * - `unavailable`: nothing happened (unreachable on a read, our credentials refused, a 5xx or an
+ *   answer not in its documented shape on a read).
  */
 export type UpstreamKind = 'refused' | 'outcome_unknown' | 'rate_limited' | 'unavailable';
 
@@ -29,6 +31,11 @@ export interface RawUpstreamFailure {
   httpStatus?: number | undefined;
   /** The answer's body could not be read as the provider's format. */
   unreadable?: boolean;
+  /**
+   * Where a 2xx answer first departs from its documented shape (a JSON pointer such as
+   * `/data/0/id`): the answer is unreadable, and its message names the path, never the body.
+   */
+  mismatch?: string | undefined;
   /** A lookup of one thing: a 404 is "the provider does not know it", not a refused request. */
   lookup?: boolean;
   /** The provider's own words, when it gave any. */
@@ -66,6 +73,8 @@ export class UpstreamError extends DomainError {
 
   /** The provider's HTTP status, when it answered (set by `generate`). */
   httpStatus: number | undefined;
+  /** Where the answer departed from its documented shape, when that was the fault (set by `generate`). */
+  mismatch: string | undefined;
 }
 
 /**
@@ -75,6 +84,7 @@ export class UpstreamError extends DomainError {
 export function generate(raw: RawUpstreamFailure): UpstreamError {
   const error = classify(raw);
   error.httpStatus = raw.httpStatus;
+  error.mismatch = raw.mismatch;
   return error;
 }
 
@@ -118,8 +128,11 @@ function classify(raw: RawUpstreamFailure): UpstreamError {
     return new UpstreamError('refused', upstream.name, 'NOT_FOUND', `${label} does not know ${raw.message ?? 'it'}.`, {
       cause,
     });
-  if (status >= 500 || raw.unreadable) {
-    const detail = raw.message ?? `HTTP ${status}`;
+  if (status >= 500 || raw.unreadable || raw.mismatch !== undefined) {
+    const detail =
+      raw.mismatch !== undefined
+        ? `its answer does not have the documented shape at ${raw.mismatch}`
+        : (raw.message ?? `HTTP ${status}`);
     return mutating
       ? new UpstreamError('outcome_unknown', upstream.name, 'SERVICE_UNAVAILABLE', `${label} failed (${detail}).`, {
           cause,
