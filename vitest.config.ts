@@ -1,15 +1,108 @@
 import { createRequire } from 'node:module';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
 /**
  * The suite runs on embedded PGlite always, and again on PostgreSQL when DATABASE_URL is set
  * (in a database of its own, made by test/setup/postgres.ts). Files named *.pg.test.ts need real
- * concurrent connections, which PGlite cannot give: they run in the PostgreSQL project only,
+ * concurrent connections, which PGlite cannot give: they run in the PostgreSQL projects only,
  * and show as skipped when DATABASE_URL is unset.
+ *
+ * It is built for two cores that other work may be using too. Files run in phases, one after
+ * another (vitest's `sequence.groupOrder`): first every in-process file, two at a time; then each
+ * heavy suite on its own, so that suites which start server processes, kill databases, drive a
+ * browser or fuzz never compete with each other for the same two cores. Each phase has its own
+ * time cap (`testTimeout`). A cap only stops a test that hangs: no verdict depends on wall time
+ * (waits are on conditions, see test/helpers/wait.ts), so a slow machine makes a slow run, not a
+ * failing one.
  */
 const withPostgres = Boolean(process.env.DATABASE_URL);
+
+/** The heavy suites, each its own phase: which files, how many at once, and its cap per test. */
+const HEAVY_SUITES = {
+  /** Files that start gateway or CLI processes (two at once in the multi-instance files). */
+  processes: {
+    include: [
+      'test/ops/{bundle,start,start-output,demo-key}.embedded.test.ts',
+      'test/ops/{cli-papercuts,listen,shutdown.pg,compose-topology}.test.ts',
+      'test/bootstrap/production-defaults.test.ts',
+      'test/ledger/app-role.pg.test.ts',
+      'test/observability/log-writer.test.ts',
+      'test/{bills/schedules,connect/limits-shared,events/subscriptions-shared,protection/rate-limit-shared,webhooks/durability}.pg.test.ts',
+    ],
+    maxWorkers: 1,
+    capMs: 300_000,
+  },
+  /** Throwaway PostgreSQL servers stopped, killed and failed over; processes killed mid-write. */
+  faults: {
+    include: ['test/ops/{faults,failover}.pg.test.ts', 'test/wallet/crash.pg.test.ts'],
+    maxWorkers: 1,
+    capMs: 600_000,
+  },
+  /** Property-based attacks on every REST route and GraphQL field (in-process, CPU-bound). */
+  fuzz: { include: ['test/fuzz/**/*.test.ts'], maxWorkers: 2, capMs: 600_000 },
+  /** Debian Chromium driving the dashboard and the explorer. */
+  browser: { include: ['test/**/*.browser.test.ts'], maxWorkers: 1, capMs: 300_000 },
+} as const;
+
+const HEAVY_FILES = Object.values(HEAVY_SUITES).flatMap((suite) => [...suite.include]);
+
+/** Per database engine: what never runs there. */
+const ENGINES = [
+  { name: 'pglite', excluded: withPostgres ? ['test/**/*.pg.test.ts'] : [], env: { TEST_DATABASE: 'pglite' } },
+  ...(withPostgres
+    ? [
+        {
+          name: 'postgres',
+          // Process tests of the embedded database and browser tests do not depend on the
+          // database engine; once is enough.
+          excluded: ['test/**/*.embedded.test.ts', 'test/**/*.browser.test.ts'],
+          env: { TEST_DATABASE: 'postgres' },
+          globalSetup: ['test/setup/postgres.ts'],
+        },
+      ]
+    : []),
+] as const;
+
+function projects(): TestProjectInlineConfiguration[] {
+  const list: TestProjectInlineConfiguration[] = [];
+  for (const engine of ENGINES) {
+    const common = {
+      extends: true as const,
+      test: { env: engine.env, ...('globalSetup' in engine ? { globalSetup: [...engine.globalSetup] } : {}) },
+    };
+    list.push({
+      ...common,
+      test: {
+        ...common.test,
+        name: engine.name,
+        include: ['test/**/*.test.ts'],
+        exclude: [...engine.excluded, ...HEAVY_FILES],
+        sequence: { groupOrder: 0 },
+        maxWorkers: 2,
+        testTimeout: 180_000,
+        hookTimeout: 180_000,
+      },
+    });
+    Object.entries(HEAVY_SUITES).forEach(([suite, { include, maxWorkers, capMs }], index) => {
+      list.push({
+        ...common,
+        test: {
+          ...common.test,
+          name: `${engine.name}:${suite}`,
+          include: [...include],
+          exclude: [...engine.excluded],
+          sequence: { groupOrder: index + 1 },
+          maxWorkers,
+          testTimeout: capMs,
+          hookTimeout: capMs,
+        },
+      });
+    });
+  }
+  return list;
+}
 
 export default defineConfig({
   resolve: {
@@ -23,36 +116,12 @@ export default defineConfig({
     // Files in one worker share its migrated database (a fresh PGlite costs seconds and most of
     // a GiB); tests stay apart by seeding their own users.
     isolate: false,
-    testTimeout: 30_000,
+    // Server processes run the bundle: built once here when the sources changed.
+    globalSetup: ['test/setup/server-bundle.ts'],
     // Every REST 400 of the suite is checked against the error contract (no GraphQL text).
     setupFiles: ['test/setup/rest-contract.ts'],
-    hookTimeout: 60_000,
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: 'pglite',
-          include: ['test/**/*.test.ts'],
-          exclude: withPostgres ? ['test/**/*.pg.test.ts'] : [],
-          env: { TEST_DATABASE: 'pglite' },
-        },
-      },
-      ...(withPostgres
-        ? [
-            {
-              extends: true as const,
-              test: {
-                name: 'postgres',
-                include: ['test/**/*.test.ts'],
-                // Process tests of the embedded database and browser tests do not depend on the
-                // database engine; once is enough.
-                exclude: ['test/**/*.embedded.test.ts', 'test/**/*.browser.test.ts'],
-                globalSetup: ['test/setup/postgres.ts'],
-                env: { TEST_DATABASE: 'postgres' },
-              },
-            },
-          ]
-        : []),
-    ],
+    // No project matches a file more than once: a heavy suite's files are left out of the light phase.
+    passWithNoTests: true,
+    projects: projects(),
   },
 });

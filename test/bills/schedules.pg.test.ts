@@ -103,5 +103,5 @@ describe.skipIf(!onPostgres)('scheduled bills with two worker processes (Postgre
     const [recurring] = await services.db.select().from(billSchedules).where(eq(billSchedules.id, daily.scheduleId!));
     expect(recurring).toMatchObject({ status: 'active', runCount: 1 });
     expect(recurring!.nextRunAt!.getTime()).toBe(at.getTime() + 86_400_000);
-  }, 120_000); // two server processes start (tsx compiles on the way), then the runs come due
+  }); // two server processes start (tsx compiles on the way), then the runs come due
 });

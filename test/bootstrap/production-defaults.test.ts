@@ -40,7 +40,7 @@ describe('production defaults', () => {
     } finally {
       await database.close();
     }
-  }, 90_000);
+  });
 
   it('development keeps the demo seed and local receivers by default; production refuses to turn either on', () => {
     expect(loadConfig({})).toMatchObject({ SEED_DEMO: true, WEBHOOK_LOCAL_RECEIVERS: true });

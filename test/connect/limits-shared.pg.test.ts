@@ -55,5 +55,5 @@ describe.skipIf(!onPostgres || !redisUrl)('Connect limits shared through Redis (
       for (const server of servers) server.process.kill('SIGTERM');
       await Promise.all(servers.map((s) => s.exited));
     }
-  }, 120_000);
+  });
 });

@@ -50,7 +50,7 @@ describe.skipIf(!existsSync(CHROMIUM))('accounts, dashboard and Connect in headl
         foreign.push(request.url());
     });
     mkdirSync(SHOTS, { recursive: true });
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await t?.close();
@@ -81,7 +81,7 @@ describe.skipIf(!existsSync(CHROMIUM))('accounts, dashboard and Connect in headl
     await signIn('first long passphrase');
     expect(await page.textContent('#account-email')).toContain(email);
     await shot('dashboard');
-  }, 60_000);
+  });
 
   it('creates an API key and uses it against the API', async () => {
     await page.goto(`${base}/dashboard/keys`);
@@ -94,7 +94,7 @@ describe.skipIf(!existsSync(CHROMIUM))('accounts, dashboard and Connect in headl
     const me = await fetch(`${base}/api/v1/user/me`, { headers: { 'x-api-key': key } });
     expect(me.status).toBe(200);
     expect(((await me.json()) as any).data.email).toBe(email);
-  }, 60_000);
+  });
 
   it('adds a webhook endpoint and sees a test delivery in the log', async () => {
     await page.goto(`${base}/dashboard/webhooks?env=sandbox`);
@@ -113,7 +113,7 @@ describe.skipIf(!existsSync(CHROMIUM))('accounts, dashboard and Connect in headl
     await page.click('#reveal-secret');
     expect((await page.textContent('#webhook-secret'))!.trim()).toBe(secret);
     await shot('webhook-delivery-log');
-  }, 60_000);
+  });
 
   it('runs Connect through the consent page to a token that calls /api/v1/user/me, then revokes the app', async () => {
     await page.goto(`${base}/dashboard/apps`);
@@ -179,7 +179,7 @@ describe.skipIf(!existsSync(CHROMIUM))('accounts, dashboard and Connect in headl
     await page.waitForURL(`${base}/dashboard/connected-apps`);
     expect(await page.textContent('#connected-apps')).not.toContain('Ledger Lens');
     expect((await me()).status).toBe(401);
-  }, 60_000);
+  });
 
   it('resets the password from the emailed link', async () => {
     await page.goto(`${base}/dashboard`);
@@ -197,5 +197,5 @@ describe.skipIf(!existsSync(CHROMIUM))('accounts, dashboard and Connect in headl
     await signIn('second long passphrase');
     expect(await page.textContent('#account-email')).toContain(email);
     expect(foreign).toEqual([]);
-  }, 60_000);
+  });
 });

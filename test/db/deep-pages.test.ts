@@ -49,7 +49,7 @@ describe('deep pages return the rows plain OFFSET pages returned', () => {
       select ${manyNames.user.id}, 'sandbox', 'NAMES-' || g, 'BIL099', 'AT099', '08030000000', 100, 0, 'AIRTIME', 'SUCCESS',
         'Biller ' || g, 'sandbox', timestamptz '2026-01-10T00:00:00Z' - ((g / 2) || ' seconds')::interval, now()
       from generate_series(1, 520) g`);
-  }, 120_000);
+  });
   afterAll(() => t.close());
 
   /** Every page (and the one past the end) against the plain OFFSET query over the same condition. */
@@ -101,7 +101,7 @@ describe('deep pages return the rows plain OFFSET pages returned', () => {
           'bill_records',
         );
         expect(total).toBe(ROWS);
-      }, 60_000);
+      });
 
   const filters: Array<[string, RecordFilter, SQL]> = [
     ['type', { type: 'AIRTIME' }, sql`type = 'AIRTIME'`],
@@ -122,7 +122,7 @@ describe('deep pages return the rows plain OFFSET pages returned', () => {
         sql`created_at desc, id desc`,
         'bill_records',
       );
-    }, 60_000);
+    });
 
   it('bill records filtered by part of a biller name when the owner has hundreds of names', async () => {
     const total = await comparePages(
@@ -132,7 +132,7 @@ describe('deep pages return the rows plain OFFSET pages returned', () => {
       'bill_records',
     );
     expect(total).toBeGreaterThan(100);
-  }, 60_000);
+  });
 
   const transactions = (filter: TransactionFilter) => async (page: number) => {
     const result = await t.services.wallet.transactions(principalOf(tenant), filter, page, LIMIT);
@@ -156,5 +156,5 @@ describe('deep pages return the rows plain OFFSET pages returned', () => {
         sql`created_at desc, id desc`,
         'wallet_transactions',
       );
-    }, 60_000);
+    });
 });

@@ -10,7 +10,7 @@ import { expectExactTotals } from './list-totals-exact.js';
  * for the same two owners, settle them to different outcomes, delete some and roll some back; the
  * totals by type and status must still equal count(*) at the end.
  */
-describe.skipIf(!onPostgres)('list totals kept by the database under concurrent writers', { timeout: 120_000 }, () => {
+describe.skipIf(!onPostgres)('list totals kept by the database under concurrent writers', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

@@ -20,7 +20,7 @@ describe('list totals kept by the database stay exact', () => {
     t = await createTestApp();
     a = await seedTenant(t.services);
     b = await seedTenant(t.services);
-  }, 120_000);
+  });
   afterAll(() => t.close());
 
   const insertBills = (userId: string, tag: string, rows: number) =>

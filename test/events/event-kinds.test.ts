@@ -44,7 +44,7 @@ describe('event kinds', () => {
       new OfframpSandboxStepHandler(s.t.services.offramp, clock),
       new OfframpExpiryHandler(s.t.services.offramp),
     ]);
-  }, 60_000);
+  });
   afterAll(() => s.t.close());
 
   /**
@@ -174,5 +174,5 @@ describe('event kinds', () => {
     );
     expect(SEED_KINDS.filter((k) => !kinds.has(k))).toEqual([]);
     expect(SEED_KINDS).toHaveLength(19);
-  }, 60_000);
+  });
 });

@@ -61,5 +61,5 @@ describe.skipIf(!onPostgres || !redisUrl)('subscriptions across server processes
     await receiver.waitFor(1);
     await client.dispose();
     await receiver.stop();
-  }, 120_000);
+  });
 });

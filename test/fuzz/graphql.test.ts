@@ -95,7 +95,7 @@ const at = <T>(items: readonly T[], pick: number): T | undefined =>
 describe('GraphQL fuzzing over the schema', () => {
   let t: TestApp;
   let tenant: Tenant;
-  beforeAll(async () => ({ t, tenant } = await startTestApp({ config: FUZZ_CONFIG })), 180_000);
+  beforeAll(async () => ({ t, tenant } = await startTestApp({ config: FUZZ_CONFIG })));
   afterAll(() => t.close());
 
   it(

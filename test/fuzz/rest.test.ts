@@ -222,7 +222,7 @@ function requestFor(operation: Operation, g: Generated, keys: Tenant['keys']): I
 describe('REST v1 fuzzing over the OpenAPI document', () => {
   let t: TestApp;
   let tenant: Tenant;
-  beforeAll(async () => ({ t, tenant } = await startTestApp({ config: FUZZ_CONFIG })), 180_000);
+  beforeAll(async () => ({ t, tenant } = await startTestApp({ config: FUZZ_CONFIG })));
   afterAll(() => t.close());
 
   it(

@@ -15,7 +15,7 @@ describe('cursor connections and global object identification', () => {
     other = await seedTenant(t.services);
     await fund(t, tenant, 1000);
     for (let i = 1; i <= 7; i += 1) await transfer(`T-${i}`);
-  }, 60_000);
+  });
   afterAll(() => t.close());
 
   const page = async (args: string) => {

@@ -65,7 +65,7 @@ describe('every relationship edge checks its own permission, for keys and Connec
         await t.services.authorizationServer.redeemCode(client, { code, redirectUri: REDIRECT_URI })
       ).access_token;
     }
-  }, 60_000);
+  });
   afterAll(() => t.close());
 
   it('knows how to reach every guarded edge', () => {

@@ -113,7 +113,7 @@ describe('federation: the gateway graph as a subgraph beside another that extend
       }),
     });
     await gateway.start();
-  }, 90_000);
+  });
   afterAll(async () => {
     await gateway?.stop();
     await receipts?.stop();

@@ -12,7 +12,7 @@ describe('the connected graph: the home screen and each relationship both ways',
     ({ t, tenant } = await startTestApp());
     other = await seedTenant(t.services);
     ({ quoteId } = await seedEveryKind(t, tenant, other, 'home'));
-  }, 60_000);
+  });
   afterAll(() => t.close());
 
   const read = async (query: string, variables?: Record<string, unknown>, key = tenant.keys.READ_ONLY) => {

@@ -89,5 +89,5 @@ describe('subscriptions select the changed object with its relationships', () =>
     } finally {
       await client.dispose();
     }
-  }, 60_000);
+  });
 });

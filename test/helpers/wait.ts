@@ -4,13 +4,18 @@
  */
 
 export interface WaitOptions {
-  /** Give up (and fail, naming the condition) after this long. */
+  /**
+   * Give up (and fail, naming the condition) after this long, but never sooner than
+   * HUNG_AFTER_MS: a condition that holds late on a loaded machine is slow, not wrong, so the
+   * deadline only stops a wait on something that will never happen.
+   */
   timeoutMs?: number;
   /** How often to look again. */
   intervalMs?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 5000;
+/** The shortest a wait lasts before it fails: long enough that only a hang reaches it, even beside a CPU hog on both cores. */
+const HUNG_AFTER_MS = 120_000;
 const DEFAULT_INTERVAL_MS = 20;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -18,7 +23,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function optionsOf(options: WaitOptions | number): Required<WaitOptions> {
   const given = typeof options === 'number' ? { timeoutMs: options } : options;
   return {
-    timeoutMs: given.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: Math.max(given.timeoutMs ?? 0, HUNG_AFTER_MS),
     intervalMs: given.intervalMs ?? DEFAULT_INTERVAL_MS,
   };
 }

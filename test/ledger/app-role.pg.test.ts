@@ -82,5 +82,5 @@ describe.skipIf(!onPostgres)('the application role on PostgreSQL', () => {
     const clean = spawnTs('scripts/admin.ts', ['ledger-check'], { DATABASE_URL: ownerUrl });
     expect(await clean.exited).toBe(0);
     expect(clean.output()).toMatch(/Ledger check OK/);
-  }, 120_000);
+  });
 });

@@ -239,5 +239,5 @@ describe('balances as of an instant and statements, against a model', () => {
       ),
       { numRuns: 25 },
     );
-  }, 300_000);
+  });
 });

@@ -13,7 +13,7 @@ import { heldJob } from '../helpers/jobs.js';
  * Holds promise that a capture racing the hold's expiry job settles it once: the guarded UPDATE on
  * the hold's status picks one winner. Only real concurrent transactions (PostgreSQL) can attack it.
  */
-describe.skipIf(!onPostgres)('a hold settled by two transactions at once', { timeout: 120_000 }, () => {
+describe.skipIf(!onPostgres)('a hold settled by two transactions at once', () => {
   let t: TestApp;
   const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'));
   beforeAll(async () => {

@@ -21,7 +21,7 @@ import { waitUntil } from '../helpers/wait.js';
 const ROUNDS = 15;
 const PER_ROUND = 4;
 
-describe.skipIf(!onPostgres)('the settle statement against postings on the same accounts', { timeout: 180_000 }, () => {
+describe.skipIf(!onPostgres)('the settle statement against postings on the same accounts', () => {
   let t: TestApp;
   // Each settle of a round on a pool of its own: it runs as its one statement (a pool's concurrent
   // writes would share a batch, which locks the accounts in a statement of its own first).
@@ -166,9 +166,7 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
     expect(await ledger.totalOf(db, 'sandbox')).toBe(0n);
   });
 
-  it('a release queued behind a lock on its higher account, then a posting locking the lower one: no deadlock', {
-    timeout: 60_000,
-  }, async () => {
+  it('a release queued behind a lock on its higher account, then a posting locking the lower one: no deadlock', async () => {
     // Deterministic: a blocker holds the higher-id of the wallet and holds accounts (the two a
     // release moves); the settle queues for it
     // (had it locked in any other order it would hold the lower one by then); a posting then takes
@@ -237,9 +235,7 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
     expect(await ledger.totalOf(db, 'sandbox')).toBe(0n);
   });
 
-  it('a settle waiting for its accounts leaves the row unchanged, so an open of the same reference is refused at once, not queued into a deadlock', {
-    timeout: 60_000,
-  }, async () => {
+  it('a settle waiting for its accounts leaves the row unchanged, so an open of the same reference is refused at once, not queued into a deadlock', async () => {
     // Deterministic. An open of a bill holds the owner's wallet and holds accounts while its insert
     // checks the unique reference; a check that meets a row some transaction has UPDATED (not merely
     // locked) waits for that transaction. A settle that moved the row before locking the accounts
@@ -298,9 +294,7 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
     expect(await ledger.totalOf(db, 'sandbox')).toBe(0n);
   });
 
-  it('a capture without a fee leaves the fees shard unlocked: a blocker holding it does not delay the settle', {
-    timeout: 60_000,
-  }, async () => {
+  it('a capture without a fee leaves the fees shard unlocked: a blocker holding it does not delay the settle', async () => {
     const { principal, db, accounts } = await fundedUser(1_000_000n, 7);
     const record = await t.services.bills.pay(
       principal,

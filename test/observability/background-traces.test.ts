@@ -38,7 +38,7 @@ describe('traces of background work', () => {
   beforeAll(async () => {
     installTracing({ exporter });
     t = await createTestApp({ isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
-  }, 120_000);
+  });
   afterEach(async () => {
     await workers?.stop(5_000);
     workers = undefined;

@@ -287,5 +287,5 @@ describe('descriptor writer', () => {
     const received = lineNumbers(stdout);
     expect(received[0]).toBe(0);
     expect(received.every((n, i) => i === 0 || n > received[i - 1]!)).toBe(true);
-  }, 60_000);
+  });
 });

@@ -30,7 +30,7 @@ describe('CLI papercuts', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.output.split('\n')[0]).toMatch(/Unknown option '--frobnicate'/);
     expect(unknown.output).not.toMatch(/\n\s+at /);
-  }, 180_000);
+  });
 
   it('while a server holds the embedded database, the admin CLI says so in one line, with the dashboard or API route', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'pgw-held-'));
@@ -51,7 +51,7 @@ describe('CLI papercuts', () => {
       await release();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 180_000);
+  });
 
   describe('npm run listen', () => {
     let s: StartedTestApp;
@@ -69,7 +69,7 @@ describe('CLI papercuts', () => {
       expect(run.code).toBe(1);
       const errors = run.output.split('\n').filter((l) => l.startsWith('Cannot connect'));
       expect(errors).toEqual([expect.stringContaining(`ws://localhost:${port}/graphql`)]);
-    }, 60_000);
+    });
 
     it("follows the server's PORT without --url", async () => {
       const port = new URL(s.baseUrl).port;
@@ -94,6 +94,6 @@ describe('CLI papercuts', () => {
         await listener.exited;
         await receiver.stop();
       }
-    }, 60_000);
+    });
   });
 });

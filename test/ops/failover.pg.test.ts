@@ -47,7 +47,7 @@ describe.skipIf(!onPostgres)('failover to a promoted standby at another address 
     database = await openDatabase({ databaseUrl: url('failover-test'), poolSize: 4, migrate: false });
     services = await createTestServices(database.db);
     gateway = await startGateway({ DATABASE_URL: url('gateway'), REDIS_URL: '', MIGRATE_ON_START: 'false' });
-  }, 150_000);
+  });
 
   afterAll(async () => {
     if (gateway?.child.process.exitCode === null) {
@@ -56,7 +56,7 @@ describe.skipIf(!onPostgres)('failover to a promoted standby at another address 
     }
     await database?.close().catch(() => undefined);
     await Promise.all([primary?.destroy(), standby?.destroy()]);
-  }, 60_000);
+  });
 
   it('the primary stops mid-burst and the standby is promoted: serving again within 5 s, nothing lost or doubled', async () => {
     const payer = await seedTenant(services);
@@ -120,7 +120,7 @@ describe.skipIf(!onPostgres)('failover to a promoted standby at another address 
         conflicts: retried.conflicts,
       })}`,
     );
-  }, 120_000);
+  });
 });
 
 /** One value from a server, on a connection of its own. */

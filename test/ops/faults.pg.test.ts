@@ -34,7 +34,7 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
     services = await createTestServices(database.db);
     gatewayEnv = { DATABASE_URL: postgres.url('gateway', 'gateway'), REDIS_URL: redis.url };
     gateway = await startGateway(gatewayEnv);
-  }, 150_000);
+  });
 
   afterAll(async () => {
     if (gateway?.child.process.exitCode === null) {
@@ -43,7 +43,7 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
     }
     await database?.close().catch(() => undefined);
     await Promise.all([postgres?.destroy(), redis?.destroy()]);
-  }, 60_000);
+  });
 
   const run = faultRunner({ services: () => services, gateway: () => gateway, funded: FUNDED });
 
@@ -81,7 +81,7 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
       },
       figures: ({ retried }) => ({ recoveryMs: recovery.ms, retriesMs: retried.ms }),
     });
-  }, 90_000);
+  });
 
   it('PostgreSQL restarted during a burst: 503s while it is down, serving again within 5 s of its return, nothing lost or doubled', async () => {
     let recovery = { ms: 0, probes: 0 };
@@ -122,7 +122,7 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
         conflicts: retried.conflicts,
       }),
     });
-  }, 90_000);
+  });
 
   it('PostgreSQL made read-only and back: writes answer 503, readiness says read-only, then service returns within 5 s', async () => {
     let recovery = { ms: 0, probes: 0 };
@@ -164,7 +164,7 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
       },
       figures: ({ retried }) => ({ recoveryMs: recovery.ms, retriesMs: retried.ms }),
     });
-  }, 90_000);
+  });
 
   it('Redis stopped and restarted: nothing fails, limits stay per process, subscribers keep receiving by polling; one warning line and one line when it returns', async () => {
     const logFrom = gateway.child.output().length;
@@ -238,7 +238,7 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
     } finally {
       await subscriber?.dispose();
     }
-  }, 90_000);
+  });
 
   it('the gateway SIGKILLed mid-burst and restarted: nothing half-written, the dead claims pass on at lease expiry, retries land exactly once', async () => {
     let killedAt = 0;
@@ -280,5 +280,5 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
         retriesMs: retried.ms,
       }),
     });
-  }, 90_000);
+  });
 });

@@ -86,5 +86,5 @@ describe('error log lines', () => {
     expect(logged.message).toBe('Failed query: select api_keys');
     expect(logged.cause.code).toBe('22P02');
     expect(logged.stack).toContain('    at ');
-  }, 120_000);
+  });
 });

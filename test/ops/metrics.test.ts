@@ -86,7 +86,7 @@ describe('/metrics after a scripted run', () => {
     });
     receiver = await new Receiver().start();
     receiver.answer = () => 500;
-  }, 120_000);
+  });
   const cleanups: Array<() => Promise<void>> = [];
   afterAll(async () => {
     for (const cleanup of cleanups) await cleanup().catch(() => undefined);
@@ -241,7 +241,7 @@ describe('/metrics after a scripted run', () => {
     unsubscribe();
     await client.dispose();
     await waitUntil(async () => (await Scrape.of(s)).value('gateway_graphql_subscriptions_open') === 0, 5_000);
-  }, 60_000);
+  });
 
   it('shows an event waiting for its seq as stamping lag', async () => {
     const tenant = await seedTenant(s.t.services);

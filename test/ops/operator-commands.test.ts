@@ -18,7 +18,7 @@ describe('operator commands', () => {
   beforeAll(async () => {
     t = await createTestApp({ clock });
     receiver = await new Receiver().start();
-  }, 120_000);
+  });
   afterAll(async () => {
     await receiver.stop();
     await t.close();

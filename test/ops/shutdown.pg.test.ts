@@ -38,7 +38,7 @@ describe.skipIf(!onPostgres)('graceful shutdown (PostgreSQL)', () => {
     database = await openDatabase({ databaseUrl, poolSize: 4 });
     services = await createTestServices(database.db);
     tenant = await seedTenant(services);
-  }, 60_000);
+  });
   afterEach(async () => {
     for (const child of children.splice(0)) {
       if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
@@ -177,15 +177,15 @@ describe.skipIf(!onPostgres)('graceful shutdown (PostgreSQL)', () => {
     const child = spawnTs('src/main.ts', [], env());
     const output = await scenario(child, () => child.process);
     expect(output).toMatch(/readiness is now 503/);
-  }, 90_000);
+  });
 
   it('with no readiness window: still no request reset (only new connections refused), exit 0 within 10 s', async () => {
     const child = spawnTs('src/main.ts', [], env(0));
     await scenario(child, () => child.process, false);
-  }, 90_000);
+  });
 
   it('through npm start, SIGTERM to npm: the same, and no server left behind', async () => {
     const child = spawnCommand('npm', ['start', '--silent'], env());
     await scenario(child, () => child.process);
-  }, 90_000);
+  });
 });

@@ -39,7 +39,7 @@ describe('npm start with the embedded database', () => {
     expect((await fetch(`${again.url}/api/v1/user/me`, { headers: { 'x-api-key': key! } })).status).toBe(200);
     again.child.process.kill('SIGTERM');
     expect(await again.child.exited).toBe(0);
-  }, 120_000);
+  });
 
   it('the admin CLI creates users and keys (JSON output), lists and revokes them', async () => {
     const cli = (...args: string[]) => runTs('scripts/admin.ts', args, env);
@@ -76,5 +76,5 @@ describe('npm start with the embedded database', () => {
     const bad = await cli('create-key', '--user', userId, '--name', 'x', '--permission', 'root', '--json');
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.output).error).toMatch(/--permission/);
-  }, 120_000);
+  });
 });

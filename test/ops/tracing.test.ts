@@ -22,7 +22,7 @@ describe('traces', () => {
         FLUTTERWAVE_SECRET_HASH: flw.secretHash,
       },
     });
-  }, 120_000);
+  });
   afterAll(async () => {
     await s.t.close();
     await flw.stop();

@@ -38,7 +38,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the GraphQL explorer in headless Chromiu
       await browser.close();
     }
     expect(foreign).toEqual([]);
-  }, 60_000);
+  });
 
   it('runs a subscription over the WebSocket and shows the event it receives', async () => {
     const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
@@ -77,5 +77,5 @@ describe.skipIf(!existsSync(CHROMIUM))('the GraphQL explorer in headless Chromiu
       await browser.close();
     }
     expect(sockets).toEqual([`${base.replace(/^http/, 'ws')}/graphql`]);
-  }, 60_000);
+  });
 });

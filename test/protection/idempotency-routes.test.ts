@@ -15,7 +15,7 @@ describe('Idempotency-Key on every operation that moves value', () => {
   let s: StartedTestApp;
   beforeAll(async () => {
     s = await startTestApp({ clock, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
-  }, 60_000);
+  });
   afterAll(() => s.t.close());
 
   const keyed = (key: string) => ({ 'idempotency-key': key });
@@ -58,7 +58,7 @@ describe('Idempotency-Key on every operation that moves value', () => {
     );
     expect(other.statusCode).toBe(422);
     expect(await usdc()).toBe('15');
-  }, 60_000);
+  });
 
   it('the sandbox virtual-account credit: one key credits once and replays the same deposit', async () => {
     const tenant = await seedTenant(s.t.services);
@@ -140,7 +140,7 @@ describe('Idempotency-Key on every operation that moves value', () => {
     expect(swaps).toHaveLength(1);
     const usdc = (await call('GET', `/api/v1/solana/token-balance?mint=${USDC}`)).json().data.amount;
     expect(usdc).toBe('997');
-  }, 60_000);
+  });
 
   it('GraphQL: a keyed request selecting two value-moving fields (aliases or fragments) is refused before anything moves', async () => {
     const tenant = await seedTenant(s.t.services);

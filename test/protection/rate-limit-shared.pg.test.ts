@@ -38,5 +38,5 @@ describe.skipIf(!onPostgres || !redisUrl)('rate limits shared through Redis (Pos
       for (const server of servers) server.process.kill('SIGTERM');
       await Promise.all(servers.map((s) => s.exited));
     }
-  }, 120_000);
+  });
 });

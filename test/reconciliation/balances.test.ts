@@ -40,7 +40,7 @@ describe('reconciliation: the sandbox market makers’ balances on chain against
       abilities: abilitiesOf('FULL_ACCESS'),
     };
     await t.services.sandboxFaucet.fund(trader, { network: 'devnet' });
-  }, 120_000);
+  });
   afterAll(async () => {
     await t.close();
   });

@@ -16,7 +16,7 @@ describe('the operator reconciliation page and the daily job', () => {
     t = await createTestApp({ isolated: true, clock, config: { OPERATOR_TOKEN } });
     off = await createTestApp({ isolated: true });
     // Two apps on a loaded machine: start-up is the slow part.
-  }, 180_000);
+  });
   afterAll(async () => {
     await t.close();
     await off.close();

@@ -46,7 +46,7 @@ describe('reconciliation', () => {
       paymentsSource('production', Object.assign(Object.create(flutterwave), { listSettlements: undefined })),
       chainSource('production', stubChain(signed))!,
     ]));
-  }, 120_000);
+  });
   afterAll(() => stop());
 
   const owner = () => ({ userId, environment: 'production' as const });

@@ -22,7 +22,7 @@ describe('reconciliation: Flutterwave settlements against completed collections'
     ({ t, fake, recon, userId, stop } = await startFlutterwaveReconciliation(clock, (flutterwave) => [
       paymentsSource('production', flutterwave),
     ]));
-  }, 120_000);
+  });
   afterAll(() => stop());
 
   /** A deposit the gateway completed (or failed), and the provider's record of the charge. */

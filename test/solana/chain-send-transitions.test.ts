@@ -19,7 +19,7 @@ describe('chain-send and swap state tables', () => {
     services = await createTestServices();
     alice = await sandboxPrincipal(services);
     await services.sandboxFaucet.fund(alice, { network: 'devnet' });
-  }, 120_000);
+  });
   afterAll(() => undefined);
 
   const historyOf = (kind: string, id: string) =>

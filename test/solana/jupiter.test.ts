@@ -34,7 +34,7 @@ describe('production swaps through the Jupiter adapter (local fakes of Jupiter a
     }));
     wallet = new PublicKey((await call('GET', '/api/v1/solana/address')).json().data.address);
     rpc.airdrop(wallet, 5n * BigInt(LAMPORTS_PER_SOL));
-  }, 60_000);
+  });
   afterAll(async () => {
     await t.close();
     await Promise.all([jupiter.stop(), rpc.stop()]);

@@ -23,7 +23,7 @@ const AMOUNT = SOL / 10n;
  * of litesvm's standing slot, billions below the clock's: the height says nothing about them, so
  * they are judged by the chain's word and their age, and money stays exact either way.
  */
-describe('sandbox sends stored with a block height on the earlier scale', { timeout: 120_000 }, () => {
+describe('sandbox sends stored with a block height on the earlier scale', () => {
   let services: Services;
   let alice: Principal;
   let wallet: SolanaWalletRow;
@@ -32,7 +32,7 @@ describe('sandbox sends stored with a block height on the earlier scale', { time
     alice = await sandboxPrincipal(services);
     await services.sandboxFaucet.fund(alice, { network: 'devnet', asset: 'SOL', amount: '2' });
     wallet = await services.solanaWallets.walletOf(alice);
-  }, 180_000);
+  });
 
   const lamportsOf = (owner: string) =>
     services.sandboxChains.read('devnet', (svm) => svm.getBalance(address(owner)) ?? 0n);

@@ -21,7 +21,7 @@ describe('a Solana send wakes the event relay', () => {
     services = await createTestServices();
     alice = await sandboxPrincipal(services);
     await services.sandboxFaucet.fund(alice, { network: 'devnet' });
-  }, 120_000);
+  });
   afterAll(async () => {
     await relay?.stop();
   });

@@ -14,7 +14,7 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     ({ t, tenant } = await startTestApp());
     const funded = await call('POST', '/api/v1/solana/sandbox/faucet', {});
     expect(funded.statusCode).toBe(201);
-  }, 60_000);
+  });
   afterAll(() => t.close());
 
   const call = (

@@ -41,7 +41,7 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     fake.airdrop(wallet, BigInt(LAMPORTS_PER_SOL));
     token = fake.createToken('TST', 6);
     token.fund(wallet, 100_000_000n);
-  }, 60_000);
+  });
   afterAll(async () => {
     await t.close();
     await fake.stop();

@@ -22,12 +22,12 @@ const anotherInstance = (services: Services) =>
 const balance = (services: Services, owner: string) =>
   services.sandboxChains.read('devnet', (svm) => svm.getBalance(address(owner)) ?? 0n);
 
-describe('sandbox chain storage: account rows, one chain for every instance', { timeout: 120_000 }, () => {
+describe('sandbox chain storage: account rows, one chain for every instance', () => {
   let shared: Services;
   // The worker's database (built by the first file that needs it) can take a while on a busy machine.
   beforeAll(async () => {
     shared = await createTestServices();
-  }, 180_000);
+  });
 
   it('a transfer writes the accounts it changed and its signature, not the chain', async () => {
     const services = shared;
@@ -116,7 +116,7 @@ describe('sandbox chain storage: account rows, one chain for every instance', { 
     // And a third instance, started afterwards, loads the same chain from the rows.
     const restarted = anotherInstance(a);
     expect(await balance(restarted, to)).toBe(18n * (SOL / 10n));
-  }, 120_000);
+  });
 
   it('a transaction runs once: re-sent after a restart (no signature in memory), it is refused and moves nothing', async () => {
     const services = shared;

@@ -72,7 +72,7 @@ describe.skipIf(!onPostgres)('one sandbox chain for every instance (PostgreSQL)'
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
-  }, 120_000);
+  });
 
   it('ten concurrent transfers of 200 USDC from a wallet holding 1,000: exactly five move money, nothing is lost', async () => {
     const url = await isolatedTestDatabaseUrl();
@@ -118,7 +118,7 @@ describe.skipIf(!onPostgres)('one sandbox chain for every instance (PostgreSQL)'
     } finally {
       await database.close();
     }
-  }, 120_000);
+  });
 
   it('runs the VM with no transaction open: the chain row is locked only for the short write after it', async () => {
     const url = await isolatedTestDatabaseUrl();
@@ -151,5 +151,5 @@ describe.skipIf(!onPostgres)('one sandbox chain for every instance (PostgreSQL)'
     } finally {
       await database.close();
     }
-  }, 120_000);
+  });
 });

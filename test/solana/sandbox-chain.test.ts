@@ -34,7 +34,7 @@ describe('sandbox Solana chain (litesvm): faucet, balances, SPL and SOL transfer
     alice = await principal();
     bob = await principal();
     await services.sandboxFaucet.fund(alice, { network: 'devnet' });
-  }, 60_000);
+  });
   afterAll(() => undefined);
 
   const tokenAccountAmount = (network: 'devnet', owner: string, mint: string) =>
@@ -136,7 +136,7 @@ describe('sandbox Solana market: quotes from the pool math, swaps that move real
       abilities: abilitiesOf('FULL_ACCESS'),
     };
     await services.sandboxFaucet.fund(trader, { network: 'testnet' });
-  }, 60_000);
+  });
 
   const pool = (name: string) => SANDBOX_POOLS.find((p) => p.name === name)!;
   const reserves = (name: string) => services.sandboxChains.read('testnet', (svm) => reservesOf(svm, pool(name)));

@@ -65,5 +65,5 @@ describe.skipIf(!onPostgres)('a swap quote executes at most once (PostgreSQL)', 
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
-  }, 120_000);
+  });
 });

@@ -155,5 +155,5 @@ describe.skipIf(!onPostgres)('a hot wallet under 1,000-way concurrency (PostgreS
     // Coalesced: far fewer commits than transfers (without batching, one per transfer statement).
     expect(watch.counted.batches).toBeGreaterThan(0);
     expect(watch.counted.alone + watch.counted.batches).toBeLessThan(calls.length / 4);
-  }, 120_000);
+  });
 });

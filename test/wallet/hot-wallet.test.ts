@@ -137,5 +137,5 @@ describe('a hot wallet: concurrent transfers from one sender', () => {
     expect(incoming[0]!.n).toBe(60);
     expect(await ledger.totalOf(t.services.db, 'sandbox')).toBe(0n);
     expect(watch.counted.batches).toBeGreaterThan(0);
-  }, 120_000);
+  });
 });

@@ -90,7 +90,7 @@ describe.skipIf(!onPostgres)('webhook durability across processes (PostgreSQL)',
     );
     expect(receiver.received.map((r) => r.headers['webhook-id'])).toEqual([event.id, event.id]);
     expect(receiver.received[0]!.body).toBe(receiver.received[1]!.body);
-  }, 120_000);
+  });
 
   it('two worker processes deliver 1,000 events to one receiver: every event at least once, no attempt sent twice', async () => {
     const tenant = await seedTenant(services);
@@ -141,5 +141,5 @@ describe.skipIf(!onPostgres)('webhook durability across processes (PostgreSQL)',
       .from(webhookEndpoints)
       .where(and(eq(webhookEndpoints.id, endpoint.id)));
     expect(row!.enabled).toBe(true);
-  }, 150_000);
+  });
 });
