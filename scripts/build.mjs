@@ -7,10 +7,11 @@
 // the CPU of starting (see BUNDLE_EXTERNAL for what stays a package import).
 //
 //   node scripts/build.mjs        (npm run build)
-import { cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, stop } from 'esbuild';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -117,12 +118,48 @@ async function buildInto(outdir, quiet) {
   await bundle([join(ROOT, 'src/main.ts'), ...SCRIPTS.map((s) => join(ROOT, s))], outdir, ROOT);
   cpSync(join(ROOT, 'src/db/migrations'), join(outdir, 'src/db/migrations'), { recursive: true });
   cpSync(join(ROOT, 'schema'), join(outdir, 'schema'), { recursive: true });
+  await placeImage(outdir, quiet);
   mkdirSync(outdir, { recursive: true });
   writeFileSync(join(outdir, '.built'), `${new Date().toISOString()}\n`);
   if (!quiet)
     console.error(
       `built ${entryPoints.length} files into ${relative(process.cwd(), outdir) || '.'} in ${Math.round(performance.now() - started)} ms`,
     );
+}
+
+/**
+ * Puts the migrated image of the embedded database for the build's migrations (see
+ * src/db/pglite-image.ts) beside them, in `outdir`/src/db/pglite-images: a new database then starts
+ * from it, in the production image too (which has dist/ but not the install's cache). It comes from
+ * the install's cache (`npm install` makes it there), or is made there first by
+ * scripts/pglite-image.ts in a child process, so PGlite's memory is never the server's when
+ * `npm start` builds. A failure is reported, not fatal: without an image a new database is made
+ * from its migrations.
+ */
+async function placeImage(outdir, quiet) {
+  const into = join(outdir, 'src/db/pglite-images');
+  let problem;
+  try {
+    // The file-by-file output above: it names and finds images as the server does.
+    const images = await import(pathToFileURL(join(outdir, 'src/db/pglite-image.js')).href);
+    const name = images.imageFileName(images.imageKeys(join(outdir, 'src/db/migrations')).at(-1));
+    const cached = join(images.installCacheDir(), name);
+    if (existsSync(cached)) {
+      mkdirSync(into, { recursive: true });
+      copyFileSync(cached, join(into, name));
+      return;
+    }
+    const maker = spawn(process.execPath, ['--import', 'tsx', 'scripts/pglite-image.ts', '--into', into], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', quiet ? 'ignore' : 'inherit'],
+    });
+    const code = await new Promise((resolve) => maker.on('exit', resolve).on('error', () => resolve(-1)));
+    if (code !== 0) problem = `its maker exited with ${code}`;
+  } catch (error) {
+    problem = error instanceof Error ? error.message : String(error);
+  }
+  if (problem)
+    console.error(`no embedded database image in the build (${problem}): a new database will run its migrations`);
 }
 
 /**

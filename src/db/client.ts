@@ -1,8 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { PGlite } from '@electric-sql/pglite';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
@@ -19,6 +17,18 @@ import { fenceTransaction, type LeaseClaim } from './job-fence.js';
 import { multiHostClient, parseHosts } from './multi-host.js';
 import { withSessionOptions } from './session-options.js';
 import { isLockTimeout } from './sql-state.js';
+import { MIGRATIONS_FOLDER } from './migrations-folder.js';
+import { createPglite } from './pglite-engine.js';
+import {
+  defaultImageDirs,
+  type FoundImage,
+  findImage,
+  readImage,
+  startOverUnfinishedImage,
+  writeImageInto,
+} from './pglite-image.js';
+
+export { MIGRATIONS_FOLDER };
 
 export type Schema = typeof schema;
 /** What PGlite and node-postgres drizzle instances, and their transactions, have in common. */
@@ -58,7 +68,6 @@ export const DEFAULT_SESSION_TIMEOUTS: SessionTimeouts = {
   idleInTransactionMs: 30_000,
 };
 
-export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** Arbitrary, fixed: every instance takes this advisory lock before migrating. */
 const MIGRATION_LOCK_KEY = 7_262_020_001;
 
@@ -67,6 +76,11 @@ export interface OpenOptions {
   pgliteDataDir?: string;
   /** PGlite only: a prepared data dump (see test/helpers) to start from instead of initdb. */
   pgliteLoadDataDir?: Blob;
+  /**
+   * PGlite only: where to look for a migrated image (pglite-image.ts) to start a new database from.
+   * Default: beside the build, then the install's cache; [] makes it from its migrations.
+   */
+  pgliteImageDirs?: readonly string[];
   /** Connections of the request pool (everything a request does but its lists and searches). */
   poolSize?: number;
   /** Connections of the read pool (lists and searches, see readsOf) and of the jobs pool; 0 shares the request pool. Default 0. */
@@ -94,7 +108,12 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       options.migrate ?? true,
       options.migrationUrl,
     );
-  return openPglite(options.pgliteDataDir ?? 'memory://', options.pgliteLoadDataDir, options.migrate ?? true);
+  return openPglite(
+    options.pgliteDataDir ?? 'memory://',
+    options.pgliteLoadDataDir,
+    options.migrate ?? true,
+    options.pgliteImageDirs ?? defaultImageDirs(),
+  );
 }
 
 async function openPostgres(
@@ -295,14 +314,12 @@ export class DatabaseInUseError extends Error {
   }
 }
 
-/**
- * PostgreSQL's default 128 MB of shared buffers lives in PGlite's WebAssembly memory, which only
- * grows: it was over a quarter of the embedded default's idle footprint. The embedded database is
- * one connection on a local disk whose pages the OS caches anyway, so 32 MB serves it.
- */
-const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB'];
-
-async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrate: boolean): Promise<DatabaseHandle> {
+async function openPglite(
+  dataDir: string,
+  loadDataDir: Blob | undefined,
+  migrate: boolean,
+  imageDirs: readonly string[],
+): Promise<DatabaseHandle> {
   let release: (() => Promise<void>) | undefined;
   if (!dataDir.startsWith('memory://')) {
     mkdirSync(dataDir, { recursive: true });
@@ -313,14 +330,7 @@ async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrat
       throw new DatabaseInUseError(dataDir, { cause: error });
     }
   }
-  // pg_trgm backs the partial-match searches of bill records (see migration 0006).
-  const client = tracePglite(
-    await PGlite.create(dataDir, {
-      extensions: { pg_trgm },
-      startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
-      ...(loadDataDir ? { loadDataDir } : {}),
-    }),
-  );
+  const { client, image } = await startPglite(dataDir, loadDataDir, migrate, imageDirs);
   const db = drizzlePglite(client, { schema });
   // One connection: reads and jobs share it; a job's handle fences its transactions.
   registerHandles(db as unknown as Database, {
@@ -328,15 +338,11 @@ async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrat
     jobs: db as unknown as Database,
     fenced: (claim) => drizzlePglite(fencedPglite(client, claim)) as unknown as Database,
   });
-  if (migrate) {
-    await db.execute(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
-    await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
-    await db.execute(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
-  }
+  const where = dataDir.startsWith('memory://') ? 'PGlite (in memory)' : `PGlite ${dataDir}`;
   return {
     db: db as unknown as Database,
     driver: 'pglite',
-    describe: dataDir.startsWith('memory://') ? 'PGlite (in memory)' : `PGlite ${dataDir}`,
+    describe: image ? `${where}, made from ${image.path} (${image.migrations} migrations)` : where,
     // One in-process connection: nothing can terminate it from outside.
     onConnectionError: () => undefined,
     close: async () => {
@@ -344,6 +350,61 @@ async function openPglite(dataDir: string, loadDataDir: Blob | undefined, migrat
       await release?.();
     },
   };
+}
+
+/**
+ * Starts the embedded database, migrated when `migrate` says so. A new one (no files yet, no dump
+ * given) starts from the migrated image of this release's migrations when one is at hand (a build
+ * puts it beside itself, `npm install` in its cache: see pglite-image.ts), so only migrations newer
+ * than the image run. An image that cannot be loaded or migrated (a damaged file) is reported and
+ * set aside: the files it left are removed and the database is made as it is without one.
+ */
+async function startPglite(
+  dataDir: string,
+  loadDataDir: Blob | undefined,
+  migrate: boolean,
+  imageDirs: readonly string[],
+): Promise<{ client: PGlite; image?: FoundImage }> {
+  const inMemory = dataDir.startsWith('memory://');
+  if (!inMemory) startOverUnfinishedImage(dataDir);
+  const isNew = inMemory || readdirSync(dataDir).length === 0;
+  const image = loadDataDir || !isNew ? undefined : findImage(MIGRATIONS_FOLDER, imageDirs);
+  if (image) {
+    let client: PGlite | undefined;
+    try {
+      // In memory, PGlite loads the tar itself; a folder gets the files written by Node, faster.
+      if (inMemory) client = tracePglite(await createPglite(dataDir, readImage(image.path)));
+      else {
+        writeImageInto(image.path, dataDir);
+        client = tracePglite(await createPglite(dataDir));
+      }
+      if (migrate) await migrateEmbedded(client);
+      return { client, image };
+    } catch (error) {
+      process.stderr.write(
+        `embedded database: the image ${image.path} could not be used (${error instanceof Error ? error.message : String(error)}); making the database from its migrations instead\n`,
+      );
+      await client?.close().catch(() => undefined);
+      emptyDataDir(dataDir);
+    }
+  }
+  const client = tracePglite(await createPglite(dataDir, loadDataDir));
+  if (migrate) await migrateEmbedded(client);
+  return { client };
+}
+
+/** Applies pending migrations under the advisory lock every instance takes (one connection here). */
+async function migrateEmbedded(client: PGlite): Promise<void> {
+  const db = drizzlePglite(client);
+  await db.execute(`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`);
+  await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  await db.execute(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`);
+}
+
+/** Removes what a failed start left in a data directory that was empty before it. */
+function emptyDataDir(dataDir: string): void {
+  if (dataDir.startsWith('memory://')) return;
+  for (const name of readdirSync(dataDir)) rmSync(join(dataDir, name), { recursive: true, force: true });
 }
 
 /**

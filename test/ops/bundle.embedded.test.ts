@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist, ROOT } from '../../scripts/build.mjs';
+import { MIGRATIONS_FOLDER } from '../../src/db/migrations-folder.js';
+import { imageFileName, imageKeys } from '../../src/db/pglite-image.js';
 import { childrenOf } from '../../scripts/bench/process-group.js';
 import { type Child, spawnCommand } from '../helpers/child.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -77,16 +79,25 @@ describe('the bundled server (npm start)', () => {
     });
   });
 
+  // A new embedded database starts from it (src/db/pglite-image.ts), in the production image too,
+  // which has dist/ but not the install's cache.
+  const image = () => join(outdir, 'src', 'db', 'pglite-images', imageFileName(imageKeys(MIGRATIONS_FOLDER).at(-1)!));
+  it('carries the migrated image of its migrations', () => {
+    expect(readdirSync(join(outdir, 'src', 'db', 'pglite-images'))).toEqual([image().split('/').at(-1)]);
+  });
+
   it('serves REST, GraphQL and the sandbox chain without a 5xx or a crash, and stops cleanly', async () => {
     child = spawnCommand(process.execPath, [join(outdir, 'src', 'main.js')], {
       PGLITE_DATA_DIR: join(data, 'pglite'),
       PORT: '0',
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       // With the run's Redis when it has one: ioredis is one of the packages that read __dirname.
       REDIS_URL: process.env.REDIS_URL ?? '',
     });
     const [, url] = await child.waitFor(/listening on (http:\/\/\S+)/, 90_000);
+    // The database came from the build's own image (its path found from the bundle, as in production).
+    await child.waitFor(new RegExp(`made from ${image().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(`));
     const [, key] = await child.waitFor(/API key \(Full Access, shown once\): (pgw_sbx_\S+)/);
     const statuses: Array<[string, number]> = [];
     const call = async (method: string, path: string, body?: unknown) => {

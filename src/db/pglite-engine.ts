@@ -1,0 +1,30 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+
+/**
+ * The extensions every embedded database is opened with. pg_trgm backs the partial-match searches of
+ * bill records (see migration 0006). Their names are part of a migrated image's key
+ * (pglite-image.ts): an image made with other extensions is not this database's.
+ */
+export const PGLITE_EXTENSIONS = { pg_trgm };
+
+/**
+ * PostgreSQL's default 128 MB of shared buffers lives in PGlite's WebAssembly memory, which only
+ * grows: it was over a quarter of the embedded default's idle footprint. The embedded database is
+ * one connection on a local disk whose pages the OS caches anyway, so 32 MB serves it.
+ */
+const PGLITE_SETTINGS = ['-c', 'shared_buffers=32MB'];
+
+/**
+ * Starts PGlite on `dataDir` (a folder, or memory://) as the gateway runs it: on the files there, or
+ * on a new database made from `loadDataDir` (a tar of a data directory) or else by initdb. PGlite's
+ * own module is loaded here, so a module that only names the extensions stays light.
+ */
+export async function createPglite(dataDir: string, loadDataDir?: Blob): Promise<PGlite> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  return PGlite.create(dataDir, {
+    extensions: PGLITE_EXTENSIONS,
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS],
+    ...(loadDataDir ? { loadDataDir } : {}),
+  });
+}
