@@ -58,7 +58,7 @@ describe.skipIf(!onPostgres)('migrations waiting for a table lock', () => {
   let pool: pg.Pool;
   let holder: pg.Client;
   beforeAll(async () => {
-    const url = await isolatedTestDatabaseUrl();
+    const url = await isolatedTestDatabaseUrl({ migrated: false });
     pool = new pg.Pool({ connectionString: url, max: 2 });
     holder = new pg.Client({ connectionString: url });
     await holder.connect();

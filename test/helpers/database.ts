@@ -30,14 +30,19 @@ export async function isolatedTestDatabase(): Promise<DatabaseHandle> {
   return openDatabase({ databaseUrl: await isolatedTestDatabaseUrl(), poolSize: 10 });
 }
 
-/** A fresh PostgreSQL database (not yet migrated) for a file whose child processes share it. */
-export async function isolatedTestDatabaseUrl(): Promise<string> {
+/**
+ * A fresh PostgreSQL database for a file whose child processes share it: a copy of the run's
+ * migrated template, or empty for a file that migrates a folder of its own.
+ */
+export async function isolatedTestDatabaseUrl({ migrated = true } = {}): Promise<string> {
   const base = new URL(testDatabaseUrl());
   const name = `${base.pathname.slice(1)}_iso_${process.pid}_${Math.floor(Math.random() * 1e9)}`;
   const admin = new pg.Client({ connectionString: base.toString() });
   await admin.connect();
   try {
-    await admin.query(`create database ${name}`);
+    await admin.query(
+      migrated ? `create database ${name} template ${inject('testTemplateDatabase')}` : `create database ${name}`,
+    );
   } finally {
     await admin.end();
   }

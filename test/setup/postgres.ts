@@ -19,14 +19,22 @@ export default async function setup(project: TestProject) {
   const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
   await handle.close();
   project.provide('testDatabaseUrl', url.toString());
+  // A migrated copy nobody connects to: files that need a database of their own are copied from
+  // it (CREATE DATABASE … TEMPLATE, a file copy) instead of each replaying every migration.
+  const template = new pg.Client({ connectionString: adminUrl });
+  await template.connect();
+  await template.query(`create database ${name}_template template ${name}`);
+  await template.end();
+  project.provide('testTemplateDatabase', `${name}_template`);
 
   return async () => {
     const cleanup = new pg.Client({ connectionString: adminUrl });
     await cleanup.connect();
     // Files with job runners made databases of their own, named after this one.
-    const { rows } = await cleanup.query<{ datname: string }>('select datname from pg_database where datname like $1', [
-      `${name}_iso_%`,
-    ]);
+    const { rows } = await cleanup.query<{ datname: string }>(
+      'select datname from pg_database where datname like $1 or datname = $2',
+      [`${name}_iso_%`, `${name}_template`],
+    );
     for (const { datname } of rows) await cleanup.query(`drop database if exists ${datname} with (force)`);
     await cleanup.query(`drop database if exists ${name} with (force)`);
     await cleanup.end();
@@ -36,5 +44,7 @@ export default async function setup(project: TestProject) {
 declare module 'vitest' {
   export interface ProvidedContext {
     testDatabaseUrl: string;
+    /** A migrated database to copy (never connected to, as CREATE DATABASE … TEMPLATE needs). */
+    testTemplateDatabase: string;
   }
 }
