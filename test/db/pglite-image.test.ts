@@ -44,7 +44,7 @@ describe('the migrated image of the embedded database', () => {
 
   beforeAll(async () => {
     image = await makeImage(MIGRATIONS_FOLDER, images);
-  }, 300_000);
+  });
 
   it('names an image by every migration before it: a changed one changes its own key and all later ones', () => {
     const keys = imageKeys(MIGRATIONS_FOLDER);
@@ -86,7 +86,7 @@ describe('the migrated image of the embedded database', () => {
     } finally {
       await again.close();
     }
-  }, 120_000);
+  });
 
   it('starts from the image of the older migrations and applies the newer one', async () => {
     const older = join(work, 'older-images');
@@ -98,7 +98,7 @@ describe('the migrated image of the embedded database', () => {
     } finally {
       await database.close();
     }
-  }, 300_000);
+  });
 
   it('starts over a data directory whose image was being written when its process stopped', async () => {
     const dataDir = join(work, 'cut-short');
@@ -113,7 +113,7 @@ describe('the migrated image of the embedded database', () => {
     } finally {
       await database.close();
     }
-  }, 120_000);
+  });
 
   it('sets a damaged image aside: what it wrote is removed and the database is made from its migrations', async () => {
     // Whole gzip, but the tar inside cut in the middle: some files are written before the end is missed.
@@ -143,5 +143,5 @@ describe('the migrated image of the embedded database', () => {
     } finally {
       await database.close();
     }
-  }, 300_000);
+  });
 });

@@ -50,7 +50,7 @@ describe('what a start prints', () => {
     expect(lines.filter((line) => !line.startsWith('{'))).toEqual([]);
     // The banner for the person at the terminal went to stderr.
     expect(child.output()).toMatch(/Partner Gateway listening on/);
-  }, 240_000);
+  });
 
   it('a bad SECRETS_KEY, IDEMPOTENCY_SECRET or SMTP_URL stops the start, naming each, printing none', async () => {
     const bad = {
@@ -66,5 +66,5 @@ describe('what a start prints', () => {
       expect(sharedSubstrings(output, value), name).toEqual([]);
       expect(output).toMatch(new RegExp(`^  ${name}: expected \\S`, 'm'));
     }
-  }, 240_000);
+  });
 });

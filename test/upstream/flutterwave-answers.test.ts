@@ -37,7 +37,7 @@ describe('Flutterwave answers that are not their documented shape', () => {
         FLUTTERWAVE_V3_BASE_URL: `${flw.url}/v3`,
       },
     });
-  }, 120_000);
+  });
   afterEach(() => flw.malformed.clear());
   afterAll(async () => {
     await s.t.close();

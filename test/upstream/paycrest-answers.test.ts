@@ -34,7 +34,7 @@ describe('Paycrest answers that are not their documented shape', () => {
         PAYCREST_BASE_URL: paycrest.url,
       },
     });
-  }, 120_000);
+  });
   afterEach(() => paycrest.malformed.clear());
   afterAll(async () => {
     await s.t.close();

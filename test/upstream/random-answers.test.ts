@@ -43,7 +43,7 @@ describe('random provider answers never become a 500', () => {
     const created = rpc.createToken('RAND', 6);
     token = created.address;
     jupiter = await new FakeJupiter(rpc, created).start();
-  }, 60_000);
+  });
   afterAll(async () => {
     await Promise.all([flw.stop(), paycrest.stop(), rpc.stop(), jupiter.stop()]);
   });

@@ -48,7 +48,7 @@ describe('Solana RPC and Jupiter answers that are not their documented shape', (
     wallet = new PublicKey((await call('GET', '/api/v1/solana/address')).json().data.address);
     rpc.airdrop(wallet, 5n * BigInt(LAMPORTS_PER_SOL));
     token.fund(wallet, 50_000_000n);
-  }, 120_000);
+  });
   afterEach(() => {
     rpc.malformed.clear();
     jupiter.malformed.clear();
