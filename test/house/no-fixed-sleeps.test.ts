@@ -54,7 +54,8 @@ const ALLOWED: Allowed[] = [
   {
     file: 'test/ops/pool-separation.pg.test.ts',
     line: 'fallback = setTimeout(() => void release(), HOLD_AT_MOST_MS);',
-    reason: 'ends the hold when the transfer is stuck behind it (the failure under test); a passing run releases on the answer',
+    reason:
+      'ends the hold when the transfer is stuck behind it (the failure under test); a passing run releases on the answer',
   },
   {
     file: 'test/jobs/job-claims.pg.test.ts',

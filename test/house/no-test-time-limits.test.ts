@@ -34,7 +34,7 @@ const isFunction = (node: ts.Node | undefined) =>
   node !== undefined && (ts.isArrowFunction(node) || ts.isFunctionExpression(node));
 
 /** Places in `source` where a test, suite or hook is given a time limit. */
-export function timeLimitsIn(file: string, source: string): string[] {
+function timeLimitsIn(file: string, source: string): string[] {
   const tree = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const found: string[] = [];
   const visit = (node: ts.Node) => {
