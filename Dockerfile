@@ -2,7 +2,7 @@
 #   docker build -t partner-gateway .
 #   docker run -e NODE_ENV=production -e SECRETS_KEY=... -e DATABASE_URL=... -p 4000:4000 partner-gateway
 # Release step (before starting a new version with MIGRATE_ON_START=false):
-#   docker run --rm -e DATABASE_URL=... partner-gateway node dist/scripts/migrate.js
+#   docker run --rm -e SECRETS_KEY=... -e DATABASE_URL=... partner-gateway node dist/scripts/migrate.js
 # .ci/check-image.sh runs these same stages without Docker (no daemon on the CI machines).
 
 ARG NODE_IMAGE=node:20.20-bookworm-slim

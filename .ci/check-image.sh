@@ -3,8 +3,15 @@
 # directories:
 #   build:   the committed files, `npm ci --omit=dev`, `npm run build` (esbuild is a production dependency)
 #   runtime: package files + production dependencies + dist/ only (no src/, no TypeScript, no tsx use),
-#            `node --max-semi-space-size=32 dist/src/main.js` (the CMD) with NODE_ENV=production until /readyz answers 200, then SIGTERM → exit 0
-# and `npm start` in the build directory (the two-command start), whose SIGTERM must reach Node.
+#            `node --max-semi-space-size=32 dist/src/main.js` (the CMD) with NODE_ENV=production on the
+#            embedded database until /readyz answers 200, then SIGTERM → exit 0
+# then the deployment test (.ci/compose-topology.ts) from that runtime directory: the Dockerfile's and
+# compose.yaml's header commands and compose.yaml's topology (migrate, then gateway-1 and gateway-2
+# with compose's environment) on the machine's PostgreSQL and Redis, the admin CLI, a transfer
+# through one instance read through the other, /metrics, SIGTERM within stop_grace_period. What runs
+# in place of each `docker …` command is tabled in that script's header and docs/production.md.
+# Last, `npm start --silent` in the build directory (the two-command start), whose SIGTERM must reach
+# Node and whose stdout must hold JSON lines only.
 # Prints the start-up time of the compiled server: process start to the first 200 from /readyz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -87,6 +94,9 @@ pids+=("$pid")
 ms=$(wait_ready "$port" "$pid" "$started") || { tail -20 "$work/runtime.log" "$work/runtime.err"; exit 1; }
 echo "compiled server: first 200 from /readyz ${ms} ms after start (existing database, MIGRATE_ON_START=false)"
 stop_cleanly "$pid"
+
+echo "== deployment test: the headers' docker commands and compose.yaml's topology, from the runtime directory"
+node --import tsx .ci/compose-topology.ts --files "$build" --runtime "$runtime" --logs "$work/deployment"
 
 echo "== npm start (builds when needed; SIGTERM through npm reaches Node)"
 port=$(free_port)
