@@ -12,7 +12,12 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statS
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build, stop } from 'esbuild';
+/**
+ * esbuild's JS API, loaded by the first build (see stopped): `npm start` with dist/ up to date only
+ * checks staleness, and importing esbuild was most of that check's 90 ms.
+ */
+let build;
+let stop;
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST = join(ROOT, 'dist');
@@ -93,6 +98,7 @@ export async function buildDist({ quiet = false, outdir = DIST } = {}) {
  * an idle process holding over a GiB. The next build starts a new one.
  */
 async function stopped(work) {
+  ({ build, stop } = await import('esbuild'));
   try {
     return await work();
   } finally {

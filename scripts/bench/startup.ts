@@ -1,23 +1,31 @@
 /**
  * npm run bench:startup [-- --runs 3 --idle 5 --load 10]
  *
- * The embedded default's footprint, as `npm start` runs it (node scripts/launch.mjs src/main,
- * PGlite, default logging, workers and the sandbox demo account on): wall time from spawning the
- * process to its first HTTP answer on a fresh data directory and on an existing one, the CPU the
- * process spent getting there, its resident memory once idle, and its peak resident memory
- * (VmHWM) while REST, GraphQL and a bill-records page are driven against it. dist/ is built first
- * (not counted: `npm start` builds it once, when the sources change). The server runs on CPU 0,
- * this process and the load on CPU 1.
+ * `npm start` as a person runs it on a fresh clone after `npm install`. Each run copies the
+ * repository's files (tracked and new, as `git ls-files` lists them: no dist/, no data/) into a
+ * temporary folder whose node_modules is this one's (linked: installed, with the image of the
+ * embedded database that npm install made), then times, to the first answer of GET /healthz:
+ *   - the first start: node scripts/launch.mjs src/main as `npm start` runs it, with no dist/ (the
+ *     build is included) and a new embedded database (PGlite, default settings);
+ *   - the warm start: the same again, dist/ built and the database there.
+ * Each start leads a process group of its own, as `npm start` in a terminal does: its CPU counts the
+ * processes it waited for (esbuild's service, an image maker), and its memory is the resident memory
+ * of every process in the group, at the first answer and after `idle` seconds. The last warm server
+ * then takes `load` seconds each of REST me, GraphQL me, a GraphQL bill page and REST bill records at
+ * 32 connections (peak RSS of the group). Also timed: making the image into an empty cache (what
+ * npm install's postinstall adds to an install). Figures are medians of `runs`; the machine's load
+ * average is printed before and after, as the figures move with it.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildDist, distIsStale, ROOT } from '../build.mjs';
-import { BILL_PAGE, ME_QUERY } from './documents.js';
-import { canPin, cpuMicros, httpTarget, machineLine, median, onLoadCore, peakRssMiB, rssMiB } from './harness/index.js';
+import { ROOT } from '../build.mjs';
 import { YOUNG_GENERATION_FLAG } from '../../src/gc-tuning.js';
+import { BILL_PAGE, ME_QUERY } from './documents.js';
+import { httpTarget, machineLine, median } from './harness/index.js';
+import { groupRssMiB, processGroup } from './process-group.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,23 +35,57 @@ const { values } = parseArgs({
   },
 });
 
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' / ');
+
+/** A fresh clone's files: tracked and new ones (what a commit of the working tree would hold). */
+function freshClone(): string {
+  const clone = mkdtempSync(join(tmpdir(), 'pgw-clone-'));
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  })
+    .split('\0')
+    .filter(Boolean);
+  for (const file of files) {
+    mkdirSync(dirname(join(clone, file)), { recursive: true });
+    try {
+      cpSync(join(ROOT, file), join(clone, file));
+    } catch {
+      // Listed but deleted in the working tree.
+    }
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+  return clone;
+}
+
+/** CPU of a process group, in ms: its living members and the children they waited for. */
+function groupCpuMs(group: number): number {
+  return Math.round(processGroup(group).reduce((sum, p) => sum + p.cpuMicros, 0) / 1000);
+}
+
 interface Running {
   child: ChildProcess;
-  pid: number;
+  group: number;
   port: number;
   /** Wall time from spawn to the first HTTP answer, ms. */
   firstAnswerMs: number;
-  /** CPU the process used until then, ms. */
+  /** CPU of the group until then, ms. */
   cpuMs: number;
+  /** Resident memory of the group at the first answer, MiB. */
+  rssAtAnswer: number;
+  /** The group's processes at the first answer, by name. */
+  members: string[];
   demoKey: Promise<string | undefined>;
   stop(): Promise<void>;
 }
 
-/** `npm start` on `dataDir`, timed to the first answer of GET /healthz. */
-async function start(dataDir: string): Promise<Running> {
-  // As package.json's start script runs it, with the young generation's size.
-  const node = [process.execPath, YOUNG_GENERATION_FLAG, join(ROOT, 'scripts/launch.mjs'), 'src/main'];
-  const [command, ...args] = canPin ? ['taskset', '-c', '0', ...node] : node;
+/** `npm start` in `clone` on `dataDir`, in a process group of its own, timed to the first answer. */
+async function start(clone: string, dataDir: string): Promise<Running> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PGLITE_DATA_DIR: dataDir,
@@ -52,9 +94,15 @@ async function start(dataDir: string): Promise<Running> {
     // The load is one key's: without this, most of it would be answered 429 by the per-key limit.
     RATE_LIMIT_PER_MINUTE: '1000000000',
   };
-  for (const name of ['DATABASE_URL', 'REDIS_URL', 'BENCH_PINNED', 'NODE_OPTIONS']) delete env[name];
+  for (const name of ['DATABASE_URL', 'REDIS_URL', 'NODE_OPTIONS']) delete env[name];
   const started = performance.now();
-  const child = spawn(command!, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [YOUNG_GENERATION_FLAG, 'scripts/launch.mjs', 'src/main'], {
+    cwd: clone,
+    env,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const group = child.pid!;
   let stderr = '';
   // Port 0: the server says where it listens (a guessed port may belong to another process).
   let port = 0;
@@ -68,109 +116,153 @@ async function start(dataDir: string): Promise<Running> {
     child.once('exit', () => resolve(undefined));
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-group, name);
+    } catch {
+      // The group is gone.
+    }
+  };
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${stderr}`);
     try {
       if (!port) throw new Error('not listening yet');
-      const response = await fetch(`http://127.0.0.1:${port}/healthz`);
-      await response.arrayBuffer();
+      await (await fetch(`http://127.0.0.1:${port}/healthz`)).arrayBuffer();
       break;
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await pause(10);
     }
   }
   const firstAnswerMs = performance.now() - started;
-  const pid = child.pid!;
   return {
     child,
-    pid,
+    group,
     port,
     firstAnswerMs,
-    cpuMs: cpuMicros(pid) / 1000,
+    cpuMs: groupCpuMs(group),
+    rssAtAnswer: groupRssMiB(group),
+    members: processGroup(group).map((p) => p.name),
     demoKey,
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000).unref())]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null) signal('SIGTERM');
+      await Promise.race([exited, pause(15_000)]);
+      signal('SIGKILL');
       await exited;
     },
   };
 }
 
+/** Making the image into an empty cache, as npm install's postinstall does: wall and CPU, ms. */
+function timeImageMaking(): { ms: number; cpuMs: number } {
+  const cache = mkdtempSync(join(tmpdir(), 'pgw-image-cache-'));
+  try {
+    const started = performance.now();
+    const made = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/pglite-image.ts', '--cache', cache], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    const ms = performance.now() - started;
+    if (made.status !== 0) throw new Error(`making the image failed:\n${made.stderr}`);
+    return { ms, cpuMs: Number(made.stderr.match(/CPU (\d+) ms/)?.[1]) };
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+}
+
 const round = (n: number) => Math.round(n);
 
-await onLoadCore(async () => {
-  if (distIsStale()) await buildDist();
-  const runs = Number(values.runs);
-  const fresh: Running[] = [];
-  const existing: Running[] = [];
-  const dirs: string[] = [];
-  let figures: { idle: number; peak: number; requests: number; errors: number } | undefined;
-  try {
-    for (let run = 0; run < runs; run += 1) {
-      const dir = mkdtempSync(join(tmpdir(), 'pgw-startup-'));
-      dirs.push(dir);
-      const first = await start(join(dir, 'pglite'));
-      fresh.push(first);
-      await first.demoKey;
-      await first.stop();
-      const again = await start(join(dir, 'pglite'));
-      existing.push(again);
-      console.log(
-        `run ${run + 1}: fresh ${round(first.firstAnswerMs)} ms (CPU ${round(first.cpuMs)} ms), existing ${round(again.firstAnswerMs)} ms (CPU ${round(again.cpuMs)} ms)`,
-      );
-      if (run < runs - 1) {
-        await again.stop();
-        continue;
-      }
-      // The last server stays up: idle, then load.
-      await new Promise((resolve) => setTimeout(resolve, Number(values.idle) * 1000));
-      const idle = rssMiB(again.pid);
-      const key = await first.demoKey;
-      const headers: Record<string, string> = { 'x-api-key': key ?? '', 'content-type': 'application/json' };
-      const base = `http://127.0.0.1:${again.port}`;
-      const targets = [
-        httpTarget({ name: 'rest me', pid: again.pid, url: `${base}/api/v1/user/me`, headers }),
-        httpTarget({
-          name: 'graphql me',
-          pid: again.pid,
-          url: `${base}/graphql`,
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ query: ME_QUERY }),
-        }),
-        httpTarget({
-          name: 'graphql bill page',
-          pid: again.pid,
-          url: `${base}/graphql`,
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ query: BILL_PAGE }),
-        }),
-        httpTarget({ name: 'rest bill records', pid: again.pid, url: `${base}/api/v1/bills/records`, headers }),
-      ];
-      let requests = 0;
-      let errors = 0;
-      for (const target of targets) {
-        const load = await target.drive(Number(values.load));
-        requests += load.requests;
-        errors += load.errors;
-      }
-      figures = { idle, peak: peakRssMiB(again.pid), requests, errors };
+const runs = Number(values.runs);
+const idleMs = Number(values.idle) * 1000;
+const loadBefore = load();
+const first: Running[] = [];
+const warm: Running[] = [];
+const firstIdle: number[] = [];
+const warmIdle: number[] = [];
+const clones: string[] = [];
+let figures: { peak: number; requests: number; errors: number } | undefined;
+try {
+  for (let run = 0; run < runs; run += 1) {
+    const clone = freshClone();
+    clones.push(clone);
+    const dataDir = join(clone, 'data', 'pglite');
+    const one = await start(clone, dataDir);
+    first.push(one);
+    await one.demoKey;
+    await pause(idleMs);
+    firstIdle.push(groupRssMiB(one.group));
+    await one.stop();
+    const again = await start(clone, dataDir);
+    warm.push(again);
+    await pause(idleMs);
+    warmIdle.push(groupRssMiB(again.group));
+    console.log(
+      `run ${run + 1}: first start ${round(one.firstAnswerMs)} ms (CPU ${one.cpuMs} ms, group ${one.rssAtAnswer} MiB at the answer, ${firstIdle.at(-1)} MiB idle), ` +
+        `warm start ${round(again.firstAnswerMs)} ms (CPU ${again.cpuMs} ms, group ${warmIdle.at(-1)} MiB idle); load ${load()}`,
+    );
+    if (run < runs - 1) {
       await again.stop();
+      continue;
     }
-  } finally {
-    for (const run of [...fresh, ...existing]) await run.stop();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    // The last server stays up for the load.
+    const key = await one.demoKey;
+    const headers: Record<string, string> = { 'x-api-key': key ?? '', 'content-type': 'application/json' };
+    const base = `http://127.0.0.1:${again.port}`;
+    const pid = again.group;
+    const targets = [
+      httpTarget({ name: 'rest me', pid, url: `${base}/api/v1/user/me`, headers }),
+      httpTarget({
+        name: 'graphql me',
+        pid,
+        url: `${base}/graphql`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query: ME_QUERY }),
+      }),
+      httpTarget({
+        name: 'graphql bill page',
+        pid,
+        url: `${base}/graphql`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query: BILL_PAGE }),
+      }),
+      httpTarget({ name: 'rest bill records', pid, url: `${base}/api/v1/bills/records`, headers }),
+    ];
+    let requests = 0;
+    let errors = 0;
+    let peak = 0;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, groupRssMiB(again.group));
+    }, 100);
+    try {
+      for (const target of targets) {
+        const result = await target.drive(Number(values.load));
+        requests += result.requests;
+        errors += result.errors;
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    figures = { peak, requests, errors };
+    await again.stop();
   }
-  const ms = (list: Running[], pick: (r: Running) => number) => round(median(list.map(pick)));
-  console.log(
-    `\nMeasured ${machineLine()}; npm start (PGlite, default settings), ${runs} runs, medians.\n\n` +
-      '| figure | value |\n|---|---|\n' +
-      `| start to first answer, fresh data directory | ${ms(fresh, (r) => r.firstAnswerMs)} ms (CPU ${ms(fresh, (r) => r.cpuMs)} ms) |\n` +
-      `| start to first answer, existing data directory | ${ms(existing, (r) => r.firstAnswerMs)} ms (CPU ${ms(existing, (r) => r.cpuMs)} ms) |\n` +
-      `| RSS idle (${values.idle} s after start) | ${figures?.idle} MiB |\n` +
-      `| peak RSS under load (${values.load} s each: REST me, GraphQL me, GraphQL bill page, REST bill records; 32 connections) | ${figures?.peak} MiB (${figures?.requests} requests, ${figures?.errors} errors) |`,
-  );
-  process.exit(0);
-});
+} finally {
+  for (const run of [...first, ...warm]) await run.stop();
+  for (const clone of clones) rmSync(clone, { recursive: true, force: true });
+}
+const image = timeImageMaking();
+const members = [...new Set([...first, ...warm].map((r) => r.members.sort().join(' + ')))].join('; ');
+const ms = (list: Running[], pick: (r: Running) => number) => round(median(list.map(pick)));
+console.log(
+  // The machine line without its pinning note: nothing here is pinned, as npm start is not.
+  `\nMeasured ${machineLine().split('; ')[0]}; load average before ${loadBefore}, after ${load()}; ${runs} runs, medians.\n\n` +
+    '| figure | value |\n|---|---|\n' +
+    `| first start, build included (fresh clone after npm install, new database) | ${ms(first, (r) => r.firstAnswerMs)} ms (CPU ${ms(first, (r) => r.cpuMs)} ms) |\n` +
+    `| its process group's RSS: at the first answer / ${values.idle} s later | ${ms(first, (r) => r.rssAtAnswer)} / ${round(median(firstIdle))} MiB |\n` +
+    `| warm start (dist/ built, existing database) | ${ms(warm, (r) => r.firstAnswerMs)} ms (CPU ${ms(warm, (r) => r.cpuMs)} ms) |\n` +
+    `| its process group's RSS: at the first answer / ${values.idle} s later | ${ms(warm, (r) => r.rssAtAnswer)} / ${round(median(warmIdle))} MiB |\n` +
+    `| process group's peak RSS under load (${values.load} s each: REST me, GraphQL me, GraphQL bill page, REST bill records; 32 connections) | ${figures?.peak} MiB (${figures?.requests} requests, ${figures?.errors} errors) |\n` +
+    `| making the image into an empty cache (npm install's postinstall) | ${round(image.ms)} ms (CPU ${image.cpuMs} ms) |\n` +
+    `| processes in a start's group at its first answer | ${members} |`,
+);
+process.exit(0);
