@@ -21,7 +21,11 @@ const HUNG_AFTER_MS = 240_000;
  * Entry points run from the bundle test/setup/server-bundle.ts builds (as `npm start` runs them)
  * rather than through tsx: one file to load instead of ~1,500 modules transpiled in each child.
  */
-const BUNDLED: Record<string, string> = { 'src/main.ts': join(DIST, 'src/main.js') };
+const BUNDLED: Record<string, string> = {
+  'src/main.ts': join(DIST, 'src/main.js'),
+  'scripts/admin.ts': join(DIST, 'scripts/admin.js'),
+  'scripts/migrate.ts': join(DIST, 'scripts/migrate.js'),
+};
 
 /** Runs an entry point of this repo in a child Node process: the server's bundle, other scripts through tsx. */
 export function spawnTs(script: string, args: string[], env: Record<string, string>): Child {
