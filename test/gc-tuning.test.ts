@@ -35,6 +35,6 @@ describe('the young generation', () => {
     expect(read('.ci/check-image.sh')).toContain(`node ${YOUNG_GENERATION_FLAG} dist/src/main.js`);
     expect(read('.ci/check-image.sh')).not.toMatch(/node dist\/src\/main\.js/);
     expect(read('scripts/bench/harness/pinning.ts')).toContain('[YOUNG_GENERATION_FLAG]');
-    expect(read('scripts/bench/startup.ts')).toContain('[process.execPath, YOUNG_GENERATION_FLAG, ');
+    expect(read('scripts/bench/startup.ts')).toContain('spawn(process.execPath, [YOUNG_GENERATION_FLAG, ');
   });
 });
