@@ -1,46 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
-import { seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
-import { FakeFlutterwave } from '../fakes/flutterwave.js';
+import { describe, expect, it } from 'vitest';
+import type { Tenant } from '../helpers/app.js';
+import { appOnFakeFlutterwave } from '../helpers/app-on-fake-flutterwave.js';
 import { rest } from '../helpers/rest.js';
+import { seedTenantWithProductionFunds } from '../helpers/wallet.js';
 
 /** Production bills through the Flutterwave v3 Bills adapter, against a local fake of its API. */
 describe('bills on Flutterwave v3 (production)', () => {
-  let flw: FakeFlutterwave;
-  let s: StartedTestApp;
-  beforeAll(async () => {
-    flw = await new FakeFlutterwave().start();
-    s = await startTestApp({
-      listen: true,
-      isolated: true,
-      config: {
-        RATE_LIMIT_PER_MINUTE: 100_000,
-        FLUTTERWAVE_V3_SECRET_KEY: flw.v3SecretKey,
-        FLUTTERWAVE_V3_BASE_URL: `${flw.url}/v3`,
-        FLUTTERWAVE_SECRET_HASH: flw.secretHash,
-      },
-    });
-  });
-  afterAll(async () => {
-    await s.t.close();
-    await flw.stop();
-  });
+  const s = appOnFakeFlutterwave({ apis: 'bills', listen: true });
 
-  async function funded(naira: bigint): Promise<Tenant> {
-    const tenant = await seedTenant(s.t.services);
-    await s.t.services.db.transaction((tx) =>
-      ledger.post(tx, {
-        environment: 'production',
-        kind: 'test-funding',
-        reference: crypto.randomUUID(),
-        lines: [
-          { account: systemAccount('production', 'provider_clearing'), amount: -naira * 100n },
-          { account: walletOf('production', tenant.user.id), amount: naira * 100n },
-        ],
-      }),
-    );
-    return tenant;
-  }
+  const funded = (naira: bigint) => seedTenantWithProductionFunds(s.t.services, naira);
   const balance = async (tenant: Tenant) =>
     (await rest(s.t, tenant.productionKey)('GET', '/api/v1/wallet/balance')).json().data;
 
@@ -74,7 +42,7 @@ describe('bills on Flutterwave v3 (production)', () => {
       itemCode: 'UB157',
     });
     expect(ok.json().data).toMatchObject({ customerName: 'TUNDE BAKARE', minimum: 100, maximum: 100000 });
-    expect(flw.requests.at(-1)!.path).toBe('/v3/bill-items/UB157/validate?code=BIL112&customer=45012345678');
+    expect(s.flw.requests.at(-1)!.path).toBe('/v3/bill-items/UB157/validate?code=BIL112&customer=45012345678');
     const invalid = await call('POST', '/api/v1/bills/validate', {
       customer: '00000000000',
       billerCode: 'BIL112',
@@ -100,7 +68,7 @@ describe('bills on Flutterwave v3 (production)', () => {
       fee: 100,
       customerName: 'TUNDE BAKARE',
     });
-    const sent = flw.requests.filter((r) => r.path.endsWith('/payment')).at(-1)!;
+    const sent = s.flw.requests.filter((r) => r.path.endsWith('/payment')).at(-1)!;
     expect(sent.path).toBe('/v3/billers/BIL112/items/UB157/payment');
     expect(sent.body).toMatchObject({
       country: 'NG',
@@ -124,10 +92,10 @@ describe('bills on Flutterwave v3 (production)', () => {
     expect(late.json().data.status).toBe('PENDING');
     expect(await balance(tenant)).toMatchObject({ heldKobo: 50_000 });
     const providerRef = `pgw-${late.json().data.id}`;
-    expect((await flw.notifyBill(s.baseUrl, providerRef, 'forged')).status).toBe(401);
-    flw.bills.get(providerRef)!['status'] = 'success';
-    flw.billStatusPath = 'suffixed';
-    expect((await flw.notifyBill(s.baseUrl, providerRef)).status).toBe(200);
+    expect((await s.flw.notifyBill(s.baseUrl, providerRef, 'forged')).status).toBe(401);
+    s.flw.bills.get(providerRef)!['status'] = 'success';
+    s.flw.billStatusPath = 'suffixed';
+    expect((await s.flw.notifyBill(s.baseUrl, providerRef)).status).toBe(200);
     expect((await call('GET', '/api/v1/bills/records/reference/P-LATE')).json().data.status).toBe('SUCCESS');
     // Flutterwave retries its webhooks: repeats, even concurrent ones, change nothing.
     const settledVersion = (
@@ -143,7 +111,7 @@ describe('bills on Flutterwave v3 (production)', () => {
       )
     ).version;
     expect(
-      (await Promise.all([1, 2, 3].map(() => flw.notifyBill(s.baseUrl, providerRef)))).map((r) => r.status),
+      (await Promise.all([1, 2, 3].map(() => s.flw.notifyBill(s.baseUrl, providerRef)))).map((r) => r.status),
     ).toEqual([200, 200, 200]);
     expect(
       (
@@ -160,6 +128,6 @@ describe('bills on Flutterwave v3 (production)', () => {
       ).version,
     ).toBe(settledVersion);
     expect(await balance(tenant)).toMatchObject({ availableKobo: 1_000_000 - 210_000 - 50_000, heldKobo: 0 });
-    flw.billStatusPath = 'plain';
+    s.flw.billStatusPath = 'plain';
   });
 });

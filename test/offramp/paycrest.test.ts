@@ -1,54 +1,33 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { stampCommittedEvents } from '../../src/domain/events/relay.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { OfframpReconcileHandler } from '../../src/domain/offramp/offramp-jobs.js';
-import { graphql, seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
+import { graphql, seedTenant, type Tenant } from '../helpers/app.js';
 import { waitUntil } from '../helpers/wait.js';
-import { FakePaycrest } from '../fakes/paycrest.js';
+import { appOnFakePaycrest, usdtToNgnOrder } from '../helpers/app-on-fake-paycrest.js';
 
 /** Production offramp through the Paycrest adapter, against a local fake of its Sender API. */
 describe('offramp on Paycrest (production)', () => {
   const clock = new ManualClock(new Date());
-  let paycrest: FakePaycrest;
-  let s: StartedTestApp;
-
-  beforeAll(async () => {
-    paycrest = await new FakePaycrest().start();
-    s = await startTestApp({
-      clock,
-      listen: true,
-      isolated: true,
-      config: {
-        PAYCREST_API_KEY: paycrest.apiKey,
-        PAYCREST_API_SECRET: paycrest.apiSecret,
-        PAYCREST_BASE_URL: paycrest.url,
-      },
-    });
-  });
-  afterAll(async () => {
-    await s.t.close();
-    await paycrest.stop();
-  });
+  const s = appOnFakePaycrest({ clock, listen: true });
 
   const rest = (key: string, method: 'GET' | 'POST', url: string, payload?: object) =>
     s.t.app.inject({ method, url, headers: { 'x-api-key': key }, ...(payload ? { payload } : {}) });
 
   const placeOrder = async (tenant: Tenant, reference: string) => {
-    const response = await rest(tenant.productionKey, 'POST', '/api/v1/offramp/exchange/orders', {
-      token: 'USDT',
-      network: 'ethereum',
-      amount: 50,
-      fiat: 'NGN',
-      reference,
-      recipient: { institution: 'GTBINGLA', accountNumber: '0123456789', accountName: 'Chidi Okafor' },
-    });
+    const response = await rest(
+      tenant.productionKey,
+      'POST',
+      '/api/v1/offramp/exchange/orders',
+      usdtToNgnOrder(reference),
+    );
     expect(response.statusCode, response.body).toBe(201);
     return response.json().data;
   };
 
   const providerIdOf = (reference: string) =>
-    [...paycrest.orders.values()].find((o) => o['reference'] === reference)!['id'] as string;
+    [...s.paycrest.orders.values()].find((o) => o['reference'] === reference)!['id'] as string;
 
   async function eventsOf(tenant: Tenant, count: number) {
     let events: Array<{ type: string; data: Record<string, unknown> }> = [];
@@ -80,7 +59,7 @@ describe('offramp on Paycrest (production)', () => {
       },
       { token: 'CNGN', network: 'base', contractAddress: '0x46C85152bFe9f96829aA94755D9f915F9B10EF5F', decimals: 6 },
     ]);
-    expect(paycrest.requests.at(-1)).toMatchObject({ method: 'GET', url: '/v1/tokens' });
+    expect(s.paycrest.requests.at(-1)).toMatchObject({ method: 'GET', url: '/v1/tokens' });
   });
 
   it('quotes with the rate Paycrest returns as a decimal string, and answers what it does not serve with a clear 400', async () => {
@@ -90,7 +69,7 @@ describe('offramp on Paycrest (production)', () => {
       '/api/v1/offramp/exchange/quote?token=USDT&network=ethereum&amount=50&fiat=NGN',
     );
     expect(quote.json()).toEqual({ token: 'USDT', amount: 50, network: 'ethereum', fiat: 'NGN', rate: 1585.5 });
-    expect(paycrest.requests.at(-1)!.url).toBe('/v1/rates/USDT/50/NGN?network=ethereum');
+    expect(s.paycrest.requests.at(-1)!.url).toBe('/v1/rates/USDT/50/NGN?network=ethereum');
     const cases: Array<[string, string, RegExp]> = [
       ['token=USDT&network=ethereum&amount=50&fiat=USD', 'fiat', /does not pay out USD/],
       ['token=CNGN&network=base&amount=5000&fiat=KES', 'fiat', /only be converted to NGN/],
@@ -143,7 +122,7 @@ describe('offramp on Paycrest (production)', () => {
       amountToSend: '50.5',
       fiatAmount: 79275,
     });
-    const sent = paycrest.requests.find((r) => r.url === '/v1/sender/orders')!.body;
+    const sent = s.paycrest.requests.find((r) => r.url === '/v1/sender/orders')!.body;
     expect(sent).toMatchObject({
       amount: 50,
       token: 'USDT',
@@ -159,7 +138,7 @@ describe('offramp on Paycrest (production)', () => {
     });
     const id = providerIdOf(reference);
 
-    const forged = await paycrest.notify(s.baseUrl, id, 'payment_order.deposited', { secret: 'not-the-secret' });
+    const forged = await s.paycrest.notify(s.baseUrl, id, 'payment_order.deposited', { secret: 'not-the-secret' });
     expect(forged.status).toBe(401);
     expect(
       (await rest(tenant.productionKey, 'GET', `/api/v1/offramp/ledger/transactions/${reference}`)).json().data.status,
@@ -168,7 +147,7 @@ describe('offramp on Paycrest (production)', () => {
     // Paycrest retries: eight copies of the deposit notice at once move the order once.
     expect(
       (
-        await Promise.all(Array.from({ length: 8 }, () => paycrest.notify(s.baseUrl, id, 'payment_order.deposited')))
+        await Promise.all(Array.from({ length: 8 }, () => s.paycrest.notify(s.baseUrl, id, 'payment_order.deposited')))
       ).map((r) => r.status),
     ).toEqual(Array(8).fill(200));
     for (const event of [
@@ -182,7 +161,7 @@ describe('offramp on Paycrest (production)', () => {
       'payment_order.settled',
       'payment_order.deposited',
     ]) {
-      const response = await paycrest.notify(
+      const response = await s.paycrest.notify(
         s.baseUrl,
         id,
         event,
@@ -208,11 +187,11 @@ describe('offramp on Paycrest (production)', () => {
     const tenant = await seedTenant(s.t.services);
     await placeOrder(tenant, `pc-exp-${Date.now()}`);
     await placeOrder(tenant, `pc-ref-${Date.now()}`);
-    const [expiring, refunding] = [...paycrest.orders.values()].slice(-2).map((o) => o['id'] as string);
-    await paycrest.notify(s.baseUrl, expiring!, 'payment_order.expired');
-    await paycrest.notify(s.baseUrl, refunding!, 'payment_order.deposited');
-    await paycrest.notify(s.baseUrl, refunding!, 'payment_order.refunding');
-    await paycrest.notify(s.baseUrl, refunding!, 'payment_order.refunded');
+    const [expiring, refunding] = [...s.paycrest.orders.values()].slice(-2).map((o) => o['id'] as string);
+    await s.paycrest.notify(s.baseUrl, expiring!, 'payment_order.expired');
+    await s.paycrest.notify(s.baseUrl, refunding!, 'payment_order.deposited');
+    await s.paycrest.notify(s.baseUrl, refunding!, 'payment_order.refunding');
+    await s.paycrest.notify(s.baseUrl, refunding!, 'payment_order.refunded');
     // Two initiated, the deposit, processing (refunding), and the two failures.
     const failed = (await eventsOf(tenant, 6)).filter((e) => e.type === 'offramp.failed').map((e) => e.data['status']);
     expect(failed).toEqual(['expired', 'refunded']);
@@ -222,7 +201,7 @@ describe('offramp on Paycrest (production)', () => {
     const tenant = await seedTenant(s.t.services);
     const reference = `pc-rec-${Date.now()}`;
     await placeOrder(tenant, reference);
-    paycrest.orders.get(providerIdOf(reference))!['status'] = 'settled';
+    s.paycrest.orders.get(providerIdOf(reference))!['status'] = 'settled';
     const runner = new JobRunner(s.t.services.db, clock, [new OfframpReconcileHandler(s.t.services.offramp, clock)]);
     clock.advance(7 * 60_000);
     await runner.runDueJobs();
@@ -233,7 +212,7 @@ describe('offramp on Paycrest (production)', () => {
 
   it('answers 503 while Paycrest is down, and creates nothing', async () => {
     const tenant = await seedTenant(s.t.services);
-    paycrest.down = true;
+    s.paycrest.down = true;
     try {
       const quote = await rest(
         tenant.productionKey,
@@ -251,7 +230,7 @@ describe('offramp on Paycrest (production)', () => {
       });
       expect(order.statusCode).toBe(503);
     } finally {
-      paycrest.down = false;
+      s.paycrest.down = false;
     }
     expect((await rest(tenant.productionKey, 'GET', '/api/v1/offramp/ledger/transactions')).json().data.total).toBe(0);
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'graphql-ws';
-import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
+import type { PrometheusFamily } from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { sql } from 'drizzle-orm';
@@ -16,37 +16,25 @@ import { waitUntil } from '../helpers/wait.js';
 import { rest } from '../helpers/rest.js';
 import { fund } from '../helpers/wallet.js';
 import { heldJob } from '../helpers/jobs.js';
-
-type Labels = Record<string, string>;
+import { type Labels, MetricsText } from '../helpers/metrics-text.js';
 
 /**
- * Reads /metrics over HTTP, as Prometheus would. The document must parse with a text-format parser
- * (families, types, help); series values, histogram `_count` series with labels included (which
- * that parser folds together), are read from the sample lines.
+ * Reads /metrics over HTTP, as Prometheus would, parsed by MetricsText (histogram `_count` series
+ * with their labels come from the sample lines, which the text-format parser folds together). Values
+ * are read for exactly the labels given, not for labels that include them as MetricsText.series does.
  */
 class Scrape {
-  constructor(
-    readonly families: PrometheusFamily[],
-    private readonly samples: Array<{ name: string; labels: Labels; value: number }>,
-  ) {}
+  private constructor(private readonly metrics: MetricsText) {}
 
   static async of(s: StartedTestApp): Promise<Scrape> {
     const response = await fetch(`${s.baseUrl}/metrics`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-    const text = await response.text();
-    const samples = text
-      .split('\n')
-      .filter((line) => line && !line.startsWith('#'))
-      .map((line) => {
-        const match = line.match(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/);
-        if (!match) throw new Error(`not a sample line: ${line}`);
-        const labels = Object.fromEntries(
-          [...(match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!]),
-        );
-        return { name: match[1]!, labels, value: Number(match[3]) };
-      });
-    return new Scrape(parsePrometheusTextFormat(text), samples);
+    return new Scrape(MetricsText.parse(await response.text()));
+  }
+
+  get families(): PrometheusFamily[] {
+    return this.metrics.families;
   }
 
   family(name: string): PrometheusFamily {
@@ -58,13 +46,13 @@ class Scrape {
   /** A counter's or gauge's value for exactly these labels (0 when the series does not exist). */
   value(name: string, labels: Labels = {}): number {
     this.family(name);
-    return this.samples.find((m) => m.name === name && sameLabels(m.labels, labels))?.value ?? 0;
+    return this.metrics.samples.find((m) => m.name === name && sameLabels(m.labels, labels))?.value ?? 0;
   }
 
   /** A histogram's observation count for exactly these labels. */
   count(name: string, labels: Labels = {}): number {
     expect(this.family(name).type).toBe('HISTOGRAM');
-    return this.samples.find((m) => m.name === `${name}_count` && sameLabels(m.labels, labels))?.value ?? 0;
+    return this.metrics.samples.find((m) => m.name === `${name}_count` && sameLabels(m.labels, labels))?.value ?? 0;
   }
 }
 

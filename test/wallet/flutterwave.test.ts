@@ -1,39 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import { DepositReconcileHandler } from '../../src/domain/wallet/wallet-jobs.js';
-import { seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
-import { FakeFlutterwave } from '../fakes/flutterwave.js';
+import { seedTenant, type Tenant } from '../helpers/app.js';
+import { appOnFakeFlutterwave } from '../helpers/app-on-fake-flutterwave.js';
 import { rest } from '../helpers/rest.js';
+import { storedProductionCard } from '../helpers/wallet.js';
 
 /** The production wallet through the Flutterwave adapter, against a local fake of its API. */
 describe('NGN wallet on Flutterwave (production)', () => {
-  let flw: FakeFlutterwave;
-  let s: StartedTestApp;
-
-  beforeAll(async () => {
-    flw = await new FakeFlutterwave().start();
-    s = await startTestApp({
-      listen: true,
-      isolated: true,
-      config: {
-        RATE_LIMIT_PER_MINUTE: 100_000,
-        FLUTTERWAVE_CLIENT_ID: flw.clientId,
-        FLUTTERWAVE_CLIENT_SECRET: flw.clientSecret,
-        FLUTTERWAVE_ENCRYPTION_KEY: flw.encryptionKey,
-        FLUTTERWAVE_SECRET_HASH: flw.secretHash,
-        FLUTTERWAVE_BASE_URL: `${flw.url}/v4`,
-        FLUTTERWAVE_TOKEN_URL: `${flw.url}/token`,
-        FLUTTERWAVE_V3_SECRET_KEY: flw.v3SecretKey,
-        FLUTTERWAVE_V3_BASE_URL: `${flw.url}/v3`,
-      },
-    });
-  });
-  afterAll(async () => {
-    await s.t.close();
-    await flw.stop();
-  });
+  const s = appOnFakeFlutterwave({ apis: 'payments and bills', listen: true });
 
   const call = (tenant: Tenant) => rest(s.t, tenant.productionKey);
   const balance = async (tenant: Tenant) => (await call(tenant)('GET', '/api/v1/wallet/balance')).json().data;
@@ -46,7 +23,7 @@ describe('NGN wallet on Flutterwave (production)', () => {
     });
     expect(created.statusCode, created.body).toBe(201);
     expect(created.json().data).toMatchObject({ brand: 'mastercard', last4: '2950' });
-    const tokenized = flw.requests.find((r) => r.path === '/v4/payment-methods')!.body;
+    const tokenized = s.flw.requests.find((r) => r.path === '/v4/payment-methods')!.body;
     expect(JSON.stringify(tokenized)).not.toContain('5531886652142950');
     expect(tokenized.card.nonce).toHaveLength(12);
     const started = await call(tenant)('POST', '/api/v1/wallet/deposit/payment-method', {
@@ -55,7 +32,7 @@ describe('NGN wallet on Flutterwave (production)', () => {
       reference: 'FLW-1',
     });
     expect(started.json().data).toMatchObject({ status: 'PENDING', nextAction: { type: 'requires_pin' } });
-    const charge = flw.requests.filter((r) => r.path === '/v4/charges').at(-1)!;
+    const charge = s.flw.requests.filter((r) => r.path === '/v4/charges').at(-1)!;
     expect(charge.body).toMatchObject({ amount: 1234.5, currency: 'NGN', reference: `pgw-${started.json().data.id}` });
     expect(charge.headers['x-idempotency-key']).toBe(charge.body.reference);
     expect(charge.headers['x-trace-id']).toEqual(expect.any(String));
@@ -63,7 +40,7 @@ describe('NGN wallet on Flutterwave (production)', () => {
     const done = await call(tenant)('POST', '/api/v1/wallet/deposits/FLW-1/authorize', { type: 'otp', otp: '12345' });
     expect(done.json().data.status).toBe('COMPLETED');
     expect(await balance(tenant)).toMatchObject({ availableKobo: 123_450 });
-    expect(flw.tokensIssued).toBe(1);
+    expect(s.flw.tokensIssued).toBe(1);
   });
 
   it('completes a bank-transfer deposit from a verified webhook, once, and refuses a forged one', async () => {
@@ -76,20 +53,20 @@ describe('NGN wallet on Flutterwave (production)', () => {
       bankName: 'Wema Bank',
       accountNumber: expect.stringMatching(/^77\d{8}$/),
     });
-    const chargeId = flw.addCharge(`pgw-${started.id}`, 'succeeded', 800);
+    const chargeId = s.flw.addCharge(`pgw-${started.id}`, 'succeeded', 800);
     const notice = {
       type: 'charge.completed',
       data: { id: chargeId, reference: `pgw-${started.id}`, status: 'succeeded', amount: 800 },
     };
-    const forged = await flw.notify(s.baseUrl, notice, 'wrong-hash');
+    const forged = await s.flw.notify(s.baseUrl, notice, 'wrong-hash');
     expect(forged.status).toBe(401);
     expect(await balance(tenant)).toMatchObject({ availableKobo: 0 });
-    for (let i = 0; i < 3; i++) expect((await flw.notify(s.baseUrl, notice)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await s.flw.notify(s.baseUrl, notice)).status).toBe(200);
     expect(await balance(tenant)).toMatchObject({ availableKobo: 80_000 });
     // A notice claiming success for a charge the API reports failed changes nothing.
     const other = (await call(tenant)('POST', '/api/v1/wallet/deposits/bank-transfer', { amount: 5 })).json().data;
-    const failedCharge = flw.addCharge(`pgw-${other.id}`, 'failed');
-    await flw.notify(s.baseUrl, {
+    const failedCharge = s.flw.addCharge(`pgw-${other.id}`, 'failed');
+    await s.flw.notify(s.baseUrl, {
       type: 'charge.completed',
       data: { id: failedCharge, reference: `pgw-${other.id}`, status: 'succeeded' },
     });
@@ -99,12 +76,7 @@ describe('NGN wallet on Flutterwave (production)', () => {
 
   it('settles a pending charge by polling when no webhook comes', async () => {
     const tenant = await seedTenant(s.t.services);
-    const method = (
-      await call(tenant)('POST', '/api/v1/payment-methods', {
-        type: 'card',
-        card: { number: '5531886652142950', expMonth: 9, expYear: 2032, cvv: '564' },
-      })
-    ).json().data;
+    const method = await storedProductionCard(s.t, tenant, { number: '5531886652142950', cvv: '564' });
     const started = (
       await call(tenant)('POST', '/api/v1/wallet/deposit/payment-method', {
         amount: 60,
@@ -114,7 +86,7 @@ describe('NGN wallet on Flutterwave (production)', () => {
     ).json().data;
     expect(started.status).toBe('PENDING');
     // The payer completes the charge with the provider directly; no webhook is sent.
-    const charge = [...flw.charges.values()].find((c) => c['reference'] === `pgw-${started.id}`)!;
+    const charge = [...s.flw.charges.values()].find((c) => c['reference'] === `pgw-${started.id}`)!;
     charge['status'] = 'succeeded';
     delete charge['next_action'];
     const clock = new ManualClock(new Date(Date.now() + 6 * 60_000));
@@ -146,9 +118,9 @@ describe('NGN wallet on Flutterwave (production)', () => {
   it('pays out, releases a failed payout, and settles a 503 payout from the transfer webhook', async () => {
     const tenant = await seedTenant(s.t.services);
     const started = (await call(tenant)('POST', '/api/v1/wallet/deposits/bank-transfer', { amount: 5000 })).json().data;
-    await flw.notify(s.baseUrl, {
+    await s.flw.notify(s.baseUrl, {
       type: 'charge.completed',
-      data: { id: flw.addCharge(`pgw-${started.id}`), reference: `pgw-${started.id}` },
+      data: { id: s.flw.addCharge(`pgw-${started.id}`), reference: `pgw-${started.id}` },
     });
     const ok = await call(tenant)('POST', '/api/v1/wallet/withdraw', {
       amount: 1000,
@@ -157,7 +129,7 @@ describe('NGN wallet on Flutterwave (production)', () => {
       reference: 'FLW-PO',
     });
     expect(ok.json().data).toMatchObject({ status: 'completed', accountName: 'Alexis Sanchez' });
-    const sent = flw.requests.filter((r) => r.path === '/v4/direct-transfers').at(-1)!.body;
+    const sent = s.flw.requests.filter((r) => r.path === '/v4/direct-transfers').at(-1)!.body;
     expect(sent).toMatchObject({
       action: 'instant',
       type: 'bank',
@@ -184,7 +156,7 @@ describe('NGN wallet on Flutterwave (production)', () => {
     const id = unknown.json().data.id;
     expect(
       (
-        await flw.notify(s.baseUrl, {
+        await s.flw.notify(s.baseUrl, {
           type: 'transfer.disburse',
           data: { id: 'trf', reference: `pgw-${id}`, status: 'SUCCEEDED' },
         })
@@ -209,7 +181,7 @@ describe('NGN wallet on Flutterwave (production)', () => {
     });
     const account = await call(tenant)('POST', '/api/v1/wallet/virtual-account');
     expect(account.json().data).toMatchObject({ bankName: 'Wema Bank', accountName: 'Ada Obi' });
-    expect(flw.requests.filter((r) => r.path === '/v4/virtual-accounts').at(-1)!.body).toMatchObject({
+    expect(s.flw.requests.filter((r) => r.path === '/v4/virtual-accounts').at(-1)!.body).toMatchObject({
       account_type: 'static',
     });
   });
