@@ -25,7 +25,7 @@ describe('the bundled server (npm start)', () => {
 
   beforeAll(async () => {
     await buildDist({ quiet: true, outdir });
-  }, 180_000);
+  });
   afterAll(async () => {
     if (child && child.process.exitCode === null && child.process.signalCode === null) {
       child.process.kill('SIGKILL');
@@ -146,5 +146,5 @@ describe('the bundled server (npm start)', () => {
     expect(child.output()).not.toMatch(/ReferenceError|is not defined|uncaught/i);
     child.process.kill('SIGTERM');
     expect(await child.exited).toBe(0);
-  }, 180_000);
+  });
 });
