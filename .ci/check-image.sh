@@ -80,7 +80,7 @@ started=$(now_ms)
 pid=$!
 pids+=("$pid")
 ms=$(wait_ready "$port" "$pid" "$started") || { tail -20 "$work/runtime.log" "$work/runtime.err"; exit 1; }
-echo "compiled server: first 200 from /readyz ${ms} ms after start (fresh embedded database, migrations included)"
+echo "compiled server: first 200 from /readyz ${ms} ms after start (fresh embedded database, written from the image the build carries)"
 if grep -v '^{' "$work/runtime.log" | grep -q .; then
   echo "stdout (the log stream) of the production server held lines that are not JSON:"; grep -v '^{' "$work/runtime.log"; exit 1
 fi
