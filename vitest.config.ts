@@ -24,7 +24,7 @@ const HEAVY_SUITES = {
   /** Files that start gateway or CLI processes (two at once in the multi-instance files). */
   processes: {
     include: [
-      'test/ops/{bundle,start,start-output,demo-key}.embedded.test.ts',
+      'test/ops/{bundle,start,start-output,demo-key,otlp-export}.embedded.test.ts',
       'test/ops/{cli-papercuts,listen,shutdown.pg}.test.ts',
       'test/bootstrap/production-defaults.test.ts',
       'test/ledger/app-role.pg.test.ts',

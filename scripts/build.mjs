@@ -124,6 +124,7 @@ async function buildInto(outdir, quiet) {
   await bundle([join(ROOT, 'src/main.ts'), ...SCRIPTS.map((s) => join(ROOT, s))], outdir, ROOT);
   cpSync(join(ROOT, 'src/db/migrations'), join(outdir, 'src/db/migrations'), { recursive: true });
   cpSync(join(ROOT, 'schema'), join(outdir, 'schema'), { recursive: true });
+  await writeSchemaArtifact(outdir);
   await placeImage(outdir, quiet);
   mkdirSync(outdir, { recursive: true });
   writeFileSync(join(outdir, '.built'), `${new Date().toISOString()}\n`);
@@ -131,6 +132,16 @@ async function buildInto(outdir, quiet) {
     console.error(
       `built ${entryPoints.length} files into ${relative(process.cwd(), outdir) || '.'} in ${Math.round(performance.now() - started)} ms`,
     );
+}
+
+/**
+ * Writes the subgraph schema the server builds from its SDL files, validated once here, beside the
+ * files in `outdir`/schema (see src/graphql/subgraph-artifact.ts): a start then skips Federation's
+ * validating build. An SDL file Federation refuses fails the build, naming the problem.
+ */
+async function writeSchemaArtifact(outdir) {
+  const artifacts = await import(pathToFileURL(join(outdir, 'src/graphql/subgraph-artifact.js')).href);
+  artifacts.writeSubgraphArtifact(join(outdir, 'schema'));
 }
 
 /**
@@ -188,6 +199,8 @@ async function bundle(entryPoints, outdir, outbase, names = {}) {
     sourcemap: 'linked',
     logLevel: 'warning',
     external: BUNDLE_EXTERNAL,
+    minifyWhitespace: true,
+    minifySyntax: true,
     allowOverwrite: true,
     plugins: [sourceUrls],
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins, and

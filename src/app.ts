@@ -139,7 +139,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     unlinkedContextFor(request).then((context) => linkContext(context, request));
 
   const schema = buildSchema({ federationRouterOnly: isProduction(config) });
-  const routes = compileRoutes(schema, restV1Routes);
+  const routes = compileRoutes(schema, restV1Routes, { validate: 'firstCall' });
 
   registerHealthRoutes(app, services.health, () => app.draining);
   registerMetrics(app, services);

@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig, otlpTracesUrlOf, publicUrlOf } from './config.js';
 import { openDatabase } from './db/client.js';
 import { tuneGarbageCollector } from './gc-tuning.js';
-import { installTracing, shutdownTracing } from './observability/tracing.js';
+import { shutdownTracing } from './observability/tracing.js';
 
 /**
  * Composition root: config → database (opening while the other modules load) → services → app →
@@ -19,7 +19,13 @@ async function main(): Promise<void> {
     throw error;
   }
   tuneGarbageCollector(config.GC_HEAP_GROWING_PERCENT);
-  installTracing({ otlpEndpoint: otlpTracesUrlOf(config), serviceName: config.OTEL_SERVICE_NAME });
+  // The SDK and its exporter load only when traces go somewhere (see tracing-sdk.ts).
+  const otlpEndpoint = otlpTracesUrlOf(config);
+  if (otlpEndpoint)
+    (await import('./observability/tracing-sdk.js')).installTracing({
+      otlpEndpoint,
+      serviceName: config.OTEL_SERVICE_NAME,
+    });
   // The embedded database compiles its WebAssembly and reads its files while the rest of the server's
   // modules load: opening starts first, and is awaited once they are in.
   const opening = openDatabase({

@@ -1,10 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
-import { type DocumentNode, type GraphQLSchema, parse } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { type GuardOptions, guardRootFields } from './directives/guards.js';
+import { loadTypeDefs, readSdlFiles, SCHEMA_DIR } from './sdl-files.js';
+import { ARTIFACT_FILE, readSubgraphArtifact, schemaFromArtifact, sdlHashOf } from './subgraph-artifact.js';
 import type { Resolvers } from './generated/resolvers-types.js';
 import { apiInfoResolvers } from './resolvers/api-info.js';
 import { apiKeyResolvers } from './resolvers/api-keys.js';
@@ -22,16 +22,7 @@ import { webhookResolvers } from './resolvers/webhooks.js';
 import { statementResolvers } from './resolvers/statements.js';
 import { auditResolvers } from './resolvers/audit.js';
 
-export const SCHEMA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../schema');
-
-/** One SDL file per domain in schema/, read in name order. */
-export function loadTypeDefs(dir = SCHEMA_DIR): DocumentNode {
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.graphql'))
-    .sort();
-  const documents = files.map((f) => parse(readFileSync(join(dir, f), 'utf8')));
-  return { kind: documents[0]!.kind, definitions: documents.flatMap((d) => d.definitions) };
-}
+export { loadTypeDefs, SCHEMA_DIR } from './sdl-files.js';
 
 const resolvers: Resolvers[] = [
   scalarResolvers,
@@ -61,7 +52,16 @@ export function buildSchema(options: GuardOptions = { federationRouterOnly: fals
  * peer, which runs the gateway's resolvers without the gateway's request path. Never served.
  */
 export function buildResolvingSchema(): GraphQLSchema {
-  return buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers: mergeResolvers(resolvers) });
+  const texts = readSdlFiles();
+  // The build's artifact, when it was made from these very files (see subgraph-artifact.ts).
+  const artifact = readSubgraphArtifact(join(SCHEMA_DIR, ARTIFACT_FILE), sdlHashOf(texts));
+  if (artifact) return schemaFromArtifact(artifact, domainResolvers());
+  return buildSubgraphSchema({ typeDefs: loadTypeDefs(SCHEMA_DIR, texts), resolvers: domainResolvers() });
+}
+
+/** Every domain's resolvers, merged. */
+export function domainResolvers(): GraphQLResolverMap<unknown> {
+  return mergeResolvers(resolvers);
 }
 
 /** Merges per-domain resolver maps; a type may take fields from several domains. */

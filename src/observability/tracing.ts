@@ -9,14 +9,6 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BatchSpanProcessor,
-  NodeTracerProvider,
-  SimpleSpanProcessor,
-  type SpanExporter,
-} from '@opentelemetry/sdk-trace-node';
 import { traceOutboundHttp } from './outbound-http.js';
 
 /**
@@ -25,32 +17,16 @@ import { traceOutboundHttp } from './outbound-http.js';
  * first line: with no exporter configured, tracing costs one boolean test per hook.
  */
 let enabled = false;
-let provider: NodeTracerProvider | undefined;
+/** The SDK's provider, once tracing-sdk.ts registered one (its module loads only then). */
+let provider: { shutdown(): Promise<void> } | undefined;
 
 export const tracer = () => trace.getTracer('partner-gateway');
 export const tracingEnabled = () => enabled;
+export const tracingInstalled = () => provider !== undefined;
 
-export interface TracingOptions {
-  serviceName?: string;
-  /** OTLP/HTTP traces URL (e.g. http://collector:4318/v1/traces). */
-  otlpEndpoint?: string;
-  /** For tests: spans go here, one by one, as they end. */
-  exporter?: SpanExporter;
-}
-
-/** Registers the tracer provider, the W3C propagator and the async context manager. */
-export function installTracing(options: TracingOptions): void {
-  if (provider) return;
-  const processors = [];
-  if (options.exporter) processors.push(new SimpleSpanProcessor(options.exporter));
-  if (options.otlpEndpoint)
-    processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: options.otlpEndpoint })));
-  if (processors.length === 0) return;
-  provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': options.serviceName ?? 'partner-gateway' }),
-    spanProcessors: processors,
-  });
-  provider.register();
+/** Turns the hooks on, once tracing-sdk.ts has registered `registered` as the global provider. */
+export function useTracingProvider(registered: { shutdown(): Promise<void> }): void {
+  provider = registered;
   traceOutboundHttp();
   enabled = true;
 }

@@ -16,7 +16,8 @@ import { hintRelays, stampCommittedEvents, startRelay } from '../../src/domain/e
 import { Idempotency } from '../../src/domain/idempotency/idempotency.js';
 import { enqueueJob, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { DependencyHealth } from '../../src/health/dependency-health.js';
-import { installTracing, shutdownTracing } from '../../src/observability/tracing.js';
+import { shutdownTracing } from '../../src/observability/tracing.js';
+import { installTracing } from '../../src/observability/tracing-sdk.js';
 import { startWorkers, type Workers } from '../../src/workers.js';
 import { createTestApp, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
 import { Receiver } from '../helpers/receiver.js';

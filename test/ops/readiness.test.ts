@@ -9,7 +9,8 @@ import {
   READINESS_STALE_AFTER_MS,
   ReadinessWatch,
 } from '../../src/health/readiness-watch.js';
-import { installTracing, shutdownTracing } from '../../src/observability/tracing.js';
+import { shutdownTracing } from '../../src/observability/tracing.js';
+import { installTracing } from '../../src/observability/tracing-sdk.js';
 import { spawnTs } from '../helpers/child.js';
 import { onPostgres } from '../helpers/database.js';
 import { startTestApp, type StartedTestApp } from '../helpers/app.js';

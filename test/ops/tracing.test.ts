@@ -1,6 +1,7 @@
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installTracing, shutdownTracing } from '../../src/observability/tracing.js';
+import { shutdownTracing } from '../../src/observability/tracing.js';
+import { installTracing } from '../../src/observability/tracing-sdk.js';
 import { FakeFlutterwave } from '../fakes/flutterwave.js';
 import { startTestApp, type StartedTestApp } from '../helpers/app.js';
 

@@ -26,6 +26,20 @@ describe('the REST route table', () => {
     );
   });
 
+  it('the server validates a route on its first call, and a broken one fails that call naming the route', () => {
+    const broken = {
+      method: 'GET' as const,
+      path: '/api/v1/broken',
+      tag: 't',
+      summary: 's',
+      message: 'm',
+      response: Type.Object({}),
+      operation: '{ me { shoeSize } }',
+    };
+    const [route] = compileRoutes(schema, [broken], { validate: 'firstCall' });
+    expect(() => route!.run({} as never, {})).toThrow(/GET \/api\/v1\/broken: operation does not validate: .*shoeSize/);
+  });
+
   it('every path is unique per method', () => {
     const keys = restV1Routes.map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);

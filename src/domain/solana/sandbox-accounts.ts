@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { getAddressDecoder, getAddressEncoder } from '@solana/kit';
-import { Account, type LiteSVM } from 'litesvm';
+import type { Account as AccountClass, LiteSVM } from 'litesvm';
 import type { AccountState } from './sandbox-chain-rows.js';
 
 /**
@@ -27,7 +28,7 @@ export type SendOutcome = ReturnType<LiteSVM['sendTransaction']>;
 
 interface NativeSvm {
   getAccount(key: Uint8Array): NativeAccount | null;
-  setAccount(key: Uint8Array, account: Account): void;
+  setAccount(key: Uint8Array, account: AccountClass): void;
   getBalance(key: Uint8Array): bigint | null;
   sendLegacyTransaction(wire: Uint8Array): SendOutcome;
   sendVersionedTransaction(wire: Uint8Array): SendOutcome;
@@ -95,12 +96,24 @@ export function accountExists(svm: LiteSVM, address: string): boolean {
   return nativeOf(svm).getAccount(rememberedBytes(address)) !== null;
 }
 
+/**
+ * litesvm's Account class, loaded on first use: a chain exists by then (the store imports litesvm
+ * when it opens one), and a module-level import made every start load litesvm and @solana/kit
+ * (about 0.4 s of a warm start, docs/benchmarks.md "Footprint and start") for servers that may
+ * never touch the sandbox chain.
+ */
+let accountClass: typeof AccountClass | undefined;
+function litesvmAccount(): typeof AccountClass {
+  accountClass ??= (createRequire(import.meta.url)('litesvm') as typeof import('litesvm')).Account;
+  return accountClass;
+}
+
 /** Writes an account's state into the chain; null (or no lamports) makes it absent. */
 export function putAccount(svm: LiteSVM, address: string, state: AccountState | null, systemProgram: string): void {
   const data = state?.data ?? new Uint8Array();
   nativeOf(svm).setAccount(
     rememberedBytes(address),
-    new Account(
+    new (litesvmAccount())(
       state?.lamports ?? 0n,
       data,
       rememberedBytes(state?.owner ?? systemProgram),

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSubgraph, FEDERATION_UNNAMED_SUBGRAPH_NAME, printSchema } from '@apollo/federation-internals';
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
+import { addResolversToSchema } from '@apollo/subgraph/dist/schema-helper/index.js';
+import { entitiesResolver } from '@apollo/subgraph/dist/types.js';
+import { buildASTSchema, type DocumentNode, type GraphQLSchema, parse, print } from 'graphql';
+import { loadTypeDefs, readSdlFiles } from './sdl-files.js';
+
+/**
+ * The subgraph schema as `buildSubgraphSchema` makes it, computed once by the build and read by
+ * every start. Building it validates the SDL against Federation's rules and then GraphQL's, in
+ * code that runs once per process and so runs cold: about 0.4 s of a 3 s warm start
+ * (docs/benchmarks.md, "Footprint and start"). The build writes what that produced (the schema's
+ * AST as GraphQL text, and the SDL that `_service` answers) beside the SDL files, keyed by a hash
+ * of them; a start whose SDL files hash the same builds the schema from that text without
+ * validating it again, and attaches the same resolvers. Anything else (tests from the sources, an
+ * edited SDL file, no artifact) builds it the validating way. test/graphql/subgraph-artifact.test.ts
+ * proves both ways give the same schema and the same `_service` SDL.
+ */
+export interface SubgraphArtifact {
+  /** sha256 of the SDL files' text, in the order loadTypeDefs reads them. */
+  sdlHash: string;
+  /** The subgraph schema's AST as Federation hands it to graphql-js, printed. */
+  schemaText: string;
+  /** What `_service { sdl }` answers. */
+  sdl: string;
+}
+
+export const ARTIFACT_FILE = '.subgraph.json';
+
+export function sdlHashOf(texts: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const text of texts) hash.update(text).update('\0');
+  return hash.digest('hex');
+}
+
+/** Federation's validating build, as `buildSubgraphSchema` runs it, kept as text. */
+export function makeSubgraphArtifact(typeDefs: DocumentNode, sdlHash: string): SubgraphArtifact {
+  const subgraph = buildSubgraph(FEDERATION_UNNAMED_SUBGRAPH_NAME, '', typeDefs, false);
+  // toGraphQLJSSchema adds empty definitions for extensions that have none; this schema has none,
+  // and an artifact that would need them is refused rather than built differently.
+  const extensionsOnly = (
+    subgraph.schema as unknown as { emptyASTDefinitionsForExtensionsWithoutDefinition(): unknown[] }
+  ).emptyASTDefinitionsForExtensionsWithoutDefinition();
+  if (extensionsOnly.length > 0)
+    throw new Error('the subgraph has extensions without definitions: build it with buildSubgraphSchema');
+  if (!subgraph.metadata().entityType()) throw new Error('the subgraph has no entity type');
+  return { sdlHash, schemaText: print(subgraph.schema.toAST()), sdl: printSchema(subgraph.schema) };
+}
+
+/** The artifact in `path` when it was made from SDL files hashing `sdlHash`. */
+export function readSubgraphArtifact(path: string, sdlHash: string): SubgraphArtifact | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const artifact = JSON.parse(readFileSync(path, 'utf8')) as SubgraphArtifact;
+    return artifact.sdlHash === sdlHash ? artifact : undefined;
+  } catch {
+    return undefined; // unreadable: the validating build makes the same schema
+  }
+}
+
+/**
+ * The executable schema from an artifact: what `buildSubgraphSchema` returns for the same SDL and
+ * resolvers (its `_service`, `_entities` and `_Entity` resolvers, then the domains').
+ */
+export function schemaFromArtifact(artifact: SubgraphArtifact, resolvers: GraphQLResolverMap<unknown>): GraphQLSchema {
+  const schema = buildASTSchema(parse(artifact.schemaText, { noLocation: true }), {
+    assumeValid: true,
+    assumeValidSDL: true,
+  });
+  const queryRoot = schema.getQueryType()!.name;
+  const { sdl } = artifact;
+  addResolversToSchema(schema, {
+    [queryRoot]: {
+      _service: () => ({ sdl }),
+      _entities: (_source: unknown, { representations }: { representations: unknown[] }, context: unknown, info) =>
+        entitiesResolver({ representations, context, info }),
+    },
+    _Entity: { __resolveType: (parent: { __typename: string }) => parent.__typename },
+  } as GraphQLResolverMap<unknown>);
+  addResolversToSchema(schema, resolvers);
+  return schema;
+}
+
+/** Writes the artifact of the SDL files in `dir` beside them (scripts/build.mjs, into dist/schema/). */
+export function writeSubgraphArtifact(dir: string): void {
+  const texts = readSdlFiles(dir);
+  const artifact = makeSubgraphArtifact(loadTypeDefs(dir, texts), sdlHashOf(texts));
+  writeFileSync(join(dir, ARTIFACT_FILE), JSON.stringify(artifact));
+}

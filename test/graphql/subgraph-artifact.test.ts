@@ -1,0 +1,63 @@
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import { graphql, type GraphQLSchema, isObjectType, print, printSchema } from 'graphql';
+import { afterAll, describe, expect, it } from 'vitest';
+import { domainResolvers, SCHEMA_DIR } from '../../src/graphql/schema.js';
+import { loadTypeDefs, readSdlFiles } from '../../src/graphql/sdl-files.js';
+import {
+  ARTIFACT_FILE,
+  readSubgraphArtifact,
+  schemaFromArtifact,
+  sdlHashOf,
+  writeSubgraphArtifact,
+} from '../../src/graphql/subgraph-artifact.js';
+
+/** The SDL files copied into a folder of the test's own, where the build would write the artifact. */
+const dir = mkdtempSync(join(tmpdir(), 'pgw-sdl-'));
+for (const file of readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.graphql')))
+  cpSync(join(SCHEMA_DIR, file), join(dir, file));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const serviceSdl = async (schema: GraphQLSchema) =>
+  (await graphql({ schema, source: '{ _service { sdl } }' })).data?._service as { sdl: string };
+
+describe("the build's subgraph artifact", () => {
+  writeSubgraphArtifact(dir);
+  const artifact = readSubgraphArtifact(join(dir, ARTIFACT_FILE), sdlHashOf(readSdlFiles(dir)))!;
+  const fromArtifact = schemaFromArtifact(artifact, domainResolvers());
+  const validated = buildSubgraphSchema({ typeDefs: loadTypeDefs(dir), resolvers: domainResolvers() });
+
+  it('makes the schema buildSubgraphSchema makes: types, applied directives and resolvers', () => {
+    expect(printSchema(fromArtifact)).toBe(printSchema(validated));
+    for (const [name, type] of Object.entries(validated.getTypeMap())) {
+      if (name.startsWith('__')) continue;
+      const twin = fromArtifact.getType(name)!;
+      // Applied directives (the access rules among them) live on the AST nodes.
+      expect(twin.astNode && print(twin.astNode), name).toBe(type.astNode && print(type.astNode));
+      if (!isObjectType(type) || !isObjectType(twin)) continue;
+      for (const [field, config] of Object.entries(type.getFields())) {
+        if (name === 'Query' && (field === '_service' || field === '_entities')) continue;
+        expect(twin.getFields()[field]!.resolve, `${name}.${field}`).toBe(config.resolve);
+        expect(print(twin.getFields()[field]!.astNode!), `${name}.${field}`).toBe(print(config.astNode!));
+      }
+    }
+  });
+
+  it('answers _service with the same SDL, and resolves _Entity by __typename', async () => {
+    expect(await serviceSdl(fromArtifact)).toEqual(await serviceSdl(validated));
+    const entity = fromArtifact.getType('_Entity') as unknown as { resolveType: (v: unknown) => unknown };
+    expect(entity.resolveType({ __typename: 'User' })).toBe('User');
+  });
+
+  it('is ignored once an SDL file changes, and when it cannot be read', () => {
+    const changed = [...readSdlFiles(dir)];
+    changed[0] += '\n# edited\n';
+    expect(readSubgraphArtifact(join(dir, ARTIFACT_FILE), sdlHashOf(changed))).toBeUndefined();
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{');
+    expect(readSubgraphArtifact(broken, artifact.sdlHash)).toBeUndefined();
+    expect(readSubgraphArtifact(join(dir, 'absent.json'), artifact.sdlHash)).toBeUndefined();
+  });
+});
