@@ -69,7 +69,6 @@ async function main(): Promise<void> {
   database.onConnectionError((error) => services.health.reportDatabaseError(error));
   app.log.info({ database: database.describe }, 'database ready');
 
-  const workers = config.WORKERS ? startWorkers(services, app.log) : undefined;
   if (config.SEED_DEMO) await seedDemoUser(services);
   // Shared limits from the first request when Redis is there; if it is not, `health` has said so once.
   await services.rateLimiter.ready();
@@ -101,6 +100,10 @@ async function main(): Promise<void> {
     'ready',
   );
   process.stderr.write(`${lines.join('\n')}\n`);
+  // Background work starts once the server answers: its first rounds (job claims, the relay, the
+  // schedules) share the embedded database's one connection with the start's own queries, and
+  // delayed the first answer by as much as they took. Jobs enqueued meanwhile wait in the queue.
+  const workers = config.WORKERS ? startWorkers(services, app.log) : undefined;
 
   installGracefulShutdown({ app, workers, database, config, onClosed: shutdownTracing });
 }

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { registerPages } from '../http/security-headers.js';
+import { registerDocsUi } from './docs-ui.js';
 import { API_VERSION } from '../graphql/resolvers/api-info.js';
 import { SCOPE_NAMES, SCOPES } from '../domain/connect/scopes.js';
 
@@ -52,8 +52,6 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       route,
     }),
   });
-  await registerPages(app, async (scope) => {
-    await scope.register(swaggerUi, { routePrefix: '/api/v1/docs', uiConfig: { docExpansion: 'list' } });
-  });
+  await registerPages(app, (scope) => registerDocsUi(scope, '/api/v1/docs', () => app.swagger()));
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -43,6 +43,16 @@ describe('OpenAPI and the API root', () => {
     expect(page.body).not.toMatch(/https?:\/\/(cdn|unpkg|jsdelivr)/);
     const script = await t.app.inject({ url: '/api/v1/docs/static/swagger-ui-bundle.js' });
     expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toMatch(/javascript/);
+    expect(Number(script.headers['content-length'])).toBe(script.rawPayload.length);
+  });
+
+  it("the docs page reads the served OpenAPI document, every route's included", async () => {
+    const shown = await t.app.inject({ url: '/api/v1/docs/json' });
+    expect(shown.statusCode).toBe(200);
+    expect(shown.json()).toEqual((await t.app.inject({ url: '/api/v1/openapi.json' })).json());
+    expect(Object.keys(shown.json().paths)).toContain('/api/v1/user/me');
+    expect((await t.app.inject({ url: '/api/v1/docs/no-such-asset.js' })).statusCode).toBe(404);
   });
 
   it('GET /api/v1 names the service, version 1.0 and its links, without a key', async () => {

@@ -153,10 +153,21 @@ export class SandboxBillsProvider implements BillsProvider {
    * keys pay in production processes too, and a map of every payment ever made only grows. A
    * status poll comes within minutes of its payment, long before 100,000 newer ones push it out.
    */
-  private readonly received: LRUCache<string, ReceivedPayment>;
+  private memory: LRUCache<string, ReceivedPayment> | undefined;
+  private readonly remember: number;
 
   constructor(options: { remember?: number } = {}) {
-    this.received = new LRUCache({ max: options.remember ?? 100_000 });
+    this.remember = options.remember ?? 100_000;
+  }
+
+  /**
+   * Made on the first payment: lru-cache allocates its 100,000 slots up front, about 0.1 s of
+   * every start (docs/benchmarks.md, "Footprint and start"), for processes that may never pay a
+   * sandbox bill.
+   */
+  private get received(): LRUCache<string, ReceivedPayment> {
+    this.memory ??= new LRUCache({ max: this.remember });
+    return this.memory;
   }
 
   /** Reconciliation: what this process received (per process, like the status answers). */
