@@ -5,7 +5,10 @@
  * treasury tenant (the hot wallet). The event relay runs here as the workers run it (stamping lag
  * is measured on every batch); the job runner does not (deliveries stay queued: their writes are
  * measured, not their sending). A side port answers `GET /stats` with round trips and stamping
- * lags and relay transactions since the last call. Prints `{"ready":true,"pid":…,"port":…,"statsPort":…,"tenants":[…]}`.
+ * lags and relay transactions since the last call (first making its pools' sessions report their
+ * counters to pg_stat_database: stats-flush.ts), and `GET /unstamped` with whether committed
+ * events still wait for their seq (the bench drains the relay before it reads this process's CPU).
+ * Prints `{"ready":true,"pid":…,"port":…,"statsPort":…,"tenants":[{"id","key","keyId"}…],"treasury":…}`.
  */
 import { createServer } from 'node:http';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
@@ -19,6 +22,8 @@ import { onStamped, startRelay } from '../../src/domain/events/relay.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { createServices } from '../../src/services.js';
 import { tuneGarbageCollector } from '../../src/gc-tuning.js';
+import { countPgStatements, StatementCounter } from './statement-counter.js';
+import { statsSinceLastCall } from './stats-flush.js';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 100);
 // `npm run bench:money -- --endpoints 0` leaves the tenants without a webhook endpoint.
@@ -40,7 +45,7 @@ const stamp = Date.now();
 
 async function tenant(i: number) {
   const user = await services.users.createUser({ email: `money-${stamp}-${i}@example.test` });
-  const { key } = await services.apiKeys.create({
+  const { key, apiKey } = await services.apiKeys.create({
     userId: user.id,
     name: 'bench',
     environment: 'sandbox',
@@ -61,40 +66,17 @@ async function tenant(i: number) {
       ],
     }),
   );
-  return { id: user.id, key };
+  return { id: user.id, key, keyId: apiKey.id };
 }
 
 const tenants = [];
 for (let i = 0; i < TENANTS; i++) tenants.push(await tenant(i));
 const treasury = await tenant(TENANTS);
 
-// Round trips: every statement a pooled PostgreSQL client sends, or PGlite runs. Writing commits:
-// transactions that wrote and committed, and statements that wrote on their own (autocommit);
-// pg_stat_database counts read-only statements as commits too.
-let roundTrips = 0;
-let writingCommits = 0;
-const WRITES = /\b(insert|update|delete)\b/i;
-const inTransaction = new WeakMap<object, { wrote: boolean }>();
-const noteStatement = (session: object, first: unknown) => {
-  const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
-  if (/^\s*begin\b/i.test(text)) inTransaction.set(session, { wrote: false });
-  else if (/^\s*(commit|rollback)\b/i.test(text)) {
-    if (/^\s*commit/i.test(text) && inTransaction.get(session)?.wrote) writingCommits++;
-    inTransaction.delete(session);
-  } else if (WRITES.test(text)) {
-    const open = inTransaction.get(session);
-    if (open) open.wrote = true;
-    else writingCommits++;
-  }
-};
+// Round trips and writing commits (statement-counter.ts): every statement a pooled PostgreSQL
+// client sends, or PGlite runs, counted as every bare-pg peer of the bench counts its own.
 const pglite = (db as unknown as { $client: Record<string, (...a: unknown[]) => unknown> }).$client;
-const counted: Array<[Record<string, (...a: unknown[]) => unknown>, string]> =
-  pglite instanceof pg.Pool
-    ? [[pg.Client.prototype as never, 'query']]
-    : [
-        [pglite, 'query'],
-        [pglite, 'exec'],
-      ];
+const counter = pglite instanceof pg.Pool ? countPgStatements() : new StatementCounter();
 if (!(pglite instanceof pg.Pool)) {
   // PGlite's own transactions run their statements on the transaction object, not the client.
   const transaction = pglite['transaction']!;
@@ -102,29 +84,26 @@ if (!(pglite instanceof pg.Pool)) {
     const callback = args[0] as (tx: Record<string, (...a: unknown[]) => unknown>) => Promise<unknown>;
     return transaction.call(this, async (tx: Record<string, (...a: unknown[]) => unknown>) => {
       const session = {};
-      roundTrips += 2;
-      noteStatement(session, 'begin');
+      counter.note(session, 'begin');
       for (const name of ['query', 'exec']) {
         const original = tx[name]!;
         tx[name] = (...inner: unknown[]) => {
-          roundTrips++;
-          noteStatement(session, inner[0]);
+          counter.note(session, inner[0]);
           return original.apply(tx, inner);
         };
       }
       const result = await callback(tx);
-      noteStatement(session, 'commit');
+      counter.note(session, 'commit');
       return result;
     });
   };
-}
-for (const [target, name] of counted) {
-  const original = target[name]!;
-  target[name] = function (this: object, ...args: unknown[]) {
-    roundTrips++;
-    noteStatement(this, args[0]);
-    return original.apply(this, args);
-  };
+  for (const name of ['query', 'exec']) {
+    const original = pglite[name]!;
+    pglite[name] = function (this: object, ...args: unknown[]) {
+      counter.note(this, args[0]);
+      return original.apply(this, args);
+    };
+  }
 }
 
 // What makes a latency tail: the event loop blocked (GC, synchronous work: PGlite runs in this
@@ -194,9 +173,47 @@ const relay = startRelay(db, { onRound: () => relayRuns++ });
 
 const app = await buildApp({ services, logger: process.env.BENCH_LOG === '1' });
 await app.listen({ port: 0, host: '127.0.0.1' });
-const stats = createServer((_request, response) => {
+// The pools behind the app's handle (request, read, jobs; the relay has its own connection): their
+// sessions are made to report their counters before the bench reads pg_stat_database (stats-flush.ts).
+const pools: pg.Pool[] =
+  pglite instanceof pg.Pool ? ((pglite as unknown as { distinct?: () => pg.Pool[] }).distinct?.() ?? [pglite]) : [];
+
+const stats = createServer((request, response) => {
+  response.setHeader('content-type', 'application/json');
+  if (request.url === '/unstamped') {
+    // Whether committed events still wait for their seq: the bench waits for the relay to drain
+    // each round's events before it reads this process's CPU (PGlite: no other connection can ask).
+    void db.execute(sql`select exists (select 1 from events where seq is null) as waiting`).then(
+      (result) => {
+        const rows = (result as unknown as { rows: Array<{ waiting: boolean }> }).rows;
+        response.end(JSON.stringify({ waiting: rows[0]?.waiting === true }));
+      },
+      (error: Error) => response.end(JSON.stringify({ waiting: false, error: error.message })),
+    );
+    return;
+  }
+  // `?flush=0`: counts only (a second has not passed since the last flush: see stats-flush.ts).
+  void statsSinceLastCall(counter, request.url?.endsWith('flush=0') ? [] : pools).then(
+    (counts) => response.end(answer(counts)),
+    (error: Error) => {
+      response.statusCode = 500;
+      response.end(JSON.stringify({ error: error.message }));
+    },
+  );
+});
+/** The figures since the last call, and a fresh start. */
+function answer({
+  roundTrips,
+  writingCommits,
+  flushed,
+}: {
+  roundTrips: number;
+  writingCommits: number;
+  flushed: number;
+}) {
   const body = JSON.stringify({
     roundTrips,
+    flushed,
     lags,
     relayRuns,
     writingCommits,
@@ -212,13 +229,10 @@ const stats = createServer((_request, response) => {
   gcTotal = 0;
   loopDelay.reset();
   longestHold = 0;
-  roundTrips = 0;
-  writingCommits = 0;
   lags = [];
   relayRuns = 0;
-  response.setHeader('content-type', 'application/json');
-  response.end(body);
-});
+  return body;
+}
 await new Promise<void>((resolve) => stats.listen(0, '127.0.0.1', resolve));
 
 process.stdout.write(

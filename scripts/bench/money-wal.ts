@@ -52,6 +52,12 @@ try {
         amount: 100,
       }),
     deposit: (i) => post(tenants[i % 4]!.key, '/api/v1/wallet/deposits/bank-transfer', { amount: 100 }),
+    payout: (i) =>
+      post(tenants[i % 4]!.key, '/api/v1/wallet/withdraw', {
+        amount: 100,
+        bankCode: '044',
+        accountNumber: '0690000040',
+      }),
   };
   const { rows: dbRows } = await stats.query('select oid from pg_database where datname = current_database()');
   const dbOid = String(dbRows[0].oid);

@@ -1,25 +1,52 @@
 /**
- * `npm run bench:money`: money paths against the database's own ceiling, in one run on one
- * database (a fresh one, dropped after). On PostgreSQL: a bare-pg ceiling making the same durable
- * writes as a gateway P2P transfer (money-ceiling.ts) and its hot-account variant, then the
- * gateway's P2P transfer between 100 tenants, a hot-wallet transfer (one treasury sender), airtime
- * and bank-transfer deposits across the 100 tenants, all through REST with a unique
- * Idempotency-Key per request and one enabled webhook endpoint per tenant. Interleaved rounds,
- * medians; server CPU µs per request from /proc (the relay's work included), PostgreSQL's (the bench
- * database's backends and the WAL writer, checkpointer and background writer) and the whole
- * machine's busy CPU (/proc/stat: on two cores that is the budget, wherever the cost lands); commits and WAL
- * bytes per request from pg_stat_database / pg_current_wal_lsn (WAL is cluster-wide: other
- * databases' writes count too); commits and round trips leave out the relay's own transactions
- * (on PGlite too: statements inside its transactions are counted); commit → seq stamping lag from
- * the relay; what makes a latency tail, per round: the gateway's longest event-loop stall, its
+ * `npm run bench:money`: the money paths beside ceilings the gateway cannot flatter itself against,
+ * in one run on one database (a fresh one, dropped after), warm-up, interleaved rounds, medians.
+ *
+ * Rows on PostgreSQL:
+ * - `commit ceiling` (money-reference.ts): one one-row insert per transaction at c=16: what this
+ *   machine's PostgreSQL can commit at all.
+ * - `reference ceiling, P2P` (money-reference.ts): a transfer written once as the best bare-pg SQL we
+ *   know, ONE statement (both rows locked in id order, the guarded debit and credit, the posting, two
+ *   entries, two wallet-transaction rows, the idempotency row, two event rows) against tables of its
+ *   own, importing nothing from src/: a yardstick no gateway refactor moves.
+ * - `exact writes, …` (money-exact.ts): the gateway's OWN statements, imported from src/, sent from a
+ *   bare `pg` pool in a plain node:http server to the gateway's database (its schema, indexes, tenants
+ *   and webhook endpoints): P2P, the hot wallet, and airtime, deposit and payout, each two-phase path as
+ *   its statements around a no-op provider. A statement the gateway changes changes this ceiling too.
+ * - `gateway …` (money-server.ts): the app through REST, a unique Idempotency-Key per request, 100
+ *   funded tenants with one enabled webhook endpoint each: P2P, the hot wallet (one treasury sender),
+ *   airtime, bank-transfer deposits, payouts, Solana sandbox transfers.
+ * - `bare-pg 15 statements, …` (money-ceiling.ts): the gateway's P2P writes as a transaction of 15
+ *   separate statements holding both row locks across them; it was once called "the ceiling", but it
+ *   compared another design.
+ *
+ * Distinct pairs: each connection has its own group of tenants (money-slots.ts), so no two requests
+ * in flight share a wallet, in the gateway's rows and every peer's alike (c=16; the hot rows c=32,
+ * every request from the treasury, their recipients distinct).
+ *
+ * Per row: req/s, p50/p99; server CPU µs per request, the whole server process's CPU from the round's
+ * start until the relay has stamped every event of the round (waited for after the load, at most
+ * `--drain-ms`, the wait printed per row), divided by requests, so work moved to the background
+ * still counts; PostgreSQL's CPU (the bench database's backends and the WAL writer, checkpointer and
+ * background writer) and the whole machine's busy CPU (/proc/stat: on two cores that is the budget,
+ * wherever the cost lands) over the same span; writing commits and round trips per request counted in
+ * each server alike (statement-counter.ts: the gateway's relay left out); all commits per request from
+ * pg_stat_database (read after every server's idle sessions were made to report, stats-flush.ts;
+ * the relay's transactions and the bench's own sampling statements left out) and
+ * WAL bytes per request from pg_current_wal_lsn (cluster-wide: other databases' writes count too);
+ * each row's req/s as a ratio to its peers: a gateway row to its exact-writes row (P2P also to the
+ * reference ceiling; airtime and deposits also to gateway P2P), an exact-writes P2P row to the
+ * reference ceiling, the reference ceiling to the commit ceiling. Also: commit → seq stamping lag
+ * from the relay; what makes a latency tail, per round: the gateway's longest event-loop stall, its
  * longest GC pause and, on PGlite, the longest hold of its one connection; P2P p50/p99 at half its
  * peak rate after the rounds (a checkpoint, one warm-up round at that rate, then medians of as many
- * rounds). `--pglite`: the gateway paths on PGlite, c=16.
+ * rounds; distinct pairs there too, lent per request). `--pglite`: the gateway rows on PGlite, c=16;
+ * the ceilings need PostgreSQL and are skipped (the output says so).
  *
- * `--only <regex>` keeps the paths whose name matches (e.g. `--only 'P2P|airtime|deposit'`), for a
+ * `--only <regex>` keeps the rows whose name matches (e.g. `--only 'P2P|airtime|deposit'`), for a
  * short run of the paths in question; a ratio is printed only when its peer ran too.
  *
- *   npm run bench:money -- [--pglite] [--connections 16] [--warmup 5 --round 10 --rounds 3] [--only <regex>]
+ *   npm run bench:money -- [--pglite] [--connections 16] [--warmup 5 --round 10 --rounds 3] [--only <regex>] [--endpoints 1] [--drain-ms 10000]
  *
  * `BENCH_KEEP_DB=1` keeps the bench database afterwards (its name is printed), to read its plans and
  * statistics. `BENCH_TAIL=1` prints, per half-peak round, when its answers of 50 ms or more were due
@@ -28,9 +55,10 @@
  * major faults, CPU by process, processes started: harness/host-sampler.ts) and whether the
  * gateway finished a full garbage collection then.
  *
- * The gateway runs as `npm start` runs it: bundled from dist/ (harness `compiledServer`), not
- * through tsx, whose per-module source maps and transform caches made its heap larger and its full
- * collections longer (see docs/benchmarks.md, "The half-peak tail"). `BENCH_TSX=1` runs it through tsx.
+ * Every server runs as `npm start` runs the gateway, bundled from dist/ (harness `compiledServer`,
+ * all of them in one bundle: money-servers.ts), not through tsx, whose per-module source maps and
+ * transform caches made its heap larger and its full collections longer (see docs/benchmarks.md,
+ * "The half-peak tail"). `BENCH_TSX=1` runs them through tsx.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -59,14 +87,20 @@ import { sampleForeignXids } from './harness/foreign-xids.js';
 import { type LockWaitSampler, lockWaitSampler } from './harness/lock-waits.js';
 import { describeHost, type HostTick, postgresProcessName, startHostSampler } from './harness/host-sampler.js';
 import type { PacedLoad } from './harness/paced.js';
+import { groupsOf, oneOf, pairOf, slotLender } from './money-slots.js';
 import { solanaTransferRequests } from './money-solana.js';
 
 /** How often the host is sampled during a half-peak round with `BENCH_TAIL`. */
 const HOST_TICK_MS = 50;
+/** Connections of the hot-wallet rows (one sender: the gateway coalesces its transfers). */
+const HOT_CONNECTIONS = 32;
+/** Wallet pairs lent to the half-peak rounds' requests (open loop: not tied to a connection). */
+const HALF_PEAK_PAIRS = 50;
 
 interface Tenant {
   id: string;
   key: string;
+  keyId: string;
 }
 interface GatewayReady {
   pid: number;
@@ -81,16 +115,23 @@ interface Target {
   pid: number;
   url: string;
   connections: number;
-  /** Path, headers and body of each request (a fresh Idempotency-Key every time). */
-  request: () => { path: string; headers: Record<string, string>; body: string };
-  peer?: string;
+  /**
+   * Path, headers and body of a request of connection `slot` (0 … connections - 1), from that
+   * connection's own wallets; a fresh Idempotency-Key every time for the gateway.
+   */
+  request: (slot: number) => { path: string; headers: Record<string, string>; body: string };
+  /** Rows whose req/s this row's is shown as a ratio of. */
+  peers: string[];
   gateway: boolean;
+  /** A peer's own counts since the last call (the gateway's come from its stats port). */
+  stats?: (flush: boolean) => Promise<{ roundTrips: number; writingCommits: number; flushed: number }>;
 }
 
 interface Sample {
   rps: number;
   p50: number;
   p99: number;
+  /** Server CPU µs per request, from the round's start until the relay drained. */
   cpu: number;
   /** PostgreSQL CPU µs per request: the bench database's backends plus WAL writer, checkpointer, bgwriter. */
   pgCpu: number;
@@ -99,8 +140,10 @@ interface Sample {
   commits: number;
   wal: number;
   roundTrips: number;
-  /** Gateway only: commits of transactions or statements that wrote, the relay's left out. */
+  /** Commits of transactions or statements that wrote, counted in the server (the relay's left out). */
   writingCommits: number;
+  /** From the end of the load until no committed event waited for its seq; NaN when not within the bound. */
+  drainMs: number;
   /** The gateway's longest event-loop stall (GC, synchronous work; PGlite's statements run on it too). */
   loopMax: number;
   /** PGlite: the longest its one connection was held by one statement or transaction. */
@@ -114,12 +157,6 @@ interface Sample {
   errors: number;
 }
 
-/**
- * begin, lock, debit, credit, posting, entries, transactions, key, 2 × (event, delivery, job), commit;
- * without webhook endpoints (`--endpoints 0`) no delivery and no job.
- */
-const ceilingRoundTrips = (endpoints: number) => (endpoints > 0 ? 15 : 11);
-
 const { values } = parseArgs({
   options: {
     ...roundFlags,
@@ -127,6 +164,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '16' },
     only: { type: 'string' },
     endpoints: { type: 'string', default: '1' },
+    'drain-ms': { type: 'string', default: '10000' },
   },
 });
 
@@ -134,6 +172,7 @@ await onLoadCore(async () => {
   const rounds = roundOptions(values);
   const connections = Number(values.connections);
   const onPglite = values.pglite === true;
+  const drainLimitMs = Number(values['drain-ms']);
   const only = values.only ? new RegExp(values.only, 'i') : undefined;
   const wanted = (name: string) => !only || only.test(name);
   // Webhook endpoints per tenant (`--endpoints 0`: no deliveries at all, to see what they cost).
@@ -145,6 +184,9 @@ await onLoadCore(async () => {
   let stats: pg.Client | undefined;
   let locks: LockWaitSampler | undefined;
   const servers: Array<Started<{ pid: number }>> = [];
+  // Statements the bench itself sends to the bench database (each one a transaction that
+  // pg_stat_database counts as a commit): left out of every row's commits.
+  let ownStatements = 0;
   try {
     let url: string | undefined;
     if (admin) {
@@ -155,6 +197,11 @@ await onLoadCore(async () => {
       url = own.toString();
       stats = new pg.Client({ connectionString: url });
       await stats.connect();
+      const query = stats.query.bind(stats) as (...args: unknown[]) => unknown;
+      (stats as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        ownStatements++;
+        return query(...args);
+      };
     }
     const env = {
       ...process.env,
@@ -162,118 +209,239 @@ await onLoadCore(async () => {
       LOG_LEVEL: 'warn',
       BENCH_ENDPOINTS: String(endpoints),
     };
+    // One bundle for every server (money-servers.ts), BENCH_SERVER naming which.
+    const serverScript = await compiledServer('scripts/bench/money-servers.ts');
+    const start = <Ready extends { pid: number }>(server: string, args: string[], timeoutMs?: number) =>
+      startServer<Ready>(serverScript, args, { ...env, BENCH_SERVER: server }, timeoutMs);
     console.log(`starting the gateway on ${onPglite ? 'PGlite' : `PostgreSQL ${dbName}`} (seeding 100 tenants)…`);
-    const gateway = await startServer<GatewayReady>(
-      await compiledServer('scripts/bench/money-server.ts'),
-      [],
-      env,
-      600_000,
-    );
+    const gateway = await start<GatewayReady>('gateway', [], 600_000);
     servers.push(gateway);
     const { tenants, treasury } = gateway.ready;
     const gatewayUrl = `http://127.0.0.1:${gateway.ready.port}`;
-    const pick = () => tenants[Math.floor(Math.random() * tenants.length)]!;
-    const other = (not: string) => {
-      let t = pick();
-      while (t.id === not) t = pick();
-      return t;
-    };
+    const ids = tenants.map((t) => t.id);
+    // Each connection's own wallets: no two requests in flight share one (money-slots.ts).
+    const pairGroups = groupsOf(tenants, connections, 2);
+    const ownerGroups = groupsOf(tenants, connections, 1);
+    const hotGroups = groupsOf(tenants, HOT_CONNECTIONS, 1);
     const post = (key: string, path: string, body: unknown) => ({
       path,
       headers: { 'content-type': 'application/json', 'x-api-key': key, 'idempotency-key': randomUUID() },
       body: JSON.stringify(body),
     });
+    const plain = (path: string, body: unknown) => ({
+      path,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const peerStats = (peerUrl: string) => async (flush: boolean) =>
+      (await (await fetch(`${peerUrl}/stats${flush ? '' : '?flush=0'}`)).json()) as {
+        roundTrips: number;
+        writingCommits: number;
+        flushed: number;
+      };
+    const gatewayP2p = (from: Tenant, to: Tenant) =>
+      post(from.key, '/api/v1/wallet/transfer', { amount: 1, recipient: to.id });
     const targets: Target[] = [];
-    if (!onPglite && (wanted('bare-pg ceiling, P2P') || wanted('bare-pg ceiling, hot sender'))) {
-      const ceiling = await startServer<{ pid: number; port: number }>(
-        'scripts/bench/money-ceiling.ts',
-        [JSON.stringify({ tenants: tenants.map(({ id }) => ({ id })), treasury: { id: treasury.id } })],
-        env,
-      );
-      servers.push(ceiling);
-      const ceilingUrl = `http://127.0.0.1:${ceiling.ready.port}`;
+    const skipped: string[] = [];
+    const names = {
+      commit: 'commit ceiling',
+      reference: 'reference ceiling, P2P',
+      exactP2p: 'exact writes, P2P',
+      exactHot: 'exact writes, hot wallet',
+      exactAirtime: 'exact writes, airtime',
+      exactDeposit: 'exact writes, deposit',
+      exactPayout: 'exact writes, payout',
+      statementsP2p: 'bare-pg 15 statements, P2P',
+      statementsHot: 'bare-pg 15 statements, hot sender',
+      p2p: 'gateway P2P transfer',
+      hot: 'gateway hot-wallet transfer',
+      airtime: 'gateway airtime, 100 tenants',
+      deposit: 'gateway deposit, 100 tenants',
+      payout: 'gateway payout, 100 tenants',
+      solana: 'gateway Solana sandbox transfer',
+    };
+    const peerOnly = [
+      names.commit,
+      names.reference,
+      names.exactP2p,
+      names.exactHot,
+      names.exactAirtime,
+      names.exactDeposit,
+      names.exactPayout,
+      names.statementsP2p,
+      names.statementsHot,
+    ];
+    if (onPglite) skipped.push(...peerOnly.filter(wanted));
+    if (!onPglite && (wanted(names.commit) || wanted(names.reference))) {
+      const reference = await start<{ pid: number; port: number }>('reference', [JSON.stringify(ids)]);
+      servers.push(reference);
+      const referenceUrl = `http://127.0.0.1:${reference.ready.port}`;
+      const stats = peerStats(referenceUrl);
       targets.push(
         {
-          name: 'bare-pg ceiling, P2P',
-          pid: ceiling.pid,
-          url: ceilingUrl,
+          name: names.commit,
+          pid: reference.pid,
+          url: referenceUrl,
           connections,
-          request: () => ({ path: '/p2p', headers: {}, body: '' }),
+          request: () => plain('/commit', {}),
+          peers: [],
           gateway: false,
+          stats,
         },
         {
-          name: 'bare-pg ceiling, hot sender',
-          pid: ceiling.pid,
-          url: ceilingUrl,
-          connections: 32,
-          request: () => ({ path: '/hot', headers: {}, body: '' }),
+          name: names.reference,
+          pid: reference.pid,
+          url: referenceUrl,
+          connections,
+          request: (slot) => {
+            const [from, to] = pairOf(pairGroups[slot]!);
+            return plain('/p2p', { from: from.id, to: to.id });
+          },
+          peers: [names.commit],
           gateway: false,
+          stats,
         },
       );
     }
-    targets.push(
-      {
-        name: 'gateway P2P transfer',
-        pid: gateway.pid,
-        url: gatewayUrl,
-        connections,
-        request: () => {
-          const from = pick();
-          return post(from.key, '/api/v1/wallet/transfer', { amount: 1, recipient: other(from.id).id });
-        },
-        ...(onPglite ? {} : { peer: 'bare-pg ceiling, P2P' }),
-        gateway: true,
-      },
-      {
-        name: 'gateway hot-wallet transfer',
-        pid: gateway.pid,
-        url: gatewayUrl,
-        connections: onPglite ? connections : 32,
-        request: () => post(treasury.key, '/api/v1/wallet/transfer', { amount: 1, recipient: pick().id }),
-        ...(onPglite ? {} : { peer: 'bare-pg ceiling, hot sender' }),
-        gateway: true,
-      },
-      {
-        name: 'gateway airtime, 100 tenants',
-        pid: gateway.pid,
-        url: gatewayUrl,
-        connections,
-        request: () =>
-          post(pick().key, '/api/v1/bills/buy-airtime', { phoneNumber: '08031234567', biller: 'mtn', amount: 100 }),
-        peer: 'gateway P2P transfer',
-        gateway: true,
-      },
-      {
-        name: 'gateway deposit, 100 tenants',
-        pid: gateway.pid,
-        url: gatewayUrl,
-        connections,
-        request: () => post(pick().key, '/api/v1/wallet/deposits/bank-transfer', { amount: 100 }),
-        peer: 'gateway P2P transfer',
-        gateway: true,
-      },
-    );
-    if (wanted('gateway Solana sandbox transfer')) {
-      console.log("funding the tenants' Solana sandbox wallets…");
-      targets.push({
-        name: 'gateway Solana sandbox transfer',
-        pid: gateway.pid,
-        url: gatewayUrl,
-        connections,
-        request: await solanaTransferRequests(
-          gatewayUrl,
-          tenants.map((t) => t.key),
-        ),
-        gateway: true,
+    const exactRows = [names.exactP2p, names.exactHot, names.exactAirtime, names.exactDeposit, names.exactPayout];
+    if (!onPglite && exactRows.some(wanted)) {
+      const exact = await start<{ pid: number; port: number }>('exact', [
+        JSON.stringify({
+          tenants: tenants.map(({ id, keyId }) => ({ id, keyId })),
+          treasury: { id: treasury.id, keyId: treasury.keyId },
+        }),
+      ]);
+      servers.push(exact);
+      const exactUrl = `http://127.0.0.1:${exact.ready.port}`;
+      const stats = peerStats(exactUrl);
+      const row = (name: string, request: Target['request'], peers: string[], many = connections): Target => ({
+        name,
+        pid: exact.pid,
+        url: exactUrl,
+        connections: many,
+        request,
+        peers,
+        gateway: false,
+        stats,
       });
+      targets.push(
+        row(
+          names.exactP2p,
+          (slot) => {
+            const [from, to] = pairOf(pairGroups[slot]!);
+            return plain('/p2p', { from: from.id, to: to.id });
+          },
+          [names.reference],
+        ),
+        row(names.exactHot, (slot) => plain('/hot', { to: oneOf(hotGroups[slot]!).id }), [], HOT_CONNECTIONS),
+        row(names.exactAirtime, (slot) => plain('/airtime', { owner: oneOf(ownerGroups[slot]!).id }), []),
+        row(names.exactDeposit, (slot) => plain('/deposit', { owner: oneOf(ownerGroups[slot]!).id }), []),
+        row(names.exactPayout, (slot) => plain('/payout', { owner: oneOf(ownerGroups[slot]!).id }), []),
+      );
+    }
+    if (!onPglite && (wanted(names.statementsP2p) || wanted(names.statementsHot))) {
+      const statements = await start<{ pid: number; port: number }>('statements', [
+        JSON.stringify({ tenants: tenants.map(({ id }) => ({ id })), treasury: { id: treasury.id } }),
+      ]);
+      servers.push(statements);
+      const statementsUrl = `http://127.0.0.1:${statements.ready.port}`;
+      const stats = peerStats(statementsUrl);
+      targets.push(
+        {
+          name: names.statementsP2p,
+          pid: statements.pid,
+          url: statementsUrl,
+          connections,
+          request: (slot) => {
+            const [from, to] = pairOf(pairGroups[slot]!);
+            return plain('/p2p', { from: from.id, to: to.id });
+          },
+          peers: [],
+          gateway: false,
+          stats,
+        },
+        {
+          name: names.statementsHot,
+          pid: statements.pid,
+          url: statementsUrl,
+          connections: HOT_CONNECTIONS,
+          request: (slot) => plain('/hot', { to: oneOf(hotGroups[slot]!).id }),
+          peers: [],
+          gateway: false,
+          stats,
+        },
+      );
+    }
+    const onGateway = (name: string, request: Target['request'], peers: string[], many = connections): Target => ({
+      name,
+      pid: gateway.pid,
+      url: gatewayUrl,
+      connections: many,
+      request,
+      peers,
+      gateway: true,
+    });
+    targets.push(
+      onGateway(
+        names.p2p,
+        (slot) => {
+          const [from, to] = pairOf(pairGroups[slot]!);
+          return gatewayP2p(from, to);
+        },
+        [names.exactP2p, names.reference],
+      ),
+      onGateway(
+        names.hot,
+        (slot) => gatewayP2p(treasury, oneOf(hotGroups[slot]!)),
+        [names.exactHot],
+        onPglite ? connections : HOT_CONNECTIONS,
+      ),
+      onGateway(
+        names.airtime,
+        (slot) =>
+          post(oneOf(ownerGroups[slot]!).key, '/api/v1/bills/buy-airtime', {
+            phoneNumber: '08031234567',
+            biller: 'mtn',
+            amount: 100,
+          }),
+        [names.exactAirtime, names.p2p],
+      ),
+      onGateway(
+        names.deposit,
+        (slot) => post(oneOf(ownerGroups[slot]!).key, '/api/v1/wallet/deposits/bank-transfer', { amount: 100 }),
+        [names.exactDeposit, names.p2p],
+      ),
+      onGateway(
+        names.payout,
+        (slot) =>
+          post(oneOf(ownerGroups[slot]!).key, '/api/v1/wallet/withdraw', {
+            amount: 100,
+            bankCode: '044',
+            accountNumber: '0690000040',
+          }),
+        [names.exactPayout],
+      ),
+    );
+    if (wanted(names.solana)) {
+      console.log("funding the tenants' Solana sandbox wallets…");
+      const solana = await solanaTransferRequests(
+        gatewayUrl,
+        tenants.map((t) => t.key),
+      );
+      targets.push(onGateway(names.solana, () => solana(), []));
     }
     const kept = targets.filter((t) => wanted(t.name));
     targets.length = 0;
     targets.push(...kept);
+    if (skipped.length > 0) console.log(`PGlite: skipped, as they need PostgreSQL: ${skipped.join('; ')}`);
 
-    const gatewayStats = async () =>
-      (await (await fetch(`http://127.0.0.1:${gateway.ready.statsPort}/stats`)).json()) as {
+    // `flush = false`: counts only, without making the sessions report (stats-flush.ts), as at the
+    // start of a round, too soon after the last flush for it to take effect at once.
+    const gatewayStats = async (flush = true) =>
+      (await (await fetch(`http://127.0.0.1:${gateway.ready.statsPort}/stats${flush ? '' : '?flush=0'}`)).json()) as {
         roundTrips: number;
+        /** Statements its stats call sent to make its idle sessions report their counters. */
+        flushed: number;
         lags: number[];
         relayRuns: number;
         writingCommits: number;
@@ -285,34 +453,58 @@ await onLoadCore(async () => {
         majorGcs: Array<{ endedAt: number; pauseMs: number; heapMiB: number }>;
       };
     const dbCounters = async () => {
-      if (!stats) return { commits: 0, wal: 0n };
+      if (!stats) return { commits: 0, wal: 0n, own: 0 };
       await stats.query('select pg_stat_clear_snapshot()');
       const { rows } = await stats.query(
         `select xact_commit::text as commits, pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as wal
          from pg_stat_database where datname = current_database()`,
       );
-      return { commits: Number(rows[0].commits), wal: BigInt(rows[0].wal) };
+      return { commits: Number(rows[0].commits), wal: BigInt(rows[0].wal), own: ownStatements };
+    };
+    // Whether committed events still wait for their seq: asked of the database directly, or on
+    // PGlite (one connection, inside the gateway) of the gateway.
+    const unstamped = async (): Promise<boolean> => {
+      if (stats) return (await stats.query('select exists (select 1 from events where seq is null) as w')).rows[0].w;
+      const answer = (await (await fetch(`http://127.0.0.1:${gateway.ready.statsPort}/unstamped`)).json()) as {
+        waiting: boolean;
+      };
+      return answer.waiting;
+    };
+    /** Waits until the relay has stamped every committed event, at most `drainLimitMs`: how long it took, NaN if longer. */
+    const drainRelay = async (): Promise<number> => {
+      const started = performance.now();
+      // Requests still in flight when the load stopped commit within a few milliseconds.
+      await sleep(50);
+      while (await unstamped()) {
+        if (performance.now() - started > drainLimitMs) return Number.NaN;
+        await sleep(10);
+      }
+      return performance.now() - started;
     };
 
     const drive = async (target: Target, seconds: number) => {
+      let nextSlot = 0;
+      const requestOf = (slot: number) => ({
+        method: 'POST',
+        setupRequest: (request: Record<string, unknown>) => {
+          const next = target.request(slot);
+          return {
+            ...request,
+            path: next.path,
+            headers: { ...(request['headers'] as object), ...next.headers },
+            body: next.body,
+          };
+        },
+      });
       const result = await autocannon({
         url: target.url,
         connections: target.connections,
         duration: seconds,
-        requests: [
-          {
-            method: 'POST',
-            setupRequest: (request: Record<string, unknown>) => {
-              const next = target.request();
-              return {
-                ...request,
-                path: next.path,
-                headers: { ...(request['headers'] as object), ...next.headers },
-                body: next.body,
-              };
-            },
-          },
-        ],
+        // Each connection (one request at a time) gets a slot of its own: its own wallets.
+        setupClient: (client: { setRequests(requests: unknown[]): void }) => {
+          client.setRequests([requestOf(nextSlot++ % target.connections)]);
+        },
+        requests: [requestOf(0)],
       } as unknown as autocannon.Options);
       return {
         requests: result.requests.total,
@@ -341,11 +533,17 @@ await onLoadCore(async () => {
     for (const target of targets) {
       console.log(`warm-up ${rounds.warmupSeconds}s: ${target.name}`);
       await drive(target, rounds.warmupSeconds);
+      await drainRelay();
     }
+    // The warm-ups' last counters reported before the first round's are read (stats-flush.ts).
+    await sleep(1_100);
+    await gatewayStats();
+    for (const peerStats of new Set(targets.map((t) => t.stats))) await peerStats?.(true);
     for (let round = 0; round < rounds.rounds; round++) {
       const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
       for (const target of order) {
-        await gatewayStats();
+        await gatewayStats(false);
+        await target.stats?.(false);
         const before = {
           cpu: cpuMicros(target.pid),
           db: await dbCounters(),
@@ -354,16 +552,30 @@ await onLoadCore(async () => {
         };
         locks?.take();
         const load = await drive(target, rounds.roundSeconds);
+        // The relay's stamping of this round's events is this round's work: the CPU is read once
+        // it is done, so a path that leaves work to the background is charged for it.
+        const drainMs = await drainRelay();
         const waits = locks?.take();
         const cpu = cpuMicros(target.pid) - before.cpu;
         const machine = machineBusyMicros() - before.machine;
         const pgCpu = stats ? postgresCpuBetween(before.pg, await postgresCpu(stats)) : 0;
-        // Backends report their counters at most once a second.
+        // A backend reports its counters when it goes idle, at most once a second (else 10 s later):
+        // a second on, the servers' stats calls make each idle session report (stats-flush.ts).
         await sleep(1_100);
-        const after = await dbCounters();
         const server = await gatewayStats();
+        const own = target.gateway ? server : await target.stats!(true);
+        const after = await dbCounters();
         if (target.gateway) noteLags(target.name, server.lags);
         const n = Math.max(1, load.requests);
+        // Transactions that are not the requests': the relay's (it polls while any target runs), the
+        // servers' flushing statements and the bench's own sampling of the database (lock waits,
+        // foreign transactions, counters, the relay's drain).
+        const notRequests =
+          server.relayRuns +
+          server.flushed +
+          (target.gateway ? 0 : own.flushed) +
+          (after.own - before.db.own) +
+          (waits?.samples ?? 0);
         const sample: Sample = {
           rps: load.ok / rounds.roundSeconds,
           p50: load.p50,
@@ -371,15 +583,13 @@ await onLoadCore(async () => {
           cpu: cpu / n,
           pgCpu: pgCpu / n,
           machineCpu: machine / n,
-          // The relay's own transactions (it polls while any target runs) are not the request's.
-          commits: stats ? (after.commits - before.db.commits - server.relayRuns) / n : 0,
+          commits: stats ? (after.commits - before.db.commits - notRequests) / n : 0,
           wal: Number(after.wal - before.db.wal) / n,
           // A relay round is one message (RELAY_ROUND_TRIPS); it starts with `begin`, so the
           // writing-commit count never includes it.
-          roundTrips: target.gateway
-            ? (server.roundTrips - RELAY_ROUND_TRIPS * server.relayRuns) / n
-            : ceilingRoundTrips(endpoints),
-          writingCommits: target.gateway ? server.writingCommits / n : 1,
+          roundTrips: (own.roundTrips - (target.gateway ? RELAY_ROUND_TRIPS * server.relayRuns : 0)) / n,
+          writingCommits: own.writingCommits / n,
+          drainMs,
           loopMax: target.gateway ? server.loopDelayMaxMs : 0,
           hold: target.gateway ? server.longestHoldMs : 0,
           gcMax: target.gateway ? server.gcMaxMs : 0,
@@ -395,13 +605,17 @@ await onLoadCore(async () => {
             `(PostgreSQL ${Math.round(sample.pgCpu)}, machine ${Math.round(sample.machineCpu)}), ${sample.writingCommits.toFixed(2)} writing commits/req, ` +
             `${sample.commits.toFixed(2)} commits/req, ` +
             `${Math.round(sample.wal)} WAL B/req, ${sample.roundTrips.toFixed(1)} round trips/req, ` +
-            `event loop stalled up to ${Math.round(sample.loopMax)} ms ` +
-            `(GC pauses up to ${Math.round(sample.gcMax)} ms, ${(sample.gcShare * 100).toFixed(1)} % of the round)` +
-            (onPglite ? `, PGlite held up to ${Math.round(sample.hold)} ms` : '') +
-            (waits && waits.samples > 0
-              ? `, backends busy ${waits.active.toFixed(1)} (waiting on a row ${waits.rows.toFixed(2)}, an advisory lock ${waits.advisory.toFixed(2)}, another lock ${waits.other.toFixed(2)})`
+            `relay drained ${Number.isNaN(drainMs) ? `NOT within ${drainLimitMs}` : Math.round(drainMs)} ms after the load, ` +
+            (target.gateway
+              ? `event loop stalled up to ${Math.round(sample.loopMax)} ms ` +
+                `(GC pauses up to ${Math.round(sample.gcMax)} ms, ${(sample.gcShare * 100).toFixed(1)} % of the round)` +
+                (onPglite ? `, PGlite held up to ${Math.round(sample.hold)} ms` : '') +
+                ', '
               : '') +
-            `, errors ${sample.errors}`,
+            (waits && waits.samples > 0
+              ? `backends busy ${waits.active.toFixed(1)} (waiting on a row ${waits.rows.toFixed(2)}, an advisory lock ${waits.advisory.toFixed(2)}, another lock ${waits.other.toFixed(2)}), `
+              : '') +
+            `errors ${sample.errors}`,
         );
       }
     }
@@ -410,6 +624,7 @@ await onLoadCore(async () => {
       targets.map((t) => {
         const rows = samples.get(t.name)!;
         const m = (f: (s: Sample) => number) => median(rows.map(f));
+        const drains = rows.map((s) => s.drainMs);
         return [
           t.name,
           {
@@ -423,6 +638,8 @@ await onLoadCore(async () => {
             wal: Math.round(m((s) => s.wal)),
             roundTrips: m((s) => s.roundTrips),
             writingCommits: m((s) => s.writingCommits),
+            // The longest wait of any round; a round whose relay did not drain within the bound says so.
+            drain: drains.some(Number.isNaN) ? `> ${drainLimitMs}` : String(Math.round(maximum(drains))),
             loopMax: Math.round(m((s) => s.loopMax)),
             hold: Math.round(m((s) => s.hold)),
             gcMax: Math.round(m((s) => s.gcMax)),
@@ -436,9 +653,18 @@ await onLoadCore(async () => {
 
     foreign.stop();
     // P2P at half its peak: the latency a partner sees when the gateway is not saturated.
-    const p2p = targets.find((t) => t.name === 'gateway P2P transfer');
+    const p2p = targets.find((t) => t.name === names.p2p);
     const half = p2p ? Math.max(1, Math.round(figures.get(p2p.name)!.rps / 2)) : 0;
     const halfRounds: Array<{ p50: number; p99: number; errors: number; loopMax: number }> = [];
+    // Open loop: a request is not tied to a connection, so each borrows a pair of wallets for as long
+    // as it is in flight (distinct pairs here too).
+    const halfPairs = groupsOf(tenants, HALF_PEAK_PAIRS, 2);
+    const lender = slotLender(HALF_PEAK_PAIRS);
+    const halfPeakRequest = () => {
+      const slot = lender.take();
+      const [from, to] = pairOf(halfPairs[slot]!);
+      return { method: 'POST', ...gatewayP2p(from, to), onAnswered: () => lender.give(slot) };
+    };
     // The saturated rounds above leave gigabytes of WAL that a server at half load would have
     // checkpointed long before: without this, the half-peak rounds measured that checkpoint debt (P2P
     // p99 164 ms after the full run, 39 ms with P2P alone). Its own WAL still checkpoints as it goes.
@@ -474,7 +700,7 @@ await onLoadCore(async () => {
         rate: half,
         seconds: rounds.roundSeconds,
         maxSockets: p2p.connections,
-        request: () => ({ method: 'POST', ...p2p.request() }),
+        request: halfPeakRequest,
       });
       await sleep(200);
       const ticks = host?.stop() ?? [];
@@ -510,22 +736,26 @@ await onLoadCore(async () => {
 
     const rows = targets.map((t) => {
       const f = figures.get(t.name)!;
-      const peer = t.peer && figures.has(t.peer) ? figures.get(t.peer) : undefined;
-      const ratio = peer ? `${(f.rps / peer.rps).toFixed(2)}× ${t.peer}` : '';
+      const ratio = t.peers
+        .filter((peer) => figures.has(peer))
+        .map((peer) => `${(f.rps / figures.get(peer)!.rps).toFixed(2)}× ${peer}`)
+        .join('; ');
       const db = onPglite ? 'n/a | n/a' : `${f.commits.toFixed(2)} | ${f.wal}`;
       const stalls = t.gateway ? `${f.loopMax} / ${f.gcMax}${onPglite ? ` / ${f.hold}` : ''}` : '';
       const waits = onPglite || Number.isNaN(f.busy) ? 'n/a' : `${f.busy.toFixed(1)} / ${f.rowWaits.toFixed(2)}`;
-      return `| ${t.name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpu} | ${onPglite ? 'n/a' : f.pgCpu} | ${f.machineCpu} | ${f.writingCommits.toFixed(2)} | ${db} | ${f.roundTrips.toFixed(1)} | ${waits} | ${stalls} | ${ratio} | ${f.errors} |`;
+      return `| ${t.name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpu} | ${onPglite ? 'n/a' : f.pgCpu} | ${f.machineCpu} | ${f.writingCommits.toFixed(2)} | ${db} | ${f.roundTrips.toFixed(1)} | ${f.drain} | ${waits} | ${stalls} | ${ratio} | ${f.errors} |`;
     });
     console.log(`\n${machineLine()}`);
     if (endpoints === 0) console.log('no webhook endpoints: events write no deliveries and no delivery jobs');
+    if (skipped.length > 0) console.log(`PGlite: skipped, as they need PostgreSQL: ${skipped.join('; ')}`);
     console.log(
-      `${rounds.note}; c=${connections} (hot paths c=${onPglite ? connections : 32}); ${onPglite ? 'PGlite in memory' : 'PostgreSQL'}\n`,
+      `${rounds.note}; c=${connections} (hot paths c=${onPglite ? connections : HOT_CONNECTIONS}), no two requests in flight sharing a wallet; ` +
+        `${onPglite ? 'PGlite in memory' : 'PostgreSQL'}; server CPU counted until the relay drained (at most ${drainLimitMs} ms after the load)\n`,
     );
     console.log(
-      `| path | req/s | p50 ms | p99 ms | server CPU µs/req | PostgreSQL CPU µs/req | machine busy CPU µs/req | writing commits/req | all commits/req | WAL B/req | round trips/req | PostgreSQL backends busy / waiting on a row (mean) | max ms: event-loop stall / GC pause${onPglite ? ' / PGlite hold' : ''} | ratio (req/s) | errors |`,
+      `| path | req/s | p50 ms | p99 ms | server CPU µs/req | PostgreSQL CPU µs/req | machine busy CPU µs/req | writing commits/req | all commits/req | WAL B/req | round trips/req | relay drained after, ms (max) | PostgreSQL backends busy / waiting on a row (mean) | max ms: event-loop stall / GC pause${onPglite ? ' / PGlite hold' : ''} | ratio (req/s) | errors |`,
     );
-    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
     if (p2p)
       console.log(
@@ -533,6 +763,9 @@ await onLoadCore(async () => {
           `max event-loop stall ${halfLoad.loopMax} ms, errors ${halfLoad.errors}` +
           (halfWarmup
             ? `; its warm-up round after the checkpoint, not counted: p50 ${halfWarmup.p50} ms, p99 ${halfWarmup.p99} ms, errors ${halfWarmup.errors}`
+            : '') +
+          (lender.shared() > 0
+            ? `; ${lender.shared()} requests started with all ${HALF_PEAK_PAIRS} wallet pairs in flight, and shared one`
             : ''),
       );
     console.log(

@@ -7,6 +7,8 @@ export interface PacedRequest {
   method?: string;
   headers: Record<string, string>;
   body?: string;
+  /** Called once the request is answered or has failed (to give back what it held, e.g. a wallet). */
+  onAnswered?: () => void;
 }
 
 export interface PacedLoad {
@@ -88,12 +90,14 @@ export async function pacedLoad(options: {
                 answers.push({ dueMs: due - start, latencyMs: latency });
                 if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) ok++;
                 else errors++;
+                next.onAnswered?.();
                 resolve();
               });
             },
           );
           req.on('error', () => {
             errors++;
+            next.onAnswered?.();
             resolve();
           });
           req.end(next.body);
