@@ -60,7 +60,7 @@
  * transform caches made its heap larger and its full collections longer (see docs/benchmarks.md,
  * "The half-peak tail"). `BENCH_TSX=1` runs them through tsx.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -203,12 +203,19 @@ await onLoadCore(async () => {
         return query(...args);
       };
     }
-    const env = {
+    // The gateway as production runs it: NODE_ENV=production, its default log level (info) with
+    // every log line written (to the harness's pipe, drained unread), auth, metrics and the rate
+    // limiter on (its per-key limit set out of reach, so no request is refused: the work of
+    // counting is measured, not a refusal).
+    const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...(url ? { DATABASE_URL: url } : { DATABASE_URL: '' }),
-      LOG_LEVEL: 'warn',
+      NODE_ENV: 'production',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+      BENCH_LOG: '1',
       BENCH_ENDPOINTS: String(endpoints),
     };
+    delete env.LOG_LEVEL;
     // One bundle for every server (money-servers.ts), BENCH_SERVER naming which.
     const serverScript = await compiledServer('scripts/bench/money-servers.ts');
     const start = <Ready extends { pid: number }>(server: string, args: string[], timeoutMs?: number) =>
