@@ -9,6 +9,7 @@ import { onEventWrites } from '../../db/plain-sql.js';
 import { attachPool } from '../../db/pool-routing.js';
 import { observeStampedEvents, type StampedEvent } from '../../observability/money-metrics.js';
 import { detachedFromTraces } from '../../observability/tracing.js';
+import { fanOutBehind, fanOutStatement } from './fan-out.js';
 
 /** Any fixed number; only one relay across all instances stamps at a time. */
 export const RELAY_LOCK_KEY = 7_262_020_002;
@@ -18,9 +19,10 @@ export const RELAY_LOCK_KEY = 7_262_020_002;
  * each transaction's events whole and in the order it wrote them, transactions in `txid` order.
  * `head` finds the last transaction the batch reaches; `ready` then takes every unstamped event up
  * to and including that transaction's, so a transaction is never split across two rounds (another
- * transaction committing in between could otherwise be numbered inside it).
+ * transaction committing in between could otherwise be numbered inside it). Exported for tests
+ * that play a relay stopped part-way through its round, or one of a release that did not fan out.
  */
-const stampStatement = (batchSize: number) => `
+export const stampStatement = (batchSize: number) => `
   with base as (select coalesce(max(seq), 0) as top from events),
   head as (
     select txid from events
@@ -42,6 +44,9 @@ const stampStatement = (batchSize: number) => `
     e.data->>'currency' as currency, e.data->>'amount' as amount,
     extract(epoch from clock_timestamp() - coalesce(e.written_at, e.created_at)) * 1000 as lag_ms`;
 
+/** Whether committed events are still unstamped, and stamped ones wait for fan-out. */
+const checkStatement = `select exists (select 1 from events where seq is null) as waiting, ${fanOutBehind} as behind`;
+
 /**
  * One relay round as one round trip: a multi-statement simple query is one message to the server,
  * and each statement in it still takes its own snapshot. The lock is taken (transaction-scoped) by
@@ -49,8 +54,11 @@ const stampStatement = (batchSize: number) => `
  * takes its snapshot only after the lock is held, so it sees every stamp a previous holder
  * committed. That needs READ COMMITTED (a snapshot per statement), named in the `begin` so a server
  * or role default of REPEATABLE READ (one snapshot, taken before the lock is granted) cannot make a
- * round number from a stale max. Last, whether committed events are still unstamped (past the
- * batch, or committed while the round ran), so the loop knows to come back soon.
+ * round number from a stale max. Then the webhook fan-out of the events stamped so far (fan-out.ts),
+ * a statement of its own so that it sees this round's stamps, in the same transaction: stamps and
+ * deliveries commit together. Last, whether committed events are still unstamped (past the batch,
+ * or committed while the round ran) or stamped ones wait for fan-out, so the loop knows to come
+ * back soon.
  */
 const roundText = (batchSize: number, wait: boolean) =>
   [
@@ -59,7 +67,8 @@ const roundText = (batchSize: number, wait: boolean) =>
       ? `select pg_advisory_xact_lock(${RELAY_LOCK_KEY}), set_config('pgw.relay_locked', 'true', true) as locked`
       : `select set_config('pgw.relay_locked', pg_try_advisory_xact_lock(${RELAY_LOCK_KEY})::text, true) as locked`,
     stampStatement(batchSize),
-    'select exists (select 1 from events where seq is null) as waiting',
+    fanOutStatement(batchSize),
+    checkStatement,
     'commit',
   ].join(';\n');
 
@@ -76,10 +85,14 @@ type StampedRow = StampedEvent & {
 export interface RelayRound {
   /** How many events this round stamped. */
   stamped: number;
+  /** How many webhook deliveries (each with its job) this round wrote. */
+  fannedOut: number;
   /** Whether this round held the relay lock (false: another relay was stamping). */
   locked: boolean;
-  /** Whether committed events were left unstamped (waiting on an older open transaction, or past the batch). */
+  /** Whether committed events were left unstamped (committed while the round ran, or past the batch). */
   waiting: boolean;
+  /** Whether stamped events were left waiting for fan-out (past the batch, or stamped by another relay). */
+  behind: boolean;
 }
 
 /** How many statements (round trips) one relay round sends, for benchmarks that count the request's own. */
@@ -104,11 +117,14 @@ async function runRound(
     }
     session.release();
     const rows = results[2]!.rows as StampedRow[];
+    const check = results[4]!.rows[0];
     return {
       rows,
       stamped: rows.length,
+      fannedOut: Number(results[3]!.rows[0]?.fanned_out ?? 0),
       locked: results[1]!.rows[0]?.locked === 'true',
-      waiting: results[3]!.rows[0]?.waiting === true,
+      waiting: check?.waiting === true,
+      behind: check?.behind === true,
     };
   }
   // PGlite (one connection, no round trips to save): the same statements in a transaction.
@@ -125,13 +141,18 @@ async function runRound(
           ),
     );
     const locked = lock?.locked === 'true';
-    if (!locked) return { rows: [], stamped: 0, locked, waiting: false };
+    if (!locked) return { rows: [], stamped: 0, fannedOut: 0, locked, waiting: false, behind: false };
     const rows = await queryRows<StampedRow>(tx, sql.raw(stampStatement(batchSize)));
-    const [left] = await queryRows<{ waiting: unknown }>(
-      tx,
-      sql`select exists (select 1 from events where seq is null) as waiting`,
-    );
-    return { rows, stamped: rows.length, locked, waiting: left?.waiting === true };
+    const [fanned] = await queryRows<{ fanned_out: unknown }>(tx, sql.raw(fanOutStatement(batchSize)));
+    const [left] = await queryRows<{ waiting: unknown; behind: unknown }>(tx, sql.raw(checkStatement));
+    return {
+      rows,
+      stamped: rows.length,
+      fannedOut: Number(fanned?.fanned_out ?? 0),
+      locked,
+      waiting: left?.waiting === true,
+      behind: left?.behind === true,
+    };
   });
 }
 
@@ -158,6 +179,9 @@ async function runRound(
  * in a transaction) delays nobody's events: the relay used to stamp only below the cluster's
  * oldest running transaction id (`pg_snapshot_xmin`), which ordered `seq` by `txid` and made every
  * event wait for the slowest transaction on the server, for no reader's benefit.
+ *
+ * The same round fans the stamped events out to webhook deliveries (fan-out.ts), in the same
+ * transaction: the batch after the fan-out cursor, so events any relay stamped are fanned out once.
  *
  * Returns how many events were stamped. By default it gives up at once (returning 0) when another
  * relay holds the lock; `wait` blocks for the lock instead, for callers that need the stamp now.
@@ -250,8 +274,11 @@ export interface RelayLoopOptions {
   /** After a hint, how long the loop keeps to `busyMs` (the hinted transaction may commit late). */
   lingerMs?: number;
   batchSize?: number;
-  /** Called after every round that stamped something (ring the doorbell). */
-  onStamped?: (stamped: number) => void;
+  /**
+   * Called after every round that stamped events or wrote webhook deliveries (ring the doorbell:
+   * subscriptions have events to read, the webhooks lane deliveries to claim).
+   */
+  onStamped?: (stamped: number, fannedOut: number) => void;
   /** Called after every round (benchmarks count the relay's own commits and round trips). */
   onRound?: (round: RelayRound) => void;
   /** A failed round; the loop waits for what this returns, then carries on at the idle poll. */
@@ -271,7 +298,8 @@ export interface RelayLoop {
  *   committed events are left over, and while another relay holds the lock;
  * - the connection: on PostgreSQL the relay has one connection of its own, so it never queues
  *   behind requests or jobs for a pooled one (it used to share the jobs pool with 32 webhook slots);
- * - the round: one round trip (see roundText), the lock, stamp and check in one message;
+ * - the round: one round trip (see roundText), the lock, stamp, webhook fan-out and check in one
+ *   message; a round that left stamped events for fan-out is followed by the next at once;
  * - nothing else: a committed event is stamped by the next round, whatever else is open.
  */
 export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayLoop {
@@ -312,8 +340,8 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
     running = stampRound(db, { batchSize, connection })
       .then((round) => {
         options.onRound?.(round);
-        if (round.stamped > 0) options.onStamped?.(round.stamped);
-        if (round.stamped >= batchSize) return 0;
+        if (round.stamped > 0 || round.fannedOut > 0) options.onStamped?.(round.stamped, round.fannedOut);
+        if (round.stamped >= batchSize || round.behind) return 0;
         const lively = round.waiting || !round.locked || hintedDuringRound || Date.now() - lastHintAt < lingerMs;
         return lively ? busyMs : idleMs;
       })
