@@ -20,12 +20,15 @@ const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
  * - requests write only their events: a delivery row and a job per endpoint in every request's
  *   transaction cost P2P about 40 % of its machine's CPU, and here they are one statement per
  *   batch of events, written by one connection;
- * - once only, across instances: the cursor row is read `for update` only while the relay lock is
- *   held (the setting the lock statement leaves), and it moves in the transaction that writes the
- *   deliveries, so a crash before the commit leaves both undone and the next round redoes the
- *   batch. The unique (event_id, endpoint_id) index and `on conflict do nothing` keep a delivery
- *   written another way (a test event's, one an older release wrote with its event) from being
- *   written twice, and a delivery not written here gets no job here;
+ * - once only, across instances: the cursor is read only while the relay lock is held (the
+ *   setting the lock statement leaves), by a statement whose snapshot follows the lock, and it
+ *   moves in the transaction that writes the deliveries, so a crash before the commit leaves both
+ *   undone and the next round redoes the batch. The unique (event_id, endpoint_id) index and
+ *   `on conflict do nothing` keep a delivery written another way (a test event's, one an older
+ *   release wrote with its event) from being written twice, and a delivery not written here gets
+ *   no job here; the cursor moves only from the value read (compare and set). The cursor is not
+ *   read `for update`: a row lock gives the transaction an id, and every empty round would then
+ *   end in a commit that waits for a WAL flush;
  * - in `seq` order: batches follow the cursor, and each job carries its event's `seq`
  *   (`jobs.event_seq`), by which claims order jobs due at the same moment, so an endpoint's first
  *   attempts start in commit order (retries, and attempts running side by side, keep no order);
@@ -46,7 +49,6 @@ export const fanOutStatement = (batchSize: number) => `
   with cursor as (
     select seq from event_fan_out
     where id = 1 and current_setting('pgw.relay_locked', true) = 'true'
-    for update
   ),
   batch as (
     select e.id, e.seq, e.user_id, e.environment, e.type, e.created_at, e.trace_context
@@ -74,7 +76,7 @@ export const fanOutStatement = (batchSize: number) => `
   ),
   advanced as (
     update event_fan_out set seq = (select max(seq) from batch)
-    where id = 1 and exists (select 1 from batch)
+    where id = 1 and seq = (select seq from cursor) and exists (select 1 from batch)
     returning seq
   )
   select (select count(*) from queued)::int as fanned_out, (select count(*) from batch)::int as events`;
