@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { recordEvent } from '../../src/domain/events/outbox.js';
-import { RELAY_LOCK_KEY, stampStatement } from '../../src/domain/events/relay.js';
+import { RELAY_LOCK_KEY, stampRound, stampStatement } from '../../src/domain/events/relay.js';
 import { webhookStore } from '../../src/domain/webhooks/webhook-store.js';
 import { createTestApp, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
 import { stampAll } from '../helpers/events.js';
@@ -142,6 +142,21 @@ describe('webhook fan-out by the relay', () => {
     await stampAll(t.services.db);
     const fanned = await deliveriesTo([before, after]);
     expect(fanned.map((d) => [d.event_id, d.endpoint_id])).toEqual([[event.id, after]]);
+  });
+
+  it('a round left without its fan-out says it left stamped events behind, and the next round fans them out', async () => {
+    const tenant = await seedTenant(t.services);
+    const hook = await endpoint(tenant, ['*']);
+    await stampAll(t.services.db);
+    const event = await t.services.db.transaction((tx) =>
+      recordEvent(tx, { type: 'payout.failed', userId: tenant.user.id, environment: 'sandbox', data: {} }, new Date()),
+    );
+    const bare = await stampRound(t.services.db, { wait: true, fanOut: false });
+    expect(bare).toMatchObject({ stamped: 1, fannedOut: 0, behind: true });
+    expect(await deliveriesTo([hook])).toEqual([]);
+    const next = await stampRound(t.services.db, { wait: true });
+    expect(next).toMatchObject({ stamped: 0, fannedOut: 1, behind: false });
+    expect((await deliveriesTo([hook])).map((d) => d.event_id)).toEqual([event.id]);
   });
 
   it('fans out events a relay stamped without fanning them out, and writes no delivery twice', async () => {

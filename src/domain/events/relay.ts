@@ -54,20 +54,20 @@ const checkStatement = `select exists (select 1 from events where seq is null) a
  * takes its snapshot only after the lock is held, so it sees every stamp a previous holder
  * committed. That needs READ COMMITTED (a snapshot per statement), named in the `begin` so a server
  * or role default of REPEATABLE READ (one snapshot, taken before the lock is granted) cannot make a
- * round number from a stale max. Then the webhook fan-out of the events stamped so far (fan-out.ts),
- * a statement of its own so that it sees this round's stamps, in the same transaction: stamps and
- * deliveries commit together. Last, whether committed events are still unstamped (past the batch,
- * or committed while the round ran) or stamped ones wait for fan-out, so the loop knows to come
- * back soon.
+ * round number from a stale max. Then, when `fanOut`, the webhook fan-out of the events stamped so
+ * far (fan-out.ts), a statement of its own so that it sees this round's stamps, in the same
+ * transaction: stamps and deliveries commit together. Last, whether committed events are still
+ * unstamped (past the batch, or committed while the round ran) or stamped ones wait for fan-out,
+ * so the loop knows to come back soon.
  */
-const roundText = (batchSize: number, wait: boolean) =>
+const roundText = (batchSize: number, wait: boolean, fanOut: boolean) =>
   [
     'begin isolation level read committed',
     wait
       ? `select pg_advisory_xact_lock(${RELAY_LOCK_KEY}), set_config('pgw.relay_locked', 'true', true) as locked`
       : `select set_config('pgw.relay_locked', pg_try_advisory_xact_lock(${RELAY_LOCK_KEY})::text, true) as locked`,
     stampStatement(batchSize),
-    fanOutStatement(batchSize),
+    ...(fanOut ? [fanOutStatement(batchSize)] : []),
     checkStatement,
     'commit',
   ].join(';\n');
@@ -102,6 +102,7 @@ async function runRound(
   db: Database,
   batchSize: number,
   wait: boolean,
+  fanOut: boolean,
   connection: pg.Pool | undefined,
 ): Promise<RelayRound & { rows: StampedRow[] }> {
   const client = connection ?? (db as unknown as { $client?: unknown }).$client;
@@ -109,7 +110,7 @@ async function runRound(
     const session = await client.connect();
     let results: pg.QueryResult[];
     try {
-      results = (await session.query(roundText(batchSize, wait))) as unknown as pg.QueryResult[];
+      results = (await session.query(roundText(batchSize, wait, fanOut))) as unknown as pg.QueryResult[];
     } catch (error) {
       // The session may be left inside the failed transaction: discard the connection.
       session.release(error instanceof Error ? error : new Error(String(error)));
@@ -117,11 +118,11 @@ async function runRound(
     }
     session.release();
     const rows = results[2]!.rows as StampedRow[];
-    const check = results[4]!.rows[0];
+    const check = results[fanOut ? 4 : 3]!.rows[0];
     return {
       rows,
       stamped: rows.length,
-      fannedOut: Number(results[3]!.rows[0]?.fanned_out ?? 0),
+      fannedOut: fanOut ? Number(results[3]!.rows[0]?.fanned_out ?? 0) : 0,
       locked: results[1]!.rows[0]?.locked === 'true',
       waiting: check?.waiting === true,
       behind: check?.behind === true,
@@ -143,7 +144,7 @@ async function runRound(
     const locked = lock?.locked === 'true';
     if (!locked) return { rows: [], stamped: 0, fannedOut: 0, locked, waiting: false, behind: false };
     const rows = await queryRows<StampedRow>(tx, sql.raw(stampStatement(batchSize)));
-    const [fanned] = await queryRows<{ fanned_out: unknown }>(tx, sql.raw(fanOutStatement(batchSize)));
+    const [fanned] = fanOut ? await queryRows<{ fanned_out: unknown }>(tx, sql.raw(fanOutStatement(batchSize))) : [];
     const [left] = await queryRows<{ waiting: unknown; behind: unknown }>(tx, sql.raw(checkStatement));
     return {
       rows,
@@ -194,12 +195,27 @@ export async function stampCommittedEvents(
   return (await stampRound(db, options)).stamped;
 }
 
+export interface RoundOptions {
+  batchSize?: number;
+  wait?: boolean;
+  /**
+   * Whether the round fans out too (default true). The loop leaves it out of rounds that can have
+   * nothing to fan out, since the statement's planning is most of an empty round's cost; the
+   * cursor makes a later round fan out whatever one without it stamped.
+   */
+  fanOut?: boolean;
+  connection?: pg.Pool;
+}
+
 /** One relay round, with what the loop needs to decide when to run the next. */
-export async function stampRound(
-  db: Database,
-  options: { batchSize?: number; wait?: boolean; connection?: pg.Pool } = {},
-): Promise<RelayRound> {
-  const { rows, ...round } = await runRound(db, options.batchSize ?? 1000, options.wait ?? false, options.connection);
+export async function stampRound(db: Database, options: RoundOptions = {}): Promise<RelayRound> {
+  const { rows, ...round } = await runRound(
+    db,
+    options.batchSize ?? 1000,
+    options.wait ?? false,
+    options.fanOut ?? true,
+    options.connection,
+  );
   // Counted once committed: each event is stamped once across all instances.
   observeStampedEvents(rows);
   const readers = batchReaders.get(db);
@@ -299,7 +315,9 @@ export interface RelayLoop {
  * - the connection: on PostgreSQL the relay has one connection of its own, so it never queues
  *   behind requests or jobs for a pooled one (it used to share the jobs pool with 32 webhook slots);
  * - the round: one round trip (see roundText), the lock, stamp, webhook fan-out and check in one
- *   message; a round that left stamped events for fan-out is followed by the next at once;
+ *   message; a round that left stamped events for fan-out is followed by the next at once. The
+ *   fan-out is left out of rounds that can have nothing to fan out (no hint since the last round,
+ *   which stamped nothing and left nothing behind): planning it is most of an empty round's cost;
  * - nothing else: a committed event is stamped by the next round, whatever else is open.
  */
 export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayLoop {
@@ -317,6 +335,9 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
   let running: Promise<void> | undefined;
   let hintedDuringRound = false;
   let lastHintAt = Number.NEGATIVE_INFINITY;
+  // Whether the next round may have events to fan out: at first, after a hint, and after a round
+  // that stamped events or left some behind.
+  let fanOutNext = true;
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -337,8 +358,11 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
       return;
     }
     hintedDuringRound = false;
-    running = stampRound(db, { batchSize, connection })
+    const fanOut = fanOutNext;
+    fanOutNext = false;
+    running = stampRound(db, { batchSize, connection, fanOut })
       .then((round) => {
+        if (round.stamped > 0 || round.behind || round.waiting || !round.locked) fanOutNext = true;
         options.onRound?.(round);
         if (round.stamped > 0 || round.fannedOut > 0) options.onStamped?.(round.stamped, round.fannedOut);
         if (round.stamped >= batchSize || round.behind) return 0;
@@ -346,6 +370,7 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
         return lively ? busyMs : idleMs;
       })
       .catch(async (error) => {
+        fanOutNext = true;
         await options.onError?.(error);
         return idleMs;
       })
@@ -356,6 +381,7 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
   });
   const hint = () => {
     lastHintAt = Date.now();
+    fanOutNext = true;
     if (running) hintedDuringRound = true;
     // PostgreSQL: the hinted transaction commits within a moment. PGlite: the round queues behind
     // the transaction (one connection) and so runs right after its commit.
