@@ -123,8 +123,9 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
     waitAfterError,
   });
   jobs.start();
-  // A webhook delivery commits with its event, so a stamped event means deliveries to claim now
-  // rather than at the webhooks lane's next poll (the doorbell rings on every instance with Redis).
+  // The relay writes webhook deliveries in the round that stamps their events (events/fan-out.ts),
+  // so a ring means deliveries to claim now rather than at the webhooks lane's next poll (the
+  // doorbell rings on every instance with Redis).
   const stopPoking = services.doorbell.onRing(() => jobs.poke('webhooks'));
   scheduleLedgerCheck(jobsDb, services.clock.now()).catch((error) =>
     report(error, 'scheduling the ledger check failed'),

@@ -63,7 +63,7 @@ try {
         let id = '';
         await db.transaction(async (tx) => {
           const event = { type: 'bench.lag', userId: user!.id, environment: 'sandbox' as const, data: { i } };
-          id = (await recordEvent(tx, event, new Date(), { fanOut: false })).id;
+          id = (await recordEvent(tx, event, new Date())).id;
         });
         committedAt.set(id, performance.now());
       })(),

@@ -123,6 +123,12 @@ export const events = pgTable(
      * Null on rows written before the column existed.
      */
     writtenAt: timestamp('written_at', { withTimezone: true }).default(sql`clock_timestamp()`),
+    /**
+     * The trace context of the request that wrote the event (`{"traceContext": …}`), null when it
+     * ran in no trace: the relay merges it into the payload of each delivery job it fans out, so a
+     * delivery's trace still links to the request that caused it (domain/events/fan-out.ts).
+     */
+    traceContext: jsonb('trace_context'),
   },
   (t) => [
     /**
@@ -139,6 +145,17 @@ export const events = pgTable(
     index('events_created_idx').on(t.createdAt),
   ],
 );
+
+/**
+ * How far webhook fan-out has gone: every event with `seq` up to `seq` has its deliveries and their
+ * jobs. One row (`id` 1), advanced by the relay under its lock in the transaction that writes the
+ * deliveries (domain/events/fan-out.ts). A cursor rather than "the events this round stamped", so
+ * events stamped by any relay (one of an older release included) are fanned out exactly once.
+ */
+export const eventFanOut = pgTable('event_fan_out', {
+  id: integer('id').primaryKey(),
+  seq: bigint('seq', { mode: 'number' }).notNull(),
+});
 
 export const jobStatusEnum = pgEnum('job_status', ['pending', 'done', 'failed']);
 
@@ -158,6 +175,11 @@ export const jobs = pgTable(
     tenant: text('tenant').notNull().default(''),
     /** Jobs sharing a key (a webhook endpoint) are limited in how many run at once. */
     concurrencyKey: text('concurrency_key'),
+    /**
+     * A delivery's event `seq`: claims take jobs due at the same moment in this order, so an
+     * endpoint's first attempts start in commit order (domain/jobs/job-claims.ts). Null for other kinds.
+     */
+    eventSeq: bigint('event_seq', { mode: 'number' }),
     lockedBy: text('locked_by'),
     /** A fresh token per claim: a worker whose lease was taken over can no longer record or fence. */
     leaseToken: uuid('lease_token'),

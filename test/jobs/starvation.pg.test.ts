@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import type { Clock } from '../../src/domain/clock.js';
+import { type RelayLoop, startRelay } from '../../src/domain/events/relay.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { jobHandlersOf, jobRunnerOptionsOf } from '../../src/workers.js';
@@ -41,6 +42,7 @@ describe.skipIf(!onPostgres)('one tenant never starves another (PostgreSQL)', ()
   let receiver: Receiver;
   let holes: Awaited<ReturnType<typeof blackHole>>[];
   let runner: JobRunner;
+  let relay: RelayLoop;
   let deposits = 0;
 
   beforeAll(async () => {
@@ -58,9 +60,13 @@ describe.skipIf(!onPostgres)('one tenant never starves another (PostgreSQL)', ()
       leaseMs: 3_600_000,
     });
     runner.start();
+    // The relay as the workers run it: it writes the webhook deliveries of what it stamps, and a
+    // round that wrote some wakes the webhooks lane (in workers.ts through the doorbell).
+    relay = startRelay(t.services.db, { onStamped: () => runner.poke('webhooks') });
   });
 
   afterAll(async () => {
+    await relay.stop();
     await runner.stop(100);
     for (const hole of holes) {
       for (const socket of hole.sockets) socket.destroy();

@@ -10,6 +10,7 @@ import { runDoctor } from '../../src/operations/doctor.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { Receiver } from '../helpers/receiver.js';
 import { heldJob } from '../helpers/jobs.js';
+import { stampEvents } from '../helpers/events.js';
 
 describe('operator commands', () => {
   const clock = new ManualClock(new Date());
@@ -71,13 +72,15 @@ describe('operator commands', () => {
       payload: { url: receiver.url, eventTypes: ['deposit.completed'] },
     });
     expect(created.statusCode).toBe(201);
-    await t.services.db.transaction((tx) =>
+    const event = await t.services.db.transaction((tx) =>
       recordEvent(
         tx,
         { type: 'deposit.completed', userId: tenant.user.id, environment: 'sandbox', data: {} },
         clock.now(),
       ),
     );
+    // The relay writes the delivery when it stamps the event.
+    await stampEvents(t.services.db, [event.id]);
     const [delivery] = await t.services.db
       .execute(
         sql`select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id where w.user_id = ${tenant.user.id}`,

@@ -6,6 +6,7 @@ import { recordEvent } from '../../src/domain/events/outbox.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worker.js';
 import { createTestApp, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import { relayThenRunDue } from '../helpers/events.js';
 import { Receiver } from '../helpers/receiver.js';
 
 const MINUTE = 60_000;
@@ -21,6 +22,7 @@ describe('webhook delivery', () => {
     t = await createTestApp({ clock, isolated: true });
     // The answer timeout is real time: long enough that a receiver on a loaded machine answers
     // within it (each test runs the runner once), short enough for the one that never answers.
+    // Each run follows a relay round, as the workers run them: the relay writes the deliveries.
     runner = new JobRunner(t.services.db, clock, [
       new WebhookDeliveryHandler(t.services.db, clock, t.services.secrets, { timeoutMs: 2000 }),
     ]);
@@ -62,7 +64,7 @@ describe('webhook delivery', () => {
   it('POSTs the envelope with both signature schemes, which a receiver verifies', async () => {
     const { tenant, secret } = await setUp();
     const event = await emit(tenant);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect(receiver.received).toHaveLength(1);
     const [request] = receiver.received;
     expect(JSON.parse(request!.body)).toEqual({
@@ -95,20 +97,20 @@ describe('webhook delivery', () => {
     receiver.answer = () => 500;
     const start = clock.now().getTime();
     await emit(tenant);
-    expect(await runner.runDueJobs()).toBe(1);
+    expect(await relayThenRunDue(t.services.db, runner)).toBe(1);
     let previous = start;
     let sent = 1;
     for (const delay of [MINUTE, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 6 * HOUR]) {
       clock.set(new Date(previous + delay - 1));
-      await runner.runDueJobs();
+      await relayThenRunDue(t.services.db, runner);
       expect(receiver.received).toHaveLength(sent);
       clock.set(new Date(previous + delay));
-      await runner.runDueJobs();
+      await relayThenRunDue(t.services.db, runner);
       expect(receiver.received).toHaveLength(++sent);
       previous += delay;
     }
     clock.advance(24 * HOUR);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect(receiver.received).toHaveLength(6);
     const [delivery] = await deliveries(tenant, endpoint.id);
     expect(delivery).toMatchObject({ status: 'failed', attemptCount: 6, nextAttemptAt: null });
@@ -123,13 +125,13 @@ describe('webhook delivery', () => {
     const statuses = [503, 302, 204];
     receiver.answer = () => statuses.shift() ?? 200;
     await emit(tenant);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     clock.advance(MINUTE);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     clock.advance(5 * MINUTE);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     clock.advance(30 * MINUTE);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect(receiver.received).toHaveLength(3);
     const [delivery] = await deliveries(tenant, endpoint.id);
     expect(delivery.status).toBe('succeeded');
@@ -140,7 +142,7 @@ describe('webhook delivery', () => {
     const { tenant, endpoint } = await setUp();
     receiver.answer = () => 'hang';
     await emit(tenant);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     const [delivery] = await deliveries(tenant, endpoint.id);
     expect(delivery.status).toBe('pending');
     expect(delivery.attempts[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/No answer within/) });
@@ -150,25 +152,25 @@ describe('webhook delivery', () => {
     const { tenant, endpoint } = await setUp();
     receiver.answer = () => 410;
     await emit(tenant);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     const disabled = (await api(tenant.keys.FULL_ACCESS, 'GET', `/api/v1/webhooks/${endpoint.id}`)).json().data;
     expect(disabled).toMatchObject({ enabled: false, disabledReason: expect.stringMatching(/410/) });
     expect((await deliveries(tenant, endpoint.id))[0].status).toBe('failed');
     await emit(tenant);
     clock.advance(HOUR);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect(receiver.received).toHaveLength(1);
     receiver.answer = () => 200;
     await api(tenant.keys.FULL_ACCESS, 'PATCH', `/api/v1/webhooks/${endpoint.id}`, { enabled: true });
     await emit(tenant);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect(receiver.received).toHaveLength(2);
   });
 
   it('a delivery can be re-sent by hand, and a test event goes to one endpoint only', async () => {
     const { tenant, endpoint } = await setUp();
     await emit(tenant);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     const [delivery] = await deliveries(tenant, endpoint.id);
     const resend = await api(
       tenant.keys.ACCOUNT_MANAGEMENT,
@@ -176,7 +178,7 @@ describe('webhook delivery', () => {
       `/api/v1/webhooks/deliveries/${delivery.id}/resend`,
     );
     expect(resend.statusCode).toBe(202);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect(receiver.received).toHaveLength(2);
     expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
     const [after] = await deliveries(tenant, endpoint.id);
@@ -186,7 +188,7 @@ describe('webhook delivery', () => {
     await api(tenant.keys.ACCOUNT_MANAGEMENT, 'POST', '/api/v1/webhooks', { url: other.url });
     const test = await api(tenant.keys.ACCOUNT_MANAGEMENT, 'POST', `/api/v1/webhooks/${endpoint.id}/test`);
     expect(test.statusCode).toBe(202);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect(JSON.parse(receiver.received[2]!.body).type).toBe('webhook.test');
     expect(other.received).toHaveLength(0);
     await other.stop();
@@ -203,18 +205,18 @@ describe('webhook delivery', () => {
     receiver.answer = () => 500;
     const start = clock.now().getTime();
     await emit(tenant);
-    await runner.runDueJobs(); // scheduled attempt 1 fails: next at +1 min
+    await relayThenRunDue(t.services.db, runner); // scheduled attempt 1 fails: next at +1 min
     const [delivery] = await deliveries(tenant, endpoint.id);
     await api(tenant.keys.FULL_ACCESS, 'POST', `/api/v1/webhooks/deliveries/${delivery.id}/resend`);
     await api(tenant.keys.FULL_ACCESS, 'POST', `/api/v1/webhooks/deliveries/${delivery.id}/resend`);
-    await runner.runDueJobs(); // two hand re-sends, run together
+    await relayThenRunDue(t.services.db, runner); // two hand re-sends, run together
     clock.set(new Date(start + MINUTE - 1));
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect(receiver.received).toHaveLength(3);
     clock.set(new Date(start + MINUTE));
-    await runner.runDueJobs(); // scheduled attempt 2, still at +1 min
+    await relayThenRunDue(t.services.db, runner); // scheduled attempt 2, still at +1 min
     clock.set(new Date(start + MINUTE + 5 * MINUTE));
-    await runner.runDueJobs(); // scheduled attempt 3, 5 min after attempt 2
+    await relayThenRunDue(t.services.db, runner); // scheduled attempt 3, 5 min after attempt 2
     const [after] = await deliveries(tenant, endpoint.id);
     expect(receiver.received).toHaveLength(5);
     expect(after.attempts.map((a: { attemptNumber: number; manual: boolean }) => [a.attemptNumber, a.manual])).toEqual([
@@ -235,11 +237,11 @@ describe('webhook delivery', () => {
     const { tenant, endpoint } = await setUp();
     receiver.answer = () => 503;
     await emit(tenant);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect((await api(tenant.keys.FULL_ACCESS, 'DELETE', `/api/v1/webhooks/${endpoint.id}`)).statusCode).toBe(200);
     await emit(tenant);
     clock.advance(MINUTE);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect(receiver.received).toHaveLength(1);
     expect((await api(tenant.keys.FULL_ACCESS, 'GET', `/api/v1/webhooks/${endpoint.id}`)).statusCode).toBe(404);
     const listed = (await api(tenant.keys.FULL_ACCESS, 'GET', '/api/v1/webhooks'))
@@ -256,7 +258,7 @@ describe('webhook delivery', () => {
     await emit(tenant, 'deposit.completed', 'production');
     const stranger = await seedTenant(t.services);
     await emit(stranger, 'deposit.completed');
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect(receiver.received.map((r) => JSON.parse(r.body).type).sort()).toEqual([
       'deposit.completed',
       'payout.failed',
@@ -272,7 +274,7 @@ describe('webhook delivery', () => {
     const newSecret = rotated.json().data.secret as string;
     expect(newSecret).not.toBe(oldSecret);
     await emit(tenant);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     const request = receiver.received[0]!;
     const headers = request.headers as Record<string, string>;
     expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
@@ -286,7 +288,7 @@ describe('webhook delivery', () => {
 
     clock.advance(3601 * 1000);
     await emit(tenant);
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     const later = receiver.received[1]!.headers as Record<string, string>;
     expect(later['webhook-signature']!.split(' ')).toHaveLength(1);
     // After the grace the seed header switches to the new secret, and the -next header is gone.

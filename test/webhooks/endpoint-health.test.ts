@@ -7,6 +7,7 @@ import { recordEvent } from '../../src/domain/events/outbox.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worker.js';
 import { seedTenant, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { relayThenRunDue } from '../helpers/events.js';
 import { Receiver } from '../helpers/receiver.js';
 
 const DAY = 86_400_000;
@@ -44,8 +45,9 @@ describe('endpoint health: circuit breaker and automatic disabling', () => {
       { type: 'payout.completed', userId: tenant.user.id, environment: 'sandbox', data: {} },
       clock.now(),
     );
+  // Relay rounds then claims, as the workers run them, until nothing is due.
   const drain = async () => {
-    while ((await runner.runDueJobs()) > 0);
+    while ((await relayThenRunDue(t.services.db, runner)) > 0);
   };
   const endpointRow = async (id: string) =>
     (await t.services.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)))[0]!;

@@ -5,6 +5,7 @@ import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worker.js';
 import { isBlockedAddress } from '../../src/domain/webhooks/url-policy.js';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { relayThenRunDue } from '../helpers/events.js';
 import { Receiver } from '../helpers/receiver.js';
 
 describe('webhook URLs and SSRF', () => {
@@ -79,7 +80,7 @@ describe('webhook URLs and SSRF', () => {
       { type: 'payout.completed', userId: tenant.user.id, environment: 'production', data: {} },
       clock.now(),
     );
-    await runner.runDueJobs();
+    await relayThenRunDue(t.services.db, runner);
     expect(receiver.received).toHaveLength(0);
     const log = await t.app.inject({
       url: `/api/v1/webhooks/${endpointId}/deliveries`,

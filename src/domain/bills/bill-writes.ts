@@ -19,9 +19,8 @@ import type { BillOutcome } from './bills-provider.js';
  * OPEN (before the provider call): the key claim (advisory lock on its hash, its row read), the
  * wallet and holds rows locked in id order (the contended rows first), the guarded debit into the
  * holds account, the hold (naming the wallet transaction it pays for) with its posting and
- * entries, the PENDING record, the PENDING wallet transaction with `transaction.created` (its
- * webhook deliveries and their jobs), the status-poll
- * job, and the key left `running` with the record attached — every write depends on the debit, so
+ * entries, the PENDING record, the PENDING wallet transaction with `transaction.created`, the
+ * status-poll job, and the key left `running` with the record attached — every write depends on the debit, so
  * a busy key, a key with an answer or too little money writes nothing.
  *
  * SETTLE (after it, SUCCESS or FAILED): the record moved from PENDING (guarded by its version,
@@ -40,7 +39,7 @@ import type { BillOutcome } from './bills-provider.js';
 export const BILL_REFERENCE_CONSTRAINT = 'bill_records_owner_reference_key';
 
 const OPEN = statement(
-  'bill_open_v2',
+  'bill_open_v3',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$15' })},
   ${debitCtes({ from: '$7', to: '$8', amount: '$9', posting: '$11' })},
   hold as (
@@ -86,7 +85,7 @@ const OPEN = statement(
 );
 
 const SETTLE = settleHeldStatement({
-  name: 'bill_settle_v5',
+  name: 'bill_settle_v6',
   table: 'bill_records',
   kind: BILL.kind,
   statusType: 'bill_status',

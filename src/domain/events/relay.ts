@@ -9,6 +9,7 @@ import { onEventWrites } from '../../db/plain-sql.js';
 import { attachPool } from '../../db/pool-routing.js';
 import { observeStampedEvents, type StampedEvent } from '../../observability/money-metrics.js';
 import { detachedFromTraces } from '../../observability/tracing.js';
+import { fanOutBehind, fanOutStatement } from './fan-out.js';
 
 /** Any fixed number; only one relay across all instances stamps at a time. */
 export const RELAY_LOCK_KEY = 7_262_020_002;
@@ -18,9 +19,10 @@ export const RELAY_LOCK_KEY = 7_262_020_002;
  * each transaction's events whole and in the order it wrote them, transactions in `txid` order.
  * `head` finds the last transaction the batch reaches; `ready` then takes every unstamped event up
  * to and including that transaction's, so a transaction is never split across two rounds (another
- * transaction committing in between could otherwise be numbered inside it).
+ * transaction committing in between could otherwise be numbered inside it). Exported for tests
+ * that play a relay stopped part-way through its round, or one of a release that did not fan out.
  */
-const stampStatement = (batchSize: number) => `
+export const stampStatement = (batchSize: number) => `
   with base as (select coalesce(max(seq), 0) as top from events),
   head as (
     select txid from events
@@ -42,6 +44,9 @@ const stampStatement = (batchSize: number) => `
     e.data->>'currency' as currency, e.data->>'amount' as amount,
     extract(epoch from clock_timestamp() - coalesce(e.written_at, e.created_at)) * 1000 as lag_ms`;
 
+/** Whether committed events are still unstamped, and stamped ones wait for fan-out. */
+const checkStatement = `select exists (select 1 from events where seq is null) as waiting, ${fanOutBehind} as behind`;
+
 /**
  * One relay round as one round trip: a multi-statement simple query is one message to the server,
  * and each statement in it still takes its own snapshot. The lock is taken (transaction-scoped) by
@@ -49,17 +54,21 @@ const stampStatement = (batchSize: number) => `
  * takes its snapshot only after the lock is held, so it sees every stamp a previous holder
  * committed. That needs READ COMMITTED (a snapshot per statement), named in the `begin` so a server
  * or role default of REPEATABLE READ (one snapshot, taken before the lock is granted) cannot make a
- * round number from a stale max. Last, whether committed events are still unstamped (past the
- * batch, or committed while the round ran), so the loop knows to come back soon.
+ * round number from a stale max. Then, when `fanOut`, the webhook fan-out of the events stamped so
+ * far (fan-out.ts), a statement of its own so that it sees this round's stamps, in the same
+ * transaction: stamps and deliveries commit together. Last, whether committed events are still
+ * unstamped (past the batch, or committed while the round ran) or stamped ones wait for fan-out,
+ * so the loop knows to come back soon.
  */
-const roundText = (batchSize: number, wait: boolean) =>
+const roundText = (batchSize: number, wait: boolean, fanOut: boolean) =>
   [
     'begin isolation level read committed',
     wait
       ? `select pg_advisory_xact_lock(${RELAY_LOCK_KEY}), set_config('pgw.relay_locked', 'true', true) as locked`
       : `select set_config('pgw.relay_locked', pg_try_advisory_xact_lock(${RELAY_LOCK_KEY})::text, true) as locked`,
     stampStatement(batchSize),
-    'select exists (select 1 from events where seq is null) as waiting',
+    ...(fanOut ? [fanOutStatement(batchSize)] : []),
+    checkStatement,
     'commit',
   ].join(';\n');
 
@@ -76,10 +85,14 @@ type StampedRow = StampedEvent & {
 export interface RelayRound {
   /** How many events this round stamped. */
   stamped: number;
+  /** How many webhook deliveries (each with its job) this round wrote. */
+  fannedOut: number;
   /** Whether this round held the relay lock (false: another relay was stamping). */
   locked: boolean;
-  /** Whether committed events were left unstamped (waiting on an older open transaction, or past the batch). */
+  /** Whether committed events were left unstamped (committed while the round ran, or past the batch). */
   waiting: boolean;
+  /** Whether stamped events were left waiting for fan-out (past the batch, or stamped by another relay). */
+  behind: boolean;
 }
 
 /** How many statements (round trips) one relay round sends, for benchmarks that count the request's own. */
@@ -89,6 +102,7 @@ async function runRound(
   db: Database,
   batchSize: number,
   wait: boolean,
+  fanOut: boolean,
   connection: pg.Pool | undefined,
 ): Promise<RelayRound & { rows: StampedRow[] }> {
   const client = connection ?? (db as unknown as { $client?: unknown }).$client;
@@ -96,7 +110,7 @@ async function runRound(
     const session = await client.connect();
     let results: pg.QueryResult[];
     try {
-      results = (await session.query(roundText(batchSize, wait))) as unknown as pg.QueryResult[];
+      results = (await session.query(roundText(batchSize, wait, fanOut))) as unknown as pg.QueryResult[];
     } catch (error) {
       // The session may be left inside the failed transaction: discard the connection.
       session.release(error instanceof Error ? error : new Error(String(error)));
@@ -104,11 +118,14 @@ async function runRound(
     }
     session.release();
     const rows = results[2]!.rows as StampedRow[];
+    const check = results[fanOut ? 4 : 3]!.rows[0];
     return {
       rows,
       stamped: rows.length,
+      fannedOut: fanOut ? Number(results[3]!.rows[0]?.fanned_out ?? 0) : 0,
       locked: results[1]!.rows[0]?.locked === 'true',
-      waiting: results[3]!.rows[0]?.waiting === true,
+      waiting: check?.waiting === true,
+      behind: check?.behind === true,
     };
   }
   // PGlite (one connection, no round trips to save): the same statements in a transaction.
@@ -125,13 +142,18 @@ async function runRound(
           ),
     );
     const locked = lock?.locked === 'true';
-    if (!locked) return { rows: [], stamped: 0, locked, waiting: false };
+    if (!locked) return { rows: [], stamped: 0, fannedOut: 0, locked, waiting: false, behind: false };
     const rows = await queryRows<StampedRow>(tx, sql.raw(stampStatement(batchSize)));
-    const [left] = await queryRows<{ waiting: unknown }>(
-      tx,
-      sql`select exists (select 1 from events where seq is null) as waiting`,
-    );
-    return { rows, stamped: rows.length, locked, waiting: left?.waiting === true };
+    const [fanned] = fanOut ? await queryRows<{ fanned_out: unknown }>(tx, sql.raw(fanOutStatement(batchSize))) : [];
+    const [left] = await queryRows<{ waiting: unknown; behind: unknown }>(tx, sql.raw(checkStatement));
+    return {
+      rows,
+      stamped: rows.length,
+      fannedOut: Number(fanned?.fanned_out ?? 0),
+      locked,
+      waiting: left?.waiting === true,
+      behind: left?.behind === true,
+    };
   });
 }
 
@@ -159,6 +181,9 @@ async function runRound(
  * oldest running transaction id (`pg_snapshot_xmin`), which ordered `seq` by `txid` and made every
  * event wait for the slowest transaction on the server, for no reader's benefit.
  *
+ * The same round fans the stamped events out to webhook deliveries (fan-out.ts), in the same
+ * transaction: the batch after the fan-out cursor, so events any relay stamped are fanned out once.
+ *
  * Returns how many events were stamped. By default it gives up at once (returning 0) when another
  * relay holds the lock; `wait` blocks for the lock instead, for callers that need the stamp now.
  * `connection`: a pool of its own to run on (see startRelay), instead of the database's.
@@ -170,12 +195,27 @@ export async function stampCommittedEvents(
   return (await stampRound(db, options)).stamped;
 }
 
+export interface RoundOptions {
+  batchSize?: number;
+  wait?: boolean;
+  /**
+   * Whether the round fans out too (default true). The loop leaves it out of rounds that can have
+   * nothing to fan out, since the statement's planning is most of an empty round's cost; the
+   * cursor makes a later round fan out whatever one without it stamped.
+   */
+  fanOut?: boolean;
+  connection?: pg.Pool;
+}
+
 /** One relay round, with what the loop needs to decide when to run the next. */
-export async function stampRound(
-  db: Database,
-  options: { batchSize?: number; wait?: boolean; connection?: pg.Pool } = {},
-): Promise<RelayRound> {
-  const { rows, ...round } = await runRound(db, options.batchSize ?? 1000, options.wait ?? false, options.connection);
+export async function stampRound(db: Database, options: RoundOptions = {}): Promise<RelayRound> {
+  const { rows, ...round } = await runRound(
+    db,
+    options.batchSize ?? 1000,
+    options.wait ?? false,
+    options.fanOut ?? true,
+    options.connection,
+  );
   // Counted once committed: each event is stamped once across all instances.
   observeStampedEvents(rows);
   const readers = batchReaders.get(db);
@@ -250,8 +290,11 @@ export interface RelayLoopOptions {
   /** After a hint, how long the loop keeps to `busyMs` (the hinted transaction may commit late). */
   lingerMs?: number;
   batchSize?: number;
-  /** Called after every round that stamped something (ring the doorbell). */
-  onStamped?: (stamped: number) => void;
+  /**
+   * Called after every round that stamped events or wrote webhook deliveries (ring the doorbell:
+   * subscriptions have events to read, the webhooks lane deliveries to claim).
+   */
+  onStamped?: (stamped: number, fannedOut: number) => void;
   /** Called after every round (benchmarks count the relay's own commits and round trips). */
   onRound?: (round: RelayRound) => void;
   /** A failed round; the loop waits for what this returns, then carries on at the idle poll. */
@@ -271,7 +314,10 @@ export interface RelayLoop {
  *   committed events are left over, and while another relay holds the lock;
  * - the connection: on PostgreSQL the relay has one connection of its own, so it never queues
  *   behind requests or jobs for a pooled one (it used to share the jobs pool with 32 webhook slots);
- * - the round: one round trip (see roundText), the lock, stamp and check in one message;
+ * - the round: one round trip (see roundText), the lock, stamp, webhook fan-out and check in one
+ *   message; a round that left stamped events for fan-out is followed by the next at once. The
+ *   fan-out is left out of rounds that can have nothing to fan out (no hint since the last round,
+ *   which stamped nothing and left nothing behind): planning it is most of an empty round's cost;
  * - nothing else: a committed event is stamped by the next round, whatever else is open.
  */
 export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayLoop {
@@ -289,6 +335,9 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
   let running: Promise<void> | undefined;
   let hintedDuringRound = false;
   let lastHintAt = Number.NEGATIVE_INFINITY;
+  // Whether the next round may have events to fan out: at first, after a hint, and after a round
+  // that stamped events or left some behind.
+  let fanOutNext = true;
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -309,15 +358,19 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
       return;
     }
     hintedDuringRound = false;
-    running = stampRound(db, { batchSize, connection })
+    const fanOut = fanOutNext;
+    fanOutNext = false;
+    running = stampRound(db, { batchSize, connection, fanOut })
       .then((round) => {
+        if (round.stamped > 0 || round.behind || round.waiting || !round.locked) fanOutNext = true;
         options.onRound?.(round);
-        if (round.stamped > 0) options.onStamped?.(round.stamped);
-        if (round.stamped >= batchSize) return 0;
+        if (round.stamped > 0 || round.fannedOut > 0) options.onStamped?.(round.stamped, round.fannedOut);
+        if (round.stamped >= batchSize || round.behind) return 0;
         const lively = round.waiting || !round.locked || hintedDuringRound || Date.now() - lastHintAt < lingerMs;
         return lively ? busyMs : idleMs;
       })
       .catch(async (error) => {
+        fanOutNext = true;
         await options.onError?.(error);
         return idleMs;
       })
@@ -328,6 +381,7 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
   });
   const hint = () => {
     lastHintAt = Date.now();
+    fanOutNext = true;
     if (running) hintedDuringRound = true;
     // PostgreSQL: the hinted transaction commits within a moment. PGlite: the round queues behind
     // the transaction (one connection) and so runs right after its commit.

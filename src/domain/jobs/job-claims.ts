@@ -10,6 +10,7 @@ export interface ClaimedRow {
   run_at: string | Date;
   tenant: string;
   concurrency_key: string | null;
+  event_seq: string | number | null;
 }
 
 export interface ClaimRequest {
@@ -53,6 +54,10 @@ const intArray = (values: readonly number[]): SQL =>
  * any tenant's second. A tenant with 10,000 due jobs therefore gets no more of a claim than one
  * with a single job. The UPDATE re-checks each row under `FOR UPDATE SKIP LOCKED`, so concurrent
  * workers never take the same job, and stamps a fresh lease token (the fence, see job-runner.ts).
+ *
+ * Jobs due at the same moment go by `event_seq` (a delivery's event position; null for other
+ * kinds, first): an endpoint's deliveries are claimed, and returned to be started, in commit
+ * order, though one operation's events share one due time.
  */
 export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<ClaimedRow[]> {
   const now = sql`${r.now.toISOString()}::timestamptz`;
@@ -65,7 +70,7 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
   const keysRunning = sql`select * from unnest(${textArray([...r.runningPerKey.keys()])}, ${intArray([...r.runningPerKey.values()])}) as r(name, n)`;
   const running = r.running.length === 0 ? sql`array[]::uuid[]` : sql`${textArray(r.running)}::uuid[]`;
   const pending = sql`status = 'pending' and lane = ${r.lane}`;
-  return queryRows<ClaimedRow>(
+  const claimed = await queryRows<ClaimedRow>(
     db,
     sql`
       with recursive tenants(tenant) as (
@@ -81,17 +86,17 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
       tenant_running as (${tenantsRunning}),
       key_running as (${keysRunning}),
       offered as (
-        select c.id, c.run_at, c.tenant, c.concurrency_key,
-          row_number() over (partition by c.tenant order by c.run_at) as turn,
-          row_number() over (partition by c.concurrency_key order by c.run_at) as key_turn
+        select c.id, c.run_at, c.event_seq, c.tenant, c.concurrency_key,
+          row_number() over (partition by c.tenant order by c.run_at, c.event_seq nulls first) as turn,
+          row_number() over (partition by c.concurrency_key order by c.run_at, c.event_seq nulls first) as key_turn
         from tenants t cross join lateral (
-          select j.id, j.run_at, j.tenant, j.concurrency_key from jobs j
+          select j.id, j.run_at, j.event_seq, j.tenant, j.concurrency_key from jobs j
           where j.status = 'pending' and j.lane = ${r.lane} and j.tenant = t.tenant
             and j.kind = any(${kinds}) and j.run_at <= ${now}
             and (j.locked_until is null or j.locked_until < ${now})
             and (j.concurrency_key is null or j.concurrency_key <> all(${busyKeys}))
             and j.id <> all(${running})
-          order by j.run_at
+          order by j.run_at, j.event_seq nulls first
           limit ${r.perTenant * 4}
         ) c
         where t.tenant is not null
@@ -114,7 +119,14 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
           and (locked_until is null or locked_until < ${now})
         for update skip locked
       )
-      returning id, kind, payload, attempts, run_at, tenant, concurrency_key`,
+      returning id, kind, payload, attempts, run_at, tenant, concurrency_key, event_seq`,
+  );
+  // An UPDATE returns rows in no particular order; the runner starts them in the order given.
+  return claimed.sort(
+    (a, b) =>
+      new Date(a.run_at).getTime() - new Date(b.run_at).getTime() ||
+      (a.event_seq === null ? -1 : 0) - (b.event_seq === null ? -1 : 0) ||
+      Number(a.event_seq ?? 0) - Number(b.event_seq ?? 0),
   );
 }
 

@@ -178,8 +178,8 @@ export class JobRunner {
   }
 
   /**
-   * Jobs of `lane` were just committed (the event relay saw new events, whose webhook deliveries
-   * commit with them): claim now instead of at the lane's next poll.
+   * Jobs of `lane` were just committed (a relay round stamped events and wrote their webhook
+   * deliveries): claim now instead of at the lane's next poll.
    */
   poke(lane: Lane): void {
     if (this.stopping || !this.activeLanes().includes(lane)) return;

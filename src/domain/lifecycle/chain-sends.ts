@@ -38,8 +38,8 @@ export const chainSendLifecycle = (row: Pick<ChainSendRow, 'kind'>): Lifecycle<C
  * `transition()` for chain sends and swaps, in one statement on the send path: refuses a move the
  * kind's table does not list (IllegalTransition, before anything is written), updates only while
  * the send is still in the status `row` was read in (of two racing moves one wins, the other gets
- * undefined), keeps the move in operation_transitions, records the move's event from the table
- * (with its webhook deliveries), and drops the send's confirmation job, which has nothing left to
+ * undefined), keeps the move in operation_transitions, records the move's event from the table,
+ * and drops the send's confirmation job, which has nothing left to
  * follow. `row` is the send as read; the answer is the moved row. `changes.answer` is a key answered
  * in the same statement when the move happens.
  */

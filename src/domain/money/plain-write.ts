@@ -1,13 +1,11 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { laneOf } from '../jobs/lanes.js';
-import { ALL_KINDS } from '../webhooks/event-kinds.js';
-import { DELIVERY_JOB } from '../webhooks/webhook.js';
 import type { KeyRow } from './key-claim.js';
 
 /**
  * Pieces of the money operations' one-statement writes (plain SQL run through db/plain-sql.ts):
- * the key claim, the outbox fan-out, and turning the driver's raw rows into the rows Drizzle
+ * the key claim, the outbox, and turning the driver's raw rows into the rows Drizzle
  * would have returned. Each store composes them into its own statement text, built once.
  */
 
@@ -109,30 +107,17 @@ export function keyRowOf(row: Record<string, unknown>): KeyRow {
 
 /**
  * The outbox of a statement: `source` selects (n, type, owner, data) rows, written as events in
- * the order of n (the relay stamps one transaction's events in insertion order), with a webhook
- * delivery per enabled endpoint of the owner subscribed to the kind, and each delivery's job, as
- * outbox.ts `recordEvent` writes them. `p` names the parameters: environment, time, trace JSON.
+ * the order of n (the relay stamps one transaction's events in insertion order), with the
+ * request's trace context, as outbox.ts `recordEvent` writes them. Their webhook deliveries and
+ * jobs are written later by the relay's fan-out (events/fan-out.ts), not on the request path.
+ * `p` names the parameters: environment, time, trace JSON (`{}` in no trace).
  */
 export const outboxCtes = (source: string, p: { environment: string; at: string; trace: string }) => `event as (
-    insert into events (type, user_id, environment, data, created_at)
-    select e.type, e.owner, ${p.environment}::environment, e.data, ${p.at}::timestamptz
+    insert into events (type, user_id, environment, data, created_at, trace_context)
+    select e.type, e.owner, ${p.environment}::environment, e.data, ${p.at}::timestamptz, nullif(${p.trace}::jsonb, '{}'::jsonb)
     from (${source}) as e(n, type, owner, data)
     order by e.n
     returning id, user_id, type
-  ),
-  deliveries as (
-    insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at)
-    select endpoint.id, event.id, ${p.at}::timestamptz
-    from event join webhook_endpoints endpoint on endpoint.user_id = event.user_id
-    where endpoint.environment = ${p.environment}::environment and endpoint.enabled and endpoint.deleted_at is null
-      and (event.type = any(endpoint.event_types) or '${ALL_KINDS}' = any(endpoint.event_types))
-    returning id, endpoint_id
-  ),
-  queued as (
-    insert into jobs (kind, lane, tenant, concurrency_key, payload, run_at)
-    select '${DELIVERY_JOB}', '${laneOf(DELIVERY_JOB)}', endpoint.user_id::text, d.endpoint_id::text,
-      jsonb_build_object('deliveryId', d.id) || ${p.trace}::jsonb, ${p.at}::timestamptz
-    from deliveries d join webhook_endpoints endpoint on endpoint.id = d.endpoint_id
   )`;
 
 /**

@@ -24,8 +24,8 @@ import { answerCte, linkedTransactionId, outboxCtes, transactionEventData } from
  * 4. the PENDING wallet transaction behind it settles (TRANSACTION's move), found by its id, which
  *    every hold of a bill or payout names (`transaction_id`), else by the owner's reference (holds
  *    placed before the column was set); see `linkedTransactionId`;
- * 5. both moves go to `operation_transitions`, their events (with webhook deliveries and their
- *    jobs) to the outbox, and the Idempotency-Key gets its answer.
+ * 5. both moves go to `operation_transitions`, their events to the outbox, and the
+ *    Idempotency-Key gets its answer.
  *
  * When the row moved or changed meanwhile the statement writes nothing and answers false; the
  * caller then settles through its transaction of separate statements, which reads the row anew.

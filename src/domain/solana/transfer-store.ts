@@ -6,8 +6,6 @@ import type { Principal } from '../auth/principal.js';
 import { laneOf } from '../jobs/lanes.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
 import { claimCtes } from '../money/plain-write.js';
-import { ALL_KINDS } from '../webhooks/event-kinds.js';
-import { DELIVERY_JOB } from '../webhooks/webhook.js';
 import { runIn } from './solana-sql.js';
 import { TRANSFER_EVENT_TYPE, transferEventData } from './transfer-events.js';
 
@@ -86,12 +84,12 @@ const CLAIM_AND_LOCK = statement(
  * The second (and last) statement of a send's transaction, after the wallet's lock: what the
  * wallet's pending sends hold (a new snapshot, so every send committed before the lock counts),
  * and, only when the chain balance less those holds covers this one, the signed transaction, its
- * `transaction.created` event with its webhook deliveries and their jobs, the confirmation job
+ * `transaction.created` event (fanned out to webhook deliveries by the relay), the confirmation job
  * (its id is the transfer's, so the commit that settles the send can drop it) and the key,
  * `running` with the transfer attached. Answers the holds, and whether it recorded and keyed.
  */
 const RECORD = statement(
-  'solana_send_record_v2',
+  'solana_send_record_v3',
   `with held as (
     select coalesce(sum(amount_raw) filter (where mint is null), 0) + coalesce(sum(fee_lamports), 0) as sol,
       coalesce(sum(amount_raw) filter (where mint = $5::text), 0) as token
@@ -112,24 +110,10 @@ const RECORD = statement(
     returning id
   ),
   event as (
-    insert into events (type, user_id, environment, data, created_at)
-    select '${TRANSFER_EVENT_TYPE.pending}', $9::uuid, $10::environment, $22::jsonb, $21::timestamptz from inserted
-    returning id
-  ),
-  deliveries as (
-    insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at)
-    select endpoint.id, event.id, $21::timestamptz
-    from event, webhook_endpoints endpoint
-    where endpoint.user_id = $9::uuid and endpoint.environment = $10::environment and endpoint.enabled
-      and endpoint.deleted_at is null
-      and ('${TRANSFER_EVENT_TYPE.pending}' = any(endpoint.event_types) or '${ALL_KINDS}' = any(endpoint.event_types))
-    returning id, endpoint_id
-  ),
-  queued as (
-    insert into jobs (kind, lane, tenant, concurrency_key, payload, run_at)
-    select '${DELIVERY_JOB}', '${laneOf(DELIVERY_JOB)}', $9::text, d.endpoint_id::text,
-      jsonb_build_object('deliveryId', d.id) || $23::jsonb, $21::timestamptz
-    from deliveries d
+    insert into events (type, user_id, environment, data, created_at, trace_context)
+    select '${TRANSFER_EVENT_TYPE.pending}', $9::uuid, $10::environment, $22::jsonb, $21::timestamptz,
+      nullif($23::jsonb, '{}'::jsonb)
+    from inserted
   ),
   confirm as (
     insert into jobs (id, kind, lane, tenant, payload, run_at)
@@ -160,12 +144,12 @@ const ANSWER = statement(
 
 /**
  * One move of a pending send's lifecycle (src/domain/lifecycle/chain-sends.ts), as ONE statement:
- * the guarded status update (of two racing moves one matches), its history row, its event with
- * the webhook deliveries and their jobs, and the confirmation job dropped (nothing left to follow;
+ * the guarded status update (of two racing moves one matches), its history row, its event, and
+ * the confirmation job dropped (nothing left to follow;
  * one a worker holds is left to find the send final). Everything depends on the update.
  */
 const MOVE = statement(
-  'solana_send_move_v2',
+  'solana_send_move_v3',
   `with moved as (
     update solana_transfers set status = $2::solana_transfer_status, error = $3::text, updated_at = $4::timestamptz
     where id = $1::uuid and status = $5::solana_transfer_status
@@ -176,23 +160,9 @@ const MOVE = statement(
     select $6::text, id, $5::text, $2::text, $4::timestamptz from moved
   ),
   event as (
-    insert into events (type, user_id, environment, data, created_at)
-    select $7::text, user_id, environment, $8::jsonb, $4::timestamptz from moved where $7::text is not null
-    returning id, user_id, environment
-  ),
-  deliveries as (
-    insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at)
-    select endpoint.id, event.id, $4::timestamptz
-    from event join webhook_endpoints endpoint on endpoint.user_id = event.user_id
-    where endpoint.environment = event.environment and endpoint.enabled and endpoint.deleted_at is null
-      and ($7::text = any(endpoint.event_types) or '${ALL_KINDS}' = any(endpoint.event_types))
-    returning id, endpoint_id
-  ),
-  queued as (
-    insert into jobs (kind, lane, tenant, concurrency_key, payload, run_at)
-    select '${DELIVERY_JOB}', '${laneOf(DELIVERY_JOB)}', endpoint.user_id::text, d.endpoint_id::text,
-      jsonb_build_object('deliveryId', d.id) || $9::jsonb, $4::timestamptz
-    from deliveries d join webhook_endpoints endpoint on endpoint.id = d.endpoint_id
+    insert into events (type, user_id, environment, data, created_at, trace_context)
+    select $7::text, user_id, environment, $8::jsonb, $4::timestamptz, nullif($9::jsonb, '{}'::jsonb)
+    from moved where $7::text is not null
   ),
   dropped as (
     delete from jobs where id = $1::uuid and kind = '${CONFIRM_JOB}' and status = 'pending' and lease_token is null

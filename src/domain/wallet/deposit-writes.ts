@@ -32,7 +32,7 @@ import { nairaNumber } from './naira.js';
  * inserts was planned, without statistics, over the owner's amount index, reading all of the
  * owner's transactions on every deposit.) Deposit before transaction, as every other path writes
  * them, so two writers of one reference wait for each other in one order and never deadlock.
- * Then `deposit.initiated` and `transaction.created` (webhook deliveries and their jobs), the
+ * Then `deposit.initiated` and `transaction.created`, the
  * reconciliation job when the provider wants its charges polled, and the key left `running` with
  * the deposit attached. A busy key, a key with an answer or a taken reference writes nothing.
  *
@@ -45,7 +45,7 @@ import { nairaNumber } from './naira.js';
  */
 
 const OPEN = statement(
-  'deposit_open_v3',
+  'deposit_open_v4',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$18' })},
   dep as (
     insert into deposits (id, user_id, environment, reference, method, payment_method_id, amount, currency, status,
@@ -92,7 +92,7 @@ const OPEN = statement(
 );
 
 const STARTED = statement(
-  'deposit_started_v2',
+  'deposit_started_v3',
   `with dep as (
     update deposits
     set status = 'pending', version = version + 1, updated_at = $3::timestamptz, provider_ref = $4::text,

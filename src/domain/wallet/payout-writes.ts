@@ -7,7 +7,7 @@ import type { PayoutRow } from './payout-store.js';
 
 /** A payout's settling write as one statement (money/settle-held.ts): capture or release, the move, events, the key. */
 const SETTLE = settleHeldStatement({
-  name: 'payout_settle_v5',
+  name: 'payout_settle_v6',
   table: 'payouts',
   kind: PAYOUT.kind,
   statusType: 'payout_status',

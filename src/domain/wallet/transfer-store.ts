@@ -2,11 +2,8 @@ import type { Database } from '../../db/client.js';
 import { inTransaction, runStatement, statement, TransactionFailure } from '../../db/plain-sql.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
-import { laneOf } from '../jobs/lanes.js';
 import { type KeyRow, keyLockId, type Stored } from '../money/key-claim.js';
 import { claimCtes, debitCtes } from '../money/plain-write.js';
-import { ALL_KINDS } from '../webhooks/event-kinds.js';
-import { DELIVERY_JOB } from '../webhooks/webhook.js';
 import { nairaNumber } from './naira.js';
 import type { WalletTransactionRow } from './transaction-store.js';
 
@@ -18,7 +15,8 @@ const EVENT_TYPE = 'transaction.completed';
  * idempotency claim (a transaction-scoped advisory lock on the key's hash, and the key's row), both
  * wallet rows locked in id order (no deadlock between A→B and B→A), the guarded debit and the
  * credit, the posting and its two entries, both wallet transactions, the key's answer, and both
- * `transaction.completed` events with their webhook deliveries and delivery jobs. Every write
+ * `transaction.completed` events (the relay fans them out to webhook deliveries after their
+ * commit, events/fan-out.ts). Every write
  * depends on the debit having happened (`moved`), so a busy key, a replay or too little money
  * writes nothing. The caller knows which from the returned row.
  *
@@ -28,7 +26,7 @@ const EVENT_TYPE = 'transaction.completed';
  * insert meets a unique violation and the caller runs the statement again, which replays.
  */
 const TRANSFER = statement(
-  'wallet_transfer_v2',
+  'wallet_transfer_v3',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$17' })},
   ${debitCtes({ from: '$7', to: '$8', amount: '$9', posting: '$18' })},
   posting as (
@@ -52,25 +50,10 @@ const TRANSFER = statement(
     where $5::text is not null and exists (select 1 from moved)
   ),
   event as (
-    insert into events (type, user_id, environment, data, created_at)
-    select '${EVENT_TYPE}', owner, $3::environment, data, $17::timestamptz
+    insert into events (type, user_id, environment, data, created_at, trace_context)
+    select '${EVENT_TYPE}', owner, $3::environment, data, $17::timestamptz, nullif($23::jsonb, '{}'::jsonb)
     from (values ($2::uuid, $21::jsonb), ($12::uuid, $22::jsonb)) as e(owner, data)
     where exists (select 1 from moved)
-    returning id, user_id
-  ),
-  deliveries as (
-    insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at)
-    select endpoint.id, event.id, $17::timestamptz
-    from event join webhook_endpoints endpoint on endpoint.user_id = event.user_id
-    where endpoint.environment = $3::environment and endpoint.enabled and endpoint.deleted_at is null
-      and ('${EVENT_TYPE}' = any(endpoint.event_types) or '${ALL_KINDS}' = any(endpoint.event_types))
-    returning id, endpoint_id
-  ),
-  queued as (
-    insert into jobs (kind, lane, tenant, concurrency_key, payload, run_at)
-    select '${DELIVERY_JOB}', '${laneOf(DELIVERY_JOB)}', endpoint.user_id::text, d.endpoint_id::text,
-      jsonb_build_object('deliveryId', d.id) || $23::jsonb, $17::timestamptz
-    from deliveries d join webhook_endpoints endpoint on endpoint.id = d.endpoint_id
   )
   select (select ok from claim) as locked, p.status, p.request_hash, p.response, p.resource_id, p.lease_over,
     (select count(*) from moved)::int as moved
@@ -132,7 +115,7 @@ const eventData = (id: string, reference: string, type: string, amount: bigint, 
     updatedAt: at.toISOString(),
   });
 
-/** A transfer's statement values, built in the caller's context (its trace context goes into the delivery jobs). */
+/** A transfer's statement values, built in the caller's context (its trace context goes with the events, for their delivery jobs). */
 function prepared(w: TransferWrite, storable: (row: WalletTransactionRow) => Stored) {
   const outId = crypto.randomUUID();
   const inId = crypto.randomUUID();

@@ -226,7 +226,10 @@ export class WebhookService {
     return delivery;
   }
 
-  /** Sends a `webhook.test` event to this endpoint only. */
+  /**
+   * Sends a `webhook.test` event to this endpoint only: its delivery and job are written here, with
+   * the event, and the relay's fan-out passes the kind by (fan-out.ts `ADDRESSED_KINDS`).
+   */
   async sendTest(principal: Principal, endpointId: string): Promise<WebhookDelivery> {
     const endpoint = await this.owned(principal, endpointId);
     const now = this.clock.now();
@@ -240,7 +243,6 @@ export class WebhookService {
           data: { endpointId, message: 'This is a test event from Partner Gateway.' },
         },
         now,
-        { fanOut: false },
       );
       const delivery = await webhookStore.insertDelivery(tx, endpoint.id, event.id, now);
       await enqueueJob(tx, {
