@@ -212,6 +212,8 @@ await onLoadCore(async () => {
       ...(url ? { DATABASE_URL: url } : { DATABASE_URL: '' }),
       NODE_ENV: 'production',
       SECRETS_KEY: randomBytes(32).toString('base64'),
+      // Production has no development key for sandbox custodial wallets (the Solana rows use them).
+      SOLANA_MASTER_KEYS_SANDBOX: `1:${randomBytes(32).toString('base64')}`,
       BENCH_LOG: '1',
       BENCH_ENDPOINTS: String(endpoints),
     };
