@@ -13,6 +13,9 @@ let seq = 9_000_000_000 + Math.floor(Math.random() * 1e6);
 describe('retention', () => {
   const f = retentionDatabase('r');
 
+  // What the relay's fan-out has done by the time a stamped event is old: its cursor is past it.
+  const fannedOut = () =>
+    f.db.execute(sql`update event_fan_out set seq = greatest(seq, (select max(seq) from events)) where id = 1`);
   const event = async (label: string, createdAt: string, stamped = true) => {
     const [row] = await queryRows<{ id: string }>(
       f.db,
@@ -20,6 +23,7 @@ describe('retention', () => {
         values ('webhook.test', ${f.userId}, 'sandbox', ${JSON.stringify({ label })}::jsonb, ${createdAt}::timestamptz,
           ${stamped ? seq++ : null}) returning id`,
     );
+    await fannedOut();
     return row!.id;
   };
   const delivery = async (endpointId: string, eventId: string, status: string) => {
@@ -122,6 +126,18 @@ describe('retention', () => {
     expect(await exists('events', 'id', recent)).toBe(true);
     expect(await exists('idempotency_keys', 'key', keyRecent)).toBe(true);
   });
+  it('keeps a stamped event the relay has not fanned out yet, however old', async () => {
+    const waiting = await event('90 days, stamped, not fanned out', ago(90 * DAY));
+    const newer = await event('90 days, newer', ago(90 * DAY));
+    await f.db.execute(
+      sql`update event_fan_out set seq = (select seq from events where id = ${waiting}) - 1 where id = 1`,
+    );
+    await pruneExpired(f.db, NOW, { eventsDays: 30, jobsDays: 7, idempotencyHours: 24, batchSize: 100 });
+    expect(await exists('events', 'id', waiting)).toBe(true);
+    expect(await exists('events', 'id', newer)).toBe(true);
+    await fannedOut();
+  });
+
   it('keeps the newest stamped event however old, so the relay never numbers below a reader’s cursor', async () => {
     // Both numbered above every stamped event so far (other files' too, on PGlite's shared database).
     const numberedNext = async (label: string) => {
@@ -136,6 +152,7 @@ describe('retention', () => {
     };
     const older = await numberedNext('90 days, numbered lower');
     const newest = await numberedNext('90 days, the newest stamped');
+    await fannedOut();
     await pruneExpired(f.db, NOW, { eventsDays: 30, jobsDays: 7, idempotencyHours: 24, batchSize: 100 });
     expect(await exists('events', 'id', older.id)).toBe(false);
     expect(await exists('events', 'id', newest.id)).toBe(true);

@@ -92,6 +92,9 @@ export async function pruneExpired(db: Executor, now: Date, policy: RetentionPol
         -- The newest stamped event stays, however old: the relay numbers from max(seq), so pruning
         -- it would restart numbering below the cursors readers hold, and they would skip what follows.
         and e.seq < (select max(seq) from events)
+        -- Fanned out already: the relay writes an event's deliveries after stamping it, from a
+        -- cursor; one pruned before that would never reach its endpoints.
+        and e.seq <= (select seq from event_fan_out where id = 1)
         and not exists (select 1 from webhook_deliveries d where d.event_id = e.id)
       limit ${limit}
     ) returning 1`,
