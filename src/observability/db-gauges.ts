@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { unstampedBacklog } from '../domain/events/relay.js';
+import { fanOutBacklog, unstampedBacklog } from '../domain/events/relay.js';
 import type pg from 'pg';
 import { type Database, queryRows } from '../db/client.js';
 import { toSafeNumber } from '../db/columns.js';
@@ -129,6 +129,7 @@ async function readStamping(db: Database, driver: GaugeSources['driver']): Promi
   const backlog = await unstampedBacklog(db);
   metrics.eventsUnstamped.set(backlog.count);
   metrics.eventsStampingLag.set(backlog.oldestSeconds);
+  metrics.eventsNotFannedOut.set(await fanOutBacklog(db));
   if (driver !== 'postgres') return;
   const [horizon] = await queryRows<{ age: unknown }>(
     db,

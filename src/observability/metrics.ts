@@ -121,6 +121,10 @@ export const metrics = {
     '1 when Redis is connected, 0 when configured and not connected (absent without Redis)',
   ),
   eventsUnstamped: gauge('gateway_events_unstamped', 'Committed events not yet given a seq'),
+  eventsNotFannedOut: gauge(
+    'gateway_events_not_fanned_out',
+    'Stamped events whose webhook deliveries the relay has not written yet (behind its fan-out cursor)',
+  ),
   eventsStampingLag: gauge(
     'gateway_events_stamping_lag_seconds',
     'Age of the oldest committed event not yet given a seq (0 when none wait)',

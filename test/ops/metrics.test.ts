@@ -242,6 +242,14 @@ describe('/metrics after a scripted run', () => {
     await stampAll(s.t.services.db);
     await s.t.app.metricsText(true);
     expect((await Scrape.of(s)).value('gateway_events_unstamped')).toBe(0);
+    expect((await Scrape.of(s)).value('gateway_events_not_fanned_out')).toBe(0);
+    // A relay that stamped its last event but has not fanned it out yet.
+    await s.t.services.db.execute(sql`update event_fan_out set seq = seq - 1 where id = 1`);
+    await s.t.app.metricsText(true);
+    expect((await Scrape.of(s)).value('gateway_events_not_fanned_out')).toBe(1);
+    await stampAll(s.t.services.db);
+    await s.t.app.metricsText(true);
+    expect((await Scrape.of(s)).value('gateway_events_not_fanned_out')).toBe(0);
   });
 
   it('keeps /metrics closed in production without a token, and asks for the token when one is set', async () => {

@@ -434,6 +434,19 @@ export async function unstampedBacklog(db: Database): Promise<{ count: number; o
   return { count: toSafeNumber(row?.n ?? 0), oldestSeconds: Math.max(0, Number(row?.lag ?? 0)) };
 }
 
+/**
+ * Stamped events the relay has not fanned out to webhook deliveries yet: the distance from its
+ * fan-out cursor to the highest `seq` (seq is gap-free), for the gauges. Two index reads.
+ */
+export async function fanOutBacklog(db: Database): Promise<number> {
+  const [row] = await queryRows<{ n: unknown }>(
+    db,
+    sql`/* fanOutBacklog */ select greatest(coalesce((select max(seq) from events), 0)
+      - coalesce((select seq from event_fan_out where id = 1), 0), 0) as n`,
+  );
+  return toSafeNumber(row?.n ?? 0);
+}
+
 /** Highest stamped position, for readers that want to start "from now". */
 export async function latestEventSeq(db: Database): Promise<number> {
   const [row] = await queryRows<{ top: unknown }>(db, sql`select coalesce(max(seq), 0) as top from events`);
