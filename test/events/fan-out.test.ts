@@ -159,6 +159,24 @@ describe('webhook fan-out by the relay', () => {
     expect((await deliveriesTo([hook])).map((d) => d.event_id)).toEqual([event.id]);
   });
 
+  it('passes a gap in seq wider than a batch (a restored or edited table) instead of stopping at it', async () => {
+    const tenant = await seedTenant(t.services);
+    const hook = await endpoint(tenant, ['*']);
+    await stampAll(t.services.db);
+    // An event numbered far above the rest, as no relay numbers them: the gap is wider than a batch.
+    const [far] = await queryRows<{ id: string }>(
+      t.services.db,
+      sql`insert into events (type, user_id, environment, data, created_at, seq)
+        select 'payout.failed', ${tenant.user.id}, 'sandbox', '{}'::jsonb, now(), coalesce(max(seq), 0) + 50000
+        from events returning id`,
+    );
+    const next = await t.services.db.transaction((tx) =>
+      recordEvent(tx, { type: 'payout.failed', userId: tenant.user.id, environment: 'sandbox', data: {} }, new Date()),
+    );
+    await stampAll(t.services.db);
+    expect((await deliveriesTo([hook])).map((d) => d.event_id)).toEqual([far!.id, next.id]);
+  });
+
   it('fans out events a relay stamped without fanning them out, and writes no delivery twice', async () => {
     const tenant = await seedTenant(t.services);
     const hook = await endpoint(tenant, ['*']);

@@ -51,8 +51,14 @@ export const fanOutStatement = (batchSize: number) => `
     where id = 1 and current_setting('pgw.relay_locked', true) = 'true'
   ),
   batch as (
+    -- The next events after the cursor by the seq index, not the range (cursor, cursor + size]:
+    -- seq is gap-free as the relay numbers it, but a gap wider than a batch (a restored or edited
+    -- table) would have held the cursor still for ever.
     select e.id, e.seq, e.user_id, e.environment, e.type, e.created_at, e.trace_context
-    from cursor c join events e on e.seq > c.seq and e.seq <= c.seq + ${Math.trunc(batchSize)}
+    from events e
+    where e.seq > (select seq from cursor)
+    order by e.seq
+    limit ${Math.trunc(batchSize)}
   ),
   fanned as (
     insert into webhook_deliveries (endpoint_id, event_id, next_attempt_at)
