@@ -11,10 +11,9 @@
  * round trips and writing commits since the last call. Prints `{"ready":true,"pid":…,"port":…}`.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import pg from 'pg';
 import { countPgStatements } from './statement-counter.js';
-import { statsSinceLastCall } from './stats-flush.js';
+import { servePeer } from './peer-server.js';
 
 const url = process.env.DATABASE_URL!;
 const [tenantsJson] = process.argv.slice(2);
@@ -107,43 +106,5 @@ async function transfer(from: string, to: string): Promise<void> {
   }
 }
 
-const server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    if (request.url?.startsWith('/stats')) {
-      response.setHeader('content-type', 'application/json');
-      // `?flush=0`: counts only (a second has not passed since the last flush: see stats-flush.ts).
-      void statsSinceLastCall(counter, request.url.endsWith('flush=0') ? [] : [pool]).then(
-        (counts) => response.end(JSON.stringify(counts)),
-        (error: Error) => {
-          response.statusCode = 500;
-          response.end(JSON.stringify({ error: error.message }));
-        },
-      );
-      return;
-    }
-    // The load generator picks the wallets, so that no two requests in flight share one (money-slots.ts).
-    const body = JSON.parse(Buffer.concat(chunks).toString()) as { from?: string; to: string };
-    const from = request.url === '/hot' ? treasury.id : body.from!;
-    transfer(from, body.to).then(
-      () => {
-        response.statusCode = 201;
-        response.end('{}');
-      },
-      (error: Error) => {
-        response.statusCode = 500;
-        response.end(JSON.stringify({ error: error.message }));
-      },
-    );
-  });
-});
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-process.stdout.write(
-  `${JSON.stringify({ ready: true, pid: process.pid, port: (server.address() as { port: number }).port })}\n`,
-);
-process.on('SIGTERM', async () => {
-  server.close();
-  await pool.end();
-  process.exit(0);
-});
+// The load generator picks the wallets, so that no two requests in flight share one (money-slots.ts).
+await servePeer(pool, counter, (path, body) => transfer(path === '/hot' ? treasury.id : body.from!, body.to!));

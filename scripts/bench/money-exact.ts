@@ -28,7 +28,6 @@
  * `{"ready":true,"pid":…,"port":…}`.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
@@ -49,7 +48,7 @@ import { openDeposit, startDeposit, startsInOneStatement } from '../../src/domai
 import { PayoutService } from '../../src/domain/wallet/payout-service.js';
 import { TRANSFER_OPERATION, writeTransfer } from '../../src/domain/wallet/transfer-store.js';
 import { countPgStatements } from './statement-counter.js';
-import { statsSinceLastCall } from './stats-flush.js';
+import { servePeer } from './peer-server.js';
 
 const ENVIRONMENT = 'sandbox' as const;
 /** ₦1 per transfer and ₦100 per bill, deposit and payout, as the bench's gateway requests send. */
@@ -294,46 +293,4 @@ const routes: Record<string, (body: Record<string, string>) => Promise<void>> = 
   '/payout': (b) => payout(b['owner']!),
 };
 
-const server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    if (request.url?.startsWith('/stats')) {
-      response.setHeader('content-type', 'application/json');
-      // `?flush=0`: counts only (a second has not passed since the last flush: see stats-flush.ts).
-      void statsSinceLastCall(counter, request.url.endsWith('flush=0') ? [] : [pool]).then(
-        (counts) => response.end(JSON.stringify(counts)),
-        (error: Error) => {
-          response.statusCode = 500;
-          response.end(JSON.stringify({ error: error.message }));
-        },
-      );
-      return;
-    }
-    const route = routes[request.url ?? ''];
-    if (!route) {
-      response.statusCode = 404;
-      response.end();
-      return;
-    }
-    route(JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, string>).then(
-      () => {
-        response.statusCode = 201;
-        response.end('{}');
-      },
-      (error: Error) => {
-        response.statusCode = 500;
-        response.end(JSON.stringify({ error: error.message }));
-      },
-    );
-  });
-});
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-process.stdout.write(
-  `${JSON.stringify({ ready: true, pid: process.pid, port: (server.address() as { port: number }).port })}\n`,
-);
-process.on('SIGTERM', async () => {
-  server.close();
-  await pool.end();
-  process.exit(0);
-});
+await servePeer(pool, counter, (path, body) => routes[path]?.(body));

@@ -22,10 +22,9 @@
  * Prints `{"ready":true,"pid":…,"port":…}`.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import pg from 'pg';
 import { countPgStatements } from './statement-counter.js';
-import { statsSinceLastCall } from './stats-flush.js';
+import { servePeer } from './peer-server.js';
 
 const FUNDS = '1000000000000';
 const AMOUNT = 100n;
@@ -194,47 +193,8 @@ async function transfer(from: string, to: string): Promise<void> {
   if (rows[0]?.moved !== 2) throw new Error('the reference transfer moved nothing');
 }
 
-const server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    if (request.url?.startsWith('/stats')) {
-      response.setHeader('content-type', 'application/json');
-      // `?flush=0`: counts only (a second has not passed since the last flush: see stats-flush.ts).
-      void statsSinceLastCall(counter, request.url.endsWith('flush=0') ? [] : [pool]).then(
-        (counts) => response.end(JSON.stringify(counts)),
-        (error: Error) => {
-          response.statusCode = 500;
-          response.end(JSON.stringify({ error: error.message }));
-        },
-      );
-      return;
-    }
-    const work =
-      request.url === '/commit'
-        ? pool.query({ name: COMMIT.name, text: COMMIT.text, values: [new Date().toISOString()] })
-        : (() => {
-            const { from, to } = JSON.parse(Buffer.concat(chunks).toString()) as { from: string; to: string };
-            return transfer(from, to);
-          })();
-    work.then(
-      () => {
-        response.statusCode = 201;
-        response.end('{}');
-      },
-      (error: Error) => {
-        response.statusCode = 500;
-        response.end(JSON.stringify({ error: error.message }));
-      },
-    );
-  });
-});
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-process.stdout.write(
-  `${JSON.stringify({ ready: true, pid: process.pid, port: (server.address() as { port: number }).port })}\n`,
+await servePeer(pool, counter, (path, body) =>
+  path === '/commit'
+    ? pool.query({ name: COMMIT.name, text: COMMIT.text, values: [new Date().toISOString()] })
+    : transfer(body.from!, body.to!),
 );
-process.on('SIGTERM', async () => {
-  server.close();
-  await pool.end();
-  process.exit(0);
-});
