@@ -140,7 +140,7 @@ async function buildInto(outdir, quiet) {
  * validating build. An SDL file Federation refuses fails the build, naming the problem.
  */
 async function writeSchemaArtifact(outdir) {
-  const artifacts = await import(pathToFileURL(join(outdir, 'src/graphql/subgraph-artifact.js')).href);
+  const artifacts = await import(pathToFileURL(join(outdir, 'src/graphql/subgraph-artifact-maker.js')).href);
   artifacts.writeSubgraphArtifact(join(outdir, 'schema'));
 }
 

@@ -2,6 +2,10 @@ import { ConfigError, loadConfig, otlpTracesUrlOf, publicUrlOf } from './config.
 import { openDatabase } from './db/client.js';
 import { tuneGarbageCollector } from './gc-tuning.js';
 import { shutdownTracing } from './observability/tracing.js';
+import { startAfterFirstAnswer } from './bootstrap/after-first-answer.js';
+
+/** When no request comes first, background work starts this long after listening. */
+const WORKER_START_GRACE_MS = 1_000;
 
 /**
  * Composition root: config → database (opening while the other modules load) → services → app →
@@ -100,10 +104,11 @@ async function main(): Promise<void> {
     'ready',
   );
   process.stderr.write(`${lines.join('\n')}\n`);
-  // Background work starts once the server answers: its first rounds (job claims, the relay, the
-  // schedules) share the embedded database's one connection with the start's own queries, and
-  // delayed the first answer by as much as they took. Jobs enqueued meanwhile wait in the queue.
-  const workers = config.WORKERS ? startWorkers(services, app.log) : undefined;
+  // Background work starts once the server has answered (see after-first-answer.ts): its first
+  // rounds share the embedded database's one connection and the main thread with the first request.
+  const workers = config.WORKERS
+    ? startAfterFirstAnswer(app.server, WORKER_START_GRACE_MS, () => startWorkers(services, app.log))
+    : undefined;
 
   installGracefulShutdown({ app, workers, database, config, onClosed: shutdownTracing });
 }

@@ -2,11 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { DatabaseHandle } from './db/client.js';
 import { stopListening } from './http/close-listener.js';
-import type { Workers } from './workers.js';
+import type { Stoppable } from './bootstrap/after-first-answer.js';
 
 export interface ShutdownParts {
   app: FastifyInstance;
-  workers: Workers | undefined;
+  /** Background work (src/workers.ts), started or not yet. */
+  workers: Stoppable | undefined;
   database: DatabaseHandle;
   config: Pick<Config, 'SHUTDOWN_GRACE_MS' | 'SHUTDOWN_READINESS_DELAY_MS'>;
   /** Last step after the pools close (flushing spans, say). */

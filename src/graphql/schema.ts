@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import type { GraphQLSchema } from 'graphql';
 import { type GuardOptions, guardRootFields } from './directives/guards.js';
@@ -23,6 +23,9 @@ import { statementResolvers } from './resolvers/statements.js';
 import { auditResolvers } from './resolvers/audit.js';
 
 export { loadTypeDefs, SCHEMA_DIR } from './sdl-files.js';
+
+/** Not a bundled import: esbuild leaves a require made this way to run time (see buildResolvingSchema). */
+const loadSubgraph = createRequire(import.meta.url);
 
 const resolvers: Resolvers[] = [
   scalarResolvers,
@@ -56,6 +59,9 @@ export function buildResolvingSchema(): GraphQLSchema {
   // The build's artifact, when it was made from these very files (see subgraph-artifact.ts).
   const artifact = readSubgraphArtifact(join(SCHEMA_DIR, ARTIFACT_FILE), sdlHashOf(texts));
   if (artifact) return schemaFromArtifact(artifact, domainResolvers());
+  // Federation's validating build (tests from the sources, an edited SDL file): its code loads
+  // only here, from node_modules, so a start that has the artifact never parses it.
+  const { buildSubgraphSchema } = loadSubgraph('@apollo/subgraph') as typeof import('@apollo/subgraph');
   return buildSubgraphSchema({ typeDefs: loadTypeDefs(SCHEMA_DIR, texts), resolvers: domainResolvers() });
 }
 

@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { buildSubgraph, FEDERATION_UNNAMED_SUBGRAPH_NAME, printSchema } from '@apollo/federation-internals';
+import { existsSync, readFileSync } from 'node:fs';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { addResolversToSchema } from '@apollo/subgraph/dist/schema-helper/index.js';
 import { entitiesResolver } from '@apollo/subgraph/dist/types.js';
-import { buildASTSchema, type DocumentNode, type GraphQLSchema, parse, print } from 'graphql';
-import { loadTypeDefs, readSdlFiles } from './sdl-files.js';
+import { buildASTSchema, type GraphQLSchema, parse } from 'graphql';
 
 /**
  * The subgraph schema as `buildSubgraphSchema` makes it, computed once by the build and read by
@@ -18,6 +15,10 @@ import { loadTypeDefs, readSdlFiles } from './sdl-files.js';
  * validating it again, and attaches the same resolvers. Anything else (tests from the sources, an
  * edited SDL file, no artifact) builds it the validating way. test/graphql/subgraph-artifact.test.ts
  * proves both ways give the same schema and the same `_service` SDL.
+ *
+ * This module is what a start reads; the build's half, which needs Federation's own code (about
+ * 850 kB of it, a tenth of a second to load), is subgraph-artifact-maker.ts, so a start whose
+ * artifact is good never loads that code.
  */
 export interface SubgraphArtifact {
   /** sha256 of the SDL files' text, in the order loadTypeDefs reads them. */
@@ -34,20 +35,6 @@ export function sdlHashOf(texts: readonly string[]): string {
   const hash = createHash('sha256');
   for (const text of texts) hash.update(text).update('\0');
   return hash.digest('hex');
-}
-
-/** Federation's validating build, as `buildSubgraphSchema` runs it, kept as text. */
-export function makeSubgraphArtifact(typeDefs: DocumentNode, sdlHash: string): SubgraphArtifact {
-  const subgraph = buildSubgraph(FEDERATION_UNNAMED_SUBGRAPH_NAME, '', typeDefs, false);
-  // toGraphQLJSSchema adds empty definitions for extensions that have none; this schema has none,
-  // and an artifact that would need them is refused rather than built differently.
-  const extensionsOnly = (
-    subgraph.schema as unknown as { emptyASTDefinitionsForExtensionsWithoutDefinition(): unknown[] }
-  ).emptyASTDefinitionsForExtensionsWithoutDefinition();
-  if (extensionsOnly.length > 0)
-    throw new Error('the subgraph has extensions without definitions: build it with buildSubgraphSchema');
-  if (!subgraph.metadata().entityType()) throw new Error('the subgraph has no entity type');
-  return { sdlHash, schemaText: print(subgraph.schema.toAST()), sdl: printSchema(subgraph.schema) };
 }
 
 /** The artifact in `path` when it was made from SDL files hashing `sdlHash`. */
@@ -82,11 +69,4 @@ export function schemaFromArtifact(artifact: SubgraphArtifact, resolvers: GraphQ
   } as GraphQLResolverMap<unknown>);
   addResolversToSchema(schema, resolvers);
   return schema;
-}
-
-/** Writes the artifact of the SDL files in `dir` beside them (scripts/build.mjs, into dist/schema/). */
-export function writeSubgraphArtifact(dir: string): void {
-  const texts = readSdlFiles(dir);
-  const artifact = makeSubgraphArtifact(loadTypeDefs(dir, texts), sdlHashOf(texts));
-  writeFileSync(join(dir, ARTIFACT_FILE), JSON.stringify(artifact));
 }

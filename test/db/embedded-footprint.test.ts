@@ -12,6 +12,6 @@ describe('the embedded database', () => {
     const result = (await database.db.execute('show shared_buffers')) as unknown as {
       rows: Array<{ shared_buffers: string }>;
     };
-    expect(result.rows[0]!.shared_buffers).toBe('32MB');
+    expect(result.rows[0]!.shared_buffers).toBe('16MB');
   });
 });

@@ -11,8 +11,8 @@ import {
   readSubgraphArtifact,
   schemaFromArtifact,
   sdlHashOf,
-  writeSubgraphArtifact,
 } from '../../src/graphql/subgraph-artifact.js';
+import { writeSubgraphArtifact } from '../../src/graphql/subgraph-artifact-maker.js';
 
 /** The SDL files copied into a folder of the test's own, where the build would write the artifact. */
 const dir = mkdtempSync(join(tmpdir(), 'pgw-sdl-'));

@@ -51,6 +51,17 @@ describe('the bundled server (npm start)', () => {
     await waitUntil(() => !childrenOf(process.pid).some((p) => p.name === 'esbuild'), 10_000);
   });
 
+  // Federation's validating build ran once per start until the build made the schema artifact
+  // (src/graphql/subgraph-artifact.ts); its code is still a tenth of a second to load, so the
+  // bundle leaves it out and only a start without a good artifact requires it from node_modules.
+  it("carries none of Federation's validating code", () => {
+    const carrying = bundleFiles().filter((file) => {
+      const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+      return map.sources.some((source) => source.includes('node_modules/@apollo/federation-internals/'));
+    });
+    expect(carrying).toEqual([]);
+  });
+
   it('defines require, __filename and __dirname in every bundle file that uses them', () => {
     const files = bundleFiles();
     expect(files.length).toBeGreaterThan(1);
