@@ -36,4 +36,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 4000}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Node itself is PID 1's child-free main process: SIGTERM from `docker stop` reaches the server's drain.
 # The young generation is sized on the command line (src/gc-tuning.ts, YOUNG_GENERATION_FLAG).
-CMD ["node", "--max-semi-space-size=32", "dist/src/main.js"]
+CMD ["node", "--min-semi-space-size=16", "--max-semi-space-size=32", "dist/src/main.js"]

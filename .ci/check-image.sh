@@ -3,7 +3,7 @@
 # directories:
 #   build:   the committed files, `npm ci --omit=dev`, `npm run build` (esbuild is a production dependency)
 #   runtime: package files + production dependencies + dist/ only (no src/, no TypeScript, no tsx use),
-#            `node --max-semi-space-size=32 dist/src/main.js` (the CMD) with NODE_ENV=production on the
+#            `node --min-semi-space-size=16 --max-semi-space-size=32 dist/src/main.js` (the CMD) with NODE_ENV=production on the
 #            embedded database until /readyz answers 200, then SIGTERM → exit 0
 # then the deployment test (.ci/compose-topology.ts) from that runtime directory: the Dockerfile's and
 # compose.yaml's header commands and compose.yaml's topology (migrate, then gateway-1 and gateway-2
@@ -76,7 +76,7 @@ port=$(free_port)
 started=$(now_ms)
 (cd "$runtime" && exec env NODE_ENV=production SECRETS_KEY="$(head -c 32 /dev/urandom | base64)" \
   PGLITE_DATA_DIR="$work/data-runtime" HOST=127.0.0.1 PORT="$port" DATABASE_URL= REDIS_URL= \
-  SEED_DEMO=false node --max-semi-space-size=32 dist/src/main.js >"$work/runtime.log" 2>"$work/runtime.err") &
+  SEED_DEMO=false node --min-semi-space-size=16 --max-semi-space-size=32 dist/src/main.js >"$work/runtime.log" 2>"$work/runtime.err") &
 pid=$!
 pids+=("$pid")
 ms=$(wait_ready "$port" "$pid" "$started") || { tail -20 "$work/runtime.log" "$work/runtime.err"; exit 1; }
@@ -88,7 +88,7 @@ stop_cleanly "$pid"
 started=$(now_ms)
 (cd "$runtime" && exec env NODE_ENV=production SECRETS_KEY="$(head -c 32 /dev/urandom | base64)" \
   PGLITE_DATA_DIR="$work/data-runtime" HOST=127.0.0.1 PORT="$port" DATABASE_URL= REDIS_URL= MIGRATE_ON_START=false \
-  SEED_DEMO=false node --max-semi-space-size=32 dist/src/main.js >>"$work/runtime.log" 2>>"$work/runtime.err") &
+  SEED_DEMO=false node --min-semi-space-size=16 --max-semi-space-size=32 dist/src/main.js >>"$work/runtime.log" 2>>"$work/runtime.err") &
 pid=$!
 pids+=("$pid")
 ms=$(wait_ready "$port" "$pid" "$started") || { tail -20 "$work/runtime.log" "$work/runtime.err"; exit 1; }

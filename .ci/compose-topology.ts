@@ -18,7 +18,7 @@
  *   docker run --rm -e SECRETS_KEY=... -e DATABASE_URL=... partner-gateway node dist/scripts/migrate.js
  *       node dist/scripts/migrate.js; image ENV + SECRETS_KEY, DATABASE_URL (a fresh database); exit 0
  *   docker run -e NODE_ENV=production -e SECRETS_KEY=... -e DATABASE_URL=... -p 4000:4000 partner-gateway
- *       the image's CMD (node --max-semi-space-size=32 dist/src/main.js); image ENV + the three
+ *       the image's CMD (node --min-semi-space-size=16 --max-semi-space-size=32 dist/src/main.js); image ENV + the three
  *       variables, PORT a free port (the -p container port must be the image's PORT); /readyz
  *       answers 200; SIGTERM (docker stop) → exit 0 within docker stop's 10 s
  *   SECRETS_KEY=$(openssl rand -base64 32) docker compose up --build

@@ -22,7 +22,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from '../build.mjs';
-import { YOUNG_GENERATION_FLAG } from '../../src/gc-tuning.js';
+import { YOUNG_GENERATION_FLAGS } from '../../src/gc-tuning.js';
 import { BILL_PAGE, ME_QUERY } from './documents.js';
 import { httpTarget, machineLine, median } from './harness/index.js';
 import { groupRssMiB, processGroup } from './process-group.js';
@@ -96,7 +96,7 @@ async function start(clone: string, dataDir: string): Promise<Running> {
   };
   for (const name of ['DATABASE_URL', 'REDIS_URL', 'NODE_OPTIONS']) delete env[name];
   const started = performance.now();
-  const child = spawn(process.execPath, [YOUNG_GENERATION_FLAG, 'scripts/launch.mjs', 'src/main'], {
+  const child = spawn(process.execPath, [...YOUNG_GENERATION_FLAGS, 'scripts/launch.mjs', 'src/main'], {
     cwd: clone,
     env,
     detached: true,

@@ -134,7 +134,7 @@ describe("the Dockerfile's final stage", () => {
       PORT: '4000',
       PGLITE_DATA_DIR: '/data/pglite',
     });
-    expect(image.cmd).toEqual(['node', '--max-semi-space-size=32', 'dist/src/main.js']);
+    expect(image.cmd).toEqual(['node', '--min-semi-space-size=16', '--max-semi-space-size=32', 'dist/src/main.js']);
     expect(image.workdir).toBe('/app');
   });
 });

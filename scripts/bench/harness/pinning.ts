@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cpus } from 'node:os';
-import { YOUNG_GENERATION_FLAG } from '../../../src/gc-tuning.js';
+import { YOUNG_GENERATION_FLAGS } from '../../../src/gc-tuning.js';
 
 /** Whether the server and the load generator can be kept on separate cores (Linux taskset, 2+ cores). */
 export const canPin = (() => {
@@ -35,7 +35,7 @@ export function spawnServer(script: string, args: string[], env: NodeJS.ProcessE
     : [];
   // A compiled script (see compiledServer) runs as `npm start` runs the gateway, with its young
   // generation's size; a TypeScript one through tsx.
-  const loader = script.endsWith('.js') ? [YOUNG_GENERATION_FLAG] : ['--import', 'tsx'];
+  const loader = script.endsWith('.js') ? [...YOUNG_GENERATION_FLAGS] : ['--import', 'tsx'];
   const node = [process.execPath, ...profile, ...loader, script, ...args];
   const [command, ...rest] = canPin ? ['taskset', '-c', String(cpu), ...node] : node;
   return spawn(command!, rest, { env, stdio: ['ignore', 'pipe', 'inherit'] });
