@@ -82,8 +82,10 @@ const ConfigSchema = Type.Object({
   /** How long a worker's claim on a job lasts; a worker that dies loses its jobs to others after this. Keep above the 10 s webhook deadline. */
   JOB_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   /**
-   * How long an Idempotency-Key claim lasts while its request runs. A request whose process died
-   * holds its key this long (retries get 409), then the next retry resumes or re-runs it.
+   * How long an Idempotency-Key claim lasts while its request runs, including across the provider
+   * call of a deposit, deposit step, bill or payout (the one lease of every keyed operation). A
+   * request whose process died, or that failed between its two commits, holds its key this long
+   * (retries get 409), then the next retry finishes its record or re-runs it.
    */
   IDEMPOTENCY_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   /** Jobs running at once per process, per lane: money (settlement, payouts, bills, Solana), webhooks, polling (reconciliation). */

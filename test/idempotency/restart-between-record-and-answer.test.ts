@@ -4,13 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, type DatabaseHandle, openDatabase, queryRows, type Tx } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { Idempotency } from '../../src/domain/idempotency/idempotency.js';
-import { openKeyed } from '../../src/domain/lifecycle/keyed.js';
+import { answer, openKeyed } from '../../src/domain/lifecycle/keyed.js';
+import type { KeyRef } from '../../src/domain/money/key-claim.js';
 import { createTestServices } from '../helpers/app.js';
 import { onPostgres, testDatabase, testDatabaseUrl } from '../helpers/database.js';
 
 const FINGERPRINT_KEY = Buffer.alloc(32, 9);
-/** The lease a key recorded before a provider call keeps (lifecycle/keyed.ts). */
-const PROVIDER_CALL_LEASE_MS = 60_000;
+/** The lease a key recorded before a provider call keeps: the Idempotency's (IDEMPOTENCY_LEASE_MS), set here. */
+const PROVIDER_CALL_LEASE_MS = 45_000;
 
 interface Operation {
   id: string;
@@ -97,7 +98,7 @@ describe('a restart between an Idempotency-Key’s record and its answer', () =>
       )
     )[0]!.n;
 
-  it('the replay waits out the dead process’s lease, then answers with the record, without recording or calling again', async () => {
+  it('the replay waits out the dead process’s lease, then takes the record over to finish it, without recording or calling again', async () => {
     const key = `restart-${randomUUID()}`;
     const input = { amount: 500 };
     const dead = new Process(first.db, clock);
@@ -119,17 +120,30 @@ describe('a restart between an Idempotency-Key’s record and its answer', () =>
       code: 'IDEMPOTENCY_KEY_REUSED',
     });
 
-    // Once the lease is over the retry takes the operation over: it answers with the record as it
-    // stands, and the key is done with that answer from now on.
+    // Once the lease is over the retry takes the operation over: it gets the record to finish
+    // (nothing recorded again), and the key is leased to it while it does, so a twin waits.
     clock.advance(PROVIDER_CALL_LEASE_MS);
-    const resumed = await next.open(userId, key, input, clock.now());
-    expect(resumed).toEqual({ done: recorded });
+    const taken = await next.open(userId, key, input, clock.now());
+    expect(taken).toMatchObject({ resumed: recorded, ref: { key } });
+    const leased = (await keyRow(second.db, key))!;
+    expect(leased).toMatchObject({ status: 'running', resource_id: recorded.id });
+    expect(new Date(leased.locked_until!).getTime()).toBe(clock.now().getTime() + PROVIDER_CALL_LEASE_MS);
+    await expect(new Process(first.db, clock).open(userId, key, input, clock.now())).rejects.toMatchObject({
+      code: 'CONFLICT',
+    });
+
+    // It finishes the record (here: settles it) and answers the key in that commit.
+    const finished = { ...recorded, status: 'COMPLETED' };
+    await second.db.transaction(async (tx) => {
+      await tx.execute(sql`update wallet_transactions set status = 'COMPLETED' where id = ${recorded.id}`);
+      await answer(tx, (taken as { ref: KeyRef }).ref, finished);
+    });
     expect(await keyRow(second.db, key)).toMatchObject({ status: 'done', locked_until: null });
-    expect((await keyRow(second.db, key))!.response).toEqual({ result: recorded });
+    expect((await keyRow(second.db, key))!.response).toEqual({ result: finished });
 
     // Every later replay, in either process, answers the same without running anything.
-    expect(await next.open(userId, key, input, clock.now())).toEqual({ done: recorded });
-    expect(await dead.open(userId, key, input, clock.now())).toEqual({ done: recorded });
+    expect(await next.open(userId, key, input, clock.now())).toEqual({ done: finished });
+    expect(await dead.open(userId, key, input, clock.now())).toEqual({ done: finished });
 
     expect({ opens: dead.opens + next.opens, providerCalls: dead.providerCalls + next.providerCalls }).toEqual({
       opens: 1,
@@ -139,7 +153,7 @@ describe('a restart between an Idempotency-Key’s record and its answer', () =>
   });
 
   it.skipIf(!onPostgres)(
-    'replays racing after the lease: one answers from the record, the others replay it or are told to wait, none runs again',
+    'replays racing after the lease: one takes the record over, the others are told to wait, none records again',
     async () => {
       const key = `restart-race-${randomUUID()}`;
       const input = { amount: 700 };
@@ -157,14 +171,15 @@ describe('a restart between an Idempotency-Key’s record and its answer', () =>
           ),
         ),
       );
-      for (const outcome of outcomes)
-        if ('value' in outcome) expect(outcome.value).toEqual({ done: recorded });
-        else expect(outcome.error).toBe('CONFLICT');
-      expect(outcomes.some((o) => 'value' in o)).toBe(true);
+      const takers = outcomes.filter((o) => 'value' in o);
+      expect(takers).toHaveLength(1);
+      expect(takers[0]!.value).toMatchObject({ resumed: recorded });
+      expect(outcomes.filter((o) => 'error' in o).map((o) => o.error)).toEqual(Array(5).fill('CONFLICT'));
       expect(processes.reduce((n, p) => n + p.opens, 0)).toBe(0);
-      expect(await keyRow(first.db, key)).toMatchObject({ status: 'done', locked_until: null });
+      expect(await keyRow(first.db, key)).toMatchObject({ status: 'running', resource_id: recorded.id });
       expect(await recordsOf(first.db, key)).toBe(1);
-      // A retry after the race ends with the answer too.
+      // The taker answers; a retry after the race replays that answer.
+      await first.db.transaction((tx) => answer(tx, (takers[0]!.value as { ref: KeyRef }).ref, recorded));
       expect(await new Process(second.db, clock).open(userId, key, input, clock.now())).toEqual({ done: recorded });
     },
   );

@@ -30,7 +30,12 @@ export interface Transfer {
   reference: string;
   outcome: Outcome;
   retryAfter: string | null;
+  /** The answer's `data`, when the sender keeps it (a credit's status). */
+  data?: Record<string, unknown>;
 }
+
+/** Sends one request of a burst under `reference` (its Idempotency-Key). */
+export type Send = (reference: string) => Promise<Transfer>;
 
 /** One wallet transfer of ₦1 with its reference as Idempotency-Key. */
 export async function transfer(url: string, payer: Tenant, payee: Tenant, reference: string): Promise<Transfer> {
@@ -57,20 +62,32 @@ export async function transfer(url: string, payer: Tenant, payee: Tenant, refere
  * `count` transfers, `concurrency` at a time; `fault` starts once `faultAfter` have answered and
  * the burst keeps going while it runs (the burst waits for it to end before it returns).
  */
-export async function burst(
+export function burst(
   url: () => string,
   payer: Tenant,
   payee: Tenant,
   prefix: string,
-  options: { count: number; concurrency: number; faultAfter: number; fault: () => Promise<void> },
+  options: BurstOptions,
 ): Promise<Transfer[]> {
+  return burstOf((reference) => transfer(url(), payer, payee, reference), prefix, options);
+}
+
+export interface BurstOptions {
+  count: number;
+  concurrency: number;
+  faultAfter: number;
+  fault: () => Promise<void>;
+}
+
+/** `burst` of any request: `send` each of `<prefix>-<n>`. */
+export async function burstOf(send: Send, prefix: string, options: BurstOptions): Promise<Transfer[]> {
   const results: Transfer[] = [];
   let next = 0;
   let faultRun: Promise<void> | undefined;
   const worker = async () => {
     while (next < options.count) {
       const i = next++;
-      results.push(await transfer(url(), payer, payee, `${prefix}-${i}`));
+      results.push(await send(`${prefix}-${i}`));
       if (results.length >= options.faultAfter && !faultRun) {
         faultRun = options.fault();
         // Awaited below; until then a failure must not count as unhandled.
@@ -100,8 +117,16 @@ export const succeeded = (t: Transfer) => t.outcome === 200 || t.outcome === 201
  * Sends every failed transfer again with its key until it succeeds (409 while a dead request's
  * key is still leased is waited out). Returns how long that took.
  */
-export async function retryFailed(url: string, payer: Tenant, payee: Tenant, failed: Transfer[], limitMs = 30_000) {
+export function retryFailed(url: string, payer: Tenant, payee: Tenant, failed: Transfer[], limitMs = 30_000) {
+  return retryUntilLanded((reference) => transfer(url, payer, payee, reference), failed, limitMs).then(
+    ({ ms, conflicts }) => ({ ms, conflicts }),
+  );
+}
+
+/** `retryFailed` of any request; also returns every retry's successful answer. */
+export async function retryUntilLanded(send: Send, failed: Transfer[], limitMs = 30_000) {
   const started = Date.now();
+  const landed: Transfer[] = [];
   let pending = failed.map((t) => t.reference);
   const conflicts = new Set<string>();
   while (pending.length > 0) {
@@ -109,13 +134,14 @@ export async function retryFailed(url: string, payer: Tenant, payee: Tenant, fai
     const again: Transfer[] = [];
     // Sixteen at a time, like the burst: a retry storm is not what is being measured.
     for (let i = 0; i < pending.length; i += 16) {
-      again.push(...(await Promise.all(pending.slice(i, i + 16).map((ref) => transfer(url, payer, payee, ref)))));
+      again.push(...(await Promise.all(pending.slice(i, i + 16).map(send))));
     }
     for (const t of again) if (t.outcome === 409) conflicts.add(t.reference);
+    landed.push(...again.filter(succeeded));
     pending = again.filter((t) => !succeeded(t)).map((t) => t.reference);
     if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return { ms: Date.now() - started, conflicts: conflicts.size };
+  return { ms: Date.now() - started, conflicts: conflicts.size, landed };
 }
 
 export async function fund(services: Services, tenant: Tenant, kobo: bigint): Promise<void> {

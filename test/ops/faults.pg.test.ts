@@ -4,12 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
 import type { Services } from '../../src/services.js';
-import { createTestServices, type Tenant } from '../helpers/app.js';
+import { createTestServices, seedTenant, type Tenant } from '../helpers/app.js';
+import { principalOf } from '../helpers/principal.js';
 import type { Child } from '../helpers/child.js';
 import { onPostgres } from '../helpers/database.js';
 import { ThrowawayPostgres, ThrowawayRedis } from '../helpers/throwaway-servers.js';
 import { waitUntil } from '../helpers/wait.js';
 import { linesMatching, startGateway, type Transfer, timeUntilServing, transfer } from './fault-harness.js';
+import { credit, creditsUnderFault } from './credit-faults.js';
 import { faultRunner, onlyRetryable503 } from './faults-scenario.js';
 
 const FUNDED = 10_000_000n;
@@ -160,6 +162,54 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
       afterLanding: () => {},
       figures: ({ retried }) => ({ recoveryMs: recovery.ms, retriesMs: retried.ms }),
     });
+  });
+
+  it('pg_terminate_backend during a burst of virtual-account credits: every 2xx credit is in the balance exactly once, the cut ones land on retry', async () => {
+    const tenant = await seedTenant(services);
+    await services.deposits.permanentAccount(principalOf(tenant.user.id));
+    const figures = await creditsUnderFault(services, () => gateway.url, tenant, 'credit-term', {
+      count: 200,
+      concurrency: 16,
+      faultAfter: 40,
+      fault: async () => {
+        for (let i = 0; i < 3; i++) {
+          await postgres.sql(
+            "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'gateway'",
+          );
+          await sleep(150);
+        }
+      },
+    });
+    console.log(`[fault figures] credits, terminate backends: ${JSON.stringify(figures)}`);
+  });
+
+  it('PostgreSQL read-only during a burst of virtual-account credits: refused ones answer 503, every 2xx credit is in the balance exactly once', async () => {
+    const tenant = await seedTenant(services);
+    await services.deposits.permanentAccount(principalOf(tenant.user.id));
+    let duringReadOnly: Transfer | undefined;
+    const figures = await creditsUnderFault(services, () => gateway.url, tenant, 'credit-ro', {
+      count: 200,
+      concurrency: 16,
+      faultAfter: 40,
+      fault: async () => {
+        await postgres.sql('alter system set default_transaction_read_only = on');
+        await postgres.sql('select pg_reload_conf()');
+        await waitUntil(async () => (await readiness()).body.database === 'read-only', {
+          timeoutMs: 10_000,
+          intervalMs: 50,
+        });
+        duringReadOnly = await credit(gateway.url, tenant, 'credit-ro-during');
+        await postgres.sql([
+          'set default_transaction_read_only = off',
+          'alter system reset default_transaction_read_only',
+        ]);
+        await postgres.sql('select pg_reload_conf()');
+        await waitUntil(async () => (await readiness()).body.database === 'up', { timeoutMs: 10_000, intervalMs: 50 });
+      },
+    });
+    // Refused while read-only, and nothing recorded for it: no deposit beside the burst's.
+    expect(duringReadOnly).toMatchObject({ outcome: 503, retryAfter: expect.any(String) });
+    console.log(`[fault figures] credits, PostgreSQL read-only: ${JSON.stringify(figures)}`);
   });
 
   it('Redis stopped and restarted: nothing fails, limits stay per process, subscribers keep receiving by polling; one warning line and one line when it returns', async () => {

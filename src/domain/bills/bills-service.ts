@@ -10,7 +10,7 @@ import { badInput, DomainError, notFound } from '../errors.js';
 import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { enqueueJob } from '../jobs/job-runner.js';
-import { answer, openKeyed } from '../lifecycle/keyed.js';
+import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
 import { BILL } from '../lifecycle/lifecycles.js';
 import { transition } from '../lifecycle/transition.js';
 import { claimOf, type KeyRef } from '../money/key-claim.js';
@@ -50,8 +50,6 @@ export const BILL_JOBS = {
 const POLL_AFTER_MS = 2 * 60_000;
 /** The unique indexes whose refusal of a bill means its reference is taken: the bill's and its wallet transaction's. */
 const REFERENCES = [REFERENCE_CONSTRAINT, BILL_REFERENCE_CONSTRAINT] as const;
-/** How long a key stays `running` across the provider call (as lifecycle/keyed.ts). */
-const PROVIDER_CALL_LEASE_MS = 60_000;
 
 export const MAX_RECORDS_PAGE = 100;
 
@@ -138,7 +136,7 @@ export class BillsService {
       provider: this.providerFor(environment).name,
       at: now,
       pollAt: new Date(now.getTime() + POLL_AFTER_MS),
-      leaseUntil: new Date(now.getTime() + PROVIDER_CALL_LEASE_MS),
+      leaseUntil: new Date(now.getTime() + this.idempotency.leaseMs),
       key,
     };
     for (let attempt = 0; ; attempt++) {
@@ -164,7 +162,7 @@ export class BillsService {
       if ('insufficient' in opened) return this.idempotency.refuse(key ?? undefined, insufficientFunds());
       const claim = claimOf(opened.claim, key!.requestHash);
       if ('replay' in claim) return replay<BillRecordRow>(claim.replay);
-      // A key a dead process left running: its record is answered as it stands.
+      // A key a dead or failed request left running: its record is taken over and finished.
       return this.payInTransaction(principal, payment, reference, now, keyed, undefined);
     }
   }
@@ -213,6 +211,7 @@ export class BillsService {
       ),
     }));
     if ('done' in opened) return opened.done;
+    if ('resumed' in opened) return this.poll(opened.resumed.id, opened.ref);
     return this.execute(opened.opened, opened.ref);
   }
 
@@ -286,16 +285,18 @@ export class BillsService {
   }
 
   /**
-   * For the status-poll job and the provider's webhook: asks the provider about a PENDING bill.
-   * One the provider never received (the process died between the hold and the call) is sent now;
-   * the provider reference makes a second send the same payment.
+   * For the status-poll job, the provider's webhook and a retry taking over a key a failed request
+   * left (`key`, answered with the outcome): asks the provider about a PENDING bill. One the
+   * provider never received (the process died between the hold and the call) is sent now; the
+   * provider reference makes a second send the same payment.
    */
-  async poll(recordId: string): Promise<BillRecordRow> {
+  async poll(recordId: string, key: KeyRef | null = null): Promise<BillRecordRow> {
     const record = await this.byId(recordId);
-    if (record.status !== 'PENDING' || !record.holdId) return record;
+    if (record.status !== 'PENDING' || !record.holdId) return answerAsItStands(this.db, key, record);
     const answered = await this.providerFor(record.environment).status(providerReference(record));
-    if (answered.status === 'NOT_FOUND') return record.txRef ? record : this.execute(record);
-    return this.settle(record.id, answered);
+    if (answered.status === 'NOT_FOUND')
+      return record.txRef ? answerAsItStands(this.db, key, record) : this.execute(record, key);
+    return this.settle(record.id, answered, key);
   }
 
   /** A bill by what the provider calls it: our `pgw-<id>` reference, or its own tx_ref. */

@@ -9,6 +9,7 @@ import { detachedFromTraces } from '../../observability/tracing.js';
 import {
   answerKey,
   claimKey,
+  dropLapsedKey,
   isRefusal,
   KeyRaceError,
   type KeyRef,
@@ -84,7 +85,12 @@ export class Idempotency {
     private readonly clock: Clock,
     /** The HMAC key of request fingerprints (config: IDEMPOTENCY_SECRET, or derived from SECRETS_KEY). */
     private readonly fingerprintKey: Buffer,
-    private readonly leaseMs = 60_000,
+    /**
+     * How long a claim stays `running` before the next request may take it over (config:
+     * IDEMPOTENCY_LEASE_MS): this class's own claims, and the lease every operation with a provider
+     * call records across that call (lifecycle/keyed.ts, the bill and deposit statements).
+     */
+    readonly leaseMs = 60_000,
   ) {}
 
   /** The keyed fingerprint of a request's input (for stores that keep their own keys, like offramp orders). */
@@ -154,8 +160,10 @@ export class Idempotency {
         return await this.db.transaction(async (tx) => {
           const claim = await claimKey(tx, ref, this.clock.now());
           if ('replay' in claim) return replay<T>(claim.replay);
-          // A key left `running` by a two-commit operation belongs to that operation, not this one.
-          if ('resume' in claim) throw keyBusy();
+          // A key left `running` by a two-commit operation belongs to that operation, not this one;
+          // one left with no record by a process that died (its lease lapsed) is claimed afresh.
+          if ('resume' in claim && (claim.resume !== null || !(await dropLapsedKey(tx, ref, this.clock.now()))))
+            throw keyBusy();
           claimed = true;
           const result = await work(tx);
           await answerKey(tx, ref, { result: toStorable(result) });

@@ -3,8 +3,6 @@ import { DomainError } from '../errors.js';
 import { type IdempotencyScope, type Idempotency, replay, toStorable } from '../idempotency/idempotency.js';
 import { answerKey, claimKey, isRefusal, KeyRaceError, type KeyRef, recordKey, refuseKey } from '../money/key-claim.js';
 
-/** How long a key stays `running` across a provider call before a retry may take the operation over. */
-const PROVIDER_CALL_LEASE_MS = 60_000;
 const MAX_KEY_LENGTH = 255;
 
 /** What the first transaction of an operation with a provider call produced. */
@@ -12,15 +10,22 @@ export type Opened<R> =
   /** Already answered (a replay, or an operation a crashed request left recorded): answer with it. */
   | { done: R }
   /** Recorded, held and announced: call the provider, then settle with `answer` in the settling transaction. */
-  | { opened: R; ref: KeyRef | null };
+  | { opened: R; ref: KeyRef | null }
+  /**
+   * Recorded by a request that died or failed after its first commit (its lease lapsed): the key is
+   * leased to this request now. Finish the record (ask the provider how it ended, or send what it
+   * never received under the same provider reference) and answer the key in the settling commit.
+   */
+  | { resumed: R; ref: KeyRef };
 
 /**
  * The first of the two commits of an operation that calls a provider (bills, deposits, payouts):
  * in ONE transaction the Idempotency-Key is claimed (money/key-claim: advisory lock, 409 for a twin
  * in flight, 422 for other input), `open` records the operation with its hold, wallet transaction
- * and events, and the key stays `running` with the record attached. A retry after a crash (lease
- * over) answers with the record as it stands. A refusal `open` throws rolls back and is stored as
- * the key's answer.
+ * and events, and the key stays `running` with the record attached for the lease
+ * (`idempotency.leaseMs`, from IDEMPOTENCY_LEASE_MS). A retry once the lease is over takes the
+ * record over to finish it (`resumed`), never recording it again. A refusal `open` throws rolls
+ * back and is stored as the key's answer.
  */
 export async function openKeyed<R extends { id: string }>(
   db: Database,
@@ -31,6 +36,7 @@ export async function openKeyed<R extends { id: string }>(
   current: (tx: Tx, id: string) => Promise<R>,
 ): Promise<Opened<R>> {
   const ref = keyRef(idempotency, keyed);
+  const leaseUntil = new Date(now.getTime() + idempotency.leaseMs);
   for (let attempt = 0; ; attempt++) {
     let claimed = false;
     try {
@@ -39,14 +45,14 @@ export async function openKeyed<R extends { id: string }>(
           const claim = await claimKey(tx, ref, now);
           if ('replay' in claim) return { done: replay<R>(claim.replay) };
           if ('resume' in claim && claim.resume) {
-            const row = await current(tx, claim.resume);
-            await answerKey(tx, ref, { result: toStorable(row) });
-            return { done: row };
+            // Leased anew to this request while it finishes: a twin retry meanwhile is told to wait.
+            await recordKey(tx, ref, claim.resume, leaseUntil, now);
+            return { resumed: await current(tx, claim.resume), ref };
           }
         }
         claimed = true;
         const row = await open(tx);
-        if (ref) await recordKey(tx, ref, row.id, new Date(now.getTime() + PROVIDER_CALL_LEASE_MS), now);
+        if (ref) await recordKey(tx, ref, row.id, leaseUntil, now);
         return { opened: row, ref };
       });
     } catch (error) {
@@ -60,6 +66,20 @@ export async function openKeyed<R extends { id: string }>(
 /** The key is `done` with the operation as settled, in the transaction that settles it. */
 export async function answer(tx: Executor, ref: KeyRef | null, row: unknown): Promise<void> {
   if (ref) await answerKey(tx, ref, { result: toStorable(row) });
+}
+
+/**
+ * A resumed operation that needs nothing more (it is final, or only its provider can move it): the
+ * key is answered with it as it stands, in a commit of its own. A twin that answered first wins.
+ */
+export async function answerAsItStands<R>(db: Database, ref: KeyRef | null, row: R): Promise<R> {
+  if (!ref) return row;
+  await db
+    .transaction((tx) => answer(tx, ref, row))
+    .catch((error: unknown) => {
+      if (!(error instanceof KeyRaceError)) throw error;
+    });
+  return row;
 }
 
 function keyRef(

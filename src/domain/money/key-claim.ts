@@ -125,7 +125,8 @@ export async function recordKey(
           ${resourceId}, ${leaseUntil.toISOString()}::timestamptz)
         on conflict (user_id, environment, operation, key) do update
           set resource_id = excluded.resource_id, locked_until = excluded.locked_until
-          where idempotency_keys.status = 'running' and idempotency_keys.locked_until < ${now.toISOString()}::timestamptz
+          where idempotency_keys.status = 'running'
+            and (idempotency_keys.locked_until is null or idempotency_keys.locked_until < ${now.toISOString()}::timestamptz)
         returning 1`,
   );
   if (rows.length === 0) throw new KeyRaceError();

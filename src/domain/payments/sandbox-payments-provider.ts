@@ -86,6 +86,13 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
   /** Sandbox transfers by reference: what the "provider" would report when asked later. */
   private readonly transfers = new Map<string, TransferState>();
   /**
+   * Sandbox charges by the gateway's reference (a second charge under one reference is the first,
+   * as a real provider dedupes it) and their latest state by provider reference, for `chargeStatus`.
+   * Per process: a charge another process made is known by its scenario only.
+   */
+  private readonly charges = new Map<string, ChargeState>();
+  private readonly chargeStates = new Map<string, ChargeState>();
+  /**
    * What this sandbox did, as a provider's own books would list it for reconciliation: card
    * charges and transfers. Per process (a restart forgets them); arrivals into accounts are
    * simulated by the gateway itself and are not here.
@@ -147,7 +154,11 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
   }
 
   async chargeCard(charge: { reference: string; cardToken: string; amount: bigint }): Promise<ChargeState> {
+    const existing = this.charges.get(charge.reference);
+    if (existing) return this.chargeStates.get(existing.providerRef) ?? existing;
     const state = this.startCharge(charge);
+    this.charges.set(charge.reference, state);
+    this.chargeStates.set(state.providerRef, state);
     this.record(this.recorded.collections, charge.reference, charge.amount, state);
     return state;
   }
@@ -179,6 +190,7 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
     authorization: Authorization,
   ): Promise<ChargeState> {
     const state = this.authorizeStep(charge, authorization);
+    this.chargeStates.set(state.providerRef, state);
     const found = this.recorded.collections.find((r) => r.providerRef === state.providerRef);
     if (found) this.record(this.recorded.collections, found.reference, found.amount ?? 0n, state);
     return state;
@@ -212,7 +224,14 @@ export class SandboxPaymentsProvider implements PaymentsProvider {
     throw badInput('type', `This charge is waiting for ${step}; a ${authorization.type} authorization does not apply.`);
   }
 
+  /** The charge's latest state here; one this process never saw is as its scenario starts (a step awaited: unknown). */
   async chargeStatus(providerRef: string): Promise<ChargeState> {
+    const known = this.chargeStates.get(providerRef);
+    if (known) return known;
+    const scenario = /^sbx_ch_(\w+?)_/.exec(providerRef)?.[1];
+    if (scenario === 'noAuth') return { providerRef, status: 'succeeded' };
+    if (scenario === 'declined')
+      return { providerRef, status: 'failed', reason: 'The card was declined by the issuer.' };
     return { providerRef, status: 'pending' };
   }
 

@@ -9,7 +9,7 @@ import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ledger, systemAccount, walletOf } from '../ledger/ledger.js';
 import { eventData } from '../lifecycle/event-data.js';
-import { answer, openKeyed } from '../lifecycle/keyed.js';
+import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
 import { DEPOSIT } from '../lifecycle/lifecycles.js';
 import { transition } from '../lifecycle/transition.js';
 import { answerRefusal, claimOf, dropRunningKey, isRefusal, type KeyRef } from '../money/key-claim.js';
@@ -68,8 +68,12 @@ export interface DepositCommon {
 }
 
 const PAYMENT_LINK_MINUTES = 60;
-/** How long a key stays `running` across the provider call (as lifecycle/keyed.ts). */
-const PROVIDER_CALL_LEASE_MS = 60_000;
+/**
+ * How long after its request's lease a deposit is looked at by `deposit.reconcile` when its
+ * provider settles charges by itself (the sandbox): one still `initiated` then was cut off between
+ * its two commits, and is finished (see `reconcile`).
+ */
+const FINISH_AFTER_LEASE_MS = 30_000;
 
 type StartExtra = { cardToken?: string; paymentMethodId?: string; bankCode?: string; title?: string };
 /** What the provider's answer adds to a deposit besides its status: the pay-in account, its expiry, the step awaited. */
@@ -85,7 +89,9 @@ type Details = Partial<
  * transfer accounts, USSD, hosted payment links and the user's permanent virtual account. A deposit
  * is one commit before the provider call (key claim, record, events, wallet transaction) and one
  * after (the provider's answer applied, follow-up jobs, key answered); the wallet is credited once,
- * only on completion (the credit's ledger posting is unique per deposit).
+ * only on completion (the credit's ledger posting is unique per deposit). The first commit queues
+ * `deposit.reconcile`, which finishes a deposit whose second commit never came; a retry with the
+ * same key once the lease is over finishes it too. A transfer into a virtual account is one commit.
  */
 export class DepositService {
   private readonly clockFor: ClockFor;
@@ -180,18 +186,27 @@ export class DepositService {
           throw badInput('pin', 'pin must be 4 digits.');
         if (authorization.type === 'otp' && !/^\d{4,8}$/.test(authorization.otp))
           throw badInput('otp', 'otp must be 4 to 8 digits.');
+        await this.finishLater(tx, deposit, this.clockFor(deposit).now());
         return deposit;
       },
       async (tx, id) => (await depositStore.findById(tx, id))!,
     );
     if ('done' in opened) return opened.done;
-    const { opened: deposit, ref } = opened;
-    let state: ChargeState;
+    const resumed = 'resumed' in opened;
+    const deposit = resumed ? opened.resumed : opened.opened;
+    const { ref } = opened;
+    const provider = this.providerFor(deposit.environment);
+    const step = (deposit.nextAction as NextAction | null)?.type;
+    // Taken over from a request that failed after its first commit: the step may have reached the
+    // provider already. Finished as the provider tells; sent only if the charge still waits for it.
+    if (resumed && (deposit.status !== 'pending' || !deposit.providerRef || !step))
+      return answerAsItStands(this.db, ref, deposit);
+    let state: ChargeState | undefined;
     try {
-      state = await this.providerFor(deposit.environment).authorize(
-        { providerRef: deposit.providerRef!, step: (deposit.nextAction as NextAction).type },
-        authorization,
-      );
+      if (resumed) state = await provider.chargeStatus(deposit.providerRef!);
+      // A fresh step, or a charge still waiting for this one: the step is sent.
+      if (!state || (state.status === 'pending' && (state.nextAction?.type ?? step) === step))
+        state = await provider.authorize({ providerRef: deposit.providerRef!, step: step! }, authorization);
     } catch (error) {
       // A refusal is the key's answer; a fault gives the key back, so a retry sends the step again.
       if (ref) await (isRefusal(error) ? answerRefusal(this.db, ref, error) : dropRunningKey(this.db, ref));
@@ -234,54 +249,68 @@ export class DepositService {
   ): Promise<DepositRow> {
     const account = await depositStore.virtualAccountByNumber(this.db, environment, accountNumber);
     if (!account) throw notFound('Virtual account');
-    const known = await depositStore.findByProviderRef(this.db, account.provider, providerRef);
-    if (known) return known;
+    return this.db.transaction((tx) => this.receiveIn(tx, account, amount, providerRef));
+  }
+
+  /**
+   * A transfer into a virtual account, recorded and credited in the caller's ONE transaction: there
+   * is no provider call between them, so an acknowledged transfer is always a credited one. A
+   * notice already recorded is answered as it is; one left pending (by a release that credited in a
+   * second commit that failed) is credited now.
+   */
+  private async receiveIn(
+    tx: Executor,
+    account: VirtualAccountRow,
+    amount: bigint,
+    providerRef: string,
+  ): Promise<DepositRow> {
+    const credit = { providerRef, status: 'succeeded' } as const;
+    const known = await depositStore.findByProviderRef(tx, account.provider, providerRef);
+    if (known) return known.status === 'pending' ? this.applyIn(tx, known.id, credit) : known;
     const now = this.clockFor(account).now();
-    const deposit = await this.db.transaction(async (tx) => {
-      const row = await depositStore.insertNotified(tx, {
-        userId: account.userId,
-        environment,
-        reference: `${VIRTUAL_ACCOUNT_PREFIX}${providerRef}`,
-        method: 'virtual_account',
-        amount,
-        status: 'pending',
-        provider: account.provider,
-        providerRef,
-        accountNumber,
-        bankName: account.bankName,
-        accountName: account.accountName,
-        createdAt: now,
-        updatedAt: now,
-      });
-      if (!row) return undefined;
-      // An older transfer, payout or bill may hold the reference too: refused by name as well.
-      await insertOrConflict(row.reference, () =>
-        openPendingTransaction(
-          tx,
-          account,
-          {
-            type: 'DEPOSIT',
-            amount,
-            reference: row.reference,
-            description: 'Transfer into virtual account',
-            counterparty: { method: 'virtual_account' },
-          },
-          now,
-        ),
-      );
-      return row;
+    const row = await depositStore.insertNotified(tx, {
+      userId: account.userId,
+      environment: account.environment,
+      reference: `${VIRTUAL_ACCOUNT_PREFIX}${providerRef}`,
+      method: 'virtual_account',
+      amount,
+      status: 'pending',
+      provider: account.provider,
+      providerRef,
+      accountNumber: account.accountNumber,
+      bankName: account.bankName,
+      accountName: account.accountName,
+      createdAt: now,
+      updatedAt: now,
     });
-    // Credited in a commit of its own: the relay orders events of one transaction by time, then by
-    // random id, so transaction.created and transaction.completed must not share one.
-    if (deposit) return this.apply(deposit.id, { providerRef, status: 'succeeded' });
-    const twin = await depositStore.findByProviderRef(this.db, account.provider, providerRef);
-    if (twin) return twin;
-    // Its reference is held by a deposit of another transfer: only rows written before such
-    // references were closed to callers can do that. Refused by name, never credited silently twice.
-    throw new DomainError(
-      'CONFLICT',
-      `A transfer into virtual account ${accountNumber} (provider reference ${JSON.stringify(providerRef)}) cannot be recorded: reference ${JSON.stringify(`${VIRTUAL_ACCOUNT_PREFIX}${providerRef}`)} is already used.`,
+    if (!row) {
+      // A concurrent notice of the same transfer committed first (the insert waited for it).
+      const twin = await depositStore.findByProviderRef(tx, account.provider, providerRef);
+      if (twin) return twin.status === 'pending' ? this.applyIn(tx, twin.id, credit) : twin;
+      // Its reference is held by a deposit of another transfer: only rows written before such
+      // references were closed to callers can do that. Refused by name, never credited silently twice.
+      throw new DomainError(
+        'CONFLICT',
+        `A transfer into virtual account ${account.accountNumber} (provider reference ${JSON.stringify(providerRef)}) cannot be recorded: reference ${JSON.stringify(`${VIRTUAL_ACCOUNT_PREFIX}${providerRef}`)} is already used.`,
+      );
+    }
+    // An older transfer, payout or bill may hold the reference too: refused by name as well.
+    await insertOrConflict(row.reference, () =>
+      openPendingTransaction(
+        tx,
+        account,
+        {
+          type: 'DEPOSIT',
+          amount,
+          reference: row.reference,
+          description: 'Transfer into virtual account',
+          counterparty: { method: 'virtual_account' },
+        },
+        now,
+      ),
     );
+    // Events keep the order written within a transaction (`ordinal`): created, then completed.
+    return this.applyIn(tx, row.id, credit);
   }
 
   /**
@@ -299,19 +328,16 @@ export class DepositService {
       environment: principal.environment,
       operation: 'wallet.virtual-account.simulate',
     };
-    return this.idempotency.run(scope, key, { amount }, async () => {
-      const account = await this.permanentAccount(principal);
-      const transferRef =
-        key === undefined
-          ? crypto.randomUUID()
-          : this.idempotency.fingerprint({ userId: principal.userId, scope: scope.operation, key }).slice(0, 32);
-      return this.receiveIntoVirtualAccount(
-        principal.environment,
-        account.accountNumber,
-        amount,
-        `sbx_in_${transferRef}`,
-      );
-    });
+    // The account first (created once, through the provider); then the key's claim, the transfer,
+    // its credit and the key's answer commit together.
+    const account = await this.permanentAccount(principal);
+    const transferRef =
+      key === undefined
+        ? crypto.randomUUID()
+        : this.idempotency.fingerprint({ userId: principal.userId, scope: scope.operation, key }).slice(0, 32);
+    return this.idempotency.transaction(scope, key, { amount }, (tx) =>
+      this.receiveIn(tx, account, amount, `sbx_in_${transferRef}`),
+    );
   }
 
   /**
@@ -398,15 +424,50 @@ export class DepositService {
 
   /**
    * For reconciliation and webhooks: asks the provider for a pending charge's state (a webhook's
-   * body is never trusted on its own) and applies it.
+   * body is never trusted on its own) and applies it. A deposit its request left `initiated` (cut
+   * off between its two commits) is finished once that request's lease is over: see `finishStart`.
    */
   async reconcile(depositId: string): Promise<DepositRow | undefined> {
     const deposit = await this.byId(depositId);
-    if (!deposit || deposit.status === 'completed' || deposit.status === 'failed' || !deposit.providerRef)
-      return deposit;
+    if (!deposit || deposit.status === 'completed' || deposit.status === 'failed') return deposit;
+    if (deposit.status === 'initiated') return this.finishStart(deposit);
+    if (!deposit.providerRef) return deposit;
     if (deposit.method === 'bank_transfer' || deposit.method === 'payment_link') return deposit;
     const state = await this.providerFor(deposit.environment).chargeStatus(deposit.providerRef);
     return this.apply(deposit.id, state);
+  }
+
+  /** Whether `deposit.reconcile` keeps asking about a pending deposit: only a provider that may lose its webhooks. */
+  isPolled(deposit: DepositRow): boolean {
+    return this.providerFor(deposit.environment).pollChargesAfterMs !== undefined;
+  }
+
+  /**
+   * A deposit left `initiated`: its request recorded it, then died or failed before recording the
+   * provider's answer. A card charge is sent again under the same provider reference (the provider
+   * answers with the charge it already has: it dedupes by reference) and its answer applied, so a
+   * card the provider charged is credited once. Any other method gave its payer nothing to pay with
+   * (the account, code or link was never answered), so it fails. Before the lease is over the
+   * request may still be running, and it is left alone.
+   */
+  private async finishStart(deposit: DepositRow): Promise<DepositRow> {
+    const now = this.clockFor(deposit).now();
+    if (now.getTime() < deposit.updatedAt.getTime() + this.idempotency.leaseMs) return deposit;
+    const provider = this.providerFor(deposit.environment);
+    const cardToken =
+      deposit.method === 'card' && deposit.paymentMethodId
+        ? await depositStore.cardTokenOf(this.db, deposit.paymentMethodId)
+        : undefined;
+    if (!cardToken)
+      return this.apply(deposit.id, {
+        providerRef: '',
+        status: 'failed',
+        reason: 'The deposit was cut off before its payment details were given; nothing was paid.',
+      });
+    const { state, payIn } = await this.charge(provider, deposit, deposit.customer as Customer, { cardToken });
+    // No answer from the provider (a fault): still `initiated`, asked again at the job's next run.
+    if (state.status === 'pending' && !state.providerRef) return deposit;
+    return this.started(provider, deposit, state, payIn, null);
   }
 
   async byId(id: string): Promise<DepositRow | undefined> {
@@ -466,10 +527,8 @@ export class DepositService {
         customer,
       },
       at: now,
-      // A provider's webhook may never come: its pending charges are polled until they settle.
-      reconcileAt:
-        provider.pollChargesAfterMs === undefined ? null : new Date(now.getTime() + provider.pollChargesAfterMs),
-      leaseUntil: new Date(now.getTime() + PROVIDER_CALL_LEASE_MS),
+      reconcileAt: this.reconcileAt(provider, now),
+      leaseUntil: new Date(now.getTime() + this.idempotency.leaseMs),
       key: ref,
     };
     // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
@@ -504,7 +563,7 @@ export class DepositService {
         );
       const claim = claimOf(opened.claim, ref!.requestHash);
       if ('replay' in claim) return replay<DepositRow>(claim.replay);
-      // A key a dead process left running: its deposit is answered as it stands.
+      // A key a dead or failed request left running: its deposit is taken over and finished.
       return this.startInTransaction(principal, provider, keyed, open.row, customer, extra, now);
     }
   }
@@ -542,21 +601,48 @@ export class DepositService {
             now,
           ),
         );
-        // A provider's webhook may never come: its pending charges are polled until they settle.
-        if (provider.pollChargesAfterMs !== undefined)
-          await enqueueJob(tx, {
-            kind: DEPOSIT_JOBS.reconcile,
-            payload: { depositId: row.id },
-            tenant: principal.userId,
-            runAt: new Date(now.getTime() + provider.pollChargesAfterMs),
-          });
+        await enqueueJob(tx, {
+          kind: DEPOSIT_JOBS.reconcile,
+          payload: { depositId: row.id },
+          tenant: principal.userId,
+          runAt: this.reconcileAt(provider, now),
+        });
         return row;
       },
       async (tx, id) => (await depositStore.findById(tx, id))!,
     );
     if ('done' in opened) return opened.done;
-    const { state, payIn } = await this.charge(provider, opened.opened, customer, extra);
-    return this.started(provider, opened.opened, state, payIn, opened.ref);
+    const deposit = 'resumed' in opened ? opened.resumed : opened.opened;
+    // Taken over from a request cut off after its first commit: a deposit it left `initiated` is
+    // charged again under the same provider reference, which the provider answers with the charge
+    // it already has (it dedupes by reference); anything later is answered as it stands.
+    if (deposit.status !== 'initiated') return answerAsItStands(this.db, opened.ref, deposit);
+    const { state, payIn } = await this.charge(provider, deposit, customer, extra);
+    return this.started(provider, deposit, state, payIn, opened.ref);
+  }
+
+  /**
+   * When `deposit.reconcile` first looks at a new deposit: a provider that may lose its webhooks is
+   * polled after its delay; for one that settles its charges itself, once the request's lease is
+   * over, to finish a deposit whose second commit never came.
+   */
+  private reconcileAt(provider: PaymentsProvider, now: Date): Date {
+    return new Date(now.getTime() + (provider.pollChargesAfterMs ?? this.idempotency.leaseMs + FINISH_AFTER_LEASE_MS));
+  }
+
+  /**
+   * For a step of a provider that settles charges itself (nothing polls them): `deposit.reconcile`
+   * looks once the step's lease is over, in case the step's second commit never came.
+   */
+  private async finishLater(tx: Executor, deposit: DepositRow, now: Date): Promise<void> {
+    const provider = this.providerFor(deposit.environment);
+    if (provider.pollChargesAfterMs !== undefined) return;
+    await enqueueJob(tx, {
+      kind: DEPOSIT_JOBS.reconcile,
+      payload: { depositId: deposit.id },
+      tenant: deposit.userId,
+      runAt: this.reconcileAt(provider, now),
+    });
   }
 
   /** The provider call of a deposit, outside any transaction; a failure is classified (only a refusal fails it). */

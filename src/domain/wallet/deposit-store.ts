@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { deposits, virtualAccounts } from '../../db/wallet-schema.js';
+import { deposits, paymentMethods, virtualAccounts } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 
 export type DepositRow = typeof deposits.$inferSelect;
@@ -45,6 +45,18 @@ export const depositStore = {
       .from(deposits)
       .where(and(eq(deposits.provider, provider), eq(deposits.providerRef, providerRef)));
     return row;
+  },
+
+  /**
+   * The provider's token of the card a deposit was charged to, deleted since or not: finishing a
+   * charge the provider may already have taken needs it, whatever the owner did with the card.
+   */
+  async cardTokenOf(db: Executor, paymentMethodId: string): Promise<string | undefined> {
+    const [row] = await db
+      .select({ token: paymentMethods.providerToken })
+      .from(paymentMethods)
+      .where(eq(paymentMethods.id, paymentMethodId));
+    return row?.token ?? undefined;
   },
 
   async virtualAccountOf(db: Executor, owner: Owner): Promise<VirtualAccountRow | undefined> {

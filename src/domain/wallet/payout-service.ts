@@ -9,7 +9,7 @@ import { recordEvent } from '../events/outbox.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { eventData } from '../lifecycle/event-data.js';
-import { answer, openKeyed } from '../lifecycle/keyed.js';
+import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
 import { PAYOUT } from '../lifecycle/lifecycles.js';
 import { transition } from '../lifecycle/transition.js';
 import { captureHold, placeHold, releaseHold } from '../money/holds.js';
@@ -186,6 +186,7 @@ export class PayoutService {
       ),
     }));
     if ('done' in opened) return opened.done;
+    if ('resumed' in opened) return this.reconcile(opened.resumed.id, opened.ref);
     const payout = opened.opened;
     const state = await sendTransfer(provider, payout);
     if (state.status === 'succeeded' || state.status === 'failed') {
@@ -247,16 +248,19 @@ export class PayoutService {
     return row;
   }
 
-  /** For the reconciliation job: asks the provider about a payout that is not settled. */
-  async reconcile(payoutId: string): Promise<PayoutRow> {
+  /**
+   * For the reconciliation job, and a retry taking over a key a failed request left (`key`,
+   * answered with the outcome): asks the provider about a payout that is not settled.
+   */
+  async reconcile(payoutId: string, key: KeyRef | null = null): Promise<PayoutRow> {
     const payout = await this.byId(payoutId);
-    if (payout.status === 'completed' || payout.status === 'failed') return payout;
+    if (payout.status === 'completed' || payout.status === 'failed') return answerAsItStands(this.db, key, payout);
     const provider = this.providerFor(payout.environment);
     let state = await provider.transferStatus(providerReference(payout));
     // The process died before the provider heard of it: send it now (the provider dedupes by reference).
     if (state.status === 'not_found' && payout.status === 'initiated') state = await sendTransfer(provider, payout);
     if (state.status === 'not_found') state = { providerRef: null, status: 'pending' };
-    return this.settle(payout.id, state);
+    return this.settle(payout.id, state, key);
   }
 
   /** A payout by the reference the provider knows it by (see providerReference). */

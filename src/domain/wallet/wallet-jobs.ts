@@ -45,7 +45,11 @@ export class DepositExpiryHandler implements JobHandler {
   }
 }
 
-/** Provider deposits still pending: poll the charge until it settles (or 24 hours pass). */
+/**
+ * Deposits not final: a deposit its request left `initiated` is finished (retried until it is);
+ * a pending charge of a provider that may lose its webhooks is polled until it settles (or 24
+ * hours pass). A pending deposit of a provider that settles by itself is looked at once.
+ */
 export class DepositReconcileHandler implements JobHandler {
   readonly kind = DEPOSIT_JOBS.reconcile;
   constructor(
@@ -57,8 +61,9 @@ export class DepositReconcileHandler implements JobHandler {
     const deposit = await this.deposits.reconcile(String(job.payload['depositId']));
     if (!deposit) return { status: 'done' };
     // An unpaid deposit that never settles simply lapses (its expiry fails it); nothing to flag.
+    const final = deposit.status === 'completed' || deposit.status === 'failed';
     const outcome = keepPolling(this.clock, {
-      final: deposit.status === 'completed' || deposit.status === 'failed',
+      final: final || (deposit.status === 'pending' && !this.deposits.isPolled(deposit)),
       since: deposit.createdAt,
       stuck: '',
     });
