@@ -25,7 +25,7 @@ const HEAVY_SUITES = {
   processes: {
     include: [
       'test/ops/{bundle,start,start-output,demo-key,otlp-export}.embedded.test.ts',
-      'test/ops/{cli-papercuts,listen,shutdown.pg}.test.ts',
+      'test/ops/{cli-papercuts,listen,shutdown.pg,slow-provider-shutdown.pg}.test.ts',
       'test/bootstrap/production-defaults.test.ts',
       'test/ledger/app-role.pg.test.ts',
       'test/observability/log-writer.test.ts',

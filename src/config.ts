@@ -88,6 +88,16 @@ const ConfigSchema = Type.Object({
    * (retries get 409), then the next retry finishes its record or re-runs it.
    */
   IDEMPOTENCY_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
+  /**
+   * Calls to one provider in flight at once per process (the provider's bulkhead): a payout takes a
+   * place before it holds any money and gives it back when the provider has answered. No database
+   * connection is held meanwhile, so this bounds what a slow provider holds, not the pool.
+   */
+  PROVIDER_CONCURRENCY: Type.Integer({ minimum: 1, default: 64 }),
+  /** The same for the sandbox providers (in-process, nothing behind them to protect): room for bursts of slow sandbox payouts. */
+  PROVIDER_CONCURRENCY_SANDBOX: Type.Integer({ minimum: 1, default: 500 }),
+  /** How long a call waits for a place in its provider's bulkhead before it is answered 503 BUSY with Retry-After. */
+  PROVIDER_QUEUE_WAIT_MS: Type.Integer({ minimum: 0, maximum: 10_000, default: 500 }),
   /** Jobs running at once per process, per lane: money (settlement, payouts, bills, Solana), webhooks, polling (reconciliation). */
   JOB_CONCURRENCY_MONEY: Type.Integer({ minimum: 1, default: 16 }),
   JOB_CONCURRENCY_WEBHOOKS: Type.Integer({ minimum: 1, default: 32 }),

@@ -31,6 +31,7 @@ import { MasterKeyring } from './domain/solana/keyring.js';
 import { CustomerService } from './domain/customers/customer-service.js';
 import { PaymentMethodService } from './domain/wallet/payment-method-service.js';
 import { PayoutService } from './domain/wallet/payout-service.js';
+import { Bulkheads } from './domain/upstream/bulkhead.js';
 import { KeyControlsService } from './domain/auth/key-controls.js';
 import { PayoutControls, payoutLimitDefaultsOf } from './domain/payouts/payout-limits.js';
 import { WalletService } from './domain/wallet/wallet-service.js';
@@ -93,6 +94,8 @@ export interface Services {
   billsProvider: (environment: Environment) => BillsProvider;
   /** The NGN payments provider of an environment. */
   paymentsProvider: (environment: Environment) => PaymentsProvider;
+  /** Each provider's limit on calls in flight (upstream/bulkhead.ts), for the services and the metrics. */
+  bulkheads: Bulkheads;
   /** Set when Paycrest is configured: production offramp and its webhooks. */
   paycrest: PaycrestProvider | undefined;
   secrets: SecretBox;
@@ -191,6 +194,11 @@ export function createServices(
   // Bank lists feed every withdrawal, USSD deposit and bank payment method: asked once an hour.
   const providers = { sandbox: withCachedBanks(sandboxPayments), production: withCachedBanks(productionPayments) };
   const paymentsProvider = (environment: Environment): PaymentsProvider => providers[environment];
+  // The sandbox providers run in-process: their limit only bounds bursts, so it is set high.
+  const bulkheads = new Bulkheads((provider) => ({
+    limit: provider === 'sandbox' ? config.PROVIDER_CONCURRENCY_SANDBOX : config.PROVIDER_CONCURRENCY,
+    maxWaitMs: config.PROVIDER_QUEUE_WAIT_MS,
+  }));
   const paymentMethods = new PaymentMethodService(db, paymentsProvider);
   const sandboxBills = new SandboxBillsProvider();
   const productionBills: BillsProvider | undefined = config.FLUTTERWAVE_V3_SECRET_KEY
@@ -329,7 +337,9 @@ export function createServices(
         sandbox: config.PAYOUT_COOLING_OFF_SANDBOX,
       },
       new PayoutControls(keyControls, payoutLimitDefaultsOf(config)),
+      bulkheads,
     ),
+    bulkheads,
     keyControls,
     offramp: new OfframpService(db, clock, idempotency, {
       sandbox: new SandboxOfframpProvider(clock),

@@ -95,12 +95,15 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
   const jobsDb = jobsOf(services.db);
   const { health } = services;
   /**
-   * An outage (unreachable, read-only) is logged once by `health`. A statement or lock timeout is
-   * no outage but work that took too long or waited on a lock: each is a warning with its code
-   * and the driver's message (never the SQL). Anything else here is a defect worth its stack.
+   * An outage (unreachable, read-only) is logged once by `health`. A statement or lock timeout, or
+   * a pool with no connection free in time, is no outage but work that took too long or waited:
+   * each is a warning with its code and the driver's message (never the SQL). Anything else here
+   * is a defect worth its stack.
    */
   const report = (error: unknown, message: string, fields: object = {}) => {
-    if (databaseFaultOf(error) === 'timeout') log.warn({ ...fields, database: describeDatabaseError(error) }, message);
+    const fault = databaseFaultOf(error);
+    if (fault === 'timeout' || fault === 'pool-exhausted')
+      log.warn({ ...fields, database: describeDatabaseError(error) }, message);
     else if (!health.reportDatabaseError(error)) log.error({ err: error, ...fields }, message);
   };
   /** After a failure: while the database is down, wait for it (checked twice a second), at most a second. */

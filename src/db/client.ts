@@ -13,6 +13,7 @@ import { TracedPgClient, TracedPgPool, tracePglite } from '../observability/db-t
 import * as schema from './schema.js';
 import { grantApplicationRole } from './app-role.js';
 import { FencedPool, type PoolClass, RoutedPool, registerHandles } from './pool-routing.js';
+import { countExhaustion } from './pool-exhaustion.js';
 import { fenceTransaction, type LeaseClaim } from './job-fence.js';
 import { multiHostClient, parseHosts } from './multi-host.js';
 import { withSessionOptions } from './session-options.js';
@@ -151,6 +152,7 @@ async function openPostgres(
     // query in flight fails on its own, and the pool drops the broken connection when it is released.
     pool.on('connect', (client) => client.on('error', tell));
     pool.on('error', () => undefined);
+    countExhaustion(pool);
     return pool;
   };
   const request = newPool(sizes.request);

@@ -1,12 +1,19 @@
 /**
  * Which database errors are the database's trouble rather than the request's: a lost or refused
  * connection, a server shutting down or starting up, a read-only server (a standby, or
- * `default_transaction_read_only`), or one of our own session timeouts. Requests that hit one are
- * answered 503 with Retry-After; background loops back off instead of logging each failure.
+ * `default_transaction_read_only`), one of our own session timeouts, or a pool with no connection
+ * free in time. Requests that hit one are answered 503 with Retry-After; background loops back off
+ * instead of logging each failure.
  */
 import { causesOf } from './sql-state.js';
 
-export type DatabaseFault = 'unavailable' | 'read-only' | 'timeout';
+/**
+ * `pool-exhausted`: every connection of the pool stayed taken for as long as a checkout waits
+ * (DATABASE_CONNECT_TIMEOUT_MS), and nothing was sent to the server. This process is at capacity,
+ * which is no outage: readiness stays up and the request answers 503 BUSY. (Were the server down
+ * too, the connections being opened for the pool fail as `unavailable`, and readiness says so.)
+ */
+export type DatabaseFault = 'unavailable' | 'read-only' | 'timeout' | 'pool-exhausted';
 
 /** SQLSTATEs of a server that cannot serve us now (class 08 is matched by prefix). */
 const UNAVAILABLE_STATES = new Set([
@@ -39,10 +46,16 @@ const NETWORK_CODES = new Set([
 const DRIVER_MESSAGES = [
   /connection terminated/i,
   /not queryable/i,
-  /timeout exceeded when trying to connect/i,
   /connection error/i,
   /server closed the connection unexpectedly/i,
 ];
+
+/**
+ * pg-pool's checkout that waited its whole connectionTimeoutMillis in the queue of a full pool. It
+ * is raised only there: a new connection that cannot be opened in time fails as "Connection
+ * terminated due to connection timeout" (above: the server's trouble).
+ */
+export const POOL_CHECKOUT_TIMEOUT = /^timeout exceeded when trying to connect$/i;
 
 /** The fault behind `error` (drizzle wraps the driver's error as `cause`), or undefined for any other error. */
 export function databaseFaultOf(error: unknown): DatabaseFault | undefined {
@@ -55,12 +68,10 @@ export function databaseFaultOf(error: unknown): DatabaseFault | undefined {
       if (TIMEOUT_STATES.has(code)) return 'timeout';
     }
     // Only the driver's own messages are matched; drizzle's wrapper ("Failed query: …") is not.
-    if (
-      typeof message === 'string' &&
-      !message.startsWith('Failed query') &&
-      DRIVER_MESSAGES.some((m) => m.test(message))
-    )
-      return 'unavailable';
+    if (typeof message === 'string' && !message.startsWith('Failed query')) {
+      if (POOL_CHECKOUT_TIMEOUT.test(message)) return 'pool-exhausted';
+      if (DRIVER_MESSAGES.some((m) => m.test(message))) return 'unavailable';
+    }
   }
   return undefined;
 }

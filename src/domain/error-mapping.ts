@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { GraphQLError } from 'graphql';
-import { databaseFaultOf } from '../db/faults.js';
+import { type DatabaseFault, databaseFaultOf } from '../db/faults.js';
 import { DomainError, type ErrorCode } from './errors.js';
 
 /**
@@ -17,16 +17,25 @@ export function toDomainError(error: unknown): DomainError {
     return new DomainError('BAD_USER_INPUT', error.message, { cause: error });
   }
   const fault = databaseFaultOf(error);
-  if (fault) return databaseUnavailable(fault, error);
+  if (fault) return databaseFault(fault, error);
   return new DomainError('INTERNAL_SERVER_ERROR', 'Internal server error.', { cause: error });
 }
 
 /**
  * A request cut off by the database (connection lost, server restarting or read-only, a session
- * limit reached) is the service's trouble, not the caller's: 503 with Retry-After. Whatever the
- * request had begun was rolled back with its transaction; an Idempotency-Key it held is released.
+ * limit reached, no pooled connection free in time) is the service's trouble, not the caller's:
+ * 503 with Retry-After. Whatever the request had begun was rolled back with its transaction; an
+ * Idempotency-Key it held is released.
  */
-function databaseUnavailable(fault: string, cause: unknown): DomainError {
+function databaseFault(fault: DatabaseFault, cause: unknown): DomainError {
+  // A full pool is this process at capacity, not the database gone: its own code, so neither the
+  // partner nor an operator reads it as an outage.
+  if (fault === 'pool-exhausted')
+    return new DomainError(
+      'BUSY',
+      'The service is at capacity right now (no database connection came free in time). Retry shortly.',
+      { retryAfter: 1, cause },
+    );
   const message =
     fault === 'read-only'
       ? 'The service cannot record changes right now (its database is read-only). Retry shortly.'
@@ -75,9 +84,10 @@ export function restErrorReply(error: DomainError): RestErrorReply {
     };
   }
   const body: Record<string, unknown> = { statusCode: status, message: error.message, error: statusName(status) };
-  // An upstream that asked us to wait (a provider's 429) is passed on as Retry-After on the 503.
+  // An upstream that asked us to wait (a provider's 429) is passed on as Retry-After on the 503,
+  // and BUSY always says when to come back.
   const headers: Record<string, string> =
-    error.code === 'SERVICE_UNAVAILABLE' && error.retryAfter !== undefined
+    (error.code === 'SERVICE_UNAVAILABLE' || error.code === 'BUSY') && error.retryAfter !== undefined
       ? { 'retry-after': String(Math.max(1, Math.ceil(error.retryAfter))) }
       : {};
   if (error.details?.length) body.details = error.details;
@@ -95,6 +105,7 @@ const CODES_IN_BODY = new Set<ErrorCode>([
   'PRICE_MOVED',
   'PAYOUT_LIMIT_EXCEEDED',
   'IP_NOT_ALLOWED',
+  'BUSY',
 ]);
 
 function statusName(status: number): string {
@@ -105,6 +116,7 @@ function statusName(status: number): string {
 const PRECEDENCE: ErrorCode[] = [
   'INTERNAL_SERVER_ERROR',
   'SERVICE_UNAVAILABLE',
+  'BUSY',
   'UNAUTHENTICATED',
   'IP_NOT_ALLOWED',
   'RATE_LIMITED',

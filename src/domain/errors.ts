@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'PAYOUT_VELOCITY_EXCEEDED'
   | 'IP_NOT_ALLOWED'
   | 'SERVICE_UNAVAILABLE'
+  | 'BUSY'
   | 'INTERNAL_SERVER_ERROR';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -40,6 +41,11 @@ const STATUS: Record<ErrorCode, number> = {
   PAYOUT_VELOCITY_EXCEEDED: 429,
   IP_NOT_ALLOWED: 403,
   SERVICE_UNAVAILABLE: 503,
+  /**
+   * At capacity, nothing done: a provider's calls in flight at their limit (upstream/bulkhead.ts),
+   * or no database connection free in time. Up, unlike SERVICE_UNAVAILABLE: retry after Retry-After.
+   */
+  BUSY: 503,
   INTERNAL_SERVER_ERROR: 500,
 };
 

@@ -54,7 +54,8 @@ export class DependencyHealth {
   reportDatabaseError(error: unknown): boolean {
     const fault = databaseFaultOf(error);
     if (!fault) return false;
-    if (fault !== 'timeout') this.databaseDown(fault, error);
+    // A statement or lock timeout, or a full pool, is load on a server that answers: no outage.
+    if (fault !== 'timeout' && fault !== 'pool-exhausted') this.databaseDown(fault, error);
     return true;
   }
 
@@ -124,7 +125,7 @@ export class DependencyHealth {
     );
   }
 
-  private databaseDown(fault: Exclude<DatabaseFault, 'timeout'>, error: unknown): void {
+  private databaseDown(fault: Exclude<DatabaseFault, 'timeout' | 'pool-exhausted'>, error: unknown): void {
     if (this.closing) return;
     const state: DatabaseState = fault === 'read-only' ? 'read-only' : 'down';
     if (this.database === state) return;

@@ -3,6 +3,7 @@ import { fanOutBacklog, unstampedBacklog } from '../domain/events/relay.js';
 import type pg from 'pg';
 import { type Database, queryRows } from '../db/client.js';
 import { toSafeNumber } from '../db/columns.js';
+import { exhaustedCheckouts } from '../db/pool-exhaustion.js';
 import type { Clock } from '../domain/clock.js';
 import { ledger } from '../domain/ledger/ledger.js';
 import type { Reconciliation } from '../domain/reconciliation/reconciliation-service.js';
@@ -68,10 +69,13 @@ export function createGaugeCollector(sources: GaugeSources): { refresh(force?: b
  */
 function readPools(pools: Array<{ name: string; pool: pg.Pool }>): void {
   for (const gauge of [metrics.dbPoolInUse, metrics.dbPoolIdle, metrics.dbPoolWaiting]) gauge.reset();
+  metrics.dbPoolExhausted.reset();
   for (const { name, pool } of pools) {
     metrics.dbPoolInUse.set({ pool: name }, pool.totalCount - pool.idleCount);
     metrics.dbPoolIdle.set({ pool: name }, pool.idleCount);
     metrics.dbPoolWaiting.set({ pool: name }, pool.waitingCount);
+    // The pool's own count since it opened (pool-exhaustion.ts): a counter, set to it at each scrape.
+    metrics.dbPoolExhausted.inc({ pool: name }, exhaustedCheckouts(pool));
   }
 }
 

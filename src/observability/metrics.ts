@@ -116,6 +116,31 @@ export const metrics = {
   dbPoolInUse: gauge('gateway_db_pool_connections_in_use', 'Database connections checked out of the pool', ['pool']),
   dbPoolIdle: gauge('gateway_db_pool_connections_idle', 'Idle database connections in the pool', ['pool']),
   dbPoolWaiting: gauge('gateway_db_pool_waiting', 'Queries waiting for a connection of the pool', ['pool']),
+  dbPoolExhausted: counter(
+    'gateway_db_pool_exhausted_total',
+    'Checkouts that waited DATABASE_CONNECT_TIMEOUT_MS for a connection of the pool and gave up (answered 503 BUSY)',
+    ['pool'],
+  ),
+  providerCallsInFlight: gauge(
+    'gateway_provider_calls_in_flight',
+    'Calls to the provider in flight in this process (places taken in its bulkhead)',
+    ['provider'],
+  ),
+  providerCallsLimit: gauge(
+    'gateway_provider_calls_limit',
+    'Calls to the provider this process allows in flight at once (PROVIDER_CONCURRENCY, _SANDBOX)',
+    ['provider'],
+  ),
+  providerCallsWaiting: gauge(
+    'gateway_provider_calls_waiting',
+    'Calls waiting for a place in the provider bulkhead (at most PROVIDER_QUEUE_WAIT_MS)',
+    ['provider'],
+  ),
+  providerCallsRejected: counter(
+    'gateway_provider_calls_rejected_total',
+    'Calls refused 503 BUSY because the provider bulkhead stayed full',
+    ['provider'],
+  ),
   redisUp: gauge(
     'gateway_redis_up',
     '1 when Redis is connected, 0 when configured and not connected (absent without Redis)',

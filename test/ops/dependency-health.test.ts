@@ -45,6 +45,30 @@ describe('database faults', () => {
     expect(databaseFaultOf(new Error('Failed query: select 1\nparams: Connection terminated'))).toBeUndefined();
   });
 
+  it('tells a full pool from a lost database: pg-pool’s checkout timeout is BUSY, a connection that cannot open is not', () => {
+    const checkout = new Error('timeout exceeded when trying to connect');
+    expect(databaseFaultOf(checkout)).toBe('pool-exhausted');
+    expect(databaseFaultOf(new Error('Connection terminated due to connection timeout'))).toBe('unavailable');
+    const reply = restErrorReply(toDomainError(checkout));
+    expect(reply.status).toBe(503);
+    expect(reply.headers['retry-after']).toBe('1');
+    expect(reply.body).toMatchObject({ statusCode: 503, error: 'Service Unavailable', errorCode: 'BUSY' });
+    expect(reply.body['message']).not.toMatch(/cannot be reached|unavailable/);
+    // Load on a server that answers, not an outage: nothing logged, readiness stays up.
+    const log = recordingLog();
+    const health = new DependencyHealth(
+      fakeDatabase(() => ({ read_only: 'off' })),
+      log,
+    );
+    try {
+      expect(health.reportDatabaseError(checkout)).toBe(true);
+      expect(health.databaseState).toBe('up');
+      expect(log.lines).toEqual([]);
+    } finally {
+      health.close();
+    }
+  });
+
   it('answers a request cut off by the database with 503 and Retry-After, and logs no SQL parameters', () => {
     const reply = restErrorReply(toDomainError(wrapped({ code: '57P01', message: 'terminating connection' })));
     expect(reply.status).toBe(503);

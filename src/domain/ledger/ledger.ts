@@ -82,9 +82,16 @@ export const insufficientFunds = () =>
  * wallet; accounts are touched in id order, so concurrent postings never deadlock.
  */
 export const ledger = {
-  /** The account's id, created on first use. */
+  /**
+   * The account's id, created on first use. Read first: an insert meeting the existing row waits
+   * (its unique check) for whichever transaction is updating that row's balance to end, so looking
+   * up a busy wallet by inserting made each payout of it wait out the previous one's commit before
+   * its own posting had even begun. A read waits for nobody.
+   */
   async accountId(tx: Executor, ref: AccountRef): Promise<string> {
     const key = keyOf(ref);
+    const [known] = await tx.select({ id: ledgerAccounts.id }).from(ledgerAccounts).where(eq(ledgerAccounts.key, key));
+    if (known) return known.id;
     const [created] = await tx
       .insert(ledgerAccounts)
       .values({

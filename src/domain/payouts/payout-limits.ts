@@ -1,5 +1,4 @@
 import { sql } from 'drizzle-orm';
-import { payoutKeyUsage } from '../../db/controls-schema.js';
 import { type Executor, queryRows } from '../../db/client.js';
 import { type KeyControls, type KeyControlsService, NO_CONTROLS } from '../auth/key-controls.js';
 import type { Principal } from '../auth/principal.js';
@@ -66,35 +65,53 @@ export class PayoutControls {
   ) {}
 
   /**
-   * Call inside the transaction that holds the money, before the hold: the per-credential lock
-   * makes concurrent payouts of one key take turns, so together they cannot pass a limit. Records
-   * this payout against the credential; a payout that later fails stops counting.
+   * The first half of the check, early in the transaction that holds the money (no lock): the
+   * limits in force for this credential, and a refusal of an amount over the per-payout cap or the
+   * whole day's (waiting would not help). Returns the limits for `count`.
    */
-  async check(tx: Executor, principal: Principal, payout: { amount: bigint; reference: string }, now: Date) {
+  async limitsFor(tx: Executor, principal: Principal, amount: bigint): Promise<PayoutLimits> {
     const own = principal.kind === 'api_key' ? await this.keyControls.of(tx, principal.credentialId) : NO_CONTROLS;
     const limits = effectiveLimits(principal, own, this.defaults);
-    if (limits.maxPayoutKobo > 0n && payout.amount > limits.maxPayoutKobo)
+    if (limits.maxPayoutKobo > 0n && amount > limits.maxPayoutKobo)
       throw amountRefused('maxPayoutKobo', limits.maxPayoutKobo, 'per payout');
-    if (limits.maxDailyKobo > 0n && payout.amount > limits.maxDailyKobo)
+    if (limits.maxDailyKobo > 0n && amount > limits.maxDailyKobo)
       throw amountRefused('maxDailyKobo', limits.maxDailyKobo, 'in a day');
+    return limits;
+  }
+
+  /**
+   * The second half, LAST in the transaction that holds the money: with a limit per window, the
+   * per-credential lock makes concurrent payouts of one key take turns, so together they cannot
+   * pass it; the lock lasts until the commit, so taken last it serialises only the rest of the
+   * check and the commit, never the whole transaction. Records this payout against the credential
+   * (a payout that later fails stops counting).
+   */
+  async count(
+    tx: Executor,
+    principal: Principal,
+    limits: PayoutLimits,
+    payout: { amount: bigint; reference: string },
+    now: Date,
+  ): Promise<void> {
     const windowed = limits.maxDailyKobo > 0n || limits.maxDailyCount > 0 || limits.maxHourlyCount > 0;
     if (windowed) {
+      // Its own statement: the window's rows are read by the next one, whose snapshot is taken
+      // after the lock is granted (one statement's would predate it and miss a turn just committed).
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payout-limits:${principal.credentialId}`}))`);
       const refusal = await this.windowRefusal(tx, principal, limits, payout.amount, now);
       if (refusal) throw refusal;
     }
-    // Rows past the day count for nothing any more; each credential's are dropped as it pays out.
+    // One round trip: rows past the day count for nothing any more, each credential's dropped as
+    // it pays out; then this payout's row.
     await tx.execute(
-      sql`delete from payout_key_usage where credential_id = ${principal.credentialId} and created_at <= ${new Date(now.getTime() - DAY_MS)}`,
+      sql`with dropped as (
+            delete from payout_key_usage
+            where credential_id = ${principal.credentialId} and created_at <= ${new Date(now.getTime() - DAY_MS)}
+          )
+          insert into payout_key_usage (credential_id, user_id, environment, reference, amount, created_at)
+          values (${principal.credentialId}, ${principal.userId}, ${principal.environment}, ${payout.reference},
+            ${payout.amount}, ${now})`,
     );
-    await tx.insert(payoutKeyUsage).values({
-      credentialId: principal.credentialId,
-      userId: principal.userId,
-      environment: principal.environment,
-      reference: payout.reference,
-      amount: payout.amount,
-      createdAt: now,
-    });
   }
 
   private async windowRefusal(

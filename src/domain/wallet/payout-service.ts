@@ -6,7 +6,7 @@ import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
-import type { Idempotency } from '../idempotency/idempotency.js';
+import type { Idempotency, IdempotencyScope } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { eventData } from '../lifecycle/event-data.js';
 import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
@@ -15,6 +15,7 @@ import { transition } from '../lifecycle/transition.js';
 import { captureHold, placeHold, releaseHold } from '../money/holds.js';
 import type { PaymentsProvider, TransferState } from '../payments/payments-provider.js';
 import { type CoolingOffPolicy, checkPayoutDestination } from '../payouts/cooling-off.js';
+import { Bulkheads } from '../upstream/bulkhead.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
 import type { KeyRef } from '../money/key-claim.js';
 import { koboFrom } from './naira.js';
@@ -24,6 +25,7 @@ import { heldAccounts } from '../money/settle-held.js';
 import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
 import { settleHeldTransaction } from './wallet-transitions.js';
 import { transactionStore } from './transaction-store.js';
+import { WalletTurns } from './wallet-turns.js';
 import { REFERENCE_CONSTRAINT } from '../money/plain-write.js';
 import { insertOrConflict, referenceFrom, referenceTaken, refuseTakenReference } from './wallet-service.js';
 
@@ -44,6 +46,8 @@ export interface WithdrawInput {
 }
 
 const ACCOUNT_NUMBER = /^\d{10}$/;
+/** Without bulkheads given (tools that build the service alone): no limit. */
+const UNBOUNDED = new Bulkheads(() => ({ limit: Number.POSITIVE_INFINITY, maxWaitMs: 0 }));
 const TRANSFER_FAILED = 'The provider reported the transfer failed.';
 
 /**
@@ -54,6 +58,8 @@ const TRANSFER_FAILED = 'The provider reported the transfer failed.';
  */
 export class PayoutService {
   private readonly clockFor: ClockFor;
+  /** One wallet's commits in flight at once in this process (wallet-turns.ts). */
+  private readonly turns = new WalletTurns();
 
   constructor(
     private readonly db: Database,
@@ -62,6 +68,7 @@ export class PayoutService {
     private readonly providerFor: (environment: Environment) => PaymentsProvider,
     private readonly coolingOff: CoolingOffPolicy = { periodMs: 0, capKobo: 0n },
     private readonly controls?: PayoutControls,
+    private readonly bulkheads: Bulkheads = UNBOUNDED,
   ) {
     this.clockFor = clockLookup(clock);
   }
@@ -106,7 +113,59 @@ export class PayoutService {
       key: idempotencyKey,
       input: { ...request, reference: input.reference ?? null },
     };
-    const opened = await openKeyed(
+    const payout = { ...request, reference, bank, accountName };
+    const wallet = walletOf(principal);
+    const bulkhead = this.bulkheads.of(provider.name);
+    let leaveBulkhead: (() => void) | undefined;
+    try {
+      const opened = await this.turns.run(wallet, async () => {
+        // A place in the provider's bulkhead before anything is written: refused, this answers 503
+        // BUSY having held and recorded nothing. Taken in the wallet's turn, so one wallet's
+        // payouts waiting for their turns hold no place other tenants could use.
+        leaveBulkhead = await bulkhead.enter();
+        return this.open(principal, provider.name, payout, keyed, now);
+      });
+      if ('done' in opened) return opened.done;
+      if ('resumed' in opened) {
+        // A retry after the first attempt's lease lapsed finishes it as the job would; reconcile
+        // takes a place of its own, so this one is given back first.
+        leaveBulkhead?.();
+        return await this.reconcile(opened.resumed.id, opened.ref);
+      }
+      // Between the two commits: no connection, transaction, lock or wallet turn is held while the
+      // provider works; the place is given back as soon as it has answered.
+      const state = await sendTransfer(provider, opened.opened);
+      leaveBulkhead?.();
+      return await this.turns.run(wallet, () => this.settleSent(opened.opened, state, opened.ref), { ahead: true });
+    } finally {
+      leaveBulkhead?.();
+    }
+  }
+
+  /**
+   * The first commit: the key claimed, the checks, the reconcile job, the hold, the payout and its
+   * event, the PENDING wallet transaction. What concurrent payouts must take turns on is taken as
+   * late as it can be, each lock lasting to the commit: the wallet's accounts (the hold), then the
+   * destination's cooling-off lock, the wallet's transaction counts, and last the key's limits
+   * lock, which before was taken first and so made one key's payouts take turns for the whole
+   * transaction.
+   */
+  private open(
+    principal: Principal,
+    providerName: string,
+    payout: {
+      amount: bigint;
+      reference: string;
+      bank: { code: string; name: string };
+      accountNumber: string;
+      accountName: string;
+      narration: string | null;
+    },
+    keyed: { scope: IdempotencyScope; key: string | undefined; input: unknown },
+    now: Date,
+  ) {
+    const { amount, reference, bank, accountNumber, accountName, narration } = payout;
+    return openKeyed(
       this.db,
       this.idempotency,
       now,
@@ -114,14 +173,19 @@ export class PayoutService {
       async (tx) => {
         const taken = await transactionStore.findByReference(tx, principal, reference);
         if (taken) throw referenceTaken(reference, taken.id);
-        await this.controls?.check(tx, principal, { amount, reference }, now);
-        await checkPayoutDestination(
-          tx,
-          principal,
-          { bankCode: bank.code, accountNumber, amount },
-          this.coolingOff,
-          now,
-        );
+        const limits = await this.controls?.limitsFor(tx, principal, amount);
+        // Named before it is written, so the job written first can point at it.
+        const payoutId = randomUUID();
+        // The safety net: if this process dies before the settling commit, reconciliation settles it.
+        await enqueueJob(tx, {
+          kind: PAYOUT_RECONCILE_JOB,
+          payload: { payoutId },
+          tenant: principal.userId,
+          runAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
+        });
+        // From here to the commit, concurrent payouts of this wallet take turns on its accounts'
+        // rows, then on its wallet transactions' count rows (list_counts, by the insert's trigger):
+        // the order every settle takes them in (money/settle-held.ts), so the two never deadlock.
         // The hold names the transaction it pays for, so the settle statement reaches it by id.
         const transactionId = randomUUID();
         const holdId = await placeHold(tx, {
@@ -130,8 +194,17 @@ export class PayoutService {
           reference,
           transactionId,
         });
+        // Before the payout is written: the cap counts the payouts already sent to the destination.
+        await checkPayoutDestination(
+          tx,
+          principal,
+          { bankCode: bank.code, accountNumber, amount },
+          this.coolingOff,
+          now,
+        );
         const row = await insertOrConflict(reference, () =>
           payoutStore.insert(tx, {
+            id: payoutId,
             userId: principal.userId,
             environment: principal.environment,
             reference,
@@ -143,7 +216,7 @@ export class PayoutService {
             accountName,
             narration,
             holdId,
-            provider: provider.name,
+            provider: providerName,
             createdAt: now,
             updatedAt: now,
           }),
@@ -163,13 +236,7 @@ export class PayoutService {
           },
           now,
         );
-        // The safety net: if this process dies before the settling commit, reconciliation settles it.
-        await enqueueJob(tx, {
-          kind: PAYOUT_RECONCILE_JOB,
-          payload: { payoutId: row.id },
-          tenant: row.userId,
-          runAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
-        });
+        if (limits) await this.controls!.count(tx, principal, limits, { amount, reference }, now);
         return row;
       },
       async (tx, id) => (await payoutStore.findById(tx, id))!,
@@ -185,10 +252,10 @@ export class PayoutService {
         error,
       ),
     }));
-    if ('done' in opened) return opened.done;
-    if ('resumed' in opened) return this.reconcile(opened.resumed.id, opened.ref);
-    const payout = opened.opened;
-    const state = await sendTransfer(provider, payout);
+  }
+
+  /** The second commit, with the provider's answer: one statement where it can, else `settle`. */
+  private async settleSent(payout: PayoutRow, state: TransferState, key: KeyRef | null): Promise<PayoutRow> {
     if (state.status === 'succeeded' || state.status === 'failed') {
       const to = state.status === 'succeeded' ? 'completed' : 'failed';
       if (settlesInOneStatement(payout, to)) {
@@ -201,12 +268,12 @@ export class PayoutService {
           },
           at: this.clockFor(payout).now(),
           accounts: await heldAccounts(this.db, payout.environment, payout.userId),
-          key: opened.ref,
+          key,
         });
         if (settled) return settled;
       }
     }
-    return this.settle(payout.id, state, opened.ref);
+    return this.settle(payout.id, state, key);
   }
 
   /**
@@ -256,9 +323,12 @@ export class PayoutService {
     const payout = await this.byId(payoutId);
     if (payout.status === 'completed' || payout.status === 'failed') return answerAsItStands(this.db, key, payout);
     const provider = this.providerFor(payout.environment);
-    let state = await provider.transferStatus(providerReference(payout));
-    // The process died before the provider heard of it: send it now (the provider dedupes by reference).
-    if (state.status === 'not_found' && payout.status === 'initiated') state = await sendTransfer(provider, payout);
+    // In the provider's bulkhead like a request's call (a refusal fails this run; the job retries).
+    let state = await this.bulkheads.of(provider.name).run(async () => {
+      const known = await provider.transferStatus(providerReference(payout));
+      // The process died before the provider heard of it: send it now (the provider dedupes by reference).
+      return known.status === 'not_found' && payout.status === 'initiated' ? sendTransfer(provider, payout) : known;
+    });
     if (state.status === 'not_found') state = { providerRef: null, status: 'pending' };
     return this.settle(payout.id, state, key);
   }
@@ -275,6 +345,9 @@ export class PayoutService {
     return row;
   }
 }
+
+/** The wallet a payout's commits take turns on: its owner's, in its environment. */
+const walletOf = (owner: { userId: string; environment: Environment }) => `${owner.environment}:${owner.userId}`;
 
 /** The reference the provider knows a payout by: unique across users (the caller's is unique per user only). */
 export const providerReference = (payout: { id: string }) => `pgw-${payout.id}`;
