@@ -51,7 +51,11 @@ export const ledgerPostings = pgTable(
   (t) => [uniqueIndex('ledger_postings_kind_reference_key').on(t.environment, t.kind, t.reference)],
 );
 
-/** Posted entries never change (a trigger refuses UPDATE and DELETE); corrections are reversals. */
+/**
+ * Posted entries never change (a trigger refuses UPDATE and DELETE); corrections are reversals.
+ * Each posting's entries are two or more and sum to zero, checked by the database when the
+ * transaction that writes them commits (migration 0031, `ledger_postings_balanced`).
+ */
 export const ledgerEntries = pgTable(
   'ledger_entries',
   {
@@ -68,7 +72,11 @@ export const ledgerEntries = pgTable(
     balanceAfter: kobo('balance_after').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('ledger_entries_account_idx').on(t.accountId, t.createdAt)],
+  (t) => [
+    index('ledger_entries_account_idx').on(t.accountId, t.createdAt),
+    // The balance guard (migration 0031) sums a posting's entries at every commit that writes one.
+    index('ledger_entries_posting_idx').on(t.postingId),
+  ],
 );
 
 export const holdStatusEnum = pgEnum('hold_status', ['held', 'captured', 'released']);

@@ -71,6 +71,42 @@ describe.skipIf(!onPostgres)('the application role on PostgreSQL', () => {
     await expect(owner.db.execute(sql`delete from ledger_entries`)).rejects.toThrow();
   });
 
+  it('cannot write an unbalanced posting, nor switch off or drop the guard that refuses it', async () => {
+    const posting = crypto.randomUUID();
+    const refused = await app.db
+      .transaction(async (tx) => {
+        await tx.execute(
+          sql`insert into ledger_postings (id, environment, kind, reference) values (${posting}, 'sandbox', 'forged', ${posting})`,
+        );
+        const [wallet] = await queryRows<{ id: string }>(
+          tx,
+          sql`select id from ledger_accounts where key = ${`sandbox:${userId}:wallet`}`,
+        );
+        await tx.execute(
+          sql`insert into ledger_entries (posting_id, account_id, amount, balance_after) values (${posting}, ${wallet!.id}, 5, 905)`,
+        );
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(refused).toMatchObject({
+      cause: expect.objectContaining({ code: '23514', constraint: 'ledger_postings_balanced' }),
+    });
+    // Switching the triggers off takes the tables' owner; replica mode (which skips triggers) a superuser.
+    for (const statement of [
+      'alter table ledger_entries disable trigger ledger_entries_balanced',
+      'alter table ledger_postings disable trigger all',
+      'drop trigger ledger_postings_balanced on ledger_postings',
+      "set session_replication_role = 'replica'",
+    ]) {
+      await expect(app.db.execute(sql.raw(statement)), statement).rejects.toMatchObject({
+        cause: expect.objectContaining({ code: '42501' }),
+      });
+    }
+    expect(await queryRows(owner.db, sql`select 1 from ledger_postings where id = ${posting}`)).toEqual([]);
+  });
+
   it('the admin CLI reports a corrupted balance with exit code 4, and OK once repaired', async () => {
     const key = `sandbox:${userId}:wallet`;
     await owner.db.execute(sql`update ledger_accounts set balance = balance - 5 where key = ${key}`);
