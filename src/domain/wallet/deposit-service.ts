@@ -37,14 +37,8 @@ import type { PaymentMethodService } from './payment-method-service.js';
 import { transactionStore } from './transaction-store.js';
 import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
 import { settleWalletTransaction } from './wallet-transitions.js';
-import {
-  insertOrConflict,
-  referenceFrom,
-  referenceInUse,
-  refuseTakenReference,
-  referenceTaken,
-  VIRTUAL_ACCOUNT_PREFIX,
-} from './wallet-service.js';
+import { insertOrConflict, referenceFrom, referenceTaken, VIRTUAL_ACCOUNT_PREFIX } from '../money/reference.js';
+import { referenceInUse, refuseTakenReference } from './reference-holder.js';
 
 export type { DepositRow } from './deposit-store.js';
 export type DepositMethod = 'card' | 'bank_transfer' | 'ussd' | 'payment_link' | 'virtual_account';

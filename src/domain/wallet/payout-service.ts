@@ -27,7 +27,8 @@ import { settleHeldTransaction } from './wallet-transitions.js';
 import { transactionStore } from './transaction-store.js';
 import { WalletTurns } from './wallet-turns.js';
 import { REFERENCE_CONSTRAINT } from '../money/plain-write.js';
-import { insertOrConflict, referenceFrom, referenceTaken, refuseTakenReference } from './wallet-service.js';
+import { insertOrConflict, referenceFrom, referenceTaken } from '../money/reference.js';
+import { refuseTakenReference } from './reference-holder.js';
 
 export type { PayoutRow } from './payout-store.js';
 
