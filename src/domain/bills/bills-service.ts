@@ -11,7 +11,7 @@ import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/
 import { isUuid } from '../ids.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
-import { BILL } from '../lifecycle/lifecycles.js';
+import { BILL } from './bill-lifecycle.js';
 import { transition } from '../lifecycle/transition.js';
 import { claimOf, type KeyRef } from '../money/key-claim.js';
 import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';

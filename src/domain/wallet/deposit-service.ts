@@ -8,9 +8,8 @@ import { recordEvent } from '../events/outbox.js';
 import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ledger, systemAccount, walletOf } from '../ledger/ledger.js';
-import { eventData } from '../lifecycle/event-data.js';
 import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
-import { DEPOSIT } from '../lifecycle/lifecycles.js';
+import { DEPOSIT, depositEventData } from './deposit-lifecycle.js';
 import { transition } from '../lifecycle/transition.js';
 import { answerRefusal, claimOf, dropRunningKey, isRefusal, type KeyRef } from '../money/key-claim.js';
 import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
@@ -586,7 +585,7 @@ export class DepositService {
         const row = await insertOrConflict(reference, () =>
           depositStore.insert(tx, { ...d, transactionId, status: 'initiated', createdAt: now, updatedAt: now }),
         );
-        await recordEvent(tx, { type: 'deposit.initiated', ...principal, data: { ...eventData.deposit(row) } }, now);
+        await recordEvent(tx, { type: 'deposit.initiated', ...principal, data: { ...depositEventData(row) } }, now);
         await insertOrConflict(reference, () =>
           openPendingTransaction(
             tx,
