@@ -14,6 +14,7 @@ import { WebhookDeliveryHandler } from './domain/webhooks/delivery-worker.js';
 import { SolanaConfirmHandler } from './domain/solana/solana-jobs.js';
 import { LedgerCheckHandler, scheduleLedgerCheck } from './domain/ledger/ledger-check-job.js';
 import { HoldExpiryHandler } from './domain/money/holds.js';
+import { failExpiredHoldTransaction } from './domain/wallet/wallet-transitions.js';
 import { ReconcileHandler, scheduleReconciliation } from './domain/reconciliation/reconciliation-job.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { outsideTraces } from './observability/tracing.js';
@@ -33,7 +34,7 @@ export function jobHandlersOf(services: Services): JobHandler[] {
     ...walletJobHandlers(services.deposits, services.payouts, services.clock),
     ...billJobHandlers(services.bills, services.clock),
     new SolanaConfirmHandler(services.solanaTransfers, services.clock),
-    new HoldExpiryHandler(services.db, services.clock),
+    new HoldExpiryHandler(services.db, services.clock, failExpiredHoldTransaction),
     ...retentionJobHandlers(services.db, services.clock, config),
     new LedgerCheckHandler(
       services.ledgerCheck,

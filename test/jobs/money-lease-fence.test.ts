@@ -9,6 +9,7 @@ import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-pro
 import { DepositSandboxArrivalHandler } from '../../src/domain/wallet/wallet-jobs.js';
 import { ledgerHolds } from '../../src/db/wallet-schema.js';
 import { HoldExpiryHandler, placeHold } from '../../src/domain/money/holds.js';
+import { failExpiredHoldTransaction } from '../../src/domain/wallet/wallet-transitions.js';
 import { openPendingTransaction } from '../../src/domain/wallet/wallet-events.js';
 import { startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { rest } from '../helpers/rest.js';
@@ -91,7 +92,7 @@ describe('a money job that lost its lease', () => {
     const available = async () => (await balanceOf(s.t, s.tenant)).availableKobo as number;
     const held = await available();
     clock.advance(61_000);
-    const expiry = new HoldExpiryHandler(s.t.services.db, clock);
+    const expiry = new HoldExpiryHandler(s.t.services.db, clock, failExpiredHoldTransaction);
     const takenOver = {
       kind: expiry.kind,
       expiry,

@@ -4,6 +4,7 @@ import { ledgerHolds, ledgerPostings } from '../../src/db/wallet-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { captureHold, HoldExpiryHandler, placeHold, releaseHold } from '../../src/domain/money/holds.js';
+import { failExpiredHoldTransaction } from '../../src/domain/wallet/wallet-transitions.js';
 import { openPendingTransaction } from '../../src/domain/wallet/wallet-events.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { onPostgres } from '../helpers/database.js';
@@ -78,7 +79,7 @@ describe.skipIf(!onPostgres)('a hold settled by two transactions at once', () =>
     (await t.services.db.select().from(ledgerHolds).where(eq(ledgerHolds.id, holdId)))[0]?.status;
 
   it('lets exactly one of a capture and the expiry job win, with exact balances and one set of events', async () => {
-    const handler = new HoldExpiryHandler(t.services.db, clock);
+    const handler = new HoldExpiryHandler(t.services.db, clock, failExpiredHoldTransaction);
     const outcomes = { captured: 0, released: 0 };
     for (let round = 0; round < 25; round++) {
       const user = await funded(10_000n);

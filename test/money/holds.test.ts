@@ -5,6 +5,7 @@ import { ledgerHolds } from '../../src/db/wallet-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { captureHold, HOLD_EXPIRE_JOB, HoldExpiryHandler, placeHold } from '../../src/domain/money/holds.js';
+import { failExpiredHoldTransaction } from '../../src/domain/wallet/wallet-transitions.js';
 import { openPendingTransaction } from '../../src/domain/wallet/wallet-events.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 import { heldJob } from '../helpers/jobs.js';
@@ -77,7 +78,7 @@ describe('holds with an expiry', () => {
     const queued = await expiryJob(holdId);
     expect(queued).toMatchObject({ runAt: expiresAt, lane: 'money', tenant: user.id });
 
-    const handler = new HoldExpiryHandler(t.services.db, clock);
+    const handler = new HoldExpiryHandler(t.services.db, clock, failExpiredHoldTransaction);
     const job = () => heldJob(t.services.db, { payload: { holdId }, tenant: user.id, runAt: expiresAt });
     // Not due yet: nothing moves, the job comes back at the expiry.
     expect(await handler.run(await job())).toEqual({ status: 'retry', at: expiresAt });
@@ -103,7 +104,7 @@ describe('holds with an expiry', () => {
     const { pending, holdId, expiresAt } = await heldPayment(user.id, 3_000n);
     expect(await t.services.db.transaction((tx) => captureHold(tx, holdId, 100n, clock.now()))).toBe(true);
     clock.advance(61_000);
-    const handler = new HoldExpiryHandler(t.services.db, clock);
+    const handler = new HoldExpiryHandler(t.services.db, clock, failExpiredHoldTransaction);
     expect(
       await handler.run(await heldJob(t.services.db, { payload: { holdId }, tenant: user.id, runAt: expiresAt })),
     ).toEqual({

@@ -5,7 +5,7 @@ import { operationTransitions } from '../../src/db/lifecycle-schema.js';
 import { events, jobs } from '../../src/db/schema.js';
 import { solanaTransfers } from '../../src/db/solana-schema.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
-import { CHAIN_SEND, SWAP, transitionChainSend } from '../../src/domain/lifecycle/chain-sends.js';
+import { CHAIN_SEND, SWAP, transitionChainSend } from '../../src/domain/solana/chain-sends.js';
 import { IllegalTransition, isLegal } from '../../src/domain/lifecycle/transition.js';
 import { insertTransfer, type SolanaTransferRow, transferStore } from '../../src/domain/solana/transfer-store.js';
 import type { Services } from '../../src/services.js';

@@ -3,11 +3,11 @@ import { billRecords } from '../../db/bills-schema.js';
 import { runStatement, statement } from '../../db/plain-sql.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
-import { eventData } from '../lifecycle/event-data.js';
-import { BILL } from '../lifecycle/lifecycles.js';
+import { BILL, billEventData } from './bill-lifecycle.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
 import { claimColumns, claimCtes, debitCtes, jobLane, keyRowOf, outboxCtes, rowMapper } from '../money/plain-write.js';
-import { type HeldSettle, settleHeld, settleHeldStatement, transactionSettles } from '../money/settle-held.js';
+import { type HeldSettle, settleHeld, settleHeldStatement } from '../money/settle-held.js';
+import { transactionSettleEvent, transactionSettles } from '../wallet/transaction-lifecycle.js';
 import { nairaNumber } from '../wallet/naira.js';
 import type { BillRecordRow } from './bill-record.js';
 import type { BillOutcome } from './bills-provider.js';
@@ -218,10 +218,11 @@ export async function settleBill(db: Database, w: BillSettle): Promise<BillRecor
     from: 'PENDING',
     to: outcome.status,
     event: BILL.moves.PENDING[outcome.status]![0]!,
-    eventData: eventData.bill(settled),
+    eventData: billEventData(settled),
     settled,
     holdId: record.holdId!,
     capture: success,
+    transactionEvent: transactionSettleEvent(success ? 'COMPLETED' : 'FAILED')!,
     fee: record.fee,
     accounts: w.accounts,
     at: w.at,

@@ -11,7 +11,7 @@ import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/
 import { isUuid } from '../ids.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
-import { BILL } from '../lifecycle/lifecycles.js';
+import { BILL } from './bill-lifecycle.js';
 import { transition } from '../lifecycle/transition.js';
 import { claimOf, type KeyRef } from '../money/key-claim.js';
 import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
@@ -31,7 +31,8 @@ import { koboFrom } from '../wallet/naira.js';
 import { openPendingTransaction } from '../wallet/wallet-events.js';
 import { transactionStore } from '../wallet/transaction-store.js';
 import { settleHeldTransaction } from '../wallet/wallet-transitions.js';
-import { insertOrConflict, referenceFrom, refuseTakenReference } from '../wallet/wallet-service.js';
+import { insertOrConflict, referenceFrom } from '../money/reference.js';
+import { refuseTakenReference } from '../wallet/reference-holder.js';
 import { BillCatalogue, type BillPaymentInput, type ResolvedPayment } from './bill-catalogue.js';
 import type { BillRecordRow } from './bill-record.js';
 import { billStore } from './bill-store.js';

@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { operationTransitions } from '../../db/lifecycle-schema.js';
 import { recordEvent } from '../events/outbox.js';
-import type { Lifecycle } from './lifecycles.js';
+import type { Lifecycle } from './lifecycle.js';
 
 /** A move the kind's table does not list: a bug in the caller, never a partner's input. */
 export class IllegalTransition extends Error {

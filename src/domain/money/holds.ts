@@ -3,8 +3,6 @@ import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
 import { enqueueJob, type Job, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
 import { ledger } from '../ledger/ledger.js';
-import { transactionStore } from '../wallet/transaction-store.js';
-import { recordTransactionEvent } from '../wallet/wallet-events.js';
 
 /**
  * Holds: money reserved from a wallet for an operation whose outcome comes later (a payout, a bill,
@@ -20,7 +18,9 @@ import { recordTransactionEvent } from '../wallet/wallet-events.js';
  *   Both return false, changing nothing, when the hold was already settled.
  * - Expiry: the job releases a hold still `held` at its due time, and fails the wallet transaction
  *   it pays for (`transactionId`), with that transaction's `transaction.failed` event, in one
- *   transaction fenced by the job's lease. A hold settled meanwhile is left alone.
+ *   transaction fenced by the job's lease. A hold settled meanwhile is left alone. The wallet owns
+ *   that transaction, so the wallet supplies the write that fails it (`FailHeldTransaction`,
+ *   wallet/wallet-transitions.ts `failExpiredHoldTransaction`): money/ imports no domain.
  */
 export interface NewHold {
   environment: Environment;
@@ -59,16 +59,24 @@ export const captureHold = (tx: Executor, holdId: string, fee: bigint, at: Date)
 export const releaseHold = (tx: Executor, holdId: string, at: Date) => ledger.release(tx, holdId, at);
 
 /**
+ * Fails the PENDING wallet transaction an expired hold paid for, with its event, in the release's
+ * transaction; nothing when it is no longer pending.
+ */
+export type FailHeldTransaction = (tx: Executor, transactionId: string, at: Date) => Promise<void>;
+
+/**
  * Releases a hold whose expiry has passed, if it is still held, and fails the wallet transaction it
  * pays for with its event. Returns whether it released anything.
  */
-export async function releaseExpiredHold(tx: Executor, holdId: string, now: Date): Promise<boolean> {
+export async function releaseExpiredHold(
+  tx: Executor,
+  holdId: string,
+  now: Date,
+  failTransaction: FailHeldTransaction,
+): Promise<boolean> {
   const released = await ledger.releaseHold(tx, holdId, now, { expiredBy: now });
   if (!released) return false;
-  if (released.transactionId) {
-    const failed = await transactionStore.settle(tx, released.transactionId, 'FAILED', now);
-    if (failed) await recordTransactionEvent(tx, failed, now);
-  }
+  if (released.transactionId) await failTransaction(tx, released.transactionId, now);
   return true;
 }
 
@@ -78,6 +86,7 @@ export class HoldExpiryHandler implements JobHandler {
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    private readonly failTransaction: FailHeldTransaction,
   ) {}
 
   async run(job: Job): Promise<JobOutcome> {
@@ -85,7 +94,7 @@ export class HoldExpiryHandler implements JobHandler {
     if (job.runAt > now) return { status: 'retry', at: job.runAt };
     // Run by the job runner, `db` is this claim's fenced handle (database-binding.ts): the
     // transaction's BEGIN checks the lease, so a worker that lost it releases nothing.
-    await this.db.transaction((tx) => releaseExpiredHold(tx, String(job.payload['holdId']), now));
+    await this.db.transaction((tx) => releaseExpiredHold(tx, String(job.payload['holdId']), now, this.failTransaction));
     return { status: 'done' };
   }
 }

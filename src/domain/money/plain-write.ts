@@ -121,8 +121,8 @@ export const outboxCtes = (source: string, p: { environment: string; at: string;
   )`;
 
 /**
- * A wallet transaction row (`t`) as its `transaction.*` event data, as event-data.ts
- * `eventData.transaction` builds it (the amount a JSON number of naira, exact to the kobo).
+ * A wallet transaction row (`t`) as its `transaction.*` event data, as wallet/transaction-lifecycle.ts
+ * `transactionEventData` builds it (the amount a JSON number of naira, exact to the kobo).
  */
 export const transactionEventData = (t: string, updatedAtIso: string, stage?: string) =>
   `jsonb_build_object('id', ${t}.id, 'reference', ${t}.reference, 'type', ${t}.type, 'status', ${t}.status,

@@ -4,7 +4,6 @@ import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { toStorable } from '../idempotency/idempotency.js';
 import { holdsOf, ledger, SYSTEM_SHARDS, systemAccount, walletOf } from '../ledger/ledger.js';
-import { TRANSACTION } from '../lifecycle/lifecycles.js';
 import type { KeyRef } from './key-claim.js';
 import { answerCte, linkedTransactionId, outboxCtes, transactionEventData } from './plain-write.js';
 
@@ -21,7 +20,8 @@ import { answerCte, linkedTransactionId, outboxCtes, transactionEventData } from
  *    locking them deadlocked the two;
  * 3. the hold is captured (the fee to fees, the rest to provider clearing, one shard of each) or
  *    released to the wallet, at most once (guarded by its status), with its posting and entries;
- * 4. the PENDING wallet transaction behind it settles (TRANSACTION's move), found by its id, which
+ * 4. the PENDING wallet transaction behind it settles (its state table's move, whose event the
+ *    caller gives: wallet/transaction-lifecycle.ts `transactionSettleEvent`), found by its id, which
  *    every hold of a bill or payout names (`transaction_id`), else by the owner's reference (holds
  *    placed before the column was set); see `linkedTransactionId`;
  * 5. both moves go to `operation_transitions`, their events to the outbox, and the
@@ -161,15 +161,17 @@ export interface HeldSettle {
   key: KeyRef | null;
   /** The values of the table's `set` columns, $27 on. */
   extra: unknown[];
+  /**
+   * The one event of the wallet transaction's move to COMPLETED (capture) or FAILED (release), from
+   * its state table (wallet/transaction-lifecycle.ts): given by the caller, so money/ reads no
+   * domain's table.
+   */
+  transactionEvent: string;
 }
-
-/** Whether TRANSACTION's move of this outcome is one the statement writes (listed, with one event). */
-export const transactionSettles = (to: 'COMPLETED' | 'FAILED') => TRANSACTION.moves.PENDING[to]?.length === 1;
 
 /** Runs the settle statement; whether the operation moved (else nothing was written). */
 export async function settleHeld(db: Database, st: Statement, w: HeldSettle): Promise<boolean> {
   const transactionStatus = w.capture ? 'COMPLETED' : 'FAILED';
-  const [transactionEvent] = TRANSACTION.moves.PENDING[transactionStatus]!;
   const at = w.at.toISOString();
   const [row] = await runStatement(db, st, [
     w.id,
@@ -195,7 +197,7 @@ export async function settleHeld(db: Database, st: Statement, w: HeldSettle): Pr
     w.key?.key ?? null,
     w.key?.requestHash ?? null,
     JSON.stringify({ result: toStorable(w.settled) }),
-    transactionEvent,
+    w.transactionEvent,
     at,
     traceContextJson(),
     ...w.extra,

@@ -5,8 +5,7 @@ import { isUniqueViolation } from '../../db/sql-state.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
-import { eventData } from '../lifecycle/event-data.js';
-import { OFFRAMP_ORDER } from '../lifecycle/lifecycles.js';
+import { OFFRAMP_ORDER, offrampEventData } from './order-lifecycle.js';
 import { isLegal, transition } from '../lifecycle/transition.js';
 import { DomainError, badInput, notFound } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
@@ -219,7 +218,7 @@ export class OfframpService {
           createdAt: now,
           updatedAt: now,
         });
-        await recordEvent(tx, moneyEvent('offramp.initiated', principal, eventData.offramp(row)), now);
+        await recordEvent(tx, moneyEvent('offramp.initiated', principal, offrampEventData(row)), now);
         // The sandbox expires unpaid orders itself; a provider's orders are checked against the
         // provider a minute after their window, in case its webhook never arrives.
         await enqueueJob(

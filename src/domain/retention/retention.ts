@@ -1,6 +1,6 @@
 import { getTableName, type SQL, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.js';
-import { LIFECYCLES } from '../lifecycle/lifecycles.js';
+import { LIFECYCLES } from '../state-tables.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

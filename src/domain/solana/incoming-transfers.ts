@@ -5,7 +5,7 @@ import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Arrival, ExecutionListener } from './litesvm-chain.js';
-import { transitionChainSend } from '../lifecycle/chain-sends.js';
+import { transitionChainSend } from './chain-sends.js';
 import { sending, transferStore } from './transfer-store.js';
 import type { SolanaNetwork } from './networks.js';
 import { SOL_MINT } from './sandbox-world.js';

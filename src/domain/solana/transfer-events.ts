@@ -35,7 +35,7 @@ export function transferEventData(row: SolanaTransferRow): Record<string, unknow
 /**
  * `transaction.*` for an outgoing Solana transaction that is born in its state (a sandbox swap,
  * executed and recorded in one commit); moves between states emit theirs through the chain-send
- * lifecycle (src/domain/lifecycle/chain-sends.ts).
+ * lifecycle (src/domain/solana/chain-sends.ts).
  */
 export async function recordTransferEvent(tx: Executor, row: SolanaTransferRow, at: Date): Promise<void> {
   await recordEvent(

@@ -14,7 +14,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
 import { type Idempotency, replay, toStorable } from '../idempotency/idempotency.js';
-import { transitionChainSend } from '../lifecycle/chain-sends.js';
+import { transitionChainSend } from './chain-sends.js';
 import { claimOf, isRefusal, KeyRaceError, type KeyRef, refuseKey } from '../money/key-claim.js';
 import { type SolanaChain, TransactionRejected } from './chain.js';
 import type { CustodialWallets, SolanaWalletRow } from './custodial-wallets.js';

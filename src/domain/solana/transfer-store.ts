@@ -143,7 +143,7 @@ const ANSWER = statement(
 );
 
 /**
- * One move of a pending send's lifecycle (src/domain/lifecycle/chain-sends.ts), as ONE statement:
+ * One move of a pending send's lifecycle (src/domain/solana/chain-sends.ts), as ONE statement:
  * the guarded status update (of two racing moves one matches), its history row, its event, and
  * the confirmation job dropped (nothing left to follow;
  * one a worker holds is left to find the send final). Everything depends on the update.

@@ -8,9 +8,8 @@ import { recordEvent } from '../events/outbox.js';
 import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ledger, systemAccount, walletOf } from '../ledger/ledger.js';
-import { eventData } from '../lifecycle/event-data.js';
 import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
-import { DEPOSIT } from '../lifecycle/lifecycles.js';
+import { DEPOSIT, depositEventData } from './deposit-lifecycle.js';
 import { transition } from '../lifecycle/transition.js';
 import { answerRefusal, claimOf, dropRunningKey, isRefusal, type KeyRef } from '../money/key-claim.js';
 import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
@@ -37,14 +36,8 @@ import type { PaymentMethodService } from './payment-method-service.js';
 import { transactionStore } from './transaction-store.js';
 import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
 import { settleWalletTransaction } from './wallet-transitions.js';
-import {
-  insertOrConflict,
-  referenceFrom,
-  referenceInUse,
-  refuseTakenReference,
-  referenceTaken,
-  VIRTUAL_ACCOUNT_PREFIX,
-} from './wallet-service.js';
+import { insertOrConflict, referenceFrom, referenceTaken, VIRTUAL_ACCOUNT_PREFIX } from '../money/reference.js';
+import { referenceInUse, refuseTakenReference } from './reference-holder.js';
 
 export type { DepositRow } from './deposit-store.js';
 export type DepositMethod = 'card' | 'bank_transfer' | 'ussd' | 'payment_link' | 'virtual_account';
@@ -592,7 +585,7 @@ export class DepositService {
         const row = await insertOrConflict(reference, () =>
           depositStore.insert(tx, { ...d, transactionId, status: 'initiated', createdAt: now, updatedAt: now }),
         );
-        await recordEvent(tx, { type: 'deposit.initiated', ...principal, data: { ...eventData.deposit(row) } }, now);
+        await recordEvent(tx, { type: 'deposit.initiated', ...principal, data: { ...depositEventData(row) } }, now);
         await insertOrConflict(reference, () =>
           openPendingTransaction(
             tx,

@@ -3,8 +3,7 @@ import { runStatement, statement } from '../../db/plain-sql.js';
 import { deposits } from '../../db/wallet-schema.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import { toStorable } from '../idempotency/idempotency.js';
-import { eventData } from '../lifecycle/event-data.js';
-import { DEPOSIT } from '../lifecycle/lifecycles.js';
+import { DEPOSIT, depositEventData } from './deposit-lifecycle.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
 import {
   answerCte,
@@ -168,7 +167,7 @@ export async function openDeposit(db: Database, w: DepositOpen): Promise<Deposit
   const { row: d, key } = w;
   const at = w.at.toISOString();
   const transactionId = crypto.randomUUID();
-  const initiated = eventData.deposit({
+  const initiated = depositEventData({
     ...d,
     status: 'initiated',
     accountNumber: null,
@@ -265,7 +264,7 @@ export async function startDeposit(db: Database, w: DepositStarted): Promise<Dep
     deposit.environment,
     deposit.reference,
     w.stage,
-    JSON.stringify(eventData.deposit(moved)),
+    JSON.stringify(depositEventData(moved)),
     w.key?.scope.operation ?? null,
     w.key?.key ?? null,
     w.key?.requestHash ?? null,

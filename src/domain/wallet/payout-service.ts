@@ -8,9 +8,8 @@ import { badInput, notFound } from '../errors.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Idempotency, IdempotencyScope } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
-import { eventData } from '../lifecycle/event-data.js';
 import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
-import { PAYOUT } from '../lifecycle/lifecycles.js';
+import { PAYOUT, payoutEventData } from './payout-lifecycle.js';
 import { transition } from '../lifecycle/transition.js';
 import { captureHold, placeHold, releaseHold } from '../money/holds.js';
 import type { PaymentsProvider, TransferState } from '../payments/payments-provider.js';
@@ -27,7 +26,8 @@ import { settleHeldTransaction } from './wallet-transitions.js';
 import { transactionStore } from './transaction-store.js';
 import { WalletTurns } from './wallet-turns.js';
 import { REFERENCE_CONSTRAINT } from '../money/plain-write.js';
-import { insertOrConflict, referenceFrom, referenceTaken, refuseTakenReference } from './wallet-service.js';
+import { insertOrConflict, referenceFrom, referenceTaken } from '../money/reference.js';
+import { refuseTakenReference } from './reference-holder.js';
 
 export type { PayoutRow } from './payout-store.js';
 
@@ -221,7 +221,7 @@ export class PayoutService {
             updatedAt: now,
           }),
         );
-        await recordEvent(tx, { type: 'payout.initiated', ...principal, data: { ...eventData.payout(row) } }, now);
+        await recordEvent(tx, { type: 'payout.initiated', ...principal, data: { ...payoutEventData(row) } }, now);
         await openPendingTransaction(
           tx,
           principal,

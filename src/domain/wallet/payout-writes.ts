@@ -1,9 +1,9 @@
 import type { Database } from '../../db/client.js';
-import { eventData } from '../lifecycle/event-data.js';
-import { PAYOUT } from '../lifecycle/lifecycles.js';
+import { PAYOUT, payoutEventData } from './payout-lifecycle.js';
 import type { KeyRef } from '../money/key-claim.js';
-import { type HeldSettle, settleHeld, settleHeldStatement, transactionSettles } from '../money/settle-held.js';
+import { type HeldSettle, settleHeld, settleHeldStatement } from '../money/settle-held.js';
 import type { PayoutRow } from './payout-store.js';
+import { transactionSettleEvent, transactionSettles } from './transaction-lifecycle.js';
 
 /** A payout's settling write as one statement (money/settle-held.ts): capture or release, the move, events, the key. */
 const SETTLE = settleHeldStatement({
@@ -45,10 +45,11 @@ export async function settlePayout(
     from: payout.status,
     to: w.to,
     event: PAYOUT.moves[payout.status][w.to]![0]!,
-    eventData: eventData.payout(settled),
+    eventData: payoutEventData(settled),
     settled,
     holdId: payout.holdId,
     capture: w.to === 'completed',
+    transactionEvent: transactionSettleEvent(w.to === 'completed' ? 'COMPLETED' : 'FAILED')!,
     fee: payout.fee,
     accounts: w.accounts,
     at: w.at,

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/client.js';
 import { recordEvent } from '../events/outbox.js';
-import { eventData } from '../lifecycle/event-data.js';
+import { transactionEventData } from './transaction-lifecycle.js';
 import { moneyEvent } from '../money-event.js';
 import { transactionStore, type WalletTransactionRow } from './transaction-store.js';
 
@@ -26,7 +26,7 @@ export async function recordTransactionEvent(
     moneyEvent(
       update ? 'transaction.updated' : TRANSACTION_EVENT[row.status],
       row,
-      eventData.transaction(row, update?.stage),
+      transactionEventData(row, update?.stage),
     ),
     at,
   );

@@ -1,9 +1,7 @@
-import type { Database, Executor } from '../../db/client.js';
+import type { Database } from '../../db/client.js';
 import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
 import { readsOf } from '../../db/pool-routing.js';
 import type { Window } from '../../domain/keyset.js';
-import { isUniqueViolation } from '../../db/sql-state.js';
-import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
@@ -11,7 +9,8 @@ import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { checkPage, paged } from '../pagination.js';
 import { insufficientFunds, ledger, walletOf } from '../ledger/ledger.js';
-import { claimOf, dropLapsedKey, type KeyRef, keyBusy } from '../money/key-claim.js';
+import { claimOf, dropLapsedKey, keyBusy } from '../money/key-claim.js';
+import { referenceFrom, referenceTaken } from '../money/reference.js';
 import { replay, toStorable } from '../idempotency/idempotency.js';
 import { TRANSFER_OPERATION, type TransferOutcome, type TransferWrite, writeTransfer } from './transfer-store.js';
 import type { UserService } from '../users/user-service.js';
@@ -26,85 +25,7 @@ export interface TransferInput {
   narration?: string | null;
 }
 
-export const REFERENCE = /^[A-Za-z0-9_.:-]{1,64}$/;
-
-/** The reference space of transfers into virtual accounts (`VA-<provider's reference>`), closed to callers. */
-export const VIRTUAL_ACCOUNT_PREFIX = 'VA-';
 export const MAX_TRANSACTIONS_PAGE = 100;
-
-/** A caller-given reference, or a new one with the operation's prefix. */
-export function referenceFrom(given: string | null | undefined, prefix: string): string {
-  if (given === undefined || given === null) return `${prefix}-${crypto.randomUUID()}`;
-  const reference = given.trim();
-  if (!REFERENCE.test(reference))
-    throw badInput('reference', 'reference must be 1 to 64 letters, digits, ".", ":", "-" or "_".');
-  // A transfer into a virtual account is recorded as `VA-<provider's reference>`: a reference of
-  // the caller's in that space could take it first, and the transfer could then not be credited.
-  if (reference.startsWith(VIRTUAL_ACCOUNT_PREFIX))
-    throw badInput(
-      'reference',
-      `references starting with "${VIRTUAL_ACCOUNT_PREFIX}" are reserved for transfers into virtual accounts.`,
-    );
-  return reference;
-}
-
-/** Runs an insert whose unique reference a concurrent request may have taken first: that is a 409. */
-export async function insertOrConflict<T>(reference: string, insert: () => Promise<T>): Promise<T> {
-  try {
-    return await insert();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw referenceUsed(reference);
-    throw error;
-  }
-}
-
-/** The 409 for a reference in use, when the transaction holding it is not known. */
-export const referenceUsed = (reference: string) =>
-  new DomainError('CONFLICT', `reference ${JSON.stringify(reference)} is already used. Use a new reference.`, {
-    field: 'reference',
-  });
-
-/**
- * The 409 for a reference in use, naming the owner's transaction that holds it: the one given,
- * else read now (a unique index refused the write, or the holder committed after the refused
- * statement's snapshot).
- */
-export async function referenceInUse(
-  db: Executor,
-  owner: { userId: string; environment: Environment },
-  reference: string,
-  holderId: string | null = null,
-): Promise<DomainError> {
-  const id = holderId ?? (await transactionStore.findByReference(db, owner, reference))?.id;
-  return id ? referenceTaken(reference, id) : referenceUsed(reference);
-}
-
-/**
- * What an operation answers when its write failed with `error`: if one of the reference's unique
- * indexes (`constraints`) refused it (another operation took the reference between a check and
- * the insert, or no check was made), 409 naming the holder, through the Idempotency-Key; any other
- * error is rethrown, a fault.
- */
-export async function refuseTakenReference<T>(
-  db: Executor,
-  idempotency: Idempotency,
-  ref: KeyRef | undefined,
-  owner: { userId: string; environment: Environment },
-  reference: string,
-  constraints: readonly string[],
-  error: unknown,
-): Promise<T> {
-  const constraint = violatedConstraint(error);
-  if (constraint === undefined || !constraints.includes(constraint)) throw error;
-  return idempotency.refuse(ref, await referenceInUse(db, owner, reference));
-}
-
-export const referenceTaken = (reference: string, existingId: string) =>
-  new DomainError(
-    'CONFLICT',
-    `reference ${JSON.stringify(reference)} is already used by transaction ${existingId}. Use a new reference, or the first request's Idempotency-Key to retry it.`,
-    { field: 'reference' },
-  );
 
 function checkTransactionFilter(filter: TransactionFilter): void {
   if (filter.from && filter.to && filter.from >= filter.to) throw badInput('to', 'to must be after from.');

@@ -2,9 +2,21 @@ import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { ledgerHolds } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
-import { TRANSACTION } from '../lifecycle/lifecycles.js';
+import { TRANSACTION } from './transaction-lifecycle.js';
 import { transition } from '../lifecycle/transition.js';
+import type { FailHeldTransaction } from '../money/holds.js';
 import { transactionStore, type WalletTransactionRow } from './transaction-store.js';
+import { recordTransactionEvent } from './wallet-events.js';
+
+/**
+ * The wallet's half of a hold's expiry (money/holds.ts `HoldExpiryHandler`): fails the PENDING
+ * transaction the expired hold paid for, with its `transaction.failed` event; nothing when it is no
+ * longer pending (settled meanwhile).
+ */
+export const failExpiredHoldTransaction: FailHeldTransaction = async (tx, transactionId, at) => {
+  const failed = await transactionStore.settle(tx, transactionId, 'FAILED', at);
+  if (failed) await recordTransactionEvent(tx, failed, at);
+};
 
 /**
  * Settles the PENDING wallet transaction a hold pays for: the one the hold names

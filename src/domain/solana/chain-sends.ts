@@ -1,9 +1,9 @@
 import type { Executor } from '../../db/client.js';
 import { solanaTransfers } from '../../db/solana-schema.js';
-import { transferEventData } from '../solana/transfer-events.js';
-import { type KeyAnswer, transferStore } from '../solana/transfer-store.js';
-import type { Lifecycle } from './lifecycles.js';
-import { IllegalTransition } from './transition.js';
+import type { Lifecycle } from '../lifecycle/lifecycle.js';
+import { IllegalTransition } from '../lifecycle/transition.js';
+import { transferEventData } from './transfer-events.js';
+import { type KeyAnswer, transferStore } from './transfer-store.js';
 
 type ChainSendRow = typeof solanaTransfers.$inferSelect;
 

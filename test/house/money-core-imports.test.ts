@@ -1,0 +1,149 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * `money/` and `lifecycle/` are the primitives every money path is built from (holds, key claims,
+ * the reference rule, the generic state machine). They import no domain: a domain supplies its
+ * state table, its event data and its writes to them, never the other way round, so a change to
+ * bills or Solana cannot reach into the money core and the core reads without any domain beside it.
+ *
+ * A domain is any folder src/domain/<dir> outside CORE_DIRS, and any src/db/<name>-schema.ts
+ * outside CORE_SCHEMAS. Files at the top of src/domain/ (errors.ts, clock.ts, ids.ts, …) are core,
+ * but for REGISTRIES, which list every domain's parts.
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const DOMAIN = join(ROOT, 'src', 'domain');
+const DB = join(ROOT, 'src', 'db');
+
+/** Infrastructure every domain builds on; `auth` gives the Environment and the principal every layer carries. */
+const CORE_DIRS = new Set([
+  'money',
+  'lifecycle',
+  'ledger',
+  'events',
+  'jobs',
+  'idempotency',
+  'upstream',
+  'limits',
+  'audit',
+  'auth',
+]);
+/**
+ * Tables of the core: operation_transitions (lifecycle), ledger checks and audit records (books),
+ * list counts. schema.ts (users, keys, events, jobs) does not end in `-schema.ts` and is core too.
+ * wallet-schema.ts also holds the ledger's tables; the core reaches those through ledger/ only.
+ */
+const CORE_SCHEMAS = new Set(['lifecycle-schema.ts', 'books-schema.ts', 'lists-schema.ts']);
+/** Top-level files that import every domain: the list of state tables that retention reads. */
+const REGISTRIES = new Set(['state-tables.ts']);
+const CHECKED = ['money', 'lifecycle'].map((dir) => join(DOMAIN, dir));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Every module specifier `source` names: import and export declarations, `import()` and `import('x').T` types. */
+function specifiersIn(file: string, source: string): string[] {
+  const tree = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
+      if (ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      const ref = node.moduleReference.expression;
+      if (ts.isStringLiteral(ref)) found.push(ref.text);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [arg] = node.arguments;
+      found.push(arg && ts.isStringLiteralLike(arg) ? arg.text : `<computed: ${arg?.getText(tree)}>`);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      const literal = node.argument.literal;
+      if (ts.isStringLiteral(literal)) found.push(literal.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(tree);
+  return found;
+}
+
+/** Why `specifier`, imported by `file`, reaches a domain; undefined when it does not. */
+function domainReached(file: string, specifier: string): string | undefined {
+  if (specifier.startsWith('<computed')) return 'an import whose target cannot be read';
+  if (!specifier.startsWith('.')) return undefined; // packages and node: builtins
+  const target = resolve(dirname(file), specifier);
+  const inDomain = relative(DOMAIN, target);
+  if (!inDomain.startsWith('..')) {
+    const [dir, ...rest] = inDomain.split(sep);
+    if (rest.length === 0) {
+      const name = basename(inDomain).replace(/\.js$/, '.ts');
+      return REGISTRIES.has(name) ? `the registry of every domain (src/domain/${name})` : undefined;
+    }
+    if (dir !== undefined && !CORE_DIRS.has(dir)) return `the ${dir} domain`;
+    return undefined;
+  }
+  const inDb = relative(DB, target);
+  if (!inDb.startsWith('..') && !inDb.includes(sep)) {
+    const name = basename(inDb).replace(/\.js$/, '.ts');
+    if (name.endsWith('-schema.ts') && !CORE_SCHEMAS.has(name)) return `a domain's tables (src/db/${name})`;
+  }
+  return undefined;
+}
+
+/** `file: specifier (why)` for each import of `source` that reaches a domain. */
+function violationsIn(file: string, source: string): string[] {
+  return specifiersIn(file, source).flatMap((specifier) => {
+    const why = domainReached(file, specifier);
+    return why ? [`${relative(ROOT, file)}: '${specifier}' (${why})`] : [];
+  });
+}
+
+describe('money/ and lifecycle/ import no domain', () => {
+  it('names the file and the import for every way of reaching a domain (the check can fail)', () => {
+    const file = join(DOMAIN, 'money', 'sample.ts');
+    const source = [
+      "import { transactionStore } from '../wallet/transaction-store.js';",
+      "import type { billRecords } from '../../db/bills-schema.js';",
+      "export { CHAIN_SEND } from '../solana/chain-sends.js';",
+      "type T = import('../offramp/catalogue.js').OfframpStatus;",
+      "const later = () => import('../payments/x.js');",
+      "const computed = (name: string) => import('../' + name);",
+      "import { LIFECYCLES } from '../state-tables.js';",
+      // Core: none of these is named.
+      "import { ledger } from '../ledger/ledger.js';",
+      "import { DomainError } from '../errors.js';",
+      "import { operationTransitions } from '../../db/lifecycle-schema.js';",
+      "import { events } from '../../db/schema.js';",
+      "import type { Executor } from '../../db/client.js';",
+      "import { sql } from 'drizzle-orm';",
+      "import { holds } from './holds.js';",
+    ].join('\n');
+    expect(violationsIn(file, source)).toEqual([
+      "src/domain/money/sample.ts: '../wallet/transaction-store.js' (the wallet domain)",
+      "src/domain/money/sample.ts: '../../db/bills-schema.js' (a domain's tables (src/db/bills-schema.ts))",
+      "src/domain/money/sample.ts: '../solana/chain-sends.js' (the solana domain)",
+      "src/domain/money/sample.ts: '../offramp/catalogue.js' (the offramp domain)",
+      "src/domain/money/sample.ts: '../payments/x.js' (the payments domain)",
+      "src/domain/money/sample.ts: '<computed: '../' + name>' (an import whose target cannot be read)",
+      "src/domain/money/sample.ts: '../state-tables.js' (the registry of every domain (src/domain/state-tables.ts))",
+    ]);
+  });
+
+  it('the core lists name folders and tables that exist', () => {
+    for (const dir of CORE_DIRS) expect(statSync(join(DOMAIN, dir)).isDirectory(), dir).toBe(true);
+    for (const name of CORE_SCHEMAS) expect(existsSync(join(DB, name)), name).toBe(true);
+    for (const name of REGISTRIES) expect(existsSync(join(DOMAIN, name)), name).toBe(true);
+  });
+
+  it('no file under src/domain/money/ or src/domain/lifecycle/ imports a domain', () => {
+    const files = CHECKED.flatMap(sourceFiles);
+    expect(files.length).toBeGreaterThan(0);
+    const found = files.flatMap((file) => violationsIn(file, readFileSync(file, 'utf8')));
+    expect(found).toEqual([]);
+  });
+});
