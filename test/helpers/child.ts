@@ -34,6 +34,17 @@ export function spawnTs(script: string, args: string[], env: Record<string, stri
   return spawnCommand(process.execPath, ['--import', 'tsx', script, ...args], env);
 }
 
+/**
+ * A test's afterEach: every child it started and left running is killed (SIGKILL, nothing to
+ * finish), and each one's exit waited for; `children` is emptied.
+ */
+export async function killChildren(children: Child[]): Promise<void> {
+  for (const child of children.splice(0)) {
+    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
+    await child.exited;
+  }
+}
+
 /** Runs any command (e.g. `npm start`) with this repo as its directory, its output collected. */
 export function spawnCommand(command: string, args: string[], env: Record<string, string>): Child {
   const child = spawn(command, args, {

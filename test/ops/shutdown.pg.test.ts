@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import type { Services } from '../../src/services.js';
 import { createTestServices, seedTenant, type Tenant } from '../helpers/app.js';
-import { type Child, spawnCommand, spawnTs } from '../helpers/child.js';
+import { type Child, spawnCommand, spawnTs, killChildren } from '../helpers/child.js';
 import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
 
 /**
@@ -39,12 +39,7 @@ describe.skipIf(!onPostgres)('graceful shutdown (PostgreSQL)', () => {
     services = await createTestServices(database.db);
     tenant = await seedTenant(services);
   });
-  afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-      await child.exited;
-    }
-  });
+  afterEach(() => killChildren(children));
   afterAll(async () => {
     agent.destroy();
     await database?.close();

@@ -5,7 +5,7 @@ import { ledger } from '../../src/domain/ledger/ledger.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import type { Services } from '../../src/services.js';
 import { createTestServices, seedTenant, type Tenant } from '../helpers/app.js';
-import { type Child, spawnTs } from '../helpers/child.js';
+import { type Child, spawnTs, killChildren } from '../helpers/child.js';
 import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
 import { MetricsText } from '../helpers/metrics-text.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -69,12 +69,7 @@ describe.skipIf(!onPostgres)('SIGTERM during a burst of slow payouts (PostgreSQL
     services = await createTestServices(database.db);
     tenant = await seedTenant(services);
   });
-  afterEach(async () => {
-    for (const child of children.splice(0)) {
-      if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill('SIGKILL');
-      await child.exited;
-    }
-  });
+  afterEach(() => killChildren(children));
   afterAll(async () => {
     await database?.close();
   });

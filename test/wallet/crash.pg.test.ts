@@ -6,7 +6,7 @@ import { ledger } from '../../src/domain/ledger/ledger.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import type { Services } from '../../src/services.js';
 import { createTestServices, seedTenant, type Tenant } from '../helpers/app.js';
-import { type Child, spawnTs } from '../helpers/child.js';
+import { type Child, spawnTs, killChildren } from '../helpers/child.js';
 import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
 import { waitUntil } from '../helpers/wait.js';
 import { principalOf } from '../helpers/principal.js';
@@ -18,12 +18,7 @@ describe.skipIf(!onPostgres)('crashes in the middle of money movements (PostgreS
   beforeAll(async () => {
     services = await createTestServices();
   });
-  afterEach(async () => {
-    for (const child of children.splice(0)) {
-      child.process.kill('SIGKILL');
-      await child.exited;
-    }
-  });
+  afterEach(() => killChildren(children));
 
   async function gateway(): Promise<{ child: Child; url: string }> {
     const child = spawnTs('src/main.ts', [], {

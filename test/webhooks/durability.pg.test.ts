@@ -6,7 +6,7 @@ import { webhookDeliveries, webhookEndpoints } from '../../src/db/schema.js';
 import { recordEvent } from '../../src/domain/events/outbox.js';
 import type { Services } from '../../src/services.js';
 import { seedTenant, type Tenant, createTestServices } from '../helpers/app.js';
-import { type Child, spawnTs } from '../helpers/child.js';
+import { type Child, killChildren, spawnTs } from '../helpers/child.js';
 import { onPostgres, testDatabase, testDatabaseUrl } from '../helpers/database.js';
 import { Receiver } from '../helpers/receiver.js';
 import { waitUntil as until } from '../helpers/wait.js';
@@ -21,10 +21,7 @@ describe.skipIf(!onPostgres)('webhook durability across processes (PostgreSQL)',
     services = await createTestServices();
   });
   afterEach(async () => {
-    for (const child of children.splice(0)) {
-      child.process.kill('SIGKILL');
-      await child.exited;
-    }
+    await killChildren(children);
     for (const receiver of receivers.splice(0)) await receiver.stop();
   });
 
