@@ -8,7 +8,18 @@
 //
 //   node scripts/build.mjs        (npm run build)
 import { spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -75,6 +86,95 @@ const sourceUrls = {
     });
   },
 };
+
+/**
+ * web3.js v1 requires node-fetch (and through it whatwg-url and tr46's Unicode tables, about 0.4 MB
+ * evaluated at start) only as a fallback for runtimes without a global fetch; on Node 20 it calls
+ * globalThis.fetch, and the gateway gives its Connection a fetch of its own anyway (rpc-chain.ts).
+ * In the bundle that require resolves to a module handing over the global fetch.
+ */
+const web3GlobalFetch = {
+  name: 'web3-global-fetch',
+  setup(build) {
+    build.onResolve({ filter: /^node-fetch$/ }, (args) =>
+      args.importer.includes('/@solana/web3.js/') ? { path: 'node-fetch', namespace: 'global-fetch' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'global-fetch' }, () => ({
+      contents:
+        'const fetch = (...args) => globalThis.fetch(...args); module.exports = fetch; module.exports.default = fetch;',
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * `import()` of a CommonJS module: Node hands back its exports object as `default` and, as named
+ * exports, the names its CommonJS lexer finds in the source; a chunk esbuild makes for such an
+ * import exports only `default`. @fastify/cookie reads `(await import('cookie')).stringifySetCookie`:
+ * in the bundle that was undefined, and every response setting a cookie (sign-in, sign-up, the
+ * dashboard) answered 500 while the sources, run by tsx, worked. Each such import is sent to a
+ * module re-exporting the names Node would give, found with the lexer Node itself uses.
+ */
+const cjsDynamicImports = {
+  name: 'cjs-dynamic-imports',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.kind !== 'dynamic-import' || args.pluginData?.cjsNamespace) return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: 'dynamic-import',
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: { cjsNamespace: true },
+      });
+      if (resolved.errors.length > 0 || resolved.external || !isCommonJs(resolved.path)) return undefined;
+      return { path: resolved.path, namespace: 'cjs-namespace' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'cjs-namespace' }, async (args) => {
+      const names = [...(await commonJsExportNames(args.path))].filter((name) => name !== 'default');
+      // require(): the exports object itself, as Node's `default` is (an ES import of a module
+      // marked __esModule would give its `default` property instead).
+      const bindings = names.map((name, i) => `const n${i} = source[${JSON.stringify(name)}];`).join('\n');
+      const list = names.map((name, i) => `n${i} as ${JSON.stringify(name)}`).join(', ');
+      return {
+        contents: `const source = require(${JSON.stringify(args.path)});\nexport default source;\n${bindings}\nexport { ${list} };\n`,
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      };
+    });
+  },
+};
+
+/** Whether Node loads `file` as CommonJS: .cjs, or .js in a package whose type is not "module". */
+function isCommonJs(file) {
+  if (file.endsWith('.cjs')) return true;
+  if (!file.endsWith('.js')) return false;
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) return JSON.parse(readFileSync(manifest, 'utf8')).type !== 'module';
+  }
+  return true;
+}
+
+/** The named exports Node's `import()` gives CommonJS `file`: its own, and those of what it re-exports. */
+async function commonJsExportNames(file, seen = new Set()) {
+  const names = new Set();
+  if (seen.has(file)) return names;
+  seen.add(file);
+  const lexer = await import('cjs-module-lexer');
+  await lexer.init();
+  const { exports, reexports } = lexer.parse(readFileSync(file, 'utf8'));
+  for (const name of exports) names.add(name);
+  for (const specifier of reexports) {
+    let target;
+    try {
+      target = createRequire(file).resolve(specifier);
+    } catch {
+      continue; // Node skips a re-export it cannot resolve too
+    }
+    if (isCommonJs(target)) for (const name of await commonJsExportNames(target, seen)) names.add(name);
+  }
+  return names;
+}
 
 function tsFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -202,7 +302,7 @@ async function bundle(entryPoints, outdir, outbase, names = {}) {
     minifyWhitespace: true,
     minifySyntax: true,
     allowOverwrite: true,
-    plugins: [sourceUrls],
+    plugins: [sourceUrls, web3GlobalFetch, cjsDynamicImports],
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins, and
     // some read __filename or __dirname (ioredis when it shapes an error's stack, package.json
     // readers): undefined in an ES module, that was a ReferenceError thrown from a callback, which

@@ -8,6 +8,8 @@ import { MIGRATIONS_FOLDER } from '../../src/db/migrations-folder.js';
 import { imageFileName, imageKeys } from '../../src/db/pglite-image.js';
 import { childrenOf } from '../../scripts/bench/process-group.js';
 import { type Child, spawnCommand } from '../helpers/child.js';
+import { Mailbox } from '../helpers/mailbox.js';
+import { Receiver } from '../helpers/receiver.js';
 import { waitUntil } from '../helpers/wait.js';
 
 /**
@@ -62,6 +64,56 @@ describe('the bundled server (npm start)', () => {
     expect(carrying).toEqual([]);
   });
 
+  /** The files a start loads before any dynamic import: main.js and the chunks it imports statically. */
+  const startFiles = () => {
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, 'utf8');
+      for (const [, spec] of text.matchAll(
+        /(?:^|[;}\s])(?:import|export)\s*(?:[\w$*{},\s]+from\s*)?["'](\.{1,2}\/[^"']+)["']/g,
+      ))
+        visit(join(file, '..', spec!));
+    };
+    visit(join(outdir, 'src', 'main.js'));
+    return [...seen];
+  };
+
+  // Packages a start has no use for load when first used: undici with the first webhook,
+  // nodemailer with the first mail; web3.js's node-fetch (and tr46's tables) never, as Node 20 has
+  // a global fetch. Each was tens of milliseconds of a warm start (docs/benchmarks.md).
+  it('loads undici, nodemailer and node-fetch only when they are used', () => {
+    const files = startFiles();
+    expect(files.length).toBeGreaterThan(1);
+    const carried = files.flatMap((file) => {
+      const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+      return map.sources
+        .map((source) => /node_modules\/(undici|nodemailer|node-fetch|tr46)\//.exec(source)?.[1])
+        .filter((name): name is string => name !== undefined);
+    });
+    expect([...new Set(carried)]).toEqual([]);
+  });
+
+  // A chunk made for import() of a CommonJS module exported only `default`, where Node gives the
+  // module's names too: @fastify/cookie's `(await import('cookie')).stringifySetCookie` was
+  // undefined in the bundle, and every response setting a cookie answered 500.
+  it('gives import() of a CommonJS module the named exports Node gives it', async () => {
+    const targets = new Set<string>();
+    for (const file of bundleFiles())
+      for (const [, spec] of readFileSync(file, 'utf8').matchAll(/import\("\.\/([^"]+\.js)"\)/g))
+        targets.add(join(outdir, 'chunks', spec!));
+    expect(targets.size).toBeGreaterThan(3);
+    const defaultOnly = [...targets].filter((file) =>
+      /export default require_\w+\(\);?\s*(\/\/#.*)?\s*$/.test(readFileSync(file, 'utf8')),
+    );
+    expect(defaultOnly).toEqual([]);
+    const cookie = [...targets].find((file) => readFileSync(`${file}.map`, 'utf8').includes('node_modules/cookie/'));
+    const loaded = (await import(cookie!)) as Record<string, unknown>;
+    expect(typeof loaded.stringifySetCookie).toBe('function');
+    expect(typeof (loaded.default as Record<string, unknown>).parseCookie).toBe('function');
+  });
+
   it('defines require, __filename and __dirname in every bundle file that uses them', () => {
     const files = bundleFiles();
     expect(files.length).toBeGreaterThan(1);
@@ -97,8 +149,11 @@ describe('the bundled server (npm start)', () => {
     expect(readdirSync(join(outdir, 'src', 'db', 'pglite-images'))).toEqual([image().split('/').at(-1)]);
   });
 
-  it('serves REST, GraphQL and the sandbox chain without a 5xx or a crash, and stops cleanly', async () => {
+  it('serves REST, GraphQL and the sandbox chain, delivers webhooks and sends mail, without a 5xx or a crash, and stops cleanly', async () => {
+    const receiver = await new Receiver().start();
+    const mailbox = await new Mailbox().start();
     child = spawnCommand(process.execPath, [join(outdir, 'src', 'main.js')], {
+      SMTP_URL: mailbox.url,
       PGLITE_DATA_DIR: join(data, 'pglite'),
       PORT: '0',
       HOST: '127.0.0.1',
@@ -122,6 +177,8 @@ describe('the bundled server (npm start)', () => {
     };
 
     expect((await call('GET', '/api/v1/user/me')).status).toBe(200);
+    // Webhooks go out through undici, loaded from its own chunk when the first one is sent.
+    expect((await call('POST', '/api/v1/webhooks', { url: receiver.url, eventTypes: ['*'] })).status).toBe(201);
     // Refusals take the error path (error handler, error mapping), which a happy request skips.
     expect((await call('POST', '/api/v1/solana/transfer-sol', { to: 'nope', amount: 'x' })).status).toBe(400);
     expect((await call('GET', '/api/v1/no-such-route')).status).toBe(404);
@@ -151,6 +208,30 @@ describe('the bundled server (npm start)', () => {
       const response = await fetch(`${url}${path}`);
       statuses.push([`GET ${path}`, response.status]);
     }
+
+    // The sandbox chain's events reached the receiver, signed.
+    await receiver.waitFor(1, 60_000);
+    expect(receiver.received[0]!.headers['webhook-signature']).toMatch(/^v1,/);
+
+    // Sign-up mails its confirmation through nodemailer, loaded from its own chunk.
+    const form = await fetch(`${url}/signup`);
+    const cookie = form.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const page = await form.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(page)?.[1];
+    expect(token, `${form.status} ${page.slice(0, 300)}`).toBeDefined();
+    const signUp = await fetch(`${url}/signup`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: token!, email: 'bundle@example.com', password: 'a long enough password' }),
+    });
+    statuses.push(['POST /signup', signUp.status]);
+    expect(signUp.status).toBe(201);
+    await mailbox.waitFor('bundle@example.com', /Confirm your email/, 30_000);
+    await receiver.stop();
+    await mailbox.stop();
 
     expect(statuses.filter(([, status]) => status >= 500)).toEqual([]);
     expect(child.process.exitCode).toBeNull();

@@ -21,8 +21,8 @@ import {
 import {
   ChainFailure,
   createSandboxWorld,
-  FAUCET,
-  PURSE,
+  faucetKeypair,
+  purseKeypair,
   runWire,
   SANDBOX_POOLS,
   tokenBySymbol,
@@ -70,7 +70,7 @@ describe('sandbox accounts through litesvm’s native handle', () => {
 
   it('reads every kind of account as the public API does, and nothing for an absent one', () => {
     const poolUsdc = associatedTokenAddress(usdc, SANDBOX_POOLS[0]!.wallet.publicKey.toBase58()).toBase58();
-    const keys = [PURSE.publicKey.toBase58(), FAUCET.publicKey.toBase58(), usdc, poolUsdc, SYSTEM_PROGRAM];
+    const keys = [purseKeypair().publicKey.toBase58(), faucetKeypair().publicKey.toBase58(), usdc, poolUsdc, SYSTEM_PROGRAM];
     for (const key of keys) {
       const read = accountAt(svm, key);
       expect(read, key).not.toBeNull();
@@ -107,7 +107,7 @@ describe('sandbox accounts through litesvm’s native handle', () => {
 
   it('runs a signed legacy transaction from its wire bytes, moving what the public API sees', () => {
     const to = Keypair.generate().publicKey.toBase58();
-    const wire = transferWire(svm, FAUCET, to, 2n * BigInt(LAMPORTS_PER_SOL));
+    const wire = transferWire(svm, faucetKeypair(), to, 2n * BigInt(LAMPORTS_PER_SOL));
     expect(Array.from(runWire(svm, wire))).toEqual(Array.from(wire.subarray(1, 65)));
     expect(svm.getBalance(address(to))).toBe(2n * BigInt(LAMPORTS_PER_SOL));
   });
@@ -115,38 +115,38 @@ describe('sandbox accounts through litesvm’s native handle', () => {
   it('runs a version 0 transaction from its wire bytes', () => {
     const to = Keypair.generate();
     const message = new TransactionMessage({
-      payerKey: FAUCET.publicKey,
+      payerKey: faucetKeypair().publicKey,
       recentBlockhash: svm.latestBlockhash(),
       instructions: [
         SystemProgram.transfer({
-          fromPubkey: FAUCET.publicKey,
+          fromPubkey: faucetKeypair().publicKey,
           toPubkey: to.publicKey,
           lamports: 3n * BigInt(LAMPORTS_PER_SOL),
         }),
       ],
     }).compileToV0Message();
     const tx = new VersionedTransaction(message);
-    tx.sign([FAUCET]);
+    tx.sign([faucetKeypair()]);
     runWire(svm, tx.serialize());
     expect(accountAt(svm, to.publicKey.toBase58())?.lamports).toBe(3n * BigInt(LAMPORTS_PER_SOL));
   });
 
   it('refuses a transaction whose signature does not match, or that carries none, and moves nothing', () => {
     const to = Keypair.generate().publicKey.toBase58();
-    const before = accountAt(svm, FAUCET.publicKey.toBase58())!.lamports;
-    const tampered = transferWire(svm, FAUCET, to, BigInt(LAMPORTS_PER_SOL));
+    const before = accountAt(svm, faucetKeypair().publicKey.toBase58())!.lamports;
+    const tampered = transferWire(svm, faucetKeypair(), to, BigInt(LAMPORTS_PER_SOL));
     tampered[1] = (tampered[1]! + 1) % 256;
     expect(() => runWire(svm, tampered)).toThrow(ChainFailure);
-    const unsigned = transferWire(svm, FAUCET, to, BigInt(LAMPORTS_PER_SOL));
+    const unsigned = transferWire(svm, faucetKeypair(), to, BigInt(LAMPORTS_PER_SOL));
     unsigned.fill(0, 1, 65);
     expect(() => runWire(svm, unsigned)).toThrow(ChainFailure);
     expect(accountAt(svm, to)).toBeNull();
-    expect(accountAt(svm, FAUCET.publicKey.toBase58())!.lamports).toBe(before);
+    expect(accountAt(svm, faucetKeypair().publicKey.toBase58())!.lamports).toBe(before);
   });
 
   it('refuses, as a chain failure, bytes that are no transaction or not in canonical form, before the VM sees them', () => {
     const to = Keypair.generate().publicKey.toBase58();
-    const wire = transferWire(svm, FAUCET, to, BigInt(LAMPORTS_PER_SOL));
+    const wire = transferWire(svm, faucetKeypair(), to, BigInt(LAMPORTS_PER_SOL));
     // The message's account-key count written in two bytes (k | 0x80, 0x00): web3.js reads it,
     // litesvm's native decoder panics on it, ending the process. It sits after the signature count
     // (1), the signature (64) and the message header (3).
@@ -168,7 +168,7 @@ describe('sandbox accounts through litesvm’s native handle', () => {
 
   it('reads lamports and existence without the data, as accountAt does', () => {
     const nobody = Keypair.generate().publicKey.toBase58();
-    expect(lamportsAt(svm, FAUCET.publicKey.toBase58())).toBe(accountAt(svm, FAUCET.publicKey.toBase58())!.lamports);
+    expect(lamportsAt(svm, faucetKeypair().publicKey.toBase58())).toBe(accountAt(svm, faucetKeypair().publicKey.toBase58())!.lamports);
     expect(lamportsAt(svm, nobody)).toBe(0n);
     expect(accountExists(svm, usdc)).toBe(true);
     expect(accountExists(svm, nobody)).toBe(false);

@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { DomainError } from '../errors.js';
 
 export interface MailMessage {
@@ -22,22 +22,25 @@ export interface MailerOptions {
   log: (message: MailMessage) => void;
 }
 
-/** Mail over SMTP with nodemailer. Without SMTP configured, only development can go on (log only). */
+/**
+ * Mail over SMTP with nodemailer. Without SMTP configured, only development can go on (log only).
+ * nodemailer (0.6 MB) loads with the first message, not with the server: most starts send none.
+ */
 export class SmtpMailer implements Mailer {
-  private readonly transport: Transporter | undefined;
+  private transport: Promise<Transporter> | undefined;
 
-  constructor(private readonly options: MailerOptions) {
-    this.transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : undefined;
-  }
+  constructor(private readonly options: MailerOptions) {}
 
   get canDeliver(): boolean {
-    return this.transport !== undefined || this.options.logMessages;
+    return Boolean(this.options.smtpUrl) || this.options.logMessages;
   }
 
   async send(message: MailMessage): Promise<void> {
     if (!this.canDeliver) throw new DomainError('SERVICE_UNAVAILABLE', 'Mail is not configured (SMTP_URL is unset).');
     if (this.options.logMessages) this.options.log(message);
-    if (!this.transport) return;
-    await this.transport.sendMail({ from: this.options.from, ...message });
+    const smtpUrl = this.options.smtpUrl;
+    if (!smtpUrl) return;
+    this.transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl));
+    await (await this.transport).sendMail({ from: this.options.from, ...message });
   }
 }

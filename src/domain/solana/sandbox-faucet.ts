@@ -8,7 +8,7 @@ import type { SandboxChainStore } from './sandbox-chain-store.js';
 import {
   airdrop,
   execute,
-  FAUCET,
+  faucetKeypair,
   fundTokenInstructions,
   SANDBOX_TOKENS,
   SOL,
@@ -80,7 +80,7 @@ export class SandboxFaucet {
           if (token === SOL) airdrop(chain, owner, raw, true);
           else {
             const [create, mint] = fundTokenInstructions(owner, token, raw);
-            execute(chain, [create!, withReference(mint!)], [FAUCET]);
+            execute(chain, [create!, withReference(mint!)], [faucetKeypair()]);
           }
         }
         return (tx) => this.idempotency.finish(tx, claim, grant);

@@ -39,13 +39,28 @@ export interface TokenInfo {
 export const sandboxKeypair = (name: string) =>
   Keypair.fromSeed(createHash('sha256').update(`partner-gateway sandbox ${name}`).digest());
 
+/**
+ * A key of the sandbox world, derived on first use: deriving one computes a curve point (about 0.1 s
+ * for the first, with its tables), and most starts never touch the sandbox chain.
+ */
+function lazyKeypair(name: string): () => Keypair {
+  let keypair: Keypair | undefined;
+  return () => (keypair ??= sandboxKeypair(name));
+}
+
 export const SOL: TokenInfo = { address: SOL_MINT, symbol: 'SOL', name: 'Solana', decimals: 9 };
-const token = (symbol: string, name: string, decimals: number): TokenInfo => ({
-  address: sandboxKeypair(`mint:${symbol}`).publicKey.toBase58(),
-  symbol,
-  name,
-  decimals,
-});
+const token = (symbol: string, name: string, decimals: number): TokenInfo => {
+  const mint = lazyKeypair(`mint:${symbol}`);
+  let mintAddress: string | undefined;
+  return {
+    get address() {
+      return (mintAddress ??= mint().publicKey.toBase58());
+    },
+    symbol,
+    name,
+    decimals,
+  };
+};
 export const SANDBOX_TOKENS: TokenInfo[] = [
   SOL,
   token('USDC', 'USD Coin (sandbox)', 6),
@@ -66,14 +81,19 @@ export interface SandboxPool {
   initialB: bigint;
 }
 
-const pool = (a: string, b: string, initialA: bigint, initialB: bigint): SandboxPool => ({
-  name: `${a}/${b}`,
-  a,
-  b,
-  wallet: sandboxKeypair(`pool:${a}/${b}`),
-  initialA,
-  initialB,
-});
+const pool = (a: string, b: string, initialA: bigint, initialB: bigint): SandboxPool => {
+  const wallet = lazyKeypair(`pool:${a}/${b}`);
+  return {
+    name: `${a}/${b}`,
+    a,
+    b,
+    get wallet() {
+      return wallet();
+    },
+    initialA,
+    initialB,
+  };
+};
 export const SANDBOX_POOLS: SandboxPool[] = [
   pool('SOL', 'USDC', 10_000n, 1_500_000n),
   pool('SOL', 'USDT', 10_000n, 1_500_000n),
@@ -84,9 +104,10 @@ export const SANDBOX_POOLS: SandboxPool[] = [
 /** USD prices the sandbox takes as given; SOL and BONK follow from their pools. */
 export const STABLE_USD: Record<string, number> = { USDC: 1, USDT: 1 };
 
-export const FAUCET = sandboxKeypair('faucet');
+/** The mints' authority, and the source of the faucet's tokens. */
+export const faucetKeypair = lazyKeypair('faucet');
 /** Where airdropped SOL comes from: a billion SOL at genesis (a fixed key, so every instance builds the same chain). */
-export const PURSE = sandboxKeypair('purse');
+export const purseKeypair = lazyKeypair('purse');
 const unit = (t: TokenInfo) => 10n ** BigInt(t.decimals);
 
 /** Runs signed transactions on a chain: the chain itself at genesis, a recorded change (ChainWork) afterwards. */
@@ -102,7 +123,7 @@ export const directRunner = (svm: LiteSVM): ChainRunner => ({ svm, run: (wire) =
 
 const fundPurse = (svm: LiteSVM) =>
   svm.setAccount({
-    address: address(PURSE.publicKey.toBase58()),
+    address: address(purseKeypair().publicKey.toBase58()),
     lamports: lamports(1_000_000_000n * BigInt(LAMPORTS_PER_SOL)),
     programAddress: address(SystemProgram.programId.toBase58()),
     data: new Uint8Array(),
@@ -115,14 +136,14 @@ const fundPurse = (svm: LiteSVM) =>
  * purse (its SOL came from litesvm's own airdrop key), so it gets genesis's.
  */
 export function upgradeSandboxWorld(svm: LiteSVM): void {
-  if (!svm.getAccount(address(PURSE.publicKey.toBase58())).exists) fundPurse(svm);
+  if (!svm.getAccount(address(purseKeypair().publicKey.toBase58())).exists) fundPurse(svm);
 }
 
 /** Builds the world on a new chain: the faucet's SOL, the mints, and each pool's reserves. */
 export function createSandboxWorld(svm: LiteSVM): void {
   const chain = directRunner(svm);
   fundPurse(svm);
-  airdrop(chain, FAUCET.publicKey, 100_000n * BigInt(LAMPORTS_PER_SOL));
+  airdrop(chain, faucetKeypair().publicKey, 100_000n * BigInt(LAMPORTS_PER_SOL));
   const mintRent = Number(svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE)));
   for (const t of SANDBOX_TOKENS.filter((t) => t !== SOL)) {
     const mint = sandboxKeypair(`mint:${t.symbol}`);
@@ -130,15 +151,15 @@ export function createSandboxWorld(svm: LiteSVM): void {
       chain,
       [
         SystemProgram.createAccount({
-          fromPubkey: FAUCET.publicKey,
+          fromPubkey: faucetKeypair().publicKey,
           newAccountPubkey: mint.publicKey,
           lamports: mintRent,
           space: MINT_SIZE,
           programId: TOKEN_PROGRAM_ID,
         }),
-        createInitializeMint2Instruction(mint.publicKey, t.decimals, FAUCET.publicKey, null),
+        createInitializeMint2Instruction(mint.publicKey, t.decimals, faucetKeypair().publicKey, null),
       ],
-      [FAUCET, mint],
+      [faucetKeypair(), mint],
     );
   }
   for (const p of SANDBOX_POOLS) {
@@ -148,7 +169,7 @@ export function createSandboxWorld(svm: LiteSVM): void {
     ] as const) {
       const t = tokenBySymbol(symbol)!;
       if (t === SOL) airdrop(chain, p.wallet.publicKey, amount * unit(t) + svm.minimumBalanceForRentExemption(0n));
-      else execute(chain, fundTokenInstructions(p.wallet.publicKey, t, amount * unit(t)), [FAUCET]);
+      else execute(chain, fundTokenInstructions(p.wallet.publicKey, t, amount * unit(t)), [faucetKeypair()]);
     }
   }
 }
@@ -158,17 +179,17 @@ export function fundTokenInstructions(owner: PublicKey, t: TokenInfo, raw: bigin
   const mint = new PublicKey(t.address);
   const ata = associatedTokenAddress(mint, owner);
   return [
-    createAssociatedTokenAccountIdempotentInstruction(FAUCET.publicKey, ata, owner, mint),
-    createMintToInstruction(mint, ata, FAUCET.publicKey, raw),
+    createAssociatedTokenAccountIdempotentInstruction(faucetKeypair().publicKey, ata, owner, mint),
+    createMintToInstruction(mint, ata, faucetKeypair().publicKey, raw),
   ];
 }
 
 /** SOL from the purse (which pays the fee). `unique`: with a random reference key, so the same grant twice is two transactions. */
 export function airdrop(chain: ChainRunner, to: PublicKey, raw: bigint, unique = false): void {
-  const transfer = SystemProgram.transfer({ fromPubkey: PURSE.publicKey, toPubkey: to, lamports: raw });
+  const transfer = SystemProgram.transfer({ fromPubkey: purseKeypair().publicKey, toPubkey: to, lamports: raw });
   // A reference key, as transfers carry (see withReference): the programs ignore it.
   if (unique) transfer.keys.push({ pubkey: new PublicKey(randomBytes(32)), isSigner: false, isWritable: false });
-  execute(chain, [transfer], [PURSE]);
+  execute(chain, [transfer], [purseKeypair()]);
 }
 
 /** Signs and runs instructions on the sandbox chain; a failure throws with the chain's reason. */

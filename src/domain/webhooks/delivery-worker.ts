@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Database } from '../../db/client.js';
 import type { Clock } from '../clock.js';
 import { type Job, LeaseLostError, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
@@ -14,6 +14,14 @@ import { webhookStore } from './webhook-store.js';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 const SNIPPET_BYTES = 512;
+
+interface HttpClient {
+  request: typeof import('undici').request;
+  /** For production endpoints: refuses private and reserved addresses after DNS (safe-http.ts). */
+  guarded: Dispatcher;
+  /** For local sandbox receivers, when allowed. */
+  local: Dispatcher;
+}
 
 interface AttemptResult {
   statusCode: number | null;
@@ -43,8 +51,12 @@ export interface DeliveryOptions {
  */
 export class WebhookDeliveryHandler implements JobHandler {
   readonly kind = DELIVERY_JOB;
-  private readonly guardedAgent: Dispatcher;
-  private readonly localAgent: Dispatcher;
+  /**
+   * undici (0.7 MB of code) and the agents load with the first attempt, not with the server: a
+   * start answers its first request before any delivery is due.
+   */
+  private http: Promise<HttpClient> | undefined;
+  private readonly lookup: Lookup | undefined;
   private readonly timeoutMs: number;
   private readonly localReceivers: boolean;
   private readonly disableAfterMs: number;
@@ -58,8 +70,14 @@ export class WebhookDeliveryHandler implements JobHandler {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.localReceivers = options.localReceivers ?? true;
     this.disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
-    this.guardedAgent = createGuardedAgent(options.lookup);
-    this.localAgent = createPlainAgent();
+    this.lookup = options.lookup;
+  }
+
+  private httpClient(): Promise<HttpClient> {
+    this.http ??= Promise.all([import('undici'), createGuardedAgent(this.lookup), createPlainAgent()]).then(
+      ([{ request }, guarded, local]) => ({ request, guarded, local }),
+    );
+    return this.http;
   }
 
   async run(job: Job): Promise<JobOutcome> {
@@ -99,7 +117,7 @@ export class WebhookDeliveryHandler implements JobHandler {
     const result =
       strict && new URL(endpoint.url).protocol !== 'https:'
         ? { statusCode: null, error: 'Refused: webhook URLs must use https on this server.', snippet: null }
-        : await this.post(endpoint.url, body, headers, strict ? this.guardedAgent : this.localAgent, job.signal);
+        : await this.post(endpoint.url, body, headers, strict ? 'guarded' : 'local', job.signal);
     observeWebhookAttempt(result.statusCode, new Date(event.created * 1000), this.clock.now());
     const attempt: Omit<WebhookAttempt, 'attemptNumber'> = {
       startedAt,
@@ -116,11 +134,13 @@ export class WebhookDeliveryHandler implements JobHandler {
     url: string,
     body: string,
     headers: Record<string, string>,
-    dispatcher: Dispatcher,
+    agent: 'guarded' | 'local',
     leaseLost: AbortSignal,
   ): Promise<AttemptResult> {
+    const http = await this.httpClient();
+    const dispatcher = http[agent];
     try {
-      const response = await request(url, {
+      const response = await http.request(url, {
         method: 'POST',
         body,
         headers: { 'content-type': 'application/json', 'user-agent': 'PartnerGateway-Webhooks/1.0', ...headers },

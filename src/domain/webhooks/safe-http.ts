@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent, buildConnector } from 'undici';
+import type { Agent } from 'undici';
 import { isBlockedAddress } from './url-policy.js';
 
 export type Lookup = (
@@ -42,7 +42,8 @@ export function lookupPublic(
  * resolution, so a name that resolves (or re-resolves) to 127.0.0.1 or the metadata service is
  * refused. `lookup` is injectable so tests can point a public-looking name at a local address.
  */
-export function createGuardedAgent(lookup: Lookup = systemLookup): Agent {
+export async function createGuardedAgent(lookup: Lookup = systemLookup): Promise<Agent> {
+  const { Agent, buildConnector } = await import('undici');
   const guardedLookup = (
     hostname: string,
     options: object,
@@ -68,6 +69,7 @@ export function createGuardedAgent(lookup: Lookup = systemLookup): Agent {
 }
 
 /** Sandbox endpoints may be local (the seed allows HTTP for local testing). */
-export function createPlainAgent(): Agent {
+export async function createPlainAgent(): Promise<Agent> {
+  const { Agent } = await import('undici');
   return new Agent({ connect: { timeout: 10_000 } });
 }
