@@ -162,8 +162,10 @@ export function createServices(
     if (!health.reportDatabaseError(error)) reportBackgroundError(error);
   };
   // Redis errors are reported by `health` (one line per outage); the limiter falls back to memory meanwhile.
-  const rateLimiter = givenRateLimiter ?? RateLimiter.connect(config.REDIS_URL);
-  if (rateLimiter.redis) health.watchRedis(rateLimiter.redis, 'rate limits');
+  const rateLimiter =
+    givenRateLimiter ??
+    RateLimiter.connect(config.REDIS_URL, undefined, (redis) => health.watchRedis(redis, 'rate limits'));
+  if (givenRateLimiter?.redis) health.watchRedis(givenRateLimiter.redis, 'rate limits');
   const secrets = SecretBox.fromConfig(config.SECRETS_KEY);
   const doorbell = new Doorbell(config.REDIS_URL, (client, name) => health.watchRedis(client, name));
   const eventFeed = new EventFeed(db, 250, onBackgroundError);

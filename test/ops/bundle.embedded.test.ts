@@ -81,15 +81,16 @@ describe('the bundled server (npm start)', () => {
   };
 
   // Packages a start has no use for load when first used: undici with the first webhook,
-  // nodemailer with the first mail; web3.js's node-fetch (and tr46's tables) never, as Node 20 has
-  // a global fetch. Each was tens of milliseconds of a warm start (docs/benchmarks.md).
-  it('loads undici, nodemailer and node-fetch only when they are used', () => {
+  // nodemailer with the first mail, ioredis when REDIS_URL is set; web3.js's node-fetch (and tr46's
+  // tables) never, as Node 20 has a global fetch. Each was tens of milliseconds of a warm start
+  // (docs/benchmarks.md).
+  it('loads undici, nodemailer, ioredis and node-fetch only when they are used', () => {
     const files = startFiles();
     expect(files.length).toBeGreaterThan(1);
     const carried = files.flatMap((file) => {
       const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
       return map.sources
-        .map((source) => /node_modules\/(undici|nodemailer|node-fetch|tr46)\//.exec(source)?.[1])
+        .map((source) => /node_modules\/(undici|nodemailer|ioredis|node-fetch|tr46)\//.exec(source)?.[1])
         .filter((name): name is string => name !== undefined);
     });
     expect([...new Set(carried)]).toEqual([]);

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { outsideTraces } from '../../observability/tracing.js';
 
 const CHANNEL = 'pgw:events:stamped';
@@ -13,22 +13,30 @@ export class Doorbell {
   private publisher: Redis | undefined;
   private subscriber: Redis | undefined;
 
+  /** While ioredis loads: it loads only when there is a Redis to ring through. */
+  private readonly connecting: Promise<void> | undefined;
+
   /** `watch` is given each Redis connection (for its state: readiness, one log line per outage). */
   constructor(redisUrl?: string, watch: (client: Redis, name: string) => void = () => undefined) {
     if (!redisUrl) return;
-    // No offline queue: while Redis is away a ring fails at once and is delivered locally instead.
-    this.publisher = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
-    // ioredis subscribes again by itself after a reconnect.
-    this.subscriber = new Redis(redisUrl, { lazyConnect: true });
-    for (const client of [this.publisher, this.subscriber]) client.on('error', () => undefined);
-    watch(this.publisher, 'event doorbell (publish)');
-    watch(this.subscriber, 'event doorbell (subscribe)');
-    this.subscriber.on('message', () => this.notifyLocal());
-    void this.subscriber
-      .connect()
-      .then(() => this.subscriber?.subscribe(CHANNEL))
-      .catch(() => undefined);
-    void this.publisher.connect().catch(() => undefined);
+    // Until the clients exist, rings are delivered here only (as while Redis is away).
+    this.connecting = import('ioredis').then(({ Redis }) => {
+      // No offline queue: while Redis is away a ring fails at once and is delivered locally instead.
+      const publisher = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+      // ioredis subscribes again by itself after a reconnect.
+      const subscriber = new Redis(redisUrl, { lazyConnect: true });
+      for (const client of [publisher, subscriber]) client.on('error', () => undefined);
+      watch(publisher, 'event doorbell (publish)');
+      watch(subscriber, 'event doorbell (subscribe)');
+      subscriber.on('message', () => this.notifyLocal());
+      this.publisher = publisher;
+      this.subscriber = subscriber;
+      void subscriber
+        .connect()
+        .then(() => subscriber.subscribe(CHANNEL))
+        .catch(() => undefined);
+      void publisher.connect().catch(() => undefined);
+    });
   }
 
   onRing(listener: () => void): () => void {
@@ -46,6 +54,7 @@ export class Doorbell {
   }
 
   async close(): Promise<void> {
+    await this.connecting;
     await Promise.all([this.publisher?.quit().catch(() => undefined), this.subscriber?.quit().catch(() => undefined)]);
   }
 
