@@ -86,6 +86,9 @@ export function registerWebSocket(
   }, recheckMs);
   recheck.unref();
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
+  // ws re-emits the HTTP server's errors: a port already taken was an unhandled 'error' event, a
+  // crash with a stack trace, before `app.listen` could reject and main say so in one line.
+  wss.on('error', () => undefined);
   const server = serveGraphQLWs<
     Record<string, unknown>,
     { credential?: string; requestId?: string; clientIp?: string }

@@ -70,7 +70,13 @@ describe('sandbox accounts through litesvm’s native handle', () => {
 
   it('reads every kind of account as the public API does, and nothing for an absent one', () => {
     const poolUsdc = associatedTokenAddress(usdc, SANDBOX_POOLS[0]!.wallet.publicKey.toBase58()).toBase58();
-    const keys = [purseKeypair().publicKey.toBase58(), faucetKeypair().publicKey.toBase58(), usdc, poolUsdc, SYSTEM_PROGRAM];
+    const keys = [
+      purseKeypair().publicKey.toBase58(),
+      faucetKeypair().publicKey.toBase58(),
+      usdc,
+      poolUsdc,
+      SYSTEM_PROGRAM,
+    ];
     for (const key of keys) {
       const read = accountAt(svm, key);
       expect(read, key).not.toBeNull();
@@ -168,7 +174,9 @@ describe('sandbox accounts through litesvm’s native handle', () => {
 
   it('reads lamports and existence without the data, as accountAt does', () => {
     const nobody = Keypair.generate().publicKey.toBase58();
-    expect(lamportsAt(svm, faucetKeypair().publicKey.toBase58())).toBe(accountAt(svm, faucetKeypair().publicKey.toBase58())!.lamports);
+    expect(lamportsAt(svm, faucetKeypair().publicKey.toBase58())).toBe(
+      accountAt(svm, faucetKeypair().publicKey.toBase58())!.lamports,
+    );
     expect(lamportsAt(svm, nobody)).toBe(0n);
     expect(accountExists(svm, usdc)).toBe(true);
     expect(accountExists(svm, nobody)).toBe(false);
