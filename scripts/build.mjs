@@ -120,16 +120,20 @@ const web3GlobalFetch = {
 async function nameCommonJsChunkExports(metafile, outbase) {
   for (const [output, meta] of Object.entries(metafile.outputs)) {
     if (!meta.entryPoint || meta.exports.length !== 1 || meta.exports[0] !== 'default') continue;
-    const source = resolve(outbase, meta.entryPoint);
-    if (!isCommonJs(source)) continue;
+    if (metafile.inputs[meta.entryPoint]?.format !== 'cjs') continue;
     const file = resolve(outbase, output);
     const text = readFileSync(file, 'utf8');
-    const last = /export default (require_[\w$]+)\(\);/.exec(text);
+    const last = [...text.matchAll(/export default (require_[\w$]+)\(\);/g)].at(-1);
     if (!last) throw new Error(`${output}: a CommonJS chunk whose default export is not require_x()`);
-    const names = [...(await commonJsExportNames(source))].filter((name) => name !== 'default');
-    const bindings = names.map((name, i) => `__pgwExports${i} = __pgwExports[${JSON.stringify(name)}]`);
+    const names = [...(await commonJsExportNames(resolve(outbase, meta.entryPoint)))].filter(
+      (name) => name !== 'default',
+    );
+    // As Node reads them: own properties only, and a getter that throws gives undefined.
+    const bindings = names.map((name, i) => `__pgwExports${i} = __pgwOwn(__pgwExports, ${JSON.stringify(name)})`);
     const list = names.map((name, i) => `__pgwExports${i} as ${JSON.stringify(name)}`);
-    const named = `var __pgwExports = ${last[1]}()${bindings.map((b) => `, ${b}`).join('')}; export { __pgwExports as default${list.map((l) => `, ${l}`).join('')} };`;
+    const own =
+      'function __pgwOwn(o, k) { try { return Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined; } catch { return undefined; } }';
+    const named = `${own} var __pgwExports = ${last[1]}()${bindings.map((b) => `, ${b}`).join('')}; export { __pgwExports as default${list.map((l) => `, ${l}`).join('')} };`;
     writeFileSync(file, text.slice(0, last.index) + named + text.slice(last.index + last[0].length));
   }
 }
@@ -152,7 +156,13 @@ async function commonJsExportNames(file, seen = new Set()) {
   seen.add(file);
   const lexer = await import('cjs-module-lexer');
   await lexer.init();
-  const { exports, reexports } = lexer.parse(readFileSync(file, 'utf8'));
+  let parsed;
+  try {
+    parsed = lexer.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return names; // Node gives such a module no names either
+  }
+  const { exports, reexports } = parsed;
   for (const name of exports) names.add(name);
   for (const specifier of reexports) {
     let target;

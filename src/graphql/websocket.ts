@@ -87,8 +87,11 @@ export function registerWebSocket(
   recheck.unref();
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
   // ws re-emits the HTTP server's errors: a port already taken was an unhandled 'error' event, a
-  // crash with a stack trace, before `app.listen` could reject and main say so in one line.
-  wss.on('error', () => undefined);
+  // crash with a stack trace, before `app.listen` could reject and main say so in one line. Once
+  // listening, an error is logged.
+  wss.on('error', (error) => {
+    if (app.server.listening) app.log.error({ err: error }, 'GraphQL WebSocket server error');
+  });
   const server = serveGraphQLWs<
     Record<string, unknown>,
     { credential?: string; requestId?: string; clientIp?: string }

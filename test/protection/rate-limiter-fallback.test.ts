@@ -8,6 +8,9 @@ describe('rate limiter when Redis is unreachable', () => {
     const limiter = RateLimiter.connect('redis://127.0.0.1:1', (error) => errors.push(error));
     const rule = { name: 'fallback-test', max: 3, windowMs: 60_000 };
     try {
+      // The client exists (ioredis loads when a URL is given) and cannot connect.
+      expect(await limiter.ready(200)).toBe(false);
+      expect(limiter.redis).toBeDefined();
       const outcomes = [];
       for (let i = 0; i < 5; i++) {
         outcomes.push(
@@ -18,8 +21,15 @@ describe('rate limiter when Redis is unreachable', () => {
         );
       }
       expect(outcomes).toEqual(['ok', 'ok', 'ok', 'RATE_LIMITED', 'RATE_LIMITED']);
+      expect(errors.length).toBeGreaterThan(0);
     } finally {
       await limiter.close();
     }
+  });
+
+  it('closed before ioredis has loaded, it never makes a client', async () => {
+    const early = RateLimiter.connect('redis://127.0.0.1:1', () => undefined);
+    await early.close();
+    expect(early.redis).toBeUndefined();
   });
 });

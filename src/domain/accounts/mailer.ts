@@ -40,7 +40,12 @@ export class SmtpMailer implements Mailer {
     if (this.options.logMessages) this.options.log(message);
     const smtpUrl = this.options.smtpUrl;
     if (!smtpUrl) return;
-    this.transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl));
+    this.transport ??= import('nodemailer')
+      .then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl))
+      .catch((error: unknown) => {
+        this.transport = undefined; // the next message tries again
+        throw error;
+      });
     await (await this.transport).sendMail({ from: this.options.from, ...message });
   }
 }

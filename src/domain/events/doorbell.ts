@@ -15,28 +15,37 @@ export class Doorbell {
 
   /** While ioredis loads: it loads only when there is a Redis to ring through. */
   private readonly connecting: Promise<void> | undefined;
+  private closed = false;
 
   /** `watch` is given each Redis connection (for its state: readiness, one log line per outage). */
   constructor(redisUrl?: string, watch: (client: Redis, name: string) => void = () => undefined) {
     if (!redisUrl) return;
     // Until the clients exist, rings are delivered here only (as while Redis is away).
-    this.connecting = import('ioredis').then(({ Redis }) => {
-      // No offline queue: while Redis is away a ring fails at once and is delivered locally instead.
-      const publisher = new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
-      // ioredis subscribes again by itself after a reconnect.
-      const subscriber = new Redis(redisUrl, { lazyConnect: true });
-      for (const client of [publisher, subscriber]) client.on('error', () => undefined);
-      watch(publisher, 'event doorbell (publish)');
-      watch(subscriber, 'event doorbell (subscribe)');
-      subscriber.on('message', () => this.notifyLocal());
-      this.publisher = publisher;
-      this.subscriber = subscriber;
-      void subscriber
-        .connect()
-        .then(() => subscriber.subscribe(CHANNEL))
-        .catch(() => undefined);
-      void publisher.connect().catch(() => undefined);
-    });
+    this.connecting = import('ioredis')
+      .then(({ Redis }) => {
+        if (this.closed) return;
+        // No offline queue: while Redis is away a ring fails at once and is delivered locally instead.
+        const publisher = new Redis(redisUrl, {
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+          lazyConnect: true,
+        });
+        // ioredis subscribes again by itself after a reconnect.
+        const subscriber = new Redis(redisUrl, { lazyConnect: true });
+        for (const client of [publisher, subscriber]) client.on('error', () => undefined);
+        watch(publisher, 'event doorbell (publish)');
+        watch(subscriber, 'event doorbell (subscribe)');
+        subscriber.on('message', () => this.notifyLocal());
+        this.publisher = publisher;
+        this.subscriber = subscriber;
+        void subscriber
+          .connect()
+          .then(() => subscriber.subscribe(CHANNEL))
+          .catch(() => undefined);
+        void publisher.connect().catch(() => undefined);
+      })
+      // Not loaded (or not made): rings stay in this process, as while Redis is away.
+      .catch(() => undefined);
   }
 
   onRing(listener: () => void): () => void {
@@ -54,8 +63,16 @@ export class Doorbell {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.connecting;
-    await Promise.all([this.publisher?.quit().catch(() => undefined), this.subscriber?.quit().catch(() => undefined)]);
+    await Promise.all(
+      [this.publisher, this.subscriber].map(async (client) => {
+        if (!client) return;
+        // quit() is refused by a client that is not connected (no offline queue): that one is dropped.
+        if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
+        else client.disconnect();
+      }),
+    );
   }
 
   /** Listeners wake background work (claims, feed reads): in no trace, whoever rang. */

@@ -24,6 +24,7 @@ export class RateLimiter {
   private client: Redis | undefined;
   /** While ioredis loads (see `connect`). */
   private connecting: Promise<void> | undefined;
+  private closed = false;
 
   constructor(
     redis: Redis | undefined,
@@ -50,17 +51,21 @@ export class RateLimiter {
   ): RateLimiter {
     const limiter = new RateLimiter(undefined);
     if (!redisUrl) return limiter;
-    limiter.connecting = import('ioredis').then(({ Redis }) => {
-      // enableOfflineQueue off: while Redis is unreachable, calls fail fast into the insurance limiter.
-      const redis = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
-      // Always a listener: ioredis prints every unhandled connection error otherwise.
-      redis.on('error', (error) => onStoreError?.(error));
-      limiter.client = redis;
-      // Limiters made while it loaded counted in memory: from now on each rule's counts are Redis's.
-      limiter.limiters = new Map();
-      limiter.byRule = new WeakMap();
-      onClient?.(redis);
-    });
+    limiter.connecting = import('ioredis')
+      .then(({ Redis }) => {
+        if (limiter.closed) return;
+        // enableOfflineQueue off: while Redis is unreachable, calls fail fast into the insurance limiter.
+        const redis = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+        // Always a listener: ioredis prints every unhandled connection error otherwise.
+        redis.on('error', (error) => onStoreError?.(error));
+        limiter.client = redis;
+        // Limiters made while it loaded counted in memory: from now on each rule's counts are Redis's.
+        limiter.limiters = new Map();
+        limiter.byRule = new WeakMap();
+        onClient?.(redis);
+      })
+      // Not loaded (or not made): limits go on counting in this process, as while Redis is away.
+      .catch((error: unknown) => onStoreError?.(error));
     return limiter;
   }
 
@@ -108,8 +113,13 @@ export class RateLimiter {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.connecting;
-    await this.redis?.quit().catch(() => undefined);
+    const redis = this.redis;
+    if (!redis) return;
+    // quit() is refused by a client that is not connected (no offline queue): that one is dropped.
+    if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+    else redis.disconnect();
   }
 
   private limiterFor(rule: LimitRule): RateLimiterAbstract {

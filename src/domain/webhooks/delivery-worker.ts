@@ -74,9 +74,12 @@ export class WebhookDeliveryHandler implements JobHandler {
   }
 
   private httpClient(): Promise<HttpClient> {
-    this.http ??= Promise.all([import('undici'), createGuardedAgent(this.lookup), createPlainAgent()]).then(
-      ([{ request }, guarded, local]) => ({ request, guarded, local }),
-    );
+    this.http ??= Promise.all([import('undici'), createGuardedAgent(this.lookup), createPlainAgent()])
+      .then(([{ request }, guarded, local]) => ({ request, guarded, local }))
+      .catch((error: unknown) => {
+        this.http = undefined; // the next attempt tries again
+        throw error;
+      });
     return this.http;
   }
 
@@ -112,12 +115,14 @@ export class WebhookDeliveryHandler implements JobHandler {
       previousSecret: previousLive ? this.secrets.open(endpoint.previousSecretSealed!, binding) : null,
     });
     const strict = endpoint.environment === 'production' || !this.localReceivers;
+    // Loaded before the clock starts: an attempt's duration is the receiver's.
+    const http = await this.httpClient();
     const began = performance.now();
     if (job.signal.aborted) throw new LeaseLostError(job.id);
     const result =
       strict && new URL(endpoint.url).protocol !== 'https:'
         ? { statusCode: null, error: 'Refused: webhook URLs must use https on this server.', snippet: null }
-        : await this.post(endpoint.url, body, headers, strict ? 'guarded' : 'local', job.signal);
+        : await this.post(http, endpoint.url, body, headers, strict ? http.guarded : http.local, job.signal);
     observeWebhookAttempt(result.statusCode, new Date(event.created * 1000), this.clock.now());
     const attempt: Omit<WebhookAttempt, 'attemptNumber'> = {
       startedAt,
@@ -131,14 +136,13 @@ export class WebhookDeliveryHandler implements JobHandler {
   }
 
   private async post(
+    http: HttpClient,
     url: string,
     body: string,
     headers: Record<string, string>,
-    agent: 'guarded' | 'local',
+    dispatcher: Dispatcher,
     leaseLost: AbortSignal,
   ): Promise<AttemptResult> {
-    const http = await this.httpClient();
-    const dispatcher = http[agent];
     try {
       const response = await http.request(url, {
         method: 'POST',
