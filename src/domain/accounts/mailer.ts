@@ -1,5 +1,6 @@
 import type { Transporter } from 'nodemailer';
 import { DomainError } from '../errors.js';
+import { lazyLoad } from '../lazy-load.js';
 
 export interface MailMessage {
   to: string;
@@ -27,7 +28,10 @@ export interface MailerOptions {
  * nodemailer (0.6 MB) loads with the first message, not with the server: most starts send none.
  */
 export class SmtpMailer implements Mailer {
-  private transport: Promise<Transporter> | undefined;
+  private readonly transport = lazyLoad(async (): Promise<Transporter> => {
+    const { default: nodemailer } = await import('nodemailer');
+    return nodemailer.createTransport(this.options.smtpUrl!);
+  });
 
   constructor(private readonly options: MailerOptions) {}
 
@@ -38,14 +42,7 @@ export class SmtpMailer implements Mailer {
   async send(message: MailMessage): Promise<void> {
     if (!this.canDeliver) throw new DomainError('SERVICE_UNAVAILABLE', 'Mail is not configured (SMTP_URL is unset).');
     if (this.options.logMessages) this.options.log(message);
-    const smtpUrl = this.options.smtpUrl;
-    if (!smtpUrl) return;
-    this.transport ??= import('nodemailer')
-      .then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl))
-      .catch((error: unknown) => {
-        this.transport = undefined; // the next message tries again
-        throw error;
-      });
-    await (await this.transport).sendMail({ from: this.options.from, ...message });
+    if (!this.options.smtpUrl) return;
+    await (await this.transport()).sendMail({ from: this.options.from, ...message });
   }
 }

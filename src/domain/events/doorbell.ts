@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { closeRedis } from '../redis-close.js';
 import { outsideTraces } from '../../observability/tracing.js';
 
 const CHANNEL = 'pgw:events:stamped';
@@ -65,14 +66,7 @@ export class Doorbell {
   async close(): Promise<void> {
     this.closed = true;
     await this.connecting;
-    await Promise.all(
-      [this.publisher, this.subscriber].map(async (client) => {
-        if (!client) return;
-        // quit() is refused by a client that is not connected (no offline queue): that one is dropped.
-        if (client.status === 'ready') await client.quit().catch(() => client.disconnect());
-        else client.disconnect();
-      }),
-    );
+    await Promise.all([closeRedis(this.publisher), closeRedis(this.subscriber)]);
   }
 
   /** Listeners wake background work (claims, feed reads): in no trace, whoever rang. */

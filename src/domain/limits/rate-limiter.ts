@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { closeRedis } from '../redis-close.js';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../errors.js';
 
@@ -115,11 +116,7 @@ export class RateLimiter {
   async close(): Promise<void> {
     this.closed = true;
     await this.connecting;
-    const redis = this.redis;
-    if (!redis) return;
-    // quit() is refused by a client that is not connected (no offline queue): that one is dropped.
-    if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
-    else redis.disconnect();
+    await closeRedis(this.redis);
   }
 
   private limiterFor(rule: LimitRule): RateLimiterAbstract {

@@ -36,25 +36,27 @@ export interface TokenInfo {
   logoUri?: string;
 }
 
-export const sandboxKeypair = (name: string) =>
-  Keypair.fromSeed(createHash('sha256').update(`partner-gateway sandbox ${name}`).digest());
-
+const derived = new Map<string, Keypair>();
 /**
- * A key of the sandbox world, derived on first use: deriving one computes a curve point (about 0.1 s
- * for the first, with its tables), and most starts never touch the sandbox chain.
+ * A key of the sandbox world, from a fixed seed, derived once per process and only when first used:
+ * deriving one computes a curve point (about 0.1 s for the first, with its tables), and most starts
+ * never touch the sandbox chain.
  */
-function lazyKeypair(name: string): () => Keypair {
-  let keypair: Keypair | undefined;
-  return () => (keypair ??= sandboxKeypair(name));
+export function sandboxKeypair(name: string): Keypair {
+  let keypair = derived.get(name);
+  if (!keypair) {
+    keypair = Keypair.fromSeed(createHash('sha256').update(`partner-gateway sandbox ${name}`).digest());
+    derived.set(name, keypair);
+  }
+  return keypair;
 }
 
 export const SOL: TokenInfo = { address: SOL_MINT, symbol: 'SOL', name: 'Solana', decimals: 9 };
 const token = (symbol: string, name: string, decimals: number): TokenInfo => {
-  const mint = lazyKeypair(`mint:${symbol}`);
   let mintAddress: string | undefined;
   return {
     get address() {
-      return (mintAddress ??= mint().publicKey.toBase58());
+      return (mintAddress ??= sandboxKeypair(`mint:${symbol}`).publicKey.toBase58());
     },
     symbol,
     name,
@@ -81,19 +83,16 @@ export interface SandboxPool {
   initialB: bigint;
 }
 
-const pool = (a: string, b: string, initialA: bigint, initialB: bigint): SandboxPool => {
-  const wallet = lazyKeypair(`pool:${a}/${b}`);
-  return {
-    name: `${a}/${b}`,
-    a,
-    b,
-    get wallet() {
-      return wallet();
-    },
-    initialA,
-    initialB,
-  };
-};
+const pool = (a: string, b: string, initialA: bigint, initialB: bigint): SandboxPool => ({
+  name: `${a}/${b}`,
+  a,
+  b,
+  get wallet() {
+    return sandboxKeypair(`pool:${a}/${b}`);
+  },
+  initialA,
+  initialB,
+});
 export const SANDBOX_POOLS: SandboxPool[] = [
   pool('SOL', 'USDC', 10_000n, 1_500_000n),
   pool('SOL', 'USDT', 10_000n, 1_500_000n),
@@ -105,9 +104,9 @@ export const SANDBOX_POOLS: SandboxPool[] = [
 export const STABLE_USD: Record<string, number> = { USDC: 1, USDT: 1 };
 
 /** The mints' authority, and the source of the faucet's tokens. */
-export const faucetKeypair = lazyKeypair('faucet');
+export const faucetKeypair = () => sandboxKeypair('faucet');
 /** Where airdropped SOL comes from: a billion SOL at genesis (a fixed key, so every instance builds the same chain). */
-export const purseKeypair = lazyKeypair('purse');
+export const purseKeypair = () => sandboxKeypair('purse');
 const unit = (t: TokenInfo) => 10n ** BigInt(t.decimals);
 
 /** Runs signed transactions on a chain: the chain itself at genesis, a recorded change (ChainWork) afterwards. */

@@ -8,6 +8,7 @@ import { BlockedAddressError, createGuardedAgent, createPlainAgent, type Lookup 
 import { observeWebhookAttempt } from '../../observability/job-observation.js';
 import type { SecretBox } from './secret-box.js';
 import { signatureHeaders } from './signing.js';
+import { lazyLoad } from '../lazy-load.js';
 import { DELIVERY_JOB, RETRY_DELAYS_MS, type WebhookAttempt } from './webhook.js';
 import { secretBinding } from './webhook-service.js';
 import { webhookStore } from './webhook-store.js';
@@ -55,8 +56,7 @@ export class WebhookDeliveryHandler implements JobHandler {
    * undici (0.7 MB of code) and the agents load with the first attempt, not with the server: a
    * start answers its first request before any delivery is due.
    */
-  private http: Promise<HttpClient> | undefined;
-  private readonly lookup: Lookup | undefined;
+  private readonly httpClient: () => Promise<HttpClient>;
   private readonly timeoutMs: number;
   private readonly localReceivers: boolean;
   private readonly disableAfterMs: number;
@@ -70,17 +70,14 @@ export class WebhookDeliveryHandler implements JobHandler {
     this.timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
     this.localReceivers = options.localReceivers ?? true;
     this.disableAfterMs = options.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS;
-    this.lookup = options.lookup;
-  }
-
-  private httpClient(): Promise<HttpClient> {
-    this.http ??= Promise.all([import('undici'), createGuardedAgent(this.lookup), createPlainAgent()])
-      .then(([{ request }, guarded, local]) => ({ request, guarded, local }))
-      .catch((error: unknown) => {
-        this.http = undefined; // the next attempt tries again
-        throw error;
-      });
-    return this.http;
+    this.httpClient = lazyLoad(async () => {
+      const [{ request }, guarded, local] = await Promise.all([
+        import('undici'),
+        createGuardedAgent(options.lookup),
+        createPlainAgent(),
+      ]);
+      return { request, guarded, local };
+    });
   }
 
   async run(job: Job): Promise<JobOutcome> {
