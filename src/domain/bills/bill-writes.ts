@@ -5,7 +5,8 @@ import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { BILL, billEventData } from './bill-lifecycle.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
-import { claimColumns, claimCtes, debitCtes, jobLane, keyRowOf, outboxCtes, rowMapper } from '../money/plain-write.js';
+import { holdPlacementCtes } from '../ledger/ledger-sql.js';
+import { claimColumns, claimCtes, jobLane, keyRowOf, outboxCtes, rowMapper } from '../money/plain-write.js';
 import { type HeldSettle, settleHeld, settleHeldStatement } from '../money/settle-held.js';
 import { transactionSettleEvent, transactionSettles } from '../wallet/transaction-lifecycle.js';
 import { nairaNumber } from '../wallet/naira.js';
@@ -39,17 +40,20 @@ import type { BillOutcome } from './bills-provider.js';
 export const BILL_REFERENCE_CONSTRAINT = 'bill_records_owner_reference_key';
 
 const OPEN = statement(
-  'bill_open_v3',
+  'bill_open_v4',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$15' })},
-  ${debitCtes({ from: '$7', to: '$8', amount: '$9', posting: '$11' })},
-  hold as (
-    insert into ledger_holds (id, environment, user_id, amount, reference, transaction_id)
-    select $10::uuid, $3::environment, $2::uuid, $9::bigint, $14::text, $13::uuid where exists (select 1 from moved)
-  ),
-  posting as (
-    insert into ledger_postings (id, environment, kind, reference, description)
-    select $11::uuid, $3::environment, 'hold', $10::text, 'Hold for ' || $14::text where exists (select 1 from moved)
-  ),
+  ${holdPlacementCtes({
+    holdId: '$10',
+    environment: '$3',
+    userId: '$2',
+    wallet: '$7',
+    holds: '$8',
+    amount: '$9',
+    reference: '$14',
+    posting: '$11',
+    transactionId: '$13',
+    expiresAt: 'null',
+  })},
   record as (
     insert into bill_records (id, user_id, environment, reference, biller_code, item_code, customer, amount, fee,
       type, biller_name, customer_name, validity_period, provider, hold_id, created_at, updated_at)
@@ -85,7 +89,7 @@ const OPEN = statement(
 );
 
 const SETTLE = settleHeldStatement({
-  name: 'bill_settle_v6',
+  name: 'bill_settle_v7',
   table: 'bill_records',
   kind: BILL.kind,
   statusType: 'bill_status',

@@ -1,9 +1,11 @@
-import { and, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { databaseOf } from '../../db/pool-routing.js';
+import { runIn } from '../../db/plain-sql.js';
 import type { Database, Executor } from '../../db/client.js';
-import { ledgerAccounts, ledgerEntries, ledgerHolds, ledgerPostings } from '../../db/wallet-schema.js';
+import { ledgerAccounts, ledgerEntries, ledgerPostings } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import { DomainError } from '../errors.js';
+import { HELD_HOLD_OWNER, PLACE_HOLD, RELEASE_EXPIRED_HOLD, SETTLE_HOLD } from './ledger-sql.js';
 
 /** A user's accounts (`wallet`, `holds`) and the system's (`provider_clearing`, `fees`), which may go negative. */
 export type AccountCode = 'wallet' | 'holds' | 'provider_clearing' | 'fees';
@@ -172,7 +174,11 @@ export const ledger = {
     return true;
   },
 
-  /** Reserves `amount` of a wallet (moves it to the user's holds account); returns the hold's id. */
+  /**
+   * Reserves `amount` of a wallet (moves it to the user's holds account); returns the hold's id.
+   * One statement (ledger-sql.ts's placement, which a bill's open statement shares); throws
+   * INSUFFICIENT_FUNDS, writing nothing, when the wallet holds too little.
+   */
   async hold(
     tx: Executor,
     owner: { environment: Environment; userId: string },
@@ -180,53 +186,30 @@ export const ledger = {
     reference: string,
     options: { expiresAt?: Date | undefined; transactionId?: string | undefined } = {},
   ): Promise<string> {
-    const [hold] = await tx
-      .insert(ledgerHolds)
-      .values({
-        environment: owner.environment,
-        userId: owner.userId,
-        amount,
-        reference,
-        expiresAt: options.expiresAt ?? null,
-        transactionId: options.transactionId ?? null,
-      })
-      .returning({ id: ledgerHolds.id });
-    await this.post(tx, {
-      environment: owner.environment,
-      kind: 'hold',
-      reference: hold!.id,
-      description: `Hold for ${reference}`,
-      lines: [
-        { account: walletOf(owner.environment, owner.userId), amount: -amount },
-        { account: holdsOf(owner.environment, owner.userId), amount },
-      ],
-    });
-    return hold!.id;
+    const holdId = crypto.randomUUID();
+    const [placed] = await runIn<{ moved: number }>(tx, PLACE_HOLD, [
+      holdId,
+      owner.environment,
+      owner.userId,
+      await this.accountId(tx, walletOf(owner.environment, owner.userId)),
+      await this.accountId(tx, holdsOf(owner.environment, owner.userId)),
+      amount.toString(),
+      reference,
+      crypto.randomUUID(),
+      options.transactionId ?? null,
+      options.expiresAt?.toISOString() ?? null,
+    ]);
+    if (!placed || placed.moved === 0) throw insufficientFunds();
+    return holdId;
   },
 
   /**
    * Spends a hold: `fee` goes to the fees account, the rest to provider clearing. At most once:
-   * returns false if the hold was already captured or released.
+   * returns false if the hold was already captured or released. One statement (the rule is
+   * hold-settlement.ts's, which the one-statement settles of bills and payouts share).
    */
   async capture(tx: Executor, holdId: string, fee: bigint, at: Date): Promise<boolean> {
-    const [hold] = await tx
-      .update(ledgerHolds)
-      .set({ status: 'captured', settledAt: at })
-      .where(and(eq(ledgerHolds.id, holdId), eq(ledgerHolds.status, 'held')))
-      .returning();
-    if (!hold) return false;
-    await this.post(tx, {
-      environment: hold.environment,
-      kind: 'capture',
-      reference: hold.id,
-      description: `Capture of ${hold.reference}`,
-      lines: [
-        { account: holdsOf(hold.environment, hold.userId), amount: -hold.amount },
-        { account: systemAccount(hold.environment, 'provider_clearing'), amount: hold.amount - fee },
-        { account: systemAccount(hold.environment, 'fees'), amount: fee },
-      ],
-    });
-    return true;
+    return (await this.settleHold(tx, holdId, at, { capture: true, fee })) !== undefined;
   },
 
   /** Returns a hold to the wallet. At most once: false if it was already captured or released. */
@@ -239,29 +222,38 @@ export const ledger = {
    * already settled). With `expiredBy`, only a hold whose expiry is at or before then is released.
    */
   async releaseHold(tx: Executor, holdId: string, at: Date, options: { expiredBy?: Date } = {}) {
-    const [hold] = await tx
-      .update(ledgerHolds)
-      .set({ status: 'released', settledAt: at })
-      .where(
-        and(
-          eq(ledgerHolds.id, holdId),
-          eq(ledgerHolds.status, 'held'),
-          options.expiredBy ? lte(ledgerHolds.expiresAt, options.expiredBy) : undefined,
-        ),
-      )
-      .returning();
-    if (!hold) return undefined;
-    await this.post(tx, {
-      environment: hold.environment,
-      kind: 'release',
-      reference: hold.id,
-      description: `Release of ${hold.reference}`,
-      lines: [
-        { account: holdsOf(hold.environment, hold.userId), amount: -hold.amount },
-        { account: walletOf(hold.environment, hold.userId), amount: hold.amount },
-      ],
-    });
-    return hold;
+    return this.settleHold(tx, holdId, at, { capture: false, fee: 0n, expiredBy: options.expiredBy });
+  },
+
+  /** Captures or releases a hold (hold-settlement.ts); the hold settled, or undefined when it was not `held`. */
+  async settleHold(
+    tx: Executor,
+    holdId: string,
+    at: Date,
+    how: { capture: boolean; fee: bigint; expiredBy?: Date | undefined },
+  ): Promise<{ id: string; transactionId: string | null } | undefined> {
+    const [owner] = await runIn<{ environment: Environment; user_id: string }>(tx, HELD_HOLD_OWNER, [holdId]);
+    if (!owner) return undefined;
+    const { environment, user_id: userId } = owner;
+    const id = (ref: AccountRef) => this.accountId(tx, spread(ref));
+    const values = [
+      holdId,
+      how.capture,
+      how.fee.toString(),
+      at.toISOString(),
+      crypto.randomUUID(),
+      await id(holdsOf(environment, userId)),
+      how.capture ? null : await id(walletOf(environment, userId)),
+      how.capture ? await id(systemAccount(environment, 'provider_clearing')) : null,
+      how.capture && how.fee > 0n ? await id(systemAccount(environment, 'fees')) : null,
+    ];
+    const [settled] = how.expiredBy
+      ? await runIn<{ id: string; transaction_id: string | null }>(tx, RELEASE_EXPIRED_HOLD, [
+          ...values,
+          how.expiredBy.toISOString(),
+        ])
+      : await runIn<{ id: string; transaction_id: string | null }>(tx, SETTLE_HOLD, values);
+    return settled ? { id: settled.id, transactionId: settled.transaction_id } : undefined;
   },
 
   /**

@@ -35,34 +35,6 @@ export const claimCtes = (p: {
   go as (select 1 as one where (select ok from claim) and not exists (select 1 from prior))`;
 
 /**
- * A guarded move between two accounts as three CTEs: `locked` (both rows, in id order, only once the
- * key is claimed: the contended rows first, and no deadlock between A→B and B→A) and `moved` (the
- * debit of `from` and the credit of `to`, only when `from` may go negative or holds `amount`; its
- * rows carry each account's new balance). Every later write of the statement depends on `moved`,
- * so too little money writes nothing; `entries` writes the two ledger entries of the posting with
- * the balances after. `p` names the parameters: from, to, amount, posting id.
- */
-export const debitCtes = (p: { from: string; to: string; amount: string; posting: string }) => `locked as (
-    select id, balance, allow_negative from ledger_accounts
-    where id in (${p.from}::uuid, ${p.to}::uuid) and exists (select 1 from go)
-    order by id
-    for update
-  ),
-  moved as (
-    update ledger_accounts a
-    set balance = a.balance + case when a.id = ${p.from}::uuid then -${p.amount}::bigint else ${p.amount}::bigint end
-    from locked l
-    where a.id = l.id
-      and exists (select 1 from locked s where s.id = ${p.from}::uuid and (s.allow_negative or s.balance >= ${p.amount}::bigint))
-    returning a.id, a.balance
-  ),
-  entries as (
-    insert into ledger_entries (posting_id, account_id, amount, balance_after)
-    select ${p.posting}::uuid, m.id, case when m.id = ${p.from}::uuid then -${p.amount}::bigint else ${p.amount}::bigint end, m.balance
-    from moved m
-  )`;
-
-/**
  * The key's answer as two CTEs, written only when `when` (an SQL condition: the operation moved):
  * the key's row becomes `done` with the response, whether this statement or the one before the
  * provider call inserted it (then it is `running`; an answered key is never overwritten). The

@@ -3,6 +3,7 @@ import { runStatement, type Statement, statement } from '../../db/plain-sql.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { toStorable } from '../idempotency/idempotency.js';
+import { type HoldSettlementParams, holdAccountLocksCte, holdSettlementCtes } from '../ledger/ledger-sql.js';
 import { holdsOf, ledger, SYSTEM_SHARDS, systemAccount, walletOf } from '../ledger/ledger.js';
 import type { KeyRef } from './key-claim.js';
 import { answerCte, linkedTransactionId, outboxCtes, transactionEventData } from './plain-write.js';
@@ -41,6 +42,19 @@ export interface HeldOperationTable {
   set: string;
 }
 
+/** Where the hold's pieces find their values in this statement. */
+const HOLD: HoldSettlementParams = {
+  holdId: '$6',
+  capture: '$7',
+  fee: '$12',
+  at: '$5',
+  postingId: '$13',
+  holds: '$8',
+  wallet: '$9',
+  clearing: '$10',
+  fees: '$11',
+};
+
 export function settleHeldStatement(t: HeldOperationTable): Statement {
   return statement(
     t.name,
@@ -52,62 +66,18 @@ export function settleHeldStatement(t: HeldOperationTable): Statement {
     where id = $1::uuid and status = $4::text::${t.statusType} and version = $2::int
     for update
   ),
-  locked as (
-    -- The accounts the hold's lines can touch, in id order, as ledger.post locks them, before the
-    -- row is updated: an open of the same reference holds these accounts while its unique check
-    -- waits on the row's updater, so updating the row before locking them could deadlock. The
-    -- fees shard only with a fee: a capture without one leaves that shared row unlocked.
-    select id from ledger_accounts
-    where id = any(case when not $7::boolean then array[$8::uuid, $9::uuid]
-                        when $12::bigint > 0 then array[$8::uuid, $10::uuid, $11::uuid]
-                        else array[$8::uuid, $10::uuid] end)
-      and exists (select 1 from target)
-    order by id
-    for update
-  ),
+  -- The accounts the hold's lines can touch, in id order, as every posting locks them, before the
+  -- row is updated: an open of the same reference holds these accounts while its unique check
+  -- waits on the row's updater, so updating the row before locking them could deadlock.
+  ${holdAccountLocksCte(HOLD, 'exists (select 1 from target)')},
   op as (
     update ${t.table}
     set status = $3::${t.statusType}, version = version + 1, updated_at = $5::timestamptz, ${t.set}
     where id = (select id from target) and (select count(*) from locked) > 0
     returning id
   ),
-  held as (
-    -- After the accounts. The expiry job (money/holds.ts) takes a hold before its accounts, the
-    -- other way round; bills' and payouts' holds carry no expiry, so the two never meet.
-    update ledger_holds set status = (case when $7::boolean then 'captured' else 'released' end)::hold_status,
-      settled_at = $5::timestamptz
-    where id = $6::uuid and status = 'held' and exists (select 1 from op)
-    returning id, amount, reference, transaction_id
-  ),
-  -- Materialised: inlined into the UPDATE below (a CTE read once is), its union of lateral VALUES
-  -- lost rows when the UPDATE re-checked an account a concurrent transaction had just changed, so
-  -- one side of a posting went unwritten (test/money/settle-lock-order.pg.test.ts caught it).
-  lines as materialized (
-    select v.account_id, v.amount from held,
-      lateral (values ($8::uuid, -held.amount), ($10::uuid, held.amount - $12::bigint), ($11::uuid, $12::bigint))
-        as v(account_id, amount)
-    where $7::boolean and v.amount <> 0
-    union all
-    select v.account_id, v.amount from held,
-      lateral (values ($8::uuid, -held.amount), ($9::uuid, held.amount)) as v(account_id, amount)
-    where not $7::boolean
-  ),
-  moved as (
-    update ledger_accounts a set balance = a.balance + l.amount
-    from lines l
-    where a.id = l.account_id
-    returning a.id, a.balance, l.amount
-  ),
-  posting as (
-    insert into ledger_postings (id, environment, kind, reference, description)
-    select $13::uuid, $15::environment, case when $7::boolean then 'capture' else 'release' end, held.id::text,
-      (case when $7::boolean then 'Capture of ' else 'Release of ' end) || held.reference
-    from held
-  ),
-  entries as (
-    insert into ledger_entries (posting_id, account_id, amount, balance_after)
-    select $13::uuid, m.id, m.amount, m.balance from moved m
-  ),
+  -- The capture or release itself (ledger/hold-settlement.ts, the ledger's own rule), once the row moved.
+  ${holdSettlementCtes(HOLD, 'exists (select 1 from op)')},
   txn as (
     update wallet_transactions
     set status = $17::wallet_transaction_status, updated_at = $5::timestamptz, version = version + 1

@@ -6,7 +6,7 @@ import type { Principal } from '../auth/principal.js';
 import { laneOf } from '../jobs/lanes.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
 import { claimCtes } from '../money/plain-write.js';
-import { runIn } from './solana-sql.js';
+import { runIn } from '../../db/plain-sql.js';
 import { TRANSFER_EVENT_TYPE, transferEventData } from './transfer-events.js';
 
 export type SolanaTransferRow = typeof solanaTransfers.$inferSelect;

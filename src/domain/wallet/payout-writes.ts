@@ -7,7 +7,7 @@ import { transactionSettleEvent, transactionSettles } from './transaction-lifecy
 
 /** A payout's settling write as one statement (money/settle-held.ts): capture or release, the move, events, the key. */
 const SETTLE = settleHeldStatement({
-  name: 'payout_settle_v6',
+  name: 'payout_settle_v7',
   table: 'payouts',
   kind: PAYOUT.kind,
   statusType: 'payout_status',

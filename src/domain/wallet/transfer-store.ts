@@ -3,7 +3,8 @@ import { inTransaction, runStatement, statement, TransactionFailure } from '../.
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { type KeyRow, keyLockId, type Stored } from '../money/key-claim.js';
-import { claimCtes, debitCtes } from '../money/plain-write.js';
+import { guardedMoveCtes } from '../ledger/ledger-sql.js';
+import { claimCtes } from '../money/plain-write.js';
 import { nairaNumber } from './naira.js';
 import type { WalletTransactionRow } from './transaction-store.js';
 
@@ -26,13 +27,18 @@ const EVENT_TYPE = 'transaction.completed';
  * insert meets a unique violation and the caller runs the statement again, which replays.
  */
 const TRANSFER = statement(
-  'wallet_transfer_v3',
+  'wallet_transfer_v4',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$17' })},
-  ${debitCtes({ from: '$7', to: '$8', amount: '$9', posting: '$18' })},
-  posting as (
-    insert into ledger_postings (id, environment, kind, reference, description)
-    select $18::uuid, $3::environment, 'transfer', $10::text, $19::text where exists (select 1 from moved)
-  ),
+  ${guardedMoveCtes({
+    from: '$7',
+    to: '$8',
+    amount: '$9',
+    posting: '$18',
+    environment: '$3',
+    kind: "'transfer'",
+    reference: '$10::text',
+    description: '$19::text',
+  })},
   transactions as (
     insert into wallet_transactions
       (id, user_id, environment, type, status, amount, reference, description, counterparty, created_at, updated_at)
