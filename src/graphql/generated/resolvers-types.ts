@@ -47,6 +47,10 @@ export type Scalars = {
   _FieldSet: { input: unknown; output: unknown; }
 };
 
+/**
+ * What a credential may do. An API key's permission level, or an OAuth (Connect) token's scopes,
+ * grant a set of abilities; every field of the graph needs one of them.
+ */
 export type Ability =
   /** Modify account settings: keys, webhooks, payment methods, customers. */
   | 'MANAGE'
@@ -55,23 +59,36 @@ export type Ability =
   /** Execute transactions (move money). */
   | 'TRANSACT';
 
+/** An airtime top-up. */
 export type AirtimeInput = {
+  /** In naira, more than 0, at most two decimals. */
   amount: Scalars['Float']['input'];
+  /** The beneficiary's name (at most 60 characters). */
   beneficiaryName?: InputMaybe<Scalars['String']['input']>;
   /** MTN, AIRTEL, GLO, 9MOBILE or a biller code. */
   biller: Scalars['String']['input'];
+  /** Pay at scheduleData's time instead of now. */
   isSchedule?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The phone number to top up. */
   phoneNumber: Scalars['String']['input'];
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
+  /** Saves the customer as a beneficiary. */
   saveBeneficiary?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Required with isSchedule. */
   scheduleData?: InputMaybe<ScheduleDataInput>;
 };
 
+/** This API's name, version and the addresses of its endpoint and documents. */
 export type ApiInfo = {
   __typename?: 'ApiInfo';
+  /** The absolute URL of this GraphQL endpoint (POST queries and mutations, WebSocket subscriptions). */
   graphqlUrl: Scalars['String']['output'];
+  /** The absolute URL of the REST API's OpenAPI document (JSON). */
   openApiUrl: Scalars['String']['output'];
+  /** The absolute URL of the REST API's interactive reference. */
   restDocsUrl: Scalars['String']['output'];
+  /** The service's name: Partner Gateway. */
   service: Scalars['String']['output'];
   /** The REST API version, as in the /api/v1 path prefix. */
   version: Scalars['String']['output'];
@@ -80,14 +97,21 @@ export type ApiInfo = {
 /** An API key of the caller's account. The key value itself is shown only once, when created. */
 export type ApiKey = {
   __typename?: 'ApiKey';
+  /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
   /** The key's first characters, to tell keys apart. */
   displayPrefix: Scalars['String']['output'];
+  /** The environment it works in: sandbox or production. */
   environment: Environment;
+  /** The key's id: pass it to revokeApiKey. */
   id: Scalars['ID']['output'];
+  /** When it was last used; null if never. */
   lastUsedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The key's name (1-100 characters). */
   name: Scalars['String']['output'];
+  /** What it may do. */
   permission: PermissionLevel;
+  /** When it was revoked; null while it works. */
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
@@ -107,86 +131,127 @@ export type AuditRecord = {
   actorKind: Scalars['String']['output'];
   /** Field → {from, to}. */
   changes: Scalars['JSON']['output'];
+  /** When the change was made. */
   createdAt: Scalars['DateTime']['output'];
   /** Null for changes that belong to no single environment. */
   environment?: Maybe<Scalars['String']['output']>;
+  /** The record's id. */
   id: Scalars['ID']['output'];
+  /** The client's IP address, when the change came over HTTP. */
   ip?: Maybe<Scalars['String']['output']>;
+  /** The changed object's id. */
   targetId: Scalars['String']['output'];
   /** api_key, webhook_endpoint, payment_method, business_customer, connect_app, user */
   targetType: Scalars['String']['output'];
+  /** The client's User-Agent header, when it sent one. */
   userAgent?: Maybe<Scalars['String']['output']>;
 };
 
+/** Narrows the audit trail; every given condition must hold. */
 export type AuditRecordFilter = {
+  /** Only this action, e.g. api_key.created. */
   action?: InputMaybe<Scalars['String']['input']>;
   /** At or after. */
   from?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Only this object. */
   targetId?: InputMaybe<Scalars['String']['input']>;
+  /** Only this kind of object, e.g. webhook_endpoint. */
   targetType?: InputMaybe<Scalars['String']['input']>;
   /** Before. */
   to?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
+/** One page of audit records, newest first. */
 export type AuditRecordPage = {
   __typename?: 'AuditRecordPage';
   /** Pass as `before` for the next (older) page; null on the last. */
   nextBefore?: Maybe<Scalars['ID']['output']>;
+  /** The page's records. */
   records: Array<AuditRecord>;
 };
 
+/** What a pending card deposit is waiting for. */
 export type AuthorizationType =
+  /** A one-time password sent to the payer (otp). */
   | 'otp'
+  /** The card's PIN (pin). */
   | 'pin'
   /** 3-D Secure, after the payer returns from redirect_url. */
   | 'three_ds';
 
+/** The payer's answer to a deposit's nextAction. */
 export type AuthorizeDepositInput = {
+  /** Required when type is otp. */
   otp?: InputMaybe<Scalars['String']['input']>;
+  /** Required when type is pin. */
   pin?: InputMaybe<Scalars['String']['input']>;
+  /** What is being answered. */
   type: AuthorizationType;
 };
 
+/** A bank that receives payouts and offers USSD deposits. */
 export type Bank = {
   __typename?: 'Bank';
+  /** Pass as bankCode. */
   code: Scalars['String']['output'];
+  /** The bank's name. */
   name: Scalars['String']['output'];
 };
 
+/** A bank account to store, resolved with its bank before it is kept. */
 export type BankAccountInput = {
+  /** The 10-digit NUBAN account number. */
   accountNumber: Scalars['String']['input'];
+  /** A bank code from banks. */
   bankCode: Scalars['String']['input'];
 };
 
+/** A saved bill recipient, to pay again without retyping. */
 export type BillBeneficiary = {
   __typename?: 'BillBeneficiary';
+  /** The biller. */
   billerCode: Scalars['String']['output'];
+  /** The biller's name. */
   billerName: Scalars['String']['output'];
+  /** When it was saved. */
   createdAt: Scalars['DateTime']['output'];
+  /** The phone, smartcard or meter number. */
   customer: Scalars['String']['output'];
+  /** The beneficiary's id. */
   id: Scalars['ID']['output'];
+  /** The name it was saved under. */
   name: Scalars['String']['output'];
+  /** The bill's category. */
   type: BillType;
 };
 
+/** A category of bill. */
 export type BillCategory = {
   __typename?: 'BillCategory';
+  /** The category's type. */
   code: BillType;
+  /** What the category covers. */
   description: Scalars['String']['output'];
+  /** The category's name. */
   name: Scalars['String']['output'];
 };
 
+/** Something a biller sells: a bundle, plan or meter type. */
 export type BillItem = {
   __typename?: 'BillItem';
   /** Naira; 0 means the payer sets the amount. */
   amount: Scalars['Float']['output'];
+  /** The biller selling it. */
   billerCode: Scalars['String']['output'];
   /** Naira, charged on top of the amount. */
   fee: Scalars['Float']['output'];
+  /** Pass as itemCode. */
   itemCode: Scalars['String']['output'];
   /** What the customer field is: Mobile Number, Meter Number, Smartcard Number. */
   label: Scalars['String']['output'];
+  /** The item's name. */
   name: Scalars['String']['output'];
+  /** How long it lasts, e.g. "30 days"; null when the biller gives none. */
   validityPeriod?: Maybe<Scalars['String']['output']>;
 };
 
@@ -196,51 +261,83 @@ export type BillItem = {
  */
 export type BillRecord = Node & {
   __typename?: 'BillRecord';
+  /** The face value, in naira. */
   amount: Scalars['Float']['output'];
+  /** The biller paid. */
   billerCode: Scalars['String']['output'];
+  /** The biller's name. */
   billerName: Scalars['String']['output'];
+  /** When the payment was asked for. */
   createdAt: Scalars['DateTime']['output'];
+  /** The phone, smartcard or meter number paid for. */
   customer: Scalars['String']['output'];
+  /** The customer's name, as the biller gave it. */
   customerName?: Maybe<Scalars['String']['output']>;
+  /** The seed's soft-delete date; always null, since bill records are never deleted. */
   deletedDate?: Maybe<Scalars['DateTime']['output']>;
+  /** Why it failed. */
   failureReason?: Maybe<Scalars['String']['output']>;
+  /** In naira, charged on top of amount. */
   fee: Scalars['Float']['output'];
+  /** The record's id. */
   id: Scalars['ID']['output'];
+  /** The item bought. */
   itemCode: Scalars['String']['output'];
+  /** JSON text: for a scheduled payment, its scheduleId, executionDate and recurrencePattern (and run). */
   metadata?: Maybe<Scalars['String']['output']>;
+  /** Opaque id for node(id:). */
   nodeId: Scalars['ID']['output'];
   /** The provider's raw answer, as JSON text. */
   providerData?: Maybe<Scalars['String']['output']>;
+  /** Yours, or a generated BILL-<uuid>. */
   reference: Scalars['String']['output'];
+  /** Where it stands. */
   status: BillStatus;
   /** The electricity token, for prepaid meters. */
   token?: Maybe<Scalars['String']['output']>;
   /** The wallet transaction the payment opened (null for one that never reached the wallet). */
   transaction?: Maybe<Transaction>;
+  /** The provider's transaction reference. */
   txRef?: Maybe<Scalars['String']['output']>;
+  /** The bill's category. */
   type: BillType;
+  /** The electricity units bought, for prepaid meters. */
   units?: Maybe<Scalars['String']['output']>;
+  /** When it last changed. */
   updatedAt: Scalars['DateTime']['output'];
+  /** The paying user. */
   userId: Scalars['ID']['output'];
+  /** How long the purchase lasts, e.g. "30 days". */
   validityPeriod?: Maybe<Scalars['String']['output']>;
+  /** Increases with every change. */
   version: Scalars['Int']['output'];
 };
 
+/** A page of BillRecord items, newest first, as a Relay cursor connection. */
 export type BillRecordConnection = {
   __typename?: 'BillRecordConnection';
+  /** The page's items with their cursors. */
   edges: Array<BillRecordEdge>;
+  /** The page's items, without cursors. */
   nodes: Array<BillRecord>;
+  /** Where the page sits, and the cursors to go on from. */
   pageInfo: PageInfo;
+  /** Items in the whole list (every page); counted only when asked for. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One BillRecord of a connection, with its position. */
 export type BillRecordEdge = {
   __typename?: 'BillRecordEdge';
+  /** This item's position: pass it as `after` or `before`. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: BillRecord;
 };
 
+/** Narrows and sorts the caller's bill records; every given condition must hold. */
 export type BillRecordFilter = {
+  /** Only this biller. */
   billerCode?: InputMaybe<Scalars['String']['input']>;
   /** Partial match, any case. */
   billerName?: InputMaybe<Scalars['String']['input']>;
@@ -248,95 +345,149 @@ export type BillRecordFilter = {
   customer?: InputMaybe<Scalars['String']['input']>;
   /** Created on or before a date (the whole Lagos day), or before a date-time. */
   endDate?: InputMaybe<Scalars['DateOrDateTime']['input']>;
+  /** Face value at most this, in naira. */
   maxAmount?: InputMaybe<Scalars['Float']['input']>;
+  /** Face value at least this, in naira. */
   minAmount?: InputMaybe<Scalars['Float']['input']>;
   /** Part of the reference or txRef. */
   search?: InputMaybe<Scalars['String']['input']>;
+  /** The sort key; createdAt by default. */
   sortBy?: InputMaybe<BillSortField>;
+  /** The direction; DESC by default. */
   sortOrder?: InputMaybe<SortOrder>;
   /** Created at or after: a date YYYY-MM-DD (from its Lagos midnight) or a date-time. */
   startDate?: InputMaybe<Scalars['DateOrDateTime']['input']>;
+  /** Only this status. */
   status?: InputMaybe<BillStatus>;
+  /** Only this category. */
   type?: InputMaybe<BillType>;
 };
 
+/** One page of the caller's bill records (the REST list's shape). */
 export type BillRecordPage = {
   __typename?: 'BillRecordPage';
+  /** The page's records, in the order asked for. */
   bills: Array<BillRecord>;
+  /** Whether a later page exists. */
   hasNext: Scalars['Boolean']['output'];
+  /** Whether an earlier page exists. */
   hasPrev: Scalars['Boolean']['output'];
+  /** The page size asked for. */
   limit: Scalars['Int']['output'];
+  /** This page's number, from 1. */
   page: Scalars['Int']['output'];
+  /** Records matching the filter, on all pages. */
   total: Scalars['Int']['output'];
+  /** Pages at this limit. */
   totalPages: Scalars['Int']['output'];
 };
 
+/** A bill payment to make later, once or again and again. */
 export type BillSchedule = {
   __typename?: 'BillSchedule';
+  /** When the schedule was made. */
   createdAt: Scalars['DateTime']['output'];
+  /** When the first run was due. */
   firstRunAt: Scalars['DateTime']['output'];
+  /** The schedule's id. */
   id: Scalars['ID']['output'];
+  /** When the next run is due; null once cancelled or completed. */
   nextRunAt?: Maybe<Scalars['DateTime']['output']>;
   /** The payment each run makes. */
   payment: Scalars['JSON']['output'];
   /** daily, weekly or monthly; null for a one-off. */
   recurrence?: Maybe<Scalars['String']['output']>;
+  /** Runs so far. */
   runCount: Scalars['Int']['output'];
   /** Runs counted but not paid because another bill already held the run's reference (the latest 20). */
   skippedRuns: Array<SkippedBillRun>;
+  /** active, cancelled or completed. */
   status: Scalars['String']['output'];
 };
 
+/** What bill records can be sorted by. */
 export type BillSortField =
+  /** The face value. */
   | 'amount'
+  /** When the payment was asked for (the default). */
   | 'createdAt'
+  /** When the record last changed. */
   | 'updatedAt';
 
+/** Where a bill payment stands. */
 export type BillStatus =
+  /** Not paid: the hold was released (failureReason says why). */
   | 'FAILED'
+  /** Not settled yet: with the biller (amount + fee held), or waiting for its scheduled run. */
   | 'PENDING'
+  /** Paid: the hold was captured. */
   | 'SUCCESS';
 
+/** The categories of bill. */
 export type BillType =
+  /** Mobile airtime top-up. */
   | 'AIRTIME'
+  /** Cable TV subscriptions (DSTV, GOTV, StarTimes). */
   | 'CABLEBILLS'
+  /** Mobile data bundles. */
   | 'MOBILEDATA'
+  /** Electricity (prepaid and postpaid meters). */
   | 'UTILITYBILLS';
 
 /** A change to one of the caller's bills, as its bill.payment.* event. */
 export type BillUpdate = {
   __typename?: 'BillUpdate';
+  /** The face value, in naira. */
   amount: Scalars['Float']['output'];
+  /** The biller's name. */
   billerName: Scalars['String']['output'];
+  /** The phone, smartcard or meter number paid for. */
   customerId: Scalars['String']['output'];
+  /** The customer's name, as the biller gave it. */
   customerName?: Maybe<Scalars['String']['output']>;
+  /** The event id (deduplicate by it). */
   eventId: Scalars['ID']['output'];
   /** The bill record now, with its relationships. */
   record?: Maybe<BillRecord>;
+  /** The bill's reference. */
   reference: Scalars['String']['output'];
+  /** The event's position: resume with `after`. */
   seq: Scalars['SafeInt']['output'];
+  /** The bill's status: SUCCESS or FAILED. */
   status: Scalars['String']['output'];
+  /** bill.payment.successful or bill.payment.failed. */
   type: Scalars['String']['output'];
 };
 
 /** The biller's answer about a customer. */
 export type BillValidation = {
   __typename?: 'BillValidation';
+  /** The customer's address, where the biller gives one (electricity). */
   address?: Maybe<Scalars['String']['output']>;
+  /** The biller asked about. */
   billerCode: Scalars['String']['output'];
+  /** The customer reference asked about. */
   customer: Scalars['String']['output'];
+  /** The name the biller holds for the customer. */
   customerName: Scalars['String']['output'];
+  /** The item asked about. */
   itemCode: Scalars['String']['output'];
+  /** The most the customer may be paid, in naira. */
   maximum: Scalars['Float']['output'];
+  /** The least the customer may be paid, in naira. */
   minimum: Scalars['Float']['output'];
 };
 
+/** A company that takes bill payments. */
 export type Biller = {
   __typename?: 'Biller';
+  /** Pass as billerCode. */
   billerCode: Scalars['String']['output'];
+  /** The category it belongs to. */
   category: BillType;
   /** prepaid or postpaid for electricity; null otherwise. */
   meterType?: Maybe<Scalars['String']['output']>;
+  /** The biller's name. */
   name: Scalars['String']['output'];
   /** Accepted wherever a biller code is (biller, disco): MTN, DSTV, IKEDC. */
   shortName: Scalars['String']['output'];
@@ -345,11 +496,17 @@ export type Biller = {
 /** A business account, owned by one user, under which business customers are created. */
 export type Business = Node & {
   __typename?: 'Business';
+  /** When the business was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** The business's customers, newest first. */
   customers: BusinessCustomerConnection;
+  /** The business's id: pass it as businessId. */
   id: Scalars['ID']['output'];
+  /** The business's name. */
   name: Scalars['String']['output'];
+  /** Opaque id for node(id:). */
   nodeId: Scalars['ID']['output'];
+  /** When it last changed. */
   updatedAt: Scalars['DateTime']['output'];
 };
 
@@ -366,99 +523,161 @@ export type BusinessCustomersArgs = {
 /** A customer of one of the caller's businesses, in the caller's environment. */
 export type BusinessCustomer = Node & {
   __typename?: 'BusinessCustomer';
+  /** The business this customer belongs to. */
   business: Business;
+  /** The business it belongs to. */
   businessId: Scalars['ID']['output'];
+  /** When the customer was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** The email address, in lower case. */
   email?: Maybe<Scalars['String']['output']>;
   /** Your own identifier for the customer; unique within the business. */
   externalRef?: Maybe<Scalars['String']['output']>;
+  /** The customer's id. */
   id: Scalars['ID']['output'];
+  /** The customer's name. */
   name: Scalars['String']['output'];
+  /** Opaque id for node(id:). */
   nodeId: Scalars['ID']['output'];
+  /** The phone number without spaces or dashes, e.g. +2348031234567. */
   phone?: Maybe<Scalars['String']['output']>;
+  /** active or disabled. */
   status: BusinessCustomerStatus;
+  /** When it last changed. */
   updatedAt: Scalars['DateTime']['output'];
 };
 
+/** A page of BusinessCustomer items, newest first, as a Relay cursor connection. */
 export type BusinessCustomerConnection = {
   __typename?: 'BusinessCustomerConnection';
+  /** The page's items with their cursors. */
   edges: Array<BusinessCustomerEdge>;
+  /** The page's items, without cursors. */
   nodes: Array<BusinessCustomer>;
+  /** Where the page sits, and the cursors to go on from. */
   pageInfo: PageInfo;
+  /** Items in the whole list (every page); counted only when asked for. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One BusinessCustomer of a connection, with its position. */
 export type BusinessCustomerEdge = {
   __typename?: 'BusinessCustomerEdge';
+  /** This item's position: pass it as `after` or `before`. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: BusinessCustomer;
 };
 
+/** A new business customer. */
 export type BusinessCustomerInput = {
+  /** An email address (stored in lower case). */
   email?: InputMaybe<Scalars['String']['input']>;
+  /** Your own identifier, unique within the business: 1-64 letters, digits, ".", ":", "-" or "_". */
   externalRef?: InputMaybe<Scalars['String']['input']>;
+  /** 1-100 characters. */
   name: Scalars['String']['input'];
+  /** A phone number such as +2348031234567 (spaces and dashes are dropped). */
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** One page of a business's customers (the REST list's shape). */
 export type BusinessCustomerPage = {
   __typename?: 'BusinessCustomerPage';
+  /** The page's customers, newest first. */
   customers: Array<BusinessCustomer>;
+  /** Whether a later page exists. */
   hasNext: Scalars['Boolean']['output'];
+  /** Whether an earlier page exists. */
   hasPrev: Scalars['Boolean']['output'];
+  /** The page size asked for. */
   limit: Scalars['Int']['output'];
+  /** This page's number, from 1. */
   page: Scalars['Int']['output'];
+  /** Customers matching, on all pages. */
   total: Scalars['Int']['output'];
+  /** Pages at this limit. */
   totalPages: Scalars['Int']['output'];
 };
 
+/** Whether a business customer is in use. */
 export type BusinessCustomerStatus =
+  /** In use. */
   | 'active'
+  /** Turned off with disableBusinessCustomer; still listed. */
   | 'disabled';
 
+/** Changes to a business customer: only the fields given change. */
 export type BusinessCustomerUpdate = {
+  /** An email address (stored in lower case). */
   email?: InputMaybe<Scalars['String']['input']>;
+  /** Your own identifier, unique within the business: 1-64 letters, digits, ".", ":", "-" or "_". */
   externalRef?: InputMaybe<Scalars['String']['input']>;
+  /** 1-100 characters. */
   name?: InputMaybe<Scalars['String']['input']>;
+  /** A phone number such as +2348031234567 (spaces and dashes are dropped). */
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A cable TV subscription. */
 export type CableInput = {
+  /** Optional, in naira: plans have fixed prices. */
   amount?: InputMaybe<Scalars['Float']['input']>;
+  /** The beneficiary's name (at most 60 characters). */
   beneficiaryName?: InputMaybe<Scalars['String']['input']>;
   /** DSTV, GOTV, STARTIMES or a biller code. */
   biller: Scalars['String']['input'];
+  /** Pay at scheduleData's time instead of now. */
   isSchedule?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The plan, from the biller's items. */
   itemCode: Scalars['String']['input'];
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
+  /** Saves the customer as a beneficiary. */
   saveBeneficiary?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Required with isSchedule. */
   scheduleData?: InputMaybe<ScheduleDataInput>;
+  /** The decoder's smartcard or IUC number. */
   smartcardNumber: Scalars['String']['input'];
 };
 
 /** Card data goes to the provider's tokenizer and is never stored. */
 export type CardInput = {
+  /** The card's security code; sent to the tokenizer only. */
   cvv: Scalars['String']['input'];
+  /** Expiry month, 1-12. */
   expMonth: Scalars['Int']['input'];
+  /** Expiry year, e.g. 2028. */
   expYear: Scalars['Int']['input'];
+  /** The card number (PAN). */
   number: Scalars['String']['input'];
 };
 
+/** An API key to create. */
 export type CreateApiKeyInput = {
+  /** A name to tell the key by, 1-100 characters. */
   name: Scalars['String']['input'];
   /** Defaults to READ_ONLY. A credential can only create keys with no more abilities than its own. */
   permission?: InputMaybe<PermissionLevel>;
 };
 
+/** A payment method to store: give `card` or `bankAccount`, as `type` says. At most 20 per account. */
 export type CreatePaymentMethodInput = {
+  /** Required when type is bank_account. */
   bankAccount?: InputMaybe<BankAccountInput>;
+  /** Required when type is card. */
   card?: InputMaybe<CardInput>;
+  /** Makes it the default method; the first method stored is the default anyway. */
   makeDefault?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Which kind of method this is. */
   type: PaymentMethodType;
 };
 
+/** A webhook endpoint to create (at most 20 per account and environment). */
 export type CreateWebhookEndpointInput = {
+  /** Your note about the endpoint. */
   description?: InputMaybe<Scalars['String']['input']>;
+  /** Whether to send deliveries (default true). */
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
   /** Event kinds to deliver, or ["*"] (the default) for all. */
   eventTypes?: InputMaybe<Array<Scalars['String']['input']>>;
@@ -466,157 +685,248 @@ export type CreateWebhookEndpointInput = {
   url: Scalars['String']['input'];
 };
 
+/** A new API key, with its value shown this once. */
 export type CreatedApiKey = {
   __typename?: 'CreatedApiKey';
+  /** The key's record. */
   apiKey: ApiKey;
   /** The key value. Store it now: it is never shown again. */
   key: Scalars['String']['output'];
 };
 
+/** An endpoint with its signing secret, shown this once. */
 export type CreatedWebhookEndpoint = {
   __typename?: 'CreatedWebhookEndpoint';
+  /** The endpoint. */
   endpoint: WebhookEndpoint;
   /** The signing secret. Store it now: it is never shown again. */
   secret: Scalars['String']['output'];
 };
 
+/** A mobile data bundle. */
 export type DataInput = {
-  /** Optional: bundles have fixed prices. */
+  /** Optional, in naira: bundles have fixed prices. */
   amount?: InputMaybe<Scalars['Float']['input']>;
+  /** The beneficiary's name (at most 60 characters). */
   beneficiaryName?: InputMaybe<Scalars['String']['input']>;
+  /** MTN, AIRTEL, GLO, 9MOBILE or a biller code. */
   biller: Scalars['String']['input'];
+  /** Pay at scheduleData's time instead of now. */
   isSchedule?: InputMaybe<Scalars['Boolean']['input']>;
   /** The bundle, from the biller's items. */
   itemCode: Scalars['String']['input'];
+  /** The phone number the bundle is for. */
   phoneNumber: Scalars['String']['input'];
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
+  /** Saves the customer as a beneficiary. */
   saveBeneficiary?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Required with isSchedule. */
   scheduleData?: InputMaybe<ScheduleDataInput>;
 };
 
 /** The seed's deposit result, with the deposit's id, method and outcome. */
 export type Deposit = Node & {
   __typename?: 'Deposit';
+  /** The name on accountNumber. */
   accountName?: Maybe<Scalars['String']['output']>;
   /** The account to pay into, for a transfer deposit. */
   accountNumber?: Maybe<Scalars['String']['output']>;
+  /** In naira (at most two decimals). */
   amount: Scalars['Float']['output'];
+  /** The same amount in kobo. */
   amountKobo: Scalars['SafeInt']['output'];
+  /** The bank of accountNumber. */
   bankName?: Maybe<Scalars['String']['output']>;
+  /** When the deposit was opened. */
   createdAt: Scalars['DateTime']['output'];
+  /** Always NGN. */
   currency: Scalars['String']['output'];
+  /** The payer as sent to the provider. */
   customer?: Maybe<DepositCustomer>;
+  /** The checkout page's title, for a payment link. */
   customization?: Maybe<DepositCustomization>;
+  /** When the account or link stops accepting payment; the deposit then fails. */
   expiry_datetime?: Maybe<Scalars['DateTime']['output']>;
+  /** Why it failed. */
   failureReason?: Maybe<Scalars['String']['output']>;
+  /** The deposit's id. */
   id: Scalars['ID']['output'];
   /** card, bank_transfer, ussd, payment_link or virtual_account */
   method: Scalars['String']['output'];
+  /** Your narration (at most 140 characters). */
   narration?: Maybe<Scalars['String']['output']>;
+  /** What the payer must do next, while PENDING. */
   nextAction?: Maybe<DepositNextAction>;
+  /** Opaque id for node(id:). */
   nodeId: Scalars['ID']['output'];
+  /** The provider's instruction to the payer, e.g. the USSD code to dial or the exact amount to transfer. */
   note?: Maybe<Scalars['String']['output']>;
   /** The stored card or account it was paid with, for a payment-method deposit. */
   paymentMethod?: Maybe<PaymentMethod>;
+  /** Where the payer returns after a redirect or checkout. */
   redirectUrl?: Maybe<Scalars['String']['output']>;
+  /** Yours, or a generated DEP-<uuid>. */
   reference: Scalars['String']['output'];
+  /** Where it stands. */
   status: DepositStatus;
+  /** This deposit in the feed of every movement (null for one that never reached the wallet). */
   transaction?: Maybe<Transaction>;
+  /** When it last changed. */
   updatedAt: Scalars['DateTime']['output'];
+  /** Increases with every change. */
   version: Scalars['Int']['output'];
 };
 
+/** A page of Deposit items, newest first, as a Relay cursor connection. */
 export type DepositConnection = {
   __typename?: 'DepositConnection';
+  /** The page's items with their cursors. */
   edges: Array<DepositEdge>;
+  /** The page's items, without cursors. */
   nodes: Array<Deposit>;
+  /** Where the page sits, and the cursors to go on from. */
   pageInfo: PageInfo;
+  /** Items in the whole list (every page); counted only when asked for. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** The payer, as sent to the provider: the user behind the credential. */
 export type DepositCustomer = {
   __typename?: 'DepositCustomer';
+  /** The user's email address. */
   email?: Maybe<Scalars['String']['output']>;
+  /** The user's name. */
   name?: Maybe<Scalars['String']['output']>;
+  /** The user's phone number. */
   phoneNumber?: Maybe<Scalars['String']['output']>;
 };
 
+/** How a hosted checkout page is titled. */
 export type DepositCustomization = {
   __typename?: 'DepositCustomization';
+  /** "Wallet funding" for a payment link; null for other methods. */
   title?: Maybe<Scalars['String']['output']>;
 };
 
+/** One Deposit of a connection, with its position. */
 export type DepositEdge = {
   __typename?: 'DepositEdge';
+  /** This item's position: pass it as `after` or `before`. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Deposit;
 };
 
+/** A deposit by bank transfer into a one-off account. */
 export type DepositInput = {
+  /** In naira, more than 0, at most two decimals and ₦10,000,000. */
   amount: Scalars['Float']['input'];
+  /** NGN (the default and the only currency the wallet holds). */
   currency?: InputMaybe<Scalars['String']['input']>;
+  /** Your own data, a JSON object of at most 4 KB. */
   meta?: InputMaybe<Scalars['JSON']['input']>;
+  /** At most 140 characters. */
   narration?: InputMaybe<Scalars['String']['input']>;
+  /** Where the payer returns afterwards (http or https). */
   redirectUrl?: InputMaybe<Scalars['String']['input']>;
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** How fundWallet collects the money. */
 export type DepositMethod =
+  /** A transfer into a one-off account. */
   | 'bank_transfer'
+  /** A stored card (paymentMethodId). */
   | 'card'
+  /** A hosted checkout page (redirectUrl). */
   | 'payment_link'
+  /** A bank's USSD code (bankCode). */
   | 'ussd';
 
 /** What the payer must do next (the provider's next_action): `type` names the sibling object that is set. */
 export type DepositNextAction = {
   __typename?: 'DepositNextAction';
+  /** Set when the payer must act outside (a transfer to an account, a USSD code to dial). */
   payment_instruction?: Maybe<Scalars['JSON']['output']>;
+  /** Set when the payer must open a URL (3-D Secure or checkout), then return to redirectUrl. */
   redirect_url?: Maybe<Scalars['JSON']['output']>;
+  /** Set when an OTP is needed: send it with authorizeDeposit. */
   requires_otp?: Maybe<Scalars['JSON']['output']>;
+  /** Set when the card's PIN is needed: send it with authorizeDeposit. */
   requires_pin?: Maybe<Scalars['JSON']['output']>;
   /** requires_pin, requires_otp, redirect_url or payment_instruction */
   type: Scalars['String']['output'];
 };
 
+/** Where a deposit stands. */
 export type DepositStatus =
+  /** The money arrived and the wallet was credited. */
   | 'completed'
+  /** Declined, abandoned or expired; the wallet was not credited (failureReason says why). */
   | 'failed'
+  /** Recorded; the provider has not answered yet. */
   | 'initiated'
+  /** Waiting for the payer: a PIN, OTP, redirect or transfer (see nextAction). */
   | 'pending';
 
+/** A deposit charged to a stored card. */
 export type DepositWithPaymentMethodInput = {
+  /** In naira, more than 0, at most two decimals and ₦10,000,000. */
   amount: Scalars['Float']['input'];
+  /** NGN (the default and the only currency the wallet holds). */
   currency?: InputMaybe<Scalars['String']['input']>;
+  /** Your own data, a JSON object of at most 4 KB. */
   meta?: InputMaybe<Scalars['JSON']['input']>;
+  /** At most 140 characters. */
   narration?: InputMaybe<Scalars['String']['input']>;
+  /** A card's id from paymentMethods. */
   paymentMethodId: Scalars['String']['input'];
+  /** Where the payer returns after 3-D Secure (http or https). */
   redirectUrl?: InputMaybe<Scalars['String']['input']>;
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** A distribution company, with its prepaid and postpaid billers. */
 export type Disco = {
   __typename?: 'Disco';
+  /** The DISCO's name. */
   name: Scalars['String']['output'];
+  /** Its postpaid-meter biller, if it has one. */
   postpaid?: Maybe<Biller>;
+  /** Its prepaid-meter biller, if it has one. */
   prepaid?: Maybe<Biller>;
+  /** The DISCO's short name, e.g. IKEDC: pass as disco. */
   shortName: Scalars['String']['output'];
 };
 
+/** An electricity payment. */
 export type ElectricityInput = {
+  /** In naira, more than 0, at most two decimals. */
   amount: Scalars['Float']['input'];
+  /** The beneficiary's name (at most 60 characters). */
   beneficiaryName?: InputMaybe<Scalars['String']['input']>;
   /** A DISCO's short name (IKEDC = prepaid, IKEDC-POSTPAID) or a biller code. */
   disco: Scalars['String']['input'];
+  /** Pay at scheduleData's time instead of now. */
   isSchedule?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The meter number. */
   meterNumber: Scalars['String']['input'];
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
+  /** Saves the customer as a beneficiary. */
   saveBeneficiary?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Required with isSchedule. */
   scheduleData?: InputMaybe<ScheduleDataInput>;
 };
 
+/** Which world a credential acts in: each has its own data, keys and webhooks. */
 export type Environment =
+  /** Real money and real providers. */
   | 'production'
+  /** Test money and simulated providers. */
   | 'sandbox';
 
 /**
@@ -627,324 +937,622 @@ export type Event = {
   __typename?: 'Event';
   /** Unix time in seconds. */
   created: Scalars['SafeInt']['output'];
+  /** The event's payload: the object it is about, as webhooks carry it. */
   data: Scalars['JSON']['output'];
+  /** The event's id (deduplicate by it; webhooks carry the same id). */
   id: Scalars['ID']['output'];
+  /** The event's position in commit order: pass it as `after` to resume. */
   seq: Scalars['SafeInt']['output'];
   /** The event kind, e.g. deposit.completed. */
   type: Scalars['String']['output'];
 };
 
+/** A page of events in commit order. */
 export type EventPage = {
   __typename?: 'EventPage';
   /** The `seq` to pass as `after` for the next page (the last event's, or `after` when empty). */
   endSeq: Scalars['SafeInt']['output'];
+  /** The page's events, oldest first. */
   events: Array<Event>;
+  /** Whether more events follow endSeq now. */
   hasMore: Scalars['Boolean']['output'];
 };
 
+/** One asset the faucet sent. */
 export type FaucetGrant = {
   __typename?: 'FaucetGrant';
+  /** How much was sent, in token units. */
   amount: Scalars['String']['output'];
+  /** The token's ticker. */
   symbol: Scalars['String']['output'];
 };
 
+/** What the sandbox faucet should send. */
 export type FaucetInput = {
+  /** With asset: how much, in token units (a decimal string, up to the faucet's cap per asset). */
   amount?: InputMaybe<Scalars['String']['input']>;
   /** SOL, USDC, USDT, BONK or a sandbox mint; without it, the standard kit. */
   asset?: InputMaybe<Scalars['String']['input']>;
+  /** mainnet-beta (default), devnet or testnet. */
   network?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** What the sandbox faucet gave. */
 export type FaucetResult = {
   __typename?: 'FaucetResult';
+  /** The wallet funded. */
   address: Scalars['String']['output'];
+  /** Each asset sent. */
   funded: Array<FaucetGrant>;
 };
 
+/** The currencies an offramp order pays out in. */
 export type FiatCurrency =
+  /** Ghanaian cedi. */
   | 'GHS'
+  /** Kenyan shilling. */
   | 'KES'
+  /** Nigerian naira. */
   | 'NGN'
+  /** US dollar. */
   | 'USD';
 
 /** Fund the wallet with naira by any method: the fields of that method apply. */
 export type FundWalletInput = {
+  /** In naira, more than 0, at most two decimals and ₦10,000,000. */
   amount: Scalars['Float']['input'];
   /** For ussd. */
   bankCode?: InputMaybe<Scalars['String']['input']>;
+  /** How to collect it. */
   method: DepositMethod;
+  /** At most 140 characters. */
   narration?: InputMaybe<Scalars['String']['input']>;
   /** For card. */
   paymentMethodId?: InputMaybe<Scalars['String']['input']>;
   /** Required for payment_link. */
   redirectUrl?: InputMaybe<Scalars['String']['input']>;
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
+  /** For payment_link: shown on the checkout page. */
   title?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** An offramp order to open. */
 export type InitiateOfframpOrderInput = {
   /** Decimal string in token units, e.g. "25.5". */
   amount: Scalars['String']['input'];
+  /** The currency to pay out. */
   fiat: FiatCurrency;
+  /** The network the deposit will be sent on. */
   network: OfframpNetwork;
+  /** The account to pay. */
   recipient: OfframpRecipientInput;
   /** Your unique reference for this order (1–64 letters, digits, - or _). */
   reference: Scalars['String']['input'];
-  /** Where the provider returns the deposit if the payout cannot be made. */
+  /** Where the provider returns the deposit if the payout cannot be made: an address on network (0x…). */
   refundAddress?: InputMaybe<Scalars['String']['input']>;
+  /** The token to sell. */
   token: OfframpToken;
 };
 
 /** One entry of the wallet's double-entry ledger (append-only). */
 export type LedgerEntry = {
   __typename?: 'LedgerEntry';
-  /** Positive credits the wallet, negative debits it. */
+  /** In naira: positive credits the wallet, negative debits it. */
   amount: Scalars['Float']['output'];
+  /** The same amount in kobo. */
   amountKobo: Scalars['SafeInt']['output'];
+  /** The wallet's available balance after this entry, in naira. */
   balanceAfter: Scalars['Float']['output'];
+  /** When the entry was written. */
   createdAt: Scalars['DateTime']['output'];
+  /** The posting's description, when it has one. */
   description?: Maybe<Scalars['String']['output']>;
+  /** The entry's id. */
   id: Scalars['ID']['output'];
-  /** deposit, transfer, hold, capture, release, reversal */
+  /** What the posting was: deposit, transfer, hold, capture, release or reversal. */
   kind: Scalars['String']['output'];
+  /** The posting's reference (a deposit, transfer, hold or payout reference). */
   reference: Scalars['String']['output'];
 };
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type Mutation = {
   __typename?: 'Mutation';
-  /** Continues a pending card deposit with the PIN, OTP or 3DS result it waits for. */
+  /**
+   * Continues a pending card deposit with the PIN, OTP or 3DS result it waits for.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   authorizeDeposit: Deposit;
-  /** Airtime now, or at scheduleData's time with isSchedule. Honours Idempotency-Key. */
+  /**
+   * Airtime now, or at scheduleData's time with isSchedule. Honours Idempotency-Key.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   buyAirtime: BillRecord;
+  /**
+   * A data bundle now, or at scheduleData's time with isSchedule. Honours Idempotency-Key.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   buyMobileData: BillRecord;
+  /**
+   * Cancels a scheduled payment: no further runs.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   cancelBillSchedule: BillSchedule;
-  /** Creates an API key in the caller's environment. */
+  /**
+   * Creates an API key in the caller's environment. Limited to 20 calls a minute.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   createApiKey: CreatedApiKey;
+  /**
+   * Adds a customer to one of the caller's businesses.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   createBusinessCustomer: BusinessCustomer;
-  /** A hosted checkout link. */
+  /**
+   * A hosted checkout link.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   createPaymentLink: Deposit;
+  /**
+   * Stores a card (tokenized by the provider) or a bank account. Limited to 20 calls a minute.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   createPaymentMethod: PaymentMethod;
-  /** The user's permanent virtual account, created on first call. */
+  /**
+   * The user's permanent virtual account, created on first call.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   createVirtualAccount: VirtualAccount;
+  /**
+   * Creates an endpoint and returns its signing secret, once. Limited to 20 calls a minute.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   createWebhookEndpoint: CreatedWebhookEndpoint;
+  /**
+   * Deletes a saved beneficiary.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   deleteBillBeneficiary: BillBeneficiary;
+  /**
+   * Deletes a stored method; if it was the default, the oldest remaining one becomes the default.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   deletePaymentMethod: PaymentMethod;
+  /**
+   * Deletes an endpoint: nothing more is delivered to it.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   deleteWebhookEndpoint: WebhookEndpoint;
-  /** A deposit by bank transfer into a one-off account that expires. */
+  /**
+   * A deposit by bank transfer into a one-off account that expires.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   depositByBankTransfer: Deposit;
+  /**
+   * A deposit by USSD: the payer dials the code in the deposit's note.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   depositByUssd: Deposit;
-  /** The seed's deposit with a stored payment method. Honours Idempotency-Key, as every money-moving mutation. */
+  /**
+   * The seed's deposit with a stored payment method. Honours Idempotency-Key, as every money-moving mutation.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   depositWithPaymentMethod: Deposit;
-  /** A disabled customer stays listed (status disabled). */
+  /**
+   * A disabled customer stays listed (status disabled).
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   disableBusinessCustomer: BusinessCustomer;
-  /** Fund the wallet with naira by any method. */
+  /**
+   * Fund the wallet with naira by any method.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   fundWallet: Deposit;
   /**
    * Opens an order at a locked rate and returns where to pay. Honours the Idempotency-Key header:
    * a retry with the same key and input returns the same order.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
    */
   initiateOfframpOrder: OfframpOrder;
-  /** Electricity; a prepaid meter's token and units are on the record. */
+  /**
+   * Electricity; a prepaid meter's token and units are on the record. Honours Idempotency-Key.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   payElectricity: BillRecord;
-  /** Sends a delivery again now; its retry schedule is unchanged. */
+  /**
+   * Sends a delivery again now; its retry schedule is unchanged.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   resendWebhookDelivery: WebhookDelivery;
-  /** Revokes one of the account's API keys; it stops working within a second everywhere. */
+  /**
+   * Revokes one of the account's API keys; it stops working within a second everywhere.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   revokeApiKey: ApiKey;
-  /** Issues a new secret. The old one keeps signing, as a second webhook-signature, for the grace period. */
+  /**
+   * Issues a new secret. The old one keeps signing, as a second webhook-signature, for the grace period.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   rotateWebhookSecret: CreatedWebhookEndpoint;
-  /** Sandbox only: funds the caller's wallet with SOL and sandbox tokens. */
+  /**
+   * Sandbox only: funds the caller's wallet with SOL and sandbox tokens.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   sandboxSolanaFaucet: FaucetResult;
-  /** Sends a webhook.test event to this endpoint only. */
+  /**
+   * Sends a webhook.test event to this endpoint only. Limited to 30 calls a minute.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   sendTestWebhook: WebhookDelivery;
+  /**
+   * Makes a stored method the default.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   setDefaultPaymentMethod: PaymentMethod;
-  /** Sandbox only: the sender's deposit arrives; the order then walks its lifecycle on its own. */
+  /**
+   * Sandbox only: the sender's deposit arrives; the order then walks its lifecycle on its own.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   simulateOfframpDeposit: OfframpOrder;
-  /** Sandbox only: a transfer of `amount` naira arrives in the permanent virtual account. */
+  /**
+   * Sandbox only: a transfer of `amount` naira arrives in the permanent virtual account.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   simulateVirtualAccountTransfer: Deposit;
+  /**
+   * A cable TV plan now, or at scheduleData's time with isSchedule. Honours Idempotency-Key.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   subscribeCableTv: BillRecord;
-  /** Swaps by quote id (re-quoted: beyond its slippage is PRICE_MOVED), or by the quote's fields. Honours Idempotency-Key. */
+  /**
+   * Swaps by quote id (re-quoted: beyond its slippage is PRICE_MOVED), or by the quote's fields. Honours Idempotency-Key.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   swapTokens: SwapResult;
-  /** An instant transfer to another user: both sides or neither. */
+  /**
+   * An instant transfer to another user: both sides or neither.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   transfer: WalletTransaction;
-  /** Sends SOL. Honours Idempotency-Key. */
+  /**
+   * Sends SOL. Honours Idempotency-Key.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   transferSol: SolanaTransfer;
-  /** Sends an SPL token (TransferChecked). Honours Idempotency-Key: a repeat returns the stored signature and never signs twice. */
+  /**
+   * Sends an SPL token (TransferChecked). Honours Idempotency-Key: a repeat returns the stored signature and never signs twice.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   transferSolanaToken: SolanaTransfer;
+  /**
+   * Changes a customer's details; fields left out stay as they are.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   updateBusinessCustomer: BusinessCustomer;
+  /**
+   * Changes an endpoint; fields left out stay as they are.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   updateWebhookEndpoint: WebhookEndpoint;
-  /** The seed's customer validation: the biller's name for the customer, and the amount limits. */
+  /**
+   * The seed's customer validation: the biller's name for the customer, and the amount limits.
+   * Limited to 60 calls a minute.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   validateBillCustomer: BillValidation;
-  /** Checks a payout account and returns the holder's name. */
+  /**
+   * Checks a payout account and returns the holder's name. Limited to 30 calls a minute.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   verifyOfframpBankAccount: VerifiedBankAccount;
-  /** Withdraw to a bank account. */
+  /**
+   * Withdraw to a bank account: the amount plus the ₦25.00 fee is held until the bank answers.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
   withdraw: Payout;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationAuthorizeDepositArgs = {
   input: AuthorizeDepositInput;
   reference: Scalars['String']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationBuyAirtimeArgs = {
   input: AirtimeInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationBuyMobileDataArgs = {
   input: DataInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationCancelBillScheduleArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationCreateApiKeyArgs = {
   input: CreateApiKeyInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationCreateBusinessCustomerArgs = {
   businessId: Scalars['ID']['input'];
   input: BusinessCustomerInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationCreatePaymentLinkArgs = {
   input: PaymentLinkInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationCreatePaymentMethodArgs = {
   input: CreatePaymentMethodInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationCreateWebhookEndpointArgs = {
   input: CreateWebhookEndpointInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationDeleteBillBeneficiaryArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationDeletePaymentMethodArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationDeleteWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationDepositByBankTransferArgs = {
   input: DepositInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationDepositByUssdArgs = {
   input: UssdDepositInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationDepositWithPaymentMethodArgs = {
   input: DepositWithPaymentMethodInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationDisableBusinessCustomerArgs = {
   businessId: Scalars['ID']['input'];
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationFundWalletArgs = {
   input: FundWalletInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationInitiateOfframpOrderArgs = {
   input: InitiateOfframpOrderInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationPayElectricityArgs = {
   input: ElectricityInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationResendWebhookDeliveryArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationRevokeApiKeyArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationRotateWebhookSecretArgs = {
   gracePeriodSeconds?: InputMaybe<Scalars['Int']['input']>;
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationSandboxSolanaFaucetArgs = {
   input?: InputMaybe<FaucetInput>;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationSendTestWebhookArgs = {
   endpointId: Scalars['ID']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationSetDefaultPaymentMethodArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationSimulateOfframpDepositArgs = {
   reference: Scalars['String']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationSimulateVirtualAccountTransferArgs = {
   amount: Scalars['Float']['input'];
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationSubscribeCableTvArgs = {
   input: CableInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationSwapTokensArgs = {
   input: SwapInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationTransferArgs = {
   input: TransferInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationTransferSolArgs = {
   input: SolTransferInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationTransferSolanaTokenArgs = {
   input: SolanaTokenTransferInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationUpdateBusinessCustomerArgs = {
   businessId: Scalars['ID']['input'];
   id: Scalars['ID']['input'];
@@ -952,22 +1560,38 @@ export type MutationUpdateBusinessCustomerArgs = {
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationUpdateWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
   input: UpdateWebhookEndpointInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationValidateBillCustomerArgs = {
   input: ValidateBillInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationVerifyOfframpBankAccountArgs = {
   input: VerifyBankAccountInput;
 };
 
 
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationWithdrawArgs = {
   input: WithdrawInput;
 };
@@ -985,9 +1609,13 @@ export type Node = {
 /** A token the offramp accepts on a network. */
 export type OfframpAsset = {
   __typename?: 'OfframpAsset';
+  /** The token's contract address on that network. */
   contractAddress: Scalars['String']['output'];
+  /** The token's decimal places on that network. */
   decimals: Scalars['Int']['output'];
+  /** The network it is accepted on. */
   network: OfframpNetwork;
+  /** The token. */
   token: OfframpToken;
 };
 
@@ -996,14 +1624,23 @@ export type OfframpAsset = {
  * `bnb_smart_chain` are REST's `arbitrum-one` and `bnb-smart-chain`.
  */
 export type OfframpNetwork =
+  /** Arbitrum One (REST: arbitrum-one). */
   | 'arbitrum-one'
+  /** Base. */
   | 'base'
+  /** BNB Smart Chain (REST: bnb-smart-chain). */
   | 'bnb-smart-chain'
+  /** Ethereum mainnet. */
   | 'ethereum'
+  /** Lisk. */
   | 'lisk'
+  /** OP Mainnet (Optimism). */
   | 'optimism'
+  /** Polygon PoS. */
   | 'polygon'
+  /** Scroll. */
   | 'scroll'
+  /** Starknet (addresses are Starknet's, not EVM's). */
   | 'starknet';
 
 /**
@@ -1015,71 +1652,106 @@ export type OfframpOrder = Node & {
   __typename?: 'OfframpOrder';
   /** The amount sold, in token units. */
   amount: Scalars['String']['output'];
-  /** amount + senderFee + transactionFee: what to pay into receiveAddress. */
+  /** amount + senderFee + transactionFee, in token units: exactly what to pay into receiveAddress. */
   amountToSend: Scalars['String']['output'];
+  /** When the order was opened. */
   createdAt: Scalars['DateTime']['output'];
   /** Why the order failed, expired or was refunded. */
   failureReason?: Maybe<Scalars['String']['output']>;
+  /** The currency paid out. */
   fiat: FiatCurrency;
   /** What the recipient receives, in fiat units (two decimals). */
   fiatAmount: Scalars['String']['output'];
+  /** The order's id. */
   id: Scalars['ID']['output'];
+  /** The network the deposit is sent on. */
   network: OfframpNetwork;
+  /** Opaque id for node(id:). */
   nodeId: Scalars['ID']['output'];
-  /** Fiat per token, locked when the order was made. */
+  /** Fiat units per token, locked when the order was made. */
   rate: Scalars['String']['output'];
+  /** Where the sender pays amountToSend, on network. */
   receiveAddress: Scalars['String']['output'];
+  /** The account paid. */
   recipient: OfframpRecipient;
+  /** Your reference for the order. */
   reference: Scalars['String']['output'];
+  /** Where the provider returns the deposit if the payout cannot be made. */
   refundAddress?: Maybe<Scalars['String']['output']>;
   /** The gateway's fee, in token units. */
   senderFee: Scalars['String']['output'];
+  /** Where it stands. */
   status: OfframpOrderStatus;
+  /** The token sold. */
   token: OfframpToken;
+  /** This order in the feed of every movement. */
   transaction: Transaction;
   /** The network fee, in token units. */
   transactionFee: Scalars['String']['output'];
   /** The deposit's transaction hash once seen. */
   txHash?: Maybe<Scalars['String']['output']>;
+  /** When it last changed. */
   updatedAt: Scalars['DateTime']['output'];
+  /** The deposit must arrive before this instant, or the order expires. */
   validUntil: Scalars['DateTime']['output'];
   /** Increases with every change: order updates by it, since webhooks may arrive out of order. */
   version: Scalars['Int']['output'];
 };
 
+/** A page of OfframpOrder items, newest first, as a Relay cursor connection. */
 export type OfframpOrderConnection = {
   __typename?: 'OfframpOrderConnection';
+  /** The page's items with their cursors. */
   edges: Array<OfframpOrderEdge>;
+  /** The page's items, without cursors. */
   nodes: Array<OfframpOrder>;
+  /** Where the page sits, and the cursors to go on from. */
   pageInfo: PageInfo;
+  /** Items in the whole list (every page); counted only when asked for. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One OfframpOrder of a connection, with its position. */
 export type OfframpOrderEdge = {
   __typename?: 'OfframpOrderEdge';
+  /** This item's position: pass it as `after` or `before`. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: OfframpOrder;
 };
 
+/** Narrows the caller's offramp orders; every given condition must hold. */
 export type OfframpOrderFilter = {
+  /** Only this payout currency. */
   fiat?: InputMaybe<FiatCurrency>;
   /** Orders created at or after: a date (from its Lagos midnight) or a date-time. */
   from?: InputMaybe<Scalars['DateOrDateTime']['input']>;
+  /** Only this network. */
   network?: InputMaybe<OfframpNetwork>;
+  /** Only this status. */
   status?: InputMaybe<OfframpOrderStatus>;
   /** Orders created before a date-time, or on or before a date (the whole Lagos day). */
   to?: InputMaybe<Scalars['DateOrDateTime']['input']>;
+  /** Only this token. */
   token?: InputMaybe<OfframpToken>;
 };
 
+/** One page of the caller's offramp orders (the REST list's shape). */
 export type OfframpOrderPage = {
   __typename?: 'OfframpOrderPage';
+  /** Whether a later page exists. */
   hasNext: Scalars['Boolean']['output'];
+  /** Whether an earlier page exists. */
   hasPrev: Scalars['Boolean']['output'];
+  /** The page size asked for. */
   limit: Scalars['Int']['output'];
+  /** The page's orders, newest first. */
   orders: Array<OfframpOrder>;
+  /** This page's number, from 1. */
   page: Scalars['Int']['output'];
+  /** Orders matching the filter, on all pages. */
   total: Scalars['Int']['output'];
+  /** Pages at this limit. */
   totalPages: Scalars['Int']['output'];
 };
 
@@ -1089,31 +1761,49 @@ export type OfframpOrderPage = {
  * `failed` is any other end. The three failures all emit `offramp.failed`.
  */
 export type OfframpOrderStatus =
+  /** The recipient was paid; the order is closed. */
   | 'completed'
+  /** The deposit arrived on chain. */
   | 'deposit_received'
+  /** Nobody paid before validUntil. */
   | 'expired'
+  /** Ended for another reason (failureReason says which). */
   | 'failed'
+  /** The fiat payout was sent to the recipient's account. */
   | 'fiat_sent'
+  /** Opened; waiting for the sender's deposit into receiveAddress. */
   | 'initiated'
+  /** The provider is converting and paying out. */
   | 'processing'
+  /** The payout could not be made after the deposit arrived; the deposit was returned. */
   | 'refunded';
 
 /** A change to one of the caller's offramp orders, as its `offramp.*` event. */
 export type OfframpOrderUpdate = {
   __typename?: 'OfframpOrderUpdate';
+  /** The recipient's account number. */
   accountNumber: Scalars['String']['output'];
+  /** The amount sold, in token units (a decimal string). */
   amount: Scalars['String']['output'];
+  /** The recipient's institution. */
   bankName: Scalars['String']['output'];
   /** The event id (deduplicate by it). */
   eventId: Scalars['ID']['output'];
+  /** What the recipient receives, in fiat units of fiatCurrency. */
   fiatAmount: Scalars['Float']['output'];
+  /** The currency paid out. */
   fiatCurrency: FiatCurrency;
+  /** The network of the deposit. */
   network: OfframpNetwork;
+  /** The order now, with its relationships (read when the event is delivered). */
   order?: Maybe<OfframpOrder>;
+  /** The order's reference. */
   reference: Scalars['String']['output'];
   /** The event's position: resume with `after`. */
   seq: Scalars['SafeInt']['output'];
+  /** The order's status after the change. */
   status: OfframpOrderStatus;
+  /** The token sold. */
   token: OfframpToken;
   /** offramp.initiated, offramp.deposit_received, …, offramp.failed. */
   type: Scalars['String']['output'];
@@ -1122,52 +1812,78 @@ export type OfframpOrderUpdate = {
 /** The seed's offramp quote: fiat per token for selling `amount`. */
 export type OfframpQuote = {
   __typename?: 'OfframpQuote';
+  /** How much is sold, in token units. */
   amount: Scalars['Float']['output'];
+  /** The currency paid out. */
   fiat: FiatCurrency;
+  /** The network it is sent on. */
   network: OfframpNetwork;
   /** Fiat units per token. */
   rate: Scalars['Float']['output'];
+  /** The token to sell. */
   token: OfframpToken;
 };
 
+/** The account an offramp order pays. */
 export type OfframpRecipient = {
   __typename?: 'OfframpRecipient';
+  /** The receiving account's holder. */
   accountName: Scalars['String']['output'];
+  /** The receiving account number. */
   accountNumber: Scalars['String']['output'];
+  /** The institution's name. */
   bankName: Scalars['String']['output'];
+  /** The institution's code (from offrampPayoutBanks). */
   institution: Scalars['String']['output'];
+  /** Shown on the recipient's statement where the bank allows. */
   memo?: Maybe<Scalars['String']['output']>;
 };
 
+/** The account to pay. */
 export type OfframpRecipientInput = {
+  /** The holder's name (at most 100 characters). */
   accountName: Scalars['String']['input'];
+  /** The receiving account number. */
   accountNumber: Scalars['String']['input'];
   /** A code from offrampPayoutBanks. */
   institution: Scalars['String']['input'];
-  /** Shown on the recipient's statement where the bank allows. */
+  /** Shown on the recipient's statement where the bank allows (at most 140 characters). */
   memo?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Stablecoins the offramp sells for fiat. */
 export type OfframpToken =
+  /** cNGN, a naira stablecoin. */
   | 'CNGN'
+  /** USD Coin. */
   | 'USDC'
+  /** Tether USD. */
   | 'USDT';
 
 /** Relay's page information for a cursor connection. */
 export type PageInfo = {
   __typename?: 'PageInfo';
+  /** The last item's cursor; null on an empty page. */
   endCursor?: Maybe<Scalars['String']['output']>;
+  /** Whether older items follow this page: pass endCursor as `after` for them. */
   hasNextPage: Scalars['Boolean']['output'];
+  /** Whether newer items come before this page: pass startCursor as `before` (with `last`) for them. */
   hasPreviousPage: Scalars['Boolean']['output'];
+  /** The first item's cursor; null on an empty page. */
   startCursor?: Maybe<Scalars['String']['output']>;
 };
 
+/** A hosted checkout link for a deposit. */
 export type PaymentLinkInput = {
+  /** In naira, more than 0, at most two decimals and ₦10,000,000. */
   amount: Scalars['Float']['input'];
+  /** NGN (the default and the only currency the wallet holds). */
   currency?: InputMaybe<Scalars['String']['input']>;
+  /** At most 140 characters. */
   narration?: InputMaybe<Scalars['String']['input']>;
+  /** Where the payer returns after paying (http or https). */
   redirectUrl: Scalars['String']['input'];
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
   /** Shown on the checkout page. */
   title?: InputMaybe<Scalars['String']['input']>;
@@ -1176,60 +1892,101 @@ export type PaymentLinkInput = {
 /** A stored way to pay. A card is only the provider's token with brand, last four digits and expiry. */
 export type PaymentMethod = Node & {
   __typename?: 'PaymentMethod';
+  /** The bank account holder's name, as the bank resolved it; null for a card. */
   accountName?: Maybe<Scalars['String']['output']>;
+  /** A bank account's 10-digit NUBAN; null for a card. */
   accountNumber?: Maybe<Scalars['String']['output']>;
+  /** A bank account's bank code; null for a card. */
   bankCode?: Maybe<Scalars['String']['output']>;
+  /** A bank account's bank name; null for a card. */
   bankName?: Maybe<Scalars['String']['output']>;
+  /** A card's brand in lower case (e.g. visa, mastercard); null for a bank account. */
   brand?: Maybe<Scalars['String']['output']>;
+  /** When the method was stored. */
   createdAt: Scalars['DateTime']['output'];
+  /** A card's expiry month, 1-12; null for a bank account. */
   expMonth?: Maybe<Scalars['Int']['output']>;
+  /** A card's expiry year; null for a bank account. */
   expYear?: Maybe<Scalars['Int']['output']>;
+  /** The method's id: pass it as paymentMethodId. */
   id: Scalars['ID']['output'];
+  /** Whether this is the default method. One method is the default while any exist. */
   isDefault: Scalars['Boolean']['output'];
+  /** A card's last four digits; null for a bank account. */
   last4?: Maybe<Scalars['String']['output']>;
+  /** Opaque id for node(id:). */
   nodeId: Scalars['ID']['output'];
+  /** Card or bank account. */
   type: PaymentMethodType;
 };
 
+/** The kinds of stored payment method. */
 export type PaymentMethodType =
+  /** A Nigerian bank account (NUBAN). */
   | 'bank_account'
+  /** A card, kept as the provider's token. */
   | 'card';
 
 /** A withdrawal to a bank account. The amount plus fee is held at request, captured on success, released on failure. */
 export type Payout = Node & {
   __typename?: 'Payout';
+  /** The holder's name, as the bank resolved it. */
   accountName: Scalars['String']['output'];
+  /** The receiving 10-digit account number. */
   accountNumber: Scalars['String']['output'];
+  /** In naira, without the fee. */
   amount: Scalars['Float']['output'];
+  /** The same amount in kobo. */
   amountKobo: Scalars['SafeInt']['output'];
+  /** The receiving bank's code. */
   bankCode: Scalars['String']['output'];
+  /** The receiving bank's name. */
   bankName: Scalars['String']['output'];
+  /** When the payout was requested. */
   createdAt: Scalars['DateTime']['output'];
+  /** Always NGN. */
   currency: Scalars['String']['output'];
+  /** Why it failed. */
   failureReason?: Maybe<Scalars['String']['output']>;
-  /** ₦25.00, taken on success only. */
+  /** ₦25.00 (in naira), taken on success only. */
   fee: Scalars['Float']['output'];
+  /** The payout's id. */
   id: Scalars['ID']['output'];
+  /** Your narration (at most 100 characters). */
   narration?: Maybe<Scalars['String']['output']>;
+  /** Opaque id for node(id:). */
   nodeId: Scalars['ID']['output'];
+  /** Yours, or a generated PAY-<uuid>. */
   reference: Scalars['String']['output'];
+  /** Where it stands. */
   status: PayoutStatus;
+  /** This payout in the feed of every movement (null for one that never reached the wallet). */
   transaction?: Maybe<Transaction>;
+  /** When it last changed. */
   updatedAt: Scalars['DateTime']['output'];
+  /** Increases with every change. */
   version: Scalars['Int']['output'];
 };
 
+/** A page of Payout items, newest first, as a Relay cursor connection. */
 export type PayoutConnection = {
   __typename?: 'PayoutConnection';
+  /** The page's items with their cursors. */
   edges: Array<PayoutEdge>;
+  /** The page's items, without cursors. */
   nodes: Array<Payout>;
+  /** Where the page sits, and the cursors to go on from. */
   pageInfo: PageInfo;
+  /** Items in the whole list (every page); counted only when asked for. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Payout of a connection, with its position. */
 export type PayoutEdge = {
   __typename?: 'PayoutEdge';
+  /** This item's position: pass it as `after` or `before`. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Payout;
 };
 
@@ -1238,17 +1995,24 @@ export type PayoutInstitution = {
   __typename?: 'PayoutInstitution';
   /** The code to send as `recipient.institution`. */
   code: Scalars['String']['output'];
+  /** The institution's name. */
   name: Scalars['String']['output'];
   /** bank or mobile_money */
   type: Scalars['String']['output'];
 };
 
+/** Where a payout stands. */
 export type PayoutStatus =
+  /** Paid: the hold was captured, fee included. */
   | 'completed'
+  /** Not paid: the hold was released (failureReason says why). */
   | 'failed'
+  /** Recorded, with its amount plus fee held; the provider has not accepted it yet. */
   | 'initiated'
+  /** The provider accepted it; waiting for the outcome. */
   | 'processing';
 
+/** An API key's permission level, which grants its abilities (see Ability). */
 export type PermissionLevel =
   /** Read, and modify account settings. */
   | 'ACCOUNT_MANAGEMENT'
@@ -1259,94 +2023,264 @@ export type PermissionLevel =
   /** Read, and execute transactions. */
   | 'TRANSACTIONS';
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type Query = {
   __typename?: 'Query';
-  /** Name and version of this API, and where its documentation lives. Needs no credential. */
+  /**
+   * Name and version of this API, and where its documentation lives.
+   * Permission: none; no credential needed.
+   */
   apiInfo: ApiInfo;
-  /** The API keys of the caller's account in the caller's environment, newest first. */
+  /**
+   * The API keys of the caller's account in the caller's environment, newest first.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   apiKeys: Array<ApiKey>;
-  /** The account's audit trail in this environment, newest first; `first` at most 200. */
+  /**
+   * The account's audit trail in this environment, newest first; `first` at most 200.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   auditRecords: AuditRecordPage;
-  /** Banks for withdrawals and USSD deposits. */
+  /**
+   * Banks for withdrawals and USSD deposits.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   banks: Array<Bank>;
+  /**
+   * The caller's saved bill beneficiaries.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   billBeneficiaries: Array<BillBeneficiary>;
+  /**
+   * The bill categories.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   billCategories: Array<BillCategory>;
-  /** One of the caller's bills by reference; otherwise BILL_NOT_FOUND. */
+  /**
+   * One of the caller's bills by reference; otherwise BILL_NOT_FOUND.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   billRecord: BillRecord;
-  /** The caller's bill records, filtered, sorted and paged (limit ≤ 100). */
+  /**
+   * The caller's bill records, filtered, sorted and paged (limit ≤ 100).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   billRecords: BillRecordPage;
+  /**
+   * The caller's scheduled bill payments.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   billSchedules: Array<BillSchedule>;
-  /** A biller's items (bundles, plans, meter types). */
+  /**
+   * A biller's items (bundles, plans, meter types).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   billerItems: Array<BillItem>;
+  /**
+   * The billers of a category.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   billers: Array<Biller>;
+  /**
+   * One customer of one of the caller's businesses.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   businessCustomer: BusinessCustomer;
-  /** Customers of one of the caller's businesses, newest first. Another user's business answers NOT_FOUND. */
+  /**
+   * Customers of one of the caller's businesses, newest first. Another user's business answers NOT_FOUND.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   businessCustomers: BusinessCustomerPage;
-  /** A deposit's state by reference (payment status). */
+  /**
+   * A deposit's state by reference (payment status).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   deposit: Deposit;
+  /**
+   * The electricity distribution companies, each with its prepaid and postpaid biller.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   discos: Array<Disco>;
+  /**
+   * The electricity billers (prepaid and postpaid).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   electricityBillers: Array<Biller>;
-  /** One of the caller's events. Another account's or environment's event answers NOT_FOUND. */
+  /**
+   * One of the caller's events. Another account's or environment's event answers NOT_FOUND.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   event: Event;
-  /** The caller's events in its own environment, in commit order, after position `after`. */
+  /**
+   * The caller's events in its own environment, in commit order, after position `after`.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   events: EventPage;
-  /** The user the credential acts for. */
+  /**
+   * The user the credential acts for.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   me: User;
-  /** Any object by its `nodeId`. Another account's or environment's id answers null, exactly like a missing one. */
+  /**
+   * Any object by its `nodeId`. Another account's or environment's id answers null, exactly like a missing one.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   node?: Maybe<Node>;
-  /** Objects by `nodeId`, in order; null for each id that names nothing the caller may see. */
+  /**
+   * Objects by `nodeId`, in order; null for each id that names nothing the caller may see.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   nodes: Array<Maybe<Node>>;
-  /** Supported token and network pairs. */
+  /**
+   * Supported token and network pairs.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   offrampAssets: Array<OfframpAsset>;
-  /** One of the caller's orders by its reference. Another account's reference answers NOT_FOUND. */
+  /**
+   * One of the caller's orders by its reference. Another account's reference answers NOT_FOUND.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   offrampOrder: OfframpOrder;
-  /** The caller's offramp orders, newest first. */
+  /**
+   * The caller's offramp orders, newest first.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   offrampOrders: OfframpOrderPage;
-  /** Banks and mobile-money providers that receive payouts in `fiat`. */
+  /**
+   * Banks and mobile-money providers that receive payouts in `fiat`.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   offrampPayoutBanks: Array<PayoutInstitution>;
-  /** A live rate for selling `amount` of `token` on `network` for `fiat`. */
+  /**
+   * A live rate for selling `amount` of `token` on `network` for `fiat`.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   offrampQuote: OfframpQuote;
+  /**
+   * One stored payment method by id.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   paymentMethod: PaymentMethod;
+  /**
+   * The caller's stored payment methods (deleted ones left out).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   paymentMethods: Array<PaymentMethod>;
+  /**
+   * A payout's state by reference.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   payout: Payout;
-  /** Items for a provider by its code or short name. */
+  /**
+   * Items for a provider by its code or short name.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   providerItems: Array<BillItem>;
-  /** The name on a bank account. */
+  /**
+   * The name on a bank account. Limited to 30 calls a minute.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   resolveBankAccount: ResolvedBankAccount;
-  /** SOL balance of the caller's wallet. */
+  /**
+   * SOL balance of the caller's wallet.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   solanaBalance: SolanaTokenBalance;
-  /** Every holding of the caller's wallet on a network. */
+  /**
+   * Every holding of the caller's wallet on a network.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   solanaPortfolio: SolanaPortfolio;
-  /** One token's balance of the caller's wallet (zero when it has no account for it). */
+  /**
+   * One token's balance of the caller's wallet (zero when it has no account for it).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   solanaTokenBalance: SolanaTokenBalance;
-  /** An outgoing transaction of the caller's wallet, by signature. */
+  /**
+   * An outgoing transaction of the caller's wallet, by signature.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   solanaTransfer: SolanaTransfer;
-  /** The caller's latest outgoing transactions, newest first (at most 100). */
+  /**
+   * The caller's latest outgoing transactions, newest first (at most 100).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   solanaTransfers: Array<SolanaTransfer>;
-  /** The caller's custodial Solana wallet, created on first use (one per user and environment). */
+  /**
+   * The caller's custodial Solana wallet, created on first use (one per user and environment).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   solanaWallet: SolanaWallet;
-  /** A swap quote between two tokens (SOL is So1111…1112), stored for a short time. */
+  /**
+   * A swap quote between two tokens (SOL is So1111…1112), stored for a short time.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   swapQuote: SwapQuote;
-  /** A user the credential may act for. Any other id answers NOT_FOUND, exactly like a missing user. */
+  /**
+   * A user the credential may act for. Any other id answers NOT_FOUND, exactly like a missing user.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   user: User;
+  /**
+   * The NGN wallet's balance.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   walletBalance: WalletBalance;
-  /** The wallet's available, pending and posted balances now, or as of `at`. */
+  /**
+   * The wallet's available, pending and posted balances now, or as of `at`.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   walletBalances: WalletBalances;
-  /** The wallet's ledger entries, newest first. */
+  /**
+   * The wallet's ledger entries, newest first.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   walletLedger: Array<LedgerEntry>;
-  /** The NGN wallet and the Solana portfolio together. */
+  /**
+   * The NGN wallet and the Solana portfolio together.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   walletPortfolio: WalletPortfolio;
-  /** A statement of the wallet for [from, to); `first` at most 1000 entries a page. */
+  /**
+   * A statement of the wallet for [from, to); `first` at most 1000 entries a page.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   walletStatement: WalletStatement;
+  /**
+   * One of the caller's wallet transactions by id; another user's answers NOT_FOUND.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   walletTransaction: WalletTransaction;
+  /**
+   * One of the caller's wallet transactions by reference.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   walletTransactionByReference: WalletTransaction;
-  /** The user's transactions, newest first. */
+  /**
+   * The user's transactions, newest first.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   walletTransactions: TransactionPage;
+  /**
+   * One of the caller's webhook endpoints.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   webhookEndpoint: WebhookEndpoint;
+  /**
+   * The caller's webhook endpoints in its environment.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
   webhookEndpoints: Array<WebhookEndpoint>;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryAuditRecordsArgs = {
   before?: InputMaybe<Scalars['ID']['input']>;
   filter?: InputMaybe<AuditRecordFilter>;
@@ -1354,11 +2288,19 @@ export type QueryAuditRecordsArgs = {
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryBillRecordArgs = {
   reference: Scalars['String']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryBillRecordsArgs = {
   filter?: InputMaybe<BillRecordFilter>;
   limit?: InputMaybe<Scalars['Int']['input']>;
@@ -1366,22 +2308,38 @@ export type QueryBillRecordsArgs = {
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryBillerItemsArgs = {
   billerCode: Scalars['String']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryBillersArgs = {
   category: BillType;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryBusinessCustomerArgs = {
   businessId: Scalars['ID']['input'];
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryBusinessCustomersArgs = {
   businessId: Scalars['ID']['input'];
   limit?: InputMaybe<Scalars['Int']['input']>;
@@ -1390,16 +2348,28 @@ export type QueryBusinessCustomersArgs = {
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryDepositArgs = {
   reference: Scalars['String']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryEventArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryEventsArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -1407,21 +2377,37 @@ export type QueryEventsArgs = {
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryNodesArgs = {
   ids: Array<Scalars['ID']['input']>;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryOfframpOrderArgs = {
   reference: Scalars['String']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryOfframpOrdersArgs = {
   filter?: InputMaybe<OfframpOrderFilter>;
   limit?: InputMaybe<Scalars['Int']['input']>;
@@ -1429,11 +2415,19 @@ export type QueryOfframpOrdersArgs = {
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryOfframpPayoutBanksArgs = {
   fiat: FiatCurrency;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryOfframpQuoteArgs = {
   amount: Scalars['String']['input'];
   fiat: FiatCurrency;
@@ -1442,79 +2436,139 @@ export type QueryOfframpQuoteArgs = {
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryPaymentMethodArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryPayoutArgs = {
   reference: Scalars['String']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryProviderItemsArgs = {
   provider: Scalars['String']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryResolveBankAccountArgs = {
   accountNumber: Scalars['String']['input'];
   bankCode: Scalars['String']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QuerySolanaBalanceArgs = {
   network?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QuerySolanaPortfolioArgs = {
   network?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QuerySolanaTokenBalanceArgs = {
   mint: Scalars['String']['input'];
   network?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QuerySolanaTransferArgs = {
   signature: Scalars['String']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QuerySolanaTransfersArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QuerySwapQuoteArgs = {
   input: SwapQuoteInput;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryUserArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryWalletBalancesArgs = {
   at?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryWalletLedgerArgs = {
   before?: InputMaybe<Scalars['DateTime']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryWalletPortfolioArgs = {
   network?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryWalletStatementArgs = {
   after?: InputMaybe<Scalars['ID']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -1523,16 +2577,28 @@ export type QueryWalletStatementArgs = {
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryWalletTransactionArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryWalletTransactionByReferenceArgs = {
   reference: Scalars['String']['input'];
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryWalletTransactionsArgs = {
   filter?: InputMaybe<TransactionFilter>;
   limit?: InputMaybe<Scalars['Int']['input']>;
@@ -1540,20 +2606,30 @@ export type QueryWalletTransactionsArgs = {
 };
 
 
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
 };
 
+/** A bank account and the holder's name the bank gave. */
 export type ResolvedBankAccount = {
   __typename?: 'ResolvedBankAccount';
+  /** The holder's name. */
   accountName: Scalars['String']['output'];
+  /** The account number asked about. */
   accountNumber: Scalars['String']['output'];
+  /** The bank code asked about. */
   bankCode: Scalars['String']['output'];
 };
 
+/** When a scheduled bill payment runs. */
 export type ScheduleDataInput = {
   /** When to run (the first run of a recurring schedule). */
   executionDate: Scalars['DateTime']['input'];
+  /** Runs again by recurrencePattern after the first run. */
   isRecurring?: InputMaybe<Scalars['Boolean']['input']>;
   /** daily, weekly or monthly (Africa/Lagos time). */
   recurrencePattern?: InputMaybe<Scalars['String']['input']>;
@@ -1564,6 +2640,7 @@ export type SkippedBillRun = {
   __typename?: 'SkippedBillRun';
   /** When the run happened. */
   at: Scalars['DateTime']['output'];
+  /** Why it was not paid. */
   reason: Scalars['String']['output'];
   /** The reference the run would have used: the schedule's, then `<reference>-R<run>`. */
   reference: Scalars['String']['output'];
@@ -1571,18 +2648,24 @@ export type SkippedBillRun = {
   run: Scalars['Int']['output'];
 };
 
+/** A SOL transfer from the caller's wallet. */
 export type SolTransferInput = {
   /** SOL, a decimal string (at most 9 decimals). */
   amount: Scalars['String']['input'];
+  /** mainnet-beta (default), devnet or testnet. */
   network?: InputMaybe<Scalars['String']['input']>;
+  /** The recipient's wallet address. */
   to: Scalars['String']['input'];
 };
 
+/** Everything a wallet holds on one network. */
 export type SolanaPortfolio = {
   __typename?: 'SolanaPortfolio';
+  /** The wallet's address. */
   address: Scalars['String']['output'];
   /** mainnet-beta, devnet or testnet. */
   network: Scalars['String']['output'];
+  /** The SOL balance. */
   sol: SolanaTokenBalance;
   /** Every token account of the wallet. */
   tokens: Array<SolanaTokenBalance>;
@@ -1593,10 +2676,15 @@ export type SolanaPortfolio = {
 /** A token: its mint, symbol, name and decimals. SOL is the wrapped-SOL mint So1111…1112. */
 export type SolanaToken = {
   __typename?: 'SolanaToken';
+  /** The token's mint address (base58). */
   address: Scalars['String']['output'];
+  /** Decimal places of one token unit: an amount in base units is the token amount × 10^decimals. */
   decimals: Scalars['Int']['output'];
+  /** The token's logo image URL, when known. */
   logoUri?: Maybe<Scalars['String']['output']>;
+  /** The token's name. */
   name: Scalars['String']['output'];
+  /** The ticker, e.g. SOL, USDC. */
   symbol: Scalars['String']['output'];
 };
 
@@ -1607,61 +2695,92 @@ export type SolanaTokenBalance = {
   amount: Scalars['String']['output'];
   /** In raw base units (lamports for SOL). */
   amountRaw: Scalars['String']['output'];
+  /** Decimal places of one token unit. */
   decimals: Scalars['Int']['output'];
+  /** The token's mint address (So1111…1112 for SOL). */
   mint: Scalars['String']['output'];
+  /** The token's name. */
   name: Scalars['String']['output'];
+  /** The token's ticker. */
   symbol: Scalars['String']['output'];
-  /** Null where no USD price is known. */
+  /** The holding's value in USD; null where no USD price is known. */
   usdValue?: Maybe<Scalars['Float']['output']>;
 };
 
+/** An SPL token transfer from the caller's wallet. */
 export type SolanaTokenTransferInput = {
   /** Token units, a decimal string with at most the mint's decimals. */
   amount: Scalars['String']['input'];
+  /** mainnet-beta (default), devnet or testnet. */
   network?: InputMaybe<Scalars['String']['input']>;
   /** The recipient's wallet address (its token account is created when missing; the sender pays the rent). */
   to: Scalars['String']['input'];
+  /** The token's mint address. */
   tokenMintAddress: Scalars['String']['input'];
 };
 
 /** An outgoing transaction of the custodial wallet: a SOL or token transfer, or a swap. */
 export type SolanaTransfer = Node & {
   __typename?: 'SolanaTransfer';
+  /** The amount sent (for a swap, put in), in token units as a decimal string. */
   amount: Scalars['String']['output'];
+  /** The same amount in raw base units (lamports for SOL). */
   amountRaw: Scalars['String']['output'];
+  /** When it was signed and sent. */
   createdAt: Scalars['DateTime']['output'];
+  /** Why it failed. */
   error?: Maybe<Scalars['String']['output']>;
+  /** The sending wallet's address. */
   from: Scalars['String']['output'];
+  /** The transaction's id. */
   id: Scalars['ID']['output'];
   /** sol, token or swap */
   kind: Scalars['String']['output'];
+  /** The mint sent (for a swap, the input token's); So1111…1112 for SOL. */
   mint: Scalars['String']['output'];
+  /** mainnet-beta, devnet or testnet. */
   network: Scalars['String']['output'];
+  /** Opaque id for node(id:). */
   nodeId: Scalars['ID']['output'];
   /** For a swap: the quote it executed (null for transfers, and once the quote has been pruned). */
   quote?: Maybe<SwapQuote>;
+  /** The transaction's signature (base58): its id on chain. */
   signature: Scalars['String']['output'];
+  /** Where it stands. */
   status: SolanaTransferStatus;
+  /** The recipient's wallet address; for a swap, the wallet itself. */
   to: Scalars['String']['output'];
+  /** This transaction in the feed of every movement. */
   transaction: Transaction;
+  /** Where to look it up: the public explorer in production, the gateway's own transaction path in sandbox. */
   txUrl: Scalars['String']['output'];
 };
 
+/** A page of SolanaTransfer items, newest first, as a Relay cursor connection. */
 export type SolanaTransferConnection = {
   __typename?: 'SolanaTransferConnection';
+  /** The page's items with their cursors. */
   edges: Array<SolanaTransferEdge>;
+  /** The page's items, without cursors. */
   nodes: Array<SolanaTransfer>;
+  /** Where the page sits, and the cursors to go on from. */
   pageInfo: PageInfo;
+  /** Items in the whole list (every page); counted only when asked for. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One SolanaTransfer of a connection, with its position. */
 export type SolanaTransferEdge = {
   __typename?: 'SolanaTransferEdge';
+  /** This item's position: pass it as `after` or `before`. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: SolanaTransfer;
 };
 
+/** Where an outgoing Solana transaction stands. */
 export type SolanaTransferStatus =
+  /** Confirmed on chain. */
   | 'confirmed'
   /** Refused, failed on chain, or expired (its blockhash passed before confirmation). */
   | 'failed'
@@ -1671,6 +2790,7 @@ export type SolanaTransferStatus =
 /** The caller's custodial Solana wallet. A Solana address is the same on every cluster. */
 export type SolanaWallet = {
   __typename?: 'SolanaWallet';
+  /** The wallet's public key (base58). */
   address: Scalars['String']['output'];
   /** SOL on a network. */
   balance: SolanaTokenBalance;
@@ -1690,24 +2810,31 @@ export type SolanaWalletPortfolioArgs = {
   network?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Which way to sort. */
 export type SortOrder =
+  /** Smallest or oldest first. */
   | 'ASC'
+  /** Largest or newest first (the default). */
   | 'DESC';
 
 /** One ledger entry of the wallet (available balance) in a statement. */
 export type StatementLine = {
   __typename?: 'StatementLine';
-  /** Positive credits the wallet, negative debits it. */
+  /** In naira: positive credits the wallet, negative debits it. */
   amount: Scalars['Float']['output'];
+  /** The same amount in kobo. */
   amountKobo: Scalars['SafeInt']['output'];
-  /** The wallet's balance after this entry. */
+  /** The wallet's balance after this entry, in naira. */
   balance: Scalars['Float']['output'];
+  /** The wallet's balance after this entry, in kobo. */
   balanceKobo: Scalars['SafeInt']['output'];
   /** Names the partner-facing reference, e.g. 'Deposit REF-1', 'Hold for PAYOUT-7'. */
   description?: Maybe<Scalars['String']['output']>;
+  /** The ledger entry's id. */
   id: Scalars['ID']['output'];
   /** deposit, transfer, hold, release, reversal */
   kind: Scalars['String']['output'];
+  /** When the entry was posted. */
   postedAt: Scalars['DateTime']['output'];
   /** The ledger transaction (posting) the entry belongs to. */
   postingId: Scalars['ID']['output'];
@@ -1715,92 +2842,161 @@ export type StatementLine = {
   reference: Scalars['String']['output'];
 };
 
+/**
+ * Live streams over graphql-ws on /graphql (subscriptions sent over HTTP answer 400). Each root
+ * field's description ends with the API-key permission levels and the Connect (OAuth) scopes that
+ * may subscribe.
+ */
 export type Subscription = {
   __typename?: 'Subscription';
-  /** Outcomes of the caller's bills; `reference` narrows to one bill. */
+  /**
+   * Outcomes of the caller's bills; `reference` narrows to one bill.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   billUpdates: BillUpdate;
-  /** Deposit changes (deposit.*), live; `after` resumes from an event's seq. */
+  /**
+   * Deposit changes (deposit.*), live; `after` resumes from an event's seq.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   depositUpdates: WalletUpdate;
   /**
    * The caller's events, live. Pass `after` (the last `seq` you saw) to first receive what you
    * missed, in order, then live events, with no gap and no duplicate. `types` filters by kind.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
    */
   events: Event;
-  /** Changes to the caller's offramp orders, live; `after` resumes from an event's `seq`. */
+  /**
+   * Changes to the caller's offramp orders, live; `after` resumes from an event's `seq`.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   offrampOrderUpdates: OfframpOrderUpdate;
-  /** Payout changes (payout.*), live. */
+  /**
+   * Payout changes (payout.*), live.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   payoutUpdates: WalletUpdate;
-  /** Wallet transaction changes (transaction.*), live. */
+  /**
+   * Wallet transaction changes (transaction.*), live.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
   transactionUpdates: WalletUpdate;
 };
 
 
+/**
+ * Live streams over graphql-ws on /graphql (subscriptions sent over HTTP answer 400). Each root
+ * field's description ends with the API-key permission levels and the Connect (OAuth) scopes that
+ * may subscribe.
+ */
 export type SubscriptionBillUpdatesArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
   reference?: InputMaybe<Scalars['String']['input']>;
 };
 
 
+/**
+ * Live streams over graphql-ws on /graphql (subscriptions sent over HTTP answer 400). Each root
+ * field's description ends with the API-key permission levels and the Connect (OAuth) scopes that
+ * may subscribe.
+ */
 export type SubscriptionDepositUpdatesArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
 };
 
 
+/**
+ * Live streams over graphql-ws on /graphql (subscriptions sent over HTTP answer 400). Each root
+ * field's description ends with the API-key permission levels and the Connect (OAuth) scopes that
+ * may subscribe.
+ */
 export type SubscriptionEventsArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
   types?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
 
+/**
+ * Live streams over graphql-ws on /graphql (subscriptions sent over HTTP answer 400). Each root
+ * field's description ends with the API-key permission levels and the Connect (OAuth) scopes that
+ * may subscribe.
+ */
 export type SubscriptionOfframpOrderUpdatesArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
 };
 
 
+/**
+ * Live streams over graphql-ws on /graphql (subscriptions sent over HTTP answer 400). Each root
+ * field's description ends with the API-key permission levels and the Connect (OAuth) scopes that
+ * may subscribe.
+ */
 export type SubscriptionPayoutUpdatesArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
 };
 
 
+/**
+ * Live streams over graphql-ws on /graphql (subscriptions sent over HTTP answer 400). Each root
+ * field's description ends with the API-key permission levels and the Connect (OAuth) scopes that
+ * may subscribe.
+ */
 export type SubscriptionTransactionUpdatesArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
 };
 
+/** A quote's amounts, each in token units (decimal strings) and in raw base units. */
 export type SwapAmounts = {
   __typename?: 'SwapAmounts';
+  /** What goes in, in input token units. */
   inputAmount: Scalars['String']['output'];
+  /** What goes in, in the input token's raw base units. */
   inputAmountRaw: Scalars['String']['output'];
-  /** The least output after slippage (ExactIn), or the exact output (ExactOut). */
+  /** The least output after slippage (ExactIn), or the exact output (ExactOut), in output token units. */
   minOutputAmount: Scalars['String']['output'];
+  /** What comes out, in output token units. */
   outputAmount: Scalars['String']['output'];
+  /** What comes out, in the output token's raw base units. */
   outputAmountRaw: Scalars['String']['output'];
 };
 
+/** What the swap costs. */
 export type SwapFees = {
   __typename?: 'SwapFees';
   /** Estimated network fee, in SOL. */
   gasFee: Scalars['String']['output'];
+  /** The gateway's own fee, in percent of the input (0: none is charged). */
   platformFeePercent: Scalars['String']['output'];
   /** In input token units. */
   protocolFeeAmount: Scalars['String']['output'];
+  /** The routing venues' fee, in percent of the input. */
   protocolFeePercent: Scalars['String']['output'];
   /** Fees plus gas, in USD. */
   totalCost: Scalars['String']['output'];
+  /** All fees, in input token units. */
   totalFeeAmount: Scalars['String']['output'];
+  /** All fees, in percent of the input. */
   totalFeePercent: Scalars['String']['output'];
 };
 
+/** A swap to execute: a stored quote by id, or the quote's own fields. */
 export type SwapInput = {
+  /** Without quoteId: in token units of the input (of the output with ExactOut), a decimal string. */
   amount?: InputMaybe<Scalars['String']['input']>;
+  /** Without quoteId: the mint of the token to sell. */
   inputMint?: InputMaybe<Scalars['String']['input']>;
+  /** Without quoteId: mainnet-beta (default), devnet or testnet. */
   network?: InputMaybe<Scalars['String']['input']>;
+  /** Without quoteId: the mint of the token to buy. */
   outputMint?: InputMaybe<Scalars['String']['input']>;
   /** A stored quote to execute; or give the quote's fields instead. */
   quoteId?: InputMaybe<Scalars['String']['input']>;
+  /** Without quoteId: default 50 (0.5 %), at most 5000. */
   slippageBps?: InputMaybe<Scalars['Int']['input']>;
+  /** Without quoteId: ExactIn (default) or ExactOut. */
   swapMode?: InputMaybe<SwapMode>;
 };
 
+/** Which side of a swap `amount` fixes. */
 export type SwapMode =
   /** amount is what goes in. */
   | 'ExactIn'
@@ -1810,77 +3006,109 @@ export type SwapMode =
 /** The seed's swap quote. Stored for expiresIn seconds: swap it by quoteId. */
 export type SwapQuote = {
   __typename?: 'SwapQuote';
+  /** What goes in and comes out. */
   amounts: SwapAmounts;
+  /** Expected seconds from swapTokens to confirmation. */
   estimatedSwapTime: Scalars['Int']['output'];
   /** Whether the wallet holds enough of the input token. */
   executable: Scalars['Boolean']['output'];
+  /** Seconds the quote stays stored (30). */
   expiresIn: Scalars['Int']['output'];
   /** Unix seconds. */
   expiryTimestamp: Scalars['SafeInt']['output'];
+  /** What it costs. */
   fees: SwapFees;
+  /** The input token. */
   fromToken: SolanaToken;
+  /** mainnet-beta, devnet or testnet. */
   network: Scalars['String']['output'];
   /** Percent, absolute value. */
   priceImpact: Scalars['String']['output'];
+  /** Pass to swapTokens to execute this quote. */
   quoteId: Scalars['String']['output'];
+  /** The prices. */
   rates: SwapRates;
   /** The routing provider's quote, verbatim (Jupiter's QuoteResponse; the sandbox AMM answers the same shape). */
   rawQuote?: Maybe<Scalars['JSON']['output']>;
+  /** The path through the pools. */
   route: SwapRoute;
   /** Percent. */
   slippageTolerance: Scalars['String']['output'];
+  /** Which side the amount asked for fixed. */
   swapMode: SwapMode;
+  /** The output token. */
   toToken: SolanaToken;
+  /** Both sides in USD. */
   usdValues: SwapUsdValues;
+  /** Things to know before swapping: high price impact, too small a balance, unknown USD prices. */
   warnings: Array<Scalars['String']['output']>;
 };
 
+/** Asks for a swap quote. */
 export type SwapQuoteInput = {
-  /** Human units of the input token (of the output token with ExactOut), as a decimal string. */
+  /** In token units of the input token (of the output token with ExactOut), as a decimal string. */
   amount: Scalars['String']['input'];
+  /** The mint of the token to sell (So1111…1112 for SOL). */
   inputMint: Scalars['String']['input'];
   /** mainnet-beta (default), devnet or testnet. */
   network?: InputMaybe<Scalars['String']['input']>;
+  /** The mint of the token to buy. */
   outputMint: Scalars['String']['input'];
   /** Default 50 (0.5 %), at most 5000. */
   slippageBps?: InputMaybe<Scalars['Int']['input']>;
+  /** ExactIn (default) or ExactOut. */
   swapMode?: InputMaybe<SwapMode>;
 };
 
+/** The quote's prices. */
 export type SwapRates = {
   __typename?: 'SwapRates';
-  /** 1 input token = rate output tokens. */
+  /** Output token units per input token unit: 1 input token = rate output tokens. */
   rate: Scalars['String']['output'];
+  /** Input token units per output token unit. */
   reverseRate: Scalars['String']['output'];
   /** The USD price of one input token (0 when unknown). */
   usdRate: Scalars['String']['output'];
 };
 
+/** A swap that was signed and sent. */
 export type SwapResult = {
   __typename?: 'SwapResult';
+  /** What went in, in input token units. */
   inputAmount: Scalars['String']['output'];
+  /** What is expected out, in output token units. */
   outputAmount: Scalars['String']['output'];
+  /** The quote executed. */
   quoteId: Scalars['String']['output'];
+  /** The transaction's signature (base58). */
   signature: Scalars['String']['output'];
+  /** Where it stands: pending until confirmed. */
   status: SolanaTransferStatus;
   /** Explorer link, with the cluster. */
   txUrl: Scalars['String']['output'];
 };
 
+/** How the swap is routed. */
 export type SwapRoute = {
   __typename?: 'SwapRoute';
+  /** The venue of each hop. */
   dexes: Array<Scalars['String']['output']>;
   /** 1-100: falls with price impact and with each extra hop. */
   efficiencyScore: Scalars['Int']['output'];
+  /** How many pools the swap passes through. */
   hops: Scalars['Int']['output'];
   /** Symbols along the route, input first. */
   tokens: Array<Scalars['String']['output']>;
 };
 
+/** The quote's sides valued in USD (0 where a price is unknown). */
 export type SwapUsdValues = {
   __typename?: 'SwapUsdValues';
+  /** The input's value, in USD. */
   inputValue: Scalars['Float']['output'];
+  /** outputValue − inputValue, in USD. */
   netValue: Scalars['Float']['output'];
+  /** The output's value, in USD. */
   outputValue: Scalars['Float']['output'];
 };
 
@@ -1891,114 +3119,162 @@ export type SwapUsdValues = {
  */
 export type Transaction = Node & {
   __typename?: 'Transaction';
+  /** When the movement began. */
   createdAt: Scalars['DateTime']['output'];
   /** wallet:<uuid>, solana:<uuid> or offramp:<uuid>. */
   id: Scalars['ID']['output'];
+  /** What moved, and so which record type `record` is. */
   kind: TransactionKind;
+  /** Opaque id for node(id:). */
   nodeId: Scalars['ID']['output'];
+  /** The movement's own record, with every detail of its kind. */
   record: TransactionRecord;
   /** The record's reference (a Solana transaction's signature). */
   reference: Scalars['String']['output'];
   /** Offramp orders are PENDING until the fiat arrives; expired and refunded ones are FAILED. */
   status: TransactionStatus;
+  /** When it last changed. */
   updatedAt: Scalars['DateTime']['output'];
   /** The NGN wallet transaction, for deposits, payouts, bills and transfers; null otherwise. */
   walletTransaction?: Maybe<WalletTransaction>;
 };
 
+/** Narrows the feed of every money movement; every given condition must hold. */
 export type TransactionActivityFilter = {
   /** Created at or after. */
   from?: InputMaybe<Scalars['DateTime']['input']>;
   /** Only these kinds. */
   kinds?: InputMaybe<Array<TransactionKind>>;
+  /** Only this common outcome. */
   status?: InputMaybe<TransactionStatus>;
   /** Created before. */
   to?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
+/** A page of Transaction items, newest first, as a Relay cursor connection. */
 export type TransactionConnection = {
   __typename?: 'TransactionConnection';
+  /** The page's items with their cursors. */
   edges: Array<TransactionEdge>;
+  /** The page's items, without cursors. */
   nodes: Array<Transaction>;
+  /** Where the page sits, and the cursors to go on from. */
   pageInfo: PageInfo;
-  /** Counted only when asked for. */
+  /** Items in the whole list (every page); counted only when asked for. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One Transaction of a connection, with its position. */
 export type TransactionEdge = {
   __typename?: 'TransactionEdge';
+  /** This item's position: pass it as `after` or `before`. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: Transaction;
 };
 
+/** Narrows a list of NGN wallet transactions; every given condition must hold. */
 export type TransactionFilter = {
   /** Created at or after: a date (from its Lagos midnight) or a date-time. */
   from?: InputMaybe<Scalars['DateOrDateTime']['input']>;
-  /** Naira, inclusive. */
+  /** Naira, inclusive; not below minAmount. */
   maxAmount?: InputMaybe<Scalars['Float']['input']>;
   /** Naira, inclusive. */
   minAmount?: InputMaybe<Scalars['Float']['input']>;
   /** Part of the reference, any case. */
   search?: InputMaybe<Scalars['String']['input']>;
+  /** Only this status. */
   status?: InputMaybe<TransactionStatus>;
   /** Created before a date-time, or on or before a date (the whole Lagos day). */
   to?: InputMaybe<Scalars['DateOrDateTime']['input']>;
+  /** Only this type. */
   type?: InputMaybe<TransactionType>;
 };
 
 /** What a money movement was. */
 export type TransactionKind =
+  /** A bill payment: airtime, data, cable or electricity (record: BillRecord). */
   | 'BILL'
   /** An outgoing SOL or SPL-token transfer of the Solana wallet. */
   | 'CHAIN_TRANSFER'
+  /** Naira paid into the NGN wallet (record: Deposit). */
   | 'DEPOSIT'
   /** A crypto-to-fiat offramp order. */
   | 'OFFRAMP'
   /** A withdrawal to a bank account. */
   | 'PAYOUT'
+  /** A token swap of the Solana wallet (record: SolanaTransfer). */
   | 'SWAP'
+  /** Naira received from another user (record: WalletTransaction). */
   | 'TRANSFER_IN'
+  /** Naira sent to another user (record: WalletTransaction). */
   | 'TRANSFER_OUT';
 
+/** One page of the wallet's transactions (the REST list's shape). */
 export type TransactionPage = {
   __typename?: 'TransactionPage';
+  /** Whether a later page exists. */
   hasNext: Scalars['Boolean']['output'];
+  /** Whether an earlier page exists. */
   hasPrev: Scalars['Boolean']['output'];
+  /** The page size asked for. */
   limit: Scalars['Int']['output'];
+  /** This page's number, from 1. */
   page: Scalars['Int']['output'];
+  /** Transactions matching the filter, on all pages. */
   total: Scalars['Int']['output'];
+  /** Pages at this limit. */
   totalPages: Scalars['Int']['output'];
+  /** The page's transactions, newest first. */
   transactions: Array<WalletTransaction>;
 };
 
 /** What a transaction records: its own record, with every detail of that kind. */
 export type TransactionRecord = BillRecord | Deposit | OfframpOrder | Payout | SolanaTransfer | WalletTransaction;
 
+/** Where a money movement stands. */
 export type TransactionStatus =
+  /** Settled: the money moved. */
   | 'COMPLETED'
+  /** Did not happen; anything held was released. */
   | 'FAILED'
+  /** Started, not settled yet; for a payout or bill, its amount is held. */
   | 'PENDING';
 
+/** What an NGN wallet transaction did to the wallet. */
 export type TransactionType =
   /** A bill payment (airtime, data, cable, electricity). */
   | 'BILL'
+  /** Money paid into the wallet (card, bank transfer, USSD, payment link or virtual account). */
   | 'DEPOSIT'
+  /** A transfer received from another user. */
   | 'TRANSFER_IN'
+  /** A transfer sent to another user. */
   | 'TRANSFER_OUT'
+  /** A payout from the wallet to a bank account. */
   | 'WITHDRAWAL';
 
+/** An instant transfer to another user of the same partner app. */
 export type TransferInput = {
+  /** In naira, more than 0, at most two decimals and ₦10,000,000. */
   amount: Scalars['Float']['input'];
+  /** At most 140 characters. */
   narration?: InputMaybe<Scalars['String']['input']>;
   /** The recipient's user id or email. */
   recipient: Scalars['String']['input'];
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Changes to a webhook endpoint: only the fields given change. */
 export type UpdateWebhookEndpointInput = {
+  /** Your note about the endpoint. */
   description?: InputMaybe<Scalars['String']['input']>;
+  /** Turns deliveries on or off. */
   enabled?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The event kinds to deliver, or ["*"] for all. */
   eventTypes?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** The new URL: https in production (public addresses only). */
   url?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -2008,45 +3284,67 @@ export type UpdateWebhookEndpointInput = {
  */
 export type User = Node & {
   __typename?: 'User';
+  /** The user's saved bill beneficiaries. */
   billBeneficiaries: Array<BillBeneficiary>;
+  /** The user's bill payments, newest first. */
   billRecords: BillRecordConnection;
+  /** The user's scheduled bill payments. */
   billSchedules: Array<BillSchedule>;
   /** Business accounts this user owns. */
   businesses: Array<Business>;
+  /** When the user was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** The seed's soft-delete date; a deleted user is not found, so this is null. */
   deletedDate?: Maybe<Scalars['DateTime']['output']>;
+  /** The user's deposits, newest first. */
   deposits: DepositConnection;
+  /** The id of the user's device, as the app reported it. */
   deviceId?: Maybe<Scalars['String']['output']>;
+  /** The IP address of that device, as the app reported it. */
   deviceIp?: Maybe<Scalars['String']['output']>;
+  /** The model of that device, as the app reported it. */
   deviceModel?: Maybe<Scalars['String']['output']>;
   /** Date of birth, YYYY-MM-DD. */
   dob?: Maybe<Scalars['String']['output']>;
+  /** The user's email address. */
   email: Scalars['String']['output'];
+  /** The user's first name. */
   firstName?: Maybe<Scalars['String']['output']>;
   /** Whether the user has set a transaction PIN. */
   haveTransactionPin: Scalars['Boolean']['output'];
+  /** The user's id. */
   id: Scalars['ID']['output'];
+  /** The seed's administrator flag for the user. */
   isAdmin: Scalars['Boolean']['output'];
+  /** When the user last signed in. */
   lastLoggedIn?: Maybe<Scalars['DateTime']['output']>;
+  /** The user's last name. */
   lastName?: Maybe<Scalars['String']['output']>;
   /** First and last name joined by a space. */
   name: Scalars['String']['output'];
+  /** Opaque id for node(id:). */
   nodeId: Scalars['ID']['output'];
+  /** The user's offramp orders, newest first. */
   offrampOrders: OfframpOrderConnection;
   /** Stored payment methods (deleted ones left out). */
   paymentMethods: Array<PaymentMethod>;
+  /** The user's payouts to bank accounts, newest first. */
   payouts: PayoutConnection;
+  /** The user's phone number. */
   phone?: Maybe<Scalars['String']['output']>;
+  /** The platform of that device, as the app reported it. */
   platform?: Maybe<Scalars['String']['output']>;
   /** Always null: reset tokens are never returned. */
   resetToken?: Maybe<Scalars['String']['output']>;
   /** Always null: reset tokens are never returned. */
   resetTokenExpiry?: Maybe<Scalars['SafeInt']['output']>;
+  /** The Solana wallet's outgoing transactions (transfers and swaps), newest first. */
   solanaTransfers: SolanaTransferConnection;
   /** The custodial Solana wallet (created on first use). */
   solanaWallet: SolanaWallet;
   /** Every money movement: NGN, Solana and offramp, newest first. */
   transactions: TransactionConnection;
+  /** When the user last changed. */
   updatedAt: Scalars['DateTime']['output'];
   /** Whether the user's email address is verified. */
   verified: Scalars['Boolean']['output'];
@@ -2152,40 +3450,59 @@ export type UserWalletTransactionsArgs = {
   last?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A deposit the payer makes by dialling a bank's USSD code. */
 export type UssdDepositInput = {
+  /** In naira, more than 0, at most two decimals and ₦10,000,000. */
   amount: Scalars['Float']['input'];
   /** The bank whose USSD code the payer dials. */
   bankCode: Scalars['String']['input'];
+  /** NGN (the default and the only currency the wallet holds). */
   currency?: InputMaybe<Scalars['String']['input']>;
+  /** At most 140 characters. */
   narration?: InputMaybe<Scalars['String']['input']>;
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A customer to check with a biller before paying. */
 export type ValidateBillInput = {
+  /** The biller. */
   billerCode: Scalars['String']['input'];
+  /** The phone, smartcard or meter number. */
   customer: Scalars['String']['input'];
+  /** The item to be bought. */
   itemCode: Scalars['String']['input'];
 };
 
+/** A payout account the provider confirmed. */
 export type VerifiedBankAccount = {
   __typename?: 'VerifiedBankAccount';
   /** The holder's name; null when the provider confirms the account without one (mobile money). */
   accountName?: Maybe<Scalars['String']['output']>;
+  /** The account number asked about. */
   accountNumber: Scalars['String']['output'];
+  /** The institution code asked about. */
   institution: Scalars['String']['output'];
 };
 
+/** A payout account to check. */
 export type VerifyBankAccountInput = {
+  /** The account number. */
   accountNumber: Scalars['String']['input'];
+  /** A code from offrampPayoutBanks. */
   institution: Scalars['String']['input'];
 };
 
 /** The user's permanent account number: transfers into it fund the wallet. */
 export type VirtualAccount = {
   __typename?: 'VirtualAccount';
+  /** The name on the account. */
   accountName: Scalars['String']['output'];
+  /** The account number to pay into. */
   accountNumber: Scalars['String']['output'];
+  /** The bank that holds it. */
   bankName: Scalars['String']['output'];
+  /** When it was created. */
   createdAt: Scalars['DateTime']['output'];
 };
 
@@ -2195,14 +3512,19 @@ export type VirtualAccount = {
  */
 export type WalletBalance = {
   __typename?: 'WalletBalance';
-  /** Spendable now. */
+  /** Spendable now, in naira. */
   available: Scalars['Float']['output'];
+  /** Spendable now, in kobo. */
   availableKobo: Scalars['SafeInt']['output'];
+  /** Always NGN. */
   currency: Scalars['String']['output'];
-  /** Reserved by payouts in flight. */
+  /** Reserved by payouts and bill payments in flight, in naira. */
   held: Scalars['Float']['output'];
+  /** Reserved by payouts and bill payments in flight, in kobo. */
   heldKobo: Scalars['SafeInt']['output'];
+  /** available + held, in naira. */
   total: Scalars['Float']['output'];
+  /** available + held, in kobo. */
   totalKobo: Scalars['SafeInt']['output'];
 };
 
@@ -2214,22 +3536,28 @@ export type WalletBalances = {
   __typename?: 'WalletBalances';
   /** The instant asked for; null means now. */
   at?: Maybe<Scalars['DateTime']['output']>;
-  /** Spendable. */
+  /** Spendable, in naira. */
   available: Scalars['Float']['output'];
+  /** Spendable, in kobo. */
   availableKobo: Scalars['SafeInt']['output'];
+  /** Always NGN. */
   currency: Scalars['String']['output'];
-  /** Reserved by payouts and bill payments in flight. */
+  /** Reserved by payouts and bill payments in flight, in naira. */
   pending: Scalars['Float']['output'];
+  /** Reserved by payouts and bill payments in flight, in kobo. */
   pendingKobo: Scalars['SafeInt']['output'];
-  /** The user's money on the books: available + pending. */
+  /** The user's money on the books: available + pending, in naira. */
   posted: Scalars['Float']['output'];
+  /** available + pending, in kobo. */
   postedKobo: Scalars['SafeInt']['output'];
 };
 
 /** The NGN wallet beside the Solana portfolio. */
 export type WalletPortfolio = {
   __typename?: 'WalletPortfolio';
+  /** The NGN wallet's balance. */
   ngn: WalletBalance;
+  /** The Solana wallet's holdings on the network asked for. */
   solana: SolanaPortfolio;
 };
 
@@ -2240,66 +3568,101 @@ export type WalletPortfolio = {
  */
 export type WalletStatement = {
   __typename?: 'WalletStatement';
+  /** The available balance just before `to`, in naira. */
   closingBalance: Scalars['Float']['output'];
+  /** The available balance just before `to`, in kobo. */
   closingBalanceKobo: Scalars['SafeInt']['output'];
   /** This page as CSV (RFC 4180): an opening row, the entries, and on the last page a closing row. */
   csv: Scalars['String']['output'];
+  /** Always NGN. */
   currency: Scalars['String']['output'];
   /** Entries in the whole range (all pages). */
   entryCount: Scalars['Int']['output'];
+  /** The start of the range (included). */
   from: Scalars['DateTime']['output'];
+  /** This page's entries, oldest first. */
   lines: Array<StatementLine>;
+  /** Pass as `after` for the next page; null on the last. */
   nextCursor?: Maybe<Scalars['ID']['output']>;
+  /** The available balance just before `from`, in naira. */
   openingBalance: Scalars['Float']['output'];
+  /** The available balance just before `from`, in kobo. */
   openingBalanceKobo: Scalars['SafeInt']['output'];
+  /** The end of the range (left out). */
   to: Scalars['DateTime']['output'];
+  /** The sum of the range's credits (all pages), in naira. */
   totalCredits: Scalars['Float']['output'];
+  /** The sum of the range's credits (all pages), in kobo. */
   totalCreditsKobo: Scalars['SafeInt']['output'];
+  /** The sum of the range's debits (all pages), in naira, as a positive number. */
   totalDebits: Scalars['Float']['output'];
+  /** The sum of the range's debits (all pages), in kobo, as a positive number. */
   totalDebitsKobo: Scalars['SafeInt']['output'];
 };
 
+/** One movement of the NGN wallet: a deposit, withdrawal, transfer or bill payment. */
 export type WalletTransaction = Node & {
   __typename?: 'WalletTransaction';
+  /** In naira (at most two decimals), without the fee. */
   amount: Scalars['Float']['output'];
+  /** The same amount in kobo. */
   amountKobo: Scalars['SafeInt']['output'];
   /** The other side: a user for transfers, a bank account for withdrawals, a method for deposits. */
   counterparty?: Maybe<Scalars['JSON']['output']>;
+  /** When the transaction was opened. */
   createdAt: Scalars['DateTime']['output'];
+  /** Always NGN. */
   currency: Scalars['String']['output'];
+  /** A description of the movement, e.g. the narration given with it. */
   description?: Maybe<Scalars['String']['output']>;
+  /** The fee on top of the amount, in naira: a payout's ₦25.00, a bill's fee, 0 for deposits and transfers. */
   fee: Scalars['Float']['output'];
+  /** The transaction's id (the id REST shows). */
   id: Scalars['ID']['output'];
+  /** Opaque id for node(id:). */
   nodeId: Scalars['ID']['output'];
   /** The deposit, payout or bill record behind it; for a transfer, itself. */
   record: TransactionRecord;
+  /** The operation's reference: yours, or one the gateway generated. */
   reference: Scalars['String']['output'];
+  /** Where it stands. */
   status: TransactionStatus;
   /** This movement in the feed of every kind. */
   transaction: Transaction;
+  /** What the transaction did. */
   type: TransactionType;
+  /** When it last changed. */
   updatedAt: Scalars['DateTime']['output'];
   /** Increases with every change. */
   version: Scalars['Int']['output'];
 };
 
+/** A page of WalletTransaction items, newest first, as a Relay cursor connection. */
 export type WalletTransactionConnection = {
   __typename?: 'WalletTransactionConnection';
+  /** The page's items with their cursors. */
   edges: Array<WalletTransactionEdge>;
+  /** The page's items, without cursors. */
   nodes: Array<WalletTransaction>;
+  /** Where the page sits, and the cursors to go on from. */
   pageInfo: PageInfo;
+  /** Items in the whole list (every page); counted only when asked for. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One WalletTransaction of a connection, with its position. */
 export type WalletTransactionEdge = {
   __typename?: 'WalletTransactionEdge';
+  /** This item's position: pass it as `after` or `before`. */
   cursor: Scalars['String']['output'];
+  /** The item. */
   node: WalletTransaction;
 };
 
 /** A change to one of the caller's deposits, payouts or wallet transactions, as its event. */
 export type WalletUpdate = {
   __typename?: 'WalletUpdate';
+  /** In naira for NGN events; in token units for a Solana wallet's transaction.* events. */
   amount: Scalars['Float']['output'];
   /** The event's whole data, as webhooks carry it. */
   data: Scalars['JSON']['output'];
@@ -2309,8 +3672,11 @@ export type WalletUpdate = {
   eventId: Scalars['ID']['output'];
   /** For payout.* events. */
   payout?: Maybe<Payout>;
+  /** The deposit's, payout's or transaction's reference. */
   reference: Scalars['String']['output'];
+  /** The event's position: resume with `after`. */
   seq: Scalars['SafeInt']['output'];
+  /** Its status after the change, as the event's data spells it. */
   status: Scalars['String']['output'];
   /** The transaction now, through the request's loaders (null when the event is not about one). */
   transaction?: Maybe<Transaction>;
@@ -2318,15 +3684,20 @@ export type WalletUpdate = {
   type: Scalars['String']['output'];
 };
 
+/** One POST of a delivery to the receiver. */
 export type WebhookAttempt = {
   __typename?: 'WebhookAttempt';
+  /** 1 for the first attempt. */
   attemptNumber: Scalars['Int']['output'];
+  /** How long the attempt took, in milliseconds. */
   durationMs: Scalars['Int']['output'];
+  /** What went wrong, when the attempt failed. */
   error?: Maybe<Scalars['String']['output']>;
   /** True for a re-send asked for by hand. */
   manual: Scalars['Boolean']['output'];
   /** The first 512 bytes of the receiver's answer. */
   responseSnippet?: Maybe<Scalars['String']['output']>;
+  /** When the request was sent. */
   startedAt: Scalars['DateTime']['output'];
   /** The receiver's HTTP status; null when no answer came (timeout, refused connection). */
   statusCode?: Maybe<Scalars['Int']['output']>;
@@ -2335,18 +3706,29 @@ export type WebhookAttempt = {
 /** One event sent to one endpoint. Failed attempts are retried after 1 min, 5 min, 30 min, 2 h and 6 h. */
 export type WebhookDelivery = {
   __typename?: 'WebhookDelivery';
+  /** Attempts made so far. */
   attemptCount: Scalars['Int']['output'];
+  /** Each attempt, with the receiver's answer. */
   attempts: Array<WebhookAttempt>;
+  /** When the delivery was queued. */
   createdAt: Scalars['DateTime']['output'];
+  /** The event delivered (the envelope's id). */
   eventId: Scalars['ID']['output'];
+  /** The delivery's id: pass it to resendWebhookDelivery. */
   id: Scalars['ID']['output'];
+  /** When the next retry is due; null when none is. */
   nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Where it stands. */
   status: WebhookDeliveryStatus;
 };
 
+/** Where a delivery stands. */
 export type WebhookDeliveryStatus =
+  /** Given up: the retries ran out, the receiver answered 410, or the endpoint was disabled or deleted. */
   | 'failed'
+  /** Not delivered yet: waiting for its first attempt or for a retry. */
   | 'pending'
+  /** The receiver answered 2xx. */
   | 'succeeded';
 
 /**
@@ -2357,19 +3739,25 @@ export type WebhookDeliveryStatus =
  */
 export type WebhookEndpoint = {
   __typename?: 'WebhookEndpoint';
+  /** When the endpoint was created. */
   createdAt: Scalars['DateTime']['output'];
   /** The most recent deliveries, newest first, with their attempts. */
   deliveries: Array<WebhookDelivery>;
+  /** Your note about the endpoint. */
   description?: Maybe<Scalars['String']['output']>;
   /** Why the service disabled the endpoint (for example, the receiver answered 410). */
   disabledReason?: Maybe<Scalars['String']['output']>;
+  /** Whether deliveries are sent; a disabled endpoint gets only those resent by hand. */
   enabled: Scalars['Boolean']['output'];
   /** Event kinds delivered to this endpoint; ["*"] means all. */
   eventTypes: Array<Scalars['String']['output']>;
+  /** The endpoint's id. */
   id: Scalars['ID']['output'];
   /** During a secret rotation, when the previous secret stops signing. */
   secretRotationEndsAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When it last changed. */
   updatedAt: Scalars['DateTime']['output'];
+  /** Where deliveries are POSTed. */
   url: Scalars['String']['output'];
 };
 
@@ -2384,11 +3772,17 @@ export type WebhookEndpointDeliveriesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A withdrawal to a bank account. */
 export type WithdrawInput = {
+  /** The 10-digit NUBAN account number. */
   accountNumber: Scalars['String']['input'];
+  /** In naira, more than 0, at most two decimals and ₦10,000,000; the ₦25.00 fee is held on top. */
   amount: Scalars['Float']['input'];
+  /** A bank code from banks. */
   bankCode: Scalars['String']['input'];
+  /** At most 100 characters. */
   narration?: InputMaybe<Scalars['String']['input']>;
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
 };
 
