@@ -64,6 +64,8 @@ export interface DomainErrorOptions {
   reference?: string;
   /** The limit refused, for the payout limits: its name and value (kobo as a string, or a count). */
   limit?: LimitInfo;
+  /** The OAuth scope that would allow the operation, for a FORBIDDEN that is a missing permission. */
+  scope?: string;
   cause?: unknown;
 }
 
@@ -79,6 +81,7 @@ export class DomainError extends Error {
   readonly retryAfter?: number;
   readonly reference?: string;
   readonly limit?: LimitInfo;
+  readonly scope?: string;
 
   constructor(code: ErrorCode, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -89,6 +92,7 @@ export class DomainError extends Error {
     if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
     if (options.reference !== undefined) this.reference = options.reference;
     if (options.limit !== undefined) this.limit = options.limit;
+    if (options.scope !== undefined) this.scope = options.scope;
   }
 
   get status(): number {
