@@ -659,6 +659,8 @@ export type FaucetResult = {
   __typename?: 'FaucetResult';
   address: Scalars['String']['output'];
   funded: Array<FaucetGrant>;
+  /** The network funded (mainnet-beta unless asked otherwise); each network is its own sandbox chain. */
+  network: Scalars['String']['output'];
 };
 
 export type FiatCurrency =
@@ -3177,6 +3179,7 @@ export type FaucetGrantResolvers<ContextType = GraphQLContext, ParentType extend
 export type FaucetResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FaucetResult'] = ResolversParentTypes['FaucetResult']> = ResolversObject<{
   address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   funded?: Resolver<Array<ResolversTypes['FaucetGrant']>, ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
