@@ -19,6 +19,7 @@ import { type AccessRule, accessRuleOf, checkAccess } from '../graphql/directive
 import { VALUE_MOVING_MUTATIONS } from '../graphql/value-moving.js';
 import type { TSchema } from '@sinclair/typebox';
 import { restInputError } from './graphql-input-errors.js';
+import { nullOptionalsDropper } from './optional-fields.js';
 import { lazySerializer } from './response-serializer.js';
 import type { RestRoute, RouteInput } from './route.js';
 import { Envelope, GeneralError, RateLimitError } from './schemas.js';
@@ -210,6 +211,7 @@ export function registerRestRoutes(
     const status = route.status ?? (route.method === 'POST' ? 201 : 200);
     const isPublic = route.access.every((a) => a.public);
     const variablesOf = route.variables ?? ((input: RouteInput) => ({ ...input.query, ...input.params }));
+    const dropNullOptionals = nullOptionalsDropper(route.response);
     // Written as promise chains, not async functions: each async function and each `await` is a
     // promise more per request (two while an async-local store is in use), for the same order of work.
     const accessChecked = (context: GraphQLContext): GraphQLContext | Promise<GraphQLContext> => {
@@ -268,6 +270,7 @@ export function registerRestRoutes(
       if (result.errors?.length) throw route.errorOf(result.errors);
       const data = (result.data ?? {}) as Record<string, unknown>;
       const payload = route.result ? route.result(data) : data[route.rootField];
+      dropNullOptionals?.(payload);
       reply.code(status);
       if (route.html) {
         // A page of the payload's own text: nothing to load, nothing to frame.
