@@ -15,6 +15,30 @@ describe('business customers', () => {
     return { tenant, businessId: business.id };
   }
 
+  it("lists the caller's businesses over REST with the businessId the customer routes take", async () => {
+    const { tenant, businessId } = await owner();
+    const second = await s.t.services.users.createBusiness(tenant.user.id, 'Ada Foods');
+    await owner(); // another user's business, never listed here
+    const listed = await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/businesses');
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json()).toEqual({
+      statusCode: 200,
+      message: 'Businesses retrieved successfully',
+      errors: {},
+      data: [
+        { id: businessId, name: 'Ada Stores', createdAt: expect.any(String), updatedAt: expect.any(String) },
+        { id: second.id, name: 'Ada Foods', createdAt: expect.any(String), updatedAt: expect.any(String) },
+      ],
+    });
+    const created = await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)(
+      'POST',
+      `/api/v1/customers/${listed.json().data[0].id}`,
+      { name: 'Chidi Okafor' },
+    );
+    expect(created.statusCode).toBe(201);
+    expect((await s.t.app.inject({ url: '/api/v1/businesses' })).statusCode).toBe(401);
+  });
+
   it("creates a customer with the seed's body, lists, gets, updates and disables it", async () => {
     const { tenant, businessId } = await owner();
     const manage = rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT);
