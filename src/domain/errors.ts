@@ -104,3 +104,23 @@ export const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} 
 
 export const badInput = (field: string, message: string) =>
   new DomainError('BAD_USER_INPUT', message, { field, details: [{ field, message }] });
+
+/**
+ * Every bad field of one input, so a refusal names them all at once rather than one per try.
+ * With one problem the refusal is exactly `badInput`'s; with several, their messages in order.
+ */
+export class InputProblems {
+  private readonly problems: FieldProblem[] = [];
+
+  add(field: string, message: string): void {
+    this.problems.push({ field, message });
+  }
+
+  /** Throws the one refusal naming every problem, if there is any. */
+  throwIfAny(): void {
+    const [first] = this.problems;
+    if (!first) return;
+    const message = this.problems.map((p) => p.message).join(' ');
+    throw new DomainError('BAD_USER_INPUT', message, { field: first.field, details: [...this.problems] });
+  }
+}

@@ -18,7 +18,7 @@ import type { GraphQLContext } from '../graphql/context.js';
 import { type AccessRule, accessRuleOf, checkAccess } from '../graphql/directives/auth.js';
 import { VALUE_MOVING_MUTATIONS } from '../graphql/value-moving.js';
 import type { TSchema } from '@sinclair/typebox';
-import { restInputError } from './graphql-input-errors.js';
+import { restInputErrors } from './graphql-input-errors.js';
 import { nullOptionalsDropper } from './optional-fields.js';
 import { lazySerializer } from './response-serializer.js';
 import type { RestRoute, RouteInput } from './route.js';
@@ -75,8 +75,12 @@ export function compileRoutes(
     };
     const movesValue =
       operation.operation === 'mutation' && selections.some((s) => VALUE_MOVING_MUTATIONS.has(s.name.value));
-    const errorOf = (errors: readonly GraphQLError[]) =>
-      mostSevere(errors.map((e) => (isVariableError(e) ? restInputError(e, schema) : toDomainError(e))));
+    // The variables' refusals together name every bad field; any other error outranks them.
+    const errorOf = (errors: readonly GraphQLError[]) => {
+      const input = errors.filter(isVariableError);
+      const others = errors.filter((e) => !isVariableError(e)).map(toDomainError);
+      return mostSevere(input.length > 0 ? [...others, restInputErrors(input, schema)] : others);
+    };
     return {
       ...route,
       ...(route.params ? { params: closed(route.params) } : {}),

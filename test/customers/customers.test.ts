@@ -96,6 +96,23 @@ describe('business customers', () => {
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().message, JSON.stringify(body)).toContain(field);
     }
+    // Several bad fields: one answer names them all, in the message and in details.
+    const three = await manage('POST', `/api/v1/customers/${businessId}`, {
+      name: ' ',
+      phone: 'call me',
+      email: 'not-an-email',
+    });
+    expect(three.statusCode).toBe(400);
+    expect(three.json()).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: 'name is required. phone must be a phone number such as +2348031234567. email must be an email address.',
+      details: [
+        { field: 'name', message: 'name is required.' },
+        { field: 'phone', message: 'phone must be a phone number such as +2348031234567.' },
+        { field: 'email', message: 'email must be an email address.' },
+      ],
+    });
     await manage('POST', `/api/v1/customers/${businessId}`, { name: 'A', externalRef: 'REF-1' });
     const taken = await manage('POST', `/api/v1/customers/${businessId}`, { name: 'B', externalRef: 'REF-1' });
     expect(taken.statusCode).toBe(409);
