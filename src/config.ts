@@ -195,6 +195,8 @@ const ConfigSchema = Type.Object({
   GRAPHQL_BATCHING: Type.Boolean({ default: false }),
   /** The GraphiQL page at GET /graphql. Default: on unless NODE_ENV=production. */
   GRAPHQL_EXPLORER: Type.Optional(Type.Boolean()),
+  /** Stack traces in GraphQL errors (`extensions.stacktrace`), for debugging the server itself. Never in production. */
+  GRAPHQL_STACK_TRACES: Type.Boolean({ default: false }),
   /** Shared secret the federation router sends as X-Router-Secret; in production _service and _entities need it. */
   ROUTER_SECRET: Type.Optional(Type.String({ minLength: 16 })),
   /** Comma-separated origins allowed by CORS (partner frontends), or * for any. Unset: no CORS. */
@@ -296,8 +298,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     );
   }
   config.SHUTDOWN_READINESS_DELAY_MS ??= production ? 5_000 : 0;
-  if (production && (config.SEED_DEMO || config.WEBHOOK_LOCAL_RECEIVERS)) {
-    const names = (['SEED_DEMO', 'WEBHOOK_LOCAL_RECEIVERS'] as const).filter((k) => config[k]);
+  if (production && (config.SEED_DEMO || config.WEBHOOK_LOCAL_RECEIVERS || config.GRAPHQL_STACK_TRACES)) {
+    const names = (['SEED_DEMO', 'WEBHOOK_LOCAL_RECEIVERS', 'GRAPHQL_STACK_TRACES'] as const).filter((k) => config[k]);
     throw new ConfigError(
       `Invalid configuration:\n${names.map((k) => `  ${k}: may not be on in production (a development setting)`).join('\n')}`,
     );

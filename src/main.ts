@@ -1,8 +1,21 @@
-import { ConfigError, loadConfig, otlpTracesUrlOf, publicUrlOf } from './config.js';
+import type { AddressInfo } from 'node:net';
+import { type Config, ConfigError, loadConfig, otlpTracesUrlOf, publicUrlOf } from './config.js';
 import { openDatabase } from './db/client.js';
 import { tuneGarbageCollector } from './gc-tuning.js';
 import { shutdownTracing } from './observability/tracing.js';
 import { startAfterFirstAnswer } from './bootstrap/after-first-answer.js';
+
+/**
+ * Where a person reaches the server just started: PUBLIC_URL when set, else the address and port it
+ * listens on (the port the system chose for PORT=0; localhost for a wildcard HOST).
+ */
+function reachableBase(config: Config, listening: AddressInfo): string {
+  if (config.PUBLIC_URL) return publicUrlOf(config);
+  const { address, port } = listening;
+  const host =
+    address === '0.0.0.0' || address === '::' ? 'localhost' : address.includes(':') ? `[${address}]` : address;
+  return `http://${host}:${port}`;
+}
 
 /** When no request comes first, background work starts this long after listening. */
 const WORKER_START_GRACE_MS = 1_000;
@@ -86,7 +99,7 @@ async function main(): Promise<void> {
       })
     : undefined;
 
-  const base = publicUrlOf(config);
+  const base = reachableBase(config, app.server.address() as AddressInfo);
   const lines = [
     `Partner Gateway listening on ${address}`,
     `  GraphQL:  ${base}/graphql`,

@@ -1,6 +1,6 @@
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { publicUrlOf } from '../config.js';
+import { type Config, isProduction, publicUrlOf } from '../config.js';
 import { originOf } from '../domain/audit/request-context.js';
 import type { AuthorizeParameters } from '../domain/connect/authorization-server.js';
 import { OAuthError, oauthErrorBody } from '../domain/connect/oauth-error.js';
@@ -30,6 +30,20 @@ function oauthParams(source: unknown): Params {
     if (typeof value === 'string') params[key] = value;
   }
   return params;
+}
+
+/** A Host header that is a host name, IPv4 or bracketed IPv6 address, with an optional port. */
+const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The issuer (RFC 8414 §2, RFC 9207's `iss`) as a request sees it: `PUBLIC_URL` when set, and
+ * always in production. In development without it, the origin the request reached: a strict
+ * client compares the metadata's issuer with the URL it discovered from, and to it
+ * `http://127.0.0.1:4000` and `http://localhost:4000` are two different servers.
+ */
+export function issuerFor(config: Config, request: FastifyRequest): string {
+  if (config.PUBLIC_URL || isProduction(config) || !PLAIN_HOST.test(request.host)) return publicUrlOf(config);
+  return `${request.protocol}://${request.host}`;
 }
 
 interface ConsentTicket {
@@ -66,8 +80,14 @@ function rules(services: Services) {
 /** Sends an OAuth or rate-limit error: JSON for programs, a page for people on the authorize endpoints. */
 function sendError(request: FastifyRequest, reply: FastifyReply, error: unknown, asPage = false) {
   if (error instanceof DomainError && error.code === 'RATE_LIMITED') {
+    // The seed's rate-limit body, with RFC 6749 §5.2's fields beside it: an OAuth client reads any
+    // error answer of these endpoints as an OAuth error body, and one without `error` as malformed.
     const { status, headers, body } = restErrorReply(error);
-    return reply.code(status).headers(headers).send(body);
+    return reply
+      .code(status)
+      .headers(headers)
+      .header('cache-control', 'no-store')
+      .send({ error: 'temporarily_unavailable', error_description: error.message, ...body });
   }
   const oauth =
     error instanceof OAuthError
@@ -120,7 +140,6 @@ export function registerAuthorizeEndpoints(app: FastifyInstance): void {
   const { services } = app;
   const { authorizationServer, secrets, clock } = services;
   const limits = rules(services);
-  const issuer = publicUrlOf(services.config);
   const binding = (sessionId: string) => `connect-consent:${sessionId}`;
 
   app.get('/connect/authorize', async (request, reply) => {
@@ -134,7 +153,7 @@ export function registerAuthorizeEndpoints(app: FastifyInstance): void {
           error: check.error.error,
           error_description: check.error.description,
           state: check.redirectTo.state,
-          iss: issuer,
+          iss: issuerFor(services.config, request),
         });
       }
       if (!request.account) return reply.redirect(`/signin?next=${encodeURIComponent(request.url)}`, 302);
@@ -186,14 +205,14 @@ export function registerAuthorizeEndpoints(app: FastifyInstance): void {
           error: 'access_denied',
           error_description: 'The user denied access.',
           state,
-          iss: issuer,
+          iss: issuerFor(services.config, request),
         });
       const code = await authorizationServer.issueCode(
         check.request,
         request.account.user.id,
         originOf(request, { kind: 'session', id: request.account.session.id }),
       );
-      return redirectWith(reply, redirectUri, { code, state, iss: issuer });
+      return redirectWith(reply, redirectUri, { code, state, iss: issuerFor(services.config, request) });
     } catch (error) {
       if ((error as FastifyError).code?.startsWith('FST_CSRF')) throw error;
       return sendError(request, reply, error, true);
@@ -266,8 +285,8 @@ export async function registerTokenEndpoints(app: FastifyInstance): Promise<void
       return reply.code(200).header('cache-control', 'no-store').send();
     });
 
-    scope.get('/.well-known/oauth-authorization-server', async () => {
-      const issuer = publicUrlOf(services.config);
+    scope.get('/.well-known/oauth-authorization-server', async (request) => {
+      const issuer = issuerFor(services.config, request);
       return {
         issuer,
         authorization_endpoint: `${issuer}/connect/authorize`,

@@ -64,6 +64,8 @@ export interface DomainErrorOptions {
   reference?: string;
   /** The limit refused, for the payout limits: its name and value (kobo as a string, or a count). */
   limit?: LimitInfo;
+  /** The OAuth scope that would allow the operation, for a FORBIDDEN that is a missing permission. */
+  scope?: string;
   cause?: unknown;
 }
 
@@ -79,6 +81,7 @@ export class DomainError extends Error {
   readonly retryAfter?: number;
   readonly reference?: string;
   readonly limit?: LimitInfo;
+  readonly scope?: string;
 
   constructor(code: ErrorCode, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -89,6 +92,7 @@ export class DomainError extends Error {
     if (options.retryAfter !== undefined) this.retryAfter = options.retryAfter;
     if (options.reference !== undefined) this.reference = options.reference;
     if (options.limit !== undefined) this.limit = options.limit;
+    if (options.scope !== undefined) this.scope = options.scope;
   }
 
   get status(): number {
@@ -100,3 +104,23 @@ export const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} 
 
 export const badInput = (field: string, message: string) =>
   new DomainError('BAD_USER_INPUT', message, { field, details: [{ field, message }] });
+
+/**
+ * Every bad field of one input, so a refusal names them all at once rather than one per try.
+ * With one problem the refusal is exactly `badInput`'s; with several, their messages in order.
+ */
+export class InputProblems {
+  private readonly problems: FieldProblem[] = [];
+
+  add(field: string, message: string): void {
+    this.problems.push({ field, message });
+  }
+
+  /** Throws the one refusal naming every problem, if there is any. */
+  throwIfAny(): void {
+    const [first] = this.problems;
+    if (!first) return;
+    const message = this.problems.map((p) => p.message).join(' ');
+    throw new DomainError('BAD_USER_INPUT', message, { field: first.field, details: [...this.problems] });
+  }
+}

@@ -40,7 +40,9 @@ export async function registerApollo(
   app: FastifyInstance,
   { schema, config, contextFor }: ApolloOptions,
 ): Promise<void> {
-  const development = config.NODE_ENV === 'development';
+  // Asked for, never implied by NODE_ENV: a partner developing against a local gateway reads
+  // errors as production will send them.
+  const stackTraces = config.GRAPHQL_STACK_TRACES;
   const armor = createArmor(config);
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
@@ -59,11 +61,11 @@ export async function registerApollo(
     // error like any other: HTTP 400 GRAPHQL_PARSE_FAILED.
     parseOptions: parseOptionsOf(config),
     formatError: createFormatError(
-      development,
+      stackTraces,
       (error) => app.log.error({ err: error }, 'unhandled GraphQL error'),
       !config.GRAPHQL_INTROSPECTION,
     ),
-    includeStacktraceInErrorResponses: development,
+    includeStacktraceInErrorResponses: stackTraces,
     // Introspection, when GRAPHQL_INTROSPECTION is off, is refused by the gateway's own rule
     // (validationRulesOf): Apollo's told partners to "pass introspection: true to ApolloServer".
     introspection: true,

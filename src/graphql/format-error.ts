@@ -10,7 +10,7 @@ const SUGGESTION = / ?Did you mean(.+?)\?$/;
  * Apollo's formatError (and the WebSocket transport's): domain errors keep their message and gain
  * `extensions.code`; errors Apollo raised itself (parse, validation) keep Apollo's code; anything
  * unexpected becomes a bare INTERNAL_SERVER_ERROR, with its stack only when `exposeStack`
- * (development) is on. With `hideSuggestions` (introspection off) a "Did you mean …?" hint is cut
+ * (GRAPHQL_STACK_TRACES) is on. With `hideSuggestions` (introspection off) a "Did you mean …?" hint is cut
  * from every message: the end of validation cuts it from validation errors over HTTP, but a
  * variable's value is checked after that ("…does not exist in "DepositStatus" enum. Did you mean
  * the enum value "PENDING"?") and the WebSocket validates on its own, so hints there listed enum

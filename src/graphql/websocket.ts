@@ -162,7 +162,7 @@ export function registerWebSocket(
     {
       isProduction: config.NODE_ENV === 'production',
       formatError: createFormatError(
-        config.NODE_ENV === 'development',
+        config.GRAPHQL_STACK_TRACES,
         (error) => app.log.error({ err: error }, 'unhandled GraphQL error'),
         !config.GRAPHQL_INTROSPECTION,
       ),

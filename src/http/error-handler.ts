@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { graphQLExtensions, isInternal, restErrorReply, toDomainError } from '../domain/error-mapping.js';
 import { DomainError } from '../domain/errors.js';
 import { validationError } from '../rest/validation.js';
+import { bearerChallenge, isApiPath } from './bearer-challenge.js';
 
 /** Fastify's own errors (body parsing, limits, validation) as domain errors. */
 function fromFastifyError(error: FastifyError): DomainError {
@@ -41,6 +42,8 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const domain = fromFastifyError(error);
     if (isInternal(domain)) request.log.error({ err: error }, 'unhandled error');
     const { status, headers, body } = restErrorReply(domain);
+    const challenge = isApiPath(request.url) ? bearerChallenge(domain, request.headers) : undefined;
+    if (challenge) reply.header('www-authenticate', challenge);
     // A GraphQL client refused before Apollo saw the request (body limit, bad JSON, bad text) still
     // gets a GraphQL response: `errors` with `extensions.code`.
     if (isGraphQLPath(request.url)) {

@@ -18,7 +18,8 @@ import type { GraphQLContext } from '../graphql/context.js';
 import { type AccessRule, accessRuleOf, checkAccess } from '../graphql/directives/auth.js';
 import { VALUE_MOVING_MUTATIONS } from '../graphql/value-moving.js';
 import type { TSchema } from '@sinclair/typebox';
-import { restInputError } from './graphql-input-errors.js';
+import { restInputErrors } from './graphql-input-errors.js';
+import { nullOptionalsDropper } from './optional-fields.js';
 import { lazySerializer } from './response-serializer.js';
 import type { RestRoute, RouteInput } from './route.js';
 import { Envelope, GeneralError, RateLimitError } from './schemas.js';
@@ -74,8 +75,12 @@ export function compileRoutes(
     };
     const movesValue =
       operation.operation === 'mutation' && selections.some((s) => VALUE_MOVING_MUTATIONS.has(s.name.value));
-    const errorOf = (errors: readonly GraphQLError[]) =>
-      mostSevere(errors.map((e) => (isVariableError(e) ? restInputError(e, schema) : toDomainError(e))));
+    // The variables' refusals together name every bad field; any other error outranks them.
+    const errorOf = (errors: readonly GraphQLError[]) => {
+      const input = errors.filter(isVariableError);
+      const others = errors.filter((e) => !isVariableError(e)).map(toDomainError);
+      return mostSevere(input.length > 0 ? [...others, restInputErrors(input, schema)] : others);
+    };
     return {
       ...route,
       ...(route.params ? { params: closed(route.params) } : {}),
@@ -210,6 +215,7 @@ export function registerRestRoutes(
     const status = route.status ?? (route.method === 'POST' ? 201 : 200);
     const isPublic = route.access.every((a) => a.public);
     const variablesOf = route.variables ?? ((input: RouteInput) => ({ ...input.query, ...input.params }));
+    const dropNullOptionals = nullOptionalsDropper(route.response);
     // Written as promise chains, not async functions: each async function and each `await` is a
     // promise more per request (two while an async-local store is in use), for the same order of work.
     const accessChecked = (context: GraphQLContext): GraphQLContext | Promise<GraphQLContext> => {
@@ -268,6 +274,7 @@ export function registerRestRoutes(
       if (result.errors?.length) throw route.errorOf(result.errors);
       const data = (result.data ?? {}) as Record<string, unknown>;
       const payload = route.result ? route.result(data) : data[route.rootField];
+      dropNullOptionals?.(payload);
       reply.code(status);
       if (route.html) {
         // A page of the payload's own text: nothing to load, nothing to frame.

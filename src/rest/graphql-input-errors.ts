@@ -26,6 +26,18 @@ export function restInputError(error: GraphQLError, schema: GraphQLSchema): Doma
   });
 }
 
+/** Several refusals of the variables as one 400 naming every field (the executor reports each). */
+export function restInputErrors(errors: readonly GraphQLError[], schema: GraphQLSchema): DomainError {
+  const refusals = errors.map((error) => restInputError(error, schema));
+  if (refusals.length === 1) return refusals[0]!;
+  const details = refusals.flatMap((refusal) => refusal.details ?? []);
+  return new DomainError('BAD_USER_INPUT', `Invalid input: ${details.map((d) => d.message).join('; ')}.`, {
+    field: details[0]!.field,
+    details,
+    cause: errors[0],
+  });
+}
+
 function reasonOf(text: string, schema: GraphQLSchema): string {
   if (/is not defined by type/.test(text)) return 'is not a known field';
   if (/was not provided|must not be null/.test(text)) return 'is required';

@@ -3,18 +3,10 @@ import * as oauth from 'oauth4webapi';
 import WebSocket from 'ws';
 import { waitUntil } from '../helpers/wait.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicUrlOf } from '../../src/config.js';
 import type { TokenResponse } from '../../src/domain/connect/authorization-server.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import {
-  authorizationServerOf,
-  consent,
-  insecure,
-  REDIRECT_URI,
-  registerApp,
-  signedInUser,
-} from '../helpers/oauth-flow.js';
+import { consent, insecure, REDIRECT_URI, registerApp, signedInUser } from '../helpers/oauth-flow.js';
 
 describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', () => {
   let t: TestApp;
@@ -27,7 +19,10 @@ describe('Connect: OAuth 2 authorization code flow, checked with oauth4webapi', 
       clock,
       config: { CONNECT_TOKEN_PER_MINUTE: 10_000, CONNECT_AUTHORIZE_PER_MINUTE: 10_000 },
     }));
-    as = authorizationServerOf(base, publicUrlOf(t.services.config));
+    // Discovered as a strict client discovers (RFC 8414): the metadata's issuer must be the URL the
+    // server was reached at, here 127.0.0.1 and a free port (no PUBLIC_URL in development).
+    const discovered = await oauth.discoveryRequest(new URL(base), { algorithm: 'oauth2', ...insecure });
+    as = await oauth.processDiscoveryResponse(new URL(base), discovered);
   });
   afterAll(() => t.close());
 

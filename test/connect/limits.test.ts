@@ -16,7 +16,7 @@ describe('Connect rate limits (the seed: token 10/min, authorize 20/min)', () =>
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
 
-  it('refuses the 11th token request of a minute per client, with Retry-After and the seed body', async () => {
+  it("refuses the 11th token request of a minute per client, with Retry-After and an OAuth error body holding the seed's", async () => {
     const owner = await signedInUser(t.services);
     const { client } = await registerApp(t.services, owner.user.id);
     const statuses = [];
@@ -25,7 +25,10 @@ describe('Connect rate limits (the seed: token 10/min, authorize 20/min)', () =>
     const refused = await token(client.clientId, '10.0.1.99');
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    // An OAuth error body (RFC 6749 §5.2) carrying the seed's rate-limit fields.
     expect(refused.json()).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: expect.stringMatching(/10 per minute/),
       statusCode: 429,
       message: expect.stringMatching(/10 per minute/),
       retryAfter: Number(refused.headers['retry-after']),

@@ -15,6 +15,30 @@ describe('business customers', () => {
     return { tenant, businessId: business.id };
   }
 
+  it("lists the caller's businesses over REST with the businessId the customer routes take", async () => {
+    const { tenant, businessId } = await owner();
+    const second = await s.t.services.users.createBusiness(tenant.user.id, 'Ada Foods');
+    await owner(); // another user's business, never listed here
+    const listed = await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/businesses');
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json()).toEqual({
+      statusCode: 200,
+      message: 'Businesses retrieved successfully',
+      errors: {},
+      data: [
+        { id: businessId, name: 'Ada Stores', createdAt: expect.any(String), updatedAt: expect.any(String) },
+        { id: second.id, name: 'Ada Foods', createdAt: expect.any(String), updatedAt: expect.any(String) },
+      ],
+    });
+    const created = await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)(
+      'POST',
+      `/api/v1/customers/${listed.json().data[0].id}`,
+      { name: 'Chidi Okafor' },
+    );
+    expect(created.statusCode).toBe(201);
+    expect((await s.t.app.inject({ url: '/api/v1/businesses' })).statusCode).toBe(401);
+  });
+
   it("creates a customer with the seed's body, lists, gets, updates and disables it", async () => {
     const { tenant, businessId } = await owner();
     const manage = rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT);
@@ -72,6 +96,23 @@ describe('business customers', () => {
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().message, JSON.stringify(body)).toContain(field);
     }
+    // Several bad fields: one answer names them all, in the message and in details.
+    const three = await manage('POST', `/api/v1/customers/${businessId}`, {
+      name: ' ',
+      phone: 'call me',
+      email: 'not-an-email',
+    });
+    expect(three.statusCode).toBe(400);
+    expect(three.json()).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: 'name is required. phone must be a phone number such as +2348031234567. email must be an email address.',
+      details: [
+        { field: 'name', message: 'name is required.' },
+        { field: 'phone', message: 'phone must be a phone number such as +2348031234567.' },
+        { field: 'email', message: 'email must be an email address.' },
+      ],
+    });
     await manage('POST', `/api/v1/customers/${businessId}`, { name: 'A', externalRef: 'REF-1' });
     const taken = await manage('POST', `/api/v1/customers/${businessId}`, { name: 'B', externalRef: 'REF-1' });
     expect(taken.statusCode).toBe(409);

@@ -3,7 +3,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicUrlOf } from '../../src/config.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worker.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -124,7 +123,8 @@ describe.skipIf(!existsSync(CHROMIUM))('accounts, dashboard and Connect in headl
     const clientSecret = (await page.textContent('#client-secret'))!.trim();
     await shot('developer-apps');
 
-    const as = authorizationServerOf(base, publicUrlOf(t.services.config));
+    // No PUBLIC_URL in development: the issuer is the origin the browser reached.
+    const as = authorizationServerOf(base, base);
     const client: oauth.Client = { client_id: clientId };
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();

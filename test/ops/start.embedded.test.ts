@@ -22,6 +22,12 @@ describe('npm start with the embedded database', () => {
 
   it('prints a ready sandbox key on first start, keeps data across restarts, and refuses a second process', async () => {
     const first = await start();
+    // PORT=0: the banner names the port the system chose, not 0, and discovery works at that address.
+    const { port } = new URL(first.url);
+    expect(first.child.output()).toMatch(new RegExp(`GraphQL: +http://127\\.0\\.0\\.1:${port}/graphql`));
+    expect(first.child.output()).not.toMatch(/:0\//);
+    const metadata = await fetch(`${first.url}/.well-known/oauth-authorization-server`);
+    expect(((await metadata.json()) as { issuer: string }).issuer).toBe(first.url);
     const [, key] = await first.child.waitFor(/API key \(Full Access, shown once\): (pgw_sbx_\S+)/);
     const me = await fetch(`${first.url}/api/v1/user/me`, { headers: { 'X-API-KEY': key! } });
     expect(me.status).toBe(200);

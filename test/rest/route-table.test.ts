@@ -32,6 +32,26 @@ describe('the REST route table', () => {
     expect(() => route!.run({} as never, {})).toThrow(/GET \/api\/v1\/broken: operation does not validate: .*shoeSize/);
   });
 
+  it("the executor's refusals of several variables are one 400 naming every field", async () => {
+    // A route whose JSON schema lets through what the graph's input type refuses.
+    const [route] = compileRoutes(schema, [
+      {
+        ...broken,
+        method: 'POST',
+        operation:
+          'mutation CreateBusinessCustomer($businessId: ID!, $input: BusinessCustomerInput!) { createBusinessCustomer(businessId: $businessId, input: $input) { id } }',
+      },
+    ]);
+    const result = await route!.run({} as never, { businessId: 'b', input: { name: 5, phone: true } });
+    const error = route!.errorOf(result.errors!);
+    expect(error.code).toBe('BAD_USER_INPUT');
+    expect(error.details).toEqual([
+      { field: 'name', message: 'name must be a string' },
+      { field: 'phone', message: 'phone must be a string' },
+    ]);
+    expect(error.message).toBe('Invalid input: name must be a string; phone must be a string.');
+  });
+
   it('every path is unique per method', () => {
     const keys = restV1Routes.map((r) => `${r.method} ${r.path}`);
     expect(new Set(keys).size).toBe(keys.length);

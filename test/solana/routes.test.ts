@@ -14,6 +14,8 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     ({ t, tenant } = await startTestApp());
     const funded = await call('POST', '/api/v1/solana/sandbox/faucet', {});
     expect(funded.statusCode).toBe(201);
+    // Funded without a network named: the answer says which.
+    expect(funded.json().data.network).toBe('mainnet-beta');
   });
   afterAll(() => t.close());
 
@@ -87,7 +89,18 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     expect(short.statusCode).toBe(400);
     expect(short.json()).toMatchObject({
       errorCode: 'INSUFFICIENT_FUNDS',
-      message: expect.stringMatching(/Insufficient token balance/),
+      message: 'Insufficient token balance on mainnet-beta: 1000 available, 5000 asked.',
+    });
+    // Funded on mainnet-beta only: a devnet send is refused naming devnet, where nothing was funded.
+    const devnet = await call('POST', '/api/v1/solana/transfer-token', {
+      to,
+      tokenMintAddress: USDT,
+      amount: '1',
+      network: 'devnet',
+    });
+    expect(devnet.json()).toMatchObject({
+      errorCode: 'INSUFFICIENT_FUNDS',
+      message: 'Insufficient token balance on devnet: 0 available, 1 asked.',
     });
     const noSol = await call('POST', '/api/v1/solana/transfer-sol', { to, amount: '50' });
     expect(noSol.json()).toMatchObject({ statusCode: 400, errorCode: 'INSUFFICIENT_FUNDS' });
@@ -137,6 +150,9 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
         'totalFeePercent',
       ]);
       expect(quote.route.efficiencyScore).toBeGreaterThanOrEqual(1);
+      // The seed's logoUri is an optional string: the sandbox tokens have no logo, so it is absent, not null.
+      for (const token of [quote.fromToken, quote.toToken])
+        expect(Object.keys(token).sort(), url).toEqual(['address', 'decimals', 'name', 'symbol']);
     }
     const refused = await call(
       'GET',
@@ -208,9 +224,12 @@ describe('Solana REST v1 and GraphQL (sandbox)', () => {
     const faucet = await graphql(
       t.app,
       key,
-      'mutation { sandboxSolanaFaucet(input: { network: "devnet", asset: "USDC", amount: "5" }) { address funded { symbol amount } } }',
+      'mutation { sandboxSolanaFaucet(input: { network: "devnet", asset: "USDC", amount: "5" }) { address network funded { symbol amount } } }',
     );
-    expect(faucet.body.data!.sandboxSolanaFaucet.funded).toEqual([{ symbol: 'USDC', amount: '5' }]);
+    expect(faucet.body.data!.sandboxSolanaFaucet).toMatchObject({
+      network: 'devnet',
+      funded: [{ symbol: 'USDC', amount: '5' }],
+    });
     await graphql(
       t.app,
       key,

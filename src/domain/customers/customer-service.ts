@@ -5,7 +5,7 @@ import { type AuditChanges, diffOf, recordAudit } from '../audit/audit-log.js';
 import { isUniqueViolation } from '../../db/sql-state.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
-import { badInput, DomainError, notFound } from '../errors.js';
+import { DomainError, InputProblems, notFound } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { checkPage, paged } from '../pagination.js';
 import { type BusinessCustomerRow, type CustomerStatus, customerStore as store } from './customer-store.js';
@@ -169,29 +169,32 @@ interface CheckedCustomer {
   externalRef?: string;
 }
 
+/** Every field is checked before any refusal, so one answer names every bad field. */
 function checked(input: CustomerInput, creating: boolean): CheckedCustomer {
   const out: CheckedCustomer = {};
+  const problems = new InputProblems();
   const name = input.name?.trim();
   if (creating || input.name !== undefined) {
-    if (!name) throw badInput('name', 'name is required.');
-    if (name.length > 100) throw badInput('name', 'name must be at most 100 characters.');
-    out.name = name;
+    if (!name) problems.add('name', 'name is required.');
+    else if (name.length > 100) problems.add('name', 'name must be at most 100 characters.');
+    else out.name = name;
   }
   if (input.phone !== undefined && input.phone !== null) {
     const phone = input.phone.replace(/[\s-]/g, '');
-    if (!PHONE.test(phone)) throw badInput('phone', 'phone must be a phone number such as +2348031234567.');
-    out.phone = phone;
+    if (!PHONE.test(phone)) problems.add('phone', 'phone must be a phone number such as +2348031234567.');
+    else out.phone = phone;
   }
   if (input.email !== undefined && input.email !== null) {
     const email = input.email.trim().toLowerCase();
-    if (!EMAIL.test(email) || email.length > 254) throw badInput('email', 'email must be an email address.');
-    out.email = email;
+    if (!EMAIL.test(email) || email.length > 254) problems.add('email', 'email must be an email address.');
+    else out.email = email;
   }
   if (input.externalRef !== undefined && input.externalRef !== null) {
     const externalRef = input.externalRef.trim();
     if (!EXTERNAL_REF.test(externalRef))
-      throw badInput('externalRef', 'externalRef must be 1 to 64 letters, digits, ".", ":", "-" or "_".');
-    out.externalRef = externalRef;
+      problems.add('externalRef', 'externalRef must be 1 to 64 letters, digits, ".", ":", "-" or "_".');
+    else out.externalRef = externalRef;
   }
+  problems.throwIfAny();
   return out;
 }

@@ -37,6 +37,8 @@ export interface FaucetInput {
 
 export interface FaucetGrant {
   address: string;
+  /** The network funded: each is its own chain, and mainnet-beta is the default. */
+  network: string;
   funded: Array<{ symbol: string; amount: string }>;
 }
 
@@ -66,11 +68,13 @@ export class SandboxFaucet {
     });
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'solana.faucet' };
     const request = { network, grants: grants.map((g) => ({ symbol: g.token.symbol, raw: g.raw })) };
-    return this.idempotency.run(scope, idempotencyKey, request, async (claim) => {
+    // A replay of a grant stored before grants named their network still names it.
+    const replayed = await this.idempotency.run(scope, idempotencyKey, request, async (claim) => {
       const wallet = await this.wallets.walletOf(principal);
       const owner = new PublicKey(wallet.address);
       const grant: FaucetGrant = {
         address: wallet.address,
+        network,
         funded: grants.map((g) => ({ symbol: g.token.symbol, amount: g.amount })),
       };
       await this.store.change(network, (chain) => {
@@ -87,6 +91,7 @@ export class SandboxFaucet {
       });
       return grant;
     });
+    return { ...replayed, network };
   }
 
   private symbolOf(asset: string): string {

@@ -447,10 +447,10 @@ function shortOf(
     const available = tokenBalance - held.heldToken;
     if (available < outgoing.amountRaw)
       return insufficient(
-        `Insufficient token balance: ${decimalFromRaw(positive(available), outgoing.decimals)} available, ${decimalFromRaw(outgoing.amountRaw, outgoing.decimals)} asked.`,
+        `Insufficient token balance on ${outgoing.network}: ${decimalFromRaw(positive(available), outgoing.decimals)} available, ${decimalFromRaw(outgoing.amountRaw, outgoing.decimals)} asked.`,
       );
   }
   return insufficient(
-    `Insufficient SOL: ${decimalFromRaw(positive(lamports - held.heldSol), 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
+    `Insufficient SOL on ${outgoing.network}: ${decimalFromRaw(positive(lamports - held.heldSol), 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
   );
 }

@@ -1,6 +1,7 @@
 import { type GraphQLField, Kind } from 'graphql';
 import { type Ability, LEVEL_LABELS, levelsGranting } from '../../domain/auth/permissions.js';
 import type { Principal } from '../../domain/auth/principal.js';
+import { scopeGranting } from '../../domain/connect/scopes.js';
 import { DomainError } from '../../domain/errors.js';
 import type { GraphQLContext } from '../context.js';
 
@@ -35,6 +36,7 @@ export function requireAbility(context: GraphQLContext, ability: Ability): Princ
     throw new DomainError(
       'FORBIDDEN',
       `This credential's permission does not allow this operation; it needs ${levels.join(' or ')}.`,
+      { scope: scopeGranting(ability) },
     );
   }
   return principal;

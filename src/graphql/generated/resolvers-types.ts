@@ -984,6 +984,8 @@ export type FaucetResult = {
   address: Scalars['String']['output'];
   /** Each asset sent. */
   funded: Array<FaucetGrant>;
+  /** The network funded (mainnet-beta unless asked otherwise); each network is its own sandbox chain. */
+  network: Scalars['String']['output'];
 };
 
 /** The currencies an offramp order pays out in. */
@@ -4571,6 +4573,7 @@ export type FaucetGrantResolvers<ContextType = GraphQLContext, ParentType extend
 export type FaucetResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FaucetResult'] = ResolversParentTypes['FaucetResult']> = ResolversObject<{
   address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   funded?: Resolver<Array<ResolversTypes['FaucetGrant']>, ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {

@@ -18,6 +18,15 @@ const CustomerSchema = Type.Object(
   { title: 'BusinessCustomer' },
 );
 const Business = Type.Object({ businessId: Type.String() });
+const BusinessSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The businessId of the customer routes.' }),
+    name: Type.String(),
+    createdAt: DateTimeString,
+    updatedAt: DateTimeString,
+  },
+  { title: 'Business' },
+);
 const BusinessAndCustomer = Type.Object({ businessId: Type.String(), customerId: Type.String() });
 const Fields = {
   name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -27,6 +36,18 @@ const Fields = {
 };
 
 export const customerRoutes = defineRoutes([
+  {
+    method: 'GET',
+    path: '/api/v1/businesses',
+    tag: 'Customers',
+    summary: "List the caller's businesses",
+    description:
+      'The businesses of the user the credential acts for, oldest first: each `id` is the `businessId` the customer routes take.',
+    operation: 'query Businesses { me { businesses { id name createdAt updatedAt } } }',
+    result: (data) => (data.me as { businesses: unknown[] }).businesses,
+    message: 'Businesses retrieved successfully',
+    response: Type.Array(BusinessSchema),
+  },
   {
     method: 'POST',
     path: '/api/v1/customers/:businessId',

@@ -20,7 +20,8 @@ const Token = Type.Object({
   symbol: Type.String(),
   decimals: Type.Integer(),
   name: Type.String(),
-  logoUri: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  // The seed: "logoUri string (optional)": absent when the token has no logo, never null.
+  logoUri: Type.Optional(Type.String()),
 });
 const Strings = (...names: string[]) => Type.Object(Object.fromEntries(names.map((n) => [n, Type.String()])));
 const Quote = Type.Object(

@@ -185,9 +185,9 @@ export const solanaRoutes = defineRoutes([
     tag: 'Solana wallet',
     summary: 'Sandbox faucet',
     description:
-      "Sandbox only: SOL and sandbox tokens for the caller's wallet. Without `asset`: 2 SOL, 1,000 USDC, 1,000 USDT and 10,000,000 BONK.",
+      "Sandbox only: SOL and sandbox tokens for the caller's wallet. Without `asset`: 2 SOL, 1,000 USDC, 1,000 USDT and 10,000,000 BONK. On `network` (default mainnet-beta), which the answer names: each network is its own chain.",
     operation:
-      'mutation SandboxSolanaFaucet($input: FaucetInput) { sandboxSolanaFaucet(input: $input) { address funded { symbol amount } } }',
+      'mutation SandboxSolanaFaucet($input: FaucetInput) { sandboxSolanaFaucet(input: $input) { address network funded { symbol amount } } }',
     body: Type.Object({
       network: Type.Optional(SolanaNetwork),
       asset: Type.Optional(Type.String({ maxLength: 44 })),
@@ -200,6 +200,7 @@ export const solanaRoutes = defineRoutes([
     message: 'Wallet funded',
     response: Type.Object({
       address: Type.String(),
+      network: Type.String({ description: 'The network funded; each is its own sandbox chain.' }),
       funded: Type.Array(Type.Object({ symbol: Type.String(), amount: Type.String() })),
     }),
   },
