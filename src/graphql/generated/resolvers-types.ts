@@ -444,6 +444,66 @@ export type CardInput = {
   number: Scalars['String']['input'];
 };
 
+/** A stored swap quote of any chain family: swap it by quoteId before it expires. */
+export type ChainSwapQuote = {
+  amounts: SwapAmounts;
+  estimatedSwapTime: Scalars['Int']['output'];
+  /** Whether the wallet holds enough of the input token. */
+  executable: Scalars['Boolean']['output'];
+  expiresIn: Scalars['Int']['output'];
+  /** Unix seconds. */
+  expiryTimestamp: Scalars['SafeInt']['output'];
+  fees: SwapFees;
+  fromToken: ChainToken;
+  network: Scalars['String']['output'];
+  /** Percent, absolute value. */
+  priceImpact: Scalars['String']['output'];
+  quoteId: Scalars['String']['output'];
+  rates: SwapRates;
+  route: SwapRoute;
+  /** Percent. */
+  slippageTolerance: Scalars['String']['output'];
+  swapMode: SwapMode;
+  toToken: ChainToken;
+  usdValues: SwapUsdValues;
+  warnings: Array<Scalars['String']['output']>;
+};
+
+/** A token of any chain family, named by its address on the chain (a Solana mint, an ERC-20 contract). */
+export type ChainToken = {
+  address: Scalars['String']['output'];
+  decimals: Scalars['Int']['output'];
+  logoUri?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
+  symbol: Scalars['String']['output'];
+};
+
+/** An outgoing transaction of a custodial wallet on any chain: signed, stored, then sent. */
+export type ChainTransfer = {
+  /** In token units, a decimal string (exact). */
+  amount: Scalars['String']['output'];
+  /** In the chain's raw base units. */
+  amountRaw: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  from: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  /** The family's kind of send (sol, token or swap for Solana). */
+  kind: Scalars['String']['output'];
+  /** A network of the transfer's family (mainnet-beta, devnet or testnet for Solana). */
+  network: Scalars['String']['output'];
+  nodeId: Scalars['ID']['output'];
+  to: Scalars['String']['output'];
+  /** Where to look the transaction up. */
+  txUrl: Scalars['String']['output'];
+};
+
+/** A custodial wallet of any chain family: one per user, environment and family. */
+export type ChainWallet = {
+  /** The wallet's address, in its family's notation (base58 for Solana). */
+  address: Scalars['String']['output'];
+};
+
 export type CreateApiKeyInput = {
   name: Scalars['String']['input'];
   /** Defaults to READ_ONLY. A credential can only create keys with no more abilities than its own. */
@@ -1591,7 +1651,7 @@ export type SolanaPortfolio = {
 };
 
 /** A token: its mint, symbol, name and decimals. SOL is the wrapped-SOL mint So1111…1112. */
-export type SolanaToken = {
+export type SolanaToken = ChainToken & {
   __typename?: 'SolanaToken';
   address: Scalars['String']['output'];
   decimals: Scalars['Int']['output'];
@@ -1625,7 +1685,7 @@ export type SolanaTokenTransferInput = {
 };
 
 /** An outgoing transaction of the custodial wallet: a SOL or token transfer, or a swap. */
-export type SolanaTransfer = Node & {
+export type SolanaTransfer = ChainTransfer & Node & {
   __typename?: 'SolanaTransfer';
   amount: Scalars['String']['output'];
   amountRaw: Scalars['String']['output'];
@@ -1669,7 +1729,7 @@ export type SolanaTransferStatus =
   | 'pending';
 
 /** The caller's custodial Solana wallet. A Solana address is the same on every cluster. */
-export type SolanaWallet = {
+export type SolanaWallet = ChainWallet & {
   __typename?: 'SolanaWallet';
   address: Scalars['String']['output'];
   /** SOL on a network. */
@@ -1808,7 +1868,7 @@ export type SwapMode =
   | 'ExactOut';
 
 /** The seed's swap quote. Stored for expiresIn seconds: swap it by quoteId. */
-export type SwapQuote = {
+export type SwapQuote = ChainSwapQuote & {
   __typename?: 'SwapQuote';
   amounts: SwapAmounts;
   estimatedSwapTime: Scalars['Int']['output'];
@@ -2525,6 +2585,10 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
+  ChainSwapQuote: ( SwapQuoteViewModel );
+  ChainToken: ( SolanaToken );
+  ChainTransfer: ( TransferViewModel );
+  ChainWallet: ( SolanaWalletAddressModel );
   Node:
     | ( BillRecordRowModel )
     | ( BusinessModel )
@@ -2581,6 +2645,10 @@ export type ResolversTypes = ResolversObject<{
   BusinessCustomerUpdate: BusinessCustomerUpdate;
   CableInput: CableInput;
   CardInput: CardInput;
+  ChainSwapQuote: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainSwapQuote']>;
+  ChainToken: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainToken']>;
+  ChainTransfer: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainTransfer']>;
+  ChainWallet: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainWallet']>;
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
@@ -2735,6 +2803,10 @@ export type ResolversParentTypes = ResolversObject<{
   BusinessCustomerUpdate: BusinessCustomerUpdate;
   CableInput: CableInput;
   CardInput: CardInput;
+  ChainSwapQuote: ResolversInterfaceTypes<ResolversParentTypes>['ChainSwapQuote'];
+  ChainToken: ResolversInterfaceTypes<ResolversParentTypes>['ChainToken'];
+  ChainTransfer: ResolversInterfaceTypes<ResolversParentTypes>['ChainTransfer'];
+  ChainWallet: ResolversInterfaceTypes<ResolversParentTypes>['ChainWallet'];
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
@@ -3067,6 +3139,22 @@ export type BusinessCustomerPageResolvers<ContextType = GraphQLContext, ParentTy
   page?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   totalPages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type ChainSwapQuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainSwapQuote'] = ResolversParentTypes['ChainSwapQuote']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'SwapQuote', ParentType, ContextType>;
+}>;
+
+export type ChainTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainToken'] = ResolversParentTypes['ChainToken']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'SolanaToken', ParentType, ContextType>;
+}>;
+
+export type ChainTransferResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainTransfer'] = ResolversParentTypes['ChainTransfer']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'SolanaTransfer', ParentType, ContextType>;
+}>;
+
+export type ChainWalletResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainWallet'] = ResolversParentTypes['ChainWallet']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'SolanaWallet', ParentType, ContextType>;
 }>;
 
 export type CreatedApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedApiKey'] = ResolversParentTypes['CreatedApiKey']> = ResolversObject<{
@@ -3478,6 +3566,7 @@ export type SolanaTokenResolvers<ContextType = GraphQLContext, ParentType extend
   logoUri?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type SolanaTokenBalanceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaTokenBalance'] = ResolversParentTypes['SolanaTokenBalance']> = ResolversObject<{
@@ -3526,6 +3615,7 @@ export type SolanaWalletResolvers<ContextType = GraphQLContext, ParentType exten
   address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   balance?: Resolver<ResolversTypes['SolanaTokenBalance'], ParentType, ContextType, Partial<SolanaWalletBalanceArgs>>;
   portfolio?: Resolver<ResolversTypes['SolanaPortfolio'], ParentType, ContextType, Partial<SolanaWalletPortfolioArgs>>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type StatementLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatementLine'] = ResolversParentTypes['StatementLine']> = ResolversObject<{
@@ -3587,6 +3677,7 @@ export type SwapQuoteResolvers<ContextType = GraphQLContext, ParentType extends 
   toToken?: Resolver<ResolversTypes['SolanaToken'], ParentType, ContextType>;
   usdValues?: Resolver<ResolversTypes['SwapUsdValues'], ParentType, ContextType>;
   warnings?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type SwapRatesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SwapRates'] = ResolversParentTypes['SwapRates']> = ResolversObject<{
@@ -3855,6 +3946,10 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   BusinessCustomerConnection?: BusinessCustomerConnectionResolvers<ContextType>;
   BusinessCustomerEdge?: BusinessCustomerEdgeResolvers<ContextType>;
   BusinessCustomerPage?: BusinessCustomerPageResolvers<ContextType>;
+  ChainSwapQuote?: ChainSwapQuoteResolvers<ContextType>;
+  ChainToken?: ChainTokenResolvers<ContextType>;
+  ChainTransfer?: ChainTransferResolvers<ContextType>;
+  ChainWallet?: ChainWalletResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   CreatedWebhookEndpoint?: CreatedWebhookEndpointResolvers<ContextType>;
   DateOrDateTime?: GraphQLScalarType;
