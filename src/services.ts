@@ -27,7 +27,7 @@ import { SandboxBillsProvider } from './domain/bills/sandbox-bills-provider.js';
 import { FlutterwaveBillsProvider } from './domain/bills/flutterwave-bills-provider.js';
 import { DepositService } from './domain/wallet/deposit-service.js';
 import { CustodialWallets } from './domain/solana/custodial-wallets.js';
-import { MasterKeyring } from './domain/solana/keyring.js';
+import { MasterKeyring } from './domain/chain/keyring.js';
 import { CustomerService } from './domain/customers/customer-service.js';
 import { PaymentMethodService } from './domain/wallet/payment-method-service.js';
 import { PayoutService } from './domain/wallet/payout-service.js';
@@ -55,9 +55,11 @@ import { RpcChain } from './domain/solana/rpc-chain.js';
 import { SandboxAmm } from './domain/solana/sandbox-amm.js';
 import { SandboxChainStore } from './domain/solana/sandbox-chain-store.js';
 import { SandboxFaucet } from './domain/solana/sandbox-faucet.js';
-import { createSandboxWorld, upgradeSandboxWorld } from './domain/solana/sandbox-world.js';
+import { createSandboxWorld, SANDBOX_TOKENS, upgradeSandboxWorld } from './domain/solana/sandbox-world.js';
 import { SolanaChains } from './domain/solana/solana-chains.js';
 import { TokenDirectory } from './domain/solana/token-directory.js';
+import { ChainFamilies } from './domain/chain/registry.js';
+import { solanaFamily } from './domain/solana/solana-family.js';
 import { SolanaTransfers } from './domain/solana/transfer-service.js';
 import { LedgerCheck } from './domain/ledger/ledger-check.js';
 import { WalletStatements } from './domain/ledger/statement-service.js';
@@ -109,6 +111,8 @@ export interface Services {
   oauthClients: ClientRegistry;
   /** Connect: authorization requests, codes, tokens, revocation. */
   authorizationServer: AuthorizationServer;
+  /** The chain families this process serves (Solana), as the chain-neutral core finds them. */
+  chainFamilies: ChainFamilies;
   solanaChains: SolanaChains;
   /** The sandbox's litesvm chains, their state in the database. */
   sandboxChains: SandboxChainStore;
@@ -261,7 +265,7 @@ export function createServices(
     apiKey: config.JUPITER_API_KEY,
   });
   const exchangeProvider = (environment: Environment) => (environment === 'sandbox' ? sandboxAmm : jupiter);
-  const solanaTokens = new TokenDirectory(solanaChains, exchangeProvider);
+  const solanaTokens = new TokenDirectory(solanaChains, exchangeProvider, SANDBOX_TOKENS);
   const apiKeys = new ApiKeyService(db, clock, config.API_KEY_CACHE_MS, onBackgroundError);
   const keyControls = new KeyControlsService(db, clock);
   // A changed allow-list applies to this process's next request at once (others within the cache TTL).
@@ -297,6 +301,7 @@ export function createServices(
     ledgerCheck: new LedgerCheck(db, clock),
     statements: new WalletStatements(db),
     auditLog: new AuditLog(db),
+    chainFamilies: new ChainFamilies([solanaFamily(solanaChains, exchangeProvider)]),
     solanaChains,
     sandboxChains,
     solanaTokens,

@@ -13,6 +13,7 @@ import { offrampResolvers } from './resolvers/offramp.js';
 import { walletResolvers } from './resolvers/wallet.js';
 import { billResolvers } from './resolvers/bills.js';
 import { solanaResolvers } from './resolvers/solana.js';
+import { chainResolvers } from './resolvers/chain.js';
 import { customerResolvers } from './resolvers/customers.js';
 import { graphEdgeResolvers } from './resolvers/graph-edges.js';
 import { graphNodeResolvers } from './resolvers/graph-nodes.js';
@@ -38,6 +39,7 @@ const resolvers: Resolvers[] = [
   walletResolvers,
   billResolvers,
   solanaResolvers,
+  chainResolvers,
   customerResolvers,
   graphNodeResolvers,
   graphEdgeResolvers,

@@ -6,7 +6,7 @@ import { solanaWallets } from '../../src/db/solana-schema.js';
 import type { Environment } from '../../src/domain/auth/permissions.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { CustodialWallets } from '../../src/domain/solana/custodial-wallets.js';
-import { MasterKeyring } from '../../src/domain/solana/keyring.js';
+import { MasterKeyring } from '../../src/domain/chain/keyring.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 
 const principalOf = (userId: string, environment: Environment = 'sandbox'): Principal => ({

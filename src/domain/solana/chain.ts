@@ -1,3 +1,5 @@
+import type { ChainAdapter, TxState } from '../chain/chain-adapter.js';
+import type { Tx } from '../../db/client.js';
 import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
 import type { SolanaNetwork } from './networks.js';
 
@@ -9,16 +11,32 @@ export interface TokenHolding {
   decimals: number;
 }
 
-/** The chain's word on a signature: landed (ok or failed on-chain), or not known (yet). */
-export type SignatureState = { state: 'confirmed' } | { state: 'failed'; error: string } | { state: 'unknown' };
-
-/** A refusal before the transaction was accepted (preflight): it will not land as it is. */
-export class TransactionRejected extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'TransactionRejected';
-  }
+/** What a transaction brought an address that did not sign it: SOL or a token. */
+export interface Arrival {
+  owner: string;
+  /** SOL_MINT for lamports. */
+  mint: string;
+  amountRaw: bigint;
+  decimals: number;
+  signature: string;
+  from: string;
 }
+
+/**
+ * Told, in the transaction that stores the chain's new state, what a transaction did: so the
+ * records that depend on it (the sender's transfer, the receivers' events) change in the same
+ * commit as the chain, and are never half a step behind it.
+ */
+export type ExecutionListener = (
+  tx: Tx,
+  network: SolanaNetwork,
+  executed: { signature: string; arrivals: Arrival[] },
+) => Promise<void>;
+
+/** The chain's word on a signature: the core's TxState (chain/chain-adapter.ts). */
+export type SignatureState = TxState;
+/** Solana's preflight refusal is the core's (chain/chain-adapter.ts); test fakes throw it by this name. */
+export { TransactionRejected } from '../chain/chain-adapter.js';
 
 /**
  * What the Solana services need from a chain: the sandbox's litesvm chain and production RPC
@@ -45,4 +63,19 @@ export interface SolanaChain {
    * list does not say). Absent where the chain keeps no history to list (the sandbox's litesvm).
    */
   signedBy?(address: string, window: ListWindow): Promise<ProviderRecord[]>;
+}
+
+/**
+ * A Solana chain in the core's terms (chain/chain-adapter.ts): native balance in lamports, token
+ * balance of the owner's associated token account, signatures as transaction hashes.
+ */
+export function solanaChainAdapter(chain: SolanaChain): ChainAdapter {
+  return {
+    network: chain.network,
+    nativeBalance: (address) => chain.lamports(address),
+    tokenBalance: (owner, mint) => chain.associatedTokenAmount(owner, mint),
+    sendRaw: (wire) => chain.sendTransaction(wire),
+    txState: (signature) => chain.signatureState(signature),
+    height: () => chain.blockHeight(),
+  };
 }

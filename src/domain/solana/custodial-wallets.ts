@@ -6,17 +6,13 @@ import { solanaWallets } from '../../db/solana-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { DomainError } from '../errors.js';
-import { type MasterKeyring, open, seal } from './keyring.js';
+import type { Custody } from '../chain/custody.js';
+import { type MasterKeyring, open, seal } from '../chain/keyring.js';
 
 export type SolanaWalletRow = typeof solanaWallets.$inferSelect;
 /** The wallet as the graph shows it: its address only, never its sealed key. */
 export interface SolanaWalletAddress {
   address: string;
-}
-
-/** Signs for a custodial wallet. AES-GCM with configured master keys today; a KMS can replace it. */
-export interface Signer {
-  sign(wallet: SolanaWalletRow, message: Uint8Array): Promise<Uint8Array>;
 }
 
 /** Wallet rows kept in memory at most (about 1 KB each). */
@@ -27,11 +23,11 @@ const dataKeyAad = (wallet: { id: string; userId: string }, version: number) =>
   `solana-data-key:${wallet.id}:${wallet.userId}:v${version}`;
 
 /**
- * One custodial keypair per user and environment, created on first use. The secret key is only
+ * Solana's custody (chain/custody.ts): one custodial keypair per user and environment, created on first use. The secret key is only
  * ever in memory while signing; a ciphertext moved to another wallet or user, or altered, fails to
  * open (the AAD binds it).
  */
-export class CustodialWallets implements Signer {
+export class CustodialWallets implements Custody<SolanaWalletRow> {
   constructor(
     private readonly db: Database,
     private readonly keyrings: (environment: Environment) => MasterKeyring | undefined,

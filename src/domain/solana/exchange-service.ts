@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { VersionedTransaction } from '@solana/web3.js';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { solanaQuotes } from '../../db/solana-schema.js';
@@ -10,7 +11,7 @@ import { isUuid } from '../ids.js';
 import type { CustodialWallets } from './custodial-wallets.js';
 import type { ExchangeProvider, QuoteRequest, SwapMode } from './exchange-provider.js';
 import { checkNetwork } from './networks.js';
-import { SOL_MINT } from './sandbox-world.js';
+import { SOL_MINT } from './native-token.js';
 import type { SolanaChains } from './solana-chains.js';
 import { QUOTE_TTL_SECONDS, quoteView, type StoredQuote, type SwapQuoteView } from './swap-quote.js';
 import { checkAddress, decimalFromRaw, rawFromDecimal } from './token-amounts.js';
@@ -179,7 +180,8 @@ export class SolanaExchange {
       if ('recorded' in execution) return this.resultOf(execution.recorded);
       const { send } = execution;
       const chain = this.chains.productionChain(network);
-      await checkBuiltSwap(chain, send.transaction, wallet.address, request, send.inAmountRaw, threshold);
+      const transaction = VersionedTransaction.deserialize(send.unsigned);
+      await checkBuiltSwap(chain, transaction, wallet.address, request, send.inAmountRaw, threshold);
       // The swap's key is claimed by `swap` (Idempotency.run); the record is attached to that claim.
       const view = await this.transfers.submit(
         principal,
@@ -197,8 +199,8 @@ export class SolanaExchange {
           outputAmountRaw: send.outAmountRaw,
           quoteId,
           lamportsNeeded: SIGNATURE_FEE,
-          transaction: send.transaction,
-          lastValidBlockHeight: send.lastValidBlockHeight,
+          transaction,
+          lastValidBlockHeight: send.validThroughHeight,
         },
         (tx, row) => this.idempotency.attach(tx, claim, row.id),
       );

@@ -4,11 +4,11 @@ import { solanaWallets } from '../../db/solana-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
 import { recordEvent } from '../events/outbox.js';
-import type { Arrival, ExecutionListener } from './litesvm-chain.js';
+import type { Arrival, ExecutionListener } from './chain.js';
 import { transitionChainSend } from './chain-sends.js';
 import { sending, transferStore } from './transfer-store.js';
 import type { SolanaNetwork } from './networks.js';
-import { SOL_MINT } from './sandbox-world.js';
+import { SOL_MINT } from './native-token.js';
 import { decimalFromRaw } from './token-amounts.js';
 
 /**

@@ -4,7 +4,7 @@ import { queryRows } from '../../db/client.js';
 import { solanaWatchCursors } from '../../db/solana-schema.js';
 import type { Clock } from '../clock.js';
 import type { Environment } from '../auth/permissions.js';
-import type { Arrival } from './litesvm-chain.js';
+import type { Arrival } from './chain.js';
 import type { SolanaNetwork } from './networks.js';
 import type { RpcChain } from './rpc-chain.js';
 

@@ -69,8 +69,8 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
     const built = await this.buildSwap(fresh.raw, order.walletAddress);
     return {
       send: {
-        transaction: built.transaction,
-        lastValidBlockHeight: built.lastValidBlockHeight,
+        unsigned: built.transaction.serialize(),
+        validThroughHeight: built.lastValidBlockHeight,
         inAmountRaw: fresh.inAmountRaw,
         outAmountRaw: fresh.outAmountRaw,
       },

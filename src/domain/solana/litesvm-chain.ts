@@ -2,37 +2,17 @@ import { address } from '@solana/kit';
 import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { VersionedTransaction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
-import type { Tx } from '../../db/client.js';
-import type { SignatureState, SolanaChain, TokenHolding } from './chain.js';
-import { TransactionRejected } from './chain.js';
+import type { Arrival, ExecutionListener, SignatureState, SolanaChain, TokenHolding } from './chain.js';
+import { TransactionRejected } from '../chain/chain-adapter.js';
 import type { SolanaNetwork } from './networks.js';
-import { accountAt, accountExists, addressOf, lamportsAt } from './sandbox-accounts.js';
+import { accountAt, accountExists, lamportsAt } from './sandbox-accounts.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
 import { ChainFailure, SOL_MINT } from './sandbox-world.js';
-import { associatedTokenAddress } from './token-accounts.js';
+import { associatedTokenAddress, parseTokenAccount } from './token-accounts.js';
+
+export { parseTokenAccount } from './token-accounts.js';
 
 /** What arrived at a wallet that did not sign the transaction: an incoming transfer. */
-export interface Arrival {
-  owner: string;
-  /** SOL_MINT for lamports. */
-  mint: string;
-  amountRaw: bigint;
-  decimals: number;
-  signature: string;
-  from: string;
-}
-
-/**
- * Told, in the transaction that stores the chain's new state, what a transaction did: so the
- * records that depend on it (the sender's transfer, the receivers' events) change in the same
- * commit as the chain, and are never half a step behind it.
- */
-export type ExecutionListener = (
-  tx: Tx,
-  network: SolanaNetwork,
-  executed: { signature: string; arrivals: Arrival[] },
-) => Promise<void>;
-
 const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
 
 /** A sandbox network: litesvm behind the chain interface, its state in the database (SandboxChainStore). */
@@ -151,15 +131,6 @@ function balancesOf(svm: LiteSVM, keys: string[]): Map<string, Balance> {
     }
   }
   return balances;
-}
-
-export function parseTokenAccount(data: ArrayLike<number>): { mint: string; owner: string; amount: bigint } {
-  const view = Buffer.from(Uint8Array.from(data));
-  return {
-    mint: addressOf(view.subarray(0, 32)),
-    owner: addressOf(view.subarray(32, 64)),
-    amount: view.readBigUInt64LE(64),
-  };
 }
 
 function mintDecimalsOf(svm: LiteSVM, mint: string): number | undefined {

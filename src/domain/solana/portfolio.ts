@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { CustodialWallets } from './custodial-wallets.js';
 import { checkNetwork, type SolanaNetwork } from './networks.js';
-import { SOL } from './sandbox-world.js';
+import { SOL } from './native-token.js';
 import type { SolanaChains } from './solana-chains.js';
 import { checkAddress, decimalFromRaw } from './token-amounts.js';
 import type { TokenDirectory } from './token-directory.js';

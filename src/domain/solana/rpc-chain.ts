@@ -1,7 +1,8 @@
 import { NATIVE_MINT, TOKEN_PROGRAM_ID } from '@solana/spl-token';
-import type { Arrival } from './litesvm-chain.js';
+import type { Arrival } from './chain.js';
 import { Connection, PublicKey, SendTransactionError, VersionedTransaction } from '@solana/web3.js';
-import { type SignatureState, type SolanaChain, type TokenHolding, TransactionRejected } from './chain.js';
+import { TransactionRejected } from '../chain/chain-adapter.js';
+import type { SignatureState, SolanaChain, TokenHolding } from './chain.js';
 import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
 import type { SolanaNetwork } from './networks.js';
 import { checkedRpcFetch, classifiedConnection } from '../upstream/solana-rpc.js';

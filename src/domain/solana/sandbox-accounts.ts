@@ -1,7 +1,10 @@
 import { createRequire } from 'node:module';
-import { getAddressDecoder, getAddressEncoder } from '@solana/kit';
+import { getAddressEncoder } from '@solana/kit';
 import type { Account as AccountClass, LiteSVM } from 'litesvm';
+import { addressOf } from './key-addresses.js';
 import type { AccountState } from './sandbox-chain-rows.js';
+
+export { addressOf } from './key-addresses.js';
 
 /**
  * Sandbox accounts read and written by their key bytes. litesvm's public methods take base58
@@ -36,12 +39,10 @@ interface NativeSvm {
 
 const nativeOf = (svm: LiteSVM): NativeSvm => (svm as unknown as { inner: NativeSvm }).inner;
 
-/** Conversions remembered at most, each way (a sandbox has a few per tenant); past it the memory starts again. */
+/** Addresses remembered at most (a sandbox has a few per tenant); past it the memory starts again. */
 const REMEMBERED = 50_000;
 const encoder = getAddressEncoder();
-const decoder = getAddressDecoder();
 const bytesByAddress = new Map<string, Uint8Array>();
-const addressByBytes = new Map<string, string>();
 
 /**
  * An address's 32 bytes, as remembered (a base58 string that is not an address throws, as kit's
@@ -59,19 +60,6 @@ function rememberedBytes(address: string): Uint8Array {
 
 /** An address's 32 bytes, a copy of its own. */
 export const keyBytes = (address: string): Uint8Array => rememberedBytes(address).slice();
-
-/** The base58 address of 32 key bytes (a key inside account data, or an account's owner). */
-export function addressOf(bytes: Uint8Array): string {
-  if (bytes.length < 32) throw new RangeError(`A key is 32 bytes, not ${bytes.length}.`);
-  const raw = Buffer.from(bytes.buffer, bytes.byteOffset, 32).toString('latin1');
-  let address = addressByBytes.get(raw);
-  if (address === undefined) {
-    address = decoder.decode(bytes.subarray(0, 32));
-    if (addressByBytes.size >= REMEMBERED) addressByBytes.clear();
-    addressByBytes.set(raw, address);
-  }
-  return address;
-}
 
 /** An account's whole state (data copied), or null when it does not exist. */
 export function accountAt(svm: LiteSVM, address: string): AccountState | null {

@@ -1,17 +1,11 @@
 import { createHash } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 import type { Clock } from '../clock.js';
+import { BLOCKHASH_LIFETIME_SLOTS, SLOT_MS } from './blockhash-lifetime.js';
 
-/** A sandbox slot lasts as long as a mainnet one, about 400 ms. */
-export const SLOT_MS = 400;
-/** Slots a blockhash stays good for after its own, as on Solana. */
-export const BLOCKHASH_LIFETIME_SLOTS = 150n;
-/**
- * The longest a signed sandbox transaction can wait before it is refused as expired (about a
- * minute). Retention keeps executed signatures far longer (at least a day), so a transaction old
- * enough to have lost its signature record is refused for its blockhash instead.
- */
-export const BLOCKHASH_MAX_AGE_MS = Number(BLOCKHASH_LIFETIME_SLOTS + 1n) * SLOT_MS;
+/** Solana's blockhash lifetime, which the sandbox chains keep as the network does. */
+export { BLOCKHASH_LIFETIME_SLOTS, BLOCKHASH_MAX_AGE_MS, SLOT_MS } from './blockhash-lifetime.js';
+
 /**
  * Slots ahead of this instance's clock a blockhash may be from (10 s): another instance whose
  * clock runs ahead hands out blockhashes this one has not reached yet, and they are not expired.

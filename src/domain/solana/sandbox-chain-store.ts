@@ -3,7 +3,7 @@ import type { LiteSVM } from 'litesvm';
 import type { Database, Tx } from '../../db/client.js';
 import { type Clock, systemClock } from '../clock.js';
 import { DomainError } from '../errors.js';
-import { TransactionRejected } from './chain.js';
+import { TransactionRejected } from '../chain/chain-adapter.js';
 import type { SolanaNetwork } from './networks.js';
 import { SandboxBlockhashes } from './sandbox-blockhash.js';
 import { sandboxChainRows as rows } from './sandbox-chain-rows.js';

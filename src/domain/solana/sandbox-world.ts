@@ -4,7 +4,6 @@ import {
   createInitializeMint2Instruction,
   createMintToInstruction,
   MINT_SIZE,
-  NATIVE_MINT,
   TOKEN_PROGRAM_ID,
 } from '@solana/spl-token';
 import {
@@ -18,6 +17,7 @@ import {
 } from '@solana/web3.js';
 import { address, lamports } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
+import { SOL, type TokenInfo } from './native-token.js';
 import { sendCheckedWire } from './sandbox-accounts.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
@@ -26,15 +26,7 @@ import { associatedTokenAddress } from './token-accounts.js';
  * seeds. Three tokens (mint authority: the faucet), and constant-product pools whose reserves are
  * the on-chain balances of one market-maker wallet per pool.
  */
-export const SOL_MINT = NATIVE_MINT.toBase58();
-
-export interface TokenInfo {
-  address: string;
-  symbol: string;
-  name: string;
-  decimals: number;
-  logoUri?: string;
-}
+export { SOL, SOL_MINT, type TokenInfo } from './native-token.js';
 
 const derived = new Map<string, Keypair>();
 /**
@@ -51,7 +43,6 @@ export function sandboxKeypair(name: string): Keypair {
   return keypair;
 }
 
-export const SOL: TokenInfo = { address: SOL_MINT, symbol: 'SOL', name: 'Solana', decimals: 9 };
 const token = (symbol: string, name: string, decimals: number): TokenInfo => {
   let mintAddress: string | undefined;
   return {

@@ -1,6 +1,6 @@
 import type { ExchangeProvider, ProviderQuote, QuoteRequest, SwapMode } from './exchange-provider.js';
 import type { SolanaNetwork } from './networks.js';
-import type { TokenInfo } from './sandbox-world.js';
+import type { TokenInfo } from './native-token.js';
 import { decimalFromRaw } from './token-amounts.js';
 
 export const QUOTE_TTL_SECONDS = 30;

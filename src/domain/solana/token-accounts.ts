@@ -1,6 +1,7 @@
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
 import { LRUCache } from 'lru-cache';
+import { addressOf } from './key-addresses.js';
 
 /**
  * Associated token account addresses, remembered. Deriving one is a program-address search (SHA-256
@@ -21,4 +22,14 @@ export function associatedTokenAddress(mint: PublicKey | string, owner: PublicKe
     cache.set(key, found);
   }
   return found;
+}
+
+/** An SPL token account's mint, owner and amount, from its data. */
+export function parseTokenAccount(data: ArrayLike<number>): { mint: string; owner: string; amount: bigint } {
+  const view = Buffer.from(Uint8Array.from(data));
+  return {
+    mint: addressOf(view.subarray(0, 32)),
+    owner: addressOf(view.subarray(32, 64)),
+    amount: view.readBigUInt64LE(64),
+  };
 }

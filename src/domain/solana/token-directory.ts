@@ -2,7 +2,7 @@ import type { Environment } from '../auth/permissions.js';
 import { badInput } from '../errors.js';
 import type { ExchangeProvider } from './exchange-provider.js';
 import type { SolanaNetwork } from './networks.js';
-import { SANDBOX_TOKENS, SOL, type TokenInfo } from './sandbox-world.js';
+import { SOL, type TokenInfo } from './native-token.js';
 import type { SolanaChains } from './solana-chains.js';
 
 /** Well-known mainnet tokens: names and symbols without asking anyone. Others are read from the chain. */
@@ -18,10 +18,12 @@ export class TokenDirectory {
   constructor(
     private readonly chains: SolanaChains,
     private readonly exchange: (environment: Environment) => ExchangeProvider | undefined,
+    /** The sandbox world's tokens, given by the sandbox's wiring (services.ts). */
+    private readonly sandboxTokens: readonly TokenInfo[],
   ) {}
 
-  known(environment: Environment): TokenInfo[] {
-    return environment === 'sandbox' ? SANDBOX_TOKENS : MAINNET_TOKENS;
+  known(environment: Environment): readonly TokenInfo[] {
+    return environment === 'sandbox' ? this.sandboxTokens : MAINNET_TOKENS;
   }
 
   /** The token of a mint, or a 400 naming `field` when the address is not a mint on that network. */

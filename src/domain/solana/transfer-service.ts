@@ -1,4 +1,3 @@
-import { getBase58Decoder } from '@solana/kit';
 import { readsOf } from '../../db/pool-routing.js';
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction } from '@solana/spl-token';
 import {
@@ -6,7 +5,7 @@ import {
   SystemProgram,
   Transaction,
   type TransactionInstruction,
-  VersionedTransaction,
+  type VersionedTransaction,
 } from '@solana/web3.js';
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.js';
@@ -16,19 +15,21 @@ import { DomainError } from '../errors.js';
 import { type Idempotency, replay, toStorable } from '../idempotency/idempotency.js';
 import { transitionChainSend } from './chain-sends.js';
 import { claimOf, isRefusal, KeyRaceError, type KeyRef, refuseKey } from '../money/key-claim.js';
-import { type SolanaChain, TransactionRejected } from './chain.js';
+import { TransactionRejected } from '../chain/chain-adapter.js';
+import type { SolanaChain } from './chain.js';
 import type { CustodialWallets, SolanaWalletRow } from './custodial-wallets.js';
-import { signLegacy } from './legacy-signing.js';
+import { signTransaction } from './transaction-signing.js';
 import { checkNetwork, type SolanaNetwork } from './networks.js';
-import { BLOCKHASH_MAX_AGE_MS } from './sandbox-blockhash.js';
-import { SOL, SOL_MINT } from './sandbox-world.js';
+import { BLOCKHASH_MAX_AGE_MS } from './blockhash-lifetime.js';
+import { SOL, SOL_MINT } from './native-token.js';
 import type { SolanaChains } from './solana-chains.js';
 import { checkAddress, decimalFromRaw, rawFromDecimal } from './token-amounts.js';
 import type { TokenDirectory } from './token-directory.js';
 import { type TransferView, transferView, withReference } from './transfer-view.js';
 
 export { type TransferView, transferView, withReference } from './transfer-view.js';
-import { CONFIRM_JOB, type KeyAnswer, type SolanaTransferRow, sending, transferStore } from './transfer-store.js';
+import type { KeyAnswer } from '../chain/chain-sends.js';
+import { CONFIRM_JOB, type SolanaTransferRow, sending, transferStore } from './transfer-store.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
 export { CONFIRM_JOB };
@@ -66,8 +67,6 @@ export interface Outgoing {
   transaction: Transaction | VersionedTransaction;
   lastValidBlockHeight: bigint;
 }
-
-const base58 = getBase58Decoder();
 
 /**
  * Outgoing transfers of custodial wallets. The order of things is the point: check the input, claim
@@ -239,9 +238,9 @@ export class SolanaTransfers {
           claimed = true;
           const recorded = await transferStore.record(tx, {
             row,
-            lamports,
+            nativeBalance: lamports,
             tokenBalance,
-            solNeeded,
+            nativeNeeded: solNeeded,
             confirmAt: new Date(now.getTime() + CONFIRM_EVERY_MS),
             key,
             leaseUntil: new Date(now.getTime() + SEND_LEASE_MS),
@@ -396,16 +395,8 @@ export class SolanaTransfers {
     wallet: SolanaWalletRow,
     transaction: Transaction | VersionedTransaction,
   ): Promise<{ wire: Uint8Array; signature: string }> {
-    const signer = new PublicKey(wallet.address);
-    if (transaction instanceof VersionedTransaction) {
-      const signature = await this.wallets.sign(wallet, transaction.message.serialize());
-      transaction.addSignature(signer, signature);
-      return { wire: transaction.serialize(), signature: base58.decode(transaction.signatures[0]!) };
-    }
-    // Not verified again in JavaScript (a millisecond of curve arithmetic): node's ed25519 just made
-    // it with the wallet's key, and a chain refuses a bad signature anyway.
-    const signed = await signLegacy(transaction, signer, (message) => this.wallets.sign(wallet, message));
-    return { wire: signed.wire, signature: base58.decode(signed.firstSignature) };
+    const signed = await signTransaction(transaction, wallet.address, (message) => this.wallets.sign(wallet, message));
+    return { wire: signed.wire, signature: signed.hash };
   }
 }
 
@@ -439,7 +430,7 @@ function shortOf(
   lamports: bigint,
   tokenBalance: bigint,
   solNeeded: bigint,
-  held: { heldSol: bigint; heldToken: bigint },
+  held: { heldNative: bigint; heldToken: bigint },
 ): DomainError {
   const positive = (v: bigint) => (v > 0n ? v : 0n);
   if (outgoing.mint) {
@@ -451,6 +442,6 @@ function shortOf(
       );
   }
   return insufficient(
-    `Insufficient SOL on ${outgoing.network}: ${decimalFromRaw(positive(lamports - held.heldSol), 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
+    `Insufficient SOL on ${outgoing.network}: ${decimalFromRaw(positive(lamports - held.heldNative), 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
   );
 }

@@ -6,6 +6,7 @@ import type { Principal } from '../auth/principal.js';
 import { laneOf } from '../jobs/lanes.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
 import { claimCtes } from '../money/plain-write.js';
+import type { ChainSendMove, ChainSendStore, KeyAnswer, Recorded, SendRecord } from '../chain/chain-sends.js';
 import { runIn } from '../../db/plain-sql.js';
 import { TRANSFER_EVENT_TYPE, transferEventData } from './transfer-events.js';
 
@@ -143,7 +144,7 @@ const ANSWER = statement(
 );
 
 /**
- * One move of a pending send's lifecycle (src/domain/solana/chain-sends.ts), as ONE statement:
+ * One move of a pending send's lifecycle (src/domain/chain/chain-sends.ts), as ONE statement:
  * the guarded status update (of two racing moves one matches), its history row, its event, and
  * the confirmation job dropped (nothing left to follow;
  * one a worker holds is left to find the send final). Everything depends on the update.
@@ -194,13 +195,6 @@ const AFTER_SEND = statement(
   select t.*, (select count(*) from answered)::int as answered from t`,
 );
 
-/** A key to answer with `response` in the commit of a move, when the move happens; `answered` is set when it was. */
-export interface KeyAnswer {
-  key: KeyRef;
-  response: unknown;
-  answered?: boolean;
-}
-
 /**
  * Sends this process is sending right now, by signature: the row as recorded (pending) and the key
  * to answer when the sandbox chain confirms it. The chain's commit moves the send from the row in
@@ -209,23 +203,11 @@ export interface KeyAnswer {
  */
 export const sending = new Map<string, { row: SolanaTransferRow; answer?: KeyAnswer }>();
 
-/** A signed send to record: everything its row keeps, with what the wallet's balance must cover. */
-export interface SendRecord {
-  row: SolanaTransferRow;
-  /** What the chain says the wallet holds now: lamports, and of `row.mint` (0 for SOL). */
-  lamports: bigint;
-  tokenBalance: bigint;
-  /** Lamports the send takes: fees and rent, plus the amount for SOL. */
-  solNeeded: bigint;
-  confirmAt: Date;
-  key: KeyRef | null;
-  leaseUntil: Date;
-}
-
-export type Recorded = { recorded: true; keyed: boolean } | { recorded: false; heldSol: bigint; heldToken: bigint };
-
-/** SQL for outgoing Solana transactions; every query named by its function, written once as plain SQL. */
-export const transferStore = {
+/**
+ * SQL for outgoing Solana transactions, the core's chain-send store on solana_transfers (native
+ * units: lamports); every query named by its function, written once as plain SQL.
+ */
+export const transferStore: ChainSendStore<SolanaTransferRow> = {
   async findTransfer(db: Executor, id: string): Promise<SolanaTransferRow | undefined> {
     const [row] = await runIn(db, FIND, [id]);
     return row ? rowOf(row) : undefined;
@@ -265,13 +247,13 @@ export const transferStore = {
   },
 
   /** Records a signed send under the wallet's lock when its balance covers it; see RECORD. */
-  async record(tx: Executor, send: SendRecord): Promise<Recorded> {
+  async record(tx: Executor, send: SendRecord<SolanaTransferRow>): Promise<Recorded> {
     const { row, key } = send;
     const [result] = await runIn<{ sol: string; token: string; recorded: number; keyed: number }>(tx, RECORD, [
       row.fromAddress,
       row.network,
-      send.lamports.toString(),
-      send.solNeeded.toString(),
+      send.nativeBalance.toString(),
+      send.nativeNeeded.toString(),
       row.mint,
       send.tokenBalance.toString(),
       row.amountRaw.toString(),
@@ -298,7 +280,7 @@ export const transferStore = {
       send.leaseUntil.toISOString(),
     ]);
     if (result!.recorded > 0) return { recorded: true, keyed: result!.keyed > 0 };
-    return { recorded: false, heldSol: BigInt(result!.sol), heldToken: BigInt(result!.token) };
+    return { recorded: false, heldNative: BigInt(result!.sol), heldToken: BigInt(result!.token) };
   },
 
   /** The key of a send is `done` with its answer (one statement; nothing else commits with it). */
@@ -315,14 +297,7 @@ export const transferStore = {
   async move(
     tx: Executor,
     row: SolanaTransferRow,
-    move: {
-      kind: string;
-      to: SolanaTransferRow['status'];
-      error: string | null;
-      at: Date;
-      event?: string;
-      answer?: KeyAnswer;
-    },
+    move: ChainSendMove<SolanaTransferRow>,
   ): Promise<SolanaTransferRow | undefined> {
     const moved: SolanaTransferRow = { ...row, status: move.to, error: move.error, updatedAt: move.at };
     const key = move.answer?.key;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import { explorerUrl, type SolanaNetwork } from './networks.js';
-import { SOL_MINT } from './sandbox-world.js';
+import { SOL_MINT } from './native-token.js';
 import { decimalFromRaw } from './token-amounts.js';
 import type { SolanaTransferRow } from './transfer-store.js';
 

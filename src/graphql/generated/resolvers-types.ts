@@ -653,6 +653,90 @@ export type CardInput = {
   number: Scalars['String']['input'];
 };
 
+/** A stored swap quote of any chain family: swap it by quoteId before it expires. */
+export type ChainSwapQuote = {
+  /** The amounts in and out (token units and raw base units), and the least that comes out. */
+  amounts: SwapAmounts;
+  /** Seconds a swap is expected to take. */
+  estimatedSwapTime: Scalars['Int']['output'];
+  /** Whether the wallet holds enough of the input token. */
+  executable: Scalars['Boolean']['output'];
+  /** Seconds until the quote expires. */
+  expiresIn: Scalars['Int']['output'];
+  /** Unix seconds. */
+  expiryTimestamp: Scalars['SafeInt']['output'];
+  /** The venues', the platform's and the network's fees. */
+  fees: SwapFees;
+  /** The token sold. */
+  fromToken: ChainToken;
+  /** The network quoted on (mainnet-beta, devnet or testnet for Solana). */
+  network: Scalars['String']['output'];
+  /** Percent, absolute value. */
+  priceImpact: Scalars['String']['output'];
+  /** Pass to the family's swap mutation to execute this quote. */
+  quoteId: Scalars['String']['output'];
+  /** The exchange rate both ways. */
+  rates: SwapRates;
+  /** The venues the swap goes through. */
+  route: SwapRoute;
+  /** Percent. */
+  slippageTolerance: Scalars['String']['output'];
+  /** ExactIn (the input amount is fixed) or ExactOut (the output amount is). */
+  swapMode: SwapMode;
+  /** The token bought. */
+  toToken: ChainToken;
+  /** The amounts in US dollars, when prices are known. */
+  usdValues: SwapUsdValues;
+  /** What the partner should know before swapping (thin liquidity, a high price impact). */
+  warnings: Array<Scalars['String']['output']>;
+};
+
+/** A token of any chain family, named by its address on the chain (a Solana mint, an ERC-20 contract). */
+export type ChainToken = {
+  /** The token's address on its chain (a Solana mint, an ERC-20 contract). */
+  address: Scalars['String']['output'];
+  /** Decimal places of one token unit: an amount in base units is the token amount × 10^decimals. */
+  decimals: Scalars['Int']['output'];
+  /** A logo's URL, when the token directory has one. */
+  logoUri?: Maybe<Scalars['String']['output']>;
+  /** The token's name. */
+  name: Scalars['String']['output'];
+  /** The ticker, e.g. SOL, USDC. */
+  symbol: Scalars['String']['output'];
+};
+
+/** An outgoing transaction of a custodial wallet on any chain: signed, stored, then sent. */
+export type ChainTransfer = {
+  /** In token units, a decimal string (exact). */
+  amount: Scalars['String']['output'];
+  /** In the chain's raw base units. */
+  amountRaw: Scalars['String']['output'];
+  /** When the send was recorded. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Why the send failed; null unless it failed. */
+  error?: Maybe<Scalars['String']['output']>;
+  /** The sending custodial wallet's address. */
+  from: Scalars['String']['output'];
+  /** The transfer's id. */
+  id: Scalars['ID']['output'];
+  /** The family's kind of send (sol, token or swap for Solana). */
+  kind: Scalars['String']['output'];
+  /** A network of the transfer's family (mainnet-beta, devnet or testnet for Solana). */
+  network: Scalars['String']['output'];
+  /** The global id: pass it to node(id:). */
+  nodeId: Scalars['ID']['output'];
+  /** The recipient's address. */
+  to: Scalars['String']['output'];
+  /** Where to look the transaction up. */
+  txUrl: Scalars['String']['output'];
+};
+
+/** A custodial wallet of any chain family: one per user, environment and family. */
+export type ChainWallet = {
+  /** The wallet's address, in its family's notation (base58 for Solana). */
+  address: Scalars['String']['output'];
+};
+
 /** An API key to create. */
 export type CreateApiKeyInput = {
   /** A name to tell the key by, 1-100 characters. */
@@ -2676,7 +2760,7 @@ export type SolanaPortfolio = {
 };
 
 /** A token: its mint, symbol, name and decimals. SOL is the wrapped-SOL mint So1111…1112. */
-export type SolanaToken = {
+export type SolanaToken = ChainToken & {
   __typename?: 'SolanaToken';
   /** The token's mint address (base58). */
   address: Scalars['String']['output'];
@@ -2722,7 +2806,7 @@ export type SolanaTokenTransferInput = {
 };
 
 /** An outgoing transaction of the custodial wallet: a SOL or token transfer, or a swap. */
-export type SolanaTransfer = Node & {
+export type SolanaTransfer = ChainTransfer & Node & {
   __typename?: 'SolanaTransfer';
   /** The amount sent (for a swap, put in), in token units as a decimal string. */
   amount: Scalars['String']['output'];
@@ -2790,7 +2874,7 @@ export type SolanaTransferStatus =
   | 'pending';
 
 /** The caller's custodial Solana wallet. A Solana address is the same on every cluster. */
-export type SolanaWallet = {
+export type SolanaWallet = ChainWallet & {
   __typename?: 'SolanaWallet';
   /** The wallet's public key (base58). */
   address: Scalars['String']['output'];
@@ -3006,7 +3090,7 @@ export type SwapMode =
   | 'ExactOut';
 
 /** The seed's swap quote. Stored for expiresIn seconds: swap it by quoteId. */
-export type SwapQuote = {
+export type SwapQuote = ChainSwapQuote & {
   __typename?: 'SwapQuote';
   /** What goes in and comes out. */
   amounts: SwapAmounts;
@@ -3921,6 +4005,10 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
+  ChainSwapQuote: ( SwapQuoteViewModel );
+  ChainToken: ( SolanaToken );
+  ChainTransfer: ( TransferViewModel );
+  ChainWallet: ( SolanaWalletAddressModel );
   Node:
     | ( BillRecordRowModel )
     | ( BusinessModel )
@@ -3977,6 +4065,10 @@ export type ResolversTypes = ResolversObject<{
   BusinessCustomerUpdate: BusinessCustomerUpdate;
   CableInput: CableInput;
   CardInput: CardInput;
+  ChainSwapQuote: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainSwapQuote']>;
+  ChainToken: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainToken']>;
+  ChainTransfer: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainTransfer']>;
+  ChainWallet: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainWallet']>;
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
@@ -4131,6 +4223,10 @@ export type ResolversParentTypes = ResolversObject<{
   BusinessCustomerUpdate: BusinessCustomerUpdate;
   CableInput: CableInput;
   CardInput: CardInput;
+  ChainSwapQuote: ResolversInterfaceTypes<ResolversParentTypes>['ChainSwapQuote'];
+  ChainToken: ResolversInterfaceTypes<ResolversParentTypes>['ChainToken'];
+  ChainTransfer: ResolversInterfaceTypes<ResolversParentTypes>['ChainTransfer'];
+  ChainWallet: ResolversInterfaceTypes<ResolversParentTypes>['ChainWallet'];
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
@@ -4463,6 +4559,22 @@ export type BusinessCustomerPageResolvers<ContextType = GraphQLContext, ParentTy
   page?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   totalPages?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type ChainSwapQuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainSwapQuote'] = ResolversParentTypes['ChainSwapQuote']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'SwapQuote', ParentType, ContextType>;
+}>;
+
+export type ChainTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainToken'] = ResolversParentTypes['ChainToken']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'SolanaToken', ParentType, ContextType>;
+}>;
+
+export type ChainTransferResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainTransfer'] = ResolversParentTypes['ChainTransfer']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'SolanaTransfer', ParentType, ContextType>;
+}>;
+
+export type ChainWalletResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainWallet'] = ResolversParentTypes['ChainWallet']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'SolanaWallet', ParentType, ContextType>;
 }>;
 
 export type CreatedApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedApiKey'] = ResolversParentTypes['CreatedApiKey']> = ResolversObject<{
@@ -4875,6 +4987,7 @@ export type SolanaTokenResolvers<ContextType = GraphQLContext, ParentType extend
   logoUri?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type SolanaTokenBalanceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SolanaTokenBalance'] = ResolversParentTypes['SolanaTokenBalance']> = ResolversObject<{
@@ -4923,6 +5036,7 @@ export type SolanaWalletResolvers<ContextType = GraphQLContext, ParentType exten
   address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   balance?: Resolver<ResolversTypes['SolanaTokenBalance'], ParentType, ContextType, Partial<SolanaWalletBalanceArgs>>;
   portfolio?: Resolver<ResolversTypes['SolanaPortfolio'], ParentType, ContextType, Partial<SolanaWalletPortfolioArgs>>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type StatementLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatementLine'] = ResolversParentTypes['StatementLine']> = ResolversObject<{
@@ -4984,6 +5098,7 @@ export type SwapQuoteResolvers<ContextType = GraphQLContext, ParentType extends 
   toToken?: Resolver<ResolversTypes['SolanaToken'], ParentType, ContextType>;
   usdValues?: Resolver<ResolversTypes['SwapUsdValues'], ParentType, ContextType>;
   warnings?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type SwapRatesResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SwapRates'] = ResolversParentTypes['SwapRates']> = ResolversObject<{
@@ -5252,6 +5367,10 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   BusinessCustomerConnection?: BusinessCustomerConnectionResolvers<ContextType>;
   BusinessCustomerEdge?: BusinessCustomerEdgeResolvers<ContextType>;
   BusinessCustomerPage?: BusinessCustomerPageResolvers<ContextType>;
+  ChainSwapQuote?: ChainSwapQuoteResolvers<ContextType>;
+  ChainToken?: ChainTokenResolvers<ContextType>;
+  ChainTransfer?: ChainTransferResolvers<ContextType>;
+  ChainWallet?: ChainWalletResolvers<ContextType>;
   CreatedApiKey?: CreatedApiKeyResolvers<ContextType>;
   CreatedWebhookEndpoint?: CreatedWebhookEndpointResolvers<ContextType>;
   DateOrDateTime?: GraphQLScalarType;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { SOL_MINT } from '../../domain/solana/sandbox-world.js';
+import { SOL_MINT } from '../../domain/solana/native-token.js';
 import { defineRoutes } from '../route.js';
 import { Address, SolanaNetwork, TokenAmount } from './solana.js';
 

@@ -3,7 +3,8 @@ import type { Environment } from '../auth/permissions.js';
 import { DomainError } from '../errors.js';
 
 /**
- * The master keys of one environment, by version. Configured as `SOLANA_MASTER_KEYS_<ENV>`:
+ * The master keys of one environment, by version, that seal every chain family's custodial keys
+ * (Solana's are configured as `SOLANA_MASTER_KEYS_<ENV>`):
  * comma-separated `version:base64key` (32 bytes each); the highest version wraps new data keys,
  * every listed version can still unwrap, so a rotation adds a version, re-wraps
  * (`npm run admin -- rewrap-wallet-keys --env …`), then drops the old one.

@@ -1,0 +1,145 @@
+import type { Executor } from '../../db/client.js';
+import type { Principal } from '../auth/principal.js';
+import type { MoneyEventKind } from '../events/payloads.js';
+import type { Lifecycle } from '../lifecycle/lifecycle.js';
+import { IllegalTransition } from '../lifecycle/transition.js';
+import type { KeyRef, KeyRow } from '../money/key-claim.js';
+
+/**
+ * A chain send of any family: signed, stored with its signed transaction, then sent; followed until
+ * the chain confirms it, fails it, or it can no longer land. pending → confirmed | failed, each move
+ * with its `transaction.*` event. A swap is a chain send whose quote executes once.
+ */
+export type ChainSendStatus = 'pending' | 'confirmed' | 'failed';
+
+/** The columns the core reads of a family's chain-send row; the family keeps the rest (amounts, wire). */
+export interface ChainSendRow {
+  id: string;
+  userId: string;
+  environment: Principal['environment'];
+  network: string;
+  /** The family's kinds (sol, token, swap for Solana); `swap` is the one with its own state table. */
+  kind: string;
+  fromAddress: string;
+  /** The transaction's hash (a Solana signature), known once it is signed. */
+  signature: string;
+  status: ChainSendStatus;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const MOVES = {
+  pending: { confirmed: ['transaction.completed'], failed: ['transaction.failed'] },
+  confirmed: {},
+  failed: {},
+} as const satisfies Record<ChainSendStatus, Partial<Record<ChainSendStatus, readonly MoneyEventKind[]>>>;
+
+/** The state tables of one family's chain sends and swaps, on the family's table. */
+export interface ChainSendLifecycles<Row extends ChainSendRow> {
+  send: Lifecycle<Row>;
+  /** A sandbox swap runs and is recorded in one commit, so it is born `confirmed` and never moves. */
+  swap: Lifecycle<Row>;
+  of(row: Pick<Row, 'kind'>): Lifecycle<Row>;
+}
+
+/** Every family's chain sends move along one table; a family names its table and its event data. */
+export function chainSendLifecycles<Row extends ChainSendRow>(
+  table: unknown,
+  data: (row: Row) => unknown,
+): ChainSendLifecycles<Row> {
+  const send: Lifecycle<Row> = { kind: 'chain_send', table, versioned: false, data, moves: MOVES };
+  const swap: Lifecycle<Row> = { ...send, kind: 'swap' };
+  return { send, swap, of: (row) => (row.kind === 'swap' ? swap : send) };
+}
+
+/** A key to answer with `response` in the commit of a move, when the move happens; `answered` is set when it was. */
+export interface KeyAnswer {
+  key: KeyRef;
+  response: unknown;
+  answered?: boolean;
+}
+
+/** One move of a send, as its store writes it in one statement. */
+export interface ChainSendMove<Row extends ChainSendRow> {
+  /** The lifecycle's kind, named in the move's history row. */
+  kind: string;
+  to: Row['status'];
+  error: string | null;
+  at: Date;
+  event?: string;
+  answer?: KeyAnswer;
+}
+
+/**
+ * A signed send to record under the wallet's lock: everything its row keeps, with what the wallet's
+ * balance must cover. The store refuses it when the chain balance less the wallet's pending sends
+ * does not cover it (the holds of a chain send).
+ */
+export interface SendRecord<Row extends ChainSendRow> {
+  row: Row;
+  /** What the chain says the wallet holds now of the native asset, and of the token sent (0 for native). */
+  nativeBalance: bigint;
+  tokenBalance: bigint;
+  /** Native units the send takes: fees and rent, plus the amount for a native send. */
+  nativeNeeded: bigint;
+  confirmAt: Date;
+  key: KeyRef | null;
+  leaseUntil: Date;
+}
+
+export type Recorded = { recorded: true; keyed: boolean } | { recorded: false; heldNative: bigint; heldToken: bigint };
+
+/** Where a family keeps its chain sends: every write of the send path, each one statement. */
+export interface ChainSendStore<Row extends ChainSendRow> {
+  findTransfer(db: Executor, id: string): Promise<Row | undefined>;
+  findOwnedBySignature(db: Executor, principal: Principal, signature: string): Promise<Row | undefined>;
+  findPendingBySignature(db: Executor, signature: string): Promise<Row | undefined>;
+  listOwned(db: Executor, principal: Principal, limit: number): Promise<Row[]>;
+  /** Claims the key and, when fresh (or keyless), locks the wallet's row. */
+  claimAndLock(tx: Executor, key: KeyRef | null, walletId: string, now: Date): Promise<KeyRow>;
+  /** Records a signed send with its event, confirmation job and key when the balance less holds covers it. */
+  record(tx: Executor, send: SendRecord<Row>): Promise<Recorded>;
+  answer(db: Executor, key: KeyRef, response: unknown): Promise<void>;
+  /** Moves `row` from the status it was read in; undefined when a racing move got there first. */
+  move(tx: Executor, row: Row, move: ChainSendMove<Row>): Promise<Row | undefined>;
+  /** The send after sending; when confirmed, its key (if any) is answered with `confirmedAnswer`. */
+  afterSend(
+    db: Executor,
+    id: string,
+    key: KeyRef | null,
+    confirmedAnswer: unknown,
+  ): Promise<{ row: Row; answered: boolean }>;
+}
+
+/**
+ * `transition()` for chain sends and swaps, in one statement on the send path: refuses a move the
+ * kind's table does not list (IllegalTransition, before anything is written), updates only while
+ * the send is still in the status `row` was read in (of two racing moves one wins, the other gets
+ * undefined), keeps the move in operation_transitions, records the move's event from the table,
+ * and drops the send's confirmation job, which has nothing left to follow. `row` is the send as
+ * read; the answer is the moved row. `changes.answer` is a key answered in the same statement when
+ * the move happens.
+ */
+export async function transitionChainSend<Row extends ChainSendRow>(
+  store: Pick<ChainSendStore<Row>, 'move'>,
+  lifecycles: ChainSendLifecycles<Row>,
+  tx: Executor,
+  row: Row,
+  to: Row['status'],
+  at: Date,
+  changes: { error?: string | null; answer?: KeyAnswer } = {},
+): Promise<Row | undefined> {
+  const lifecycle = lifecycles.of(row);
+  const events = lifecycle.moves[row.status as Row['status']]?.[to];
+  if (events === undefined) throw new IllegalTransition(lifecycle.kind, row.status, to);
+  if (events.length > 1) throw new Error(`A ${lifecycle.kind} move emits at most one event.`);
+  return store.move(tx, row, {
+    kind: lifecycle.kind,
+    to,
+    error: changes.error ?? row.error,
+    at,
+    event: events[0],
+    answer: changes.answer,
+  });
+}
