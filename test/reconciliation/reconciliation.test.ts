@@ -270,7 +270,10 @@ describe('reconciliation', () => {
       ],
       { settlementHours: 24, settlementHoursByProvider: {}, breakMaxAgeMs: 72 * HOUR },
     );
-    const day = new Date().toISOString().slice(0, 10);
+    // A day of this test's own: the run reconciles every production bill of its day, and a worker's
+    // earlier files (their bills made today) share its database on PGlite.
+    const day = '2026-04-17';
+    const madeAt = new Date(`${day}T12:00:00.000Z`);
     const bill = async (status: 'SUCCESS' | 'FAILED') => {
       const [row] = await t.services.db
         .insert(billRecords)
@@ -285,9 +288,11 @@ describe('reconciliation', () => {
           status,
           billerName: 'MTN',
           provider: 'flutterwave',
+          createdAt: madeAt,
+          updatedAt: madeAt,
         })
         .returning();
-      // The provider's own record, paid under the gateway's provider reference.
+      // The provider's own record, paid under the gateway's provider reference, on the same day.
       await new FlutterwaveBillsProvider({ secretKey: fake.v3SecretKey, baseUrl: `${fake.url}/v3` }).pay({
         billerCode: 'BIL099',
         itemCode: 'AT099',
@@ -295,11 +300,12 @@ describe('reconciliation', () => {
         amount: 50_000n,
         reference: `pgw-${row!.id}`,
       });
+      fake.bills.get(`pgw-${row!.id}`)!['created_at'] = madeAt.toISOString();
       return row!;
     };
     await bill('SUCCESS');
     const failed = await bill('FAILED');
-    clock.set(new Date(Date.now() + 3 * 86_400_000));
+    clock.set(new Date(madeAt.getTime() + 3 * 86_400_000));
     const run = await bills.run({ environment: 'production', date: day, trigger: 'manual' });
     expect(run.sources[0]).toMatchObject({ provider: 'flutterwave-bills', ours: 2, theirs: 2, matched: 1, breaks: 1 });
     const found = (await bills.breaks({ open: true })).filter((b) => b.provider === 'flutterwave-bills');
