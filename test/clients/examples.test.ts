@@ -61,7 +61,7 @@ describe('the TypeScript client examples against a live gateway', () => {
     const bills = await gql.listRecords(client);
     expect(bills.map((bill) => bill.reference)).toEqual([paid.reference]);
     await stampAll(s.t.services.db);
-    const events = await gql.subscribeToEvents(client, 0, 2);
+    const events = await gql.subscribeToEvents(client, { after: 0, count: 2 });
     expect(events.map((event) => event.type)).toEqual(['deposit.completed', 'bill.payment.successful']);
     expect(events[0]!.seq).toBeLessThan(events[1]!.seq);
   });

@@ -19,8 +19,8 @@ const LatestBills = graphql(`
   }
 `);
 const LiveEvents = graphql(`
-  subscription LiveEvents($after: SafeInt) {
-    events(after: $after) { seq type created data }
+  subscription LiveEvents($after: SafeInt, $types: [String!]) {
+    events(after: $after, types: $types) { seq type created data }
   }
 `);
 
@@ -56,10 +56,13 @@ export async function listRecords(gql = client()) {
   return billRecords.bills;
 }
 
-/** Subscribe to events: replays what came after `after`, then goes on live; stops after `count`. */
-export async function subscribeToEvents(gql = client(), after = 0, count = 1) {
+/** Subscribe to events of some kinds: replays what came after `after`, then goes on live; stops after `count`. */
+export async function subscribeToEvents(
+  gql = client(),
+  { after = 0, types = ['deposit.completed', 'bill.payment.successful'], count = 1 } = {},
+) {
   const seen = [];
-  for await (const { events } of gql.subscribe(LiveEvents, { after })) {
+  for await (const { events } of gql.subscribe(LiveEvents, { after, types })) {
     seen.push(events); // { seq, type: 'deposit.completed', created, data }
     if (seen.length >= count) break; // ends the subscription
   }

@@ -17,13 +17,13 @@ type Documents = {
     "\n  mutation FundInSandbox($amount: Float!) {\n    simulateVirtualAccountTransfer(amount: $amount) { reference status amount }\n  }\n": typeof types.FundInSandboxDocument,
     "\n  mutation PayAirtime($input: AirtimeInput!) {\n    buyAirtime(input: $input) { reference status amount fee billerName }\n  }\n": typeof types.PayAirtimeDocument,
     "\n  query LatestBills($limit: Int) {\n    billRecords(limit: $limit) { total bills { reference type status amount createdAt } }\n  }\n": typeof types.LatestBillsDocument,
-    "\n  subscription LiveEvents($after: SafeInt) {\n    events(after: $after) { seq type created data }\n  }\n": typeof types.LiveEventsDocument,
+    "\n  subscription LiveEvents($after: SafeInt, $types: [String!]) {\n    events(after: $after, types: $types) { seq type created data }\n  }\n": typeof types.LiveEventsDocument,
 };
 const documents: Documents = {
     "\n  mutation FundInSandbox($amount: Float!) {\n    simulateVirtualAccountTransfer(amount: $amount) { reference status amount }\n  }\n": types.FundInSandboxDocument,
     "\n  mutation PayAirtime($input: AirtimeInput!) {\n    buyAirtime(input: $input) { reference status amount fee billerName }\n  }\n": types.PayAirtimeDocument,
     "\n  query LatestBills($limit: Int) {\n    billRecords(limit: $limit) { total bills { reference type status amount createdAt } }\n  }\n": types.LatestBillsDocument,
-    "\n  subscription LiveEvents($after: SafeInt) {\n    events(after: $after) { seq type created data }\n  }\n": types.LiveEventsDocument,
+    "\n  subscription LiveEvents($after: SafeInt, $types: [String!]) {\n    events(after: $after, types: $types) { seq type created data }\n  }\n": types.LiveEventsDocument,
 };
 
 /**
@@ -55,7 +55,7 @@ export function graphql(source: "\n  query LatestBills($limit: Int) {\n    billR
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  subscription LiveEvents($after: SafeInt) {\n    events(after: $after) { seq type created data }\n  }\n"): (typeof documents)["\n  subscription LiveEvents($after: SafeInt) {\n    events(after: $after) { seq type created data }\n  }\n"];
+export function graphql(source: "\n  subscription LiveEvents($after: SafeInt, $types: [String!]) {\n    events(after: $after, types: $types) { seq type created data }\n  }\n"): (typeof documents)["\n  subscription LiveEvents($after: SafeInt, $types: [String!]) {\n    events(after: $after, types: $types) { seq type created data }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};
