@@ -18,7 +18,10 @@ const OUTPUT = fileURLToPath(new URL('../../clients/openapi.json', import.meta.u
 
 const config = loadConfig({}, { NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED_DEMO: false, WORKERS: false });
 const database = await openDatabase({ pgliteDataDir: 'memory://' });
-const app = await buildApp({ services: createServices(config, database.db, systemClock, () => undefined), logger: false });
+const app = await buildApp({
+  services: createServices(config, database.db, systemClock, () => undefined),
+  logger: false,
+});
 try {
   const response = await app.inject({ url: '/api/v1/openapi.json' });
   if (response.statusCode !== 200) throw new Error(`GET /api/v1/openapi.json answered ${response.statusCode}.`);

@@ -69,7 +69,11 @@ const user = await services.users.createUser({
   lastName: 'Obi',
   phone: '+2348030000000',
 });
-const other = await services.users.createUser({ email: 'tunde@partner.example', firstName: 'Tunde', lastName: 'Bello' });
+const other = await services.users.createUser({
+  email: 'tunde@partner.example',
+  firstName: 'Tunde',
+  lastName: 'Bello',
+});
 const keyOf = async (userId: string, permission: 'FULL_ACCESS' | 'READ_ONLY') =>
   (await services.apiKeys.create({ userId, name: `examples ${permission}`, environment: 'sandbox', permission })).key;
 const KEY = await keyOf(user.id, 'FULL_ACCESS');
@@ -80,7 +84,10 @@ const business = await services.users.createBusiness(user.id, 'Ada Stores');
 const operations: Record<string, RecordedExchange> = {};
 const errors: Record<string, RecordedExchange> = {};
 
-async function send(operationId: string, call: Call): Promise<{ status: number; body: any; exchange: RecordedExchange }> {
+async function send(
+  operationId: string,
+  call: Call,
+): Promise<{ status: number; body: any; exchange: RecordedExchange }> {
   const route = routes.get(operationId);
   if (!route) throw new Error(`No operation ${operationId}.`);
   const path = route.path.replace(/:(\w+)/g, (_m, name: string) => {
@@ -143,7 +150,10 @@ try {
 
   // Webhooks.
   const endpoint = await call('createWebhookEndpoint', {
-    body: { url: 'https://partner.example/webhooks/gateway', eventTypes: ['deposit.completed', 'bill.payment.successful'] },
+    body: {
+      url: 'https://partner.example/webhooks/gateway',
+      eventTypes: ['deposit.completed', 'bill.payment.successful'],
+    },
   });
   const endpointId = endpoint.endpoint.id;
   await call('webhookEndpoints');
