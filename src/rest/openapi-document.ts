@@ -316,7 +316,11 @@ export function finishDocument(base: Json, { routes, serverUrl, examples }: Docu
       }
       finished.responses = responses;
       for (const parameter of finished.parameters ?? []) {
-        if (parameter.in === 'header' && parameter.name === 'idempotency-key') parameter.name = 'Idempotency-Key';
+        if (parameter.in === 'header' && parameter.name === 'idempotency-key') {
+          // As the idempotency service checks it (the route's own header schema leaves that to the service).
+          parameter.name = 'Idempotency-Key';
+          parameter.schema = { ...parameter.schema, maxLength: 255 };
+        }
       }
       hoistSchemas(finished, schemas);
       const example = examples.operations[operationId];
