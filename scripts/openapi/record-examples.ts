@@ -408,8 +408,9 @@ try {
 /**
  * The recording with what changes from run to run replaced by stable stand-ins, the same value by
  * the same stand-in everywhere (a path parameter and the id it came from stay equal): UUIDs by
- * numbered ones, date-times by 2026-01-15T09:00:00Z plus one second per distinct value in order of
- * appearance, calendar dates by 2026-01-15 on, API keys and webhook secrets by fixed ones.
+ * numbered ones, date-times (and events' `created`, Unix seconds) by 2026-01-15T09:00:00Z plus one
+ * second per distinct value in order of appearance, calendar dates by 2026-01-15 on, API keys and
+ * webhook secrets by fixed ones.
  */
 function normalised<T>(value: T): T {
   const uuids = new Map<string, string>();
@@ -436,11 +437,14 @@ function normalised<T>(value: T): T {
         if (!dates.has(date)) dates.set(date, new Date(BASE + dates.size * 86_400_000).toISOString().slice(0, 10));
         return dates.get(date)!;
       });
-  const visit = (node: unknown): unknown => {
+  /** An event's `created` (Unix seconds) as the stand-in of its instant. */
+  const seconds = (value: number) => Math.floor(Date.parse(text(new Date(value * 1000).toISOString())) / 1000);
+  const visit = (node: unknown, key?: string): unknown => {
     if (typeof node === 'string') return text(node);
-    if (Array.isArray(node)) return node.map(visit);
+    if (typeof node === 'number' && key === 'created' && Number.isInteger(node) && node > 1e9) return seconds(node);
+    if (Array.isArray(node)) return node.map((item) => visit(item));
     if (node && typeof node === 'object')
-      return Object.fromEntries(Object.entries(node).map(([k, v]) => [text(k), visit(v)]));
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [text(k), visit(v, k)]));
     return node;
   };
   return visit(value) as T;

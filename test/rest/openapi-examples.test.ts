@@ -144,5 +144,9 @@ describe('the OpenAPI examples', () => {
     const times = text.match(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/g) ?? [];
     expect(times.filter((time) => !time.startsWith('2026-01-'))).toEqual([]);
     expect(text.match(/pgw_(sbx|live)_[A-Za-z0-9_-]+/g)?.filter((k) => !k.includes('EXAM')) ?? []).toEqual([]);
+    // Events' `created` (Unix seconds) from 2026-01-15T09:00:00Z on, as the date-times.
+    const created = [...text.matchAll(/"created":(\d+)/g)].map((m) => Number(m[1]));
+    expect(created.length).toBeGreaterThan(0);
+    expect(created.filter((s) => s < 1_768_467_600 || s > 1_768_467_600 + 86_400)).toEqual([]);
   });
 });

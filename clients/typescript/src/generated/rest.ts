@@ -6302,7 +6302,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 38uYDhWoJUGsDQ45SRkr6QaemwiAR8XpCe1ovWMhGciozV5M4PPYxB68g9QeXr52TJtTFHrJfnj6o8QjjyCenLKJ */
+                /** @example 4XE24vtgXKbJyKWD1mknwtHZudaztG8cvnNVpYTTg5boJoLCEcHqEAx5EGpRDM51j78tjtQgkE9GH1wCgRS3vwT5 */
                 signature: string;
             };
             cookie?: never;
