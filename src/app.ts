@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
-import { type Config, isProduction } from './config.js';
+import { type Config, isProduction, publicUrlOf } from './config.js';
 import { registerApollo } from './graphql/apollo.js';
 import {
   admittedFrom,
@@ -156,7 +156,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     },
     clientIpOf: clientIpResolver(trustProxyOf(config.TRUST_PROXY)),
   });
-  await registerOpenApi(app);
+  await registerOpenApi(app, { routes: restV1Routes, serverUrl: publicUrlOf(config) });
   await registerWebPages(app, services, async (pages) => {
     await registerDashboard(pages);
     registerAuthorizeEndpoints(pages);

@@ -4,12 +4,19 @@ import { registerPages } from '../http/security-headers.js';
 import { registerDocsUi } from './docs-ui.js';
 import { API_VERSION } from '../graphql/resolvers/api-info.js';
 import { SCOPE_NAMES, SCOPES } from '../domain/connect/scopes.js';
+import { finishDocument, type RecordedExamples } from './openapi-document.js';
+import type { RestRoute } from './route.js';
 
 /**
- * OpenAPI 3.1 built from the REST route table's schemas (only /api/v1 paths), served as JSON,
- * and a Swagger UI page whose assets ship inside the package, so it works without internet.
+ * OpenAPI 3.1 built from the REST route table's schemas (only /api/v1 paths) and finished for SDK
+ * generators (openapi-document.ts), served as JSON, and a Swagger UI page whose assets ship inside
+ * the package, so it works without internet. Built on the first request for it, with the recorded
+ * examples loaded then: a start does not pay for either.
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  { routes, serverUrl }: { routes: RestRoute[]; serverUrl: string },
+): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -52,6 +59,20 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       route,
     }),
   });
-  await registerPages(app, (scope) => registerDocsUi(scope, '/api/v1/docs', () => app.swagger()));
-  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  let finished: Promise<unknown> | undefined;
+  const document = () =>
+    (finished ??= import('./openapi-examples.json', { with: { type: 'json' } }).then(
+      ({ default: examples }) =>
+        finishDocument(app.swagger() as Record<string, unknown>, {
+          routes,
+          serverUrl,
+          examples: examples as RecordedExamples,
+        }),
+      (error: unknown) => {
+        finished = undefined; // the next request tries again
+        throw error;
+      },
+    ));
+  await registerPages(app, (scope) => registerDocsUi(scope, '/api/v1/docs', document));
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, document);
 }

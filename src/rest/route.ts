@@ -19,6 +19,12 @@ export interface RestRoute {
   summary: string;
   description?: string;
   tag: string;
+  /**
+   * OpenAPI's operationId, which SDK generators name methods and types after. Default: the GraphQL
+   * operation's name in lowerCamelCase (`query BillRecords` → `billRecords`); set where several
+   * routes run one operation. Stable: clients/ is generated from it, so a change shows in review.
+   */
+  operationId?: string;
   /** A GraphQL document with exactly one operation. */
   operation: string;
   /** Variables from path, query and body. Default: path params, then query string. */
@@ -45,3 +51,12 @@ export interface RestRoute {
 }
 
 export const defineRoutes = (routes: RestRoute[]): RestRoute[] => routes;
+
+/** The route's OpenAPI operationId: its own, or its GraphQL operation's name in lowerCamelCase. */
+export function operationIdOf(route: RestRoute): string {
+  if (route.operationId) return route.operationId;
+  const name = /^\s*(?:query|mutation)\s+(\w+)/.exec(route.operation)?.[1];
+  if (!name)
+    throw new Error(`${route.method} ${route.path}: the route's operation has no name to make an operationId of.`);
+  return name[0]!.toLowerCase() + name.slice(1);
+}

@@ -46,17 +46,20 @@ export const DateFilter = (description: string) =>
     examples: ['2026-01-31', '2026-01-31T09:30:00Z'],
   });
 
-/** A page of `key` items with the seed's pagination block (page from 1). */
-export const PageOf = (key: string, item: TSchema) =>
-  Type.Object({
-    [key]: Type.Array(item),
-    page: Type.Integer(),
-    limit: Type.Integer(),
-    total: Type.Integer(),
-    totalPages: Type.Integer(),
-    hasNext: Type.Boolean(),
-    hasPrev: Type.Boolean(),
-  });
+/** A page of `key` items with the seed's pagination block (page from 1), named `title` in OpenAPI. */
+export const PageOf = (key: string, item: TSchema, title: string) =>
+  Type.Object(
+    {
+      [key]: Type.Array(item),
+      page: Type.Integer(),
+      limit: Type.Integer(),
+      total: Type.Integer(),
+      totalPages: Type.Integer(),
+      hasNext: Type.Boolean(),
+      hasPrev: Type.Boolean(),
+    },
+    { title },
+  );
 
 /** The `page` (from 1) and `limit` (1 to `max`) query parameters of a paged list. */
 export const PageQuery = (max: number) => ({

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operationIdOf } from '../../src/rest/route.js';
 import { restV1Routes } from '../../src/rest/v1/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -19,6 +21,76 @@ describe('OpenAPI and the API root', () => {
     );
     const expected = restV1Routes.map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`);
     expect(listed.sort()).toEqual(expected.sort());
+  });
+
+  it('is the committed clients/openapi.json, which the clients are generated from (npm run clients)', async () => {
+    const served = (await t.app.inject({ url: '/api/v1/openapi.json' })).json();
+    const committed = JSON.parse(readFileSync(new URL('../../clients/openapi.json', import.meta.url), 'utf8'));
+    expect(served).toEqual(committed);
+  });
+
+  it('names every operation, schema, tag and server as SDK generators need', async () => {
+    const document = (await t.app.inject({ url: '/api/v1/openapi.json' })).json();
+    const operations = Object.values<Record<string, any>>(document.paths).flatMap((item) => Object.values(item));
+    const ids = operations.map((operation) => operation.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]*$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(restV1Routes.length);
+    expect(ids.sort()).toEqual(restV1Routes.map(operationIdOf).sort());
+    expect(document.paths['/api/v1/bills/records'].get.operationId).toBe('billRecords');
+    expect(document.paths['/api/v1/solana-exchange/swap'].post.operationId).toBe('swapByQuote');
+    for (const name of [
+      'BillRecord',
+      'DepositResult',
+      'SwapQuote',
+      'User',
+      'OfframpQuote',
+      'ErrorBody',
+      'RateLimitError',
+      'BillNotFoundError',
+    ])
+      expect(document.components.schemas[name], name).toMatchObject({ type: 'object' });
+    expect(
+      document.paths['/api/v1/bills/records/reference/{reference}'].get.responses['200'].content['application/json']
+        .schema.properties.data,
+    ).toEqual({ $ref: '#/components/schemas/BillRecord' });
+    expect(document.servers).toEqual([{ url: 'http://localhost:4000', description: expect.any(String) }]);
+    const tags = new Set(operations.flatMap((operation) => operation.tags));
+    expect(document.tags.map((tag: { name: string }) => tag.name).sort()).toEqual([...tags].sort());
+    for (const tag of document.tags) expect(tag.description, tag.name).toMatch(/\w/);
+  });
+
+  it('describes every answer, each error once in components.responses', async () => {
+    const document = (await t.app.inject({ url: '/api/v1/openapi.json' })).json();
+    for (const [path, item] of Object.entries<Record<string, any>>(document.paths))
+      for (const [method, operation] of Object.entries<Record<string, any>>(item))
+        for (const [status, response] of Object.entries<Record<string, any>>(operation.responses)) {
+          const described = response.$ref
+            ? document.components.responses[response.$ref.replace('#/components/responses/', '')]
+            : response;
+          expect(described?.description, `${method} ${path} ${status}`).toMatch(/\w/);
+          expect(described.description).not.toBe('Default Response');
+        }
+    const transfer = document.paths['/api/v1/wallet/transfer'].post;
+    expect(Object.keys(transfer.responses)).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '422',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(transfer.parameters).toContainEqual(
+      expect.objectContaining({ in: 'header', name: 'Idempotency-Key', required: false }),
+    );
+    expect(document.paths['/api/v1/bills/records/reference/{reference}'].get.responses['404']).toEqual({
+      $ref: '#/components/responses/BillNotFound',
+    });
+    expect(document.components.responses.TooManyRequests.headers['Retry-After']).toBeDefined();
   });
 
   it('documents security and the permission each route needs', async () => {

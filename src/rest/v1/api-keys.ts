@@ -61,7 +61,7 @@ export const apiKeyRoutes = defineRoutes([
       return { input: permission === undefined ? rest : { ...rest, permission: parsePermissionLevel(permission) } };
     },
     message: 'API key created successfully',
-    response: Type.Object({ key: Type.String(), apiKey: ApiKeySchema }),
+    response: Type.Object({ key: Type.String(), apiKey: ApiKeySchema }, { title: 'CreatedApiKey' }),
   },
   {
     method: 'DELETE',

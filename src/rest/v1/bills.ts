@@ -66,36 +66,60 @@ const recordSchema = (withListFields: boolean) =>
   );
 const BillRecord = recordSchema(true);
 const PaymentRecord = recordSchema(false);
-const ItemSchema = Type.Object({
-  itemCode: Type.String(),
-  billerCode: Type.String(),
-  name: Type.String(),
-  amount: Type.Number(),
-  fee: Type.Number(),
-  label: Type.String(),
-  validityPeriod: Nullable(Type.String()),
-});
+const ItemSchema = Type.Object(
+  {
+    itemCode: Type.String(),
+    billerCode: Type.String(),
+    name: Type.String(),
+    amount: Type.Number(),
+    fee: Type.Number(),
+    label: Type.String(),
+    validityPeriod: Nullable(Type.String()),
+  },
+  { title: 'BillItem' },
+);
 /** A schedule as both schedule routes answer it; `skippedRuns` as GraphQL's `SkippedBillRun`. */
-const BillScheduleBody = Type.Object({
-  id: Type.String(),
-  status: Type.String(),
-  recurrence: Nullable(Type.String()),
-  firstRunAt: DateTimeString,
-  nextRunAt: Nullable(DateTimeString),
-  runCount: Type.Integer(),
-  skippedRuns: Type.Array(
-    Type.Object({ run: Type.Integer(), reference: Type.String(), reason: Type.String(), at: DateTimeString }),
-  ),
-  payment: Type.Any(),
-  createdAt: DateTimeString,
-});
-const BillerSchema = Type.Object({
-  billerCode: Type.String(),
-  name: Type.String(),
-  shortName: Type.String(),
-  category: BillType,
-  meterType: Nullable(Type.String()),
-});
+const BillScheduleBody = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.String(),
+    recurrence: Nullable(Type.String()),
+    firstRunAt: DateTimeString,
+    nextRunAt: Nullable(DateTimeString),
+    runCount: Type.Integer(),
+    skippedRuns: Type.Array(
+      Type.Object(
+        { run: Type.Integer(), reference: Type.String(), reason: Type.String(), at: DateTimeString },
+        { title: 'SkippedBillRun' },
+      ),
+    ),
+    payment: Type.Any({ description: 'The payment the schedule makes, as it was asked for.' }),
+    createdAt: DateTimeString,
+  },
+  { title: 'BillSchedule' },
+);
+const BillerSchema = Type.Object(
+  {
+    billerCode: Type.String(),
+    name: Type.String(),
+    shortName: Type.String(),
+    category: BillType,
+    meterType: Nullable(Type.String()),
+  },
+  { title: 'Biller' },
+);
+const BeneficiarySchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    type: BillType,
+    billerCode: Type.String(),
+    billerName: Type.String(),
+    customer: Type.String(),
+    createdAt: DateTimeString,
+  },
+  { title: 'BillBeneficiary' },
+);
 const BILLER_FIELDS = 'billerCode name shortName category meterType';
 const ITEM_FIELDS = 'itemCode billerCode name amount fee label validityPeriod';
 
@@ -113,7 +137,9 @@ export const billRoutes = defineRoutes([
     summary: 'Bill categories',
     operation: 'query BillCategories { billCategories { code name description } }',
     message: 'Bill categories retrieved successfully',
-    response: Type.Array(Type.Object({ code: BillType, name: Type.String(), description: Type.String() })),
+    response: Type.Array(
+      Type.Object({ code: BillType, name: Type.String(), description: Type.String() }, { title: 'BillCategory' }),
+    ),
   },
   {
     method: 'GET',
@@ -152,12 +178,15 @@ export const billRoutes = defineRoutes([
     operation: `query Discos { discos { shortName name prepaid { ${BILLER_FIELDS} } postpaid { ${BILLER_FIELDS} } } }`,
     message: 'DISCOs retrieved successfully',
     response: Type.Array(
-      Type.Object({
-        shortName: Type.String(),
-        name: Type.String(),
-        prepaid: Nullable(BillerSchema),
-        postpaid: Nullable(BillerSchema),
-      }),
+      Type.Object(
+        {
+          shortName: Type.String(),
+          name: Type.String(),
+          prepaid: Nullable(BillerSchema),
+          postpaid: Nullable(BillerSchema),
+        },
+        { title: 'Disco' },
+      ),
     ),
   },
   {
@@ -189,6 +218,7 @@ export const billRoutes = defineRoutes([
     response: Type.Object(
       {},
       {
+        title: 'BillCustomerValidation',
         additionalProperties: true,
         description: "The biller's validation result: customerName, minimum, maximum, address…",
       },
@@ -311,7 +341,7 @@ export const billRoutes = defineRoutes([
     }),
     variables: pageAndFilter,
     message: 'Bill records retrieved successfully',
-    response: PageOf('bills', BillRecord),
+    response: PageOf('bills', BillRecord, 'BillRecordPage'),
   },
   {
     method: 'GET',
@@ -354,17 +384,7 @@ export const billRoutes = defineRoutes([
     operation:
       'query BillBeneficiaries { billBeneficiaries { id name type billerCode billerName customer createdAt } }',
     message: 'Beneficiaries retrieved successfully',
-    response: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        name: Type.String(),
-        type: BillType,
-        billerCode: Type.String(),
-        billerName: Type.String(),
-        customer: Type.String(),
-        createdAt: DateTimeString,
-      }),
-    ),
+    response: Type.Array(BeneficiarySchema),
   },
   {
     method: 'DELETE',
@@ -375,15 +395,7 @@ export const billRoutes = defineRoutes([
       'mutation DeleteBillBeneficiary($id: ID!) { deleteBillBeneficiary(id: $id) { id name type billerCode billerName customer createdAt } }',
     params: Type.Object({ id: Type.String() }),
     message: 'Beneficiary deleted successfully',
-    response: Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      type: BillType,
-      billerCode: Type.String(),
-      billerName: Type.String(),
-      customer: Type.String(),
-      createdAt: DateTimeString,
-    }),
+    response: BeneficiarySchema,
   },
   {
     method: 'GET',

@@ -81,7 +81,7 @@ export const customerRoutes = defineRoutes([
     }),
     variables: ({ params, query }) => ({ businessId: params.businessId, ...query }),
     message: 'Customers retrieved successfully',
-    response: PageOf('customers', CustomerSchema),
+    response: PageOf('customers', CustomerSchema, 'BusinessCustomerPage'),
   },
   {
     method: 'GET',

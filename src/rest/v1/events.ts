@@ -43,7 +43,10 @@ export const eventRoutes = defineRoutes([
           : undefined,
     }),
     message: 'Events retrieved successfully',
-    response: Type.Object({ events: Type.Array(EventSchema), endSeq: Type.Integer(), hasMore: Type.Boolean() }),
+    response: Type.Object(
+      { events: Type.Array(EventSchema), endSeq: Type.Integer(), hasMore: Type.Boolean() },
+      { title: 'EventPage' },
+    ),
   },
   {
     method: 'GET',

@@ -220,7 +220,7 @@ export const offrampRoutes = defineRoutes([
       return { ...page, orders: page.orders.map(restOrder) };
     },
     message: 'Offramp transactions retrieved successfully',
-    response: PageOf('orders', OrderSchema),
+    response: PageOf('orders', OrderSchema, 'OfframpOrderPage'),
   },
   {
     method: 'GET',

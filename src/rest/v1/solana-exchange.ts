@@ -60,17 +60,20 @@ const Quote = Type.Object(
   },
   { title: 'SwapQuote' },
 );
-const Result = Type.Object({
-  signature: Type.String(),
-  txUrl: Type.String({
-    description:
-      "Production: the public explorer link, with the cluster. Sandbox: the gateway's own path GET /api/v1/solana/transactions/{signature} (the sandbox chain is on no public explorer).",
-  }),
-  status: Type.String(),
-  quoteId: Type.String(),
-  inputAmount: Type.String(),
-  outputAmount: Type.String(),
-});
+const Result = Type.Object(
+  {
+    signature: Type.String(),
+    txUrl: Type.String({
+      description:
+        "Production: the public explorer link, with the cluster. Sandbox: the gateway's own path GET /api/v1/solana/transactions/{signature} (the sandbox chain is on no public explorer).",
+    }),
+    status: Type.String(),
+    quoteId: Type.String(),
+    inputAmount: Type.String(),
+    outputAmount: Type.String(),
+  },
+  { title: 'SwapResult' },
+);
 const Slippage = Type.Integer({ minimum: 0, maximum: 5000, description: 'Basis points; default 50 (0.5 %).' });
 const Mode = Type.Union([Type.Literal('ExactIn'), Type.Literal('ExactOut')], {
   description: 'ExactIn (default): amount goes in. ExactOut: amount comes out.',
@@ -87,6 +90,7 @@ const common = {
 const asText = (value: unknown) => (typeof value === 'number' ? String(value) : value);
 
 const quoteRoute = (
+  operationId: string,
   path: string,
   summary: string,
   fixed: { inputMint?: string; outputMint?: string },
@@ -94,6 +98,7 @@ const quoteRoute = (
 ) => ({
   method: 'GET' as const,
   path,
+  operationId,
   tag: 'Solana exchange',
   summary,
   description:
@@ -106,6 +111,7 @@ const quoteRoute = (
 });
 
 const swapRoute = (
+  operationId: string,
   path: string,
   summary: string,
   description: string,
@@ -114,6 +120,7 @@ const swapRoute = (
 ) => ({
   method: 'POST' as const,
   path,
+  operationId,
   tag: 'Solana exchange',
   summary,
   description: `${description} Re-quotes first: a price beyond slippageBps is 409 PRICE_MOVED and nothing moves. Honours Idempotency-Key.`,
@@ -131,24 +138,28 @@ const swapRoute = (
 
 export const solanaExchangeRoutes = defineRoutes([
   quoteRoute(
+    'quoteTokenToSol',
     '/api/v1/solana-exchange/quote/token-to-sol',
     'Quote token to SOL',
     { outputMint: SOL_MINT },
     { inputMint: Address },
   ),
   quoteRoute(
+    'quoteSolToToken',
     '/api/v1/solana-exchange/quote/sol-to-token',
     'Quote SOL to token',
     { inputMint: SOL_MINT },
     { outputMint: Address },
   ),
   quoteRoute(
+    'quoteTokenToToken',
     '/api/v1/solana-exchange/quote/token-to-token',
     'Quote token to token',
     {},
     { inputMint: Address, outputMint: Address },
   ),
   swapRoute(
+    'swapTokenToSol',
     '/api/v1/solana-exchange/swap-token-to-sol',
     'Swap SOL to an SPL token',
     'As the seed titles it: swaps `amount` SOL into `outputMint` (the path names the opposite direction and stays as given).',
@@ -161,6 +172,7 @@ export const solanaExchangeRoutes = defineRoutes([
     { inputMint: SOL_MINT },
   ),
   swapRoute(
+    'swapSolToToken',
     '/api/v1/solana-exchange/swap-sol-to-token',
     'Swap SOL to an SPL token (second entry)',
     'Swaps `amount` SOL into `outputMint`.',
@@ -174,12 +186,14 @@ export const solanaExchangeRoutes = defineRoutes([
     { inputMint: SOL_MINT },
   ),
   swapRoute(
+    'swapTokenToToken',
     '/api/v1/solana-exchange/swap-token-to-token',
     'Swap SPL token to SPL token',
     'Swaps `amount` of `inputMint` into `outputMint` (or, with ExactOut, buys `amount` of `outputMint`).',
     { inputMint: Address, outputMint: Address, amount: TokenAmount, ...common },
   ),
   swapRoute(
+    'swapByQuote',
     '/api/v1/solana-exchange/swap',
     'Swap by quote',
     'Executes a stored quote: `quoteId` from any quote route. An expired quote is 400 QUOTE_EXPIRED.',

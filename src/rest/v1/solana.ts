@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { SOLANA_NETWORKS } from '../../domain/solana/networks.js';
 import { defineRoutes } from '../route.js';
 import { DateTimeString, Nullable } from '../schemas.js';
+import { WalletBalance } from './wallet.js';
 
 /**
  * REST v1 Solana wallet. The seed names the address and transfer-token paths; balances, portfolio,
@@ -22,42 +23,51 @@ export const Address = Type.String({ minLength: 32, maxLength: 44, description: 
 const asText = (value: unknown) => (typeof value === 'number' ? String(value) : value);
 
 const BALANCE_FIELDS = 'mint symbol name decimals amount amountRaw usdValue';
-const TokenBalance = Type.Object({
-  mint: Type.String(),
-  symbol: Type.String(),
-  name: Type.String(),
-  decimals: Type.Integer(),
-  amount: Type.String({ description: 'Token units.' }),
-  amountRaw: Type.String({ description: 'Raw base units (lamports for SOL).' }),
-  usdValue: Nullable(Type.Number()),
-});
-const Portfolio = Type.Object({
-  address: Type.String(),
-  network: Type.String(),
-  sol: TokenBalance,
-  tokens: Type.Array(TokenBalance),
-  totalUsdValue: Type.Number(),
-});
+const TokenBalance = Type.Object(
+  {
+    mint: Type.String(),
+    symbol: Type.String(),
+    name: Type.String(),
+    decimals: Type.Integer(),
+    amount: Type.String({ description: 'Token units.' }),
+    amountRaw: Type.String({ description: 'Raw base units (lamports for SOL).' }),
+    usdValue: Nullable(Type.Number()),
+  },
+  { title: 'SolanaTokenBalance' },
+);
+const Portfolio = Type.Object(
+  {
+    address: Type.String(),
+    network: Type.String(),
+    sol: TokenBalance,
+    tokens: Type.Array(TokenBalance),
+    totalUsdValue: Type.Number(),
+  },
+  { title: 'SolanaPortfolio' },
+);
 const PORTFOLIO_FIELDS = `address network sol { ${BALANCE_FIELDS} } tokens { ${BALANCE_FIELDS} } totalUsdValue`;
 
 export const TRANSFER_FIELDS = 'id signature status network kind from to mint amount amountRaw error txUrl createdAt';
-const Transfer = Type.Object({
-  signature: Type.String(),
-  id: Type.String(),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('confirmed'), Type.Literal('failed')], {
-    description: 'pending: sent, not confirmed yet (the final state arrives as an event).',
-  }),
-  network: Type.String(),
-  kind: Type.String(),
-  from: Type.String(),
-  to: Type.String(),
-  mint: Type.String(),
-  amount: Type.String(),
-  amountRaw: Type.String(),
-  error: Nullable(Type.String()),
-  txUrl: Type.String(),
-  createdAt: DateTimeString,
-});
+const Transfer = Type.Object(
+  {
+    signature: Type.String(),
+    id: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('confirmed'), Type.Literal('failed')], {
+      description: 'pending: sent, not confirmed yet (the final state arrives as an event).',
+    }),
+    network: Type.String(),
+    kind: Type.String(),
+    from: Type.String(),
+    to: Type.String(),
+    mint: Type.String(),
+    amount: Type.String(),
+    amountRaw: Type.String(),
+    error: Nullable(Type.String()),
+    txUrl: Type.String(),
+    createdAt: DateTimeString,
+  },
+  { title: 'SolanaTransfer' },
+);
 const NetworkQuery = Type.Object({ network: Type.Optional(SolanaNetwork) });
 
 export const solanaRoutes = defineRoutes([
@@ -70,7 +80,7 @@ export const solanaRoutes = defineRoutes([
       "The custodial wallet of the caller's user and environment, created on first use. A Solana address is the same on every cluster, so there is no network parameter.",
     operation: 'query SolanaWallet { solanaWallet { address } }',
     message: 'Wallet address retrieved successfully',
-    response: Type.Object({ address: Type.String({ description: 'Base58 public key.' }) }),
+    response: Type.Object({ address: Type.String({ description: 'Base58 public key.' }) }, { title: 'SolanaWallet' }),
   },
   {
     method: 'GET',
@@ -113,18 +123,7 @@ export const solanaRoutes = defineRoutes([
     operation: `query WalletPortfolio($network: String) { walletPortfolio(network: $network) { ngn { currency available availableKobo held heldKobo total totalKobo } solana { ${PORTFOLIO_FIELDS} } } }`,
     querystring: NetworkQuery,
     message: 'Portfolio retrieved successfully',
-    response: Type.Object({
-      ngn: Type.Object({
-        currency: Type.String(),
-        available: Type.Number(),
-        availableKobo: Type.Integer(),
-        held: Type.Number(),
-        heldKobo: Type.Integer(),
-        total: Type.Number(),
-        totalKobo: Type.Integer(),
-      }),
-      solana: Portfolio,
-    }),
+    response: Type.Object({ ngn: WalletBalance, solana: Portfolio }, { title: 'WalletPortfolio' }),
   },
   {
     method: 'POST',
@@ -198,10 +197,13 @@ export const solanaRoutes = defineRoutes([
       return { input: { ...input, ...(input.amount !== undefined ? { amount: asText(input.amount) } : {}) } };
     },
     message: 'Wallet funded',
-    response: Type.Object({
-      address: Type.String(),
-      network: Type.String({ description: 'The network funded; each is its own sandbox chain.' }),
-      funded: Type.Array(Type.Object({ symbol: Type.String(), amount: Type.String() })),
-    }),
+    response: Type.Object(
+      {
+        address: Type.String(),
+        network: Type.String({ description: 'The network funded; each is its own sandbox chain.' }),
+        funded: Type.Array(Type.Object({ symbol: Type.String(), amount: Type.String() })),
+      },
+      { title: 'SolanaFaucetGrant' },
+    ),
   },
 ]);

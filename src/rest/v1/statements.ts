@@ -110,6 +110,7 @@ export const statementRoutes = defineRoutes([
   {
     method: 'GET',
     path: '/api/v1/wallet/statement.csv',
+    operationId: 'walletStatementCsv',
     tag: 'Wallet statements',
     summary: 'Wallet statement as CSV',
     description:

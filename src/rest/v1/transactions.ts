@@ -28,7 +28,7 @@ export const transactionRoutes = defineRoutes([
     }),
     variables: pageAndFilter,
     message: 'Transactions retrieved successfully',
-    response: PageOf('transactions', TransactionSchema),
+    response: PageOf('transactions', TransactionSchema, 'WalletTransactionPage'),
   },
   {
     method: 'GET',

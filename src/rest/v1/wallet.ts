@@ -11,6 +11,19 @@ export const DEPOSIT_FIELDS = `id amount amountKobo reference currency method cu
   nextAction { type requires_pin requires_otp redirect_url payment_instruction } failureReason version createdAt updatedAt`;
 const PAYOUT_FIELDS =
   'id reference status amount amountKobo fee currency bankCode bankName accountNumber accountName narration failureReason version createdAt updatedAt';
+/** The NGN wallet's balances, as the balance and portfolio routes answer them. */
+export const WalletBalance = Type.Object(
+  {
+    currency: Type.String(),
+    available: Type.Number(),
+    availableKobo: Type.Integer(),
+    held: Type.Number(),
+    heldKobo: Type.Integer(),
+    total: Type.Number(),
+    totalKobo: Type.Integer(),
+  },
+  { title: 'WalletBalance' },
+);
 export const TRANSACTION_FIELDS =
   'id type status amount amountKobo fee currency reference description counterparty version createdAt updatedAt';
 
@@ -120,15 +133,7 @@ export const walletRoutes = defineRoutes([
     operation:
       'query WalletBalance { walletBalance { currency available availableKobo held heldKobo total totalKobo } }',
     message: 'Wallet balance retrieved successfully',
-    response: Type.Object({
-      currency: Type.String(),
-      available: Type.Number(),
-      availableKobo: Type.Integer(),
-      held: Type.Number(),
-      heldKobo: Type.Integer(),
-      total: Type.Number(),
-      totalKobo: Type.Integer(),
-    }),
+    response: WalletBalance,
   },
   {
     method: 'GET',
@@ -145,16 +150,19 @@ export const walletRoutes = defineRoutes([
     variables: ({ query }) => ({ first: query.limit, before: query.before }),
     message: 'Ledger entries retrieved successfully',
     response: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        amount: Type.Number(),
-        amountKobo: Type.Integer(),
-        balanceAfter: Type.Number(),
-        kind: Type.String(),
-        reference: Type.String(),
-        description: Nullable(Type.String()),
-        createdAt: DateTimeString,
-      }),
+      Type.Object(
+        {
+          id: Type.String(),
+          amount: Type.Number(),
+          amountKobo: Type.Integer(),
+          balanceAfter: Type.Number(),
+          kind: Type.String(),
+          reference: Type.String(),
+          description: Nullable(Type.String()),
+          createdAt: DateTimeString,
+        },
+        { title: 'LedgerEntry' },
+      ),
     ),
   },
   {
@@ -291,12 +299,15 @@ export const walletRoutes = defineRoutes([
     operation:
       'mutation CreateVirtualAccount { createVirtualAccount { accountNumber bankName accountName createdAt } }',
     message: 'Virtual account retrieved successfully',
-    response: Type.Object({
-      accountNumber: Type.String(),
-      bankName: Type.String(),
-      accountName: Type.String(),
-      createdAt: DateTimeString,
-    }),
+    response: Type.Object(
+      {
+        accountNumber: Type.String(),
+        bankName: Type.String(),
+        accountName: Type.String(),
+        createdAt: DateTimeString,
+      },
+      { title: 'VirtualAccount' },
+    ),
   },
   {
     method: 'POST',
@@ -316,7 +327,7 @@ export const walletRoutes = defineRoutes([
     summary: 'List banks',
     operation: 'query Banks { banks { code name } }',
     message: 'Banks retrieved successfully',
-    response: Type.Array(Type.Object({ code: Type.String(), name: Type.String() })),
+    response: Type.Array(Type.Object({ code: Type.String(), name: Type.String() }, { title: 'Bank' })),
   },
   {
     method: 'POST',
@@ -332,7 +343,10 @@ export const walletRoutes = defineRoutes([
     variables: ({ body }) => body as Record<string, unknown>,
     status: 200,
     message: 'Account resolved successfully',
-    response: Type.Object({ bankCode: Type.String(), accountNumber: Type.String(), accountName: Type.String() }),
+    response: Type.Object(
+      { bankCode: Type.String(), accountNumber: Type.String(), accountName: Type.String() },
+      { title: 'ResolvedBankAccount' },
+    ),
   },
   {
     method: 'POST',

@@ -47,7 +47,10 @@ const DeliverySchema = Type.Object(
   { title: 'WebhookDelivery' },
 );
 
-const WithSecret = Type.Object({ endpoint: EndpointSchema, secret: Type.String({ description: 'Shown once.' }) });
+const WithSecret = Type.Object(
+  { endpoint: EndpointSchema, secret: Type.String({ description: 'Shown once.' }) },
+  { title: 'WebhookEndpointWithSecret' },
+);
 const IdParam = Type.Object({ id: Type.String() });
 
 const EndpointBody = {

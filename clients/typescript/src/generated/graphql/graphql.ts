@@ -1,0 +1,77 @@
+/* eslint-disable */
+/** Internal type. DO NOT USE DIRECTLY. */
+type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+/** Internal type. DO NOT USE DIRECTLY. */
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+export type AirtimeInput = {
+  amount: number;
+  beneficiaryName?: string | null | undefined;
+  /** MTN, AIRTEL, GLO, 9MOBILE or a biller code. */
+  biller: string;
+  isSchedule?: boolean | null | undefined;
+  phoneNumber: string;
+  reference?: string | null | undefined;
+  saveBeneficiary?: boolean | null | undefined;
+  scheduleData?: ScheduleDataInput | null | undefined;
+};
+
+export type BillStatus =
+  | 'FAILED'
+  | 'PENDING'
+  | 'SUCCESS';
+
+export type BillType =
+  | 'AIRTIME'
+  | 'CABLEBILLS'
+  | 'MOBILEDATA'
+  | 'UTILITYBILLS';
+
+export type DepositStatus =
+  | 'COMPLETED'
+  | 'FAILED'
+  | 'INITIATED'
+  | 'PENDING';
+
+export type ScheduleDataInput = {
+  /** When to run (the first run of a recurring schedule). */
+  executionDate: string;
+  isRecurring?: boolean | null | undefined;
+  /** daily, weekly or monthly (Africa/Lagos time). */
+  recurrencePattern?: string | null | undefined;
+};
+
+export type FundInSandboxMutationVariables = Exact<{
+  amount: number;
+}>;
+
+
+export type FundInSandboxMutation = { simulateVirtualAccountTransfer: { reference: string, status: DepositStatus, amount: number } };
+
+export type PayAirtimeMutationVariables = Exact<{
+  input: AirtimeInput;
+}>;
+
+
+export type PayAirtimeMutation = { buyAirtime: { reference: string, status: BillStatus, amount: number, fee: number, billerName: string } };
+
+export type LatestBillsQueryVariables = Exact<{
+  limit?: number | null | undefined;
+}>;
+
+
+export type LatestBillsQuery = { billRecords: { total: number, bills: Array<{ reference: string, type: BillType, status: BillStatus, amount: number, createdAt: string }> } };
+
+export type LiveEventsSubscriptionVariables = Exact<{
+  after?: number | null | undefined;
+  types?: Array<string> | string | null | undefined;
+}>;
+
+
+export type LiveEventsSubscription = { events: { seq: number, type: string, created: number, data: unknown } };
+
+
+export const FundInSandboxDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"FundInSandbox"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"amount"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Float"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"simulateVirtualAccountTransfer"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"amount"},"value":{"kind":"Variable","name":{"kind":"Name","value":"amount"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reference"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}}]}}]} as unknown as DocumentNode<FundInSandboxMutation, FundInSandboxMutationVariables>;
+export const PayAirtimeDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"PayAirtime"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"AirtimeInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"buyAirtime"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reference"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"fee"}},{"kind":"Field","name":{"kind":"Name","value":"billerName"}}]}}]}}]} as unknown as DocumentNode<PayAirtimeMutation, PayAirtimeMutationVariables>;
+export const LatestBillsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"LatestBills"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"billRecords"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"total"}},{"kind":"Field","name":{"kind":"Name","value":"bills"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reference"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]}}]}}]} as unknown as DocumentNode<LatestBillsQuery, LatestBillsQueryVariables>;
+export const LiveEventsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"LiveEvents"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"SafeInt"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"types"}},"type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"events"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}},{"kind":"Argument","name":{"kind":"Name","value":"types"},"value":{"kind":"Variable","name":{"kind":"Name","value":"types"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"seq"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"created"}},{"kind":"Field","name":{"kind":"Name","value":"data"}}]}}]}}]} as unknown as DocumentNode<LiveEventsSubscription, LiveEventsSubscriptionVariables>;
