@@ -333,6 +333,7 @@ try {
   await call('offrampOrder', { params: { reference: order.reference } });
 
   // Customers.
+  await call('businesses');
   const customer = await call('createBusinessCustomer', {
     params: { businessId: business.id },
     body: { name: 'Chioma Eze', phone: '+2348031112222', email: 'chioma@shop.example', externalRef: 'cust-0042' },

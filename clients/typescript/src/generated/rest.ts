@@ -1627,7 +1627,7 @@ export interface paths {
         put?: never;
         /**
          * Sandbox faucet
-         * @description Sandbox only: SOL and sandbox tokens for the caller's wallet. Without `asset`: 2 SOL, 1,000 USDC, 1,000 USDT and 10,000,000 BONK.
+         * @description Sandbox only: SOL and sandbox tokens for the caller's wallet. Without `asset`: 2 SOL, 1,000 USDC, 1,000 USDT and 10,000,000 BONK. On `network` (default mainnet-beta), which the answer names: each network is its own chain.
          *
          *     Needs an API key or access token with permission: Transactions, Full Access.
          */
@@ -1786,6 +1786,28 @@ export interface paths {
          *     Needs an API key or access token with permission: Transactions, Full Access.
          */
         post: operations["swapByQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/businesses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's businesses
+         * @description The businesses of the user the credential acts for, oldest first: each `id` is the `businessId` the customer routes take.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["businesses"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2066,6 +2088,16 @@ export interface components {
             payment: unknown;
             /** Format: date-time */
             createdAt: string;
+        };
+        /** Business */
+        Business: {
+            /** @description The businessId of the customer routes. */
+            id: string;
+            name: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /** BusinessCustomer */
         BusinessCustomer: {
@@ -2376,6 +2408,8 @@ export interface components {
         /** SolanaFaucetGrant */
         SolanaFaucetGrant: {
             address: string;
+            /** @description The network funded; each is its own sandbox chain. */
+            network: string;
             funded: {
                 symbol: string;
                 amount: string;
@@ -2458,14 +2492,14 @@ export interface components {
                 symbol: string;
                 decimals: number;
                 name: string;
-                logoUri?: string | null;
+                logoUri?: string;
             };
             toToken: {
                 address: string;
                 symbol: string;
                 decimals: number;
                 name: string;
-                logoUri?: string | null;
+                logoUri?: string;
             };
             amounts: {
                 inputAmount: string;
@@ -6302,7 +6336,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 4XE24vtgXKbJyKWD1mknwtHZudaztG8cvnNVpYTTg5boJoLCEcHqEAx5EGpRDM51j78tjtQgkE9GH1wCgRS3vwT5 */
+                /** @example 3QV1UjE1Qv3GumwVec7BemhGvajDvbkP3nGU1YSmicK3wDT4mhSVq6Nw4xHrWuustwi2BYdLBrP3D8nLNxmw4uYT */
                 signature: string;
             };
             cookie?: never;
@@ -6778,6 +6812,40 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    businesses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Businesses retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["Business"][];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

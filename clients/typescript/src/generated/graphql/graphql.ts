@@ -4,38 +4,62 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** An airtime top-up. */
 export type AirtimeInput = {
+  /** In naira, more than 0, at most two decimals. */
   amount: number;
+  /** The beneficiary's name (at most 60 characters). */
   beneficiaryName?: string | null | undefined;
   /** MTN, AIRTEL, GLO, 9MOBILE or a biller code. */
   biller: string;
+  /** Pay at scheduleData's time instead of now. */
   isSchedule?: boolean | null | undefined;
+  /** The phone number to top up. */
   phoneNumber: string;
+  /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: string | null | undefined;
+  /** Saves the customer as a beneficiary. */
   saveBeneficiary?: boolean | null | undefined;
+  /** Required with isSchedule. */
   scheduleData?: ScheduleDataInput | null | undefined;
 };
 
+/** Where a bill payment stands. */
 export type BillStatus =
+  /** Not paid: the hold was released (failureReason says why). */
   | 'FAILED'
+  /** Not settled yet: with the biller (amount + fee held), or waiting for its scheduled run. */
   | 'PENDING'
+  /** Paid: the hold was captured. */
   | 'SUCCESS';
 
+/** The categories of bill. */
 export type BillType =
+  /** Mobile airtime top-up. */
   | 'AIRTIME'
+  /** Cable TV subscriptions (DSTV, GOTV, StarTimes). */
   | 'CABLEBILLS'
+  /** Mobile data bundles. */
   | 'MOBILEDATA'
+  /** Electricity (prepaid and postpaid meters). */
   | 'UTILITYBILLS';
 
+/** Where a deposit stands. */
 export type DepositStatus =
+  /** The money arrived and the wallet was credited. */
   | 'COMPLETED'
+  /** Declined, abandoned or expired; the wallet was not credited (failureReason says why). */
   | 'FAILED'
+  /** Recorded; the provider has not answered yet. */
   | 'INITIATED'
+  /** Waiting for the payer: a PIN, OTP, redirect or transfer (see nextAction). */
   | 'PENDING';
 
+/** When a scheduled bill payment runs. */
 export type ScheduleDataInput = {
   /** When to run (the first run of a recurring schedule). */
   executionDate: string;
+  /** Runs again by recurrencePattern after the first run. */
   isRecurring?: boolean | null | undefined;
   /** daily, weekly or monthly (Africa/Lagos time). */
   recurrencePattern?: string | null | undefined;
