@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,27 +104,37 @@ describe.skipIf(!onPostgres)('money jobs never use the application handle (Postg
   afterAll(() => s.t.close());
 
   /** Runs `work` with the application's handle refusing every statement; returns what it tried. */
+  /**
+   * Runs `work` with the application handle refused to it: a call made from `work` (in its async
+   * context) is recorded and throws. Calls from elsewhere (the app's own readiness check, on its
+   * timer) go through: on a busy machine `work` lasts long enough for one to land in it.
+   */
   async function withApplicationHandleRefused<T>(work: () => Promise<T>): Promise<{ value: T; refused: string[] }> {
     const db = s.t.services.db as unknown as Record<string, unknown>;
     const refused: string[] = [];
-    const saved = new Map<string, unknown>();
-    const refuse = (name: string) => () => {
-      refused.push(name);
-      throw new Error(`the application handle was used by a job (${name})`);
+    const inWork = new AsyncLocalStorage<true>();
+    const refuse = (target: Record<string, unknown>, name: string, label: string) => {
+      const original = target[name] as (...args: unknown[]) => unknown;
+      return function (this: unknown, ...args: unknown[]) {
+        if (!inWork.getStore()) return original.apply(this, args);
+        refused.push(label);
+        throw new Error(`the application handle was used by a job (${label})`);
+      };
     };
+    const saved = new Map<string, unknown>();
     for (const name of ['execute', 'select', 'selectDistinct', 'insert', 'update', 'delete', 'transaction', 'with']) {
       saved.set(name, db[name]);
-      db[name] = refuse(name);
+      db[name] = refuse(db, name, name);
     }
     // The pool itself, patched in place: plain-SQL runners keep a reference to it.
     const client = db.$client as Record<string, unknown>;
     const clientSaved = new Map<string, unknown>();
     for (const name of ['query', 'connect']) {
       clientSaved.set(name, Object.hasOwn(client, name) ? client[name] : undefined);
-      client[name] = refuse(`$client.${name}`);
+      client[name] = refuse(client, name, `$client.${name}`);
     }
     try {
-      return { value: await work(), refused };
+      return { value: await inWork.run(true, work), refused };
     } finally {
       for (const [name, value] of saved) db[name] = value;
       for (const [name, value] of clientSaved) {

@@ -4,11 +4,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { poolsOf } from '../../src/db/pool-routing.js';
 import { DependencyHealth } from '../../src/health/dependency-health.js';
-import {
-  READINESS_CHECK_EVERY_MS,
-  READINESS_STALE_AFTER_MS,
-  ReadinessWatch,
-} from '../../src/health/readiness-watch.js';
+import { ReadinessWatch } from '../../src/health/readiness-watch.js';
 import { shutdownTracing } from '../../src/observability/tracing.js';
 import { installTracing } from '../../src/observability/tracing-sdk.js';
 import { spawnTs } from '../helpers/child.js';
@@ -47,7 +43,6 @@ describe('/readyz answers from memory', () => {
       await gate;
     });
     await lockTaken;
-    const lockedAt = performance.now();
     let received = 0;
     const count = () => received++;
     t.app.server.on('request', count);
@@ -57,7 +52,7 @@ describe('/readyz answers from memory', () => {
         () => 0,
       ),
     );
-    const probes: Array<{ ms: number; serverMs: number; status: number; body: unknown; sinceLock: number }> = [];
+    const probes: Array<{ ms: number; serverMs: number; status: number; body: unknown }> = [];
     try {
       await waitUntil(() => received >= SLOW_CLIENTS, 60_000);
       // PostgreSQL: every request connection is taken and more requests queue for one.
@@ -68,7 +63,7 @@ describe('/readyz answers from memory', () => {
         const body = await response.json();
         const ms = performance.now() - started;
         const serverMs = Number(response.headers.get('server-timing')?.match(/dur=([\d.]+)/)?.[1]);
-        probes.push({ ms, serverMs, status: response.status, body, sinceLock: performance.now() - lockedAt });
+        probes.push({ ms, serverMs, status: response.status, body });
       }
     } finally {
       release();
@@ -85,11 +80,15 @@ describe('/readyz answers from memory', () => {
     );
     for (const probe of probes) {
       expect(Number.isFinite(probe.serverMs)).toBe(true);
-      // The background check waits behind the lock too: on a machine so slow that the probes come
-      // late, the last finished check may be older than READINESS_STALE_AFTER_MS, and `unknown` is right.
-      if (probe.sinceLock < READINESS_STALE_AFTER_MS - READINESS_CHECK_EVERY_MS)
-        expect(probe.body).toEqual({ status: 'ready', database: 'up', redis: 'not configured' });
-      else expect(['up', 'unknown']).toContain((probe.body as { database: string }).database);
+      // The background check waits behind the lock too. Until its last finished check is
+      // READINESS_STALE_AFTER_MS old the database is `up`, then `unknown`; when that happens depends
+      // on how the machine schedules the checks (on a busy one, the last check before the lock may
+      // already be seconds old), so either is right here, and the answer agrees with itself. What a
+      // held database must never make it say is `down`, or make it wait.
+      expect([
+        { status: 'ready', database: 'up', redis: 'not configured' },
+        { status: 'unavailable', database: 'unknown', redis: 'not configured' },
+      ]).toContainEqual(probe.body);
     }
     expect(max(probes.map((p) => p.serverMs))).toBeLessThanOrEqual(READY_WITHIN_MS);
   });

@@ -126,7 +126,9 @@ describe('a payout beyond its provider’s bulkhead', () => {
       accountNumber: SANDBOX_PAYMENTS.payouts.slowAccount,
       reference: 'BH-SLOW',
     });
-    await waitUntil(() => sandbox.stats().inFlight === 1);
+    // In the bulkhead and its money held: the place is taken before the hold's commit, and on a busy
+    // machine the balance read below could otherwise come between the two.
+    await waitUntil(async () => sandbox.stats().inFlight === 1 && (await balanceOf(s.t, tenant)).heldKobo === 12_500);
 
     const body = { amount: 200, bankCode: '044', accountNumber: '0690000040', reference: 'BH-BUSY' };
     const refused = await call('POST', '/api/v1/wallet/withdraw', body, { 'idempotency-key': 'bh-busy' });
