@@ -29,6 +29,7 @@ const HEAVY_SUITES = {
       'test/bootstrap/production-defaults.test.ts',
       'test/ledger/app-role.pg.test.ts',
       'test/observability/log-writer.test.ts',
+      'test/rest/openapi-examples-recorder.test.ts',
       'test/{bills/schedules,connect/limits-shared,events/subscriptions-shared,protection/rate-limit-shared,webhooks/durability}.pg.test.ts',
     ],
     maxWorkers: 1,

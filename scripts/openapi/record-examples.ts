@@ -26,7 +26,9 @@ import { operationIdOf, type RestRoute } from '../../src/rest/route.js';
 import { restV1Routes } from '../../src/rest/v1/index.js';
 import { createServices } from '../../src/services.js';
 
-const OUTPUT = fileURLToPath(new URL('../../src/rest/openapi-examples.json', import.meta.url));
+/** Where the examples go; OPENAPI_EXAMPLES_OUT elsewhere (the test that runs this command writes beside it). */
+const OUTPUT =
+  process.env.OPENAPI_EXAMPLES_OUT ?? fileURLToPath(new URL('../../src/rest/openapi-examples.json', import.meta.url));
 
 const routes = new Map(restV1Routes.map((route) => [operationIdOf(route), route]));
 const successOf = (route: RestRoute) => route.status ?? (route.method === 'POST' ? 201 : 200);
