@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { consent, insecure, REDIRECT_URI, registerApp, signedInUser } from '../helpers/oauth-flow.js';
+import { challengeOf, consent, insecure, REDIRECT_URI, registerApp, signedInUser } from '../helpers/oauth-flow.js';
 
 /**
  * One partner's walk with a strict OAuth client (oauth4webapi, the core of openid-client), every
@@ -22,25 +22,10 @@ describe('a strict OAuth client through the whole Connect flow and its refusals'
   });
   afterAll(() => t.close());
 
-  /** A protected-resource call that the library must refuse with a challenge: its status and parameters. */
   async function challenge(token: string, method: string, path: string, body?: object) {
-    const headers = new Headers(body ? { 'content-type': 'application/json' } : {});
-    const error = await oauth
-      .protectedResourceRequest(
-        token,
-        method,
-        new URL(path, base),
-        headers,
-        body ? JSON.stringify(body) : null,
-        insecure,
-      )
-      .then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
-    expect(error).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
-    const refused = error as oauth.WWWAuthenticateChallengeError;
-    return { status: refused.status, parameters: refused.cause[0]!.parameters };
+    const refused = await challengeOf(base, token, method, path, body);
+    expect(refused).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+    return { status: refused!.status, parameters: refused!.cause[0]!.parameters };
   }
 
   it('discovers, authorizes, exchanges, calls the API, and reads a 403, a 401 and a 429 as the RFCs say', async () => {

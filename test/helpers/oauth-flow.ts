@@ -81,3 +81,24 @@ export async function consent(
   });
   return { status: answered.status, location: answered.headers.get('location'), page: await answered.text() };
 }
+
+/**
+ * A protected-resource call a strict client must refuse with a challenge (RFC 6750 §3), read by
+ * oauth4webapi: the refusal, or undefined when the library saw no challenge.
+ */
+export async function challengeOf(
+  base: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: object,
+): Promise<oauth.WWWAuthenticateChallengeError | undefined> {
+  const headers = new Headers(body ? { 'content-type': 'application/json' } : {});
+  const thrown = await oauth
+    .protectedResourceRequest(token, method, new URL(path, base), headers, body ? JSON.stringify(body) : null, insecure)
+    .then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+  return thrown instanceof oauth.WWWAuthenticateChallengeError ? thrown : undefined;
+}

@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
-import { insecure } from '../helpers/oauth-flow.js';
+import { challengeOf } from '../helpers/oauth-flow.js';
 
 /**
  * RFC 6750 §3: API refusals of a credential carry `WWW-Authenticate: Bearer` with the RFC's error
@@ -16,23 +16,9 @@ describe('WWW-Authenticate on API 401 and 403', () => {
 
   /** The challenges of a protected-resource request, as the client parses them. */
   const challengesOf = async (token: string, method: string, path: string, body?: object) => {
-    const headers = new Headers(body ? { 'content-type': 'application/json' } : {});
-    const error = await oauth
-      .protectedResourceRequest(
-        token,
-        method,
-        new URL(path, base),
-        headers,
-        body ? JSON.stringify(body) : null,
-        insecure,
-      )
-      .then(
-        () => undefined,
-        (thrown: unknown) => thrown,
-      );
-    expect(error).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
-    const challenge = error as oauth.WWWAuthenticateChallengeError;
-    return { status: challenge.status, challenges: challenge.cause, body: await challenge.response.json() };
+    const challenge = await challengeOf(base, token, method, path, body);
+    expect(challenge).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+    return { status: challenge!.status, challenges: challenge!.cause, body: await challenge!.response.json() };
   };
 
   it('no credential: a 401 challenge without an error code (§3.1)', async () => {
