@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import ts from 'typescript';
+import { sourceFiles, specifiersIn } from './module-imports.js';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -20,37 +20,6 @@ const CORE = 'chain';
 /** Every chain family's folder under src/domain; a new family is added here. */
 const FAMILIES = new Set(['solana', 'evm']);
 const SANDBOX_FILE = /^(sandbox-|litesvm-)/;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/** Every module specifier `source` names: import and export declarations, `import()` and `import('x').T` types. */
-function specifiersIn(file: string, source: string): string[] {
-  const tree = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const found: string[] = [];
-  const visit = (node: ts.Node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
-      if (ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
-      const ref = node.moduleReference.expression;
-      if (ts.isStringLiteral(ref)) found.push(ref.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const [arg] = node.arguments;
-      found.push(arg && ts.isStringLiteralLike(arg) ? arg.text : `<computed: ${arg?.getText(tree)}>`);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
-      const literal = node.argument.literal;
-      if (ts.isStringLiteral(literal)) found.push(literal.text);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(tree);
-  return found;
-}
 
 /** The folder under src/domain a path is in, and the file's name there (undefined outside src/domain). */
 function placeOf(path: string): { dir: string; name: string } | undefined {

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { sourceFiles } from './module-imports.js';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -18,14 +19,6 @@ const WRITES = [
   /update\s+ledger_(accounts|holds)\b/i,
   /\.(insert|update)\(\s*ledger(Postings|Entries|Holds|Accounts)\s*\)/,
 ];
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** Each `file: pattern` of a write of the ledger's tables outside the ledger's folder. */
 function ledgerWritesOutsideLedger(files: ReadonlyMap<string, string>): string[] {

@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import ts from 'typescript';
+import { sourceFiles, specifiersIn } from './module-imports.js';
 import { describe, expect, it } from 'vitest';
 
 /**
@@ -40,37 +40,6 @@ const CORE_SCHEMAS = new Set(['lifecycle-schema.ts', 'books-schema.ts', 'lists-s
 /** Top-level files that import every domain: the list of state tables that retention reads. */
 const REGISTRIES = new Set(['state-tables.ts']);
 const CHECKED = ['money', 'lifecycle'].map((dir) => join(DOMAIN, dir));
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
-/** Every module specifier `source` names: import and export declarations, `import()` and `import('x').T` types. */
-function specifiersIn(file: string, source: string): string[] {
-  const tree = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
-  const found: string[] = [];
-  const visit = (node: ts.Node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
-      if (ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
-      const ref = node.moduleReference.expression;
-      if (ts.isStringLiteral(ref)) found.push(ref.text);
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
-      const [arg] = node.arguments;
-      found.push(arg && ts.isStringLiteralLike(arg) ? arg.text : `<computed: ${arg?.getText(tree)}>`);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
-      const literal = node.argument.literal;
-      if (ts.isStringLiteral(literal)) found.push(literal.text);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(tree);
-  return found;
-}
 
 /** Why `specifier`, imported by `file`, reaches a domain; undefined when it does not. */
 function domainReached(file: string, specifier: string): string | undefined {
