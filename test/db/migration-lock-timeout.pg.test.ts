@@ -57,15 +57,20 @@ describe('migration options', () => {
 describe.skipIf(!onPostgres)('migrations waiting for a table lock', () => {
   let pool: pg.Pool;
   let holder: pg.Client;
+  let reader: pg.Client;
   beforeAll(async () => {
     const url = await isolatedTestDatabaseUrl({ migrated: false });
     pool = new pg.Pool({ connectionString: url, max: 2 });
     holder = new pg.Client({ connectionString: url });
     await holder.connect();
+    // Connected ahead: the read between attempts measures the lock queue, not a connection's start.
+    reader = new pg.Client({ connectionString: url });
+    await reader.connect();
     await migratePostgres(pool, { folder: migrationsFolder([CREATE]) });
   });
   afterAll(async () => {
     await holder.end();
+    await reader.end();
     await pool.end();
   });
 
@@ -78,14 +83,16 @@ describe.skipIf(!onPostgres)('migrations waiting for a table lock', () => {
     await migratePostgres(pool, {
       folder: migrationsFolder([CREATE, ALTER]),
       lockTimeoutMs: 300,
-      pauseMs: 50,
+      // Long enough for the read below to reach the server before the next attempt on a saturated
+      // machine: a read sent in the pause is served then, whatever the machine's speed.
+      pauseMs: 2_000,
       attempts: 100,
       onLockTimeout: (attempt) => {
         timedOut.push(attempt);
         // Between attempts nothing waits ahead of a reader: it is served at once, not behind the
-        // next attempt's DDL (which would hold it until that attempt gives up, 350 ms later).
+        // next attempt's DDL (which would hold it until that attempt gives up).
         if (attempt === 1)
-          void pool.query('select count(*) from lock_probe').then(() => {
+          void reader.query('select count(*) from lock_probe').then(() => {
             readServed = true;
           });
         if (attempt === 2) {

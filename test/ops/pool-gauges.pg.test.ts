@@ -64,11 +64,16 @@ describe.skipIf(!onPostgres)('database pool gauges (PostgreSQL)', () => {
     let rounds = 0;
     relay = startRelay(db, { idleMs: 60_000, onRound: () => (rounds += 1) });
     try {
-      // The relay has its connection once it finished a round; the queued query is waiting (by any label).
-      await waitUntil(async () => rounds > 0 && (await MetricsText.of(app)).sum(WAITING) === 1, 10_000);
-      const metrics = await MetricsText.of(app);
+      // The relay has its connection once it finished a round; the queued query is waiting (by any
+      // label); and the start's own first queries on the request pool have ended (on a busy machine
+      // they may still run when the relay's first round is done).
+      let metrics = await MetricsText.of(app);
       const byPool = (name: string) =>
         Object.fromEntries(metrics.series(name).map((s) => [s.labels.pool ?? '(no pool label)', s.value]));
+      await waitUntil(async () => {
+        metrics = await MetricsText.of(app);
+        return rounds > 0 && metrics.sum(WAITING) === 1 && byPool(IN_USE).request === 0;
+      }, 10_000);
       expect(byPool(IN_USE)).toEqual({ request: 0, read: 2, jobs: 1, relay: 0 });
       expect(byPool(WAITING)).toEqual({ request: 0, read: 1, jobs: 0, relay: 0 });
       expect(byPool(IDLE)).toMatchObject({ read: 0, relay: 1 });
