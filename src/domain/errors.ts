@@ -116,6 +116,21 @@ export class InputProblems {
     this.problems.push({ field, message });
   }
 
+  /**
+   * Runs one field's parser. A BAD_USER_INPUT it throws is noted rather than thrown, so the other
+   * fields are still checked; then the answer is undefined. Any other error is thrown as it is.
+   */
+  check<T>(parse: () => T): T | undefined {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'BAD_USER_INPUT') throw error;
+      if (error.details?.length) this.problems.push(...error.details);
+      else this.add(error.field ?? 'input', error.message);
+      return undefined;
+    }
+  }
+
   /** Throws the one refusal naming every problem, if there is any. */
   throwIfAny(): void {
     const [first] = this.problems;

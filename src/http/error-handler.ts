@@ -1,13 +1,28 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { graphQLExtensions, isInternal, restErrorReply, toDomainError } from '../domain/error-mapping.js';
 import { DomainError } from '../domain/errors.js';
-import { validationError } from '../rest/validation.js';
+import { problemsOf } from '../domain/field-checks.js';
+import { validationError, withRuleProblems } from '../rest/validation.js';
 import { bearerChallenge, isApiPath } from './bearer-challenge.js';
 
 /** Fastify's own errors (body parsing, limits, validation) as domain errors. */
-function fromFastifyError(error: FastifyError): DomainError {
+function fromFastifyError(error: FastifyError, request: FastifyRequest): DomainError {
   if (error instanceof DomainError) return error;
-  if (error.validation) return validationError(error.validation as never, error.validationContext ?? 'body');
+  if (error.validation) {
+    const context = error.validationContext ?? 'body';
+    const refusal = validationError(error.validation as never, context);
+    // A body refused for its shape is also read by the operation's own field rules, so the one
+    // answer names every bad field, not the rest on the next try.
+    const fieldChecks = request.routeOptions.config?.fieldChecks;
+    const body = request.body;
+    const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+    return context === 'body' && fieldChecks && isObject
+      ? withRuleProblems(
+          refusal,
+          problemsOf(() => fieldChecks(body)),
+        )
+      : refusal;
+  }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new DomainError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.');
@@ -39,7 +54,7 @@ const isGraphQLPath = (url: string) => url === '/graphql' || url.startsWith('/gr
  */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const domain = fromFastifyError(error);
+    const domain = fromFastifyError(error, request);
     if (isInternal(domain)) request.log.error({ err: error }, 'unhandled error');
     const { status, headers, body } = restErrorReply(domain);
     const challenge = isApiPath(request.url) ? bearerChallenge(domain, request.headers) : undefined;

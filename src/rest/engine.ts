@@ -14,6 +14,7 @@ import { LEVEL_LABELS, levelsGranting, PERMISSION_LEVELS } from '../domain/auth/
 import { scopeGranting } from '../domain/connect/scopes.js';
 import { mostSevere, toDomainError } from '../domain/error-mapping.js';
 import { DomainError } from '../domain/errors.js';
+import type { FieldParsers } from '../domain/field-checks.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { type AccessRule, accessRuleOf, checkAccess } from '../graphql/directives/auth.js';
 import { VALUE_MOVING_MUTATIONS } from '../graphql/value-moving.js';
@@ -304,6 +305,7 @@ export function registerRestRoutes(
       url: route.path,
       bodyLimit: route.bodyLimit ?? bodyLimit,
       serializerCompiler: lazySerializer,
+      ...(route.fieldChecks ? { config: { fieldChecks: route.fieldChecks as (body: unknown) => FieldParsers } } : {}),
       schema: {
         summary: route.summary,
         description: [route.description, accessDescription(route.access)].filter(Boolean).join('\n\n'),

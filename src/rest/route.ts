@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import type { FieldParsers } from '../domain/field-checks.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -44,10 +45,23 @@ export interface RestRoute {
   params?: TSchema;
   querystring?: TSchema;
   body?: TSchema;
+  /**
+   * The operation's own rules for its body fields (a decimal too fine for kobo, a NUBAN account
+   * number, a reserved reference): the same parsers the service runs. When the body's schema
+   * refuses some fields, these run on the rest, so one 400 names every bad field.
+   */
+  fieldChecks?: (body: never) => FieldParsers;
   /** Largest body in bytes; default REST_BODY_LIMIT_BYTES. */
   bodyLimit?: number;
   /** The schema of the payload (the envelope's `data`, or the whole body when unwrapped). */
   response: TSchema;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A REST route's `fieldChecks`, read when its body's schema refuses the body. */
+    fieldChecks?: (body: unknown) => FieldParsers;
+  }
 }
 
 export const defineRoutes = (routes: RestRoute[]): RestRoute[] => routes;

@@ -80,6 +80,26 @@ export function validationError(errors: ErrorObject[], context: string): DomainE
   );
 }
 
+/**
+ * The schema's refusal with the operation's own problems of the fields it did not name (a field
+ * is named when it, a part of it or the whole it belongs to is): one answer, every bad field.
+ */
+export function withRuleProblems(refusal: DomainError, ruleProblems: FieldProblem[]): DomainError {
+  const named = refusal.details ?? [];
+  const covers = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+  const more = ruleProblems.filter((p) => !named.some((n) => covers(n.field, p.field)));
+  if (more.length === 0) return refusal;
+  const problems = [...named, ...more];
+  return new DomainError(
+    'BAD_USER_INPUT',
+    `${refusal.message.replace(/\.$/, '')}; ${more.map((p) => p.message.replace(/\.$/, '')).join('; ')}.`,
+    {
+      field: problems[0]!.field,
+      details: problems,
+    },
+  );
+}
+
 function describeAll(errors: ErrorObject[], context: string): string {
   const allowed = errors.flatMap((e) =>
     e.keyword === 'const' ? [(e.params as { allowedValue: unknown }).allowedValue] : [],

@@ -1,8 +1,9 @@
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { badInput } from '../errors.js';
+import { checkFields, checkFieldsAwaiting, requiredText } from '../field-checks.js';
 import { ReferenceCache } from '../reference-cache.js';
-import { koboFrom } from '../wallet/naira.js';
+import { optionalKoboFrom } from '../wallet/naira.js';
 import { type Biller, type BillItem, type BillsProvider, type BillType, BILL_TYPES } from './bills-provider.js';
 
 const CATALOGUE_TTL_MS = 3600_000;
@@ -98,14 +99,14 @@ export class BillCatalogue {
   }
 
   async validate(principal: Principal, input: { customer: string; billerCode: string; itemCode: string }) {
-    for (const field of ['customer', 'billerCode', 'itemCode'] as const) {
-      if (typeof input[field] !== 'string' || !input[field].trim()) throw badInput(field, `${field} is required.`);
-    }
-    return this.providerFor(principal.environment).validate({
-      customer: input.customer.trim(),
-      billerCode: input.billerCode.trim(),
-      itemCode: input.itemCode.trim(),
+    const required = (field: 'customer' | 'billerCode' | 'itemCode') => () =>
+      requiredText(typeof input[field] === 'string' ? input[field] : '', field, `${field} is required.`);
+    const fields = checkFields({
+      customer: required('customer'),
+      billerCode: required('billerCode'),
+      itemCode: required('itemCode'),
     });
+    return this.providerFor(principal.environment).validate(fields);
   }
 
   async resolveBiller(principal: Principal, given: string, type: BillType | undefined, field: string): Promise<Biller> {
@@ -126,22 +127,12 @@ export class BillCatalogue {
 
   async resolvePayment(principal: Principal, input: BillPaymentInput): Promise<ResolvedPayment> {
     const field = input.type === 'UTILITYBILLS' ? 'disco' : 'biller';
-    const customerField = {
-      AIRTIME: 'phoneNumber',
-      MOBILEDATA: 'phoneNumber',
-      CABLEBILLS: 'smartcardNumber',
-      UTILITYBILLS: 'meterNumber',
-    }[input.type];
-    const customer = typeof input.customer === 'string' ? input.customer.trim() : '';
-    if (!customer) throw badInput(customerField, `${customerField} is required.`);
-    if ((input.type === 'AIRTIME' || input.type === 'MOBILEDATA') && !/^(\+?234|0)[789]\d{9}$/.test(customer)) {
-      throw badInput(customerField, `${customerField} must be a Nigerian mobile number such as 08031234567.`);
-    }
-    if (input.type === 'UTILITYBILLS' && !/^\d{6,13}$/.test(customer))
-      throw badInput(customerField, `${customerField} must be 6 to 13 digits.`);
-    if (input.type === 'CABLEBILLS' && !/^\d{8,12}$/.test(customer))
-      throw badInput(customerField, `${customerField} must be 8 to 12 digits.`);
-    const biller = await this.resolveBiller(principal, input.biller ?? '', input.type, field);
+    // What can be checked without the biller's items is checked together: one refusal names each.
+    const { customer, biller, givenAmount } = await checkFieldsAwaiting({
+      customer: () => billCustomer(input.type, input.customer),
+      biller: () => this.resolveBiller(principal, input.biller ?? '', input.type, field),
+      givenAmount: () => optionalKoboFrom(input.amount),
+    });
     const items = await this.items(principal, biller.billerCode);
     const item = input.itemCode
       ? items.find((i) => i.itemCode === input.itemCode)
@@ -158,13 +149,13 @@ export class BillCatalogue {
     }
     let amount: bigint;
     if (item.amount > 0n) {
-      if (input.amount !== undefined && input.amount !== null && koboFrom(input.amount) !== item.amount) {
+      if (givenAmount !== undefined && givenAmount !== item.amount) {
         throw badInput('amount', `amount must be ${Number(item.amount) / 100} for ${item.name} (or omitted).`);
       }
       amount = item.amount;
     } else {
-      if (input.amount === undefined || input.amount === null) throw badInput('amount', 'amount is required.');
-      amount = koboFrom(input.amount);
+      if (givenAmount === undefined) throw badInput('amount', 'amount is required.');
+      amount = givenAmount;
     }
     // Electricity and cable customers are checked with the biller first: the name goes on the record.
     let customerName: string | null = null;
@@ -196,4 +187,25 @@ export class BillCatalogue {
       validityPeriod: item.validityPeriod,
     };
   }
+}
+
+/** The input field that names a bill's customer, by kind of bill. */
+const CUSTOMER_FIELD: Record<BillType, string> = {
+  AIRTIME: 'phoneNumber',
+  MOBILEDATA: 'phoneNumber',
+  CABLEBILLS: 'smartcardNumber',
+  UTILITYBILLS: 'meterNumber',
+};
+
+/** The customer a bill is paid for (a phone, meter or smartcard number), checked for its kind of bill. */
+export function billCustomer(type: BillType, given: unknown): string {
+  const field = CUSTOMER_FIELD[type];
+  const customer = typeof given === 'string' ? given.trim() : '';
+  if (!customer) throw badInput(field, `${field} is required.`);
+  if ((type === 'AIRTIME' || type === 'MOBILEDATA') && !/^(\+?234|0)[789]\d{9}$/.test(customer))
+    throw badInput(field, `${field} must be a Nigerian mobile number such as 08031234567.`);
+  if (type === 'UTILITYBILLS' && !/^\d{6,13}$/.test(customer))
+    throw badInput(field, `${field} must be 6 to 13 digits.`);
+  if (type === 'CABLEBILLS' && !/^\d{8,12}$/.test(customer)) throw badInput(field, `${field} must be 8 to 12 digits.`);
+  return customer;
 }

@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { type DateBound, dateRange } from '../date-bound.js';
 import { badInput, DomainError, notFound } from '../errors.js';
+import { checkFieldsAwaiting, optionalText } from '../field-checks.js';
 import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { enqueueJob } from '../jobs/job-runner.js';
@@ -27,13 +28,13 @@ import {
 import { captureHold, placeHold, releaseHold } from '../money/holds.js';
 import { checkPage, paged } from '../pagination.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
-import { koboFrom } from '../wallet/naira.js';
+import { koboFrom, optionalKoboFrom } from '../wallet/naira.js';
 import { openPendingTransaction } from '../wallet/wallet-events.js';
 import { transactionStore } from '../wallet/transaction-store.js';
 import { settleHeldTransaction } from '../wallet/wallet-transitions.js';
 import { insertOrConflict, referenceFrom } from '../money/reference.js';
 import { refuseTakenReference } from '../wallet/reference-holder.js';
-import { BillCatalogue, type BillPaymentInput, type ResolvedPayment } from './bill-catalogue.js';
+import { BillCatalogue, type BillPaymentInput, billCustomer, type ResolvedPayment } from './bill-catalogue.js';
 import type { BillRecordRow } from './bill-record.js';
 import { billStore } from './bill-store.js';
 import type { BillOutcome, BillsProvider, BillType } from './bills-provider.js';
@@ -110,11 +111,11 @@ export class BillsService {
 
   /** Pays a bill now, or schedules it (`isSchedule`). */
   async pay(principal: Principal, input: BillPaymentInput, idempotencyKey: string | undefined): Promise<BillRecordRow> {
-    const payment = await this.catalogue.resolvePayment(principal, input);
-    const reference = referenceFrom(input.reference, 'BILL');
-    const beneficiaryName = input.beneficiaryName?.trim() || null;
-    if (beneficiaryName && beneficiaryName.length > 60)
-      throw badInput('beneficiaryName', 'beneficiaryName must be at most 60 characters.');
+    const { payment, reference, beneficiaryName } = await checkFieldsAwaiting({
+      payment: () => this.catalogue.resolvePayment(principal, input),
+      reference: () => referenceFrom(input.reference, 'BILL'),
+      beneficiaryName: () => optionalText(input.beneficiaryName, 'beneficiaryName', 60),
+    });
     const beneficiary = input.saveBeneficiary ? { name: beneficiaryName } : undefined;
     if (input.isSchedule) return this.schedule(principal, input, payment, reference, beneficiary, idempotencyKey);
     if (input.scheduleData) throw badInput('isSchedule', 'scheduleData was given without isSchedule: true.');
@@ -614,3 +615,14 @@ function checkSchedule(
   }
   return { executionAt, recurrence: pattern as RecurrencePattern };
 }
+
+/**
+ * A bill payment's own rules for its fields, without a lookup (the biller and its items are
+ * looked up by the service): REST runs them beside its schema, so one 400 names every bad field.
+ */
+export const billPaymentFieldChecks = (input: Omit<BillPaymentInput, 'biller'>) => ({
+  customer: () => billCustomer(input.type, input.customer),
+  amount: () => optionalKoboFrom(input.amount),
+  reference: () => referenceFrom(input.reference, 'BILL'),
+  beneficiaryName: () => optionalText(input.beneficiaryName, 'beneficiaryName', 60),
+});

@@ -4,7 +4,8 @@ import type { AuditOrigin } from '../audit/request-context.js';
 import { digestOf, newOpaqueToken, safeEqual } from '../auth/opaque-token.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
-import { badInput, notFound } from '../errors.js';
+import { badInput, InputProblems, notFound } from '../errors.js';
+import { checkFields } from '../field-checks.js';
 import { OAuthError } from './oauth-error.js';
 import { type OAuthClient, oauthStore } from './oauth-store.js';
 import { isScope, SCOPE_NAMES } from './scopes.js';
@@ -34,17 +35,11 @@ export class ClientRegistry {
 
   /** `origin`: the request's, with its actor (the dashboard session), for the audit record. */
   async register(ownerUserId: string, input: RegisterClientInput, origin?: AuditOrigin): Promise<RegisteredClient> {
-    const name = input.name.trim();
-    if (name === '' || name.length > 100) throw badInput('name', 'name must be 1 to 100 characters.');
-    if (input.redirectUris.length === 0 || input.redirectUris.length > 10)
-      throw badInput('redirectUris', 'redirectUris must list 1 to 10 URIs.');
-    input.redirectUris.forEach((uri, i) => checkRedirectUri(uri, `redirectUris[${i}]`));
-    const scopes = [...new Set(input.allowedScopes)];
-    if (scopes.length === 0)
-      throw badInput('allowedScopes', `allowedScopes must list at least one of: ${SCOPE_NAMES.join(', ')}.`);
-    const unknown = scopes.find((s) => !isScope(s));
-    if (unknown)
-      throw badInput('allowedScopes', `allowedScopes: "${unknown}" is not a scope (${SCOPE_NAMES.join(', ')}).`);
+    const { name, scopes } = checkFields({
+      name: () => clientName(input.name),
+      redirectUris: () => checkRedirectUris(input.redirectUris),
+      scopes: () => checkScopes(input.allowedScopes),
+    });
     const clientSecret = input.clientType === 'confidential' ? newOpaqueToken('pgw_cs_') : undefined;
     const client = await this.db.transaction(async (tx) => {
       const inserted = await oauthStore.insertClient(tx, {
@@ -146,4 +141,28 @@ function checkRedirectUri(uri: string, field: string): void {
   const loopbackHttp = parsed.protocol === 'http:' && LOOPBACK.has(parsed.hostname);
   if (parsed.protocol !== 'https:' && !loopbackHttp)
     throw badInput(field, `${field} must use https (http only on localhost, 127.0.0.1 or [::1]).`);
+}
+
+function clientName(given: string): string {
+  const name = given.trim();
+  if (name === '' || name.length > 100) throw badInput('name', 'name must be 1 to 100 characters.');
+  return name;
+}
+
+/** Every URI checked, so one refusal names each bad one. */
+function checkRedirectUris(uris: readonly string[]): void {
+  if (uris.length === 0 || uris.length > 10) throw badInput('redirectUris', 'redirectUris must list 1 to 10 URIs.');
+  const problems = new InputProblems();
+  uris.forEach((uri, i) => problems.check(() => checkRedirectUri(uri, `redirectUris[${i}]`)));
+  problems.throwIfAny();
+}
+
+function checkScopes(given: readonly string[]): string[] {
+  const scopes = [...new Set(given)];
+  if (scopes.length === 0)
+    throw badInput('allowedScopes', `allowedScopes must list at least one of: ${SCOPE_NAMES.join(', ')}.`);
+  const unknown = scopes.find((s) => !isScope(s));
+  if (unknown)
+    throw badInput('allowedScopes', `allowedScopes: "${unknown}" is not a scope (${SCOPE_NAMES.join(', ')}).`);
+  return scopes;
 }

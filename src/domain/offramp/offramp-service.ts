@@ -8,6 +8,7 @@ import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { OFFRAMP_ORDER, offrampEventData } from './order-lifecycle.js';
 import { isLegal, transition } from '../lifecycle/transition.js';
 import { DomainError, badInput, notFound } from '../errors.js';
+import { checkFields, checkFieldsAwaiting, optionalText, requiredText } from '../field-checks.js';
 import { recordEvent } from '../events/outbox.js';
 import { moneyEvent } from '../money-event.js';
 import { enqueueJob } from '../jobs/job-runner.js';
@@ -113,9 +114,7 @@ export class OfframpService {
     principal: Principal,
     input: { institution: string; accountNumber: string },
   ): Promise<{ institution: string; accountNumber: string; accountName: string | null }> {
-    const accountNumber = checkAccountNumber(input.accountNumber, 'accountNumber');
-    if (!input.institution.trim())
-      throw badInput('institution', 'institution is required: a code from the supported payout banks.');
+    const { accountNumber } = checkFields(verifyAccountFieldChecks(input));
     const accountName = await this.providerFor(principal.environment).verifyAccount({
       institution: input.institution.trim(),
       accountIdentifier: accountNumber,
@@ -132,20 +131,12 @@ export class OfframpService {
     input: InitiateOrderInput,
     idempotencyKey: string | undefined,
   ): Promise<OfframpOrder> {
-    const reference = input.reference.trim();
-    if (!REFERENCE.test(reference))
-      throw badInput('reference', 'reference must be 1 to 64 letters, digits, "-" or "_".');
-    const accountNumber = checkAccountNumber(input.recipient.accountNumber, 'recipient.accountNumber');
-    const accountName = input.recipient.accountName.trim();
-    if (!accountName || accountName.length > 100)
-      throw badInput('recipient.accountName', 'recipient.accountName is required (at most 100 characters).');
-    const memo = input.recipient.memo?.trim() || null;
-    if (memo && memo.length > 140) throw badInput('recipient.memo', 'recipient.memo must be at most 140 characters.');
-    const refundAddress = input.refundAddress?.trim() || null;
-    if (refundAddress && !(input.network === 'starknet' ? STARKNET_ADDRESS : EVM_ADDRESS).test(refundAddress)) {
-      throw badInput('refundAddress', `refundAddress must be a ${input.network} address (0x…).`);
-    }
-    const { amount, asset } = await this.checkAmount(principal, input);
+    // Every field the order can be refused for before the provider is asked, checked together.
+    const { reference, accountNumber, accountName, memo, refundAddress, checkedAmount } = await checkFieldsAwaiting({
+      ...orderFieldChecks(input),
+      checkedAmount: () => this.checkAmount(principal, input),
+    });
+    const { amount, asset } = checkedAmount;
     const requestHash = this.idempotency.fingerprint({
       ...input,
       amount,
@@ -373,17 +364,23 @@ export class OfframpService {
     );
   }
 
-  private async checkAmount(principal: Principal, input: QuoteInput): Promise<{ amount: string; asset: OfframpAsset }> {
-    const amount = decimalText(input.amount, 'amount');
+  /** The asset of the input's token on its network, refused naming `network` when none carries it. */
+  private async assetFor(principal: Principal, input: QuoteInput): Promise<OfframpAsset> {
     const assets = await this.assets(principal);
     const asset = assets.find((a) => a.token === input.token && a.network === input.network);
-    if (!asset) {
-      const networks = assets.filter((a) => a.token === input.token).map((a) => a.network);
-      throw badInput(
-        'network',
-        `network ${input.network} does not carry ${input.token} here.${networks.length ? ` Networks for ${input.token}: ${networks.join(', ')}.` : ''}`,
-      );
-    }
+    if (asset) return asset;
+    const networks = assets.filter((a) => a.token === input.token).map((a) => a.network);
+    throw badInput(
+      'network',
+      `network ${input.network} does not carry ${input.token} here.${networks.length ? ` Networks for ${input.token}: ${networks.join(', ')}.` : ''}`,
+    );
+  }
+
+  private async checkAmount(principal: Principal, input: QuoteInput): Promise<{ amount: string; asset: OfframpAsset }> {
+    const { amount, asset } = await checkFieldsAwaiting({
+      amount: () => decimalText(input.amount, 'amount'),
+      asset: () => this.assetFor(principal, input),
+    });
     if (parseUnits(amount, asset.decimals, 'amount') <= 0n) throw badInput('amount', 'amount must be greater than 0.');
     return { amount, asset };
   }
@@ -395,3 +392,41 @@ function checkAccountNumber(value: string, field: string): string {
     throw badInput(field, `${field} must be 4 to 34 letters or digits (a bank account or mobile money number).`);
   return accountNumber;
 }
+
+function orderReference(given: string): string {
+  const reference = given.trim();
+  if (!REFERENCE.test(reference)) throw badInput('reference', 'reference must be 1 to 64 letters, digits, "-" or "_".');
+  return reference;
+}
+
+function recipientName(given: string): string {
+  const accountName = given.trim();
+  if (!accountName || accountName.length > 100)
+    throw badInput('recipient.accountName', 'recipient.accountName is required (at most 100 characters).');
+  return accountName;
+}
+
+function refundAddressFor(network: string, given: string | null | undefined): string | null {
+  const refundAddress = given?.trim() || null;
+  if (refundAddress && !(network === 'starknet' ? STARKNET_ADDRESS : EVM_ADDRESS).test(refundAddress))
+    throw badInput('refundAddress', `refundAddress must be a ${network} address (0x…).`);
+  return refundAddress;
+}
+
+/** An account check's own rules for its fields: the service runs them, and REST beside its schema. */
+export const verifyAccountFieldChecks = (input: { institution: string; accountNumber: string }) => ({
+  accountNumber: () => checkAccountNumber(input.accountNumber, 'accountNumber'),
+  institution: () =>
+    requiredText(input.institution, 'institution', 'institution is required: a code from the supported payout banks.'),
+});
+
+/** An order's own rules for its fields, without a lookup (the amount needs the asset's decimals). */
+export const orderFieldChecks = (
+  input: Pick<InitiateOrderInput, 'reference' | 'recipient' | 'network' | 'refundAddress'>,
+) => ({
+  reference: () => orderReference(input.reference),
+  accountNumber: () => checkAccountNumber(input.recipient.accountNumber, 'recipient.accountNumber'),
+  accountName: () => recipientName(input.recipient.accountName),
+  memo: () => optionalText(input.recipient.memo, 'recipient.memo', 140),
+  refundAddress: () => refundAddressFor(input.network, input.refundAddress),
+});

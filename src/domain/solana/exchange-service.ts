@@ -5,7 +5,8 @@ import type { Database, Executor } from '../../db/client.js';
 import { solanaQuotes } from '../../db/solana-schema.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
-import { badInput, DomainError } from '../errors.js';
+import { badInput, DomainError, InputProblems } from '../errors.js';
+import { checkFields, checkFieldsAwaiting } from '../field-checks.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import type { CustodialWallets } from './custodial-wallets.js';
@@ -71,16 +72,18 @@ export class SolanaExchange {
   ) {}
 
   async quote(principal: Principal, input: QuoteInput): Promise<SwapQuoteView> {
-    const network = checkNetwork(input.network);
-    const inputMint = checkAddress(input.inputMint, 'inputMint').toBase58();
-    const outputMint = checkAddress(input.outputMint, 'outputMint').toBase58();
+    const { network, inputMint, outputMint, swapMode, slippageBps } = checkFields({
+      network: () => checkNetwork(input.network),
+      inputMint: () => checkAddress(input.inputMint, 'inputMint').toBase58(),
+      outputMint: () => checkAddress(input.outputMint, 'outputMint').toBase58(),
+      swapMode: () => checkSwapMode(input.swapMode),
+      slippageBps: () => checkSlippage(input.slippageBps),
+    });
     if (inputMint === outputMint) throw badInput('outputMint', 'outputMint must differ from inputMint.');
-    const swapMode = checkSwapMode(input.swapMode);
-    const slippageBps = checkSlippage(input.slippageBps);
-    const [from, to] = await Promise.all([
-      this.tokens.info(principal.environment, network, inputMint, 'inputMint'),
-      this.tokens.info(principal.environment, network, outputMint, 'outputMint'),
-    ]);
+    const { from, to } = await checkFieldsAwaiting({
+      from: () => this.tokens.info(principal.environment, network, inputMint, 'inputMint'),
+      to: () => this.tokens.info(principal.environment, network, outputMint, 'outputMint'),
+    });
     const amountRaw = rawFromDecimal(input.amount, swapMode === 'ExactIn' ? from.decimals : to.decimals);
     const request: QuoteRequest = { inputMint, outputMint, amountRaw, swapMode, slippageBps };
     const provider = this.providers(principal.environment);
@@ -281,10 +284,12 @@ const quoteUsed = (quoteId: string) =>
   );
 
 function fieldsOf(input: SwapRequest): QuoteInput {
+  const problems = new InputProblems();
   for (const field of ['inputMint', 'outputMint', 'amount'] as const) {
     if (input[field] === undefined || input[field] === null || input[field] === '')
-      throw badInput(field, `${field} is required when no quoteId is given.`);
+      problems.add(field, `${field} is required when no quoteId is given.`);
   }
+  problems.throwIfAny();
   return { ...input, inputMint: input.inputMint!, outputMint: input.outputMint!, amount: input.amount };
 }
 

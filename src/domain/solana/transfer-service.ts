@@ -31,6 +31,7 @@ export { type TransferView, transferView, withReference } from './transfer-view.
 import type { KeyAnswer } from '../chain/chain-sends.js';
 import { CONFIRM_JOB, type SolanaTransferRow, sending, transferStore } from './transfer-store.js';
 import { associatedTokenAddress } from './token-accounts.js';
+import { checkFields } from '../field-checks.js';
 
 export { CONFIRM_JOB };
 /** How long a send's key stays `running` before a retry may answer it from the stored record (a crash). */
@@ -91,9 +92,7 @@ export class SolanaTransfers {
     input: TransferInput,
     idempotencyKey: string | undefined,
   ): Promise<TransferView> {
-    const network = checkNetwork(input.network);
-    const to = checkAddress(input.to, 'to');
-    const mint = checkAddress(input.tokenMintAddress, 'tokenMintAddress');
+    const { network, to, mint } = checkFields(tokenTransferFieldChecks(input));
     if (mint.toBase58() === SOL_MINT)
       return this.transferSol(principal, { ...input, tokenMintAddress: null }, idempotencyKey);
     const token = await this.tokens.info(principal.environment, network, mint.toBase58(), 'tokenMintAddress');
@@ -144,9 +143,7 @@ export class SolanaTransfers {
     input: TransferInput,
     idempotencyKey: string | undefined,
   ): Promise<TransferView> {
-    const network = checkNetwork(input.network);
-    const to = checkAddress(input.to, 'to');
-    const amountRaw = rawFromDecimal(input.amount, SOL.decimals);
+    const { network, to, amountRaw } = checkFields(solTransferFieldChecks(input));
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'solana.transfer-sol' };
     const key = this.idempotency.keyRef(scope, idempotencyKey, { network, to: to.toBase58(), amountRaw });
     const chain = this.chains.chainFor(principal.environment, network);
@@ -445,3 +442,17 @@ function shortOf(
     `Insufficient SOL on ${outgoing.network}: ${decimalFromRaw(positive(lamports - held.heldNative), 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
   );
 }
+
+/** A token transfer's own rules for its fields (the amount needs the mint's decimals, looked up). */
+export const tokenTransferFieldChecks = (input: TransferInput) => ({
+  network: () => checkNetwork(input.network),
+  to: () => checkAddress(input.to, 'to'),
+  mint: () => checkAddress(input.tokenMintAddress, 'tokenMintAddress'),
+});
+
+/** A SOL transfer's own rules for its fields: the service runs them, and REST beside its schema. */
+export const solTransferFieldChecks = (input: TransferInput) => ({
+  network: () => checkNetwork(input.network),
+  to: () => checkAddress(input.to, 'to'),
+  amountRaw: () => rawFromDecimal(input.amount, SOL.decimals),
+});

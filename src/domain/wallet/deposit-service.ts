@@ -4,6 +4,7 @@ import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
+import { checkFields, checkFieldsAwaiting, optionalText, requiredText } from '../field-checks.js';
 import { recordEvent } from '../events/outbox.js';
 import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
@@ -106,14 +107,17 @@ export class DepositService {
     input: DepositCommon & { paymentMethodId: string },
     key: string | undefined,
   ): Promise<DepositRow> {
-    if (!input.paymentMethodId?.trim()) throw badInput('paymentMethodId', 'paymentMethodId is required.');
-    const method = await this.paymentMethods.get(principal, input.paymentMethodId.trim());
+    const { fields, paymentMethodId } = checkFields({
+      fields: () => depositFields(input),
+      paymentMethodId: () => requiredText(input.paymentMethodId, 'paymentMethodId', 'paymentMethodId is required.'),
+    });
+    const method = await this.paymentMethods.get(principal, paymentMethodId);
     if (method.type === 'card')
-      return this.start(principal, 'card', input, key, {
+      return this.start(principal, 'card', fields, key, {
         cardToken: method.providerToken!,
         paymentMethodId: method.id,
       });
-    return this.start(principal, 'bank_transfer', input, key, { paymentMethodId: method.id });
+    return this.start(principal, 'bank_transfer', fields, key, { paymentMethodId: method.id });
   }
 
   card(principal: Principal, input: DepositCommon & { paymentMethodId?: string | null }, key: string | undefined) {
@@ -121,19 +125,21 @@ export class DepositService {
   }
 
   bankTransfer(principal: Principal, input: DepositCommon, key: string | undefined) {
-    return this.start(principal, 'bank_transfer', input, key, {});
+    return this.start(principal, 'bank_transfer', depositFields(input), key, {});
   }
 
-  ussd(principal: Principal, input: DepositCommon & { bankCode: string }, key: string | undefined) {
-    if (!input.bankCode?.trim())
-      throw badInput('bankCode', 'bankCode is required: the bank whose USSD code the payer dials.');
-    return this.start(principal, 'ussd', input, key, { bankCode: input.bankCode.trim() });
+  async ussd(principal: Principal, input: DepositCommon & { bankCode: string }, key: string | undefined) {
+    const provider = this.providerFor(principal.environment);
+    const { fields, bankCode } = await checkFieldsAwaiting({
+      fields: () => depositFields(input),
+      bankCode: () => ussdBankCode(provider, input.bankCode),
+    });
+    return this.start(principal, 'ussd', fields, key, { bankCode });
   }
 
   paymentLink(principal: Principal, input: DepositCommon & { title?: string | null }, key: string | undefined) {
-    if (!input.redirectUrl)
-      throw badInput('redirectUrl', 'redirectUrl is required: where the payer returns after paying.');
-    return this.start(principal, 'payment_link', input, key, { title: input.title?.trim() || 'Wallet funding' });
+    const fields = depositFields(input, { redirectUrlRequired: true });
+    return this.start(principal, 'payment_link', fields, key, { title: input.title?.trim() || 'Wallet funding' });
   }
 
   async get(principal: Principal, reference: string): Promise<DepositRow> {
@@ -470,36 +476,19 @@ export class DepositService {
   private async start(
     principal: Principal,
     method: Exclude<DepositMethod, 'virtual_account'>,
-    input: DepositCommon,
+    fields: DepositFields,
     key: string | undefined,
     extra: StartExtra,
   ): Promise<DepositRow> {
-    const amount = koboFrom(input.amount);
-    const currency = (input.currency ?? 'NGN').trim().toUpperCase();
-    if (currency !== 'NGN') throw badInput('currency', 'currency must be NGN: the wallet holds naira only.');
-    const reference = referenceFrom(input.reference, 'DEP');
-    const narration = input.narration?.trim() || null;
-    if (narration && narration.length > 140) throw badInput('narration', 'narration must be at most 140 characters.');
-    const redirectUrl = input.redirectUrl?.trim() || null;
-    if (redirectUrl && !/^https?:\/\/\S+$/.test(redirectUrl))
-      throw badInput('redirectUrl', 'redirectUrl must be an http(s) URL.');
-    const meta = input.meta ?? null;
-    if (meta !== null && (typeof meta !== 'object' || Array.isArray(meta) || JSON.stringify(meta).length > 4096))
-      throw badInput('meta', 'meta must be an object of at most 4 KB.');
+    const { amount, currency, reference, narration, redirectUrl, meta } = fields;
     const provider = this.providerFor(principal.environment);
-    if (method === 'ussd' && !(await provider.banks()).some((b) => b.code === extra.bankCode)) {
-      throw badInput(
-        'bankCode',
-        `bankCode ${JSON.stringify(extra.bankCode)} is not a bank with USSD payments; list them with the banks.`,
-      );
-    }
     const customer = await this.customerOf(principal);
     const now = this.clockFor(principal).now();
     // The hash covers what the caller sent: a generated reference would differ on every retry.
     const keyed = {
       scope: { userId: principal.userId, environment: principal.environment, operation: 'wallet.deposit' },
       key,
-      input: { method, amount, currency, reference: input.reference ?? null, narration, redirectUrl, meta, ...extra },
+      input: { method, amount, currency, reference: fields.givenReference, narration, redirectUrl, meta, ...extra },
     };
     const ref = this.idempotency.keyRef(keyed.scope, key, keyed.input) ?? null;
     const open = {
@@ -762,3 +751,62 @@ export class DepositService {
 
 /** The reference the provider knows a deposit by: unique across users (the caller's is unique per user only). */
 const providerReference = (deposit: { id: string }) => `pgw-${deposit.id}`;
+
+/** A deposit's own fields, parsed: what every way of depositing takes. */
+interface DepositFields {
+  amount: bigint;
+  currency: string;
+  reference: string;
+  /** The reference as the caller sent it (null when one is generated), for the key's fingerprint. */
+  givenReference: string | null;
+  narration: string | null;
+  redirectUrl: string | null;
+  meta: unknown;
+}
+
+/** A deposit's own rules for its common fields: the service runs them, and REST beside its schema. */
+export const depositFieldChecks = (input: DepositCommon, options: { redirectUrlRequired?: boolean } = {}) => ({
+  amount: () => koboFrom(input.amount),
+  currency: () => nairaCurrency(input.currency),
+  reference: () => referenceFrom(input.reference, 'DEP'),
+  narration: () => optionalText(input.narration, 'narration', 140),
+  redirectUrl: () => redirectUrlFrom(input.redirectUrl, options.redirectUrlRequired ?? false),
+  meta: () => metaFrom(input.meta),
+});
+
+/** Every common field checked, so one refusal names each bad one. */
+function depositFields(input: DepositCommon, options: { redirectUrlRequired?: boolean } = {}): DepositFields {
+  return { ...checkFields(depositFieldChecks(input, options)), givenReference: input.reference ?? null };
+}
+
+function nairaCurrency(given: string | null | undefined): string {
+  const currency = (given ?? 'NGN').trim().toUpperCase();
+  if (currency !== 'NGN') throw badInput('currency', 'currency must be NGN: the wallet holds naira only.');
+  return currency;
+}
+
+function redirectUrlFrom(given: string | null | undefined, required: boolean): string | null {
+  const redirectUrl = given?.trim() || null;
+  if (!redirectUrl && required)
+    throw badInput('redirectUrl', 'redirectUrl is required: where the payer returns after paying.');
+  if (redirectUrl && !/^https?:\/\/\S+$/.test(redirectUrl))
+    throw badInput('redirectUrl', 'redirectUrl must be an http(s) URL.');
+  return redirectUrl;
+}
+
+function metaFrom(given: unknown): unknown {
+  const meta = given ?? null;
+  if (meta !== null && (typeof meta !== 'object' || Array.isArray(meta) || JSON.stringify(meta).length > 4096))
+    throw badInput('meta', 'meta must be an object of at most 4 KB.');
+  return meta;
+}
+
+async function ussdBankCode(provider: PaymentsProvider, given: string | null | undefined): Promise<string> {
+  const bankCode = requiredText(given, 'bankCode', 'bankCode is required: the bank whose USSD code the payer dials.');
+  if (!(await provider.banks()).some((b) => b.code === bankCode))
+    throw badInput(
+      'bankCode',
+      `bankCode ${JSON.stringify(bankCode)} is not a bank with USSD payments; list them with the banks.`,
+    );
+  return bankCode;
+}

@@ -19,6 +19,10 @@ export function koboFrom(value: unknown, field = 'amount'): bigint {
   return kobo;
 }
 
+/** `koboFrom` for an optional amount: undefined when none was given. */
+export const optionalKoboFrom = (value: unknown, field = 'amount'): bigint | undefined =>
+  value === undefined || value === null ? undefined : koboFrom(value, field);
+
 /** Kobo as naira decimal text, "1500.5" → "1500.50". */
 export function nairaText(kobo: bigint): string {
   const negative = kobo < 0n;

@@ -4,6 +4,7 @@ import type { paymentMethods } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { badInput, notFound } from '../errors.js';
+import { checkFieldsAwaiting } from '../field-checks.js';
 import { isUuid } from '../ids.js';
 import type { CardDetails, PaymentsProvider } from '../payments/payments-provider.js';
 import { paymentMethodStore as store, type PaymentMethodRow } from './payment-method-store.js';
@@ -127,11 +128,24 @@ async function methodDetails(provider: PaymentsProvider, input: NewPaymentMethod
   if (input.type === 'bank_account') {
     if (!input.bankAccount) throw badInput('bankAccount', 'bankAccount is required for a bank_account payment method.');
     const { bankCode, accountNumber } = input.bankAccount;
-    if (!/^\d{10}$/.test(accountNumber))
-      throw badInput('bankAccount.accountNumber', 'bankAccount.accountNumber must be a 10-digit NUBAN account number.');
-    const bank = (await provider.banks()).find((b) => b.code === bankCode);
-    if (!bank)
-      throw badInput('bankAccount.bankCode', `bankAccount.bankCode ${JSON.stringify(bankCode)} is not a known bank.`);
+    const { bank } = await checkFieldsAwaiting({
+      accountNumber: () => {
+        if (!/^\d{10}$/.test(accountNumber))
+          throw badInput(
+            'bankAccount.accountNumber',
+            'bankAccount.accountNumber must be a 10-digit NUBAN account number.',
+          );
+      },
+      bank: async () => {
+        const bank = (await provider.banks()).find((b) => b.code === bankCode);
+        if (!bank)
+          throw badInput(
+            'bankAccount.bankCode',
+            `bankAccount.bankCode ${JSON.stringify(bankCode)} is not a known bank.`,
+          );
+        return bank;
+      },
+    });
     const accountName = await provider.resolveAccount({ bankCode, accountNumber });
     return { type: 'bank_account', bankCode, bankName: bank.name, accountNumber, accountName };
   }

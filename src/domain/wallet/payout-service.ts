@@ -5,6 +5,7 @@ import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
+import { checkFields, checkFieldsAwaiting, optionalText, requiredText } from '../field-checks.js';
 import { recordEvent } from '../events/outbox.js';
 import type { Idempotency, IdempotencyScope } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
@@ -78,9 +79,7 @@ export class PayoutService {
   }
 
   async resolveAccount(principal: Principal, input: { bankCode: string; accountNumber: string }) {
-    const accountNumber = checkAccountNumber(input.accountNumber);
-    const bankCode = input.bankCode.trim();
-    if (!bankCode) throw badInput('bankCode', 'bankCode is required; list the codes with the banks.');
+    const { accountNumber, bankCode } = checkFields(resolveAccountFieldChecks(input));
     const accountName = await this.providerFor(principal.environment).resolveAccount({ bankCode, accountNumber });
     return { bankCode, accountNumber, accountName };
   }
@@ -92,19 +91,12 @@ export class PayoutService {
   }
 
   async withdraw(principal: Principal, input: WithdrawInput, idempotencyKey: string | undefined): Promise<PayoutRow> {
-    const amount = koboFrom(input.amount);
-    const reference = referenceFrom(input.reference, 'PAY');
-    const accountNumber = checkAccountNumber(input.accountNumber);
-    const narration = input.narration?.trim() || null;
-    if (narration && narration.length > 100) throw badInput('narration', 'narration must be at most 100 characters.');
-    const request = { amount, bankCode: input.bankCode.trim(), accountNumber, narration };
     const provider = this.providerFor(principal.environment);
-    const bank = (await provider.banks()).find((b) => b.code === request.bankCode);
-    if (!bank)
-      throw badInput(
-        'bankCode',
-        `bankCode ${JSON.stringify(request.bankCode)} is not a known bank; list the codes with the banks.`,
-      );
+    const { amount, reference, accountNumber, narration, bank } = await checkFieldsAwaiting({
+      ...withdrawFieldChecks(input),
+      bank: () => knownBank(provider, input.bankCode),
+    });
+    const request = { amount, bankCode: bank.code, accountNumber, narration };
     const accountName = await provider.resolveAccount({ bankCode: bank.code, accountNumber });
     const now = this.clockFor(principal).now();
     // The hash covers what the caller sent: a generated reference would differ on every retry.
@@ -367,6 +359,34 @@ async function sendTransfer(provider: PaymentsProvider, payout: PayoutRow): Prom
     const outcome = failureOutcome(error);
     return { providerRef: null, status: outcome.refused ? 'failed' : 'pending', reason: outcome.reason };
   }
+}
+
+/** A withdrawal's own rules for its fields, without a lookup: REST runs them beside its schema. */
+export const withdrawFieldChecks = (input: Omit<WithdrawInput, 'bankCode'>) => ({
+  amount: () => koboFrom(input.amount),
+  reference: () => referenceFrom(input.reference, 'PAY'),
+  accountNumber: () => checkAccountNumber(input.accountNumber),
+  narration: () => optionalText(input.narration, 'narration', 100),
+});
+
+/** An account resolution's rules for its fields. */
+export const resolveAccountFieldChecks = (input: { bankCode: string; accountNumber: string }) => ({
+  accountNumber: () => checkAccountNumber(input.accountNumber),
+  bankCode: () => requiredBankCode(input.bankCode),
+});
+
+const requiredBankCode = (given: string) =>
+  requiredText(given, 'bankCode', 'bankCode is required; list the codes with the banks.');
+
+async function knownBank(provider: PaymentsProvider, given: string) {
+  const bankCode = requiredBankCode(given);
+  const bank = (await provider.banks()).find((b) => b.code === bankCode);
+  if (!bank)
+    throw badInput(
+      'bankCode',
+      `bankCode ${JSON.stringify(bankCode)} is not a known bank; list the codes with the banks.`,
+    );
+  return bank;
 }
 
 function checkAccountNumber(value: string): string {

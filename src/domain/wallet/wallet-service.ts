@@ -5,6 +5,7 @@ import type { Window } from '../../domain/keyset.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
+import { checkFields, optionalText, requiredText } from '../field-checks.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { checkPage, paged } from '../pagination.js';
@@ -92,12 +93,7 @@ export class WalletService {
     input: TransferInput,
     idempotencyKey: string | undefined,
   ): Promise<WalletTransactionRow> {
-    const amount = koboFrom(input.amount);
-    const reference = referenceFrom(input.reference, 'TRF');
-    const narration = input.narration?.trim() || null;
-    if (narration && narration.length > 140) throw badInput('narration', 'narration must be at most 140 characters.');
-    const recipientKey = input.recipient.trim();
-    if (!recipientKey) throw badInput('recipient', 'recipient is required: a user id or email.');
+    const { amount, reference, narration, recipientKey } = checkFields(transferFieldChecks(input));
     const scope = { userId: principal.userId, environment: principal.environment, operation: TRANSFER_OPERATION };
     const key = this.idempotency.keyRef(scope, idempotencyKey, {
       amount,
@@ -181,3 +177,11 @@ export class WalletService {
     }
   }
 }
+
+/** A transfer's own rules for its fields: the service runs them, and REST beside its schema. */
+export const transferFieldChecks = (input: TransferInput) => ({
+  amount: () => koboFrom(input.amount),
+  reference: () => referenceFrom(input.reference, 'TRF'),
+  narration: () => optionalText(input.narration, 'narration', 140),
+  recipientKey: () => requiredText(input.recipient, 'recipient', 'recipient is required: a user id or email.'),
+});

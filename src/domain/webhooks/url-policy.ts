@@ -34,15 +34,8 @@ export function isBlockedAddress(address: string): boolean {
   return BLOCKED_RANGES.has(parsed.range());
 }
 
-/**
- * Checks a webhook URL when an endpoint is saved. Production: HTTPS, no credentials in the URL,
- * and no literal blocked address; with local receivers off the name's addresses are looked up too
- * (url-resolution.ts), and checked again when each connection is made (safe-http.ts), so DNS
- * cannot be used to slip past. Sandbox: HTTP and local addresses are allowed
- * for local testing only while `localReceivers` is on (a development setting, never on a production
- * server); otherwise sandbox URLs follow the production rules too.
- */
-export function validateWebhookUrl(raw: string, environment: Environment, localReceivers = true): URL {
+/** The rules of a webhook URL that hold in every environment: absolute, http(s), no credentials. */
+export function parseWebhookUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -53,6 +46,19 @@ export function validateWebhookUrl(raw: string, environment: Environment, localR
     throw badInput('url', 'url must use https (or http in sandbox).');
   if (url.username || url.password) throw badInput('url', 'url must not contain credentials.');
   if (raw.length > 2048) throw badInput('url', 'url must be at most 2048 characters.');
+  return url;
+}
+
+/**
+ * Checks a webhook URL when an endpoint is saved. Production: HTTPS, no credentials in the URL,
+ * and no literal blocked address; with local receivers off the name's addresses are looked up too
+ * (url-resolution.ts), and checked again when each connection is made (safe-http.ts), so DNS
+ * cannot be used to slip past. Sandbox: HTTP and local addresses are allowed
+ * for local testing only while `localReceivers` is on (a development setting, never on a production
+ * server); otherwise sandbox URLs follow the production rules too.
+ */
+export function validateWebhookUrl(raw: string, environment: Environment, localReceivers = true): URL {
+  const url = parseWebhookUrl(raw);
   if (environment === 'production' || !localReceivers) {
     if (url.protocol !== 'https:') throw badInput('url', 'Production webhook URLs must use https.');
     const host = url.hostname.replace(/^\[|\]$/g, '');

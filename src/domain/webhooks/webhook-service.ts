@@ -5,6 +5,7 @@ import type { Database, Executor } from '../../db/client.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
+import { checkFieldsAwaiting } from '../field-checks.js';
 import { isUuid } from '../ids.js';
 import { recordEvent } from '../events/outbox.js';
 import { enqueueJob } from '../jobs/job-runner.js';
@@ -71,9 +72,13 @@ export class WebhookService {
   }
 
   async create(principal: Principal, input: EndpointInput): Promise<EndpointWithSecret> {
-    if (!input.url) throw badInput('url', 'url is required.');
-    const url = await this.checkedUrl(input.url, principal.environment);
-    const eventTypes = checkEventTypes(input.eventTypes ?? [ALL_KINDS]);
+    const { url, eventTypes } = await checkFieldsAwaiting({
+      url: () => {
+        if (!input.url) throw badInput('url', 'url is required.');
+        return this.checkedUrl(input.url, principal.environment);
+      },
+      eventTypes: () => checkEventTypes(input.eventTypes ?? [ALL_KINDS]),
+    });
     if ((await webhookStore.listOwnedEndpoints(this.db, principal)).length >= MAX_ENDPOINTS) {
       throw badInput('url', `An account may have at most ${MAX_ENDPOINTS} webhook endpoints per environment.`);
     }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { BILL_TYPES } from '../../domain/bills/bills-provider.js';
-import { MAX_RECORDS_PAGE } from '../../domain/bills/bills-service.js';
+import { BILL_TYPES, type BillType as BillKind } from '../../domain/bills/bills-provider.js';
 import { RECURRENCE_PATTERNS } from '../../domain/bills/recurrence.js';
+import { billPaymentFieldChecks, MAX_RECORDS_PAGE } from '../../domain/bills/bills-service.js';
 import { defineRoutes, type RouteInput } from '../route.js';
 import { DateFilter, DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter, NairaAmount } from '../schemas.js';
 import { renderReceipt } from './bill-receipt.js';
@@ -125,6 +125,9 @@ const ITEM_FIELDS = 'itemCode billerCode name amount fee label validityPeriod';
 
 const payment = (operation: string, field: string, input: string) =>
   `mutation ${operation}($input: ${input}!) { ${field}(input: $input) { ${PAYMENT_FIELDS} } }`;
+/** A payment route's field rules: the customer field of its kind of bill is the payment's customer. */
+const paymentChecks = (type: BillKind, customerField: string) => (body: Record<string, unknown>) =>
+  billPaymentFieldChecks({ ...body, type, customer: body[customerField] as string });
 const bodyAsInput = ({ body }: RouteInput) => ({ input: body });
 const PAY_DESCRIPTION =
   'Holds amount + fee on the wallet, pays, then captures (SUCCESS) or releases exactly (FAILED); a provider timeout stays PENDING and is settled by polling or the webhook. With isSchedule, scheduleData is required and the money is held when the payment runs. Honours Idempotency-Key.';
@@ -237,6 +240,7 @@ export const billRoutes = defineRoutes([
       amount: Naira,
       ...Common,
     }),
+    fieldChecks: paymentChecks('AIRTIME', 'phoneNumber'),
     variables: bodyAsInput,
     message: 'Airtime payment processed',
     response: PaymentRecord,
@@ -254,6 +258,7 @@ export const billRoutes = defineRoutes([
       amount: Naira,
       ...Common,
     }),
+    fieldChecks: paymentChecks('AIRTIME', 'phoneNumber'),
     variables: bodyAsInput,
     message: 'Airtime purchase processed',
     response: PaymentRecord,
@@ -272,6 +277,7 @@ export const billRoutes = defineRoutes([
       amount: Type.Optional(Naira),
       ...Common,
     }),
+    fieldChecks: paymentChecks('MOBILEDATA', 'phoneNumber'),
     variables: bodyAsInput,
     message: 'Data purchase processed',
     response: PaymentRecord,
@@ -290,6 +296,7 @@ export const billRoutes = defineRoutes([
       amount: Type.Optional(Naira),
       ...Common,
     }),
+    fieldChecks: paymentChecks('CABLEBILLS', 'smartcardNumber'),
     variables: bodyAsInput,
     message: 'Cable subscription processed',
     response: PaymentRecord,
@@ -307,6 +314,7 @@ export const billRoutes = defineRoutes([
       disco: Type.String({ minLength: 1, maxLength: 32 }),
       ...Common,
     }),
+    fieldChecks: paymentChecks('UTILITYBILLS', 'meterNumber'),
     variables: bodyAsInput,
     message: 'Electricity payment processed',
     response: PaymentRecord,

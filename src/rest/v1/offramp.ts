@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { FIAT_CURRENCIES, OFFRAMP_NETWORKS, OFFRAMP_STATUSES, OFFRAMP_TOKENS } from '../../domain/offramp/catalogue.js';
+import { orderFieldChecks, verifyAccountFieldChecks } from '../../domain/offramp/offramp-service.js';
 import { defineRoutes } from '../route.js';
 import { DateFilter, DateTimeString, Nullable, PageOf, PageQuery, pageAndFilter } from '../schemas.js';
 
@@ -159,6 +160,7 @@ export const offrampRoutes = defineRoutes([
         Type.String({ maxLength: 66, description: 'Where a deposit is returned if the payout cannot be made.' }),
       ),
     }),
+    fieldChecks: orderFieldChecks,
     variables: ({ body }) => {
       const input = body as { network: string; amount: string | number };
       return { input: { ...input, network: toGraphQLNetwork(input.network), amount: String(input.amount) } };
@@ -188,6 +190,7 @@ export const offrampRoutes = defineRoutes([
       institution: Type.String({ minLength: 1, maxLength: 32 }),
       accountNumber: Type.String({ minLength: 1, maxLength: 34 }),
     }),
+    fieldChecks: verifyAccountFieldChecks,
     variables: ({ body }) => ({ input: body }),
     status: 200,
     message: 'Bank account verified successfully',

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { SOLANA_NETWORKS } from '../../domain/solana/networks.js';
+import { solTransferFieldChecks, tokenTransferFieldChecks } from '../../domain/solana/transfer-service.js';
 import { defineRoutes } from '../route.js';
 import { DateTimeString, Nullable } from '../schemas.js';
 import { WalletBalance } from './wallet.js';
@@ -139,6 +140,7 @@ export const solanaRoutes = defineRoutes([
       amount: TokenAmount,
       network: Type.Optional(SolanaNetwork),
     }),
+    fieldChecks: tokenTransferFieldChecks,
     variables: ({ body }) => ({ input: { ...(body as object), amount: asText((body as { amount: unknown }).amount) } }),
     message: 'Token transferred successfully',
     response: Transfer,
@@ -152,6 +154,7 @@ export const solanaRoutes = defineRoutes([
       "Sends SOL from the caller's wallet (the network fee on top). Same confirmation, idempotency and errors as transfer-token.",
     operation: `mutation TransferSol($input: SolTransferInput!) { transferSol(input: $input) { ${TRANSFER_FIELDS} } }`,
     body: Type.Object({ to: Address, amount: TokenAmount, network: Type.Optional(SolanaNetwork) }),
+    fieldChecks: solTransferFieldChecks,
     variables: ({ body }) => ({ input: { ...(body as object), amount: asText((body as { amount: unknown }).amount) } }),
     message: 'SOL transferred successfully',
     response: Transfer,

@@ -1,4 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { type DepositCommon, depositFieldChecks } from '../../domain/wallet/deposit-service.js';
+import { resolveAccountFieldChecks, withdrawFieldChecks } from '../../domain/wallet/payout-service.js';
+import { transferFieldChecks } from '../../domain/wallet/wallet-service.js';
 import { defineRoutes } from '../route.js';
 import { DateTimeString, Nullable, NairaAmount } from '../schemas.js';
 
@@ -181,6 +184,7 @@ export const walletRoutes = defineRoutes([
       meta: Type.Optional(Type.Object({}, { additionalProperties: true })),
       narration: Type.Optional(Narration),
     }),
+    fieldChecks: depositFieldChecks,
     variables: ({ body }) => ({ input: body }),
     message: 'Deposit initiated successfully',
     response: DepositSchema,
@@ -199,6 +203,7 @@ export const walletRoutes = defineRoutes([
       narration: Type.Optional(Narration),
       meta: Type.Optional(Type.Object({}, { additionalProperties: true })),
     }),
+    fieldChecks: depositFieldChecks,
     variables: ({ body }) => ({ input: body }),
     message: 'Deposit initiated successfully',
     response: DepositSchema,
@@ -217,6 +222,7 @@ export const walletRoutes = defineRoutes([
       currency: Type.Optional(Type.Literal('NGN')),
       narration: Type.Optional(Narration),
     }),
+    fieldChecks: depositFieldChecks,
     variables: ({ body }) => ({ input: body }),
     message: 'Deposit initiated successfully',
     response: DepositSchema,
@@ -236,6 +242,7 @@ export const walletRoutes = defineRoutes([
       currency: Type.Optional(Type.Literal('NGN')),
       narration: Type.Optional(Narration),
     }),
+    fieldChecks: (body: DepositCommon) => depositFieldChecks(body, { redirectUrlRequired: true }),
     variables: ({ body }) => ({ input: body }),
     message: 'Payment link created successfully',
     response: DepositSchema,
@@ -257,6 +264,7 @@ export const walletRoutes = defineRoutes([
       reference: Type.Optional(Reference),
       narration: Type.Optional(Narration),
     }),
+    fieldChecks: depositFieldChecks,
     variables: ({ body }) => ({ input: body }),
     message: 'Deposit initiated successfully',
     response: DepositSchema,
@@ -340,6 +348,7 @@ export const walletRoutes = defineRoutes([
       bankCode: Type.String({ minLength: 1, maxLength: 10 }),
       accountNumber: Type.String({ minLength: 1, maxLength: 20 }),
     }),
+    fieldChecks: resolveAccountFieldChecks,
     variables: ({ body }) => body as Record<string, unknown>,
     status: 200,
     message: 'Account resolved successfully',
@@ -363,6 +372,7 @@ export const walletRoutes = defineRoutes([
       narration: Type.Optional(Type.String({ maxLength: 100 })),
       reference: Type.Optional(Reference),
     }),
+    fieldChecks: withdrawFieldChecks,
     variables: ({ body }) => ({ input: body }),
     message: 'Withdrawal initiated successfully',
     response: PayoutSchema,
@@ -391,6 +401,7 @@ export const walletRoutes = defineRoutes([
       narration: Type.Optional(Narration),
       reference: Type.Optional(Reference),
     }),
+    fieldChecks: transferFieldChecks,
     variables: ({ body }) => ({ input: body }),
     message: 'Transfer completed successfully',
     response: TransactionSchema,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ALL_KINDS, EVENT_KINDS } from '../../domain/webhooks/event-kinds.js';
+import { parseWebhookUrl } from '../../domain/webhooks/url-policy.js';
 import { defineRoutes } from '../route.js';
 import { DateTimeString, Nullable } from '../schemas.js';
 
@@ -90,6 +91,7 @@ export const webhookRoutes = defineRoutes([
       description: Type.Optional(EndpointBody.description),
       enabled: Type.Optional(EndpointBody.enabled),
     }),
+    fieldChecks: (body: { url: string }) => ({ url: () => parseWebhookUrl(body.url) }),
     variables: ({ body }) => ({ input: body }),
     message: 'Webhook endpoint created successfully',
     response: WithSecret,
