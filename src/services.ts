@@ -64,7 +64,7 @@ import { SolanaTransfers } from './domain/solana/transfer-service.js';
 import { LedgerCheck } from './domain/ledger/ledger-check.js';
 import { WalletStatements } from './domain/ledger/statement-service.js';
 import { AuditLog } from './domain/audit/audit-log.js';
-import { KeyRequestLog } from './observability/key-request-log.js';
+import { KeyRequestLog } from './http/key-request-log.js';
 
 /** Every domain service, built once per process and shared by GraphQL, REST and the workers. */
 export interface Services {

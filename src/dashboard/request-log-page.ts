@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { LoggedRequest } from '../observability/key-request-log.js';
+import type { LoggedRequest } from '../http/key-request-log.js';
 import { html } from '../web/html.js';
 import { render, viewOf } from './view.js';
 
 /**
  * An API key's last requests, as the instance that serves the page answered them: the log lives in
- * each instance's memory (observability/request-log.ts), so behind a load balancer each instance
+ * each instance's memory (http/key-request-log.ts), so behind a load balancer each instance
  * shows its own, and the page says which one answered.
  */
 export function registerRequestLogPage(app: FastifyInstance): void {

@@ -4,7 +4,7 @@ import { isUntouchedLazy } from './log-request-logger.js';
 import { httpMetrics } from './metrics.js';
 import { type RequestLineFields, type RequestLineWriter, requestLineWriter } from './request-line.js';
 import { observationOf } from './request-observation.js';
-import { loggablePath, type KeyRequestLog } from './key-request-log.js';
+import { loggablePath, type KeyRequestLog } from '../http/key-request-log.js';
 import { contextFromHeaders, tracer, tracingEnabled } from './tracing.js';
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;

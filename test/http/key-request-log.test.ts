@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  KeyRequestLog,
-  type LoggedRequest,
-  loggablePath,
-  MAX_LOGGED_PATH,
-} from '../../src/observability/key-request-log.js';
+import { KeyRequestLog, type LoggedRequest, loggablePath, MAX_LOGGED_PATH } from '../../src/http/key-request-log.js';
 
 let clock = 0;
 const request = (requestId: string, path = '/api/v1/user/me'): LoggedRequest => ({
