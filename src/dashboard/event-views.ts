@@ -10,8 +10,11 @@ export const createdAt = (event: StoredEvent) => new Date(event.created * 1000);
 export const eventHref = (view: DashboardView, event: { id: string }) =>
   `/dashboard/events/${event.id}?env=${view.environment}`;
 
-export const payloadOf = (event: StoredEvent) =>
-  html`<pre class="payload" style="max-height:14rem;overflow:auto;margin:0;white-space:pre-wrap;word-break:break-all">${JSON.stringify(event.data, null, 2)}</pre>`;
+/** The event's `data` as JSON: indented on the event's page, on one wrapped line in the list. */
+export const payloadOf = (event: StoredEvent, layout: 'indented' | 'compact' = 'indented') =>
+  layout === 'indented'
+    ? html`<pre class="payload" style="max-height:24rem;overflow:auto;margin:0;white-space:pre-wrap;word-break:break-all">${JSON.stringify(event.data, null, 2)}</pre>`
+    : html`<code class="payload" style="display:block;max-height:8rem;overflow:auto;word-break:break-all">${JSON.stringify(event.data)}</code>`;
 
 const attemptLine = (a: WebhookAttempt) =>
   html`<div class="attempt">#${a.attemptNumber} ${a.statusCode ?? a.error ?? ''} · ${a.startedAt} · ${a.durationMs} ms${a.manual ? ' · re-sent by hand' : ''}</div>`;

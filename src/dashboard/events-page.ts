@@ -48,7 +48,7 @@ export function registerEventsPage(app: FastifyInstance): void {
 <table id="events"><tr><th>When</th><th>Kind</th><th>Payload</th><th>Delivered to</th></tr>
 ${page.events.map(
   (e) =>
-    html`<tr class="event" id="event-${e.id}" data-seq="${e.seq}"><td>${createdAt(e)}<div class="muted"><a href="${eventHref(view, e)}" class="event-link">${e.id}</a></div></td><td><code class="kind">${e.type}</code></td><td>${payloadOf(e)}</td><td>${deliverySummary(deliveries.get(e.id) ?? [])}</td></tr>`,
+    html`<tr class="event" id="event-${e.id}" data-seq="${e.seq}"><td>${createdAt(e)}<div class="muted"><a href="${eventHref(view, e)}" class="event-link">${e.id}</a></div></td><td><code class="kind">${e.type}</code></td><td>${payloadOf(e, 'compact')}</td><td>${deliverySummary(deliveries.get(e.id) ?? [])}</td></tr>`,
 )}</table>${page.events.length === 0 ? html`<p class="muted">No events${kind ? html` of kind <code>${kind}</code>` : ''} in ${view.environment}.</p>` : ''}
 <p>${beforeOf(query.before) !== undefined ? html`<a href="${link()}" id="newest">Newest</a> ` : ''}${page.nextBefore ? html`<a href="${link(page.nextBefore)}" id="older">Older events</a>` : ''}</p></div>`,
       result.status,
@@ -72,7 +72,7 @@ ${page.events.map(
       view,
       'events',
       `Event ${event.type}`,
-      html`${top}<div class="card"><h1><code id="event-kind">${event.type}</code></h1>
+      html`${top}<div class="card"><h1 id="event-kind">${event.type}</h1>
 <p class="muted"><code id="event-id">${event.id}</code> · ${createdAt(event)} · position ${event.seq} · ${view.environment} · <a href="/dashboard/events?env=${view.environment}">all events</a></p>
 <h2>Payload</h2>${payloadOf(event)}</div>
 <div class="card"><h2>Deliveries</h2><p><a href="${eventHref(view, event)}" id="refresh">Refresh</a></p>
