@@ -57,6 +57,10 @@ describe("dashboard: an API key's recent requests", () => {
     expect(page.body).not.toContain(theirs);
     expect(page.body).not.toContain('forged');
     expect(page.body).not.toContain('hunter2');
+    // Nor the request's body, nor the answer's (the account's email is in both the page header
+    // and the answer: only the header's copy is there).
+    expect(page.body).not.toContain('me { email }');
+    expect(page.body.split(user.email)).toHaveLength(2);
     expect(page.body).not.toContain(one.key);
     expect(client.textOf('instance')).toBe(t.services.requestLog.instance);
     expect(page.body).toContain('Requests other instances served are not merged in');
