@@ -108,7 +108,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     await Promise.all([services.rateLimiter.close(), services.doorbell.close()]);
   });
   installErrorHandlers(app);
-  registerRequestObservation(app);
+  registerRequestObservation(app, services.requestLog);
   // Before any route's own checks, lookups or logging: NUL and unpaired surrogates are refused.
   app.addHook('preValidation', (request, _reply, done) => {
     try {

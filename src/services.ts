@@ -64,6 +64,7 @@ import { SolanaTransfers } from './domain/solana/transfer-service.js';
 import { LedgerCheck } from './domain/ledger/ledger-check.js';
 import { WalletStatements } from './domain/ledger/statement-service.js';
 import { AuditLog } from './domain/audit/audit-log.js';
+import { KeyRequestLog } from './http/key-request-log.js';
 
 /** Every domain service, built once per process and shared by GraphQL, REST and the workers. */
 export interface Services {
@@ -78,6 +79,8 @@ export interface Services {
   keyControls: KeyControlsService;
   events: EventService;
   eventFeed: EventFeed;
+  /** Each API key's last requests as this instance answered them (memory only). */
+  requestLog: KeyRequestLog;
   doorbell: Doorbell;
   webhooks: WebhookService;
   offramp: OfframpService;
@@ -354,6 +357,7 @@ export function createServices(
     }),
     paycrest,
     eventFeed,
+    requestLog: new KeyRequestLog(),
     doorbell,
     secrets,
     webhooks: new WebhookService(db, clock, secrets, config.WEBHOOK_LOCAL_RECEIVERS),

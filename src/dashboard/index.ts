@@ -4,7 +4,9 @@ import { registerAccountSettingsPages } from './account-settings-page.js';
 import { registerAppsPages } from './apps-page.js';
 import { registerAuditPage } from './audit-page.js';
 import { registerControlsPage } from './controls-page.js';
+import { registerEventsPage } from './events-page.js';
 import { registerKeysPage } from './keys-page.js';
+import { registerRequestLogPage } from './request-log-page.js';
 import { registerWebhooksPage } from './webhooks-page.js';
 
 /** Account pages (open) and the dashboard (signed-in only), inside the browser-pages scope. */
@@ -16,8 +18,10 @@ export async function registerDashboard(scope: FastifyInstance): Promise<void> {
     });
     registerAccountSettingsPages(signedIn);
     registerKeysPage(signedIn);
+    registerRequestLogPage(signedIn);
     registerControlsPage(signedIn);
     registerWebhooksPage(signedIn);
+    registerEventsPage(signedIn);
     registerAppsPages(signedIn);
     registerAuditPage(signedIn);
   });

@@ -4,6 +4,7 @@ import { isUntouchedLazy } from './log-request-logger.js';
 import { httpMetrics } from './metrics.js';
 import { type RequestLineFields, type RequestLineWriter, requestLineWriter } from './request-line.js';
 import { observationOf } from './request-observation.js';
+import { loggablePath, type KeyRequestLog } from '../http/key-request-log.js';
 import { contextFromHeaders, tracer, tracingEnabled } from './tracing.js';
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
@@ -14,7 +15,7 @@ const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/;
  * or GraphQL operation, status and duration. (Fastify's own request lines are off: they carry the
  * URL, whose query string can hold a GraphQL document's variables.)
  */
-export function registerRequestObservation(app: FastifyInstance): void {
+export function registerRequestObservation(app: FastifyInstance, requestLog?: KeyRequestLog): void {
   // Without tracing nothing needs the request before its answer: the trace id of an incoming
   // `traceparent` is read when the line is written, and no hook runs per request at its start.
   if (tracingEnabled())
@@ -45,6 +46,7 @@ export function registerRequestObservation(app: FastifyInstance): void {
   const writeLine = requestLineWriter(app.log);
   app.addHook('onResponse', (request, reply, done) => {
     observe(app.log, writeLine, request, reply);
+    if (requestLog) keepInRequestLog(requestLog, request, reply);
     done();
   });
 }
@@ -81,6 +83,23 @@ function observe(
   }
   // A request that logged through its own logger has a pino child carrying its id: pino writes it.
   else request.log.info({ ...fields, reqId: undefined }, 'request completed');
+}
+
+/**
+ * An API key's request, into this instance's request log (memory only, no database write): method,
+ * path without its query string, status, duration and request id; never a body or a header.
+ */
+function keepInRequestLog(requestLog: KeyRequestLog, request: FastifyRequest, reply: FastifyReply): void {
+  const observation = observationOf(request);
+  if (observation.credentialKind !== 'api_key' || !observation.credentialId) return;
+  requestLog.record(observation.credentialId, {
+    at: Date.now(),
+    method: request.method,
+    path: loggablePath(request.url),
+    statusCode: reply.statusCode,
+    durationMs: Math.round(reply.elapsedTime * 10) / 10,
+    requestId: request.id,
+  });
 }
 
 /** The trace id of the request's W3C `traceparent` header, when it has a well-formed one. */

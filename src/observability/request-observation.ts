@@ -7,6 +7,8 @@ import type { FastifyRequest } from 'fastify';
  */
 export interface RequestObservation {
   credentialId?: string;
+  /** How the caller authenticated: the request log keeps API keys' requests only. */
+  credentialKind?: string;
   operation?: string;
   traceId?: string;
   span?: Span;
@@ -31,12 +33,15 @@ export function observationOf(request: FastifyRequest): RequestObservation {
 }
 
 /** Ties a GraphQL context to its request, and notes the credential the context authenticated. */
-export function linkContext<C extends { principal: { credentialId: string } | null }>(
+export function linkContext<C extends { principal: { credentialId: string; kind: string } | null }>(
   contextValue: C,
   request: FastifyRequest,
 ): C {
   const observation = observationOf(request);
-  if (contextValue.principal) observation.credentialId = contextValue.principal.credentialId;
+  if (contextValue.principal) {
+    observation.credentialId = contextValue.principal.credentialId;
+    observation.credentialKind = contextValue.principal.kind;
+  }
   (contextValue as C & Carrier)[OBSERVATION] = observation;
   return contextValue;
 }

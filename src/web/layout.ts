@@ -40,6 +40,7 @@ const SECTIONS: Array<[string, string, string]> = [
   ['keys', 'API keys', '/dashboard/keys'],
   ['controls', 'Controls', '/dashboard/controls'],
   ['webhooks', 'Webhooks', '/dashboard/webhooks'],
+  ['events', 'Events', '/dashboard/events'],
   ['connected', 'Connected apps', '/dashboard/connected-apps'],
   ['apps', 'Developer apps', '/dashboard/apps'],
   ['businesses', 'Businesses', '/dashboard/businesses'],

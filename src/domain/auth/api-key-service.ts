@@ -109,6 +109,13 @@ export class ApiKeyService {
     return apiKeyStore.findApiKeysByUser(this.db, userId);
   }
 
+  /** One of the user's keys (revoked ones too); another user's key id answers like a missing one. */
+  async getOwned(userId: string, keyId: string): Promise<ApiKeyRecord> {
+    const owned = isUuid(keyId) ? await apiKeyStore.findOwnedApiKey(this.db, userId, keyId) : undefined;
+    if (!owned) throw notFound('API key');
+    return owned;
+  }
+
   /**
    * Revokes one of the user's keys. Another user's key id answers like a missing one. `by`: the
    * credential (or dashboard session) revoking it, for the audit record; none is the system.

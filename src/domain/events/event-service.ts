@@ -8,10 +8,22 @@ import { eventStore } from './outbox.js';
 
 export const MAX_EVENTS_PAGE = 200;
 
+export interface EventHistoryPage {
+  /** Newest first. */
+  events: StoredEvent[];
+  /** Pass as `before` for the next (older) page; null on the last page. */
+  nextBefore: number | null;
+}
+
 export interface EventPage {
   events: StoredEvent[];
   endSeq: number;
   hasMore: boolean;
+}
+
+/** Another owner's or environment's event, or one not yet in commit order, reads as missing. */
+export function visibleTo(event: StoredEvent, principal: Principal): boolean {
+  return event.seq !== null && event.userId === principal.userId && event.environment === principal.environment;
 }
 
 /** Reads of the caller's own event log; writes happen through recordEvent in domain transactions. */
@@ -29,17 +41,25 @@ export class EventService {
     return { events, endSeq: events.at(-1)?.seq ?? after, hasMore: rows.length > first };
   }
 
+  /** The caller's events newest first, `before` a `seq` from an earlier page's `nextBefore`. */
+  async history(
+    principal: Principal,
+    options: { before?: number | undefined; first: number; types?: readonly string[] | undefined },
+  ): Promise<EventHistoryPage> {
+    const { before, first, types } = options;
+    if (before !== undefined && (!Number.isSafeInteger(before) || before < 1))
+      throw badInput('before', 'before must be a positive integer from an earlier page.');
+    if (!Number.isInteger(first) || first < 1 || first > MAX_EVENTS_PAGE) {
+      throw badInput('first', `first must be between 1 and ${MAX_EVENTS_PAGE}.`);
+    }
+    const rows = await eventStore.listEventsBefore(readsOf(this.db), principal, before, first + 1, types);
+    const events = rows.slice(0, first);
+    return { events, nextBefore: rows.length > first ? (events.at(-1)?.seq ?? null) : null };
+  }
+
   async get(principal: Principal, id: string): Promise<StoredEvent> {
     const event = isUuid(id) ? await eventStore.findEventById(this.db, id) : undefined;
-    // Another owner's or environment's event, or one not yet in commit order, reads as missing.
-    if (
-      !event ||
-      event.seq === null ||
-      event.userId !== principal.userId ||
-      event.environment !== principal.environment
-    ) {
-      throw notFound('Event');
-    }
+    if (!event || !visibleTo(event, principal)) throw notFound('Event');
     return event;
   }
 }

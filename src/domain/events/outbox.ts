@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.js';
 import { events } from '../../db/schema.js';
 import type { Environment } from '../auth/permissions.js';
@@ -106,6 +106,34 @@ export const eventStore = {
         ),
       )
       .orderBy(asc(events.seq))
+      .limit(limit);
+    return rows.map(toStoredEvent);
+  },
+
+  /**
+   * Stamped events of one owner before a position (all when none), newest first, optionally of some
+   * kinds only: the dashboard's history. Walks the owner's `seq` index backwards.
+   */
+  async listEventsBefore(
+    db: Executor,
+    owner: { userId: string; environment: Environment },
+    beforeSeq: number | undefined,
+    limit: number,
+    types?: readonly string[],
+  ): Promise<StoredEvent[]> {
+    const rows = await db
+      .select()
+      .from(events)
+      .where(
+        and(
+          eq(events.userId, owner.userId),
+          eq(events.environment, owner.environment),
+          isNotNull(events.seq),
+          beforeSeq === undefined ? undefined : lt(events.seq, beforeSeq),
+          types && types.length > 0 ? inArray(events.type, [...types]) : undefined,
+        ),
+      )
+      .orderBy(desc(events.seq))
       .limit(limit);
     return rows.map(toStoredEvent);
   },

@@ -7,14 +7,22 @@ import type { Clock } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
 import { checkFieldsAwaiting } from '../field-checks.js';
 import { isUuid } from '../ids.js';
-import { recordEvent } from '../events/outbox.js';
+import { visibleTo } from '../events/event-service.js';
+import { ADDRESSED_KINDS } from '../events/fan-out.js';
+import { eventStore, recordEvent } from '../events/outbox.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ALL_KINDS, EVENT_KINDS } from './event-kinds.js';
 import type { SecretBox } from './secret-box.js';
 import { generateWebhookSecret } from './signing.js';
 import { validateWebhookUrl } from './url-policy.js';
 import { assertResolvesPublic, type ResolutionOptions } from './url-resolution.js';
-import { DELIVERY_JOB, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint } from './webhook.js';
+import {
+  DELIVERY_JOB,
+  type EventDelivery,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+} from './webhook.js';
 import { toEndpoint, webhookStore } from './webhook-store.js';
 
 export interface EndpointInput {
@@ -229,6 +237,67 @@ export class WebhookService {
       concurrencyKey: delivery.endpointId,
     });
     return delivery;
+  }
+
+  /** Where each of these events went (by event id): the caller's endpoints, every attempt. */
+  async deliveriesOfEvents(principal: Principal, eventIds: readonly string[]): Promise<Map<string, EventDelivery[]>> {
+    const reads = readsOf(this.db);
+    const deliveries = await webhookStore.listDeliveriesOfEvents(reads, principal, eventIds);
+    const attempts = await webhookStore.listAttempts(
+      reads,
+      deliveries.map((d) => d.id),
+    );
+    const byEvent = new Map<string, EventDelivery[]>();
+    for (const d of deliveries) {
+      const list = byEvent.get(d.eventId) ?? [];
+      list.push({
+        ...d,
+        attempts: attempts.filter((a) => a.deliveryId === d.id).map(({ deliveryId: _drop, ...a }) => a),
+      });
+      byEvent.set(d.eventId, list);
+    }
+    return byEvent;
+  }
+
+  /**
+   * Sends one of the caller's events to one of their endpoints again, through the delivery jobs.
+   * An endpoint that has a delivery of the event gets that delivery re-sent (a manual attempt, as
+   * `resend`); one that never got it (added or subscribed after the event was fanned out) gets a
+   * new delivery with the usual retry schedule, provided it is enabled and subscribed to the kind.
+   */
+  async resendEvent(
+    principal: Principal,
+    eventId: string,
+    endpointId: string,
+  ): Promise<{ delivery: WebhookDelivery; created: boolean }> {
+    const event = isUuid(eventId) ? await eventStore.findEventById(this.db, eventId) : undefined;
+    if (!event || !visibleTo(event, principal)) throw notFound('Event');
+    const endpoint = toEndpoint(await this.owned(principal, endpointId));
+    const existing = await webhookStore.findDeliveryOf(this.db, event.id, endpoint.id);
+    if (existing) return { delivery: await this.resend(principal, existing.id), created: false };
+    if ((ADDRESSED_KINDS as readonly string[]).includes(event.type))
+      throw badInput('endpointId', `A ${event.type} event goes only to the endpoint it was sent to.`);
+    if (!endpoint.enabled) throw badInput('endpointId', 'The endpoint is disabled: enable it first.');
+    if (!endpoint.eventTypes.includes(ALL_KINDS) && !endpoint.eventTypes.includes(event.type))
+      throw badInput('endpointId', `The endpoint is not subscribed to ${event.type}.`);
+    const now = this.clock.now();
+    const created = await this.db.transaction(async (tx) => {
+      const delivery = await webhookStore.insertDeliveryUnlessPresent(tx, endpoint.id, event.id, now);
+      if (delivery)
+        await enqueueJob(tx, {
+          kind: DELIVERY_JOB,
+          payload: { deliveryId: delivery.id },
+          runAt: now,
+          tenant: principal.userId,
+          concurrencyKey: endpoint.id,
+        });
+      return delivery;
+    });
+    if (created) return { delivery: created, created: true };
+    // Written meanwhile (fan-out, or a re-send beside this one): re-send that delivery instead.
+    const raced = await webhookStore.findDeliveryOf(this.db, event.id, endpoint.id);
+    if (!raced) throw notFound('Webhook delivery');
+    return { delivery: await this.resend(principal, raced.id), created: false };
   }
 
   /**

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.js';
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import { toStoredEvent } from '../events/event-row.js';
@@ -73,6 +73,57 @@ export const webhookStore = {
   async insertDelivery(db: Executor, endpointId: string, eventId: string, at: Date): Promise<WebhookDelivery> {
     const [row] = await db.insert(webhookDeliveries).values({ endpointId, eventId, nextAttemptAt: at }).returning();
     return row!;
+  },
+
+  /**
+   * A delivery written by hand (an event re-sent to an endpoint it never went to), unless one for
+   * this event and endpoint exists already (fan-out, or a re-send racing this one): then undefined.
+   */
+  async insertDeliveryUnlessPresent(
+    db: Executor,
+    endpointId: string,
+    eventId: string,
+    at: Date,
+  ): Promise<WebhookDelivery | undefined> {
+    const [row] = await db
+      .insert(webhookDeliveries)
+      .values({ endpointId, eventId, nextAttemptAt: at })
+      .onConflictDoNothing({ target: [webhookDeliveries.eventId, webhookDeliveries.endpointId] })
+      .returning();
+    return row;
+  },
+
+  async findDeliveryOf(db: Executor, eventId: string, endpointId: string): Promise<WebhookDelivery | undefined> {
+    const [row] = await db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.eventId, eventId), eq(webhookDeliveries.endpointId, endpointId)));
+    return row;
+  },
+
+  /**
+   * The deliveries of some events to the owner's endpoints (deleted ones included), oldest first,
+   * with each endpoint's URL: one query by the (event_id, endpoint_id) index for a page of events.
+   */
+  async listDeliveriesOfEvents(
+    db: Executor,
+    owner: { userId: string; environment: Environment },
+    eventIds: readonly string[],
+  ): Promise<Array<WebhookDelivery & { endpointUrl: string; endpointDeleted: boolean }>> {
+    if (eventIds.length === 0) return [];
+    const rows = await db
+      .select({ delivery: webhookDeliveries, url: webhookEndpoints.url, deletedAt: webhookEndpoints.deletedAt })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .where(
+        and(
+          inArray(webhookDeliveries.eventId, [...eventIds]),
+          eq(webhookEndpoints.userId, owner.userId),
+          eq(webhookEndpoints.environment, owner.environment),
+        ),
+      )
+      .orderBy(asc(webhookDeliveries.createdAt));
+    return rows.map((r) => ({ ...r.delivery, endpointUrl: r.url, endpointDeleted: r.deletedAt !== null }));
   },
 
   async findDeliveryWithEndpointAndEvent(db: Executor, id: string) {

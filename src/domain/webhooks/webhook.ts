@@ -43,6 +43,14 @@ export interface WebhookDeliveryView extends WebhookDelivery {
   attempts?: WebhookAttempt[];
 }
 
+/** A delivery as an event's history shows it: the endpoint it went to, and every attempt. */
+export interface EventDelivery extends WebhookDelivery {
+  endpointUrl: string;
+  /** The endpoint was deleted since; its deliveries stay in the history. */
+  endpointDeleted: boolean;
+  attempts: WebhookAttempt[];
+}
+
 /** The seed's retry schedule: delays after the 1st … 5th failed attempt, counted from that attempt. */
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000] as const;
 
