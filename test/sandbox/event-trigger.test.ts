@@ -1,0 +1,95 @@
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/domain/clock.js';
+import { JobRunner } from '../../src/domain/jobs/job-runner.js';
+import { TRIGGERABLE_KINDS } from '../../src/domain/sandbox/trigger-kinds.js';
+import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worker.js';
+import { seedTenant, type StartedTestApp, startTestApp, type Tenant } from '../helpers/app.js';
+import { subscribeToEvents } from '../helpers/event-subscriber.js';
+import { relayThenRunDue } from '../helpers/events.js';
+import { Receiver } from '../helpers/receiver.js';
+import { rest } from '../helpers/rest.js';
+import { waitUntil } from '../helpers/wait.js';
+
+const TRIGGER = '/api/v1/events/sandbox/trigger';
+
+describe('sandbox event trigger', () => {
+  let s: StartedTestApp;
+  let runner: JobRunner;
+  beforeAll(async () => {
+    s = await startTestApp({ listen: true, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
+    // Deliveries as the workers make them: the relay fans each stamped event out, the runner posts it.
+    runner = new JobRunner(s.t.services.db, systemClock, [
+      new WebhookDeliveryHandler(s.t.services.db, systemClock, s.t.services.secrets, { timeoutMs: 10_000 }),
+    ]);
+  });
+  afterAll(() => s.t.close());
+
+  /** A fresh tenant with a webhook endpoint for `kinds` on a local receiver. */
+  async function tenantWithReceiver(kinds: string[]) {
+    const tenant = await seedTenant(s.t.services);
+    const receiver = await new Receiver().start();
+    const created = await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)('POST', '/api/v1/webhooks', {
+      url: receiver.url,
+      eventTypes: kinds,
+    });
+    expect(created.statusCode).toBe(201);
+    return { tenant, receiver, secret: created.json().data.secret as string };
+  }
+
+  const trigger = (
+    tenant: Tenant,
+    type: unknown,
+    headers: Record<string, string> = {},
+    key = tenant.keys.TRANSACTIONS,
+  ) => rest(s.t, key)('POST', TRIGGER, { type }, headers);
+
+  it.each(TRIGGERABLE_KINDS)(
+    '%s: caused by its sandbox operation, delivered signed to a webhook receiver and streamed to a subscriber',
+    async (kind) => {
+      const { tenant, receiver, secret } = await tenantWithReceiver([kind]);
+      const subscriber = subscribeToEvents(s.wsUrl, tenant.keys.READ_ONLY, { types: [kind] });
+      try {
+        const response = await trigger(tenant, kind);
+        expect(response.statusCode, response.body).toBe(201);
+        const answer = response.json().data as {
+          type: string;
+          eventId: string;
+          events: Array<{ id: string; type: string }>;
+          references: string[];
+          description: string;
+        };
+        expect(answer.type).toBe(kind);
+        expect(answer.events).toContainEqual({ id: answer.eventId, type: kind });
+        expect(answer.references.length).toBeGreaterThan(0);
+
+        // The webhook: the relay fans the event out to the endpoint, the delivery job posts it signed.
+        await waitUntil(async () => {
+          await relayThenRunDue(s.t.services.db, runner);
+          return receiver.received.some((r) => r.headers['webhook-id'] === answer.eventId);
+        }, 20_000);
+        const request = receiver.received.find((r) => r.headers['webhook-id'] === answer.eventId)!;
+        const body = JSON.parse(request.body) as { id: string; type: string; data: Record<string, unknown> };
+        expect(body).toMatchObject({ id: answer.eventId, type: kind });
+        expect(request.headers['x-service-signature']).toBe(
+          createHmac('sha256', secret).update(request.body).digest('hex'),
+        );
+        expect(new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).toMatchObject({
+          id: answer.eventId,
+        });
+        // The payload is a real record's: its reference is one the operations made.
+        expect(answer.references).toContain(body.data['reference']);
+
+        // The subscription: the same event, the same data.
+        await waitUntil(() => subscriber.received.some((e) => e.id === answer.eventId), 20_000);
+        expect(subscriber.failure()).toBeUndefined();
+        const streamed = subscriber.received.find((e) => e.id === answer.eventId)!;
+        expect(streamed).toMatchObject({ type: kind, data: body.data });
+      } finally {
+        await subscriber.close();
+        await receiver.stop();
+      }
+    },
+  );
+});
