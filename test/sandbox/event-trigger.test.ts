@@ -5,9 +5,9 @@ import { systemClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { TRIGGERABLE_KINDS } from '../../src/domain/sandbox/trigger-kinds.js';
 import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worker.js';
-import { seedTenant, type StartedTestApp, startTestApp, type Tenant } from '../helpers/app.js';
+import { graphql, seedTenant, type StartedTestApp, startTestApp, type Tenant } from '../helpers/app.js';
 import { subscribeToEvents } from '../helpers/event-subscriber.js';
-import { relayThenRunDue } from '../helpers/events.js';
+import { relayThenRunDue, stampAll } from '../helpers/events.js';
 import { Receiver } from '../helpers/receiver.js';
 import { rest } from '../helpers/rest.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -92,4 +92,65 @@ describe('sandbox event trigger', () => {
       }
     },
   );
+
+  it('refuses a production key with 403 naming why, having run nothing', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const response = await trigger(tenant, 'payout.failed', {}, tenant.productionKey);
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toMatchObject({ statusCode: 403, error: 'Forbidden' });
+    expect(response.json().message).toMatch(/sandbox key only: this is a production key/);
+    const graph = await graphql(
+      s.t.app,
+      tenant.productionKey,
+      'mutation { triggerSandboxEvent(type: "payout.failed") { eventId } }',
+    );
+    expect(graph.body.errors?.[0]?.extensions['code']).toBe('FORBIDDEN');
+    await stampAll(s.t.services.db);
+    const feed = await rest(s.t, tenant.productionKey)('GET', '/api/v1/events');
+    expect(feed.json().data.events).toEqual([]);
+  });
+
+  it('refuses an unknown kind naming the field and every kind it allows', async () => {
+    const tenant = await seedTenant(s.t.services);
+    for (const type of ['payout.exploded', 'webhook.test', '', 42]) {
+      const response = await trigger(tenant, type);
+      expect(response.statusCode, String(type)).toBe(400);
+      const body = response.json();
+      expect(body.message).toMatch(/\btype\b/);
+      for (const kind of TRIGGERABLE_KINDS) expect(body.message).toContain(kind);
+    }
+    const graph = await graphql(
+      s.t.app,
+      tenant.keys.TRANSACTIONS,
+      'mutation { triggerSandboxEvent(type: "payout.exploded") { eventId } }',
+    );
+    expect(graph.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'type' });
+    for (const kind of TRIGGERABLE_KINDS) expect(graph.body.errors?.[0]?.message).toContain(kind);
+  });
+
+  it('needs a key that may move money', async () => {
+    const tenant = await seedTenant(s.t.services);
+    expect((await trigger(tenant, 'deposit.completed', {}, tenant.keys.READ_ONLY)).statusCode).toBe(403);
+  });
+
+  it('under one Idempotency-Key answers the same events once; another kind under it is 422', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const headers = { 'idempotency-key': 'trigger-once' };
+    const first = await trigger(tenant, 'payout.completed', headers);
+    expect(first.statusCode, first.body).toBe(201);
+    const again = await trigger(tenant, 'payout.completed', headers);
+    expect(again.statusCode).toBe(201);
+    expect(again.json().data).toEqual(first.json().data);
+    // One funding and one payout: the balance moved once (₦1,025 in, ₦1,025 out).
+    const balance = await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/balance');
+    expect(balance.json().data).toMatchObject({ available: 0 });
+    // The feed holds exactly the events the answer names: nothing was written twice.
+    await stampAll(s.t.services.db);
+    const feed = await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/events');
+    expect(feed.json().data.events.map((e: { id: string; type: string }) => ({ id: e.id, type: e.type }))).toEqual(
+      first.json().data.events,
+    );
+    const other = await trigger(tenant, 'payout.failed', headers);
+    expect(other.statusCode).toBe(422);
+  });
 });

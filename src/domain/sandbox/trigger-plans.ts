@@ -4,7 +4,7 @@ import type { BillsService } from '../bills/bills-service.js';
 import { SANDBOX_BILLS } from '../bills/sandbox-bills-provider.js';
 import { isFinal, type OfframpStatus } from '../offramp/catalogue.js';
 import { nextSandboxStep } from '../offramp/offramp-jobs.js';
-import type { OfframpService } from '../offramp/offramp-service.js';
+import { type OfframpService, SANDBOX_STEP_SECONDS } from '../offramp/offramp-service.js';
 import { SANDBOX_OFFRAMP } from '../offramp/sandbox-offramp-provider.js';
 import { SANDBOX_PAYMENTS } from '../payments/sandbox-payments-provider.js';
 import type { DepositService } from '../wallet/deposit-service.js';
@@ -47,6 +47,8 @@ const AMOUNT_NAIRA = 1000;
 const BILL_NAIRA = 100;
 const PAYOUT_FEE_NAIRA = Number(PAYOUT_FEE_KOBO) / 100;
 const NARRATION = 'Sandbox event trigger';
+/** ₦1,025.00, as the docs write naira. */
+const shown = (naira: number) => `₦${naira.toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
 
 // A replayed answer (a step under a key already answered) carries its dates as text.
 const caused = (row: { reference: string; createdAt: Date | string }): CausedRecord => ({
@@ -60,7 +62,7 @@ async function fund({ services, principal, keyOf }: PlanRun, naira: number): Pro
 }
 
 const bankTransferDeposit: TriggerPlan = {
-  does: `A ₦${AMOUNT_NAIRA} bank-transfer deposit: the account to pay is issued at once (pending); the sandbox payer pays it ${SANDBOX_PAYMENTS.arrivalSeconds} s later (deposit.completed).`,
+  does: `A ${shown(AMOUNT_NAIRA)} bank-transfer deposit: the account to pay is issued at once (pending); the sandbox payer pays it ${SANDBOX_PAYMENTS.arrivalSeconds} s later (deposit.completed).`,
   run: async ({ services, principal, keyOf }) => [
     caused(
       await services.deposits.bankTransfer(principal, { amount: AMOUNT_NAIRA, narration: NARRATION }, keyOf('deposit')),
@@ -69,12 +71,12 @@ const bankTransferDeposit: TriggerPlan = {
 };
 
 const virtualAccountTransfer: TriggerPlan = {
-  does: `A ₦${AMOUNT_NAIRA} transfer into the permanent virtual account, credited at once.`,
+  does: `A ${shown(AMOUNT_NAIRA)} transfer into the permanent virtual account, credited at once.`,
   run: async (run) => [await fund(run, AMOUNT_NAIRA)],
 };
 
 const declinedCard: TriggerPlan = {
-  does: `A ₦${AMOUNT_NAIRA} card deposit with the sandbox's declined card (${SANDBOX_PAYMENTS.cards.declined}); the card is not stored.`,
+  does: `A ${shown(AMOUNT_NAIRA)} card deposit with the sandbox's declined card (${SANDBOX_PAYMENTS.cards.declined}); the card is not stored.`,
   run: async ({ services, principal, keyOf, now }) => [
     caused(
       await services.deposits.simulateCardDeposit(
@@ -91,7 +93,7 @@ const KNOWN_ACCOUNT = SANDBOX_PAYMENTS.knownAccount;
 
 /** A payout of ₦1,000 to `accountNumber`, after funding it and its fee. */
 const payoutTo = (accountNumber: string, outcome: string): TriggerPlan => ({
-  does: `A ₦${AMOUNT_NAIRA + PAYOUT_FEE_NAIRA} transfer into the virtual account, then a ₦${AMOUNT_NAIRA} payout to bank ${KNOWN_ACCOUNT.bankCode}, account ${accountNumber}: ${outcome}.`,
+  does: `A ${shown(AMOUNT_NAIRA + PAYOUT_FEE_NAIRA)} transfer into the virtual account, then a ${shown(AMOUNT_NAIRA)} payout to bank ${KNOWN_ACCOUNT.bankCode}, account ${accountNumber}: ${outcome}.`,
   run: async (run) => {
     const funded = await fund(run, AMOUNT_NAIRA + PAYOUT_FEE_NAIRA);
     const payout = await run.services.payouts.withdraw(
@@ -105,7 +107,7 @@ const payoutTo = (accountNumber: string, outcome: string): TriggerPlan => ({
 
 /** A ₦100 MTN airtime payment to `customer`, after funding it. */
 const airtimeFor = (customer: string, outcome: string): TriggerPlan => ({
-  does: `A ₦${BILL_NAIRA} transfer into the virtual account, then ₦${BILL_NAIRA} of MTN airtime for ${customer}: ${outcome}.`,
+  does: `A ${shown(BILL_NAIRA)} transfer into the virtual account, then ${shown(BILL_NAIRA)} of MTN airtime for ${customer}: ${outcome}.`,
   run: async (run) => {
     const funded = await fund(run, BILL_NAIRA);
     const bill = await run.services.bills.pay(
@@ -173,10 +175,22 @@ export const TRIGGER_PLANS: Record<TriggerableKind, TriggerPlan> = {
   ),
   'payout.completed': payoutCompletes,
   'payout.failed': payoutTo(SANDBOX_PAYMENTS.payouts.failingAccount, 'the bank refuses it and the hold is released'),
-  'offramp.initiated': offrampTo('initiated', OFFRAMP_ACCOUNT, 'it waits for its deposit'),
-  'offramp.deposit_received': offrampTo('deposit_received', OFFRAMP_ACCOUNT, 'it then steps on every 5 s'),
-  'offramp.processing': offrampTo('processing', OFFRAMP_ACCOUNT, 'it then steps on every 5 s'),
-  'offramp.fiat_sent': offrampTo('fiat_sent', OFFRAMP_ACCOUNT, 'it completes 5 s later'),
+  'offramp.initiated': offrampTo(
+    'initiated',
+    OFFRAMP_ACCOUNT,
+    `it waits for its deposit, and expires after ${SANDBOX_OFFRAMP.validityMinutes} minutes`,
+  ),
+  'offramp.deposit_received': offrampTo(
+    'deposit_received',
+    OFFRAMP_ACCOUNT,
+    `processing, fiat_sent and completed follow ${SANDBOX_STEP_SECONDS} s apart`,
+  ),
+  'offramp.processing': offrampTo(
+    'processing',
+    OFFRAMP_ACCOUNT,
+    `fiat_sent and completed follow ${SANDBOX_STEP_SECONDS} s apart`,
+  ),
+  'offramp.fiat_sent': offrampTo('fiat_sent', OFFRAMP_ACCOUNT, `completed follows ${SANDBOX_STEP_SECONDS} s later`),
   'offramp.completed': walkedToCompleted,
   'offramp.failed': offrampTo(
     'refunded',
