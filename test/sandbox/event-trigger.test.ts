@@ -5,6 +5,7 @@ import { systemClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { TRIGGERABLE_KINDS } from '../../src/domain/sandbox/trigger-kinds.js';
 import { WebhookDeliveryHandler } from '../../src/domain/webhooks/delivery-worker.js';
+import { EVENT_KINDS } from '../../src/domain/webhooks/event-kinds.js';
 import { graphql, seedTenant, type StartedTestApp, startTestApp, type Tenant } from '../helpers/app.js';
 import { subscribeToEvents } from '../helpers/event-subscriber.js';
 import { relayThenRunDue, stampAll } from '../helpers/events.js';
@@ -44,6 +45,10 @@ describe('sandbox event trigger', () => {
     headers: Record<string, string> = {},
     key = tenant.keys.TRANSACTIONS,
   ) => rest(s.t, key)('POST', TRIGGER, { type }, headers);
+
+  it('covers every kind the gateway emits but the two webhook kinds, which have their own causes', () => {
+    expect([...TRIGGERABLE_KINDS].sort()).toEqual(EVENT_KINDS.filter((kind) => !kind.startsWith('webhook.')).sort());
+  });
 
   it.each(TRIGGERABLE_KINDS)(
     '%s: caused by its sandbox operation, delivered signed to a webhook receiver and streamed to a subscriber',
