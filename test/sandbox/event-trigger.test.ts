@@ -158,4 +158,27 @@ describe('sandbox event trigger', () => {
     const other = await trigger(tenant, 'payout.failed', headers);
     expect(other.statusCode).toBe(422);
   });
+
+  it('a retry under the same key after a failure part-way replays the steps done: the wallet is funded once', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const headers = { 'idempotency-key': 'trigger-retried' };
+    const payouts = s.t.services.payouts;
+    const withdraw = payouts.withdraw;
+    // The funding commits, then the payout's step fails as a lost connection would.
+    payouts.withdraw = async () => {
+      throw new Error('connection terminated');
+    };
+    try {
+      expect((await trigger(tenant, 'payout.completed', headers)).statusCode).toBeGreaterThanOrEqual(500);
+    } finally {
+      payouts.withdraw = withdraw;
+    }
+    const retried = await trigger(tenant, 'payout.completed', headers);
+    expect(retried.statusCode, retried.body).toBe(201);
+    const balance = await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/wallet/balance');
+    expect(balance.json().data).toMatchObject({ available: 0 });
+    await stampAll(s.t.services.db);
+    const feed = await rest(s.t, tenant.keys.READ_ONLY)('GET', '/api/v1/events?types=deposit.completed');
+    expect(feed.json().data.events).toHaveLength(1);
+  });
 });
