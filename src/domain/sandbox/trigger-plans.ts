@@ -129,7 +129,13 @@ const OFFRAMP_ACCOUNT = '0123456789';
  * own steps are taken at once rather than 5 s apart. The order's step jobs then carry it on.
  */
 const offrampTo = (target: OfframpStatus, accountNumber: string, outcome: string): TriggerPlan => ({
-  does: `A 10 USDC (Base) offramp order to NGN, account ${accountNumber}${target === 'initiated' ? '' : ', its deposit simulated'}${WALK.indexOf(target) > 1 || target === 'refunded' ? ', and the sandbox lifecycle stepped at once' : ''}: ${outcome}.`,
+  does: [
+    `A 10 USDC (Base) offramp order to NGN, account ${accountNumber}`,
+    target === 'initiated' ? '' : ', its deposit simulated',
+    // Beyond the deposit, the steps the order's jobs would take 5 s apart.
+    target === 'initiated' || target === 'deposit_received' ? '' : ', and the sandbox lifecycle stepped at once',
+    `: ${outcome}.`,
+  ].join(''),
   run: async ({ services, principal, keyOf }) => {
     // Under a key, the reference comes from it, so a retry finds the same order.
     const reference = `trg-${keyOf('offramp')?.slice(-32) ?? randomUUID()}`;
@@ -159,8 +165,6 @@ const offrampTo = (target: OfframpStatus, accountNumber: string, outcome: string
 });
 
 const payoutCompletes = payoutTo(KNOWN_ACCOUNT.accountNumber, 'initiated, then completed');
-const airtimeSucceeds = airtimeFor('08031234567', 'SUCCESS');
-const walkedToCompleted = offrampTo('completed', OFFRAMP_ACCOUNT, 'processing, fiat_sent, completed');
 
 /** Each kind's cause. Kinds one operation emits together share its plan. */
 export const TRIGGER_PLANS: Record<TriggerableKind, TriggerPlan> = {
@@ -191,7 +195,7 @@ export const TRIGGER_PLANS: Record<TriggerableKind, TriggerPlan> = {
     `fiat_sent and completed follow ${SANDBOX_STEP_SECONDS} s apart`,
   ),
   'offramp.fiat_sent': offrampTo('fiat_sent', OFFRAMP_ACCOUNT, `completed follows ${SANDBOX_STEP_SECONDS} s later`),
-  'offramp.completed': walkedToCompleted,
+  'offramp.completed': offrampTo('completed', OFFRAMP_ACCOUNT, 'processing, fiat_sent, completed'),
   'offramp.failed': offrampTo(
     'refunded',
     SANDBOX_OFFRAMP.failingPayoutAccount,
@@ -201,6 +205,6 @@ export const TRIGGER_PLANS: Record<TriggerableKind, TriggerPlan> = {
   'transaction.updated': bankTransferDeposit,
   'transaction.completed': virtualAccountTransfer,
   'transaction.failed': declinedCard,
-  'bill.payment.successful': airtimeSucceeds,
+  'bill.payment.successful': airtimeFor('08031234567', 'SUCCESS'),
   'bill.payment.failed': airtimeFor(SANDBOX_BILLS.failingCustomer, 'the biller declines it and the wallet is refunded'),
 };
