@@ -6,6 +6,7 @@ import { ApiKeyService } from './domain/auth/api-key-service.js';
 import type { Clock } from './domain/clock.js';
 import { Doorbell } from './domain/events/doorbell.js';
 import { EventFeed } from './domain/events/event-feed.js';
+import { EventTriggerService } from './domain/sandbox/event-trigger-service.js';
 import { EventService } from './domain/events/event-service.js';
 import { type LimitRule, RateLimiter } from './domain/limits/rate-limiter.js';
 import { OfframpService } from './domain/offramp/offramp-service.js';
@@ -84,6 +85,8 @@ export interface Services {
   doorbell: Doorbell;
   webhooks: WebhookService;
   offramp: OfframpService;
+  /** Sandbox: fires an event kind by running the operation that emits it. */
+  eventTrigger: EventTriggerService;
   idempotency: Idempotency;
   wallet: WalletService;
   paymentMethods: PaymentMethodService;
@@ -298,6 +301,25 @@ export function createServices(
       breakMaxAgeMs: config.RECON_BREAK_MAX_AGE_HOURS * 3_600_000,
     },
   );
+  const bills = new BillsService(db, clock, idempotency, billsProvider);
+  const deposits = new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider);
+  const payouts = new PayoutService(
+    db,
+    clock,
+    idempotency,
+    paymentsProvider,
+    {
+      periodMs: config.PAYOUT_COOLING_OFF_MINUTES * 60_000,
+      capKobo: BigInt(config.PAYOUT_COOLING_OFF_CAP_KOBO),
+      sandbox: config.PAYOUT_COOLING_OFF_SANDBOX,
+    },
+    new PayoutControls(keyControls, payoutLimitDefaultsOf(config)),
+    bulkheads,
+  );
+  const offramp = new OfframpService(db, clock, idempotency, {
+    sandbox: new SandboxOfframpProvider(clock),
+    production: paycrest,
+  });
   return {
     solanaIncoming,
     reconciliation,
@@ -330,31 +352,17 @@ export function createServices(
     recordLookups: new RecordLookups(db),
     solanaWallets,
     billsProvider,
-    bills: new BillsService(db, clock, idempotency, billsProvider),
+    bills,
     idempotency,
     paymentsProvider,
     paymentMethods,
     wallet: new WalletService(db, clock, users, idempotency),
-    deposits: new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider),
-    payouts: new PayoutService(
-      db,
-      clock,
-      idempotency,
-      paymentsProvider,
-      {
-        periodMs: config.PAYOUT_COOLING_OFF_MINUTES * 60_000,
-        capKobo: BigInt(config.PAYOUT_COOLING_OFF_CAP_KOBO),
-        sandbox: config.PAYOUT_COOLING_OFF_SANDBOX,
-      },
-      new PayoutControls(keyControls, payoutLimitDefaultsOf(config)),
-      bulkheads,
-    ),
+    deposits,
+    payouts,
     bulkheads,
     keyControls,
-    offramp: new OfframpService(db, clock, idempotency, {
-      sandbox: new SandboxOfframpProvider(clock),
-      production: paycrest,
-    }),
+    offramp,
+    eventTrigger: new EventTriggerService(db, clock, idempotency, { deposits, payouts, bills, offramp }),
     paycrest,
     eventFeed,
     requestLog: new KeyRequestLog(),

@@ -348,6 +348,8 @@ try {
   });
   await call('disableBusinessCustomer', { params: { businessId: business.id, customerId: customer.id } });
 
+  await call('triggerSandboxEvent', { body: { type: 'payout.failed' }, idempotent: true });
+
   // Events and the audit trail, after everything above made some. Without workers, the relay's
   // step (numbering committed events) is run here.
   for (let round = 0; round < 100; round++) {

@@ -36,6 +36,8 @@ export const VALUE_MOVING_MUTATIONS: ReadonlySet<string> = new Set([
   // Offramp.
   'initiateOfframpOrder',
   'simulateOfframpDeposit',
+  // Sandbox event triggers run the operations above.
+  'triggerSandboxEvent',
 ]);
 
 /** How many value-moving root fields a selection holds, through fragments and aliases alike. */

@@ -48,6 +48,7 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
       user: 'READ',
       events: 'READ',
       event: 'READ',
+      triggerSandboxEvent: 'TRANSACT',
       apiKeys: 'MANAGE',
       createApiKey: 'MANAGE',
       revokeApiKey: 'MANAGE',

@@ -207,6 +207,7 @@ describe('Idempotency-Key on every operation that moves value', () => {
         'POST /api/v1/bills/pay/cable',
         'POST /api/v1/bills/pay/data',
         'POST /api/v1/bills/pay/electricity',
+        'POST /api/v1/events/sandbox/trigger',
         'POST /api/v1/offramp/exchange/orders',
         'POST /api/v1/offramp/sandbox/orders/{reference}/deposit',
         'POST /api/v1/solana-exchange/swap',

@@ -8,8 +8,11 @@ import type { OfframpOrderRow } from './offramp-order.js';
 
 const orderIdOf = (job: Job) => String(job.payload['orderId']);
 
-/** The sandbox lifecycle after a deposit: each step one job, SANDBOX_STEP_SECONDS apart. */
-function nextSandboxStep(order: OfframpOrderRow): { status: OfframpStatus; reason?: string } | undefined {
+/**
+ * The sandbox lifecycle after a deposit: each step one job, SANDBOX_STEP_SECONDS apart (the event
+ * trigger takes the same steps at once).
+ */
+export function nextSandboxStep(order: OfframpOrderRow): { status: OfframpStatus; reason?: string } | undefined {
   switch (order.status) {
     case 'deposit_received':
       return { status: 'processing' };

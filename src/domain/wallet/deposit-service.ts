@@ -23,6 +23,7 @@ import {
 } from './deposit-writes.js';
 import type {
   Authorization,
+  CardDetails,
   ChargeState,
   Customer,
   NextAction,
@@ -337,6 +338,25 @@ export class DepositService {
     return this.idempotency.transaction(scope, key, { amount }, (tx) =>
       this.receiveIn(tx, account, amount, `sbx_in_${transferRef}`),
     );
+  }
+
+  /**
+   * Sandbox only: a card deposit charged to a card given in full, as a stored card's deposit is,
+   * without storing the card (the event trigger's declined card). The provider tokenizes it; only
+   * the token reaches the deposit path, whose key, record, charge and events are a card deposit's.
+   */
+  async simulateCardDeposit(
+    principal: Principal,
+    input: DepositCommon,
+    card: CardDetails,
+    key: string | undefined,
+  ): Promise<DepositRow> {
+    const provider = this.providerFor(principal.environment);
+    // Only a provider with simulated payers (the sandbox's) takes a card that is not stored.
+    if (!provider.simulatedArrivalMs)
+      throw badInput('card', 'A card deposit without a stored card can be simulated only in sandbox.');
+    const { token } = await provider.tokenizeCard(card);
+    return this.start(principal, 'card', input, key, { cardToken: token });
   }
 
   /**

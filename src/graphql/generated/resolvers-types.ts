@@ -1315,6 +1315,14 @@ export type Mutation = {
    */
   transferSolanaToken: SolanaTransfer;
   /**
+   * Sandbox only: fires one event kind for the caller by running the sandbox operation that emits it
+   * (a deposit, a payout, a bill payment or an offramp order), so the event is the real one, delivered
+   * to webhooks and subscriptions like any other. A production key is refused (FORBIDDEN). Honours
+   * Idempotency-Key.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
+  triggerSandboxEvent: SandboxEventTrigger;
+  /**
    * Changes a customer's details; fields left out stay as they are.
    * Permission: Account Management or Full Access. Connect scope: `manage`.
    */
@@ -1632,6 +1640,15 @@ export type MutationTransferSolArgs = {
  */
 export type MutationTransferSolanaTokenArgs = {
   input: SolanaTokenTransferInput;
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
+export type MutationTriggerSandboxEventArgs = {
+  type: Scalars['String']['input'];
 };
 
 
@@ -2711,6 +2728,21 @@ export type ResolvedBankAccount = {
   bankCode: Scalars['String']['output'];
 };
 
+/** What a sandbox trigger ran, and the events it caused. */
+export type SandboxEventTrigger = {
+  __typename?: 'SandboxEventTrigger';
+  /** What was done, in a sentence. */
+  description: Scalars['String']['output'];
+  /** The id of the event of the kind asked for. */
+  eventId: Scalars['ID']['output'];
+  /** Every event the operations wrote, in the order written, the one asked for among them. */
+  events: Array<TriggeredEvent>;
+  /** The references of the records the operations made (deposits, payouts, bills, offramp orders). */
+  references: Array<Scalars['String']['output']>;
+  /** The kind asked for. */
+  type: Scalars['String']['output'];
+};
+
 /** When a scheduled bill payment runs. */
 export type ScheduleDataInput = {
   /** When to run (the first run of a recurring schedule). */
@@ -3350,6 +3382,15 @@ export type TransferInput = {
   recipient: Scalars['String']['input'];
   /** Your reference: 1-64 letters, digits, ".", ":", "-" or "_"; generated when left out. */
   reference?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** An event a sandbox trigger caused: find it in the event feed, a subscription or a webhook receiver by its id. */
+export type TriggeredEvent = {
+  __typename?: 'TriggeredEvent';
+  /** The event's id (webhooks and subscriptions carry the same). */
+  id: Scalars['ID']['output'];
+  /** The event kind. */
+  type: Scalars['String']['output'];
 };
 
 /** Changes to a webhook endpoint: only the fields given change. */
@@ -4128,6 +4169,7 @@ export type ResolversTypes = ResolversObject<{
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ResolvedBankAccount: ResolverTypeWrapper<ResolvedBankAccount>;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
+  SandboxEventTrigger: ResolverTypeWrapper<SandboxEventTrigger>;
   ScheduleDataInput: ScheduleDataInput;
   SkippedBillRun: ResolverTypeWrapper<SkippedBillRunModel>;
   SolTransferInput: SolTransferInput;
@@ -4164,6 +4206,7 @@ export type ResolversTypes = ResolversObject<{
   TransactionStatus: TransactionStatus;
   TransactionType: TransactionType;
   TransferInput: TransferInput;
+  TriggeredEvent: ResolverTypeWrapper<TriggeredEvent>;
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: ResolverTypeWrapper<UserModel>;
   UssdDepositInput: UssdDepositInput;
@@ -4276,6 +4319,7 @@ export type ResolversParentTypes = ResolversObject<{
   Query: Record<PropertyKey, never>;
   ResolvedBankAccount: ResolvedBankAccount;
   SafeInt: Scalars['SafeInt']['output'];
+  SandboxEventTrigger: SandboxEventTrigger;
   ScheduleDataInput: ScheduleDataInput;
   SkippedBillRun: SkippedBillRunModel;
   SolTransferInput: SolTransferInput;
@@ -4306,6 +4350,7 @@ export type ResolversParentTypes = ResolversObject<{
   TransactionPage: Omit<TransactionPage, 'transactions'> & { transactions: Array<ResolversParentTypes['WalletTransaction']> };
   TransactionRecord: ResolversUnionTypes<ResolversParentTypes>['TransactionRecord'];
   TransferInput: TransferInput;
+  TriggeredEvent: TriggeredEvent;
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: UserModel;
   UssdDepositInput: UssdDepositInput;
@@ -4737,6 +4782,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   transfer?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<MutationTransferArgs, 'input'>>;
   transferSol?: Resolver<ResolversTypes['SolanaTransfer'], ParentType, ContextType, RequireFields<MutationTransferSolArgs, 'input'>>;
   transferSolanaToken?: Resolver<ResolversTypes['SolanaTransfer'], ParentType, ContextType, RequireFields<MutationTransferSolanaTokenArgs, 'input'>>;
+  triggerSandboxEvent?: Resolver<ResolversTypes['SandboxEventTrigger'], ParentType, ContextType, RequireFields<MutationTriggerSandboxEventArgs, 'type'>>;
   updateBusinessCustomer?: Resolver<ResolversTypes['BusinessCustomer'], ParentType, ContextType, RequireFields<MutationUpdateBusinessCustomerArgs, 'businessId' | 'id' | 'input'>>;
   updateWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>>;
   validateBillCustomer?: Resolver<ResolversTypes['BillValidation'], ParentType, ContextType, RequireFields<MutationValidateBillCustomerArgs, 'input'>>;
@@ -4966,6 +5012,14 @@ export interface SafeIntScalarConfig extends GraphQLScalarTypeConfig<ResolversTy
   name: 'SafeInt';
 }
 
+export type SandboxEventTriggerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SandboxEventTrigger'] = ResolversParentTypes['SandboxEventTrigger']> = ResolversObject<{
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  events?: Resolver<Array<ResolversTypes['TriggeredEvent']>, ParentType, ContextType>;
+  references?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type SkippedBillRunResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SkippedBillRun'] = ResolversParentTypes['SkippedBillRun']> = ResolversObject<{
   at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   reason?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -5167,6 +5221,11 @@ export type TransactionPageResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type TransactionRecordResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TransactionRecord'] = ResolversParentTypes['TransactionRecord']> = ResolversObject<{
   __resolveType: TypeResolveFn<'BillRecord' | 'Deposit' | 'OfframpOrder' | 'Payout' | 'SolanaTransfer' | 'WalletTransaction', ParentType, ContextType>;
+}>;
+
+export type TriggeredEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TriggeredEvent'] = ResolversParentTypes['TriggeredEvent']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User'], FederationReferenceType extends FederationReferenceTypes['User'] = FederationReferenceTypes['User']> = ResolversObject<{
@@ -5409,6 +5468,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   ResolvedBankAccount?: ResolvedBankAccountResolvers<ContextType>;
   SafeInt?: GraphQLScalarType;
+  SandboxEventTrigger?: SandboxEventTriggerResolvers<ContextType>;
   SkippedBillRun?: SkippedBillRunResolvers<ContextType>;
   SolanaPortfolio?: SolanaPortfolioResolvers<ContextType>;
   SolanaToken?: SolanaTokenResolvers<ContextType>;
@@ -5431,6 +5491,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   TransactionEdge?: TransactionEdgeResolvers<ContextType>;
   TransactionPage?: TransactionPageResolvers<ContextType>;
   TransactionRecord?: TransactionRecordResolvers<ContextType>;
+  TriggeredEvent?: TriggeredEventResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   VerifiedBankAccount?: VerifiedBankAccountResolvers<ContextType>;
   VirtualAccount?: VirtualAccountResolvers<ContextType>;

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_EVENTS_PAGE } from '../../domain/events/event-service.js';
+import { TRIGGERABLE_KINDS } from '../../domain/sandbox/trigger-kinds.js';
 import { defineRoutes } from '../route.js';
 
 const EVENT_FIELDS = 'id type created data seq';
@@ -57,5 +58,35 @@ export const eventRoutes = defineRoutes([
     params: Type.Object({ id: Type.String() }),
     message: 'Event retrieved successfully',
     response: EventSchema,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/events/sandbox/trigger',
+    tag: 'Events',
+    summary: 'Trigger an event (sandbox only)',
+    description:
+      "Fires one event kind for the caller by running the sandbox operation that emits it (a deposit, a payout, a bill payment or an offramp order): the event is the real one, delivered to the caller's webhooks and subscriptions like any other. The answer names the event ids. A production key is refused with 403. Honours Idempotency-Key. See docs/sandbox.md.",
+    operation:
+      'mutation TriggerSandboxEvent($type: String!) { triggerSandboxEvent(type: $type) { type eventId events { id type } references description } }',
+    body: Type.Object({
+      type: Type.Union(
+        TRIGGERABLE_KINDS.map((kind) => Type.Literal(kind)),
+        { description: 'The event kind to fire.', examples: ['payout.failed'] },
+      ),
+    }),
+    variables: ({ body }) => ({ type: (body as { type: string }).type }),
+    message: 'Event triggered successfully',
+    response: Type.Object(
+      {
+        type: Type.String({ description: 'The kind asked for.' }),
+        eventId: Type.String({ description: 'The id of the event of the kind asked for.' }),
+        events: Type.Array(Type.Object({ id: Type.String(), type: Type.String() }, { title: 'TriggeredEvent' }), {
+          description: 'Every event the operations wrote, in the order written.',
+        }),
+        references: Type.Array(Type.String(), { description: 'The records the operations made.' }),
+        description: Type.String({ description: 'What was done.' }),
+      },
+      { title: 'SandboxEventTrigger' },
+    ),
   },
 ]);

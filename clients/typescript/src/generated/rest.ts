@@ -112,6 +112,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/sandbox/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trigger an event (sandbox only)
+         * @description Fires one event kind for the caller by running the sandbox operation that emits it (a deposit, a payout, a bill payment or an offramp order): the event is the real one, delivered to the caller's webhooks and subscriptions like any other. The answer names the event ids. A production key is refused with 403. Honours Idempotency-Key. See docs/sandbox.md.
+         *
+         *     Needs an API key or access token with permission: Transactions, Full Access.
+         */
+        post: operations["triggerSandboxEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/api-keys": {
         parameters: {
             query?: never;
@@ -2397,6 +2419,19 @@ export interface components {
             accountNumber: string;
             accountName: string;
         };
+        /** SandboxEventTrigger */
+        SandboxEventTrigger: {
+            /** @description The kind asked for. */
+            type: string;
+            /** @description The id of the event of the kind asked for. */
+            eventId: string;
+            /** @description Every event the operations wrote, in the order written. */
+            events: components["schemas"]["TriggeredEvent"][];
+            /** @description The records the operations made. */
+            references: string[];
+            /** @description What was done. */
+            description: string;
+        };
         /** SkippedBillRun */
         SkippedBillRun: {
             run: number;
@@ -2556,6 +2591,11 @@ export interface components {
             quoteId: string;
             inputAmount: string;
             outputAmount: string;
+        };
+        /** TriggeredEvent */
+        TriggeredEvent: {
+            id: string;
+            type: string;
         };
         /** User */
         User: {
@@ -3026,6 +3066,59 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    triggerSandboxEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
+                 * @example 00000000-0000-4000-8000-000000000007
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event kind to fire.
+                     * @example payout.failed
+                     */
+                    type: "deposit.initiated" | "deposit.pending" | "deposit.completed" | "deposit.failed" | "payout.initiated" | "payout.processing" | "payout.completed" | "payout.failed" | "offramp.initiated" | "offramp.deposit_received" | "offramp.processing" | "offramp.fiat_sent" | "offramp.completed" | "offramp.failed" | "transaction.created" | "transaction.updated" | "transaction.completed" | "transaction.failed" | "bill.payment.successful" | "bill.payment.failed";
+                };
+            };
+        };
+        responses: {
+            /** @description Event triggered successfully */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["SandboxEventTrigger"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     apiKeys: {
         parameters: {
             query?: never;
@@ -3108,7 +3201,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000009 */
+                /** @example 00000000-0000-4000-8000-000000000018 */
                 id: string;
             };
             cookie?: never;
@@ -3262,7 +3355,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000010 */
+                /** @example 00000000-0000-4000-8000-000000000019 */
                 id: string;
             };
             cookie?: never;
@@ -3432,7 +3525,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000011 */
+                /** @example 00000000-0000-4000-8000-000000000020 */
                 id: string;
             };
             cookie?: never;
@@ -3589,7 +3682,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000012
+                 * @example 00000000-0000-4000-8000-000000000021
                  */
                 "Idempotency-Key"?: string;
             };
@@ -3824,7 +3917,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000014
+                 * @example 00000000-0000-4000-8000-000000000023
                  */
                 "Idempotency-Key"?: string;
             };
@@ -3941,7 +4034,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000026
+                 * @example 00000000-0000-4000-8000-000000000035
                  */
                 "Idempotency-Key"?: string;
             };
@@ -4004,7 +4097,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000028
+                 * @example 00000000-0000-4000-8000-000000000037
                  */
                 "Idempotency-Key"?: string;
             };
@@ -4065,7 +4158,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000031
+                 * @example 00000000-0000-4000-8000-000000000040
                  */
                 "Idempotency-Key"?: string;
             };
@@ -4124,7 +4217,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000034
+                 * @example 00000000-0000-4000-8000-000000000043
                  */
                 "Idempotency-Key"?: string;
             };
@@ -4184,7 +4277,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000037
+                 * @example 00000000-0000-4000-8000-000000000046
                  */
                 "Idempotency-Key"?: string;
             };
@@ -4247,7 +4340,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example DEP-00000000-0000-4000-8000-000000000023 */
+                /** @example DEP-00000000-0000-4000-8000-000000000032 */
                 reference: string;
             };
             cookie?: never;
@@ -4295,7 +4388,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example DEP-00000000-0000-4000-8000-000000000023 */
+                /** @example DEP-00000000-0000-4000-8000-000000000032 */
                 reference: string;
             };
             cookie?: never;
@@ -4367,7 +4460,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000040
+                 * @example 00000000-0000-4000-8000-000000000049
                  */
                 "Idempotency-Key"?: string;
             };
@@ -4496,7 +4589,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000041
+                 * @example 00000000-0000-4000-8000-000000000050
                  */
                 "Idempotency-Key"?: string;
             };
@@ -4553,7 +4646,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example PAY-00000000-0000-4000-8000-000000000020 */
+                /** @example PAY-00000000-0000-4000-8000-000000000029 */
                 reference: string;
             };
             cookie?: never;
@@ -4591,7 +4684,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000043
+                 * @example 00000000-0000-4000-8000-000000000052
                  */
                 "Idempotency-Key"?: string;
             };
@@ -4861,7 +4954,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000027 */
+                /** @example 00000000-0000-4000-8000-000000000036 */
                 id: string;
             };
             cookie?: never;
@@ -4898,7 +4991,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000049 */
+                /** @example 00000000-0000-4000-8000-000000000058 */
                 id: string;
             };
             cookie?: never;
@@ -4935,7 +5028,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000027 */
+                /** @example 00000000-0000-4000-8000-000000000036 */
                 id: string;
             };
             cookie?: never;
@@ -5020,7 +5113,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example TRF-00000000-0000-4000-8000-000000000017 */
+                /** @example TRF-00000000-0000-4000-8000-000000000026 */
                 reference: string;
             };
             cookie?: never;
@@ -5057,7 +5150,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000016 */
+                /** @example 00000000-0000-4000-8000-000000000025 */
                 id: string;
             };
             cookie?: never;
@@ -5351,7 +5444,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000054
+                 * @example 00000000-0000-4000-8000-000000000063
                  */
                 "Idempotency-Key"?: string;
             };
@@ -5419,7 +5512,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000057
+                 * @example 00000000-0000-4000-8000-000000000066
                  */
                 "Idempotency-Key"?: string;
             };
@@ -5487,7 +5580,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000061
+                 * @example 00000000-0000-4000-8000-000000000070
                  */
                 "Idempotency-Key"?: string;
             };
@@ -5556,7 +5649,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000064
+                 * @example 00000000-0000-4000-8000-000000000073
                  */
                 "Idempotency-Key"?: string;
             };
@@ -5625,7 +5718,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000067
+                 * @example 00000000-0000-4000-8000-000000000076
                  */
                 "Idempotency-Key"?: string;
             };
@@ -5749,7 +5842,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example BILL-00000000-0000-4000-8000-000000000056 */
+                /** @example BILL-00000000-0000-4000-8000-000000000065 */
                 reference: string;
             };
             cookie?: never;
@@ -5786,7 +5879,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example BILL-00000000-0000-4000-8000-000000000056 */
+                /** @example BILL-00000000-0000-4000-8000-000000000065 */
                 reference: string;
             };
             cookie?: never;
@@ -5823,7 +5916,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example BILL-00000000-0000-4000-8000-000000000056 */
+                /** @example BILL-00000000-0000-4000-8000-000000000065 */
                 reference: string;
             };
             cookie?: never;
@@ -5887,7 +5980,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000070 */
+                /** @example 00000000-0000-4000-8000-000000000079 */
                 id: string;
             };
             cookie?: never;
@@ -5958,7 +6051,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000060 */
+                /** @example 00000000-0000-4000-8000-000000000069 */
                 id: string;
             };
             cookie?: never;
@@ -6184,7 +6277,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000071
+                 * @example 00000000-0000-4000-8000-000000000080
                  */
                 "Idempotency-Key"?: string;
             };
@@ -6243,7 +6336,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000073
+                 * @example 00000000-0000-4000-8000-000000000082
                  */
                 "Idempotency-Key"?: string;
             };
@@ -6336,7 +6429,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 3QV1UjE1Qv3GumwVec7BemhGvajDvbkP3nGU1YSmicK3wDT4mhSVq6Nw4xHrWuustwi2BYdLBrP3D8nLNxmw4uYT */
+                /** @example 4hQ71bjZqzvv8HLjV9sNdaedyP52goPGsQFKEGCfWUq4B72poKN7i6tmVDze9yPRqz4tLijadDB7VGvjUYfsgUTf */
                 signature: string;
             };
             cookie?: never;
@@ -6374,7 +6467,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000075
+                 * @example 00000000-0000-4000-8000-000000000084
                  */
                 "Idempotency-Key"?: string;
             };
@@ -6591,7 +6684,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000079
+                 * @example 00000000-0000-4000-8000-000000000088
                  */
                 "Idempotency-Key"?: string;
             };
@@ -6650,7 +6743,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000081
+                 * @example 00000000-0000-4000-8000-000000000090
                  */
                 "Idempotency-Key"?: string;
             };
@@ -6711,7 +6804,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000083
+                 * @example 00000000-0000-4000-8000-000000000092
                  */
                 "Idempotency-Key"?: string;
             };
@@ -6774,7 +6867,7 @@ export interface operations {
             header?: {
                 /**
                  * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
-                 * @example 00000000-0000-4000-8000-000000000085
+                 * @example 00000000-0000-4000-8000-000000000094
                  */
                 "Idempotency-Key"?: string;
             };
@@ -6862,7 +6955,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000086 */
+                /** @example 00000000-0000-4000-8000-000000000095 */
                 businessId: string;
             };
             cookie?: never;
@@ -6899,7 +6992,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000086 */
+                /** @example 00000000-0000-4000-8000-000000000095 */
                 businessId: string;
             };
             cookie?: never;
@@ -6947,9 +7040,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000086 */
+                /** @example 00000000-0000-4000-8000-000000000095 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000087 */
+                /** @example 00000000-0000-4000-8000-000000000096 */
                 customerId: string;
             };
             cookie?: never;
@@ -6986,9 +7079,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000086 */
+                /** @example 00000000-0000-4000-8000-000000000095 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000087 */
+                /** @example 00000000-0000-4000-8000-000000000096 */
                 customerId: string;
             };
             cookie?: never;
@@ -7036,9 +7129,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000086 */
+                /** @example 00000000-0000-4000-8000-000000000095 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000087 */
+                /** @example 00000000-0000-4000-8000-000000000096 */
                 customerId: string;
             };
             cookie?: never;
