@@ -355,8 +355,9 @@ export class DepositService {
     // Only a provider with simulated payers (the sandbox's) takes a card that is not stored.
     if (!provider.simulatedArrivalMs)
       throw badInput('card', 'A card deposit without a stored card can be simulated only in sandbox.');
+    const fields = depositFields(input);
     const { token } = await provider.tokenizeCard(card);
-    return this.start(principal, 'card', input, key, { cardToken: token });
+    return this.start(principal, 'card', fields, key, { cardToken: token });
   }
 
   /**
