@@ -157,8 +157,12 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
 
   registerHealthRoutes(app, services.health, () => app.draining);
   registerMetrics(app, services);
-  registerOperatorPages(app, services);
-  registerProviderWebhooks(app, services);
+  // A facade's accounts, OAuth grants, provider records and reconciliation are the upstream's: the
+  // pages and endpoints that would serve them from the facade's own database are not registered.
+  if (!facade) {
+    registerOperatorPages(app, services);
+    registerProviderWebhooks(app, services);
+  }
   await registerApollo(app, { schema, config, contextFor });
   registerWebSocket(app, {
     schema,
@@ -176,12 +180,14 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     clientIpOf: clientIpResolver(trustProxyOf(config.TRUST_PROXY)),
   });
   await registerOpenApi(app, { routes: restV1Routes, serverUrl: publicUrlOf(config) });
-  await registerWebPages(app, services, async (pages) => {
-    await registerDashboard(pages);
-    registerAuthorizeEndpoints(pages);
-  });
-  await registerTokenEndpoints(app);
   if (facade && services.upstream) await registerPassthrough(app, services.upstream);
+  else {
+    await registerWebPages(app, services, async (pages) => {
+      await registerDashboard(pages);
+      registerAuthorizeEndpoints(pages);
+    });
+    await registerTokenEndpoints(app);
+  }
   // REST links the context in its own step after the context is built: one promise fewer per request.
   registerRestRoutes(app, {
     routes,

@@ -199,4 +199,15 @@ describe('a facade in front of an upstream written from the spec', () => {
     expect(balance.statusCode).toBe(501);
     expect(balance.json()).toMatchObject({ statusCode: 501, error: 'Not Implemented' });
   });
+
+  it("serves none of the facade's own account pages or OAuth endpoints", async () => {
+    for (const [method, url] of [
+      ['GET', '/dashboard'],
+      ['GET', '/signup'],
+      ['GET', '/connect/authorize'],
+      ['POST', '/connect/token'],
+    ] as const) {
+      expect((await facade.app.inject({ method, url })).statusCode, `${method} ${url}`).toBe(404);
+    }
+  });
 });
