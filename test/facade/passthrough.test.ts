@@ -201,6 +201,38 @@ describe('REST v1 pass-through (facade mode)', () => {
   });
 });
 
+describe('REST v1 pass-through over a real connection', () => {
+  it('streams the body as it arrives, before the upstream has finished it', async () => {
+    const upstream = await new RecordingUpstream().start();
+    const facade = await createTestApp({ config: { GATEWAY_MODE: 'facade', UPSTREAM_URL: upstream.url } });
+    try {
+      await facade.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (facade.app.server.address() as { port: number }).port;
+      const first = '{"statusCode":200,"message":"OK","data":{"bills":[';
+      const rest = '{"id":"b1"}],"page":1},"errors":{}}';
+      upstream.answer = answerBytes('200 OK', ['Content-Type: application/json'], first + rest);
+      upstream.splitAt = upstream.answer.length - Buffer.byteLength(rest);
+      const { request } = await import('undici');
+      const response = await request(`http://127.0.0.1:${port}/api/v1/bills/records?page=1`, {
+        headers: { 'x-api-key': KEY },
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-length']).toBe(String(Buffer.byteLength(first + rest)));
+      const chunks = response.body[Symbol.asyncIterator]();
+      // The first part reaches the caller while the upstream still holds the rest.
+      let received = '';
+      while (received.length < first.length) received += String((await chunks.next()).value);
+      expect(received).toBe(first);
+      upstream.finishAnswer();
+      for (let next = await chunks.next(); !next.done; next = await chunks.next()) received += String(next.value);
+      expect(received).toBe(first + rest);
+    } finally {
+      await facade.close();
+      await upstream.stop();
+    }
+  });
+});
+
 describe('REST v1 pass-through to an upstream that cannot be reached', () => {
   it('answers 502 in the error body', async () => {
     const gone = await new RecordingUpstream().start();

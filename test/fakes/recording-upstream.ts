@@ -26,6 +26,12 @@ export class RecordingUpstream {
   answer: Buffer = Buffer.from('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n');
   /** Request paths (without query) that get no answer. */
   readonly silentOn = new Set<string>();
+  /**
+   * When set, the answer's first `splitAt` bytes are written at once and the rest only at
+   * `finishAnswer()`: the caller can see whether the facade streams what it has.
+   */
+  splitAt: number | undefined;
+  private unfinished: (() => void) | undefined;
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
 
@@ -34,6 +40,11 @@ export class RecordingUpstream {
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this;
+  }
+
+  finishAnswer(): void {
+    this.unfinished?.();
+    this.unfinished = undefined;
   }
 
   get port(): number {
@@ -59,7 +70,13 @@ export class RecordingUpstream {
         pending = pending.subarray(request.raw.length);
         this.received.push(request);
         const path = request.requestLine.split(' ')[1]!.split('?')[0]!;
-        if (![...this.silentOn].some((silent) => path.endsWith(silent))) socket.write(this.answer);
+        if ([...this.silentOn].some((silent) => path.endsWith(silent))) continue;
+        if (this.splitAt === undefined) socket.write(this.answer);
+        else {
+          const answer = this.answer;
+          socket.write(answer.subarray(0, this.splitAt));
+          this.unfinished = () => socket.write(answer.subarray(this.splitAt));
+        }
       }
     });
   }
