@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
-import { type Config, isProduction, publicUrlOf } from './config.js';
+import { type Config, isFacade, isProduction, publicUrlOf } from './config.js';
 import { registerApollo } from './graphql/apollo.js';
 import {
   admittedFrom,
@@ -8,6 +8,7 @@ import {
   authenticateCredential,
   buildContext,
   credentialFrom,
+  credentialSchemeFrom,
   idempotencyKeyFrom,
   routerSecretFrom,
 } from './graphql/context.js';
@@ -35,6 +36,10 @@ import { lazyRequestLoggers } from './observability/log-request-logger.js';
 import { registerMetrics } from './observability/metrics-endpoint.js';
 import { registerOperatorPages } from './operations/reconciliation-page.js';
 import { linkContext } from './observability/request-observation.js';
+import { UpstreamUserDirectory } from './domain/facade/upstream-user-directory.js';
+import { upstreamPrincipals } from './domain/facade/upstream-principals.js';
+import { registerPassthrough } from './facade/passthrough.js';
+import { isSpecRoute } from './facade/spec-paths.js';
 
 export interface AppOptions {
   services: Services;
@@ -64,6 +69,7 @@ export const REDACTED_PATHS = [
 /** Builds the whole HTTP surface as one Fastify instance: GraphQL, WebSocket, REST v1, docs, health. */
 export async function buildApp({ services, logger = false }: AppOptions): Promise<FastifyInstance> {
   const config: Config = services.config;
+  const facade = isFacade(config);
   const app = Fastify({
     logger:
       logger === false
@@ -95,7 +101,8 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   acceptEmptyJsonBodies(app);
   // Hooks below take `done` rather than being async: an async hook costs a promise per request.
   app.addHook('onSend', (request, reply, payload, done) => {
-    reply.header('x-request-id', request.id);
+    // A facade passes the upstream's own request id back as it is.
+    if (!facade || !reply.hasHeader('x-request-id')) reply.header('x-request-id', request.id);
     // Once the listener is closed, keep-alive connections are closed after their response, so
     // clients open new ones (to other instances). Not before: a client told to reconnect while the
     // listener is still open may land in its accept queue just as it closes, and be reset.
@@ -105,7 +112,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   app.addHook('onClose', async () => {
     services.health.close();
     services.eventFeed.stop();
-    await Promise.all([services.rateLimiter.close(), services.doorbell.close()]);
+    await Promise.all([services.rateLimiter.close(), services.doorbell.close(), services.upstream?.close()]);
   });
   installErrorHandlers(app);
   registerRequestObservation(app, services.requestLog);
@@ -120,14 +127,19 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   });
   await registerCors(app, config);
 
-  const authenticators: Authenticator[] = [
-    (credential) => services.apiKeys.authenticate(credential),
-    (credential) => services.authorizationServer.authenticateAccessToken(credential),
-  ];
+  // A facade's keys and tokens are the upstream's: whoever its GET /api/v1/user/me says they act for.
+  const authenticators: Authenticator[] =
+    facade && services.userDirectory instanceof UpstreamUserDirectory
+      ? [upstreamPrincipals(services.userDirectory)]
+      : [
+          (credential) => services.apiKeys.authenticate(credential),
+          (credential) => services.authorizationServer.authenticateAccessToken(credential),
+        ];
   /** A request's context before it is tied to the request's observation (linkContext). */
   const unlinkedContextFor = (request: FastifyRequest) =>
     buildContext(services, authenticators, {
       credential: credentialFrom(request.headers),
+      credentialScheme: facade ? credentialSchemeFrom(request.headers) : undefined,
       requestId: request.id,
       clientIp: request.ip,
       userAgent: userAgentOf(request.headers),
@@ -138,30 +150,44 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   const contextFor = (request: FastifyRequest) =>
     unlinkedContextFor(request).then((context) => linkContext(context, request));
 
-  const schema = buildSchema({ federationRouterOnly: isProduction(config) });
-  const routes = compileRoutes(schema, restV1Routes, { validate: 'firstCall' });
+  const schema = buildSchema({ federationRouterOnly: isProduction(config), facade });
+  // A facade passes the spec's own paths through to the upstream; its other routes run the graph.
+  const ownRoutes = facade ? restV1Routes.filter((route) => !isSpecRoute(route.method, route.path)) : restV1Routes;
+  const routes = compileRoutes(schema, ownRoutes, { validate: 'firstCall' });
 
   registerHealthRoutes(app, services.health, () => app.draining);
   registerMetrics(app, services);
-  registerOperatorPages(app, services);
-  registerProviderWebhooks(app, services);
+  // A facade's accounts, OAuth grants, provider records and reconciliation are the upstream's: the
+  // pages and endpoints that would serve them from the facade's own database are not registered.
+  if (!facade) {
+    registerOperatorPages(app, services);
+    registerProviderWebhooks(app, services);
+  }
   await registerApollo(app, { schema, config, contextFor });
   registerWebSocket(app, {
     schema,
     config,
     contextFor: (facts) => buildContext(services, authenticators, facts),
     stillValid: async (credential, clientIp) => {
-      const principal = await authenticateCredential(authenticators, credential);
+      // A facade whose upstream is out for a moment has not seen the credential revoked.
+      const principal = await authenticateCredential(authenticators, credential).catch((error: unknown) => {
+        if (facade) return 'unsettled' as const;
+        throw error;
+      });
+      if (principal === 'unsettled') return true;
       return principal !== undefined && admittedFrom(principal, clientIp);
     },
     clientIpOf: clientIpResolver(trustProxyOf(config.TRUST_PROXY)),
   });
   await registerOpenApi(app, { routes: restV1Routes, serverUrl: publicUrlOf(config) });
-  await registerWebPages(app, services, async (pages) => {
-    await registerDashboard(pages);
-    registerAuthorizeEndpoints(pages);
-  });
-  await registerTokenEndpoints(app);
+  if (facade && services.upstream) await registerPassthrough(app, services.upstream);
+  else {
+    await registerWebPages(app, services, async (pages) => {
+      await registerDashboard(pages);
+      registerAuthorizeEndpoints(pages);
+    });
+    await registerTokenEndpoints(app);
+  }
   // REST links the context in its own step after the context is built: one promise fewer per request.
   registerRestRoutes(app, {
     routes,

@@ -2,6 +2,7 @@ import { type StringOptions, Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { expectedUrl, type UrlKind } from './config-urls.js';
 import { problemLines } from './config-problems.js';
+import { upstreamProblems } from './config-upstream.js';
 
 /** A URL-valued variable: parsed as a URL of its kind's schemes (config-urls.ts registers the formats). */
 const url = (kind: UrlKind, options: StringOptions = {}) =>
@@ -19,6 +20,21 @@ const ConfigSchema = Type.Object({
   HOST: Type.String({ default: '0.0.0.0' }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4000 }),
   PUBLIC_URL: Type.Optional(url('http-url')),
+  /**
+   * `service`: this gateway is the REST v1 service (its own database holds users, keys and money).
+   * `facade`: it fronts an existing REST v1 deployment of the spec at UPSTREAM_URL, which holds
+   * every balance, record and key (docs/facade.md).
+   */
+  GATEWAY_MODE: Type.Union([Type.Literal('service'), Type.Literal('facade')], { default: 'service' }),
+  /** The REST v1 deployment a facade fronts: its base URL, `/api/v1/...` is appended. Required in facade mode. */
+  UPSTREAM_URL: Type.Optional(url('http-url')),
+  /** Deadline of each call to the upstream, from sending to the response's headers (and between body chunks). */
+  UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000 }),
+  /**
+   * UPSTREAM_URL may name (or resolve to) a private, loopback or link-local address, and use http.
+   * Default: on, except in production, where such an upstream is refused unless this is set.
+   */
+  UPSTREAM_PRIVATE_ADDRESSES: Type.Optional(Type.Boolean()),
   DATABASE_URL: Type.Optional(url('postgres-url')),
   /** PostgreSQL session limits of every application connection (ms; 0 = off): a stuck statement or transaction cannot hold locks for everyone. */
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),
@@ -297,6 +313,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       "Invalid configuration:\n  PAYCREST_API_SECRET: required with PAYCREST_API_KEY (it verifies Paycrest's webhooks)",
     );
   }
+  const upstream = upstreamProblems(config);
+  if (upstream.length) throw new ConfigError(`Invalid configuration:\n${upstream.join('\n')}`);
+  config.UPSTREAM_PRIVATE_ADDRESSES ??= !production;
   config.SHUTDOWN_READINESS_DELAY_MS ??= production ? 5_000 : 0;
   if (production && (config.SEED_DEMO || config.WEBHOOK_LOCAL_RECEIVERS || config.GRAPHQL_STACK_TRACES)) {
     const names = (['SEED_DEMO', 'WEBHOOK_LOCAL_RECEIVERS', 'GRAPHQL_STACK_TRACES'] as const).filter((k) => config[k]);
@@ -304,7 +323,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       `Invalid configuration:\n${names.map((k) => `  ${k}: may not be on in production (a development setting)`).join('\n')}`,
     );
   }
-  config.SEED_DEMO ??= !production;
+  // A facade's keys live upstream: a demo user of its own would have no key the upstream knows.
+  config.SEED_DEMO ??= !production && config.GATEWAY_MODE === 'service';
   config.WEBHOOK_LOCAL_RECEIVERS ??= !production;
   config.GRAPHQL_INTROSPECTION ??= !production;
   config.GRAPHQL_EXPLORER ??= !production;
@@ -312,6 +332,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
 }
 
 export const isProduction = (config: Config) => config.NODE_ENV === 'production';
+
+/** True when this gateway fronts an upstream REST v1 deployment (docs/facade.md). */
+export const isFacade = (config: Config) => config.GATEWAY_MODE === 'facade';
 
 /** Where traces go: the traces endpoint as given, or `<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`, or nowhere. */
 export const otlpTracesUrlOf = (config: Config) =>

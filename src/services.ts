@@ -13,6 +13,9 @@ import { OfframpService } from './domain/offramp/offramp-service.js';
 import { PaycrestProvider } from './domain/offramp/paycrest-provider.js';
 import { SandboxOfframpProvider } from './domain/offramp/sandbox-offramp-provider.js';
 import { UserService } from './domain/users/user-service.js';
+import type { UserDirectory } from './domain/users/user-directory.js';
+import { RestV1Upstream } from './domain/facade/rest-v1-upstream.js';
+import { UpstreamUserDirectory } from './domain/facade/upstream-user-directory.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { DomainError } from './domain/errors.js';
 import { Idempotency } from './domain/idempotency/idempotency.js';
@@ -75,6 +78,10 @@ export interface Services {
   /** PostgreSQL and Redis as this process sees them: readiness, one log line per outage. */
   health: DependencyHealth;
   users: UserService;
+  /** The user domain as the graph reads it: `users` in service mode, the upstream's in facade mode. */
+  userDirectory: UserDirectory;
+  /** Facade mode: the REST v1 deployment this gateway fronts (docs/facade.md). */
+  upstream: RestV1Upstream | undefined;
   apiKeys: ApiKeyService;
   /** Each API key's payout limits and IP allow-list. */
   keyControls: KeyControlsService;
@@ -235,6 +242,16 @@ export function createServices(
     production: MasterKeyring.parse(config.SOLANA_MASTER_KEYS_PRODUCTION, 'SOLANA_MASTER_KEYS_PRODUCTION'),
   };
   const users = new UserService(db);
+  // Facade mode: the upstream holds users, keys and money; the domains it answers are bound to it.
+  const upstream =
+    config.GATEWAY_MODE === 'facade' && config.UPSTREAM_URL
+      ? new RestV1Upstream({
+          baseUrl: config.UPSTREAM_URL,
+          timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+          privateAddresses: config.UPSTREAM_PRIVATE_ADDRESSES ?? false,
+        })
+      : undefined;
+  const userDirectory: UserDirectory = upstream ? new UpstreamUserDirectory(upstream, config.API_KEY_CACHE_MS) : users;
   const mailLog = pino({ name: 'mail', level: config.LOG_LEVEL });
   const mailer = new SmtpMailer({
     smtpUrl: config.SMTP_URL,
@@ -377,6 +394,8 @@ export function createServices(
     clock,
     health,
     users,
+    userDirectory,
+    upstream,
     apiKeys,
     events: new EventService(db),
   };

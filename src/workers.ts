@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { startRelay } from './domain/events/relay.js';
-import type { Config } from './config.js';
+import { type Config, isFacade } from './config.js';
 import { onDatabase } from './db/database-binding.js';
 import { jobsOf } from './db/pool-routing.js';
 import { databaseFaultOf, describeDatabaseError } from './db/faults.js';
@@ -22,20 +22,29 @@ import { outsideTraces } from './observability/tracing.js';
 /** Pause between relay rounds while events arrive (see startRelay). */
 export const RELAY_BUSY_MS = 5;
 
-/** Every job kind this gateway runs, with its handler. */
+/**
+ * Every job kind this gateway runs, with its handler. A facade runs only its own: webhook
+ * deliveries and pruning of its own tables. The faced domains' jobs (settlement, status polls,
+ * sandbox lifecycles, confirmations, hold expiry, the ledger check, reconciliation) belong to the
+ * upstream, which holds their records.
+ */
 export function jobHandlersOf(services: Services): JobHandler[] {
   const { config } = services;
-  return [
+  const own = [
     new WebhookDeliveryHandler(services.db, services.clock, services.secrets, {
       localReceivers: config.WEBHOOK_LOCAL_RECEIVERS,
       disableAfterMs: config.WEBHOOK_DISABLE_AFTER_MS,
     }),
+    ...retentionJobHandlers(services.db, services.clock, config),
+  ];
+  if (isFacade(config)) return own;
+  return [
+    ...own,
     ...offrampJobHandlers(services.offramp, services.clock),
     ...walletJobHandlers(services.deposits, services.payouts, services.clock),
     ...billJobHandlers(services.bills, services.clock),
     new SolanaConfirmHandler(services.solanaTransfers, services.clock),
     new HoldExpiryHandler(services.db, services.clock, failExpiredHoldTransaction),
-    ...retentionJobHandlers(services.db, services.clock, config),
     new LedgerCheckHandler(
       services.ledgerCheck,
       services.db,
@@ -131,12 +140,15 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
   // so a ring means deliveries to claim now rather than at the webhooks lane's next poll (the
   // doorbell rings on every instance with Redis).
   const stopPoking = services.doorbell.onRing(() => jobs.poke('webhooks'));
-  scheduleLedgerCheck(jobsDb, services.clock.now()).catch((error) =>
-    report(error, 'scheduling the ledger check failed'),
-  );
-  scheduleReconciliation(jobsDb, services.clock.now()).catch((error) =>
-    report(error, 'scheduling reconciliation failed'),
-  );
+  const facade = isFacade(services.config);
+  if (!facade) {
+    scheduleLedgerCheck(jobsDb, services.clock.now()).catch((error) =>
+      report(error, 'scheduling the ledger check failed'),
+    );
+    scheduleReconciliation(jobsDb, services.clock.now()).catch((error) =>
+      report(error, 'scheduling reconciliation failed'),
+    );
+  }
   scheduleRetention(jobsDb, services.clock.now()).catch((error) =>
     report(error, 'could not schedule the retention job'),
   );
@@ -146,7 +158,7 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
   let watchRun: Promise<unknown> = Promise.resolve();
   const incoming = onDatabase(services.solanaIncoming, services.db, () => jobsDb);
   const watch = () => {
-    if (stopped || !incoming.active) return;
+    if (stopped || facade || !incoming.active) return;
     watchRun = incoming
       .poll()
       .catch((error) => report(error, 'Solana incoming watch failed'))

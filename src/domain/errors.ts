@@ -20,6 +20,10 @@ export type ErrorCode =
   | 'IP_NOT_ALLOWED'
   | 'SERVICE_UNAVAILABLE'
   | 'BUSY'
+  | 'UPSTREAM_UNAVAILABLE'
+  | 'UPSTREAM_TIMEOUT'
+  | 'UPSTREAM_BAD_ANSWER'
+  | 'NOT_IN_FACADE'
   | 'INTERNAL_SERVER_ERROR';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -46,6 +50,14 @@ const STATUS: Record<ErrorCode, number> = {
    * or no database connection free in time. Up, unlike SERVICE_UNAVAILABLE: retry after Retry-After.
    */
   BUSY: 503,
+  /** Facade mode: the upstream REST v1 deployment could not be reached, or answered 5xx. */
+  UPSTREAM_UNAVAILABLE: 502,
+  /** Facade mode: the upstream did not answer within UPSTREAM_TIMEOUT_MS. */
+  UPSTREAM_TIMEOUT: 504,
+  /** Facade mode: the upstream answered 2xx with a body that is not the spec's shape. */
+  UPSTREAM_BAD_ANSWER: 502,
+  /** Facade mode: a field this gateway does not yet ask the upstream for (it never reads its own database instead). */
+  NOT_IN_FACADE: 501,
   INTERNAL_SERVER_ERROR: 500,
 };
 

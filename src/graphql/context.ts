@@ -1,6 +1,7 @@
 import { safeEqual } from '../domain/auth/opaque-token.js';
 import type { Principal } from '../domain/auth/principal.js';
 import { DomainError } from '../domain/errors.js';
+import type { CallerCredential, CredentialScheme } from '../domain/users/user-directory.js';
 import type { Services } from '../services.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
@@ -26,11 +27,18 @@ export interface GraphQLContext {
   fromRouter: boolean;
   /** The request's `Idempotency-Key` header, which money-moving mutations honour. */
   idempotencyKey: string | undefined;
+  /**
+   * The credential as sent, for a domain bound to an upstream (facade mode) that asks it with the
+   * caller's own credential. Never logged, stored or echoed.
+   */
+  credential?: CallerCredential | undefined;
 }
 
 /** What the transport (HTTP, WebSocket) tells the context builder about a request. */
 export interface RequestFacts {
   credential: string | undefined;
+  /** How the credential came (credentialSchemeFrom); absent: as an API key. */
+  credentialScheme?: CredentialScheme | undefined;
   requestId: string;
   clientIp: string;
   /** The `User-Agent` header (userAgentOf, domain/audit/request-context.ts), for audit records; absent is none. */
@@ -39,8 +47,12 @@ export interface RequestFacts {
   idempotencyKey?: string | undefined;
 }
 
-/** Turns a credential string into a principal. API keys today; OAuth tokens plug in beside them. */
-export type Authenticator = (credential: string) => Promise<Principal | undefined>;
+/**
+ * Turns a credential string into a principal. API keys today; OAuth tokens plug in beside them.
+ * Undefined: not a credential it knows. A DomainError thrown: it could not tell (an upstream that
+ * did not answer, facade mode), and every guarded field answers that error.
+ */
+export type Authenticator = (credential: string, scheme: CredentialScheme) => Promise<Principal | undefined>;
 
 /**
  * The principal of a credential: the first authenticator that recognises it wins, each asked after
@@ -51,11 +63,12 @@ export function authenticateCredential(
   authenticators: readonly Authenticator[],
   credential: string,
   from = 0,
+  scheme: CredentialScheme = 'api-key',
 ): Promise<Principal | undefined> {
   const authenticate = authenticators[from];
   if (!authenticate) return Promise.resolve(undefined);
-  return authenticate(credential).then(
-    (found) => found ?? authenticateCredential(authenticators, credential, from + 1),
+  return authenticate(credential, scheme).then(
+    (found) => found ?? authenticateCredential(authenticators, credential, from + 1, scheme),
   );
 }
 
@@ -71,6 +84,12 @@ export function credentialFrom(headers: HeaderBag): string | undefined {
   const authorization = first(headers['authorization']);
   const match = authorization?.match(/^Bearer\s+(\S+)\s*$/i);
   return match?.[1];
+}
+
+/** How credentialFrom found the credential: `X-API-KEY` first, else a bearer token. */
+export function credentialSchemeFrom(headers: HeaderBag): CredentialScheme {
+  const apiKey = first(headers['x-api-key']);
+  return apiKey && apiKey.trim() !== '' ? 'api-key' : 'bearer';
 }
 
 /** The `Idempotency-Key` header, trimmed; absent or blank is undefined. */
@@ -106,25 +125,31 @@ function contextAuthenticatedFrom(
 ): Promise<GraphQLContext> {
   const authenticate = authenticators[from];
   if (!authenticate) return Promise.resolve(contextOf(services, facts, null));
-  return authenticate(credential).then((found) =>
-    found
-      ? contextOf(services, facts, found)
-      : contextAuthenticatedFrom(services, authenticators, facts, credential, from + 1),
+  return authenticate(credential, facts.credentialScheme ?? 'api-key').then(
+    (found) =>
+      found
+        ? contextOf(services, facts, found)
+        : contextAuthenticatedFrom(services, authenticators, facts, credential, from + 1),
+    (error: unknown) => {
+      if (error instanceof DomainError) return contextOf(services, facts, null, error);
+      throw error;
+    },
   );
 }
 
 function contextOf(
   services: Services,
-  { credential, requestId, clientIp, userAgent, routerSecret, idempotencyKey }: RequestFacts,
+  { credential, credentialScheme, requestId, clientIp, userAgent, routerSecret, idempotencyKey }: RequestFacts,
   found: Principal | null,
+  unsettled?: DomainError,
 ): GraphQLContext {
-  const refused = found && !admittedFrom(found, clientIp) ? ipNotAllowed() : undefined;
+  const refused = unsettled ?? (found && !admittedFrom(found, clientIp) ? ipNotAllowed() : undefined);
   // The request's own copy, carrying its audit origin: the authenticated principal may be cached
   // and shared by other requests, so it is never changed.
   const principal = found && !refused ? { ...found, origin: { ip: clientIp, userAgent } } : null;
-  return new RequestContext(
+  const context = new RequestContext(
     principal,
-    credential !== undefined && found === null,
+    credential !== undefined && found === null && !unsettled,
     refused,
     services,
     requestId,
@@ -132,6 +157,10 @@ function contextOf(
     routerSecretMatches(services.config.ROUTER_SECRET, routerSecret),
     idempotencyKey,
   );
+  // Only a facade asks anyone with the credential: the service's own contexts carry none.
+  if (credential !== undefined && services.config.GATEWAY_MODE === 'facade')
+    context.credential = { value: credential, scheme: credentialScheme ?? 'api-key' };
+  return context;
 }
 
 /**
@@ -144,6 +173,7 @@ class RequestContext implements GraphQLContext {
   /** The loaders once built; renewLoaders drops them. */
   private built: Loaders | undefined = undefined;
   declare credentialRefused?: DomainError;
+  declare credential?: CallerCredential;
 
   constructor(
     readonly principal: Principal | null,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import type { GraphQLSchema } from 'graphql';
 import { type GuardOptions, guardRootFields } from './directives/guards.js';
+import { refuseFieldsOutsideFacade } from './facade-fields.js';
 import { loadTypeDefs, readSdlFiles, SCHEMA_DIR } from './sdl-files.js';
 import { ARTIFACT_FILE, readSubgraphArtifact, schemaFromArtifact, sdlHashOf } from './subgraph-artifact.js';
 import type { Resolvers } from './generated/resolvers-types.js';
@@ -47,9 +48,15 @@ const resolvers: Resolvers[] = [
   auditResolvers,
 ];
 
+export interface SchemaOptions extends GuardOptions {
+  /** Facade mode: only the fields facade-fields.ts lists answer; the rest answer NOT_IN_FACADE. */
+  facade?: boolean;
+}
+
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */
-export function buildSchema(options: GuardOptions = { federationRouterOnly: false }): GraphQLSchema {
-  return guardRootFields(buildResolvingSchema(), options);
+export function buildSchema(options: SchemaOptions = { federationRouterOnly: false }): GraphQLSchema {
+  const guarded = guardRootFields(buildResolvingSchema(), options);
+  return options.facade ? refuseFieldsOutsideFacade(guarded) : guarded;
 }
 
 /**

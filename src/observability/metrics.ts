@@ -141,6 +141,11 @@ export const metrics = {
     'Calls refused 503 BUSY because the provider bulkhead stayed full',
     ['provider'],
   ),
+  upstreamFaults: counter(
+    'gateway_upstream_faults_total',
+    'Facade mode: calls to the upstream REST v1 service that got no usable answer, by fault (timeout, unreachable, server_error, bad_answer)',
+    ['fault'],
+  ),
   redisUp: gauge(
     'gateway_redis_up',
     '1 when Redis is connected, 0 when configured and not connected (absent without Redis)',

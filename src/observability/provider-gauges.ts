@@ -1,3 +1,4 @@
+import type { UpstreamFault } from '../domain/facade/upstream-outcomes.js';
 import type { BulkheadStats } from '../domain/upstream/bulkhead.js';
 import { metrics } from './metrics.js';
 
@@ -16,4 +17,10 @@ export function readBulkheads(stats: BulkheadStats[]): void {
     metrics.providerCallsWaiting.set(labels, waiting);
     metrics.providerCallsRejected.inc(labels, rejected);
   }
+}
+
+/** A facade's upstream faults since the process started (rest-v1-upstream.ts counts them), set at a scrape. */
+export function readUpstreamFaults(faults: ReadonlyMap<UpstreamFault, number> | undefined): void {
+  metrics.upstreamFaults.reset();
+  for (const [fault, count] of faults ?? []) metrics.upstreamFaults.inc({ fault }, count);
 }

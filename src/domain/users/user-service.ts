@@ -1,12 +1,13 @@
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../../db/client.js';
-import { badInput, DomainError } from '../errors.js';
+import { badInput, DomainError, notFound } from '../errors.js';
 import type { Business, NewUser, User } from './user.js';
+import type { Caller, UserDirectory } from './user-directory.js';
 import { userStore } from './user-store.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export class UserService {
+export class UserService implements UserDirectory {
   /**
    * Users by id for a second: `me` runs on almost every request, and an embedded-database query
    * costs more CPU than the rest of the request. Whatever updates a user calls `forget`, and other
@@ -32,6 +33,21 @@ export class UserService {
   /** The cached user with this id, if any: lets a caller answer without waiting when it can. */
   cachedUser(id: string): User | undefined {
     return this.cache.get(id);
+  }
+
+  /** The principal's own user: its id came from this database, so only a deleted user is missing. */
+  currentUser({ principal }: Caller): User | Promise<User> {
+    return this.cache.get(principal.userId) ?? this.loadUser(principal.userId);
+  }
+
+  ownedBusinesses(_caller: Caller, user: User): Promise<Business[]> {
+    return this.businessesOf(user.id);
+  }
+
+  private async loadUser(id: string): Promise<User> {
+    const [user] = await this.usersByIds([id]);
+    if (!user) throw notFound('User');
+    return user;
   }
 
   forget(userId: string): void {

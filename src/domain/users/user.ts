@@ -17,6 +17,8 @@ export interface User {
   deviceModel: string | null;
   platform: string | null;
   lastLoggedIn: Date | null;
+  /** The display name as an upstream REST v1 deployment gave it (facade mode); absent: `displayName`. */
+  name?: string;
 }
 
 export interface Business {

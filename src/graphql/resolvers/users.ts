@@ -2,6 +2,7 @@ import { mayActFor } from '../../domain/auth/principal.js';
 import { notFound } from '../../domain/errors.js';
 import { isUuid } from '../../domain/ids.js';
 import { displayName, type User } from '../../domain/users/user.js';
+import type { Caller } from '../../domain/users/user-directory.js';
 import type { GraphQLContext } from '../context.js';
 import { requireAbility } from '../directives/auth.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
@@ -16,15 +17,11 @@ function actableUser(context: GraphQLContext, id: string): User | Promise<User> 
   return context.loaders.userNow(id) ?? loadUser(context, id);
 }
 
-/**
- * The caller's own user: the principal always acts for it, and its id came from the database, so
- * actableUser's checks (ownership and the shape of a client-given id) have nothing to refuse; `me`
- * is on almost every request.
- */
-function ownUser(context: GraphQLContext): User | Promise<User> {
-  const id = context.principal!.userId;
-  return context.loaders.userNow(id) ?? loadUser(context, id);
-}
+/** Who asks, as the user domain takes it (the guard has checked the principal). */
+const callerOf = (context: GraphQLContext): Caller => ({
+  principal: context.principal!,
+  credential: context.credential,
+});
 
 async function loadUser(context: GraphQLContext, id: string): Promise<User> {
   const user = await context.loaders.userById.load(id);
@@ -34,7 +31,8 @@ async function loadUser(context: GraphQLContext, id: string): Promise<User> {
 
 export const userResolvers: Resolvers = {
   Query: {
-    me: (_root, _args, context) => ownUser(context),
+    // The user domain bound at start-up answers: the gateway's own users, or the upstream's (facade mode).
+    me: (_root, _args, context) => context.services.userDirectory.currentUser(callerOf(context)),
     user: (_root, { id }, context) => actableUser(context, id),
   },
   User: {
@@ -44,9 +42,9 @@ export const userResolvers: Resolvers = {
       if (!mayActFor(principal, reference.id)) return null;
       return context.loaders.userById.load(reference.id);
     },
-    name: (user) => displayName(user),
+    name: (user) => user.name ?? displayName(user),
     resetToken: () => null,
     resetTokenExpiry: () => null,
-    businesses: (user, _args, { services }) => services.users.businessesOf(user.id),
+    businesses: (user, _args, context) => context.services.userDirectory.ownedBusinesses(callerOf(context), user),
   },
 };

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { DomainError } from '../../src/domain/errors.js';
+import { retryAfterSeconds, statusOutcome, transportFault } from '../../src/domain/facade/upstream-outcomes.js';
+
+describe('the one table of upstream outcomes', () => {
+  it.each([
+    [400, 'BAD_USER_INPUT'],
+    [401, 'UNAUTHENTICATED'],
+    [403, 'FORBIDDEN'],
+    [404, 'NOT_FOUND'],
+    [429, 'RATE_LIMITED'],
+  ])('passes a %i about the caller on as %s', (status, code) => {
+    const outcome = statusOutcome(status, '12');
+    expect(outcome).toBeInstanceOf(DomainError);
+    expect((outcome as DomainError).code).toBe(code);
+    expect((outcome as DomainError).retryAfter).toBe(status === 429 ? 12 : undefined);
+  });
+
+  it('counts a 5xx as the upstream failing and any other status as an answer it cannot read', () => {
+    expect(statusOutcome(500, undefined)).toBe('server_error');
+    expect(statusOutcome(503, '5')).toBe('server_error');
+    expect(statusOutcome(302, undefined)).toBe('bad_answer');
+    expect(statusOutcome(409, undefined)).toBe('bad_answer');
+  });
+
+  it('reads Retry-After as seconds or an HTTP date, at least 1', () => {
+    const now = Date.parse('2026-12-02T09:00:00Z');
+    expect(retryAfterSeconds('7', now)).toBe(7);
+    expect(retryAfterSeconds('0', now)).toBe(1);
+    expect(retryAfterSeconds('Wed, 02 Dec 2026 09:00:30 GMT', now)).toBe(30);
+    expect(retryAfterSeconds('soon', now)).toBe(1);
+    expect(retryAfterSeconds(undefined, now)).toBe(1);
+  });
+
+  it('tells a send that ran out of time from one that found nobody', () => {
+    expect(transportFault(new Error('aborted'), true)).toBe('timeout');
+    expect(transportFault(Object.assign(new Error('x'), { code: 'UND_ERR_CONNECT_TIMEOUT' }), false)).toBe('timeout');
+    expect(transportFault(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), false)).toBe('unreachable');
+  });
+});
