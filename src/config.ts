@@ -343,6 +343,17 @@ export const otlpTracesUrlOf = (config: Config) =>
     ? `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`
     : undefined);
 
+/**
+ * What is wrong with the public URL a production server would use, if anything: unset, links in
+ * mail and the OAuth issuer say `http://localhost`, and every strict OAuth client's discovery
+ * fails. Said at start (a warning) and by `admin doctor`; not refused, since a gateway reached
+ * only through a federation router sends neither mail links nor Connect.
+ */
+export function publicUrlProblem(config: Config): string | undefined {
+  if (!isProduction(config) || config.PUBLIC_URL) return undefined;
+  return `PUBLIC_URL is not set: mail links and the OAuth issuer say ${publicUrlOf(config)}, which no partner can reach. Set PUBLIC_URL to the gateway's public https address (docs/connect.md#discovery-and-the-issuer).`;
+}
+
 /** The base URL people and apps reach this gateway at: links in mail, the OAuth issuer. */
 export const publicUrlOf = (config: Config) =>
   (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { type Config, ConfigError, loadConfig, otlpTracesUrlOf, publicUrlOf } from './config.js';
+import { type Config, ConfigError, loadConfig, otlpTracesUrlOf, publicUrlOf, publicUrlProblem } from './config.js';
 import { openDatabase } from './db/client.js';
 import { tuneGarbageCollector } from './gc-tuning.js';
 import { shutdownTracing } from './observability/tracing.js';
@@ -85,6 +85,8 @@ async function main(): Promise<void> {
   // A lost connection fails the requests that were using it; the pool replaces it.
   database.onConnectionError((error) => services.health.reportDatabaseError(error));
   app.log.info({ database: database.describe }, 'database ready');
+  const publicUrl = publicUrlProblem(config);
+  if (publicUrl) app.log.warn({ setting: 'PUBLIC_URL' }, publicUrl);
 
   if (config.SEED_DEMO) await seedDemoUser(services);
   // Shared limits from the first request when Redis is there; if it is not, `health` has said so once.

@@ -3,7 +3,7 @@ import { unstampedBacklog } from '../domain/events/relay.js';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
-import { type Config, isProduction } from '../config.js';
+import { type Config, isProduction, publicUrlProblem } from '../config.js';
 import { type Database, MIGRATIONS_FOLDER, queryRows } from '../db/client.js';
 import { toSafeNumber } from '../db/columns.js';
 import { ledger } from '../domain/ledger/ledger.js';
@@ -61,6 +61,8 @@ function configChecks(config: Config): Check[] {
       detail:
         'REDIS_URL is not set: rate limits count per process, so N instances allow N times the limit. Set REDIS_URL when running more than one instance.',
     });
+  const publicUrl = publicUrlProblem(config);
+  if (publicUrl) checks.push({ name: 'public URL', ok: false, detail: publicUrl });
   if (production && config.METRICS_PORT === undefined && !config.METRICS_TOKEN)
     checks.push({
       name: 'metrics',

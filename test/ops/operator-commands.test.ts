@@ -126,6 +126,14 @@ describe('operator commands', () => {
     );
     const problems = Object.fromEntries(production.filter((c) => !c.ok).map((c) => [c.name, c.detail]));
     expect(problems['database setting']).toMatch(/Set DATABASE_URL/);
+    expect(problems['public URL']).toMatch(/PUBLIC_URL is not set: .* say http:\/\/localhost:4000/);
+    const withPublicUrl = await runDoctor(
+      loadConfig({}, { NODE_ENV: 'production', SECRETS_KEY: `${'A'.repeat(43)}=`, PUBLIC_URL: 'https://pay.example' }),
+      undefined,
+      clock.now(),
+      new Error('not opened'),
+    );
+    expect(withPublicUrl.find((c) => c.name === 'public URL')).toBeUndefined();
     // A demo account cannot be asked for in production: the configuration refuses it outright.
     expect(() =>
       loadConfig({}, { NODE_ENV: 'production', SECRETS_KEY: `${'A'.repeat(43)}=`, SEED_DEMO: true }),
