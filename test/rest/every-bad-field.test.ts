@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
+import { createTestApp, graphql, seedTenant, type Tenant, type TestApp } from '../helpers/app.js';
 
 /**
  * A request with several bad fields is answered once, naming each of them, in `details` and in
@@ -120,6 +120,23 @@ describe('every bad field named at once', () => {
       for (const field of c.fields) expect(body.message).toContain(field);
     });
   }
+
+  it('GraphQL names them at once too, in extensions.details', async () => {
+    const { body } = await graphql(
+      t.app,
+      tenant.keys.FULL_ACCESS,
+      'mutation ($input: WithdrawInput!) { withdraw(input: $input) { reference } }',
+      { input: { amount: 100.555, bankCode: '999999', accountNumber: '123', reference: 'VA-mine' } },
+    );
+    const [error] = body.errors ?? [];
+    expect(error?.extensions.code).toBe('BAD_USER_INPUT');
+    expect(error?.extensions.details.map((d: { field: string }) => d.field)).toEqual([
+      'amount',
+      'reference',
+      'accountNumber',
+      'bankCode',
+    ]);
+  });
 
   it('a body too far off to read field by field gets the schema refusal alone', async () => {
     for (const payload of ['null', '[1,2]', '"text"', '{"recipient": null, "reference": 5}']) {
