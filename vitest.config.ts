@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { ENGINE_FREE_FILES } from './test/setup/engine-free.js';
 
 const require = createRequire(import.meta.url);
 
@@ -57,8 +58,9 @@ const ENGINES = [
         {
           name: 'postgres',
           // Process tests of the embedded database and browser tests do not depend on the
-          // database engine; once is enough.
-          excluded: ['test/**/*.embedded.test.ts', 'test/**/*.browser.test.ts'],
+          // database engine, nor do the files that never reach the test database (engine-free.ts);
+          // once is enough.
+          excluded: ['test/**/*.embedded.test.ts', 'test/**/*.browser.test.ts', ...ENGINE_FREE_FILES],
           env: { TEST_DATABASE: 'postgres' },
           globalSetup: ['test/setup/postgres.ts'],
         },
