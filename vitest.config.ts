@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { ENGINE_FREE_FILES } from './test/setup/engine-free.js';
 
 const require = createRequire(import.meta.url);
 
@@ -10,18 +11,23 @@ const require = createRequire(import.meta.url);
  * and show as skipped when DATABASE_URL is unset.
  *
  * It is built for two cores that other work may be using too. Files run in phases, one after
- * another (vitest's `sequence.groupOrder`): first every in-process file, two at a time; then each
- * heavy suite on its own, so that suites which start server processes, kill databases, drive a
- * browser or fuzz never compete with each other for the same two cores. Each phase has its own
- * time cap (`testTimeout`). A cap only stops a test that hangs: no verdict depends on wall time
- * (waits are on conditions, see test/helpers/wait.ts), so a slow machine makes a slow run, not a
- * failing one.
+ * another (vitest's `sequence.groupOrder`): first every in-process file, two at a time, the fuzz
+ * suite among them (in-process and CPU-bound like the rest: a phase of its own only added two
+ * worker starts, each importing the app and opening its database again); then each heavy suite on
+ * its own, so that suites which start server processes, kill databases or drive a browser never
+ * compete with each other for the same two cores. Each phase has its own time cap
+ * (`testTimeout`). A cap only stops a test that hangs: no verdict depends on wall time (waits are
+ * on conditions, see test/helpers/wait.ts), so a slow machine makes a slow run, not a failing one.
  */
 const withPostgres = Boolean(process.env.DATABASE_URL);
 
 /** The heavy suites, each its own phase: which files, how many at once, and its cap per test. */
 const HEAVY_SUITES = {
-  /** Files that start gateway or CLI processes (two at once in the multi-instance files). */
+  /**
+   * Files that start gateway or CLI processes (two at once in the multi-instance files), one file
+   * at a time: two at once measured no faster on a shared machine (the same 19 files, 273 s against
+   * 260 s one at a time, and a fifth more CPU), the children's starts keeping both cores busy.
+   */
   processes: {
     include: [
       'test/ops/{bundle,start,start-output,demo-key,otlp-export}.embedded.test.ts',
@@ -41,8 +47,6 @@ const HEAVY_SUITES = {
     maxWorkers: 1,
     capMs: 600_000,
   },
-  /** Property-based attacks on every REST route and GraphQL field (in-process, CPU-bound). */
-  fuzz: { include: ['test/fuzz/**/*.test.ts'], maxWorkers: 2, capMs: 600_000 },
   /** Debian Chromium driving the dashboard and the explorer. */
   browser: { include: ['test/**/*.browser.test.ts'], maxWorkers: 1, capMs: 300_000 },
 } as const;
@@ -57,8 +61,9 @@ const ENGINES = [
         {
           name: 'postgres',
           // Process tests of the embedded database and browser tests do not depend on the
-          // database engine; once is enough.
-          excluded: ['test/**/*.embedded.test.ts', 'test/**/*.browser.test.ts'],
+          // database engine, nor do the files that never reach the test database (engine-free.ts);
+          // once is enough.
+          excluded: ['test/**/*.embedded.test.ts', 'test/**/*.browser.test.ts', ...ENGINE_FREE_FILES],
           env: { TEST_DATABASE: 'postgres' },
           globalSetup: ['test/setup/postgres.ts'],
         },
