@@ -11,7 +11,7 @@
  * V8 heap still in use after a full GC, ÷ sockets, which RSS's allocator slack does not blur), for
  * the gateway and for a plain graphql-ws server in the same run. Server on CPU 0, clients on CPU 1.
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from './harness/options.js';
 import { createClient } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
@@ -19,7 +19,7 @@ import { benchDatabase } from './database.js';
 import { machineLine, onLoadCore, maximum, percentile, rssMiB, type Started, startServer } from './harness/index.js';
 import { sampleForeignXids } from './harness/foreign-xids.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs({
   options: {
     sockets: { type: 'string', default: '1000' },
     users: { type: 'string', default: '100' },

@@ -9,11 +9,11 @@
  * per request. The server
  * (scripts/bench/lists-server.ts) runs on CPU 0, this process on CPU 1.
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from './harness/options.js';
 import { benchDatabase } from './database.js';
 import { cpuMicros, httpTarget, machineLine, onLoadCore, startServer } from './harness/index.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs({
   options: {
     db: { type: 'string', default: process.env.DATABASE_URL ? 'postgres' : 'pglite' },
     seconds: { type: 'string', default: '3' },

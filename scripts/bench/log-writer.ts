@@ -7,8 +7,8 @@
  * request line to a pipe this process drains on CPU 1; the children alternate, and the figure is
  * the median of the rounds, from the child's own process.cpuUsage (user + system).
  */
+import { benchArgs } from './harness/options.js';
 import { spawn } from 'node:child_process';
-import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { canPin } from './harness/pinning.js';
 import { batchedStdout } from '../../src/observability/log-writer.js';
@@ -68,7 +68,7 @@ function run(writer: string, lines: number): Promise<number> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-const { values } = parseArgs({
+const { values } = benchArgs({
   options: {
     child: { type: 'string' },
     lines: { type: 'string', default: '400000' },

@@ -9,13 +9,13 @@
  *
  *   DATABASE_URL=postgres://… npm run bench:money-sql -- [--count 3000] [--rounds 3]
  */
-import { parseArgs } from 'node:util';
+import { benchArgs } from './harness/options.js';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { machineLine, median } from './harness/index.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs({
   options: { count: { type: 'string', default: '3000' }, rounds: { type: 'string', default: '3' } },
 });
 const count = Number(values.count);

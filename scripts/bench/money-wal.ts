@@ -7,13 +7,13 @@
  *
  *   npm run bench:money-wal -- [--requests 20]
  */
+import { benchArgs } from './harness/options.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startServer } from './harness/index.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '20' } } });
+const { values } = benchArgs({ options: { requests: { type: 'string', default: '20' } } });
 const requests = Number(values.requests);
 const base = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
 const dbName = `money_wal_${process.pid}`;

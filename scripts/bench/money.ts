@@ -60,9 +60,9 @@
  * transform caches made its heap larger and its full collections longer (see docs/benchmarks.md,
  * "The half-peak tail"). `BENCH_TSX=1` runs them through tsx.
  */
+import { benchArgs } from './harness/options.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { RELAY_ROUND_TRIPS } from '../../src/domain/events/relay.js';
@@ -157,7 +157,7 @@ interface Sample {
   errors: number;
 }
 
-const { values } = parseArgs({
+const { values } = benchArgs({
   options: {
     ...roundFlags,
     pglite: { type: 'boolean', default: false },

@@ -5,14 +5,14 @@
  * prices every route against the on-chain pool reserves, reads the wallet's balance and stores the
  * quote. One connection (latency alone) and 8 (under load); server on CPU 0, autocannon on CPU 1.
  */
+import { benchArgs } from './harness/options.js';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { SOL_MINT, tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 import { benchDatabase } from './database.js';
 import { onLoadCore, spawnServer } from './harness/pinning.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs({
   options: { db: { type: 'string', default: 'pglite' }, duration: { type: 'string', default: '10' } },
 });
 

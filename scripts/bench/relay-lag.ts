@@ -13,10 +13,12 @@ import { openDatabase, queryRows } from '../../src/db/client.js';
 import { recordEvent } from '../../src/domain/events/outbox.js';
 import { onStampedBatch, startRelay } from '../../src/domain/events/relay.js';
 import { loadAverage, maximum, percentile } from './harness/index.js';
+import { benchArgs } from './harness/options.js';
 
-const rate = Number(process.argv[2] ?? 200);
-const seconds = Number(process.argv[3] ?? 8);
-const hold = process.argv[4] === 'hold';
+const { positionals } = benchArgs({ allowPositionals: true, options: {} });
+const rate = Number(positionals[0] ?? 200);
+const seconds = Number(positionals[1] ?? 8);
+const hold = positionals[2] === 'hold';
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const base = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');

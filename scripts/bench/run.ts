@@ -21,9 +21,9 @@
  * `--only graphql` (`|`-separated, matched against target names) measures a subset while
  * iterating: a target's peer is measured with it, and only the processes needed are started.
  */
+import { benchArgs } from './harness/options.js';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { benchDatabase } from './database.js';
 import { BILL_PAGE, HOME_SCREEN, ME_QUERY } from './documents.js';
 import {
@@ -40,7 +40,7 @@ import {
   type Target,
 } from './harness/index.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs({
   options: {
     ...roundFlags,
     connections: { type: 'string', default: '32' },

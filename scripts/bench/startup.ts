@@ -16,18 +16,18 @@
  * npm install's postinstall adds to an install). Figures are medians of `runs`; the machine's load
  * average is printed before and after, as the figures move with it.
  */
+import { benchArgs } from './harness/options.js';
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ROOT } from '../build.mjs';
 import { YOUNG_GENERATION_FLAGS } from '../../src/gc-tuning.js';
 import { BILL_PAGE, ME_QUERY } from './documents.js';
 import { httpTarget, machineLine, median } from './harness/index.js';
 import { groupRssMiB, processGroup } from './process-group.js';
 
-const { values } = parseArgs({
+const { values } = benchArgs({
   options: {
     runs: { type: 'string', default: '3' },
     idle: { type: 'string', default: '5' },

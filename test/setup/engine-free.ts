@@ -21,6 +21,7 @@ export const ENGINE_FREE_FILES = [
   'test/db/pglite-image.test.ts',
   'test/db/session-options.test.ts',
   'test/db/sql-state.test.ts',
+  'test/docs/bench-commands.test.ts',
   'test/docs/links.test.ts',
   'test/facade/facade-docs.test.ts',
   'test/facade/upstream-outcomes.test.ts',

@@ -1,3 +1,4 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { RoundOptions } from './rounds.js';
 
 /**
@@ -22,4 +23,18 @@ export function roundOptions(values: { warmup?: string; round?: string; rounds?:
     `warm-up ${options.warmupSeconds} s per target, ${options.rounds} interleaved rounds of ${options.roundSeconds} s, medians` +
     (options.roundSeconds < 10 ? ' (rounds under 10 s: development figures, not for publishing)' : '');
   return { ...options, note };
+}
+
+/**
+ * `parseArgs` for a bench's command line (strict: an unknown flag is an error). With
+ * BENCH_CHECK_ARGS=1 the bench stops once its flags are read, having measured nothing: that is how
+ * test/docs/bench-commands.test.ts runs every bench command the docs show, as written, in seconds.
+ */
+export function benchArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  const parsed = parseArgs(config);
+  if (process.env.BENCH_CHECK_ARGS === '1') {
+    process.stdout.write('bench arguments ok\n');
+    process.exit(0);
+  }
+  return parsed;
 }
