@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RestV1Upstream } from '../domain/facade/rest-v1-upstream.js';
+import { DomainError } from '../domain/errors.js';
 import { UpstreamFaultError } from '../domain/facade/upstream-outcomes.js';
 import { endToEndHeaders } from './forwarded-headers.js';
 import { SPEC_REST_PATHS } from './spec-paths.js';
@@ -27,8 +28,8 @@ async function forward(upstream: RestV1Upstream, request: FastifyRequest, reply:
   try {
     answer = await upstream.send({
       method: request.method,
-      path: request.raw.url ?? request.url,
-      headers: endToEndHeaders(request.headers, 'request'),
+      path: originFormTarget(request.raw.url ?? ''),
+      headers: { ...endToEndHeaders(request.headers, 'request'), 'x-forwarded-for': request.ip },
       body: Buffer.isBuffer(request.body) ? request.body : undefined,
     });
   } catch (error) {
@@ -37,4 +38,31 @@ async function forward(upstream: RestV1Upstream, request: FastifyRequest, reply:
     throw error;
   }
   return reply.code(answer.status).headers(endToEndHeaders(answer.headers, 'response')).send(answer.body);
+}
+
+const badTarget = (message: string) => new DomainError('BAD_USER_INPUT', message, { field: 'path' });
+
+/**
+ * The request target as it may go upstream: a path (RFC 9112's origin-form), each of whose segments
+ * stays a segment. An absolute-form target (`GET http://admin.internal/api/v1/user/me`) matches a
+ * route here, and sent on as it came it would pick the virtual host the upstream's front proxy
+ * routes to; a segment that decodes to `.` or `..`, or holds a slash or backslash (`..%2F..%2Finternal`)
+ * would, on an upstream that decodes before routing, leave the spec's paths and UPSTREAM_URL's
+ * prefix. Both are refused; any other target goes as sent, byte for byte.
+ */
+export function originFormTarget(target: string): string {
+  if (!target.startsWith('/') || target.startsWith('//'))
+    throw badTarget('The request target must be a path beginning with a single "/" (origin-form, RFC 9112 §3.2.1).');
+  const query = target.indexOf('?');
+  for (const segment of (query === -1 ? target : target.slice(0, query)).split('/')) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      throw badTarget('The path holds a malformed percent-encoding.');
+    }
+    if (decoded === '.' || decoded === '..' || decoded.includes('/') || decoded.includes('\\'))
+      throw badTarget('A path segment may not be "." or "..", nor hold "/" or "\\", encoded or not.');
+  }
+  return target;
 }

@@ -52,7 +52,12 @@ export interface RequestFacts {
  * Undefined: not a credential it knows. A DomainError thrown: it could not tell (an upstream that
  * did not answer, facade mode), and every guarded field answers that error.
  */
-export type Authenticator = (credential: string, scheme: CredentialScheme) => Promise<Principal | undefined>;
+export type Authenticator = (
+  credential: string,
+  scheme: CredentialScheme,
+  /** The client's address as this gateway saw it: a facade asks its upstream on the client's behalf. */
+  clientIp?: string,
+) => Promise<Principal | undefined>;
 
 /**
  * The principal of a credential: the first authenticator that recognises it wins, each asked after
@@ -125,7 +130,7 @@ function contextAuthenticatedFrom(
 ): Promise<GraphQLContext> {
   const authenticate = authenticators[from];
   if (!authenticate) return Promise.resolve(contextOf(services, facts, null));
-  return authenticate(credential, facts.credentialScheme ?? 'api-key').then(
+  return authenticate(credential, facts.credentialScheme ?? 'api-key', facts.clientIp).then(
     (found) =>
       found
         ? contextOf(services, facts, found)
@@ -159,7 +164,7 @@ function contextOf(
   );
   // Only a facade asks anyone with the credential: the service's own contexts carry none.
   if (credential !== undefined && services.config.GATEWAY_MODE === 'facade')
-    context.credential = { value: credential, scheme: credentialScheme ?? 'api-key' };
+    context.credential = { value: credential, scheme: credentialScheme ?? 'api-key', clientIp };
   return context;
 }
 

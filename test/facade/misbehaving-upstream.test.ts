@@ -84,6 +84,18 @@ describe('a facade in front of an upstream written from the spec', () => {
         { data: { me: { id: user.id } } },
       ]);
       expect(upstream.received.length).toBe(before + 1);
+      expect(upstream.forwardedFor.at(-1)).toBe('127.0.0.1');
+      // Another client address is another question: an upstream's IP allow-list may answer it otherwise.
+      const elsewhere = await cached.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        remoteAddress: '203.0.113.7',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        payload: JSON.stringify({ query: '{ me { id } }' }),
+      });
+      expect(elsewhere.json()).toEqual({ data: { me: { id: user.id } } });
+      expect(upstream.received.length).toBe(before + 2);
+      expect(upstream.forwardedFor.at(-1)).toBe('203.0.113.7');
     } finally {
       await cached.close();
     }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { originFormTarget } from '../../src/facade/passthrough.js';
 import { SPEC_REST_PATHS } from '../../src/facade/spec-paths.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { answerBytes, RecordingUpstream } from '../fakes/recording-upstream.js';
@@ -115,6 +116,11 @@ describe('REST v1 pass-through (facade mode)', () => {
         'keep-alive': 'timeout=5',
         te: 'trailers',
         'proxy-authorization': 'Basic Zm9vOmJhcg==',
+        // Forged by the caller: the upstream hears who the client is from the facade, not from it.
+        'x-forwarded-for': '10.9.9.9',
+        forwarded: 'for=10.9.9.9',
+        'x-forwarded-host': 'admin.internal',
+        'x-real-ip': '10.9.9.9',
         ...(c.body !== undefined ? { 'content-type': 'application/json', 'idempotency-key': idempotencyKey } : {}),
       },
       ...(c.body !== undefined ? { payload: c.body } : {}),
@@ -128,6 +134,9 @@ describe('REST v1 pass-through (facade mode)', () => {
     expect(seen.headers['x-partner-trace']).toBe('kept as is');
     expect(seen.headers['user-agent']).toBe('partner-sdk/1.0');
     for (const name of HOP_BY_HOP) expect(seen.headers, name).not.toHaveProperty(name);
+    expect(seen.headers['x-forwarded-for']).toBe('127.0.0.1');
+    for (const name of ['forwarded', 'x-forwarded-host', 'x-real-ip'])
+      expect(seen.headers, name).not.toHaveProperty(name);
     // undici may say how it keeps its own connection; never the caller's options.
     expect(seen.headers.connection ?? 'keep-alive').toBe('keep-alive');
     if (c.body !== undefined) {
@@ -170,6 +179,18 @@ describe('REST v1 pass-through (facade mode)', () => {
       headers: { authorization: 'Bearer at_live_token_1' },
     });
     expect(upstream.received.at(-1)!.headers.authorization).toBe('Bearer at_live_token_1');
+  });
+
+  it('refuses a path parameter that would leave its segment upstream, sending nothing', async () => {
+    const before = upstream.received.length;
+    const response = await facade.app.inject({
+      method: 'GET',
+      url: '/api/v1/bills/records/reference/..%2F..%2F..%2Finternal%2Fdebug',
+      headers: { 'x-api-key': KEY },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ statusCode: 400, error: 'Bad Request', details: [{ field: 'path' }] });
+    expect(upstream.received.length).toBe(before);
   });
 
   it('answers 504 in the error body when the upstream is silent, and never sends the POST again', async () => {
@@ -253,5 +274,25 @@ describe('REST v1 pass-through to an upstream that cannot be reached', () => {
     } finally {
       await facade.close();
     }
+  });
+});
+
+describe('facade targets that could leave their place upstream', () => {
+  it('accepts a path as sent and refuses absolute-form targets and segments that are not segments', () => {
+    expect(originFormTarget('/api/v1/bills/records/reference/BILL-1%2E2?x=a/b')).toBe(
+      '/api/v1/bills/records/reference/BILL-1%2E2?x=a/b',
+    );
+    for (const target of [
+      'http://admin.internal/api/v1/user/me',
+      '//admin.internal/api/v1/user/me',
+      '*',
+      '/api/v1/bills/records/reference/..%2F..%2Finternal',
+      '/api/v1/bills/records/reference/%2E%2E',
+      '/api/v1/customers/..',
+      '/api/v1/customers/./x',
+      '/api/v1/bills/records/reference/a%5Cb',
+      '/api/v1/bills/records/reference/%E0%A4%A',
+    ])
+      expect(() => originFormTarget(target), target).toThrow(/path|percent/);
   });
 });

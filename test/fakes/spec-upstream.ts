@@ -74,6 +74,8 @@ export class SpecUpstream extends LocalHttpServer {
   misbehaviour: Misbehaviour | undefined;
   /** Requests received, by path (query left out). */
   readonly received: string[] = [];
+  /** The X-Forwarded-For of each request, in the same order. */
+  readonly forwardedFor: Array<string | undefined> = [];
   private readonly users = new Map<string, SpecUser>();
   private readonly held: Array<() => void> = [];
   private readonly hanging = new Set<ServerResponse>();
@@ -125,6 +127,7 @@ export class SpecUpstream extends LocalHttpServer {
   protected handle(req: IncomingMessage, res: ServerResponse): void {
     const path = (req.url ?? '/').split('?')[0]!;
     this.received.push(path);
+    this.forwardedFor.push(req.headers['x-forwarded-for'] as string | undefined);
     req.resume();
     req.on('end', () => {
       if (this.misbehaviour === 'timeout') {

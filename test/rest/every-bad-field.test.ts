@@ -138,6 +138,29 @@ describe('every bad field named at once', () => {
     ]);
   });
 
+  it('a keyed request refused for several fields replays the very same refusal', async () => {
+    const key = `swap-${crypto.randomUUID()}`;
+    const swap = async () =>
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: {
+            'content-type': 'application/json',
+            'x-api-key': tenant.keys.FULL_ACCESS,
+            'idempotency-key': key,
+          },
+          payload: {
+            query: 'mutation ($input: SwapInput!) { swapTokens(input: $input) { signature } }',
+            variables: { input: { outputMint: 'So11111111111111111111111111111111111111112' } },
+          },
+        })
+      ).json();
+    const first = await swap();
+    expect(first.errors[0].extensions.details.map((d: { field: string }) => d.field)).toEqual(['inputMint', 'amount']);
+    expect(await swap()).toEqual(first);
+  });
+
   it('a body too far off to read field by field gets the schema refusal alone', async () => {
     for (const payload of ['null', '[1,2]', '"text"', '{"recipient": null, "reference": 5}']) {
       const response = await t.app.inject({

@@ -1,3 +1,4 @@
+import { keyBusy } from '../../src/domain/money/key-claim.js';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -157,6 +158,25 @@ describe('sandbox event trigger', () => {
     );
     const other = await trigger(tenant, 'payout.failed', headers);
     expect(other.statusCode).toBe(422);
+  });
+
+  it("a step's key still held by an earlier attempt is a retry-later, not the trigger key's lasting answer", async () => {
+    const tenant = await seedTenant(s.t.services);
+    const headers = { 'idempotency-key': 'trigger-step-busy' };
+    const payouts = s.t.services.payouts;
+    const withdraw = payouts.withdraw;
+    payouts.withdraw = async () => {
+      throw keyBusy();
+    };
+    try {
+      const busy = await trigger(tenant, 'payout.completed', headers);
+      expect(busy.statusCode, busy.body).toBe(503);
+      expect(busy.headers['retry-after']).toBe('5');
+    } finally {
+      payouts.withdraw = withdraw;
+    }
+    const retried = await trigger(tenant, 'payout.completed', headers);
+    expect(retried.statusCode, retried.body).toBe(201);
   });
 
   it('a retry under the same key after a failure part-way replays the steps done: the wallet is funded once', async () => {

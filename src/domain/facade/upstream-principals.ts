@@ -19,9 +19,9 @@ const EVERY_ABILITY = new Set(ABILITIES);
  * reads it.
  */
 export function upstreamPrincipals(directory: UpstreamUserDirectory) {
-  return async (credential: string, scheme: CredentialScheme): Promise<Principal | undefined> => {
+  return async (credential: string, scheme: CredentialScheme, clientIp?: string): Promise<Principal | undefined> => {
     try {
-      const user = await directory.userOf({ value: credential, scheme });
+      const user = await directory.userOf({ value: credential, scheme, clientIp });
       return {
         kind: scheme === 'bearer' ? 'oauth_token' : 'api_key',
         credentialId: `upstream:${credentialHash({ value: credential, scheme }).slice(0, 22)}`,

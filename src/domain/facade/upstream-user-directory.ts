@@ -40,7 +40,8 @@ export class UpstreamUserDirectory implements UserDirectory {
 
   /** The user a credential acts for, as the upstream says: learned once per cache period. */
   userOf(credential: CallerCredential): User | Promise<User> {
-    const key = credentialHash(credential);
+    // Per client address too: an upstream with IP allow-lists may answer one key differently by address.
+    const key = `${credentialHash(credential)} ${credential.clientIp ?? ''}`;
     const known = this.known.get(key);
     if (known) return known;
     let asking = this.asking.get(key);
@@ -60,7 +61,11 @@ export class UpstreamUserDirectory implements UserDirectory {
     const answer = await this.upstream.send({
       method: 'GET',
       path: '/api/v1/user/me',
-      headers: { accept: 'application/json', ...credentialHeader(credential) },
+      headers: {
+        accept: 'application/json',
+        ...credentialHeader(credential),
+        ...(credential.clientIp ? { 'x-forwarded-for': credential.clientIp } : {}),
+      },
     });
     const text = await readText(answer.body).catch((cause: unknown) => {
       throw this.upstream.fault(transportFault(cause, false), cause);

@@ -17,6 +17,7 @@ import {
   keyReused,
   refuseKey,
   type Stored,
+  storedRefusal,
 } from '../money/key-claim.js';
 
 /** The owner, environment and operation a key belongs to: the same key elsewhere is another key. */
@@ -121,9 +122,7 @@ export class Idempotency {
       // A refusal is the answer to this key from now on; anything unexpected (a lost database
       // connection included) gives the key back at once, so a retry need not wait out the lease.
       if (isRefusal(error)) {
-        await this.store(scope, key, {
-          error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
-        }).catch(() => this.release(scope, key));
+        await this.store(scope, key, storedRefusal(error)).catch(() => this.release(scope, key));
       } else {
         await this.release(scope, key);
       }
@@ -300,12 +299,10 @@ function checkKey(key: string): void {
 
 /** The stored answer of a key, as the original request returned or threw it. */
 export function replay<T>(stored: Stored): T {
-  if ('error' in stored)
-    throw new DomainError(
-      stored.error.code,
-      stored.error.message,
-      stored.error.field ? { field: stored.error.field } : {},
-    );
+  if ('error' in stored) {
+    const { code, message, ...options } = stored.error;
+    throw new DomainError(code, message, options);
+  }
   return revive(stored.result) as T;
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Database, type Executor, queryRows } from '../../db/client.js';
-import { DomainError, type ErrorCode } from '../errors.js';
+import { DomainError, type ErrorCode, type FieldProblem, type LimitInfo } from '../errors.js';
 import type { IdempotencyScope } from '../idempotency/idempotency.js';
 
 /**
@@ -37,7 +37,34 @@ export interface KeyRef {
   requestHash: string;
 }
 
-export type Stored = { result: unknown } | { error: { code: ErrorCode; message: string; field?: string } };
+/** A refusal as stored for a key: everything the first answer carried, so its replay is the same answer. */
+export interface StoredRefusal {
+  code: ErrorCode;
+  message: string;
+  field?: string;
+  details?: FieldProblem[];
+  reference?: string;
+  limit?: LimitInfo;
+  scope?: string;
+}
+
+export type Stored = { result: unknown } | { error: StoredRefusal };
+
+/** The refusal to store for a key (every field of it a caller reads, never its cause). */
+export function storedRefusal(error: DomainError): Stored {
+  const { code, message, field, details, reference, limit, scope } = error;
+  return {
+    error: {
+      code,
+      message,
+      ...(field !== undefined ? { field } : {}),
+      ...(details !== undefined ? { details } : {}),
+      ...(reference !== undefined ? { reference } : {}),
+      ...(limit !== undefined ? { limit } : {}),
+      ...(scope !== undefined ? { scope } : {}),
+    },
+  };
+}
 
 export type KeyClaim = { fresh: true } | { replay: Stored } | { resume: string | null };
 
@@ -155,9 +182,7 @@ export async function answerKey(tx: Executor, ref: KeyRef, stored: Stored): Prom
  */
 export async function refuseKey(db: Database, ref: KeyRef, error: DomainError, now: Date): Promise<Stored | undefined> {
   const { scope, key } = ref;
-  const stored: Stored = {
-    error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
-  };
+  const stored = storedRefusal(error);
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${keyLockId(scope, key)}::bigint)`);
     const [existing] = await queryRows<{
@@ -212,9 +237,7 @@ export const isRefusal = (error: unknown): error is DomainError =>
  * first commit, so the refusal becomes the key's answer, replayed from then on.
  */
 export async function answerRefusal(db: Database, ref: KeyRef, error: DomainError): Promise<void> {
-  const stored: Stored = {
-    error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) },
-  };
+  const stored = storedRefusal(error);
   await db
     .transaction((tx) => answerKey(tx, ref, stored))
     .catch((failure) => {

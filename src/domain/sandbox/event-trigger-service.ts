@@ -56,7 +56,11 @@ export class EventTriggerService {
         key === undefined
           ? undefined
           : `trigger-${this.idempotency.fingerprint({ scope: scope.operation, key, step }).slice(0, 40)}`;
-      const records = await plan.run({ services: this.services, principal, keyOf, now: this.clock.now() });
+      const records = await plan
+        .run({ services: this.services, principal, keyOf, now: this.clock.now() })
+        .catch((error: unknown) => {
+          throw isStepKeyBusy(error) ? stepStillRunning() : error;
+        });
       const oldest = Math.min(...records.map((record) => record.createdAt.getTime()));
       const events = await eventsOfRecords(
         this.db,
@@ -78,3 +82,16 @@ export class EventTriggerService {
     });
   }
 }
+
+/** A step's own key still held: an earlier attempt's step (cut off mid-call) has not finished. */
+const isStepKeyBusy = (error: unknown) =>
+  error instanceof DomainError && error.code === 'CONFLICT' && error.field === 'Idempotency-Key';
+
+/**
+ * A "later", never the trigger key's answer: stored, the step's passing 409 would be replayed to
+ * every retry of the trigger for good, although the step finishes (or gives its key back) soon.
+ */
+const stepStillRunning = () =>
+  new DomainError('BUSY', 'A step of this trigger is still running from an earlier attempt; retry shortly.', {
+    retryAfter: 5,
+  });

@@ -8,6 +8,8 @@ export type CredentialScheme = 'api-key' | 'bearer';
 export interface CallerCredential {
   value: string;
   scheme: CredentialScheme;
+  /** The client's address as the gateway saw it, for an upstream that checks keys' IP allow-lists. */
+  clientIp?: string | undefined;
 }
 
 /** Who asks: the authenticated principal, and the credential it came with. */
