@@ -1,5 +1,10 @@
 import type { StoredEvent } from '../domain/events/event.js';
-import type { EventDelivery, WebhookAttempt, WebhookEndpoint } from '../domain/webhooks/webhook.js';
+import type {
+  EventDelivery,
+  EventDeliverySummary,
+  WebhookAttempt,
+  WebhookEndpoint,
+} from '../domain/webhooks/webhook.js';
 import { csrfField, html, type SafeHtml } from '../web/html.js';
 import type { DashboardView } from './view.js';
 
@@ -19,11 +24,11 @@ export const payloadOf = (event: StoredEvent, layout: 'indented' | 'compact' = '
 const attemptLine = (a: WebhookAttempt) =>
   html`<div class="attempt">#${a.attemptNumber} ${a.statusCode ?? a.error ?? ''} · ${a.startedAt} · ${a.durationMs} ms${a.manual ? ' · re-sent by hand' : ''}</div>`;
 
-const endpointLabel = (d: EventDelivery) =>
+const endpointLabel = (d: EventDeliverySummary) =>
   html`<span class="endpoint">${d.endpointUrl}</span>${d.endpointDeleted ? html` <span class="tag">deleted</span>` : ''}`;
 
 /** One line per endpoint for the list: where the event went and how that ended. */
-export const deliverySummary = (deliveries: readonly EventDelivery[]): SafeHtml =>
+export const deliverySummary = (deliveries: readonly EventDeliverySummary[]): SafeHtml =>
   deliveries.length === 0
     ? html`<span class="muted">sent to no endpoint</span>`
     : html`${deliveries.map(

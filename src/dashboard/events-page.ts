@@ -29,7 +29,7 @@ export function registerEventsPage(app: FastifyInstance): void {
       }),
     );
     const page = result.value ?? { events: [], nextBefore: null };
-    const deliveries = await webhooks.deliveriesOfEvents(
+    const deliveries = await webhooks.deliverySummariesOfEvents(
       view.principal,
       page.events.map((e) => e.id),
     );
@@ -64,7 +64,7 @@ ${page.events.map(
   ) => {
     const event = await events.get(view.principal, id);
     const [deliveries, endpoints] = await Promise.all([
-      webhooks.deliveriesOfEvents(view.principal, [event.id]).then((found) => found.get(event.id) ?? []),
+      webhooks.deliveriesOfEvent(view.principal, event.id),
       webhooks.list(view.principal),
     ]);
     return render(

@@ -19,6 +19,7 @@ import { assertResolvesPublic, type ResolutionOptions } from './url-resolution.j
 import {
   DELIVERY_JOB,
   type EventDelivery,
+  type EventDeliverySummary,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -239,24 +240,32 @@ export class WebhookService {
     return delivery;
   }
 
-  /** Where each of these events went (by event id): the caller's endpoints, every attempt. */
-  async deliveriesOfEvents(principal: Principal, eventIds: readonly string[]): Promise<Map<string, EventDelivery[]>> {
+  /**
+   * Where each of the caller's events went, for a list: one query for the page, attempts left out
+   * (re-sends can make them many; the list shows each delivery's count).
+   */
+  async deliverySummariesOfEvents(
+    principal: Principal,
+    eventIds: readonly string[],
+  ): Promise<Map<string, EventDeliverySummary[]>> {
+    const deliveries = await webhookStore.listDeliveriesOfEvents(readsOf(this.db), principal, eventIds);
+    const byEvent = new Map<string, EventDeliverySummary[]>();
+    for (const d of deliveries) byEvent.set(d.eventId, [...(byEvent.get(d.eventId) ?? []), d]);
+    return byEvent;
+  }
+
+  /** Every delivery of one of the caller's events with every attempt, for the event's page. */
+  async deliveriesOfEvent(principal: Principal, eventId: string): Promise<EventDelivery[]> {
     const reads = readsOf(this.db);
-    const deliveries = await webhookStore.listDeliveriesOfEvents(reads, principal, eventIds);
+    const deliveries = await webhookStore.listDeliveriesOfEvents(reads, principal, [eventId]);
     const attempts = await webhookStore.listAttempts(
       reads,
       deliveries.map((d) => d.id),
     );
-    const byEvent = new Map<string, EventDelivery[]>();
-    for (const d of deliveries) {
-      const list = byEvent.get(d.eventId) ?? [];
-      list.push({
-        ...d,
-        attempts: attempts.filter((a) => a.deliveryId === d.id).map(({ deliveryId: _drop, ...a }) => a),
-      });
-      byEvent.set(d.eventId, list);
-    }
-    return byEvent;
+    return deliveries.map((d) => ({
+      ...d,
+      attempts: attempts.filter((a) => a.deliveryId === d.id).map(({ deliveryId: _drop, ...a }) => a),
+    }));
   }
 
   /**

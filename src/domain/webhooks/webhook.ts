@@ -44,10 +44,15 @@ export interface WebhookDeliveryView extends WebhookDelivery {
 }
 
 /** A delivery as an event's history shows it: the endpoint it went to, and every attempt. */
-export interface EventDelivery extends WebhookDelivery {
+/** Where one event went: the delivery and its endpoint, without its attempts (a list's line). */
+export interface EventDeliverySummary extends WebhookDelivery {
   endpointUrl: string;
   /** The endpoint was deleted since; its deliveries stay in the history. */
   endpointDeleted: boolean;
+}
+
+/** A delivery with every attempt, for the event's own page. */
+export interface EventDelivery extends EventDeliverySummary {
   attempts: WebhookAttempt[];
 }
 
