@@ -1,5 +1,6 @@
 import { badInput } from '../errors.js';
 import type { MoneyEventKind } from '../events/payloads.js';
+import { EVENT_KINDS } from '../webhooks/event-kinds.js';
 
 /**
  * The kinds a sandbox key can trigger: the seed's nineteen and `bill.payment.failed`, every money
@@ -7,30 +8,14 @@ import type { MoneyEventKind } from '../events/payloads.js';
  * is written by hand. `webhook.test` has its own trigger (the endpoint test) and
  * `webhook.endpoint.disabled` only follows days of failed deliveries; neither is here.
  */
-export const TRIGGERABLE_KINDS = [
-  'deposit.initiated',
-  'deposit.pending',
-  'deposit.completed',
-  'deposit.failed',
-  'payout.initiated',
-  'payout.processing',
-  'payout.completed',
-  'payout.failed',
-  'offramp.initiated',
-  'offramp.deposit_received',
-  'offramp.processing',
-  'offramp.fiat_sent',
-  'offramp.completed',
-  'offramp.failed',
-  'transaction.created',
-  'transaction.updated',
-  'transaction.completed',
-  'transaction.failed',
-  'bill.payment.successful',
-  'bill.payment.failed',
-] as const satisfies readonly MoneyEventKind[];
+/** The webhook kinds no sandbox operation causes on demand (see above). */
+const NOT_TRIGGERABLE = ['webhook.test', 'webhook.endpoint.disabled'] as const;
 
-export type TriggerableKind = (typeof TRIGGERABLE_KINDS)[number];
+export type TriggerableKind = Exclude<(typeof EVENT_KINDS)[number], (typeof NOT_TRIGGERABLE)[number]> & MoneyEventKind;
+
+export const TRIGGERABLE_KINDS: readonly TriggerableKind[] = EVENT_KINDS.filter(
+  (kind): kind is TriggerableKind => !(NOT_TRIGGERABLE as readonly string[]).includes(kind),
+);
 
 const TRIGGERABLE: ReadonlySet<string> = new Set(TRIGGERABLE_KINDS);
 
