@@ -96,15 +96,7 @@ export const eventStore = {
     const rows = await db
       .select()
       .from(events)
-      .where(
-        and(
-          eq(events.userId, owner.userId),
-          eq(events.environment, owner.environment),
-          isNotNull(events.seq),
-          gt(events.seq, afterSeq),
-          types && types.length > 0 ? inArray(events.type, [...types]) : undefined,
-        ),
-      )
+      .where(and(stampedOf(owner, types), gt(events.seq, afterSeq)))
       .orderBy(asc(events.seq))
       .limit(limit);
     return rows.map(toStoredEvent);
@@ -124,15 +116,7 @@ export const eventStore = {
     const rows = await db
       .select()
       .from(events)
-      .where(
-        and(
-          eq(events.userId, owner.userId),
-          eq(events.environment, owner.environment),
-          isNotNull(events.seq),
-          beforeSeq === undefined ? undefined : lt(events.seq, beforeSeq),
-          types && types.length > 0 ? inArray(events.type, [...types]) : undefined,
-        ),
-      )
+      .where(and(stampedOf(owner, types), beforeSeq === undefined ? undefined : lt(events.seq, beforeSeq)))
       .orderBy(desc(events.seq))
       .limit(limit);
     return rows.map(toStoredEvent);
@@ -143,3 +127,13 @@ export const eventStore = {
     return row ? toStoredEvent(row) : undefined;
   },
 };
+
+/** One owner's stamped events, of some kinds only when given: what both walks along `seq` read. */
+function stampedOf(owner: { userId: string; environment: Environment }, types?: readonly string[]) {
+  return and(
+    eq(events.userId, owner.userId),
+    eq(events.environment, owner.environment),
+    isNotNull(events.seq),
+    types && types.length > 0 ? inArray(events.type, [...types]) : undefined,
+  );
+}
