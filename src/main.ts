@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     { systemClock },
     { createServices },
     { installGracefulShutdown },
-    { startWorkers },
+    { startWorkers, announceWritesToWorkers },
   ] = await Promise.all([
     import('./bootstrap/demo.js'),
     import('./app.js'),
@@ -124,6 +124,7 @@ async function main(): Promise<void> {
   const workers = config.WORKERS
     ? startAfterFirstAnswer(app.server, WORKER_START_GRACE_MS, () => startWorkers(services, app.log))
     : undefined;
+  if (!config.WORKERS) announceWritesToWorkers(services.db);
 
   installGracefulShutdown({ app, workers, database, config, onClosed: shutdownTracing });
 }

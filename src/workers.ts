@@ -1,5 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { startRelay } from './domain/events/relay.js';
+import { onRelayHint, startRelay } from './domain/events/relay.js';
+import { listenForWakes, wakeSender } from './db/wake-channel.js';
+import { onJobWrites } from './db/plain-sql.js';
+import type { Database } from './db/client.js';
 import { type Config, isFacade } from './config.js';
 import { onDatabase } from './db/database-binding.js';
 import { jobsOf } from './db/pool-routing.js';
@@ -18,6 +21,20 @@ import { failExpiredHoldTransaction } from './domain/wallet/wallet-transitions.j
 import { ReconcileHandler, scheduleReconciliation } from './domain/reconciliation/reconciliation-job.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { outsideTraces } from './observability/tracing.js';
+
+/**
+ * For an instance that runs no workers (WORKERS=false): the events and jobs it writes are announced
+ * to the instances that do (wake-channel.ts), whose relay and job runner sleep long when idle.
+ * Returns the stop.
+ */
+export function announceWritesToWorkers(db: Database): () => void {
+  const sender = wakeSender(db);
+  const stops = [onRelayHint(() => sender.send('events')), onJobWrites(() => sender.send('jobs'))];
+  return () => {
+    for (const stop of stops) stop();
+    sender.stop();
+  };
+}
 
 /** Pause between relay rounds while events arrive (see startRelay). */
 export const RELAY_BUSY_MS = 5;
@@ -140,6 +157,8 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
   // so a ring means deliveries to claim now rather than at the webhooks lane's next poll (the
   // doorbell rings on every instance with Redis).
   const stopPoking = services.doorbell.onRing(() => jobs.poke('webhooks'));
+  // Instances that run no workers (WORKERS=false) tell of the events and jobs they write.
+  const wakes = listenForWakes(services.db, (wake) => (wake === 'events' ? relay.hint() : jobs.jobsWritten()));
   const facade = isFacade(services.config);
   if (!facade) {
     scheduleLedgerCheck(jobsDb, services.clock.now()).catch((error) =>
@@ -174,7 +193,7 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
       stopped = true;
       stopPoking();
       if (watchTimer) clearTimeout(watchTimer);
-      await Promise.all([relay.stop(), watchRun]);
+      await Promise.all([relay.stop(), watchRun, wakes.stop()]);
       await jobs.stop(graceMs);
     },
   };

@@ -14,12 +14,15 @@ export interface Statement {
   readonly text: string;
   /** Whether it inserts outbox events: every run tells the `onEventWrites` listeners. */
   readonly writesEvents: boolean;
+  /** Whether it inserts jobs: every run tells the `onJobWrites` listeners. */
+  readonly writesJobs: boolean;
 }
 
 export const statement = (name: string, text: string): Statement => ({
   name,
   text,
   writesEvents: /\binsert\s+into\s+events\b/i.test(text),
+  writesJobs: /\binsert\s+into\s+jobs\b/i.test(text),
 });
 
 const eventWriteListeners = new Set<() => void>();
@@ -34,9 +37,34 @@ export function onEventWrites(listener: () => void): () => void {
   return () => eventWriteListeners.delete(listener);
 }
 
+/** A job write this process made: its lane and due time when the writer knows them. */
+export interface JobWrite {
+  lane?: string;
+  runAt?: Date;
+}
+
+const jobWriteListeners = new Set<(write: JobWrite) => void>();
+
+/**
+ * Told when this process has written a job (a statement that inserts jobs has run, or `enqueueJob`
+ * inserted one; its transaction may commit a moment later): the job runner registers here
+ * (job-runner.ts) so that an idle lane, sleeping long, looks when the job falls due instead of at its
+ * longest idle wait.
+ */
+export function onJobWrites(listener: (write: JobWrite) => void): () => void {
+  jobWriteListeners.add(listener);
+  return () => jobWriteListeners.delete(listener);
+}
+
+/** Tells the `onJobWrites` listeners of a job written. */
+export function tellJobWrite(write: JobWrite = {}): void {
+  for (const listener of jobWriteListeners) listener(write);
+}
+
 /** What every runner does after a statement has run. */
 export function afterRun(st: Statement): void {
   if (st.writesEvents) for (const listener of eventWriteListeners) listener();
+  if (st.writesJobs) tellJobWrite();
 }
 
 type Runner = (st: Statement, values: unknown[]) => Promise<Record<string, unknown>[]>;

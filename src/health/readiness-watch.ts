@@ -1,8 +1,11 @@
 import { detachedFromTraces, outsideTraces } from '../observability/tracing.js';
 import type { DatabaseState, DependencyHealth } from './dependency-health.js';
 
-/** How often the database is checked for readiness. */
-export const READINESS_CHECK_EVERY_MS = 1_000;
+/**
+ * How often the database is checked for readiness: every 2 s, not every second, halves what an idle
+ * instance spends on it (about 1 ms of CPU a second at 1 Hz); orchestrators probe every 5-10 s.
+ */
+export const READINESS_CHECK_EVERY_MS = 2_000;
 /** A check still unfinished after this long (the request pool full, the server hung) makes readiness `unknown`. */
 export const READINESS_STALE_AFTER_MS = 10_000;
 

@@ -7,6 +7,7 @@ import { queryRows } from '../../db/client.js';
 import { toSafeNumber } from '../../db/columns.js';
 import { onEventWrites } from '../../db/plain-sql.js';
 import { attachPool } from '../../db/pool-routing.js';
+import { dedicatedPool } from '../../db/dedicated-pool.js';
 import { observeStampedEvents, type StampedEvent } from '../../observability/money-metrics.js';
 import { detachedFromTraces } from '../../observability/tracing.js';
 import { fanOutBehind, fanOutStatement } from './fan-out.js';
@@ -282,9 +283,27 @@ export function hintRelays(): void {
 // Plain statements that insert events (db/plain-sql.ts) hint as recordEvent does, whoever runs them.
 onEventWrites(hintRelays);
 
+/**
+ * Registers a listener told whenever this process records events (as the relay loops are): a process
+ * that runs no relay passes the news on to the processes that do (wake-channel.ts). Returns the
+ * unsubscribe.
+ */
+export function onRelayHint(listener: () => void): () => void {
+  relayHints.add(listener);
+  return () => relayHints.delete(listener);
+}
+
 export interface RelayLoopOptions {
-  /** Poll when nothing happens (events recorded by other instances are found at the latest then). */
+  /**
+   * The first wait after a round that found nothing to do; each further empty round doubles it, up
+   * to `idleMaxMs`. Events this process records hint the loop at once; events of processes that run
+   * no relay arrive by their wake (wake-channel.ts); anything else is found at the latest after
+   * `idleMaxMs`.
+   */
   idleMs?: number;
+  idleMaxMs?: number;
+  /** Told each time the loop, having found nothing to do, sleeps, and for how long. */
+  onIdle?: (sleepMs: number) => void;
   /** Next round while events are arriving or left over from a full batch. */
   busyMs?: number;
   /** After a hint, how long the loop keeps to `busyMs` (the hinted transaction may commit late). */
@@ -325,6 +344,9 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
   const detachPool = connection ? attachPool(db, 'relay', connection) : undefined;
   const onPostgres = connection !== undefined || (db as unknown as { $client?: unknown }).$client instanceof pg.Pool;
   const idleMs = options.idleMs ?? 100;
+  const idleMaxMs = Math.max(idleMs, options.idleMaxMs ?? 2_000);
+  // The next idle wait: doubles while rounds find nothing, back to idleMs on any sign of events.
+  let idleWait = idleMs;
   // The embedded database has one connection, shared with requests: its relay looks less often.
   const busyMs = options.busyMs ?? (onPostgres ? 5 : 20);
   const lingerMs = options.lingerMs ?? 250;
@@ -365,12 +387,18 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
         if (round.stamped > 0 || round.behind || round.waiting || !round.locked) fanOutNext = true;
         options.onRound?.(round);
         if (round.stamped > 0 || round.fannedOut > 0) options.onStamped?.(round.stamped, round.fannedOut);
+        if (round.stamped > 0 || round.fannedOut > 0) idleWait = idleMs;
         if (round.stamped >= batchSize || round.behind) return 0;
         const lively = round.waiting || !round.locked || hintedDuringRound || Date.now() - lastHintAt < lingerMs;
-        return lively ? busyMs : idleMs;
+        if (lively) return busyMs;
+        const wait = idleWait;
+        idleWait = Math.min(idleWait * 2, idleMaxMs);
+        options.onIdle?.(wait);
+        return wait;
       })
       .catch(async (error) => {
         fanOutNext = true;
+        idleWait = idleMs;
         await options.onError?.(error);
         return idleMs;
       })
@@ -382,6 +410,7 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
   const hint = () => {
     lastHintAt = Date.now();
     fanOutNext = true;
+    idleWait = idleMs;
     if (running) hintedDuringRound = true;
     // PostgreSQL: the hinted transaction commits within a moment. PGlite: the round queues behind
     // the transaction (one connection) and so runs right after its commit.
@@ -400,24 +429,6 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
       await connection?.end().catch(() => undefined);
     },
   };
-}
-
-/**
- * A one-connection pool for the relay, with the settings of the database's own pools (host list,
- * timeouts, client class); undefined on PGlite.
- */
-function dedicatedPool(db: Database): pg.Pool | undefined {
-  const client = (db as unknown as { $client?: unknown }).$client;
-  if (!(client instanceof pg.Pool)) return undefined;
-  const routed = client as pg.Pool & { distinct?: () => pg.Pool[] };
-  const base = typeof routed.distinct === 'function' ? (routed.distinct()[0] ?? client) : client;
-  const settings = (base as unknown as { options?: pg.PoolConfig }).options;
-  if (!settings) return undefined;
-  const pool = new pg.Pool({ ...settings, max: 1 });
-  // A lost connection fails that round only (reported by the loop); the pool opens a new one.
-  pool.on('error', () => undefined);
-  pool.on('connect', (session) => session.on('error', () => undefined));
-  return pool;
 }
 
 /**

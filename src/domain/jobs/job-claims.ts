@@ -60,6 +60,25 @@ const intArray = (values: readonly number[]): SQL =>
  * order, though one operation's events share one due time.
  */
 export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<ClaimedRow[]> {
+  return (await claimLaneJobsAndNextDue(db, r)).claimed;
+}
+
+/** What a claim took, and when the lane's next job falls due if it took nothing. */
+export interface LaneClaim {
+  claimed: ClaimedRow[];
+  /**
+   * Only when nothing was claimed: the earliest moment a pending job of the lane (of a tenant not at
+   * its limit) can be claimed, its due time or the end of its lease if later; null when the lane has
+   * no pending job. The runner sleeps until then (capped) instead of polling at a fixed pace.
+   */
+  nextDueAt: Date | null;
+}
+
+/**
+ * `claimLaneJobs`, and in the same statement (no second round trip) the lane's next due moment when
+ * nothing was claimed: one index probe per tenant with pending work, the walk the claim already made.
+ */
+export async function claimLaneJobsAndNextDue(db: Executor, r: ClaimRequest): Promise<LaneClaim> {
   const now = sql`${r.now.toISOString()}::timestamptz`;
   const kinds = textArray(r.kinds);
   const busy = (running: ReadonlyMap<string, number>, limit: number) =>
@@ -70,7 +89,7 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
   const keysRunning = sql`select * from unnest(${textArray([...r.runningPerKey.keys()])}, ${intArray([...r.runningPerKey.values()])}) as r(name, n)`;
   const running = r.running.length === 0 ? sql`array[]::uuid[]` : sql`${textArray(r.running)}::uuid[]`;
   const pending = sql`status = 'pending' and lane = ${r.lane}`;
-  const claimed = await queryRows<ClaimedRow>(
+  const rows = await queryRows<ClaimedRow & { next_due: string | Date | null }>(
     db,
     sql`
       with recursive tenants(tenant) as (
@@ -109,25 +128,43 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
           and (o.concurrency_key is null or o.key_turn <= ${r.perKey} - coalesce(kr.n, 0))
         order by o.turn, o.run_at
         limit ${r.limit}
+      ),
+      claimed as (
+        update jobs set locked_by = ${r.workerId}, lease_token = ${r.leaseToken}::uuid,
+          locked_until = ${r.leaseUntil.toISOString()}::timestamptz,
+          attempts = attempts + 1, updated_at = ${now}
+        where id in (
+          select id from jobs
+          where id in (select id from picked) and status = 'pending'
+            and (locked_until is null or locked_until < ${now})
+          for update skip locked
+        )
+        returning id, kind, payload, attempts, run_at, tenant, concurrency_key, event_seq
       )
-      update jobs set locked_by = ${r.workerId}, lease_token = ${r.leaseToken}::uuid,
-        locked_until = ${r.leaseUntil.toISOString()}::timestamptz,
-        attempts = attempts + 1, updated_at = ${now}
-      where id in (
-        select id from jobs
-        where id in (select id from picked) and status = 'pending'
-          and (locked_until is null or locked_until < ${now})
-        for update skip locked
+      select id, kind, payload, attempts, run_at, tenant, concurrency_key, event_seq, null::timestamptz as next_due
+      from claimed
+      union all
+      select null, null, null, null, null, null, null, null, (
+        select min(f.at) from tenants t cross join lateral (
+          select greatest(j.run_at, coalesce(j.locked_until, j.run_at)) as at from jobs j
+          where j.status = 'pending' and j.lane = ${r.lane} and j.tenant = t.tenant and j.kind = any(${kinds})
+          order by j.run_at
+          limit 4
+        ) f
+        where t.tenant is not null
       )
-      returning id, kind, payload, attempts, run_at, tenant, concurrency_key, event_seq`,
+      where not exists (select 1 from claimed)`,
   );
+  const sentinel = rows.find((row) => row.id === null);
+  const claimed = rows.filter((row) => row.id !== null);
   // An UPDATE returns rows in no particular order; the runner starts them in the order given.
-  return claimed.sort(
+  claimed.sort(
     (a, b) =>
       new Date(a.run_at).getTime() - new Date(b.run_at).getTime() ||
       (a.event_seq === null ? -1 : 0) - (b.event_seq === null ? -1 : 0) ||
       Number(a.event_seq ?? 0) - Number(b.event_seq ?? 0),
   );
+  return { claimed, nextDueAt: sentinel?.next_due ? new Date(sentinel.next_due) : null };
 }
 
 /**

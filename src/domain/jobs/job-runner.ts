@@ -6,11 +6,12 @@ import { jobs } from '../../db/schema.js';
 import type { Clock } from '../clock.js';
 import { startJobRun, withTraceContext } from '../../observability/job-observation.js';
 import { outsideTraces } from '../../observability/tracing.js';
-import { claimLaneJobs, extendLeaseOnceFree, extendLeases } from './job-claims.js';
+import { claimLaneJobsAndNextDue, extendLeaseOnceFree, extendLeases } from './job-claims.js';
 import { LeaseLostError } from '../../db/job-fence.js';
 import { causesOf } from '../../db/sql-state.js';
 import { onDatabase } from '../../db/database-binding.js';
 import { fencedOf, jobsOf } from '../../db/pool-routing.js';
+import { type JobWrite, onJobWrites, tellJobWrite } from '../../db/plain-sql.js';
 import { DEFAULT_LANES, type Lane, type LaneLimits, type LaneSettings, laneOf } from './lanes.js';
 
 export interface Job {
@@ -60,10 +61,14 @@ export async function enqueueJob(tx: Executor, job: NewJob): Promise<string> {
       runAt: job.runAt,
     })
     .returning({ id: jobs.id });
+  tellJobWrite({ lane: laneOf(job.kind), runAt: job.runAt });
   return row!.id;
 }
 
 export { LeaseLostError };
+
+/** How long after a written job's due time its lane looks: the writer's transaction commits meanwhile. */
+const JOB_COMMIT_GRACE_MS = 20;
 
 /**
  * The fence, by hand: locks the job's row and checks that this claim's lease token is still the
@@ -88,7 +93,16 @@ export interface JobRunnerOptions {
   heartbeatMs?: number;
   /** Most jobs one claim takes (`runDueJobs` takes up to this many per lane). */
   batchSize?: number;
+  /**
+   * A lane that claimed nothing looks again after this, then after twice as long each time it
+   * finds nothing, up to `idleMaxMs`, or sooner when its next job falls due (the claim tells when)
+   * or this process writes a job. Jobs that fall due without this process knowing (written by an
+   * instance that runs no jobs, or a lapsed lease of a dead worker) wait at most `idleMaxMs`.
+   */
   pollMs?: number;
+  idleMaxMs?: number;
+  /** Told each time a lane that claimed nothing goes to sleep, and for how long. */
+  onLaneIdle?: (lane: Lane, sleepMs: number) => void;
   maxAttempts?: number;
   lanes?: Partial<Record<Lane, Partial<LaneLimits>>>;
   onError?: (error: unknown, job?: Job) => void;
@@ -120,6 +134,12 @@ export class JobRunner {
   private readonly heartbeatMs: number;
   private readonly batchSize: number;
   private readonly pollMs: number;
+  private readonly idleMaxMs: number;
+  /** Each idle lane's next wait when it finds nothing again (doubles up to idleMaxMs). */
+  private readonly idleWaits = new Map<Lane, number>();
+  /** When each lane's timer fires (epoch ms), to bring it forward. */
+  private readonly laneDue = new Map<Lane, number>();
+  private stopListening: (() => void) | undefined;
   private readonly maxAttempts: number;
   private readonly lanes: LaneSettings;
   private readonly handlers = new Map<string, JobHandler>();
@@ -154,6 +174,7 @@ export class JobRunner {
     this.heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(this.leaseMs / 3));
     this.batchSize = options.batchSize ?? 20;
     this.pollMs = options.pollMs ?? 500;
+    this.idleMaxMs = Math.max(this.pollMs, options.idleMaxMs ?? 5_000);
     this.maxAttempts = options.maxAttempts ?? 10;
     this.lanes = { ...DEFAULT_LANES };
     for (const [lane, limits] of Object.entries(options.lanes ?? {}))
@@ -174,7 +195,55 @@ export class JobRunner {
       for (const lane of this.activeLanes()) this.pump(lane);
       this.heartbeat = setInterval(() => void this.extendHeldLeases(), this.heartbeatMs);
       this.heartbeat.unref();
+      this.stopListening = onJobWrites((write) => this.jobsWritten(write));
     });
+  }
+
+  /**
+   * Jobs were written (by this process, or another that told us: see wake-channel.ts): each lane
+   * they may belong to stops backing off, and looks when the job falls due (a moment after, so the
+   * writer's transaction has committed) or at its shortest idle wait when the due time is unknown.
+   */
+  jobsWritten(write: JobWrite = {}): void {
+    if (this.stopping) return;
+    const now = this.clock.now().getTime();
+    for (const lane of this.activeLanes()) {
+      if (write.lane !== undefined && write.lane !== lane) continue;
+      this.idleWaits.delete(lane);
+      const wait = write.runAt ? Math.max(0, write.runAt.getTime() - now) + JOB_COMMIT_GRACE_MS : this.pollMs;
+      this.bringForward(lane, wait);
+    }
+  }
+
+  /** Moves a sleeping lane's next look to within `ms`, if it was later (a lane claiming now looks again anyway). */
+  private bringForward(lane: Lane, ms: number): void {
+    if (this.claiming.has(lane) || !this.laneTimers.has(lane)) return;
+    const at = Date.now() + ms;
+    if ((this.laneDue.get(lane) ?? Number.POSITIVE_INFINITY) <= at) return;
+    this.armLane(lane, ms);
+  }
+
+  private armLane(lane: Lane, ms: number): void {
+    clearTimeout(this.laneTimers.get(lane));
+    this.laneDue.set(lane, Date.now() + ms);
+    this.laneTimers.set(
+      lane,
+      setTimeout(() => this.pump(lane), ms),
+    );
+  }
+
+  /**
+   * How long a lane that claimed nothing sleeps: until its next job falls due, within its idle
+   * wait, which doubles from pollMs to idleMaxMs while it keeps finding nothing. A job due already
+   * but not claimable (its tenant or key at their limit elsewhere, its row locked) is looked for
+   * again after pollMs.
+   */
+  private idleWait(lane: Lane, nextDueAt: Date | null): number {
+    const wait = this.idleWaits.get(lane) ?? this.pollMs;
+    this.idleWaits.set(lane, Math.min(wait * 2, this.idleMaxMs));
+    if (nextDueAt === null) return wait;
+    const untilDue = nextDueAt.getTime() - this.clock.now().getTime();
+    return untilDue <= 0 ? this.pollMs : Math.min(wait, untilDue + JOB_COMMIT_GRACE_MS);
   }
 
   /**
@@ -203,6 +272,7 @@ export class JobRunner {
   /** Stops claiming, waits for running jobs up to `graceMs`, then gives unfinished leases back. */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
+    this.stopListening?.();
     for (const timer of this.laneTimers.values()) clearTimeout(timer);
     if (this.heartbeat) clearInterval(this.heartbeat);
     // A claim still in flight gives its jobs back rather than starting them (see pump).
@@ -238,10 +308,13 @@ export class JobRunner {
     if (free <= 0) return;
     this.claiming.add(lane);
     clearTimeout(this.laneTimers.get(lane));
+    this.laneDue.delete(lane);
     let claimedAny = false;
-    const claim = this.claim(lane, Math.min(free, this.batchSize))
-      .then(async (claimed) => {
+    let nextDueAt: Date | null = null;
+    const claim = this.claimWithNextDue(lane, Math.min(free, this.batchSize))
+      .then(async ({ claimed, nextDueAt: due }) => {
         claimedAny = claimed.length > 0;
+        nextDueAt = due;
         // Stopped while claiming: the drain has begun, so these are given back unstarted.
         if (this.stopping) return this.giveBack(claimed);
         for (const job of claimed) void this.track(this.execute(job)).finally(() => this.pump(lane));
@@ -255,11 +328,16 @@ export class JobRunner {
         this.claims.delete(claim);
         this.claiming.delete(lane);
         if (this.stopping) return;
-        // A lane that found work looks again at once (it may have more than one batch due).
-        this.laneTimers.set(
-          lane,
-          setTimeout(() => this.pump(lane), claimedAny || this.poked.delete(lane) ? 0 : this.pollMs),
-        );
+        // A lane that found work, or was poked meanwhile, looks again at once (it may have more
+        // than one batch due); one that found nothing sleeps (idleWait).
+        if (claimedAny || this.poked.delete(lane)) {
+          this.idleWaits.delete(lane);
+          this.armLane(lane, 0);
+        } else {
+          const sleepMs = this.idleWait(lane, nextDueAt);
+          this.armLane(lane, sleepMs);
+          this.options.onLaneIdle?.(lane, sleepMs);
+        }
       });
     this.claims.add(claim);
   }
@@ -282,6 +360,10 @@ export class JobRunner {
   }
 
   private async claim(lane: Lane, limit: number): Promise<Job[]> {
+    return (await this.claimWithNextDue(lane, limit)).claimed;
+  }
+
+  private async claimWithNextDue(lane: Lane, limit: number): Promise<{ claimed: Job[]; nextDueAt: Date | null }> {
     const kinds = [...this.handlers.keys()].filter((k) => laneOf(k) === lane);
     const limits = this.lanes[lane];
     const perTenant = new Map<string, number>();
@@ -293,7 +375,7 @@ export class JobRunner {
     }
     const now = this.clock.now();
     const leaseToken = randomUUID();
-    const rows = await claimLaneJobs(this.db, {
+    const { claimed: rows, nextDueAt } = await claimLaneJobsAndNextDue(this.db, {
       lane,
       kinds,
       limit,
@@ -307,7 +389,7 @@ export class JobRunner {
       now,
       leaseUntil: new Date(now.getTime() + this.leaseMs),
     });
-    return rows.map((r) => {
+    const claimed = rows.map((r) => {
       const abort = new AbortController();
       this.running.set(r.id, { lane, tenant: r.tenant, key: r.concurrency_key, leaseToken, abort });
       return {
@@ -321,6 +403,7 @@ export class JobRunner {
         signal: abort.signal,
       };
     });
+    return { claimed, nextDueAt };
   }
 
   private async extendHeldLeases(): Promise<void> {

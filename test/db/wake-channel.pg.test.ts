@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, queryRows } from '../../src/db/client.js';
+import { listenForWakes, type Wake, wakeSender } from '../../src/db/wake-channel.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { type Job, JobRunner } from '../../src/domain/jobs/job-runner.js';
+import { startRelay } from '../../src/domain/events/relay.js';
+import { createTestServices, seedTenant } from '../helpers/app.js';
+import { isolatedTestDatabase, onPostgres } from '../helpers/database.js';
+import { waitUntil } from '../helpers/wait.js';
+
+/**
+ * An instance started with WORKERS=false runs no relay and no job runner; the instances that do
+ * sleep long when idle, so it tells them of what it writes over PostgreSQL's LISTEN/NOTIFY. The
+ * sender and the listener here stand for the two instances (same database, separate sessions).
+ */
+describe.skipIf(!onPostgres)('the wake channel (PostgreSQL)', () => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await isolatedTestDatabase();
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  it('carries each kind of wake, a burst as one or two', async () => {
+    const heard: Wake[] = [];
+    const listener = listenForWakes(handle.db, (wake) => heard.push(wake));
+    const sender = wakeSender(handle.db, 200);
+    try {
+      // The listener is listening once a wake sent now arrives.
+      await waitUntil(async () => {
+        sender.send('jobs');
+        return heard.includes('jobs');
+      });
+      // Each kind has its own window: the burst of events is not held back by the jobs' wakes.
+      for (let i = 0; i < 50; i++) sender.send('events');
+      await waitUntil(() => heard.filter((w) => w === 'events').length >= 2);
+      // The first at once, the other 49 as one at the end of the window.
+      expect(heard.filter((w) => w === 'events')).toHaveLength(2);
+    } finally {
+      sender.stop();
+      await listener.stop();
+    }
+  });
+
+  it('wakes a relay and a job runner sleeping their longest for what a worker-less instance wrote', async () => {
+    const services = await createTestServices(handle.db);
+    const tenant = await seedTenant(services);
+    const clock = new ManualClock(new Date('2032-01-01T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    const ran: Job[] = [];
+    // Both sleep up to an hour when idle: only a wake gets the work done within the waits below.
+    const relay = startRelay(handle.db, { idleMs: 10, idleMaxMs: 3_600_000 });
+    const runner = new JobRunner(
+      handle.db,
+      clock,
+      [{ kind, run: async (job) => (ran.push(job), { status: 'done' }) }],
+      {
+        pollMs: 10,
+        idleMaxMs: 3_600_000,
+      },
+    );
+    runner.start();
+    const listener = listenForWakes(handle.db, (wake) => (wake === 'events' ? relay.hint() : runner.jobsWritten()));
+    const sender = wakeSender(handle.db);
+    try {
+      // Written as the other instance writes, with no hint in this process.
+      const [event] = await queryRows<{ id: string }>(
+        handle.db,
+        sql`insert into events (type, user_id, environment, data) values ('transaction.completed', ${tenant.user.id}, 'sandbox', '{}'::jsonb) returning id`,
+      );
+      await queryRows(
+        handle.db,
+        sql`insert into jobs (kind, lane, tenant, run_at) values (${kind}, 'money', '', ${clock.now().toISOString()}::timestamptz)`,
+      );
+      await waitUntil(
+        async () => {
+          sender.send('events');
+          sender.send('jobs');
+          const [row] = await queryRows<{ seq: unknown }>(
+            handle.db,
+            sql`select seq from events where id = ${event!.id}`,
+          );
+          return row?.seq !== null && ran.length === 1;
+        },
+        { intervalMs: 100 },
+      );
+    } finally {
+      sender.stop();
+      await listener.stop();
+      await runner.stop(1_000);
+      await relay.stop();
+    }
+  });
+});

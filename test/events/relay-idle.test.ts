@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, queryRows } from '../../src/db/client.js';
+import { recordEvent } from '../../src/domain/events/outbox.js';
+import { type RelayLoop, startRelay } from '../../src/domain/events/relay.js';
+import { createTestServices, seedTenant } from '../helpers/app.js';
+import { isolatedTestDatabase, onPostgres } from '../helpers/database.js';
+import { waitUntil } from '../helpers/wait.js';
+
+/**
+ * An idle relay sleeps longer after each round that finds nothing (idleMs, doubling, up to
+ * idleMaxMs), so an idle instance stops polling the database ten times a second; events this
+ * process records still wake it at once.
+ */
+describe('an idle event relay', () => {
+  let handle: DatabaseHandle;
+  const loops: RelayLoop[] = [];
+  beforeAll(async () => {
+    handle = await isolatedTestDatabase();
+  });
+  afterEach(async () => {
+    await Promise.all(loops.splice(0).map((loop) => loop.stop()));
+  });
+  afterAll(async () => {
+    // The worker's shared database (PGlite) stays open for the files after this one.
+    if (onPostgres) await handle.close();
+  });
+
+  const seqOf = async (id: string) =>
+    (await queryRows<{ seq: unknown }>(handle.db, sql`select seq from events where id = ${id}`))[0]?.seq ?? null;
+
+  it('sleeps twice as long after each empty round, up to its longest sleep', async () => {
+    const sleeps: number[] = [];
+    // Nothing left behind by earlier files: the first round stamps it, then the rounds are empty.
+    loops.push(startRelay(handle.db, { idleMs: 10, idleMaxMs: 80, onIdle: (ms) => sleeps.push(ms) }));
+    await waitUntil(() => sleeps.length >= 6);
+    expect(sleeps.slice(0, 6)).toEqual([10, 20, 40, 80, 80, 80]);
+  });
+
+  it('is woken by an event this process records, however long it was sleeping', async () => {
+    const tenant = await seedTenant(await createTestServices(handle.db));
+    const sleeps: number[] = [];
+    // Its longest sleep is an hour: only the hint gets the event stamped within the wait.
+    loops.push(startRelay(handle.db, { idleMs: 10, idleMaxMs: 3_600_000, onIdle: (ms) => sleeps.push(ms) }));
+    await waitUntil(() => sleeps.length >= 4);
+    const event = await handle.db.transaction((tx) =>
+      recordEvent(
+        tx,
+        { type: 'transaction.completed', userId: tenant.user.id, environment: 'sandbox', data: { id: randomUUID() } },
+        new Date(),
+      ),
+    );
+    await waitUntil(async () => (await seqOf(event.id)) !== null);
+  });
+});

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, queryRows } from '../../src/db/client.js';
+import { jobs } from '../../src/db/schema.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { claimLaneJobsAndNextDue } from '../../src/domain/jobs/job-claims.js';
+import { enqueueJob, type Job, JobRunner } from '../../src/domain/jobs/job-runner.js';
+import { testDatabase } from '../helpers/database.js';
+import { waitUntil } from '../helpers/wait.js';
+
+/**
+ * An idle lane sleeps longer each time it finds nothing (pollMs, doubling, up to idleMaxMs), so an
+ * idle instance stops polling the database several times a second; it still runs a job when it
+ * falls due, because the claim tells it when the next one does and a job this process writes wakes it.
+ */
+describe('an idle job lane', () => {
+  let db: Database;
+  const runners: JobRunner[] = [];
+  beforeAll(async () => {
+    db = (await testDatabase()).db;
+  });
+  afterEach(async () => {
+    await Promise.all(runners.splice(0).map((runner) => runner.stop(1_000)));
+  });
+
+  const runnerOf = (kind: string, clock: ManualClock, options: ConstructorParameters<typeof JobRunner>[3]) => {
+    const ran: Job[] = [];
+    const sleeps: number[] = [];
+    const runner = new JobRunner(db, clock, [{ kind, run: async (job) => (ran.push(job), { status: 'done' }) }], {
+      ...options,
+      onLaneIdle: (_lane, ms) => sleeps.push(ms),
+    });
+    runners.push(runner);
+    return { runner, ran, sleeps };
+  };
+
+  it('sleeps twice as long each time it finds nothing, up to its longest wait', async () => {
+    const clock = new ManualClock(new Date('2031-01-01T00:00:00Z'));
+    const { runner, sleeps } = runnerOf(`k-${randomUUID()}`, clock, { pollMs: 10, idleMaxMs: 80 });
+    runner.start();
+    await waitUntil(() => sleeps.length >= 6);
+    expect(sleeps.slice(0, 6)).toEqual([10, 20, 40, 80, 80, 80]);
+  });
+
+  it('wakes for a job this process writes, however long it was sleeping', async () => {
+    const clock = new ManualClock(new Date('2031-02-01T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    // Its longest sleep is an hour: only the write's wake-up can get the job run within the wait.
+    const { runner, ran, sleeps } = runnerOf(kind, clock, { pollMs: 10, idleMaxMs: 3_600_000 });
+    runner.start();
+    await waitUntil(() => sleeps.length >= 4);
+    const id = await db.transaction((tx) => enqueueJob(tx, { kind, runAt: clock.now(), tenant: '' }));
+    await waitUntil(() => ran.length === 1);
+    expect(ran[0]!.id).toBe(id);
+    // Having found work, it starts again from its shortest sleep.
+    await waitUntil(() => sleeps.length >= 6);
+    expect(sleeps.at(-1)).toBeLessThanOrEqual(20);
+  });
+
+  it('sleeps only until its next job falls due', async () => {
+    const clock = new ManualClock(new Date('2031-03-01T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    await db.insert(jobs).values({ kind, lane: 'money', tenant: '', runAt: new Date(clock.now().getTime() + 30_000) });
+    const { runner, sleeps } = runnerOf(kind, clock, { pollMs: 60_000, idleMaxMs: 3_600_000 });
+    runner.start();
+    await waitUntil(() => sleeps.length >= 1);
+    // Due in 30 s: it sleeps that long (and a moment for the writer's commit), not its poll of a minute.
+    expect(sleeps[0]).toBe(30_020);
+  });
+
+  it('finds at its longest wait a job written where no one told it', async () => {
+    const clock = new ManualClock(new Date('2031-04-01T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    const { runner, ran, sleeps } = runnerOf(kind, clock, { pollMs: 10, idleMaxMs: 40 });
+    runner.start();
+    await waitUntil(() => sleeps.length >= 3);
+    // As another process would: a plain insert tells no one in this one.
+    await queryRows(
+      db,
+      sql`insert into jobs (kind, lane, tenant, run_at) values (${kind}, 'money', '', ${clock.now().toISOString()}::timestamptz)`,
+    );
+    await waitUntil(() => ran.length === 1);
+  });
+});
+
+describe('a claim that takes nothing', () => {
+  it('tells when the lane can next claim: a due time, or the end of a lease', async () => {
+    const db = (await testDatabase()).db;
+    const now = new Date('2031-05-01T00:00:00Z');
+    const kind = `k-${randomUUID()}`;
+    const request = (at: Date) => ({
+      lane: 'money' as const,
+      kinds: [kind],
+      limit: 10,
+      perTenant: 4,
+      perKey: 4,
+      runningPerTenant: new Map<string, number>(),
+      runningPerKey: new Map<string, number>(),
+      running: [],
+      workerId: 'w',
+      leaseToken: randomUUID(),
+      now: at,
+      leaseUntil: new Date(at.getTime() + 60_000),
+    });
+    expect(await claimLaneJobsAndNextDue(db, request(now))).toEqual({ claimed: [], nextDueAt: null });
+    const tenant = `t-${randomUUID()}`;
+    await db.insert(jobs).values([
+      { kind, lane: 'money', tenant, runAt: new Date(now.getTime() + 90_000) },
+      // Due already, but its lease (another worker's) runs 45 s more.
+      {
+        kind,
+        lane: 'money',
+        tenant: `${tenant}-2`,
+        runAt: new Date(now.getTime() - 1_000),
+        lockedBy: 'other',
+        lockedUntil: new Date(now.getTime() + 45_000),
+      },
+    ]);
+    const idle = await claimLaneJobsAndNextDue(db, request(now));
+    expect(idle).toEqual({ claimed: [], nextDueAt: new Date(now.getTime() + 45_000) });
+    const later = await claimLaneJobsAndNextDue(db, request(new Date(now.getTime() + 90_000)));
+    expect(later.claimed).toHaveLength(2);
+    expect(later.nextDueAt).toBeNull();
+  });
+});
