@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import pg from 'pg';
 import { onRelayHint, startRelay } from './domain/events/relay.js';
 import { listenForWakes, wakeSender } from './db/wake-channel.js';
 import { onJobWrites } from './db/plain-sql.js';
@@ -35,6 +36,9 @@ export function announceWritesToWorkers(db: Database): () => void {
     sender.stop();
   };
 }
+
+/** The longest an idle relay or job lane sleeps on the embedded database, which no other process writes. */
+export const EMBEDDED_IDLE_MAX_MS = 30_000;
 
 /** Pause between relay rounds while events arrive (see startRelay). */
 export const RELAY_BUSY_MS = 5;
@@ -138,8 +142,13 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
     health.reportDatabaseError(error) ? health.databaseBack(1_000) : Promise.resolve();
   let stopped = false;
   // The relay has a connection of its own (relay.ts); its in-process readers are keyed by the application's handle.
+  // The embedded database is this process's alone: nothing written elsewhere needs finding, so its
+  // idle relay and lanes sleep up to EMBEDDED_IDLE_MAX_MS (each of its rounds runs on the main thread).
+  const embedded = !((services.db as unknown as { $client?: unknown }).$client instanceof pg.Pool);
+  const idleMaxMs = embedded ? EMBEDDED_IDLE_MAX_MS : undefined;
   const relay = startRelay(services.db, {
     idleMs: relayEveryMs,
+    idleMaxMs,
     onStamped: () => services.doorbell.ring(),
     onError: (error) => {
       report(error, 'event relay failed');
@@ -149,6 +158,7 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
 
   const jobs = new JobRunner(services.db, services.clock, [...jobHandlersOf(services), ...handlers], {
     ...jobRunnerOptionsOf(services.config),
+    idleMaxMs,
     onError: (error, job) => report(error, 'job failed', { jobId: job?.id, kind: job?.kind }),
     waitAfterError,
   });

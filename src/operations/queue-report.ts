@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../db/client.js';
 import { toSafeNumber } from '../db/columns.js';
+import { tellJobWrite } from '../db/plain-sql.js';
 import { enqueueJob } from '../domain/jobs/job-runner.js';
 import { DELIVERY_JOB } from '../domain/webhooks/webhook.js';
 
@@ -94,6 +95,8 @@ export async function retryFailedJobs(
         attempts = 0, locked_by = null, locked_until = null, updated_at = ${now.toISOString()}::timestamptz
       where status = 'failed' and ${whereJobs(select)} returning id`,
   );
+  // Due now: this process's lanes look at once (another process's find them within their idle wait).
+  if (rows.length > 0) tellJobWrite({ runAt: now });
   return rows.length;
 }
 
