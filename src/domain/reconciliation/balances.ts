@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { solanaTransfers } from '../../db/solana-schema.js';
+import { chainSends } from '../../db/chain-schema.js';
 import type { SolanaChain } from '../solana/chain.js';
 import { SANDBOX_POOLS, SANDBOX_TOKENS, SOL_MINT, type SandboxPool } from '../solana/sandbox-world.js';
 import type { Break, BreakKind, OurRecord } from './matcher.js';
@@ -67,18 +67,19 @@ export function marketMakerSource(chain: SolanaChain, pools: SandboxPool[] = SAN
         const expected = new Map(genesis);
         const swaps = await db
           .select({
-            mint: solanaTransfers.mint,
-            amountRaw: solanaTransfers.amountRaw,
-            outputMint: solanaTransfers.outputMint,
-            outputAmountRaw: solanaTransfers.outputAmountRaw,
+            mint: chainSends.asset,
+            amountRaw: chainSends.amountRaw,
+            outputMint: chainSends.outputAsset,
+            outputAmountRaw: chainSends.outputAmountRaw,
           })
-          .from(solanaTransfers)
+          .from(chainSends)
           .where(
             and(
-              eq(solanaTransfers.environment, 'sandbox'),
-              eq(solanaTransfers.network, chain.network),
-              eq(solanaTransfers.kind, 'swap'),
-              eq(solanaTransfers.status, 'confirmed'),
+              eq(chainSends.family, 'solana'),
+              eq(chainSends.environment, 'sandbox'),
+              eq(chainSends.network, chain.network),
+              eq(chainSends.kind, 'swap'),
+              eq(chainSends.status, 'confirmed'),
             ),
           );
         for (const swap of swaps) {

@@ -162,15 +162,16 @@ export class SolanaExchange {
             kind: 'swap',
             fromAddress: wallet.address,
             toAddress: wallet.address,
-            mint: request.inputMint === SOL_MINT ? null : request.inputMint,
+            asset: request.inputMint === SOL_MINT ? null : request.inputMint,
             amountRaw: executed.inRaw,
             decimals: stored.view.fromToken.decimals,
-            outputMint: request.outputMint,
+            outputAsset: request.outputMint,
             outputAmountRaw: executed.outRaw,
             quoteId,
-            signature: executed.signature,
+            txHash: executed.signature,
             wire: executed.wire,
-            lastValidBlockHeight: 0n,
+            // Executed in the commit that records it: never sent, so no height bounds it.
+            validThroughHeight: null,
             status: 'confirmed',
             createdAt: now,
             updatedAt: now,
@@ -220,7 +221,7 @@ export class SolanaExchange {
 
   /**
    * Marks a quote executed, once: a conditional update, so of two swaps racing on one quote exactly
-   * one takes it (the unique index on solana_transfers.quote_id backs this up).
+   * one takes it (the unique index on chain_sends.quote_id backs this up).
    */
   private async takeQuote(db: Executor, quoteId: string): Promise<void> {
     const [taken] = await db
