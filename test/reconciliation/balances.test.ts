@@ -7,6 +7,7 @@ import type { Principal } from '../../src/domain/auth/principal.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { marketMakerSource } from '../../src/domain/reconciliation/balances.js';
 import { Reconciliation } from '../../src/domain/reconciliation/reconciliation-service.js';
+import { sandboxMarketMakers } from '../../src/domain/solana/sandbox-market-makers.js';
 import { SOL_MINT, tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 import { readReconciliation } from '../../src/observability/db-gauges.js';
 import { registry } from '../../src/observability/metrics.js';
@@ -29,7 +30,7 @@ describe('reconciliation: the sandbox market makers’ balances on chain against
     recon = new Reconciliation(
       t.services.db,
       clock,
-      [marketMakerSource(t.services.solanaChains.chainFor('sandbox', 'devnet'))],
+      [marketMakerSource(sandboxMarketMakers(t.services.solanaChains.chainFor('sandbox', 'devnet')))],
       RECONCILIATION_SETTINGS,
     );
     trader = {
