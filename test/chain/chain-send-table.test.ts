@@ -138,10 +138,10 @@ describe('the one chain-send table of every family', () => {
       validThroughHeight: 0n,
       status: 'pending',
     });
-    expect((await transferStore.findPendingBySignature(services.db, hash))?.id).toBe(solana.id);
-    expect((await store.findPendingBySignature(services.db, hash))?.id).toBe(other.id);
+    expect((await transferStore.findPendingByHash(services.db, hash))?.id).toBe(solana.id);
+    expect((await store.findPendingByHash(services.db, hash))?.id).toBe(other.id);
     expect(await transferStore.findTransfer(services.db, other.id)).toBeUndefined();
-    expect((await transferStore.findOwnedBySignature(services.db, alice, hash))?.family).toBe('solana');
+    expect((await transferStore.findOwnedByHash(services.db, alice, hash))?.family).toBe('solana');
     const listed = await transferStore.listOwned(services.db, alice, 100);
     expect(listed.every((row) => row.family === 'solana')).toBe(true);
     expect(listed.map((row) => row.id)).toContain(solana.id);

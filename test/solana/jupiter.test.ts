@@ -136,8 +136,8 @@ describe('production swaps through the Jupiter adapter (local fakes of Jupiter a
       maxRateLimitWaitMs: 2_000,
     });
     const request = {
-      inputMint: SOL_MINT,
-      outputMint: token.address,
+      inputAsset: SOL_MINT,
+      outputAsset: token.address,
       amountRaw: 1_000_000n,
       swapMode: 'ExactIn' as const,
       slippageBps: 50,

@@ -237,12 +237,12 @@ export function chainSendStore(of: ChainSendFamily): ChainSendStore<ChainSendRow
       return row ? chainSendOf(row) : undefined;
     },
 
-    async findOwnedBySignature(db, principal: Principal, hash) {
+    async findOwnedByHash(db, principal: Principal, hash) {
       const [row] = await runIn(db, BY_HASH, [principal.userId, principal.environment, hash]);
       return row ? chainSendOf(row) : undefined;
     },
 
-    async findPendingBySignature(db, hash) {
+    async findPendingByHash(db, hash) {
       const [row] = await runIn(db, PENDING_BY_HASH, [hash]);
       return row ? chainSendOf(row) : undefined;
     },

@@ -99,8 +99,8 @@ export type Recorded = { recorded: true; keyed: boolean } | { recorded: false; h
 /** Where a family keeps its chain sends: every write of the send path, each one statement. */
 export interface ChainSendStore<Row extends ChainSendRow> {
   findTransfer(db: Executor, id: string): Promise<Row | undefined>;
-  findOwnedBySignature(db: Executor, principal: Principal, signature: string): Promise<Row | undefined>;
-  findPendingBySignature(db: Executor, signature: string): Promise<Row | undefined>;
+  findOwnedByHash(db: Executor, principal: Principal, hash: string): Promise<Row | undefined>;
+  findPendingByHash(db: Executor, hash: string): Promise<Row | undefined>;
   listOwned(db: Executor, principal: Principal, limit: number): Promise<Row[]>;
   /** Claims the key and, when fresh (or keyless), locks the wallet's row. */
   claimAndLock(tx: Executor, key: KeyRef | null, walletId: string, now: Date): Promise<KeyRow>;

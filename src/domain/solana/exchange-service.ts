@@ -85,7 +85,7 @@ export class SolanaExchange {
       to: () => this.tokens.info(principal.environment, network, outputMint, 'outputMint'),
     });
     const amountRaw = rawFromDecimal(input.amount, swapMode === 'ExactIn' ? from.decimals : to.decimals);
-    const request: QuoteRequest = { inputMint, outputMint, amountRaw, swapMode, slippageBps };
+    const request: QuoteRequest = { inputAsset: inputMint, outputAsset: outputMint, amountRaw, swapMode, slippageBps };
     const provider = this.providers(principal.environment);
     const wallet = await this.wallets.walletOf(principal);
     const chain = this.chains.chainFor(principal.environment, network);
@@ -140,7 +140,14 @@ export class SolanaExchange {
       const quoteId = input.quoteId ?? (await this.quote(principal, fieldsOf(input))).quoteId;
       const stored = await this.storedQuote(principal, quoteId);
       const network = stored.view.network;
-      const request: QuoteRequest = { ...stored.request, amountRaw: BigInt(stored.request.amountRaw) };
+      const { inputMint, outputMint, amountRaw, swapMode, slippageBps } = stored.request;
+      const request: QuoteRequest = {
+        inputAsset: inputMint,
+        outputAsset: outputMint,
+        amountRaw: BigInt(amountRaw),
+        swapMode,
+        slippageBps,
+      };
       const threshold = BigInt(stored.otherAmountThresholdRaw);
       const wallet = await this.wallets.walletOf(principal);
       const execution = await this.providers(principal.environment).execute({
@@ -162,13 +169,13 @@ export class SolanaExchange {
             kind: 'swap',
             fromAddress: wallet.address,
             toAddress: wallet.address,
-            asset: request.inputMint === SOL_MINT ? null : request.inputMint,
+            asset: request.inputAsset === SOL_MINT ? null : request.inputAsset,
             amountRaw: executed.inRaw,
             decimals: stored.view.fromToken.decimals,
-            outputAsset: request.outputMint,
+            outputAsset: request.outputAsset,
             outputAmountRaw: executed.outRaw,
             quoteId,
-            txHash: executed.signature,
+            txHash: executed.hash,
             wire: executed.wire,
             // Executed in the commit that records it: never sent, so no height bounds it.
             validThroughHeight: null,
@@ -196,10 +203,10 @@ export class SolanaExchange {
           kind: 'swap',
           network,
           to: wallet.address,
-          mint: request.inputMint === SOL_MINT ? null : request.inputMint,
+          mint: request.inputAsset === SOL_MINT ? null : request.inputAsset,
           amountRaw: send.inAmountRaw,
           decimals: stored.view.fromToken.decimals,
-          outputMint: request.outputMint,
+          outputMint: request.outputAsset,
           outputAmountRaw: send.outAmountRaw,
           quoteId,
           lamportsNeeded: SIGNATURE_FEE,

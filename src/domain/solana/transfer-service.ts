@@ -306,7 +306,7 @@ export class SolanaTransfers {
   }
 
   async bySignature(principal: Principal, signature: string): Promise<TransferView> {
-    const row = await transferStore.findOwnedBySignature(this.db, principal, signature);
+    const row = await transferStore.findOwnedByHash(this.db, principal, signature);
     if (!row) throw new DomainError('NOT_FOUND', `Solana transaction ${JSON.stringify(signature)} was not found.`);
     return transferView(row);
   }
