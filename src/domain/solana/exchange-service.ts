@@ -19,7 +19,8 @@ import { checkAddress, decimalFromRaw, rawFromDecimal } from './token-amounts.js
 import type { TokenDirectory } from './token-directory.js';
 import { recordTransferEvent } from './transfer-events.js';
 import { checkBuiltSwap } from './swap-checks.js';
-import { SIGNATURE_FEE, type SolanaTransfers, transferView } from './transfer-service.js';
+import { type SolanaTransfers, TOKEN_ACCOUNT_SIZE, transferView } from './transfer-service.js';
+import { feeCapOf } from './fee-cap.js';
 import { insertTransfer, transferStore } from './transfer-store.js';
 
 export interface QuoteInput {
@@ -192,7 +193,10 @@ export class SolanaExchange {
       const { send } = execution;
       const chain = this.chains.productionChain(network);
       const transaction = VersionedTransaction.deserialize(send.unsigned);
-      await checkBuiltSwap(chain, transaction, wallet.address, request, send.inAmountRaw, threshold);
+      const [, tokenAccountRent] = await Promise.all([
+        checkBuiltSwap(chain, transaction, wallet.address, request, send.inAmountRaw, threshold),
+        chain.rentExempt(TOKEN_ACCOUNT_SIZE),
+      ]);
       // The swap's key is claimed by `swap` (Idempotency.run); the record is attached to that claim.
       const view = await this.transfers.submit(
         principal,
@@ -209,7 +213,8 @@ export class SolanaExchange {
           outputMint: request.outputAsset,
           outputAmountRaw: send.outAmountRaw,
           quoteId,
-          lamportsNeeded: SIGNATURE_FEE,
+          // Held in SOL while pending: everything the provider's transaction can cost the wallet.
+          lamportsNeeded: feeCapOf(transaction.message, wallet.address, tokenAccountRent),
           transaction,
           lastValidBlockHeight: send.validThroughHeight,
         },

@@ -41,7 +41,7 @@ export const CONFIRM_EVERY_MS = 2_000;
 /** Lamports per signature (Solana's base fee). */
 export const SIGNATURE_FEE = 5_000n;
 /** Rent of a new associated token account (165 bytes). */
-const TOKEN_ACCOUNT_SIZE = 165;
+export const TOKEN_ACCOUNT_SIZE = 165;
 
 export interface TransferInput {
   to: string;
