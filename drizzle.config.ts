@@ -8,6 +8,7 @@ export default defineConfig({
     './src/db/wallet-schema.ts',
     './src/db/bills-schema.ts',
     './src/db/solana-schema.ts',
+    './src/db/chain-schema.ts',
     './src/db/customers-schema.ts',
     './src/db/accounts-schema.ts',
     './src/db/books-schema.ts',

@@ -26,6 +26,7 @@ import { SandboxPaymentsProvider, UnconfiguredPaymentsProvider } from './domain/
 import { BillsService } from './domain/bills/bills-service.js';
 import { parseSettlementHours, Reconciliation } from './domain/reconciliation/reconciliation-service.js';
 import { reconciliationSources } from './domain/reconciliation/wiring.js';
+import { sandboxMarketMakers } from './domain/solana/sandbox-market-makers.js';
 import type { BillsProvider } from './domain/bills/bills-provider.js';
 import { SandboxBillsProvider } from './domain/bills/sandbox-bills-provider.js';
 import { FlutterwaveBillsProvider } from './domain/bills/flutterwave-bills-provider.js';
@@ -310,7 +311,7 @@ export function createServices(
       bills: { sandbox: sandboxBills, production: productionBills },
       offramp: { production: paycrest },
       chains: Object.values(rpcChains),
-      sandboxChains: SOLANA_NETWORKS.map(sandboxChain),
+      sandboxMarketMakers: SOLANA_NETWORKS.map((network) => sandboxMarketMakers(sandboxChain(network))),
     }),
     {
       settlementHours: config.RECON_SETTLEMENT_HOURS,

@@ -1,11 +1,9 @@
-import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
   index,
   integer,
   jsonb,
-  pgEnum,
   pgTable,
   primaryKey,
   text,
@@ -89,51 +87,6 @@ export const solanaSandboxSignatures = pgTable(
   (t) => [
     primaryKey({ columns: [t.network, t.signature] }),
     index('solana_sandbox_signatures_version_idx').on(t.network, t.version),
-  ],
-);
-
-export const solanaTransferStatusEnum = pgEnum('solana_transfer_status', ['pending', 'confirmed', 'failed']);
-export const solanaTransferKindEnum = pgEnum('solana_transfer_kind', ['sol', 'token', 'swap']);
-
-/**
- * An outgoing transaction of a custodial wallet: a SOL or token transfer, or a swap. The signed
- * transaction, its signature and lastValidBlockHeight are stored before it is sent, so it can be
- * re-broadcast after a crash and is never signed twice. While pending, its amount is held against
- * the wallet's balance of that token.
- */
-export const solanaTransfers = pgTable(
-  'solana_transfers',
-  {
-    id: uuid('id').primaryKey().defaultRandom(),
-    ...ownerColumns(),
-    network: text('network').notNull(),
-    kind: solanaTransferKindEnum('kind').notNull(),
-    fromAddress: text('from_address').notNull(),
-    toAddress: text('to_address').notNull(),
-    /** The token sent; null for SOL. */
-    mint: text('mint'),
-    amountRaw: tokenUnits('amount_raw').notNull(),
-    decimals: integer('decimals').notNull(),
-    /** Lamports the transaction costs besides amountRaw (fees, new accounts' rent): held too while pending. */
-    feeLamports: bigint('fee_lamports', { mode: 'bigint' }).notNull().default(sql`0`),
-    /** For swaps: what comes back. */
-    outputMint: text('output_mint'),
-    outputAmountRaw: tokenUnits('output_amount_raw'),
-    signature: text('signature').notNull(),
-    /** The signed transaction, base64: what re-broadcasts send again. */
-    wire: text('wire').notNull(),
-    lastValidBlockHeight: bigint('last_valid_block_height', { mode: 'bigint' }).notNull(),
-    status: solanaTransferStatusEnum('status').notNull().default('pending'),
-    error: text('error'),
-    quoteId: uuid('quote_id'),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-  },
-  (t) => [
-    uniqueIndex('solana_transfers_signature_key').on(t.signature),
-    // A quote is executed at most once, whatever the path that tried it twice.
-    uniqueIndex('solana_transfers_quote_key').on(t.quoteId).where(sql`${t.quoteId} is not null`),
-    index('solana_transfers_owner_idx').on(t.userId, t.environment, t.createdAt),
   ],
 );
 

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
  * process's wiring (services.ts), which is outside src/domain.
  *
  * Inside a family, production code does not import its sandbox (files named sandbox-* or
- * litesvm-*): the sandbox's parts are given by the wiring, so what production runs reads without them.
+ * litesvm-*), and no other domain does (reconciliation, activity, …): the sandbox's parts are given
+ * by the wiring, so what production runs reads without them.
  */
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -36,6 +37,8 @@ function forbidden(file: string, specifier: string): string | undefined {
   if (specifier.startsWith('<computed')) return 'an import whose target cannot be read';
   if (!specifier.startsWith('.')) return undefined; // packages and node: builtins
   const to = placeOf(resolve(dirname(file), specifier));
+  if (to && FAMILIES.has(to.dir) && !FAMILIES.has(from.dir) && SANDBOX_FILE.test(to.name))
+    return `${from.dir} code importing the ${to.dir} sandbox (${to.name.replace(/\.js$/, '.ts')})`;
   if (!to || to.dir === from.dir) {
     if (to && FAMILIES.has(from.dir) && !SANDBOX_FILE.test(from.name) && SANDBOX_FILE.test(to.name))
       return `production ${from.dir} code importing its sandbox (${to.name.replace(/\.js$/, '.ts')})`;
@@ -117,6 +120,32 @@ describe('the chain core and its families', () => {
       });
     const files = dirs.flatMap(sourceFiles);
     expect(files.filter((file) => placeOf(file)?.dir === CORE).length).toBeGreaterThan(3);
+    const found = files.flatMap((file) => violationsIn(file, readFileSync(file, 'utf8')));
+    expect(found).toEqual([]);
+  });
+
+  it("no other domain imports a family's sandbox: the wiring gives it the sandbox's parts", () => {
+    const sample = join(DOMAIN, 'reconciliation', 'sample.ts');
+    expect(
+      violationsIn(
+        sample,
+        [
+          "import { SANDBOX_POOLS } from '../solana/sandbox-world.js';",
+          "import type { LiteSvmChain } from '../solana/litesvm-chain.js';",
+          // Allowed: a family's production files, the core.
+          "import type { SolanaChain } from '../solana/chain.js';",
+          "import type { ChainAdapter } from '../chain/chain-adapter.js';",
+        ].join('\n'),
+      ),
+    ).toEqual([
+      "src/domain/reconciliation/sample.ts: '../solana/sandbox-world.js' (reconciliation code importing the solana sandbox (sandbox-world.ts))",
+      "src/domain/reconciliation/sample.ts: '../solana/litesvm-chain.js' (reconciliation code importing the solana sandbox (litesvm-chain.ts))",
+    ]);
+    const files = sourceFiles(DOMAIN).filter((file) => {
+      const dir = placeOf(file)?.dir;
+      return dir !== undefined && !FAMILIES.has(dir);
+    });
+    expect(files.some((file) => placeOf(file)?.dir === 'reconciliation')).toBe(true);
     const found = files.flatMap((file) => violationsIn(file, readFileSync(file, 'utf8')));
     expect(found).toEqual([]);
   });

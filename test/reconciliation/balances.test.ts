@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { solanaTransfers } from '../../src/db/solana-schema.js';
+import { chainSends } from '../../src/db/chain-schema.js';
 import { abilitiesOf } from '../../src/domain/auth/permissions.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { marketMakerSource } from '../../src/domain/reconciliation/balances.js';
 import { Reconciliation } from '../../src/domain/reconciliation/reconciliation-service.js';
+import { sandboxMarketMakers } from '../../src/domain/solana/sandbox-market-makers.js';
 import { SOL_MINT, tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 import { readReconciliation } from '../../src/observability/db-gauges.js';
 import { registry } from '../../src/observability/metrics.js';
@@ -29,7 +30,7 @@ describe('reconciliation: the sandbox market makers’ balances on chain against
     recon = new Reconciliation(
       t.services.db,
       clock,
-      [marketMakerSource(t.services.solanaChains.chainFor('sandbox', 'devnet'))],
+      [marketMakerSource(sandboxMarketMakers(t.services.solanaChains.chainFor('sandbox', 'devnet')))],
       RECONCILIATION_SETTINGS,
     );
     trader = {
@@ -70,22 +71,22 @@ describe('reconciliation: the sandbox market makers’ balances on chain against
   it('a swap recorded that the chain never ran is balance_differs on its input and output, with both figures; gone, it clears', async () => {
     const owner = (await t.services.solanaWallets.walletOf(trader)).address;
     const [ghost] = await t.services.db
-      .insert(solanaTransfers)
+      .insert(chainSends)
       .values({
         userId: trader.userId,
         environment: 'sandbox',
+        family: 'solana',
         network: 'devnet',
         kind: 'swap',
         fromAddress: owner,
         toAddress: owner,
-        mint: USDC,
+        asset: USDC,
         amountRaw: 5_000_000n,
         decimals: 6,
-        outputMint: USDT,
+        outputAsset: USDT,
         outputAmountRaw: 4_900_000n,
-        signature: randomBytes(32).toString('hex'),
+        txHash: randomBytes(32).toString('hex'),
         wire: '',
-        lastValidBlockHeight: 0n,
         status: 'confirmed',
       })
       .returning();
@@ -105,7 +106,7 @@ describe('reconciliation: the sandbox market makers’ balances on chain against
       /gateway_reconciliation_breaks_open\{environment="sandbox",provider="solana-devnet-market-makers",kind="balance_differs"\} 2/,
     );
 
-    await t.services.db.delete(solanaTransfers).where(eq(solanaTransfers.id, ghost!.id));
+    await t.services.db.delete(chainSends).where(eq(chainSends.id, ghost!.id));
     // Another day's run: a balance is of the run, so it clears the earlier day's balance breaks too.
     const next = await recon.run({ environment: 'sandbox', date: '2026-05-02', trigger: 'manual' });
     expect(next.outcome).toBe('ok');

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeNotices } from '../../scripts/admin/recon-commands.js';
 import { ledgerHolds, deposits, payouts } from '../../src/db/wallet-schema.js';
-import { solanaTransfers, solanaWallets } from '../../src/db/solana-schema.js';
+import { chainSends } from '../../src/db/chain-schema.js';
+import { solanaWallets } from '../../src/db/solana-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { matchRecords } from '../../src/domain/reconciliation/matcher.js';
 import { Reconciliation } from '../../src/domain/reconciliation/reconciliation-service.js';
@@ -146,17 +147,18 @@ describe('reconciliation', () => {
       wrappedDataKey: 'x',
       keyVersion: 1,
     });
-    await t.services.db.insert(solanaTransfers).values({
+    await t.services.db.insert(chainSends).values({
       ...owner(),
+      family: 'solana',
       network: 'devnet',
-      kind: 'sol',
+      kind: 'native',
       fromAddress: address,
       toAddress: 'Elsewhere1111',
       amountRaw: 1_000_000n,
       decimals: 9,
-      signature: 'sig-known',
+      txHash: 'sig-known',
       wire: 'x',
-      lastValidBlockHeight: 1n,
+      validThroughHeight: 1n,
       status: 'confirmed',
       createdAt: on(12),
     });

@@ -66,9 +66,9 @@ describe('retention of state histories and sandbox signatures', () => {
     const older = await signature(ago(30 * DAY));
     const recent = await signature(ago(6 * DAY));
     const pendingSend = await signature(ago(30 * DAY));
-    await f.db.execute(sql`insert into solana_transfers (user_id, environment, network, kind, from_address, to_address,
-        amount_raw, decimals, signature, wire, last_valid_block_height)
-      values (${f.userId}, 'sandbox', 'devnet', 'sol', 'from', 'to', 1, 9, ${pendingSend}, 'wire', 1)`);
+    await f.db.execute(sql`insert into chain_sends (user_id, environment, family, network, kind, from_address,
+        to_address, amount_raw, decimals, tx_hash, wire, valid_through_height)
+      values (${f.userId}, 'sandbox', 'solana', 'devnet', 'native', 'from', 'to', 1, 9, ${pendingSend}, 'wire', 1)`);
 
     const pruned = await pruneHistory(f.db, NOW, { ...POLICY, sandboxSignaturesDays: 7 });
     expect(pruned.sandboxSignatures).toBeGreaterThanOrEqual(2);

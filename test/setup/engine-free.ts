@@ -57,6 +57,7 @@ export const ENGINE_FREE_FILES = [
   'test/rest/openapi-examples-recorder.test.ts',
   'test/rest/optional-fields.test.ts',
   'test/rest/route-table.test.ts',
+  'test/solana/fee-cap.test.ts',
   'test/solana/legacy-signing.test.ts',
   'test/solana/sandbox-accounts.test.ts',
   'test/upstream/classifier.test.ts',

@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationTransitions } from '../../src/db/lifecycle-schema.js';
 import { events, jobs } from '../../src/db/schema.js';
-import { solanaTransfers } from '../../src/db/solana-schema.js';
+import { chainSends } from '../../src/db/chain-schema.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { CHAIN_SEND, SWAP, transitionChainSend } from '../../src/domain/solana/chain-sends.js';
 import { IllegalTransition, isLegal } from '../../src/domain/lifecycle/transition.js';
@@ -29,7 +29,7 @@ describe('chain-send and swap state tables', () => {
       .where(and(eq(operationTransitions.kind, kind), eq(operationTransitions.operationId, id)));
 
   /** A pending send stored as the transfer service stores one (not sent: nothing moves it but the test). */
-  const pendingSend = async (kind: 'sol' | 'swap'): Promise<SolanaTransferRow> => {
+  const pendingSend = async (kind: 'native' | 'swap'): Promise<SolanaTransferRow> => {
     const wallet = await services.solanaWallets.walletOf(alice);
     return insertTransfer(services.db, {
       userId: alice.userId,
@@ -38,12 +38,12 @@ describe('chain-send and swap state tables', () => {
       kind,
       fromAddress: wallet.address,
       toAddress: Keypair.generate().publicKey.toBase58(),
-      mint: null,
+      asset: null,
       amountRaw: 1_000n,
       decimals: 9,
-      signature: `test-${crypto.randomUUID()}`,
+      txHash: `test-${crypto.randomUUID()}`,
       wire: '',
-      lastValidBlockHeight: 0n,
+      validThroughHeight: 0n,
       status: 'pending',
     });
   };
@@ -78,7 +78,7 @@ describe('chain-send and swap state tables', () => {
   });
 
   it('of racing moves of one send exactly one wins, with one history row and one event', async () => {
-    const pending = await pendingSend('sol');
+    const pending = await pendingSend('native');
     const at = new Date();
     const racing = await Promise.all(
       (['confirmed', 'failed', 'confirmed', 'failed'] as const).map((to) =>
@@ -102,7 +102,7 @@ describe('chain-send and swap state tables', () => {
           eq(events.type, `transaction.${won === 'confirmed' ? 'completed' : 'failed'}`),
         ),
       );
-    expect(told.filter((e) => (e.data as Record<string, unknown>)['signature'] === pending.signature)).toHaveLength(1);
+    expect(told.filter((e) => (e.data as Record<string, unknown>)['signature'] === pending.txHash)).toHaveLength(1);
   });
 
   it('refuses a move out of a final state before writing anything; a swap moves under its own kind', async () => {
@@ -119,6 +119,6 @@ describe('chain-send and swap state tables', () => {
     expect((await transferStore.findTransfer(services.db, swap.id))!.status).toBe('confirmed');
     // A confirmed swap the chain never ran is a market-maker balance break for every reconciliation
     // test that shares this embedded database: the row goes once it has been checked.
-    await services.db.delete(solanaTransfers).where(eq(solanaTransfers.id, swap.id));
+    await services.db.delete(chainSends).where(eq(chainSends.id, swap.id));
   });
 });

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
 import { address } from '@solana/kit';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chainSends } from '../../src/db/chain-schema.js';
 import { JupiterProvider } from '../../src/domain/solana/jupiter-provider.js';
 import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
 import { SOL_MINT } from '../../src/domain/solana/sandbox-world.js';
@@ -83,6 +85,29 @@ describe('production swaps through the Jupiter adapter (local fakes of Jupiter a
     expect(tokens() - before).toBe(BigInt(swapCall.body.quoteResponse.outAmount));
   });
 
+  it("holds in SOL what Jupiter's transaction can cost: every signature's fee and the token account it creates", async () => {
+    const ata = getAssociatedTokenAddressSync(new PublicKey(token.address), wallet, true).toBase58();
+    const had = rpc.svm.getAccount(address(ata)).exists;
+    const lamports = () => rpc.svm.getBalance(address(wallet.toBase58()))!;
+    const before = lamports();
+    const swapped = await call('POST', '/api/v1/solana-exchange/swap-sol-to-token', {
+      outputMint: token.address,
+      amount: '0.25',
+      slippageBps: 100,
+    });
+    expect(swapped.statusCode).toBe(201);
+    const [row] = await t.services.db
+      .select()
+      .from(chainSends)
+      .where(eq(chainSends.txHash, swapped.json().data.signature));
+    const rent = await t.services.solanaChains.productionChain('mainnet-beta').rentExempt(165);
+    // The wallet's signature and the pool's (the fake signs as Jupiter's pools do), and the ATA's rent.
+    expect(row!.feeRaw).toBe(2n * 5_000n + rent);
+    // The cap covers what the chain took besides the amount: exactly, when the account was new.
+    const spentBesides = before - lamports() - row!.amountRaw;
+    expect(spentBesides).toBe(had ? 2n * 5_000n : row!.feeRaw);
+  });
+
   it('refuses to sign a transaction that takes more than the quote allows', async () => {
     jupiter.tamper = true;
     const sends = rpc.sent.length;
@@ -136,8 +161,8 @@ describe('production swaps through the Jupiter adapter (local fakes of Jupiter a
       maxRateLimitWaitMs: 2_000,
     });
     const request = {
-      inputMint: SOL_MINT,
-      outputMint: token.address,
+      inputAsset: SOL_MINT,
+      outputAsset: token.address,
       amountRaw: 1_000_000n,
       swapMode: 'ExactIn' as const,
       slippageBps: 50,

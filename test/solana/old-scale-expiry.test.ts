@@ -4,7 +4,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { operationTransitions } from '../../src/db/lifecycle-schema.js';
 import { events } from '../../src/db/schema.js';
-import { solanaTransfers } from '../../src/db/solana-schema.js';
+import { chainSends } from '../../src/db/chain-schema.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { TransactionRejected } from '../../src/domain/solana/chain.js';
 import type { SolanaWalletRow } from '../../src/domain/solana/custodial-wallets.js';
@@ -41,10 +41,10 @@ describe('sandbox sends stored with a block height on the earlier scale', () => 
   const held = async () => {
     const [row] = await services.db
       .select({
-        sol: sql<string>`(coalesce(sum(${solanaTransfers.amountRaw}), 0) + coalesce(sum(${solanaTransfers.feeLamports}), 0))::text`,
+        sol: sql<string>`(coalesce(sum(${chainSends.amountRaw}), 0) + coalesce(sum(${chainSends.feeRaw}), 0))::text`,
       })
-      .from(solanaTransfers)
-      .where(and(eq(solanaTransfers.fromAddress, wallet.address), eq(solanaTransfers.status, 'pending')));
+      .from(chainSends)
+      .where(and(eq(chainSends.fromAddress, wallet.address), eq(chainSends.status, 'pending')));
     return BigInt(row!.sol);
   };
 
@@ -71,16 +71,16 @@ describe('sandbox sends stored with a block height on the earlier scale', () => 
       userId: alice.userId,
       environment: 'sandbox',
       network: 'devnet',
-      kind: 'sol',
+      kind: 'native',
       fromAddress: wallet.address,
       toAddress: to.toBase58(),
-      mint: null,
+      asset: null,
       amountRaw: AMOUNT,
       decimals: 9,
-      feeLamports: SIGNATURE_FEE,
-      signature: send.signature,
+      feeRaw: SIGNATURE_FEE,
+      txHash: send.signature,
       wire: Buffer.from(send.wire).toString('base64'),
-      lastValidBlockHeight: OLD_SCALE_HEIGHT,
+      validThroughHeight: OLD_SCALE_HEIGHT,
       status: 'pending',
       createdAt,
       updatedAt: createdAt,
@@ -98,7 +98,7 @@ describe('sandbox sends stored with a block height on the earlier scale', () => 
       h.toStatus,
     ]);
   const statusOf = async (id: string) =>
-    (await services.db.select().from(solanaTransfers).where(eq(solanaTransfers.id, id)))[0]!.status;
+    (await services.db.select().from(chainSends).where(eq(chainSends.id, id)))[0]!.status;
 
   it('settles one that landed as confirmed, whatever its height: its hold is spent on the chain, not released', async () => {
     const to = Keypair.generate().publicKey;
@@ -139,9 +139,9 @@ describe('sandbox sends stored with a block height on the earlier scale', () => 
 
     // Older than its sender's lease and a blockhash's lifetime, unknown to the chain: it never landed.
     const past = new Date(Date.now() - OTHER_SCALE_MAX_AGE_MS - 1_000);
-    await services.db.update(solanaTransfers).set({ createdAt: past }).where(eq(solanaTransfers.id, row.id));
+    await services.db.update(chainSends).set({ createdAt: past }).where(eq(chainSends.id, row.id));
     expect(await services.solanaTransfers.confirm(row.id)).toBe('final');
-    const failed = (await services.db.select().from(solanaTransfers).where(eq(solanaTransfers.id, row.id)))[0]!;
+    const failed = (await services.db.select().from(chainSends).where(eq(chainSends.id, row.id)))[0]!;
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(/^Expired/);
     expect(await held()).toBe(0n);
@@ -164,9 +164,9 @@ describe('sandbox sends stored with a block height on the earlier scale', () => 
     // Current scale, one slot past: expired at once, whatever its age.
     const height = services.sandboxChains.blockhashes.slot();
     await services.db
-      .update(solanaTransfers)
-      .set({ lastValidBlockHeight: height - 1n })
-      .where(eq(solanaTransfers.id, row.id));
+      .update(chainSends)
+      .set({ validThroughHeight: height - 1n })
+      .where(eq(chainSends.id, row.id));
     expect(await services.solanaTransfers.confirm(row.id)).toBe('final');
     expect(await statusOf(row.id)).toBe('failed');
     expect(await eventsOf(send.signature)).toEqual(['transaction.failed']);

@@ -4,7 +4,8 @@ import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transa
 import { address } from '@solana/kit';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { solanaTransfers, solanaWatchCursors } from '../../src/db/solana-schema.js';
+import { chainSends } from '../../src/db/chain-schema.js';
+import { solanaWatchCursors } from '../../src/db/solana-schema.js';
 import { events } from '../../src/db/schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
@@ -61,7 +62,7 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     return account.exists ? parseTokenAccount(account.data).amount : undefined;
   };
   const rowOf = async (signature: string) =>
-    (await t.services.db.select().from(solanaTransfers).where(eq(solanaTransfers.signature, signature)))[0]!;
+    (await t.services.db.select().from(chainSends).where(eq(chainSends.txHash, signature)))[0]!;
   /** The confirmation job's next turn. */
   const tick = async () => {
     clock.advance(2_100);
@@ -137,7 +138,7 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     expect(second.signature).toBe(first.signature);
     await tick();
     await tick();
-    const rows = await t.services.db.select().from(solanaTransfers).where(eq(solanaTransfers.toAddress, to));
+    const rows = await t.services.db.select().from(chainSends).where(eq(chainSends.toAddress, to));
     expect(rows).toHaveLength(1);
     expect(rows[0]!.status).toBe('confirmed');
     // Every send of this transfer carried the one signature made once.

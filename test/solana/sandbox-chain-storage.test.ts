@@ -129,7 +129,7 @@ describe('sandbox chain storage: account rows, one chain for every instance', ()
     );
     const [row] = await queryRows<{ wire: string }>(
       services.db,
-      sql`select wire from solana_transfers where signature = ${sent.signature}`,
+      sql`select wire from chain_sends where family = 'solana' and tx_hash = ${sent.signature}`,
     );
     const restarted = anotherInstance(services);
     const before = (await restarted.solanaPortfolio.solBalance(sender, 'devnet')).amountRaw;

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
-import { solanaTransfers } from '../../src/db/solana-schema.js';
+import { chainSends } from '../../src/db/chain-schema.js';
 import { abilitiesOf } from '../../src/domain/auth/permissions.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { systemClock } from '../../src/domain/clock.js';
@@ -56,8 +56,8 @@ describe.skipIf(!onPostgres)('a swap quote executes at most once (PostgreSQL)', 
         expect(outcomes.sort()).toEqual(['CONFLICT', 'confirmed']);
         const swaps = await a.db
           .select()
-          .from(solanaTransfers)
-          .where(and(eq(solanaTransfers.userId, trader.userId), eq(solanaTransfers.quoteId, quote.quoteId)));
+          .from(chainSends)
+          .where(and(eq(chainSends.userId, trader.userId), eq(chainSends.quoteId, quote.quoteId)));
         expect(swaps).toHaveLength(1);
       }
       const usdc = await instances[1]!.solanaPortfolio.tokenBalance(trader, USDC, 'devnet');

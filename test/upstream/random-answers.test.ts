@@ -171,8 +171,8 @@ describe('random provider answers never become a 500', () => {
   it('Jupiter (quote, swap, price)', async () => {
     const provider = new JupiterProvider({ baseUrl: `${jupiter.url}/swap/v1`, priceUrl: `${jupiter.url}/price/v3` });
     const request = {
-      inputMint: SOL_MINT,
-      outputMint: token,
+      inputAsset: SOL_MINT,
+      outputAsset: token,
       amountRaw: 1_000_000n,
       swapMode: 'ExactIn' as const,
       slippageBps: 50,

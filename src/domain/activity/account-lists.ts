@@ -6,7 +6,7 @@ import type { Database } from '../../db/client.js';
 import { keysetPage, type PageOf, type Window } from '../../domain/keyset.js';
 import { offrampOrders } from '../../db/offramp-schema.js';
 import type { Owner } from '../../domain/activity/owned-rows.js';
-import { solanaTransfers } from '../../db/solana-schema.js';
+import { chainSends } from '../../db/chain-schema.js';
 import { deposits, payouts, virtualAccounts } from '../../db/wallet-schema.js';
 import { badInput } from '../errors.js';
 import { countedTotal } from '../list-totals.js';
@@ -96,7 +96,7 @@ export class AccountLists {
   }
 
   solanaTransfers(owner: Owner, window: Window) {
-    return this.list(solanaTransfers, owner, undefined, window);
+    return this.list(chainSends, owner, eq(chainSends.family, 'solana'), window);
   }
 
   private async list<T extends OwnedTable>(

@@ -14,7 +14,10 @@ export interface ActivityFilter {
 }
 
 /** Each source table, with SQL for its kind and its status in the feed's terms. */
-const SOURCES: Record<ActivitySource, { table: SQL; kind: SQL; status: SQL; kinds: readonly ActivityKind[] }> = {
+const SOURCES: Record<
+  ActivitySource,
+  { table: SQL; only?: SQL; kind: SQL; status: SQL; kinds: readonly ActivityKind[] }
+> = {
   wallet: {
     table: sql`wallet_transactions`,
     kind: sql`(case type when 'WITHDRAWAL' then 'PAYOUT' else type::text end)`,
@@ -22,7 +25,8 @@ const SOURCES: Record<ActivitySource, { table: SQL; kind: SQL; status: SQL; kind
     kinds: ['DEPOSIT', 'PAYOUT', 'BILL', 'TRANSFER_IN', 'TRANSFER_OUT'],
   },
   solana: {
-    table: sql`solana_transfers`,
+    table: sql`chain_sends`,
+    only: sql`family = 'solana'`,
     kind: sql`(case kind when 'swap' then 'SWAP' else 'CHAIN_TRANSFER' end)`,
     status: sql`(case status when 'pending' then 'PENDING' when 'confirmed' then 'COMPLETED' else 'FAILED' end)`,
     kinds: ['CHAIN_TRANSFER', 'SWAP'],
@@ -45,11 +49,12 @@ function branch(
   filter: ActivityFilter,
   window: Window | undefined,
 ): SQL | undefined {
-  const { table, kind, status, kinds } = SOURCES[source];
+  const { table, only, kind, status, kinds } = SOURCES[source];
   const wantedKinds = filter.kinds ? kinds.filter((k) => filter.kinds!.includes(k)) : kinds;
   if (wantedKinds.length === 0) return undefined;
   const key = sql`(${`${source}:`} || id::text) collate "C"`;
   const conditions: SQL[] = [sql`user_id = ${owner.userId}`, sql`environment = ${owner.environment}`];
+  if (only) conditions.push(only);
   if (wantedKinds.length < kinds.length)
     conditions.push(
       sql`${kind} in (${sql.join(

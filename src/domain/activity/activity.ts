@@ -56,6 +56,7 @@ export const SOLANA_STATUS: Record<SolanaTransferRow['status'], ActivityStatus> 
   pending: 'PENDING',
   confirmed: 'COMPLETED',
   failed: 'FAILED',
+  replaced: 'FAILED',
 };
 
 /** An offramp order is settled only when its fiat arrived, or failed, expired or was refunded. */
@@ -90,7 +91,7 @@ export function solanaActivity(row: SolanaTransferRow): Activity {
     id: activityKey('solana', row.id),
     kind: row.kind === 'swap' ? 'SWAP' : 'CHAIN_TRANSFER',
     status: SOLANA_STATUS[row.status],
-    reference: row.signature,
+    reference: row.txHash,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

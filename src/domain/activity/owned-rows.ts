@@ -1,4 +1,4 @@
-import { and, type Column, eq, inArray } from 'drizzle-orm';
+import { and, type Column, eq, inArray, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Environment } from '../auth/permissions.js';
 import { isUuid } from '../ids.js';
@@ -19,20 +19,21 @@ const ownedBy = (table: OwnedTable, owner: Owner) =>
 /**
  * The owner's rows among `ids`, in one statement: what per-request loaders batch into. Ids that
  * are not uuids, or rows of another user or environment, are simply absent, so a caller cannot
- * tell someone else's record from a missing one.
+ * tell someone else's record from a missing one. `only` narrows a shared table (one family's chain sends).
  */
 export async function ownedRowsByIds<T extends OwnedTable>(
   db: Executor,
   table: T,
   owner: Owner,
   ids: readonly string[],
+  only?: SQL,
 ): Promise<Array<T['$inferSelect']>> {
   const wanted = [...new Set(ids.filter(isUuid))];
   if (wanted.length === 0) return [];
   return (await db
     .select()
     .from(table as PgTable)
-    .where(and(ownedBy(table, owner), inArray(table.id, wanted)))) as Array<T['$inferSelect']>;
+    .where(and(ownedBy(table, owner), inArray(table.id, wanted), only))) as Array<T['$inferSelect']>;
 }
 
 /** The owner's rows among `references` (unique per owner and environment), in one statement. */

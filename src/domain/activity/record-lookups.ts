@@ -1,9 +1,10 @@
-import type { Column } from 'drizzle-orm';
+import { type Column, eq, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { billRecords } from '../../db/bills-schema.js';
 import type { Database } from '../../db/client.js';
 import { offrampOrders } from '../../db/offramp-schema.js';
-import { solanaQuotes, solanaTransfers } from '../../db/solana-schema.js';
+import { chainSends } from '../../db/chain-schema.js';
+import { solanaQuotes } from '../../db/solana-schema.js';
 import { deposits, paymentMethods, payouts, walletTransactions } from '../../db/wallet-schema.js';
 import type { StoredQuote, SwapQuoteView } from '../solana/swap-quote.js';
 import { type Owner, ownedRowsByIds, ownedRowsByReferences } from './owned-rows.js';
@@ -15,9 +16,11 @@ const BY_ID = {
   payouts,
   billRecords,
   paymentMethods,
-  solanaTransfers,
+  solanaTransfers: chainSends,
   offrampOrders,
 } as const;
+/** Kinds on a table that several kinds share: Solana's sends are the chain sends of family `solana`. */
+const ONLY: Partial<Record<keyof typeof BY_ID, SQL>> = { solanaTransfers: eq(chainSends.family, 'solana') };
 const BY_REFERENCE = { walletTransactions, deposits, payouts, billRecords, offrampOrders } as const;
 
 export type RecordKind = keyof typeof BY_ID;
@@ -34,7 +37,9 @@ export class RecordLookups {
   constructor(private readonly db: Database) {}
 
   byIds<K extends RecordKind>(kind: K, owner: Owner, ids: readonly string[]): Promise<Array<RecordRow<K>>> {
-    return ownedRowsByIds(this.db, BY_ID[kind] as unknown as Owned, owner, ids) as Promise<Array<RecordRow<K>>>;
+    return ownedRowsByIds(this.db, BY_ID[kind] as unknown as Owned, owner, ids, ONLY[kind]) as Promise<
+      Array<RecordRow<K>>
+    >;
   }
 
   byReferences<K extends ReferencedKind>(

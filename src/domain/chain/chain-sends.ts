@@ -1,3 +1,4 @@
+import { type ChainSendRow, chainSends } from '../../db/chain-schema.js';
 import type { Executor } from '../../db/client.js';
 import type { Principal } from '../auth/principal.js';
 import type { MoneyEventKind } from '../events/payloads.js';
@@ -8,34 +9,35 @@ import type { KeyRef, KeyRow } from '../money/key-claim.js';
 /**
  * A chain send of any family: signed, stored with its signed transaction, then sent; followed until
  * the chain confirms it, fails it, or it can no longer land. pending → confirmed | failed, each move
- * with its `transaction.*` event. A swap is a chain send whose quote executes once.
+ * with its `transaction.*` event; where sends carry a nonce, also pending → replaced, when another
+ * send with its nonce landed instead. A swap is a chain send whose quote executes once.
  */
-export type ChainSendStatus = 'pending' | 'confirmed' | 'failed';
+export type ChainSendStatus = ChainSendRow['status'];
 
-/** The columns the core reads of a family's chain-send row; the family keeps the rest (amounts, wire). */
-export interface ChainSendRow {
-  id: string;
-  userId: string;
-  environment: Principal['environment'];
-  network: string;
-  /** The family's kinds (sol, token, swap for Solana); `swap` is the one with its own state table. */
-  kind: string;
-  fromAddress: string;
-  /** The transaction's hash (a Solana signature), known once it is signed. */
-  signature: string;
-  status: ChainSendStatus;
-  error: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** A chain send as the core's one table keeps it (src/db/chain-schema.ts), for every family. */
+export type { ChainSendRow };
 
+const SETTLES = { confirmed: ['transaction.completed'], failed: ['transaction.failed'] } as const;
+
+/** A send without a nonce ends confirmed or failed. */
 const MOVES = {
-  pending: { confirmed: ['transaction.completed'], failed: ['transaction.failed'] },
+  pending: SETTLES,
   confirmed: {},
   failed: {},
+  replaced: {},
 } as const satisfies Record<ChainSendStatus, Partial<Record<ChainSendStatus, readonly MoneyEventKind[]>>>;
 
-/** The state tables of one family's chain sends and swaps, on the family's table. */
+/**
+ * A send with a nonce may also end replaced: its replacement (same nonce, `replaces` naming it)
+ * landed, so it never will. What it held is released, and it is told as a failure, since nothing it
+ * asked for happened; the replacement carries the transfer.
+ */
+const REPLACEABLE_MOVES = {
+  ...MOVES,
+  pending: { ...SETTLES, replaced: ['transaction.failed'] },
+} as const satisfies Record<ChainSendStatus, Partial<Record<ChainSendStatus, readonly MoneyEventKind[]>>>;
+
+/** The state tables of one family's chain sends and swaps, on chain_sends. */
 export interface ChainSendLifecycles<Row extends ChainSendRow> {
   send: Lifecycle<Row>;
   /** A sandbox swap runs and is recorded in one commit, so it is born `confirmed` and never moves. */
@@ -43,12 +45,16 @@ export interface ChainSendLifecycles<Row extends ChainSendRow> {
   of(row: Pick<Row, 'kind'>): Lifecycle<Row>;
 }
 
-/** Every family's chain sends move along one table; a family names its table and its event data. */
-export function chainSendLifecycles<Row extends ChainSendRow>(
-  table: unknown,
+/**
+ * Every family's chain sends move along one table, chain_sends; a family names its event data and
+ * whether its sends carry a nonce (and so can be replaced).
+ */
+export function chainSendLifecycles<Row extends ChainSendRow = ChainSendRow>(
   data: (row: Row) => unknown,
+  options: { replaceable: boolean },
 ): ChainSendLifecycles<Row> {
-  const send: Lifecycle<Row> = { kind: 'chain_send', table, versioned: false, data, moves: MOVES };
+  const moves = options.replaceable ? REPLACEABLE_MOVES : MOVES;
+  const send: Lifecycle<Row> = { kind: 'chain_send', table: chainSends, versioned: false, data, moves };
   const swap: Lifecycle<Row> = { ...send, kind: 'swap' };
   return { send, swap, of: (row) => (row.kind === 'swap' ? swap : send) };
 }
@@ -78,7 +84,7 @@ export interface ChainSendMove<Row extends ChainSendRow> {
  */
 export interface SendRecord<Row extends ChainSendRow> {
   row: Row;
-  /** What the chain says the wallet holds now of the native asset, and of the token sent (0 for native). */
+  /** What the chain says the wallet holds now of the native asset, and of the asset sent (0 for native). */
   nativeBalance: bigint;
   tokenBalance: bigint;
   /** Native units the send takes: fees and rent, plus the amount for a native send. */
@@ -93,8 +99,8 @@ export type Recorded = { recorded: true; keyed: boolean } | { recorded: false; h
 /** Where a family keeps its chain sends: every write of the send path, each one statement. */
 export interface ChainSendStore<Row extends ChainSendRow> {
   findTransfer(db: Executor, id: string): Promise<Row | undefined>;
-  findOwnedBySignature(db: Executor, principal: Principal, signature: string): Promise<Row | undefined>;
-  findPendingBySignature(db: Executor, signature: string): Promise<Row | undefined>;
+  findOwnedByHash(db: Executor, principal: Principal, hash: string): Promise<Row | undefined>;
+  findPendingByHash(db: Executor, hash: string): Promise<Row | undefined>;
   listOwned(db: Executor, principal: Principal, limit: number): Promise<Row[]>;
   /** Claims the key and, when fresh (or keyless), locks the wallet's row. */
   claimAndLock(tx: Executor, key: KeyRef | null, walletId: string, now: Date): Promise<KeyRow>;

@@ -8,9 +8,9 @@
 export type SwapMode = 'ExactIn' | 'ExactOut';
 
 export interface QuoteRequest {
-  /** The input asset's address on the chain. */
-  inputMint: string;
-  outputMint: string;
+  /** The input asset's address on the chain (a Solana mint, an ERC-20 contract; the family's key for its native coin). */
+  inputAsset: string;
+  outputAsset: string;
   /** Raw units of the input token (ExactIn) or of the output token (ExactOut). */
   amountRaw: bigint;
   swapMode: SwapMode;
@@ -19,8 +19,8 @@ export interface QuoteRequest {
 
 export interface RouteHop {
   dex: string;
-  inputMint: string;
-  outputMint: string;
+  inputAsset: string;
+  outputAsset: string;
   inAmountRaw: bigint;
   outAmountRaw: bigint;
   /** Fee taken by the hop, in its input token. */
@@ -44,7 +44,7 @@ export interface ExecutedSwap {
   inRaw: bigint;
   outRaw: bigint;
   /** The transaction's hash (a Solana signature). */
-  signature: string;
+  hash: string;
   /** The signed transaction, base64. */
   wire: string;
 }

@@ -1,7 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { solanaTransfers } from '../../db/solana-schema.js';
-import type { SolanaChain } from '../solana/chain.js';
-import { SANDBOX_POOLS, SANDBOX_TOKENS, SOL_MINT, type SandboxPool } from '../solana/sandbox-world.js';
+import { chainSends } from '../../db/chain-schema.js';
 import type { Break, BreakKind, OurRecord } from './matcher.js';
 import type { ProviderRecord } from './records.js';
 import type { ReconciliationSource } from './sources.js';
@@ -40,70 +38,68 @@ export function compareBalances(
   return { matched, breaks };
 }
 
-const unitsOf = (symbol: string) => 10n ** BigInt(SANDBOX_TOKENS.find((t) => t.symbol === symbol)!.decimals);
-const mintOf = (symbol: string) => SANDBOX_TOKENS.find((t) => t.symbol === symbol)!.address;
+/**
+ * The market makers of a sandbox exchange on one network, as reconciliation needs them: what they
+ * held of each asset at genesis (all pools together), what they hold now on the chain, and how the
+ * family names its native coin. A family's sandbox supplies it (Solana's: solana/sandbox-market-makers.ts),
+ * given here by the wiring (services.ts), so reconciliation reads no family's sandbox.
+ */
+export interface MarketMakers {
+  /** The chain family whose swaps they take (chain_sends.family). */
+  family: string;
+  network: string;
+  /** The native coin's asset key in these figures (a swap row names it by a null asset), and its currency label. */
+  native: { asset: string; currency: string };
+  /** Raw units of each asset all the makers held at genesis. */
+  genesis: ReadonlyMap<string, bigint>;
+  /** Raw units of each asset all the makers hold now, as the chain says. */
+  held(): Promise<Map<string, bigint>>;
+}
 
 /**
- * A sandbox network's market makers: the pools' wallets hold, per token, their genesis reserves
+ * A sandbox network's market makers: the pools' wallets hold, per asset, their genesis reserves
  * plus every swap the gateway recorded on that network (the input paid in, the output paid out).
- * Compared per token over all pools together: a multi-hop swap's intermediate token passes from one
+ * Compared per asset over all pools together: a multi-hop swap's intermediate token passes from one
  * pool to the next and nets out, and a swap row names only its first input and last output. Nothing
  * else moves a pool's tokens (its key signs only the gateway's swaps; the user pays the fees), so
  * the figures agree to the base unit.
  */
-export function marketMakerSource(chain: SolanaChain, pools: SandboxPool[] = SANDBOX_POOLS): ReconciliationSource {
+export function marketMakerSource(makers: MarketMakers): ReconciliationSource {
+  const { native } = makers;
   return {
-    provider: `solana-${chain.network}-market-makers`,
+    provider: `${makers.family}-${makers.network}-market-makers`,
     environment: 'sandbox',
     async items(db, window) {
       // A balance is of the run, not of a moment in the day: stamped inside the day so it is reported.
       const at = new Date((window.from.getTime() + window.to.getTime()) / 2);
-      const genesis = new Map<string, bigint>();
-      for (const pool of pools) {
-        genesis.set(mintOf(pool.a), (genesis.get(mintOf(pool.a)) ?? 0n) + pool.initialA * unitsOf(pool.a));
-        genesis.set(mintOf(pool.b), (genesis.get(mintOf(pool.b)) ?? 0n) + pool.initialB * unitsOf(pool.b));
-      }
       const recorded = async () => {
-        const expected = new Map(genesis);
+        const expected = new Map(makers.genesis);
         const swaps = await db
           .select({
-            mint: solanaTransfers.mint,
-            amountRaw: solanaTransfers.amountRaw,
-            outputMint: solanaTransfers.outputMint,
-            outputAmountRaw: solanaTransfers.outputAmountRaw,
+            asset: chainSends.asset,
+            amountRaw: chainSends.amountRaw,
+            outputAsset: chainSends.outputAsset,
+            outputAmountRaw: chainSends.outputAmountRaw,
           })
-          .from(solanaTransfers)
+          .from(chainSends)
           .where(
             and(
-              eq(solanaTransfers.environment, 'sandbox'),
-              eq(solanaTransfers.network, chain.network),
-              eq(solanaTransfers.kind, 'swap'),
-              eq(solanaTransfers.status, 'confirmed'),
+              eq(chainSends.family, makers.family),
+              eq(chainSends.environment, 'sandbox'),
+              eq(chainSends.network, makers.network),
+              eq(chainSends.kind, 'swap'),
+              eq(chainSends.status, 'confirmed'),
             ),
           );
         for (const swap of swaps) {
-          const input = swap.mint ?? SOL_MINT;
+          const input = swap.asset ?? native.asset;
           expected.set(input, (expected.get(input) ?? 0n) + swap.amountRaw);
-          if (swap.outputMint)
-            expected.set(swap.outputMint, (expected.get(swap.outputMint) ?? 0n) - (swap.outputAmountRaw ?? 0n));
+          if (swap.outputAsset)
+            expected.set(swap.outputAsset, (expected.get(swap.outputAsset) ?? 0n) - (swap.outputAmountRaw ?? 0n));
         }
         return expected;
       };
-      const onChain = async () => {
-        // SOL reserves are the lamports above each wallet's rent reserve (as the pools price them).
-        const rent = await chain.rentExempt(0);
-        const held = new Map<string, bigint>();
-        for (const pool of pools) {
-          const owner = pool.wallet.publicKey.toBase58();
-          for (const symbol of [pool.a, pool.b]) {
-            const mint = mintOf(symbol);
-            const amount =
-              mint === SOL_MINT ? (await chain.lamports(owner)) - rent : await chain.associatedTokenAmount(owner, mint);
-            held.set(mint, (held.get(mint) ?? 0n) + amount);
-          }
-        }
-        return held;
-      };
+      const onChain = () => makers.held();
       // A swap commits its record and the chain's new state together, but the two are read apart:
       // records read before and after the chain must agree, or a swap landed in between (read again).
       const same = (a: Map<string, bigint>, b: Map<string, bigint>) =>
@@ -116,11 +112,11 @@ export function marketMakerSource(chain: SolanaChain, pools: SandboxPool[] = SAN
         expected = after;
         held = await onChain();
       }
-      const record = (mint: string, amount: bigint) => ({
-        reference: `market-makers:${mint}`,
-        providerRef: `market-makers:${mint}`,
+      const record = (asset: string, amount: bigint) => ({
+        reference: `market-makers:${asset}`,
+        providerRef: `market-makers:${asset}`,
         amount,
-        currency: mint === SOL_MINT ? 'SOL' : mint,
+        currency: asset === native.asset ? native.currency : asset,
         status: 'succeeded' as const,
         at,
       });
@@ -130,8 +126,11 @@ export function marketMakerSource(chain: SolanaChain, pools: SandboxPool[] = SAN
           direction: 'out',
           clearing: false,
           compare: 'balances',
-          ours: [...expected].map(([mint, amount]) => ({ ...record(mint, amount), itemType: 'market_maker_balance' })),
-          theirs: [...held].map(([mint, amount]) => record(mint, amount)),
+          ours: [...expected].map(([asset, amount]) => ({
+            ...record(asset, amount),
+            itemType: 'market_maker_balance',
+          })),
+          theirs: [...held].map(([asset, amount]) => record(asset, amount)),
         },
       ];
     },

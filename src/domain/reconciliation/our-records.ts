@@ -2,7 +2,8 @@ import { and, type Column, eq, gte, inArray, lt } from 'drizzle-orm';
 import { billRecords } from '../../db/bills-schema.js';
 import type { Executor } from '../../db/client.js';
 import { offrampOrders } from '../../db/offramp-schema.js';
-import { solanaTransfers, solanaWallets } from '../../db/solana-schema.js';
+import { chainSends } from '../../db/chain-schema.js';
+import { solanaWallets } from '../../db/solana-schema.js';
 import { deposits, payouts } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { OurRecord } from './matcher.js';
@@ -131,24 +132,26 @@ export async function ourChainTransfers(
   if (addresses.length === 0) return [];
   const rows = await db
     .select()
-    .from(solanaTransfers)
+    .from(chainSends)
     .where(
       and(
-        eq(solanaTransfers.environment, environment),
-        eq(solanaTransfers.network, network),
-        inArray(solanaTransfers.fromAddress, addresses),
-        gte(solanaTransfers.createdAt, window.from),
-        lt(solanaTransfers.createdAt, window.to),
+        eq(chainSends.family, 'solana'),
+        eq(chainSends.environment, environment),
+        eq(chainSends.network, network),
+        inArray(chainSends.fromAddress, addresses),
+        gte(chainSends.createdAt, window.from),
+        lt(chainSends.createdAt, window.to),
       ),
     );
   return rows.map(
     (t): OurRecord => ({
       itemType: 'chain_transfer',
-      reference: t.signature,
-      providerRef: t.signature,
+      reference: t.txHash,
+      providerRef: t.txHash,
       amount: t.amountRaw,
-      currency: t.mint ?? 'SOL',
-      status: t.status === 'confirmed' ? 'succeeded' : t.status === 'failed' ? 'failed' : 'pending',
+      currency: t.asset ?? 'SOL',
+      // A replaced send never lands: as failed as one the chain refused.
+      status: t.status === 'confirmed' ? 'succeeded' : t.status === 'pending' ? 'pending' : 'failed',
       at: t.createdAt,
     }),
   );

@@ -3,22 +3,22 @@ import type { BillsProvider } from '../bills/bills-provider.js';
 import type { OfframpProvider } from '../offramp/offramp-provider.js';
 import type { PaymentsProvider } from '../payments/payments-provider.js';
 import type { SolanaChain } from '../solana/chain.js';
-import { marketMakerSource } from './balances.js';
+import { type MarketMakers, marketMakerSource } from './balances.js';
 import { billsSource, chainSource, offrampSource, paymentsSource, type ReconciliationSource } from './sources.js';
 
 /**
  * The sources of every environment from the configured adapters. An unconfigured production
  * provider is left out (nothing to reconcile); the sandbox's providers are in (they list what they
  * recorded in this process). Production chains are the RPC networks configured; the sandbox's
- * chains are every network's (their market makers; production configures none).
+ * market makers are every sandbox network's (production has none), given by the family's sandbox.
  */
 export function reconciliationSources(adapters: {
   payments: Record<Environment, PaymentsProvider>;
   bills: Record<Environment, BillsProvider | undefined>;
   offramp: { production: OfframpProvider | undefined };
   chains: SolanaChain[];
-  /** The sandbox's chains, one per network: their market makers' balances. */
-  sandboxChains?: SolanaChain[];
+  /** The sandbox exchanges' market makers, one per family and network: their balances. */
+  sandboxMarketMakers?: MarketMakers[];
 }): ReconciliationSource[] {
   const sources: Array<ReconciliationSource | undefined> = [];
   for (const environment of ['sandbox', 'production'] as const) {
@@ -29,6 +29,6 @@ export function reconciliationSources(adapters: {
   }
   if (adapters.offramp.production) sources.push(offrampSource('production', adapters.offramp.production));
   for (const chain of adapters.chains) sources.push(chainSource('production', chain));
-  for (const chain of adapters.sandboxChains ?? []) sources.push(marketMakerSource(chain));
+  for (const makers of adapters.sandboxMarketMakers ?? []) sources.push(marketMakerSource(makers));
   return sources.filter((s): s is ReconciliationSource => s !== undefined);
 }

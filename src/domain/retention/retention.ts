@@ -165,7 +165,8 @@ export async function pruneHistory(db: Executor, now: Date, policy: RetentionPol
     (limit) => sql`delete from solana_sandbox_signatures s using (
       select network, signature from solana_sandbox_signatures old
       where old.created_at < ${signaturesBefore}
-        and not exists (select 1 from solana_transfers p where p.signature = old.signature and p.status = 'pending')
+        and not exists (select 1 from chain_sends p
+          where p.family = 'solana' and p.tx_hash = old.signature and p.status = 'pending')
       limit ${limit}
     ) old
     where s.network = old.network and s.signature = old.signature

@@ -19,7 +19,8 @@ import { checkAddress, decimalFromRaw, rawFromDecimal } from './token-amounts.js
 import type { TokenDirectory } from './token-directory.js';
 import { recordTransferEvent } from './transfer-events.js';
 import { checkBuiltSwap } from './swap-checks.js';
-import { SIGNATURE_FEE, type SolanaTransfers, transferView } from './transfer-service.js';
+import { type SolanaTransfers, TOKEN_ACCOUNT_SIZE, transferView } from './transfer-service.js';
+import { feeCapOf } from './fee-cap.js';
 import { insertTransfer, transferStore } from './transfer-store.js';
 
 export interface QuoteInput {
@@ -85,7 +86,7 @@ export class SolanaExchange {
       to: () => this.tokens.info(principal.environment, network, outputMint, 'outputMint'),
     });
     const amountRaw = rawFromDecimal(input.amount, swapMode === 'ExactIn' ? from.decimals : to.decimals);
-    const request: QuoteRequest = { inputMint, outputMint, amountRaw, swapMode, slippageBps };
+    const request: QuoteRequest = { inputAsset: inputMint, outputAsset: outputMint, amountRaw, swapMode, slippageBps };
     const provider = this.providers(principal.environment);
     const wallet = await this.wallets.walletOf(principal);
     const chain = this.chains.chainFor(principal.environment, network);
@@ -140,7 +141,14 @@ export class SolanaExchange {
       const quoteId = input.quoteId ?? (await this.quote(principal, fieldsOf(input))).quoteId;
       const stored = await this.storedQuote(principal, quoteId);
       const network = stored.view.network;
-      const request: QuoteRequest = { ...stored.request, amountRaw: BigInt(stored.request.amountRaw) };
+      const { inputMint, outputMint, amountRaw, swapMode, slippageBps } = stored.request;
+      const request: QuoteRequest = {
+        inputAsset: inputMint,
+        outputAsset: outputMint,
+        amountRaw: BigInt(amountRaw),
+        swapMode,
+        slippageBps,
+      };
       const threshold = BigInt(stored.otherAmountThresholdRaw);
       const wallet = await this.wallets.walletOf(principal);
       const execution = await this.providers(principal.environment).execute({
@@ -162,15 +170,16 @@ export class SolanaExchange {
             kind: 'swap',
             fromAddress: wallet.address,
             toAddress: wallet.address,
-            mint: request.inputMint === SOL_MINT ? null : request.inputMint,
+            asset: request.inputAsset === SOL_MINT ? null : request.inputAsset,
             amountRaw: executed.inRaw,
             decimals: stored.view.fromToken.decimals,
-            outputMint: request.outputMint,
+            outputAsset: request.outputAsset,
             outputAmountRaw: executed.outRaw,
             quoteId,
-            signature: executed.signature,
+            txHash: executed.hash,
             wire: executed.wire,
-            lastValidBlockHeight: 0n,
+            // Executed in the commit that records it: never sent, so no height bounds it.
+            validThroughHeight: null,
             status: 'confirmed',
             createdAt: now,
             updatedAt: now,
@@ -184,7 +193,10 @@ export class SolanaExchange {
       const { send } = execution;
       const chain = this.chains.productionChain(network);
       const transaction = VersionedTransaction.deserialize(send.unsigned);
-      await checkBuiltSwap(chain, transaction, wallet.address, request, send.inAmountRaw, threshold);
+      const [, tokenAccountRent] = await Promise.all([
+        checkBuiltSwap(chain, transaction, wallet.address, request, send.inAmountRaw, threshold),
+        chain.rentExempt(TOKEN_ACCOUNT_SIZE),
+      ]);
       // The swap's key is claimed by `swap` (Idempotency.run); the record is attached to that claim.
       const view = await this.transfers.submit(
         principal,
@@ -195,13 +207,14 @@ export class SolanaExchange {
           kind: 'swap',
           network,
           to: wallet.address,
-          mint: request.inputMint === SOL_MINT ? null : request.inputMint,
+          mint: request.inputAsset === SOL_MINT ? null : request.inputAsset,
           amountRaw: send.inAmountRaw,
           decimals: stored.view.fromToken.decimals,
-          outputMint: request.outputMint,
+          outputMint: request.outputAsset,
           outputAmountRaw: send.outAmountRaw,
           quoteId,
-          lamportsNeeded: SIGNATURE_FEE,
+          // Held in SOL while pending: everything the provider's transaction can cost the wallet.
+          lamportsNeeded: feeCapOf(transaction.message, wallet.address, tokenAccountRent),
           transaction,
           lastValidBlockHeight: send.validThroughHeight,
         },
@@ -220,7 +233,7 @@ export class SolanaExchange {
 
   /**
    * Marks a quote executed, once: a conditional update, so of two swaps racing on one quote exactly
-   * one takes it (the unique index on solana_transfers.quote_id backs this up).
+   * one takes it (the unique index on chain_sends.quote_id backs this up).
    */
   private async takeQuote(db: Executor, quoteId: string): Promise<void> {
     const [taken] = await db

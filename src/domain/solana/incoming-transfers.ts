@@ -22,7 +22,7 @@ export function sandboxExecutionRecorder(clock: Clock): ExecutionListener {
     const now = clock.now();
     // The sender's own send is in hand (no read); one from elsewhere is found by its signature.
     const own = sending.get(executed.signature);
-    const pending = own?.row ?? (await transferStore.findPendingBySignature(tx, executed.signature));
+    const pending = own?.row ?? (await transferStore.findPendingByHash(tx, executed.signature));
     if (pending) await transitionChainSend(tx, pending, 'confirmed', now, { answer: own?.answer });
     if (executed.arrivals.length > 0) await arrivals(tx, network, executed.arrivals);
   };

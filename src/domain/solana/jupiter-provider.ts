@@ -83,8 +83,8 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
         field: 'network',
       });
     const query = new URLSearchParams({
-      inputMint: request.inputMint,
-      outputMint: request.outputMint,
+      inputMint: request.inputAsset,
+      outputMint: request.outputAsset,
       amount: request.amountRaw.toString(),
       slippageBps: String(request.slippageBps),
       swapMode: request.swapMode,
@@ -100,8 +100,8 @@ export class JupiterProvider implements ExchangeProvider, SwapBuilder {
       priceImpact: Math.abs(Number(raw.priceImpactPct) || 0),
       hops: raw.routePlan.map((step) => ({
         dex: step.swapInfo.label ?? 'Jupiter',
-        inputMint: step.swapInfo.inputMint,
-        outputMint: step.swapInfo.outputMint,
+        inputAsset: step.swapInfo.inputMint,
+        outputAsset: step.swapInfo.outputMint,
         inAmountRaw: BigInt(step.swapInfo.inAmount),
         outAmountRaw: BigInt(step.swapInfo.outAmount),
         feeRaw: BigInt(step.swapInfo.feeAmount ?? '0'),

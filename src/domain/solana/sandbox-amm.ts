@@ -83,7 +83,7 @@ export class SandboxAmm implements ExchangeProvider {
         blockhash: chain.blockhash,
         lastValidBlockHeight: 0,
       }).add(...instructions);
-      checkSandboxBalance(chain.svm, order.walletAddress, request.inputMint, inRaw, view);
+      checkSandboxBalance(chain.svm, order.walletAddress, request.inputAsset, inRaw, view);
       transaction.partialSign(...poolSigners);
       transaction.addSignature(user, Buffer.from(await order.sign(transaction.serializeMessage())));
       try {
@@ -98,7 +98,7 @@ export class SandboxAmm implements ExchangeProvider {
       const executed = {
         inRaw,
         outRaw,
-        signature: base58.decode(transaction.signatures[0]!.signature!),
+        hash: base58.decode(transaction.signatures[0]!.signature!),
         wire: transaction.serialize().toString('base64'),
       };
       return (tx) => order.record(tx, executed);
@@ -226,12 +226,13 @@ function price(svm: LiteSVM, legs: Leg[], request: QuoteRequest): Priced | undef
 }
 
 function bestRoute(svm: LiteSVM, request: QuoteRequest): SandboxRoute {
-  if (!tokenByMint(request.inputMint))
+  if (!tokenByMint(request.inputAsset))
     throw badInput('inputMint', 'inputMint is not a sandbox token (see docs/sandbox.md for the sandbox mints).');
-  if (!tokenByMint(request.outputMint))
+  if (!tokenByMint(request.outputAsset))
     throw badInput('outputMint', 'outputMint is not a sandbox token (see docs/sandbox.md for the sandbox mints).');
-  if (request.inputMint === request.outputMint) throw badInput('outputMint', 'outputMint must differ from inputMint.');
-  const priced = routesBetween(request.inputMint, request.outputMint)
+  if (request.inputAsset === request.outputAsset)
+    throw badInput('outputMint', 'outputMint must differ from inputMint.');
+  const priced = routesBetween(request.inputAsset, request.outputAsset)
     .map((legs) => price(svm, legs, request))
     .filter((p): p is Priced => p !== undefined);
   if (priced.length === 0)
@@ -255,8 +256,8 @@ function toProviderQuote(route: SandboxRoute): ProviderQuote {
   const outAmountRaw = route.amounts.at(-1)!.amountOut;
   const hops: RouteHop[] = route.legs.map((leg, i) => ({
     dex: SANDBOX_DEX,
-    inputMint: leg.inputMint,
-    outputMint: leg.outputMint,
+    inputAsset: leg.inputMint,
+    outputAsset: leg.outputMint,
     inAmountRaw: route.amounts[i]!.amountIn,
     outAmountRaw: route.amounts[i]!.amountOut,
     feeRaw: route.amounts[i]!.fee,
@@ -270,9 +271,9 @@ function toProviderQuote(route: SandboxRoute): ProviderQuote {
     hops,
     // The same shape as Jupiter's QuoteResponse, so clients read one format in both environments.
     raw: {
-      inputMint: request.inputMint,
+      inputMint: request.inputAsset,
       inAmount: inAmountRaw.toString(),
-      outputMint: request.outputMint,
+      outputMint: request.outputAsset,
       outAmount: outAmountRaw.toString(),
       otherAmountThreshold: threshold.toString(),
       swapMode: request.swapMode,
@@ -283,12 +284,12 @@ function toProviderQuote(route: SandboxRoute): ProviderQuote {
         swapInfo: {
           ammKey: route.legs[i]!.pool.wallet.publicKey.toBase58(),
           label: hop.dex,
-          inputMint: hop.inputMint,
-          outputMint: hop.outputMint,
+          inputMint: hop.inputAsset,
+          outputMint: hop.outputAsset,
           inAmount: hop.inAmountRaw.toString(),
           outAmount: hop.outAmountRaw.toString(),
           feeAmount: hop.feeRaw.toString(),
-          feeMint: hop.inputMint,
+          feeMint: hop.inputAsset,
         },
         percent: 100,
       })),

@@ -64,10 +64,10 @@ export async function checkBuiltSwap(
   const tokenAccount = (mint: string) => associatedTokenAddress(mint, owner).toBase58();
   const watched = [
     owner,
-    ...(request.inputMint === SOL_MINT ? [] : [tokenAccount(request.inputMint)]),
-    ...(request.outputMint === SOL_MINT ? [] : [tokenAccount(request.outputMint)]),
+    ...(request.inputAsset === SOL_MINT ? [] : [tokenAccount(request.inputAsset)]),
+    ...(request.outputAsset === SOL_MINT ? [] : [tokenAccount(request.outputAsset)]),
   ];
-  const mints = [request.inputMint, request.outputMint].filter((m) => m !== SOL_MINT);
+  const mints = [request.inputAsset, request.outputAsset].filter((m) => m !== SOL_MINT);
   const before = await Promise.all([
     chain.lamports(owner),
     ...mints.map((mint) => chain.associatedTokenAmount(owner, mint)),
@@ -82,13 +82,13 @@ export async function checkBuiltSwap(
     const i = mint === SOL_MINT ? 0 : watched.indexOf(tokenAccount(mint));
     return after[i]! - before[i]!;
   };
-  const spent = -change(request.inputMint);
-  const received = change(request.outputMint);
+  const spent = -change(request.inputAsset);
+  const received = change(request.outputAsset);
   const maxSpend =
-    (request.swapMode === 'ExactIn' ? inRaw : threshold) + (request.inputMint === SOL_MINT ? 10_000_000n : 0n);
+    (request.swapMode === 'ExactIn' ? inRaw : threshold) + (request.inputAsset === SOL_MINT ? 10_000_000n : 0n);
   const minReceive =
     (request.swapMode === 'ExactIn' ? threshold : request.amountRaw) -
-    (request.outputMint === SOL_MINT ? 10_000_000n : 0n);
+    (request.outputAsset === SOL_MINT ? 10_000_000n : 0n);
   if (spent > maxSpend || received < minReceive) {
     throw new DomainError(
       'PRICE_MOVED',

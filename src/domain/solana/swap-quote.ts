@@ -41,7 +41,10 @@ export interface SwapQuoteView {
   rawQuote: Record<string, unknown>;
 }
 
-/** What a stored quote keeps besides its view: enough to re-quote and hold the price to it. */
+/**
+ * What a stored quote keeps besides its view: enough to re-quote and hold the price to it. Stored as
+ * JSON in Solana's terms (mints), as quotes stored before the core named assets were.
+ */
 export interface StoredQuote {
   view: SwapQuoteView;
   request: { inputMint: string; outputMint: string; amountRaw: string; swapMode: SwapMode; slippageBps: number };
@@ -126,7 +129,7 @@ export function quoteView(f: QuoteFacts): SwapQuoteView {
     route: {
       hops: quote.hops.length,
       dexes: quote.hops.map((h) => h.dex),
-      tokens: [quote.hops[0]!.inputMint, ...quote.hops.map((h) => h.outputMint)].map(f.symbols),
+      tokens: [quote.hops[0]!.inputAsset, ...quote.hops.map((h) => h.outputAsset)].map(f.symbols),
       efficiencyScore,
     },
     priceImpact: significant(f.quote.priceImpact * 100),

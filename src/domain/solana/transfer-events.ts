@@ -1,4 +1,5 @@
 import type { Executor } from '../../db/client.js';
+import { CHAIN_SEND_EVENT } from '../chain/chain-send-store.js';
 import { recordEvent } from '../events/outbox.js';
 import { explorerUrl, type SolanaNetwork } from './networks.js';
 import { SOL_MINT } from './native-token.js';
@@ -6,28 +7,24 @@ import { decimalFromRaw } from './token-amounts.js';
 import type { SolanaTransferRow } from './transfer-store.js';
 
 /** The event an outgoing Solana transaction's state is told by. */
-export const TRANSFER_EVENT_TYPE = {
-  pending: 'transaction.created',
-  confirmed: 'transaction.completed',
-  failed: 'transaction.failed',
-} as const;
+export const TRANSFER_EVENT_TYPE = CHAIN_SEND_EVENT;
 
 /** `data` of an outgoing Solana transaction's `transaction.*` events: one builder for every producer. */
 export function transferEventData(row: SolanaTransferRow): Record<string, unknown> {
   return {
     type: row.kind === 'swap' ? 'CRYPTO_SWAP' : 'CRYPTO_TRANSFER',
     status: row.status.toUpperCase(),
-    reference: row.signature,
-    signature: row.signature,
+    reference: row.txHash,
+    signature: row.txHash,
     network: row.network,
-    mint: row.mint ?? SOL_MINT,
+    mint: row.asset ?? SOL_MINT,
     amount: decimalFromRaw(row.amountRaw, row.decimals),
     amountRaw: row.amountRaw.toString(),
     from: row.fromAddress,
     to: row.toAddress,
-    ...(row.outputMint ? { outputMint: row.outputMint, outputAmountRaw: row.outputAmountRaw?.toString() } : {}),
+    ...(row.outputAsset ? { outputMint: row.outputAsset, outputAmountRaw: row.outputAmountRaw?.toString() } : {}),
     error: row.error,
-    txUrl: explorerUrl(row.signature, row.network as SolanaNetwork, row.environment),
+    txUrl: explorerUrl(row.txHash, row.network as SolanaNetwork, row.environment),
     updatedAt: row.updatedAt.toISOString(),
   };
 }

@@ -29,7 +29,7 @@ import { type TransferView, transferView, withReference } from './transfer-view.
 
 export { type TransferView, transferView, withReference } from './transfer-view.js';
 import type { KeyAnswer } from '../chain/chain-sends.js';
-import { CONFIRM_JOB, type SolanaTransferRow, sending, transferStore } from './transfer-store.js';
+import { CONFIRM_JOB, SOLANA, type SolanaTransferRow, sending, transferStore } from './transfer-store.js';
 import { associatedTokenAddress } from './token-accounts.js';
 import { checkFields } from '../field-checks.js';
 
@@ -41,7 +41,7 @@ export const CONFIRM_EVERY_MS = 2_000;
 /** Lamports per signature (Solana's base fee). */
 export const SIGNATURE_FEE = 5_000n;
 /** Rent of a new associated token account (165 bytes). */
-const TOKEN_ACCOUNT_SIZE = 165;
+export const TOKEN_ACCOUNT_SIZE = 165;
 
 export interface TransferInput {
   to: string;
@@ -195,19 +195,25 @@ export class SolanaTransfers {
       id: randomUUID(),
       userId: principal.userId,
       environment: principal.environment,
+      family: SOLANA,
       network: outgoing.network,
-      kind: outgoing.kind,
+      kind: outgoing.kind === 'sol' ? 'native' : outgoing.kind,
       fromAddress: wallet.address,
       toAddress: outgoing.to,
-      mint: outgoing.mint,
+      asset: outgoing.mint,
       amountRaw: outgoing.amountRaw,
       decimals: outgoing.decimals,
-      feeLamports: outgoing.lamportsNeeded,
-      outputMint: outgoing.outputMint ?? null,
+      feeRaw: outgoing.lamportsNeeded,
+      outputAsset: outgoing.outputMint ?? null,
       outputAmountRaw: outgoing.outputAmountRaw ?? null,
-      signature: signed.signature,
+      txHash: signed.signature,
       wire: Buffer.from(signed.wire).toString('base64'),
-      lastValidBlockHeight: outgoing.lastValidBlockHeight,
+      validThroughHeight: outgoing.lastValidBlockHeight,
+      // A blockhash bounds a Solana transaction's life: no nonce, so nothing replaces it.
+      nonce: null,
+      block: null,
+      confirmations: 0,
+      replaces: null,
       status: 'pending',
       error: null,
       quoteId: outgoing.quoteId ?? null,
@@ -270,7 +276,7 @@ export class SolanaTransfers {
     const row = await transferStore.findTransfer(this.db, transferId);
     if (row?.status !== 'pending') return 'final';
     const chain = this.chains.chainFor(row.environment, row.network as SolanaNetwork);
-    const state = await chain.signatureState(row.signature);
+    const state = await chain.signatureState(row.txHash);
     if (state.state !== 'unknown') {
       await this.settle(
         row,
@@ -282,7 +288,7 @@ export class SolanaTransfers {
     }
     if (isExpired(row, await chain.blockHeight(), this.clock.now())) {
       // Past its last valid block height it can never land: one last look, then it fails and its hold is released.
-      const last = await chain.signatureState(row.signature);
+      const last = await chain.signatureState(row.txHash);
       if (last.state === 'confirmed') await this.settle(row, 'confirmed', null, null);
       else
         await this.settle(
@@ -300,7 +306,7 @@ export class SolanaTransfers {
   }
 
   async bySignature(principal: Principal, signature: string): Promise<TransferView> {
-    const row = await transferStore.findOwnedBySignature(this.db, principal, signature);
+    const row = await transferStore.findOwnedByHash(this.db, principal, signature);
     if (!row) throw new DomainError('NOT_FOUND', `Solana transaction ${JSON.stringify(signature)} was not found.`);
     return transferView(row);
   }
@@ -319,12 +325,12 @@ export class SolanaTransfers {
     const confirmed = transferView({ ...row, status: 'confirmed' });
     // A chain that executes what it receives confirms the send (and answers its key) in its own commit.
     const answer: KeyAnswer | undefined = key ? { key, response: { result: toStorable(confirmed) } } : undefined;
-    sending.set(row.signature, { row, answer });
+    sending.set(row.txHash, { row, answer });
     let sent: { rejected?: string; delivered: boolean };
     try {
       sent = await this.broadcast(row, chain);
     } finally {
-      sending.delete(row.signature);
+      sending.delete(row.txHash);
     }
     if (sent.rejected) return this.settle(row, 'failed', sent.rejected, key);
     // Set inside the chain's commit, which has happened when the send returned.
@@ -334,7 +340,7 @@ export class SolanaTransfers {
     if (after.row.status !== 'pending') return this.finished(key, transferView(after.row));
     const deadline = Date.now() + this.confirmWaitMs;
     while (Date.now() < deadline) {
-      const state = await chain.signatureState(row.signature).catch(() => ({ state: 'unknown' }) as const);
+      const state = await chain.signatureState(row.txHash).catch(() => ({ state: 'unknown' }) as const);
       if (state.state === 'confirmed') return this.settle(row, 'confirmed', null, key);
       if (state.state === 'failed') return this.settle(row, 'failed', state.error, key);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -414,8 +420,10 @@ export const OTHER_SCALE_MAX_AGE_MS = SEND_LEASE_MS + BLOCKHASH_MAX_AGE_MS;
 
 /** Whether a pending send the chain does not know can no longer land: by its height, or by its age on another scale. */
 function isExpired(row: SolanaTransferRow, height: bigint, now: Date): boolean {
-  if (height <= row.lastValidBlockHeight) return false;
-  if (row.lastValidBlockHeight * OTHER_SCALE >= height) return true;
+  // Every Solana send is stored with its blockhash's last valid height.
+  const lastValid = row.validThroughHeight ?? 0n;
+  if (height <= lastValid) return false;
+  if (lastValid * OTHER_SCALE >= height) return true;
   return now.getTime() - row.createdAt.getTime() > OTHER_SCALE_MAX_AGE_MS;
 }
 

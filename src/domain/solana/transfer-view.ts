@@ -26,17 +26,18 @@ export function transferView(row: SolanaTransferRow): TransferView {
   const network = row.network as SolanaNetwork;
   return {
     id: row.id,
-    signature: row.signature,
-    status: row.status,
+    signature: row.txHash,
+    // A Solana send carries no nonce, so none is ever replaced; were one, nothing it asked for happened.
+    status: row.status === 'replaced' ? 'failed' : row.status,
     network,
-    kind: row.kind,
+    kind: row.kind === 'native' ? 'sol' : row.kind,
     from: row.fromAddress,
     to: row.toAddress,
-    mint: row.mint ?? SOL_MINT,
+    mint: row.asset ?? SOL_MINT,
     amount: decimalFromRaw(row.amountRaw, row.decimals),
     amountRaw: row.amountRaw,
     error: row.error,
-    txUrl: explorerUrl(row.signature, network, row.environment),
+    txUrl: explorerUrl(row.txHash, network, row.environment),
     createdAt: row.createdAt,
   };
 }
