@@ -120,7 +120,8 @@ export class BillsService {
       input: { payment, reference: input.reference ?? null },
     };
     const { environment, userId } = principal;
-    const opened = await this.held.open({
+    // The held operation runs both commits and the provider call between them (money/held-operation.ts).
+    return this.held.run({
       owner: principal,
       reference,
       keyed,
@@ -143,11 +144,10 @@ export class BillsService {
               leaseUntil,
               key,
             }),
+      send: (record) => this.send(record),
+      // A key a dead or failed request left running: its record is asked about, and finished.
+      resume: (record, key) => this.poll(record.id, key),
     });
-    if ('done' in opened) return opened.done;
-    // A key a dead or failed request left running: its record is asked about, and finished.
-    if ('resumed' in opened) return this.poll(opened.resumed.id, opened.ref);
-    return this.execute(opened.opened, opened.ref);
   }
 
   /** The first commit as separate statements (with a beneficiary to save, or resuming a key): the hold, the record, its transaction. */

@@ -78,6 +78,24 @@ export class HeldOperation<Row extends HeldRow, Outcome> {
   }
 
   /**
+   * The whole operation, in order: the first commit (`open`), the provider call between the two
+   * commits (`send`, outside any transaction: the hold is in place, no connection or lock is held),
+   * and the second commit with its outcome (`settle`). A replay or refusal answers at once; a key a
+   * dead request left running is finished by `resume` (which asks the provider before sending).
+   */
+  async run(
+    o: KeyedOpen<Row> & {
+      send: (row: Row) => Promise<Outcome>;
+      resume: (row: Row, key: KeyRef) => Promise<Row>;
+    },
+  ): Promise<Row> {
+    const opened = await this.open(o);
+    if ('done' in opened) return opened.done;
+    if ('resumed' in opened) return o.resume(opened.resumed, opened.ref);
+    return this.settle(opened.opened, await o.send(opened.opened), opened.ref);
+  }
+
+  /**
    * The provider's outcome, applied once with the key's answer: one statement when the change is
    * a final move it can write and the row is still the one given, else a transaction of steps that
    * reads the row anew.
