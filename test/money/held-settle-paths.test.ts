@@ -122,7 +122,7 @@ describe('a held settle written as one statement and as steps', () => {
           : sql`select status, tx_ref, provider_data, token, units, failure_reason, version, updated_at
                 from bill_records where id = ${op.id}`,
       ),
-      hold: await queryRows(db, sql`select status, amount, settled_at from ledger_holds where id = ${op.holdId}`),
+      hold: await queryRows(db, sql`select status, amount, settled_at, expires_at from ledger_holds where id = ${op.holdId}`),
       // A system account's shard is chosen at random, and its balance is every tenant's: compared by
       // code and amount; a user's accounts by their balance after, too.
       entries: await queryRows(
@@ -221,6 +221,8 @@ describe('a held settle written as one statement and as steps', () => {
       expect(bySteps.status).toBe(to);
       const written = await footprint(table, steps, since);
       expect(written.moves.length).toBeGreaterThanOrEqual(1);
+      // A held operation's hold never expires: only the provider's outcome gives the money back.
+      expect(written.hold).toEqual([expect.objectContaining({ expires_at: null })]);
       if ('keep' in held.kind.change(current, outcome)) {
         // The hold is kept: one path only. The statement declines the move and writes nothing;
         // the steps move the operation and tell its wallet transaction, nothing more.
