@@ -122,7 +122,10 @@ describe('a held settle written as one statement and as steps', () => {
           : sql`select status, tx_ref, provider_data, token, units, failure_reason, version, updated_at
                 from bill_records where id = ${op.id}`,
       ),
-      hold: await queryRows(db, sql`select status, amount, settled_at, expires_at from ledger_holds where id = ${op.holdId}`),
+      hold: await queryRows(
+        db,
+        sql`select status, amount, settled_at, expires_at from ledger_holds where id = ${op.holdId}`,
+      ),
       // A system account's shard is chosen at random, and its balance is every tenant's: compared by
       // code and amount; a user's accounts by their balance after, too.
       entries: await queryRows(
