@@ -7,7 +7,7 @@ import type { BillRecordRow } from '../../src/domain/bills/bill-record.js';
 import type { BillOutcome } from '../../src/domain/bills/bills-provider.js';
 import { SANDBOX_BILLS } from '../../src/domain/bills/sandbox-bills-provider.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import type { HeldOperation } from '../../src/domain/money/held-operation.js';
+import type { HeldOperation, KeyedOpen } from '../../src/domain/money/held-operation.js';
 import type { TransferState } from '../../src/domain/payments/payments-provider.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { PAYOUT } from '../../src/domain/wallet/payout-lifecycle.js';
@@ -64,22 +64,24 @@ describe('a held settle written as one statement and as steps', () => {
     };
     const reference = `PO-${crypto.randomUUID().slice(0, 8)}`;
     const payouts = s.t.services.payouts as unknown as {
-      open: (...args: unknown[]) => Promise<{ opened: PayoutRow }>;
+      opening: (...args: unknown[]) => KeyedOpen<PayoutRow>;
     };
-    const opened = await payouts.open(
-      principal,
-      'sandbox',
-      {
-        amount: 100_000n,
-        reference,
-        bank: { code: '044', name: 'Access Bank' },
-        accountNumber: '0123456789',
-        accountName: 'Ada Obi',
-        narration: null,
-      },
-      { scope: { ...principal, operation: 'wallet.withdraw' }, key: undefined, input: {} },
-      clock.now(),
-    );
+    const opened = (await s.t.services.payouts.held.open(
+      payouts.opening(
+        principal,
+        'sandbox',
+        {
+          amount: 100_000n,
+          reference,
+          bank: { code: '044', name: 'Access Bank' },
+          accountNumber: '0123456789',
+          accountName: 'Ada Obi',
+          narration: null,
+        },
+        { scope: { ...principal, operation: 'wallet.withdraw' }, key: undefined, input: {} },
+        clock.now(),
+      ),
+    )) as { opened: PayoutRow };
     expect(opened.opened.status).toBe('initiated');
     return opened.opened;
   }

@@ -45,11 +45,6 @@ export class HeldOperation<Row extends HeldRow, Outcome> {
     return this.clockFor(account).now();
   }
 
-  /** The request's key (checked and fingerprinted), or null without one. */
-  keyOf(keyed: KeyedOpen<Row>['keyed']): KeyRef | null {
-    return this.idempotency.keyRef(keyed.scope, keyed.key, keyed.input) ?? null;
-  }
-
   /**
    * Holds `amount` from the owner's wallet for the operation, in its first transaction: the wallet's
    * row lock (the contended one) is taken here. The hold names the wallet transaction it pays for,
@@ -87,12 +82,18 @@ export class HeldOperation<Row extends HeldRow, Outcome> {
     o: KeyedOpen<Row> & {
       send: (row: Row) => Promise<Outcome>;
       resume: (row: Row, key: KeyRef) => Promise<Row>;
+      /** Where each commit runs, when the service orders them (a wallet's turns): around the work given. */
+      openIn?: (open: () => Promise<Opened<Row>>) => Promise<Opened<Row>>;
+      settleIn?: (settle: () => Promise<Row>) => Promise<Row>;
     },
   ): Promise<Row> {
-    const opened = await this.open(o);
+    const open = () => this.open(o);
+    const opened = await (o.openIn ? o.openIn(open) : open());
     if ('done' in opened) return opened.done;
     if ('resumed' in opened) return o.resume(opened.resumed, opened.ref);
-    return this.settle(opened.opened, await o.send(opened.opened), opened.ref);
+    const outcome = await o.send(opened.opened);
+    const settle = () => this.settle(opened.opened, outcome, opened.ref);
+    return o.settleIn ? o.settleIn(settle) : settle();
   }
 
   /**

@@ -10,7 +10,7 @@ import { recordEvent } from '../events/outbox.js';
 import type { Idempotency, IdempotencyScope } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { PAYOUT_HELD, payoutEventData } from './payout-lifecycle.js';
-import { HeldOperation } from '../money/held-operation.js';
+import { HeldOperation, type KeyedOpen } from '../money/held-operation.js';
 import type { PaymentsProvider, TransferState } from '../payments/payments-provider.js';
 import { type CoolingOffPolicy, checkPayoutDestination } from '../payouts/cooling-off.js';
 import { Bulkheads } from '../upstream/bulkhead.js';
@@ -107,25 +107,35 @@ export class PayoutService {
     const bulkhead = this.bulkheads.of(provider.name);
     let leaveBulkhead: (() => void) | undefined;
     try {
-      const opened = await this.turns.run(wallet, async () => {
-        // A place in the provider's bulkhead before anything is written: refused, this answers 503
-        // BUSY having held and recorded nothing. Taken in the wallet's turn, so one wallet's
-        // payouts waiting for their turns hold no place other tenants could use.
-        leaveBulkhead = await bulkhead.enter();
-        return this.open(principal, provider.name, payout, keyed, now);
-      });
-      if ('done' in opened) return opened.done;
-      if ('resumed' in opened) {
+      // The held operation runs both commits and the provider call between them (money/held-operation.ts).
+      return await this.held.run({
+        ...this.opening(principal, provider.name, payout, keyed, now),
+        // Each commit in the wallet's turn. A place in the provider's bulkhead is taken before
+        // anything is written: refused, this answers 503 BUSY having held and recorded nothing.
+        // Taken in the wallet's turn, so one wallet's payouts waiting for their turns hold no
+        // place other tenants could use.
+        openIn: (open) =>
+          this.turns.run(wallet, async () => {
+            leaveBulkhead = await bulkhead.enter();
+            return open();
+          }),
+        // Between the two commits: no connection, transaction, lock or wallet turn is held while
+        // the provider works; the place is given back as soon as it has answered.
+        send: async (row) => {
+          try {
+            return await sendTransfer(provider, row);
+          } finally {
+            leaveBulkhead?.();
+          }
+        },
+        settleIn: (settle) => this.turns.run(wallet, settle, { ahead: true }),
         // A retry after the first attempt's lease lapsed finishes it as the job would; reconcile
         // takes a place of its own, so this one is given back first.
-        leaveBulkhead?.();
-        return await this.reconcile(opened.resumed.id, opened.ref);
-      }
-      // Between the two commits: no connection, transaction, lock or wallet turn is held while the
-      // provider works; the place is given back as soon as it has answered.
-      const state = await sendTransfer(provider, opened.opened);
-      leaveBulkhead?.();
-      return await this.turns.run(wallet, () => this.held.settle(opened.opened, state, opened.ref), { ahead: true });
+        resume: (row, key) => {
+          leaveBulkhead?.();
+          return this.reconcile(row.id, key);
+        },
+      });
     } finally {
       leaveBulkhead?.();
     }
@@ -139,7 +149,7 @@ export class PayoutService {
    * lock, which before was taken first and so made one key's payouts take turns for the whole
    * transaction.
    */
-  private open(
+  private opening(
     principal: Principal,
     providerName: string,
     payout: {
@@ -152,9 +162,9 @@ export class PayoutService {
     },
     keyed: { scope: IdempotencyScope; key: string | undefined; input: unknown },
     now: Date,
-  ) {
+  ): KeyedOpen<PayoutRow> {
     const { amount, reference, bank, accountNumber, accountName, narration } = payout;
-    return this.held.open({
+    return {
       owner: principal,
       reference,
       keyed,
@@ -224,7 +234,7 @@ export class PayoutService {
         if (limits) await this.controls!.count(tx, principal, limits, { amount, reference }, now);
         return row;
       },
-    });
+    };
   }
 
   /**
