@@ -17,7 +17,7 @@
  * - `POST /payout` `{"owner"}`: the payout service's own withdraw (wallet/payout-service.ts) with a
  *   no-op payments provider: its open is still a transaction of Drizzle statements (key claim,
  *   payout limits' usage row, hold, payout, events, pending transaction, reconcile job), then the
- *   settle statement (wallet/payout-writes.ts). Here the client work of building those statements
+ *   settle statement (money/held-operation.ts, generated from PAYOUT_HELD). Here the client work of building those statements
  *   counts in this process, as it does in the gateway.
  *
  * Reads the gateway makes on the way that are not part of a write (a transfer's recipient, a
@@ -36,12 +36,15 @@ import * as schema from '../../src/db/schema.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { KeyControlsService } from '../../src/domain/auth/key-controls.js';
 import { BillCatalogue } from '../../src/domain/bills/bill-catalogue.js';
-import { openBill, settleBill, settlesInOneStatement as billSettles } from '../../src/domain/bills/bill-writes.js';
+import { BILL_HELD } from '../../src/domain/bills/bill-lifecycle.js';
+import { openBill } from '../../src/domain/bills/bill-writes.js';
 import { SandboxBillsProvider } from '../../src/domain/bills/sandbox-bills-provider.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { Idempotency, toStorable } from '../../src/domain/idempotency/idempotency.js';
 import { holdsOf, ledger, walletOf } from '../../src/domain/ledger/ledger.js';
+import { settleInOneStatement } from '../../src/domain/money/held-operation.js';
 import { heldAccounts } from '../../src/domain/money/settle-held.js';
+import { HELD_WALLET } from '../../src/domain/wallet/held-wallet.js';
 import type { PaymentsProvider } from '../../src/domain/payments/payments-provider.js';
 import { PayoutControls, payoutLimitDefaultsOf } from '../../src/domain/payouts/payout-limits.js';
 import { openDeposit, startDeposit, startsInOneStatement } from '../../src/domain/wallet/deposit-writes.js';
@@ -198,15 +201,13 @@ async function airtime(owner: string): Promise<void> {
       txRef,
     },
   };
-  if (!billSettles(record, 'SUCCESS')) throw new Error('the bill settle is no longer one statement');
-  const settled = await settleBill(db, {
-    record,
-    outcome,
+  // Undefined when the change is no longer one statement, or nothing was written.
+  const settled = await settleInOneStatement(db, BILL_HELD, HELD_WALLET, record, outcome, {
     at: new Date(),
     accounts: await heldAccounts(db, ENVIRONMENT, owner),
     key,
   });
-  if (!settled) throw new Error('bill not settled');
+  if (!settled) throw new Error('bill not settled in one statement');
 }
 
 async function deposit(owner: string): Promise<void> {

@@ -3,7 +3,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase, queryRows } from '../../src/db/client.js';
 import type { BillRecordRow } from '../../src/domain/bills/bill-record.js';
-import { settleBill } from '../../src/domain/bills/bill-writes.js';
+import { BILL_HELD } from '../../src/domain/bills/bill-lifecycle.js';
+import { settleInOneStatement } from '../../src/domain/money/held-operation.js';
+import { HELD_WALLET } from '../../src/domain/wallet/held-wallet.js';
 import { SANDBOX_BILLS } from '../../src/domain/bills/sandbox-bills-provider.js';
 import { type AccountRef, holdsOf, ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
@@ -42,7 +44,12 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
     record: BillRecordRow,
     accounts: Awaited<ReturnType<typeof fundedUser>>['accounts'],
     outcome: typeof DECLINED | typeof PAID,
-  ) => settleBill(pools[0]!.db, { record, outcome, at: new Date(), accounts, key: null });
+  ) =>
+    settleInOneStatement(pools[0]!.db, BILL_HELD, HELD_WALLET, record, outcome, {
+      at: new Date(),
+      accounts,
+      key: null,
+    });
 
   /** A tenant funded with `amount` kobo, and the account ids a settle of its holds meets, on one shard. */
   const fundedUser = async (amount: bigint, shard: number) => {
@@ -119,16 +126,16 @@ describe.skipIf(!onPostgres)('the settle statement against postings on the same 
         );
       const walletRef = walletOf('sandbox', user.id);
       const settles = records.map((record, i) =>
-        settleBill(pools[i]!.db, {
+        settleInOneStatement(
+          pools[i]!.db,
+          BILL_HELD,
+          HELD_WALLET,
           record,
-          outcome:
-            (round + i) % 2 === 0
-              ? { status: 'SUCCESS', txRef: `RACE-${round}-${i}`, providerData: {} }
-              : { status: 'FAILED', txRef: null, reason: 'declined', providerData: {} },
-          at,
-          accounts,
-          key: null,
-        }),
+          (round + i) % 2 === 0
+            ? { status: 'SUCCESS', txRef: `RACE-${round}-${i}`, providerData: {} }
+            : { status: 'FAILED', txRef: null, reason: 'declined', providerData: {} },
+          { at, accounts, key: null },
+        ),
       );
       const posts = records.flatMap(() => [
         post([

@@ -34,6 +34,7 @@ export const ENGINE_FREE_FILES = [
   'test/graphql/ws-transport.test.ts',
   'test/house/chain-family-imports.test.ts',
   'test/house/engine-free-files.test.ts',
+  'test/house/held-services.test.ts',
   'test/house/ledger-writers.test.ts',
   'test/house/money-core-imports.test.ts',
   'test/house/no-fixed-sleeps.test.ts',

@@ -1,7 +1,9 @@
 import { billRecords } from '../../db/bills-schema.js';
 import type { BillEventData } from '../events/payloads.js';
 import type { Lifecycle, RowOf } from '../lifecycle/lifecycle.js';
+import type { HeldKind } from '../money/held-kind.js';
 import { nairaNumber } from '../wallet/naira.js';
+import type { BillOutcome } from './bills-provider.js';
 
 /** A bill payment's event `data` from its record: the one builder its producers share. */
 export const billEventData = (row: typeof billRecords.$inferSelect): BillEventData => ({
@@ -26,5 +28,32 @@ export const BILL: Lifecycle<RowOf<typeof billRecords>> = {
     PENDING: { SUCCESS: ['bill.payment.successful'], FAILED: ['bill.payment.failed'] },
     SUCCESS: {},
     FAILED: {},
+  },
+};
+
+/**
+ * A bill as a held operation (money/held-operation.ts): what the provider's outcome does to a
+ * PENDING record. SUCCESS captures amount + fee and keeps the token; FAILED releases it; PENDING
+ * keeps the provider's latest word for the poll or the webhook. A settled record stays as it is.
+ */
+export const BILL_HELD: HeldKind<RowOf<typeof billRecords>, BillOutcome> = {
+  lifecycle: BILL,
+  name: 'Bill record',
+  settleColumns: ['txRef', 'providerData', 'token', 'units', 'failureReason'],
+  change(row, outcome) {
+    if (row.status !== 'PENDING') return { none: true };
+    if (outcome.status === 'PENDING') return { note: { providerData: outcome.providerData } };
+    const success = outcome.status === 'SUCCESS';
+    return {
+      settle: success ? 'capture' : 'release',
+      to: outcome.status,
+      set: {
+        txRef: outcome.txRef ?? row.txRef,
+        providerData: outcome.providerData,
+        token: success ? (outcome.token ?? null) : null,
+        units: success ? (outcome.units ?? null) : null,
+        failureReason: success ? null : outcome.reason,
+      },
+    };
   },
 };

@@ -4,4 +4,4 @@ import type { billRecords } from '../../db/bills-schema.js';
 export type BillRecordRow = typeof billRecords.$inferSelect;
 
 /** A scheduled run counted but not paid, kept on its schedule (`bill_schedules.skipped_runs`). */
-export type { SkippedBillRun } from '../../db/bills-schema.js';
+export { SKIPPED_RUNS_KEPT, type SkippedBillRun } from '../../db/bills-schema.js';

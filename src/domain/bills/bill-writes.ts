@@ -3,18 +3,15 @@ import { billRecords } from '../../db/bills-schema.js';
 import { runStatement, statement } from '../../db/plain-sql.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
-import { BILL, billEventData } from './bill-lifecycle.js';
-import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
+import type { StatementOpened } from '../money/held-operation.js';
+import { type KeyRef, keyLockId } from '../money/key-claim.js';
 import { holdPlacementCtes } from '../ledger/ledger-sql.js';
 import { claimColumns, claimCtes, jobLane, keyRowOf, outboxCtes, rowMapper } from '../money/plain-write.js';
-import { type HeldSettle, settleHeld, settleHeldStatement } from '../money/settle-held.js';
-import { transactionSettleEvent, transactionSettles } from '../wallet/transaction-lifecycle.js';
 import { nairaNumber } from '../wallet/naira.js';
 import type { BillRecordRow } from './bill-record.js';
-import type { BillOutcome } from './bills-provider.js';
 
 /**
- * A bill payment's two writes as one statement each (one round trip, one commit), in plain SQL
+ * A bill payment's open as one statement (one round trip, one commit), in plain SQL
  * built once: no query building per request.
  *
  * OPEN (before the provider call): the key claim (advisory lock on its hash, its row read), the
@@ -24,12 +21,8 @@ import type { BillOutcome } from './bills-provider.js';
  * status-poll job, and the key left `running` with the record attached — every write depends on the debit, so
  * a busy key, a key with an answer or too little money writes nothing.
  *
- * SETTLE (after it, SUCCESS or FAILED): the record moved from PENDING (guarded by its version,
- * so the row answered is exactly the row written) — locked first, as the service's other settle
- * paths lock it —, the hold captured (fee to fees, the rest to provider clearing, on one shard of
- * each) or released, the posting and its entries, the wallet transaction settled, both moves kept
- * in `operation_transitions`, their events, and the key answered. The moves are BILL's and
- * TRANSACTION's (checked against the tables when the statement is chosen).
+ * The settle after the provider call is the held operation's (money/held-operation.ts), its one
+ * statement generated from BILL_HELD (bill-lifecycle.ts).
  */
 
 /**
@@ -88,14 +81,6 @@ const OPEN = statement(
   from (select 1) one left join prior p on true left join record r on true`,
 );
 
-const SETTLE = settleHeldStatement({
-  name: 'bill_settle_v7',
-  table: 'bill_records',
-  kind: BILL.kind,
-  statusType: 'bill_status',
-  set: 'tx_ref = $27::text, provider_data = $28::jsonb, token = $29::text, units = $30::text, failure_reason = $31::text',
-});
-
 const recordOf = rowMapper<BillRecordRow>(billRecords);
 
 export interface BillOpen {
@@ -122,7 +107,7 @@ export interface BillOpen {
   key: KeyRef | null;
 }
 
-export type BillOpened = { opened: BillRecordRow } | { claim: KeyRow } | { insufficient: true };
+export type BillOpened = StatementOpened<BillRecordRow>;
 
 export async function openBill(db: Database, w: BillOpen): Promise<BillOpened> {
   const { payment } = w;
@@ -178,66 +163,4 @@ export async function openBill(db: Database, w: BillOpen): Promise<BillOpened> {
   const claim = keyRowOf(row!);
   if (!claim.locked || claim.status !== null) return { claim };
   return { insufficient: true };
-}
-
-export interface BillSettle {
-  record: BillRecordRow;
-  outcome: BillOutcome & { status: 'SUCCESS' | 'FAILED' };
-  at: Date;
-  accounts: HeldSettle['accounts'];
-  key: KeyRef | null;
-}
-
-/** Whether the settle statement can write this outcome (the moves it writes are in the tables). */
-export const settlesInOneStatement = (record: BillRecordRow, to: 'SUCCESS' | 'FAILED') =>
-  record.status === 'PENDING' &&
-  record.holdId !== null &&
-  BILL.moves.PENDING[to]?.length === 1 &&
-  transactionSettles(to === 'SUCCESS' ? 'COMPLETED' : 'FAILED');
-
-/**
- * Settles the record in one statement (money/settle-held.ts); the settled row, or undefined when the
- * record is no longer the row given (moved or changed meanwhile): then nothing was written.
- */
-export async function settleBill(db: Database, w: BillSettle): Promise<BillRecordRow | undefined> {
-  const { record, outcome } = w;
-  const success = outcome.status === 'SUCCESS';
-  const settled: BillRecordRow = {
-    ...record,
-    status: outcome.status,
-    version: record.version + 1,
-    updatedAt: w.at,
-    txRef: outcome.txRef ?? record.txRef,
-    providerData: outcome.providerData,
-    token: success ? (outcome.token ?? null) : null,
-    units: success ? (outcome.units ?? null) : null,
-    failureReason: success ? null : outcome.reason,
-  };
-  const moved = await settleHeld(db, SETTLE, {
-    id: record.id,
-    userId: record.userId,
-    environment: record.environment,
-    reference: record.reference,
-    version: record.version,
-    from: 'PENDING',
-    to: outcome.status,
-    event: BILL.moves.PENDING[outcome.status]![0]!,
-    eventData: billEventData(settled),
-    settled,
-    holdId: record.holdId!,
-    capture: success,
-    transactionEvent: transactionSettleEvent(success ? 'COMPLETED' : 'FAILED')!,
-    fee: record.fee,
-    accounts: w.accounts,
-    at: w.at,
-    key: w.key,
-    extra: [
-      settled.txRef,
-      settled.providerData === null || settled.providerData === undefined ? null : JSON.stringify(settled.providerData),
-      settled.token,
-      settled.units,
-      settled.failureReason,
-    ],
-  });
-  return moved ? settled : undefined;
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.js';
-import { SKIPPED_RUNS_KEPT, type SkippedBillRun } from '../../db/bills-schema.js';
 import { readsOf } from '../../db/pool-routing.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
@@ -8,34 +7,26 @@ import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { type DateBound, dateRange } from '../date-bound.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { checkFieldsAwaiting, optionalText } from '../field-checks.js';
-import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/idempotency.js';
+import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { enqueueJob } from '../jobs/job-runner.js';
-import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
-import { BILL } from './bill-lifecycle.js';
+import { BILL, BILL_HELD } from './bill-lifecycle.js';
 import { transition } from '../lifecycle/transition.js';
-import { claimOf, type KeyRef } from '../money/key-claim.js';
-import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
-import { holdsOf, insufficientFunds, ledger, walletOf } from '../ledger/ledger.js';
-import { heldAccounts } from '../money/settle-held.js';
-import {
-  BILL_REFERENCE_CONSTRAINT,
-  type BillOpened,
-  openBill,
-  settleBill,
-  settlesInOneStatement,
-} from './bill-writes.js';
-import { captureHold, placeHold, releaseHold } from '../money/holds.js';
+import { HeldOperation } from '../money/held-operation.js';
+import type { KeyRef } from '../money/key-claim.js';
+import { REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
+import { holdsOf, ledger, walletOf } from '../ledger/ledger.js';
+import { BILL_REFERENCE_CONSTRAINT, openBill } from './bill-writes.js';
 import { checkPage, paged } from '../pagination.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
 import { koboFrom, optionalKoboFrom } from '../wallet/naira.js';
 import { openPendingTransaction } from '../wallet/wallet-events.js';
 import { transactionStore } from '../wallet/transaction-store.js';
-import { settleHeldTransaction } from '../wallet/wallet-transitions.js';
+import { HELD_WALLET } from '../wallet/held-wallet.js';
 import { insertOrConflict, referenceFrom } from '../money/reference.js';
-import { refuseTakenReference } from '../wallet/reference-holder.js';
+
 import { BillCatalogue, type BillPaymentInput, billCustomer, type ResolvedPayment } from './bill-catalogue.js';
-import type { BillRecordRow } from './bill-record.js';
+import { type BillRecordRow, SKIPPED_RUNS_KEPT, type SkippedBillRun } from './bill-record.js';
 import { billStore } from './bill-store.js';
 import type { BillOutcome, BillsProvider, BillType } from './bills-provider.js';
 import { nextRun, RECURRENCE_PATTERNS, type RecurrencePattern } from './recurrence.js';
@@ -89,6 +80,8 @@ const billNotFound = (reference: string) =>
 export class BillsService {
   readonly catalogue: BillCatalogue;
   private readonly clockFor: ClockFor;
+  /** The two commits around the provider call (money/held-operation.ts). */
+  readonly held: HeldOperation<BillRecordRow, BillOutcome>;
 
   constructor(
     private readonly db: Database,
@@ -98,6 +91,7 @@ export class BillsService {
   ) {
     this.clockFor = clockLookup(clock);
     this.catalogue = new BillCatalogue(providerFor);
+    this.held = new HeldOperation(db, idempotency, this.clockFor, BILL_HELD, HELD_WALLET);
   }
 
   categories = (principal: Principal) => this.catalogue.categories(principal);
@@ -119,109 +113,70 @@ export class BillsService {
     const beneficiary = input.saveBeneficiary ? { name: beneficiaryName } : undefined;
     if (input.isSchedule) return this.schedule(principal, input, payment, reference, beneficiary, idempotencyKey);
     if (input.scheduleData) throw badInput('isSchedule', 'scheduleData was given without isSchedule: true.');
-    const now = this.clockFor(principal).now();
+    const now = this.held.now(principal);
     const keyed = {
       scope: { userId: principal.userId, environment: principal.environment, operation: 'bills.pay' },
       key: idempotencyKey,
       input: { payment, reference: input.reference ?? null },
     };
-    if (beneficiary) return this.payInTransaction(principal, payment, reference, now, keyed, beneficiary.name);
-    const key = this.idempotency.keyRef(keyed.scope, keyed.key, keyed.input) ?? null;
     const { environment, userId } = principal;
-    const open = {
-      environment,
-      userId,
-      walletAccountId: await ledger.cachedAccountId(this.db, walletOf(environment, userId)),
-      holdsAccountId: await ledger.cachedAccountId(this.db, holdsOf(environment, userId)),
+    // The held operation runs both commits and the provider call between them (money/held-operation.ts).
+    return this.held.run({
+      owner: principal,
       reference,
-      payment: { ...payment, amount: BigInt(payment.amount), fee: BigInt(payment.fee) },
-      provider: this.providerFor(environment).name,
-      at: now,
-      pollAt: new Date(now.getTime() + POLL_AFTER_MS),
-      leaseUntil: new Date(now.getTime() + this.idempotency.leaseMs),
-      key,
-    };
-    for (let attempt = 0; ; attempt++) {
-      let opened: BillOpened;
-      try {
-        opened = await openBill(this.db, open);
-      } catch (error) {
-        const constraint = violatedConstraint(error);
-        // The key's row met one a concurrent request committed after this statement's snapshot: run
-        // again, which replays it.
-        if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
-        return refuseTakenReference(
-          this.db,
-          this.idempotency,
-          key ?? undefined,
-          principal,
-          reference,
-          REFERENCES,
-          error,
-        );
-      }
-      if ('opened' in opened) return this.execute(opened.opened, key);
-      if ('insufficient' in opened) return this.idempotency.refuse(key ?? undefined, insufficientFunds());
-      const claim = claimOf(opened.claim, key!.requestHash);
-      if ('replay' in claim) return replay<BillRecordRow>(claim.replay);
-      // A key a dead or failed request left running: its record is taken over and finished.
-      return this.payInTransaction(principal, payment, reference, now, keyed, undefined);
-    }
+      keyed,
+      referenceConstraints: REFERENCES,
+      steps: (tx) => this.openSteps(tx, principal, payment, reference, now, beneficiary?.name),
+      // One statement (bill-writes.ts) unless a beneficiary is saved with it.
+      statement: beneficiary
+        ? undefined
+        : async (key, leaseUntil) =>
+            openBill(this.db, {
+              environment,
+              userId,
+              walletAccountId: await ledger.cachedAccountId(this.db, walletOf(environment, userId)),
+              holdsAccountId: await ledger.cachedAccountId(this.db, holdsOf(environment, userId)),
+              reference,
+              payment: { ...payment, amount: BigInt(payment.amount), fee: BigInt(payment.fee) },
+              provider: this.providerFor(environment).name,
+              at: now,
+              pollAt: new Date(now.getTime() + POLL_AFTER_MS),
+              leaseUntil,
+              key,
+            }),
+      send: (record) => this.send(record),
+      // A key a dead or failed request left running: its record is asked about, and finished.
+      resume: (record, key) => this.poll(record.id, key),
+    });
   }
 
-  /** The same payment as a transaction of separate statements: with a beneficiary to save, or resuming a key. */
-  private async payInTransaction(
+  /** The first commit as separate statements (with a beneficiary to save, or resuming a key): the hold, the record, its transaction. */
+  private async openSteps(
+    tx: Executor,
     principal: Principal,
     payment: ResolvedPayment,
     reference: string,
     now: Date,
-    keyed: { scope: IdempotencyScope; key: string | undefined; input: unknown },
     beneficiaryName: string | null | undefined,
   ): Promise<BillRecordRow> {
-    const opened = await openKeyed(
-      this.db,
-      this.idempotency,
-      now,
-      keyed,
-      async (tx) => {
-        // The wallet's row lock (the contended one) is taken first, by the hold, which names the
-        // transaction it pays for (the settle reaches it by that id).
-        const transactionId = randomUUID();
-        const holdId = await placeHold(tx, {
-          ...principal,
-          amount: BigInt(payment.amount) + BigInt(payment.fee),
-          reference,
-          transactionId,
-        });
-        const row = await this.insertRecord(tx, principal, payment, reference, now, { holdId });
-        await this.openHeld(tx, row, transactionId, now);
-        if (beneficiaryName !== undefined) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
-        return row;
-      },
-      async (tx, id) => (await billStore.findById(tx, id))!,
-    ).catch(async (error: unknown) => ({
-      // The reference may be another operation's (a transfer's, a deposit's): refused by name, as
-      // the one-statement path refuses it, not a fault (or the key's answer, if a twin gave one).
-      done: await refuseTakenReference<BillRecordRow>(
-        this.db,
-        this.idempotency,
-        this.idempotency.keyRef(keyed.scope, keyed.key, keyed.input),
-        principal,
-        reference,
-        REFERENCES,
-        error,
-      ),
-    }));
-    if ('done' in opened) return opened.done;
-    if ('resumed' in opened) return this.poll(opened.resumed.id, opened.ref);
-    return this.execute(opened.opened, opened.ref);
+    const transactionId = randomUUID();
+    const amount = BigInt(payment.amount) + BigInt(payment.fee);
+    const holdId = await this.held.hold(tx, principal, amount, reference, transactionId);
+    const row = await this.insertRecord(tx, principal, payment, reference, now, { holdId });
+    await this.openHeld(tx, row, transactionId, now);
+    if (beneficiaryName !== undefined) await this.saveBeneficiary(tx, principal, payment, beneficiaryName);
+    return row;
   }
 
   /** Sends a held, recorded bill to the provider and settles it with the answer (and answers the key). */
   async execute(record: BillRecordRow, key: KeyRef | null = null): Promise<BillRecordRow> {
-    let outcome: BillOutcome;
+    return this.held.settle(record, await this.send(record), key);
+  }
+
+  /** The provider's answer to a payment; a failure is classified: only a refusal fails the bill. */
+  private async send(record: BillRecordRow): Promise<BillOutcome> {
     try {
-      outcome = await this.providerFor(record.environment).pay({
+      return await this.providerFor(record.environment).pay({
         billerCode: record.billerCode,
         itemCode: record.itemCode,
         customer: record.customer,
@@ -230,60 +185,19 @@ export class BillsService {
       });
     } catch (error) {
       const failure = failureOutcome(error);
-      outcome = failure.refused
+      return failure.refused
         ? { status: 'FAILED', txRef: null, reason: failure.reason, providerData: {} }
         : { status: 'PENDING', txRef: null, providerData: { error: failure.reason } };
     }
-    if (outcome.status !== 'PENDING' && settlesInOneStatement(record, outcome.status)) {
-      const settled = await settleBill(this.db, {
-        record,
-        outcome: outcome as BillOutcome & { status: 'SUCCESS' | 'FAILED' },
-        at: this.clockFor(record).now(),
-        accounts: await heldAccounts(this.db, record.environment, record.userId),
-        key,
-      });
-      if (settled) return settled;
-    }
-    return this.settle(record.id, outcome, key);
   }
 
   /**
-   * Applies a provider outcome once: SUCCESS captures the hold (the fee to the fees account),
-   * FAILED releases it exactly, PENDING keeps the provider's latest word for the poll or webhook.
+   * Applies a provider outcome once, in a transaction (BILL_HELD says what it does): SUCCESS
+   * captures the hold (the fee to the fees account), FAILED releases it exactly, PENDING keeps the
+   * provider's latest word for the poll or webhook.
    */
-  async settle(recordId: string, outcome: BillOutcome, key: KeyRef | null = null): Promise<BillRecordRow> {
-    return this.db.transaction(async (tx) => {
-      const row = await this.apply(tx, recordId, outcome);
-      await answer(tx, key, row);
-      return row;
-    });
-  }
-
-  private async apply(tx: Executor, recordId: string, outcome: BillOutcome): Promise<BillRecordRow> {
-    // The record first, then its hold and accounts: the order every settle of a bill locks in.
-    const current = await billStore.lock(tx, recordId);
-    if (!current) throw notFound('Bill record');
-    if (current.status !== 'PENDING') return current;
-    const now = this.clockFor(current).now();
-    if (outcome.status === 'PENDING')
-      return billStore.update(tx, recordId, { providerData: outcome.providerData, updatedAt: now });
-    const success = outcome.status === 'SUCCESS';
-    if (current.holdId) {
-      if (success) await captureHold(tx, current.holdId, current.fee, now);
-      else await releaseHold(tx, current.holdId, now);
-    }
-    const row = await transition(tx, BILL, recordId, 'PENDING', outcome.status, now, {
-      txRef: outcome.txRef ?? current.txRef,
-      providerData: outcome.providerData,
-      token: success ? (outcome.token ?? null) : null,
-      units: success ? (outcome.units ?? null) : null,
-      failureReason: success ? null : outcome.reason,
-    });
-    if (!row) return (await billStore.findById(tx, recordId))!;
-    // A bill without a hold (a scheduled run refused before it) never opened a wallet transaction.
-    if (row.holdId)
-      await settleHeldTransaction(tx, row.holdId, row, row.reference, success ? 'COMPLETED' : 'FAILED', now);
-    return row;
+  settle(recordId: string, outcome: BillOutcome, key: KeyRef | null = null): Promise<BillRecordRow> {
+    return this.held.settleBySteps(recordId, outcome, key);
   }
 
   /**
@@ -294,10 +208,10 @@ export class BillsService {
    */
   async poll(recordId: string, key: KeyRef | null = null): Promise<BillRecordRow> {
     const record = await this.byId(recordId);
-    if (record.status !== 'PENDING' || !record.holdId) return answerAsItStands(this.db, key, record);
+    if (record.status !== 'PENDING' || !record.holdId) return this.held.answerAsItStands(key, record);
     const answered = await this.providerFor(record.environment).status(providerReference(record));
     if (answered.status === 'NOT_FOUND')
-      return record.txRef ? answerAsItStands(this.db, key, record) : this.execute(record, key);
+      return record.txRef ? this.held.answerAsItStands(key, record) : this.execute(record, key);
     return this.settle(record.id, answered, key);
   }
 
@@ -398,9 +312,9 @@ export class BillsService {
   private async holdScheduled(tx: Executor, recordId: string): Promise<BillRecordRow | undefined> {
     const locked = await billStore.lock(tx, recordId);
     if (!locked || locked.holdId || locked.status !== 'PENDING') return undefined;
-    const now = this.clockFor(locked).now();
+    const now = this.held.now(locked);
     const transactionId = randomUUID();
-    const holdId = await placeHold(tx, { ...locked, amount: locked.amount + locked.fee, transactionId });
+    const holdId = await this.held.hold(tx, locked, locked.amount + locked.fee, locked.reference, transactionId);
     const row = await billStore.update(tx, recordId, { holdId, updatedAt: now });
     await this.openHeld(tx, row, transactionId, now);
     return row;

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Database, type Executor, queryRows } from '../../db/client.js';
+import { runIn, statement } from '../../db/plain-sql.js';
 import { DomainError, type ErrorCode, type FieldProblem, type LimitInfo } from '../errors.js';
 import type { IdempotencyScope } from '../idempotency/idempotency.js';
+import { claimColumns, claimCtes, keyRowOf } from './plain-write.js';
 
 /**
  * The idempotency claim taken INSIDE the operation's own transaction: no separately committed
@@ -119,18 +121,28 @@ export function claimOf(row: KeyRow, requestHash: string): KeyClaim {
   return { resume: row.resource_id };
 }
 
+/**
+ * The claim as a statement of its own: the same CTEs (plain-write.ts `claimCtes`) the one-statement
+ * writes fold into theirs, so the claim is written once whichever way an operation takes it.
+ */
+const CLAIM = statement(
+  'key_claim_v1',
+  `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$6' })}
+  select ${claimColumns} from (select 1) one left join prior p on true`,
+);
+
 /** Step 1: lock the key for this transaction and read what it already holds. One round trip. */
 export async function claimKey(tx: Executor, ref: KeyRef, now: Date): Promise<KeyClaim> {
   const { scope, key } = ref;
-  const [row] = await queryRows<KeyRow>(
-    tx,
-    sql`select l.locked, k.status, k.request_hash, k.response, k.resource_id,
-          (k.locked_until is null or k.locked_until < ${now.toISOString()}::timestamptz) as lease_over
-        from (select pg_try_advisory_xact_lock(${keyLockId(scope, key)}::bigint) as locked) l
-        left join idempotency_keys k on l.locked and k.user_id = ${scope.userId}
-          and k.environment = ${scope.environment} and k.operation = ${scope.operation} and k.key = ${key}`,
-  );
-  return claimOf(row!, ref.requestHash);
+  const [row] = await runIn(tx, CLAIM, [
+    keyLockId(scope, key),
+    scope.userId,
+    scope.environment,
+    scope.operation,
+    key,
+    now.toISOString(),
+  ]);
+  return claimOf(keyRowOf(row!), ref.requestHash);
 }
 
 /** For operations that commit before a provider call: the key stays `running` with the record attached. */

@@ -1,5 +1,11 @@
+import { sql } from 'drizzle-orm';
+import { type Executor, queryRows } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/sql-state.js';
+import type { Environment } from '../auth/permissions.js';
 import { badInput, DomainError } from '../errors.js';
+import type { Idempotency } from '../idempotency/idempotency.js';
+import type { KeyRef } from './key-claim.js';
+import { violatedConstraint } from './plain-write.js';
 
 /**
  * The reference rule every money operation follows (transfers, deposits, payouts, bills): the
@@ -50,3 +56,56 @@ export const referenceTaken = (reference: string, existingId: string) =>
     `reference ${JSON.stringify(reference)} is already used by transaction ${existingId}. Use a new reference, or the first request's Idempotency-Key to retry it.`,
     { field: 'reference' },
   );
+
+/**
+ * The owner's wallet transaction holding `reference`, if any. Every money operation opens one with
+ * its reference (unique per owner), so the reference is held there; read here by its unique index,
+ * in plain SQL, so the rule needs no domain's store.
+ */
+export async function referenceHolder(
+  db: Executor,
+  owner: { userId: string; environment: Environment },
+  reference: string,
+): Promise<string | undefined> {
+  const [row] = await queryRows<{ id: string }>(
+    db,
+    sql`select id from wallet_transactions
+        where user_id = ${owner.userId} and environment = ${owner.environment} and reference = ${reference}`,
+  );
+  return row?.id;
+}
+
+/**
+ * The 409 for a reference in use, naming the owner's transaction that holds it: the one given,
+ * else read now (a unique index refused the write, or the holder committed after the refused
+ * statement's snapshot).
+ */
+export async function referenceInUse(
+  db: Executor,
+  owner: { userId: string; environment: Environment },
+  reference: string,
+  holderId: string | null = null,
+): Promise<DomainError> {
+  const id = holderId ?? (await referenceHolder(db, owner, reference));
+  return id ? referenceTaken(reference, id) : referenceUsed(reference);
+}
+
+/**
+ * What an operation answers when its write failed with `error`: if one of the reference's unique
+ * indexes (`constraints`) refused it (another operation took the reference between a check and
+ * the insert, or no check was made), 409 naming the holder, through the Idempotency-Key; any other
+ * error is rethrown, a fault.
+ */
+export async function refuseTakenReference<T>(
+  db: Executor,
+  idempotency: Idempotency,
+  ref: KeyRef | undefined,
+  owner: { userId: string; environment: Environment },
+  reference: string,
+  constraints: readonly string[],
+  error: unknown,
+): Promise<T> {
+  const constraint = violatedConstraint(error);
+  if (constraint === undefined || !constraints.includes(constraint)) throw error;
+  return idempotency.refuse(ref, await referenceInUse(db, owner, reference));
+}

@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import { type AnyColumn, getTableColumns, getTableName } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
 import { runStatement, type Statement, statement } from '../../db/plain-sql.js';
 import { traceContextJson } from '../../observability/job-observation.js';
@@ -5,6 +8,7 @@ import type { Environment } from '../auth/permissions.js';
 import { toStorable } from '../idempotency/idempotency.js';
 import { type HoldSettlementParams, holdAccountLocksCte, holdSettlementCtes } from '../ledger/ledger-sql.js';
 import { holdsOf, ledger, SYSTEM_SHARDS, systemAccount, walletOf } from '../ledger/ledger.js';
+import type { HeldKind, HeldRow } from './held-kind.js';
 import type { KeyRef } from './key-claim.js';
 import { answerCte, linkedTransactionId, outboxCtes, transactionEventData } from './plain-write.js';
 
@@ -31,15 +35,11 @@ import { answerCte, linkedTransactionId, outboxCtes, transactionEventData } from
  * When the row moved or changed meanwhile the statement writes nothing and answers false; the
  * caller then settles through its transaction of separate statements, which reads the row anew.
  */
-export interface HeldOperationTable {
-  /** The statement's name (PostgreSQL prepares one per name and connection). */
-  name: string;
-  table: string;
-  /** The lifecycle kind, as `operation_transitions` keeps it. */
-  kind: string;
-  statusType: string;
-  /** The other columns the move sets, as `column = $n::type`, numbered from $27. */
-  set: string;
+/** The settle statement of one kind of held operation, with the columns its SET list writes, in order. */
+export interface HeldStatement {
+  statement: Statement;
+  /** The row's keys the statement sets after status, version and updated_at: $27 on. */
+  columns: readonly { key: string; column: AnyColumn }[];
 }
 
 /** Where the hold's pieces find their values in this statement. */
@@ -55,10 +55,22 @@ const HOLD: HoldSettlementParams = {
   fees: '$11',
 };
 
-export function settleHeldStatement(t: HeldOperationTable): Statement {
-  return statement(
-    t.name,
-    `with target as (
+/**
+ * The statement of a kind, generated from its description (money/held-kind.ts): the table, its
+ * status type and the columns a final move sets come from the state table's Drizzle table and the
+ * kind's `settleColumns`, the events from its moves, so no part of the change is written twice.
+ */
+export function settleHeldStatement(kind: HeldKind<HeldRow, unknown>): HeldStatement {
+  const table = kind.lifecycle.table as PgTable;
+  const all = getTableColumns(table) as Record<string, AnyColumn>;
+  const columns = kind.settleColumns.map((key) => ({ key, column: all[key]! }));
+  const t = {
+    table: getTableName(table),
+    kind: kind.lifecycle.kind,
+    statusType: all['status']!.getSQLType(),
+    set: columns.map(({ column }, i) => `${column.name} = $${27 + i}::${column.getSQLType()}`).join(', '),
+  };
+  const text = `with target as (
     -- A row lock only: a concurrent open inserting the same reference does not wait on it (its
     -- unique check waits on a row's updater, not its locker), so nothing waits on this row while
     -- it waits for the accounts below.
@@ -105,8 +117,10 @@ export function settleHeldStatement(t: HeldOperationTable): Statement {
      select 2, $24::text, $14::uuid, ${transactionEventData('x', '$25')} from txn x`,
     { environment: '$15', at: '$5', trace: '$26' },
   )}
-  select (select count(*) from op)::int as moved`,
-  );
+  select (select count(*) from op)::int as moved`;
+  // Named by its text: a change to the kind's description is a new prepared statement.
+  const digest = createHash('sha256').update(text).digest('hex').slice(0, 12);
+  return { statement: statement(`held_settle_${t.kind}_${digest}`, text), columns };
 }
 
 export interface HeldSettle {
@@ -129,8 +143,6 @@ export interface HeldSettle {
   accounts: { holds: string; wallet: string; clearing: string; fees: string };
   at: Date;
   key: KeyRef | null;
-  /** The values of the table's `set` columns, $27 on. */
-  extra: unknown[];
   /**
    * The one event of the wallet transaction's move to COMPLETED (capture) or FAILED (release), from
    * its state table (wallet/transaction-lifecycle.ts): given by the caller, so money/ reads no
@@ -140,10 +152,16 @@ export interface HeldSettle {
 }
 
 /** Runs the settle statement; whether the operation moved (else nothing was written). */
-export async function settleHeld(db: Database, st: Statement, w: HeldSettle): Promise<boolean> {
+export async function settleHeld(db: Database, st: HeldStatement, w: HeldSettle): Promise<boolean> {
+  const settled = w.settled as Record<string, unknown>;
+  // Each set column's value as its Drizzle column writes it (a JSON column as its text).
+  const extra = st.columns.map(({ key, column }) => {
+    const value = settled[key];
+    return value === null || value === undefined ? null : column.mapToDriverValue(value);
+  });
   const transactionStatus = w.capture ? 'COMPLETED' : 'FAILED';
   const at = w.at.toISOString();
-  const [row] = await runStatement(db, st, [
+  const [row] = await runStatement(db, st.statement, [
     w.id,
     w.version,
     w.to,
@@ -170,7 +188,7 @@ export async function settleHeld(db: Database, st: Statement, w: HeldSettle): Pr
     w.transactionEvent,
     at,
     traceContextJson(),
-    ...w.extra,
+    ...extra,
   ]);
   return (row!['moved'] as number) > 0;
 }

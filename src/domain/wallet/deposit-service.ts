@@ -6,21 +6,15 @@ import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { checkFields, checkFieldsAwaiting, optionalText, requiredText } from '../field-checks.js';
 import { recordEvent } from '../events/outbox.js';
-import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/idempotency.js';
+import type { Idempotency } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ledger, systemAccount, walletOf } from '../ledger/ledger.js';
 import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
 import { DEPOSIT, depositEventData } from './deposit-lifecycle.js';
 import { transition } from '../lifecycle/transition.js';
-import { answerRefusal, claimOf, dropRunningKey, isRefusal, type KeyRef } from '../money/key-claim.js';
-import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
-import {
-  type DepositOpen,
-  type DepositOpened,
-  openDeposit,
-  startDeposit,
-  startsInOneStatement,
-} from './deposit-writes.js';
+import { answerRefusal, dropRunningKey, isRefusal, type KeyRef } from '../money/key-claim.js';
+import { REFERENCE_CONSTRAINT } from '../money/plain-write.js';
+import { type DepositOpen, openDeposit, startDeposit, startsInOneStatement } from './deposit-writes.js';
 import type {
   Authorization,
   CardDetails,
@@ -39,7 +33,7 @@ import { transactionStore } from './transaction-store.js';
 import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
 import { settleWalletTransaction } from './wallet-transitions.js';
 import { insertOrConflict, referenceFrom, referenceTaken, VIRTUAL_ACCOUNT_PREFIX } from '../money/reference.js';
-import { referenceInUse, refuseTakenReference } from './reference-holder.js';
+import { openKeyedOperation } from '../money/keyed-open.js';
 
 export type { DepositRow } from './deposit-store.js';
 export type DepositMethod = 'card' | 'bank_transfer' | 'ussd' | 'payment_link' | 'virtual_account';
@@ -511,106 +505,37 @@ export class DepositService {
       key,
       input: { method, amount, currency, reference: fields.givenReference, narration, redirectUrl, meta, ...extra },
     };
-    const ref = this.idempotency.keyRef(keyed.scope, key, keyed.input) ?? null;
-    const open = {
-      row: {
-        // The provider knows the deposit by a reference unique across users (see providerReference).
-        id: randomUUID(),
-        userId: principal.userId,
-        environment: principal.environment,
-        reference,
-        method,
-        paymentMethodId: extra.paymentMethodId ?? null,
-        amount,
-        currency,
-        provider: provider.name,
-        redirectUrl,
-        narration,
-        meta,
-        customer,
-      },
-      at: now,
-      reconcileAt: this.reconcileAt(provider, now),
-      leaseUntil: new Date(now.getTime() + this.idempotency.leaseMs),
-      key: ref,
+    const row: DepositOpen['row'] = {
+      // The provider knows the deposit by a reference unique across users (see providerReference).
+      id: randomUUID(),
+      userId: principal.userId,
+      environment: principal.environment,
+      reference,
+      method,
+      paymentMethodId: extra.paymentMethodId ?? null,
+      amount,
+      currency,
+      provider: provider.name,
+      redirectUrl,
+      narration,
+      meta,
+      customer,
     };
     // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
-    for (let attempt = 0; ; attempt++) {
-      let opened: DepositOpened;
-      try {
-        opened = await openDeposit(this.db, open);
-      } catch (error) {
-        const constraint = violatedConstraint(error);
-        // The key's row met one a concurrent request committed after this statement's snapshot: run
-        // again, which replays it.
-        if (constraint === KEY_CONSTRAINT && attempt === 0) continue;
-        // Another kind of transaction holds the reference (its unique index refused the deposit's).
-        return refuseTakenReference(
-          this.db,
-          this.idempotency,
-          ref ?? undefined,
-          principal,
-          reference,
-          [REFERENCE_CONSTRAINT],
-          error,
-        );
-      }
-      if ('opened' in opened) {
-        const { state, payIn } = await this.charge(provider, opened.opened, customer, extra);
-        return this.started(provider, opened.opened, state, payIn, ref);
-      }
-      if ('taken' in opened)
-        return this.idempotency.refuse(
-          ref ?? undefined,
-          await referenceInUse(this.db, principal, reference, opened.taken),
-        );
-      const claim = claimOf(opened.claim, ref!.requestHash);
-      if ('replay' in claim) return replay<DepositRow>(claim.replay);
-      // A key a dead or failed request left running: its deposit is taken over and finished.
-      return this.startInTransaction(principal, provider, keyed, open.row, customer, extra, now);
-    }
-  }
-
-  /** The same start as a transaction of separate statements: resuming a key a dead process left running. */
-  private async startInTransaction(
-    principal: Principal,
-    provider: PaymentsProvider,
-    keyed: { scope: IdempotencyScope; key: string | undefined; input: unknown },
-    d: DepositOpen['row'],
-    customer: Customer,
-    extra: StartExtra,
-    now: Date,
-  ): Promise<DepositRow> {
-    const { reference, method, amount, narration } = d;
-    const opened = await openKeyed(
+    // One statement (deposit-writes.ts); a key a dead request left running is taken over by the steps.
+    const opened = await openKeyedOperation(
       this.db,
       this.idempotency,
       now,
-      keyed,
-      async (tx) => {
-        const taken = await transactionStore.findByReference(tx, principal, reference);
-        if (taken) throw referenceTaken(reference, taken.id);
-        // The deposit names its transaction, so its start reaches it by id (as the one statement does).
-        const transactionId = randomUUID();
-        const row = await insertOrConflict(reference, () =>
-          depositStore.insert(tx, { ...d, transactionId, status: 'initiated', createdAt: now, updatedAt: now }),
-        );
-        await recordEvent(tx, { type: 'deposit.initiated', ...principal, data: { ...depositEventData(row) } }, now);
-        await insertOrConflict(reference, () =>
-          openPendingTransaction(
-            tx,
-            principal,
-            { id: transactionId, type: 'DEPOSIT', amount, reference, description: narration, counterparty: { method } },
-            now,
-          ),
-        );
-        await enqueueJob(tx, {
-          kind: DEPOSIT_JOBS.reconcile,
-          payload: { depositId: row.id },
-          tenant: principal.userId,
-          runAt: this.reconcileAt(provider, now),
-        });
-        return row;
+      {
+        owner: principal,
+        reference,
+        keyed,
+        // Another kind of transaction holds the reference (its unique index refused the deposit's).
+        referenceConstraints: [REFERENCE_CONSTRAINT],
+        statement: (ref, leaseUntil) =>
+          openDeposit(this.db, { row, at: now, reconcileAt: this.reconcileAt(provider, now), leaseUntil, key: ref }),
+        steps: (tx) => this.openSteps(tx, principal, provider, row, now),
       },
       async (tx, id) => (await depositStore.findById(tx, id))!,
     );
@@ -622,6 +547,40 @@ export class DepositService {
     if (deposit.status !== 'initiated') return answerAsItStands(this.db, opened.ref, deposit);
     const { state, payIn } = await this.charge(provider, deposit, customer, extra);
     return this.started(provider, deposit, state, payIn, opened.ref);
+  }
+
+  /** The same first commit as a transaction of separate statements: resuming a key a dead process left running. */
+  private async openSteps(
+    tx: Executor,
+    principal: Principal,
+    provider: PaymentsProvider,
+    d: DepositOpen['row'],
+    now: Date,
+  ): Promise<DepositRow> {
+    const { reference, method, amount, narration } = d;
+    const taken = await transactionStore.findByReference(tx, principal, reference);
+    if (taken) throw referenceTaken(reference, taken.id);
+    // The deposit names its transaction, so its start reaches it by id (as the one statement does).
+    const transactionId = randomUUID();
+    const row = await insertOrConflict(reference, () =>
+      depositStore.insert(tx, { ...d, transactionId, status: 'initiated', createdAt: now, updatedAt: now }),
+    );
+    await recordEvent(tx, { type: 'deposit.initiated', ...principal, data: { ...depositEventData(row) } }, now);
+    await insertOrConflict(reference, () =>
+      openPendingTransaction(
+        tx,
+        principal,
+        { id: transactionId, type: 'DEPOSIT', amount, reference, description: narration, counterparty: { method } },
+        now,
+      ),
+    );
+    await enqueueJob(tx, {
+      kind: DEPOSIT_JOBS.reconcile,
+      payload: { depositId: row.id },
+      tenant: principal.userId,
+      runAt: this.reconcileAt(provider, now),
+    });
+    return row;
   }
 
   /**

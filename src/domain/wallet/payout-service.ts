@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PayoutControls } from '../payouts/payout-limits.js';
-import type { Database, Executor } from '../../db/client.js';
+import type { Database } from '../../db/client.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
@@ -9,10 +9,8 @@ import { checkFields, checkFieldsAwaiting, optionalText, requiredText } from '..
 import { recordEvent } from '../events/outbox.js';
 import type { Idempotency, IdempotencyScope } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
-import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
-import { PAYOUT, payoutEventData } from './payout-lifecycle.js';
-import { transition } from '../lifecycle/transition.js';
-import { captureHold, placeHold, releaseHold } from '../money/holds.js';
+import { PAYOUT_HELD, payoutEventData } from './payout-lifecycle.js';
+import { HeldOperation, type KeyedOpen } from '../money/held-operation.js';
 import type { PaymentsProvider, TransferState } from '../payments/payments-provider.js';
 import { type CoolingOffPolicy, checkPayoutDestination } from '../payouts/cooling-off.js';
 import { Bulkheads } from '../upstream/bulkhead.js';
@@ -20,15 +18,12 @@ import { failureOutcome } from '../upstream/upstream-error.js';
 import type { KeyRef } from '../money/key-claim.js';
 import { koboFrom } from './naira.js';
 import { type PayoutRow, payoutStore } from './payout-store.js';
-import { settlePayout, settlesInOneStatement } from './payout-writes.js';
-import { heldAccounts } from '../money/settle-held.js';
-import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
-import { settleHeldTransaction } from './wallet-transitions.js';
+import { openPendingTransaction } from './wallet-events.js';
+import { HELD_WALLET } from './held-wallet.js';
 import { transactionStore } from './transaction-store.js';
 import { WalletTurns } from './wallet-turns.js';
 import { REFERENCE_CONSTRAINT } from '../money/plain-write.js';
 import { insertOrConflict, referenceFrom, referenceTaken } from '../money/reference.js';
-import { refuseTakenReference } from './reference-holder.js';
 
 export type { PayoutRow } from './payout-store.js';
 
@@ -49,7 +44,6 @@ export interface WithdrawInput {
 const ACCOUNT_NUMBER = /^\d{10}$/;
 /** Without bulkheads given (tools that build the service alone): no limit. */
 const UNBOUNDED = new Bulkheads(() => ({ limit: Number.POSITIVE_INFINITY, maxWaitMs: 0 }));
-const TRANSFER_FAILED = 'The provider reported the transfer failed.';
 
 /**
  * Withdrawals to bank accounts (lifecycle PAYOUT): one commit claims the key, holds amount + fee,
@@ -59,19 +53,22 @@ const TRANSFER_FAILED = 'The provider reported the transfer failed.';
  */
 export class PayoutService {
   private readonly clockFor: ClockFor;
+  /** The two commits around the provider call (money/held-operation.ts). */
+  readonly held: HeldOperation<PayoutRow, TransferState>;
   /** One wallet's commits in flight at once in this process (wallet-turns.ts). */
   private readonly turns = new WalletTurns();
 
   constructor(
     private readonly db: Database,
     clock: Clock | ClockFor,
-    private readonly idempotency: Idempotency,
+    readonly idempotency: Idempotency,
     private readonly providerFor: (environment: Environment) => PaymentsProvider,
     private readonly coolingOff: CoolingOffPolicy = { periodMs: 0, capKobo: 0n },
     private readonly controls?: PayoutControls,
     private readonly bulkheads: Bulkheads = UNBOUNDED,
   ) {
     this.clockFor = clockLookup(clock);
+    this.held = new HeldOperation(db, idempotency, this.clockFor, PAYOUT_HELD, HELD_WALLET);
   }
 
   banks(principal: Principal) {
@@ -98,7 +95,7 @@ export class PayoutService {
     });
     const request = { amount, bankCode: bank.code, accountNumber, narration };
     const accountName = await provider.resolveAccount({ bankCode: bank.code, accountNumber });
-    const now = this.clockFor(principal).now();
+    const now = this.held.now(principal);
     // The hash covers what the caller sent: a generated reference would differ on every retry.
     const keyed = {
       scope: { userId: principal.userId, environment: principal.environment, operation: 'wallet.withdraw' },
@@ -110,25 +107,35 @@ export class PayoutService {
     const bulkhead = this.bulkheads.of(provider.name);
     let leaveBulkhead: (() => void) | undefined;
     try {
-      const opened = await this.turns.run(wallet, async () => {
-        // A place in the provider's bulkhead before anything is written: refused, this answers 503
-        // BUSY having held and recorded nothing. Taken in the wallet's turn, so one wallet's
-        // payouts waiting for their turns hold no place other tenants could use.
-        leaveBulkhead = await bulkhead.enter();
-        return this.open(principal, provider.name, payout, keyed, now);
-      });
-      if ('done' in opened) return opened.done;
-      if ('resumed' in opened) {
+      // The held operation runs both commits and the provider call between them (money/held-operation.ts).
+      return await this.held.run({
+        ...this.opening(principal, provider.name, payout, keyed, now),
+        // Each commit in the wallet's turn. A place in the provider's bulkhead is taken before
+        // anything is written: refused, this answers 503 BUSY having held and recorded nothing.
+        // Taken in the wallet's turn, so one wallet's payouts waiting for their turns hold no
+        // place other tenants could use.
+        openIn: (open) =>
+          this.turns.run(wallet, async () => {
+            leaveBulkhead = await bulkhead.enter();
+            return open();
+          }),
+        // Between the two commits: no connection, transaction, lock or wallet turn is held while
+        // the provider works; the place is given back as soon as it has answered.
+        send: async (row) => {
+          try {
+            return await sendTransfer(provider, row);
+          } finally {
+            leaveBulkhead?.();
+          }
+        },
+        settleIn: (settle) => this.turns.run(wallet, settle, { ahead: true }),
         // A retry after the first attempt's lease lapsed finishes it as the job would; reconcile
         // takes a place of its own, so this one is given back first.
-        leaveBulkhead?.();
-        return await this.reconcile(opened.resumed.id, opened.ref);
-      }
-      // Between the two commits: no connection, transaction, lock or wallet turn is held while the
-      // provider works; the place is given back as soon as it has answered.
-      const state = await sendTransfer(provider, opened.opened);
-      leaveBulkhead?.();
-      return await this.turns.run(wallet, () => this.settleSent(opened.opened, state, opened.ref), { ahead: true });
+        resume: (row, key) => {
+          leaveBulkhead?.();
+          return this.reconcile(row.id, key);
+        },
+      });
     } finally {
       leaveBulkhead?.();
     }
@@ -142,7 +149,7 @@ export class PayoutService {
    * lock, which before was taken first and so made one key's payouts take turns for the whole
    * transaction.
    */
-  private open(
+  private opening(
     principal: Principal,
     providerName: string,
     payout: {
@@ -155,14 +162,15 @@ export class PayoutService {
     },
     keyed: { scope: IdempotencyScope; key: string | undefined; input: unknown },
     now: Date,
-  ) {
+  ): KeyedOpen<PayoutRow> {
     const { amount, reference, bank, accountNumber, accountName, narration } = payout;
-    return openKeyed(
-      this.db,
-      this.idempotency,
-      now,
+    return {
+      owner: principal,
+      reference,
       keyed,
-      async (tx) => {
+      // A reference taken between the check in the transaction and its insert: refused by name.
+      referenceConstraints: [REFERENCE_CONSTRAINT],
+      steps: async (tx) => {
         const taken = await transactionStore.findByReference(tx, principal, reference);
         if (taken) throw referenceTaken(reference, taken.id);
         const limits = await this.controls?.limitsFor(tx, principal, amount);
@@ -180,12 +188,7 @@ export class PayoutService {
         // the order every settle takes them in (money/settle-held.ts), so the two never deadlock.
         // The hold names the transaction it pays for, so the settle statement reaches it by id.
         const transactionId = randomUUID();
-        const holdId = await placeHold(tx, {
-          ...principal,
-          amount: amount + PAYOUT_FEE_KOBO,
-          reference,
-          transactionId,
-        });
+        const holdId = await this.held.hold(tx, principal, amount + PAYOUT_FEE_KOBO, reference, transactionId);
         // Before the payout is written: the cap counts the payouts already sent to the destination.
         await checkPayoutDestination(
           tx,
@@ -231,80 +234,16 @@ export class PayoutService {
         if (limits) await this.controls!.count(tx, principal, limits, { amount, reference }, now);
         return row;
       },
-      async (tx, id) => (await payoutStore.findById(tx, id))!,
-    ).catch(async (error: unknown) => ({
-      // A reference taken between the check in the transaction and its insert: refused by name.
-      done: await refuseTakenReference<PayoutRow>(
-        this.db,
-        this.idempotency,
-        this.idempotency.keyRef(keyed.scope, keyed.key, keyed.input),
-        principal,
-        reference,
-        [REFERENCE_CONSTRAINT],
-        error,
-      ),
-    }));
-  }
-
-  /** The second commit, with the provider's answer: one statement where it can, else `settle`. */
-  private async settleSent(payout: PayoutRow, state: TransferState, key: KeyRef | null): Promise<PayoutRow> {
-    if (state.status === 'succeeded' || state.status === 'failed') {
-      const to = state.status === 'succeeded' ? 'completed' : 'failed';
-      if (settlesInOneStatement(payout, to)) {
-        const settled = await settlePayout(this.db, {
-          payout,
-          to,
-          changes: {
-            providerRef: state.providerRef ?? payout.providerRef,
-            failureReason: to === 'completed' ? null : (state.reason ?? TRANSFER_FAILED),
-          },
-          at: this.clockFor(payout).now(),
-          accounts: await heldAccounts(this.db, payout.environment, payout.userId),
-          key,
-        });
-        if (settled) return settled;
-      }
-    }
-    return this.settle(payout.id, state, key);
+    };
   }
 
   /**
-   * Applies the provider's word on a payout, once: success captures the hold (fee to fees), failure
-   * releases it; pending (or unknown) moves it to processing and leaves it to reconciliation.
+   * Applies the provider's word on a payout once, in a transaction (PAYOUT_HELD says what it
+   * does): success captures the hold (fee to fees), failure releases it; pending (or unknown)
+   * moves it to processing and leaves it to reconciliation.
    */
-  async settle(payoutId: string, state: TransferState, key: KeyRef | null = null): Promise<PayoutRow> {
-    return this.db.transaction(async (tx) => {
-      const row = await this.apply(tx, payoutId, state);
-      await answer(tx, key, row);
-      return row;
-    });
-  }
-
-  private async apply(tx: Executor, payoutId: string, state: TransferState): Promise<PayoutRow> {
-    // The payout first, then its hold and accounts: the order every settle of a payout locks in.
-    const current = await payoutStore.lock(tx, payoutId);
-    if (!current) throw notFound('Payout');
-    if (current.status === 'completed' || current.status === 'failed') return current;
-    const now = this.clockFor(current).now();
-    const providerRef = state.providerRef ?? current.providerRef;
-    if (state.status === 'succeeded' || state.status === 'failed') {
-      const succeeded = state.status === 'succeeded';
-      // The hold first: its guarded update decides which of two racing settlements settles.
-      if (succeeded) await captureHold(tx, current.holdId, current.fee, now);
-      else await releaseHold(tx, current.holdId, now);
-      const row = await transition(tx, PAYOUT, current.id, current.status, succeeded ? 'completed' : 'failed', now, {
-        providerRef,
-        failureReason: succeeded ? null : (state.reason ?? TRANSFER_FAILED),
-      });
-      if (!row) return (await payoutStore.findById(tx, payoutId))!;
-      await settleHeldTransaction(tx, current.holdId, row, row.reference, succeeded ? 'COMPLETED' : 'FAILED', now);
-      return row;
-    }
-    if (current.status === 'processing') return current;
-    const row = await transition(tx, PAYOUT, current.id, 'initiated', 'processing', now, { providerRef });
-    if (!row) return (await payoutStore.findById(tx, payoutId))!;
-    await recordTransactionProgress(tx, row, row.reference, 'processing', now);
-    return row;
+  settle(payoutId: string, state: TransferState, key: KeyRef | null = null): Promise<PayoutRow> {
+    return this.held.settleBySteps(payoutId, state, key);
   }
 
   /**
@@ -313,7 +252,7 @@ export class PayoutService {
    */
   async reconcile(payoutId: string, key: KeyRef | null = null): Promise<PayoutRow> {
     const payout = await this.byId(payoutId);
-    if (payout.status === 'completed' || payout.status === 'failed') return answerAsItStands(this.db, key, payout);
+    if (payout.status === 'completed' || payout.status === 'failed') return this.held.answerAsItStands(key, payout);
     const provider = this.providerFor(payout.environment);
     // In the provider's bulkhead like a request's call (a refusal fails this run; the job retries).
     let state = await this.bulkheads.of(provider.name).run(async () => {

@@ -1,0 +1,165 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Executor } from '../../src/db/client.js';
+import { queryRows } from '../../src/db/client.js';
+import type { Principal } from '../../src/domain/auth/principal.js';
+import type { ResolvedPayment } from '../../src/domain/bills/bill-catalogue.js';
+import type { BillRecordRow } from '../../src/domain/bills/bill-record.js';
+import { openBill } from '../../src/domain/bills/bill-writes.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { holdsOf, ledger, walletOf } from '../../src/domain/ledger/ledger.js';
+import { seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
+import { fund } from '../helpers/wallet.js';
+
+/**
+ * A bill's first commit has two forms: ONE statement (bill-writes.ts, the request path) and the
+ * held operation's steps (a beneficiary saved with it, or a key taken over). Both go through the
+ * held operation's `open` (money/keyed-open.ts); this checks they write the same rows: the record,
+ * the hold with its posting and entries, the pending wallet transaction, its event, the status
+ * poll job and the key left running with the record.
+ */
+describe('a held open written as one statement and as steps', () => {
+  const clock = new ManualClock(new Date('2026-05-04T10:00:00Z'));
+  let s: StartedTestApp;
+  beforeAll(async () => {
+    s = await startTestApp({ clock, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
+  });
+  afterAll(() => s.t.close());
+
+  async function tenantPrincipal(): Promise<Principal> {
+    const tenant = await seedTenant(s.t.services);
+    await fund(s.t, tenant, 2000);
+    return {
+      kind: 'session',
+      credentialId: 'held-open-paths',
+      userId: tenant.user.id,
+      environment: 'sandbox',
+      abilities: new Set(['READ', 'TRANSACT']),
+    };
+  }
+
+  /** Every row the open wrote, ids that differ between two bills named, not compared. */
+  async function footprint(record: BillRecordRow) {
+    const db = s.t.services.db;
+    const [hold] = await queryRows<{ transaction_id: string }>(
+      db,
+      sql`select transaction_id from ledger_holds where id = ${record.holdId}`,
+    );
+    const rows = {
+      record: await queryRows(
+        db,
+        sql`select environment, reference, biller_code, item_code, customer, amount, fee, type, biller_name,
+              customer_name, validity_period, metadata, provider, schedule_id, status, tx_ref, provider_data,
+              token, units, failure_reason, version, created_at, updated_at
+            from bill_records where id = ${record.id}`,
+      ),
+      hold: await queryRows(
+        db,
+        // created_at is the database's default on both paths (not the account's clock): not compared.
+        sql`select environment, status, amount, reference, expires_at, settled_at
+            from ledger_holds where id = ${record.holdId}`,
+      ),
+      entries: await queryRows(
+        db,
+        sql`select p.kind, p.description, a.code, e.amount, e.balance_after
+            from ledger_postings p
+            join ledger_entries e on e.posting_id = p.id
+            join ledger_accounts a on a.id = e.account_id
+            where p.reference = ${record.holdId} and p.kind = 'hold' and a.user_id = ${record.userId}
+            order by a.code`,
+      ),
+      transaction: await queryRows(
+        db,
+        sql`select type, status, amount, fee, currency, reference, description, counterparty, version,
+              created_at, updated_at
+            from wallet_transactions where id = ${hold!.transaction_id}`,
+      ),
+      events: await queryRows(
+        db,
+        sql`select type, data from events
+            where user_id = ${record.userId} and data->>'reference' = ${record.reference} order by type`,
+      ),
+      jobs: await queryRows(
+        db,
+        sql`select kind, lane, tenant, payload->>'recordId' as record, run_at from jobs
+            where payload->>'recordId' = ${record.id}`,
+      ),
+      key: await queryRows(
+        db,
+        sql`select operation, status, resource_id, locked_until from idempotency_keys
+            where user_id = ${record.userId} and key = 'open-paths'`,
+      ),
+    };
+    let text = JSON.stringify(rows);
+    for (const [id, name] of [
+      [record.id, '<record>'],
+      [record.holdId!, '<hold>'],
+      [hold!.transaction_id, '<transaction>'],
+      [record.userId, '<user>'],
+    ] as const)
+      text = text.replaceAll(id, name);
+    return JSON.parse(text);
+  }
+
+  it('writes the same rows either way', async () => {
+    const bills = s.t.services.bills;
+    const steps = bills as unknown as {
+      openSteps: (
+        tx: Executor,
+        principal: Principal,
+        payment: ResolvedPayment,
+        reference: string,
+        now: Date,
+        beneficiaryName: string | null | undefined,
+      ) => Promise<BillRecordRow>;
+    };
+    const opened: BillRecordRow[] = [];
+    for (const way of ['steps', 'statement'] as const) {
+      const principal = await tenantPrincipal();
+      const input = { type: 'AIRTIME' as const, customer: '08031234567', biller: 'MTN', amount: 500 };
+      const payment = await bills.catalogue.resolvePayment(principal, input as never);
+      const reference = 'OPEN-PATHS-1';
+      const now = clock.now();
+      const keyed = {
+        scope: { userId: principal.userId, environment: principal.environment, operation: 'bills.pay' },
+        key: 'open-paths',
+        input: { payment, reference },
+      };
+      const { environment, userId } = principal;
+      const result = await bills.held.open({
+        owner: principal,
+        reference,
+        keyed,
+        referenceConstraints: [],
+        steps: (tx) => steps.openSteps(tx, principal, payment, reference, now, undefined),
+        statement:
+          way === 'steps'
+            ? undefined
+            : async (key, leaseUntil) =>
+                openBill(s.t.services.db, {
+                  environment,
+                  userId,
+                  walletAccountId: await ledger.cachedAccountId(s.t.services.db, walletOf(environment, userId)),
+                  holdsAccountId: await ledger.cachedAccountId(s.t.services.db, holdsOf(environment, userId)),
+                  reference,
+                  payment: { ...payment, amount: BigInt(payment.amount), fee: BigInt(payment.fee) },
+                  provider: 'sandbox',
+                  at: now,
+                  pollAt: new Date(now.getTime() + 2 * 60_000),
+                  leaseUntil,
+                  key,
+                }),
+      });
+      expect('opened' in result).toBe(true);
+      opened.push((result as { opened: BillRecordRow }).opened);
+    }
+    const [bySteps, byStatement] = opened;
+    const written = await footprint(bySteps!);
+    expect(written.record).toHaveLength(1);
+    expect(written.entries).toHaveLength(2);
+    expect(written.jobs).toHaveLength(1);
+    expect(written.key).toEqual([expect.objectContaining({ status: 'running', resource_id: '<record>' })]);
+    expect(written.events.map((e: { type: string }) => e.type)).toEqual(['transaction.created']);
+    expect(await footprint(byStatement!)).toEqual(written);
+  });
+});
