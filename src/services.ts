@@ -16,6 +16,10 @@ import { UserService } from './domain/users/user-service.js';
 import type { UserDirectory } from './domain/users/user-directory.js';
 import { RestV1Upstream } from './domain/facade/rest-v1-upstream.js';
 import { UpstreamUserDirectory } from './domain/facade/upstream-user-directory.js';
+import { UpstreamBills } from './domain/facade/upstream-bills.js';
+import { routeMapOf } from './domain/facade/upstream-routes.js';
+import type { BillsDomain } from './domain/bills/bills-domain.js';
+import { localBills } from './domain/bills/local-bills.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { DomainError } from './domain/errors.js';
 import { Idempotency } from './domain/idempotency/idempotency.js';
@@ -100,6 +104,8 @@ export interface Services {
   deposits: DepositService;
   payouts: PayoutService;
   bills: BillsService;
+  /** The bills domain as the graph reads it: `bills` in service mode, the upstream's in facade mode. */
+  billsDomain: BillsDomain;
   solanaWallets: CustodialWallets;
   customers: CustomerService;
   /** The account's growing lists as cursor windows (the graph's connections). */
@@ -319,6 +325,9 @@ export function createServices(
     },
   );
   const bills = new BillsService(db, clock, idempotency, billsProvider);
+  const billsDomain: BillsDomain = upstream
+    ? new UpstreamBills(upstream, routeMapOf(config.UPSTREAM_ROUTES))
+    : localBills(bills);
   const deposits = new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider);
   const payouts = new PayoutService(
     db,
@@ -370,6 +379,7 @@ export function createServices(
     solanaWallets,
     billsProvider,
     bills,
+    billsDomain,
     idempotency,
     paymentsProvider,
     paymentMethods,
