@@ -20,6 +20,10 @@ import { UpstreamBills } from './domain/facade/upstream-bills.js';
 import { routeMapOf } from './domain/facade/upstream-routes.js';
 import type { BillsDomain } from './domain/bills/bills-domain.js';
 import { localBills } from './domain/bills/local-bills.js';
+import { localOfframp, type OfframpDomain } from './domain/offramp/offramp-domain.js';
+import { localSolanaWallet, type SolanaWalletDomain } from './domain/solana/solana-wallet-domain.js';
+import { UpstreamOfframp } from './domain/facade/upstream-offramp.js';
+import { UpstreamSolanaWallet } from './domain/facade/upstream-solana-wallet.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { DomainError } from './domain/errors.js';
 import { Idempotency } from './domain/idempotency/idempotency.js';
@@ -104,6 +108,10 @@ export interface Services {
   deposits: DepositService;
   payouts: PayoutService;
   bills: BillsService;
+  /** The offramp's assets and quotes as the graph reads them: `offramp` in service mode, the upstream's in facade mode. */
+  offrampDomain: OfframpDomain;
+  /** The caller's Solana wallet address as the graph reads it: the custodial wallets, or the upstream's. */
+  solanaWalletDomain: SolanaWalletDomain;
   /** The bills domain as the graph reads it: `bills` in service mode, the upstream's in facade mode. */
   billsDomain: BillsDomain;
   solanaWallets: CustodialWallets;
@@ -347,6 +355,8 @@ export function createServices(
     production: paycrest,
   });
   return {
+    offrampDomain: upstream ? new UpstreamOfframp(upstream) : localOfframp(offramp),
+    solanaWalletDomain: upstream ? new UpstreamSolanaWallet(upstream) : localSolanaWallet(solanaWallets),
     solanaIncoming,
     reconciliation,
     ledgerCheck: new LedgerCheck(db, clock),

@@ -8,7 +8,7 @@ import type { FacadeSurface } from './facade-schema.js';
  * Types not listed keep all their fields. docs/facade.md lists the same fields.
  */
 export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  Query: ['apiInfo', 'me', '_service', 'billRecords', 'billRecord'],
+  Query: ['apiInfo', 'me', '_service', 'billRecords', 'billRecord', 'offrampAssets', 'offrampQuote', 'solanaWallet'],
   Mutation: ['validateBillCustomer', 'buyAirtime', 'payElectricity', 'buyMobileData', 'subscribeCableTv'],
   Subscription: [],
   // The user record as `GET /api/v1/user/me` gives it; its relationships (businesses, wallet,
@@ -36,6 +36,8 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'platform',
     'lastLoggedIn',
   ],
+  // The address `GET /api/v1/solana/address` gives; the wallet's balances and portfolio are not asked of the upstream.
+  SolanaWallet: ['address'],
   // The spec's bill transaction record: this gateway's fee, customerName, failureReason, version
   // and wallet transaction are not in it.
   BillRecord: [

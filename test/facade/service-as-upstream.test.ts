@@ -74,7 +74,7 @@ describe('a facade in front of this gateway in service mode', () => {
     expect(looked).toEqual(direct);
   });
 
-  it('lists bill records, validates a customer and refuses a missing reference as GraphQL on the upstream does', async () => {
+  it('lists bill records, validates a customer, refuses a missing reference, gives the Solana address and the offramp as GraphQL on the upstream does', async () => {
     const key = service.tenant.keys.FULL_ACCESS;
     await fund(service.t, service.tenant, 5000);
     await graphql(
@@ -88,11 +88,21 @@ describe('a facade in front of this gateway in service mode', () => {
       `{ billRecords(filter: { startDate: "2020-01-01", sortBy: amount, sortOrder: ASC }) { total bills { reference amount } } }`,
       'mutation { validateBillCustomer(input: { customer: "45012345678", billerCode: "BIL204", itemCode: "UB204" }) { customerName customer billerCode itemCode minimum maximum address } }',
       '{ billRecord(reference: "NOPE-1") { id } }',
+      '{ solanaWallet { address } }',
+      '{ offrampAssets { token network contractAddress decimals } }',
+      '{ offrampQuote(token: USDT, network: base, amount: "120.75", fiat: NGN) { token amount network fiat rate } }',
     ]) {
       const direct = (await graphql(service.t, key, query)).json();
       const through = (await graphql(facade, key, query)).json();
       expect(through, query).toEqual(direct);
     }
+    // Refused input: the same code and the same field named, in the facade's own words.
+    const refused = '{ offrampQuote(token: CNGN, network: base, amount: "0", fiat: NGN) { rate } }';
+    const direct = (await graphql(service.t, key, refused)).json();
+    const through = (await graphql(facade, key, refused)).json();
+    expect(direct.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
+    expect(through.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
+    expect(through.errors[0].path).toEqual(['offrampQuote']);
   });
 
   it('refuses a key the upstream does not know as the upstream does: 401 on REST, UNAUTHENTICATED on GraphQL', async () => {

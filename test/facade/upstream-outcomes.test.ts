@@ -36,6 +36,26 @@ describe('the one table of upstream outcomes', () => {
     ).toBe('NOT_FOUND');
   });
 
+  it('passes on the names of the fields a 400 body names, never its sentences', () => {
+    const body = {
+      statusCode: 400,
+      message: 'amount must be greater than 0.',
+      error: 'Bad Request',
+      details: [
+        { field: 'amount', message: 'amount must be greater than 0.' },
+        { field: 'not a name; DROP TABLE', message: 'x' },
+      ],
+    };
+    const outcome = statusOutcome(400, undefined, body) as DomainError;
+    expect(outcome.code).toBe('BAD_USER_INPUT');
+    expect(outcome.field).toBe('amount');
+    expect(outcome.details).toEqual([{ field: 'amount', message: 'The upstream service refused amount.' }]);
+    expect(outcome.message).not.toContain('greater');
+    expect(
+      (statusOutcome(400, undefined, { statusCode: 400, message: 'x', error: 'Bad Request' }) as DomainError).field,
+    ).toBe(undefined);
+  });
+
   it("takes a 429's wait from the rate-limit body when the header is missing", () => {
     const body = { statusCode: 429, message: 'ThrottlerException: Too Many Requests', retryAfter: 9 };
     expect((statusOutcome(429, undefined, body) as DomainError).retryAfter).toBe(9);

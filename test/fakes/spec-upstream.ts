@@ -54,6 +54,9 @@ export interface SpecUser {
   lastLoggedIn: string;
 }
 
+/** Every user's wallet address here: the spec's `data.address` of `GET /api/v1/solana/address`. */
+export const SOLANA_ADDRESS = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+
 /** The spec's paths (Endpoints), as patterns over the path without its query. */
 const SPEC_PATHS: Array<[string, RegExp]> = [
   ['GET', /^\/api\/v1$/],
@@ -278,6 +281,13 @@ export class SpecUpstream extends LocalHttpServer {
       const data = misbehaviour === 'wrong-shape' ? { id: 42, firstName: user.firstName } : user;
       return send(res, 200, { statusCode: 200, message: 'User retrieved successfully', data, errors: {} });
     }
+    if (path === '/api/v1/solana/address')
+      return envelope(res, 200, 'Wallet address retrieved', {
+        address: misbehaviour === 'wrong-shape' ? 42 : SOLANA_ADDRESS,
+      });
+    if (path === '/api/v1/offramp/exchange/quote') return offrampQuote(res, new URLSearchParams(query), misbehaviour);
+    if (path === '/api/v1/offramp/exchange/assets')
+      return envelope(res, 200, 'Assets retrieved', misbehaviour === 'wrong-shape' ? { USDT: 'base' } : OFFRAMP_ASSETS);
     if (path.startsWith('/api/v1/bills/records/reference/')) {
       const reference = decodeURIComponent(path.split('/').at(-1)!);
       const record = this.bills.find((b) => b.userId === user.id && b.reference === reference);
@@ -369,6 +379,27 @@ export class SpecUpstream extends LocalHttpServer {
 /** A record as answered: under `wrong-shape`, its amount is a string. */
 function shaped(record: SpecBillRecord, misbehaviour: Misbehaviour | undefined): Record<string, unknown> {
   return misbehaviour === 'wrong-shape' ? { ...record, amount: String(record.amount) } : { ...record };
+}
+
+/**
+ * The spec shows no body for the assets list ("supported crypto and network pairs"): these are the
+ * pairs in a Partner Gateway's envelope, with contract address and decimals.
+ */
+const OFFRAMP_ASSETS = [
+  { token: 'USDT', network: 'base', contractAddress: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2', decimals: 6 },
+  { token: 'USDC', network: 'polygon', contractAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', decimals: 6 },
+];
+
+/** The offramp quote, not wrapped in the envelope (the spec says so); a fixed rate of 1,550.25 per token. */
+function offrampQuote(res: ServerResponse, query: URLSearchParams, misbehaviour: Misbehaviour | undefined): void {
+  const quote = {
+    token: query.get('token'),
+    amount: Number(query.get('amount')),
+    network: query.get('network'),
+    fiat: query.get('fiat'),
+    rate: misbehaviour === 'wrong-shape' ? '1550.25' : 1550.25,
+  };
+  send(res, 200, quote);
 }
 
 function envelope(res: ServerResponse, status: number, message: string, data: unknown): void {

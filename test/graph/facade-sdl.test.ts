@@ -9,6 +9,7 @@ import {
 } from '../../src/graphql/facade-fields.js';
 import { FACADE_SDL_FILES, facadeSdl } from '../../src/graphql/facade-sdl.js';
 import { buildFacadeSchema, buildResolvingSchema } from '../../src/graphql/schema.js';
+import { readSdlFiles } from '../../src/graphql/sdl-files.js';
 
 /** The federation fields a subgraph build adds of its own. */
 const FEDERATION = new Set(['_service', '_entities']);
@@ -50,6 +51,17 @@ describe('the graph a facade serves', () => {
       expect(schema.getType('WebhookEndpoint')).toBeUndefined();
     },
   );
+
+  it("lists every served type that another domain's file extends: those fields would answer from this gateway's own records", () => {
+    const extended = new Set(
+      readSdlFiles().flatMap((text) => [...text.matchAll(/^extend type (\w+)/gm)].map((m) => m[1]!)),
+    );
+    const schema = buildFacadeSchema(facadeSurface('gateway'));
+    for (const type of extended) {
+      if (['Query', 'Mutation', 'Subscription'].includes(type) || !schema.getType(type)) continue;
+      expect(FACADE_FIELDS[type], `${type} is served and extended elsewhere: list its fields`).toBeDefined();
+    }
+  });
 
   it('leaves the operations the spec only names out when the route map places them nowhere', () => {
     const gateway = buildFacadeSchema(facadeSurface('gateway')).getMutationType()!.getFields();

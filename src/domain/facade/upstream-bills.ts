@@ -6,10 +6,10 @@ import type { CustomerValidation } from '../bills/bills-provider.js';
 import type { RecordFilter } from '../bills/bills-service.js';
 import { badInput, DomainError } from '../errors.js';
 import { parseUnits } from '../money/decimal.js';
-import type { Caller, CallerCredential } from '../users/user-directory.js';
+import type { Caller } from '../users/user-directory.js';
 import { PaymentAnswer, type PaymentRecord, RecordAnswer, RecordsAnswer, ValidationAnswer } from './bill-answers.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
-import { askUpstream, type JsonAnswer } from './upstream-json.js';
+import { askUpstream, credentialOf, type JsonAnswer } from './upstream-json.js';
 import type { RouteMap, UpstreamRoute } from './upstream-routes.js';
 
 type RecordData = Static<typeof PaymentRecord> & { updatedAt?: string | null };
@@ -176,11 +176,6 @@ function recordsQuery(filter: RecordFilter, page: number, limit: number): string
   query.set('page', String(page));
   query.set('limit', String(limit));
   return query.toString();
-}
-
-function credentialOf({ credential }: Caller): CallerCredential {
-  if (!credential) throw new DomainError('UNAUTHENTICATED', 'Authentication required.');
-  return credential;
 }
 
 /** An amount in naira, from the digits the upstream wrote, in kobo; more than two decimals is not an NGN amount. */

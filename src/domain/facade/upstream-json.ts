@@ -1,5 +1,6 @@
 import type { AnswerOf, AnswerShape } from '../upstream/answer-shape.js';
-import type { CallerCredential } from '../users/user-directory.js';
+import { DomainError } from '../errors.js';
+import type { Caller, CallerCredential } from '../users/user-directory.js';
 import { parseJsonKeepingNumbers } from './json-number-text.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
 import { type Asked, statusOutcome, transportFault } from './upstream-outcomes.js';
@@ -80,6 +81,12 @@ export async function askUpstream<S extends AnswerShape<unknown>>(
     numberText: parsed.numberText,
     unreadable: (pointer) => upstream.fault('bad_answer', undefined, pointer),
   };
+}
+
+/** The caller's credential, which every upstream request is asked with (the guards have required one). */
+export function credentialOf({ credential }: Caller): CallerCredential {
+  if (!credential) throw new DomainError('UNAUTHENTICATED', 'Authentication required.');
+  return credential;
 }
 
 /** The credential forwarded in the header it came in. */

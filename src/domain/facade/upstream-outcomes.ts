@@ -89,11 +89,35 @@ export function statusOutcome(
   if (known?.status === status) return known.error(asked);
   const refusal = REFUSALS[status];
   if (!refusal) return status >= 500 ? 'server_error' : 'bad_answer';
+  if (status === 400) return badInputOf(refusal.message, body);
   if (status !== 429) return new DomainError(refusal.code, refusal.message);
   // The spec gives the wait in the header; its rate-limit body repeats it as `retryAfter`.
   const fromBody = isObject(body) && typeof body['retryAfter'] === 'number' ? String(body['retryAfter']) : undefined;
   const retryAfter = retryAfterSeconds(retryAfterHeader ?? fromBody);
   return new DomainError(refusal.code, `${refusal.message} Retry in ${retryAfter} s.`, { retryAfter });
+}
+
+/** A field name as an error body may give it (`amount`, `scheduleData.executionDate`, `items[0]`): a name, never a sentence. */
+const FIELD_NAME = /^[A-Za-z_][\w.[\]]{0,63}$/;
+
+/**
+ * A 400: the fields an error body names in `details` (this gateway's REST names every bad field
+ * there) are passed on by name, each with our own message; the upstream's sentences are not.
+ */
+function badInputOf(message: string, body: unknown): DomainError {
+  const details = isObject(body) && Array.isArray(body['details']) ? body['details'] : [];
+  const fields = [
+    ...new Set(
+      details.flatMap((d) =>
+        isObject(d) && typeof d['field'] === 'string' && FIELD_NAME.test(d['field']) ? [d['field']] : [],
+      ),
+    ),
+  ].slice(0, 20);
+  if (fields.length === 0) return new DomainError('BAD_USER_INPUT', message);
+  return new DomainError('BAD_USER_INPUT', `${message} Fields refused: ${fields.join(', ')}.`, {
+    field: fields[0]!,
+    details: fields.map((field) => ({ field, message: `The upstream service refused ${field}.` })),
+  });
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

@@ -1,12 +1,11 @@
+import { callerOf } from '../caller.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
 const raw = (holder: { amountRaw: bigint }) => holder.amountRaw.toString();
 
 export const solanaResolvers: Resolvers = {
   Query: {
-    solanaWallet: async (_root, _args, { principal, services }) => ({
-      address: (await services.solanaWallets.walletOf(principal!)).address,
-    }),
+    solanaWallet: (_root, _args, context) => context.services.solanaWalletDomain.address(callerOf(context)),
     solanaBalance: (_root, { network }, { principal, services }) =>
       services.solanaPortfolio.solBalance(principal!, network),
     solanaTokenBalance: (_root, { mint, network }, { principal, services }) =>

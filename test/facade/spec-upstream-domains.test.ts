@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { type Misbehaviour, SpecUpstream } from '../fakes/spec-upstream.js';
+import { type Misbehaviour, SOLANA_ADDRESS, SpecUpstream } from '../fakes/spec-upstream.js';
 
 const RECORD =
   'id userId reference billerCode itemCode customer amount type status txRef billerName validityPeriod metadata token units createdAt';
@@ -33,9 +33,16 @@ const OPERATIONS: Array<[string, string, string]> = [
   ],
   ['billRecords', '{ billRecords(limit: 5) { total bills { reference } } }', '/api/v1/bills/records'],
   ['billRecord', '{ billRecord(reference: "BILL-X") { reference } }', '/api/v1/bills/records/reference/BILL-X'],
+  ['solanaWallet', '{ solanaWallet { address } }', '/api/v1/solana/address'],
+  ['offrampAssets', '{ offrampAssets { token network } }', '/api/v1/offramp/exchange/assets'],
+  [
+    'offrampQuote',
+    '{ offrampQuote(token: USDT, network: base, amount: "100", fiat: NGN) { rate } }',
+    '/api/v1/offramp/exchange/quote',
+  ],
 ];
 
-describe('bills through a facade in front of an upstream written from the spec', () => {
+describe('bills, the Solana address and the offramp through a facade in front of an upstream written from the spec', () => {
   let upstream: SpecUpstream;
   let facade: TestApp;
   let specRoutes: TestApp;
@@ -212,6 +219,32 @@ describe('bills through a facade in front of an upstream written from the spec',
     );
     expect(answer.errors![0]!.extensions.code).toBe('UPSTREAM_BAD_ANSWER');
     expect(facade.services.upstream!.faultCounts().get('bad_answer')).toBe(faults + 1);
+  });
+
+  it("answers the Solana address and the offramp's assets and quote with the spec's requests", async () => {
+    const { key } = await knownUser();
+    const answer = await graphql(
+      key,
+      `{ solanaWallet { address } offrampAssets { token network contractAddress decimals }
+         offrampQuote(token: USDC, network: arbitrum_one, amount: "250.5", fiat: NGN) { token amount network fiat rate } }`,
+    );
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data).toEqual({
+      solanaWallet: { address: SOLANA_ADDRESS },
+      offrampAssets: [
+        { token: 'USDT', network: 'base', contractAddress: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2', decimals: 6 },
+        {
+          token: 'USDC',
+          network: 'polygon',
+          contractAddress: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
+          decimals: 6,
+        },
+      ],
+      offrampQuote: { token: 'USDC', amount: 250.5, network: 'arbitrum_one', fiat: 'NGN', rate: 1550.25 },
+    });
+    expect(sentTo('/api/v1/offramp/exchange/quote').at(-1)!.query).toBe(
+      'token=USDC&network=arbitrum-one&amount=250.5&fiat=NGN',
+    );
   });
 
   describe.each(OPERATIONS)('%s', (field, document, path) => {
