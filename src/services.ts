@@ -24,6 +24,8 @@ import { localOfframp, type OfframpDomain } from './domain/offramp/offramp-domai
 import { localSolanaWallet, type SolanaWalletDomain } from './domain/solana/solana-wallet-domain.js';
 import { UpstreamOfframp } from './domain/facade/upstream-offramp.js';
 import { UpstreamSolanaWallet } from './domain/facade/upstream-solana-wallet.js';
+import { UpstreamSwapQuotes } from './domain/facade/upstream-swap-quotes.js';
+import { localSwapQuotes, type SwapQuotesDomain } from './domain/solana/swap-quotes-domain.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { DomainError } from './domain/errors.js';
 import { Idempotency } from './domain/idempotency/idempotency.js';
@@ -112,6 +114,8 @@ export interface Services {
   offrampDomain: OfframpDomain;
   /** The caller's Solana wallet address as the graph reads it: the custodial wallets, or the upstream's. */
   solanaWalletDomain: SolanaWalletDomain;
+  /** Swap quotes as the graph reads them: `solanaExchange` in service mode, the upstream's in facade mode. */
+  swapQuotesDomain: SwapQuotesDomain;
   /** The bills domain as the graph reads it: `bills` in service mode, the upstream's in facade mode. */
   billsDomain: BillsDomain;
   solanaWallets: CustodialWallets;
@@ -350,6 +354,16 @@ export function createServices(
     new PayoutControls(keyControls, payoutLimitDefaultsOf(config)),
     bulkheads,
   );
+  const solanaExchange = new SolanaExchange(
+    db,
+    clock,
+    idempotency,
+    solanaWallets,
+    solanaChains,
+    solanaTokens,
+    exchangeProvider,
+    solanaTransfers,
+  );
   const offramp = new OfframpService(db, clock, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
     production: paycrest,
@@ -368,16 +382,8 @@ export function createServices(
     solanaTokens,
     solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens),
     solanaTransfers,
-    solanaExchange: new SolanaExchange(
-      db,
-      clock,
-      idempotency,
-      solanaWallets,
-      solanaChains,
-      solanaTokens,
-      exchangeProvider,
-      solanaTransfers,
-    ),
+    solanaExchange,
+    swapQuotesDomain: upstream ? new UpstreamSwapQuotes(upstream) : localSwapQuotes(solanaExchange),
     sandboxFaucet: new SandboxFaucet(sandboxChains, solanaWallets, idempotency),
     mailer,
     accounts: new AccountService(db, clock, users, mailer, publicUrlOf(config)),

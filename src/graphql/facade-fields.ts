@@ -8,7 +8,17 @@ import type { FacadeSurface } from './facade-schema.js';
  * Types not listed keep all their fields. docs/facade.md lists the same fields.
  */
 export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  Query: ['apiInfo', 'me', '_service', 'billRecords', 'billRecord', 'offrampAssets', 'offrampQuote', 'solanaWallet'],
+  Query: [
+    'apiInfo',
+    'me',
+    '_service',
+    'billRecords',
+    'billRecord',
+    'offrampAssets',
+    'offrampQuote',
+    'solanaWallet',
+    'swapQuote',
+  ],
   Mutation: ['validateBillCustomer', 'buyAirtime', 'payElectricity', 'buyMobileData', 'subscribeCableTv'],
   Subscription: [],
   // The user record as `GET /api/v1/user/me` gives it; its relationships (businesses, wallet,
@@ -66,11 +76,14 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
 
 /**
  * Input fields a facade takes, where the spec's request has fewer than the graph's input: the
- * spec's airtime and electricity bodies carry no `reference`, and electricity no `scheduleData`.
+ * spec's airtime and electricity bodies carry no `reference`, and electricity no `scheduleData`;
+ * its token-to-token quote takes no swap mode, slippage or network.
  */
 export const FACADE_INPUT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   AirtimeInput: ['phoneNumber', 'biller', 'amount', 'isSchedule', 'scheduleData', 'saveBeneficiary', 'beneficiaryName'],
   ElectricityInput: ['meterNumber', 'disco', 'amount', 'isSchedule', 'saveBeneficiary', 'beneficiaryName'],
+  // The token-to-token quote's three query parameters: the spec gives no mode, slippage or network.
+  SwapQuoteInput: ['inputMint', 'outputMint', 'amount'],
 };
 
 /** Fields of the operations the spec only names: served only where the route map places them (UPSTREAM_ROUTES). */

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type StartedTestApp, startTestApp, type TestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
+import { tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
+
+const SANDBOX_USDC = tokenBySymbol('USDC')!.address;
 
 /** Every BillRecord field a facade serves. */
 const BILL = `id nodeId createdAt updatedAt deletedDate userId reference billerCode itemCode customer amount type status
@@ -96,6 +99,14 @@ describe('a facade in front of this gateway in service mode', () => {
       const through = (await graphql(facade, key, query)).json();
       expect(through, query).toEqual(direct);
     }
+    // A quote is made afresh on each call (its id and expiry differ): the rest is the same.
+    const quote = `{ swapQuote(input: { inputMint: "So11111111111111111111111111111111111111112", outputMint: "${SANDBOX_USDC}", amount: "0.5" }) {
+        swapMode fromToken { address symbol decimals name logoUri } toToken { address symbol decimals name }
+        amounts { inputAmount outputAmount inputAmountRaw outputAmountRaw } rates { rate } route { hops dexes tokens }
+        network executable warnings } }`;
+    const directQuote = (await graphql(service.t, key, quote)).json();
+    expect(directQuote.errors).toBeUndefined();
+    expect((await graphql(facade, key, quote)).json()).toEqual(directQuote);
     // Refused input: the same code and the same field named, in the facade's own words.
     const refused = '{ offrampQuote(token: CNGN, network: base, amount: "0", fiat: NGN) { rate } }';
     const direct = (await graphql(service.t, key, refused)).json();

@@ -14,6 +14,9 @@ interface GraphQLAnswer {
   }>;
 }
 
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+
 /** Each bill operation a facade serves over the spec's paths, as a GraphQL document, and the path it asks. */
 const OPERATIONS: Array<[string, string, string]> = [
   [
@@ -39,6 +42,11 @@ const OPERATIONS: Array<[string, string, string]> = [
     'offrampQuote',
     '{ offrampQuote(token: USDT, network: base, amount: "100", fiat: NGN) { rate } }',
     '/api/v1/offramp/exchange/quote',
+  ],
+  [
+    'swapQuote',
+    `{ swapQuote(input: { inputMint: "${USDC}", outputMint: "${BONK}", amount: "1.5" }) { quoteId } }`,
+    '/api/v1/solana-exchange/quote/token-to-token',
   ],
 ];
 
@@ -245,6 +253,61 @@ describe('bills, the Solana address and the offramp through a facade in front of
     expect(sentTo('/api/v1/offramp/exchange/quote').at(-1)!.query).toBe(
       'token=USDC&network=arbitrum-one&amount=250.5&fiat=NGN',
     );
+  });
+
+  it("quotes a swap with the spec's three query parameters, every field of its quote passed on", async () => {
+    const { key } = await knownUser();
+    const answer = await graphql(
+      key,
+      `{ swapQuote(input: { inputMint: "${USDC}", outputMint: "${BONK}", amount: "1.5" }) {
+          quoteId swapMode fromToken { address symbol decimals name logoUri } toToken { symbol logoUri }
+          amounts { inputAmount outputAmount minOutputAmount inputAmountRaw outputAmountRaw } rates { rate reverseRate usdRate }
+          fees { totalFeePercent gasFee totalCost } route { hops dexes tokens efficiencyScore } priceImpact
+          usdValues { inputValue outputValue netValue } slippageTolerance expiryTimestamp expiresIn estimatedSwapTime
+          network executable warnings rawQuote } }`,
+    );
+    expect(answer.errors).toBeUndefined();
+    expect(sentTo('/api/v1/solana-exchange/quote/token-to-token').at(-1)!.query).toBe(
+      `inputMint=${USDC}&outputMint=${BONK}&amount=1.5`,
+    );
+    expect(answer.data!['swapQuote']).toEqual({
+      quoteId: 'q-7f3a',
+      swapMode: 'ExactIn',
+      fromToken: {
+        address: USDC,
+        symbol: 'USDC',
+        decimals: 6,
+        name: 'USD Coin',
+        logoUri: 'https://example.ng/usdc.png',
+      },
+      toToken: { symbol: 'BONK', logoUri: null },
+      amounts: {
+        inputAmount: '1.5',
+        outputAmount: '41000.5',
+        minOutputAmount: '40795.49',
+        inputAmountRaw: '1500000',
+        outputAmountRaw: '4100050000',
+      },
+      rates: { rate: '27333.66', reverseRate: '0.0000365', usdRate: '1' },
+      fees: { totalFeePercent: '0.25', gasFee: '0.000005', totalCost: '0.003755' },
+      route: { hops: 2, dexes: ['Orca', 'Raydium'], tokens: [USDC, BONK], efficiencyScore: 93 },
+      priceImpact: '0.12',
+      usdValues: { inputValue: 1.5, outputValue: 1.49, netValue: 1.49 },
+      slippageTolerance: '0.5',
+      expiryTimestamp: 1796000000,
+      expiresIn: 30,
+      estimatedSwapTime: 12,
+      network: 'mainnet-beta',
+      executable: true,
+      warnings: [],
+      rawQuote: null,
+    });
+    // The spec's quote takes no mode, slippage or network: the facade's input has none.
+    const slippage = await graphql(
+      key,
+      `{ swapQuote(input: { inputMint: "${USDC}", outputMint: "${BONK}", amount: "1.5", slippageBps: 50 }) { quoteId } }`,
+    );
+    expect(slippage.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
   describe.each(OPERATIONS)('%s', (field, document, path) => {

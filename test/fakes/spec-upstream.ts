@@ -286,6 +286,8 @@ export class SpecUpstream extends LocalHttpServer {
         address: misbehaviour === 'wrong-shape' ? 42 : SOLANA_ADDRESS,
       });
     if (path === '/api/v1/offramp/exchange/quote') return offrampQuote(res, new URLSearchParams(query), misbehaviour);
+    if (path === '/api/v1/solana-exchange/quote/token-to-token')
+      return swapQuote(res, new URLSearchParams(query), misbehaviour);
     if (path === '/api/v1/offramp/exchange/assets')
       return envelope(res, 200, 'Assets retrieved', misbehaviour === 'wrong-shape' ? { USDT: 'base' } : OFFRAMP_ASSETS);
     if (path.startsWith('/api/v1/bills/records/reference/')) {
@@ -400,6 +402,53 @@ function offrampQuote(res: ServerResponse, query: URLSearchParams, misbehaviour:
     rate: misbehaviour === 'wrong-shape' ? '1550.25' : 1550.25,
   };
   send(res, 200, quote);
+}
+
+/** The spec's swap quote for the three required query parameters; under `wrong-shape`, without its amounts. */
+function swapQuote(res: ServerResponse, query: URLSearchParams, misbehaviour: Misbehaviour | undefined): void {
+  const [inputMint, outputMint, amount] = ['inputMint', 'outputMint', 'amount'].map((name) => query.get(name));
+  if (!inputMint || !outputMint || !amount) return general(res, 400, 'inputMint, outputMint and amount are required');
+  const quote = {
+    quoteId: 'q-7f3a',
+    swapMode: 'ExactIn',
+    fromToken: {
+      address: inputMint,
+      symbol: 'USDC',
+      decimals: 6,
+      name: 'USD Coin',
+      logoUri: 'https://example.ng/usdc.png',
+    },
+    toToken: { address: outputMint, symbol: 'BONK', decimals: 5, name: 'Bonk' },
+    amounts: {
+      inputAmount: amount,
+      outputAmount: '41000.5',
+      minOutputAmount: '40795.49',
+      inputAmountRaw: '1500000',
+      outputAmountRaw: '4100050000',
+    },
+    rates: { rate: '27333.66', reverseRate: '0.0000365', usdRate: '1' },
+    fees: {
+      protocolFeePercent: '0.25',
+      protocolFeeAmount: '0.00375',
+      platformFeePercent: '0',
+      totalFeePercent: '0.25',
+      totalFeeAmount: '0.00375',
+      gasFee: '0.000005',
+      totalCost: '0.003755',
+    },
+    route: { hops: 2, dexes: ['Orca', 'Raydium'], tokens: [inputMint, outputMint], efficiencyScore: 93 },
+    priceImpact: '0.12',
+    usdValues: { inputValue: 1.5, outputValue: 1.49, netValue: 1.49 },
+    slippageTolerance: '0.5',
+    expiryTimestamp: 1796000000,
+    expiresIn: 30,
+    estimatedSwapTime: 12,
+    network: 'mainnet-beta',
+    executable: true,
+    warnings: [],
+  };
+  const { amounts: _a, ...withoutAmounts } = quote;
+  envelope(res, 200, 'Quote retrieved', misbehaviour === 'wrong-shape' ? withoutAmounts : quote);
 }
 
 function envelope(res: ServerResponse, status: number, message: string, data: unknown): void {

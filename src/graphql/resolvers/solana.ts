@@ -16,7 +16,7 @@ export const solanaResolvers: Resolvers = {
       ngn: await services.wallet.balance(principal!),
       solana: await services.solanaPortfolio.portfolio(principal!, network),
     }),
-    swapQuote: (_root, { input }, { principal, services }) => services.solanaExchange.quote(principal!, input),
+    swapQuote: (_root, { input }, context) => context.services.swapQuotesDomain.quote(callerOf(context), input),
     solanaTransfer: (_root, { signature }, { principal, services }) =>
       services.solanaTransfers.bySignature(principal!, signature),
     solanaTransfers: (_root, { first }, { principal, services }) =>
