@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { isObjectType } from 'graphql';
+import { composeServices } from '@apollo/composition';
+import { isObjectType, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
   FACADE_FIELDS,
@@ -62,6 +63,24 @@ describe('the graph a facade serves', () => {
       expect(FACADE_FIELDS[type], `${type} is served and extended elsewhere: list its fields`).toBeDefined();
     }
   });
+
+  it.each(['gateway', 'spec'] as const)(
+    'with UPSTREAM_ROUTES=%s composes with another subgraph into one supergraph',
+    (routes) => {
+      const receipts = parse(`
+        extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key"])
+        type Receipt @key(fields: "id") { id: ID! url: String! }
+        type Query { receipt(id: ID!): Receipt }
+      `);
+      const composed = composeServices([
+        { name: 'gateway', typeDefs: parse(facadeSdl(routes)), url: 'http://facade.invalid/graphql' },
+        { name: 'receipts', typeDefs: receipts, url: 'http://receipts.invalid/graphql' },
+      ]);
+      expect(composed.errors ?? []).toEqual([]);
+      expect(composed.supergraphSdl).toContain('billRecords');
+      expect(composed.supergraphSdl).toContain('receipt(');
+    },
+  );
 
   it('leaves the operations the spec only names out when the route map places them nowhere', () => {
     const gateway = buildFacadeSchema(facadeSurface('gateway')).getMutationType()!.getFields();
