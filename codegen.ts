@@ -49,7 +49,7 @@ const config: CodegenConfig = {
           Deposit: '../../domain/wallet/deposit-service.js#DepositRow',
           Payout: '../../domain/wallet/payout-service.js#PayoutRow',
           VirtualAccount: '../../domain/wallet/views.js#VirtualAccountModel',
-          BillRecord: '../../domain/bills/bill-record.js#BillRecordRow',
+          BillRecord: '../../domain/bills/bill-record.js#BillRecord',
           SkippedBillRun: '../../domain/bills/bill-record.js#SkippedBillRun',
           BillItem: '../../domain/bills/bills-provider.js#BillItem',
           BillValidation: '../../domain/bills/bills-provider.js#CustomerValidation',

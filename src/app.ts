@@ -13,6 +13,7 @@ import {
   routerSecretFrom,
 } from './graphql/context.js';
 import { buildSchema } from './graphql/schema.js';
+import { facadeSurface } from './graphql/facade-fields.js';
 import { registerWebSocket } from './graphql/websocket.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { registerProviderWebhooks } from './http/provider-webhooks.js';
@@ -39,6 +40,7 @@ import { linkContext } from './observability/request-observation.js';
 import { UpstreamUserDirectory } from './domain/facade/upstream-user-directory.js';
 import { upstreamPrincipals } from './domain/facade/upstream-principals.js';
 import { registerPassthrough } from './facade/passthrough.js';
+import { notInFacade } from './domain/facade/not-in-facade.js';
 import { isSpecRoute } from './facade/spec-paths.js';
 
 export interface AppOptions {
@@ -150,10 +152,17 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   const contextFor = (request: FastifyRequest) =>
     unlinkedContextFor(request).then((context) => linkContext(context, request));
 
-  const schema = buildSchema({ federationRouterOnly: isProduction(config), facade });
+  const schema = buildSchema({
+    federationRouterOnly: isProduction(config),
+    facade: facade ? facadeSurface(config.UPSTREAM_ROUTES) : undefined,
+  });
   // A facade passes the spec's own paths through to the upstream; its other routes run the graph.
   const ownRoutes = facade ? restV1Routes.filter((route) => !isSpecRoute(route.method, route.path)) : restV1Routes;
-  const routes = compileRoutes(schema, ownRoutes, { validate: 'firstCall' });
+  // A route whose operation reads a field the facade's graph leaves out answers NOT_IN_FACADE (501).
+  const routes = compileRoutes(schema, ownRoutes, {
+    validate: 'firstCall',
+    ...(facade ? { unservable: (route: string) => notInFacade(route) } : {}),
+  });
 
   registerHealthRoutes(app, services.health, () => app.draining);
   registerMetrics(app, services);

@@ -35,6 +35,12 @@ const ConfigSchema = Type.Object({
    * Default: on, except in production, where such an upstream is refused unless this is set.
    */
   UPSTREAM_PRIVATE_ADDRESSES: Type.Optional(Type.Boolean()),
+  /**
+   * Where a facade asks the operations the spec only names (mobile data, cable TV): `gateway`, at
+   * this gateway's own REST paths (an upstream that is another Partner Gateway serves them), or
+   * `spec`, nowhere: the graph a facade serves leaves them out (docs/facade.md).
+   */
+  UPSTREAM_ROUTES: Type.Union([Type.Literal('gateway'), Type.Literal('spec')], { default: 'gateway' }),
   DATABASE_URL: Type.Optional(url('postgres-url')),
   /** PostgreSQL session limits of every application connection (ms; 0 = off): a stuck statement or transaction cannot hold locks for everyone. */
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),

@@ -16,6 +16,16 @@ import { UserService } from './domain/users/user-service.js';
 import type { UserDirectory } from './domain/users/user-directory.js';
 import { RestV1Upstream } from './domain/facade/rest-v1-upstream.js';
 import { UpstreamUserDirectory } from './domain/facade/upstream-user-directory.js';
+import { UpstreamBills } from './domain/facade/upstream-bills.js';
+import { routeMapOf } from './domain/facade/upstream-routes.js';
+import type { BillsDomain } from './domain/bills/bills-domain.js';
+import { localBills } from './domain/bills/local-bills.js';
+import { localOfframp, type OfframpDomain } from './domain/offramp/offramp-domain.js';
+import { localSolanaWallet, type SolanaWalletDomain } from './domain/solana/solana-wallet-domain.js';
+import { UpstreamOfframp } from './domain/facade/upstream-offramp.js';
+import { UpstreamSolanaWallet } from './domain/facade/upstream-solana-wallet.js';
+import { UpstreamSwapQuotes } from './domain/facade/upstream-swap-quotes.js';
+import { localSwapQuotes, type SwapQuotesDomain } from './domain/solana/swap-quotes-domain.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { DomainError } from './domain/errors.js';
 import { Idempotency } from './domain/idempotency/idempotency.js';
@@ -101,6 +111,14 @@ export interface Services {
   deposits: DepositService;
   payouts: PayoutService;
   bills: BillsService;
+  /** The offramp's assets and quotes as the graph reads them: `offramp` in service mode, the upstream's in facade mode. */
+  offrampDomain: OfframpDomain;
+  /** The caller's Solana wallet address as the graph reads it: the custodial wallets, or the upstream's. */
+  solanaWalletDomain: SolanaWalletDomain;
+  /** Swap quotes as the graph reads them: `solanaExchange` in service mode, the upstream's in facade mode. */
+  swapQuotesDomain: SwapQuotesDomain;
+  /** The bills domain as the graph reads it: `bills` in service mode, the upstream's in facade mode. */
+  billsDomain: BillsDomain;
   solanaWallets: CustodialWallets;
   customers: CustomerService;
   /** The account's growing lists as cursor windows (the graph's connections). */
@@ -320,6 +338,9 @@ export function createServices(
     },
   );
   const bills = new BillsService(db, clock, idempotency, billsProvider);
+  const billsDomain: BillsDomain = upstream
+    ? new UpstreamBills(upstream, routeMapOf(config.UPSTREAM_ROUTES))
+    : localBills(bills);
   const deposits = new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider);
   const payouts = new PayoutService(
     db,
@@ -334,11 +355,23 @@ export function createServices(
     new PayoutControls(keyControls, payoutLimitDefaultsOf(config)),
     bulkheads,
   );
+  const solanaExchange = new SolanaExchange(
+    db,
+    clock,
+    idempotency,
+    solanaWallets,
+    solanaChains,
+    solanaTokens,
+    exchangeProvider,
+    solanaTransfers,
+  );
   const offramp = new OfframpService(db, clock, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
     production: paycrest,
   });
   return {
+    offrampDomain: upstream ? new UpstreamOfframp(upstream) : localOfframp(offramp),
+    solanaWalletDomain: upstream ? new UpstreamSolanaWallet(upstream) : localSolanaWallet(solanaWallets),
     solanaIncoming,
     reconciliation,
     ledgerCheck: new LedgerCheck(db, clock),
@@ -350,16 +383,8 @@ export function createServices(
     solanaTokens,
     solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens),
     solanaTransfers,
-    solanaExchange: new SolanaExchange(
-      db,
-      clock,
-      idempotency,
-      solanaWallets,
-      solanaChains,
-      solanaTokens,
-      exchangeProvider,
-      solanaTransfers,
-    ),
+    solanaExchange,
+    swapQuotesDomain: upstream ? new UpstreamSwapQuotes(upstream) : localSwapQuotes(solanaExchange),
     sandboxFaucet: new SandboxFaucet(sandboxChains, solanaWallets, idempotency),
     mailer,
     accounts: new AccountService(db, clock, users, mailer, publicUrlOf(config)),
@@ -371,6 +396,7 @@ export function createServices(
     solanaWallets,
     billsProvider,
     bills,
+    billsDomain,
     idempotency,
     paymentsProvider,
     paymentMethods,

@@ -1,15 +1,25 @@
-import { type GraphQLField, type GraphQLSchema, isObjectType } from 'graphql';
-import { notInFacade } from '../domain/facade/not-in-facade.js';
+import type { RouteSetting } from '../domain/facade/upstream-routes.js';
+import type { FacadeSurface } from './facade-schema.js';
 
 /**
- * What the graph answers in facade mode, by type. Every other root field (queries, mutations,
- * subscriptions) and every other field of a type listed here answers NOT_IN_FACADE before any
- * resolver or guard runs, so nothing is read from the facade's own database, which holds none of
- * the upstream's users, keys or money. docs/facade.md lists the same fields.
+ * What the graph serves in facade mode, by type: every other root field, and every other field of
+ * a type listed here, is left out of the schema a facade serves (facade-schema.ts), so nothing is
+ * read from the facade's own database, which holds none of the upstream's users, keys or money.
+ * Types not listed keep all their fields. docs/facade.md lists the same fields.
  */
 export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  Query: ['apiInfo', 'me', '_service'],
-  Mutation: [],
+  Query: [
+    'apiInfo',
+    'me',
+    '_service',
+    'billRecords',
+    'billRecord',
+    'offrampAssets',
+    'offrampQuote',
+    'solanaWallet',
+    'swapQuote',
+  ],
+  Mutation: ['validateBillCustomer', 'buyAirtime', 'payElectricity', 'buyMobileData', 'subscribeCableTv'],
   Subscription: [],
   // The user record as `GET /api/v1/user/me` gives it; its relationships (businesses, wallet,
   // transactions, …) are not asked of the upstream yet.
@@ -36,27 +46,59 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'platform',
     'lastLoggedIn',
   ],
+  // The address `GET /api/v1/solana/address` gives; the wallet's balances and portfolio are not asked of the upstream.
+  SolanaWallet: ['address'],
+  // The spec's bill transaction record: this gateway's fee, customerName, failureReason, version
+  // and wallet transaction are not in it.
+  BillRecord: [
+    'id',
+    'nodeId',
+    'createdAt',
+    'updatedAt',
+    'deletedDate',
+    'userId',
+    'reference',
+    'billerCode',
+    'itemCode',
+    'customer',
+    'amount',
+    'type',
+    'status',
+    'providerData',
+    'txRef',
+    'billerName',
+    'validityPeriod',
+    'metadata',
+    'token',
+    'units',
+  ],
 };
 
-/** Wraps every field facade mode does not serve so that it answers NOT_IN_FACADE (called after the guards are applied). */
-export function refuseFieldsOutsideFacade(schema: GraphQLSchema): GraphQLSchema {
-  for (const [typeName, served] of Object.entries(FACADE_FIELDS)) {
-    const type = schema.getType(typeName);
-    if (!isObjectType(type)) continue;
-    const keep = new Set(served);
-    for (const field of Object.values(type.getFields())) {
-      if (!keep.has(field.name)) refuse(field as GraphQLField<unknown, unknown>, `${typeName}.${field.name}`);
-    }
-  }
-  return schema;
-}
+/**
+ * Input fields a facade takes, where the spec's request has fewer than the graph's input: the
+ * spec's airtime and electricity bodies carry no `reference`, and electricity no `scheduleData`;
+ * its token-to-token quote takes no swap mode, slippage or network.
+ */
+export const FACADE_INPUT_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  AirtimeInput: ['phoneNumber', 'biller', 'amount', 'isSchedule', 'scheduleData', 'saveBeneficiary', 'beneficiaryName'],
+  ElectricityInput: ['meterNumber', 'disco', 'amount', 'isSchedule', 'saveBeneficiary', 'beneficiaryName'],
+  // The token-to-token quote's three query parameters: the spec gives no mode, slippage or network.
+  SwapQuoteInput: ['inputMint', 'outputMint', 'amount'],
+};
 
-function refuse(field: GraphQLField<unknown, unknown>, name: string): void {
-  field.resolve = () => {
-    throw notInFacade(name);
-  };
-  if (field.subscribe)
-    field.subscribe = () => {
-      throw notInFacade(name);
-    };
+/** Fields of the operations the spec only names: served only where the route map places them (UPSTREAM_ROUTES). */
+export const NAMED_ONLY_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  Mutation: ['buyMobileData', 'subscribeCableTv'],
+};
+
+/** What a facade serves with this route map. */
+export function facadeSurface(routes: RouteSetting): FacadeSurface {
+  if (routes === 'gateway') return { fields: FACADE_FIELDS, inputFields: FACADE_INPUT_FIELDS };
+  const fields = Object.fromEntries(
+    Object.entries(FACADE_FIELDS).map(([type, names]) => [
+      type,
+      names.filter((name) => !NAMED_ONLY_FIELDS[type]?.includes(name)),
+    ]),
+  );
+  return { fields, inputFields: FACADE_INPUT_FIELDS };
 }

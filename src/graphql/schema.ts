@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import type { GraphQLSchema } from 'graphql';
 import { type GuardOptions, guardRootFields } from './directives/guards.js';
-import { refuseFieldsOutsideFacade } from './facade-fields.js';
+import { type FacadeSurface, facadeTypeDefs } from './facade-schema.js';
 import { loadTypeDefs, readSdlFiles, SCHEMA_DIR } from './sdl-files.js';
 import { ARTIFACT_FILE, readSubgraphArtifact, schemaFromArtifact, sdlHashOf } from './subgraph-artifact.js';
 import type { Resolvers } from './generated/resolvers-types.js';
@@ -49,14 +49,23 @@ const resolvers: Resolvers[] = [
 ];
 
 export interface SchemaOptions extends GuardOptions {
-  /** Facade mode: only the fields facade-fields.ts lists answer; the rest answer NOT_IN_FACADE. */
-  facade?: boolean;
+  /** Facade mode: only what the surface lists is served (facade-fields.ts, facade-schema.ts). */
+  facade?: FacadeSurface | undefined;
 }
 
 /** The executable Federation 2 subgraph schema, with access rules and limits applied. Built once per process. */
 export function buildSchema(options: SchemaOptions = { federationRouterOnly: false }): GraphQLSchema {
-  const guarded = guardRootFields(buildResolvingSchema(), options);
-  return options.facade ? refuseFieldsOutsideFacade(guarded) : guarded;
+  const resolving = options.facade ? buildFacadeSchema(options.facade) : buildResolvingSchema();
+  return guardRootFields(resolving, options);
+}
+
+/** The subgraph a facade serves: the service's SDL cut to the surface, with the same resolvers. */
+export function buildFacadeSchema(surface: FacadeSurface): GraphQLSchema {
+  const { buildSubgraphSchema } = loadSubgraph('@apollo/subgraph') as typeof import('@apollo/subgraph');
+  return buildSubgraphSchema({
+    typeDefs: facadeTypeDefs(loadTypeDefs(SCHEMA_DIR), surface),
+    resolvers: domainResolvers(),
+  });
 }
 
 /**

@@ -49,7 +49,17 @@ export interface CompiledRoute extends RestRoute {
 export function compileRoutes(
   schema: GraphQLSchema,
   routes: RestRoute[],
-  { validate = 'eager' }: { validate?: 'eager' | 'firstCall' } = {},
+  {
+    validate = 'eager',
+    unservable,
+  }: {
+    validate?: 'eager' | 'firstCall';
+    /**
+     * A schema that serves part of the graph (facade mode): a route whose operation does not
+     * validate against it answers this error, without running or checking anything.
+     */
+    unservable?: (route: string) => Error;
+  } = {},
 ): CompiledRoute[] {
   return routes.map((route) => {
     const where = `${route.method} ${route.path}`;
@@ -58,6 +68,8 @@ export function compileRoutes(
       (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
     );
     if (operations.length !== 1) throw new Error(`${where}: the route's document must hold exactly one operation.`);
+    if (unservable && validationErrorsOf(schema, document).length > 0)
+      return refusedRoute(route, document, unservable(where));
     if (validate === 'eager') validated(schema, document, where);
     const operation = operations[0]!;
     const rootType = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
@@ -97,8 +109,25 @@ export function compileRoutes(
   });
 }
 
+/** A route its schema cannot serve: every call answers `error`. */
+function refusedRoute(route: RestRoute, document: DocumentNode, error: Error): CompiledRoute {
+  return {
+    ...route,
+    document,
+    run: () => {
+      throw error;
+    },
+    errorOf: () => (error instanceof DomainError ? error : new DomainError('INTERNAL_SERVER_ERROR', error.message)),
+    access: [],
+    rootField: '',
+    movesValue: false,
+  };
+}
+
+const validationErrorsOf = (schema: GraphQLSchema, document: DocumentNode) => validate(schema, document);
+
 function validated(schema: GraphQLSchema, document: DocumentNode, where: string): DocumentNode {
-  const errors = validate(schema, document);
+  const errors = validationErrorsOf(schema, document);
   if (errors.length > 0)
     throw new Error(`${where}: operation does not validate: ${errors.map((e) => e.message).join('; ')}`);
   return document;

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type StartedTestApp, startTestApp, type TestApp } from '../helpers/app.js';
+import { fund } from '../helpers/wallet.js';
+import { tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
+
+const SANDBOX_USDC = tokenBySymbol('USDC')!.address;
+
+/** Every BillRecord field a facade serves. */
+const BILL = `id nodeId createdAt updatedAt deletedDate userId reference billerCode itemCode customer amount type status
+  providerData txRef billerName validityPeriod metadata token units`;
 
 const ME = `{ me { id nodeId createdAt updatedAt deletedDate email phone firstName lastName name haveTransactionPin
   verified resetToken resetTokenExpiry dob isAdmin deviceId deviceIp deviceModel platform lastLoggedIn } }`;
@@ -19,12 +27,12 @@ describe('a facade in front of this gateway in service mode', () => {
     await service.t.close();
   });
 
-  const graphql = (app: TestApp, key: string) =>
+  const graphql = (app: TestApp, key: string, query = ME) =>
     app.app.inject({
       method: 'POST',
       url: '/graphql',
       headers: { 'content-type': 'application/json', 'x-api-key': key },
-      payload: JSON.stringify({ query: ME }),
+      payload: JSON.stringify({ query }),
     });
 
   it('answers GraphQL me exactly as the upstream does', async () => {
@@ -43,6 +51,69 @@ describe('a facade in front of this gateway in service mode', () => {
     expect(through.statusCode).toBe(direct.statusCode);
     expect(through.body).toBe(direct.body);
     expect(through.headers['content-type']).toBe(direct.headers['content-type']);
+  });
+
+  it.each([
+    ['buyAirtime', 'buyAirtime(input: { phoneNumber: "08031234567", biller: "MTN", amount: 100.5 })'],
+    ['payElectricity', 'payElectricity(input: { meterNumber: "45012345678", disco: "AEDC", amount: 1500 })'],
+    ['buyMobileData', 'buyMobileData(input: { phoneNumber: "08031234567", biller: "MTN-DATA", itemCode: "MD1041" })'],
+    [
+      'subscribeCableTv',
+      'subscribeCableTv(input: { smartcardNumber: "7012345678", biller: "STARTIMES", itemCode: "CB1231" })',
+    ],
+  ])('pays with %s through the facade: the answer is the record GraphQL on the upstream gives', async (field, call) => {
+    const key = service.tenant.keys.FULL_ACCESS;
+    await fund(service.t, service.tenant, 5000);
+    const paid = (await graphql(facade, key, `mutation { ${call} { ${BILL} } }`)).json();
+    expect(paid.errors, JSON.stringify(paid.errors)).toBeUndefined();
+    const record = paid.data[field];
+    const direct = (
+      await graphql(service.t, key, `{ billRecord(reference: "${record.reference}") { ${BILL} } }`)
+    ).json();
+    expect(direct.errors).toBeUndefined();
+    expect(record).toEqual(direct.data.billRecord);
+    expect(record.userId).toBe(service.tenant.user.id);
+    const looked = (await graphql(facade, key, `{ billRecord(reference: "${record.reference}") { ${BILL} } }`)).json();
+    expect(looked).toEqual(direct);
+  });
+
+  it('lists bill records, validates a customer, refuses a missing reference, gives the Solana address and the offramp as GraphQL on the upstream does', async () => {
+    const key = service.tenant.keys.FULL_ACCESS;
+    await fund(service.t, service.tenant, 5000);
+    await graphql(
+      service.t,
+      key,
+      'mutation { buyAirtime(input: { phoneNumber: "08031234567", biller: "GLO", amount: 70.25 }) { id } }',
+    );
+    for (const query of [
+      `{ billRecords(filter: { type: AIRTIME, status: SUCCESS, minAmount: 50 }, page: 1, limit: 2) {
+          page limit total totalPages hasNext hasPrev bills { ${BILL} } } }`,
+      `{ billRecords(filter: { startDate: "2020-01-01", sortBy: amount, sortOrder: ASC }) { total bills { reference amount } } }`,
+      'mutation { validateBillCustomer(input: { customer: "45012345678", billerCode: "BIL204", itemCode: "UB204" }) { customerName customer billerCode itemCode minimum maximum address } }',
+      '{ billRecord(reference: "NOPE-1") { id } }',
+      '{ solanaWallet { address } }',
+      '{ offrampAssets { token network contractAddress decimals } }',
+      '{ offrampQuote(token: USDT, network: base, amount: "120.75", fiat: NGN) { token amount network fiat rate } }',
+    ]) {
+      const direct = (await graphql(service.t, key, query)).json();
+      const through = (await graphql(facade, key, query)).json();
+      expect(through, query).toEqual(direct);
+    }
+    // A quote is made afresh on each call (its id and expiry differ): the rest is the same.
+    const quote = `{ swapQuote(input: { inputMint: "So11111111111111111111111111111111111111112", outputMint: "${SANDBOX_USDC}", amount: "0.5" }) {
+        swapMode fromToken { address symbol decimals name logoUri } toToken { address symbol decimals name }
+        amounts { inputAmount outputAmount inputAmountRaw outputAmountRaw } rates { rate } route { hops dexes tokens }
+        network executable warnings } }`;
+    const directQuote = (await graphql(service.t, key, quote)).json();
+    expect(directQuote.errors).toBeUndefined();
+    expect((await graphql(facade, key, quote)).json()).toEqual(directQuote);
+    // Refused input: the same code and the same field named, in the facade's own words.
+    const refused = '{ offrampQuote(token: CNGN, network: base, amount: "0", fiat: NGN) { rate } }';
+    const direct = (await graphql(service.t, key, refused)).json();
+    const through = (await graphql(facade, key, refused)).json();
+    expect(direct.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
+    expect(through.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
+    expect(through.errors[0].path).toEqual(['offrampQuote']);
   });
 
   it('refuses a key the upstream does not know as the upstream does: 401 on REST, UNAUTHENTICATED on GraphQL', async () => {

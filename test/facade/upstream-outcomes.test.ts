@@ -23,6 +23,45 @@ describe('the one table of upstream outcomes', () => {
     expect(statusOutcome(409, undefined)).toBe('bad_answer');
   });
 
+  it("gives the spec's error bodies their own code, with what was asked rather than what the upstream echoed", () => {
+    const body = { success: false, message: 'Bill not found', errorCode: 'BILL_NOT_FOUND', reference: '<script>' };
+    const outcome = statusOutcome(404, undefined, body, { reference: 'REF-1' }) as DomainError;
+    expect(outcome.code).toBe('BILL_NOT_FOUND');
+    expect(outcome.reference).toBe('REF-1');
+    expect(outcome.message).not.toContain('<script>');
+    // The same body under another status is that status's refusal.
+    expect((statusOutcome(403, undefined, body) as DomainError).code).toBe('FORBIDDEN');
+    expect(
+      (statusOutcome(404, undefined, { statusCode: 404, message: 'x', error: 'Not Found' }) as DomainError).code,
+    ).toBe('NOT_FOUND');
+  });
+
+  it('passes on the names of the fields a 400 body names, never its sentences', () => {
+    const body = {
+      statusCode: 400,
+      message: 'amount must be greater than 0.',
+      error: 'Bad Request',
+      details: [
+        { field: 'amount', message: 'amount must be greater than 0.' },
+        { field: 'not a name; DROP TABLE', message: 'x' },
+      ],
+    };
+    const outcome = statusOutcome(400, undefined, body) as DomainError;
+    expect(outcome.code).toBe('BAD_USER_INPUT');
+    expect(outcome.field).toBe('amount');
+    expect(outcome.details).toEqual([{ field: 'amount', message: 'The upstream service refused amount.' }]);
+    expect(outcome.message).not.toContain('greater');
+    expect(
+      (statusOutcome(400, undefined, { statusCode: 400, message: 'x', error: 'Bad Request' }) as DomainError).field,
+    ).toBe(undefined);
+  });
+
+  it("takes a 429's wait from the rate-limit body when the header is missing", () => {
+    const body = { statusCode: 429, message: 'ThrottlerException: Too Many Requests', retryAfter: 9 };
+    expect((statusOutcome(429, undefined, body) as DomainError).retryAfter).toBe(9);
+    expect((statusOutcome(429, '3', body) as DomainError).retryAfter).toBe(3);
+  });
+
   it('reads Retry-After as seconds or an HTTP date, at least 1', () => {
     const now = Date.parse('2026-12-02T09:00:00Z');
     expect(retryAfterSeconds('7', now)).toBe(7);

@@ -27,6 +27,7 @@ import { insertOrConflict, referenceFrom } from '../money/reference.js';
 
 import { BillCatalogue, type BillPaymentInput, billCustomer, type ResolvedPayment } from './bill-catalogue.js';
 import { type BillRecordRow, SKIPPED_RUNS_KEPT, type SkippedBillRun } from './bill-record.js';
+import { billNotFound } from './bill-not-found.js';
 import { billStore } from './bill-store.js';
 import type { BillOutcome, BillsProvider, BillType } from './bills-provider.js';
 import { nextRun, RECURRENCE_PATTERNS, type RecurrencePattern } from './recurrence.js';
@@ -65,11 +66,6 @@ type Owner = { userId: string; environment: Environment };
 
 /** The reference the provider knows a bill by: unique across users (the caller's is unique per user only). */
 export const providerReference = (record: { id: string }) => `pgw-${record.id}`;
-
-const billNotFound = (reference: string) =>
-  new DomainError('BILL_NOT_FOUND', `Bill transaction with reference ${JSON.stringify(reference)} was not found.`, {
-    reference,
-  });
 
 /**
  * Bill payments from the wallet (lifecycle BILL): one commit claims the key, holds amount + fee and

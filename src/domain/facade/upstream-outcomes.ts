@@ -1,3 +1,4 @@
+import { billNotFound } from '../bills/bill-not-found.js';
 import { DomainError, type ErrorCode } from '../errors.js';
 
 /**
@@ -57,18 +58,70 @@ export class UpstreamFaultError extends DomainError {
 }
 
 /**
- * What an upstream answer that is not a success means: a refusal about the caller keeps its
- * meaning (401, 403, 404, 429 with the upstream's Retry-After, 400); a 5xx is the upstream's
- * failure, and any other status one this gateway cannot read as the spec's (both faults, counted
- * by the caller that met them).
+ * The spec's error bodies that say more than their status (Errors, Error body shapes): the code a
+ * GraphQL caller gets for each, with our own message. `asked` is what the request named (the
+ * reference looked up), never a value echoed back by the upstream.
  */
-export function statusOutcome(status: number, retryAfterHeader: string | undefined): DomainError | UpstreamFault {
+const ERROR_BODIES: Record<string, { status: number; error: (asked: Asked) => DomainError }> = {
+  BILL_NOT_FOUND: { status: 404, error: ({ reference }) => billNotFound(reference ?? '') },
+};
+
+/** What the request to the upstream named, for the codes that carry it. */
+export interface Asked {
+  reference?: string | undefined;
+}
+
+/**
+ * What an upstream answer that is not a success means: a refusal about the caller keeps its
+ * meaning (401, 403, 404, 429 with the upstream's Retry-After, 400), and a spec error body its own
+ * code (BILL_NOT_FOUND); a 5xx is the upstream's failure, and any other status one this gateway
+ * cannot read as the spec's (both faults, counted by the caller that met them). `body` is the
+ * answer's JSON when it had any.
+ */
+export function statusOutcome(
+  status: number,
+  retryAfterHeader: string | undefined,
+  body?: unknown,
+  asked: Asked = {},
+): DomainError | UpstreamFault {
+  const errorCode = isObject(body) && typeof body['errorCode'] === 'string' ? body['errorCode'] : undefined;
+  const known = errorCode === undefined ? undefined : ERROR_BODIES[errorCode];
+  if (known?.status === status) return known.error(asked);
   const refusal = REFUSALS[status];
   if (!refusal) return status >= 500 ? 'server_error' : 'bad_answer';
+  if (status === 400) return badInputOf(refusal.message, body);
   if (status !== 429) return new DomainError(refusal.code, refusal.message);
-  const retryAfter = retryAfterSeconds(retryAfterHeader);
+  // The spec gives the wait in the header; its rate-limit body repeats it as `retryAfter`.
+  const fromBody = isObject(body) && typeof body['retryAfter'] === 'number' ? String(body['retryAfter']) : undefined;
+  const retryAfter = retryAfterSeconds(retryAfterHeader ?? fromBody);
   return new DomainError(refusal.code, `${refusal.message} Retry in ${retryAfter} s.`, { retryAfter });
 }
+
+/** A field name as an error body may give it (`amount`, `scheduleData.executionDate`, `items[0]`): a name, never a sentence. */
+const FIELD_NAME = /^[A-Za-z_][\w.[\]]{0,63}$/;
+
+/**
+ * A 400: the fields an error body names in `details` (this gateway's REST names every bad field
+ * there) are passed on by name, each with our own message; the upstream's sentences are not.
+ */
+function badInputOf(message: string, body: unknown): DomainError {
+  const details = isObject(body) && Array.isArray(body['details']) ? body['details'] : [];
+  const fields = [
+    ...new Set(
+      details.flatMap((d) =>
+        isObject(d) && typeof d['field'] === 'string' && FIELD_NAME.test(d['field']) ? [d['field']] : [],
+      ),
+    ),
+  ].slice(0, 20);
+  if (fields.length === 0) return new DomainError('BAD_USER_INPUT', message);
+  return new DomainError('BAD_USER_INPUT', `${message} Fields refused: ${fields.join(', ')}.`, {
+    field: fields[0]!,
+    details: fields.map((field) => ({ field, message: `The upstream service refused ${field}.` })),
+  });
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Retry-After as seconds (at least 1): a number of seconds or an HTTP date; anything else is 1. */
 export function retryAfterSeconds(header: string | undefined, now = Date.now()): number {

@@ -6,7 +6,7 @@ import type { Caller, CallerCredential, UserDirectory } from '../users/user-dire
 import { DomainError } from '../errors.js';
 import { notInFacade } from './not-in-facade.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
-import { statusOutcome, transportFault } from './upstream-outcomes.js';
+import { askUpstream } from './upstream-json.js';
 import { UserAnswer } from './user-answer.js';
 
 /** Largest `GET /user/me` answer read: a user is a few hundred bytes. */
@@ -58,58 +58,18 @@ export class UpstreamUserDirectory implements UserDirectory {
   }
 
   private async ask(credential: CallerCredential): Promise<User> {
-    const answer = await this.upstream.send({
-      method: 'GET',
-      path: '/api/v1/user/me',
-      headers: {
-        accept: 'application/json',
-        ...credentialHeader(credential),
-        ...(credential.clientIp ? { 'x-forwarded-for': credential.clientIp } : {}),
-      },
-    });
-    const text = await readText(answer.body).catch((cause: unknown) => {
-      throw this.upstream.fault(transportFault(cause, false), cause);
-    });
-    if (answer.status < 200 || answer.status > 299) {
-      const outcome = statusOutcome(answer.status, header(answer.headers['retry-after']));
-      throw typeof outcome === 'string' ? this.upstream.fault(outcome) : outcome;
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw this.upstream.fault('bad_answer', undefined, '/');
-    }
-    const mismatch = UserAnswer.mismatchAt(parsed);
-    if (mismatch !== undefined) throw this.upstream.fault('bad_answer', undefined, mismatch);
-    return toUser((parsed as AnswerOf<typeof UserAnswer>).data);
+    const answer = await askUpstream(
+      this.upstream,
+      { method: 'GET', path: '/api/v1/user/me', credential, maxAnswerBytes: MAX_ANSWER_BYTES },
+      UserAnswer,
+    );
+    return toUser(answer.value.data);
   }
 }
 
 /** The cache key of a credential: its scheme and a SHA-256 of its value (a key is never held as itself). */
 export function credentialHash({ scheme, value }: CallerCredential): string {
   return createHash('sha256').update(`${scheme}\0${value}`).digest('base64url');
-}
-
-/** The credential forwarded in the header it came in. */
-export function credentialHeader({ scheme, value }: CallerCredential): Record<string, string> {
-  return scheme === 'bearer' ? { authorization: `Bearer ${value}` } : { 'x-api-key': value };
-}
-
-function header(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-async function readText(body: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    // The rest is dropped: an answer this large is no user, and reading it would cost the facade.
-    if (size > MAX_ANSWER_BYTES) return '';
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 type UserData = AnswerOf<typeof UserAnswer>['data'];

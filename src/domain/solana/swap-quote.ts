@@ -38,7 +38,8 @@ export interface SwapQuoteView {
   network: SolanaNetwork;
   executable: boolean;
   warnings: string[];
-  rawQuote: Record<string, unknown>;
+  /** The routing provider's quote as it came; the spec makes it optional (an upstream may leave it out). */
+  rawQuote?: Record<string, unknown>;
 }
 
 /**

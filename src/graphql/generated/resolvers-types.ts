@@ -12,7 +12,7 @@ import type { WalletTransactionRow as WalletTransactionRowModel } from '../../do
 import type { PaymentMethodRow as PaymentMethodRowModel } from '../../domain/wallet/payment-method-service.js';
 import type { DepositRow as DepositRowModel } from '../../domain/wallet/deposit-service.js';
 import type { PayoutRow as PayoutRowModel } from '../../domain/wallet/payout-service.js';
-import type { BillRecordRow as BillRecordRowModel, SkippedBillRun as SkippedBillRunModel } from '../../domain/bills/bill-record.js';
+import type { BillRecord as BillRecordModel, SkippedBillRun as SkippedBillRunModel } from '../../domain/bills/bill-record.js';
 import type { BillItem as BillItemModel, CustomerValidation as CustomerValidationModel } from '../../domain/bills/bills-provider.js';
 import type { BusinessCustomerRow as BusinessCustomerRowModel } from '../../domain/customers/customer-service.js';
 import type { TokenBalance as TokenBalanceModel, SolanaPortfolioView as SolanaPortfolioViewModel } from '../../domain/solana/portfolio.js';
@@ -4035,7 +4035,7 @@ export type FederationReferenceTypes = ResolversObject<{
 /** Mapping of union types */
 export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
   TransactionRecord:
-    | ( BillRecordRowModel )
+    | ( BillRecordModel )
     | ( DepositRowModel )
     | ( OfframpOrderModel )
     | ( PayoutRowModel )
@@ -4051,7 +4051,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
   ChainTransfer: ( TransferViewModel );
   ChainWallet: ( SolanaWalletAddressModel );
   Node:
-    | ( BillRecordRowModel )
+    | ( BillRecordModel )
     | ( BusinessModel )
     | ( BusinessCustomerRowModel )
     | ( DepositRowModel )
@@ -4084,7 +4084,7 @@ export type ResolversTypes = ResolversObject<{
   BillBeneficiary: ResolverTypeWrapper<BillBeneficiary>;
   BillCategory: ResolverTypeWrapper<BillCategory>;
   BillItem: ResolverTypeWrapper<BillItemModel>;
-  BillRecord: ResolverTypeWrapper<BillRecordRowModel>;
+  BillRecord: ResolverTypeWrapper<BillRecordModel>;
   BillRecordConnection: ResolverTypeWrapper<BillRecordConnectionModelModel>;
   BillRecordEdge: ResolverTypeWrapper<Omit<BillRecordEdge, 'node'> & { node: ResolversTypes['BillRecord'] }>;
   BillRecordFilter: BillRecordFilter;
@@ -4248,7 +4248,7 @@ export type ResolversParentTypes = ResolversObject<{
   BillBeneficiary: BillBeneficiary;
   BillCategory: BillCategory;
   BillItem: BillItemModel;
-  BillRecord: BillRecordRowModel;
+  BillRecord: BillRecordModel;
   BillRecordConnection: BillRecordConnectionModelModel;
   BillRecordEdge: Omit<BillRecordEdge, 'node'> & { node: ResolversParentTypes['BillRecord'] };
   BillRecordFilter: BillRecordFilter;

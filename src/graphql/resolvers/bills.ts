@@ -1,7 +1,11 @@
+import type { BillRecord } from '../../domain/bills/bill-record.js';
 import type { BillPaymentInput } from '../../domain/bills/bills-service.js';
+import { notInFacade } from '../../domain/facade/not-in-facade.js';
 import type { StoredEvent } from '../../domain/events/event.js';
 import { BILL_EVENT_KINDS, dataOf } from '../../domain/events/payloads.js';
 import { nairaNumber } from '../../domain/wallet/naira.js';
+import { callerOf } from '../caller.js';
+import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
 /** The event's `data` as the bill events' type. */
@@ -38,6 +42,28 @@ const scheduled = (input: {
     : null,
 });
 
+/** The provider's raw answer as JSON text: as an upstream gave it, or this gateway's stored value written out. */
+const providerDataOf = (r: BillRecord): string | null => {
+  if (r.providerDataText !== undefined) return r.providerDataText;
+  return r.providerData === null || r.providerData === undefined ? null : JSON.stringify(r.providerData);
+};
+
+/**
+ * A part of a record only its stored form has: an upstream's payment answer leaves out updatedAt,
+ * deletedDate and providerData (the spec's payment answers do), so they are read from the record by
+ * reference, once per answer, and only when a caller asks for them.
+ */
+const storedForms = new WeakMap<BillRecord, Promise<BillRecord>>();
+function whenStored<T>(record: BillRecord, context: GraphQLContext, read: (stored: BillRecord) => T): T | Promise<T> {
+  if (record.updatedAt !== undefined) return read(record);
+  let stored = storedForms.get(record);
+  if (!stored) {
+    stored = context.services.billsDomain.record(callerOf(context), record.reference);
+    storedForms.set(record, stored);
+  }
+  return stored.then(read);
+}
+
 export const billResolvers: Resolvers = {
   Query: {
     billCategories: (_root, _args, { principal, services }) => services.bills.categories(principal!),
@@ -46,42 +72,43 @@ export const billResolvers: Resolvers = {
     electricityBillers: (_root, _args, { principal, services }) => services.bills.electricityBillers(principal!),
     discos: (_root, _args, { principal, services }) => services.bills.discos(principal!),
     providerItems: (_root, { provider }, { principal, services }) => services.bills.providerItems(principal!, provider),
-    billRecords: (_root, { filter, page, limit }, { principal, services }) =>
-      services.bills.records(
-        principal!,
+    billRecords: (_root, { filter, page, limit }, context) =>
+      context.services.billsDomain.records(
+        callerOf(context),
         Object.fromEntries(Object.entries(filter ?? {}).filter(([, v]) => v !== null && v !== undefined)),
         page ?? 1,
         limit ?? 20,
       ),
-    billRecord: (_root, { reference }, { principal, services }) => services.bills.record(principal!, reference),
+    billRecord: (_root, { reference }, context) => context.services.billsDomain.record(callerOf(context), reference),
     billBeneficiaries: (_root, _args, { principal, services }) => services.bills.beneficiaries(principal!),
     billSchedules: (_root, _args, { principal, services }) => services.bills.schedules(principal!),
   },
   Mutation: {
-    validateBillCustomer: (_root, { input }, { principal, services }) => services.bills.validate(principal!, input),
-    buyAirtime: (_root, { input }, { principal, services, idempotencyKey }) =>
-      services.bills.pay(
-        principal!,
+    validateBillCustomer: (_root, { input }, context) =>
+      context.services.billsDomain.validate(callerOf(context), input),
+    buyAirtime: (_root, { input }, context) =>
+      context.services.billsDomain.pay(
+        callerOf(context),
         { ...input, ...scheduled(input), type: 'AIRTIME', customer: input.phoneNumber } satisfies BillPaymentInput,
-        idempotencyKey,
+        context.idempotencyKey,
       ),
-    buyMobileData: (_root, { input }, { principal, services, idempotencyKey }) =>
-      services.bills.pay(
-        principal!,
+    buyMobileData: (_root, { input }, context) =>
+      context.services.billsDomain.pay(
+        callerOf(context),
         { ...input, ...scheduled(input), type: 'MOBILEDATA', customer: input.phoneNumber },
-        idempotencyKey,
+        context.idempotencyKey,
       ),
-    subscribeCableTv: (_root, { input }, { principal, services, idempotencyKey }) =>
-      services.bills.pay(
-        principal!,
+    subscribeCableTv: (_root, { input }, context) =>
+      context.services.billsDomain.pay(
+        callerOf(context),
         { ...input, ...scheduled(input), type: 'CABLEBILLS', customer: input.smartcardNumber },
-        idempotencyKey,
+        context.idempotencyKey,
       ),
-    payElectricity: (_root, { input }, { principal, services, idempotencyKey }) =>
-      services.bills.pay(
-        principal!,
+    payElectricity: (_root, { input }, context) =>
+      context.services.billsDomain.pay(
+        callerOf(context),
         { ...input, ...scheduled(input), type: 'UTILITYBILLS', customer: input.meterNumber, biller: input.disco },
-        idempotencyKey,
+        context.idempotencyKey,
       ),
     deleteBillBeneficiary: (_root, { id }, { principal, services }) => services.bills.deleteBeneficiary(principal!, id),
     cancelBillSchedule: (_root, { id }, { principal, services }) => services.bills.cancelSchedule(principal!, id),
@@ -105,8 +132,14 @@ export const billResolvers: Resolvers = {
   },
   BillRecord: {
     amount: (r) => nairaNumber(r.amount),
-    fee: (r) => nairaNumber(r.fee),
-    providerData: (r) => (r.providerData === null ? null : JSON.stringify(r.providerData)),
+    // Never reached in facade mode: the graph a facade serves has no fee (the spec's record has none).
+    fee: (r) => {
+      if (r.fee === undefined) throw notInFacade('BillRecord.fee');
+      return nairaNumber(r.fee);
+    },
+    updatedAt: (r, _args, context) => whenStored(r, context, (stored) => stored.updatedAt!),
+    deletedDate: (r, _args, context) => whenStored(r, context, (stored) => stored.deletedDate ?? null),
+    providerData: (r, _args, context) => whenStored(r, context, providerDataOf),
   },
   BillSchedule: {
     // Stored in kobo (what each run holds); shown in naira like every other amount.

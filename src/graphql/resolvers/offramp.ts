@@ -3,6 +3,7 @@ import type { OfframpStatus } from '../../domain/offramp/catalogue.js';
 import { OFFRAMP_EVENT_KINDS } from '../../domain/offramp/catalogue.js';
 import type { StoredEvent } from '../../domain/events/event.js';
 import { dataOf, OFFRAMP_UPDATE_KINDS } from '../../domain/events/payloads.js';
+import { callerOf } from '../caller.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
 /** The event's `data` as the offramp events' type. */
@@ -11,8 +12,8 @@ const order = (event: StoredEvent) => dataOf(event, OFFRAMP_UPDATE_KINDS);
 export const offrampResolvers: Resolvers = {
   OfframpNetwork: { arbitrum_one: 'arbitrum-one', bnb_smart_chain: 'bnb-smart-chain' },
   Query: {
-    offrampAssets: (_root, _args, { principal, services }) => services.offramp.assets(principal!),
-    offrampQuote: (_root, args, { principal, services }) => services.offramp.quote(principal!, args),
+    offrampAssets: (_root, _args, context) => context.services.offrampDomain.assets(callerOf(context)),
+    offrampQuote: (_root, args, context) => context.services.offrampDomain.quote(callerOf(context), args),
     offrampPayoutBanks: (_root, { fiat }, { principal, services }) => services.offramp.payoutBanks(principal!, fiat),
     offrampOrders: (_root, { filter, page, limit }, { principal, services }) =>
       services.offramp.history(

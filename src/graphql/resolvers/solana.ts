@@ -1,12 +1,11 @@
+import { callerOf } from '../caller.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
 const raw = (holder: { amountRaw: bigint }) => holder.amountRaw.toString();
 
 export const solanaResolvers: Resolvers = {
   Query: {
-    solanaWallet: async (_root, _args, { principal, services }) => ({
-      address: (await services.solanaWallets.walletOf(principal!)).address,
-    }),
+    solanaWallet: (_root, _args, context) => context.services.solanaWalletDomain.address(callerOf(context)),
     solanaBalance: (_root, { network }, { principal, services }) =>
       services.solanaPortfolio.solBalance(principal!, network),
     solanaTokenBalance: (_root, { mint, network }, { principal, services }) =>
@@ -17,7 +16,7 @@ export const solanaResolvers: Resolvers = {
       ngn: await services.wallet.balance(principal!),
       solana: await services.solanaPortfolio.portfolio(principal!, network),
     }),
-    swapQuote: (_root, { input }, { principal, services }) => services.solanaExchange.quote(principal!, input),
+    swapQuote: (_root, { input }, context) => context.services.swapQuotesDomain.quote(callerOf(context), input),
     solanaTransfer: (_root, { signature }, { principal, services }) =>
       services.solanaTransfers.bySignature(principal!, signature),
     solanaTransfers: (_root, { first }, { principal, services }) =>

@@ -2,7 +2,7 @@ import { mayActFor } from '../../domain/auth/principal.js';
 import { notFound } from '../../domain/errors.js';
 import { isUuid } from '../../domain/ids.js';
 import { displayName, type User } from '../../domain/users/user.js';
-import type { Caller } from '../../domain/users/user-directory.js';
+import { callerOf } from '../caller.js';
 import type { GraphQLContext } from '../context.js';
 import { requireAbility } from '../directives/auth.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
@@ -16,12 +16,6 @@ function actableUser(context: GraphQLContext, id: string): User | Promise<User> 
   if (!mayActFor(principal, id) || !isUuid(id)) throw notFound('User');
   return context.loaders.userNow(id) ?? loadUser(context, id);
 }
-
-/** Who asks, as the user domain takes it (the guard has checked the principal). */
-const callerOf = (context: GraphQLContext): Caller => ({
-  principal: context.principal!,
-  credential: context.credential,
-});
 
 async function loadUser(context: GraphQLContext, id: string): Promise<User> {
   const user = await context.loaders.userById.load(id);

@@ -1,0 +1,215 @@
+import type { Static } from '@sinclair/typebox';
+import type { BillPaymentInput } from '../bills/bill-catalogue.js';
+import type { BillRecord, BillRecordPage } from '../bills/bill-record.js';
+import type { BillsDomain } from '../bills/bills-domain.js';
+import type { CustomerValidation } from '../bills/bills-provider.js';
+import type { RecordFilter } from '../bills/bills-service.js';
+import { badInput, DomainError } from '../errors.js';
+import { parseUnits } from '../money/decimal.js';
+import type { Caller } from '../users/user-directory.js';
+import { PaymentAnswer, type PaymentRecord, RecordAnswer, RecordsAnswer, ValidationAnswer } from './bill-answers.js';
+import type { RestV1Upstream } from './rest-v1-upstream.js';
+import { askUpstream, credentialOf, type JsonAnswer } from './upstream-json.js';
+import type { RouteMap, UpstreamRoute } from './upstream-routes.js';
+
+type RecordData = Static<typeof PaymentRecord> & { updatedAt?: string | null };
+
+/** The fields of a payment's body, per request: the spec's own, or this gateway's for a named-only one. */
+const SPEC_SCHEDULE = ['isSchedule', 'scheduleData', 'saveBeneficiary', 'beneficiaryName'] as const;
+const SPEC_ELECTRICITY = ['isSchedule', 'saveBeneficiary', 'beneficiaryName'] as const;
+const GATEWAY_PAYMENT = ['reference', 'isSchedule', 'scheduleData', 'saveBeneficiary', 'beneficiaryName'] as const;
+type Optional = (typeof GATEWAY_PAYMENT)[number];
+
+/**
+ * The bills domain of a facade: each operation is the spec's request to the upstream, asked with
+ * the caller's own credential (airtime `POST /api/v1/bills/buy-airtime`, electricity
+ * `POST /api/v1/bills/pay/electricity`, validation, the records list and a record by reference),
+ * and mobile data and cable TV where the route map places them. Answers are checked against the
+ * spec's shapes; amounts are read from their decimal text into kobo, never through a float. A
+ * payment is sent once: one that timed out is the caller's to retry with the same Idempotency-Key.
+ */
+export class UpstreamBills implements BillsDomain {
+  constructor(
+    private readonly upstream: RestV1Upstream,
+    private readonly routes: RouteMap,
+  ) {}
+
+  async pay(caller: Caller, input: BillPaymentInput, idempotencyKey: string | undefined): Promise<BillRecord> {
+    const { route, body } = this.paymentRequest(input);
+    const answer = await askUpstream(
+      this.upstream,
+      { ...route, credential: credentialOf(caller), body, idempotencyKey },
+      PaymentAnswer,
+    );
+    return recordOf(answer, answer.value.data, '/data');
+  }
+
+  async validate(
+    caller: Caller,
+    input: { customer: string; billerCode: string; itemCode: string },
+  ): Promise<CustomerValidation> {
+    const answer = await askUpstream(
+      this.upstream,
+      {
+        method: 'POST',
+        path: '/api/v1/bills/validate',
+        credential: credentialOf(caller),
+        body: { customer: input.customer, billerCode: input.billerCode, itemCode: input.itemCode },
+      },
+      ValidationAnswer,
+    );
+    const data = answer.value.data;
+    return {
+      customerName: data.customerName,
+      customer: data.customer,
+      billerCode: data.billerCode,
+      itemCode: data.itemCode,
+      minimum: koboAt(answer, '/data/minimum'),
+      maximum: koboAt(answer, '/data/maximum'),
+      address: data.address ?? null,
+    };
+  }
+
+  async records(caller: Caller, filter: RecordFilter, page: number, limit: number): Promise<BillRecordPage> {
+    const answer = await askUpstream(
+      this.upstream,
+      {
+        method: 'GET',
+        path: `/api/v1/bills/records?${recordsQuery(filter, page, limit)}`,
+        credential: credentialOf(caller),
+      },
+      RecordsAnswer,
+    );
+    const { bills, ...block } = answer.value.data;
+    return { ...block, bills: bills.map((record, i) => recordOf(answer, record, `/data/bills/${i}`)) };
+  }
+
+  async record(caller: Caller, reference: string): Promise<BillRecord> {
+    const answer = await askUpstream(
+      this.upstream,
+      {
+        method: 'GET',
+        path: `/api/v1/bills/records/reference/${encodeURIComponent(reference)}`,
+        credential: credentialOf(caller),
+        asked: { reference },
+      },
+      RecordAnswer,
+    );
+    return recordOf(answer, answer.value.data, '/data');
+  }
+
+  /** The request a payment is, by its kind of bill. */
+  private paymentRequest(input: BillPaymentInput): { route: UpstreamRoute; body: Record<string, unknown> } {
+    const amount = input.amount === undefined || input.amount === null ? {} : { amount: input.amount };
+    switch (input.type) {
+      case 'AIRTIME':
+        return {
+          route: { method: 'POST', path: '/api/v1/bills/buy-airtime' },
+          body: { phoneNumber: input.customer, biller: input.biller, ...amount, ...optional(input, SPEC_SCHEDULE) },
+        };
+      case 'UTILITYBILLS':
+        return {
+          route: { method: 'POST', path: '/api/v1/bills/pay/electricity' },
+          body: { meterNumber: input.customer, ...amount, disco: input.biller, ...optional(input, SPEC_ELECTRICITY) },
+        };
+      case 'MOBILEDATA':
+        return {
+          route: this.named('bills.buyMobileData', 'buyMobileData'),
+          body: {
+            phoneNumber: input.customer,
+            biller: input.biller,
+            itemCode: input.itemCode,
+            ...amount,
+            ...optional(input, GATEWAY_PAYMENT),
+          },
+        };
+      case 'CABLEBILLS':
+        return {
+          route: this.named('bills.subscribeCableTv', 'subscribeCableTv'),
+          body: {
+            smartcardNumber: input.customer,
+            biller: input.biller,
+            itemCode: input.itemCode,
+            ...amount,
+            ...optional(input, GATEWAY_PAYMENT),
+          },
+        };
+    }
+  }
+
+  private named(operation: keyof RouteMap, field: string): UpstreamRoute {
+    const route = this.routes[operation];
+    // The schema a facade serves has no such field then; a caller cannot reach this.
+    if (!route)
+      throw new DomainError(
+        'NOT_IN_FACADE',
+        `${field} is not served: UPSTREAM_ROUTES places it nowhere (docs/facade.md).`,
+      );
+    return route;
+  }
+}
+
+/**
+ * The optional fields of a payment that its request carries. A field given that the request has no
+ * room for is refused, naming it, rather than dropped: the caller would think it applied.
+ */
+function optional(input: BillPaymentInput, allowed: readonly Optional[]): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const field of GATEWAY_PAYMENT) {
+    const value = input[field];
+    if (value === undefined || value === null) continue;
+    if (!allowed.includes(field))
+      throw badInput(field, `${field} is not taken by the upstream's request for this payment in facade mode.`);
+    body[field] = value;
+  }
+  return body;
+}
+
+/** The filter as this gateway's REST names its query parameters (the spec names them by meaning only). */
+function recordsQuery(filter: RecordFilter, page: number, limit: number): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(filter)) {
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'object') query.set(name, value.kind === 'date' ? value.date : value.at.toISOString());
+    else query.set(name, String(value));
+  }
+  query.set('page', String(page));
+  query.set('limit', String(limit));
+  return query.toString();
+}
+
+/** An amount in naira, from the digits the upstream wrote, in kobo; more than two decimals is not an NGN amount. */
+function koboAt(answer: JsonAnswer<unknown>, pointer: string): bigint {
+  const text = answer.numberText(pointer);
+  try {
+    if (text === undefined) throw new Error('no number');
+    return parseUnits(text, 2, 'amount');
+  } catch {
+    throw answer.unreadable(pointer);
+  }
+}
+
+function recordOf(answer: JsonAnswer<unknown>, data: RecordData, at: string): BillRecord {
+  const date = (value: string | null | undefined) => (value ? new Date(value) : null);
+  return {
+    id: data.id,
+    createdAt: new Date(data.createdAt),
+    ...(data.updatedAt ? { updatedAt: new Date(data.updatedAt) } : {}),
+    ...(data.updatedAt ? { deletedDate: date(data.deletedDate) } : {}),
+    ...(data.updatedAt ? { providerDataText: data.providerData ?? null } : {}),
+    userId: data.userId,
+    reference: data.reference,
+    billerCode: data.billerCode,
+    itemCode: data.itemCode,
+    customer: data.customer,
+    amount: koboAt(answer, `${at}/amount`),
+    type: data.type,
+    status: data.status,
+    txRef: data.txRef ?? null,
+    billerName: data.billerName,
+    validityPeriod: data.validityPeriod ?? null,
+    metadata: data.metadata ?? null,
+    token: data.token ?? null,
+    units: data.units ?? null,
+  };
+}
