@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/client.js';
+import { wakeNow } from '../src/db/wake-channel.js';
 import { systemClock } from '../src/domain/clock.js';
 import { isUuid } from '../src/domain/ids.js';
 import { runDoctor } from '../src/operations/doctor.js';
@@ -88,6 +89,8 @@ export async function runOperatorCommand(
     }
     case 'retry-job': {
       const retried = await retryFailedJobs(db, selection(), now);
+      // Due now: the running instances hear it at once rather than at their lanes' idle waits.
+      if (retried > 0) await wakeNow(db, 'jobs');
       return { json: { retried }, text: `${retried} failed job(s) put back in line, due now.` };
     }
     case 'discard-job': {
@@ -105,6 +108,7 @@ export async function runOperatorCommand(
     case 'retry-delivery': {
       const id = deliveryId();
       if (!(await retryDelivery(db, id, now))) throw new OperatorUsageError(`No failed webhook delivery ${id}`);
+      await wakeNow(db, 'jobs');
       return { json: { retried: id }, text: `Delivery ${id} will be sent once more now.` };
     }
     case 'discard-delivery': {

@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     { systemClock },
     { createServices },
     { installGracefulShutdown },
-    { startWorkers, announceWritesToWorkers },
+    { startWorkers, announceWrites },
   ] = await Promise.all([
     import('./bootstrap/demo.js'),
     import('./app.js'),
@@ -124,7 +124,8 @@ async function main(): Promise<void> {
   const workers = config.WORKERS
     ? startAfterFirstAnswer(app.server, WORKER_START_GRACE_MS, () => startWorkers(services, app.log))
     : undefined;
-  if (!config.WORKERS) announceWritesToWorkers(services.db);
+  // Other instances hear of this one's jobs, and of its events when it runs no relay of its own.
+  announceWrites(services.db, { events: !config.WORKERS });
 
   installGracefulShutdown({ app, workers, database, config, onClosed: shutdownTracing });
 }

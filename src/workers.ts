@@ -24,13 +24,14 @@ import type { Environment } from './domain/auth/permissions.js';
 import { outsideTraces } from './observability/tracing.js';
 
 /**
- * For an instance that runs no workers (WORKERS=false): the events and jobs it writes are announced
- * to the instances that do (wake-channel.ts), whose relay and job runner sleep long when idle.
- * Returns the stop.
+ * Announces this instance's writes to the others over the wake channel (wake-channel.ts): the jobs
+ * it writes, which another instance's idle lane may take sooner than this one's, and, for an
+ * instance that runs no relay (`events`: WORKERS=false), the events it records. Returns the stop.
  */
-export function announceWritesToWorkers(db: Database): () => void {
+export function announceWrites(db: Database, { events }: { events: boolean }): () => void {
   const sender = wakeSender(db);
-  const stops = [onRelayHint(() => sender.send('events')), onJobWrites(() => sender.send('jobs'))];
+  const stops = [onJobWrites(() => sender.send('jobs'))];
+  if (events) stops.push(onRelayHint(() => sender.send('events')));
   return () => {
     for (const stop of stops) stop();
     sender.stop();
@@ -168,7 +169,10 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
   // doorbell rings on every instance with Redis).
   const stopPoking = services.doorbell.onRing(() => jobs.poke('webhooks'));
   // Instances that run no workers (WORKERS=false) tell of the events and jobs they write.
-  const wakes = listenForWakes(services.db, (wake) => (wake === 'events' ? relay.hint() : jobs.jobsWritten()));
+  // A wake for jobs is sent once the writes it tells of have most often committed: due now.
+  const wakes = listenForWakes(services.db, (wake) =>
+    wake === 'events' ? relay.hint() : jobs.jobsWritten({ runAt: services.clock.now() }),
+  );
   const facade = isFacade(services.config);
   if (!facade) {
     scheduleLedgerCheck(jobsDb, services.clock.now()).catch((error) =>

@@ -95,7 +95,7 @@ export async function retryFailedJobs(
         attempts = 0, locked_by = null, locked_until = null, updated_at = ${now.toISOString()}::timestamptz
       where status = 'failed' and ${whereJobs(select)} returning id`,
   );
-  // Due now: this process's lanes look at once (another process's find them within their idle wait).
+  // Due now: this process's lanes look at once; the admin CLI also wakes the running instances.
   if (rows.length > 0) tellJobWrite({ runAt: now });
   return rows.length;
 }

@@ -46,16 +46,28 @@ describe('an idle job lane', () => {
   it('wakes for a job this process writes, however long it was sleeping', async () => {
     const clock = new ManualClock(new Date('2031-02-01T00:00:00Z'));
     const kind = `k-${randomUUID()}`;
-    // Its longest sleep is an hour: only the write's wake-up can get the job run within the wait.
-    const { runner, ran, sleeps } = runnerOf(kind, clock, { pollMs: 10, idleMaxMs: 3_600_000 });
+    // Its first sleep is already an hour: only the write's wake-up can get the job run within the wait.
+    const { runner, ran, sleeps } = runnerOf(kind, clock, { pollMs: 3_600_000, idleMaxMs: 3_600_000 });
     runner.start();
-    await waitUntil(() => sleeps.length >= 4);
+    await waitUntil(() => sleeps.length >= 1);
+    expect(sleeps).toEqual([3_600_000]);
     const id = await db.transaction((tx) => enqueueJob(tx, { kind, runAt: clock.now(), tenant: '' }));
     await waitUntil(() => ran.length === 1);
     expect(ran[0]!.id).toBe(id);
-    // Having found work, it starts again from its shortest sleep.
-    await waitUntil(() => sleeps.length >= 6);
-    expect(sleeps.at(-1)).toBeLessThanOrEqual(20);
+  });
+
+  it('keeps to its shortest sleep for a while after a write, whose transaction may commit late', async () => {
+    const clock = new ManualClock(new Date('2031-02-15T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    const { runner, sleeps } = runnerOf(kind, clock, { pollMs: 10, idleMaxMs: 3_600_000 });
+    runner.start();
+    await waitUntil(() => sleeps.length >= 4);
+    expect(sleeps.slice(0, 4)).toEqual([10, 20, 40, 80]);
+    // A job of this lane written, due in a day (so nothing runs): the lane stops doubling its sleep.
+    runner.jobsWritten({ lane: 'money', runAt: new Date(clock.now().getTime() + 86_400_000) });
+    const from = sleeps.length;
+    await waitUntil(() => sleeps.length >= from + 4);
+    expect(sleeps.slice(from + 1, from + 4)).toEqual([10, 10, 10]);
   });
 
   it('sleeps only until its next job falls due', async () => {
@@ -85,7 +97,7 @@ describe('an idle job lane', () => {
 });
 
 describe('a claim that takes nothing', () => {
-  it('tells when the lane can next claim: a due time, or the end of a lease', async () => {
+  it('tells when the lane can next claim: the earliest due time no live lease holds', async () => {
     const db = (await testDatabase()).db;
     const now = new Date('2031-05-01T00:00:00Z');
     const kind = `k-${randomUUID()}`;
@@ -105,22 +117,28 @@ describe('a claim that takes nothing', () => {
     });
     expect(await claimLaneJobsAndNextDue(db, request(now))).toEqual({ claimed: [], nextDueAt: null });
     const tenant = `t-${randomUUID()}`;
+    const leased = (tenantName: string, runAt: number, leaseEnds: number) => ({
+      kind,
+      lane: 'money' as const,
+      tenant: tenantName,
+      runAt: new Date(now.getTime() + runAt),
+      lockedBy: 'other',
+      lockedUntil: new Date(now.getTime() + leaseEnds),
+    });
     await db.insert(jobs).values([
       { kind, lane: 'money', tenant, runAt: new Date(now.getTime() + 90_000) },
-      // Due already, but its lease (another worker's) runs 45 s more.
-      {
-        kind,
-        lane: 'money',
-        tenant: `${tenant}-2`,
-        runAt: new Date(now.getTime() - 1_000),
-        lockedBy: 'other',
-        lockedUntil: new Date(now.getTime() + 45_000),
-      },
+      // Due already but leased (another worker runs them): they do not make the lane look early,
+      // though there are more of them than the one the tenant's probe would once have looked at.
+      ...[1, 2, 3, 4, 5].map(() => leased(`${tenant}-2`, -1_000, 45_000)),
+      // Due in 30 s, behind the leased ones of its tenant.
+      { kind, lane: 'money', tenant: `${tenant}-2`, runAt: new Date(now.getTime() + 30_000) },
     ]);
     const idle = await claimLaneJobsAndNextDue(db, request(now));
-    expect(idle).toEqual({ claimed: [], nextDueAt: new Date(now.getTime() + 45_000) });
-    const later = await claimLaneJobsAndNextDue(db, request(new Date(now.getTime() + 90_000)));
-    expect(later.claimed).toHaveLength(2);
-    expect(later.nextDueAt).toBeNull();
+    expect(idle).toEqual({ claimed: [], nextDueAt: new Date(now.getTime() + 30_000) });
+    // A lease that lapsed (its worker died) is claimable at once: the claim takes it.
+    await db.insert(jobs).values(leased(`${tenant}-3`, -5_000, -1_000));
+    const lapsed = await claimLaneJobsAndNextDue(db, request(now));
+    expect(lapsed.claimed).toHaveLength(1);
+    expect(lapsed.nextDueAt).toBeNull();
   });
 });

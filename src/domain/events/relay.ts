@@ -392,7 +392,8 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
         const lively = round.waiting || !round.locked || hintedDuringRound || Date.now() - lastHintAt < lingerMs;
         if (lively) return busyMs;
         const wait = idleWait;
-        idleWait = Math.min(idleWait * 2, idleMaxMs);
+        // Within idleMaxMs of a hint the loop keeps to idleMs: the hinted transaction may commit late.
+        if (Date.now() - lastHintAt >= idleMaxMs) idleWait = Math.min(idleWait * 2, idleMaxMs);
         options.onIdle?.(wait);
         return wait;
       })

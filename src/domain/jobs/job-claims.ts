@@ -67,9 +67,10 @@ export async function claimLaneJobs(db: Executor, r: ClaimRequest): Promise<Clai
 export interface LaneClaim {
   claimed: ClaimedRow[];
   /**
-   * Only when nothing was claimed: the earliest moment a pending job of the lane (of a tenant not at
-   * its limit) can be claimed, its due time or the end of its lease if later; null when the lane has
-   * no pending job. The runner sleeps until then (capped) instead of polling at a fixed pace.
+   * Only when nothing was claimed: the earliest due time of the lane's pending jobs that no live
+   * lease holds (of tenants not at their limit); null when there is none. The runner sleeps until
+   * then (capped) instead of polling at a fixed pace. Leased jobs are left out: their worker runs
+   * them, and a lease that lapses with its worker is found at the runner's longest idle wait.
    */
   nextDueAt: Date | null;
 }
@@ -145,11 +146,12 @@ export async function claimLaneJobsAndNextDue(db: Executor, r: ClaimRequest): Pr
       from claimed
       union all
       select null, null, null, null, null, null, null, null, (
-        select min(f.at) from tenants t cross join lateral (
-          select greatest(j.run_at, coalesce(j.locked_until, j.run_at)) as at from jobs j
+        select min(f.run_at) from tenants t cross join lateral (
+          select j.run_at from jobs j
           where j.status = 'pending' and j.lane = ${r.lane} and j.tenant = t.tenant and j.kind = any(${kinds})
+            and (j.locked_until is null or j.locked_until < ${now})
           order by j.run_at
-          limit 4
+          limit 1
         ) f
         where t.tenant is not null
       )

@@ -139,6 +139,8 @@ export class JobRunner {
   private readonly idleWaits = new Map<Lane, number>();
   /** When each lane's timer fires (epoch ms), to bring it forward. */
   private readonly laneDue = new Map<Lane, number>();
+  /** When each lane last heard of a job written (epoch ms): it does not back off for idleMaxMs after. */
+  private readonly lastWriteAt = new Map<Lane, number>();
   private stopListening: (() => void) | undefined;
   private readonly maxAttempts: number;
   private readonly lanes: LaneSettings;
@@ -210,14 +212,21 @@ export class JobRunner {
     for (const lane of this.activeLanes()) {
       if (write.lane !== undefined && write.lane !== lane) continue;
       this.idleWaits.delete(lane);
-      const wait = write.runAt ? Math.max(0, write.runAt.getTime() - now) + JOB_COMMIT_GRACE_MS : this.pollMs;
-      this.bringForward(lane, wait);
+      this.lastWriteAt.set(lane, Date.now());
+      const untilDue = write.runAt ? Math.max(0, write.runAt.getTime() - now) : undefined;
+      // A claim in flight may have read before the write: one due now (or of unknown due time)
+      // makes the lane claim again as soon as that claim ends.
+      if (this.claiming.has(lane)) {
+        if (untilDue === undefined || untilDue <= this.pollMs) this.poked.add(lane);
+        continue;
+      }
+      this.bringForward(lane, untilDue === undefined ? this.pollMs : untilDue + JOB_COMMIT_GRACE_MS);
     }
   }
 
   /** Moves a sleeping lane's next look to within `ms`, if it was later (a lane claiming now looks again anyway). */
   private bringForward(lane: Lane, ms: number): void {
-    if (this.claiming.has(lane) || !this.laneTimers.has(lane)) return;
+    if (!this.laneTimers.has(lane)) return;
     const at = Date.now() + ms;
     if ((this.laneDue.get(lane) ?? Number.POSITIVE_INFINITY) <= at) return;
     this.armLane(lane, ms);
@@ -240,7 +249,10 @@ export class JobRunner {
    */
   private idleWait(lane: Lane, nextDueAt: Date | null): number {
     const wait = this.idleWaits.get(lane) ?? this.pollMs;
-    this.idleWaits.set(lane, Math.min(wait * 2, this.idleMaxMs));
+    // Within idleMaxMs of a write heard of, the lane keeps to pollMs: the writer's transaction may
+    // commit after the claim that looked for it.
+    if (Date.now() - (this.lastWriteAt.get(lane) ?? Number.NEGATIVE_INFINITY) >= this.idleMaxMs)
+      this.idleWaits.set(lane, Math.min(wait * 2, this.idleMaxMs));
     if (nextDueAt === null) return wait;
     const untilDue = nextDueAt.getTime() - this.clock.now().getTime();
     return untilDue <= 0 ? this.pollMs : Math.min(wait, untilDue + JOB_COMMIT_GRACE_MS);
@@ -279,6 +291,7 @@ export class JobRunner {
     await Promise.allSettled([...this.claims]);
     const drained = Promise.all([...this.inFlight]);
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, graceMs))]);
+    const unfinished = this.running.size;
     for (const [id, held] of this.running) {
       // Jobs still running past the grace stop where they are (a delivery's request is aborted).
       held.abort.abort(new LeaseLostError(id));
@@ -287,6 +300,8 @@ export class JobRunner {
         .set({ lockedBy: null, lockedUntil: null, leaseToken: null })
         .where(and(eq(jobs.id, id), eq(jobs.leaseToken, held.leaseToken)));
     }
+    // Their leases given back, they are due for the other instances: the wake channel tells them.
+    if (unfinished > 0) tellJobWrite();
   }
 
   private activeLanes(): Lane[] {
@@ -321,8 +336,10 @@ export class JobRunner {
       })
       .catch(async (error) => {
         this.options.onError?.(error);
-        // A failing store (the database away) is not polled flat out.
+        // A failing store (the database away) is not polled flat out; once it is back, the lane
+        // starts again from its shortest sleep (the backlog may have grown meanwhile).
         await this.options.waitAfterError?.(error);
+        this.idleWaits.delete(lane);
       })
       .finally(() => {
         this.claims.delete(claim);
@@ -351,6 +368,8 @@ export class JobRunner {
         .set({ lockedBy: null, lockedUntil: null, leaseToken: null, attempts: sql`${jobs.attempts} - 1` })
         .where(and(eq(jobs.id, job.id), eq(jobs.leaseToken, job.leaseToken)));
     }
+    // Due now for the other instances (this one is stopping): the wake channel tells them.
+    if (claimed.length > 0) tellJobWrite();
   }
 
   private countRunning(match: (r: Running) => boolean): number {
