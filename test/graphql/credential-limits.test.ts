@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { graphql, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+
+/** A query the gateway's limits (cost 5000, depth 10 by default) let through with room to spare. */
+const PROFILE = '{ me { id email firstName lastName phone } }';
+
+describe("a credential's own GraphQL cost and depth limits", () => {
+  let t: TestApp;
+  let tenant: Tenant;
+  let limitedKeyId: string;
+
+  const setAccess = (fields: string) =>
+    graphql(
+      t.app,
+      tenant.keys.ACCOUNT_MANAGEMENT,
+      `mutation { setGraphQLAccess(input: { credential: { kind: API_KEY, id: "${limitedKeyId}" }, ${fields} }) { maxCost maxDepth } }`,
+    );
+
+  beforeAll(async () => {
+    ({ t, tenant } = await startTestApp());
+    const keys = await t.services.apiKeys.list(tenant.user.id);
+    limitedKeyId = keys.find((k) => k.permission === 'READ_ONLY' && k.environment === 'sandbox')!.id;
+  });
+  afterAll(() => t.close());
+
+  it('refuses, with the credential named as the limit, a query the gateway limit allows', async () => {
+    const before = await graphql(t.app, tenant.keys.READ_ONLY, PROFILE);
+    expect(before.status).toBe(200);
+    const set = await setAccess('maxCost: 5');
+    expect(set.body.data?.setGraphQLAccess).toEqual({ maxCost: 5, maxDepth: null });
+
+    const over = await graphql(t.app, tenant.keys.READ_ONLY, PROFILE);
+    expect(over.status).toBe(400);
+    expect(over.body.errors?.[0]?.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(over.body.errors?.[0]?.message).toMatch(/Cost limit of 5 exceeded/);
+    expect(over.body.errors?.[0]?.message).toContain("This credential's own limit");
+    // A cheap query still runs, and another key of the account keeps the gateway's limit.
+    expect((await graphql(t.app, tenant.keys.READ_ONLY, '{ apiInfo { version } }')).status).toBe(200);
+    expect((await graphql(t.app, tenant.keys.FULL_ACCESS, PROFILE)).status).toBe(200);
+  });
+
+  it('holds the depth limit the same way, and 0 goes back to the gateway limits', async () => {
+    await setAccess('maxCost: 0, maxDepth: 1');
+    const deep = await graphql(t.app, tenant.keys.READ_ONLY, '{ me { businesses { id } } }');
+    expect(deep.status).toBe(400);
+    expect(deep.body.errors?.[0]?.message).toContain("This credential's own limit");
+    const back = await setAccess('maxDepth: 0');
+    expect(back.body.data?.setGraphQLAccess).toEqual({ maxCost: null, maxDepth: null });
+    expect((await graphql(t.app, tenant.keys.READ_ONLY, PROFILE)).status).toBe(200);
+  });
+
+  it('only tightens: a limit above the gateway limit is refused, naming the field', async () => {
+    const { body } = await setAccess('maxCost: 5001');
+    expect(body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
+    expect(body.errors?.[0]?.extensions.field).toBe('maxCost');
+    expect(body.errors?.[0]?.message).toContain('5000');
+  });
+});
