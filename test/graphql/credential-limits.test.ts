@@ -13,7 +13,7 @@ describe("a credential's own GraphQL cost and depth limits", () => {
     graphql(
       t.app,
       tenant.keys.ACCOUNT_MANAGEMENT,
-      `mutation { setGraphQLAccess(input: { credential: { kind: API_KEY, id: "${limitedKeyId}" }, ${fields} }) { maxCost maxDepth } }`,
+      `mutation { setGraphQLAccess(input: { credential: { kind: API_KEY, id: "${limitedKeyId}" }, ${fields} }) { maxComplexity maxDepth } }`,
     );
 
   beforeAll(async () => {
@@ -26,8 +26,8 @@ describe("a credential's own GraphQL cost and depth limits", () => {
   it('refuses, with the credential named as the limit, a query the gateway limit allows', async () => {
     const before = await graphql(t.app, tenant.keys.READ_ONLY, PROFILE);
     expect(before.status).toBe(200);
-    const set = await setAccess('maxCost: 5');
-    expect(set.body.data?.setGraphQLAccess).toEqual({ maxCost: 5, maxDepth: null });
+    const set = await setAccess('maxComplexity: 5');
+    expect(set.body.data?.setGraphQLAccess).toEqual({ maxComplexity: 5, maxDepth: null });
 
     const over = await graphql(t.app, tenant.keys.READ_ONLY, PROFILE);
     expect(over.status).toBe(400);
@@ -40,19 +40,19 @@ describe("a credential's own GraphQL cost and depth limits", () => {
   });
 
   it('holds the depth limit the same way, and 0 goes back to the gateway limits', async () => {
-    await setAccess('maxCost: 0, maxDepth: 1');
+    await setAccess('maxComplexity: 0, maxDepth: 1');
     const deep = await graphql(t.app, tenant.keys.READ_ONLY, '{ me { businesses { id } } }');
     expect(deep.status).toBe(400);
     expect(deep.body.errors?.[0]?.message).toContain("This credential's own limit");
     const back = await setAccess('maxDepth: 0');
-    expect(back.body.data?.setGraphQLAccess).toEqual({ maxCost: null, maxDepth: null });
+    expect(back.body.data?.setGraphQLAccess).toEqual({ maxComplexity: null, maxDepth: null });
     expect((await graphql(t.app, tenant.keys.READ_ONLY, PROFILE)).status).toBe(200);
   });
 
   it('only tightens: a limit above the gateway limit is refused, naming the field', async () => {
-    const { body } = await setAccess('maxCost: 5001');
+    const { body } = await setAccess('maxComplexity: 5001');
     expect(body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
-    expect(body.errors?.[0]?.extensions.field).toBe('maxCost');
+    expect(body.errors?.[0]?.extensions.field).toBe('maxComplexity');
     expect(body.errors?.[0]?.message).toContain('5000');
   });
 });

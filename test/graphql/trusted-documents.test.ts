@@ -176,7 +176,7 @@ describe('trusted documents: a credential with a list runs its registered docume
     const own = await graphql(
       t.app,
       tenant.keys.ACCOUNT_MANAGEMENT,
-      `mutation { setGraphQLAccess(input: { credential: { kind: API_KEY, id: "${managerId}" }, maxCost: 10 }) { maxCost } }`,
+      `mutation { setGraphQLAccess(input: { credential: { kind: API_KEY, id: "${managerId}" }, maxComplexity: 10 }) { maxComplexity } }`,
     );
     expect(own.body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
     const stranger = await startStranger();

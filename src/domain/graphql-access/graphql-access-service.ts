@@ -148,9 +148,14 @@ export class GraphQLAccessService {
   async change(by: Principal, ref: CredentialRef, change: GraphQLAccessChange): Promise<GraphQLAccessView> {
     this.refuseOwn(by, ref);
     const problems = new InputProblems();
-    const limit = (field: 'maxCost' | 'maxDepth', gateway: number, current: number | null) =>
+    // The cost limit is `maxComplexity` to clients (a field named for a cost reads as money).
+    const limit = (
+      field: 'maxComplexity' | 'maxDepth',
+      value: number | null | undefined,
+      gateway: number,
+      current: number | null,
+    ) =>
       problems.check(() => {
-        const value = change[field];
         if (value === undefined || value === null) return current;
         if (!Number.isInteger(value) || value < 0 || value > gateway)
           throw badInput(
@@ -160,8 +165,8 @@ export class GraphQLAccessService {
         return value === 0 ? null : value;
       });
     const owned = await this.owned(by, ref);
-    const maxCost = limit('maxCost', this.limits.maxCost, owned.graphqlMaxCost);
-    const maxDepth = limit('maxDepth', this.limits.maxDepth, owned.graphqlMaxDepth);
+    const maxCost = limit('maxComplexity', change.maxCost, this.limits.maxCost, owned.graphqlMaxCost);
+    const maxDepth = limit('maxDepth', change.maxDepth, this.limits.maxDepth, owned.graphqlMaxDepth);
     const allowedOrigins = problems.check(() => {
       if (change.allowedOrigins === undefined || change.allowedOrigins === null) return owned.allowedOrigins;
       if (ref.kind !== 'connect_app')

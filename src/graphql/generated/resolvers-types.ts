@@ -1133,8 +1133,8 @@ export type GraphQlAccess = {
   id: Scalars['ID']['output'];
   /** The key or app. */
   kind: CredentialKind;
-  /** The credential's own query-cost limit (at most the gateway's); null: the gateway's. */
-  maxCost?: Maybe<Scalars['Int']['output']>;
+  /** The credential's own complexity limit: graphql-armor's query cost, as GRAPHQL_MAX_COST (at most that); null: the gateway's. */
+  maxComplexity?: Maybe<Scalars['Int']['output']>;
   /** The credential's own depth limit (at most the gateway's); null: the gateway's. */
   maxDepth?: Maybe<Scalars['Int']['output']>;
   /** The registered documents, oldest first. */
@@ -1149,8 +1149,8 @@ export type GraphQlAccessInput = {
   allowedOrigins?: InputMaybe<Array<Scalars['String']['input']>>;
   /** The key or app. */
   credential: CredentialInput;
-  /** 1 to the gateway's GRAPHQL_MAX_COST; 0 goes back to the gateway's. */
-  maxCost?: InputMaybe<Scalars['Int']['input']>;
+  /** The complexity limit (graphql-armor's query cost): 1 to the gateway's GRAPHQL_MAX_COST; 0 goes back to the gateway's. */
+  maxComplexity?: InputMaybe<Scalars['Int']['input']>;
   /** 1 to the gateway's GRAPHQL_MAX_DEPTH; 0 goes back to the gateway's. */
   maxDepth?: InputMaybe<Scalars['Int']['input']>;
   /** True: run only registered documents. Register them first: an empty list refuses every document. */
@@ -4910,7 +4910,7 @@ export type GraphQlAccessResolvers<ContextType = GraphQLContext, ParentType exte
   allowedOrigins?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   kind?: Resolver<ResolversTypes['CredentialKind'], ParentType, ContextType>;
-  maxCost?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  maxComplexity?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   maxDepth?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   trustedDocuments?: Resolver<Array<ResolversTypes['TrustedDocument']>, ParentType, ContextType>;
   trustedDocumentsOnly?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;

@@ -17,11 +17,17 @@ export const graphqlAccessResolvers: Resolvers = {
     removeTrustedDocuments: (_root, { credential, hashes }, { principal, services }) =>
       services.graphqlAccess.remove(principal!, refOf(credential), hashes),
     setGraphQLAccess: (_root, { input }, { principal, services }) =>
-      services.graphqlAccess.change(principal!, refOf(input.credential), input),
+      services.graphqlAccess.change(principal!, refOf(input.credential), {
+        trustedDocumentsOnly: input.trustedDocumentsOnly,
+        maxCost: input.maxComplexity,
+        maxDepth: input.maxDepth,
+        allowedOrigins: input.allowedOrigins,
+      }),
   },
   GraphQLAccess: {
     kind: (view) => (view.credential.kind === 'api_key' ? 'API_KEY' : 'CONNECT_APP'),
     id: (view) => view.credential.id,
+    maxComplexity: (view) => view.maxCost,
     trustedDocuments: (view) => view.documents,
   },
   TrustedDocument: {
