@@ -1,4 +1,4 @@
-import { documentsOfManifest } from './manifest.js';
+import { documentsOfManifest } from '../../src/domain/graphql-access/manifest.js';
 
 export interface UploadOptions {
   /** The gateway's base URL, e.g. http://localhost:4000. */
