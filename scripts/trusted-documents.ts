@@ -68,6 +68,11 @@ try {
     `${result.registered} registered, ${result.alreadyRegistered} already registered; trusted documents only: ${result.trustedDocumentsOnly ? 'on' : 'off'}.\n`,
   );
 } catch (error) {
-  const cause = (error as { cause?: { code?: string } }).cause?.code;
-  fail(cause === 'ECONNREFUSED' ? `No gateway answers at ${values.url}.` : (error as Error).message);
+  // fetch's own failure names no address; the gateway's errors name the field at fault.
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  fail(
+    cause
+      ? `No gateway answers at ${values.url} (${cause.code ?? cause.message}).`
+      : `The gateway refused: ${(error as Error).message}`,
+  );
 }
