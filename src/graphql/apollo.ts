@@ -137,8 +137,7 @@ function requestPlugin(
       const access = contextValue.principal?.graphql;
       if (!access?.trustedDocumentsOnly) return Promise.resolve(listener);
       // Before Apollo reads the document (its persisted-query cache included): a credential that
-      // runs trusted documents only runs one of its own, by text or by hash, or nothing. Thrown
-      // here, the refusal is the whole response (HTTP 403).
+      // runs trusted documents only runs one of its own, by text or by hash, or nothing (HTTP 403).
       return contextValue.services.graphqlAccess.documentsOf(access.owner).then((set) => {
         const admitted = trustedDocumentOf(set, request);
         if (admitted instanceof GraphQLError) {

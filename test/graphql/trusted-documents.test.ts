@@ -158,6 +158,32 @@ describe('trusted documents: a credential with a list runs its registered docume
     }
   });
 
+  it("REST: reads, registers and removes a key's trusted documents under /api/v1/api-keys/{id}", async () => {
+    const rest = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, payload?: Record<string, unknown>) =>
+      t.app.inject({
+        method,
+        url: `/api/v1/api-keys/${frontendKeyId}${path}`,
+        headers: { 'x-api-key': tenant.keys.ACCOUNT_MANAGEMENT },
+        ...(payload ? { payload } : {}),
+      });
+    const read = await rest('GET', '/graphql-access');
+    expect(read.statusCode).toBe(200);
+    expect(read.json().data).toMatchObject({ kind: 'API_KEY', id: frontendKeyId, trustedDocumentsOnly: true });
+    expect(read.json().data.trustedDocuments.map((d: { id: string }) => d.id)).toContain(`sha256:${sha256(ME)}`);
+
+    const added = await rest('POST', '/trusted-documents', { documents: [{ body: API_INFO }] });
+    expect(added.statusCode).toBe(201);
+    expect(added.json().data).toMatchObject({ registered: 1, alreadyRegistered: 0 });
+    expect((await graphql(t.app, tenant.keys.READ_ONLY, API_INFO)).status).toBe(200);
+    const removed = await rest('DELETE', `/trusted-documents/sha256:${sha256(API_INFO)}`);
+    expect(removed.statusCode).toBe(200);
+    expect((await graphql(t.app, tenant.keys.READ_ONLY, API_INFO)).status).toBe(403);
+
+    const tooHigh = await rest('PATCH', '/graphql-access', { maxComplexity: 1_000_000 });
+    expect(tooHigh.statusCode).toBe(400);
+    expect(JSON.stringify(tooHigh.json())).toContain('maxComplexity');
+  });
+
   it("validates what is registered: the hash must be the text's, naming the field", async () => {
     const { body } = await graphql(
       t.app,
