@@ -93,6 +93,21 @@ describe('trusted documents: a credential with a list runs its registered docume
     expect(documentId.body.data?.me.id).toBe(tenant.user.id);
   });
 
+  it("runs a registered document by hash over GET (Apollo's extensions parameter), and refuses another", async () => {
+    const get = (hash: string) =>
+      t.app.inject({
+        method: 'GET',
+        url: `/graphql?extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }))}`,
+        headers: { 'x-api-key': tenant.keys.READ_ONLY, 'apollo-require-preflight': 'true' },
+      });
+    const known = await get(sha256(ME));
+    expect(known.statusCode).toBe(200);
+    expect(known.json().data.me.id).toBe(tenant.user.id);
+    const unknown = await get(sha256(API_INFO));
+    expect(unknown.statusCode).toBe(403);
+    expect(unknown.json().errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_ALLOWED');
+  });
+
   it('refuses an unregistered hash, even one Apollo learnt from another credential', async () => {
     // Another key registers the document in Apollo's own persisted-query cache (hash and text).
     const learnt = await post(tenant.keys.FULL_ACCESS, {
