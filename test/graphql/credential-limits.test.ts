@@ -1,4 +1,6 @@
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { graphql, startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 
 /** A query the gateway's limits (cost 5000, depth 10 by default) let through with room to spare. */
@@ -8,6 +10,7 @@ describe("a credential's own GraphQL cost and depth limits", () => {
   let t: TestApp;
   let tenant: Tenant;
   let limitedKeyId: string;
+  let wsUrl: string;
 
   const setAccess = (fields: string) =>
     graphql(
@@ -17,7 +20,7 @@ describe("a credential's own GraphQL cost and depth limits", () => {
     );
 
   beforeAll(async () => {
-    ({ t, tenant } = await startTestApp());
+    ({ t, tenant, wsUrl } = await startTestApp({ listen: true }));
     const keys = await t.services.apiKeys.list(tenant.user.id);
     limitedKeyId = keys.find((k) => k.permission === 'READ_ONLY' && k.environment === 'sandbox')!.id;
   });
@@ -54,5 +57,32 @@ describe("a credential's own GraphQL cost and depth limits", () => {
     expect(body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
     expect(body.errors?.[0]?.extensions.field).toBe('maxComplexity');
     expect(body.errors?.[0]?.message).toContain('5000');
+  });
+
+  it('holds operations over the WebSocket to the same limit', async () => {
+    await setAccess('maxComplexity: 5, maxDepth: 0');
+    const client = createClient({
+      url: wsUrl,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': tenant.keys.READ_ONLY },
+      retryAttempts: 0,
+    });
+    try {
+      const result = await new Promise<{ errors?: any[]; data?: any }>((resolve) =>
+        client.subscribe(
+          { query: PROFILE },
+          {
+            next: (r) => resolve(r as any),
+            error: (e) => resolve({ errors: e as any[] }),
+            complete: () => resolve({}),
+          },
+        ),
+      );
+      expect(result.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(result.errors?.[0]?.message).toContain("This credential's own limit");
+    } finally {
+      await client.dispose();
+      await setAccess('maxComplexity: 0');
+    }
   });
 });
