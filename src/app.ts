@@ -1,4 +1,3 @@
-import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from 'fastify';
 import { type Config, isFacade, isProduction, publicUrlOf } from './config.js';
 import { registerApollo } from './graphql/apollo.js';
@@ -9,12 +8,15 @@ import {
   buildContext,
   credentialFrom,
   credentialSchemeFrom,
+  type GraphQLContext,
   idempotencyKeyFrom,
+  originFrom,
   routerSecretFrom,
 } from './graphql/context.js';
 import { buildSchema } from './graphql/schema.js';
 import { facadeSurface } from './graphql/facade-fields.js';
 import { registerWebSocket } from './graphql/websocket.js';
+import { noteCredentialOrigins, registerCors } from './http/cors.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import { registerProviderWebhooks } from './http/provider-webhooks.js';
 import { registerHealthRoutes } from './http/health.js';
@@ -58,6 +60,8 @@ declare module 'fastify' {
     listenerClosed: boolean;
   }
 }
+
+const NO_ORIGINS: Promise<ReadonlySet<string>> = Promise.resolve(new Set());
 
 /** Header values that must never reach a log line. */
 export const REDACTED_PATHS = [
@@ -127,7 +131,9 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     }
     done();
   });
-  await registerCors(app, config);
+  // A facade's Connect apps are the upstream's: only CORS_ORIGINS applies (and nothing without it).
+  if (!facade) await registerCors(app, config.CORS_ORIGINS, () => services.graphqlAccess.appOrigins());
+  else if (config.CORS_ORIGINS?.trim()) await registerCors(app, config.CORS_ORIGINS, () => NO_ORIGINS);
 
   // A facade's keys and tokens are the upstream's: whoever its GET /api/v1/user/me says they act for.
   const authenticators: Authenticator[] =
@@ -147,10 +153,15 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
       userAgent: userAgentOf(request.headers),
       routerSecret: routerSecretFrom(request.headers),
       idempotencyKey: idempotencyKeyFrom(request.headers),
+      origin: originFrom(request.headers),
     });
   // A `then`, not an async function: two promises fewer per request.
+  const linked = (context: GraphQLContext, request: FastifyRequest) => {
+    noteCredentialOrigins(request, context.principal);
+    return linkContext(context, request);
+  };
   const contextFor = (request: FastifyRequest) =>
-    unlinkedContextFor(request).then((context) => linkContext(context, request));
+    unlinkedContextFor(request).then((context) => linked(context, request));
 
   const schema = buildSchema({
     federationRouterOnly: isProduction(config),
@@ -201,34 +212,10 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   registerRestRoutes(app, {
     routes,
     contextFor: unlinkedContextFor,
-    linkContext,
+    linkContext: linked,
     bodyLimit: config.REST_BODY_LIMIT_BYTES,
   });
   return app;
-}
-
-/** CORS for partner frontends: off unless CORS_ORIGINS is set. */
-async function registerCors(app: FastifyInstance, config: Config): Promise<void> {
-  const origins =
-    config.CORS_ORIGINS?.split(',')
-      .map((o) => o.trim())
-      .filter(Boolean) ?? [];
-  // Unconfigured, the plugin would only add a hook to every request that does nothing (and an
-  // OPTIONS route that answers 404, as Fastify does without it).
-  if (origins.length === 0) return;
-  await app.register(cors, {
-    origin: origins.includes('*') ? true : origins,
-    allowedHeaders: [
-      'content-type',
-      'x-api-key',
-      'authorization',
-      'idempotency-key',
-      'x-request-id',
-      'apollo-require-preflight',
-    ],
-    exposedHeaders: ['x-request-id', 'retry-after'],
-    maxAge: 600,
-  });
 }
 
 /**

@@ -48,6 +48,7 @@ import { PaymentMethodService } from './domain/wallet/payment-method-service.js'
 import { PayoutService } from './domain/wallet/payout-service.js';
 import { Bulkheads } from './domain/upstream/bulkhead.js';
 import { KeyControlsService } from './domain/auth/key-controls.js';
+import { GraphQLAccessService } from './domain/graphql-access/graphql-access-service.js';
 import { PayoutControls, payoutLimitDefaultsOf } from './domain/payouts/payout-limits.js';
 import { WalletService } from './domain/wallet/wallet-service.js';
 import { SecretBox } from './domain/webhooks/secret-box.js';
@@ -96,6 +97,8 @@ export interface Services {
   apiKeys: ApiKeyService;
   /** Each API key's payout limits and IP allow-list. */
   keyControls: KeyControlsService;
+  /** Each key's and Connect app's GraphQL settings and trusted documents (docs/graphql.md). */
+  graphqlAccess: GraphQLAccessService;
   events: EventService;
   eventFeed: EventFeed;
   /** Each API key's last requests as this instance answered them (memory only). */
@@ -312,6 +315,14 @@ export function createServices(
   const keyControls = new KeyControlsService(db, clock);
   // A changed allow-list applies to this process's next request at once (others within the cache TTL).
   keyControls.onChange = (keyId) => apiKeys.forget(keyId);
+  const graphqlAccess = new GraphQLAccessService(
+    db,
+    clock,
+    { maxCost: config.GRAPHQL_MAX_COST, maxDepth: config.GRAPHQL_MAX_DEPTH },
+    config.API_KEY_CACHE_MS,
+  );
+  // Likewise for a key's GraphQL settings, which its principal carries.
+  graphqlAccess.onKeyChange = (keyId) => apiKeys.forget(keyId);
   const solanaTransfers = new SolanaTransfers(
     db,
     clock,
@@ -424,6 +435,7 @@ export function createServices(
     userDirectory,
     upstream,
     apiKeys,
+    graphqlAccess,
     events: new EventService(db),
   };
 }

@@ -13,7 +13,7 @@
  * It fails, writing nothing, when an operation does not answer its success status or when an
  * operation of the route table was not called.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../src/app.js';
@@ -359,6 +359,38 @@ try {
   const events = await call('events', { query: { after: 0, limit: 3 } });
   await call('event', { params: { id: events.events[0].id } });
   await call('auditRecords', { query: { limit: 3 } });
+
+  // GraphQL access: a frontend key's and a Connect app's trusted documents, limits and origins (after
+  // the audit example, so that the examples recorded before keep their times).
+  const storefront = await call('createApiKey', { body: { name: 'Storefront', permission: 'Read Only' } });
+  const profile = 'query MyProfile { me { id firstName email } }';
+  const profileHash = createHash('sha256').update(profile).digest('hex');
+  const storefrontId = { id: storefront.apiKey.id };
+  await call('registerApiKeyTrustedDocuments', {
+    params: storefrontId,
+    body: { documents: [{ body: profile, hash: `sha256:${profileHash}` }] },
+  });
+  await call('setApiKeyGraphQLAccess', {
+    params: storefrontId,
+    body: { trustedDocumentsOnly: true, maxComplexity: 500, maxDepth: 6 },
+  });
+  await call('apiKeyGraphQLAccess', { params: storefrontId });
+  await call('removeApiKeyTrustedDocument', { params: { ...storefrontId, hash: `sha256:${profileHash}` } });
+  const { client: budgetApp } = await services.oauthClients.register(user.id, {
+    name: 'Budget Buddy',
+    environment: 'sandbox',
+    clientType: 'public',
+    redirectUris: ['https://budget.example/callback'],
+    allowedScopes: ['read'],
+  });
+  const budgetAppId = { id: budgetApp.id };
+  await call('registerConnectAppTrustedDocuments', { params: budgetAppId, body: { documents: [{ body: profile }] } });
+  await call('setConnectAppGraphQLAccess', {
+    params: budgetAppId,
+    body: { allowedOrigins: ['https://budget.example'], trustedDocumentsOnly: true },
+  });
+  await call('connectAppGraphQLAccess', { params: budgetAppId });
+  await call('removeConnectAppTrustedDocument', { params: { ...budgetAppId, hash: profileHash } });
 
   // Error answers, one of each kind a sandbox shows.
   await fail('BadRequest', 'transfer', 400, { body: { amount: -5, recipient: other.email } });

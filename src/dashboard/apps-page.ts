@@ -53,7 +53,7 @@ ${clients.map(
   (
     c,
   ) => html`<tr><td>${c.name}</td><td><code>${c.clientId}</code></td><td>${c.clientType}</td><td>${c.environment}</td><td>${c.redirectUris.map((u) => html`<div><code>${u}</code></div>`)}</td><td>${c.allowedScopes.map((s) => html`<span class="tag">${s}</span>`)}</td>
-<td><form class="inline" method="post" action="/dashboard/apps/${c.id}/delete">${csrfField(view.csrf)}<button class="danger">Delete</button></form></td></tr>`,
+<td><a href="/dashboard/graphql-access/connect_app/${c.id}" id="graphql-access-${c.clientId}">GraphQL access and origins</a> <form class="inline" method="post" action="/dashboard/apps/${c.id}/delete">${csrfField(view.csrf)}<button class="danger">Delete</button></form></td></tr>`,
 )}
 </table>${clients.length === 0 ? html`<p class="muted">No apps registered.</p>` : ''}</div>
 <div class="card"><h2>Register an app</h2><form method="post" action="/dashboard/apps">${csrfField(view.csrf)}

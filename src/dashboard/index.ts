@@ -5,6 +5,7 @@ import { registerAppsPages } from './apps-page.js';
 import { registerAuditPage } from './audit-page.js';
 import { registerControlsPage } from './controls-page.js';
 import { registerEventsPage } from './events-page.js';
+import { registerGraphQLAccessPage } from './graphql-access-page.js';
 import { registerKeysPage } from './keys-page.js';
 import { registerRequestLogPage } from './request-log-page.js';
 import { registerWebhooksPage } from './webhooks-page.js';
@@ -23,6 +24,7 @@ export async function registerDashboard(scope: FastifyInstance): Promise<void> {
     registerWebhooksPage(signedIn);
     registerEventsPage(signedIn);
     registerAppsPages(signedIn);
+    registerGraphQLAccessPage(signedIn);
     registerAuditPage(signedIn);
   });
 }

@@ -60,7 +60,7 @@ ${keys.map(
   (
     k,
   ) => html`<tr><td>${k.name}</td><td><code>${k.displayPrefix}</code></td><td>${k.environment}</td><td>${LEVEL_LABELS[k.permission]}</td><td>${k.createdAt}</td><td>${k.lastUsedAt ?? 'never'}</td>
-<td><a href="/dashboard/keys/${k.id}/requests?env=${k.environment}" id="requests-${k.id}">Recent requests</a> ${k.revokedAt ? html`revoked ${k.revokedAt}` : html`<a href="/dashboard/controls?env=${k.environment}#key-${k.id}">Limits and allow-list</a> <form class="inline" method="post" action="/dashboard/keys/${k.id}/revoke">${csrfField(csrf)}<button class="danger">Revoke</button></form>`}</td></tr>`,
+<td><a href="/dashboard/keys/${k.id}/requests?env=${k.environment}" id="requests-${k.id}">Recent requests</a> ${k.revokedAt ? html`revoked ${k.revokedAt}` : html`<a href="/dashboard/controls?env=${k.environment}#key-${k.id}">Limits and allow-list</a> <a href="/dashboard/graphql-access/api_key/${k.id}?env=${k.environment}" id="graphql-access-${k.id}">GraphQL access</a> <form class="inline" method="post" action="/dashboard/keys/${k.id}/revoke">${csrfField(csrf)}<button class="danger">Revoke</button></form>`}</td></tr>`,
 )}
 </table>${keys.length === 0 ? html`<p class="muted">No keys yet.</p>` : ''}</div>
 <div class="card"><h2>Create a key</h2><form method="post" action="/dashboard/keys">${csrfField(csrf)}

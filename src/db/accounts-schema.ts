@@ -1,4 +1,5 @@
-import { index, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt } from './columns.js';
 import { environmentEnum, userRef } from './schema.js';
 
@@ -55,6 +56,13 @@ export const oauthClients = pgTable(
     secretHash: text('secret_hash'),
     redirectUris: text('redirect_uris').array().notNull(),
     allowedScopes: text('allowed_scopes').array().notNull(),
+    /** Browser origins (scheme://host[:port]) its access tokens may be used from; empty = the gateway's CORS_ORIGINS. */
+    allowedOrigins: text('allowed_origins').array().notNull().default(sql`'{}'::text[]`),
+    /** GraphQL with its tokens runs only the app's trusted documents (docs/graphql.md). */
+    trustedDocumentsOnly: boolean('trusted_documents_only').notNull().default(false),
+    /** The app's own GraphQL cost and depth limits, at most the gateway's; null = the gateway's. */
+    graphqlMaxCost: integer('graphql_max_cost'),
+    graphqlMaxDepth: integer('graphql_max_depth'),
     createdAt: createdAt(),
     revokedAt: at('revoked_at'),
   },

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'PAYOUT_LIMIT_EXCEEDED'
   | 'PAYOUT_VELOCITY_EXCEEDED'
   | 'IP_NOT_ALLOWED'
+  | 'ORIGIN_NOT_ALLOWED'
   | 'SERVICE_UNAVAILABLE'
   | 'BUSY'
   | 'UPSTREAM_UNAVAILABLE'
@@ -44,6 +45,8 @@ const STATUS: Record<ErrorCode, number> = {
   /** A payout over one of the key's limits per window: it frees as older payouts leave the window. */
   PAYOUT_VELOCITY_EXCEEDED: 429,
   IP_NOT_ALLOWED: 403,
+  /** A Connect app's token sent from a browser origin the app has not registered. */
+  ORIGIN_NOT_ALLOWED: 403,
   SERVICE_UNAVAILABLE: 503,
   /**
    * At capacity, nothing done: a provider's calls in flight at their limit (upstream/bulkhead.ts),

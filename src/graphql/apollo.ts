@@ -12,9 +12,9 @@ import {
   ApolloServerPluginInlineTraceDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
-import fastifyApollo, { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
+import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { Config } from '../config.js';
 import type { GraphQLContext } from './context.js';
 import { registerExplorer, wantsExplorer } from './explorer.js';
@@ -22,6 +22,9 @@ import { createFormatError } from './format-error.js';
 import { createArmor, parseOptionsOf, validationRulesOf } from './hardening.js';
 import { countQueryLimits } from './directives/operation-limits.js';
 import { operationRefusal } from './operation-guards.js';
+import { credentialLimitRefusal } from './credential-limits.js';
+import { documentIdAsPersistedQuery, trustedDocumentOf } from './trusted-document-gate.js';
+import { normalizedDocumentHash } from '../domain/graphql-access/document-hash.js';
 import { valueMovingRefusal } from './value-moving.js';
 import { registerPages } from '../http/security-headers.js';
 import { OperationObservation } from '../observability/graphql-plugin.js';
@@ -81,7 +84,15 @@ export async function registerApollo(
   await apollo.start();
   // contextFor ties the context to its request's observation (linkContext), which Apollo's copy keeps.
   const context = contextFor;
-  await app.register(fastifyApollo(apollo), { path: '/graphql', method: ['POST', 'OPTIONS'], context });
+  const handler = fastifyApolloHandler(apollo, { context });
+  app.route({
+    method: ['POST', 'OPTIONS'],
+    url: '/graphql',
+    handler(request, reply) {
+      documentIdAsPersistedQuery(request.body);
+      return handler.call(this, request as never, reply as never);
+    },
+  });
 
   const queryOverGet = fastifyApolloHandler(apollo, { context });
   if (config.GRAPHQL_EXPLORER) await registerPages(app, registerExplorer);
@@ -95,12 +106,17 @@ export async function registerApollo(
  * Everything the gateway does around an operation, in one plugin (each plugin costs Apollo a
  * listener and a promise per hook per request):
  * - observation: metrics, the operation's name on the log line, a span when tracing is on;
+ * - for a credential that runs trusted documents only, before Apollo reads the document: one of its
+ *   registered documents, by text or hash, or a 403 (trusted-document-gate.ts);
  * - before anything executes: refused text and subscriptions over HTTP (operation-guards.ts),
- *   then two value-moving fields under one Idempotency-Key (value-moving.ts);
+ *   then two value-moving fields under one Idempotency-Key (value-moving.ts), then the
+ *   credential's own cost and depth limits (credential-limits.ts);
  * - a query's root fields are counted against the rate limits at once (operation-limits.ts);
  * - graphql-armor's own hooks (field-suggestion masking) run only when there are errors to mask.
  */
 const DONE: Promise<void> = Promise.resolve();
+/** What a request refused by the trusted-documents gate goes on as (see requestDidStart): never executed. */
+const STAND_IN = 'query RefusedDocument { __typename }';
 const NO_RESPONSE: Promise<null> = Promise.resolve(null);
 
 /**
@@ -116,8 +132,29 @@ function requestPlugin(
 ): ApolloServerPlugin<GraphQLContext> {
   return {
     ...fastifyApolloDrainPlugin(app),
-    requestDidStart({ contextValue }) {
-      return Promise.resolve(new OperationListener(schema, armorPlugins, contextValue, hideSuggestions));
+    requestDidStart({ contextValue, request }) {
+      const listener = new OperationListener(schema, armorPlugins, contextValue, hideSuggestions);
+      const access = contextValue.principal?.graphql;
+      if (!access?.trustedDocumentsOnly) return Promise.resolve(listener);
+      // Before Apollo reads the document (its persisted-query cache included): a credential that
+      // runs trusted documents only runs one of its own, by text or by hash, or nothing (HTTP 403).
+      return contextValue.services.graphqlAccess.documentsOf(access.owner).then((set) => {
+        const admitted = trustedDocumentOf(set, request);
+        if (admitted instanceof GraphQLError) {
+          // Apollo answers what a hook throws from didResolveOperation on (a throw here is a 500),
+          // so a refused request goes on as a stand-in that never executes, refused there: nothing
+          // it sent is looked up, parsed or validated.
+          listener.refusal = admitted;
+          request.query = STAND_IN;
+          request.operationName = undefined;
+          request.extensions = undefined;
+          return listener;
+        }
+        request.query = admitted;
+        const persisted = request.extensions?.persistedQuery;
+        if (persisted) persisted.sha256Hash = normalizedDocumentHash(persisted.sha256Hash) ?? persisted.sha256Hash;
+        return listener;
+      });
     },
   };
 }
@@ -142,6 +179,8 @@ const WITHOUT_SUGGESTIONS = Promise.resolve(withoutSuggestions);
  */
 class OperationListener implements GraphQLRequestListener<GraphQLContext> {
   private readonly observed: OperationObservation;
+  /** The trusted-documents gate's refusal, answered once Apollo lets a hook answer (didResolveOperation). */
+  refusal: GraphQLError | undefined = undefined;
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -178,8 +217,12 @@ class OperationListener implements GraphQLRequestListener<GraphQLContext> {
     contextValue,
   }: GraphQLRequestContextDidResolveOperation<GraphQLContext>): Promise<void> {
     this.observed.resolved(operationName, operation);
+    if (this.refusal) return Promise.reject(this.refusal);
+    const access = contextValue.principal?.graphql;
     const refused =
-      operationRefusal(document, request, operation) ?? valueMovingRefusal(contextValue, operation, document);
+      operationRefusal(document, request, operation) ??
+      valueMovingRefusal(contextValue, operation, document) ??
+      (access ? credentialLimitRefusal(this.schema, document, access) : undefined);
     if (refused) return Promise.reject(refused);
     if (!operation) return DONE;
     return countQueryLimits(this.schema, contextValue, document, operation, request.variables) ?? DONE;

@@ -45,6 +45,8 @@ export interface RequestFacts {
   userAgent: string | null;
   routerSecret?: string | undefined;
   idempotencyKey?: string | undefined;
+  /** The browser's `Origin` header, if any: a Connect app's token is used only from its registered origins. */
+  origin?: string | undefined;
 }
 
 /**
@@ -97,6 +99,11 @@ export function credentialSchemeFrom(headers: HeaderBag): CredentialScheme {
   return apiKey && apiKey.trim() !== '' ? 'api-key' : 'bearer';
 }
 
+/** The `Origin` header a browser sends; absent (a server's call) is undefined. */
+export function originFrom(headers: HeaderBag): string | undefined {
+  return first(headers['origin']);
+}
+
 /** The `Idempotency-Key` header, trimmed; absent or blank is undefined. */
 export function idempotencyKeyFrom(headers: HeaderBag): string | undefined {
   const value = first(headers['idempotency-key'])?.trim();
@@ -144,11 +151,17 @@ function contextAuthenticatedFrom(
 
 function contextOf(
   services: Services,
-  { credential, credentialScheme, requestId, clientIp, userAgent, routerSecret, idempotencyKey }: RequestFacts,
+  { credential, credentialScheme, requestId, clientIp, userAgent, routerSecret, idempotencyKey, origin }: RequestFacts,
   found: Principal | null,
   unsettled?: DomainError,
 ): GraphQLContext {
-  const refused = unsettled ?? (found && !admittedFrom(found, clientIp) ? ipNotAllowed() : undefined);
+  const refused =
+    unsettled ??
+    (found && !admittedFrom(found, clientIp)
+      ? ipNotAllowed()
+      : found && !originAdmitted(found, origin)
+        ? originNotAllowed(origin!)
+        : undefined);
   // The request's own copy, carrying its audit origin: the authenticated principal may be cached
   // and shared by other requests, so it is never changed.
   const principal = found && !refused ? { ...found, origin: { ip: clientIp, userAgent } } : null;
@@ -222,3 +235,20 @@ export function admittedFrom(principal: Principal, clientIp: string): boolean {
 /** The refusal names the rule, never the list or the address it saw. */
 export const ipNotAllowed = () =>
   new DomainError('IP_NOT_ALLOWED', "This API key may not be used from this address (the key's IP allow-list).");
+
+/**
+ * False when the principal is a Connect app's token, the app registered browser origins, and the
+ * request came from a browser page of another origin. A request without an Origin (a server's) and
+ * an app without origins pass: CORS_ORIGINS then decides what a browser may read, as for keys.
+ */
+export function originAdmitted(principal: Principal, origin: string | undefined): boolean {
+  const allowed = principal.app?.allowedOrigins;
+  return origin === undefined || !allowed?.length || allowed.includes(origin);
+}
+
+/** Names the origin the browser sent (the caller's own page), never the app's list. */
+export const originNotAllowed = (origin: string) =>
+  new DomainError(
+    'ORIGIN_NOT_ALLOWED',
+    `This Connect app's tokens may not be used from ${origin.slice(0, 200)}: it is not one of the app's registered origins.`,
+  );

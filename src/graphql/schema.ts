@@ -23,6 +23,7 @@ import { userResolvers } from './resolvers/users.js';
 import { webhookResolvers } from './resolvers/webhooks.js';
 import { statementResolvers } from './resolvers/statements.js';
 import { auditResolvers } from './resolvers/audit.js';
+import { graphqlAccessResolvers } from './resolvers/graphql-access.js';
 
 export { loadTypeDefs, SCHEMA_DIR } from './sdl-files.js';
 
@@ -46,6 +47,7 @@ const resolvers: Resolvers[] = [
   graphEdgeResolvers,
   statementResolvers,
   auditResolvers,
+  graphqlAccessResolvers,
 ];
 
 export interface SchemaOptions extends GuardOptions {

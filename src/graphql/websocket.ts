@@ -6,12 +6,14 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import type { Config } from '../config.js';
 import { userAgentOf } from '../domain/audit/request-context.js';
-import { credentialFrom, type GraphQLContext, type RequestFacts, routerSecretFrom } from './context.js';
+import { credentialFrom, type GraphQLContext, originFrom, type RequestFacts, routerSecretFrom } from './context.js';
+import { credentialLimitRefusal } from './credential-limits.js';
+import { trustedDocumentOf } from './trusted-document-gate.js';
 import { createFormatError } from './format-error.js';
 import { parseOptionsOf, webSocketValidationRules } from './hardening.js';
 import { asRequestError, operationTextProblem } from './operation-guards.js';
 import { createSharedSubscribe } from './shared-subscriptions.js';
-import { serveGraphQLWs } from './ws-transport.js';
+import { serveGraphQLWs, type WsExtra } from './ws-transport.js';
 import { subscriptionHooks } from '../observability/subscription-hooks.js';
 
 export interface WebSocketOptions {
@@ -85,6 +87,17 @@ export function registerWebSocket(
     });
   }, recheckMs);
   recheck.unref();
+  const contextOf = (ctx: {
+    extra: WsExtra & { credential?: string; requestId?: string; clientIp?: string };
+  }): Promise<GraphQLContext> =>
+    contextFor({
+      credential: ctx.extra.credential,
+      requestId: ctx.extra.requestId ?? randomUUID(),
+      clientIp: ctx.extra.clientIp ?? clientIpOf(ctx.extra.request),
+      userAgent: userAgentOf(ctx.extra.request.headers),
+      routerSecret: routerSecretFrom(ctx.extra.request.headers),
+      origin: originFrom(ctx.extra.request.headers),
+    });
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
   // ws re-emits the HTTP server's errors: a port already taken was an unhandled 'error' event, a
   // crash with a stack trace, before `app.listen` could reject and main say so in one line. Once
@@ -99,12 +112,25 @@ export function registerWebSocket(
     {
       schema,
       subscribe: createSharedSubscribe(),
-      // Parsed, limited, validated and text-checked exactly as over HTTP; a bad document is an
-      // `error` message for that operation, never a closed socket.
-      onSubscribe: (_ctx, _id, payload) => {
+      // Parsed, limited, validated and text-checked exactly as over HTTP, and held to the
+      // credential's trusted documents and own limits; a bad document is an `error` message for
+      // that operation, never a closed socket. The context is built here (graphql-ws then uses it
+      // as it is) because the credential's settings decide which documents may run.
+      onSubscribe: async (ctx, _id, payload) => {
+        const contextValue = await contextOf(ctx);
+        const access = contextValue.principal?.graphql;
+        let query = payload.query;
+        if (access?.trustedDocumentsOnly) {
+          const admitted = trustedDocumentOf(
+            await contextValue.services.graphqlAccess.documentsOf(access.owner),
+            payload,
+          );
+          if (admitted instanceof GraphQLError) return [admitted];
+          query = admitted;
+        }
         let document: ReturnType<typeof parse>;
         try {
-          document = parse(payload.query, parseOptionsOf(config));
+          document = parse(query, parseOptionsOf(config));
         } catch (error) {
           return [requestError(error, 'GRAPHQL_PARSE_FAILED')];
         }
@@ -112,11 +138,14 @@ export function registerWebSocket(
         if (invalid.length > 0) return invalid.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED'));
         const problem = operationTextProblem(document, payload.variables);
         if (problem) return [asRequestError(problem)];
+        const overLimit = access && credentialLimitRefusal(schema, document, access);
+        if (overLimit) return [overLimit];
         return {
           schema,
           document,
           operationName: payload.operationName,
           variableValues: payload.variables,
+          contextValue,
         };
       },
       onConnect: async (ctx) => {
@@ -149,14 +178,7 @@ export function registerWebSocket(
       onClose: (ctx) => {
         authenticated.delete(ctx.extra.socket);
       },
-      context: (ctx) =>
-        contextFor({
-          credential: ctx.extra.credential,
-          requestId: ctx.extra.requestId ?? randomUUID(),
-          clientIp: ctx.extra.clientIp ?? clientIpOf(ctx.extra.request),
-          userAgent: userAgentOf(ctx.extra.request.headers),
-          routerSecret: routerSecretFrom(ctx.extra.request.headers),
-        }),
+      context: (ctx) => contextOf(ctx),
     },
     wss,
     {

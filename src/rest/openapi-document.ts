@@ -50,6 +50,11 @@ export const TAGS: Array<{ name: string; description: string }> = [
       "The caller's API keys: list, create (the secret is shown once) and revoke. See docs/authentication.md.",
   },
   {
+    name: 'GraphQL access',
+    description:
+      "A key's or Connect app's GraphQL settings: trusted documents only (other documents refused with 403 PERSISTED_QUERY_NOT_ALLOWED), its own cost and depth limits, an app's browser origins. REST routes are not held to them. See docs/graphql.md.",
+  },
+  {
     name: 'Events',
     description:
       "The caller's event feed (wallet, bill, offramp and Solana changes) in order, the same events webhooks deliver.",

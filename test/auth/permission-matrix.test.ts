@@ -129,6 +129,10 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
       createBusinessCustomer: 'MANAGE',
       updateBusinessCustomer: 'MANAGE',
       disableBusinessCustomer: 'MANAGE',
+      graphqlAccess: 'MANAGE',
+      setGraphQLAccess: 'MANAGE',
+      registerTrustedDocuments: 'MANAGE',
+      removeTrustedDocuments: 'MANAGE',
     });
     expect(accessRuleOf(schema.getSubscriptionType()!.getFields().billUpdates!)).toEqual({
       public: false,

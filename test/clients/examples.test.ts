@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import * as frontend from '../../clients/typescript/examples/frontend.js';
 import * as gql from '../../clients/typescript/examples/graphql.js';
 import * as rest from '../../clients/typescript/examples/rest.js';
+import { createGraphQLClient } from '../../clients/typescript/src/index.js';
+import { uploadManifest } from '../../scripts/trusted-documents/upload.js';
 import { seedTenant, type StartedTestApp, startTestApp } from '../helpers/app.js';
 import { stampAll } from '../helpers/events.js';
 
@@ -19,7 +23,7 @@ describe('the TypeScript client examples against a live gateway', () => {
 
   it('the README shows each example file as it is', () => {
     const readme = readFileSync(new URL('../../clients/typescript/README.md', import.meta.url), 'utf8');
-    for (const file of ['rest.ts', 'graphql.ts']) {
+    for (const file of ['rest.ts', 'graphql.ts', 'frontend.ts']) {
       const source = readFileSync(new URL(`../../clients/typescript/examples/${file}`, import.meta.url), 'utf8');
       expect(readme, file).toContain(source.trim());
     }
@@ -64,5 +68,54 @@ describe('the TypeScript client examples against a live gateway', () => {
     const events = await gql.subscribeToEvents(client, { after: 0, count: 2 });
     expect(events.map((event) => event.type)).toEqual(['deposit.completed', 'bill.payment.successful']);
     expect(events[0]!.seq).toBeLessThan(events[1]!.seq);
+  });
+
+  it('frontend: a key that runs trusted documents only runs the manifest documents by hash, over HTTP and WebSocket, and nothing else', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const keys = await s.t.services.apiKeys.list(tenant.user.id);
+    const frontendKey = keys.find((k) => k.permission === 'FULL_ACCESS' && k.environment === 'sandbox')!;
+    const manifest = JSON.parse(
+      readFileSync(
+        new URL('../../clients/typescript/src/generated/graphql/persisted-documents.json', import.meta.url),
+        'utf8',
+      ),
+    ) as Record<string, string>;
+    const upload = () =>
+      uploadManifest({
+        url: s.baseUrl,
+        key: tenant.keys.ACCOUNT_MANAGEMENT,
+        credential: { kind: 'API_KEY', id: frontendKey.id },
+        manifest,
+        enforce: true,
+      });
+    const count = Object.keys(manifest).length;
+    expect(await upload()).toEqual({ registered: count, alreadyRegistered: 0, trustedDocumentsOnly: true });
+    expect(await upload()).toEqual({ registered: 0, alreadyRegistered: count, trustedDocumentsOnly: true });
+
+    const header = await frontend.dashboardHeader(
+      frontend.frontendClient({ apiKey: tenant.keys.FULL_ACCESS }, s.baseUrl),
+    );
+    expect(header).toMatchObject({ name: 'Ada', email: tenant.user.email, balance: { currency: 'NGN', available: 0 } });
+    // The README's other documents are in the manifest too: by hash, a mutation and a subscription run.
+    const trusted = createGraphQLClient({
+      baseUrl: s.baseUrl,
+      apiKey: tenant.keys.FULL_ACCESS,
+      trustedDocuments: true,
+      webSocketImpl: WebSocket,
+    });
+    expect(await gql.fund(trusted, 2000)).toMatchObject({ status: 'COMPLETED', amount: 2000 });
+    await stampAll(s.t.services.db);
+    const events = await gql.subscribeToEvents(trusted, { after: 0, types: ['deposit.completed'], count: 1 });
+    expect(events.map((event) => event.type)).toEqual(['deposit.completed']);
+    // Any other document, with the same key, is refused.
+    const other = await fetch(`${s.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': tenant.keys.FULL_ACCESS },
+      body: JSON.stringify({ query: '{ apiKeys { id } }' }),
+    });
+    expect(other.status).toBe(403);
+    expect(
+      ((await other.json()) as { errors: Array<{ extensions: { code: string } }> }).errors[0]!.extensions.code,
+    ).toBe('PERSISTED_QUERY_NOT_ALLOWED');
   });
 });

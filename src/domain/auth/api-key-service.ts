@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { displayPrefixOf, generateApiKey, hashApiKey, looksLikeApiKey } from './api-key-format.js';
 import { apiKeyStore, type ApiKeyRecord } from './api-key-store.js';
+import { graphqlAccessOf } from '../graphql-access/graphql-access.js';
 import { IpAllowList } from './ip-allow-list.js';
 import { abilitiesOf, type Environment, type PermissionLevel } from './permissions.js';
 import type { Principal } from './principal.js';
@@ -199,6 +200,7 @@ export class ApiKeyService {
   private async lookUp(hash: string): Promise<Principal | undefined> {
     const record = await apiKeyStore.findActiveApiKeyByHash(this.db, hash);
     if (!record) return undefined;
+    const graphql = graphqlAccessOf({ kind: 'api_key', id: record.id }, record);
     const principal: Principal = {
       kind: 'api_key',
       credentialId: record.id,
@@ -206,6 +208,7 @@ export class ApiKeyService {
       environment: record.environment,
       abilities: abilitiesOf(record.permission),
       ...(record.ipAllowList?.length ? { ipAllowList: new IpAllowList(record.ipAllowList) } : {}),
+      ...(graphql ? { graphql } : {}),
     };
     this.touch(record.id);
     return principal;

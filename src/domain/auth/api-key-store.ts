@@ -2,6 +2,7 @@ import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { apiKeyControls } from '../../db/controls-schema.js';
 import { apiKeys } from '../../db/schema.js';
+import type { GraphQLAccessColumns } from '../graphql-access/graphql-access.js';
 import type { Environment, PermissionLevel } from './permissions.js';
 
 export interface ApiKeyRecord {
@@ -44,13 +45,22 @@ export const apiKeyStore = {
     return inserted!;
   },
 
-  /** With the key's IP allow-list (null: none), which authentication checks on every request. */
+  /**
+   * With the key's IP allow-list (null: none) and GraphQL settings, which authentication checks on
+   * every request (one read for all: the controls row is joined).
+   */
   async findActiveApiKeyByHash(
     db: Executor,
     keyHash: string,
-  ): Promise<(ApiKeyRecord & { ipAllowList: string[] | null }) | undefined> {
+  ): Promise<(ApiKeyRecord & GraphQLAccessColumns & { ipAllowList: string[] | null }) | undefined> {
     const [row] = await db
-      .select({ ...publicColumns, ipAllowList: apiKeyControls.ipAllowList })
+      .select({
+        ...publicColumns,
+        ipAllowList: apiKeyControls.ipAllowList,
+        trustedDocumentsOnly: apiKeyControls.trustedDocumentsOnly,
+        graphqlMaxCost: apiKeyControls.graphqlMaxCost,
+        graphqlMaxDepth: apiKeyControls.graphqlMaxDepth,
+      })
       .from(apiKeys)
       .leftJoin(apiKeyControls, eq(apiKeyControls.apiKeyId, apiKeys.id))
       .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));

@@ -1,4 +1,5 @@
 import type { AuditOrigin } from '../audit/request-context.js';
+import type { GraphQLAccess } from '../graphql-access/graphql-access.js';
 import type { IpAllowList } from './ip-allow-list.js';
 import type { Ability, Environment } from './permissions.js';
 
@@ -17,6 +18,13 @@ export interface Principal {
   abilities: ReadonlySet<Ability>;
   /** An API key's IP allow-list, when it has one: requests from elsewhere are refused. */
   ipAllowList?: IpAllowList;
+  /**
+   * The key's or the Connect app's own GraphQL settings (trusted documents only, its cost and depth
+   * limits), when any is set; an OAuth token carries its app's. Absent: the gateway's defaults.
+   */
+  graphql?: GraphQLAccess;
+  /** An OAuth token's app: its id and the browser origins it may be used from (empty: CORS_ORIGINS decides). */
+  app?: { id: string; allowedOrigins: readonly string[] };
   /**
    * Where the request acting as this principal came from; for audit records. Set on the request's
    * own copy (an authenticated principal may be cached and shared by many requests: never on it).

@@ -3,6 +3,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import type { AuditOrigin } from '../audit/request-context.js';
 import { digestOf, hasTokenShape, newOpaqueToken } from '../auth/opaque-token.js';
 import type { Principal } from '../auth/principal.js';
+import { graphqlAccessOf } from '../graphql-access/graphql-access.js';
 import type { Clock } from '../clock.js';
 import { OAuthError } from './oauth-error.js';
 import { type IssuedToken, type OAuthClient, oauthStore } from './oauth-store.js';
@@ -264,12 +265,15 @@ export class AuthorizationServer {
     if (!hasTokenShape(value, ACCESS_PREFIX)) return undefined;
     const row = await oauthStore.findLiveAccessToken(this.db, digestOf(value), this.clock.now());
     if (!row) return undefined;
+    const graphql = graphqlAccessOf({ kind: 'connect_app', id: row.appId }, row);
     return {
       kind: 'oauth_token',
       credentialId: row.grantId,
       userId: row.userId,
       environment: row.environment,
       abilities: abilitiesOfScopes(row.scopes),
+      app: { id: row.appId, allowedOrigins: row.allowedOrigins },
+      ...(graphql ? { graphql } : {}),
     };
   }
 

@@ -13,6 +13,11 @@ export interface OAuthClient {
   secretHash: string | null;
   redirectUris: string[];
   allowedScopes: string[];
+  /** Browser origins its tokens may be used from; empty: the gateway's CORS_ORIGINS. */
+  allowedOrigins: string[];
+  trustedDocumentsOnly: boolean;
+  graphqlMaxCost: number | null;
+  graphqlMaxDepth: number | null;
   createdAt: Date;
   revokedAt: Date | null;
 }
@@ -26,7 +31,19 @@ export interface IssuedToken {
 
 /** SQL for OAuth clients, codes, grants and tokens. Every query is named by its function. */
 export const oauthStore = {
-  async insertClient(db: Executor, row: Omit<OAuthClient, 'id' | 'createdAt' | 'revokedAt'>): Promise<OAuthClient> {
+  async insertClient(
+    db: Executor,
+    row: Omit<
+      OAuthClient,
+      | 'id'
+      | 'createdAt'
+      | 'revokedAt'
+      | 'allowedOrigins'
+      | 'trustedDocumentsOnly'
+      | 'graphqlMaxCost'
+      | 'graphqlMaxDepth'
+    >,
+  ): Promise<OAuthClient> {
     const [inserted] = await db.insert(oauthClients).values(row).returning();
     return inserted!;
   },
@@ -130,6 +147,11 @@ export const oauthStore = {
         userId: oauthGrants.userId,
         environment: oauthGrants.environment,
         scopes: oauthTokens.scopes,
+        appId: oauthClients.id,
+        allowedOrigins: oauthClients.allowedOrigins,
+        trustedDocumentsOnly: oauthClients.trustedDocumentsOnly,
+        graphqlMaxCost: oauthClients.graphqlMaxCost,
+        graphqlMaxDepth: oauthClients.graphqlMaxDepth,
       })
       .from(oauthTokens)
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))

@@ -8,6 +8,8 @@ import type { OfframpOrder as OfframpOrderModel } from '../../domain/offramp/off
 import type { WalletBalanceModel as WalletBalanceModelModel, LedgerEntryModel as LedgerEntryModelModel, VirtualAccountModel as VirtualAccountModelModel } from '../../domain/wallet/views.js';
 import type { WalletBalancesAt as WalletBalancesAtModel, Statement as StatementModel, StatementLine as StatementLineModel } from '../../domain/ledger/statements.js';
 import type { AuditRecord as AuditRecordModel } from '../../domain/audit/audit-log.js';
+import type { GraphQLAccessView as GraphQLAccessViewModel, RegisteredDocuments as RegisteredDocumentsModel } from '../../domain/graphql-access/graphql-access-service.js';
+import type { TrustedDocumentRow as TrustedDocumentRowModel } from '../../domain/graphql-access/trusted-document-store.js';
 import type { WalletTransactionRow as WalletTransactionRowModel } from '../../domain/wallet/transaction-store.js';
 import type { PaymentMethodRow as PaymentMethodRowModel } from '../../domain/wallet/payment-method-service.js';
 import type { DepositRow as DepositRowModel } from '../../domain/wallet/deposit-service.js';
@@ -787,6 +789,21 @@ export type CreatedWebhookEndpoint = {
   secret: Scalars['String']['output'];
 };
 
+/** An API key or a Connect app of the caller's account. */
+export type CredentialInput = {
+  /** The key's id, or the app's id (not its client_id). */
+  id: Scalars['ID']['input'];
+  /** API_KEY or CONNECT_APP. */
+  kind: CredentialKind;
+};
+
+/** Which kind of credential a key's or app's GraphQL settings belong to. */
+export type CredentialKind =
+  /** An API key (its id, as apiKeys lists it). */
+  | 'API_KEY'
+  /** A Connect app (developer app): the settings hold for every access token of the app. */
+  | 'CONNECT_APP';
+
 /** A mobile data bundle. */
 export type DataInput = {
   /** Optional, in naira: bundles have fixed prices. */
@@ -1103,6 +1120,43 @@ export type FundWalletInput = {
   title?: InputMaybe<Scalars['String']['input']>;
 };
 
+/**
+ * What a key or a Connect app may do over GraphQL beyond its permission: which documents it runs, its
+ * own limits and (apps) the browser origins its tokens may be used from. REST v1 routes are not
+ * held to these: they run the gateway's own documents.
+ */
+export type GraphQlAccess = {
+  __typename?: 'GraphQLAccess';
+  /** Connect apps: the browser origins (scheme://host[:port]) its tokens may be used from; empty: the gateway's CORS_ORIGINS. Always empty for keys. */
+  allowedOrigins: Array<Scalars['String']['output']>;
+  /** The key's or app's id. */
+  id: Scalars['ID']['output'];
+  /** The key or app. */
+  kind: CredentialKind;
+  /** The credential's own complexity limit: graphql-armor's query cost, as GRAPHQL_MAX_COST (at most that); null: the gateway's. */
+  maxComplexity?: Maybe<Scalars['Int']['output']>;
+  /** The credential's own depth limit (at most the gateway's); null: the gateway's. */
+  maxDepth?: Maybe<Scalars['Int']['output']>;
+  /** The registered documents, oldest first. */
+  trustedDocuments: Array<TrustedDocument>;
+  /** True: only the documents below run with this credential. */
+  trustedDocumentsOnly: Scalars['Boolean']['output'];
+};
+
+/** Changes to a key's or app's GraphQL settings: a field left out or null keeps its value. */
+export type GraphQlAccessInput = {
+  /** Connect apps only: browser origins (https, or http on localhost), at most 20; [] removes them. */
+  allowedOrigins?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** The key or app. */
+  credential: CredentialInput;
+  /** The complexity limit (graphql-armor's query cost): 1 to the gateway's GRAPHQL_MAX_COST; 0 goes back to the gateway's. */
+  maxComplexity?: InputMaybe<Scalars['Int']['input']>;
+  /** 1 to the gateway's GRAPHQL_MAX_DEPTH; 0 goes back to the gateway's. */
+  maxDepth?: InputMaybe<Scalars['Int']['input']>;
+  /** True: run only registered documents. Register them first: an empty list refuses every document. */
+  trustedDocumentsOnly?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
 /** An offramp order to open. */
 export type InitiateOfframpOrderInput = {
   /** Decimal string in token units, e.g. "25.5". */
@@ -1250,6 +1304,17 @@ export type Mutation = {
    */
   payElectricity: BillRecord;
   /**
+   * Registers trusted documents for one of the account's keys or apps (for example the client
+   * preset's persisted-documents.json; see scripts/trusted-documents.ts). A credential cannot change
+   * its own. Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
+  registerTrustedDocuments: RegisteredTrustedDocuments;
+  /**
+   * Removes trusted documents by hash (bare hex or `sha256:<hex>`); hashes not registered are ignored.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
+  removeTrustedDocuments: GraphQlAccess;
+  /**
    * Sends a delivery again now; its retry schedule is unchanged.
    * Permission: Account Management or Full Access. Connect scope: `manage`.
    */
@@ -1279,6 +1344,12 @@ export type Mutation = {
    * Permission: Account Management or Full Access. Connect scope: `manage`.
    */
   setDefaultPaymentMethod: PaymentMethod;
+  /**
+   * Changes a key's or app's GraphQL settings: trusted documents only, its own cost and depth limits,
+   * an app's browser origins. A credential cannot change its own.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
+  setGraphQLAccess: GraphQlAccess;
   /**
    * Sandbox only: the sender's deposit arrives; the order then walks its lifecycle on its own.
    * Permission: Transactions or Full Access. Connect scope: `transact`.
@@ -1529,6 +1600,25 @@ export type MutationPayElectricityArgs = {
  * Changes. Each root field's description ends with the API-key permission levels and the Connect
  * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
  */
+export type MutationRegisterTrustedDocumentsArgs = {
+  input: RegisterTrustedDocumentsInput;
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
+export type MutationRemoveTrustedDocumentsArgs = {
+  credential: CredentialInput;
+  hashes: Array<Scalars['String']['input']>;
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationResendWebhookDeliveryArgs = {
   id: Scalars['ID']['input'];
 };
@@ -1577,6 +1667,15 @@ export type MutationSendTestWebhookArgs = {
  */
 export type MutationSetDefaultPaymentMethodArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
+export type MutationSetGraphQlAccessArgs = {
+  input: GraphQlAccessInput;
 };
 
 
@@ -2223,6 +2322,11 @@ export type Query = {
    */
   events: EventPage;
   /**
+   * A key's or Connect app's GraphQL settings and trusted documents.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
+  graphqlAccess: GraphQlAccess;
+  /**
    * The user the credential acts for.
    * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
    */
@@ -2484,6 +2588,15 @@ export type QueryEventsArgs = {
  * Reads. Each root field's description ends with the API-key permission levels and the Connect
  * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
  */
+export type QueryGraphqlAccessArgs = {
+  credential: CredentialInput;
+};
+
+
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
 };
@@ -2715,6 +2828,25 @@ export type QueryWalletTransactionsArgs = {
  */
 export type QueryWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
+};
+
+/** Documents to register for one of the account's keys or apps. */
+export type RegisterTrustedDocumentsInput = {
+  /** The key or app. */
+  credential: CredentialInput;
+  /** 1 to 500 documents; a credential holds at most 500. */
+  documents: Array<TrustedDocumentInput>;
+};
+
+/** What registerTrustedDocuments did. */
+export type RegisteredTrustedDocuments = {
+  __typename?: 'RegisteredTrustedDocuments';
+  /** The credential's settings and documents now. */
+  access: GraphQlAccess;
+  /** How many were registered already (left as they were). */
+  alreadyRegistered: Scalars['Int']['output'];
+  /** How many documents were added. */
+  registered: Scalars['Int']['output'];
 };
 
 /** A bank account and the holder's name the bank gave. */
@@ -3391,6 +3523,32 @@ export type TriggeredEvent = {
   id: Scalars['ID']['output'];
   /** The event kind. */
   type: Scalars['String']['output'];
+};
+
+/**
+ * A GraphQL document registered for a credential: when the credential runs trusted documents only,
+ * /graphql and the WebSocket run these and refuse any other (403 PERSISTED_QUERY_NOT_ALLOWED).
+ */
+export type TrustedDocument = {
+  __typename?: 'TrustedDocument';
+  /** The document's text, exactly as registered. */
+  body: Scalars['String']['output'];
+  /** When it was registered. */
+  createdAt: Scalars['DateTime']['output'];
+  /** SHA-256 of the document's exact text, as `sha256:<hex>` (the client preset's documentId). */
+  id: Scalars['String']['output'];
+  /** The first operation's name; null for an anonymous one. */
+  operationName?: Maybe<Scalars['String']['output']>;
+  /** The same hash as bare hex (Apollo's extensions.persistedQuery.sha256Hash). */
+  sha256Hash: Scalars['String']['output'];
+};
+
+/** A document to register: its text, and optionally the hash a client will send for it. */
+export type TrustedDocumentInput = {
+  /** The document's text, exactly as its hash was made (for the client preset, the manifest's value). */
+  body: Scalars['String']['input'];
+  /** The SHA-256 of `body`, bare hex or `sha256:<hex>`; checked when given. */
+  hash?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Changes to a webhook endpoint: only the fields given change. */
@@ -4115,6 +4273,8 @@ export type ResolversTypes = ResolversObject<{
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CreatedApiKey: ResolverTypeWrapper<Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversTypes['ApiKey'] }>;
   CreatedWebhookEndpoint: ResolverTypeWrapper<Omit<CreatedWebhookEndpoint, 'endpoint'> & { endpoint: ResolversTypes['WebhookEndpoint'] }>;
+  CredentialInput: CredentialInput;
+  CredentialKind: CredentialKind;
   DataInput: DataInput;
   DateOrDateTime: ResolverTypeWrapper<Scalars['DateOrDateTime']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
@@ -4138,6 +4298,8 @@ export type ResolversTypes = ResolversObject<{
   FaucetResult: ResolverTypeWrapper<FaucetResult>;
   FiatCurrency: FiatCurrency;
   FundWalletInput: FundWalletInput;
+  GraphQLAccess: ResolverTypeWrapper<GraphQLAccessViewModel>;
+  GraphQLAccessInput: GraphQlAccessInput;
   InitiateOfframpOrderInput: InitiateOfframpOrderInput;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   LedgerEntry: ResolverTypeWrapper<LedgerEntryModelModel>;
@@ -4167,6 +4329,8 @@ export type ResolversTypes = ResolversObject<{
   PayoutStatus: PayoutStatus;
   PermissionLevel: PermissionLevel;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RegisterTrustedDocumentsInput: RegisterTrustedDocumentsInput;
+  RegisteredTrustedDocuments: ResolverTypeWrapper<RegisteredDocumentsModel>;
   ResolvedBankAccount: ResolverTypeWrapper<ResolvedBankAccount>;
   SafeInt: ResolverTypeWrapper<Scalars['SafeInt']['output']>;
   SandboxEventTrigger: ResolverTypeWrapper<SandboxEventTrigger>;
@@ -4207,6 +4371,8 @@ export type ResolversTypes = ResolversObject<{
   TransactionType: TransactionType;
   TransferInput: TransferInput;
   TriggeredEvent: ResolverTypeWrapper<TriggeredEvent>;
+  TrustedDocument: ResolverTypeWrapper<TrustedDocumentRowModel>;
+  TrustedDocumentInput: TrustedDocumentInput;
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: ResolverTypeWrapper<UserModel>;
   UssdDepositInput: UssdDepositInput;
@@ -4275,6 +4441,7 @@ export type ResolversParentTypes = ResolversObject<{
   CreateWebhookEndpointInput: CreateWebhookEndpointInput;
   CreatedApiKey: Omit<CreatedApiKey, 'apiKey'> & { apiKey: ResolversParentTypes['ApiKey'] };
   CreatedWebhookEndpoint: Omit<CreatedWebhookEndpoint, 'endpoint'> & { endpoint: ResolversParentTypes['WebhookEndpoint'] };
+  CredentialInput: CredentialInput;
   DataInput: DataInput;
   DateOrDateTime: Scalars['DateOrDateTime']['output'];
   DateTime: Scalars['DateTime']['output'];
@@ -4294,6 +4461,8 @@ export type ResolversParentTypes = ResolversObject<{
   FaucetInput: FaucetInput;
   FaucetResult: FaucetResult;
   FundWalletInput: FundWalletInput;
+  GraphQLAccess: GraphQLAccessViewModel;
+  GraphQLAccessInput: GraphQlAccessInput;
   InitiateOfframpOrderInput: InitiateOfframpOrderInput;
   JSON: Scalars['JSON']['output'];
   LedgerEntry: LedgerEntryModelModel;
@@ -4317,6 +4486,8 @@ export type ResolversParentTypes = ResolversObject<{
   PayoutEdge: Omit<PayoutEdge, 'node'> & { node: ResolversParentTypes['Payout'] };
   PayoutInstitution: PayoutInstitution;
   Query: Record<PropertyKey, never>;
+  RegisterTrustedDocumentsInput: RegisterTrustedDocumentsInput;
+  RegisteredTrustedDocuments: RegisteredDocumentsModel;
   ResolvedBankAccount: ResolvedBankAccount;
   SafeInt: Scalars['SafeInt']['output'];
   SandboxEventTrigger: SandboxEventTrigger;
@@ -4351,6 +4522,8 @@ export type ResolversParentTypes = ResolversObject<{
   TransactionRecord: ResolversUnionTypes<ResolversParentTypes>['TransactionRecord'];
   TransferInput: TransferInput;
   TriggeredEvent: TriggeredEvent;
+  TrustedDocument: TrustedDocumentRowModel;
+  TrustedDocumentInput: TrustedDocumentInput;
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
   User: UserModel;
   UssdDepositInput: UssdDepositInput;
@@ -4733,6 +4906,16 @@ export type FaucetResultResolvers<ContextType = GraphQLContext, ParentType exten
   network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type GraphQlAccessResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['GraphQLAccess'] = ResolversParentTypes['GraphQLAccess']> = ResolversObject<{
+  allowedOrigins?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['CredentialKind'], ParentType, ContextType>;
+  maxComplexity?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  maxDepth?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  trustedDocuments?: Resolver<Array<ResolversTypes['TrustedDocument']>, ParentType, ContextType>;
+  trustedDocumentsOnly?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
   name: 'JSON';
 }
@@ -4769,12 +4952,15 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   fundWallet?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationFundWalletArgs, 'input'>>;
   initiateOfframpOrder?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationInitiateOfframpOrderArgs, 'input'>>;
   payElectricity?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationPayElectricityArgs, 'input'>>;
+  registerTrustedDocuments?: Resolver<ResolversTypes['RegisteredTrustedDocuments'], ParentType, ContextType, RequireFields<MutationRegisterTrustedDocumentsArgs, 'input'>>;
+  removeTrustedDocuments?: Resolver<ResolversTypes['GraphQLAccess'], ParentType, ContextType, RequireFields<MutationRemoveTrustedDocumentsArgs, 'credential' | 'hashes'>>;
   resendWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationResendWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookSecret?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookSecretArgs, 'gracePeriodSeconds' | 'id'>>;
   sandboxSolanaFaucet?: Resolver<ResolversTypes['FaucetResult'], ParentType, ContextType, Partial<MutationSandboxSolanaFaucetArgs>>;
   sendTestWebhook?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationSendTestWebhookArgs, 'endpointId'>>;
   setDefaultPaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationSetDefaultPaymentMethodArgs, 'id'>>;
+  setGraphQLAccess?: Resolver<ResolversTypes['GraphQLAccess'], ParentType, ContextType, RequireFields<MutationSetGraphQlAccessArgs, 'input'>>;
   simulateOfframpDeposit?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationSimulateOfframpDepositArgs, 'reference'>>;
   simulateVirtualAccountTransfer?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationSimulateVirtualAccountTransferArgs, 'amount'>>;
   subscribeCableTv?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationSubscribeCableTvArgs, 'input'>>;
@@ -4969,6 +5155,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   electricityBillers?: Resolver<Array<ResolversTypes['Biller']>, ParentType, ContextType>;
   event?: Resolver<ResolversTypes['Event'], ParentType, ContextType, RequireFields<QueryEventArgs, 'id'>>;
   events?: Resolver<ResolversTypes['EventPage'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'after' | 'first'>>;
+  graphqlAccess?: Resolver<ResolversTypes['GraphQLAccess'], ParentType, ContextType, RequireFields<QueryGraphqlAccessArgs, 'credential'>>;
   me?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
@@ -5000,6 +5187,12 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   walletTransactions?: Resolver<ResolversTypes['TransactionPage'], ParentType, ContextType, RequireFields<QueryWalletTransactionsArgs, 'limit' | 'page'>>;
   webhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<QueryWebhookEndpointArgs, 'id'>>;
   webhookEndpoints?: Resolver<Array<ResolversTypes['WebhookEndpoint']>, ParentType, ContextType>;
+}>;
+
+export type RegisteredTrustedDocumentsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RegisteredTrustedDocuments'] = ResolversParentTypes['RegisteredTrustedDocuments']> = ResolversObject<{
+  access?: Resolver<ResolversTypes['GraphQLAccess'], ParentType, ContextType>;
+  alreadyRegistered?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  registered?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type ResolvedBankAccountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ResolvedBankAccount'] = ResolversParentTypes['ResolvedBankAccount']> = ResolversObject<{
@@ -5228,6 +5421,14 @@ export type TriggeredEventResolvers<ContextType = GraphQLContext, ParentType ext
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type TrustedDocumentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TrustedDocument'] = ResolversParentTypes['TrustedDocument']> = ResolversObject<{
+  body?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  operationName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sha256Hash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User'], FederationReferenceType extends FederationReferenceTypes['User'] = FederationReferenceTypes['User']> = ResolversObject<{
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['User']> | FederationReferenceType, FederationReferenceType, ContextType>;
   billBeneficiaries?: Resolver<Array<ResolversTypes['BillBeneficiary']>, ParentType, ContextType>;
@@ -5446,6 +5647,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   EventPage?: EventPageResolvers<ContextType>;
   FaucetGrant?: FaucetGrantResolvers<ContextType>;
   FaucetResult?: FaucetResultResolvers<ContextType>;
+  GraphQLAccess?: GraphQlAccessResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   LedgerEntry?: LedgerEntryResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -5466,6 +5668,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PayoutEdge?: PayoutEdgeResolvers<ContextType>;
   PayoutInstitution?: PayoutInstitutionResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RegisteredTrustedDocuments?: RegisteredTrustedDocumentsResolvers<ContextType>;
   ResolvedBankAccount?: ResolvedBankAccountResolvers<ContextType>;
   SafeInt?: GraphQLScalarType;
   SandboxEventTrigger?: SandboxEventTriggerResolvers<ContextType>;
@@ -5492,6 +5695,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   TransactionPage?: TransactionPageResolvers<ContextType>;
   TransactionRecord?: TransactionRecordResolvers<ContextType>;
   TriggeredEvent?: TriggeredEventResolvers<ContextType>;
+  TrustedDocument?: TrustedDocumentResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   VerifiedBankAccount?: VerifiedBankAccountResolvers<ContextType>;
   VirtualAccount?: VirtualAccountResolvers<ContextType>;

@@ -14,6 +14,7 @@ import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
 import { statementRoutes } from './statements.js';
 import { auditRoutes } from './audit.js';
+import { graphqlAccessRoutes } from './graphql-access.js';
 
 /** The REST v1 route table: every path of the API, one domain file each. */
 export const restV1Routes: RestRoute[] = [
@@ -32,4 +33,5 @@ export const restV1Routes: RestRoute[] = [
   ...solanaExchangeRoutes,
   ...customerRoutes,
   ...auditRoutes,
+  ...graphqlAccessRoutes,
 ];

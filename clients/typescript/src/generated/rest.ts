@@ -1928,6 +1928,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/api-keys/{id}/graphql-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an API key's GraphQL access
+         * @description An API key's GraphQL settings (trusted documents only, its own limits) and trusted documents.
+         *
+         *     Needs an API key or access token with permission: Account Management, Full Access.
+         */
+        get: operations["apiKeyGraphQLAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an API key's GraphQL access
+         * @description A field left out keeps its value. Only tightens the gateway: a limit above its own is refused. A credential cannot change its own (403).
+         *
+         *     Needs an API key or access token with permission: Account Management, Full Access.
+         */
+        patch: operations["setApiKeyGraphQLAccess"];
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}/trusted-documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register trusted documents for an API key
+         * @description Registers GraphQL documents (for example the client preset persisted-documents.json entries); one already registered is left as it is.
+         *
+         *     Needs an API key or access token with permission: Account Management, Full Access.
+         */
+        post: operations["registerApiKeyTrustedDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/api-keys/{id}/trusted-documents/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a trusted document of an API key
+         * @description By its hash (bare hex or `sha256:<hex>`); a hash not registered changes nothing.
+         *
+         *     Needs an API key or access token with permission: Account Management, Full Access.
+         */
+        delete: operations["removeApiKeyTrustedDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connect-apps/{id}/graphql-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a Connect app's GraphQL access
+         * @description A Connect app's GraphQL settings (trusted documents only, its own limits, browser origins) and trusted documents.
+         *
+         *     Needs an API key or access token with permission: Account Management, Full Access.
+         */
+        get: operations["connectAppGraphQLAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a Connect app's GraphQL access
+         * @description A field left out keeps its value. Only tightens the gateway: a limit above its own is refused. A credential cannot change its own (403).
+         *
+         *     Needs an API key or access token with permission: Account Management, Full Access.
+         */
+        patch: operations["setConnectAppGraphQLAccess"];
+        trace?: never;
+    };
+    "/api/v1/connect-apps/{id}/trusted-documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register trusted documents for a Connect app
+         * @description Registers GraphQL documents (for example the client preset persisted-documents.json entries); one already registered is left as it is.
+         *
+         *     Needs an API key or access token with permission: Account Management, Full Access.
+         */
+        post: operations["registerConnectAppTrustedDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connect-apps/{id}/trusted-documents/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a trusted document of a Connect app
+         * @description By its hash (bare hex or `sha256:<hex>`); a hash not registered changes nothing.
+         *
+         *     Needs an API key or access token with permission: Account Management, Full Access.
+         */
+        delete: operations["removeConnectAppTrustedDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2260,6 +2404,18 @@ export interface components {
             field: string;
             message: string;
         };
+        /** GraphQLAccess */
+        GraphQLAccess: {
+            kind: "API_KEY" | "CONNECT_APP";
+            id: string;
+            /** @description True: /graphql and the WebSocket run only the documents below. */
+            trustedDocumentsOnly: boolean;
+            maxComplexity: number | null;
+            maxDepth: number | null;
+            /** @description Connect apps' browser origins; empty for keys. */
+            allowedOrigins: string[];
+            trustedDocuments: components["schemas"]["TrustedDocument"][];
+        };
         /** LedgerEntry */
         LedgerEntry: {
             id: string;
@@ -2412,6 +2568,12 @@ export interface components {
              */
             errorCode?: "PAYOUT_VELOCITY_EXCEEDED";
             limit?: components["schemas"]["LimitInfo"];
+        };
+        /** RegisteredTrustedDocuments */
+        RegisteredTrustedDocuments: {
+            registered: number;
+            alreadyRegistered: number;
+            access: components["schemas"]["GraphQLAccess"];
         };
         /** ResolvedBankAccount */
         ResolvedBankAccount: {
@@ -2596,6 +2758,17 @@ export interface components {
         TriggeredEvent: {
             id: string;
             type: string;
+        };
+        /** TrustedDocument */
+        TrustedDocument: {
+            /** @description `sha256:<hex>`, the client preset documentId. */
+            id: string;
+            /** @description Bare hex, Apollo's persistedQuery.sha256Hash. */
+            sha256Hash: string;
+            operationName: string | null;
+            body: string;
+            /** Format: date-time */
+            createdAt: string;
         };
         /** User */
         User: {
@@ -6429,7 +6602,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 4hQ71bjZqzvv8HLjV9sNdaedyP52goPGsQFKEGCfWUq4B72poKN7i6tmVDze9yPRqz4tLijadDB7VGvjUYfsgUTf */
+                /** @example 57hyAbYzEBeSSqXgKqNMQqBDvsLBEjuLAipuqwRdE8JJq4Dx4V7kt9geRNYn7dxkebQKEFQdEu6MnMBxu1apQ79t */
                 signature: string;
             };
             cookie?: never;
@@ -7194,6 +7367,352 @@ export interface operations {
                         statusCode: number;
                         message: string;
                         data: components["schemas"]["AuditRecordPage"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    apiKeyGraphQLAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000100 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GraphQL access retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["GraphQLAccess"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setApiKeyGraphQLAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000100 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    trustedDocumentsOnly?: boolean;
+                    /** @description 1 to the gateway's GRAPHQL_MAX_COST; 0 goes back to the gateway's. */
+                    maxComplexity?: number;
+                    /** @description 1 to the gateway's GRAPHQL_MAX_DEPTH; 0 goes back to the gateway's. */
+                    maxDepth?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description GraphQL access updated successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["GraphQLAccess"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    registerApiKeyTrustedDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000100 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    documents: {
+                        body: string;
+                        /** @description SHA-256 of `body`, bare hex or `sha256:<hex>`; checked. */
+                        hash?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Trusted documents registered successfully */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["RegisteredTrustedDocuments"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeApiKeyTrustedDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000100 */
+                id: string;
+                /** @example sha256:6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Trusted document removed successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["GraphQLAccess"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    connectAppGraphQLAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000101 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GraphQL access retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["GraphQLAccess"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    setConnectAppGraphQLAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000101 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    trustedDocumentsOnly?: boolean;
+                    /** @description 1 to the gateway's GRAPHQL_MAX_COST; 0 goes back to the gateway's. */
+                    maxComplexity?: number;
+                    /** @description 1 to the gateway's GRAPHQL_MAX_DEPTH; 0 goes back to the gateway's. */
+                    maxDepth?: number;
+                    /** @description scheme://host[:port]; https, or http on localhost. */
+                    allowedOrigins?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description GraphQL access updated successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["GraphQLAccess"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    registerConnectAppTrustedDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000101 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    documents: {
+                        body: string;
+                        /** @description SHA-256 of `body`, bare hex or `sha256:<hex>`; checked. */
+                        hash?: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Trusted documents registered successfully */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["RegisteredTrustedDocuments"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeConnectAppTrustedDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000101 */
+                id: string;
+                /** @example 6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Trusted document removed successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["GraphQLAccess"];
                         /** @description Empty on success. */
                         errors: Record<string, never>;
                     };

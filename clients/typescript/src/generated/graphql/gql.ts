@@ -14,12 +14,16 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "\n  query MyProfile { me { id firstName email } }\n": typeof types.MyProfileDocument,
+    "\n  query MyBalance { walletBalance { currency available held } }\n": typeof types.MyBalanceDocument,
     "\n  mutation FundInSandbox($amount: Float!) {\n    simulateVirtualAccountTransfer(amount: $amount) { reference status amount }\n  }\n": typeof types.FundInSandboxDocument,
     "\n  mutation PayAirtime($input: AirtimeInput!) {\n    buyAirtime(input: $input) { reference status amount fee billerName }\n  }\n": typeof types.PayAirtimeDocument,
     "\n  query LatestBills($limit: Int) {\n    billRecords(limit: $limit) { total bills { reference type status amount createdAt } }\n  }\n": typeof types.LatestBillsDocument,
     "\n  subscription LiveEvents($after: SafeInt, $types: [String!]) {\n    events(after: $after, types: $types) { seq type created data }\n  }\n": typeof types.LiveEventsDocument,
 };
 const documents: Documents = {
+    "\n  query MyProfile { me { id firstName email } }\n": types.MyProfileDocument,
+    "\n  query MyBalance { walletBalance { currency available held } }\n": types.MyBalanceDocument,
     "\n  mutation FundInSandbox($amount: Float!) {\n    simulateVirtualAccountTransfer(amount: $amount) { reference status amount }\n  }\n": types.FundInSandboxDocument,
     "\n  mutation PayAirtime($input: AirtimeInput!) {\n    buyAirtime(input: $input) { reference status amount fee billerName }\n  }\n": types.PayAirtimeDocument,
     "\n  query LatestBills($limit: Int) {\n    billRecords(limit: $limit) { total bills { reference type status amount createdAt } }\n  }\n": types.LatestBillsDocument,
@@ -40,6 +44,14 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MyProfile { me { id firstName email } }\n"): (typeof documents)["\n  query MyProfile { me { id firstName email } }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query MyBalance { walletBalance { currency available held } }\n"): (typeof documents)["\n  query MyBalance { walletBalance { currency available held } }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
