@@ -1,5 +1,5 @@
 /**
- * npm run bench:idle [-- --settle 20 --seconds 60]
+ * npm run bench:idle [-- --settle 60 --seconds 60]
  *
  * What an idle gateway costs: the gateway as `npm start` runs it (built into dist/, its workers on:
  * the event relay, the job runner, the readiness check, the metrics' event-loop sampler), started on
@@ -22,7 +22,7 @@ import { benchArgs } from './harness/options.js';
 
 const { values } = benchArgs({
   options: {
-    settle: { type: 'string', default: '20' },
+    settle: { type: 'string', default: '60' },
     seconds: { type: 'string', default: '60' },
   },
 });

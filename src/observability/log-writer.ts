@@ -29,14 +29,14 @@ let exitHooked = false;
 export class LineBatches {
   #lines: string[] = [];
   #chars = 0;
-  readonly #timer: NodeJS.Timeout;
+  /** Armed by the first line of a batch only: an idle process has no timer waking it for nothing. */
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly sink: LineSink,
     private readonly minLength: number,
-    flushMs: number,
+    private readonly flushMs: number,
   ) {
-    this.#timer = setInterval(() => this.handOver(), flushMs).unref();
     batchers.add(this);
     if (!exitHooked) {
       exitHooked = true;
@@ -52,11 +52,14 @@ export class LineBatches {
     this.#lines.push(line);
     this.#chars += line.length;
     if (this.#chars >= this.minLength) this.handOver();
+    else if (!this.#timer) this.#timer = setTimeout(() => this.handOver(), this.flushMs).unref();
     return true;
   }
 
   /** Hands the lines held to the sink as one string. */
   handOver(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     if (this.#lines.length === 0) return;
     const text = this.#lines.length === 1 ? this.#lines[0]! : this.#lines.join('');
     this.#lines = [];
@@ -83,7 +86,6 @@ export class LineBatches {
 
   end(): void {
     this.handOver();
-    clearInterval(this.#timer);
     batchers.delete(this);
     this.sink.end?.();
   }
