@@ -1,5 +1,5 @@
 import { Keypair } from '@solana/web3.js';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +21,9 @@ import { waitUntil } from '../helpers/wait.js';
  * through it: no answer may be a 5xx and the process must stay up, then stop cleanly.
  */
 describe('the bundled server (npm start)', () => {
-  const outdir = join(ROOT, 'node_modules', '.cache', `pgw-bundle-${process.pid}-${Date.now()}`);
+  // Through node_modules' real path: in a checkout whose node_modules is a link (a second work tree
+  // sharing one install), the server reports the paths it resolved, not the link's.
+  const outdir = join(realpathSync(join(ROOT, 'node_modules')), '.cache', `pgw-bundle-${process.pid}-${Date.now()}`);
   const data = mkdtempSync(join(tmpdir(), 'pgw-bundle-data-'));
   let child: Child | undefined;
 
