@@ -1,8 +1,7 @@
 /**
  * Writes the SDL a facade serves, for each route map (docs/facade.md), beside the service's own
  * SDL in src/graphql/generated/. test/graph/facade-sdl.test.ts fails while a committed file is stale.
- *
- *   npx tsx scripts/facade-sdl.ts
+ * Part of `npm run codegen`, whose output CI checks is committed.
  */
 import { writeFileSync } from 'node:fs';
 import { FACADE_SDL_FILES, facadeSdl } from '../src/graphql/facade-sdl.js';

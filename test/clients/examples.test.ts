@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -7,6 +8,7 @@ import * as rest from '../../clients/typescript/examples/rest.js';
 import { createGraphQLClient } from '../../clients/typescript/src/index.js';
 import { uploadManifest } from '../../scripts/trusted-documents/upload.js';
 import { seedTenant, type StartedTestApp, startTestApp } from '../helpers/app.js';
+import { spawnCommand } from '../helpers/child.js';
 import { stampAll } from '../helpers/events.js';
 
 /**
@@ -91,6 +93,27 @@ describe('the TypeScript client examples against a live gateway', () => {
     const count = Object.keys(manifest).length;
     expect(await upload()).toEqual({ registered: count, alreadyRegistered: 0, trustedDocumentsOnly: true });
     expect(await upload()).toEqual({ registered: 0, alreadyRegistered: count, trustedDocumentsOnly: true });
+    // The CLI, as docs/graphql.md writes it (the server's address from PUBLIC_URL): registering again is harmless.
+    const documented = readFileSync(new URL('../../docs/graphql.md', import.meta.url), 'utf8').match(
+      /`(npm run trusted-documents -- [^`]+)`/,
+    )?.[1];
+    expect(documented, 'docs/graphql.md shows the command').toBeDefined();
+    const manifestPath = fileURLToPath(
+      new URL('../../clients/typescript/src/generated/graphql/persisted-documents.json', import.meta.url),
+    );
+    const cli = spawnCommand(
+      'sh',
+      [
+        '-c',
+        documented!
+          .replace('<id>', frontendKey.id)
+          .replace('<manage key>', tenant.keys.ACCOUNT_MANAGEMENT)
+          .replace('<manifest.json>', manifestPath),
+      ],
+      { PUBLIC_URL: s.baseUrl },
+    );
+    expect(await cli.exited, cli.output()).toBe(0);
+    expect(cli.output()).toContain(`0 registered, ${count} already registered; trusted documents only: on.`);
 
     const header = await frontend.dashboardHeader(
       frontend.frontendClient({ apiKey: tenant.keys.FULL_ACCESS }, s.baseUrl),

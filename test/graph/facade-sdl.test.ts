@@ -18,7 +18,7 @@ const FEDERATION = new Set(['_service', '_entities']);
 describe('the graph a facade serves', () => {
   it.each(['gateway', 'spec'] as const)('is committed for UPSTREAM_ROUTES=%s, as generated', (routes) => {
     const committed = readFileSync(FACADE_SDL_FILES[routes], 'utf8');
-    expect(committed, 'stale: run `npx tsx scripts/facade-sdl.ts` and commit the files').toBe(facadeSdl(routes));
+    expect(committed, 'stale: run `npm run codegen` and commit the files').toBe(facadeSdl(routes));
   });
 
   it.each(['gateway', 'spec'] as const)(
