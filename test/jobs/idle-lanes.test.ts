@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, queryRows } from '../../src/db/client.js';
+import { onJobWrites } from '../../src/db/plain-sql.js';
 import { jobs } from '../../src/db/schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { claimLaneJobsAndNextDue } from '../../src/domain/jobs/job-claims.js';
@@ -79,6 +80,39 @@ describe('an idle job lane', () => {
     await waitUntil(() => sleeps.length >= 1);
     // Due in 30 s: it sleeps that long (and a moment for the writer's commit), not its poll of a minute.
     expect(sleeps[0]).toBe(30_020);
+  });
+
+  it('tells of the jobs it gives back when it stops, for the other instances to take at once', async () => {
+    const clock = new ManualClock(new Date('2031-03-15T00:00:00Z'));
+    const kind = `k-${randomUUID()}`;
+    let started = false;
+    // A job still running when the runner stops: it is aborted and its lease given back.
+    const runner = new JobRunner(
+      db,
+      clock,
+      [
+        {
+          kind,
+          run: (job) =>
+            new Promise((resolve) => {
+              started = true;
+              job.signal.addEventListener('abort', () => resolve({ status: 'done' }));
+            }),
+        },
+      ],
+      { pollMs: 10 },
+    );
+    await enqueueJob(db, { kind, runAt: clock.now(), tenant: '' });
+    runner.start();
+    await waitUntil(() => started);
+    const told: unknown[] = [];
+    const stopListening = onJobWrites((write) => told.push(write));
+    try {
+      await runner.stop(0);
+      expect(told).toHaveLength(1);
+    } finally {
+      stopListening();
+    }
   });
 
   it('finds at its longest wait a job written where no one told it', async () => {
