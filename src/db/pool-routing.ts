@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { fenceTransaction, type LeaseClaim, LeaseLostError } from './job-fence.js';
+import { settledQuery } from './settled-query.js';
 
 /**
  * Which pool a piece of work takes its connections from:
@@ -90,7 +91,7 @@ export class RoutedPool extends pg.Pool {
 
   override query(...args: unknown[]): never {
     const target = this.pools[this.route];
-    return (target.query as (...a: unknown[]) => unknown).apply(target, args) as never;
+    return (settledQuery(target, args) ?? (target.query as (...a: unknown[]) => unknown).apply(target, args)) as never;
   }
 
   override async end(): Promise<void> {
@@ -163,7 +164,8 @@ export class FencedPool extends pg.Pool {
   }
 
   override query(...args: unknown[]): never {
-    return (this.target.query as (...a: unknown[]) => unknown).apply(this.target, args) as never;
+    return (settledQuery(this.target, args) ??
+      (this.target.query as (...a: unknown[]) => unknown).apply(this.target, args)) as never;
   }
 
   override async end(): Promise<void> {

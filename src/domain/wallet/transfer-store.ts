@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { inTransaction, runStatement, statement, TransactionFailure } from '../../db/plain-sql.js';
+import { refusedByServer } from '../../db/settled-query.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { type KeyRow, keyLockId, type Stored } from '../money/key-claim.js';
@@ -294,10 +295,4 @@ async function writeBatch(db: Database, batch: Pending[]): Promise<void> {
 async function writeSome(db: Database, transfers: Pending[]): Promise<void> {
   if (transfers.length > 1) await writeBatch(db, transfers);
   else if (transfers.length === 1) await settle(transfers[0]!, () => writeAlone(db, transfers[0]!));
-}
-
-/** Whether the server refused a statement (a database error with its SQLSTATE), not a lost connection. */
-function refusedByServer(error: unknown): boolean {
-  const e = error as { code?: unknown; severity?: unknown } | null;
-  return typeof e?.code === 'string' && typeof e.severity === 'string';
 }
