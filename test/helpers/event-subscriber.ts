@@ -1,5 +1,6 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { waitUntil } from './wait.js';
 
 export interface StreamedEvent {
   id: string;
@@ -35,5 +36,29 @@ export function subscribeToEvents(wsUrl: string, key: string, options: { types?:
       complete: () => undefined,
     },
   );
-  return { received, failure: () => failure, close: () => client.dispose() };
+  let closedWith: { code: number; reason: string } | undefined;
+  client.on('closed', (event) => {
+    const { code, reason } = event as { code: number; reason: string };
+    closedWith = { code, reason };
+  });
+  return {
+    received,
+    failure: () => failure,
+    /**
+     * Waits until an event matching `wanted` has arrived. A refusal or a closed socket ends the wait
+     * at once with what the server said (code and reason), instead of waiting out the deadline.
+     */
+    async until(wanted: (event: StreamedEvent) => boolean): Promise<StreamedEvent> {
+      await waitUntil(() => {
+        if (received.some(wanted)) return true;
+        if (failure !== undefined || closedWith)
+          throw new Error(
+            `the subscription ended before the event arrived: ${JSON.stringify({ closedWith, failure: String(failure) })}`,
+          );
+        return false;
+      });
+      return received.find(wanted)!;
+    },
+    close: () => client.dispose(),
+  };
 }

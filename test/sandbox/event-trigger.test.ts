@@ -88,9 +88,8 @@ describe('sandbox event trigger', () => {
         expect(answer.references).toContain(body.data['reference']);
 
         // The subscription: the same event, the same data.
-        await waitUntil(() => subscriber.received.some((e) => e.id === answer.eventId), 20_000);
+        const streamed = await subscriber.until((e) => e.id === answer.eventId);
         expect(subscriber.failure()).toBeUndefined();
-        const streamed = subscriber.received.find((e) => e.id === answer.eventId)!;
         expect(streamed).toMatchObject({ type: kind, data: body.data });
       } finally {
         await subscriber.close();
