@@ -1,8 +1,11 @@
 /**
  * Server side of `npm run bench:lists`: the gateway with three users owning 100, 10,000 and 100,000
  * bill records and as many wallet transactions (BENCH_SIZES), plus a fourth user with the largest
- * number of each so the owner condition has rows to skip. Rows are inserted by SQL (the lists read
- * them; nothing here moves money). Prints `{"ready":true,"pid":…,"port":…,"keys":{"100":"…",…}}`.
+ * number of each so the owner condition has rows to skip. With BENCH_POPULATION (rows of each table
+ * in all) and BENCH_USERS, the rest of the population is spread evenly over that many users in all,
+ * with the same reference patterns as the measured users' (so a search term matches rows of every
+ * user, as a common prefix does in a real table). Rows are inserted by SQL (the lists read them;
+ * nothing here moves money). Prints `{"ready":true,"pid":…,"port":…,"keys":{"100":"…",…}}`.
  */
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../../src/app.js';
@@ -13,6 +16,8 @@ import { createServices } from '../../src/services.js';
 import { onEveryPoolQuery } from './pool-queries.js';
 
 const sizes = (process.env.BENCH_SIZES ?? '100,10000,100000').split(',').map(Number);
+const population = Number(process.env.BENCH_POPULATION ?? 0);
+const users = Number(process.env.BENCH_USERS ?? 0);
 const config = loadConfig(process.env, {
   LOG_LEVEL: 'silent',
   SEED_DEMO: false,
@@ -60,6 +65,18 @@ for (const size of sizes) {
 }
 const other = await services.users.createUser({ email: `lists-other-${stamp}@example.test` });
 await seed(other.id, Math.max(...sizes));
+// The rest of the population over the rest of the users, a few users' rows per statement.
+const seeded = sizes.reduce((sum, size) => sum + size, 0) + Math.max(...sizes);
+const restUsers = Math.max(0, users - sizes.length - 1);
+if (population > seeded && restUsers > 0) {
+  const each = Math.floor((population - seeded) / restUsers);
+  const started = Date.now();
+  for (let i = 0; i < restUsers; i++) {
+    const user = await services.users.createUser({ email: `lists-crowd-${i}-${stamp}@example.test` });
+    await seed(user.id, each);
+  }
+  console.error(`seeded ${restUsers} more users with ${each} rows of each list in ${Date.now() - started} ms`);
+}
 // As autovacuum leaves tables in steady state: statistics, and the visibility map index-only scans need.
 await services.db.execute(sql`vacuum analyze bill_records`);
 await services.db.execute(sql`vacuum analyze wallet_transactions`);

@@ -1,5 +1,11 @@
 /**
- * npm run bench:lists [-- --db postgres|pglite --seconds 3 --sizes 100,10000,100000]
+ * npm run bench:lists [-- --db postgres|pglite --seconds 3 --sizes 100,10000,100000
+ *                        --population 2000000 --users 1000 --matrix]
+ *
+ * `--population` and `--users`: the table holds that many rows of each list in all, over that many
+ * users (the measured ones included). `--matrix`: beside the filters, every sort in both orders,
+ * the first and last page at limit 20 and 100, and a broad search (a term in one reference of nine)
+ * beside the selective one.
  *
  * The seed's paginated lists at 100 / 10,000 / 100,000 records for one user: GET /api/v1/bills/records
  * and GET /api/v1/transactions, newest page, last page, every filter and the search, each driven
@@ -19,6 +25,9 @@ const { values } = benchArgs({
     seconds: { type: 'string', default: '3' },
     sizes: { type: 'string', default: '100,10000,100000' },
     only: { type: 'string', default: '' },
+    population: { type: 'string', default: '0' },
+    users: { type: 'string', default: '0' },
+    matrix: { type: 'boolean', default: false },
   },
 });
 
@@ -45,6 +54,28 @@ const QUERIES: Array<[string, string, string]> = [
   ['transactions', 'amount range', '?minAmount=1000&maxAmount=2000'],
   ['transactions', 'search reference', '?search=BENCH-4242'],
 ];
+/** The rest of the matrix: sorts, page sizes and ends, and a broad search. */
+const MATRIX: Array<[string, string, string]> = [
+  ...(['createdAt', 'updatedAt', 'amount'] as const).flatMap((sortBy) =>
+    (['DESC', 'ASC'] as const).flatMap((order) =>
+      (['', 'LAST'] as const).map((end): [string, string, string] => [
+        'bills',
+        `sorted by ${sortBy} ${order}, ${end ? 'last' : 'first'} page`,
+        `?sortBy=${sortBy}&sortOrder=${order}${end ? '&page=LAST' : ''}`,
+      ]),
+    ),
+  ),
+  ['bills', 'first page, limit 100', '?limit=100'],
+  ['bills', 'last page, limit 100', '?page=LAST&limit=100'],
+  ['bills', 'search, broad (1 in 9), first page', '?search=BENCH-1'],
+  ['bills', 'search, broad (1 in 9), last page', '?search=BENCH-1&page=LAST'],
+  ['bills', 'search, selective, limit 100', '?search=BENCH-4242&limit=100'],
+  ['transactions', 'first page, limit 100', '?limit=100'],
+  ['transactions', 'last page, limit 100', '?page=LAST&limit=100'],
+  ['transactions', 'status, last page', '?status=PENDING&page=LAST'],
+  ['transactions', 'search, broad (1 in 9), first page', '?search=BENCH-1'],
+  ['transactions', 'search, broad (1 in 9), last page', '?search=BENCH-1&page=LAST'],
+];
 const PATHS: Record<string, string> = { bills: '/api/v1/bills/records', transactions: '/api/v1/transactions' };
 
 await onLoadCore(async () => {
@@ -52,14 +83,21 @@ await onLoadCore(async () => {
   const server = await startServer<{ pid: number; port: number; keys: Record<string, string> }>(
     'scripts/bench/lists-server.ts',
     [],
-    { ...process.env, DATABASE_URL: database.url, REDIS_URL: '', BENCH_SIZES: values.sizes! },
+    {
+      ...process.env,
+      DATABASE_URL: database.url,
+      REDIS_URL: '',
+      BENCH_SIZES: values.sizes!,
+      BENCH_POPULATION: values.population!,
+      BENCH_USERS: values.users!,
+    },
     900_000,
   );
   const rows: string[] = [];
   try {
     for (const size of values.sizes!.split(',')) {
       const key = server.ready.keys[size]!;
-      for (const [list, name, query] of QUERIES) {
+      for (const [list, name, query] of values.matrix ? [...QUERIES, ...MATRIX] : QUERIES) {
         if (values.only && !`${list} ${name}`.includes(values.only)) continue;
         const url = await resolvePages(`http://127.0.0.1:${server.ready.port}${PATHS[list]}`, query, key);
         const target = httpTarget({ name, pid: server.pid, url, headers: { 'x-api-key': key }, connections: 1 });
@@ -82,7 +120,11 @@ await onLoadCore(async () => {
     await database.drop();
   }
   console.log(
-    `\nMeasured ${machineLine()}; database ${values.db}; ${values.seconds} s per query, one connection.\n\n` +
+    `\nMeasured ${machineLine()}; database ${values.db}; ${values.seconds} s per query, one connection` +
+      (Number(values.population) > 0
+        ? `; ${Number(values.population).toLocaleString('en')} rows of each list over ${values.users} users`
+        : '') +
+      '.\n\n' +
       '| records | list | query | parameters | p50 ms | p99 ms | SQL ms/req | statements/req | gateway CPU µs/req | errors |\n|---|---|---|---|---|---|---|---|---|---|\n' +
       rows.join('\n'),
   );

@@ -1,12 +1,14 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 
 /**
  * The extensions every embedded database is opened with. pg_trgm backs the partial-match searches of
- * bill records (see migration 0006). Their names are part of a migrated image's key
+ * bill records and transactions (migration 0006), btree_gin lets their indexes begin with the owner
+ * (migration 0034). Their names are part of a migrated image's key
  * (pglite-image.ts): an image made with other extensions is not this database's.
  */
-export const PGLITE_EXTENSIONS = { pg_trgm };
+export const PGLITE_EXTENSIONS = { btree_gin, pg_trgm };
 
 /**
  * PostgreSQL's default 128 MB of shared buffers lives in PGlite's WebAssembly memory, which only
