@@ -13,13 +13,25 @@ interface Subscriber {
   environment: string;
   types: ReadonlySet<string> | undefined;
   push(event: StoredEvent): void;
+  /** Live events offered and not yet sent (at most MAX_QUEUED_EVENTS). */
+  queued(): number;
 }
 
 const REPLAY_PAGE = 500;
 
+/**
+ * The most live events one subscriber holds in memory while it reads slower than they arrive (its
+ * socket's buffer is full, so graphql-ws waits before taking the next). Past it the subscriber's
+ * queue is dropped and its events are read again from the events table after the last one it was
+ * sent, in `seq` order, as a replay is: memory stays bounded and nothing is lost or repeated.
+ */
+export const MAX_QUEUED_EVENTS = 1000;
+
 interface StreamState {
   closed: boolean;
   wake: (() => void) | undefined;
+  /** The queue overflowed: what it dropped is read from the store before live events resume. */
+  behind: boolean;
 }
 
 /**
@@ -91,7 +103,7 @@ export class EventFeed {
     types: readonly string[] | undefined,
     after: number | undefined,
   ): AsyncIterableIterator<StoredEvent> {
-    const state: StreamState = { closed: false, wake: undefined };
+    const state: StreamState = { closed: false, wake: undefined, behind: false };
     const stream = this.stream(principal, types, after, state);
     // An async generator suspended at an await cannot be ended from outside until it resumes;
     // `return` therefore first wakes it, so a client that leaves is unregistered at once.
@@ -121,33 +133,45 @@ export class EventFeed {
       environment: principal.environment,
       types: types && types.length > 0 ? new Set(types) : undefined,
       push(event) {
-        queue.push(event);
+        if (state.behind) return;
+        if (queue.length >= MAX_QUEUED_EVENTS) {
+          // Every event from here on is in the table, stamped: read again from there once the
+          // subscriber catches up. An event is offered only once it is committed and stamped.
+          queue.length = 0;
+          state.behind = true;
+        } else queue.push(event);
         state.wake?.();
       },
+      queued: () => queue.length,
     };
     this.add(subscriber);
     try {
       // "From now": the feed's own position when it has one (everything after it reaches this
       // subscriber, registered above), else the table's; no query per subscriber while it runs.
       let last = after ?? this.cursor ?? (await latestEventSeq(this.db));
-      if (after !== undefined) {
-        while (!state.closed) {
+      // The replay, and the read after an overflow: pages from the store after `last`. Live
+      // events offered meanwhile queue up (and are dropped by `seq` if the read sent them).
+      let replaying = after !== undefined;
+      while (!state.closed) {
+        if (state.behind) {
+          state.behind = false;
+          replaying = true;
+        }
+        while (replaying && !state.closed) {
           const page = await eventStore.listEventsAfter(this.db, principal, last, REPLAY_PAGE, types);
           for (const event of page) {
             last = event.seq!;
             yield event;
           }
-          if (page.length < REPLAY_PAGE) break;
+          if (page.length < REPLAY_PAGE) replaying = false;
         }
-      }
-      while (!state.closed) {
-        while (queue.length > 0) {
+        while (queue.length > 0 && !state.behind) {
           const event = queue.shift()!;
           if (event.seq! <= last) continue;
           last = event.seq!;
           yield event;
         }
-        if (state.closed) break;
+        if (state.closed || state.behind) continue;
         await new Promise<void>((resolve) => (state.wake = resolve));
         state.wake = undefined;
       }
@@ -158,6 +182,13 @@ export class EventFeed {
 
   get subscriberCount(): number {
     return this.count;
+  }
+
+  /** Live events held in memory for subscribers that have not taken them yet, over all of them. */
+  get queuedEvents(): number {
+    let queued = 0;
+    for (const owners of this.subscribers.values()) for (const subscriber of owners) queued += subscriber.queued();
+    return queued;
   }
 
   stop(): void {
