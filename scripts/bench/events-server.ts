@@ -2,6 +2,10 @@
  * Server side of `npm run bench:events`, pinned to CPU 0. Both modes take
  * `POST /bench/commit?user=<i>&n=<k>` (k events for user i) and answer `{ ids, committedAt }`, the
  * time taken right after the commit, and print `{"ready":true,"pid":…,"port":…,"keys":[…]}`.
+ * With BENCH_MONEY=1 the gateway's users get FULL_ACCESS keys and funded wallets, so the driver can
+ * cause events by real requests (P2P transfers) instead; a second instance on the same database is
+ * started with BENCH_USERS=0 (it seeds nothing). `GET /bench/queued` answers how many live events
+ * the event feed holds for subscribers that have not taken them yet.
  *   - `gateway`: the real app with its workers (relay, job runner), as `npm start` runs it: events
  *     recorded in one transaction, stamped by the relay, fanned out by the event feed to graphql-ws
  *     subscribers, and delivered to the webhook endpoints of the first BENCH_WEBHOOK_USERS users.
@@ -19,6 +23,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/client.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { recordEvents } from '../../src/domain/events/outbox.js';
+import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { createServices } from '../../src/services.js';
 import { startWorkers } from '../../src/workers.js';
 
@@ -26,9 +31,12 @@ const mode = process.argv[2];
 const users = Number(process.env.BENCH_USERS ?? 100);
 const webhookUsers = Number(process.env.BENCH_WEBHOOK_USERS ?? 0);
 const webhookUrl = process.env.BENCH_WEBHOOK_URL ?? '';
+const money = process.env.BENCH_MONEY === '1';
+/** Each user's funds when money moves: far more than the run's transfers of ₦1 take. */
+const FUNDS = 100_000_000n;
 
-const ready = (port: number, keys: string[]) =>
-  process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, port, keys })}\n`);
+const ready = (port: number, keys: string[], owners: string[] = []) =>
+  process.stdout.write(`${JSON.stringify({ ready: true, pid: process.pid, port, keys, owners })}\n`);
 const query = (url: string) => new URL(url, 'http://x').searchParams;
 
 // `GET /bench/heap` (both modes): the V8 heap in use after a full collection, for memory per socket.
@@ -72,10 +80,22 @@ if (mode === 'gateway') {
           userId: user.id,
           name: 'bench',
           environment: 'sandbox',
-          permission: 'READ_ONLY',
+          permission: money ? 'FULL_ACCESS' : 'READ_ONLY',
         })
       ).key,
     );
+    if (money)
+      await services.db.transaction((tx) =>
+        ledger.post(tx, {
+          environment: 'sandbox',
+          kind: 'bench-funding',
+          reference: `events-${stamp}-${i}`,
+          lines: [
+            { account: systemAccount('sandbox', 'provider_clearing'), amount: -FUNDS },
+            { account: walletOf('sandbox', user.id), amount: FUNDS },
+          ],
+        }),
+      );
     if (i < webhookUsers)
       await services.webhooks.create(
         {
@@ -90,6 +110,7 @@ if (mode === 'gateway') {
   }
   const app = await buildApp({ services, logger: true });
   app.get('/bench/heap', async () => heapAfterGc());
+  app.get('/bench/queued', async () => ({ queued: services.eventFeed.queuedEvents }));
   app.post('/bench/commit', async (request) => {
     const params = query(request.url);
     const userId = owners[Number(params.get('user') ?? 0)]!;
@@ -113,7 +134,7 @@ if (mode === 'gateway') {
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const workers = startWorkers(services, app.log);
-  ready((app.server.address() as { port: number }).port, keys);
+  ready((app.server.address() as { port: number }).port, keys, owners);
   process.on('SIGTERM', async () => {
     await workers.stop(1000);
     await app.close();

@@ -1,5 +1,15 @@
 /**
- * npm run bench:events [-- --sockets 1000 --users 100 --rate 500 --batch 5 --seconds 20 --webhook-users 10 --db postgres|pglite]
+ * npm run bench:events [-- --sockets 1000 --users 100 --rate 500 --batch 5 --seconds 20 --webhook-users 10 --db postgres|pglite
+ *                          --instances 2 --source transfers --slow 0.05]
+ *
+ * `--source transfers`: the events are caused by real requests, P2P transfers of ₦1 from user i to
+ * user i+1 over REST at rate/2 a second (each writes two events, one per side), sent to the
+ * instances in turn; latency is counted from the time the transfer was written (its events'
+ * `updatedAt`, taken before the statement, so an upper bound of commit → receipt). `--instances`:
+ * that many gateway processes on one database (with REDIS_URL, the doorbell crosses them), the
+ * sockets spread over them in turn. `--slow`: that share of the sockets read slowly (the client
+ * stops reading its socket for 9 s of every 10), reported apart; the event feed's queued events
+ * are sampled to show what they hold in memory.
  *
  * End-to-end event latency, timestamped at commit. `rate` events per second are committed (in
  * transactions of `batch`, round-robin over `users` users); `sockets` graphql-ws clients (spread
@@ -29,8 +39,31 @@ const { values } = benchArgs({
     'webhook-users': { type: 'string', default: '10' },
     db: { type: 'string', default: process.env.DATABASE_URL ? 'postgres' : 'pglite' },
     modes: { type: 'string', default: 'plain,gateway' },
+    instances: { type: 'string', default: '1' },
+    source: { type: 'string', default: 'commits' },
+    slow: { type: 'string', default: '0' },
   },
 });
+const instances = Number(values.instances);
+const source = values.source === 'transfers' ? 'transfers' : 'commits';
+const slowEvery = Number(values.slow) > 0 ? Math.round(1 / Number(values.slow)) : 0;
+
+/** A client that reads its socket for 1 s of every 10: a partner's consumer that falls behind. */
+class SlowWebSocket extends WebSocket {
+  constructor(address: string, protocols?: string | string[]) {
+    super(address, protocols);
+    this.once('open', () => {
+      const tcp = (this as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+      const cycle = setInterval(() => {
+        tcp.pause();
+        setTimeout(() => tcp.resume(), 9_000);
+      }, 10_000);
+      tcp.pause();
+      setTimeout(() => tcp.resume(), 9_000);
+      this.once('close', () => clearInterval(cycle));
+    });
+  }
+}
 const sockets = Number(values.sockets);
 const users = Number(values.users);
 const rate = Number(values.rate);
@@ -50,6 +83,10 @@ interface Outcome {
   kibPerSocket: number;
   heapKibPerSocket: number;
   webhook?: { delivered: number; expected: number; p50: number; p99: number };
+  /** The slow sockets' share: what they got in the end, and the most events held for subscribers. */
+  slow?: { delivered: number; expected: number; p99: number; maxQueued: number };
+  instances: number;
+  source: string;
   /** p99 age (ms) of the oldest transaction holding an id in ANOTHER database of the cluster. */
   foreignXidP99?: number;
 }
@@ -70,45 +107,66 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
           1,
         )
       : undefined;
-  let server: Started<{ pid: number; port: number; keys: string[] }> | undefined;
+  const servers: Array<Started<{ pid: number; port: number; keys: string[]; owners: string[] }>> = [];
   try {
-    server = await startServer<{ pid: number; port: number; keys: string[] }>(
-      'scripts/bench/events-server.ts',
-      [mode],
-      {
-        ...process.env,
-        DATABASE_URL: database.url,
-        REDIS_URL: '',
-        BENCH_USERS: String(users),
-        BENCH_WEBHOOK_USERS: String(receiver ? webhookUsers : 0),
-        BENCH_WEBHOOK_URL: receiver ? `http://127.0.0.1:${receiver.ready.port}/hooks` : '',
-      },
-      600_000,
-    );
-    const base = `http://127.0.0.1:${server.ready.port}`;
+    const count = mode === 'gateway' ? instances : 1;
+    for (let i = 0; i < count; i++)
+      servers.push(
+        await startServer<{ pid: number; port: number; keys: string[]; owners: string[] }>(
+          'scripts/bench/events-server.ts',
+          [mode],
+          {
+            ...process.env,
+            DATABASE_URL: database.url,
+            // One instance needs no doorbell beyond its own; several hear each other through Redis.
+            REDIS_URL: count > 1 ? (process.env.REDIS_URL ?? '') : '',
+            BENCH_USERS: String(i === 0 ? users : 0),
+            BENCH_MONEY: source === 'transfers' ? '1' : '0',
+            BENCH_WEBHOOK_USERS: String(receiver ? webhookUsers : 0),
+            BENCH_WEBHOOK_URL: receiver ? `http://127.0.0.1:${receiver.ready.port}/hooks` : '',
+          },
+          600_000,
+        ),
+      );
+    const server = servers[0]!;
+    const bases = servers.map((s) => `http://127.0.0.1:${s.ready.port}`);
+    const base = bases[0]!;
     await sleep(2000);
-    const heapUsed = async () => ((await (await fetch(`${base}/bench/heap`)).json()) as { heapUsed: number }).heapUsed;
-    const rssBefore = rssMiB(server.pid);
+    const heapUsed = async () => {
+      let sum = 0;
+      for (const b of bases) sum += ((await (await fetch(`${b}/bench/heap`)).json()) as { heapUsed: number }).heapUsed;
+      return sum;
+    };
+    const rssOfAll = () => servers.reduce((sum, s) => sum + rssMiB(s.pid), 0);
+    const rssBefore = rssOfAll();
     const heapBefore = await heapUsed();
 
-    const receipts: Array<[string, number]> = [];
+    /** [event id, received at, written at (transfers only), socket's user, slow socket]. */
+    const receipts: Array<[string, number, number | undefined, number, boolean]> = [];
     let connected = 0;
     // Sockets open in waves of CONNECT_WAVE (each waits for the previous wave's acknowledgements),
     // as clients arrive in practice, rather than 1,000 handshakes and key checks in one instant.
     const clients: ReturnType<typeof createClient>[] = [];
     const open = (i: number) => {
+      const slow = slowEvery > 0 && i % slowEvery === 0;
       const client = createClient({
-        url: `${base.replace('http', 'ws')}/graphql`,
-        webSocketImpl: WebSocket,
-        connectionParams: { 'x-api-key': server!.ready.keys[i % users] },
+        url: `${bases[i % bases.length]!.replace('http', 'ws')}/graphql`,
+        webSocketImpl: slow ? SlowWebSocket : WebSocket,
+        connectionParams: { 'x-api-key': server.ready.keys[i % users] },
         retryAttempts: 0,
         lazy: false,
         on: { connected: () => (connected += 1) },
       });
-      client.subscribe<{ events: { id: string } }>(
-        { query: 'subscription { events { id seq } }' },
+      client.subscribe<{ events: { id: string; data: { updatedAt?: string } | null } }>(
         {
-          next: (message) => receipts.push([message.data!.events.id, Date.now()]),
+          query: `subscription { events${source === 'transfers' ? '(types: ["transaction.completed"])' : ''} { id seq data } }`,
+        },
+        {
+          next: (message) => {
+            const { id, data } = message.data!.events;
+            const written = data?.updatedAt ? Date.parse(data.updatedAt) : undefined;
+            receipts.push([id, Date.now(), written, i % users, slow]);
+          },
           error: (error) => console.error('subscription error', error),
           complete: () => undefined,
         },
@@ -122,7 +180,7 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
     }
     while (connected < sockets && Date.now() < connectDeadline) await sleep(100);
     await sleep(3000); // every subscription registered (replay done) before the first event
-    const kibPerSocket = Math.round(((rssMiB(server.pid) - rssBefore) * 1024) / sockets);
+    const kibPerSocket = Math.round(((rssOfAll() - rssBefore) * 1024) / sockets);
     // What stays allocated per socket once the garbage of opening them is collected.
     const heapKibPerSocket = Math.round((await heapUsed()) - heapBefore) / 1024 / sockets;
 
@@ -134,25 +192,69 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
     const foreign = sampleForeignXids(observer);
     const foreignAges = foreign.ages;
 
-    // Commits at a steady rate, on a schedule (a slow commit does not delay the next ones).
+    // The event feed's queued events on every instance, sampled while events flow.
+    let maxQueued = 0;
+    const queuedSampler = setInterval(() => {
+      void Promise.all(
+        bases.map((b) =>
+          fetch(`${b}/bench/queued`)
+            .then((r) => r.json() as Promise<{ queued?: number }>)
+            .then((q) => q.queued ?? 0)
+            .catch(() => 0),
+        ),
+      ).then((counts) => {
+        maxQueued = Math.max(
+          maxQueued,
+          counts.reduce((a, b) => a + b, 0),
+        );
+      });
+    }, 500);
+
+    // Commits (or transfers) at a steady rate, on a schedule (a slow one does not delay the next).
     const committedAt = new Map<string, number>();
     const ownerOf = new Map<string, number>();
-    const perTick = batch;
+    const perTick = source === 'transfers' ? 2 : batch;
     const interval = (1000 * perTick) / rate;
     const started = Date.now();
     const inFlight = new Set<Promise<void>>();
     let tick = 0;
+    let transfers = 0;
+    let refused = 0;
+    const perUser = (u: number) => Math.floor(sockets / users) + (u < sockets % users ? 1 : 0);
+    /** The slow sockets of each user (socket i is user i % users's, slow when i % slowEvery is 0). */
+    const slowOf = Array.from({ length: users }, () => 0);
+    if (slowEvery > 0) for (let i = 0; i < sockets; i += slowEvery) slowOf[i % users]! += 1;
+    let expected = 0;
+    let expectedSlow = 0;
     while (Date.now() - started < seconds * 1000) {
       const user = tick % users;
-      const commit = fetch(`${base}/bench/commit?user=${user}&n=${perTick}`, { method: 'POST' })
-        .then((r) => r.json() as Promise<{ ids: string[]; committedAt: number }>)
-        .then(({ ids, committedAt: at }) => {
-          for (const id of ids) {
-            committedAt.set(id, at);
-            ownerOf.set(id, user);
-          }
-        })
-        .catch((error) => console.error('commit failed', error));
+      const target = bases[tick % bases.length]!;
+      const commit =
+        source === 'transfers'
+          ? fetch(`${target}/api/v1/wallet/transfer`, {
+              method: 'POST',
+              headers: { 'x-api-key': server.ready.keys[user]!, 'content-type': 'application/json' },
+              body: JSON.stringify({ amount: 1, recipient: server.ready.owners[(user + 1) % users] }),
+            })
+              .then(async (r) => {
+                await r.arrayBuffer();
+                if (r.status !== 201) return void (refused += 1);
+                transfers += 1;
+                expected += perUser(user) + perUser((user + 1) % users);
+                expectedSlow += slowOf[user]! + slowOf[(user + 1) % users]!;
+              })
+              .catch((error) => console.error('transfer failed', error))
+          : fetch(`${target}/bench/commit?user=${user}&n=${perTick}`, { method: 'POST' })
+              .then((r) => r.json() as Promise<{ ids: string[]; committedAt: number }>)
+              .then(({ ids, committedAt: at }) => {
+                for (const id of ids) {
+                  committedAt.set(id, at);
+                  ownerOf.set(id, user);
+                  expected += perUser(user);
+                  expectedSlow += slowOf[user]!;
+                }
+              })
+              .catch((error) => console.error('commit failed', error));
       inFlight.add(commit);
       void commit.finally(() => inFlight.delete(commit));
       tick += 1;
@@ -163,15 +265,24 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
     foreign.stop();
     await observer?.end();
     const emitSeconds = (Date.now() - started) / 1000;
-    const perUser = (u: number) => Math.floor(sockets / users) + (u < sockets % users ? 1 : 0);
-    let expected = 0;
-    for (const user of ownerOf.values()) expected += perUser(user);
     const drainDeadline = Date.now() + 60_000;
     while (receipts.length < expected && Date.now() < drainDeadline) await sleep(200);
-    const latencies = receipts.flatMap(([id, at]) => {
-      const committed = committedAt.get(id);
-      return committed === undefined ? [] : [at - committed];
-    });
+    clearInterval(queuedSampler);
+    const writtenAt = (receipt: (typeof receipts)[number]) => receipt[2] ?? committedAt.get(receipt[0]);
+    const latencyOf = (rows: typeof receipts) =>
+      rows.flatMap((receipt) => {
+        const at = writtenAt(receipt);
+        return at === undefined ? [] : [receipt[1] - at];
+      });
+    const latencies = latencyOf(receipts.filter((r) => !r[4]));
+    const slowReceipts = receipts.filter((r) => r[4]);
+    if (source === 'transfers') {
+      // The events' owners, from the sockets that received them (each event goes to its owner's).
+      for (const [id, , written, user] of receipts) {
+        ownerOf.set(id, user);
+        if (written !== undefined) committedAt.set(id, written);
+      }
+    }
 
     let webhook: Outcome['webhook'];
     if (receiver) {
@@ -196,12 +307,27 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
       };
     }
     await Promise.all(clients.map((c) => c.dispose()));
+    const committed = source === 'transfers' ? transfers * 2 : committedAt.size;
+    if (refused > 0) console.error(`${refused} transfers refused`);
     return {
       mode,
-      committed: committedAt.size,
-      eventsPerSecond: Math.round(committedAt.size / emitSeconds),
+      instances: servers.length,
+      source,
+      committed,
+      eventsPerSecond: Math.round(committed / emitSeconds),
+      // The others: every socket but the slow ones.
       delivered: latencies.length,
-      expected,
+      expected: expected - expectedSlow,
+      ...(slowEvery > 0
+        ? {
+            slow: {
+              delivered: slowReceipts.length,
+              expected: expectedSlow,
+              p99: percentile(latencyOf(slowReceipts), 99),
+              maxQueued,
+            },
+          }
+        : {}),
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       max: maximum(latencies),
@@ -211,7 +337,7 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
       ...(foreignAges.length > 0 ? { foreignXidP99: Math.round(percentile(foreignAges, 99)) } : {}),
     };
   } finally {
-    await server?.stop();
+    for (const started of servers) await started.stop();
     await receiver?.stop();
     await database.drop();
   }
@@ -226,17 +352,19 @@ await onLoadCore(async () => {
   }
   const rows = outcomes.map(
     (o) =>
-      `| ${o.mode} | ${o.eventsPerSecond} | ${o.delivered} / ${o.expected} | ${o.p50} | ${o.p99} | ${o.max} | ${o.kibPerSocket} | ${o.heapKibPerSocket} | ` +
+      `| ${o.mode}${o.instances > 1 ? ` ×${o.instances}` : ''} | ${o.source} | ${o.eventsPerSecond} | ${o.delivered} / ${o.expected} | ${o.p50} | ${o.p99} | ${o.max} | ${o.kibPerSocket} | ${o.heapKibPerSocket} | ` +
       (o.webhook
         ? `${o.webhook.delivered} / ${o.webhook.expected} | ${o.webhook.p50} | ${o.webhook.p99} |`
-        : '— | — | — |'),
+        : '— | — | — |') +
+      (o.slow ? ` ${o.slow.delivered} / ${o.slow.expected} | ${o.slow.p99} | ${o.slow.maxQueued} |` : ' — | — | — |'),
   );
   console.log(
     `\nMeasured ${machineLine()}; gateway database ${values.db}.\n` +
-      `Command: \`npm run bench:events -- --sockets ${sockets} --users ${users} --rate ${rate} --batch ${batch} --seconds ${seconds} --webhook-users ${webhookUsers}\`` +
+      `Command: \`npm run bench:events -- --sockets ${sockets} --users ${users} --rate ${rate} --batch ${batch} --seconds ${seconds} --webhook-users ${webhookUsers}` +
+      `${instances > 1 ? ` --instances ${instances}` : ''}${source === 'transfers' ? ' --source transfers' : ''}${slowEvery > 0 ? ` --slow ${values.slow}` : ''}\`` +
       ` (${sockets / users} sockets per user, so ${(rate * sockets) / users} messages/s).\n\n` +
-      '| server | events/s committed | messages received / expected | commit → subscriber p50 ms | p99 ms | max ms | RSS KiB per socket | heap KiB per socket (after GC) | webhooks received / expected | commit → first webhook attempt p50 ms | p99 ms |\n' +
-      '|---|---|---|---|---|---|---|---|---|---|---|\n' +
+      '| server | events caused by | events/s committed | messages received / expected (sockets reading at full speed) | commit → subscriber p50 ms | p99 ms | max ms | RSS KiB per socket | heap KiB per socket (after GC) | webhooks received / expected | commit → first webhook attempt p50 ms | p99 ms | slow sockets: received / expected | their p99 ms | most events queued for subscribers |\n' +
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n' +
       rows.join('\n') +
       outcomes
         .filter((o) => o.foreignXidP99 !== undefined)
