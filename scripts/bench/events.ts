@@ -130,7 +130,6 @@ async function run(mode: 'gateway' | 'plain'): Promise<Outcome> {
       );
     const server = servers[0]!;
     const bases = servers.map((s) => `http://127.0.0.1:${s.ready.port}`);
-    const base = bases[0]!;
     await sleep(2000);
     const heapUsed = async () => {
       let sum = 0;
