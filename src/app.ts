@@ -42,6 +42,9 @@ import { linkContext } from './observability/request-observation.js';
 import { UpstreamUserDirectory } from './domain/facade/upstream-user-directory.js';
 import { upstreamPrincipals } from './domain/facade/upstream-principals.js';
 import { registerPassthrough } from './facade/passthrough.js';
+import { registerInboundWebhooks } from './facade/inbound-route.js';
+import { facadeInboundRoutes } from './rest/facade-inbound-routes.js';
+import { withLocalOwner } from './domain/facade/inbound-owners.js';
 import { notInFacade } from './domain/facade/not-in-facade.js';
 import { isSpecRoute } from './facade/spec-paths.js';
 
@@ -138,7 +141,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   // A facade's keys and tokens are the upstream's: whoever its GET /api/v1/user/me says they act for.
   const authenticators: Authenticator[] =
     facade && services.userDirectory instanceof UpstreamUserDirectory
-      ? [upstreamPrincipals(services.userDirectory)]
+      ? [withLocalOwner(upstreamPrincipals(services.userDirectory, config.UPSTREAM_ENVIRONMENT), services.localOwners)]
       : [
           (credential) => services.apiKeys.authenticate(credential),
           (credential) => services.authorizationServer.authenticateAccessToken(credential),
@@ -168,7 +171,9 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     facade: facade ? facadeSurface(config.UPSTREAM_ROUTES) : undefined,
   });
   // A facade passes the spec's own paths through to the upstream; its other routes run the graph.
-  const ownRoutes = facade ? restV1Routes.filter((route) => !isSpecRoute(route.method, route.path)) : restV1Routes;
+  const ownRoutes = facade
+    ? [...restV1Routes.filter((route) => !isSpecRoute(route.method, route.path)), ...facadeInboundRoutes]
+    : restV1Routes;
   // A route whose operation reads a field the facade's graph leaves out answers NOT_IN_FACADE (501).
   const routes = compileRoutes(schema, ownRoutes, {
     validate: 'firstCall',
@@ -200,6 +205,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
     clientIpOf: clientIpResolver(trustProxyOf(config.TRUST_PROXY)),
   });
   await registerOpenApi(app, { routes: restV1Routes, serverUrl: publicUrlOf(config) });
+  if (facade && services.inboundWebhooks) registerInboundWebhooks(app, services.inboundWebhooks);
   if (facade && services.upstream) await registerPassthrough(app, services.upstream);
   else {
     await registerWebPages(app, services, async (pages) => {

@@ -41,6 +41,12 @@ const ConfigSchema = Type.Object({
    * `spec`, nowhere: the graph a facade serves leaves them out (docs/facade.md).
    */
   UPSTREAM_ROUTES: Type.Union([Type.Literal('gateway'), Type.Literal('spec')], { default: 'gateway' }),
+  /**
+   * The environment a facade's callers act in, for its own records (events, webhook endpoints):
+   * `production`, or `sandbox` in front of the spec's development deployment, whose webhook
+   * endpoints follow the sandbox rules (local http receivers while WEBHOOK_LOCAL_RECEIVERS is on).
+   */
+  UPSTREAM_ENVIRONMENT: Type.Union([Type.Literal('production'), Type.Literal('sandbox')], { default: 'production' }),
   DATABASE_URL: Type.Optional(url('postgres-url')),
   /** PostgreSQL session limits of every application connection (ms; 0 = off): a stuck statement or transaction cannot hold locks for everyone. */
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),

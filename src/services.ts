@@ -18,6 +18,8 @@ import { RestV1Upstream } from './domain/facade/rest-v1-upstream.js';
 import { UpstreamUserDirectory } from './domain/facade/upstream-user-directory.js';
 import { UpstreamBills } from './domain/facade/upstream-bills.js';
 import { routeMapOf } from './domain/facade/upstream-routes.js';
+import { InboundWebhooks } from './domain/facade/inbound-webhooks.js';
+import { LocalOwners } from './domain/facade/inbound-owners.js';
 import type { BillsDomain } from './domain/bills/bills-domain.js';
 import { localBills } from './domain/bills/local-bills.js';
 import { localOfframp, type OfframpDomain } from './domain/offramp/offramp-domain.js';
@@ -94,6 +96,10 @@ export interface Services {
   userDirectory: UserDirectory;
   /** Facade mode: the REST v1 deployment this gateway fronts (docs/facade.md). */
   upstream: RestV1Upstream | undefined;
+  /** Facade mode: each partner's upstream webhooks, verified and written to the events table. */
+  inboundWebhooks: InboundWebhooks | undefined;
+  /** Facade mode: the row each upstream user's own records here refer to. */
+  localOwners: LocalOwners;
   apiKeys: ApiKeyService;
   /** Each API key's payout limits and IP allow-list. */
   keyControls: KeyControlsService;
@@ -434,6 +440,8 @@ export function createServices(
     users,
     userDirectory,
     upstream,
+    inboundWebhooks: upstream ? new InboundWebhooks(db, clock, secrets, publicUrlOf(config)) : undefined,
+    localOwners: new LocalOwners(db),
     apiKeys,
     graphqlAccess,
     events: new EventService(db),

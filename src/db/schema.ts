@@ -129,6 +129,12 @@ export const events = pgTable(
      * delivery's trace still links to the request that caused it (domain/events/fan-out.ts).
      */
     traceContext: jsonb('trace_context'),
+    /**
+     * The id the event had where it came from, null for the gateway's own: a facade keeps the
+     * upstream's webhook `id` (any string), and partners see it as the event's id. Unique per
+     * owner, so an upstream's repeat of an event is stored once (domain/facade/inbound-events.ts).
+     */
+    sourceId: text('source_id'),
   },
   (t) => [
     /**
@@ -143,6 +149,7 @@ export const events = pgTable(
     index('events_unstamped_idx').on(t.txid, t.ordinal).where(sql`${t.seq} is null`),
     /** Retention prunes by age. */
     index('events_created_idx').on(t.createdAt),
+    uniqueIndex('events_source_key').on(t.userId, t.environment, t.sourceId).where(sql`${t.sourceId} is not null`),
   ],
 );
 

@@ -18,9 +18,39 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'offrampQuote',
     'solanaWallet',
     'swapQuote',
+    // The facade's own records: the events its upstream delivered (inbound-webhooks.ts) and the
+    // endpoints it re-delivers them to.
+    'events',
+    'upstreamWebhookReceiver',
+    'webhookEndpoints',
+    'webhookEndpoint',
   ],
-  Mutation: ['validateBillCustomer', 'buyAirtime', 'payElectricity', 'buyMobileData', 'subscribeCableTv'],
-  Subscription: [],
+  Mutation: [
+    'validateBillCustomer',
+    'buyAirtime',
+    'payElectricity',
+    'buyMobileData',
+    'subscribeCableTv',
+    'registerUpstreamWebhookSecret',
+    'createWebhookEndpoint',
+    'updateWebhookEndpoint',
+    'deleteWebhookEndpoint',
+    'rotateWebhookSecret',
+    'sendTestWebhook',
+  ],
+  Subscription: ['events'],
+  // An endpoint's delivery log is not served yet: a delivery names its event by the table's own id.
+  WebhookEndpoint: [
+    'id',
+    'url',
+    'description',
+    'eventTypes',
+    'enabled',
+    'disabledReason',
+    'secretRotationEndsAt',
+    'createdAt',
+    'updatedAt',
+  ],
   // The user record as `GET /api/v1/user/me` gives it; its relationships (businesses, wallet,
   // transactions, …) are not asked of the upstream yet.
   User: [

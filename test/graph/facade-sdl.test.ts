@@ -47,9 +47,9 @@ describe('the graph a facade serves', () => {
       }
       // Entities are fetched by id, which the spec's upstream cannot answer: no _entities.
       expect(schema.getQueryType()!.getFields()['_entities']).toBeUndefined();
-      // Types the listed fields never reach are gone (the wallet's, the webhooks', …).
+      // Types the listed fields never reach are gone (the wallet's, the API keys', …).
       expect(schema.getType('Payout')).toBeUndefined();
-      expect(schema.getType('WebhookEndpoint')).toBeUndefined();
+      expect(schema.getType('ApiKey')).toBeUndefined();
     },
   );
 

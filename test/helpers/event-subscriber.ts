@@ -59,6 +59,8 @@ export function subscribeToEvents(wsUrl: string, key: string, options: { types?:
       });
       return received.find(wanted)!;
     },
+    /** The server's close code and reason, once the socket has closed. */
+    closed: () => closedWith,
     close: () => client.dispose(),
   };
 }

@@ -24,6 +24,7 @@ export const ENGINE_FREE_FILES = [
   'test/docs/bench-commands.test.ts',
   'test/docs/links.test.ts',
   'test/facade/facade-docs.test.ts',
+  'test/facade/inbound-parts.test.ts',
   'test/facade/json-number-text.test.ts',
   'test/facade/upstream-outcomes.test.ts',
   'test/gc-tuning.test.ts',

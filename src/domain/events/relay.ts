@@ -40,7 +40,7 @@ export const stampStatement = (batchSize: number) => `
   update events e set seq = base.top + ready.rn
   from ready, base
   where e.id = ready.id
-  returning e.id, e.seq, e.user_id, e.environment, e.data, e.created_at,
+  returning e.id, e.source_id, e.seq, e.user_id, e.environment, e.data, e.created_at,
     e.type, e.data->>'type' as kind, e.data->>'status' as status,
     e.data->>'currency' as currency, e.data->>'amount' as amount,
     extract(epoch from clock_timestamp() - coalesce(e.written_at, e.created_at)) * 1000 as lag_ms`;
@@ -76,6 +76,7 @@ const roundText = (batchSize: number, wait: boolean, fanOut: boolean) =>
 type StampedRow = StampedEvent & {
   lag_ms: unknown;
   id: string;
+  source_id: string | null;
   seq: unknown;
   user_id: string;
   environment: Environment;
@@ -224,7 +225,8 @@ export async function stampRound(db: Database, options: RoundOptions = {}): Prom
     const batch = rows
       .map(
         (row): StoredEvent => ({
-          id: row.id,
+          // As toStoredEvent (event-row.ts) reads it: an upstream's event keeps the upstream's id.
+          id: row.source_id ?? row.id,
           type: row.type,
           created: Math.floor(new Date(row.created_at as string | Date).getTime() / 1000),
           data: (typeof row.data === 'string' ? JSON.parse(row.data) : row.data) as Record<string, unknown>,

@@ -1,7 +1,9 @@
 import { ABILITIES } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { DomainError } from '../errors.js';
+import type { Environment } from '../auth/permissions.js';
 import type { CredentialScheme } from '../users/user-directory.js';
+import { localOwnerId } from './inbound-owners.js';
 import { credentialHash, type UpstreamUserDirectory } from './upstream-user-directory.js';
 
 /** Every ability: a facade does not know a key's permission, and the upstream checks it on every call it gets. */
@@ -14,19 +16,20 @@ const EVERY_ABILITY = new Set(ABILITIES);
  * any other failure is thrown, and every guarded field answers it (the upstream unreachable, slow,
  * refusing with 403 or 429).
  *
- * The principal's id is a hash of the credential; its environment is `production`, since the spec
- * gives an upstream's caller no way to tell a sandbox key, and nothing the facade answers today
- * reads it.
+ * The principal's id is a hash of the credential; its user is the upstream's (as a UUID,
+ * inbound-owners.ts), and its environment UPSTREAM_ENVIRONMENT, since the spec gives an upstream's
+ * caller no way to tell a sandbox key: it decides which environment's records of the facade's own
+ * (events, webhook endpoints) the caller reads and writes.
  */
-export function upstreamPrincipals(directory: UpstreamUserDirectory) {
+export function upstreamPrincipals(directory: UpstreamUserDirectory, environment: Environment = 'production') {
   return async (credential: string, scheme: CredentialScheme, clientIp?: string): Promise<Principal | undefined> => {
     try {
       const user = await directory.userOf({ value: credential, scheme, clientIp });
       return {
         kind: scheme === 'bearer' ? 'oauth_token' : 'api_key',
         credentialId: `upstream:${credentialHash({ value: credential, scheme }).slice(0, 22)}`,
-        userId: user.id,
-        environment: 'production',
+        userId: localOwnerId(user.id),
+        environment,
         abilities: EVERY_ABILITY,
       };
     } catch (error) {

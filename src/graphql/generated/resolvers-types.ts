@@ -1310,6 +1310,13 @@ export type Mutation = {
    */
   registerTrustedDocuments: RegisteredTrustedDocuments;
   /**
+   * Facade mode: sets (or replaces) this account's upstream webhook secret, the one the upstream signs
+   * `x-service-signature` with, and answers the account's inbound URL. The caller's key is the upstream's, so the account is the one the
+   * upstream says the key acts for. Limited to 20 calls a minute. Another mode answers NOT_FOUND.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
+  registerUpstreamWebhookSecret: UpstreamWebhookReceiver;
+  /**
    * Removes trusted documents by hash (bare hex or `sha256:<hex>`); hashes not registered are ignored.
    * Permission: Account Management or Full Access. Connect scope: `manage`.
    */
@@ -1602,6 +1609,15 @@ export type MutationPayElectricityArgs = {
  */
 export type MutationRegisterTrustedDocumentsArgs = {
   input: RegisterTrustedDocumentsInput;
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
+export type MutationRegisterUpstreamWebhookSecretArgs = {
+  secret: Scalars['String']['input'];
 };
 
 
@@ -2426,6 +2442,12 @@ export type Query = {
    * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
    */
   swapQuote: SwapQuote;
+  /**
+   * Facade mode: this account's inbound webhook URL, known before the secret is, and whether the secret
+   * is set. Another mode answers NOT_FOUND.
+   * Permission: Account Management or Full Access. Connect scope: `manage`.
+   */
+  upstreamWebhookReceiver: UpstreamWebhookReceiver;
   /**
    * A user the credential may act for. Any other id answers NOT_FOUND, exactly like a missing user.
    * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
@@ -3564,6 +3586,20 @@ export type UpdateWebhookEndpointInput = {
 };
 
 /**
+ * Facade mode: where the upstream delivers this account's webhooks. Register `url` upstream as the
+ * account's webhook URL (the spec's dashboard: Settings, Webhooks, every kind), and give the facade the
+ * secret the upstream shows there with registerUpstreamWebhookSecret. Each delivery is then checked
+ * against that secret and its event streamed to this account's subscriptions and webhook endpoints.
+ */
+export type UpstreamWebhookReceiver = {
+  __typename?: 'UpstreamWebhookReceiver';
+  /** When the secret was last set; null before one is (deliveries answer 404 until then, and the upstream retries). */
+  secretSetAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The URL to register upstream as this account's webhook URL: the same for as long as the account is. */
+  url: Scalars['String']['output'];
+};
+
+/**
  * A user of a partner app. Every field of the REST user resource is here; `resetToken` and
  * `resetTokenExpiry` are always null, since reset tokens are secrets.
  */
@@ -4374,6 +4410,7 @@ export type ResolversTypes = ResolversObject<{
   TrustedDocument: ResolverTypeWrapper<TrustedDocumentRowModel>;
   TrustedDocumentInput: TrustedDocumentInput;
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
+  UpstreamWebhookReceiver: ResolverTypeWrapper<UpstreamWebhookReceiver>;
   User: ResolverTypeWrapper<UserModel>;
   UssdDepositInput: UssdDepositInput;
   ValidateBillInput: ValidateBillInput;
@@ -4525,6 +4562,7 @@ export type ResolversParentTypes = ResolversObject<{
   TrustedDocument: TrustedDocumentRowModel;
   TrustedDocumentInput: TrustedDocumentInput;
   UpdateWebhookEndpointInput: UpdateWebhookEndpointInput;
+  UpstreamWebhookReceiver: UpstreamWebhookReceiver;
   User: UserModel;
   UssdDepositInput: UssdDepositInput;
   ValidateBillInput: ValidateBillInput;
@@ -4953,6 +4991,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   initiateOfframpOrder?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationInitiateOfframpOrderArgs, 'input'>>;
   payElectricity?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationPayElectricityArgs, 'input'>>;
   registerTrustedDocuments?: Resolver<ResolversTypes['RegisteredTrustedDocuments'], ParentType, ContextType, RequireFields<MutationRegisterTrustedDocumentsArgs, 'input'>>;
+  registerUpstreamWebhookSecret?: Resolver<ResolversTypes['UpstreamWebhookReceiver'], ParentType, ContextType, RequireFields<MutationRegisterUpstreamWebhookSecretArgs, 'secret'>>;
   removeTrustedDocuments?: Resolver<ResolversTypes['GraphQLAccess'], ParentType, ContextType, RequireFields<MutationRemoveTrustedDocumentsArgs, 'credential' | 'hashes'>>;
   resendWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationResendWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
@@ -5176,6 +5215,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   solanaTransfers?: Resolver<Array<ResolversTypes['SolanaTransfer']>, ParentType, ContextType, RequireFields<QuerySolanaTransfersArgs, 'first'>>;
   solanaWallet?: Resolver<ResolversTypes['SolanaWallet'], ParentType, ContextType>;
   swapQuote?: Resolver<ResolversTypes['SwapQuote'], ParentType, ContextType, RequireFields<QuerySwapQuoteArgs, 'input'>>;
+  upstreamWebhookReceiver?: Resolver<ResolversTypes['UpstreamWebhookReceiver'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
   walletBalance?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
   walletBalances?: Resolver<ResolversTypes['WalletBalances'], ParentType, ContextType, Partial<QueryWalletBalancesArgs>>;
@@ -5427,6 +5467,11 @@ export type TrustedDocumentResolvers<ContextType = GraphQLContext, ParentType ex
   id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   operationName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   sha256Hash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type UpstreamWebhookReceiverResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpstreamWebhookReceiver'] = ResolversParentTypes['UpstreamWebhookReceiver']> = ResolversObject<{
+  secretSetAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User'], FederationReferenceType extends FederationReferenceTypes['User'] = FederationReferenceTypes['User']> = ResolversObject<{
@@ -5696,6 +5741,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   TransactionRecord?: TransactionRecordResolvers<ContextType>;
   TriggeredEvent?: TriggeredEventResolvers<ContextType>;
   TrustedDocument?: TrustedDocumentResolvers<ContextType>;
+  UpstreamWebhookReceiver?: UpstreamWebhookReceiverResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   VerifiedBankAccount?: VerifiedBankAccountResolvers<ContextType>;
   VirtualAccount?: VirtualAccountResolvers<ContextType>;
