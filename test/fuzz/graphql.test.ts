@@ -9,6 +9,7 @@ import {
   isScalarType,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readyzVerdict } from '../helpers/readiness.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
 import { deepJson, hostileNumber, hostileString, hostileValue } from './hostile.js';
@@ -177,7 +178,7 @@ describe('GraphQL fuzzing over the schema', () => {
           );
         }
         progress(`GraphQL ${index + 1}/${roots.length} root fields, ${sent} requests, ${findings.length} findings`);
-        const health = await t.app.inject({ url: '/readyz' });
+        const health = await readyzVerdict(t.app);
         if (health.statusCode !== 200) findings.push({ root: root.field.name, label: 'unhealthy afterwards' });
       }
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.js';
+import { readyzVerdict } from '../helpers/readiness.js';
 import { errorShapeProblem } from './error-shapes.js';
 import {
   deepJson,
@@ -270,7 +271,7 @@ describe('REST v1 fuzzing over the OpenAPI document', () => {
           }
         }
         progress(`REST ${index + 1}/${operations.length} operations, ${sent} requests, ${findings.length} findings`);
-        const health = await t.app.inject({ url: '/readyz' });
+        const health = await readyzVerdict(t.app);
         if (health.statusCode !== 200)
           findings.push({
             operation: `${operation.method} ${operation.path}`,

@@ -30,10 +30,12 @@ export class ThrowawayPostgres {
     readonly dir: string,
     readonly port: number,
     private readonly asRoot: boolean,
+    /** More server settings (`name=value`), beside the fixed ones of startServer. */
+    private readonly settings: readonly string[] = [],
   ) {}
 
   /** A temp directory the server's user owns, on a free port; nothing in it yet. */
-  private static async empty(): Promise<ThrowawayPostgres> {
+  private static async empty(settings: readonly string[] = []): Promise<ThrowawayPostgres> {
     const asRoot = process.getuid?.() === 0;
     const dir = mkdtempSync(join(tmpdir(), 'pgw-faults-pg-'));
     if (asRoot) {
@@ -42,7 +44,7 @@ export class ThrowawayPostgres {
       chownSync(dir, Number(stdout.trim()), Number(gid.trim()));
     }
     chmodSync(dir, 0o700);
-    return new ThrowawayPostgres(dir, await freePort(), asRoot);
+    return new ThrowawayPostgres(dir, await freePort(), asRoot, settings);
   }
 
   /**
@@ -76,8 +78,8 @@ export class ThrowawayPostgres {
     await this.pg('pg_ctl', ['-D', join(this.dir, 'data'), '-w', 'promote']);
   }
 
-  static async start(): Promise<ThrowawayPostgres> {
-    const server = await ThrowawayPostgres.empty();
+  static async start(settings: readonly string[] = []): Promise<ThrowawayPostgres> {
+    const server = await ThrowawayPostgres.empty(settings);
     const dir = server.dir;
     await server.pg('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
     await server.startServer();
@@ -103,7 +105,7 @@ export class ThrowawayPostgres {
       '-t',
       '30',
       '-o',
-      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100`,
+      `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100${this.settings.map((setting) => ` -c ${setting}`).join('')}`,
       'start',
     ]);
   }

@@ -1,16 +1,19 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/client.js';
+import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { runStatement, statement } from '../../src/db/plain-sql.js';
 import { poolsOf } from '../../src/db/pool-routing.js';
-import { isolatedTestDatabase, onPostgres } from '../helpers/database.js';
+import { onPostgres } from '../helpers/database.js';
+import { ThrowawayPostgres } from '../helpers/throwaway-servers.js';
 
 /**
  * PostgreSQL reports a statement's error before it has rolled the statement's transaction back,
  * and holds its locks until then. A statement that created a few thousand tables takes long to roll
  * back (every file is removed), which makes that window wide enough to see: a caller retrying at
  * once, as a transfer does when its recipient's reference was taken, must not find its own
- * Idempotency-Key's lock still held.
+ * Idempotency-Key's lock still held. Those tables take a lock each until the rollback, more than
+ * the shared lock table of the machine's PostgreSQL spares for other sessions (its tests failed with
+ * "out of shared memory"), so this runs on a throwaway server of its own with room for them.
  */
 const TABLES = 8000;
 const SLOW_FAILURE = statement(
@@ -21,9 +24,11 @@ const SLOW_FAILURE = statement(
 const TRY_LOCK = statement('settled_query_try_lock', 'select pg_try_advisory_xact_lock($1::bigint) as free');
 
 describe.skipIf(!onPostgres)('a refused statement is handed back once its transaction is over (PostgreSQL)', () => {
+  let server: ThrowawayPostgres;
   let handle: DatabaseHandle;
   beforeAll(async () => {
-    handle = await isolatedTestDatabase();
+    server = await ThrowawayPostgres.start(['max_locks_per_transaction=512']);
+    handle = await openDatabase({ databaseUrl: server.url(), poolSize: 10 });
     await handle.db.execute(
       sql.raw(`create function settled_make_tables(n int) returns int language plpgsql as $$
         begin
@@ -34,6 +39,7 @@ describe.skipIf(!onPostgres)('a refused statement is handed back once its transa
   });
   afterAll(async () => {
     await handle?.close();
+    await server?.destroy();
   });
 
   it('frees the failed statement’s locks before the error reaches the caller, by runStatement and by Drizzle', async () => {
