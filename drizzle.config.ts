@@ -16,6 +16,7 @@ export default defineConfig({
     './src/db/reconciliation-schema.ts',
     './src/db/controls-schema.ts',
     './src/db/lists-schema.ts',
+    './src/db/sandbox-schema.ts',
   ],
   out: './src/db/migrations',
 });

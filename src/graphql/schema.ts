@@ -24,6 +24,7 @@ import { webhookResolvers } from './resolvers/webhooks.js';
 import { statementResolvers } from './resolvers/statements.js';
 import { auditResolvers } from './resolvers/audit.js';
 import { graphqlAccessResolvers } from './resolvers/graphql-access.js';
+import { testClockResolvers } from './resolvers/test-clocks.js';
 
 export { loadTypeDefs, SCHEMA_DIR } from './sdl-files.js';
 
@@ -48,6 +49,7 @@ const resolvers: Resolvers[] = [
   statementResolvers,
   auditResolvers,
   graphqlAccessResolvers,
+  testClockResolvers,
 ];
 
 export interface SchemaOptions extends GuardOptions {
