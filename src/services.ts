@@ -353,15 +353,17 @@ export function createServices(
       breakMaxAgeMs: config.RECON_BREAK_MAX_AGE_HOURS * 3_600_000,
     },
   );
-  // Money operations read the time of the account they act for: a sandbox account's test clock
-  // when one is attached, else `clock` (production never has one: TestClocks.clockFor).
+  // Bills and payouts read the time of the account they act for: a sandbox account's test clock
+  // when one is attached, else `clock` (production never has one: TestClocks.clockFor). Deposits
+  // and offramp orders keep the process clock: some of their jobs are written by one-statement
+  // writes that do not yet convert a clock's due times (docs/sandbox.md#test-clocks).
   const testClocks = new TestClocks(db, clock, onBackgroundError);
   const clockFor = testClocks.clockFor;
   const bills = new BillsService(db, clockFor, idempotency, billsProvider);
   const billsDomain: BillsDomain = upstream
     ? new UpstreamBills(upstream, routeMapOf(config.UPSTREAM_ROUTES))
     : localBills(bills);
-  const deposits = new DepositService(db, clockFor, idempotency, users, paymentMethods, paymentsProvider);
+  const deposits = new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider);
   const payouts = new PayoutService(
     db,
     clockFor,
@@ -385,7 +387,7 @@ export function createServices(
     exchangeProvider,
     solanaTransfers,
   );
-  const offramp = new OfframpService(db, clockFor, idempotency, {
+  const offramp = new OfframpService(db, clock, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
     production: paycrest,
   });
