@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billRecords, billSchedules } from '../../src/db/bills-schema.js';
@@ -14,6 +16,12 @@ import { Receiver } from '../helpers/receiver.js';
 import { rest } from '../helpers/rest.js';
 
 const CLOCKS = '/api/v1/sandbox/test-clocks';
+/** The GraphQL examples of docs/sandbox.md's "Test clocks", in the order a reader runs them. */
+const DOC_EXAMPLES = (() => {
+  const page = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'sandbox.md'), 'utf8');
+  const section = page.slice(page.indexOf('## Test clocks'), page.indexOf('\n## ', page.indexOf('## Test clocks') + 1));
+  return [...section.matchAll(/```graphql\n([\s\S]*?)```/g)].map(([, block]) => block!);
+})();
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -203,6 +211,24 @@ describe('sandbox test clocks', () => {
     // And production time is the wall clock's, whatever the sandbox account's clock says.
     expect(s.t.services.testClocks.clockFor({ userId: tenant.user.id, environment: 'production' })).toBe(systemClock);
     expect(s.t.services.testClocks.clockFor({ userId: tenant.user.id, environment: 'sandbox' })).not.toBe(systemClock);
+  });
+
+  it('runs the example of docs/sandbox.md as written: create, attach, advance a day', async () => {
+    const tenant = await seedTenant(s.t.services);
+    expect(DOC_EXAMPLES).toHaveLength(3);
+    const [create, attach, advanceADay] = DOC_EXAMPLES as [string, string, string];
+    const made = await graphql(s.t.app, tenant.keys.TRANSACTIONS, create);
+    expect(made.body.errors).toBeUndefined();
+    const id = made.body.data!.createTestClock.id as string;
+    expect(made.body.data!.createTestClock).toMatchObject({ attached: false });
+    const attached = await graphql(s.t.app, tenant.keys.TRANSACTIONS, attach, { id });
+    expect(attached.body.data!.attachTestClock).toEqual({ id, attached: true, offsetSeconds: 0 });
+    const before = Date.now();
+    const advanced = await graphql(s.t.app, tenant.keys.TRANSACTIONS, advanceADay, { id });
+    expect(advanced.body.errors).toBeUndefined();
+    const answer = advanced.body.data!.advanceTestClock;
+    expect(answer).toMatchObject({ steps: 0, jobsRun: 0, jobsStillDue: 0, clock: { status: 'READY' } });
+    expect(new Date(answer.clock.now).getTime()).toBeGreaterThanOrEqual(before + DAY_MS);
   });
 
   it('takes a sandbox principal only: the compiler refuses a principal of either environment', () => {
