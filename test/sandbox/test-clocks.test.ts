@@ -10,7 +10,14 @@ import { systemClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { RETRY_DELAYS_MS } from '../../src/domain/webhooks/webhook.js';
 import { jobHandlersOf } from '../../src/workers.js';
-import { graphql, seedTenant, type StartedTestApp, startTestApp, type Tenant } from '../helpers/app.js';
+import {
+  createTestServices,
+  graphql,
+  seedTenant,
+  type StartedTestApp,
+  startTestApp,
+  type Tenant,
+} from '../helpers/app.js';
 import { principalOf } from '../helpers/principal.js';
 import { Receiver } from '../helpers/receiver.js';
 import { rest } from '../helpers/rest.js';
@@ -229,6 +236,27 @@ describe('sandbox test clocks', () => {
     const answer = advanced.body.data!.advanceTestClock;
     expect(answer).toMatchObject({ steps: 0, jobsRun: 0, jobsStillDue: 0, clock: { status: 'READY' } });
     expect(new Date(answer.clock.now).getTime()).toBeGreaterThanOrEqual(before + DAY_MS);
+  });
+
+  it('is read by another instance when it loads, and again before a job of the clock runs there', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const account = { userId: tenant.user.id, environment: 'sandbox' } as const;
+    // A second instance over the same database, which has not read the clocks yet.
+    const elsewhere = (await createTestServices(s.t.services.db)).testClocks;
+    const id = await attachedClock(tenant);
+    expect(elsewhere.clockFor(account)).toBe(systemClock);
+    await elsewhere.load();
+    const offsetThere = () => elsewhere.clockFor(account).now().getTime() - Date.now();
+    expect(Math.abs(offsetThere())).toBeLessThan(1000);
+    expect((await advance(tenant, id, 3600)).statusCode).toBe(200);
+    // Until it reads the clock again, the other instance still has the time before the advance:
+    // what its runner does before a job of the clock (JobRunnerOptions.beforeClockedJob).
+    expect(Math.abs(offsetThere())).toBeLessThan(1000);
+    await elsewhere.reload(id);
+    expect(offsetThere()).toBeGreaterThan(3_598_000);
+    await rest(s.t, tenant.keys.TRANSACTIONS)('POST', `${CLOCKS}/${id}/detach`);
+    await elsewhere.reload(id);
+    expect(elsewhere.clockFor(account)).toBe(systemClock);
   });
 
   it('takes a sandbox principal only: the compiler refuses a principal of either environment', () => {
