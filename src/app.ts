@@ -121,6 +121,7 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   app.addHook('onClose', async () => {
     services.health.close();
     services.eventFeed.stop();
+    services.testClocks.stop();
     await Promise.all([services.rateLimiter.close(), services.doorbell.close(), services.upstream?.close()]);
   });
   installErrorHandlers(app);

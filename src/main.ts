@@ -91,6 +91,8 @@ async function main(): Promise<void> {
   if (config.SEED_DEMO) await seedDemoUser(services);
   // Shared limits from the first request when Redis is there; if it is not, `health` has said so once.
   await services.rateLimiter.ready();
+  // Sandbox accounts on a test clock run on it from the first request (other instances' changes are read every 2 s).
+  await services.testClocks.start();
   const address = await app.listen({ host: config.HOST, port: config.PORT });
   // The demo key is made only now, to be printed below: a start that failed before listening (the
   // port taken) made none, so the first start that listens still has one to show.

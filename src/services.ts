@@ -7,6 +7,8 @@ import type { Clock } from './domain/clock.js';
 import { Doorbell } from './domain/events/doorbell.js';
 import { EventFeed } from './domain/events/event-feed.js';
 import { EventTriggerService } from './domain/sandbox/event-trigger-service.js';
+import { TestClocks } from './domain/sandbox/test-clocks.js';
+import { TestClockService } from './domain/sandbox/test-clock-service.js';
 import { EventService } from './domain/events/event-service.js';
 import { type LimitRule, RateLimiter } from './domain/limits/rate-limiter.js';
 import { OfframpService } from './domain/offramp/offramp-service.js';
@@ -114,6 +116,9 @@ export interface Services {
   offramp: OfframpService;
   /** Sandbox: fires an event kind by running the operation that emits it. */
   eventTrigger: EventTriggerService;
+  /** Sandbox: which accounts run on a test clock (in memory), and the clocks' API. */
+  testClocks: TestClocks;
+  testClockService: TestClockService;
   idempotency: Idempotency;
   wallet: WalletService;
   paymentMethods: PaymentMethodService;
@@ -354,14 +359,20 @@ export function createServices(
       breakMaxAgeMs: config.RECON_BREAK_MAX_AGE_HOURS * 3_600_000,
     },
   );
-  const bills = new BillsService(db, clock, idempotency, billsProvider);
+  // Bills and payouts read the time of the account they act for: a sandbox account's test clock
+  // when one is attached, else `clock` (production never has one: TestClocks.clockFor). Deposits
+  // and offramp orders keep the process clock: some of their jobs are written by one-statement
+  // writes that do not yet convert a clock's due times (docs/sandbox.md#test-clocks).
+  const testClocks = new TestClocks(db, clock, onBackgroundError);
+  const clockFor = testClocks.clockFor;
+  const bills = new BillsService(db, clockFor, idempotency, billsProvider);
   const billsDomain: BillsDomain = upstream
     ? new UpstreamBills(upstream, routeMapOf(config.UPSTREAM_ROUTES))
     : localBills(bills);
   const deposits = new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider);
   const payouts = new PayoutService(
     db,
-    clock,
+    clockFor,
     idempotency,
     paymentsProvider,
     {
@@ -424,6 +435,8 @@ export function createServices(
     keyControls,
     offramp,
     eventTrigger: new EventTriggerService(db, clock, idempotency, { deposits, payouts, bills, offramp }),
+    testClocks,
+    testClockService: new TestClockService(db, clock, testClocks),
     paycrest,
     eventFeed,
     requestLog: new KeyRequestLog(),

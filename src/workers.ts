@@ -64,7 +64,7 @@ export function jobHandlersOf(services: Services): JobHandler[] {
     ...own,
     ...offrampJobHandlers(services.offramp, services.clock),
     ...walletJobHandlers(services.deposits, services.payouts, services.clock),
-    ...billJobHandlers(services.bills, services.clock),
+    ...billJobHandlers(services.bills),
     new SolanaConfirmHandler(services.solanaTransfers, services.clock),
     new HoldExpiryHandler(services.db, services.clock, failExpiredHoldTransaction),
     new LedgerCheckHandler(
@@ -162,6 +162,8 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
     idleMaxMs,
     onError: (error, job) => report(error, 'job failed', { jobId: job?.id, kind: job?.kind }),
     waitAfterError,
+    // A sandbox test clock's job runs on the clock's latest time, wherever it was advanced.
+    beforeClockedJob: (testClockId) => services.testClocks.reload(testClockId),
   });
   jobs.start();
   // The relay writes webhook deliveries in the round that stamps their events (events/fan-out.ts),

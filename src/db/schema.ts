@@ -187,6 +187,11 @@ export const jobs = pgTable(
      * endpoint's first attempts start in commit order (domain/jobs/job-claims.ts). Null for other kinds.
      */
     eventSeq: bigint('event_seq', { mode: 'number' }),
+    /**
+     * The sandbox test clock the job's due time was read from (docs/sandbox.md#test-clocks); null
+     * for every other job. `run_at` is still wall time: an advance moves the clock's jobs earlier.
+     */
+    testClockId: uuid('test_clock_id'),
     lockedBy: text('locked_by'),
     /** A fresh token per claim: a worker whose lease was taken over can no longer record or fence. */
     leaseToken: uuid('lease_token'),
@@ -201,6 +206,10 @@ export const jobs = pgTable(
     /** Counts a tenant's pending work for its cap. */
     index('jobs_tenant_pending_idx').on(t.tenant).where(sql`${t.status} = 'pending'`),
     index('jobs_finished_idx').on(t.updatedAt).where(sql`${t.status} <> 'pending'`),
+    /** A test clock's pending jobs, for its advance; holds no row of any other job. */
+    index('jobs_test_clock_idx')
+      .on(t.testClockId, t.runAt)
+      .where(sql`${t.status} = 'pending' and ${t.testClockId} is not null`),
   ],
 );
 

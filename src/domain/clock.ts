@@ -12,11 +12,32 @@ export interface ClockOwner {
 }
 
 /**
- * The clock of an account: every money operation asks for it by account, so a sandbox account can
- * later get a test clock of its own (advanced by the partner) without another rewrite. Today every
- * account shares the process clock.
+ * The clock of an account: every money operation asks for it by account, so a sandbox account with
+ * a test clock attached runs on that clock (sandbox/test-clocks.ts) and every other account on the
+ * process clock.
  */
 export type ClockFor = (account: ClockOwner) => Clock;
+
+/**
+ * A sandbox account's test clock as read at one moment: the process clock plus the offset its
+ * advances have added. The offset is fixed for the object's life (an advance makes a new one), so a
+ * due time read from it converts back to wall time exactly (`wallTimeOf`): jobs are stored and
+ * claimed in wall time whatever clock their due time was read from.
+ */
+export class TestClockTime implements Clock {
+  constructor(
+    private readonly base: Clock,
+    readonly testClockId: string,
+    readonly offsetMs: number,
+  ) {}
+  now(): Date {
+    return new Date(this.base.now().getTime() + this.offsetMs);
+  }
+}
+
+/** The wall time of a moment read from `clock` (itself for any clock but a test clock). */
+export const wallTimeOf = (clock: Clock | undefined, at: Date): Date =>
+  clock instanceof TestClockTime ? new Date(at.getTime() - clock.offsetMs) : at;
 
 /** A service's clock lookup from what it was built with: one clock for every account, or a lookup. */
 export const clockLookup = (clock: Clock | ClockFor): ClockFor => (typeof clock === 'function' ? clock : () => clock);

@@ -25,6 +25,7 @@ import { statementResolvers } from './resolvers/statements.js';
 import { auditResolvers } from './resolvers/audit.js';
 import { graphqlAccessResolvers } from './resolvers/graphql-access.js';
 import { facadeInboundResolvers } from './resolvers/facade-inbound.js';
+import { testClockResolvers } from './resolvers/test-clocks.js';
 
 export { loadTypeDefs, SCHEMA_DIR } from './sdl-files.js';
 
@@ -50,6 +51,7 @@ const resolvers: Resolvers[] = [
   auditResolvers,
   graphqlAccessResolvers,
   facadeInboundResolvers,
+  testClockResolvers,
 ];
 
 export interface SchemaOptions extends GuardOptions {

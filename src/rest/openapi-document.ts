@@ -110,6 +110,11 @@ export const TAGS: Array<{ name: string; description: string }> = [
   },
   { name: 'Customers', description: "A business's own customers: create, list, read, update and disable." },
   { name: 'Audit trail', description: "What was done with the caller's credentials and account, newest first." },
+  {
+    name: 'Sandbox',
+    description:
+      "Test clocks: a sandbox account's own time, advanced on demand, with the work that falls due run on the way. See docs/sandbox.md#test-clocks.",
+  },
 ];
 
 /** One error status, described once and referenced by every operation where it can happen. */

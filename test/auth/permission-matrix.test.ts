@@ -133,6 +133,13 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
       setGraphQLAccess: 'MANAGE',
       registerTrustedDocuments: 'MANAGE',
       removeTrustedDocuments: 'MANAGE',
+      testClocks: 'READ',
+      testClock: 'READ',
+      createTestClock: 'TRANSACT',
+      attachTestClock: 'TRANSACT',
+      detachTestClock: 'TRANSACT',
+      advanceTestClock: 'TRANSACT',
+      deleteTestClock: 'TRANSACT',
     });
     expect(accessRuleOf(schema.getSubscriptionType()!.getFields().billUpdates!)).toEqual({
       public: false,

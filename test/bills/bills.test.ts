@@ -19,7 +19,7 @@ describe('bills', () => {
   let runner: JobRunner;
   beforeAll(async () => {
     s = await startTestApp({ clock, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
-    runner = new JobRunner(s.t.services.db, clock, [new BillStatusPollHandler(s.t.services.bills, clock)]);
+    runner = new JobRunner(s.t.services.db, clock, [new BillStatusPollHandler(s.t.services.bills)]);
   });
   afterAll(() => s.t.close());
   beforeEach(() => clock.set(new Date()));

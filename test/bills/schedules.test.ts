@@ -42,7 +42,7 @@ describe('scheduled bill payments', () => {
     s = await startTestApp({ clock, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
     runner = new JobRunner(s.t.services.db, clock, [
       new BillScheduleRunHandler(s.t.services.bills),
-      new BillStatusPollHandler(s.t.services.bills, clock),
+      new BillStatusPollHandler(s.t.services.bills),
     ]);
   });
   afterAll(() => s.t.close());

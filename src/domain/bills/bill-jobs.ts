@@ -1,4 +1,3 @@
-import type { Clock } from '../clock.js';
 import type { Job, JobHandler, JobOutcome } from '../jobs/job-runner.js';
 import { keepPolling } from '../jobs/polling.js';
 import { BILL_JOBS, type BillsService } from './bills-service.js';
@@ -6,14 +5,12 @@ import { BILL_JOBS, type BillsService } from './bills-service.js';
 /** Settles a PENDING bill (a provider timeout) by asking the provider, every 5 minutes for a day. */
 export class BillStatusPollHandler implements JobHandler {
   readonly kind = BILL_JOBS.statusPoll;
-  constructor(
-    private readonly bills: BillsService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly bills: BillsService) {}
 
   async run(job: Job): Promise<JobOutcome> {
     const record = await this.bills.poll(String(job.payload['recordId']));
-    return keepPolling(this.clock, {
+    // The record's account's time: a sandbox test clock's polls are timed on it.
+    return keepPolling(this.bills.clockOf(record), {
       final: record.status !== 'PENDING',
       since: record.createdAt,
       stuck: `Bill ${record.id} is still PENDING after 24 hours; check it with the provider.`,
@@ -32,7 +29,7 @@ export class BillScheduleRunHandler implements JobHandler {
   }
 }
 
-export const billJobHandlers = (bills: BillsService, clock: Clock): JobHandler[] => [
-  new BillStatusPollHandler(bills, clock),
+export const billJobHandlers = (bills: BillsService): JobHandler[] => [
+  new BillStatusPollHandler(bills),
   new BillScheduleRunHandler(bills),
 ];

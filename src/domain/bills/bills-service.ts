@@ -3,7 +3,7 @@ import type { Database, Executor } from '../../db/client.js';
 import { readsOf } from '../../db/pool-routing.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import { type Clock, type ClockFor, clockLookup } from '../clock.js';
+import { type Clock, type ClockFor, type ClockOwner, clockLookup, wallTimeOf } from '../clock.js';
 import { type DateBound, dateRange } from '../date-bound.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { checkFieldsAwaiting, optionalText } from '../field-checks.js';
@@ -136,7 +136,8 @@ export class BillsService {
               payment: { ...payment, amount: BigInt(payment.amount), fee: BigInt(payment.fee) },
               provider: this.providerFor(environment).name,
               at: now,
-              pollAt: new Date(now.getTime() + POLL_AFTER_MS),
+              // The statement writes its job as stored: in wall time (a test clock's poll keeps the wall clock).
+              pollAt: wallTimeOf(this.clockFor(principal), new Date(now.getTime() + POLL_AFTER_MS)),
               leaseUntil,
               key,
             }),
@@ -217,12 +218,18 @@ export class BillsService {
     return billStore.findByProviderReference(this.db, provider, id ? { id } : { txRef: ref });
   }
 
+  /** The clock of the account a bill or schedule belongs to (its test clock in the sandbox, when attached). */
+  clockOf(account: ClockOwner): Clock {
+    return this.clockFor(account);
+  }
+
   /** Runs one occurrence of a schedule: its bill is held and paid now; a recurring one is rescheduled. */
   async runSchedule(scheduleId: string, run: number): Promise<BillRecordRow | undefined> {
     const prepared = await this.db.transaction(async (tx) => {
       const schedule = await billStore.lockSchedule(tx, scheduleId);
       if (!schedule) return undefined;
-      const now = this.clockFor(schedule).now();
+      const clock = this.clockFor(schedule);
+      const now = clock.now();
       const payment = schedule.payment as ResolvedPayment & { reference: string };
       const owner = { userId: schedule.userId, environment: schedule.environment };
       const reference = run === 1 ? payment.reference : `${payment.reference}-R${run}`;
@@ -272,6 +279,7 @@ export class BillsService {
           payload: { scheduleId: schedule.id, run: run + 1 },
           runAt: next,
           tenant: schedule.userId,
+          clock,
         });
       return record;
     });
@@ -400,7 +408,8 @@ export class BillsService {
         'scheduleData',
         'scheduleData is required when isSchedule is true: { executionDate, isRecurring, recurrencePattern }.',
       );
-    const now = this.clockFor(principal).now();
+    const clock = this.clockFor(principal);
+    const now = clock.now();
     const { executionAt, recurrence } = checkSchedule(input.scheduleData, now);
     const scope = { userId: principal.userId, environment: principal.environment, operation: 'bills.schedule' };
     const fingerprint = { payment, reference: input.reference ?? null, executionAt, recurrence };
@@ -427,6 +436,7 @@ export class BillsService {
         payload: { scheduleId: schedule.id, run: 1 },
         runAt: executionAt,
         tenant: principal.userId,
+        clock,
       });
       if (beneficiary) await this.saveBeneficiary(tx, principal, payment, beneficiary.name);
       return row;
@@ -486,6 +496,7 @@ export class BillsService {
       payload: { recordId: record.id },
       runAt: new Date(now.getTime() + POLL_AFTER_MS),
       tenant: record.userId,
+      clock: this.clockFor(record),
     });
   }
 

@@ -11,6 +11,7 @@ export interface ClaimedRow {
   tenant: string;
   concurrency_key: string | null;
   event_seq: string | number | null;
+  test_clock_id: string | null;
 }
 
 export interface ClaimRequest {
@@ -140,12 +141,13 @@ export async function claimLaneJobsAndNextDue(db: Executor, r: ClaimRequest): Pr
             and (locked_until is null or locked_until < ${now})
           for update skip locked
         )
-        returning id, kind, payload, attempts, run_at, tenant, concurrency_key, event_seq
+        returning id, kind, payload, attempts, run_at, tenant, concurrency_key, event_seq, test_clock_id
       )
-      select id, kind, payload, attempts, run_at, tenant, concurrency_key, event_seq, null::timestamptz as next_due
+      select id, kind, payload, attempts, run_at, tenant, concurrency_key, event_seq, test_clock_id,
+        null::timestamptz as next_due
       from claimed
       union all
-      select null, null, null, null, null, null, null, null, (
+      select null, null, null, null, null, null, null, null, null, (
         select min(f.run_at) from tenants t cross join lateral (
           select j.run_at from jobs j
           where j.status = 'pending' and j.lane = ${r.lane} and j.tenant = t.tenant and j.kind = any(${kinds})

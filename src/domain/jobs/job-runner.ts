@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 import { jobs } from '../../db/schema.js';
-import type { Clock } from '../clock.js';
+import { type Clock, TestClockTime, wallTimeOf } from '../clock.js';
 import { startJobRun, withTraceContext } from '../../observability/job-observation.js';
 import { outsideTraces } from '../../observability/tracing.js';
 import { claimLaneJobsAndNextDue, extendLeaseOnceFree, extendLeases } from './job-claims.js';
@@ -21,6 +21,8 @@ export interface Job {
   attempts: number;
   runAt: Date;
   tenant: string;
+  /** The sandbox test clock its due time was read from, if any (see NewJob.clock). */
+  testClockId?: string | null;
   /** This claim's fence: see `assertLease`. */
   leaseToken: string;
   /** Aborted when the lease is lost (another worker took the job over): stop before any further effect. */
@@ -46,10 +48,17 @@ export interface NewJob {
   tenant: string;
   /** Jobs sharing a key (a webhook endpoint) are limited in how many run at once. */
   concurrencyKey?: string;
+  /**
+   * The clock `runAt` was read from, when it is an account's (ClockFor). A sandbox test clock's job
+   * is stored in wall time and marked with the clock, so the clock's advance finds it
+   * (sandbox/test-clock-service.ts); any other clock changes nothing.
+   */
+  clock?: Clock;
 }
 
 /** Enqueue inside the transaction that causes the work, so the two commit together. */
 export async function enqueueJob(tx: Executor, job: NewJob): Promise<string> {
+  const runAt = wallTimeOf(job.clock, job.runAt);
   const [row] = await tx
     .insert(jobs)
     .values({
@@ -58,10 +67,11 @@ export async function enqueueJob(tx: Executor, job: NewJob): Promise<string> {
       tenant: job.tenant,
       concurrencyKey: job.concurrencyKey ?? null,
       payload: withTraceContext(job.payload ?? {}),
-      runAt: job.runAt,
+      runAt,
+      ...(job.clock instanceof TestClockTime ? { testClockId: job.clock.testClockId } : {}),
     })
     .returning({ id: jobs.id });
-  tellJobWrite({ lane: laneOf(job.kind), runAt: job.runAt });
+  tellJobWrite({ lane: laneOf(job.kind), runAt });
   return row!.id;
 }
 
@@ -108,6 +118,11 @@ export interface JobRunnerOptions {
   onError?: (error: unknown, job?: Job) => void;
   /** Awaited after a failed claim (e.g. until the database is back), so a failing store is not polled flat out. */
   waitAfterError?: (error: unknown) => Promise<void>;
+  /**
+   * Awaited before a job of a sandbox test clock runs: the clock's latest time is read, as another
+   * instance may have advanced it (sandbox/test-clocks.ts). Not called for any other job.
+   */
+  beforeClockedJob?: (testClockId: string) => Promise<void>;
 }
 
 interface Running {
@@ -418,6 +433,7 @@ export class JobRunner {
         attempts: r.attempts,
         runAt: new Date(r.run_at),
         tenant: r.tenant,
+        testClockId: r.test_clock_id,
         leaseToken,
         signal: abort.signal,
       };
@@ -458,6 +474,7 @@ export class JobRunner {
     let outcome: JobOutcome;
     let planned = true;
     try {
+      if (job.testClockId) await this.options.beforeClockedJob?.(job.testClockId);
       outcome = handler
         ? await observed.within(() => onDatabase(handler, this.appDb, () => fencedOf(this.appDb, job)).run(job))
         : { status: 'failed', error: `No handler for ${job.kind}` };

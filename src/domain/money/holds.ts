@@ -32,6 +32,8 @@ export interface NewHold {
   expiresAt?: Date;
   /** The PENDING wallet transaction this hold pays for; it fails when the hold expires. */
   transactionId?: string;
+  /** The account's clock `expiresAt` was read from (a sandbox test clock's expiry job is the clock's). */
+  clock?: Clock;
 }
 
 export const HOLD_EXPIRE_JOB = 'hold.expire';
@@ -48,6 +50,7 @@ export async function placeHold(tx: Executor, hold: NewHold): Promise<string> {
       payload: { holdId: id },
       runAt: hold.expiresAt,
       tenant: hold.userId,
+      clock: hold.clock,
     });
   return id;
 }

@@ -182,6 +182,7 @@ export class PayoutService {
           payload: { payoutId },
           tenant: principal.userId,
           runAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
+          clock: this.clockFor(principal),
         });
         // From here to the commit, concurrent payouts of this wallet take turns on its accounts'
         // rows, then on its wallet transactions' count rows (list_counts, by the insert's trigger):

@@ -1203,6 +1203,18 @@ export type LedgerEntry = {
 export type Mutation = {
   __typename?: 'Mutation';
   /**
+   * Sandbox only: moves an attached clock forward and returns once the account's work that fell due on
+   * the way has run, each job at its own time on the clock. Needs the job runner (WORKERS=true).
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
+  advanceTestClock: TestClockAdvance;
+  /**
+   * Sandbox only: makes the clock the sandbox account's time. Jobs queued before keep the wall clock,
+   * but for webhook deliveries, which its advances reach. One attached clock per account (CONFLICT).
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
+  attachTestClock: TestClock;
+  /**
    * Continues a pending card deposit with the PIN, OTP or 3DS result it waits for.
    * Permission: Transactions or Full Access. Connect scope: `transact`.
    */
@@ -1243,6 +1255,12 @@ export type Mutation = {
    */
   createPaymentMethod: PaymentMethod;
   /**
+   * Sandbox only: creates a test clock at the wall clock's time, not attached yet. A production key is
+   * refused (FORBIDDEN).
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
+  createTestClock: TestClock;
+  /**
    * The user's permanent virtual account, created on first call.
    * Permission: Transactions or Full Access. Connect scope: `transact`.
    */
@@ -1263,6 +1281,11 @@ export type Mutation = {
    */
   deletePaymentMethod: PaymentMethod;
   /**
+   * Sandbox only: detaches and deletes the clock.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
+  deleteTestClock: TestClock;
+  /**
    * Deletes an endpoint: nothing more is delivered to it.
    * Permission: Account Management or Full Access. Connect scope: `manage`.
    */
@@ -1282,6 +1305,11 @@ export type Mutation = {
    * Permission: Transactions or Full Access. Connect scope: `transact`.
    */
   depositWithPaymentMethod: Deposit;
+  /**
+   * Sandbox only: the sandbox account goes back to the wall clock; what the clock scheduled keeps its due times.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
+  detachTestClock: TestClock;
   /**
    * A disabled customer stays listed (status disabled).
    * Permission: Account Management or Full Access. Connect scope: `manage`.
@@ -1433,6 +1461,25 @@ export type Mutation = {
  * Changes. Each root field's description ends with the API-key permission levels and the Connect
  * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
  */
+export type MutationAdvanceTestClockArgs = {
+  id: Scalars['ID']['input'];
+  seconds: Scalars['Int']['input'];
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
+export type MutationAttachTestClockArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationAuthorizeDepositArgs = {
   input: AuthorizeDepositInput;
   reference: Scalars['String']['input'];
@@ -1507,6 +1554,15 @@ export type MutationCreatePaymentMethodArgs = {
  * Changes. Each root field's description ends with the API-key permission levels and the Connect
  * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
  */
+export type MutationCreateTestClockArgs = {
+  name?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
 export type MutationCreateWebhookEndpointArgs = {
   input: CreateWebhookEndpointInput;
 };
@@ -1526,6 +1582,15 @@ export type MutationDeleteBillBeneficiaryArgs = {
  * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
  */
 export type MutationDeletePaymentMethodArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
+export type MutationDeleteTestClockArgs = {
   id: Scalars['ID']['input'];
 };
 
@@ -1563,6 +1628,15 @@ export type MutationDepositByUssdArgs = {
  */
 export type MutationDepositWithPaymentMethodArgs = {
   input: DepositWithPaymentMethodInput;
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
+export type MutationDetachTestClockArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -2443,6 +2517,16 @@ export type Query = {
    */
   swapQuote: SwapQuote;
   /**
+   * Sandbox only: one of the caller's test clocks. A production key is refused (FORBIDDEN).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  testClock: TestClock;
+  /**
+   * Sandbox only: the caller's test clocks, oldest first. A production key is refused (FORBIDDEN).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  testClocks: Array<TestClock>;
+  /**
    * Facade mode: this account's inbound webhook URL, known before the secret is, and whether the secret
    * is set. Another mode answers NOT_FOUND.
    * Permission: Account Management or Full Access. Connect scope: `manage`.
@@ -2763,6 +2847,15 @@ export type QuerySolanaTransfersArgs = {
  */
 export type QuerySwapQuoteArgs = {
   input: SwapQuoteInput;
+};
+
+
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
+export type QueryTestClockArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -3383,6 +3476,50 @@ export type SwapUsdValues = {
   /** The output's value, in USD. */
   outputValue: Scalars['Float']['output'];
 };
+
+/**
+ * A sandbox test clock (docs/sandbox.md, "Test clocks"). Attached to the caller's sandbox account, it is
+ * that account's time: bill schedules, webhook retries, deposit and offramp expiries, offramp
+ * lifecycles and the payout cooling-off read it. It runs with the wall clock, ahead of it by what its
+ * advances added. A production key can reach no clock (FORBIDDEN).
+ */
+export type TestClock = {
+  __typename?: 'TestClock';
+  /** Whether it is the account's time now. */
+  attached: Scalars['Boolean']['output'];
+  /** When the clock was created (wall clock). */
+  createdAt: Scalars['DateTime']['output'];
+  /** The clock's id. */
+  id: Scalars['ID']['output'];
+  /** Your name for it. */
+  name: Scalars['String']['output'];
+  /** The clock's time now. */
+  now: Scalars['DateTime']['output'];
+  /** How far ahead of the wall clock it runs, in seconds. */
+  offsetSeconds: Scalars['SafeInt']['output'];
+  /** ADVANCING while an advance runs. */
+  status: TestClockStatus;
+};
+
+/** What an advance did. */
+export type TestClockAdvance = {
+  __typename?: 'TestClockAdvance';
+  /** The clock, at its new time. */
+  clock: TestClock;
+  /** Job runs awaited (a job retried within the advance counts each time). */
+  jobsRun: Scalars['Int']['output'];
+  /** Jobs due by the new time but not run when the advance returned: 0 unless it ran out of time (30 s); they run next. */
+  jobsStillDue: Scalars['Int']['output'];
+  /** Due moments walked: each a jump to the next job's due time, then its run awaited. */
+  steps: Scalars['Int']['output'];
+};
+
+/** Whether a test clock is being advanced. */
+export type TestClockStatus =
+  /** An advance is running; another is refused until it returns. */
+  | 'ADVANCING'
+  /** No advance is running. */
+  | 'READY';
 
 /**
  * One money movement of the user, whatever moved: NGN in the wallet (a deposit, payout, bill or
@@ -4395,6 +4532,9 @@ export type ResolversTypes = ResolversObject<{
   SwapResult: ResolverTypeWrapper<SwapResult>;
   SwapRoute: ResolverTypeWrapper<SwapRoute>;
   SwapUsdValues: ResolverTypeWrapper<SwapUsdValues>;
+  TestClock: ResolverTypeWrapper<TestClock>;
+  TestClockAdvance: ResolverTypeWrapper<TestClockAdvance>;
+  TestClockStatus: TestClockStatus;
   Transaction: ResolverTypeWrapper<ActivityModel>;
   TransactionActivityFilter: TransactionActivityFilter;
   TransactionConnection: ResolverTypeWrapper<TransactionConnectionModelModel>;
@@ -4550,6 +4690,8 @@ export type ResolversParentTypes = ResolversObject<{
   SwapResult: SwapResult;
   SwapRoute: SwapRoute;
   SwapUsdValues: SwapUsdValues;
+  TestClock: TestClock;
+  TestClockAdvance: TestClockAdvance;
   Transaction: ActivityModel;
   TransactionActivityFilter: TransactionActivityFilter;
   TransactionConnection: TransactionConnectionModelModel;
@@ -4970,6 +5112,8 @@ export type LedgerEntryResolvers<ContextType = GraphQLContext, ParentType extend
 }>;
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+  advanceTestClock?: Resolver<ResolversTypes['TestClockAdvance'], ParentType, ContextType, RequireFields<MutationAdvanceTestClockArgs, 'id' | 'seconds'>>;
+  attachTestClock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType, RequireFields<MutationAttachTestClockArgs, 'id'>>;
   authorizeDeposit?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationAuthorizeDepositArgs, 'input' | 'reference'>>;
   buyAirtime?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationBuyAirtimeArgs, 'input'>>;
   buyMobileData?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationBuyMobileDataArgs, 'input'>>;
@@ -4978,14 +5122,17 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createBusinessCustomer?: Resolver<ResolversTypes['BusinessCustomer'], ParentType, ContextType, RequireFields<MutationCreateBusinessCustomerArgs, 'businessId' | 'input'>>;
   createPaymentLink?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationCreatePaymentLinkArgs, 'input'>>;
   createPaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationCreatePaymentMethodArgs, 'input'>>;
+  createTestClock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType, Partial<MutationCreateTestClockArgs>>;
   createVirtualAccount?: Resolver<ResolversTypes['VirtualAccount'], ParentType, ContextType>;
   createWebhookEndpoint?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationCreateWebhookEndpointArgs, 'input'>>;
   deleteBillBeneficiary?: Resolver<ResolversTypes['BillBeneficiary'], ParentType, ContextType, RequireFields<MutationDeleteBillBeneficiaryArgs, 'id'>>;
   deletePaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationDeletePaymentMethodArgs, 'id'>>;
+  deleteTestClock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType, RequireFields<MutationDeleteTestClockArgs, 'id'>>;
   deleteWebhookEndpoint?: Resolver<ResolversTypes['WebhookEndpoint'], ParentType, ContextType, RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>>;
   depositByBankTransfer?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationDepositByBankTransferArgs, 'input'>>;
   depositByUssd?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationDepositByUssdArgs, 'input'>>;
   depositWithPaymentMethod?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationDepositWithPaymentMethodArgs, 'input'>>;
+  detachTestClock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType, RequireFields<MutationDetachTestClockArgs, 'id'>>;
   disableBusinessCustomer?: Resolver<ResolversTypes['BusinessCustomer'], ParentType, ContextType, RequireFields<MutationDisableBusinessCustomerArgs, 'businessId' | 'id'>>;
   fundWallet?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationFundWalletArgs, 'input'>>;
   initiateOfframpOrder?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationInitiateOfframpOrderArgs, 'input'>>;
@@ -5215,6 +5362,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   solanaTransfers?: Resolver<Array<ResolversTypes['SolanaTransfer']>, ParentType, ContextType, RequireFields<QuerySolanaTransfersArgs, 'first'>>;
   solanaWallet?: Resolver<ResolversTypes['SolanaWallet'], ParentType, ContextType>;
   swapQuote?: Resolver<ResolversTypes['SwapQuote'], ParentType, ContextType, RequireFields<QuerySwapQuoteArgs, 'input'>>;
+  testClock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType, RequireFields<QueryTestClockArgs, 'id'>>;
+  testClocks?: Resolver<Array<ResolversTypes['TestClock']>, ParentType, ContextType>;
   upstreamWebhookReceiver?: Resolver<ResolversTypes['UpstreamWebhookReceiver'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<QueryUserArgs, 'id'>>;
   walletBalance?: Resolver<ResolversTypes['WalletBalance'], ParentType, ContextType>;
@@ -5414,6 +5563,23 @@ export type SwapUsdValuesResolvers<ContextType = GraphQLContext, ParentType exte
   inputValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   netValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   outputValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
+export type TestClockResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TestClock'] = ResolversParentTypes['TestClock']> = ResolversObject<{
+  attached?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  now?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  offsetSeconds?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['TestClockStatus'], ParentType, ContextType>;
+}>;
+
+export type TestClockAdvanceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TestClockAdvance'] = ResolversParentTypes['TestClockAdvance']> = ResolversObject<{
+  clock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType>;
+  jobsRun?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  jobsStillDue?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  steps?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type TransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Transaction'] = ResolversParentTypes['Transaction'], FederationReferenceType extends FederationReferenceTypes['Transaction'] = FederationReferenceTypes['Transaction']> = ResolversObject<{
@@ -5734,6 +5900,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SwapResult?: SwapResultResolvers<ContextType>;
   SwapRoute?: SwapRouteResolvers<ContextType>;
   SwapUsdValues?: SwapUsdValuesResolvers<ContextType>;
+  TestClock?: TestClockResolvers<ContextType>;
+  TestClockAdvance?: TestClockAdvanceResolvers<ContextType>;
   Transaction?: TransactionResolvers<ContextType>;
   TransactionConnection?: TransactionConnectionResolvers<ContextType>;
   TransactionEdge?: TransactionEdgeResolvers<ContextType>;

@@ -15,6 +15,7 @@ import { webhookRoutes } from './webhooks.js';
 import { statementRoutes } from './statements.js';
 import { auditRoutes } from './audit.js';
 import { graphqlAccessRoutes } from './graphql-access.js';
+import { testClockRoutes } from './test-clocks.js';
 
 /** The REST v1 route table: every path of the API, one domain file each. */
 export const restV1Routes: RestRoute[] = [
@@ -34,4 +35,5 @@ export const restV1Routes: RestRoute[] = [
   ...customerRoutes,
   ...auditRoutes,
   ...graphqlAccessRoutes,
+  ...testClockRoutes,
 ];

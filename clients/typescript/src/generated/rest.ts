@@ -2072,6 +2072,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sandbox/test-clocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List test clocks
+         * @description The caller's test clocks, oldest first. Sandbox only: a production key is refused with 403. See docs/sandbox.md#test-clocks.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["testClocks"];
+        put?: never;
+        /**
+         * Create a test clock
+         * @description A clock at the wall clock's time, not attached yet. Sandbox only: a production key is refused with 403. See docs/sandbox.md#test-clocks.
+         *
+         *     Needs an API key or access token with permission: Transactions, Full Access.
+         */
+        post: operations["createTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/test-clocks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Retrieve a test clock
+         * @description Sandbox only: a production key is refused with 403. See docs/sandbox.md#test-clocks.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["testClock"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a test clock
+         * @description Detaches and deletes the clock. Sandbox only: a production key is refused with 403. See docs/sandbox.md#test-clocks.
+         *
+         *     Needs an API key or access token with permission: Transactions, Full Access.
+         */
+        delete: operations["deleteTestClock"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/test-clocks/{id}/attach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attach a test clock to the sandbox account
+         * @description The clock becomes the sandbox account's time. Jobs queued before keep the wall clock, but for webhook deliveries, which its advances reach. One attached clock per account (409). Sandbox only: a production key is refused with 403. See docs/sandbox.md#test-clocks.
+         *
+         *     Needs an API key or access token with permission: Transactions, Full Access.
+         */
+        post: operations["attachTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/test-clocks/{id}/detach": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Detach a test clock
+         * @description The sandbox account goes back to the wall clock; what the clock scheduled keeps its due times. Sandbox only: a production key is refused with 403. See docs/sandbox.md#test-clocks.
+         *
+         *     Needs an API key or access token with permission: Transactions, Full Access.
+         */
+        post: operations["detachTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandbox/test-clocks/{id}/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Advance a test clock
+         * @description Moves an attached clock forward by `seconds` and answers once the account's work that fell due on the way has run, each job at its own time on the clock (bill schedules, webhook retries, expiries, offramp steps). Needs the job runner (WORKERS=true). One advance of a clock at a time (409). Sandbox only: a production key is refused with 403. See docs/sandbox.md#test-clocks.
+         *
+         *     Needs an API key or access token with permission: Transactions, Full Access.
+         */
+        post: operations["advanceTestClock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2753,6 +2875,30 @@ export interface components {
             quoteId: string;
             inputAmount: string;
             outputAmount: string;
+        };
+        /** TestClock */
+        TestClock: {
+            id: string;
+            name: string;
+            /** Format: date-time */
+            now: string;
+            /** @description How far ahead of the wall clock it runs. */
+            offsetSeconds: number;
+            /** @description Whether it is the sandbox account's time now. */
+            attached: boolean;
+            status: "READY" | "ADVANCING";
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** TestClockAdvance */
+        TestClockAdvance: {
+            clock: components["schemas"]["TestClock"];
+            /** @description Due moments walked: each a jump to the next job's due time. */
+            steps: number;
+            /** @description Job runs awaited. */
+            jobsRun: number;
+            /** @description Jobs due by the new time not run when it answered (0 unless it ran out of time, 30 s). */
+            jobsStillDue: number;
         };
         /** TriggeredEvent */
         TriggeredEvent: {
@@ -6602,7 +6748,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 57hyAbYzEBeSSqXgKqNMQqBDvsLBEjuLAipuqwRdE8JJq4Dx4V7kt9geRNYn7dxkebQKEFQdEu6MnMBxu1apQ79t */
+                /** @example 3BsiMkoHUMEvkbbMo3pZkFRb8aFyNJRtYvviNDu9pQ2Ee8nniVZezEzhJCbKiH2bLePWiqzo8nk8RAFRCUVDphaK */
                 signature: string;
             };
             cookie?: never;
@@ -7722,6 +7868,281 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testClocks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test clocks retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["TestClock"][];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Default "Test clock".
+                     * @example Daily airtime schedule
+                     */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Test clock created successfully */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["TestClock"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000102 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test clock retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["TestClock"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000102 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test clock deleted successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["TestClock"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    attachTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000102 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test clock attached successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["TestClock"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    detachTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000102 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test clock detached successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["TestClock"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    advanceTestClock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 00000000-0000-4000-8000-000000000102 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How far.
+                     * @example 86400
+                     */
+                    seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Test clock advanced successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["TestClockAdvance"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

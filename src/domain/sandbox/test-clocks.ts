@@ -1,0 +1,78 @@
+import type { Database } from '../../db/client.js';
+import { type Clock, type ClockFor, type ClockOwner, TestClockTime } from '../clock.js';
+import { isSandboxAccount } from './sandbox-principal.js';
+import { testClockStore } from './test-clock-store.js';
+
+/** How often a serving process reads the attached clocks again (advances made by other instances). */
+export const TEST_CLOCKS_REFRESH_MS = 2_000;
+
+/**
+ * Which sandbox accounts run on a test clock, in memory, so asking an account's time costs no
+ * query: `clockFor` answers every production account and every sandbox account without a clock
+ * with the process clock after one comparison. The map is written by this process's own clock
+ * changes at once, read again from `test_clocks` every `TEST_CLOCKS_REFRESH_MS` while started (the
+ * changes other instances made), and for one clock before the runner runs a job of it, so a job
+ * always runs on its clock's latest time.
+ */
+export class TestClocks {
+  /** Attached clocks by their account's user id; only sandbox accounts are ever looked up. */
+  private byAccount = new Map<string, TestClockTime>();
+  /** Bumped by each local change: a load that began before one does not overwrite it. */
+  private generation = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: Database,
+    private readonly base: Clock,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  /** The clock of an account: its test clock when one is attached to it, else the process clock. */
+  readonly clockFor: ClockFor = (account: ClockOwner): Clock => {
+    if (this.byAccount.size === 0 || !isSandboxAccount(account)) return this.base;
+    return this.byAccount.get(account.userId) ?? this.base;
+  };
+
+  /** Loads the attached clocks, then keeps reading them every `everyMs`. Resolves after the first load. */
+  async start(everyMs = TEST_CLOCKS_REFRESH_MS): Promise<void> {
+    await this.load();
+    this.timer ??= setInterval(() => void this.load(), everyMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Reads every attached clock again. A failure keeps what was known (the next round tries again). */
+  async load(): Promise<void> {
+    const started = this.generation;
+    try {
+      const rows = await testClockStore.attached(this.db);
+      if (this.generation !== started) return;
+      this.byAccount = new Map(rows.map((row) => [row.userId, new TestClockTime(this.base, row.id, row.offsetMs)]));
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+
+  /** Reads one clock again (before a job of it runs): its latest offset, or gone when detached or deleted. */
+  async reload(clockId: string): Promise<void> {
+    const row = await testClockStore.byId(this.db, clockId);
+    if (row) this.use(row);
+    else this.forget(clockId);
+  }
+
+  /** This process changed a clock: its accounts' time follows at once. */
+  use(row: { id: string; userId: string; offsetMs: number; attachedAt: Date | null }): void {
+    this.generation++;
+    this.forget(row.id);
+    if (row.attachedAt) this.byAccount.set(row.userId, new TestClockTime(this.base, row.id, row.offsetMs));
+  }
+
+  forget(clockId: string): void {
+    this.generation++;
+    for (const [userId, clock] of this.byAccount) if (clock.testClockId === clockId) this.byAccount.delete(userId);
+  }
+}

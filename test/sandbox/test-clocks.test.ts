@@ -1,0 +1,302 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { billRecords, billSchedules } from '../../src/db/bills-schema.js';
+import { jobs } from '../../src/db/schema.js';
+import { testClocks } from '../../src/db/sandbox-schema.js';
+import { BILL_JOBS } from '../../src/domain/bills/bills-service.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { JobRunner } from '../../src/domain/jobs/job-runner.js';
+import { RETRY_DELAYS_MS } from '../../src/domain/webhooks/webhook.js';
+import { jobHandlersOf } from '../../src/workers.js';
+import {
+  createTestServices,
+  graphql,
+  seedTenant,
+  type StartedTestApp,
+  startTestApp,
+  type Tenant,
+} from '../helpers/app.js';
+import { principalOf } from '../helpers/principal.js';
+import { Receiver } from '../helpers/receiver.js';
+import { rest } from '../helpers/rest.js';
+
+const CLOCKS = '/api/v1/sandbox/test-clocks';
+/** The GraphQL examples of docs/sandbox.md's "Test clocks", in the order a reader runs them. */
+const DOC_EXAMPLES = (() => {
+  const page = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'sandbox.md'), 'utf8');
+  const section = page.slice(page.indexOf('## Test clocks'), page.indexOf('\n## ', page.indexOf('## Test clocks') + 1));
+  return [...section.matchAll(/```graphql\n([\s\S]*?)```/g)].map(([, block]) => block!);
+})();
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+describe('sandbox test clocks', () => {
+  let s: StartedTestApp;
+  let runner: JobRunner;
+  beforeAll(async () => {
+    // A database of its own: the runner below runs every due job it finds.
+    s = await startTestApp({ isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
+    // The workers as a server runs them: every handler, a job of a clock read on the clock's latest time.
+    runner = new JobRunner(s.t.services.db, systemClock, jobHandlersOf(s.t.services), {
+      pollMs: 20,
+      idleMaxMs: 250,
+      beforeClockedJob: (id) => s.t.services.testClocks.reload(id),
+    });
+    runner.start();
+  });
+  afterAll(async () => {
+    await runner.stop();
+    await s.t.close();
+  });
+
+  /** A clock created and attached to the tenant's sandbox account over REST; its id. */
+  async function attachedClock(tenant: Tenant): Promise<string> {
+    const created = await rest(s.t, tenant.keys.TRANSACTIONS)('POST', CLOCKS, { name: 'schedules' });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().data.id as string;
+    const attached = await rest(s.t, tenant.keys.TRANSACTIONS)('POST', `${CLOCKS}/${id}/attach`);
+    expect(attached.statusCode, attached.body).toBe(200);
+    expect(attached.json().data).toMatchObject({ id, attached: true, status: 'READY', offsetSeconds: 0 });
+    return id;
+  }
+
+  const advance = (tenant: Tenant, id: string, seconds: number) =>
+    rest(s.t, tenant.keys.TRANSACTIONS)('POST', `${CLOCKS}/${id}/advance`, { seconds });
+
+  /** A funded tenant with a daily airtime schedule whose first run is an hour from now on its own clock. */
+  async function dailySchedule(tenant: Tenant) {
+    const principal = principalOf(tenant.user.id);
+    await s.t.services.deposits.simulateVirtualAccountTransfer(principal, 1000);
+    const firstAt = new Date(s.t.services.bills.clockOf(principal).now().getTime() + HOUR_MS);
+    const record = await s.t.services.bills.pay(
+      principal,
+      {
+        type: 'AIRTIME',
+        biller: 'MTN',
+        customer: '08031234567',
+        amount: 100,
+        isSchedule: true,
+        scheduleData: { executionDate: firstAt.toISOString(), isRecurring: true, recurrencePattern: 'daily' },
+      },
+      undefined,
+    );
+    return { firstAt, scheduleId: record.scheduleId! };
+  }
+
+  const scheduleOf = async (id: string) =>
+    (await s.t.services.db.select().from(billSchedules).where(eq(billSchedules.id, id)))[0]!;
+  const paidBills = (tenant: Tenant) =>
+    s.t.services.db
+      .select()
+      .from(billRecords)
+      .where(and(eq(billRecords.userId, tenant.user.id), eq(billRecords.status, 'SUCCESS')));
+
+  it("advanced 1 day, runs a daily bill schedule once, on the clock's time, and leaves another account's schedule alone", async () => {
+    const clocked = await seedTenant(s.t.services);
+    const other = await seedTenant(s.t.services);
+    const id = await attachedClock(clocked);
+    const mine = await dailySchedule(clocked);
+    const theirs = await dailySchedule(other);
+
+    const before = Date.now();
+    const response = await advance(clocked, id, 86_400);
+    expect(response.statusCode, response.body).toBe(200);
+    const answer = response.json().data;
+    expect(answer).toMatchObject({ jobsStillDue: 0, clock: { id, attached: true, status: 'READY' } });
+    // The clock stands a day past where it was when asked (it runs on with the wall clock since).
+    expect(new Date(answer.clock.now).getTime()).toBeGreaterThanOrEqual(before + DAY_MS);
+    expect(new Date(answer.clock.now).getTime()).toBeLessThan(Date.now() + DAY_MS + 1000);
+
+    // Run once: paid, counted, and the next run a day after the first, still ahead on the clock.
+    const schedule = await scheduleOf(mine.scheduleId);
+    expect(schedule).toMatchObject({ status: 'active', runCount: 1 });
+    expect(schedule.nextRunAt!.getTime()).toBe(mine.firstAt.getTime() + DAY_MS);
+    const paid = await paidBills(clocked);
+    expect(paid).toHaveLength(1);
+    // The bill was paid at its time on the clock, an hour after it was scheduled.
+    expect(paid[0]!.updatedAt.getTime()).toBeGreaterThanOrEqual(mine.firstAt.getTime());
+    const [next] = await s.t.services.db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.kind, BILL_JOBS.scheduleRun), eq(jobs.status, 'pending'), eq(jobs.testClockId, id)));
+    // Stored in wall time: the second run is 25 h after the first was made, less the day advanced.
+    expect(next!.runAt.getTime()).toBeGreaterThan(Date.now());
+    expect(next!.runAt.getTime()).toBeLessThan(Date.now() + 2 * HOUR_MS);
+
+    // The other account is on the wall clock: its first run is still an hour away, nothing paid.
+    expect(await scheduleOf(theirs.scheduleId)).toMatchObject({ status: 'active', runCount: 0 });
+    expect(await paidBills(other)).toHaveLength(0);
+    const [waiting] = await s.t.services.db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.kind, BILL_JOBS.scheduleRun), eq(jobs.status, 'pending'), eq(jobs.tenant, other.user.id)));
+    expect(waiting!.runAt.getTime()).toBe(theirs.firstAt.getTime());
+    expect(waiting!.testClockId).toBeNull();
+
+    // A second day on the clock: the second run, once.
+    const again = await advance(clocked, id, 86_400);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(await scheduleOf(mine.scheduleId)).toMatchObject({ runCount: 2 });
+    expect(await paidBills(clocked)).toHaveLength(2);
+    expect(await scheduleOf(theirs.scheduleId)).toMatchObject({ runCount: 0 });
+  });
+
+  it('advanced 2 h, walks a failing webhook through its first three retries and no further', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const id = await attachedClock(tenant);
+    const receiver = await new Receiver().start();
+    receiver.answer = () => 500;
+    try {
+      const created = await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)('POST', '/api/v1/webhooks', {
+        url: receiver.url,
+        eventTypes: ['*'],
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const endpointId = created.json().data.endpoint.id as string;
+      const sent = await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)('POST', `/api/v1/webhooks/${endpointId}/test`);
+      expect(sent.statusCode, sent.body).toBe(202);
+      // The first attempt, on the wall clock as every delivery's: it fails, the first retry is a minute away.
+      await receiver.waitFor(1);
+
+      const response = await advance(tenant, id, 2 * 3600);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json().data).toMatchObject({ jobsStillDue: 0 });
+      // 1 min, then 5 min, then 30 min after each failure: three retries within 2 h; the fourth
+      // is 2 h after the third (2 h 36 min in all), still ahead.
+      expect(receiver.received).toHaveLength(4);
+      const deliveries = await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)(
+        'GET',
+        `/api/v1/webhooks/${endpointId}/deliveries`,
+      );
+      expect(deliveries.statusCode, deliveries.body).toBe(200);
+      const [delivery] = deliveries.json().data;
+      expect(delivery).toMatchObject({ status: 'pending', attemptCount: 4 });
+      // The same event each time.
+      expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+      expect(RETRY_DELAYS_MS.slice(0, 3).reduce((a, b) => a + b)).toBeLessThan(2 * HOUR_MS);
+      expect(RETRY_DELAYS_MS.slice(0, 4).reduce((a, b) => a + b)).toBeGreaterThan(2 * HOUR_MS);
+
+      // One more hour reaches the fourth retry.
+      const more = await advance(tenant, id, 3600);
+      expect(more.statusCode, more.body).toBe(200);
+      expect(receiver.received).toHaveLength(5);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('refuses a production key, over REST and GraphQL, to create, read or advance a clock', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const id = await attachedClock(tenant);
+    const production = rest(s.t, tenant.productionKey);
+    const refusals = [
+      await production('POST', CLOCKS, { name: 'live' }),
+      await production('GET', CLOCKS),
+      await production('GET', `${CLOCKS}/${id}`),
+      await production('POST', `${CLOCKS}/${id}/attach`),
+      await production('POST', `${CLOCKS}/${id}/advance`, { seconds: 3600 }),
+      await production('DELETE', `${CLOCKS}/${id}`),
+    ];
+    for (const refused of refusals) {
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(refused.json().message).toMatch(/Test clocks exist in the sandbox only: this is a production key/);
+    }
+    for (const document of [
+      'mutation { createTestClock(name: "live") { id } }',
+      '{ testClocks { id } }',
+      `mutation { advanceTestClock(id: "${id}", seconds: 3600) { jobsRun } }`,
+    ]) {
+      const { body } = await graphql(s.t.app, tenant.productionKey, document);
+      expect(body.errors?.[0]?.extensions['code'], document).toBe('FORBIDDEN');
+    }
+    // Nothing was created or moved.
+    const rows = await s.t.services.db.select().from(testClocks).where(eq(testClocks.userId, tenant.user.id));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id, offsetMs: 0, environment: 'sandbox' });
+    // And production time is the wall clock's, whatever the sandbox account's clock says.
+    expect(s.t.services.testClocks.clockFor({ userId: tenant.user.id, environment: 'production' })).toBe(systemClock);
+    expect(s.t.services.testClocks.clockFor({ userId: tenant.user.id, environment: 'sandbox' })).not.toBe(systemClock);
+  });
+
+  it('runs the example of docs/sandbox.md as written: create, attach, advance a day', async () => {
+    const tenant = await seedTenant(s.t.services);
+    expect(DOC_EXAMPLES).toHaveLength(3);
+    const [create, attach, advanceADay] = DOC_EXAMPLES as [string, string, string];
+    const made = await graphql(s.t.app, tenant.keys.TRANSACTIONS, create);
+    expect(made.body.errors).toBeUndefined();
+    const id = made.body.data!.createTestClock.id as string;
+    expect(made.body.data!.createTestClock).toMatchObject({ attached: false });
+    const attached = await graphql(s.t.app, tenant.keys.TRANSACTIONS, attach, { id });
+    expect(attached.body.data!.attachTestClock).toEqual({ id, attached: true, offsetSeconds: 0 });
+    const before = Date.now();
+    const advanced = await graphql(s.t.app, tenant.keys.TRANSACTIONS, advanceADay, { id });
+    expect(advanced.body.errors).toBeUndefined();
+    const answer = advanced.body.data!.advanceTestClock;
+    expect(answer).toMatchObject({ steps: 0, jobsRun: 0, jobsStillDue: 0, clock: { status: 'READY' } });
+    expect(new Date(answer.clock.now).getTime()).toBeGreaterThanOrEqual(before + DAY_MS);
+  });
+
+  it('is read by another instance when it loads, and again before a job of the clock runs there', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const account = { userId: tenant.user.id, environment: 'sandbox' } as const;
+    // A second instance over the same database, which has not read the clocks yet.
+    const elsewhere = (await createTestServices(s.t.services.db)).testClocks;
+    const id = await attachedClock(tenant);
+    expect(elsewhere.clockFor(account)).toBe(systemClock);
+    await elsewhere.load();
+    const offsetThere = () => elsewhere.clockFor(account).now().getTime() - Date.now();
+    expect(Math.abs(offsetThere())).toBeLessThan(1000);
+    expect((await advance(tenant, id, 3600)).statusCode).toBe(200);
+    // Until it reads the clock again, the other instance still has the time before the advance:
+    // what its runner does before a job of the clock (JobRunnerOptions.beforeClockedJob).
+    expect(Math.abs(offsetThere())).toBeLessThan(1000);
+    await elsewhere.reload(id);
+    expect(offsetThere()).toBeGreaterThan(3_598_000);
+    await rest(s.t, tenant.keys.TRANSACTIONS)('POST', `${CLOCKS}/${id}/detach`);
+    await elsewhere.reload(id);
+    expect(elsewhere.clockFor(account)).toBe(systemClock);
+  });
+
+  it('takes a sandbox principal only: the compiler refuses a principal of either environment', () => {
+    const service = s.t.services.testClockService;
+    const production = { ...principalOf('u'), environment: 'production' as const };
+    // @ts-expect-error a production principal is not a SandboxPrincipal
+    const refused = () => service.list(production);
+    // @ts-expect-error nor is a Principal whose environment is not known to be the sandbox
+    const unknown = () => service.list(principalOf('u'));
+    expect([typeof refused, typeof unknown]).toEqual(['function', 'function']);
+  });
+
+  it('refuses a second attached clock, an unattached advance and a bad number of seconds, naming the field', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const id = await attachedClock(tenant);
+    const call = rest(s.t, tenant.keys.TRANSACTIONS);
+    const made = await call('POST', CLOCKS, {});
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.json().data.name).toBe('Test clock');
+    const second = made.json().data.id as string;
+    const attached = await call('POST', `${CLOCKS}/${second}/attach`);
+    expect(attached.statusCode).toBe(409);
+    expect(attached.json().message).toMatch(/Another test clock is attached/);
+    const unattached = await advance(tenant, second, 60);
+    expect(unattached.statusCode).toBe(409);
+    for (const seconds of [0, -5, 1.5, 400 * 86_400]) {
+      const bad = await advance(tenant, id, seconds);
+      expect(bad.statusCode, String(seconds)).toBe(400);
+      expect(bad.body).toContain('seconds');
+    }
+    // Detached, the account is back on the wall clock; the other clock may then be attached.
+    expect((await call('POST', `${CLOCKS}/${id}/detach`)).json().data).toMatchObject({ attached: false });
+    expect((await call('POST', `${CLOCKS}/${second}/attach`)).statusCode).toBe(200);
+    const listed = (await call('GET', CLOCKS)).json().data as Array<{ id: string; attached: boolean }>;
+    expect(listed.map((c) => [c.id, c.attached])).toEqual([
+      [id, false],
+      [second, true],
+    ]);
+    expect((await call('DELETE', `${CLOCKS}/${second}`)).statusCode).toBe(200);
+    expect((await call('GET', `${CLOCKS}/${second}`)).statusCode).toBe(404);
+    expect(s.t.services.testClocks.clockFor({ userId: tenant.user.id, environment: 'sandbox' })).toBe(systemClock);
+  });
+});
