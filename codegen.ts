@@ -49,7 +49,7 @@ const config: CodegenConfig = {
           RegisteredTrustedDocuments: '../../domain/graphql-access/graphql-access-service.js#RegisteredDocuments',
           WalletTransaction: '../../domain/wallet/transaction-store.js#WalletTransactionRow',
           PaymentMethod: '../../domain/wallet/payment-method-service.js#PaymentMethodRow',
-          Deposit: '../../domain/wallet/deposit-service.js#DepositRow',
+          Deposit: '../../domain/wallet/deposit-result.js#DepositResult',
           Payout: '../../domain/wallet/payout-service.js#PayoutRow',
           VirtualAccount: '../../domain/wallet/views.js#VirtualAccountModel',
           BillRecord: '../../domain/bills/bill-record.js#BillRecord',

@@ -26,6 +26,8 @@ import { UpstreamOfframp } from './domain/facade/upstream-offramp.js';
 import { UpstreamSolanaWallet } from './domain/facade/upstream-solana-wallet.js';
 import { UpstreamSwapQuotes } from './domain/facade/upstream-swap-quotes.js';
 import { localSwapQuotes, type SwapQuotesDomain } from './domain/solana/swap-quotes-domain.js';
+import { type DepositsDomain, localDeposits } from './domain/wallet/deposits-domain.js';
+import { UpstreamDeposits } from './domain/facade/upstream-deposits.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { DomainError } from './domain/errors.js';
 import { Idempotency } from './domain/idempotency/idempotency.js';
@@ -112,6 +114,8 @@ export interface Services {
   wallet: WalletService;
   paymentMethods: PaymentMethodService;
   deposits: DepositService;
+  /** The deposit with a payment method as the graph reads it: `deposits` in service mode, the upstream's in facade mode. */
+  depositsDomain: DepositsDomain;
   payouts: PayoutService;
   bills: BillsService;
   /** The offramp's assets and quotes as the graph reads them: `offramp` in service mode, the upstream's in facade mode. */
@@ -413,6 +417,7 @@ export function createServices(
     paymentMethods,
     wallet: new WalletService(db, clock, users, idempotency),
     deposits,
+    depositsDomain: upstream ? new UpstreamDeposits(upstream) : localDeposits(deposits),
     payouts,
     bulkheads,
     keyControls,

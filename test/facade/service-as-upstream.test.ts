@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type StartedTestApp, startTestApp, type TestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
+import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 
 const SANDBOX_USDC = tokenBySymbol('USDC')!.address;
@@ -11,6 +12,11 @@ const BILL = `id nodeId createdAt updatedAt deletedDate userId reference billerC
 
 const ME = `{ me { id nodeId createdAt updatedAt deletedDate email phone firstName lastName name haveTransactionPin
   verified resetToken resetTokenExpiry dob isAdmin deviceId deviceIp deviceModel platform lastLoggedIn } }`;
+
+/** Every Deposit field a facade serves (the spec's deposit result). */
+const DEPOSIT = `amount amountKobo reference currency customization { title } customer { email phoneNumber name }
+  accountNumber bankName accountName expiry_datetime note status redirectUrl narration
+  nextAction { type requires_pin requires_otp redirect_url payment_instruction }`;
 
 /** This gateway in service mode as the upstream, and a second one in facade mode in front of it. */
 describe('a facade in front of this gateway in service mode', () => {
@@ -115,6 +121,47 @@ describe('a facade in front of this gateway in service mode', () => {
     expect(through.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
     expect(through.errors[0].path).toEqual(['offrampQuote']);
   });
+
+  it.each([
+    ['a PIN card', SANDBOX_PAYMENTS.cards.pinThenOtp],
+    ['a 3-D Secure card', SANDBOX_PAYMENTS.cards.threeDs],
+  ])(
+    'starts a deposit with %s through the facade: the answer is the deposit GraphQL on the upstream gives',
+    async (_name, number) => {
+      const key = service.tenant.keys.FULL_ACCESS;
+      const stored = (
+        await graphql(
+          service.t,
+          key,
+          `mutation { createPaymentMethod(input: { type: card, card: { number: "${number}", expMonth: 9, expYear: ${new Date().getUTCFullYear() + 2}, cvv: "564" } }) { id } }`,
+        )
+      ).json();
+      expect(stored.errors).toBeUndefined();
+      const started = (
+        await graphql(
+          facade,
+          key,
+          `mutation { depositWithPaymentMethod(input: { amount: 2500.75, paymentMethodId: "${stored.data.createPaymentMethod.id}",
+            redirectUrl: "https://shop.example.ng/back", narration: "Top-up", meta: { order: 7 } }) { ${DEPOSIT} } }`,
+        )
+      ).json();
+      expect(started.errors, JSON.stringify(started.errors)).toBeUndefined();
+      const deposit = started.data.depositWithPaymentMethod;
+      const direct = (
+        await graphql(service.t, key, `{ deposit(reference: "${deposit.reference}") { ${DEPOSIT} } }`)
+      ).json();
+      expect(direct.errors).toBeUndefined();
+      expect(deposit).toEqual(direct.data.deposit);
+      expect(deposit).toMatchObject({ amount: 2500.75, amountKobo: 250075, status: 'PENDING' });
+      // A stored method the upstream does not know: its refusal, with its code.
+      const refused =
+        '{ x: depositWithPaymentMethod(input: { amount: 10, paymentMethodId: "00000000-0000-4000-8000-000000000000" }) { reference } }';
+      const mutation = `mutation ${refused}`;
+      const directRefusal = (await graphql(service.t, key, mutation)).json();
+      const throughRefusal = (await graphql(facade, key, mutation)).json();
+      expect(throughRefusal.errors[0].extensions.code).toBe(directRefusal.errors[0].extensions.code);
+    },
+  );
 
   it('refuses a key the upstream does not know as the upstream does: 401 on REST, UNAUTHENTICATED on GraphQL', async () => {
     const rest = await facade.app.inject({

@@ -48,7 +48,16 @@ const OPERATIONS: Array<[string, string, string]> = [
     `{ swapQuote(input: { inputMint: "${USDC}", outputMint: "${BONK}", amount: "1.5" }) { quoteId } }`,
     '/api/v1/solana-exchange/quote/token-to-token',
   ],
+  [
+    'depositWithPaymentMethod',
+    'mutation { depositWithPaymentMethod(input: { amount: 500, paymentMethodId: "pm_1" }) { reference } }',
+    '/api/v1/wallet/deposit/payment-method',
+  ],
 ];
+
+const DEPOSIT = `amount amountKobo reference currency customization { title } customer { email phoneNumber name }
+  accountNumber bankName accountName expiry_datetime note status redirectUrl narration
+  nextAction { type requires_pin requires_otp redirect_url payment_instruction }`;
 
 describe('bills, the Solana address and the offramp through a facade in front of an upstream written from the spec', () => {
   let upstream: SpecUpstream;
@@ -308,6 +317,62 @@ describe('bills, the Solana address and the offramp through a facade in front of
       `{ swapQuote(input: { inputMint: "${USDC}", outputMint: "${BONK}", amount: "1.5", slippageBps: 50 }) { quoteId } }`,
     );
     expect(slippage.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it("starts a deposit with a payment method with the spec's request, the key forwarded and the amount read exactly", async () => {
+    const { key, user } = await knownUser();
+    const before = upstream.requests.length;
+    // 1.15 is 114.99999999999999 kobo through a float multiplication.
+    const answer = await graphql(
+      key,
+      `mutation { depositWithPaymentMethod(input: { amount: 1.15, paymentMethodId: "pm_card_1", reference: "DEP-mine-1",
+          currency: "NGN", redirectUrl: "https://shop.example.ng/back", meta: { order: 7 }, narration: "Top-up" }) { ${DEPOSIT} } }`,
+      { 'idempotency-key': 'dep-key-1' },
+    );
+    expect(answer.errors).toBeUndefined();
+    const asked = upstream.requests.slice(before).filter((r) => r.path !== '/api/v1/user/me');
+    expect(asked.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/v1/wallet/deposit/payment-method']);
+    const sent = asked[0]!;
+    expect(JSON.parse(sent.body)).toEqual({
+      amount: 1.15,
+      paymentMethodId: 'pm_card_1',
+      reference: 'DEP-mine-1',
+      currency: 'NGN',
+      redirectUrl: 'https://shop.example.ng/back',
+      meta: { order: 7 },
+      narration: 'Top-up',
+    });
+    expect(sent.headers['x-api-key']).toBe(key);
+    expect(sent.headers['idempotency-key']).toBe('dep-key-1');
+    expect(answer.data!['depositWithPaymentMethod']).toEqual({
+      amount: 1.15,
+      amountKobo: 115,
+      reference: 'DEP-mine-1',
+      currency: 'NGN',
+      customization: { title: 'Wallet funding' },
+      customer: { email: user.email, phoneNumber: user.phone, name: user.name },
+      accountNumber: null,
+      bankName: null,
+      accountName: null,
+      expiry_datetime: '2026-12-31T23:00:00.000Z',
+      note: 'Enter your card PIN',
+      status: 'PENDING',
+      redirectUrl: 'https://shop.example.ng/back',
+      narration: 'Top-up',
+      nextAction: {
+        type: 'requires_pin',
+        requires_pin: null,
+        requires_otp: null,
+        redirect_url: {},
+        payment_instruction: {},
+      },
+    });
+    // Only the spec's deposit result is served: this gateway's id, method and timestamps are not in it.
+    const id = await graphql(
+      key,
+      'mutation { depositWithPaymentMethod(input: { amount: 5, paymentMethodId: "pm_1" }) { id } }',
+    );
+    expect(id.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
   describe.each(OPERATIONS)('%s', (field, document, path) => {

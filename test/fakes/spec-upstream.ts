@@ -18,7 +18,8 @@ import { LocalHttpServer } from '../helpers/local-server.js';
  * refused 400, as a NestJS service that forbids unknown properties does), their answers are the bill
  * record without updatedAt, deletedDate and providerData, and the amount is echoed as the JSON
  * number it came as. The spec names the records list's query parameters by meaning only: this fake
- * reads `page`, `limit` and `status`, the names a Partner Gateway uses.
+ * reads `page`, `limit` and `status`, the names a Partner Gateway uses. The deposit with a payment
+ * method takes only the body fields the spec lists and answers the spec's deposit result.
  */
 export type Misbehaviour =
   | 'timeout'
@@ -209,6 +210,9 @@ export class SpecUpstream extends LocalHttpServer {
     return record;
   }
 
+  /** Deposit results answered, in order. */
+  readonly deposits: Array<Record<string, unknown>> = [];
+
   /** Answers held by `slow`, waiting. */
   get waiting(): number {
     return this.held.length;
@@ -299,6 +303,7 @@ export class SpecUpstream extends LocalHttpServer {
     }
     if (path === '/api/v1/bills/records') return this.records(res, user, new URLSearchParams(query), misbehaviour);
     if (BILL_BODIES[path]) return this.billRequest(res, user, path, body, misbehaviour);
+    if (path === '/api/v1/wallet/deposit/payment-method') return this.deposit(res, user, body, misbehaviour);
     send(res, 200, { statusCode: 200, message: 'OK', data: {}, errors: {} });
   }
 
@@ -376,7 +381,40 @@ export class SpecUpstream extends LocalHttpServer {
     const { updatedAt: _u, deletedDate: _d, providerData: _p, ...answer } = shaped(record, misbehaviour);
     envelope(res, 201, 'Bill payment processed', answer);
   }
+
+  /**
+   * The spec's deposit with a payment method: its deposit result, `PENDING`, waiting for the card's
+   * PIN (the spec's `nextAction.type`). Under `wrong-shape`, its amount is a string.
+   */
+  private deposit(res: ServerResponse, user: SpecUser, text: string, misbehaviour: Misbehaviour | undefined): void {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return general(res, 400, 'Unexpected token in JSON');
+    }
+    const unknown = Object.keys(body).find((field) => !DEPOSIT_FIELDS.includes(field));
+    if (unknown) return general(res, 400, `property ${unknown} should not exist`);
+    const result = {
+      amount: misbehaviour === 'wrong-shape' ? String(body['amount']) : body['amount'],
+      reference: (body['reference'] as string | undefined) ?? `DEP-${randomUUID()}`,
+      currency: 'NGN',
+      customization: { title: 'Wallet funding' },
+      customer: { email: user.email, phoneNumber: user.phone, name: user.name },
+      expiry_datetime: '2026-12-31T23:00:00.000Z',
+      note: 'Enter your card PIN',
+      status: 'PENDING',
+      redirectUrl: (body['redirectUrl'] as string | undefined) ?? 'https://example.ng/return',
+      narration: (body['narration'] as string | undefined) ?? 'Wallet funding',
+      nextAction: { type: 'requires_pin', redirect_url: {}, payment_instruction: {} },
+    };
+    this.deposits.push(result);
+    envelope(res, 201, 'Deposit initiated', result);
+  }
 }
+
+/** The deposit request's body fields, as the spec lists them (which are required: not shown). */
+const DEPOSIT_FIELDS = ['amount', 'paymentMethodId', 'reference', 'currency', 'redirectUrl', 'meta', 'narration'];
 
 /** A record as answered: under `wrong-shape`, its amount is a string. */
 function shaped(record: SpecBillRecord, misbehaviour: Misbehaviour | undefined): Record<string, unknown> {

@@ -12,7 +12,7 @@ import type { GraphQLAccessView as GraphQLAccessViewModel, RegisteredDocuments a
 import type { TrustedDocumentRow as TrustedDocumentRowModel } from '../../domain/graphql-access/trusted-document-store.js';
 import type { WalletTransactionRow as WalletTransactionRowModel } from '../../domain/wallet/transaction-store.js';
 import type { PaymentMethodRow as PaymentMethodRowModel } from '../../domain/wallet/payment-method-service.js';
-import type { DepositRow as DepositRowModel } from '../../domain/wallet/deposit-service.js';
+import type { DepositResult as DepositResultModel } from '../../domain/wallet/deposit-result.js';
 import type { PayoutRow as PayoutRowModel } from '../../domain/wallet/payout-service.js';
 import type { BillRecord as BillRecordModel, SkippedBillRun as SkippedBillRunModel } from '../../domain/bills/bill-record.js';
 import type { BillItem as BillItemModel, CustomerValidation as CustomerValidationModel } from '../../domain/bills/bills-provider.js';
@@ -4194,7 +4194,7 @@ export type FederationReferenceTypes = ResolversObject<{
 export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
   TransactionRecord:
     | ( BillRecordModel )
-    | ( DepositRowModel )
+    | ( DepositResultModel )
     | ( OfframpOrderModel )
     | ( PayoutRowModel )
     | ( TransferViewModel )
@@ -4212,7 +4212,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( BillRecordModel )
     | ( BusinessModel )
     | ( BusinessCustomerRowModel )
-    | ( DepositRowModel )
+    | ( DepositResultModel )
     | ( OfframpOrderModel )
     | ( PaymentMethodRowModel )
     | ( PayoutRowModel )
@@ -4278,7 +4278,7 @@ export type ResolversTypes = ResolversObject<{
   DataInput: DataInput;
   DateOrDateTime: ResolverTypeWrapper<Scalars['DateOrDateTime']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
-  Deposit: ResolverTypeWrapper<DepositRowModel>;
+  Deposit: ResolverTypeWrapper<DepositResultModel>;
   DepositConnection: ResolverTypeWrapper<DepositConnectionModelModel>;
   DepositCustomer: ResolverTypeWrapper<DepositCustomer>;
   DepositCustomization: ResolverTypeWrapper<DepositCustomization>;
@@ -4445,7 +4445,7 @@ export type ResolversParentTypes = ResolversObject<{
   DataInput: DataInput;
   DateOrDateTime: Scalars['DateOrDateTime']['output'];
   DateTime: Scalars['DateTime']['output'];
-  Deposit: DepositRowModel;
+  Deposit: DepositResultModel;
   DepositConnection: DepositConnectionModelModel;
   DepositCustomer: DepositCustomer;
   DepositCustomization: DepositCustomization;
