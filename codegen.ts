@@ -60,7 +60,10 @@ const config: CodegenConfig = {
           BusinessCustomer: '../../domain/customers/customer-service.js#BusinessCustomerRow',
           SolanaTokenBalance: '../../domain/solana/portfolio.js#TokenBalance',
           SolanaPortfolio: '../../domain/solana/portfolio.js#SolanaPortfolioView',
-          SolanaTransfer: '../../domain/solana/transfer-service.js#TransferView',
+          SolanaTransfer: '../../domain/solana/solana-sends.js#SolanaSend',
+          SwapResult: '../../domain/solana/solana-sends.js#SwapSubmitted',
+          // Only this gateway's own transfers are read through the chain-neutral interface.
+          ChainTransfer: '../../domain/solana/transfer-service.js#TransferView',
           SwapQuote: '../../domain/solana/swap-quote.js#SwapQuoteView',
           SolanaWallet: '../../domain/solana/custodial-wallets.js#SolanaWalletAddress',
           Transaction: '../../domain/activity/activity.js#Activity',

@@ -386,7 +386,9 @@ export function createServices(
   });
   return {
     offrampDomain: upstream ? new UpstreamOfframp(upstream) : localOfframp(offramp),
-    solanaWalletDomain: upstream ? new UpstreamSolanaWallet(upstream) : localSolanaWallet(solanaWallets),
+    solanaWalletDomain: upstream
+      ? new UpstreamSolanaWallet(upstream)
+      : localSolanaWallet(solanaWallets, solanaTransfers),
     solanaIncoming,
     reconciliation,
     ledgerCheck: new LedgerCheck(db, clock),

@@ -163,6 +163,59 @@ describe('a facade in front of this gateway in service mode', () => {
     },
   );
 
+  it('transfers a token and swaps SOL through the facade: each answer is what GraphQL on the upstream gives for that transaction', async () => {
+    const key = service.tenant.keys.FULL_ACCESS;
+    const funded = (await graphql(service.t, key, 'mutation { sandboxSolanaFaucet { address } }')).json();
+    expect(funded.errors, JSON.stringify(funded.errors)).toBeUndefined();
+    const to = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
+    const sent = (
+      await graphql(
+        facade,
+        key,
+        `mutation { transferSolanaToken(input: { to: "${to}", tokenMintAddress: "${SANDBOX_USDC}", amount: "2.5" }) { signature } }`,
+      )
+    ).json();
+    expect(sent.errors, JSON.stringify(sent.errors)).toBeUndefined();
+    const transfer = sent.data.transferSolanaToken;
+    const direct = (
+      await graphql(
+        service.t,
+        key,
+        `{ solanaTransfer(signature: "${transfer.signature}") { signature kind to mint amount } }`,
+      )
+    ).json();
+    expect(direct.data.solanaTransfer).toEqual({ ...transfer, kind: 'token', to, mint: SANDBOX_USDC, amount: '2.5' });
+
+    const swapped = (
+      await graphql(
+        facade,
+        key,
+        `mutation { swapTokens(input: { inputMint: "So11111111111111111111111111111111111111112", outputMint: "${SANDBOX_USDC}", amount: "0.25", slippageBps: 100 }) { signature txUrl } }`,
+      )
+    ).json();
+    expect(swapped.errors, JSON.stringify(swapped.errors)).toBeUndefined();
+    const swap = swapped.data.swapTokens;
+    const directSwap = (
+      await graphql(
+        service.t,
+        key,
+        `{ solanaTransfer(signature: "${swap.signature}") { signature txUrl kind mint amount } }`,
+      )
+    ).json();
+    expect(directSwap.data.solanaTransfer).toEqual({
+      ...swap,
+      kind: 'swap',
+      mint: 'So11111111111111111111111111111111111111112',
+      amount: '0.25',
+    });
+    // A refusal by the upstream (a balance too small) reaches the caller with the upstream's own code.
+    const tooMuch = `mutation { transferSolanaToken(input: { to: "${to}", tokenMintAddress: "${SANDBOX_USDC}", amount: "999999999" }) { signature } }`;
+    const directRefusal = (await graphql(service.t, key, tooMuch)).json();
+    const throughRefusal = (await graphql(facade, key, tooMuch)).json();
+    expect(directRefusal.errors[0].extensions.code).toBe('INSUFFICIENT_FUNDS');
+    expect(throughRefusal.errors[0].extensions.code).toBe(directRefusal.errors[0].extensions.code);
+  });
+
   it('refuses a key the upstream does not know as the upstream does: 401 on REST, UNAUTHENTICATED on GraphQL', async () => {
     const rest = await facade.app.inject({
       method: 'GET',

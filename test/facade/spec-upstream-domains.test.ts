@@ -16,6 +16,8 @@ interface GraphQLAnswer {
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+const SOL = 'So11111111111111111111111111111111111111112';
+const RECIPIENT = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
 
 /** Each bill operation a facade serves over the spec's paths, as a GraphQL document, and the path it asks. */
 const OPERATIONS: Array<[string, string, string]> = [
@@ -52,6 +54,16 @@ const OPERATIONS: Array<[string, string, string]> = [
     'depositWithPaymentMethod',
     'mutation { depositWithPaymentMethod(input: { amount: 500, paymentMethodId: "pm_1" }) { reference } }',
     '/api/v1/wallet/deposit/payment-method',
+  ],
+  [
+    'transferSolanaToken',
+    `mutation { transferSolanaToken(input: { to: "${RECIPIENT}", tokenMintAddress: "${USDC}", amount: "1.5" }) { signature } }`,
+    '/api/v1/solana/transfer-token',
+  ],
+  [
+    'swapTokens',
+    `mutation { swapTokens(input: { inputMint: "${SOL}", outputMint: "${BONK}", amount: "0.5" }) { signature } }`,
+    '/api/v1/solana-exchange/swap-token-to-sol',
   ],
 ];
 
@@ -373,6 +385,62 @@ describe('bills, the Solana address and the offramp through a facade in front of
       'mutation { depositWithPaymentMethod(input: { amount: 5, paymentMethodId: "pm_1" }) { id } }',
     );
     expect(id.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it("transfers a token and swaps SOL with the spec's requests, each sent once with the caller's key", async () => {
+    const { key } = await knownUser();
+    const transfer = await graphql(
+      key,
+      `mutation { transferSolanaToken(input: { to: "${RECIPIENT}", tokenMintAddress: "${USDC}", amount: "1.500001", network: "devnet" }) { signature } }`,
+      { 'idempotency-key': 'send-key-1' },
+    );
+    expect(transfer.errors).toBeUndefined();
+    const sentTransfer = sentTo('/api/v1/solana/transfer-token').at(-1)!;
+    expect(JSON.parse(sentTransfer.body)).toEqual({
+      to: RECIPIENT,
+      tokenMintAddress: USDC,
+      amount: '1.500001',
+      network: 'devnet',
+    });
+    expect(sentTransfer.headers['x-api-key']).toBe(key);
+    expect(sentTransfer.headers['idempotency-key']).toBe('send-key-1');
+    expect(transfer.data!['transferSolanaToken']).toEqual({ signature: upstream.solanaSends.at(-1)!.signature });
+
+    // The spec's swap amount is a JSON number: written with the caller's digits, past what a float holds.
+    const swap = await graphql(
+      key,
+      `mutation { swapTokens(input: { inputMint: "${SOL}", outputMint: "${BONK}", amount: "00.123456789012345678", slippageBps: 75 }) { signature txUrl } }`,
+      { 'idempotency-key': 'swap-key-1' },
+    );
+    expect(swap.errors).toBeUndefined();
+    const sentSwap = sentTo('/api/v1/solana-exchange/swap-token-to-sol').at(-1)!;
+    expect(sentSwap.body).toBe(`{"outputMint":"${BONK}","amount":0.123456789012345678,"slippageBps":75}`);
+    expect(sentSwap.headers['idempotency-key']).toBe('swap-key-1');
+    const { signature } = upstream.solanaSends.at(-1)!;
+    expect(swap.data!['swapTokens']).toEqual({ signature, txUrl: `https://explorer.solana.com/tx/${signature}` });
+  });
+
+  it('refuses a swap the spec’s request cannot carry before asking: another input token, an amount that is no decimal, a quote id', async () => {
+    const { key } = await knownUser();
+    const before = sentTo('/api/v1/solana-exchange/swap-token-to-sol').length;
+    const other = await graphql(
+      key,
+      `mutation { swapTokens(input: { inputMint: "${USDC}", outputMint: "${BONK}", amount: "1" }) { signature } }`,
+    );
+    expect(other.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'inputMint' });
+    const amount = await graphql(
+      key,
+      `mutation { swapTokens(input: { inputMint: "${SOL}", outputMint: "${BONK}", amount: "1e3" }) { signature } }`,
+    );
+    expect(amount.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
+    const quoteId = await graphql(key, 'mutation { swapTokens(input: { quoteId: "q-1" }) { signature } }');
+    expect(quoteId.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const status = await graphql(
+      key,
+      `mutation { swapTokens(input: { inputMint: "${SOL}", outputMint: "${BONK}", amount: "1" }) { status } }`,
+    );
+    expect(status.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(sentTo('/api/v1/solana-exchange/swap-token-to-sol').length).toBe(before);
   });
 
   describe.each(OPERATIONS)('%s', (field, document, path) => {

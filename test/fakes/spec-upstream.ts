@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LocalHttpServer } from '../helpers/local-server.js';
 
@@ -19,7 +19,8 @@ import { LocalHttpServer } from '../helpers/local-server.js';
  * record without updatedAt, deletedDate and providerData, and the amount is echoed as the JSON
  * number it came as. The spec names the records list's query parameters by meaning only: this fake
  * reads `page`, `limit` and `status`, the names a Partner Gateway uses. The deposit with a payment
- * method takes only the body fields the spec lists and answers the spec's deposit result.
+ * method takes only the body fields the spec lists and answers the spec's deposit result; the token
+ * transfer and the swap take only theirs and answer a fresh signature (and the swap's txUrl).
  */
 export type Misbehaviour =
   | 'timeout'
@@ -210,6 +211,9 @@ export class SpecUpstream extends LocalHttpServer {
     return record;
   }
 
+  /** Solana transfer and swap bodies received (parsed), in order, with the signature answered. */
+  readonly solanaSends: Array<{ body: Record<string, unknown>; signature: string }> = [];
+
   /** Deposit results answered, in order. */
   readonly deposits: Array<Record<string, unknown>> = [];
 
@@ -304,6 +308,13 @@ export class SpecUpstream extends LocalHttpServer {
     if (path === '/api/v1/bills/records') return this.records(res, user, new URLSearchParams(query), misbehaviour);
     if (BILL_BODIES[path]) return this.billRequest(res, user, path, body, misbehaviour);
     if (path === '/api/v1/wallet/deposit/payment-method') return this.deposit(res, user, body, misbehaviour);
+    if (path === '/api/v1/solana/transfer-token')
+      return this.solanaSend(res, body, TRANSFER_FIELDS, misbehaviour, (signature) => ({ signature }));
+    if (path === '/api/v1/solana-exchange/swap-token-to-sol')
+      return this.solanaSend(res, body, SWAP_FIELDS, misbehaviour, (signature) => ({
+        signature,
+        txUrl: `https://explorer.solana.com/tx/${signature}`,
+      }));
     send(res, 200, { statusCode: 200, message: 'OK', data: {}, errors: {} });
   }
 
@@ -411,6 +422,40 @@ export class SpecUpstream extends LocalHttpServer {
     this.deposits.push(result);
     envelope(res, 201, 'Deposit initiated', result);
   }
+
+  /**
+   * The spec's token transfer and swap: only the body fields it lists; the answer's `data` is the
+   * signature (and the swap's txUrl). Under `wrong-shape`, the signature is a number.
+   */
+  private solanaSend(
+    res: ServerResponse,
+    text: string,
+    fields: string[],
+    misbehaviour: Misbehaviour | undefined,
+    data: (signature: string) => Record<string, unknown>,
+  ): void {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return general(res, 400, 'Unexpected token in JSON');
+    }
+    const unknown = Object.keys(body).find((field) => !fields.includes(field));
+    if (unknown) return general(res, 400, `property ${unknown} should not exist`);
+    const signature = base58Signature();
+    this.solanaSends.push({ body, signature });
+    envelope(res, 201, 'Transaction sent', misbehaviour === 'wrong-shape' ? { signature: 42 } : data(signature));
+  }
+}
+
+/** The token transfer's and the swap's body fields, as the spec lists them. */
+const TRANSFER_FIELDS = ['to', 'tokenMintAddress', 'amount', 'network'];
+const SWAP_FIELDS = ['outputMint', 'amount', 'slippageBps'];
+
+/** A fresh 88-character base58 string, shaped as a transaction signature. */
+function base58Signature(): string {
+  const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+  return Array.from(randomBytes(88), (byte) => alphabet[byte % alphabet.length]).join('');
 }
 
 /** The deposit request's body fields, as the spec lists them (which are required: not shown). */

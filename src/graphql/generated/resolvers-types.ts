@@ -18,6 +18,7 @@ import type { BillRecord as BillRecordModel, SkippedBillRun as SkippedBillRunMod
 import type { BillItem as BillItemModel, CustomerValidation as CustomerValidationModel } from '../../domain/bills/bills-provider.js';
 import type { BusinessCustomerRow as BusinessCustomerRowModel } from '../../domain/customers/customer-service.js';
 import type { TokenBalance as TokenBalanceModel, SolanaPortfolioView as SolanaPortfolioViewModel } from '../../domain/solana/portfolio.js';
+import type { SolanaSend as SolanaSendModel, SwapSubmitted as SwapSubmittedModel } from '../../domain/solana/solana-sends.js';
 import type { TransferView as TransferViewModel } from '../../domain/solana/transfer-service.js';
 import type { SwapQuoteView as SwapQuoteViewModel } from '../../domain/solana/swap-quote.js';
 import type { SolanaWalletAddress as SolanaWalletAddressModel } from '../../domain/solana/custodial-wallets.js';
@@ -4197,7 +4198,7 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
     | ( DepositResultModel )
     | ( OfframpOrderModel )
     | ( PayoutRowModel )
-    | ( TransferViewModel )
+    | ( SolanaSendModel )
     | ( WalletTransactionRowModel )
   ;
 }>;
@@ -4206,7 +4207,7 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
   ChainSwapQuote: ( SwapQuoteViewModel );
   ChainToken: ( SolanaToken );
-  ChainTransfer: ( TransferViewModel );
+  ChainTransfer: ( SolanaSendModel );
   ChainWallet: ( SolanaWalletAddressModel );
   Node:
     | ( BillRecordModel )
@@ -4216,7 +4217,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( OfframpOrderModel )
     | ( PaymentMethodRowModel )
     | ( PayoutRowModel )
-    | ( TransferViewModel )
+    | ( SolanaSendModel )
     | ( ActivityModel )
     | ( UserModel )
     | ( WalletTransactionRowModel )
@@ -4266,7 +4267,7 @@ export type ResolversTypes = ResolversObject<{
   CardInput: CardInput;
   ChainSwapQuote: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainSwapQuote']>;
   ChainToken: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainToken']>;
-  ChainTransfer: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainTransfer']>;
+  ChainTransfer: ResolverTypeWrapper<TransferViewModel>;
   ChainWallet: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainWallet']>;
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
@@ -4341,7 +4342,7 @@ export type ResolversTypes = ResolversObject<{
   SolanaToken: ResolverTypeWrapper<SolanaToken>;
   SolanaTokenBalance: ResolverTypeWrapper<TokenBalanceModel>;
   SolanaTokenTransferInput: SolanaTokenTransferInput;
-  SolanaTransfer: ResolverTypeWrapper<TransferViewModel>;
+  SolanaTransfer: ResolverTypeWrapper<SolanaSendModel>;
   SolanaTransferConnection: ResolverTypeWrapper<SolanaTransferConnectionModelModel>;
   SolanaTransferEdge: ResolverTypeWrapper<Omit<SolanaTransferEdge, 'node'> & { node: ResolversTypes['SolanaTransfer'] }>;
   SolanaTransferStatus: SolanaTransferStatus;
@@ -4356,7 +4357,7 @@ export type ResolversTypes = ResolversObject<{
   SwapQuote: ResolverTypeWrapper<SwapQuoteViewModel>;
   SwapQuoteInput: SwapQuoteInput;
   SwapRates: ResolverTypeWrapper<SwapRates>;
-  SwapResult: ResolverTypeWrapper<SwapResult>;
+  SwapResult: ResolverTypeWrapper<SwapSubmittedModel>;
   SwapRoute: ResolverTypeWrapper<SwapRoute>;
   SwapUsdValues: ResolverTypeWrapper<SwapUsdValues>;
   Transaction: ResolverTypeWrapper<ActivityModel>;
@@ -4434,7 +4435,7 @@ export type ResolversParentTypes = ResolversObject<{
   CardInput: CardInput;
   ChainSwapQuote: ResolversInterfaceTypes<ResolversParentTypes>['ChainSwapQuote'];
   ChainToken: ResolversInterfaceTypes<ResolversParentTypes>['ChainToken'];
-  ChainTransfer: ResolversInterfaceTypes<ResolversParentTypes>['ChainTransfer'];
+  ChainTransfer: TransferViewModel;
   ChainWallet: ResolversInterfaceTypes<ResolversParentTypes>['ChainWallet'];
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
@@ -4498,7 +4499,7 @@ export type ResolversParentTypes = ResolversObject<{
   SolanaToken: SolanaToken;
   SolanaTokenBalance: TokenBalanceModel;
   SolanaTokenTransferInput: SolanaTokenTransferInput;
-  SolanaTransfer: TransferViewModel;
+  SolanaTransfer: SolanaSendModel;
   SolanaTransferConnection: SolanaTransferConnectionModelModel;
   SolanaTransferEdge: Omit<SolanaTransferEdge, 'node'> & { node: ResolversParentTypes['SolanaTransfer'] };
   SolanaWallet: SolanaWalletAddressModel;
@@ -4510,7 +4511,7 @@ export type ResolversParentTypes = ResolversObject<{
   SwapQuote: SwapQuoteViewModel;
   SwapQuoteInput: SwapQuoteInput;
   SwapRates: SwapRates;
-  SwapResult: SwapResult;
+  SwapResult: SwapSubmittedModel;
   SwapRoute: SwapRoute;
   SwapUsdValues: SwapUsdValues;
   Transaction: ActivityModel;
