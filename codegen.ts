@@ -57,7 +57,7 @@ const config: CodegenConfig = {
           BillItem: '../../domain/bills/bills-provider.js#BillItem',
           BillValidation: '../../domain/bills/bills-provider.js#CustomerValidation',
           BillUpdate: '../../domain/events/event.js#StoredEvent',
-          BusinessCustomer: '../../domain/customers/customer-service.js#BusinessCustomerRow',
+          BusinessCustomer: '../../domain/customers/business-customer.js#BusinessCustomer',
           SolanaTokenBalance: '../../domain/solana/portfolio.js#TokenBalance',
           SolanaPortfolio: '../../domain/solana/portfolio.js#SolanaPortfolioView',
           SolanaTransfer: '../../domain/solana/solana-sends.js#SolanaSend',

@@ -28,6 +28,8 @@ import { UpstreamSwapQuotes } from './domain/facade/upstream-swap-quotes.js';
 import { localSwapQuotes, type SwapQuotesDomain } from './domain/solana/swap-quotes-domain.js';
 import { type DepositsDomain, localDeposits } from './domain/wallet/deposits-domain.js';
 import { UpstreamDeposits } from './domain/facade/upstream-deposits.js';
+import { type CustomersDomain, localCustomers } from './domain/customers/customers-domain.js';
+import { UpstreamCustomers } from './domain/facade/upstream-customers.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { DomainError } from './domain/errors.js';
 import { Idempotency } from './domain/idempotency/idempotency.js';
@@ -128,6 +130,8 @@ export interface Services {
   billsDomain: BillsDomain;
   solanaWallets: CustodialWallets;
   customers: CustomerService;
+  /** Creating a business customer as the graph reads it: `customers` in service mode, the upstream's in facade mode. */
+  customersDomain: CustomersDomain;
   /** The account's growing lists as cursor windows (the graph's connections). */
   accountLists: AccountLists;
   /** Batched lookups of an owner's records by id or reference (the graph's loaders). */
@@ -380,6 +384,7 @@ export function createServices(
     exchangeProvider,
     solanaTransfers,
   );
+  const customers = new CustomerService(db, clock);
   const offramp = new OfframpService(db, clock, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
     production: paycrest,
@@ -407,7 +412,8 @@ export function createServices(
     accounts: new AccountService(db, clock, users, mailer, publicUrlOf(config)),
     oauthClients,
     authorizationServer: new AuthorizationServer(db, clock, (clientId) => oauthClients.find(clientId)),
-    customers: new CustomerService(db, clock),
+    customers,
+    customersDomain: upstream ? new UpstreamCustomers(upstream) : localCustomers(customers),
     accountLists: new AccountLists(db),
     recordLookups: new RecordLookups(db),
     solanaWallets,

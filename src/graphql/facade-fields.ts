@@ -28,6 +28,7 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'depositWithPaymentMethod',
     'transferSolanaToken',
     'swapTokens',
+    'createBusinessCustomer',
   ],
   Subscription: [],
   // The user record as `GET /api/v1/user/me` gives it; its relationships (businesses, wallet,
@@ -76,6 +77,19 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
   ],
   // The address `GET /api/v1/solana/address` gives; the wallet's balances and portfolio are not asked of the upstream.
   SolanaWallet: ['address'],
+  // The customer as this gateway's REST answers it (the spec shows no body): not its business.
+  BusinessCustomer: [
+    'id',
+    'nodeId',
+    'businessId',
+    'name',
+    'phone',
+    'email',
+    'externalRef',
+    'status',
+    'createdAt',
+    'updatedAt',
+  ],
   // The spec's token transfer answer is the signature alone.
   SolanaTransfer: ['signature'],
   // The spec's swap execution result: this gateway's status, quote id and amounts are not in it.

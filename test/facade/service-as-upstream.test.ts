@@ -216,6 +216,36 @@ describe('a facade in front of this gateway in service mode', () => {
     expect(throughRefusal.errors[0].extensions.code).toBe(directRefusal.errors[0].extensions.code);
   });
 
+  it('creates a business customer through the facade: the answer is the customer GraphQL on the upstream gives', async () => {
+    const key = service.tenant.keys.FULL_ACCESS;
+    const { id: businessId } = await service.t.services.users.createBusiness(service.tenant.user.id, 'Ada Stores');
+    const fields = 'id nodeId businessId name phone email externalRef status createdAt updatedAt';
+    const created = (
+      await graphql(
+        facade,
+        key,
+        `mutation { createBusinessCustomer(businessId: "${businessId}", input: { name: "Ada Obi", phone: "+234 803-123-4567", email: "Ada@Example.ng", externalRef: "crm-${Date.now()}" }) { ${fields} } }`,
+      )
+    ).json();
+    expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+    const customer = created.data.createBusinessCustomer;
+    const direct = (
+      await graphql(
+        service.t,
+        key,
+        `{ businessCustomer(businessId: "${businessId}", id: "${customer.id}") { ${fields} } }`,
+      )
+    ).json();
+    expect(direct.errors).toBeUndefined();
+    expect(customer).toEqual(direct.data.businessCustomer);
+    // Refused input: the same code and the same field named.
+    const refused = `mutation { createBusinessCustomer(businessId: "${businessId}", input: { name: "" }) { id } }`;
+    const directRefusal = (await graphql(service.t, key, refused)).json();
+    const throughRefusal = (await graphql(facade, key, refused)).json();
+    expect(directRefusal.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'name' });
+    expect(throughRefusal.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'name' });
+  });
+
   it('refuses a key the upstream does not know as the upstream does: 401 on REST, UNAUTHENTICATED on GraphQL', async () => {
     const rest = await facade.app.inject({
       method: 'GET',

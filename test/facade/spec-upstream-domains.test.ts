@@ -65,6 +65,11 @@ const OPERATIONS: Array<[string, string, string]> = [
     `mutation { swapTokens(input: { inputMint: "${SOL}", outputMint: "${BONK}", amount: "0.5" }) { signature } }`,
     '/api/v1/solana-exchange/swap-token-to-sol',
   ],
+  [
+    'createBusinessCustomer',
+    'mutation { createBusinessCustomer(businessId: "biz-1", input: { name: "Ada" }) { id } }',
+    '/api/v1/customers/biz-1',
+  ],
 ];
 
 const DEPOSIT = `amount amountKobo reference currency customization { title } customer { email phoneNumber name }
@@ -441,6 +446,39 @@ describe('bills, the Solana address and the offramp through a facade in front of
     );
     expect(status.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     expect(sentTo('/api/v1/solana-exchange/swap-token-to-sol').length).toBe(before);
+  });
+
+  it("creates a business customer with the spec's request, the path's businessId encoded", async () => {
+    const { key } = await knownUser();
+    const answer = await graphql(
+      key,
+      `mutation { createBusinessCustomer(businessId: "biz/7", input: { name: "Ada Obi", phone: "+2348031234567", email: "ada@example.ng", externalRef: "crm-9" }) {
+          id businessId name phone email externalRef status createdAt updatedAt } }`,
+    );
+    expect(answer.errors).toBeUndefined();
+    const sent = upstream.requests.at(-1)!;
+    expect(`${sent.method} ${sent.path}`).toBe('POST /api/v1/customers/biz%2F7');
+    expect(JSON.parse(sent.body)).toEqual({
+      name: 'Ada Obi',
+      phone: '+2348031234567',
+      email: 'ada@example.ng',
+      externalRef: 'crm-9',
+    });
+    expect(sent.headers['x-api-key']).toBe(key);
+    expect(answer.data!['createBusinessCustomer']).toMatchObject({
+      businessId: 'biz/7',
+      name: 'Ada Obi',
+      phone: '+2348031234567',
+      email: 'ada@example.ng',
+      externalRef: 'crm-9',
+      status: 'active',
+    });
+    // Its business is not asked of the upstream: the field is not in the facade's graph.
+    const business = await graphql(
+      key,
+      'mutation { createBusinessCustomer(businessId: "biz-1", input: { name: "Ada" }) { business { id } } }',
+    );
+    expect(business.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
   describe.each(OPERATIONS)('%s', (field, document, path) => {

@@ -20,7 +20,8 @@ import { LocalHttpServer } from '../helpers/local-server.js';
  * number it came as. The spec names the records list's query parameters by meaning only: this fake
  * reads `page`, `limit` and `status`, the names a Partner Gateway uses. The deposit with a payment
  * method takes only the body fields the spec lists and answers the spec's deposit result; the token
- * transfer and the swap take only theirs and answer a fresh signature (and the swap's txUrl).
+ * transfer and the swap take only theirs and answer a fresh signature (and the swap's txUrl); the
+ * customer creation takes its four fields and answers as a Partner Gateway does (the spec shows none).
  */
 export type Misbehaviour =
   | 'timeout'
@@ -308,6 +309,7 @@ export class SpecUpstream extends LocalHttpServer {
     if (path === '/api/v1/bills/records') return this.records(res, user, new URLSearchParams(query), misbehaviour);
     if (BILL_BODIES[path]) return this.billRequest(res, user, path, body, misbehaviour);
     if (path === '/api/v1/wallet/deposit/payment-method') return this.deposit(res, user, body, misbehaviour);
+    if (path.startsWith('/api/v1/customers/')) return this.customer(res, path, body, misbehaviour);
     if (path === '/api/v1/solana/transfer-token')
       return this.solanaSend(res, body, TRANSFER_FIELDS, misbehaviour, (signature) => ({ signature }));
     if (path === '/api/v1/solana-exchange/swap-token-to-sol')
@@ -421,6 +423,33 @@ export class SpecUpstream extends LocalHttpServer {
     };
     this.deposits.push(result);
     envelope(res, 201, 'Deposit initiated', result);
+  }
+
+  /**
+   * The spec's customer creation: only its four body fields. The spec shows no answer: this one is
+   * a Partner Gateway's (the customer in the envelope). Under `wrong-shape`, the id is a number.
+   */
+  private customer(res: ServerResponse, path: string, text: string, misbehaviour: Misbehaviour | undefined): void {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return general(res, 400, 'Unexpected token in JSON');
+    }
+    const unknown = Object.keys(body).find((field) => !['name', 'phone', 'email', 'externalRef'].includes(field));
+    if (unknown) return general(res, 400, `property ${unknown} should not exist`);
+    const now = new Date().toISOString();
+    envelope(res, 201, 'Customer created', {
+      id: misbehaviour === 'wrong-shape' ? 42 : randomUUID(),
+      businessId: decodeURIComponent(path.split('/').at(-1)!),
+      name: body['name'],
+      phone: body['phone'] ?? null,
+      email: body['email'] ?? null,
+      externalRef: body['externalRef'] ?? null,
+      status: 'active',
+      createdAt: now,
+      updatedAt: now,
+    });
   }
 
   /**

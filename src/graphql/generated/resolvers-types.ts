@@ -16,7 +16,7 @@ import type { DepositResult as DepositResultModel } from '../../domain/wallet/de
 import type { PayoutRow as PayoutRowModel } from '../../domain/wallet/payout-service.js';
 import type { BillRecord as BillRecordModel, SkippedBillRun as SkippedBillRunModel } from '../../domain/bills/bill-record.js';
 import type { BillItem as BillItemModel, CustomerValidation as CustomerValidationModel } from '../../domain/bills/bills-provider.js';
-import type { BusinessCustomerRow as BusinessCustomerRowModel } from '../../domain/customers/customer-service.js';
+import type { BusinessCustomer as BusinessCustomerModel } from '../../domain/customers/business-customer.js';
 import type { TokenBalance as TokenBalanceModel, SolanaPortfolioView as SolanaPortfolioViewModel } from '../../domain/solana/portfolio.js';
 import type { SolanaSend as SolanaSendModel, SwapSubmitted as SwapSubmittedModel } from '../../domain/solana/solana-sends.js';
 import type { TransferView as TransferViewModel } from '../../domain/solana/transfer-service.js';
@@ -4212,7 +4212,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
   Node:
     | ( BillRecordModel )
     | ( BusinessModel )
-    | ( BusinessCustomerRowModel )
+    | ( BusinessCustomerModel )
     | ( DepositResultModel )
     | ( OfframpOrderModel )
     | ( PaymentMethodRowModel )
@@ -4256,7 +4256,7 @@ export type ResolversTypes = ResolversObject<{
   BillValidation: ResolverTypeWrapper<CustomerValidationModel>;
   Biller: ResolverTypeWrapper<Biller>;
   Business: ResolverTypeWrapper<BusinessModel>;
-  BusinessCustomer: ResolverTypeWrapper<BusinessCustomerRowModel>;
+  BusinessCustomer: ResolverTypeWrapper<BusinessCustomerModel>;
   BusinessCustomerConnection: ResolverTypeWrapper<BusinessCustomerConnectionModelModel>;
   BusinessCustomerEdge: ResolverTypeWrapper<Omit<BusinessCustomerEdge, 'node'> & { node: ResolversTypes['BusinessCustomer'] }>;
   BusinessCustomerInput: BusinessCustomerInput;
@@ -4425,7 +4425,7 @@ export type ResolversParentTypes = ResolversObject<{
   BillValidation: CustomerValidationModel;
   Biller: Biller;
   Business: BusinessModel;
-  BusinessCustomer: BusinessCustomerRowModel;
+  BusinessCustomer: BusinessCustomerModel;
   BusinessCustomerConnection: BusinessCustomerConnectionModelModel;
   BusinessCustomerEdge: Omit<BusinessCustomerEdge, 'node'> & { node: ResolversParentTypes['BusinessCustomer'] };
   BusinessCustomerInput: BusinessCustomerInput;
