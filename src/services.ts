@@ -30,6 +30,10 @@ import { UpstreamOfframp } from './domain/facade/upstream-offramp.js';
 import { UpstreamSolanaWallet } from './domain/facade/upstream-solana-wallet.js';
 import { UpstreamSwapQuotes } from './domain/facade/upstream-swap-quotes.js';
 import { localSwapQuotes, type SwapQuotesDomain } from './domain/solana/swap-quotes-domain.js';
+import { type DepositsDomain, localDeposits } from './domain/wallet/deposits-domain.js';
+import { UpstreamDeposits } from './domain/facade/upstream-deposits.js';
+import { type CustomersDomain, localCustomers } from './domain/customers/customers-domain.js';
+import { UpstreamCustomers } from './domain/facade/upstream-customers.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { DomainError } from './domain/errors.js';
 import { Idempotency } from './domain/idempotency/idempotency.js';
@@ -123,6 +127,8 @@ export interface Services {
   wallet: WalletService;
   paymentMethods: PaymentMethodService;
   deposits: DepositService;
+  /** The deposit with a payment method as the graph reads it: `deposits` in service mode, the upstream's in facade mode. */
+  depositsDomain: DepositsDomain;
   payouts: PayoutService;
   bills: BillsService;
   /** The offramp's assets and quotes as the graph reads them: `offramp` in service mode, the upstream's in facade mode. */
@@ -135,6 +141,8 @@ export interface Services {
   billsDomain: BillsDomain;
   solanaWallets: CustodialWallets;
   customers: CustomerService;
+  /** Creating a business customer as the graph reads it: `customers` in service mode, the upstream's in facade mode. */
+  customersDomain: CustomersDomain;
   /** The account's growing lists as cursor windows (the graph's connections). */
   accountLists: AccountLists;
   /** Batched lookups of an owner's records by id or reference (the graph's loaders). */
@@ -393,13 +401,16 @@ export function createServices(
     exchangeProvider,
     solanaTransfers,
   );
+  const customers = new CustomerService(db, clock);
   const offramp = new OfframpService(db, clock, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
     production: paycrest,
   });
   return {
     offrampDomain: upstream ? new UpstreamOfframp(upstream) : localOfframp(offramp),
-    solanaWalletDomain: upstream ? new UpstreamSolanaWallet(upstream) : localSolanaWallet(solanaWallets),
+    solanaWalletDomain: upstream
+      ? new UpstreamSolanaWallet(upstream)
+      : localSolanaWallet(solanaWallets, solanaTransfers),
     solanaIncoming,
     reconciliation,
     ledgerCheck: new LedgerCheck(db, clock),
@@ -418,7 +429,8 @@ export function createServices(
     accounts: new AccountService(db, clock, users, mailer, publicUrlOf(config)),
     oauthClients,
     authorizationServer: new AuthorizationServer(db, clock, (clientId) => oauthClients.find(clientId)),
-    customers: new CustomerService(db, clock),
+    customers,
+    customersDomain: upstream ? new UpstreamCustomers(upstream) : localCustomers(customers),
     accountLists: new AccountLists(db),
     recordLookups: new RecordLookups(db),
     solanaWallets,
@@ -430,6 +442,7 @@ export function createServices(
     paymentMethods,
     wallet: new WalletService(db, clock, users, idempotency),
     deposits,
+    depositsDomain: upstream ? new UpstreamDeposits(upstream) : localDeposits(deposits),
     payouts,
     bulkheads,
     keyControls,

@@ -31,6 +31,10 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'payElectricity',
     'buyMobileData',
     'subscribeCableTv',
+    'depositWithPaymentMethod',
+    'transferSolanaToken',
+    'swapTokens',
+    'createBusinessCustomer',
     'registerUpstreamWebhookSecret',
     'createWebhookEndpoint',
     'updateWebhookEndpoint',
@@ -76,8 +80,44 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'platform',
     'lastLoggedIn',
   ],
+  // The spec's deposit result: no id (so no nodeId and no Node), method, failureReason, version,
+  // timestamps or relationships.
+  Deposit: [
+    'amount',
+    'amountKobo',
+    'reference',
+    'currency',
+    'customization',
+    'customer',
+    'accountNumber',
+    'bankName',
+    'accountName',
+    'expiry_datetime',
+    'note',
+    'status',
+    'redirectUrl',
+    'narration',
+    'nextAction',
+  ],
   // The address `GET /api/v1/solana/address` gives; the wallet's balances and portfolio are not asked of the upstream.
   SolanaWallet: ['address'],
+  // The customer as this gateway's REST answers it (the spec shows no body): not its business.
+  BusinessCustomer: [
+    'id',
+    'nodeId',
+    'businessId',
+    'name',
+    'phone',
+    'email',
+    'externalRef',
+    'status',
+    'createdAt',
+    'updatedAt',
+  ],
+  // The spec's token transfer answer is the signature alone.
+  SolanaTransfer: ['signature'],
+  // The spec's swap execution result: this gateway's status, quote id and amounts are not in it.
+  SwapResult: ['signature', 'txUrl'],
   // The spec's bill transaction record: this gateway's fee, customerName, failureReason, version
   // and wallet transaction are not in it.
   BillRecord: [
@@ -107,13 +147,17 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
 /**
  * Input fields a facade takes, where the spec's request has fewer than the graph's input: the
  * spec's airtime and electricity bodies carry no `reference`, and electricity no `scheduleData`;
- * its token-to-token quote takes no swap mode, slippage or network.
+ * its token-to-token quote takes no swap mode, slippage or network, and its swap no quote id,
+ * mode or network.
  */
 export const FACADE_INPUT_FIELDS: Readonly<Record<string, readonly string[]>> = {
   AirtimeInput: ['phoneNumber', 'biller', 'amount', 'isSchedule', 'scheduleData', 'saveBeneficiary', 'beneficiaryName'],
   ElectricityInput: ['meterNumber', 'disco', 'amount', 'isSchedule', 'saveBeneficiary', 'beneficiaryName'],
   // The token-to-token quote's three query parameters: the spec gives no mode, slippage or network.
   SwapQuoteInput: ['inputMint', 'outputMint', 'amount'],
+  // The spec's swap body (`swap-token-to-sol`, SOL into outputMint): no quote id, mode or network;
+  // inputMint stays, and must be SOL's, so a document means the same in both modes.
+  SwapInput: ['inputMint', 'outputMint', 'amount', 'slippageBps'],
 };
 
 /** Fields of the operations the spec only names: served only where the route map places them (UPSTREAM_ROUTES). */

@@ -18,13 +18,21 @@ const ROOTS = ['Query', 'Mutation', 'Subscription'];
 
 /**
  * The SDL a facade serves, cut from the service's: on each type the surface lists, only its listed
- * fields (a root type left with none goes), then only the types those fields reach. Entities lose
+ * fields (a root type left with none goes, and so does an interface whose fields a type no longer
+ * all has), then only the types those fields reach. Entities lose
  * `@key`: an entity is fetched by id, which the spec's upstream cannot answer. A generated client
  * then never compiles against a field that would always fail, and the subgraph's `_service { sdl }`
  * says the same (it is built from this document).
  */
 export function facadeTypeDefs(document: DocumentNode, surface: FacadeSurface): DocumentNode {
-  const trimmed = document.definitions.flatMap((definition) => trim(definition, surface));
+  const interfaceFields = new Map<string, string[]>();
+  for (const d of document.definitions)
+    if (d.kind === Kind.INTERFACE_TYPE_DEFINITION || d.kind === Kind.INTERFACE_TYPE_EXTENSION)
+      interfaceFields.set(d.name.value, [
+        ...(interfaceFields.get(d.name.value) ?? []),
+        ...(d.fields ?? []).map((f) => f.name.value),
+      ]);
+  const trimmed = document.definitions.flatMap((definition) => trim(definition, surface, interfaceFields));
   const reached = reachable(trimmed);
   return {
     kind: Kind.DOCUMENT,
@@ -37,7 +45,11 @@ function isKept(definition: DefinitionNode, reached: Set<string>): boolean {
   return 'name' in definition && definition.name !== undefined && reached.has(definition.name.value);
 }
 
-function trim(definition: DefinitionNode, surface: FacadeSurface): DefinitionNode[] {
+function trim(
+  definition: DefinitionNode,
+  surface: FacadeSurface,
+  interfaceFields: ReadonlyMap<string, readonly string[]>,
+): DefinitionNode[] {
   switch (definition.kind) {
     case Kind.OBJECT_TYPE_DEFINITION:
     case Kind.OBJECT_TYPE_EXTENSION: {
@@ -47,7 +59,11 @@ function trim(definition: DefinitionNode, surface: FacadeSurface): DefinitionNod
       // An extension, or a root type, left without fields has nothing to say.
       if ((fields ?? []).length === 0 && (definition.kind === Kind.OBJECT_TYPE_EXTENSION || ROOTS.includes(name)))
         return [];
-      return [{ ...definition, fields, directives: withoutKey(definition.directives) }];
+      // A type cut below an interface's fields (a Deposit without its id) no longer implements it.
+      const interfaces = kept
+        ? definition.interfaces?.filter((i) => (interfaceFields.get(i.name.value) ?? []).every((f) => kept.includes(f)))
+        : definition.interfaces;
+      return [{ ...definition, fields, interfaces, directives: withoutKey(definition.directives) }];
     }
     case Kind.INTERFACE_TYPE_DEFINITION:
     case Kind.INTERFACE_TYPE_EXTENSION:

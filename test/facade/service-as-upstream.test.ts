@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type StartedTestApp, startTestApp, type TestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
+import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 
 const SANDBOX_USDC = tokenBySymbol('USDC')!.address;
@@ -11,6 +12,11 @@ const BILL = `id nodeId createdAt updatedAt deletedDate userId reference billerC
 
 const ME = `{ me { id nodeId createdAt updatedAt deletedDate email phone firstName lastName name haveTransactionPin
   verified resetToken resetTokenExpiry dob isAdmin deviceId deviceIp deviceModel platform lastLoggedIn } }`;
+
+/** Every Deposit field a facade serves (the spec's deposit result). */
+const DEPOSIT = `amount amountKobo reference currency customization { title } customer { email phoneNumber name }
+  accountNumber bankName accountName expiry_datetime note status redirectUrl narration
+  nextAction { type requires_pin requires_otp redirect_url payment_instruction }`;
 
 /** This gateway in service mode as the upstream, and a second one in facade mode in front of it. */
 describe('a facade in front of this gateway in service mode', () => {
@@ -114,6 +120,130 @@ describe('a facade in front of this gateway in service mode', () => {
     expect(direct.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
     expect(through.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
     expect(through.errors[0].path).toEqual(['offrampQuote']);
+  });
+
+  it.each([
+    ['a PIN card', SANDBOX_PAYMENTS.cards.pinThenOtp],
+    ['a 3-D Secure card', SANDBOX_PAYMENTS.cards.threeDs],
+  ])(
+    'starts a deposit with %s through the facade: the answer is the deposit GraphQL on the upstream gives',
+    async (_name, number) => {
+      const key = service.tenant.keys.FULL_ACCESS;
+      const stored = (
+        await graphql(
+          service.t,
+          key,
+          `mutation { createPaymentMethod(input: { type: card, card: { number: "${number}", expMonth: 9, expYear: ${new Date().getUTCFullYear() + 2}, cvv: "564" } }) { id } }`,
+        )
+      ).json();
+      expect(stored.errors).toBeUndefined();
+      const started = (
+        await graphql(
+          facade,
+          key,
+          `mutation { depositWithPaymentMethod(input: { amount: 2500.75, paymentMethodId: "${stored.data.createPaymentMethod.id}",
+            redirectUrl: "https://shop.example.ng/back", narration: "Top-up", meta: { order: 7 } }) { ${DEPOSIT} } }`,
+        )
+      ).json();
+      expect(started.errors, JSON.stringify(started.errors)).toBeUndefined();
+      const deposit = started.data.depositWithPaymentMethod;
+      const direct = (
+        await graphql(service.t, key, `{ deposit(reference: "${deposit.reference}") { ${DEPOSIT} } }`)
+      ).json();
+      expect(direct.errors).toBeUndefined();
+      expect(deposit).toEqual(direct.data.deposit);
+      expect(deposit).toMatchObject({ amount: 2500.75, amountKobo: 250075, status: 'PENDING' });
+      // A stored method the upstream does not know: its refusal, with its code.
+      const refused =
+        '{ x: depositWithPaymentMethod(input: { amount: 10, paymentMethodId: "00000000-0000-4000-8000-000000000000" }) { reference } }';
+      const mutation = `mutation ${refused}`;
+      const directRefusal = (await graphql(service.t, key, mutation)).json();
+      const throughRefusal = (await graphql(facade, key, mutation)).json();
+      expect(throughRefusal.errors[0].extensions.code).toBe(directRefusal.errors[0].extensions.code);
+    },
+  );
+
+  it('transfers a token and swaps SOL through the facade: each answer is what GraphQL on the upstream gives for that transaction', async () => {
+    const key = service.tenant.keys.FULL_ACCESS;
+    const funded = (await graphql(service.t, key, 'mutation { sandboxSolanaFaucet { address } }')).json();
+    expect(funded.errors, JSON.stringify(funded.errors)).toBeUndefined();
+    const to = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
+    const sent = (
+      await graphql(
+        facade,
+        key,
+        `mutation { transferSolanaToken(input: { to: "${to}", tokenMintAddress: "${SANDBOX_USDC}", amount: "2.5" }) { signature } }`,
+      )
+    ).json();
+    expect(sent.errors, JSON.stringify(sent.errors)).toBeUndefined();
+    const transfer = sent.data.transferSolanaToken;
+    const direct = (
+      await graphql(
+        service.t,
+        key,
+        `{ solanaTransfer(signature: "${transfer.signature}") { signature kind to mint amount } }`,
+      )
+    ).json();
+    expect(direct.data.solanaTransfer).toEqual({ ...transfer, kind: 'token', to, mint: SANDBOX_USDC, amount: '2.5' });
+
+    const swapped = (
+      await graphql(
+        facade,
+        key,
+        `mutation { swapTokens(input: { inputMint: "So11111111111111111111111111111111111111112", outputMint: "${SANDBOX_USDC}", amount: "0.25", slippageBps: 100 }) { signature txUrl } }`,
+      )
+    ).json();
+    expect(swapped.errors, JSON.stringify(swapped.errors)).toBeUndefined();
+    const swap = swapped.data.swapTokens;
+    const directSwap = (
+      await graphql(
+        service.t,
+        key,
+        `{ solanaTransfer(signature: "${swap.signature}") { signature txUrl kind mint amount } }`,
+      )
+    ).json();
+    expect(directSwap.data.solanaTransfer).toEqual({
+      ...swap,
+      kind: 'swap',
+      mint: 'So11111111111111111111111111111111111111112',
+      amount: '0.25',
+    });
+    // A refusal by the upstream (a balance too small) reaches the caller with the upstream's own code.
+    const tooMuch = `mutation { transferSolanaToken(input: { to: "${to}", tokenMintAddress: "${SANDBOX_USDC}", amount: "999999999" }) { signature } }`;
+    const directRefusal = (await graphql(service.t, key, tooMuch)).json();
+    const throughRefusal = (await graphql(facade, key, tooMuch)).json();
+    expect(directRefusal.errors[0].extensions.code).toBe('INSUFFICIENT_FUNDS');
+    expect(throughRefusal.errors[0].extensions.code).toBe(directRefusal.errors[0].extensions.code);
+  });
+
+  it('creates a business customer through the facade: the answer is the customer GraphQL on the upstream gives', async () => {
+    const key = service.tenant.keys.FULL_ACCESS;
+    const { id: businessId } = await service.t.services.users.createBusiness(service.tenant.user.id, 'Ada Stores');
+    const fields = 'id nodeId businessId name phone email externalRef status createdAt updatedAt';
+    const created = (
+      await graphql(
+        facade,
+        key,
+        `mutation { createBusinessCustomer(businessId: "${businessId}", input: { name: "Ada Obi", phone: "+234 803-123-4567", email: "Ada@Example.ng", externalRef: "crm-${Date.now()}" }) { ${fields} } }`,
+      )
+    ).json();
+    expect(created.errors, JSON.stringify(created.errors)).toBeUndefined();
+    const customer = created.data.createBusinessCustomer;
+    const direct = (
+      await graphql(
+        service.t,
+        key,
+        `{ businessCustomer(businessId: "${businessId}", id: "${customer.id}") { ${fields} } }`,
+      )
+    ).json();
+    expect(direct.errors).toBeUndefined();
+    expect(customer).toEqual(direct.data.businessCustomer);
+    // Refused input: the same code and the same field named.
+    const refused = `mutation { createBusinessCustomer(businessId: "${businessId}", input: { name: "" }) { id } }`;
+    const directRefusal = (await graphql(service.t, key, refused)).json();
+    const throughRefusal = (await graphql(facade, key, refused)).json();
+    expect(directRefusal.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'name' });
+    expect(throughRefusal.errors[0].extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'name' });
   });
 
   it('refuses a key the upstream does not know as the upstream does: 401 on REST, UNAUTHENTICATED on GraphQL', async () => {

@@ -16,6 +16,8 @@ interface GraphQLAnswer {
 
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
+const SOL = 'So11111111111111111111111111111111111111112';
+const RECIPIENT = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
 
 /** Each bill operation a facade serves over the spec's paths, as a GraphQL document, and the path it asks. */
 const OPERATIONS: Array<[string, string, string]> = [
@@ -48,7 +50,31 @@ const OPERATIONS: Array<[string, string, string]> = [
     `{ swapQuote(input: { inputMint: "${USDC}", outputMint: "${BONK}", amount: "1.5" }) { quoteId } }`,
     '/api/v1/solana-exchange/quote/token-to-token',
   ],
+  [
+    'depositWithPaymentMethod',
+    'mutation { depositWithPaymentMethod(input: { amount: 500, paymentMethodId: "pm_1" }) { reference } }',
+    '/api/v1/wallet/deposit/payment-method',
+  ],
+  [
+    'transferSolanaToken',
+    `mutation { transferSolanaToken(input: { to: "${RECIPIENT}", tokenMintAddress: "${USDC}", amount: "1.5" }) { signature } }`,
+    '/api/v1/solana/transfer-token',
+  ],
+  [
+    'swapTokens',
+    `mutation { swapTokens(input: { inputMint: "${SOL}", outputMint: "${BONK}", amount: "0.5" }) { signature } }`,
+    '/api/v1/solana-exchange/swap-token-to-sol',
+  ],
+  [
+    'createBusinessCustomer',
+    'mutation { createBusinessCustomer(businessId: "biz-1", input: { name: "Ada" }) { id } }',
+    '/api/v1/customers/biz-1',
+  ],
 ];
+
+const DEPOSIT = `amount amountKobo reference currency customization { title } customer { email phoneNumber name }
+  accountNumber bankName accountName expiry_datetime note status redirectUrl narration
+  nextAction { type requires_pin requires_otp redirect_url payment_instruction }`;
 
 describe('bills, the Solana address and the offramp through a facade in front of an upstream written from the spec', () => {
   let upstream: SpecUpstream;
@@ -308,6 +334,151 @@ describe('bills, the Solana address and the offramp through a facade in front of
       `{ swapQuote(input: { inputMint: "${USDC}", outputMint: "${BONK}", amount: "1.5", slippageBps: 50 }) { quoteId } }`,
     );
     expect(slippage.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it("starts a deposit with a payment method with the spec's request, the key forwarded and the amount read exactly", async () => {
+    const { key, user } = await knownUser();
+    const before = upstream.requests.length;
+    // 1.15 is 114.99999999999999 kobo through a float multiplication.
+    const answer = await graphql(
+      key,
+      `mutation { depositWithPaymentMethod(input: { amount: 1.15, paymentMethodId: "pm_card_1", reference: "DEP-mine-1",
+          currency: "NGN", redirectUrl: "https://shop.example.ng/back", meta: { order: 7 }, narration: "Top-up" }) { ${DEPOSIT} } }`,
+      { 'idempotency-key': 'dep-key-1' },
+    );
+    expect(answer.errors).toBeUndefined();
+    const asked = upstream.requests.slice(before).filter((r) => r.path !== '/api/v1/user/me');
+    expect(asked.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/v1/wallet/deposit/payment-method']);
+    const sent = asked[0]!;
+    expect(JSON.parse(sent.body)).toEqual({
+      amount: 1.15,
+      paymentMethodId: 'pm_card_1',
+      reference: 'DEP-mine-1',
+      currency: 'NGN',
+      redirectUrl: 'https://shop.example.ng/back',
+      meta: { order: 7 },
+      narration: 'Top-up',
+    });
+    expect(sent.headers['x-api-key']).toBe(key);
+    expect(sent.headers['idempotency-key']).toBe('dep-key-1');
+    expect(answer.data!['depositWithPaymentMethod']).toEqual({
+      amount: 1.15,
+      amountKobo: 115,
+      reference: 'DEP-mine-1',
+      currency: 'NGN',
+      customization: { title: 'Wallet funding' },
+      customer: { email: user.email, phoneNumber: user.phone, name: user.name },
+      accountNumber: null,
+      bankName: null,
+      accountName: null,
+      expiry_datetime: '2026-12-31T23:00:00.000Z',
+      note: 'Enter your card PIN',
+      status: 'PENDING',
+      redirectUrl: 'https://shop.example.ng/back',
+      narration: 'Top-up',
+      nextAction: {
+        type: 'requires_pin',
+        requires_pin: null,
+        requires_otp: null,
+        redirect_url: {},
+        payment_instruction: {},
+      },
+    });
+    // Only the spec's deposit result is served: this gateway's id, method and timestamps are not in it.
+    const id = await graphql(
+      key,
+      'mutation { depositWithPaymentMethod(input: { amount: 5, paymentMethodId: "pm_1" }) { id } }',
+    );
+    expect(id.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it("transfers a token and swaps SOL with the spec's requests, each sent once with the caller's key", async () => {
+    const { key } = await knownUser();
+    const transfer = await graphql(
+      key,
+      `mutation { transferSolanaToken(input: { to: "${RECIPIENT}", tokenMintAddress: "${USDC}", amount: "1.500001", network: "devnet" }) { signature } }`,
+      { 'idempotency-key': 'send-key-1' },
+    );
+    expect(transfer.errors).toBeUndefined();
+    const sentTransfer = sentTo('/api/v1/solana/transfer-token').at(-1)!;
+    expect(JSON.parse(sentTransfer.body)).toEqual({
+      to: RECIPIENT,
+      tokenMintAddress: USDC,
+      amount: '1.500001',
+      network: 'devnet',
+    });
+    expect(sentTransfer.headers['x-api-key']).toBe(key);
+    expect(sentTransfer.headers['idempotency-key']).toBe('send-key-1');
+    expect(transfer.data!['transferSolanaToken']).toEqual({ signature: upstream.solanaSends.at(-1)!.signature });
+
+    // The spec's swap amount is a JSON number: written with the caller's digits, past what a float holds.
+    const swap = await graphql(
+      key,
+      `mutation { swapTokens(input: { inputMint: "${SOL}", outputMint: "${BONK}", amount: "00.123456789012345678", slippageBps: 75 }) { signature txUrl } }`,
+      { 'idempotency-key': 'swap-key-1' },
+    );
+    expect(swap.errors).toBeUndefined();
+    const sentSwap = sentTo('/api/v1/solana-exchange/swap-token-to-sol').at(-1)!;
+    expect(sentSwap.body).toBe(`{"outputMint":"${BONK}","amount":0.123456789012345678,"slippageBps":75}`);
+    expect(sentSwap.headers['idempotency-key']).toBe('swap-key-1');
+    const { signature } = upstream.solanaSends.at(-1)!;
+    expect(swap.data!['swapTokens']).toEqual({ signature, txUrl: `https://explorer.solana.com/tx/${signature}` });
+  });
+
+  it('refuses a swap the spec’s request cannot carry before asking: another input token, an amount that is no decimal, a quote id', async () => {
+    const { key } = await knownUser();
+    const before = sentTo('/api/v1/solana-exchange/swap-token-to-sol').length;
+    const other = await graphql(
+      key,
+      `mutation { swapTokens(input: { inputMint: "${USDC}", outputMint: "${BONK}", amount: "1" }) { signature } }`,
+    );
+    expect(other.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'inputMint' });
+    const amount = await graphql(
+      key,
+      `mutation { swapTokens(input: { inputMint: "${SOL}", outputMint: "${BONK}", amount: "1e3" }) { signature } }`,
+    );
+    expect(amount.errors![0]!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', field: 'amount' });
+    const quoteId = await graphql(key, 'mutation { swapTokens(input: { quoteId: "q-1" }) { signature } }');
+    expect(quoteId.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const status = await graphql(
+      key,
+      `mutation { swapTokens(input: { inputMint: "${SOL}", outputMint: "${BONK}", amount: "1" }) { status } }`,
+    );
+    expect(status.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(sentTo('/api/v1/solana-exchange/swap-token-to-sol').length).toBe(before);
+  });
+
+  it("creates a business customer with the spec's request, the path's businessId encoded", async () => {
+    const { key } = await knownUser();
+    const answer = await graphql(
+      key,
+      `mutation { createBusinessCustomer(businessId: "biz/7", input: { name: "Ada Obi", phone: "+2348031234567", email: "ada@example.ng", externalRef: "crm-9" }) {
+          id businessId name phone email externalRef status createdAt updatedAt } }`,
+    );
+    expect(answer.errors).toBeUndefined();
+    const sent = upstream.requests.at(-1)!;
+    expect(`${sent.method} ${sent.path}`).toBe('POST /api/v1/customers/biz%2F7');
+    expect(JSON.parse(sent.body)).toEqual({
+      name: 'Ada Obi',
+      phone: '+2348031234567',
+      email: 'ada@example.ng',
+      externalRef: 'crm-9',
+    });
+    expect(sent.headers['x-api-key']).toBe(key);
+    expect(answer.data!['createBusinessCustomer']).toMatchObject({
+      businessId: 'biz/7',
+      name: 'Ada Obi',
+      phone: '+2348031234567',
+      email: 'ada@example.ng',
+      externalRef: 'crm-9',
+      status: 'active',
+    });
+    // Its business is not asked of the upstream: the field is not in the facade's graph.
+    const business = await graphql(
+      key,
+      'mutation { createBusinessCustomer(businessId: "biz-1", input: { name: "Ada" }) { business { id } } }',
+    );
+    expect(business.errors![0]!.extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
   describe.each(OPERATIONS)('%s', (field, document, path) => {

@@ -36,6 +36,20 @@ describe('the one table of upstream outcomes', () => {
     ).toBe('NOT_FOUND');
   });
 
+  it("reads the transfer's insufficient-balance answer as this gateway's REST writes it: its own code, our words", () => {
+    const body = {
+      statusCode: 400,
+      message: 'Balance 1 < 5 at wallet 9WzD…',
+      error: 'Bad Request',
+      errorCode: 'INSUFFICIENT_FUNDS',
+    };
+    const outcome = statusOutcome(400, undefined, body) as DomainError;
+    expect(outcome.code).toBe('INSUFFICIENT_FUNDS');
+    expect(outcome.message).not.toContain('9WzD');
+    // Under another status it is not that answer.
+    expect(statusOutcome(422, undefined, body)).toBe('bad_answer');
+  });
+
   it('passes on the names of the fields a 400 body names, never its sentences', () => {
     const body = {
       statusCode: 400,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LocalHttpServer } from '../helpers/local-server.js';
 
@@ -18,7 +18,10 @@ import { LocalHttpServer } from '../helpers/local-server.js';
  * refused 400, as a NestJS service that forbids unknown properties does), their answers are the bill
  * record without updatedAt, deletedDate and providerData, and the amount is echoed as the JSON
  * number it came as. The spec names the records list's query parameters by meaning only: this fake
- * reads `page`, `limit` and `status`, the names a Partner Gateway uses.
+ * reads `page`, `limit` and `status`, the names a Partner Gateway uses. The deposit with a payment
+ * method takes only the body fields the spec lists and answers the spec's deposit result; the token
+ * transfer and the swap take only theirs and answer a fresh signature (and the swap's txUrl); the
+ * customer creation takes its four fields and answers as a Partner Gateway does (the spec shows none).
  */
 export type Misbehaviour =
   | 'timeout'
@@ -209,6 +212,12 @@ export class SpecUpstream extends LocalHttpServer {
     return record;
   }
 
+  /** Solana transfer and swap bodies received (parsed), in order, with the signature answered. */
+  readonly solanaSends: Array<{ body: Record<string, unknown>; signature: string }> = [];
+
+  /** Deposit results answered, in order. */
+  readonly deposits: Array<Record<string, unknown>> = [];
+
   /** Answers held by `slow`, waiting. */
   get waiting(): number {
     return this.held.length;
@@ -299,6 +308,15 @@ export class SpecUpstream extends LocalHttpServer {
     }
     if (path === '/api/v1/bills/records') return this.records(res, user, new URLSearchParams(query), misbehaviour);
     if (BILL_BODIES[path]) return this.billRequest(res, user, path, body, misbehaviour);
+    if (path === '/api/v1/wallet/deposit/payment-method') return this.deposit(res, user, body, misbehaviour);
+    if (path.startsWith('/api/v1/customers/')) return this.customer(res, path, body, misbehaviour);
+    if (path === '/api/v1/solana/transfer-token')
+      return this.solanaSend(res, body, TRANSFER_FIELDS, misbehaviour, (signature) => ({ signature }));
+    if (path === '/api/v1/solana-exchange/swap-token-to-sol')
+      return this.solanaSend(res, body, SWAP_FIELDS, misbehaviour, (signature) => ({
+        signature,
+        txUrl: `https://explorer.solana.com/tx/${signature}`,
+      }));
     send(res, 200, { statusCode: 200, message: 'OK', data: {}, errors: {} });
   }
 
@@ -376,7 +394,101 @@ export class SpecUpstream extends LocalHttpServer {
     const { updatedAt: _u, deletedDate: _d, providerData: _p, ...answer } = shaped(record, misbehaviour);
     envelope(res, 201, 'Bill payment processed', answer);
   }
+
+  /**
+   * The spec's deposit with a payment method: its deposit result, `PENDING`, waiting for the card's
+   * PIN (the spec's `nextAction.type`). Under `wrong-shape`, its amount is a string.
+   */
+  private deposit(res: ServerResponse, user: SpecUser, text: string, misbehaviour: Misbehaviour | undefined): void {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return general(res, 400, 'Unexpected token in JSON');
+    }
+    const unknown = Object.keys(body).find((field) => !DEPOSIT_FIELDS.includes(field));
+    if (unknown) return general(res, 400, `property ${unknown} should not exist`);
+    const result = {
+      amount: misbehaviour === 'wrong-shape' ? String(body['amount']) : body['amount'],
+      reference: (body['reference'] as string | undefined) ?? `DEP-${randomUUID()}`,
+      currency: 'NGN',
+      customization: { title: 'Wallet funding' },
+      customer: { email: user.email, phoneNumber: user.phone, name: user.name },
+      expiry_datetime: '2026-12-31T23:00:00.000Z',
+      note: 'Enter your card PIN',
+      status: 'PENDING',
+      redirectUrl: (body['redirectUrl'] as string | undefined) ?? 'https://example.ng/return',
+      narration: (body['narration'] as string | undefined) ?? 'Wallet funding',
+      nextAction: { type: 'requires_pin', redirect_url: {}, payment_instruction: {} },
+    };
+    this.deposits.push(result);
+    envelope(res, 201, 'Deposit initiated', result);
+  }
+
+  /**
+   * The spec's customer creation: only its four body fields. The spec shows no answer: this one is
+   * a Partner Gateway's (the customer in the envelope). Under `wrong-shape`, the id is a number.
+   */
+  private customer(res: ServerResponse, path: string, text: string, misbehaviour: Misbehaviour | undefined): void {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return general(res, 400, 'Unexpected token in JSON');
+    }
+    const unknown = Object.keys(body).find((field) => !['name', 'phone', 'email', 'externalRef'].includes(field));
+    if (unknown) return general(res, 400, `property ${unknown} should not exist`);
+    const now = new Date().toISOString();
+    envelope(res, 201, 'Customer created', {
+      id: misbehaviour === 'wrong-shape' ? 42 : randomUUID(),
+      businessId: decodeURIComponent(path.split('/').at(-1)!),
+      name: body['name'],
+      phone: body['phone'] ?? null,
+      email: body['email'] ?? null,
+      externalRef: body['externalRef'] ?? null,
+      status: 'active',
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+
+  /**
+   * The spec's token transfer and swap: only the body fields it lists; the answer's `data` is the
+   * signature (and the swap's txUrl). Under `wrong-shape`, the signature is a number.
+   */
+  private solanaSend(
+    res: ServerResponse,
+    text: string,
+    fields: string[],
+    misbehaviour: Misbehaviour | undefined,
+    data: (signature: string) => Record<string, unknown>,
+  ): void {
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return general(res, 400, 'Unexpected token in JSON');
+    }
+    const unknown = Object.keys(body).find((field) => !fields.includes(field));
+    if (unknown) return general(res, 400, `property ${unknown} should not exist`);
+    const signature = base58Signature();
+    this.solanaSends.push({ body, signature });
+    envelope(res, 201, 'Transaction sent', misbehaviour === 'wrong-shape' ? { signature: 42 } : data(signature));
+  }
 }
+
+/** The token transfer's and the swap's body fields, as the spec lists them. */
+const TRANSFER_FIELDS = ['to', 'tokenMintAddress', 'amount', 'network'];
+const SWAP_FIELDS = ['outputMint', 'amount', 'slippageBps'];
+
+/** A fresh 88-character base58 string, shaped as a transaction signature. */
+function base58Signature(): string {
+  const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+  return Array.from(randomBytes(88), (byte) => alphabet[byte % alphabet.length]).join('');
+}
+
+/** The deposit request's body fields, as the spec lists them (which are required: not shown). */
+const DEPOSIT_FIELDS = ['amount', 'paymentMethodId', 'reference', 'currency', 'redirectUrl', 'meta', 'narration'];
 
 /** A record as answered: under `wrong-shape`, its amount is a string. */
 function shaped(record: SpecBillRecord, misbehaviour: Misbehaviour | undefined): Record<string, unknown> {

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 /**
  * JSON as an upstream wrote it, with the text of every number kept beside its value: an NGN amount
  * is read from its digits ("1500.50"), never from the binary float JSON.parse would make of it.
@@ -138,4 +140,41 @@ export function parseJsonKeepingNumbers(text: string): ParsedJson {
 /** A key as a JSON pointer segment (RFC 6901): `~` and `/` escaped. */
 function escapePointer(key: string): string {
   return key.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/**
+ * A JSON number written with exactly these digits: a decimal the caller gave as text ("0.123456789")
+ * that a request documents as a JSON number is sent as written, never through a binary float.
+ * Only a plain non-negative decimal is taken (no sign, exponent or leading zeros: those are
+ * trimmed), so the JSON sent is always valid.
+ */
+export class JsonNumberText {
+  readonly text: string;
+
+  private constructor(text: string) {
+    this.text = text;
+  }
+
+  /** The decimal as a JSON number, or undefined when the text is not a plain decimal. */
+  static of(text: string): JsonNumberText | undefined {
+    const match = /^(\d{1,30})(\.\d{1,30})?$/.exec(text.trim());
+    if (!match) return undefined;
+    return new JsonNumberText(`${match[1]!.replace(/^0+(?=\d)/, '')}${match[2] ?? ''}`);
+  }
+}
+
+/**
+ * JSON.stringify, with each JsonNumberText written as its digits. Each is first written as a
+ * string no caller can forge (it holds a fresh random nonce), then that string is replaced.
+ */
+export function stringifyKeepingNumbers(value: unknown): string {
+  const nonce = randomUUID();
+  const numbers: string[] = [];
+  const text = JSON.stringify(value, (_key, part: unknown) => {
+    if (!(part instanceof JsonNumberText)) return part;
+    numbers.push(part.text);
+    return `${nonce}:${numbers.length - 1}`;
+  });
+  if (numbers.length === 0) return text;
+  return text.replace(new RegExp(`"${nonce}:(\\d+)"`, 'g'), (_all, index: string) => numbers[Number(index)]!);
 }

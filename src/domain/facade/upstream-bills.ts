@@ -5,8 +5,8 @@ import type { BillsDomain } from '../bills/bills-domain.js';
 import type { CustomerValidation } from '../bills/bills-provider.js';
 import type { RecordFilter } from '../bills/bills-service.js';
 import { badInput, DomainError } from '../errors.js';
-import { parseUnits } from '../money/decimal.js';
 import type { Caller } from '../users/user-directory.js';
+import { koboAt } from './naira-at.js';
 import { PaymentAnswer, type PaymentRecord, RecordAnswer, RecordsAnswer, ValidationAnswer } from './bill-answers.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
 import { askUpstream, credentialOf, type JsonAnswer } from './upstream-json.js';
@@ -176,17 +176,6 @@ function recordsQuery(filter: RecordFilter, page: number, limit: number): string
   query.set('page', String(page));
   query.set('limit', String(limit));
   return query.toString();
-}
-
-/** An amount in naira, from the digits the upstream wrote, in kobo; more than two decimals is not an NGN amount. */
-function koboAt(answer: JsonAnswer<unknown>, pointer: string): bigint {
-  const text = answer.numberText(pointer);
-  try {
-    if (text === undefined) throw new Error('no number');
-    return parseUnits(text, 2, 'amount');
-  } catch {
-    throw answer.unreadable(pointer);
-  }
 }
 
 function recordOf(answer: JsonAnswer<unknown>, data: RecordData, at: string): BillRecord {

@@ -1,7 +1,7 @@
 import type { AnswerOf, AnswerShape } from '../upstream/answer-shape.js';
 import { DomainError } from '../errors.js';
 import type { Caller, CallerCredential } from '../users/user-directory.js';
-import { parseJsonKeepingNumbers } from './json-number-text.js';
+import { parseJsonKeepingNumbers, stringifyKeepingNumbers } from './json-number-text.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
 import { type Asked, statusOutcome, transportFault } from './upstream-outcomes.js';
 
@@ -14,7 +14,7 @@ export interface JsonRequest {
   /** Path and query, encoded. */
   path: string;
   credential: CallerCredential;
-  /** Sent as JSON. */
+  /** Sent as JSON (a JsonNumberText as its digits). */
   body?: Record<string, unknown> | undefined;
   /** The caller's Idempotency-Key, forwarded as sent. */
   idempotencyKey?: string | undefined;
@@ -43,7 +43,7 @@ export async function askUpstream<S extends AnswerShape<unknown>>(
   request: JsonRequest,
   shape: S,
 ): Promise<JsonAnswer<AnswerOf<S>>> {
-  const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body), 'utf8');
+  const payload = request.body === undefined ? undefined : Buffer.from(stringifyKeepingNumbers(request.body), 'utf8');
   const answer = await upstream.send({
     method: request.method,
     path: request.path,

@@ -64,6 +64,16 @@ export class UpstreamFaultError extends DomainError {
  */
 const ERROR_BODIES: Record<string, { status: number; error: (asked: Asked) => DomainError }> = {
   BILL_NOT_FOUND: { status: 404, error: ({ reference }) => billNotFound(reference ?? '') },
+  // The spec lists an insufficient-balance answer of the token transfer without its body or
+  // status: read as this gateway's REST writes it (400, `errorCode` INSUFFICIENT_FUNDS).
+  INSUFFICIENT_FUNDS: {
+    status: 400,
+    error: () =>
+      new DomainError(
+        'INSUFFICIENT_FUNDS',
+        'The balance is too small for this operation (the upstream service refused it).',
+      ),
+  },
 };
 
 /** What the request to the upstream named, for the codes that carry it. */
@@ -74,7 +84,7 @@ export interface Asked {
 /**
  * What an upstream answer that is not a success means: a refusal about the caller keeps its
  * meaning (401, 403, 404, 429 with the upstream's Retry-After, 400), and a spec error body its own
- * code (BILL_NOT_FOUND); a 5xx is the upstream's failure, and any other status one this gateway
+ * code (BILL_NOT_FOUND, INSUFFICIENT_FUNDS); a 5xx is the upstream's failure, and any other status one this gateway
  * cannot read as the spec's (both faults, counted by the caller that met them). `body` is the
  * answer's JSON when it had any.
  */

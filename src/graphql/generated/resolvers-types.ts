@@ -12,12 +12,13 @@ import type { GraphQLAccessView as GraphQLAccessViewModel, RegisteredDocuments a
 import type { TrustedDocumentRow as TrustedDocumentRowModel } from '../../domain/graphql-access/trusted-document-store.js';
 import type { WalletTransactionRow as WalletTransactionRowModel } from '../../domain/wallet/transaction-store.js';
 import type { PaymentMethodRow as PaymentMethodRowModel } from '../../domain/wallet/payment-method-service.js';
-import type { DepositRow as DepositRowModel } from '../../domain/wallet/deposit-service.js';
+import type { DepositResult as DepositResultModel } from '../../domain/wallet/deposit-result.js';
 import type { PayoutRow as PayoutRowModel } from '../../domain/wallet/payout-service.js';
 import type { BillRecord as BillRecordModel, SkippedBillRun as SkippedBillRunModel } from '../../domain/bills/bill-record.js';
 import type { BillItem as BillItemModel, CustomerValidation as CustomerValidationModel } from '../../domain/bills/bills-provider.js';
-import type { BusinessCustomerRow as BusinessCustomerRowModel } from '../../domain/customers/customer-service.js';
+import type { BusinessCustomer as BusinessCustomerModel } from '../../domain/customers/business-customer.js';
 import type { TokenBalance as TokenBalanceModel, SolanaPortfolioView as SolanaPortfolioViewModel } from '../../domain/solana/portfolio.js';
+import type { SolanaSend as SolanaSendModel, SwapSubmitted as SwapSubmittedModel } from '../../domain/solana/solana-sends.js';
 import type { TransferView as TransferViewModel } from '../../domain/solana/transfer-service.js';
 import type { SwapQuoteView as SwapQuoteViewModel } from '../../domain/solana/swap-quote.js';
 import type { SolanaWalletAddress as SolanaWalletAddressModel } from '../../domain/solana/custodial-wallets.js';
@@ -4367,10 +4368,10 @@ export type FederationReferenceTypes = ResolversObject<{
 export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
   TransactionRecord:
     | ( BillRecordModel )
-    | ( DepositRowModel )
+    | ( DepositResultModel )
     | ( OfframpOrderModel )
     | ( PayoutRowModel )
-    | ( TransferViewModel )
+    | ( SolanaSendModel )
     | ( WalletTransactionRowModel )
   ;
 }>;
@@ -4379,17 +4380,17 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
   ChainSwapQuote: ( SwapQuoteViewModel );
   ChainToken: ( SolanaToken );
-  ChainTransfer: ( TransferViewModel );
+  ChainTransfer: ( SolanaSendModel );
   ChainWallet: ( SolanaWalletAddressModel );
   Node:
     | ( BillRecordModel )
     | ( BusinessModel )
-    | ( BusinessCustomerRowModel )
-    | ( DepositRowModel )
+    | ( BusinessCustomerModel )
+    | ( DepositResultModel )
     | ( OfframpOrderModel )
     | ( PaymentMethodRowModel )
     | ( PayoutRowModel )
-    | ( TransferViewModel )
+    | ( SolanaSendModel )
     | ( ActivityModel )
     | ( UserModel )
     | ( WalletTransactionRowModel )
@@ -4428,7 +4429,7 @@ export type ResolversTypes = ResolversObject<{
   BillValidation: ResolverTypeWrapper<CustomerValidationModel>;
   Biller: ResolverTypeWrapper<Biller>;
   Business: ResolverTypeWrapper<BusinessModel>;
-  BusinessCustomer: ResolverTypeWrapper<BusinessCustomerRowModel>;
+  BusinessCustomer: ResolverTypeWrapper<BusinessCustomerModel>;
   BusinessCustomerConnection: ResolverTypeWrapper<BusinessCustomerConnectionModelModel>;
   BusinessCustomerEdge: ResolverTypeWrapper<Omit<BusinessCustomerEdge, 'node'> & { node: ResolversTypes['BusinessCustomer'] }>;
   BusinessCustomerInput: BusinessCustomerInput;
@@ -4439,7 +4440,7 @@ export type ResolversTypes = ResolversObject<{
   CardInput: CardInput;
   ChainSwapQuote: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainSwapQuote']>;
   ChainToken: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainToken']>;
-  ChainTransfer: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainTransfer']>;
+  ChainTransfer: ResolverTypeWrapper<TransferViewModel>;
   ChainWallet: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainWallet']>;
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
@@ -4451,7 +4452,7 @@ export type ResolversTypes = ResolversObject<{
   DataInput: DataInput;
   DateOrDateTime: ResolverTypeWrapper<Scalars['DateOrDateTime']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
-  Deposit: ResolverTypeWrapper<DepositRowModel>;
+  Deposit: ResolverTypeWrapper<DepositResultModel>;
   DepositConnection: ResolverTypeWrapper<DepositConnectionModelModel>;
   DepositCustomer: ResolverTypeWrapper<DepositCustomer>;
   DepositCustomization: ResolverTypeWrapper<DepositCustomization>;
@@ -4514,7 +4515,7 @@ export type ResolversTypes = ResolversObject<{
   SolanaToken: ResolverTypeWrapper<SolanaToken>;
   SolanaTokenBalance: ResolverTypeWrapper<TokenBalanceModel>;
   SolanaTokenTransferInput: SolanaTokenTransferInput;
-  SolanaTransfer: ResolverTypeWrapper<TransferViewModel>;
+  SolanaTransfer: ResolverTypeWrapper<SolanaSendModel>;
   SolanaTransferConnection: ResolverTypeWrapper<SolanaTransferConnectionModelModel>;
   SolanaTransferEdge: ResolverTypeWrapper<Omit<SolanaTransferEdge, 'node'> & { node: ResolversTypes['SolanaTransfer'] }>;
   SolanaTransferStatus: SolanaTransferStatus;
@@ -4529,7 +4530,7 @@ export type ResolversTypes = ResolversObject<{
   SwapQuote: ResolverTypeWrapper<SwapQuoteViewModel>;
   SwapQuoteInput: SwapQuoteInput;
   SwapRates: ResolverTypeWrapper<SwapRates>;
-  SwapResult: ResolverTypeWrapper<SwapResult>;
+  SwapResult: ResolverTypeWrapper<SwapSubmittedModel>;
   SwapRoute: ResolverTypeWrapper<SwapRoute>;
   SwapUsdValues: ResolverTypeWrapper<SwapUsdValues>;
   TestClock: ResolverTypeWrapper<TestClock>;
@@ -4601,7 +4602,7 @@ export type ResolversParentTypes = ResolversObject<{
   BillValidation: CustomerValidationModel;
   Biller: Biller;
   Business: BusinessModel;
-  BusinessCustomer: BusinessCustomerRowModel;
+  BusinessCustomer: BusinessCustomerModel;
   BusinessCustomerConnection: BusinessCustomerConnectionModelModel;
   BusinessCustomerEdge: Omit<BusinessCustomerEdge, 'node'> & { node: ResolversParentTypes['BusinessCustomer'] };
   BusinessCustomerInput: BusinessCustomerInput;
@@ -4611,7 +4612,7 @@ export type ResolversParentTypes = ResolversObject<{
   CardInput: CardInput;
   ChainSwapQuote: ResolversInterfaceTypes<ResolversParentTypes>['ChainSwapQuote'];
   ChainToken: ResolversInterfaceTypes<ResolversParentTypes>['ChainToken'];
-  ChainTransfer: ResolversInterfaceTypes<ResolversParentTypes>['ChainTransfer'];
+  ChainTransfer: TransferViewModel;
   ChainWallet: ResolversInterfaceTypes<ResolversParentTypes>['ChainWallet'];
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
@@ -4622,7 +4623,7 @@ export type ResolversParentTypes = ResolversObject<{
   DataInput: DataInput;
   DateOrDateTime: Scalars['DateOrDateTime']['output'];
   DateTime: Scalars['DateTime']['output'];
-  Deposit: DepositRowModel;
+  Deposit: DepositResultModel;
   DepositConnection: DepositConnectionModelModel;
   DepositCustomer: DepositCustomer;
   DepositCustomization: DepositCustomization;
@@ -4675,7 +4676,7 @@ export type ResolversParentTypes = ResolversObject<{
   SolanaToken: SolanaToken;
   SolanaTokenBalance: TokenBalanceModel;
   SolanaTokenTransferInput: SolanaTokenTransferInput;
-  SolanaTransfer: TransferViewModel;
+  SolanaTransfer: SolanaSendModel;
   SolanaTransferConnection: SolanaTransferConnectionModelModel;
   SolanaTransferEdge: Omit<SolanaTransferEdge, 'node'> & { node: ResolversParentTypes['SolanaTransfer'] };
   SolanaWallet: SolanaWalletAddressModel;
@@ -4687,7 +4688,7 @@ export type ResolversParentTypes = ResolversObject<{
   SwapQuote: SwapQuoteViewModel;
   SwapQuoteInput: SwapQuoteInput;
   SwapRates: SwapRates;
-  SwapResult: SwapResult;
+  SwapResult: SwapSubmittedModel;
   SwapRoute: SwapRoute;
   SwapUsdValues: SwapUsdValues;
   TestClock: TestClock;

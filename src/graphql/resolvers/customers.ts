@@ -1,3 +1,4 @@
+import { callerOf } from '../caller.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
 export const customerResolvers: Resolvers = {
@@ -8,8 +9,8 @@ export const customerResolvers: Resolvers = {
       services.customers.get(principal!, businessId, id),
   },
   Mutation: {
-    createBusinessCustomer: (_root, { businessId, input }, { principal, services }) =>
-      services.customers.create(principal!, businessId, input),
+    createBusinessCustomer: (_root, { businessId, input }, context) =>
+      context.services.customersDomain.create(callerOf(context), businessId, input),
     updateBusinessCustomer: (_root, { businessId, id, input }, { principal, services }) =>
       services.customers.update(principal!, businessId, id, input),
     disableBusinessCustomer: (_root, { businessId, id }, { principal, services }) =>

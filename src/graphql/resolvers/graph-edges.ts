@@ -178,10 +178,12 @@ export const graphEdgeResolvers: Resolvers = {
   },
   SolanaTransfer: {
     transaction: async (view, _args, context) =>
-      solanaActivity(present(await context.loaders.solanaTransferById.load(view.id), 'Transaction')),
+      solanaActivity(
+        present(await context.loaders.solanaTransferById.load(present(view.id, 'Transaction')), 'Transaction'),
+      ),
     quote: async (view, _args, context) => {
       if (view.kind !== 'swap') return null;
-      const row = await context.loaders.solanaTransferById.load(view.id);
+      const row = await context.loaders.solanaTransferById.load(present(view.id, 'Transaction'));
       return row?.quoteId ? context.loaders.swapQuoteById.load(row.quoteId) : null;
     },
   },

@@ -54,7 +54,11 @@ const reference =
     return (await LOADERS[typeName]!(context, id)) as never;
   };
 
-const nodeIdOf = (typeName: string) => (record: { id: string }) => globalId(typeName, record.id);
+const nodeIdOf = (typeName: string) => (record: { id?: string | undefined }) => {
+  // Only a record read from an upstream lacks an id, and the graph a facade serves has no nodeId on it.
+  if (record.id === undefined) throw new Error(`A ${typeName} without an id has no nodeId.`);
+  return globalId(typeName, record.id);
+};
 
 export const graphNodeResolvers: Resolvers = {
   Query: {

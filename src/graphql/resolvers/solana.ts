@@ -23,15 +23,21 @@ export const solanaResolvers: Resolvers = {
       services.solanaTransfers.list(principal!, first ?? 20),
   },
   Mutation: {
-    transferSolanaToken: (_root, { input }, { principal, services, idempotencyKey }) =>
-      services.solanaTransfers.transferToken(principal!, input, idempotencyKey),
+    transferSolanaToken: (_root, { input }, context) =>
+      context.services.solanaWalletDomain.transferToken(callerOf(context), input, context.idempotencyKey),
     transferSol: (_root, { input }, { principal, services, idempotencyKey }) =>
       services.solanaTransfers.transferSol(principal!, input, idempotencyKey),
-    swapTokens: (_root, { input }, { principal, services, idempotencyKey }) =>
-      services.solanaExchange.swap(principal!, input, idempotencyKey),
+    swapTokens: (_root, { input }, context) =>
+      context.services.swapQuotesDomain.swap(callerOf(context), input, context.idempotencyKey),
     sandboxSolanaFaucet: (_root, { input }, { principal, services, idempotencyKey }) =>
       services.sandboxFaucet.fund(principal!, input ?? {}, idempotencyKey),
   },
   SolanaTokenBalance: { amountRaw: raw },
-  SolanaTransfer: { amountRaw: raw },
+  SolanaTransfer: {
+    amountRaw: (view) => {
+      // Only an upstream's transfer lacks it, and the graph a facade serves has no amountRaw on it.
+      if (view.amountRaw === undefined) throw new Error('A transfer read from an upstream has no amountRaw.');
+      return view.amountRaw.toString();
+    },
+  },
 };

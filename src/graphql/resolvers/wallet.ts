@@ -10,6 +10,7 @@ import {
   PAYOUT_EVENT_KINDS,
   TRANSACTION_EVENT_KINDS,
 } from '../../domain/events/payloads.js';
+import { callerOf } from '../caller.js';
 import type { GraphQLContext } from '../context.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
@@ -75,8 +76,8 @@ export const walletResolvers: Resolvers = {
     resolveBankAccount: (_root, args, { principal, services }) => services.payouts.resolveAccount(principal!, args),
   },
   Mutation: {
-    depositWithPaymentMethod: (_root, { input }, { principal, services, idempotencyKey }) =>
-      services.deposits.withPaymentMethod(principal!, input, idempotencyKey),
+    depositWithPaymentMethod: (_root, { input }, context) =>
+      context.services.depositsDomain.withPaymentMethod(callerOf(context), input, context.idempotencyKey),
     depositByBankTransfer: (_root, { input }, { principal, services, idempotencyKey }) =>
       services.deposits.bankTransfer(principal!, input, idempotencyKey),
     depositByUssd: (_root, { input }, { principal, services, idempotencyKey }) =>
@@ -150,11 +151,17 @@ export const walletResolvers: Resolvers = {
   Deposit: {
     amount: (d) => naira(d.amount),
     amountKobo: (d) => kobo(d.amount),
-    customization: (d) => ({ title: d.method === 'payment_link' ? 'Wallet funding' : null }),
+    // An upstream's deposit result gives these two; this gateway's own follow from method and nextAction.
+    customization: (d) =>
+      d.customization !== undefined
+        ? d.customization
+        : { title: d.method === 'payment_link' ? 'Wallet funding' : null },
     customer: (d) => (d.customer as { email: string; phoneNumber: string; name: string } | null) ?? null,
     expiry_datetime: (d) => d.expiresAt,
     note: (d) =>
-      (d.nextAction as { payment_instruction?: { note?: string } } | null)?.payment_instruction?.note ?? null,
+      d.note !== undefined
+        ? d.note
+        : ((d.nextAction as { payment_instruction?: { note?: string } } | null)?.payment_instruction?.note ?? null),
     nextAction: (d) => (d.nextAction as never) ?? null,
   },
   Payout: {
