@@ -4,7 +4,7 @@ import type { CustomersDomain } from '../customers/customers-domain.js';
 import type { Caller } from '../users/user-directory.js';
 import { CustomerAnswer } from './customer-answer.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
-import { askUpstream, credentialOf } from './upstream-json.js';
+import { askUpstream, bodyOf, credentialOf } from './upstream-json.js';
 
 /** The spec's body fields; a field the caller leaves out is not sent. */
 const BODY_FIELDS = ['name', 'phone', 'email', 'externalRef'] as const;
@@ -18,11 +18,7 @@ export class UpstreamCustomers implements CustomersDomain {
   constructor(private readonly upstream: RestV1Upstream) {}
 
   async create(caller: Caller, businessId: string, input: CustomerInput): Promise<BusinessCustomer> {
-    const body: Record<string, unknown> = {};
-    for (const field of BODY_FIELDS) {
-      const value = input[field];
-      if (value !== undefined && value !== null) body[field] = value;
-    }
+    const body = bodyOf(input, BODY_FIELDS);
     const answer = await askUpstream(
       this.upstream,
       {

@@ -5,7 +5,7 @@ import type { DepositsDomain } from '../wallet/deposits-domain.js';
 import { DepositAnswer } from './deposit-answer.js';
 import { koboAt } from './naira-at.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
-import { askUpstream, credentialOf } from './upstream-json.js';
+import { askUpstream, bodyOf, credentialOf } from './upstream-json.js';
 
 /** The request body's fields, as the spec lists them; a field left out is not sent. */
 const BODY_FIELDS = ['amount', 'paymentMethodId', 'reference', 'currency', 'redirectUrl', 'meta', 'narration'] as const;
@@ -24,11 +24,7 @@ export class UpstreamDeposits implements DepositsDomain {
     input: DepositCommon & { paymentMethodId: string },
     idempotencyKey: string | undefined,
   ): Promise<DepositResult> {
-    const body: Record<string, unknown> = {};
-    for (const field of BODY_FIELDS) {
-      const value = input[field];
-      if (value !== undefined && value !== null) body[field] = value;
-    }
+    const body = bodyOf(input, BODY_FIELDS);
     const answer = await askUpstream(
       this.upstream,
       {

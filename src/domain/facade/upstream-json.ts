@@ -118,3 +118,16 @@ async function readText(body: AsyncIterable<Buffer>, max: number): Promise<strin
   }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/**
+ * A request body of the spec's fields that the caller gave: each of `fields` the input holds (not
+ * undefined, not null), under its own name, and nothing else of the input.
+ */
+export function bodyOf<T extends object>(input: T, fields: readonly (keyof T & string)[]): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = input[field];
+    if (value !== undefined && value !== null) body[field] = value;
+  }
+  return body;
+}
