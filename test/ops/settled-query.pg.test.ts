@@ -64,4 +64,15 @@ describe.skipIf(!onPostgres)('a refused statement is handed back once its transa
       expect(requestPool.totalCount).toBe(before);
     }
   });
+
+  it('discards the connection after a refusal that would repeat on it, as pg-pool did', async () => {
+    const requestPool = poolsOf(handle.db).find((p) => p.name === 'request')!.pool;
+    await Promise.all(Array.from({ length: 4 }, () => handle.db.execute(sql`select 1`)));
+    const before = requestPool.totalCount;
+    // 42P01, not a refusal of the statement's own data: the connection goes, a new one comes.
+    await expect(
+      runStatement(handle.db, statement('settled_query_no_table', 'select * from settled_no_such_table'), []),
+    ).rejects.toThrow(/settled_no_such_table/);
+    expect(requestPool.totalCount).toBe(before - 1);
+  });
 });
