@@ -152,18 +152,40 @@ describe.skipIf(!onPostgres)('a slow provider never holds the database (PostgreS
           throw new Error(`only ${atProvider} of ${PAYOUTS} payouts reached the provider together`, { cause: error });
         });
         // All 200 provider calls in flight: the pool has nothing checked out, and the server no
-        // transaction open and no advisory lock held by any session of this database.
-        const inUse = requestPool.totalCount - requestPool.idleCount;
-        const { rows } = await checker.query<{ open_transactions: number; advisory_locks: number }>(
-          `select
-             (select count(*)::int from pg_stat_activity
-               where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null)
-               as open_transactions,
-             (select count(*)::int from pg_locks l join pg_stat_activity a on a.pid = l.pid
-               where l.locktype = 'advisory' and a.datname = current_database()) as advisory_locks`,
-        );
+        // transaction open and no advisory lock held by any session of this database. Anything held
+        // across the provider call stays held while the gate is shut, so this waits for the clean
+        // state rather than reading one instant: a statement of other work that happens to be
+        // running at that instant (a key's last-used touch) ends, a held connection never does.
+        // What the first look saw, when it was not clean, is logged to say who it was.
+        const look = async () => {
+          const inUse = requestPool.totalCount - requestPool.idleCount;
+          const { rows } = await checker.query<{
+            open_transactions: number;
+            advisory_locks: number;
+            queries: string[];
+          }>(
+            `select
+               (select count(*)::int from pg_stat_activity
+                 where datname = current_database() and pid <> pg_backend_pid() and xact_start is not null)
+                 as open_transactions,
+               (select count(*)::int from pg_locks l join pg_stat_activity a on a.pid = l.pid
+                 where l.locktype = 'advisory' and a.datname = current_database()) as advisory_locks,
+               (select coalesce(array_agg(left(query, 120)), '{}') from pg_stat_activity
+                 where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle') as queries`,
+          );
+          const { queries, ...server } = rows[0]!;
+          return { inUse, server, queries };
+        };
+        const first = await look();
+        let last = first;
+        const clean = (l: typeof first) =>
+          l.inUse === 0 && l.server.open_transactions === 0 && l.server.advisory_locks === 0;
+        if (!clean(first)) {
+          console.log(`[slow provider] first look not clean: ${JSON.stringify(first)}`);
+          await waitUntil(async () => clean((last = await look()))).catch(() => undefined);
+        }
         letThrough();
-        return { answers: await answering, inUse, server: rows[0] };
+        return { answers: await answering, inUse: last.inUse, server: last.server };
       });
       expect(seen.inUse).toBe(0);
       expect(seen.server).toEqual({ open_transactions: 0, advisory_locks: 0 });
