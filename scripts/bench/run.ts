@@ -14,7 +14,9 @@
  *     request) is a ratio of the same run: on the same gateway process, its level switched to warn
  *     for those rounds only, and on a second process started at warn. The same process is the
  *     measure of the line; the second one also differs in what it has served (only this route,
- *     where the first serves the GraphQL targets too, with their heap, code and call sites).
+ *     where the first serves the GraphQL targets too, with their heap, code and call sites),
+ *   - the REST route again with the dashboard's request log not recording, on the same process
+ *     switched for those rounds only: what keeping a key's last requests in memory costs.
  * Every process does the same mandatory work per request (key lookup cached 1 s, one rate-limit
  * count in memory, one log line at the default level, `x-request-id`). Interleaved rounds, medians
  * (scripts/bench/harness). `--write` puts the result between the markers in docs/benchmarks.md.
@@ -141,6 +143,22 @@ async function main(): Promise<void> {
         return load;
       },
     });
+    /** The target's rounds with the dashboard's request log not recording, switched back on after each. */
+    const withoutRequestLog = (target: Target): Target => ({
+      ...target,
+      drive: async (seconds) => {
+        await switchRequestLog('off');
+        try {
+          return await target.drive(seconds);
+        } finally {
+          await switchRequestLog('on');
+        }
+      },
+    });
+    const switchRequestLog = async (state: 'on' | 'off') => {
+      const answer = await fetch(`http://127.0.0.1:${gateway.ready.control}/request-log/${state}`, { method: 'POST' });
+      if ((await answer.text()) !== state) throw new Error(`the gateway's request log did not turn ${state}`);
+    };
     const rawPeer = once(() => peer('raw-fastify.ts'));
     const apolloPeer = once(() => peer('apollo.ts'));
     // Each target names its process (peers start only when a chosen target needs them) and its peer.
@@ -161,6 +179,11 @@ async function main(): Promise<void> {
         name: 'gateway REST, same process at LOG_LEVEL=warn, GET /api/v1/user/me',
         on: onGateway,
         make: (s, n) => atWarn(get(n, s, '/api/v1/user/me')),
+      },
+      {
+        name: 'gateway REST, same process without the request log, GET /api/v1/user/me',
+        on: onGateway,
+        make: (s, n) => withoutRequestLog(get(n, s, '/api/v1/user/me')),
       },
       {
         name: 'gateway REST, second process at LOG_LEVEL=warn, GET /api/v1/user/me',
@@ -227,6 +250,7 @@ function render(results: Measured[], statements: Record<string, number>, note: s
   const rest = by('gateway REST GET');
   const quiet = by('gateway REST, same process at LOG_LEVEL=warn');
   const quietElsewhere = by('gateway REST, second process at LOG_LEVEL=warn');
+  const unlogged = by('gateway REST, same process without the request log');
   const me = by('gateway /graphql, `me`');
   const home = by('gateway /graphql, home');
   return [
@@ -243,6 +267,9 @@ function render(results: Measured[], statements: Record<string, number>, note: s
     ),
     ...line(
       `- gateway REST at the default LOG_LEVEL=info / a second gateway process started at warn: ${ratio(rest, quietElsewhere)}×`,
+    ),
+    ...line(
+      `- gateway REST with the dashboard's request log / the same process without it, CPU per request: ${ratio(rest, unlogged)}×`,
     ),
     ...line(
       `- gateway /graphql \`me\` / bare Apollo: **${ratio(me, by('bare Apollo Server 5, `me`'))}×** (goal ≤ 1.15×)${ratio(me, by('Mercurius')) ? `; / Mercurius: ${ratio(me, by('Mercurius'))}×` : ''}`,

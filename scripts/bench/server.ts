@@ -117,9 +117,20 @@ const statements = {
 stopCounting();
 
 // The bench switches this process's log level between rounds (`POST /level/warn`, `/level/info` on
-// this port), so the cost of the default level is also measured on one process with one history.
+// this port), so the cost of the default level is also measured on one process with one history;
+// and, the same way, whether a key's requests go into the dashboard's request log (`POST
+// /request-log/off`, `/request-log/on`): off, the log's `record` does nothing, so what the rounds
+// differ by is the ring's work per request (the entry's few fields are still gathered).
+const recordRequest = services.requestLog.record;
 const control = createServer((request, response) => {
-  const level = /^\/level\/(info|warn)$/.exec(request.url ?? '')?.[1];
+  const url = request.url ?? '';
+  const requestLog = /^\/request-log\/(on|off)$/.exec(url)?.[1];
+  if (requestLog) {
+    services.requestLog.record = requestLog === 'on' ? recordRequest : () => undefined;
+    response.end(requestLog);
+    return;
+  }
+  const level = /^\/level\/(info|warn)$/.exec(url)?.[1];
   if (level) app.log.level = level;
   response.end(app.log.level);
 });
