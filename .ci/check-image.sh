@@ -8,7 +8,9 @@
 # then the deployment test (.ci/compose-topology.ts) from that runtime directory: the Dockerfile's and
 # compose.yaml's header commands and compose.yaml's topology (migrate, then gateway-1 and gateway-2
 # with compose's environment) on the machine's PostgreSQL and Redis, the admin CLI, a transfer
-# through one instance read through the other, /metrics, SIGTERM within stop_grace_period. What runs
+# through one instance read through the other, /metrics, SIGTERM within stop_grace_period; then
+# compose.facade.yaml's (a facade in front of a service-mode upstream, a key made upstream used
+# through the facade). What runs
 # in place of each `docker …` command is tabled in that script's header and docs/production.md.
 # Last, `npm start --silent` in the build directory (the two-command start), whose SIGTERM must reach
 # Node and whose stdout must hold JSON lines only.

@@ -35,6 +35,14 @@
  * absent on the API port; SIGTERM to both, each exiting 0 within the service's stop_grace_period;
  * the servers' stdout JSON lines only. A header command of another form fails the run until it is
  * mapped here (.ci/compose/header-commands.ts).
+ *
+ * Last, compose.facade.yaml (a facade in front of an upstream, facadeExample below):
+ *
+ *   SECRETS_KEY=$(openssl rand -base64 32) docker compose -f compose.facade.yaml up --build
+ *       its migrate services, then `upstream` and `facade`, each PostgreSQL service's database a
+ *       run database of its own, the facade's UPSTREAM_URL pointed at where `upstream` listens
+ *   docker compose -f compose.facade.yaml exec upstream node dist/scripts/admin.js create-user --email you@example.com
+ *       the command with the upstream's environment
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -158,8 +166,19 @@ class Deployment {
     this.expectJsonStdout(server);
   }
 
-  /** `docker compose up`: the services of this image in depends_on order; one-shots to exit 0, the others until ready. */
-  async composeUp(services: Map<string, ComposeService>, database: string): Promise<void> {
+  /**
+   * `docker compose up`: the services of this image in depends_on order; one-shots to exit 0, the
+   * others until ready. `databases` maps the file's database names to this run's when it has
+   * several; a service another calls by name (`http://upstream:4000`) is reached where it listens.
+   */
+  async composeUp(
+    services: Map<string, ComposeService>,
+    database: string,
+    databases?: Record<string, string>,
+  ): Promise<void> {
+    const hosts: Record<string, string> = {};
+    for (const service of services.values())
+      if (/^postgres(:|$)/.test(service.image ?? '')) hosts[`${service.name}:5432`] = '127.0.0.1:5432';
     for (const service of services.values()) if (!service.ownImage) this.mapOtherService(service, services);
     const ownImage = [...services.values()].filter((s) => s.ownImage);
     const oneShot = new Set(
@@ -173,7 +192,14 @@ class Deployment {
       const port = await freePort();
       const metricsPort = await freePort();
       const fileEnv = { ...this.image.env, ...service.environment };
-      const env = rewriteEnvironment(fileEnv, { database, port, metricsPort });
+      const env = rewriteEnvironment(fileEnv, {
+        database,
+        port,
+        metricsPort,
+        hosts,
+        ...(databases ? { databases } : {}),
+      });
+      if (fileEnv.PORT) hosts[`${service.name}:${fileEnv.PORT}`] = `127.0.0.1:${port}`;
       const changed = Object.keys(env).filter((name) => env[name] !== fileEnv[name]);
       const argv = service.command ?? this.image.cmd;
       note(`${service.name}: ${shown(argv)}; ${Object.keys(env).length} variables, rewritten: ${changed.join(', ')}`);
@@ -330,6 +356,113 @@ async function scrapeMetrics(deployment: Deployment, served: Record<string, stri
   }
 }
 
+/**
+ * compose.facade.yaml: a facade in front of an upstream deployment. Its header's `up` (the file's
+ * services, each PostgreSQL service's database a run database of its own, the facade's
+ * UPSTREAM_URL rewritten to where `upstream` listens here) and `exec` (a user made upstream); then
+ * a key made upstream for that user is the caller's key at the facade: `GET /api/v1/user/me`
+ * through the facade answers the upstream's bytes, and GraphQL `me` the same user; SIGTERM to
+ * both within their stop_grace_period.
+ */
+async function facadeExample(options: {
+  files: string;
+  runtime: string;
+  logs: string;
+  image: ImageSpec;
+  healthUri: string;
+}): Promise<void> {
+  const file = 'compose.facade.yaml';
+  const text = readFileSync(join(options.files, file), 'utf8');
+  const commands = headerCommands(text).map(readHeaderCommand);
+  for (const command of commands)
+    if ((command.kind !== 'compose-up' && command.kind !== 'compose-exec') || command.file !== file)
+      throw new CheckFailure(`${file}'s header command \`${command.line}\` is not docker compose -f ${file} up/exec`);
+  const up = commands.filter((c) => c.kind === 'compose-up');
+  if (up.length !== 1) throw new CheckFailure(`${file}'s header shows ${up.length} docker compose up commands`);
+  const interpolation: Record<string, string> = {
+    ...Object.fromEntries((up[0]?.assignments ?? []).map(([name, value]) => [name, evaluate(name, value)])),
+    ...TEST_ENVIRONMENT,
+  };
+  const compose = readCompose(text, interpolation);
+  const urls = [...compose.services.values()]
+    .filter((s) => s.ownImage && s.environment.DATABASE_URL)
+    .map((s) => new URL(s.environment.DATABASE_URL as string));
+  const databases = Object.fromEntries(
+    [...new Set(urls.map((u) => u.pathname.slice(1)))].map((name) => [name, `gw_${name}_${process.pid}`]),
+  );
+  const [first] = urls;
+  if (!first) throw new CheckFailure(`${file} sets no DATABASE_URL`);
+  const scratch = createScratch(
+    decodeURIComponent(first.username),
+    decodeURIComponent(first.password),
+    Object.values(databases),
+  );
+  const deployment = new Deployment(options.runtime, join(options.logs, 'facade'), options.image, options.healthUri);
+  try {
+    note(`databases ${Object.values(databases).join(', ')}`);
+    let email: string | undefined;
+    for (const command of [...commands].sort(
+      (a, b) => Number(a.kind === 'compose-exec') - Number(b.kind === 'compose-exec'),
+    )) {
+      step(command.line);
+      if (command.kind === 'compose-up')
+        await deployment.composeUp(compose.services, Object.values(databases)[0] as string, databases);
+      else if (command.kind === 'compose-exec') {
+        const run = await deployment.exec(command.service, command.command);
+        note(run.stdout().trim());
+        const at = command.command.indexOf('--email');
+        if (command.command.includes('create-user') && at >= 0) email = command.command[at + 1];
+      }
+    }
+    const upstream = deployment.instance('upstream');
+    const facade = [...deployment.instances.values()].find((i) => i.env.GATEWAY_MODE === 'facade');
+    if (!facade) throw new CheckFailure(`${file} runs no instance with GATEWAY_MODE=facade`);
+    if (!email) throw new CheckFailure(`${file}'s header creates no user upstream`);
+    step(`a key made upstream, used at the facade (${facade.service.name})`);
+    const made = await deployment.exec('upstream', [
+      'node',
+      'dist/scripts/admin.js',
+      'create-key',
+      '--user',
+      email,
+      '--name',
+      'facade',
+      '--json',
+    ]);
+    const { key } = JSON.parse(made.stdout()) as { key: string };
+    const direct = await request(upstream.port, 'GET', '/api/v1/user/me', { key });
+    const through = await request(facade.port, 'GET', '/api/v1/user/me', { key });
+    const me = expectStatus(through, 200, `${facade.service.name}: GET /api/v1/user/me`);
+    if (through.text !== direct.text)
+      throw new CheckFailure(
+        `the facade answered ${through.text.slice(0, 500)}; the upstream ${direct.text.slice(0, 500)}`,
+      );
+    if (me.data.email !== email) throw new CheckFailure(`the facade's user/me is ${JSON.stringify(me.data)}`);
+    note(`${facade.service.name}: GET /api/v1/user/me answers the upstream's bytes (${email})`);
+    const graph = expectStatus<{ data?: { me?: { email?: string } }; errors?: unknown }>(
+      await request(facade.port, 'POST', '/graphql', { key, body: { query: '{ me { id email } }' } }),
+      200,
+      `${facade.service.name}: GraphQL me`,
+    );
+    if (graph.errors || graph.data?.me?.email !== email)
+      throw new CheckFailure(`${facade.service.name}: GraphQL me answered ${JSON.stringify(graph)}`);
+    note(`${facade.service.name}: GraphQL me is ${email}, asked of the upstream with the caller's key`);
+
+    step(`docker compose -f ${file} stop`);
+    await Promise.all(
+      [...deployment.instances.values()].map(async ({ service, process: proc }) => {
+        const grace = service.stopGracePeriodMs;
+        const ms = await stopWithin(proc, grace, `stop_grace_period ${grace / 1000} s`);
+        note(`${service.name}: exit 0 after ${ms} ms`);
+        deployment.expectJsonStdout(proc);
+      }),
+    );
+  } finally {
+    killAll();
+    dropScratch(scratch);
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { files: { type: 'string', default: '.' }, runtime: { type: 'string' }, logs: { type: 'string' } },
@@ -434,6 +567,8 @@ async function main(): Promise<void> {
   } finally {
     cleanUp();
   }
+  step('the facade example: compose.facade.yaml');
+  await facadeExample({ files, runtime: resolve(values.runtime), logs, image, healthUri });
   console.log('deployment test OK');
 }
 

@@ -7,10 +7,11 @@ import { shellWords } from './shell-words.js';
  *   build         `docker build -t <tag> .`: the build stage and the runtime directory (check-image.sh)
  *   run           `docker run [-e K=V] [--rm] [-p H:C] <tag> [command…]`: the command (else the image's
  *                 CMD) in the runtime directory with the image's ENV and the -e variables
- *   compose-up    `[K=V…] docker compose up [--build]`: compose.yaml's services of this image, in the
- *                 order of their depends_on, with K=V as the interpolation environment
- *   compose-exec  `docker compose exec <service> command…`: the command in the runtime directory
- *                 with that service's environment
+ *   compose-up    `[K=V…] docker compose [-f <file>] up [--build]`: the file's services of this
+ *                 image (compose.yaml without -f), in the order of their depends_on, with K=V as
+ *                 the interpolation environment
+ *   compose-exec  `docker compose [-f <file>] exec <service> command…`: the command in the runtime
+ *                 directory with that service's environment
  *
  * A header command of any other form is refused, so a new one cannot go unchecked.
  */
@@ -26,8 +27,15 @@ export type HeaderCommand =
       remove: boolean;
       command: string[] | undefined;
     }
-  | { kind: 'compose-up'; line: string; assignments: [string, string][] }
-  | { kind: 'compose-exec'; line: string; assignments: [string, string][]; service: string; command: string[] };
+  | { kind: 'compose-up'; line: string; assignments: [string, string][]; file: string }
+  | {
+      kind: 'compose-exec';
+      line: string;
+      assignments: [string, string][];
+      file: string;
+      service: string;
+      command: string[];
+    };
 
 export function readHeaderCommand(line: string): HeaderCommand {
   const words = shellWords(line);
@@ -70,16 +78,22 @@ export function readHeaderCommand(line: string): HeaderCommand {
     return { kind: 'run', line, image, env, ports, remove, command: words.length ? words : undefined };
   }
   if (verb === 'compose') {
+    let file = 'compose.yaml';
+    if (words[0] === '-f') {
+      words.shift();
+      file = words.shift() ?? '';
+      if (!/^[\w.-]+\.ya?ml$/.test(file)) throw refuse('expected -f <a compose file beside the Dockerfile>');
+    }
     const sub = words.shift();
     if (sub === 'up') {
       if (words.some((w) => w !== '--build'))
         throw refuse(`docker compose up ${words.join(' ')}: only --build is mapped`);
-      return { kind: 'compose-up', line, assignments };
+      return { kind: 'compose-up', line, assignments, file };
     }
     if (sub === 'exec') {
       const service = words.shift();
       if (!service || service.startsWith('-') || words.length === 0) throw refuse('expected exec <service> <command…>');
-      return { kind: 'compose-exec', line, assignments, service, command: words };
+      return { kind: 'compose-exec', line, assignments, file, service, command: words };
     }
   }
   throw refuse(`docker ${verb ?? ''} has no mapping`);

@@ -11,6 +11,9 @@
  *   METRICS_PORT 9464 → the same            each container has its own)
  *
  * The URL's user and password (gateway:gateway) stay: the check creates that role when missing.
+ * A file with several PostgreSQL services (compose.facade.yaml) names each its own database: each
+ * is mapped to a run database of its own (`databases`), and a service another service calls by its
+ * name (`http://upstream:4000`) to where that instance listens here (`hosts`).
  */
 
 /** Host and port of a compose service → where it listens on this machine. */
@@ -25,6 +28,10 @@ export const REDIS_DATABASE = '5';
 export interface Rewrite {
   /** The throwaway PostgreSQL database of this run. */
   database: string;
+  /** The file's database name → this run's, when the file has more than one. */
+  databases?: Readonly<Record<string, string>>;
+  /** More `host:port` → `127.0.0.1:port` mappings: the file's own instances. */
+  hosts?: Readonly<Record<string, string>>;
   /** This instance's listeners. */
   port: number;
   metricsPort: number;
@@ -40,12 +47,14 @@ export function rewriteValue(name: string, value: string, rewrite: Rewrite): str
   } catch {
     return value;
   }
-  const target = HOSTS[url.host];
+  const target = rewrite.hosts?.[url.host] ?? HOSTS[url.host];
   if (target === undefined) return value;
   url.host = target;
-  if (/^postgres(ql)?:$/.test(url.protocol)) url.pathname = `/${rewrite.database}`;
+  if (/^postgres(ql)?:$/.test(url.protocol))
+    url.pathname = `/${rewrite.databases?.[url.pathname.slice(1)] ?? rewrite.database}`;
   if (/^rediss?:$/.test(url.protocol)) url.pathname = `/${REDIS_DATABASE}`;
-  return url.href;
+  // A bare origin stays bare (`http://upstream:4000` → `http://127.0.0.1:41002`, not `…/`).
+  return url.pathname === '/' && !value.endsWith('/') ? url.href.slice(0, -1) : url.href;
 }
 
 /** A process environment with the listed rewrites applied. */

@@ -5,7 +5,14 @@ import type { GraphQLSchema } from 'graphql';
 import { type GuardOptions, guardRootFields } from './directives/guards.js';
 import { type FacadeSurface, facadeTypeDefs } from './facade-schema.js';
 import { loadTypeDefs, readSdlFiles, SCHEMA_DIR } from './sdl-files.js';
-import { ARTIFACT_FILE, readSubgraphArtifact, schemaFromArtifact, sdlHashOf } from './subgraph-artifact.js';
+import {
+  ARTIFACT_FILE,
+  FACADE_ARTIFACTS_FILE,
+  facadeSdlHash,
+  readSubgraphArtifact,
+  schemaFromArtifact,
+  sdlHashOf,
+} from './subgraph-artifact.js';
 import type { Resolvers } from './generated/resolvers-types.js';
 import { apiInfoResolvers } from './resolvers/api-info.js';
 import { apiKeyResolvers } from './resolvers/api-keys.js';
@@ -67,11 +74,13 @@ export function buildSchema(options: SchemaOptions = { federationRouterOnly: fal
 
 /** The subgraph a facade serves: the service's SDL cut to the surface, with the same resolvers. */
 export function buildFacadeSchema(surface: FacadeSurface): GraphQLSchema {
+  const typeDefs = facadeTypeDefs(loadTypeDefs(SCHEMA_DIR), surface);
+  // The build's artifact of this very cut (subgraph-artifact.ts): in the bundle, the only way, as
+  // Federation's build from node_modules makes a schema of another graphql-js.
+  const artifact = readSubgraphArtifact(join(SCHEMA_DIR, FACADE_ARTIFACTS_FILE), facadeSdlHash(typeDefs));
+  if (artifact) return schemaFromArtifact(artifact, domainResolvers());
   const { buildSubgraphSchema } = loadSubgraph('@apollo/subgraph') as typeof import('@apollo/subgraph');
-  return buildSubgraphSchema({
-    typeDefs: facadeTypeDefs(loadTypeDefs(SCHEMA_DIR), surface),
-    resolvers: domainResolvers(),
-  });
+  return buildSubgraphSchema({ typeDefs, resolvers: domainResolvers() });
 }
 
 /**

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
 import { addResolversToSchema } from '@apollo/subgraph/dist/schema-helper/index.js';
 import { entitiesResolver } from '@apollo/subgraph/dist/types.js';
-import { buildASTSchema, type GraphQLSchema, parse } from 'graphql';
+import { buildASTSchema, type DocumentNode, type GraphQLSchema, parse, print } from 'graphql';
 
 /**
  * The subgraph schema as `buildSubgraphSchema` makes it, computed once by the build and read by
@@ -27,9 +27,18 @@ export interface SubgraphArtifact {
   schemaText: string;
   /** What `_service { sdl }` answers. */
   sdl: string;
+  /** Types the text defines empty only because the SDL has nothing but extensions of them: built without an AST node, as Federation builds them. */
+  withoutAstNode?: string[];
 }
 
 export const ARTIFACT_FILE = '.subgraph.json';
+/**
+ * The artifacts of the graphs a facade serves (one per route map), in one file, each keyed by the
+ * hash of its cut SDL. A facade needs them more than the service does: in the bundle, the
+ * validating build runs Federation's code from node_modules, whose graphql-js is not the bundle's,
+ * and a schema made by one graphql-js is refused by the other ("Expected … to be a GraphQL schema").
+ */
+export const FACADE_ARTIFACTS_FILE = '.subgraph-facade.json';
 
 export function sdlHashOf(texts: readonly string[]): string {
   const hash = createHash('sha256');
@@ -37,12 +46,17 @@ export function sdlHashOf(texts: readonly string[]): string {
   return hash.digest('hex');
 }
 
-/** The artifact in `path` when it was made from SDL files hashing `sdlHash`. */
+/** The key of a facade's artifact: the hash of its cut SDL as printed. */
+export function facadeSdlHash(typeDefs: DocumentNode): string {
+  return sdlHashOf([print(typeDefs)]);
+}
+
+/** The artifact in `path` (one, or a list of them) made from SDL hashing `sdlHash`. */
 export function readSubgraphArtifact(path: string, sdlHash: string): SubgraphArtifact | undefined {
   if (!existsSync(path)) return undefined;
   try {
-    const artifact = JSON.parse(readFileSync(path, 'utf8')) as SubgraphArtifact;
-    return artifact.sdlHash === sdlHash ? artifact : undefined;
+    const read = JSON.parse(readFileSync(path, 'utf8')) as SubgraphArtifact | SubgraphArtifact[];
+    return (Array.isArray(read) ? read : [read]).find((artifact) => artifact.sdlHash === sdlHash);
   } catch {
     return undefined; // unreadable: the validating build makes the same schema
   }
@@ -57,15 +71,23 @@ export function schemaFromArtifact(artifact: SubgraphArtifact, resolvers: GraphQ
     assumeValid: true,
     assumeValidSDL: true,
   });
+  for (const name of artifact.withoutAstNode ?? []) {
+    const type = schema.getType(name);
+    if (type) type.astNode = undefined;
+  }
   const queryRoot = schema.getQueryType()!.name;
   const { sdl } = artifact;
+  // A graph without entities (a facade's: its types lose @key) has no _entities and no _Entity.
+  const entities = schema.getType('_Entity') !== undefined;
   addResolversToSchema(schema, {
     [queryRoot]: {
       _service: () => ({ sdl }),
-      _entities: (_source: unknown, { representations }: { representations: unknown[] }, context: unknown, info) =>
-        entitiesResolver({ representations, context, info }),
+      ...(entities && {
+        _entities: (_source: unknown, { representations }: { representations: unknown[] }, context: unknown, info) =>
+          entitiesResolver({ representations, context, info }),
+      }),
     },
-    _Entity: { __resolveType: (parent: { __typename: string }) => parent.__typename },
+    ...(entities && { _Entity: { __resolveType: (parent: { __typename: string }) => parent.__typename } }),
   } as GraphQLResolverMap<unknown>);
   addResolversToSchema(schema, resolvers);
   return schema;

@@ -6,8 +6,13 @@ import { graphql, type GraphQLSchema, isObjectType, print, printSchema } from 'g
 import { afterAll, describe, expect, it } from 'vitest';
 import { domainResolvers, SCHEMA_DIR } from '../../src/graphql/schema.js';
 import { loadTypeDefs, readSdlFiles } from '../../src/graphql/sdl-files.js';
+import { ROUTE_SETTINGS } from '../../src/domain/facade/upstream-routes.js';
+import { facadeSurface } from '../../src/graphql/facade-fields.js';
+import { facadeTypeDefs } from '../../src/graphql/facade-schema.js';
 import {
   ARTIFACT_FILE,
+  FACADE_ARTIFACTS_FILE,
+  facadeSdlHash,
   readSubgraphArtifact,
   schemaFromArtifact,
   sdlHashOf,
@@ -59,5 +64,33 @@ describe("the build's subgraph artifact", () => {
     writeFileSync(broken, '{');
     expect(readSubgraphArtifact(broken, artifact.sdlHash)).toBeUndefined();
     expect(readSubgraphArtifact(join(dir, 'absent.json'), artifact.sdlHash)).toBeUndefined();
+  });
+});
+
+describe("the build's artifacts of the graphs a facade serves", () => {
+  writeSubgraphArtifact(dir);
+  for (const routes of ROUTE_SETTINGS)
+    it(`makes, for UPSTREAM_ROUTES=${routes}, the schema buildSubgraphSchema makes from the cut SDL`, async () => {
+      const typeDefs = facadeTypeDefs(loadTypeDefs(dir), facadeSurface(routes));
+      const artifact = readSubgraphArtifact(join(dir, FACADE_ARTIFACTS_FILE), facadeSdlHash(typeDefs));
+      expect(artifact, routes).toBeDefined();
+      const fromArtifact = schemaFromArtifact(artifact!, domainResolvers());
+      const validated = buildSubgraphSchema({ typeDefs, resolvers: domainResolvers() });
+      expect(printSchema(fromArtifact)).toBe(printSchema(validated));
+      expect(fromArtifact.getType('_Entity')).toBeUndefined();
+      expect(await serviceSdl(fromArtifact)).toEqual(await serviceSdl(validated));
+      for (const [name, type] of Object.entries(validated.getTypeMap())) {
+        if (name.startsWith('__') || !isObjectType(type)) continue;
+        const twin = fromArtifact.getType(name);
+        if (!isObjectType(twin)) throw new Error(`${name} is not an object type in the artifact's schema`);
+        for (const [field, config] of Object.entries(type.getFields())) {
+          if (name === 'Query' && field === '_service') continue;
+          expect(twin.getFields()[field]!.resolve, `${name}.${field}`).toBe(config.resolve);
+        }
+      }
+    });
+
+  it('keys each by its cut SDL: the service SDL does not find one', () => {
+    expect(readSubgraphArtifact(join(dir, FACADE_ARTIFACTS_FILE), sdlHashOf(readSdlFiles(dir)))).toBeUndefined();
   });
 });

@@ -206,3 +206,61 @@ describe('header commands', () => {
     for (const command of commands) expect(script, command).toContain(` *   ${command}\n`);
   });
 });
+
+describe('compose.facade.yaml as the deployment test reads it', () => {
+  const text = read('compose.facade.yaml');
+  const compose = readCompose(text, { SECRETS_KEY, ...TEST_ENVIRONMENT });
+  const service = (name: string) => compose.services.get(name) as ComposeService;
+  const commands = headerCommands(text);
+
+  it('shows an up and an exec of its own file in its header, each with a mapping', () => {
+    expect(commands.map(readHeaderCommand)).toMatchObject([
+      { kind: 'compose-up', file: 'compose.facade.yaml', assignments: [['SECRETS_KEY', '$(openssl rand -base64 32)']] },
+      { kind: 'compose-exec', file: 'compose.facade.yaml', service: 'upstream' },
+    ]);
+    expect(() => readHeaderCommand('docker compose -f ../elsewhere.yaml up')).toThrow(/compose file beside/);
+  });
+
+  it('runs a service-mode upstream and a facade in front of it, each on its own database', () => {
+    expect(service('upstream').environment.GATEWAY_MODE).toBeUndefined();
+    expect(service('facade').environment).toMatchObject({
+      NODE_ENV: 'production',
+      GATEWAY_MODE: 'facade',
+      UPSTREAM_URL: 'http://upstream:4000',
+      UPSTREAM_PRIVATE_ADDRESSES: 'true',
+      MIGRATE_ON_START: 'false',
+    });
+    expect(inDependencyOrder([...compose.services.values()].filter((s) => s.ownImage)).map((s) => s.name)).toEqual([
+      'upstream-migrate',
+      'upstream',
+      'facade-migrate',
+      'facade',
+    ]);
+    expect(new URL(service('upstream').environment.DATABASE_URL!).host).toBe('upstream-postgres:5432');
+    expect(new URL(service('facade').environment.DATABASE_URL!).host).toBe('facade-postgres:5432');
+  });
+
+  it("rewrites each service's database to the run's own and the facade's upstream to where it listens", () => {
+    const fileEnv = { ...readImage(read('Dockerfile')).env, ...service('facade').environment };
+    const env = rewriteEnvironment(fileEnv, {
+      database: 'unused',
+      databases: { upstream: 'gw_upstream_1', facade: 'gw_facade_1' },
+      hosts: { 'facade-postgres:5432': '127.0.0.1:5432', 'upstream:4000': '127.0.0.1:41002' },
+      port: 41000,
+      metricsPort: 41001,
+    });
+    expect(env.DATABASE_URL).toBe('postgres://gateway:gateway@127.0.0.1:5432/gw_facade_1');
+    expect(env.UPSTREAM_URL).toBe('http://127.0.0.1:41002');
+  });
+
+  it('docs/facade.md shows exactly its header commands, and the deployment script tables them', () => {
+    const shown = new MarkdownIt()
+      .parse(read('docs/facade.md'), {})
+      .filter((token) => token.type === 'fence')
+      .flatMap((token) => token.content.split('\n'))
+      .filter(runsDocker);
+    expect(shown.sort()).toEqual([...commands].sort());
+    const script = read('.ci/compose-topology.ts');
+    for (const command of commands) expect(script, command).toContain(` *   ${command}\n`);
+  });
+});

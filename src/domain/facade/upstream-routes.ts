@@ -4,7 +4,9 @@
  * REST paths, so a facade in front of another Partner Gateway serves them; `spec` places none, and
  * the graph a facade serves leaves their fields out (graphql/facade-fields.ts).
  */
-export type RouteSetting = 'gateway' | 'spec';
+/** The route maps a facade can run with (UPSTREAM_ROUTES). */
+export const ROUTE_SETTINGS = ['gateway', 'spec'] as const;
+export type RouteSetting = (typeof ROUTE_SETTINGS)[number];
 
 /** The named-only operations a facade knows how to ask, each with the request this gateway's REST takes. */
 export const NAMED_OPERATIONS = {
