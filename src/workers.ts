@@ -66,7 +66,7 @@ export function jobHandlersOf(services: Services): JobHandler[] {
     ...walletJobHandlers(services.deposits, services.payouts, services.clock),
     ...billJobHandlers(services.bills),
     new SolanaConfirmHandler(services.solanaTransfers, services.clock),
-    new HoldExpiryHandler(services.db, services.clock, failExpiredHoldTransaction),
+    new HoldExpiryHandler(services.db, services.testClocks.clockFor, failExpiredHoldTransaction),
     new LedgerCheckHandler(
       services.ledgerCheck,
       services.db,

@@ -6,7 +6,11 @@ import { billRecords, billSchedules } from '../../src/db/bills-schema.js';
 import { jobs } from '../../src/db/schema.js';
 import { testClocks } from '../../src/db/sandbox-schema.js';
 import { BILL_JOBS } from '../../src/domain/bills/bills-service.js';
+import { ledgerHolds } from '../../src/db/wallet-schema.js';
 import { systemClock } from '../../src/domain/clock.js';
+import { ledger } from '../../src/domain/ledger/ledger.js';
+import { placeHold } from '../../src/domain/money/holds.js';
+import { openPendingTransaction } from '../../src/domain/wallet/wallet-events.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { RETRY_DELAYS_MS } from '../../src/domain/webhooks/webhook.js';
 import { jobHandlersOf } from '../../src/workers.js';
@@ -185,6 +189,63 @@ describe('sandbox test clocks', () => {
     } finally {
       await receiver.stop();
     }
+  });
+
+  /** A funded account's pending withdrawal paid for by a hold that expires `inMs` from now on the account's clock. */
+  async function expiringHold(tenant: Tenant, inMs: number) {
+    const principal = principalOf(tenant.user.id);
+    await s.t.services.deposits.simulateVirtualAccountTransfer(principal, 1000);
+    const clock = s.t.services.testClocks.clockFor(principal);
+    const now = clock.now();
+    return s.t.services.db.transaction(async (tx) => {
+      const pending = await openPendingTransaction(
+        tx,
+        principal,
+        {
+          type: 'WITHDRAWAL',
+          amount: 40_000n,
+          reference: `HOLD-${crypto.randomUUID()}`,
+          description: null,
+          counterparty: {},
+        },
+        now,
+      );
+      const holdId = await placeHold(tx, {
+        environment: 'sandbox',
+        userId: tenant.user.id,
+        amount: 40_000n,
+        reference: pending.reference,
+        expiresAt: new Date(now.getTime() + inMs),
+        transactionId: pending.id,
+        clock,
+      });
+      return { holdId, transactionId: pending.id };
+    });
+  }
+  const holdStatus = async (holdId: string) =>
+    (await s.t.services.db.select().from(ledgerHolds).where(eq(ledgerHolds.id, holdId)))[0]!.status;
+
+  it("expires a clocked account's hold when the clock passes its expiry, not before; another account's stays held", async () => {
+    const clocked = await seedTenant(s.t.services);
+    const other = await seedTenant(s.t.services);
+    const id = await attachedClock(clocked);
+    const mine = await expiringHold(clocked, HOUR_MS);
+    const theirs = await expiringHold(other, HOUR_MS);
+
+    // Half an hour on the clock: not yet.
+    expect((await advance(clocked, id, 1800)).json().data).toMatchObject({ jobsStillDue: 0 });
+    expect(await holdStatus(mine.holdId)).toBe('held');
+    // Past the hour: released, its withdrawal failed, the money back in the wallet.
+    const past = (await advance(clocked, id, 1860)).json().data;
+    expect(past).toMatchObject({ jobsStillDue: 0 });
+    expect(past.jobsRun).toBeGreaterThanOrEqual(1);
+    expect(await holdStatus(mine.holdId)).toBe('released');
+    expect(await ledger.balances(s.t.services.db, 'sandbox', clocked.user.id)).toMatchObject({ held: 0n });
+    const failed = await s.t.services.wallet.transaction(principalOf(clocked.user.id), mine.transactionId);
+    expect(failed.status).toBe('FAILED');
+    // The other account is on the wall clock: its hour has not passed.
+    expect(await holdStatus(theirs.holdId)).toBe('held');
+    expect(await ledger.balances(s.t.services.db, 'sandbox', other.user.id)).toMatchObject({ held: 40_000n });
   });
 
   it('refuses a production key, over REST and GraphQL, to create, read or advance a clock', async () => {
