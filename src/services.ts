@@ -377,7 +377,7 @@ export function createServices(
   const billsDomain: BillsDomain = upstream
     ? new UpstreamBills(upstream, routeMapOf(config.UPSTREAM_ROUTES))
     : localBills(bills);
-  const deposits = new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider);
+  const deposits = new DepositService(db, clockFor, idempotency, users, paymentMethods, paymentsProvider);
   const payouts = new PayoutService(
     db,
     clockFor,

@@ -13,6 +13,7 @@ import { placeHold } from '../../src/domain/money/holds.js';
 import { openPendingTransaction } from '../../src/domain/wallet/wallet-events.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { RETRY_DELAYS_MS } from '../../src/domain/webhooks/webhook.js';
+import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { jobHandlersOf } from '../../src/workers.js';
 import {
   createTestServices,
@@ -246,6 +247,31 @@ describe('sandbox test clocks', () => {
     // The other account is on the wall clock: its hour has not passed.
     expect(await holdStatus(theirs.holdId)).toBe('held');
     expect(await ledger.balances(s.t.services.db, 'sandbox', other.user.id)).toMatchObject({ held: 40_000n });
+  });
+
+  it("expires a clocked account's unpaid bank-transfer deposit when the clock passes its expiry, not before; another account's stays pending", async () => {
+    const clocked = await seedTenant(s.t.services);
+    const other = await seedTenant(s.t.services);
+    const id = await attachedClock(clocked);
+    // ₦666.00 never arrives in the sandbox; the transfer account expires after 30 minutes.
+    const naira = Number(SANDBOX_PAYMENTS.neverArrivesKobo) / 100;
+    const open = (tenant: Tenant) =>
+      s.t.services.deposits.bankTransfer(principalOf(tenant.user.id), { amount: naira, narration: 'clock' }, undefined);
+    // Moved on the clock first, so a deposit whose expiry were read in wall time would show it.
+    expect((await advance(clocked, id, 3600)).statusCode).toBe(200);
+    const mine = await open(clocked);
+    const theirs = await open(other);
+    const clockNow = s.t.services.testClocks.clockFor(principalOf(clocked.user.id)).now().getTime();
+    const expiry = SANDBOX_PAYMENTS.transferAccountMinutes * 60_000;
+    expect(mine).toMatchObject({ status: 'pending' });
+    // Its expiry is on the clock: 30 minutes after the clock's now.
+    expect(Math.abs(new Date(mine.expiresAt!).getTime() - (clockNow + expiry))).toBeLessThan(60_000);
+
+    expect((await advance(clocked, id, expiry / 1000 - 300)).json().data).toMatchObject({ jobsStillDue: 0 });
+    expect((await s.t.services.deposits.byId(mine.id))?.status).toBe('pending');
+    expect((await advance(clocked, id, 600)).json().data).toMatchObject({ jobsStillDue: 0 });
+    expect((await s.t.services.deposits.byId(mine.id))?.status).toBe('failed');
+    expect((await s.t.services.deposits.byId(theirs.id))?.status).toBe('pending');
   });
 
   it('refuses a production key, over REST and GraphQL, to create, read or advance a clock', async () => {
