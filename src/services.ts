@@ -393,7 +393,7 @@ export function createServices(
   );
   const solanaExchange = new SolanaExchange(
     db,
-    clock,
+    clockFor,
     idempotency,
     solanaWallets,
     solanaChains,

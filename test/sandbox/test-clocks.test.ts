@@ -14,6 +14,8 @@ import { openPendingTransaction } from '../../src/domain/wallet/wallet-events.js
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { RETRY_DELAYS_MS } from '../../src/domain/webhooks/webhook.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
+import { tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
+import { QUOTE_TTL_SECONDS } from '../../src/domain/solana/swap-quote.js';
 import { jobHandlersOf } from '../../src/workers.js';
 import {
   createTestServices,
@@ -36,6 +38,7 @@ const DOC_EXAMPLES = (() => {
 })();
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
+const SOL_MINT = 'So11111111111111111111111111111111111111112';
 
 describe('sandbox test clocks', () => {
   let s: StartedTestApp;
@@ -272,6 +275,42 @@ describe('sandbox test clocks', () => {
     expect((await advance(clocked, id, 600)).json().data).toMatchObject({ jobsStillDue: 0 });
     expect((await s.t.services.deposits.byId(mine.id))?.status).toBe('failed');
     expect((await s.t.services.deposits.byId(theirs.id))?.status).toBe('pending');
+  });
+
+  it("expires a clocked account's swap quote when the clock passes its 30 s, not before; another account's quote still swaps", async () => {
+    const clocked = await seedTenant(s.t.services);
+    const other = await seedTenant(s.t.services);
+    const id = await attachedClock(clocked);
+    const usdc = tokenBySymbol('USDC')!.address;
+    const quoteFor = async (tenant: Tenant) => {
+      const principal = principalOf(tenant.user.id);
+      return s.t.services.solanaExchange.quote(principal, {
+        inputMint: SOL_MINT,
+        outputMint: usdc,
+        amount: '0.01',
+        network: 'testnet',
+      });
+    };
+    const swap = (tenant: Tenant, quoteId: string) =>
+      s.t.services.solanaExchange.swap(principalOf(tenant.user.id), { quoteId }, undefined);
+    for (const tenant of [clocked, other])
+      await s.t.services.sandboxFaucet.fund(principalOf(tenant.user.id), {
+        network: 'testnet',
+        asset: 'SOL',
+        amount: '1',
+      });
+    const early = await quoteFor(clocked);
+    const late = await quoteFor(clocked);
+    const theirs = await quoteFor(other);
+    expect(late.expiresIn).toBe(QUOTE_TTL_SECONDS);
+
+    // Two thirds of its life on the clock: still good.
+    expect((await advance(clocked, id, 20)).statusCode).toBe(200);
+    expect((await swap(clocked, early.quoteId)).status).toBe('confirmed');
+    // Past it: refused, while the other account's quote, as old in wall time, still swaps.
+    expect((await advance(clocked, id, QUOTE_TTL_SECONDS - 20 + 1)).statusCode).toBe(200);
+    await expect(swap(clocked, late.quoteId)).rejects.toMatchObject({ code: 'QUOTE_EXPIRED' });
+    expect((await swap(other, theirs.quoteId)).status).toBe('confirmed');
   });
 
   it('refuses a production key, over REST and GraphQL, to create, read or advance a clock', async () => {
