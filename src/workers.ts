@@ -62,7 +62,7 @@ export function jobHandlersOf(services: Services): JobHandler[] {
   if (isFacade(config)) return own;
   return [
     ...own,
-    ...offrampJobHandlers(services.offramp, services.clock),
+    ...offrampJobHandlers(services.offramp),
     ...walletJobHandlers(services.deposits, services.payouts, services.clock),
     ...billJobHandlers(services.bills),
     new SolanaConfirmHandler(services.solanaTransfers, services.clock),

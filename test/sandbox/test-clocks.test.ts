@@ -16,6 +16,8 @@ import { RETRY_DELAYS_MS } from '../../src/domain/webhooks/webhook.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 import { QUOTE_TTL_SECONDS } from '../../src/domain/solana/swap-quote.js';
+import { SANDBOX_STEP_SECONDS } from '../../src/domain/offramp/offramp-service.js';
+import { SANDBOX_OFFRAMP } from '../../src/domain/offramp/sandbox-offramp-provider.js';
 import { jobHandlersOf } from '../../src/workers.js';
 import {
   createTestServices,
@@ -311,6 +313,48 @@ describe('sandbox test clocks', () => {
     expect((await advance(clocked, id, QUOTE_TTL_SECONDS - 20 + 1)).statusCode).toBe(200);
     await expect(swap(clocked, late.quoteId)).rejects.toMatchObject({ code: 'QUOTE_EXPIRED' });
     expect((await swap(other, theirs.quoteId)).status).toBe('confirmed');
+  });
+
+  /** A 10 USDC (Base) sandbox offramp order to NGN. */
+  const offrampOrder = (tenant: Tenant, reference: string) =>
+    s.t.services.offramp.initiate(
+      principalOf(tenant.user.id),
+      {
+        token: 'USDC',
+        network: 'base',
+        amount: '10',
+        fiat: 'NGN',
+        reference,
+        recipient: { institution: 'GTBINGLA', accountNumber: '0123456789', accountName: 'Clock', memo: 'clock' },
+      },
+      undefined,
+    );
+  const orderStatus = async (id: string) => (await s.t.services.offramp.findOrder(id))?.status;
+
+  it("walks a clocked account's offramp orders on the clock: an unpaid one expires past its window, not before, a paid one steps to completed; another account's waits", async () => {
+    const clocked = await seedTenant(s.t.services);
+    const other = await seedTenant(s.t.services);
+    const id = await attachedClock(clocked);
+    expect((await advance(clocked, id, 3600)).statusCode).toBe(200);
+    const unpaid = await offrampOrder(clocked, `clk-unpaid-${crypto.randomUUID()}`);
+    const paid = await offrampOrder(clocked, `clk-paid-${crypto.randomUUID()}`);
+    const theirs = await offrampOrder(other, `clk-theirs-${crypto.randomUUID()}`);
+    const window = SANDBOX_OFFRAMP.validityMinutes * 60_000;
+    const clockNow = s.t.services.testClocks.clockFor(principalOf(clocked.user.id)).now().getTime();
+    // Its window is on the clock.
+    expect(Math.abs(new Date(unpaid.validUntil).getTime() - (clockNow + window))).toBeLessThan(60_000);
+
+    // The deposit arrives; the sandbox takes its three steps 5 s apart on the clock (each timed
+    // from when the last ran, so a step's slack is allowed for): 20 s on the clock completes it.
+    await s.t.services.offramp.simulateDeposit(principalOf(clocked.user.id), paid.reference);
+    expect((await advance(clocked, id, 4 * SANDBOX_STEP_SECONDS)).json().data).toMatchObject({ jobsStillDue: 0 });
+    expect(await orderStatus(paid.id)).toBe('completed');
+
+    expect((await advance(clocked, id, window / 1000 - 300)).statusCode).toBe(200);
+    expect(await orderStatus(unpaid.id)).toBe('initiated');
+    expect((await advance(clocked, id, 600)).json().data).toMatchObject({ jobsStillDue: 0 });
+    expect(await orderStatus(unpaid.id)).toBe('expired');
+    expect(await orderStatus(theirs.id)).toBe('initiated');
   });
 
   it('refuses a production key, over REST and GraphQL, to create, read or advance a clock', async () => {
