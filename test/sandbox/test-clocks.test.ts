@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billRecords, billSchedules } from '../../src/db/bills-schema.js';
 import { jobs } from '../../src/db/schema.js';
@@ -14,6 +14,7 @@ import { openPendingTransaction } from '../../src/domain/wallet/wallet-events.js
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { RETRY_DELAYS_MS } from '../../src/domain/webhooks/webhook.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
+import { DEPOSIT_JOBS } from '../../src/domain/wallet/deposit-service.js';
 import { tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 import { QUOTE_TTL_SECONDS } from '../../src/domain/solana/swap-quote.js';
 import { SANDBOX_STEP_SECONDS } from '../../src/domain/offramp/offramp-service.js';
@@ -272,8 +273,22 @@ describe('sandbox test clocks', () => {
     // Its expiry is on the clock: 30 minutes after the clock's now.
     expect(Math.abs(new Date(mine.expiresAt!).getTime() - (clockNow + expiry))).toBeLessThan(60_000);
 
+    // Each deposit's reconcile job (its look for a lost second commit, a lease and 30 s on) is its
+    // account's: the clocked one's is the clock's, and runs as the clock passes it.
+    const reconcileJob = async (depositId: string) =>
+      (
+        await s.t.services.db
+          .select()
+          .from(jobs)
+          .where(and(eq(jobs.kind, DEPOSIT_JOBS.reconcile), sql`${jobs.payload}->>'depositId' = ${depositId}`))
+      )[0]!;
+    expect(await reconcileJob(mine.id)).toMatchObject({ status: 'pending', testClockId: id });
+    expect(await reconcileJob(theirs.id)).toMatchObject({ status: 'pending', testClockId: null });
+
     expect((await advance(clocked, id, expiry / 1000 - 300)).json().data).toMatchObject({ jobsStillDue: 0 });
     expect((await s.t.services.deposits.byId(mine.id))?.status).toBe('pending');
+    expect((await reconcileJob(mine.id)).status).toBe('done');
+    expect((await reconcileJob(theirs.id)).status).toBe('pending');
     expect((await advance(clocked, id, 600)).json().data).toMatchObject({ jobsStillDue: 0 });
     expect((await s.t.services.deposits.byId(mine.id))?.status).toBe('failed');
     expect((await s.t.services.deposits.byId(theirs.id))?.status).toBe('pending');
