@@ -367,17 +367,17 @@ export function createServices(
       breakMaxAgeMs: config.RECON_BREAK_MAX_AGE_HOURS * 3_600_000,
     },
   );
-  // Bills and payouts read the time of the account they act for: a sandbox account's test clock
-  // when one is attached, else `clock` (production never has one: TestClocks.clockFor). Deposits
-  // and offramp orders keep the process clock: some of their jobs are written by one-statement
-  // writes that do not yet convert a clock's due times (docs/sandbox.md#test-clocks).
+  // Bills, payouts, deposits, swap quotes and offramp orders read the time of the account they act
+  // for: a sandbox account's test clock when one is attached, else `clock` (production never has
+  // one: TestClocks.clockFor). Their jobs are stored in wall time from the clock's offset as it
+  // stands (jobs/job-runner.ts clockedRunAt; docs/sandbox.md#test-clocks).
   const testClocks = new TestClocks(db, clock, onBackgroundError);
   const clockFor = testClocks.clockFor;
   const bills = new BillsService(db, clockFor, idempotency, billsProvider);
   const billsDomain: BillsDomain = upstream
     ? new UpstreamBills(upstream, routeMapOf(config.UPSTREAM_ROUTES))
     : localBills(bills);
-  const deposits = new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider);
+  const deposits = new DepositService(db, clockFor, idempotency, users, paymentMethods, paymentsProvider);
   const payouts = new PayoutService(
     db,
     clockFor,
@@ -393,7 +393,7 @@ export function createServices(
   );
   const solanaExchange = new SolanaExchange(
     db,
-    clock,
+    clockFor,
     idempotency,
     solanaWallets,
     solanaChains,
@@ -402,7 +402,7 @@ export function createServices(
     solanaTransfers,
   );
   const customers = new CustomerService(db, clock);
-  const offramp = new OfframpService(db, clock, idempotency, {
+  const offramp = new OfframpService(db, clockFor, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
     production: paycrest,
   });

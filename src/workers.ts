@@ -62,11 +62,11 @@ export function jobHandlersOf(services: Services): JobHandler[] {
   if (isFacade(config)) return own;
   return [
     ...own,
-    ...offrampJobHandlers(services.offramp, services.clock),
+    ...offrampJobHandlers(services.offramp),
     ...walletJobHandlers(services.deposits, services.payouts, services.clock),
     ...billJobHandlers(services.bills),
     new SolanaConfirmHandler(services.solanaTransfers, services.clock),
-    new HoldExpiryHandler(services.db, services.clock, failExpiredHoldTransaction),
+    new HoldExpiryHandler(services.db, services.testClocks.clockFor, failExpiredHoldTransaction),
     new LedgerCheckHandler(
       services.ledgerCheck,
       services.db,

@@ -39,6 +39,18 @@ export class TestClockTime implements Clock {
 export const wallTimeOf = (clock: Clock | undefined, at: Date): Date =>
   clock instanceof TestClockTime ? new Date(at.getTime() - clock.offsetMs) : at;
 
+/** A wall-clock moment (a provider's, read on the process clock) as `clock` reads it: the inverse of `wallTimeOf`. */
+export const accountTimeOf = (clock: Clock | undefined, wall: Date): Date =>
+  clock instanceof TestClockTime ? new Date(wall.getTime() + clock.offsetMs) : wall;
+
+/**
+ * A job's due time and clock for a one-statement write (plain SQL): `$runAt` is read on the
+ * account's clock, `$clockId` and `$offsetMs` name its test clock (null and 0 for any other). See
+ * `clockedRunAt` in jobs/job-runner.ts: the offset is the clock row's, read under a share lock.
+ */
+export const clockParams = (clock: Clock | undefined): [string | null, number] =>
+  clock instanceof TestClockTime ? [clock.testClockId, clock.offsetMs] : [null, 0];
+
 /** A service's clock lookup from what it was built with: one clock for every account, or a lookup. */
 export const clockLookup = (clock: Clock | ClockFor): ClockFor => (typeof clock === 'function' ? clock : () => clock);
 

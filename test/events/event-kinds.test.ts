@@ -41,7 +41,7 @@ describe('event kinds', () => {
     s = await startTestApp({ clock, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
     runner = new JobRunner(s.t.services.db, clock, [
       new PayoutReconcileHandler(s.t.services.payouts, clock),
-      new OfframpSandboxStepHandler(s.t.services.offramp, clock),
+      new OfframpSandboxStepHandler(s.t.services.offramp),
       new OfframpExpiryHandler(s.t.services.offramp),
     ]);
   });

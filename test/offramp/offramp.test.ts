@@ -22,7 +22,7 @@ describe('offramp (sandbox)', () => {
   beforeAll(async () => {
     s = await startTestApp({ clock, listen: true, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
     runner = new JobRunner(s.t.services.db, clock, [
-      new OfframpSandboxStepHandler(s.t.services.offramp, clock),
+      new OfframpSandboxStepHandler(s.t.services.offramp),
       new OfframpExpiryHandler(s.t.services.offramp),
     ]);
   });

@@ -202,7 +202,7 @@ describe('offramp on Paycrest (production)', () => {
     const reference = `pc-rec-${Date.now()}`;
     await placeOrder(tenant, reference);
     s.paycrest.orders.get(providerIdOf(reference))!['status'] = 'settled';
-    const runner = new JobRunner(s.t.services.db, clock, [new OfframpReconcileHandler(s.t.services.offramp, clock)]);
+    const runner = new JobRunner(s.t.services.db, clock, [new OfframpReconcileHandler(s.t.services.offramp)]);
     clock.advance(7 * 60_000);
     await runner.runDueJobs();
     expect(

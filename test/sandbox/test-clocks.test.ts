@@ -1,14 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billRecords, billSchedules } from '../../src/db/bills-schema.js';
 import { jobs } from '../../src/db/schema.js';
 import { testClocks } from '../../src/db/sandbox-schema.js';
 import { BILL_JOBS } from '../../src/domain/bills/bills-service.js';
+import { ledgerHolds } from '../../src/db/wallet-schema.js';
 import { systemClock } from '../../src/domain/clock.js';
+import { ledger } from '../../src/domain/ledger/ledger.js';
+import { placeHold } from '../../src/domain/money/holds.js';
+import { openPendingTransaction } from '../../src/domain/wallet/wallet-events.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { RETRY_DELAYS_MS } from '../../src/domain/webhooks/webhook.js';
+import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
+import { DEPOSIT_JOBS } from '../../src/domain/wallet/deposit-service.js';
+import { tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
+import { QUOTE_TTL_SECONDS } from '../../src/domain/solana/swap-quote.js';
+import { SANDBOX_STEP_SECONDS } from '../../src/domain/offramp/offramp-service.js';
+import { SANDBOX_OFFRAMP } from '../../src/domain/offramp/sandbox-offramp-provider.js';
 import { jobHandlersOf } from '../../src/workers.js';
 import {
   createTestServices,
@@ -31,6 +41,7 @@ const DOC_EXAMPLES = (() => {
 })();
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
+const SOL_MINT = 'So11111111111111111111111111111111111111112';
 
 describe('sandbox test clocks', () => {
   let s: StartedTestApp;
@@ -185,6 +196,180 @@ describe('sandbox test clocks', () => {
     } finally {
       await receiver.stop();
     }
+  });
+
+  /** A funded account's pending withdrawal paid for by a hold that expires `inMs` from now on the account's clock. */
+  async function expiringHold(tenant: Tenant, inMs: number) {
+    const principal = principalOf(tenant.user.id);
+    await s.t.services.deposits.simulateVirtualAccountTransfer(principal, 1000);
+    const clock = s.t.services.testClocks.clockFor(principal);
+    const now = clock.now();
+    return s.t.services.db.transaction(async (tx) => {
+      const pending = await openPendingTransaction(
+        tx,
+        principal,
+        {
+          type: 'WITHDRAWAL',
+          amount: 40_000n,
+          reference: `HOLD-${crypto.randomUUID()}`,
+          description: null,
+          counterparty: {},
+        },
+        now,
+      );
+      const holdId = await placeHold(tx, {
+        environment: 'sandbox',
+        userId: tenant.user.id,
+        amount: 40_000n,
+        reference: pending.reference,
+        expiresAt: new Date(now.getTime() + inMs),
+        transactionId: pending.id,
+        clock,
+      });
+      return { holdId, transactionId: pending.id };
+    });
+  }
+  const holdStatus = async (holdId: string) =>
+    (await s.t.services.db.select().from(ledgerHolds).where(eq(ledgerHolds.id, holdId)))[0]!.status;
+
+  it("expires a clocked account's hold when the clock passes its expiry, not before; another account's stays held", async () => {
+    const clocked = await seedTenant(s.t.services);
+    const other = await seedTenant(s.t.services);
+    const id = await attachedClock(clocked);
+    const mine = await expiringHold(clocked, HOUR_MS);
+    const theirs = await expiringHold(other, HOUR_MS);
+
+    // Half an hour on the clock: not yet.
+    expect((await advance(clocked, id, 1800)).json().data).toMatchObject({ jobsStillDue: 0 });
+    expect(await holdStatus(mine.holdId)).toBe('held');
+    // Past the hour: released, its withdrawal failed, the money back in the wallet.
+    const past = (await advance(clocked, id, 1860)).json().data;
+    expect(past).toMatchObject({ jobsStillDue: 0 });
+    expect(past.jobsRun).toBeGreaterThanOrEqual(1);
+    expect(await holdStatus(mine.holdId)).toBe('released');
+    expect(await ledger.balances(s.t.services.db, 'sandbox', clocked.user.id)).toMatchObject({ held: 0n });
+    const failed = await s.t.services.wallet.transaction(principalOf(clocked.user.id), mine.transactionId);
+    expect(failed.status).toBe('FAILED');
+    // The other account is on the wall clock: its hour has not passed.
+    expect(await holdStatus(theirs.holdId)).toBe('held');
+    expect(await ledger.balances(s.t.services.db, 'sandbox', other.user.id)).toMatchObject({ held: 40_000n });
+  });
+
+  it("expires a clocked account's unpaid bank-transfer deposit when the clock passes its expiry, not before; another account's stays pending", async () => {
+    const clocked = await seedTenant(s.t.services);
+    const other = await seedTenant(s.t.services);
+    const id = await attachedClock(clocked);
+    // ₦666.00 never arrives in the sandbox; the transfer account expires after 30 minutes.
+    const naira = Number(SANDBOX_PAYMENTS.neverArrivesKobo) / 100;
+    const open = (tenant: Tenant) =>
+      s.t.services.deposits.bankTransfer(principalOf(tenant.user.id), { amount: naira, narration: 'clock' }, undefined);
+    // Moved on the clock first, so a deposit whose expiry were read in wall time would show it.
+    expect((await advance(clocked, id, 3600)).statusCode).toBe(200);
+    const mine = await open(clocked);
+    const theirs = await open(other);
+    const clockNow = s.t.services.testClocks.clockFor(principalOf(clocked.user.id)).now().getTime();
+    const expiry = SANDBOX_PAYMENTS.transferAccountMinutes * 60_000;
+    expect(mine).toMatchObject({ status: 'pending' });
+    // Its expiry is on the clock: 30 minutes after the clock's now.
+    expect(Math.abs(new Date(mine.expiresAt!).getTime() - (clockNow + expiry))).toBeLessThan(60_000);
+
+    // Each deposit's reconcile job (its look for a lost second commit, a lease and 30 s on) is its
+    // account's: the clocked one's is the clock's, and runs as the clock passes it.
+    const reconcileJob = async (depositId: string) =>
+      (
+        await s.t.services.db
+          .select()
+          .from(jobs)
+          .where(and(eq(jobs.kind, DEPOSIT_JOBS.reconcile), sql`${jobs.payload}->>'depositId' = ${depositId}`))
+      )[0]!;
+    expect(await reconcileJob(mine.id)).toMatchObject({ status: 'pending', testClockId: id });
+    expect(await reconcileJob(theirs.id)).toMatchObject({ status: 'pending', testClockId: null });
+
+    expect((await advance(clocked, id, expiry / 1000 - 300)).json().data).toMatchObject({ jobsStillDue: 0 });
+    expect((await s.t.services.deposits.byId(mine.id))?.status).toBe('pending');
+    expect((await reconcileJob(mine.id)).status).toBe('done');
+    expect((await reconcileJob(theirs.id)).status).toBe('pending');
+    expect((await advance(clocked, id, 600)).json().data).toMatchObject({ jobsStillDue: 0 });
+    expect((await s.t.services.deposits.byId(mine.id))?.status).toBe('failed');
+    expect((await s.t.services.deposits.byId(theirs.id))?.status).toBe('pending');
+  });
+
+  it("expires a clocked account's swap quote when the clock passes its 30 s, not before; another account's quote still swaps", async () => {
+    const clocked = await seedTenant(s.t.services);
+    const other = await seedTenant(s.t.services);
+    const id = await attachedClock(clocked);
+    const usdc = tokenBySymbol('USDC')!.address;
+    const quoteFor = async (tenant: Tenant) => {
+      const principal = principalOf(tenant.user.id);
+      return s.t.services.solanaExchange.quote(principal, {
+        inputMint: SOL_MINT,
+        outputMint: usdc,
+        amount: '0.01',
+        network: 'testnet',
+      });
+    };
+    const swap = (tenant: Tenant, quoteId: string) =>
+      s.t.services.solanaExchange.swap(principalOf(tenant.user.id), { quoteId }, undefined);
+    for (const tenant of [clocked, other])
+      await s.t.services.sandboxFaucet.fund(principalOf(tenant.user.id), {
+        network: 'testnet',
+        asset: 'SOL',
+        amount: '1',
+      });
+    const early = await quoteFor(clocked);
+    const late = await quoteFor(clocked);
+    const theirs = await quoteFor(other);
+    expect(late.expiresIn).toBe(QUOTE_TTL_SECONDS);
+
+    // Two thirds of its life on the clock: still good.
+    expect((await advance(clocked, id, 20)).statusCode).toBe(200);
+    expect((await swap(clocked, early.quoteId)).status).toBe('confirmed');
+    // Past it: refused, while the other account's quote, as old in wall time, still swaps.
+    expect((await advance(clocked, id, QUOTE_TTL_SECONDS - 20 + 1)).statusCode).toBe(200);
+    await expect(swap(clocked, late.quoteId)).rejects.toMatchObject({ code: 'QUOTE_EXPIRED' });
+    expect((await swap(other, theirs.quoteId)).status).toBe('confirmed');
+  });
+
+  /** A 10 USDC (Base) sandbox offramp order to NGN. */
+  const offrampOrder = (tenant: Tenant, reference: string) =>
+    s.t.services.offramp.initiate(
+      principalOf(tenant.user.id),
+      {
+        token: 'USDC',
+        network: 'base',
+        amount: '10',
+        fiat: 'NGN',
+        reference,
+        recipient: { institution: 'GTBINGLA', accountNumber: '0123456789', accountName: 'Clock', memo: 'clock' },
+      },
+      undefined,
+    );
+  const orderStatus = async (id: string) => (await s.t.services.offramp.findOrder(id))?.status;
+
+  it("walks a clocked account's offramp orders on the clock: an unpaid one expires past its window, not before, a paid one steps to completed; another account's waits", async () => {
+    const clocked = await seedTenant(s.t.services);
+    const other = await seedTenant(s.t.services);
+    const id = await attachedClock(clocked);
+    expect((await advance(clocked, id, 3600)).statusCode).toBe(200);
+    const unpaid = await offrampOrder(clocked, `clk-unpaid-${crypto.randomUUID()}`);
+    const paid = await offrampOrder(clocked, `clk-paid-${crypto.randomUUID()}`);
+    const theirs = await offrampOrder(other, `clk-theirs-${crypto.randomUUID()}`);
+    const window = SANDBOX_OFFRAMP.validityMinutes * 60_000;
+    const clockNow = s.t.services.testClocks.clockFor(principalOf(clocked.user.id)).now().getTime();
+    // Its window is on the clock.
+    expect(Math.abs(new Date(unpaid.validUntil).getTime() - (clockNow + window))).toBeLessThan(60_000);
+
+    // The deposit arrives; the sandbox takes its three steps 5 s apart on the clock (each timed
+    // from when the last ran, so a step's slack is allowed for): 20 s on the clock completes it.
+    await s.t.services.offramp.simulateDeposit(principalOf(clocked.user.id), paid.reference);
+    expect((await advance(clocked, id, 4 * SANDBOX_STEP_SECONDS)).json().data).toMatchObject({ jobsStillDue: 0 });
+    expect(await orderStatus(paid.id)).toBe('completed');
+
+    expect((await advance(clocked, id, window / 1000 - 300)).statusCode).toBe(200);
+    expect(await orderStatus(unpaid.id)).toBe('initiated');
+    expect((await advance(clocked, id, 600)).json().data).toMatchObject({ jobsStillDue: 0 });
+    expect(await orderStatus(unpaid.id)).toBe('expired');
+    expect(await orderStatus(theirs.id)).toBe('initiated');
   });
 
   it('refuses a production key, over REST and GraphQL, to create, read or advance a clock', async () => {

@@ -99,7 +99,7 @@ describe('Paycrest answers that are not their documented shape', () => {
     const providerId = [...s.paycrest.orders.values()].find((o) => o['reference'] === 'MAL-STATE')!['id'] as string;
     s.paycrest.orders.get(providerId)!['status'] = 'settled';
     s.paycrest.malformed.add({ path: /^\/v1\/sender\/orders\/[^/?]+$/, body: spoil.set(['data', 'status'], 9) });
-    const runner = new JobRunner(s.t.services.db, clock, [new OfframpReconcileHandler(s.t.services.offramp, clock)]);
+    const runner = new JobRunner(s.t.services.db, clock, [new OfframpReconcileHandler(s.t.services.offramp)]);
     clock.advance(7 * 60_000);
     await runner.runDueJobs();
     const tracked = await call(tenant.productionKey)('GET', '/api/v1/offramp/ledger/transactions/MAL-STATE');

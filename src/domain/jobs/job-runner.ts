@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { queryRows } from '../../db/client.js';
 import { jobs } from '../../db/schema.js';
@@ -58,7 +58,7 @@ export interface NewJob {
 
 /** Enqueue inside the transaction that causes the work, so the two commit together. */
 export async function enqueueJob(tx: Executor, job: NewJob): Promise<string> {
-  const runAt = wallTimeOf(job.clock, job.runAt);
+  const clocked = job.clock instanceof TestClockTime ? job.clock : undefined;
   const [row] = await tx
     .insert(jobs)
     .values({
@@ -67,12 +67,27 @@ export async function enqueueJob(tx: Executor, job: NewJob): Promise<string> {
       tenant: job.tenant,
       concurrencyKey: job.concurrencyKey ?? null,
       payload: withTraceContext(job.payload ?? {}),
-      runAt,
-      ...(job.clock instanceof TestClockTime ? { testClockId: job.clock.testClockId } : {}),
+      runAt: clocked ? clockedRunAt(clocked, job.runAt) : wallTimeOf(job.clock, job.runAt),
+      ...(clocked ? { testClockId: clocked.testClockId } : {}),
     })
-    .returning({ id: jobs.id });
-  tellJobWrite({ lane: laneOf(job.kind), runAt });
+    .returning({ id: jobs.id, runAt: jobs.runAt });
+  tellJobWrite({ lane: laneOf(job.kind), runAt: new Date(row!.runAt) });
   return row!.id;
+}
+
+/**
+ * A test clock's job in wall time, from the clock's offset as it stands, not as `clock` read it:
+ * the caller's reading may be stale (an advance moved the clock and shifted the account's queued
+ * jobs meanwhile, here or on another instance). The clock's row is locked `for share` in the
+ * insert's own statement, so an advance's jump (which updates that row before it shifts the jobs,
+ * clock-advance.ts) either waits until this job is committed and then shifts it with the rest, or
+ * has committed and this reads the offset it left. Either way the job keeps its due time on the
+ * clock. A clock deleted meanwhile leaves the offset it was read with.
+ */
+function clockedRunAt(clock: TestClockTime, runAt: Date): SQL {
+  return sql`(${runAt.toISOString()}::timestamptz - coalesce(
+    (select offset_ms from test_clocks where id = ${clock.testClockId}::uuid for share),
+    ${clock.offsetMs}::bigint) * interval '1 millisecond')`;
 }
 
 export { LeaseLostError };

@@ -1,6 +1,6 @@
 import type { Database, Executor } from '../../db/client.js';
 import type { Environment } from '../auth/permissions.js';
-import type { Clock } from '../clock.js';
+import { type Clock, type ClockFor, clockLookup, wallTimeOf } from '../clock.js';
 import { enqueueJob, type Job, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
 import { ledger } from '../ledger/ledger.js';
 
@@ -47,7 +47,8 @@ export async function placeHold(tx: Executor, hold: NewHold): Promise<string> {
   if (hold.expiresAt)
     await enqueueJob(tx, {
       kind: HOLD_EXPIRE_JOB,
-      payload: { holdId: id },
+      // The environment names the account whose clock the expiry is read on (HoldExpiryHandler).
+      payload: { holdId: id, environment: hold.environment },
       runAt: hold.expiresAt,
       tenant: hold.userId,
       clock: hold.clock,
@@ -86,18 +87,35 @@ export async function releaseExpiredHold(
 /** The money lane's job: one per hold with an expiry, due at that expiry. */
 export class HoldExpiryHandler implements JobHandler {
   readonly kind = HOLD_EXPIRE_JOB;
+  private readonly clockFor: ClockFor;
   constructor(
     private readonly db: Database,
-    private readonly clock: Clock,
+    clock: Clock | ClockFor,
     private readonly failTransaction: FailHeldTransaction,
-  ) {}
+  ) {
+    this.clockFor = clockLookup(clock);
+  }
 
   async run(job: Job): Promise<JobOutcome> {
-    const now = this.clock.now();
-    if (job.runAt > now) return { status: 'retry', at: job.runAt };
+    // The hold's expiry was read on its account's clock (a sandbox test clock's, when attached), so
+    // it is compared with that clock's time; the job's due time is stored in wall time.
+    const clock = this.clockFor({ userId: job.tenant, environment: environmentOf(job) });
+    const now = clock.now();
+    if (job.runAt > wallTimeOf(clock, now)) return { status: 'retry', at: job.runAt };
     // Run by the job runner, `db` is this claim's fenced handle (database-binding.ts): the
     // transaction's BEGIN checks the lease, so a worker that lost it releases nothing.
     await this.db.transaction((tx) => releaseExpiredHold(tx, String(job.payload['holdId']), now, this.failTransaction));
     return { status: 'done' };
   }
+}
+
+/**
+ * The hold's environment: in the payload since it names it; a job written before then is a
+ * sandbox account's when its due time was read from a test clock, and otherwise is timed on the
+ * process clock, which any production account reads.
+ */
+function environmentOf(job: Job): string {
+  const named = job.payload['environment'];
+  if (typeof named === 'string') return named;
+  return job.testClockId ? 'sandbox' : 'production';
 }

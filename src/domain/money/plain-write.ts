@@ -120,6 +120,16 @@ export const linkedTransactionId = (
       )`;
 
 /** A job's kind and lane as SQL values, as job-runner.ts `enqueueJob` writes them (the lane from the kind). */
+/**
+ * A job's wall-time due time in a one-statement write, from `runAt` read on an account's clock:
+ * less the offset of its test clock (`clockId`, null for any other clock) as the clock's row
+ * stands, read under a share lock so an advance's jump either waits for this write and shifts
+ * its job or has committed (jobs/job-runner.ts, clockedRunAt). `offsetMs` is the caller's
+ * reading, used only if the clock was deleted meanwhile.
+ */
+export const clockedRunAtSql = (runAt: string, clockId: string, offsetMs: string) =>
+  `(${runAt}::timestamptz - coalesce((select offset_ms from test_clocks where id = ${clockId}::uuid for share), ${offsetMs}::bigint) * interval '1 millisecond')`;
+
 export const jobLane = (kind: string) => `'${kind}', '${laneOf(kind)}'`;
 
 type Mapper<Row> = (raw: Record<string, unknown>) => Row;

@@ -1,4 +1,3 @@
-import type { Clock } from '../clock.js';
 import { enqueueJob, type Job, type JobHandler, type JobOutcome } from '../jobs/job-runner.js';
 import { keepPolling } from '../jobs/polling.js';
 import { isFinal, type OfframpStatus } from './catalogue.js';
@@ -32,10 +31,7 @@ export function nextSandboxStep(order: OfframpOrderRow): { status: OfframpStatus
 
 export class OfframpSandboxStepHandler implements JobHandler {
   readonly kind = OFFRAMP_JOBS.sandboxStep;
-  constructor(
-    private readonly offramp: OfframpService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly offramp: OfframpService) {}
 
   async run(job: Job): Promise<JobOutcome> {
     const order = await this.offramp.findOrder(orderIdOf(job));
@@ -43,11 +39,14 @@ export class OfframpSandboxStepHandler implements JobHandler {
     if (!order || !next) return { status: 'done' };
     await this.offramp.move(order.id, next, async (tx, moved) => {
       if (!isFinal(moved.status)) {
+        // The next step on the order's account's clock, so a test clock's advance walks it.
+        const clock = this.offramp.clockOf(moved);
         await enqueueJob(tx, {
           kind: this.kind,
           payload: { orderId: moved.id },
           tenant: moved.userId,
-          runAt: new Date(this.clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000),
+          runAt: new Date(clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000),
+          clock,
         });
       }
     });
@@ -68,10 +67,7 @@ export class OfframpExpiryHandler implements JobHandler {
 
 export class OfframpReconcileHandler implements JobHandler {
   readonly kind = OFFRAMP_JOBS.reconcile;
-  constructor(
-    private readonly offramp: OfframpService,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly offramp: OfframpService) {}
 
   async run(job: Job): Promise<JobOutcome> {
     const order = await this.offramp.findOrder(orderIdOf(job));
@@ -79,7 +75,7 @@ export class OfframpReconcileHandler implements JobHandler {
     const provider = this.offramp.providerFor(order.environment);
     const state = await provider.orderState!(order.providerOrderId);
     const { row } = await this.offramp.move(order.id, state);
-    return keepPolling(this.clock, {
+    return keepPolling(this.offramp.clockOf(order), {
       final: isFinal(row.status),
       since: order.createdAt,
       stuck: `Offramp order ${order.id} is still ${row.status} after 24 hours; check it with the provider.`,
@@ -87,10 +83,10 @@ export class OfframpReconcileHandler implements JobHandler {
   }
 }
 
-export function offrampJobHandlers(offramp: OfframpService, clock: Clock): JobHandler[] {
+export function offrampJobHandlers(offramp: OfframpService): JobHandler[] {
   return [
-    new OfframpSandboxStepHandler(offramp, clock),
+    new OfframpSandboxStepHandler(offramp),
     new OfframpExpiryHandler(offramp),
-    new OfframpReconcileHandler(offramp, clock),
+    new OfframpReconcileHandler(offramp),
   ];
 }

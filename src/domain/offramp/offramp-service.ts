@@ -4,7 +4,7 @@ import type { Database, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/sql-state.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import { type Clock, type ClockFor, clockLookup } from '../clock.js';
+import { accountTimeOf, type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { OFFRAMP_ORDER, offrampEventData } from './order-lifecycle.js';
 import { isLegal, transition } from '../lifecycle/transition.js';
 import { DomainError, badInput, notFound } from '../errors.js';
@@ -178,7 +178,10 @@ export class OfframpService {
     });
 
     const amountRaw = parseUnits(amount, asset.decimals, 'amount');
-    const now = this.clockFor(principal).now();
+    const clock = this.clockFor(principal);
+    const now = clock.now();
+    // The provider's window is read on the process clock; the account's order and jobs are on its own.
+    const validUntil = accountTimeOf(clock, created.validUntil);
     try {
       return await this.db.transaction(async (tx) => {
         const row = await offrampStore.insert(tx, {
@@ -197,7 +200,7 @@ export class OfframpService {
           fiat: input.fiat,
           fiatAmountMinor: multiplyDown(amountRaw, asset.decimals, rate, FIAT_DECIMALS),
           receiveAddress: created.receiveAddress,
-          validUntil: created.validUntil,
+          validUntil,
           institutionCode: institution.code,
           bankName: institution.name,
           accountNumber,
@@ -218,14 +221,16 @@ export class OfframpService {
             ? {
                 kind: OFFRAMP_JOBS.reconcile,
                 payload: { orderId: row.id },
-                runAt: new Date(created.validUntil.getTime() + 60_000),
+                runAt: new Date(validUntil.getTime() + 60_000),
                 tenant: row.userId,
+                clock,
               }
             : {
                 kind: OFFRAMP_JOBS.expire,
                 payload: { orderId: row.id },
-                runAt: created.validUntil,
+                runAt: validUntil,
                 tenant: row.userId,
+                clock,
               },
         );
         return toOfframpOrder(row);
@@ -274,11 +279,13 @@ export class OfframpService {
         row.id,
         { status: 'deposit_received', txHash: simulatedHash(row.id) },
         async (tx, order) => {
+          const clock = this.clockFor(order);
           await enqueueJob(tx, {
             kind: OFFRAMP_JOBS.sandboxStep,
             payload: { orderId: order.id },
             tenant: order.userId,
-            runAt: new Date(this.clockFor(order).now().getTime() + SANDBOX_STEP_SECONDS * 1000),
+            runAt: new Date(clock.now().getTime() + SANDBOX_STEP_SECONDS * 1000),
+            clock,
           });
           // The answer to replay commits with the deposit it reports.
           await this.idempotency.finish(tx, claim, toOfframpOrder(order));
@@ -324,6 +331,11 @@ export class OfframpService {
       await then?.(tx, row);
       return { changed: true, row };
     });
+  }
+
+  /** The clock an order's account runs on (a sandbox test clock's, when attached). */
+  clockOf(order: Pick<OfframpOrderRow, 'userId' | 'environment'>): Clock {
+    return this.clockFor(order);
   }
 
   async findOrder(id: string): Promise<OfframpOrderRow | undefined> {

@@ -95,9 +95,15 @@ async function jump(
 ): Promise<TestClockRow> {
   const gap = Math.round(gapMs);
   const moved = await db.transaction(async (tx) => {
+    // The account's queued jobs first, the clock second: a job's handler holds its own row (the
+    // lease fence) while it enqueues the job's successor, which takes the clock `for share`
+    // (jobs/job-runner.ts, clockedRunAt); holding the clock while waiting for that row would deadlock.
+    await tx.execute(sql`/* lockClockJobs */ select id from jobs where ${clockJobs(clock)} order by id for update`);
+    // Taking the clock waits for every enqueue that read its offset to commit, so the shift below
+    // (a statement begun after) reaches their jobs; an enqueue after this waits for the new offset.
     const row = await testClockStore.addOffset(tx, clock.id, gap, base.now());
     await tx.execute(
-      sql`update jobs set run_at = run_at - ${`${gap} milliseconds`}::interval where ${clockJobs(clock)}`,
+      sql`/* shiftClockJobs */ update jobs set run_at = run_at - ${`${gap} milliseconds`}::interval where ${clockJobs(clock)}`,
     );
     return row;
   });

@@ -4,7 +4,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/client.js';
 import { solanaQuotes } from '../../db/solana-schema.js';
 import type { Principal } from '../auth/principal.js';
-import type { Clock } from '../clock.js';
+import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { badInput, DomainError, InputProblems } from '../errors.js';
 import { checkFields, checkFieldsAwaiting } from '../field-checks.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
@@ -63,14 +63,19 @@ const DEFAULT_SLIPPAGE_BPS = 50;
 export class SolanaExchange {
   constructor(
     private readonly db: Database,
-    private readonly clock: Clock,
+    clock: Clock | ClockFor,
     private readonly idempotency: Idempotency,
     private readonly wallets: CustodialWallets,
     private readonly chains: SolanaChains,
     private readonly tokens: TokenDirectory,
     private readonly providers: (environment: Principal['environment']) => ExchangeProvider,
     private readonly transfers: SolanaTransfers,
-  ) {}
+  ) {
+    this.clockFor = clockLookup(clock);
+  }
+
+  /** Each account's time (a sandbox test clock's, when attached): a quote lives for its TTL on it. */
+  private readonly clockFor: ClockFor;
 
   async quote(principal: Principal, input: QuoteInput): Promise<SwapQuoteView> {
     const { network, inputMint, outputMint, swapMode, slippageBps } = checkFields({
@@ -95,7 +100,7 @@ export class SolanaExchange {
       this.tokens.usdPrices(principal.environment, network, [inputMint, outputMint, SOL_MINT]),
       inputMint === SOL_MINT ? chain.lamports(wallet.address) : chain.associatedTokenAmount(wallet.address, inputMint),
     ]);
-    const now = this.clock.now();
+    const now = this.clockFor(principal).now();
     const quoteId = randomUUID();
     const symbols = (mint: string) =>
       this.tokens.known(principal.environment).find((t) => t.address === mint)?.symbol ?? mint;
@@ -158,11 +163,11 @@ export class SolanaExchange {
         view: stored.view,
         walletAddress: wallet.address,
         sign: (message) => this.wallets.sign(wallet, message),
-        takeQuote: () => this.takeQuote(this.db, quoteId),
+        takeQuote: () => this.takeQuote(this.db, principal, quoteId),
         record: async (tx, executed) => {
           // Taken in the transaction that records the swap: a refusal here undoes the swap on the chain.
-          await this.takeQuote(tx, quoteId);
-          const now = this.clock.now();
+          await this.takeQuote(tx, principal, quoteId);
+          const now = this.clockFor(principal).now();
           const inserted = await insertTransfer(tx, {
             userId: principal.userId,
             environment: principal.environment,
@@ -235,10 +240,10 @@ export class SolanaExchange {
    * Marks a quote executed, once: a conditional update, so of two swaps racing on one quote exactly
    * one takes it (the unique index on chain_sends.quote_id backs this up).
    */
-  private async takeQuote(db: Executor, quoteId: string): Promise<void> {
+  private async takeQuote(db: Executor, principal: Principal, quoteId: string): Promise<void> {
     const [taken] = await db
       .update(solanaQuotes)
-      .set({ executedAt: this.clock.now() })
+      .set({ executedAt: this.clockFor(principal).now() })
       .where(and(eq(solanaQuotes.id, quoteId), isNull(solanaQuotes.executedAt)))
       .returning({ id: solanaQuotes.id });
     if (!taken) throw quoteUsed(quoteId);
@@ -259,7 +264,7 @@ export class SolanaExchange {
       : [];
     if (!row) throw new DomainError('NOT_FOUND', `Quote ${JSON.stringify(quoteId)} was not found.`);
     if (row.executedAt) throw quoteUsed(quoteId);
-    if (row.expiresAt.getTime() <= this.clock.now().getTime()) {
+    if (row.expiresAt.getTime() <= this.clockFor(principal).now().getTime()) {
       throw new DomainError(
         'QUOTE_EXPIRED',
         `Quote ${quoteId} expired at ${row.expiresAt.toISOString()}: ask for a new quote.`,

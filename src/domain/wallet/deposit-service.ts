@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Executor } from '../../db/client.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import { type Clock, type ClockFor, clockLookup } from '../clock.js';
+import { accountTimeOf, type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { checkFields, checkFieldsAwaiting, optionalText, requiredText } from '../field-checks.js';
 import { recordEvent } from '../events/outbox.js';
@@ -498,7 +498,8 @@ export class DepositService {
     const { amount, currency, reference, narration, redirectUrl, meta } = fields;
     const provider = this.providerFor(principal.environment);
     const customer = await this.customerOf(principal);
-    const now = this.clockFor(principal).now();
+    const clock = this.clockFor(principal);
+    const now = clock.now();
     // The hash covers what the caller sent: a generated reference would differ on every retry.
     const keyed = {
       scope: { userId: principal.userId, environment: principal.environment, operation: 'wallet.deposit' },
@@ -534,7 +535,14 @@ export class DepositService {
         // Another kind of transaction holds the reference (its unique index refused the deposit's).
         referenceConstraints: [REFERENCE_CONSTRAINT],
         statement: (ref, leaseUntil) =>
-          openDeposit(this.db, { row, at: now, reconcileAt: this.reconcileAt(provider, now), leaseUntil, key: ref }),
+          openDeposit(this.db, {
+            row,
+            at: now,
+            reconcileAt: this.reconcileAt(provider, now),
+            leaseUntil,
+            key: ref,
+            clock,
+          }),
         steps: (tx) => this.openSteps(tx, principal, provider, row, now),
       },
       async (tx, id) => (await depositStore.findById(tx, id))!,
@@ -579,6 +587,7 @@ export class DepositService {
       payload: { depositId: row.id },
       tenant: principal.userId,
       runAt: this.reconcileAt(provider, now),
+      clock: this.clockFor(principal),
     });
     return row;
   }
@@ -604,6 +613,7 @@ export class DepositService {
       payload: { depositId: deposit.id },
       tenant: deposit.userId,
       runAt: this.reconcileAt(provider, now),
+      clock: this.clockFor(deposit),
     });
   }
 
@@ -654,10 +664,14 @@ export class DepositService {
     payIn: PayInAccount | undefined,
     key: KeyRef | null,
   ): Promise<DepositRow> {
-    const now = this.clockFor(deposit).now();
-    const expiresAt =
-      payIn?.expiresAt ??
-      (deposit.method === 'payment_link' ? new Date(now.getTime() + PAYMENT_LINK_MINUTES * 60_000) : null);
+    const clock = this.clockFor(deposit);
+    const now = clock.now();
+    // A provider's expiry is read on the process clock; the account's jobs and records are on its own.
+    const expiresAt = payIn?.expiresAt
+      ? accountTimeOf(clock, payIn.expiresAt)
+      : deposit.method === 'payment_link'
+        ? new Date(now.getTime() + PAYMENT_LINK_MINUTES * 60_000)
+        : null;
     const details: Details = {
       providerRef: state.providerRef || null,
       accountNumber: payIn?.accountNumber ?? null,
@@ -687,6 +701,7 @@ export class DepositService {
         expireAt: expiresAt,
         arrivalAt: arrivalMs === undefined ? null : new Date(now.getTime() + arrivalMs),
         key,
+        clock,
       });
       if (moved) return moved;
     }
@@ -694,7 +709,7 @@ export class DepositService {
       const tenant = deposit.userId;
       const payload = { depositId: deposit.id };
       if (state.status !== 'failed' && expiresAt)
-        await enqueueJob(tx, { kind: DEPOSIT_JOBS.expire, payload, runAt: expiresAt, tenant });
+        await enqueueJob(tx, { kind: DEPOSIT_JOBS.expire, payload, runAt: expiresAt, tenant, clock });
       // A simulated payer (sandbox) pays by itself after a while.
       if (state.status !== 'failed' && arrivalMs !== undefined)
         await enqueueJob(tx, {
@@ -702,6 +717,7 @@ export class DepositService {
           payload,
           runAt: new Date(now.getTime() + arrivalMs),
           tenant,
+          clock,
         });
       const row = await this.applyIn(tx, deposit.id, state, details);
       await answer(tx, key, row);

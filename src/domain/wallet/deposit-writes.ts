@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { runStatement, statement } from '../../db/plain-sql.js';
+import { type Clock, clockParams } from '../clock.js';
 import { deposits } from '../../db/wallet-schema.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import { toStorable } from '../idempotency/idempotency.js';
@@ -9,6 +10,7 @@ import {
   answerCte,
   claimColumns,
   claimCtes,
+  clockedRunAtSql,
   jobLane,
   keyRowOf,
   linkedTransactionId,
@@ -44,7 +46,7 @@ import { nairaNumber } from './naira.js';
  */
 
 const OPEN = statement(
-  'deposit_open_v4',
+  'deposit_open_v5',
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$18' })},
   dep as (
     insert into deposits (id, user_id, environment, reference, method, payment_method_id, amount, currency, status,
@@ -75,8 +77,9 @@ const OPEN = statement(
     from fresh where $5::text is not null
   ),
   reconcile as (
-    insert into jobs (kind, lane, tenant, payload, run_at)
-    select ${jobLane('deposit.reconcile')}, $2::text, jsonb_build_object('depositId', $7::text) || $25::jsonb, $23::timestamptz
+    insert into jobs (kind, lane, tenant, payload, run_at, test_clock_id)
+    select ${jobLane('deposit.reconcile')}, $2::text, jsonb_build_object('depositId', $7::text) || $25::jsonb,
+      ${clockedRunAtSql('$23', '$26', '$27')}, $26::uuid
     from fresh where $23::timestamptz is not null
   ),
   ${outboxCtes(
@@ -91,7 +94,7 @@ const OPEN = statement(
 );
 
 const STARTED = statement(
-  'deposit_started_v3',
+  'deposit_started_v4',
   `with dep as (
     update deposits
     set status = 'pending', version = version + 1, updated_at = $3::timestamptz, provider_ref = $4::text,
@@ -115,8 +118,9 @@ const STARTED = statement(
     returning id, reference, type, status, amount, currency, version
   ),
   later as (
-    insert into jobs (kind, lane, tenant, payload, run_at)
-    select j.kind, j.lane, $11::text, jsonb_build_object('depositId', $1::text) || $22::jsonb, j.run_at
+    insert into jobs (kind, lane, tenant, payload, run_at, test_clock_id)
+    select j.kind, j.lane, $11::text, jsonb_build_object('depositId', $1::text) || $22::jsonb,
+      ${clockedRunAtSql('j.run_at', '$25', '$26')}, $25::uuid
     from (values (${jobLane('deposit.expire')}, $20::timestamptz), (${jobLane('deposit.sandbox-arrival')}, $21::timestamptz))
       as j(kind, lane, run_at)
     where j.run_at is not null and exists (select 1 from dep)
@@ -154,8 +158,10 @@ export interface DepositOpen {
     | 'customer'
   >;
   at: Date;
+  /** Read on `clock`, the account's. */
   reconcileAt: Date | null;
   leaseUntil: Date;
+  clock?: Clock;
   key: KeyRef | null;
 }
 
@@ -211,6 +217,7 @@ export async function openDeposit(db: Database, w: DepositOpen): Promise<Deposit
     w.reconcileAt?.toISOString() ?? null,
     w.leaseUntil.toISOString(),
     traceContextJson(),
+    ...clockParams(w.clock),
   ]);
   if ((row!['written'] as number) > 0) return { opened: depositOf(row!) };
   // The key was free but a deposit held the reference: its transaction, or null when it committed
@@ -228,9 +235,11 @@ export interface DepositStarted {
   >;
   stage: string;
   at: Date;
+  /** Both read on `clock`, the account's. */
   expireAt: Date | null;
   arrivalAt: Date | null;
   key: KeyRef | null;
+  clock?: Clock;
 }
 
 /** Whether STARTED writes this move (initiated → pending, with the one event the table lists). */
@@ -274,6 +283,7 @@ export async function startDeposit(db: Database, w: DepositStarted): Promise<Dep
     traceContextJson(),
     at,
     event,
+    ...clockParams(w.clock),
   ]);
   return (row!['moved'] as number) > 0 ? moved : undefined;
 }
