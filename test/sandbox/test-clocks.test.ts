@@ -318,15 +318,22 @@ describe('sandbox test clocks', () => {
       });
     const early = await quoteFor(clocked);
     const late = await quoteFor(clocked);
-    const theirs = await quoteFor(other);
     expect(late.expiresIn).toBe(QUOTE_TTL_SECONDS);
 
     // Two thirds of its life on the clock: still good.
     expect((await advance(clocked, id, 20)).statusCode).toBe(200);
     expect((await swap(clocked, early.quoteId)).status).toBe('confirmed');
-    // Past it: refused, while the other account's quote, as old in wall time, still swaps.
+    // Past it: refused.
     expect((await advance(clocked, id, QUOTE_TTL_SECONDS - 20 + 1)).statusCode).toBe(200);
     await expect(swap(clocked, late.quoteId)).rejects.toMatchObject({ code: 'QUOTE_EXPIRED' });
+    // The other account's time is the wall's, not the clock's 31 s ahead: its quote expires 30 s
+    // after now in wall time, and swaps. (Asked now, so how long the advances took on a loaded
+    // machine does not matter.)
+    const asked = Math.floor(Date.now() / 1000);
+    const theirs = await quoteFor(other);
+    const answered = Math.ceil(Date.now() / 1000);
+    expect(theirs.expiryTimestamp).toBeGreaterThanOrEqual(asked + QUOTE_TTL_SECONDS);
+    expect(theirs.expiryTimestamp).toBeLessThanOrEqual(answered + QUOTE_TTL_SECONDS);
     expect((await swap(other, theirs.quoteId)).status).toBe('confirmed');
   });
 
