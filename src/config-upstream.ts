@@ -44,7 +44,9 @@ export function upstreamProblems(config: Config): string[] {
   try {
     keyedRoutesOf(config.UPSTREAM_ROUTES, config.UPSTREAM_KEYED_ROUTES);
   } catch (error) {
-    problems.push(`  UPSTREAM_KEYED_ROUTES: expected all, none or a comma-separated list of the route map's mutations (docs/facade.md); ${(error as Error).message}`);
+    problems.push(
+      `  UPSTREAM_KEYED_ROUTES: expected all, none or a comma-separated list of the route map's mutations (docs/facade.md); ${(error as Error).message}`,
+    );
   }
   return problems;
 }

@@ -392,7 +392,9 @@ export function createServices(
         matchEveryMs: config.UPSTREAM_MATCH_EVERY_MS,
       })
     : undefined;
-  const upstreamBills = upstream ? new UpstreamBills(upstream, routeMapOf(config.UPSTREAM_ROUTES), facadeKeys) : undefined;
+  const upstreamBills = upstream
+    ? new UpstreamBills(upstream, routeMapOf(config.UPSTREAM_ROUTES), facadeKeys)
+    : undefined;
   const billsDomain: BillsDomain = upstreamBills ?? localBills(bills);
   const matcherSettings = { everyMs: config.UPSTREAM_MATCH_EVERY_MS, windowMs: config.UPSTREAM_MATCH_WINDOW_MS };
   const deposits = new DepositService(db, clock, idempotency, users, paymentMethods, paymentsProvider);
@@ -489,7 +491,8 @@ export function createServices(
     facadeKeys,
     keyMatcher:
       facadeKeys && upstreamBills ? new KeyMatcher(db, clock, facadeKeys, upstreamBills, matcherSettings) : undefined,
-    unknownOutcomes: facadeKeys && upstreamBills ? new UnknownOutcomes(db, clock, facadeKeys, upstreamBills) : undefined,
+    unknownOutcomes:
+      facadeKeys && upstreamBills ? new UnknownOutcomes(db, clock, facadeKeys, upstreamBills) : undefined,
     apiKeys,
     graphqlAccess,
     events: new EventService(db),

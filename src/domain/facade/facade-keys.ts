@@ -264,4 +264,3 @@ function whereKey(scope: IdempotencyScope, key: string) {
     eq(facadeKeys.key, key),
   );
 }
-

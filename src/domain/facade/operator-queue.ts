@@ -81,7 +81,10 @@ export class UnknownOutcomes {
       .where(and(eq(facadeKeys.state, 'unknown'), isNotNull(facadeKeys.queuedAt)));
     const oldest = row?.oldest ? new Date(row.oldest).getTime() : undefined;
     const now = this.clock.now().getTime();
-    return { count: Number(row?.count ?? 0), oldestSeconds: oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000) };
+    return {
+      count: Number(row?.count ?? 0),
+      oldestSeconds: oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1000),
+    };
   }
 
   async resolve(id: string, resolution: Resolution): Promise<{ id: string; state: 'succeeded' | 'failed' }> {

@@ -44,7 +44,11 @@ export class UpstreamBills implements BillsDomain {
     const { route, body, operation } = this.paymentRequest(input);
     const credential = credentialOf(caller);
     const send = async (key: string | undefined) => {
-      const answer = await askUpstream(this.upstream, { ...route, credential, body, idempotencyKey: key }, PaymentAnswer);
+      const answer = await askUpstream(
+        this.upstream,
+        { ...route, credential, body, idempotencyKey: key },
+        PaymentAnswer,
+      );
       return recordOf(answer, answer.value.data, '/data');
     };
     if (!this.keys) return send(idempotencyKey);

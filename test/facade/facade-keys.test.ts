@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/domain/clock.js';
+import { JobRunner } from '../../src/domain/jobs/job-runner.js';
+import { runFacadeCommand } from '../../scripts/admin/facade-commands.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { SpecUpstream, type SpecUser } from '../fakes/spec-upstream.js';
+
+const AIRTIME = '/api/v1/bills/buy-airtime';
+
+interface Answer {
+  data?: { buyAirtime?: { reference: string; status: string; amount: number; customer: string } } | null;
+  errors?: Array<{ message: string; extensions: { code: string; field?: string } }>;
+}
+
+/** The gauge's value in the metrics text. */
+function gauge(text: string, name: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? Number.NaN : Number(line.split(' ')[1]);
+}
+
+describe('idempotency a facade owns for its mutations, against an upstream written from the spec', () => {
+  const clock = new ManualClock(new Date());
+  let upstream: SpecUpstream;
+  let facade: TestApp;
+  let jobs: JobRunner;
+
+  beforeAll(async () => {
+    upstream = await new SpecUpstream().start();
+    facade = await createTestApp({
+      clock,
+      config: {
+        GATEWAY_MODE: 'facade',
+        UPSTREAM_URL: upstream.url,
+        UPSTREAM_TIMEOUT_MS: 300,
+        API_KEY_CACHE_MS: 0,
+        // The spec's upstream says nothing of Idempotency-Key: no route honours it.
+        UPSTREAM_KEYED_ROUTES: 'none',
+        UPSTREAM_MATCH_EVERY_MS: 1_000,
+        UPSTREAM_MATCH_WINDOW_MS: 60_000,
+      },
+    });
+    jobs = new JobRunner(facade.services.db, clock, [facade.services.keyMatcher!]);
+  });
+
+  afterAll(async () => {
+    await facade.close();
+    await upstream.stop();
+  });
+
+  const payments = () => upstream.requests.filter((r) => r.path === AIRTIME);
+
+  const buyAirtime = async (key: string, user: { key: string }, amount = 100, phone = '08031234567') => {
+    const response = await facade.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', 'x-api-key': user.key, 'idempotency-key': key },
+      payload: JSON.stringify({
+        query: `mutation { buyAirtime(input: { phoneNumber: "${phone}", biller: "MTN", amount: ${amount} }) { reference status amount customer } }`,
+      }),
+    });
+    return response.json() as Answer;
+  };
+
+  /** A payment that times out upstream: the facade's record of it is left `unknown`. */
+  const timedOut = async (user: { key: string }, key: string, phone: string) => {
+    upstream.misbehaviour = 'timeout';
+    upstream.misbehavingPath = AIRTIME;
+    try {
+      const answer = await buyAirtime(key, user, 250, phone);
+      expect(answer.errors?.[0]?.extensions.code).toBe('UPSTREAM_TIMEOUT');
+    } finally {
+      upstream.misbehaviour = undefined;
+      upstream.misbehavingPath = undefined;
+    }
+  };
+
+  /** Runs the matcher's due jobs after `ms`. */
+  const matchAfter = async (ms: number) => {
+    clock.advance(ms);
+    await jobs.runDueJobs();
+  };
+
+  it('replays the stored answer for the same key and input, and refuses the key with another input (422)', async () => {
+    const user = upstream.addUser();
+    const key = randomUUID();
+    const first = await buyAirtime(key, user);
+    expect(first.errors).toBeUndefined();
+    const sent = payments().length;
+    const again = await buyAirtime(key, user);
+    expect(again).toEqual(first);
+    expect(payments().length).toBe(sent);
+    const other = await buyAirtime(key, user, 150);
+    expect(other.errors?.[0]?.extensions).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', field: 'Idempotency-Key' });
+    expect(payments().length).toBe(sent);
+  });
+
+  it('never re-sends a payment that timed out; the matcher settles it once the upstream shows it, and a retry gets that answer', async () => {
+    const { key: apiKey, user } = upstream.addUser();
+    const key = randomUUID();
+    const phone = '08030000001';
+    await timedOut({ key: apiKey }, key, phone);
+    expect(payments().filter((p) => p.headers['x-api-key'] === apiKey)).toHaveLength(1);
+
+    // A retry while the outcome is unknown is 409, and nothing is sent.
+    const early = await buyAirtime(key, { key: apiKey }, 250, phone);
+    expect(early.errors?.[0]?.extensions).toMatchObject({ code: 'CONFLICT', field: 'Idempotency-Key' });
+    expect(payments().filter((p) => p.headers['x-api-key'] === apiKey)).toHaveLength(1);
+
+    // The matcher looks; the upstream shows nothing yet.
+    await matchAfter(1_000);
+    expect((await buyAirtime(key, { key: apiKey }, 250, phone)).errors?.[0]?.extensions.code).toBe('CONFLICT');
+
+    // The upstream shows the record (it had taken the payment), beside an older one that does not match.
+    upstream.addBill(user, { customer: phone, amount: 250, createdAt: new Date(Date.now() - 3_600_000).toISOString() });
+    const record = upstream.addBill(user, { customer: phone, amount: 250, type: 'AIRTIME' });
+    await matchAfter(1_000);
+
+    const retried = await buyAirtime(key, { key: apiKey }, 250, phone);
+    expect(retried.errors).toBeUndefined();
+    expect(retried.data!.buyAirtime).toEqual({
+      reference: record.reference,
+      status: 'SUCCESS',
+      amount: 250,
+      customer: phone,
+    });
+    expect(payments().filter((p) => p.headers['x-api-key'] === apiKey)).toHaveLength(1);
+  });
+
+  it('puts one the upstream never shows in the operator queue, its age metric rising, until the CLI settles it', async () => {
+    const { key: apiKey, user } = upstream.addUser();
+    const key = randomUUID();
+    const phone = '08030000002';
+    await timedOut({ key: apiKey }, key, phone);
+    const [entry] = (await facade.services.unknownOutcomes!.list({ all: true })).filter((u) => u.key === key);
+    expect(entry).toMatchObject({ operation: 'bills.buyAirtime', queuedAt: null });
+
+    await matchAfter(1_000);
+    await matchAfter(60_000);
+    const queued = (await runFacadeCommand(facade.services, 'facade-unknowns', ['facade-unknowns'], {}))!;
+    expect((queued.json as Array<{ id: string }>).map((u) => u.id)).toContain(entry!.id);
+    expect(queued.text).toContain(entry!.id);
+
+    const age = gauge(await facade.app.metricsText(true), 'gateway_facade_unknown_outcomes_oldest_seconds');
+    expect(age).toBeGreaterThanOrEqual(61);
+    clock.advance(30_000);
+    expect(
+      gauge(await facade.app.metricsText(true), 'gateway_facade_unknown_outcomes_oldest_seconds'),
+    ).toBeGreaterThanOrEqual(age + 30);
+
+    // Still nothing sent again, and a retry is told to wait.
+    expect((await buyAirtime(key, { key: apiKey }, 250, phone)).errors?.[0]?.extensions.code).toBe('CONFLICT');
+    expect(payments().filter((p) => p.headers['x-api-key'] === apiKey)).toHaveLength(1);
+
+    // The operator finds the payment upstream (its support tells the reference) and settles it.
+    const record = upstream.addBill(user, { customer: phone, amount: 250, status: 'PENDING' });
+    const settled = await runFacadeCommand(facade.services, 'facade-resolve', ['facade-resolve', entry!.id], {
+      reference: record.reference,
+      note: 'found in the upstream dashboard',
+    });
+    expect(settled!.json).toEqual({ id: entry!.id, state: 'succeeded' });
+    const retried = await buyAirtime(key, { key: apiKey }, 250, phone);
+    expect(retried.data!.buyAirtime).toMatchObject({ reference: record.reference, status: 'PENDING' });
+    expect(gauge(await facade.app.metricsText(true), 'gateway_facade_unknown_outcomes_queued')).toBe(0);
+  });
+
+  it('settles one as not taken upstream: a retry is told to use a new key', async () => {
+    const { key: apiKey } = upstream.addUser();
+    const key = randomUUID();
+    await timedOut({ key: apiKey }, key, '08030000003');
+    await matchAfter(1_000);
+    await matchAfter(60_000);
+    const [entry] = (await facade.services.unknownOutcomes!.list()).filter((u) => u.key === key);
+    await runFacadeCommand(facade.services, 'facade-resolve', ['facade-resolve', entry!.id], {
+      failed: true,
+      note: 'the upstream has no such payment',
+    });
+    const retried = await buyAirtime(key, { key: apiKey }, 250, '08030000003');
+    expect(retried.errors?.[0]?.extensions.code).toBe('CONFLICT');
+    expect(retried.errors?.[0]?.message).toMatch(/new key/);
+    await expect(
+      runFacadeCommand(facade.services, 'facade-resolve', ['facade-resolve', entry!.id], { failed: true, note: 'x' }),
+    ).rejects.toThrow(/settled already/);
+  });
+});
+
+describe('a facade whose upstream honours Idempotency-Key', () => {
+  let upstream: SpecUpstream;
+  let facade: TestApp;
+
+  beforeAll(async () => {
+    upstream = await new SpecUpstream().start();
+    facade = await createTestApp({
+      config: {
+        GATEWAY_MODE: 'facade',
+        UPSTREAM_URL: upstream.url,
+        UPSTREAM_TIMEOUT_MS: 300,
+        API_KEY_CACHE_MS: 0,
+        UPSTREAM_KEYED_ROUTES: 'bills.buyAirtime',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await facade.close();
+    await upstream.stop();
+  });
+
+  it("forwards the caller's retry of a timed-out payment with the same key, once, and keeps the answer", async () => {
+    const { key: apiKey }: { key: string; user: SpecUser } = upstream.addUser();
+    const key = randomUUID();
+    const send = () =>
+      facade.app
+        .inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': key },
+          payload: JSON.stringify({
+            query:
+              'mutation { buyAirtime(input: { phoneNumber: "08031112222", biller: "MTN", amount: 300 }) { reference } }',
+          }),
+        })
+        .then((r) => r.json() as Answer);
+    upstream.misbehaviour = 'timeout';
+    upstream.misbehavingPath = AIRTIME;
+    expect((await send()).errors?.[0]?.extensions.code).toBe('UPSTREAM_TIMEOUT');
+    upstream.misbehaviour = undefined;
+    const retried = await send();
+    expect(retried.errors).toBeUndefined();
+    const sent = upstream.requests.filter((r) => r.path === AIRTIME && r.headers['x-api-key'] === apiKey);
+    expect(sent.map((r) => r.headers['idempotency-key'])).toEqual([key, key]);
+    expect(await send()).toEqual(retried);
+    expect(upstream.requests.filter((r) => r.path === AIRTIME && r.headers['x-api-key'] === apiKey)).toHaveLength(2);
+  });
+});
