@@ -429,7 +429,7 @@ export function createServices(
   return {
     offrampDomain: upstream ? new UpstreamOfframp(upstream) : localOfframp(offramp),
     solanaWalletDomain: upstream
-      ? new UpstreamSolanaWallet(upstream)
+      ? new UpstreamSolanaWallet(upstream, facadeKeys)
       : localSolanaWallet(solanaWallets, solanaTransfers),
     solanaIncoming,
     reconciliation,
@@ -443,7 +443,7 @@ export function createServices(
     solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens),
     solanaTransfers,
     solanaExchange,
-    swapQuotesDomain: upstream ? new UpstreamSwapQuotes(upstream) : localSwapQuotes(solanaExchange),
+    swapQuotesDomain: upstream ? new UpstreamSwapQuotes(upstream, facadeKeys) : localSwapQuotes(solanaExchange),
     sandboxFaucet: new SandboxFaucet(sandboxChains, solanaWallets, idempotency),
     mailer,
     accounts: new AccountService(db, clock, users, mailer, publicUrlOf(config)),
@@ -462,7 +462,7 @@ export function createServices(
     paymentMethods,
     wallet: new WalletService(db, clock, users, idempotency),
     deposits,
-    depositsDomain: upstream ? new UpstreamDeposits(upstream) : localDeposits(deposits),
+    depositsDomain: upstream ? new UpstreamDeposits(upstream, facadeKeys) : localDeposits(deposits),
     payouts,
     bulkheads,
     keyControls,

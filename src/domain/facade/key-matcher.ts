@@ -4,6 +4,7 @@ import { facadeKeys } from '../../db/facade-keys-schema.js';
 import type { BillRecord } from '../bills/bill-record.js';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
+import { isUuid } from '../ids.js';
 import { toStorable } from '../idempotency/idempotency.js';
 import type { Job, JobHandler, JobOutcome } from '../jobs/job-runner.js';
 import type { CallerCredential } from '../users/user-directory.js';
@@ -49,8 +50,9 @@ export class KeyMatcher implements JobHandler {
 
   async run(job: Job): Promise<JobOutcome> {
     const id = String(job.payload['id'] ?? '');
+    if (!isUuid(id)) return { status: 'failed', error: 'the job names no record' };
     const [row] = await this.db.select().from(facadeKeys).where(eq(facadeKeys.id, id));
-    if (!row || row.state !== 'unknown' || row.queuedAt) return { status: 'done' };
+    if (row?.state !== 'unknown' || row.queuedAt) return { status: 'done' };
     const look = await this.look(row);
     if ('found' in look) {
       await this.keys.settle(row.id, {

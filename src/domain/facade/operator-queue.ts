@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.js';
 import { facadeKeys } from '../../db/facade-keys-schema.js';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
+import { isUuid } from '../ids.js';
 import { toStorable } from '../idempotency/idempotency.js';
 import { storedRefusal } from '../money/key-claim.js';
 import type { FacadeKeys, MatchHint } from './facade-keys.js';
@@ -88,8 +89,8 @@ export class UnknownOutcomes {
   }
 
   async resolve(id: string, resolution: Resolution): Promise<{ id: string; state: 'succeeded' | 'failed' }> {
-    const [row] = await this.db.select().from(facadeKeys).where(eq(facadeKeys.id, id));
-    if (!row || row.state !== 'unknown')
+    const [row] = isUuid(id) ? await this.db.select().from(facadeKeys).where(eq(facadeKeys.id, id)) : [];
+    if (row?.state !== 'unknown')
       throw new DomainError('NOT_FOUND', `No mutation of unknown outcome ${id} (settled already, or never one).`);
     if ('failed' in resolution) {
       await this.settled(
