@@ -1,16 +1,31 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
-import { runFacadeCommand } from '../../scripts/admin/facade-commands.js';
+import { FACADE_OPTIONS, runFacadeCommand } from '../../scripts/admin/facade-commands.js';
+import { runTs } from '../helpers/child.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { SpecUpstream, type SpecUser } from '../fakes/spec-upstream.js';
 
 const AIRTIME = '/api/v1/bills/buy-airtime';
+const OPERATOR = 'operator-token-0123456789';
 
 interface Answer {
   data?: { buyAirtime?: { reference: string; status: string; amount: number; customer: string } } | null;
   errors?: Array<{ message: string; extensions: { code: string; field?: string } }>;
+}
+
+/** The admin commands docs/facade.md shows, as written (each on its own line of a code block). */
+const DOCUMENTED = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'facade.md'), 'utf8')
+  .split('\n')
+  .filter((line) => line.startsWith('npm run admin -- facade-'));
+
+/** The words of a command as a POSIX shell splits them (single and double quotes). */
+function words(command: string): string[] {
+  return [...command.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
 }
 
 /** The gauge's value in the metrics text. */
@@ -32,12 +47,13 @@ describe('idempotency a facade owns for its mutations, against an upstream writt
       config: {
         GATEWAY_MODE: 'facade',
         UPSTREAM_URL: upstream.url,
-        UPSTREAM_TIMEOUT_MS: 300,
+        UPSTREAM_TIMEOUT_MS: 2_000,
         API_KEY_CACHE_MS: 0,
         // The spec's upstream says nothing of Idempotency-Key: no route honours it.
         UPSTREAM_KEYED_ROUTES: 'none',
         UPSTREAM_MATCH_EVERY_MS: 1_000,
         UPSTREAM_MATCH_WINDOW_MS: 60_000,
+        OPERATOR_TOKEN: OPERATOR,
       },
     });
     jobs = new JobRunner(facade.services.db, clock, [facade.services.keyMatcher!]);
@@ -148,6 +164,28 @@ describe('idempotency a facade owns for its mutations, against an upstream writt
       gauge(await facade.app.metricsText(true), 'gateway_facade_unknown_outcomes_oldest_seconds'),
     ).toBeGreaterThanOrEqual(age + 30);
 
+    // The operator page lists it, for the operator token only; the service's reconciliation page is not a facade's.
+    const page = await facade.app.inject({
+      url: '/operator/facade-unknowns',
+      headers: { authorization: `Bearer ${OPERATOR}` },
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(entry!.id);
+    expect(page.body).toMatch(/Operator queue \(\d+\)/);
+    expect((await facade.app.inject({ url: '/operator/facade-unknowns' })).statusCode).toBe(401);
+    expect(
+      (
+        await facade.app.inject({
+          url: '/operator/facade-unknowns',
+          headers: { authorization: `Bearer ${upstream.addUser().key}` },
+        })
+      ).statusCode,
+    ).toBe(401);
+    expect(
+      (await facade.app.inject({ url: '/operator/reconciliation', headers: { authorization: `Bearer ${OPERATOR}` } }))
+        .statusCode,
+    ).toBe(404);
+
     // Still nothing sent again, and a retry is told to wait.
     expect((await buyAirtime(key, { key: apiKey }, 250, phone)).errors?.[0]?.extensions.code).toBe('CONFLICT');
     expect(payments().filter((p) => p.headers['x-api-key'] === apiKey)).toHaveLength(1);
@@ -162,6 +200,36 @@ describe('idempotency a facade owns for its mutations, against an upstream writt
     const retried = await buyAirtime(key, { key: apiKey }, 250, phone);
     expect(retried.data!.buyAirtime).toMatchObject({ reference: record.reference, status: 'PENDING' });
     expect(gauge(await facade.app.metricsText(true), 'gateway_facade_unknown_outcomes_queued')).toBe(0);
+  });
+
+  it('runs each command docs/facade.md shows, as written, on the records they name', async () => {
+    const found = upstream.addUser();
+    const notTaken = upstream.addUser();
+    const foundKey = randomUUID();
+    const notTakenKey = randomUUID();
+    await timedOut({ key: found.key }, foundKey, '08030000004');
+    await timedOut({ key: notTaken.key }, notTakenKey, '08030000005');
+    await matchAfter(1_000);
+    await matchAfter(60_000);
+    const ids = new Map((await facade.services.unknownOutcomes!.list()).map((u) => [u.key, u.id]));
+    const record = upstream.addBill(found.user, { customer: '08030000004', amount: 250 });
+    const outcomes: unknown[] = [];
+    for (const command of DOCUMENTED) {
+      const target = command.includes('--failed') ? ids.get(notTakenKey)! : ids.get(foundKey)!;
+      const args = words(command.replace('<id>', target).replace('<reference>', record.reference)).slice(3);
+      const { positionals, values } = parseArgs({
+        args,
+        allowPositionals: true,
+        options: { ...FACADE_OPTIONS, note: { type: 'string' }, limit: { type: 'string' } },
+      });
+      const output = await runFacadeCommand(facade.services, positionals[0], positionals, values);
+      expect(output, command).toBeDefined();
+      outcomes.push(output!.json);
+    }
+    expect(outcomes).toContainEqual({ id: ids.get(foundKey), state: 'succeeded' });
+    expect(outcomes).toContainEqual({ id: ids.get(notTakenKey), state: 'failed' });
+    const replayed = await buyAirtime(foundKey, found, 250, '08030000004');
+    expect(replayed.data!.buyAirtime!.reference).toBe(record.reference);
   });
 
   it('settles one as not taken upstream: a retry is told to use a new key', async () => {
@@ -184,6 +252,18 @@ describe('idempotency a facade owns for its mutations, against an upstream writt
   });
 });
 
+describe('the operator queue commands docs/facade.md shows', () => {
+  it('are accepted by the admin CLI as written', async () => {
+    expect(DOCUMENTED.length).toBeGreaterThanOrEqual(4);
+    for (const command of DOCUMENTED) {
+      // --help: the CLI parses every option first (an unknown one exits 2), then prints its usage.
+      const run = await runTs('scripts/admin.ts', [...words(command).slice(3), '--help'], {});
+      expect(run.code, command).toBe(0);
+      expect(run.output).toContain(words(command)[3]);
+    }
+  });
+});
+
 describe('a facade whose upstream honours Idempotency-Key', () => {
   let upstream: SpecUpstream;
   let facade: TestApp;
@@ -194,7 +274,7 @@ describe('a facade whose upstream honours Idempotency-Key', () => {
       config: {
         GATEWAY_MODE: 'facade',
         UPSTREAM_URL: upstream.url,
-        UPSTREAM_TIMEOUT_MS: 300,
+        UPSTREAM_TIMEOUT_MS: 2_000,
         API_KEY_CACHE_MS: 0,
         UPSTREAM_KEYED_ROUTES: 'bills.buyAirtime',
       },
