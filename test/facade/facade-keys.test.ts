@@ -216,7 +216,7 @@ describe('idempotency a facade owns for its mutations, against an upstream writt
     const outcomes: unknown[] = [];
     for (const command of DOCUMENTED) {
       const target = command.includes('--failed') ? ids.get(notTakenKey)! : ids.get(foundKey)!;
-      const args = words(command.replace('<id>', target).replace('<reference>', record.reference)).slice(3);
+      const args = words(command.replace('<id>', target).replace('<reference>', record.reference)).slice(4);
       const { positionals, values } = parseArgs({
         args,
         allowPositionals: true,
@@ -257,9 +257,9 @@ describe('the operator queue commands docs/facade.md shows', () => {
     expect(DOCUMENTED.length).toBeGreaterThanOrEqual(4);
     for (const command of DOCUMENTED) {
       // --help: the CLI parses every option first (an unknown one exits 2), then prints its usage.
-      const run = await runTs('scripts/admin.ts', [...words(command).slice(3), '--help'], {});
+      const run = await runTs('scripts/admin.ts', [...words(command).slice(4), '--help'], {});
       expect(run.code, command).toBe(0);
-      expect(run.output).toContain(words(command)[3]);
+      expect(run.output).toContain(words(command)[4]);
     }
   });
 });
