@@ -8,7 +8,8 @@ import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { FACADE_OPTIONS, runFacadeCommand } from '../../scripts/admin/facade-commands.js';
 import { runTs } from '../helpers/child.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { SpecUpstream, type SpecUser } from '../fakes/spec-upstream.js';
+import { SOLANA_ADDRESS, SpecUpstream, type SpecUser } from '../fakes/spec-upstream.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const AIRTIME = '/api/v1/bills/buy-airtime';
 const OPERATOR = 'operator-token-0123456789';
@@ -230,6 +231,62 @@ describe('idempotency a facade owns for its mutations, against an upstream writt
     expect(outcomes).toContainEqual({ id: ids.get(notTakenKey), state: 'failed' });
     const replayed = await buyAirtime(foundKey, found, 250, '08030000004');
     expect(replayed.data!.buyAirtime!.reference).toBe(record.reference);
+  });
+
+  it('answers 409 to a retry while the first request is still in flight, and sends it once', async () => {
+    const user = upstream.addUser();
+    const key = randomUUID();
+    upstream.misbehaviour = 'slow';
+    upstream.misbehavingPath = AIRTIME;
+    try {
+      const first = buyAirtime(key, user, 120, '08030000006');
+      await waitUntil(() => upstream.waiting === 1);
+      const second = await buyAirtime(key, user, 120, '08030000006');
+      expect(second.errors?.[0]?.extensions).toMatchObject({ code: 'CONFLICT', field: 'Idempotency-Key' });
+      upstream.release();
+      const answered = await first;
+      expect(answered.errors).toBeUndefined();
+      expect(await buyAirtime(key, user, 120, '08030000006')).toEqual(answered);
+      expect(payments().filter((p) => p.headers['x-api-key'] === user.key)).toHaveLength(1);
+    } finally {
+      upstream.misbehaviour = undefined;
+      upstream.misbehavingPath = undefined;
+      upstream.release();
+    }
+  });
+
+  it('keeps a token transfer that timed out unsent; with no upstream record to look in, it waits out the window in the queue', async () => {
+    const user = upstream.addUser();
+    const key = randomUUID();
+    const transfer = () =>
+      facade.app
+        .inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { 'content-type': 'application/json', 'x-api-key': user.key, 'idempotency-key': key },
+          payload: JSON.stringify({
+            query: `mutation { transferSolanaToken(input: { to: "${SOLANA_ADDRESS}", tokenMintAddress: "${SOLANA_ADDRESS}", amount: "1.5" }) { signature } }`,
+          }),
+        })
+        .then((r) => r.json() as { errors?: Array<{ extensions: { code: string } }> });
+    const TRANSFER = '/api/v1/solana/transfer-token';
+    upstream.misbehaviour = 'timeout';
+    upstream.misbehavingPath = TRANSFER;
+    try {
+      expect((await transfer()).errors?.[0]?.extensions.code).toBe('UPSTREAM_TIMEOUT');
+    } finally {
+      upstream.misbehaviour = undefined;
+      upstream.misbehavingPath = undefined;
+    }
+    expect((await transfer()).errors?.[0]?.extensions.code).toBe('CONFLICT');
+    await matchAfter(1_000);
+    await matchAfter(60_000);
+    const [entry] = (await facade.services.unknownOutcomes!.list()).filter((u) => u.key === key);
+    expect(entry).toMatchObject({
+      operation: 'solana.transferToken',
+      lastLook: expect.stringMatching(/no upstream records/),
+    });
+    expect(upstream.requests.filter((r) => r.path === TRANSFER && r.headers['x-api-key'] === user.key)).toHaveLength(1);
   });
 
   it('settles one as not taken upstream: a retry is told to use a new key', async () => {
