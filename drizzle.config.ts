@@ -17,6 +17,7 @@ export default defineConfig({
     './src/db/controls-schema.ts',
     './src/db/lists-schema.ts',
     './src/db/facade-schema.ts',
+    './src/db/facade-keys-schema.ts',
     './src/db/sandbox-schema.ts',
   ],
   out: './src/db/migrations',

@@ -8,6 +8,7 @@
  *   npm run admin -- revoke-key --user <id|email> --key <key id>
  *   npm run admin -- key-controls --user <id|email> --key <key id> [--max-payout <naira>] [--ip-allow-list …]
  *   npm run admin -- rewrap-wallet-keys --env sandbox|production
+ *   npm run admin -- facade-unknowns | facade-resolve   (a facade's operator queue: see admin/facade-commands.ts)
  *   npm run admin -- queue | failed-jobs | retry-job | discard-job | failed-deliveries | retry-delivery |
  *                    discard-delivery | doctor   (background work and health: see admin-operations.ts)
  *
@@ -27,6 +28,7 @@ import { OPERATOR_COMMANDS, OperatorUsageError, runDoctorCommand, runOperatorCom
 import { auditVerifyCommand, grantAppRoleCommand, ledgerCheckCommand } from './admin/ledger-commands.js';
 import { reconBreaksCommand, reconcileCommand, reconResolveCommand, reconRunsCommand } from './admin/recon-commands.js';
 import { keyControlsCommand } from './admin/controls-commands.js';
+import { FACADE_COMMANDS, FACADE_OPTIONS, FacadeUsageError, runFacadeCommand } from './admin/facade-commands.js';
 import type { DatabaseHandle } from '../src/db/client.js';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -61,6 +63,12 @@ Commands:
                                 reconciliation breaks (missing_ours, missing_theirs, amount_differs, status_differs)
   recon-resolve <id> --note <text>
                                 acknowledge an open break with what was found and done
+  facade-unknowns [--all] [--limit N]
+                                a facade's mutations whose outcome the upstream never showed (the operator
+                                queue; --all: also those the matcher still looks for), oldest first
+  facade-resolve <id> --reference <upstream bill reference> --note <text>
+  facade-resolve <id> --failed --note <text>
+                                settle one: with the upstream record that is it, or as not taken upstream
 
 Options:
   --json   machine-readable output
@@ -94,6 +102,7 @@ const OPTIONS = {
   'max-daily-count': { type: 'string' },
   'max-hourly-count': { type: 'string' },
   'ip-allow-list': { type: 'string' },
+  ...FACADE_OPTIONS,
 } as const;
 
 let parsed: ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof OPTIONS }>>;
@@ -243,10 +252,12 @@ async function run(services: Services, database: DatabaseHandle, command: string
       };
     }
     default: {
+      const faced = await runFacadeCommand(services, command, positionals, values);
+      if (faced) return faced;
       const operated = await runOperatorCommand(services, command, values);
       if (operated) return operated;
       throw new UsageError(
-        `Commands: create-user, create-business, create-key, list-keys, revoke-key, key-controls, rewrap-wallet-keys, ledger-check, audit-verify, grant-app-role, reconcile, recon-runs, recon-breaks, recon-resolve, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
+        `Commands: create-user, create-business, create-key, list-keys, revoke-key, key-controls, rewrap-wallet-keys, ledger-check, audit-verify, grant-app-role, reconcile, recon-runs, recon-breaks, recon-resolve, ${FACADE_COMMANDS.join(', ')}, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
       );
     }
   }
@@ -286,7 +297,11 @@ async function main(): Promise<number> {
     // 4: the command ran and found something wrong (3 means the database was busy).
     return output.ok === false ? 4 : 0;
   } catch (error) {
-    const usage = error instanceof UsageError || error instanceof OperatorUsageError || error instanceof DomainError;
+    const usage =
+      error instanceof UsageError ||
+      error instanceof OperatorUsageError ||
+      error instanceof FacadeUsageError ||
+      error instanceof DomainError;
     const message = usage ? (error as Error).message : String(error);
     if (values.json) process.stdout.write(`${JSON.stringify({ error: message })}\n`);
     else process.stderr.write(`${message}\n`);

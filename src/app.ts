@@ -38,6 +38,7 @@ import { batchedStdout } from './observability/log-writer.js';
 import { lazyRequestLoggers } from './observability/log-request-logger.js';
 import { registerMetrics } from './observability/metrics-endpoint.js';
 import { registerOperatorPages } from './operations/reconciliation-page.js';
+import { registerFacadeOperatorPages } from './operations/facade-unknowns-page.js';
 import { linkContext } from './observability/request-observation.js';
 import { UpstreamUserDirectory } from './domain/facade/upstream-user-directory.js';
 import { upstreamPrincipals } from './domain/facade/upstream-principals.js';
@@ -188,6 +189,9 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   if (!facade) {
     registerOperatorPages(app, services);
     registerProviderWebhooks(app, services);
+  } else {
+    // What is a facade's own: its operator queue of mutations whose outcome is unknown.
+    registerFacadeOperatorPages(app, services);
   }
   await registerApollo(app, { schema, config, contextFor });
   registerWebSocket(app, {

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { keyedRoutesOf } from './domain/facade/upstream-routes.js';
 import { isBlockedAddress } from './domain/webhooks/url-policy.js';
 
 /**
@@ -40,5 +41,12 @@ export function upstreamProblems(config: Config): string[] {
   }
   if (config.SEED_DEMO)
     problems.push('  SEED_DEMO: may not be on with GATEWAY_MODE=facade (its keys live in the upstream)');
+  try {
+    keyedRoutesOf(config.UPSTREAM_ROUTES, config.UPSTREAM_KEYED_ROUTES);
+  } catch (error) {
+    problems.push(
+      `  UPSTREAM_KEYED_ROUTES: expected all, none or a comma-separated list of the route map's mutations (docs/facade.md); ${(error as Error).message}`,
+    );
+  }
   return problems;
 }

@@ -47,6 +47,17 @@ const ConfigSchema = Type.Object({
    * endpoints follow the sandbox rules (local http receivers while WEBHOOK_LOCAL_RECEIVERS is on).
    */
   UPSTREAM_ENVIRONMENT: Type.Union([Type.Literal('production'), Type.Literal('sandbox')], { default: 'production' }),
+  /**
+   * The mutations whose upstream honours `Idempotency-Key` (a retry of one whose outcome is unknown
+   * is forwarded with the same key): `all`, `none`, or a comma-separated list of the route map's
+   * operation names (domain/facade/upstream-routes.ts). Default: `all` with UPSTREAM_ROUTES=gateway
+   * (another Partner Gateway honours keys), `none` with `spec` (the spec says nothing of the header).
+   */
+  UPSTREAM_KEYED_ROUTES: Type.Optional(Type.String({ minLength: 1 })),
+  /** How often the matcher looks upstream for a mutation whose outcome is unknown. */
+  UPSTREAM_MATCH_EVERY_MS: Type.Integer({ minimum: 100, default: 30_000 }),
+  /** How long the matcher looks before the mutation goes to the operator queue. */
+  UPSTREAM_MATCH_WINDOW_MS: Type.Integer({ minimum: 100, default: 900_000 }),
   DATABASE_URL: Type.Optional(url('postgres-url')),
   /** PostgreSQL session limits of every application connection (ms; 0 = off): a stuck statement or transaction cannot hold locks for everyone. */
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),

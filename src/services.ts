@@ -19,7 +19,10 @@ import type { UserDirectory } from './domain/users/user-directory.js';
 import { RestV1Upstream } from './domain/facade/rest-v1-upstream.js';
 import { UpstreamUserDirectory } from './domain/facade/upstream-user-directory.js';
 import { UpstreamBills } from './domain/facade/upstream-bills.js';
-import { routeMapOf } from './domain/facade/upstream-routes.js';
+import { keyedRoutesOf, routeMapOf } from './domain/facade/upstream-routes.js';
+import { FacadeKeys } from './domain/facade/facade-keys.js';
+import { KeyMatcher } from './domain/facade/key-matcher.js';
+import { UnknownOutcomes } from './domain/facade/operator-queue.js';
 import { InboundWebhooks } from './domain/facade/inbound-webhooks.js';
 import { LocalOwners } from './domain/facade/inbound-owners.js';
 import type { BillsDomain } from './domain/bills/bills-domain.js';
@@ -106,6 +109,12 @@ export interface Services {
   inboundWebhooks: InboundWebhooks | undefined;
   /** Facade mode: the row each upstream user's own records here refer to. */
   localOwners: LocalOwners;
+  /** Facade mode: the record per Idempotency-Key of its GraphQL mutations (docs/facade.md#idempotency-of-mutations). */
+  facadeKeys: FacadeKeys | undefined;
+  /** Facade mode: the job that looks upstream for a mutation whose outcome is unknown. */
+  keyMatcher: KeyMatcher | undefined;
+  /** Facade mode: the operator queue of mutations the matcher could not settle. */
+  unknownOutcomes: UnknownOutcomes | undefined;
   apiKeys: ApiKeyService;
   /** Each API key's payout limits and IP allow-list. */
   keyControls: KeyControlsService;
@@ -374,9 +383,20 @@ export function createServices(
   const testClocks = new TestClocks(db, clock, onBackgroundError);
   const clockFor = testClocks.clockFor;
   const bills = new BillsService(db, clockFor, idempotency, billsProvider);
-  const billsDomain: BillsDomain = upstream
-    ? new UpstreamBills(upstream, routeMapOf(config.UPSTREAM_ROUTES))
-    : localBills(bills);
+  // A facade's mutations are sent once under its own record of their key; the send's lease lasts
+  // past the upstream's deadline, so only a process that died mid-send leaves one in flight.
+  const facadeKeys = upstream
+    ? new FacadeKeys(db, clock, idempotency, secrets, {
+        keyed: keyedRoutesOf(config.UPSTREAM_ROUTES, config.UPSTREAM_KEYED_ROUTES),
+        leaseMs: config.UPSTREAM_TIMEOUT_MS + 30_000,
+        matchEveryMs: config.UPSTREAM_MATCH_EVERY_MS,
+      })
+    : undefined;
+  const upstreamBills = upstream
+    ? new UpstreamBills(upstream, routeMapOf(config.UPSTREAM_ROUTES), facadeKeys)
+    : undefined;
+  const billsDomain: BillsDomain = upstreamBills ?? localBills(bills);
+  const matcherSettings = { everyMs: config.UPSTREAM_MATCH_EVERY_MS, windowMs: config.UPSTREAM_MATCH_WINDOW_MS };
   const deposits = new DepositService(db, clockFor, idempotency, users, paymentMethods, paymentsProvider);
   const payouts = new PayoutService(
     db,
@@ -409,7 +429,7 @@ export function createServices(
   return {
     offrampDomain: upstream ? new UpstreamOfframp(upstream) : localOfframp(offramp),
     solanaWalletDomain: upstream
-      ? new UpstreamSolanaWallet(upstream)
+      ? new UpstreamSolanaWallet(upstream, facadeKeys)
       : localSolanaWallet(solanaWallets, solanaTransfers),
     solanaIncoming,
     reconciliation,
@@ -423,7 +443,7 @@ export function createServices(
     solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens),
     solanaTransfers,
     solanaExchange,
-    swapQuotesDomain: upstream ? new UpstreamSwapQuotes(upstream) : localSwapQuotes(solanaExchange),
+    swapQuotesDomain: upstream ? new UpstreamSwapQuotes(upstream, facadeKeys) : localSwapQuotes(solanaExchange),
     sandboxFaucet: new SandboxFaucet(sandboxChains, solanaWallets, idempotency),
     mailer,
     accounts: new AccountService(db, clock, users, mailer, publicUrlOf(config)),
@@ -442,7 +462,7 @@ export function createServices(
     paymentMethods,
     wallet: new WalletService(db, clock, users, idempotency),
     deposits,
-    depositsDomain: upstream ? new UpstreamDeposits(upstream) : localDeposits(deposits),
+    depositsDomain: upstream ? new UpstreamDeposits(upstream, facadeKeys) : localDeposits(deposits),
     payouts,
     bulkheads,
     keyControls,
@@ -468,6 +488,11 @@ export function createServices(
     upstream,
     inboundWebhooks: upstream ? new InboundWebhooks(db, clock, secrets, publicUrlOf(config)) : undefined,
     localOwners: new LocalOwners(db),
+    facadeKeys,
+    keyMatcher:
+      facadeKeys && upstreamBills ? new KeyMatcher(db, clock, facadeKeys, upstreamBills, matcherSettings) : undefined,
+    unknownOutcomes:
+      facadeKeys && upstreamBills ? new UnknownOutcomes(db, clock, facadeKeys, upstreamBills) : undefined,
     apiKeys,
     graphqlAccess,
     events: new EventService(db),

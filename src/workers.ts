@@ -46,7 +46,7 @@ export const RELAY_BUSY_MS = 5;
 
 /**
  * Every job kind this gateway runs, with its handler. A facade runs only its own: webhook
- * deliveries and pruning of its own tables. The faced domains' jobs (settlement, status polls,
+ * deliveries, pruning of its own tables, and the matcher of its mutations whose outcome is unknown. The faced domains' jobs (settlement, status polls,
  * sandbox lifecycles, confirmations, hold expiry, the ledger check, reconciliation) belong to the
  * upstream, which holds their records.
  */
@@ -59,7 +59,8 @@ export function jobHandlersOf(services: Services): JobHandler[] {
     }),
     ...retentionJobHandlers(services.db, services.clock, config),
   ];
-  if (isFacade(config)) return own;
+  // A facade's own: the matcher of its mutations whose outcome is unknown (never re-sent).
+  if (isFacade(config)) return services.keyMatcher ? [...own, services.keyMatcher] : own;
   return [
     ...own,
     ...offrampJobHandlers(services.offramp),

@@ -7,6 +7,7 @@ import { exhaustedCheckouts } from '../db/pool-exhaustion.js';
 import type { Clock } from '../domain/clock.js';
 import { ledger } from '../domain/ledger/ledger.js';
 import type { Reconciliation } from '../domain/reconciliation/reconciliation-service.js';
+import type { UnknownOutcomes } from '../domain/facade/operator-queue.js';
 import { metrics } from './metrics.js';
 
 export interface GaugeSources {
@@ -19,6 +20,8 @@ export interface GaugeSources {
   redisConnected: () => boolean | undefined;
   /** Open and aged breaks, clearing past its window. */
   reconciliation?: Reconciliation | undefined;
+  /** Facade mode: the operator queue of mutations whose outcome is unknown. */
+  unknownOutcomes?: UnknownOutcomes | undefined;
 }
 
 const QUEUE_EVERY_MS = 5_000;
@@ -51,6 +54,8 @@ export function createGaugeCollector(sources: GaugeSources): { refresh(force?: b
         await run('jobs', () => readJobs(sources.db, now));
         await run('webhooks', () => readDeliveries(sources.db));
         await run('events', () => readStamping(sources.db, sources.driver));
+        const { unknownOutcomes } = sources;
+        if (unknownOutcomes) await run('facade-keys', () => readUnknownOutcomes(unknownOutcomes));
       }
       if (force || now.getTime() - ledgerAt >= LEDGER_EVERY_MS) {
         ledgerAt = now.getTime();
@@ -170,4 +175,11 @@ export async function readReconciliation(reconciliation: Reconciliation): Promis
     metrics.reconClearing.set(labels, Number(c.clearingMinor));
     metrics.reconClearingOverdue.set(labels, c.due && c.clearingMinor !== '0' ? 1 : 0);
   }
+}
+
+/** The facade's operator queue: how many wait, and how long the oldest has (the alert: it only grows). */
+async function readUnknownOutcomes(queue: UnknownOutcomes): Promise<void> {
+  const { count, oldestSeconds } = await queue.oldest();
+  metrics.facadeUnknownQueued.set(count);
+  metrics.facadeUnknownOldestAge.set(oldestSeconds);
 }

@@ -26,6 +26,7 @@ export function registerMetrics(app: FastifyInstance, services: Services): void 
     clock: services.clock,
     redisConnected: () => services.rateLimiter.redisConnected(),
     reconciliation: services.reconciliation,
+    unknownOutcomes: services.unknownOutcomes,
   });
   const render = async (fresh = false) => {
     await collector.refresh(fresh);

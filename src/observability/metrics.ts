@@ -149,6 +149,14 @@ export const metrics = {
     'Facade mode: calls to the upstream REST v1 service that got no usable answer, by fault (timeout, unreachable, server_error, bad_answer)',
     ['fault'],
   ),
+  facadeUnknownQueued: gauge(
+    'gateway_facade_unknown_outcomes_queued',
+    'Facade mode: mutations whose outcome the upstream never showed, waiting in the operator queue',
+  ),
+  facadeUnknownOldestAge: gauge(
+    'gateway_facade_unknown_outcomes_oldest_seconds',
+    'Facade mode: age (since it was sent) of the oldest mutation in the operator queue (0 when none wait)',
+  ),
   redisUp: gauge(
     'gateway_redis_up',
     '1 when Redis is connected, 0 when configured and not connected (absent without Redis)',

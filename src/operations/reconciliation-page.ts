@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { safeEqual } from '../domain/auth/opaque-token.js';
+import { isOperator } from './operator-token.js';
 import type { Services } from '../services.js';
 import { html } from '../web/html.js';
 
@@ -13,12 +13,7 @@ export function registerOperatorPages(app: FastifyInstance, services: Services):
   const token = services.config.OPERATOR_TOKEN;
   if (!token) return;
   app.get('/operator/reconciliation', { schema: { hide: true } }, async (request, reply) => {
-    const given = request.headers.authorization?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
-    if (given === undefined || !safeEqual(given, token))
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Bearer')
-        .send({ statusCode: 401, error: 'Unauthorized', message: 'An operator token is required.' });
+    if (!isOperator(request, reply, token)) return reply;
     const recon = services.reconciliation;
     const [notices, runs, breaks] = await Promise.all([recon.notices(), recon.runs(10), recon.breaks({ open: true })]);
     const maxAge = services.config.RECON_BREAK_MAX_AGE_HOURS;

@@ -1,3 +1,4 @@
+import { MATCH_JOB } from '../../src/domain/facade/facade-keys.js';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -104,14 +105,16 @@ describe('what a facade starts', () => {
     expect(service.upstream).toBeUndefined();
   });
 
-  it("runs none of the faced domains' jobs: only webhook deliveries and pruning of its own tables", async () => {
+  it("runs none of the faced domains' jobs: only webhook deliveries, pruning of its own tables and its matcher", async () => {
     const facade = await servicesOf({ GATEWAY_MODE: 'facade', UPSTREAM_URL: 'http://127.0.0.1:4100' });
     const service = await servicesOf({});
     const facadeKinds = jobHandlersOf(facade).map((h) => h.kind);
     const serviceKinds = jobHandlersOf(service).map((h) => h.kind);
-    expect(facadeKinds.sort()).toEqual([RETENTION_JOB, DELIVERY_JOB].sort());
+    expect(facadeKinds.sort()).toEqual([RETENTION_JOB, DELIVERY_JOB, MATCH_JOB].sort());
     // Service mode runs the domains' jobs (bills, deposits, payouts, offramp, chains, ledger, reconciliation) as well.
     expect(serviceKinds.length).toBeGreaterThan(facadeKinds.length + 5);
-    expect(serviceKinds).toEqual(expect.arrayContaining(facadeKinds));
+    // The matcher of a facade's own mutations is the one kind a service has no use for.
+    expect(serviceKinds).toEqual(expect.arrayContaining(facadeKinds.filter((kind) => kind !== MATCH_JOB)));
+    expect(serviceKinds).not.toContain(MATCH_JOB);
   });
 });

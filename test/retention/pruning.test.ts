@@ -116,7 +116,27 @@ describe('retention', () => {
       webhookDeliveries: 0,
       events: 0,
       idempotencyKeys: 0,
+      facadeKeys: 0,
     });
+  });
+
+  it("prunes a facade's settled key records after the keys' retention, never one whose outcome is unknown", async () => {
+    const record = async (state: string, resolvedAt: string | null, sentAt: string) => {
+      const key = `fk-${randomUUID()}`;
+      await f.db.execute(sql`insert into facade_keys (user_id, environment, operation, key, request_hash, state, keyed, sent_at, resolved_at)
+        values (${f.userId}, 'production', 'bills.buyAirtime', ${key}, 'h', ${state}, false, ${sentAt}::timestamptz, ${resolvedAt}::timestamptz)`);
+      return key;
+    };
+    const settledOld = await record('succeeded', ago(30 * HOUR), ago(30 * HOUR));
+    const failedOld = await record('failed', ago(30 * HOUR), ago(30 * HOUR));
+    const settledRecent = await record('succeeded', ago(2 * HOUR), ago(40 * DAY));
+    const unknownOld = await record('unknown', null, ago(40 * DAY));
+    const pruned = await pruneExpired(f.db, NOW, { eventsDays: 30, jobsDays: 7, idempotencyHours: 24, batchSize: 1 });
+    expect(pruned.facadeKeys).toBeGreaterThanOrEqual(2);
+    expect(await exists('facade_keys', 'key', settledOld)).toBe(false);
+    expect(await exists('facade_keys', 'key', failedOld)).toBe(false);
+    expect(await exists('facade_keys', 'key', settledRecent)).toBe(true);
+    expect(await exists('facade_keys', 'key', unknownOld)).toBe(true);
   });
 
   it('never keeps events less than 30 days or keys less than 24 hours, whatever it is told', async () => {

@@ -5,12 +5,14 @@ import type { BillsDomain } from '../bills/bills-domain.js';
 import type { CustomerValidation } from '../bills/bills-provider.js';
 import type { RecordFilter } from '../bills/bills-service.js';
 import { badInput, DomainError } from '../errors.js';
-import type { Caller } from '../users/user-directory.js';
+import type { Caller, CallerCredential } from '../users/user-directory.js';
+import type { FacadeKeys } from './facade-keys.js';
 import { koboAt } from './naira-at.js';
+import { optionalKoboFrom } from '../wallet/naira.js';
 import { PaymentAnswer, type PaymentRecord, RecordAnswer, RecordsAnswer, ValidationAnswer } from './bill-answers.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
 import { askUpstream, credentialOf, type JsonAnswer } from './upstream-json.js';
-import type { RouteMap, UpstreamRoute } from './upstream-routes.js';
+import type { KeyedMutation, RouteMap, UpstreamRoute } from './upstream-routes.js';
 
 type RecordData = Static<typeof PaymentRecord> & { updatedAt?: string | null };
 
@@ -26,22 +28,44 @@ type Optional = (typeof GATEWAY_PAYMENT)[number];
  * `POST /api/v1/bills/pay/electricity`, validation, the records list and a record by reference),
  * and mobile data and cable TV where the route map places them. Answers are checked against the
  * spec's shapes; amounts are read from their decimal text into kobo, never through a float. A
- * payment is sent once: one that timed out is the caller's to retry with the same Idempotency-Key.
+ * payment is sent once, under the facade's record of its Idempotency-Key (facade-keys.ts): one
+ * whose answer did not come is never sent again by the facade.
  */
 export class UpstreamBills implements BillsDomain {
   constructor(
     private readonly upstream: RestV1Upstream,
     private readonly routes: RouteMap,
+    /** The facade's record per Idempotency-Key; without it a payment is simply sent once. */
+    private readonly keys?: FacadeKeys,
   ) {}
 
   async pay(caller: Caller, input: BillPaymentInput, idempotencyKey: string | undefined): Promise<BillRecord> {
-    const { route, body } = this.paymentRequest(input);
-    const answer = await askUpstream(
-      this.upstream,
-      { ...route, credential: credentialOf(caller), body, idempotencyKey },
-      PaymentAnswer,
-    );
-    return recordOf(answer, answer.value.data, '/data');
+    // Built before anything is recorded: a request the facade refuses itself holds no key.
+    const { route, body, operation } = this.paymentRequest(input);
+    const credential = credentialOf(caller);
+    const send = async (key: string | undefined) => {
+      const answer = await askUpstream(
+        this.upstream,
+        { ...route, credential, body, idempotencyKey: key },
+        PaymentAnswer,
+      );
+      return recordOf(answer, answer.value.data, '/data');
+    };
+    if (!this.keys) return send(idempotencyKey);
+    return this.keys.run(caller, {
+      operation,
+      key: idempotencyKey,
+      input: { type: input.type, ...body },
+      match: {
+        kind: 'bill',
+        type: input.type,
+        customer: input.customer,
+        amountKobo: amountKoboOf(input.amount),
+        reference: typeof body['reference'] === 'string' ? body['reference'] : null,
+      },
+      referenceOf: (record) => record.reference,
+      send,
+    });
   }
 
   async validate(
@@ -71,12 +95,26 @@ export class UpstreamBills implements BillsDomain {
   }
 
   async records(caller: Caller, filter: RecordFilter, page: number, limit: number): Promise<BillRecordPage> {
+    return this.recordsWith(credentialOf(caller), filter, page, limit);
+  }
+
+  async record(caller: Caller, reference: string): Promise<BillRecord> {
+    return this.recordWith(credentialOf(caller), reference);
+  }
+
+  /** The records list, asked with a credential kept for the purpose (the matcher's, key-matcher.ts). */
+  async recordsWith(
+    credential: CallerCredential,
+    filter: RecordFilter,
+    page: number,
+    limit: number,
+  ): Promise<BillRecordPage> {
     const answer = await askUpstream(
       this.upstream,
       {
         method: 'GET',
         path: `/api/v1/bills/records?${recordsQuery(filter, page, limit)}`,
-        credential: credentialOf(caller),
+        credential,
       },
       RecordsAnswer,
     );
@@ -84,13 +122,14 @@ export class UpstreamBills implements BillsDomain {
     return { ...block, bills: bills.map((record, i) => recordOf(answer, record, `/data/bills/${i}`)) };
   }
 
-  async record(caller: Caller, reference: string): Promise<BillRecord> {
+  /** A record by reference, asked with a credential kept for the purpose (the matcher's, key-matcher.ts). */
+  async recordWith(credential: CallerCredential, reference: string): Promise<BillRecord> {
     const answer = await askUpstream(
       this.upstream,
       {
         method: 'GET',
         path: `/api/v1/bills/records/reference/${encodeURIComponent(reference)}`,
-        credential: credentialOf(caller),
+        credential,
         asked: { reference },
       },
       RecordAnswer,
@@ -99,21 +138,28 @@ export class UpstreamBills implements BillsDomain {
   }
 
   /** The request a payment is, by its kind of bill. */
-  private paymentRequest(input: BillPaymentInput): { route: UpstreamRoute; body: Record<string, unknown> } {
+  private paymentRequest(input: BillPaymentInput): {
+    route: UpstreamRoute;
+    body: Record<string, unknown>;
+    operation: KeyedMutation;
+  } {
     const amount = input.amount === undefined || input.amount === null ? {} : { amount: input.amount };
     switch (input.type) {
       case 'AIRTIME':
         return {
+          operation: 'bills.buyAirtime',
           route: { method: 'POST', path: '/api/v1/bills/buy-airtime' },
           body: { phoneNumber: input.customer, biller: input.biller, ...amount, ...optional(input, SPEC_SCHEDULE) },
         };
       case 'UTILITYBILLS':
         return {
+          operation: 'bills.payElectricity',
           route: { method: 'POST', path: '/api/v1/bills/pay/electricity' },
           body: { meterNumber: input.customer, ...amount, disco: input.biller, ...optional(input, SPEC_ELECTRICITY) },
         };
       case 'MOBILEDATA':
         return {
+          operation: 'bills.buyMobileData',
           route: this.named('bills.buyMobileData', 'buyMobileData'),
           body: {
             phoneNumber: input.customer,
@@ -125,6 +171,7 @@ export class UpstreamBills implements BillsDomain {
         };
       case 'CABLEBILLS':
         return {
+          operation: 'bills.subscribeCableTv',
           route: this.named('bills.subscribeCableTv', 'subscribeCableTv'),
           body: {
             smartcardNumber: input.customer,
@@ -201,4 +248,13 @@ function recordOf(answer: JsonAnswer<unknown>, data: RecordData, at: string): Bi
     token: data.token ?? null,
     units: data.units ?? null,
   };
+}
+
+/** The amount the matcher compares in kobo; one the facade cannot read is left to the upstream to refuse. */
+function amountKoboOf(amount: unknown): string | null {
+  try {
+    return optionalKoboFrom(amount ?? undefined)?.toString() ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -26,3 +26,34 @@ export type RouteMap = Partial<Record<NamedOperation, UpstreamRoute>>;
 export function routeMapOf(setting: RouteSetting): RouteMap {
   return setting === 'gateway' ? { ...NAMED_OPERATIONS } : {};
 }
+
+/**
+ * The mutations a facade keeps an Idempotency-Key record for (facade-keys.ts), by route-map name:
+ * the ones that move money. Per name, the route map says whether the upstream honours the key.
+ */
+export const KEYED_MUTATIONS = [
+  'bills.buyAirtime',
+  'bills.payElectricity',
+  'bills.buyMobileData',
+  'bills.subscribeCableTv',
+  'deposits.withPaymentMethod',
+  'solana.transferToken',
+  'solana.swap',
+] as const;
+
+export type KeyedMutation = (typeof KEYED_MUTATIONS)[number];
+
+/**
+ * The mutations whose upstream honours `Idempotency-Key` (UPSTREAM_KEYED_ROUTES): `all`, `none`,
+ * or a comma-separated list of names. Unset: `all` in front of another Partner Gateway, `none` in
+ * front of the spec's (which says nothing of the header). Throws naming an unknown name.
+ */
+export function keyedRoutesOf(setting: RouteSetting, list: string | undefined): ReadonlySet<KeyedMutation> {
+  const given = (list ?? (setting === 'gateway' ? 'all' : 'none')).trim();
+  if (given === 'all') return new Set(KEYED_MUTATIONS);
+  if (given === 'none') return new Set();
+  const names = given.split(',').map((name) => name.trim());
+  const unknown = names.find((name) => !(KEYED_MUTATIONS as readonly string[]).includes(name));
+  if (unknown !== undefined) throw new RangeError(`not a mutation of the route map: ${unknown}`);
+  return new Set(names as KeyedMutation[]);
+}

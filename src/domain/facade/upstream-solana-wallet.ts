@@ -4,16 +4,21 @@ import type { SolanaWalletDomain } from '../solana/solana-wallet-domain.js';
 import type { TransferInput } from '../solana/transfer-service.js';
 import type { Caller } from '../users/user-directory.js';
 import { SolanaAddressAnswer, TokenTransferAnswer } from './solana-answers.js';
+import type { FacadeKeys } from './facade-keys.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
 import { askUpstream, credentialOf } from './upstream-json.js';
 
 /**
  * The caller's Solana wallet in a facade: the spec's `GET /api/v1/solana/address` and
  * `POST /api/v1/solana/transfer-token`, asked with the caller's credential. A transfer is sent
- * once with the caller's Idempotency-Key: one that timed out is the caller's to retry with it.
+ * once with the caller's Idempotency-Key, under the facade's record of it (facade-keys.ts).
  */
 export class UpstreamSolanaWallet implements SolanaWalletDomain {
-  constructor(private readonly upstream: RestV1Upstream) {}
+  constructor(
+    private readonly upstream: RestV1Upstream,
+    /** The facade's record per Idempotency-Key (facade-keys.ts); without it a send is simply sent once. */
+    private readonly keys?: FacadeKeys,
+  ) {}
 
   async address(caller: Caller): Promise<SolanaWalletAddress> {
     const answer = await askUpstream(
@@ -32,11 +37,16 @@ export class UpstreamSolanaWallet implements SolanaWalletDomain {
       amount: typeof input.amount === 'number' ? String(input.amount) : input.amount,
       ...(input.network ? { network: input.network } : {}),
     };
-    const answer = await askUpstream(
-      this.upstream,
-      { method: 'POST', path: '/api/v1/solana/transfer-token', credential: credentialOf(caller), body, idempotencyKey },
-      TokenTransferAnswer,
-    );
-    return { signature: answer.value.data.signature };
+    const credential = credentialOf(caller);
+    const send = async (key: string | undefined) => {
+      const answer = await askUpstream(
+        this.upstream,
+        { method: 'POST', path: '/api/v1/solana/transfer-token', credential, body, idempotencyKey: key },
+        TokenTransferAnswer,
+      );
+      return { signature: answer.value.data.signature };
+    };
+    if (!this.keys) return send(idempotencyKey);
+    return this.keys.run(caller, { operation: 'solana.transferToken', key: idempotencyKey, input: body, send });
   }
 }

@@ -6,6 +6,7 @@ import type { SwapQuoteView } from '../solana/swap-quote.js';
 import type { SwapQuotesDomain } from '../solana/swap-quotes-domain.js';
 import type { Caller } from '../users/user-directory.js';
 import { JsonNumberText } from './json-number-text.js';
+import type { FacadeKeys } from './facade-keys.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
 import { SwapAnswer } from './solana-answers.js';
 import { SwapQuoteAnswer } from './swap-quote-answer.js';
@@ -19,10 +20,14 @@ import { askUpstream, credentialOf } from './upstream-json.js';
  * - swaps: the spec's `POST /api/v1/solana-exchange/swap-token-to-sol`, which its title says swaps
  *   SOL into `outputMint` (its path names the opposite direction), with `outputMint`, `amount` (a
  *   JSON number, written with the caller's digits) and `slippageBps`. Sent once with the caller's
- *   Idempotency-Key: one that timed out is the caller's to retry with it.
+ *   Idempotency-Key, under the facade's record of it (facade-keys.ts).
  */
 export class UpstreamSwapQuotes implements SwapQuotesDomain {
-  constructor(private readonly upstream: RestV1Upstream) {}
+  constructor(
+    private readonly upstream: RestV1Upstream,
+    /** The facade's record per Idempotency-Key (facade-keys.ts); without it a send is simply sent once. */
+    private readonly keys?: FacadeKeys,
+  ) {}
 
   async quote(caller: Caller, input: QuoteInput): Promise<SwapQuoteView> {
     const query = new URLSearchParams({
@@ -55,17 +60,22 @@ export class UpstreamSwapQuotes implements SwapQuotesDomain {
       amount,
       ...(input.slippageBps === undefined || input.slippageBps === null ? {} : { slippageBps: input.slippageBps }),
     };
-    const answer = await askUpstream(
-      this.upstream,
-      {
-        method: 'POST',
-        path: '/api/v1/solana-exchange/swap-token-to-sol',
-        credential: credentialOf(caller),
-        body,
-        idempotencyKey,
-      },
-      SwapAnswer,
-    );
-    return { signature: answer.value.data.signature, txUrl: answer.value.data.txUrl };
+    const credential = credentialOf(caller);
+    const send = async (key: string | undefined) => {
+      const answer = await askUpstream(
+        this.upstream,
+        {
+          method: 'POST',
+          path: '/api/v1/solana-exchange/swap-token-to-sol',
+          credential,
+          body,
+          idempotencyKey: key,
+        },
+        SwapAnswer,
+      );
+      return { signature: answer.value.data.signature, txUrl: answer.value.data.txUrl };
+    };
+    if (!this.keys) return send(idempotencyKey);
+    return this.keys.run(caller, { operation: 'solana.swap', key: idempotencyKey, input: body, send });
   }
 }

@@ -30,6 +30,8 @@ export interface Pruned {
   webhookDeliveries: number;
   events: number;
   idempotencyKeys: number;
+  /** A facade's settled records of its mutations' keys (never one whose outcome is unknown). */
+  facadeKeys: number;
 }
 
 export interface PrunedHistory {
@@ -111,7 +113,18 @@ export async function pruneExpired(db: Executor, now: Date, policy: RetentionPol
     returning 1`,
     n,
   );
-  return { jobs, webhookAttempts, webhookDeliveries, events, idempotencyKeys };
+  // A facade's records of its mutations' keys, once settled, as long as service mode keeps its keys;
+  // one whose outcome is unknown is money nobody has accounted for, and stays until it is settled.
+  const facadeKeys = await inBatches(
+    db,
+    (limit) => sql`delete from facade_keys where id in (
+      select id from facade_keys
+      where state in ('succeeded', 'failed') and resolved_at < ${keysBefore}
+      limit ${limit}
+    ) returning 1`,
+    n,
+  );
+  return { jobs, webhookAttempts, webhookDeliveries, events, idempotencyKeys, facadeKeys };
 }
 
 /** Each operation kind's table and the statuses it never leaves (no move out of them). */
