@@ -18,6 +18,7 @@ export default defineConfig({
     './src/db/lists-schema.ts',
     './src/db/facade-schema.ts',
     './src/db/sandbox-schema.ts',
+    './src/db/asset-ledger-schema.ts',
   ],
   out: './src/db/migrations',
 });
