@@ -45,6 +45,7 @@ import { BillsService } from './domain/bills/bills-service.js';
 import { parseSettlementHours, Reconciliation } from './domain/reconciliation/reconciliation-service.js';
 import { reconciliationSources } from './domain/reconciliation/wiring.js';
 import { sandboxMarketMakers } from './domain/solana/sandbox-market-makers.js';
+import { sandboxLedgerPoster } from './domain/solana/sandbox-ledger.js';
 import type { BillsProvider } from './domain/bills/bills-provider.js';
 import { SandboxBillsProvider } from './domain/bills/sandbox-bills-provider.js';
 import { FlutterwaveBillsProvider } from './domain/bills/flutterwave-bills-provider.js';
@@ -315,6 +316,8 @@ export function createServices(
   const solanaWallets = new CustodialWallets(db, (environment) => keyrings[environment], solanaIncoming);
   const sandboxChains = new SandboxChainStore(db, createSandboxWorld, upgradeSandboxWorld, clock);
   const onExecuted = sandboxExecutionRecorder(clock);
+  // Every movement of a custodial wallet on a sandbox chain is posted to the asset ledger in the chain's commit.
+  sandboxChains.onEffects = sandboxLedgerPoster();
   const litesvmChains = new Map<SolanaNetwork, LiteSvmChain>();
   const sandboxChain = (network: SolanaNetwork) => {
     let chain = litesvmChains.get(network);

@@ -64,7 +64,10 @@ export const assetEntries = pgTable(
     balanceAfter: tokenUnits('balance_after').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('asset_entries_account_idx').on(t.accountId, t.createdAt), index('asset_entries_posting_idx').on(t.postingId)],
+  (t) => [
+    index('asset_entries_account_idx').on(t.accountId, t.createdAt),
+    index('asset_entries_posting_idx').on(t.postingId),
+  ],
 );
 
 export const assetHoldStatusEnum = pgEnum('asset_hold_status', ['held', 'captured', 'released']);
@@ -99,8 +102,5 @@ export const assetHolds = pgTable(
     createdAt: createdAt(),
     settledAt: timestamp('settled_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [
-    uniqueIndex('asset_holds_send_asset').on(t.sendId, t.asset),
-    index('asset_holds_tx_hash_idx').on(t.txHash),
-  ],
+  (t) => [uniqueIndex('asset_holds_send_asset').on(t.sendId, t.asset), index('asset_holds_tx_hash_idx').on(t.txHash)],
 );

@@ -32,6 +32,8 @@ import type { KeyAnswer } from '../chain/chain-sends.js';
 import { CONFIRM_JOB, SOLANA, type SolanaTransferRow, sending, transferStore } from './transfer-store.js';
 import { associatedTokenAddress } from './token-accounts.js';
 import { checkFields } from '../field-checks.js';
+import { type AssetNeed, assetHolds, type LedgerWallet } from '../assets/asset-holds.js';
+import { assetLedger, systemAccount, userAccount } from '../assets/asset-ledger.js';
 
 export { CONFIRM_JOB };
 /** How long a send's key stays `running` before a retry may answer it from the stored record (a crash). */
@@ -221,6 +223,11 @@ export class SolanaTransfers {
       updatedAt: now,
     };
     const solNeeded = outgoing.lamportsNeeded + (outgoing.mint ? 0n : outgoing.amountRaw);
+    // What it holds: the amount in its asset, and SOL for fees and rent at the most they can cost.
+    const needs: AssetNeed[] = [
+      { asset: SOL_MINT, amount: solNeeded, principal: outgoing.mint ? 0n : outgoing.amountRaw },
+    ];
+    if (outgoing.mint) needs.push({ asset: outgoing.mint, amount: outgoing.amountRaw, principal: outgoing.amountRaw });
     for (let attempt = 0; ; attempt++) {
       let claimed = false;
       try {
@@ -239,16 +246,20 @@ export class SolanaTransfers {
             }
           }
           claimed = true;
+          const ledgerWallet = { ...principal, family: SOLANA, network: outgoing.network, address: wallet.address };
+          if (!chain.postsEveryMovement)
+            await observeArrivals(tx, ledgerWallet, row.id, needs, {
+              [SOL_MINT]: lamports,
+              [outgoing.mint ?? SOL_MINT]: outgoing.mint ? tokenBalance : lamports,
+            });
+          const held = await assetHolds.place(tx, ledgerWallet, { id: row.id, txHash: row.txHash }, needs);
+          if (!held.placed) throw shortOf(outgoing, solNeeded, held.available);
           const recorded = await transferStore.record(tx, {
             row,
-            nativeBalance: lamports,
-            tokenBalance,
-            nativeNeeded: solNeeded,
             confirmAt: new Date(now.getTime() + CONFIRM_EVERY_MS),
             key,
             leaseUntil: new Date(now.getTime() + SEND_LEASE_MS),
           });
-          if (!recorded.recorded) throw shortOf(outgoing, lamports, tokenBalance, solNeeded, recorded);
           if (key && !recorded.keyed) throw new KeyRaceError();
           if (onRecorded) await onRecorded(tx, row);
           return undefined;
@@ -429,26 +440,54 @@ function isExpired(row: SolanaTransferRow, height: bigint, now: Date): boolean {
 
 const insufficient = (message: string) => new DomainError('INSUFFICIENT_FUNDS', message, { field: 'amount' });
 
-/** The refusal of a send the wallet's balance, less what its pending sends hold, does not cover. */
-function shortOf(
-  outgoing: Outgoing,
-  lamports: bigint,
-  tokenBalance: bigint,
-  solNeeded: bigint,
-  held: { heldNative: bigint; heldToken: bigint },
-): DomainError {
-  const positive = (v: bigint) => (v > 0n ? v : 0n);
+/** The refusal of a send the wallet's spendable balance (the asset ledger's available) does not cover. */
+function shortOf(outgoing: Outgoing, solNeeded: bigint, available: ReadonlyMap<string, bigint>): DomainError {
   if (outgoing.mint) {
     // Transfers spend from the associated token account, so that is the balance that counts.
-    const available = tokenBalance - held.heldToken;
-    if (available < outgoing.amountRaw)
+    const tokens = available.get(outgoing.mint) ?? 0n;
+    if (tokens < outgoing.amountRaw)
       return insufficient(
-        `Insufficient token balance on ${outgoing.network}: ${decimalFromRaw(positive(available), outgoing.decimals)} available, ${decimalFromRaw(outgoing.amountRaw, outgoing.decimals)} asked.`,
+        `Insufficient token balance on ${outgoing.network}: ${decimalFromRaw(tokens, outgoing.decimals)} available, ${decimalFromRaw(outgoing.amountRaw, outgoing.decimals)} asked.`,
       );
   }
   return insufficient(
-    `Insufficient SOL on ${outgoing.network}: ${decimalFromRaw(positive(lamports - held.heldNative), 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
+    `Insufficient SOL on ${outgoing.network}: ${decimalFromRaw(available.get(SOL_MINT) ?? 0n, 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
   );
+}
+
+/**
+ * Where the chain does not post its movements (an RPC node), what arrived since the ledger last
+ * looked: the chain's balance beyond what the ledger knows (spendable, plus held by sends the chain
+ * has not yet run) is posted as observed, under the wallet's lock. A send the chain ran but the
+ * gateway has not yet settled makes the chain look lower, never higher, so nothing is counted twice.
+ */
+async function observeArrivals(
+  tx: Executor,
+  wallet: LedgerWallet,
+  sendId: string,
+  needs: AssetNeed[],
+  onChain: Record<string, bigint>,
+): Promise<void> {
+  const balances = await assetLedger.balances(
+    tx,
+    wallet,
+    wallet.userId,
+    needs.map((n) => n.asset),
+  );
+  for (const [asset, { available, held }] of balances) {
+    const unseen = (onChain[asset] ?? 0n) - held - available;
+    if (unseen <= 0n) continue;
+    const place = { environment: wallet.environment, family: wallet.family, network: wallet.network, asset };
+    await assetLedger.post(tx, {
+      environment: wallet.environment,
+      kind: 'observed',
+      reference: `${sendId}:${asset}`,
+      lines: [
+        { account: systemAccount(place, 'external'), amount: -unseen },
+        { account: userAccount(place, wallet, 'wallet'), amount: unseen },
+      ],
+    });
+  }
 }
 
 /** A token transfer's own rules for its fields (the amount needs the mint's decimals, looked up). */
