@@ -46,6 +46,7 @@ import { parseSettlementHours, Reconciliation } from './domain/reconciliation/re
 import { reconciliationSources } from './domain/reconciliation/wiring.js';
 import { sandboxMarketMakers } from './domain/solana/sandbox-market-makers.js';
 import { sandboxLedgerPoster } from './domain/solana/sandbox-ledger.js';
+import { sandboxLedgerBalances } from './domain/solana/sandbox-ledger-balances.js';
 import type { BillsProvider } from './domain/bills/bills-provider.js';
 import { SandboxBillsProvider } from './domain/bills/sandbox-bills-provider.js';
 import { FlutterwaveBillsProvider } from './domain/bills/flutterwave-bills-provider.js';
@@ -363,6 +364,7 @@ export function createServices(
       offramp: { production: paycrest },
       chains: Object.values(rpcChains),
       sandboxMarketMakers: SOLANA_NETWORKS.map((network) => sandboxMarketMakers(sandboxChain(network))),
+      ledgerChains: SOLANA_NETWORKS.map((network) => sandboxLedgerBalances(sandboxChains, network)),
     }),
     {
       settlementHours: config.RECON_SETTLEMENT_HOURS,
