@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.js';
 import type { Environment } from '../auth/permissions.js';
-import { type AssetPlace, assetLedger, systemAccount, userAccount } from './asset-ledger.js';
+import { type AssetPlace, type AssetPosting, assetLedger, systemAccount, userAccount } from './asset-ledger.js';
 
 /** A custodial wallet of one family on one network, as the asset ledger names its owner. */
 export interface LedgerWallet {
@@ -64,6 +64,7 @@ export const assetHolds = {
     wallet: LedgerWallet,
     send: { id: string; txHash: string },
     needs: AssetNeed[],
+    options: { onChain?: ReadonlyMap<string, bigint> } = {},
   ): Promise<{ placed: true } | { placed: false; available: Map<string, bigint> }> {
     const wanted = needs.filter((n) => n.amount > 0n);
     const balances = await assetLedger.balances(
@@ -72,26 +73,50 @@ export const assetHolds = {
       wallet.userId,
       wanted.map((n) => n.asset),
     );
+    const postings: AssetPosting[] = [];
+    if (options.onChain)
+      for (const [asset, figure] of balances) {
+        // What arrived since the ledger last looked (a chain that does not post its movements): the
+        // chain's balance beyond spendable plus held. A send the chain ran but the gateway has not
+        // yet settled makes the chain look lower, never higher, so nothing is counted twice.
+        const unseen = (options.onChain.get(asset) ?? 0n) - figure.held - figure.available;
+        if (unseen <= 0n) continue;
+        const place = placeOf(wallet, asset);
+        postings.push({
+          environment: wallet.environment,
+          kind: 'observed',
+          reference: `${send.id}:${asset}`,
+          lines: [
+            { account: systemAccount(place, 'external'), amount: -unseen },
+            { account: userAccount(place, wallet, 'wallet'), amount: unseen },
+          ],
+        });
+        figure.available += unseen;
+      }
     if (wanted.some((n) => balances.get(n.asset)!.available < n.amount))
       return { placed: false, available: new Map([...balances].map(([a, b]) => [a, b.available])) };
     for (const need of wanted) {
       const place = placeOf(wallet, need.asset);
-      const walletAccount = userAccount(place, wallet, 'wallet');
-      const holdsAccount = userAccount(place, wallet, 'holds');
-      await assetLedger.post(tx, {
+      postings.push({
         environment: wallet.environment,
         kind: 'hold',
         reference: `${send.id}:${need.asset}`,
         lines: [
-          { account: walletAccount, amount: -need.amount },
-          { account: holdsAccount, amount: need.amount },
+          { account: userAccount(place, wallet, 'wallet'), amount: -need.amount },
+          { account: userAccount(place, wallet, 'holds'), amount: need.amount },
         ],
       });
+    }
+    // One pass over the accounts, in their order (asset-ledger.ts): no deadlock with the chain's commit.
+    await assetLedger.postAll(tx, postings);
+    for (const need of wanted) {
+      const place = placeOf(wallet, need.asset);
       await queryRows(
         tx,
         sql`insert into asset_holds (environment, user_id, send_id, tx_hash, asset, wallet_account_id, holds_account_id, amount, principal)
             values (${wallet.environment}::environment, ${wallet.userId}::uuid, ${send.id}::uuid, ${send.txHash}, ${need.asset},
-              ${await assetLedger.accountId(tx, walletAccount)}::uuid, ${await assetLedger.accountId(tx, holdsAccount)}::uuid,
+              ${await assetLedger.accountId(tx, userAccount(place, wallet, 'wallet'))}::uuid,
+              ${await assetLedger.accountId(tx, userAccount(place, wallet, 'holds'))}::uuid,
               ${need.amount.toString()}::numeric, ${need.principal.toString()}::numeric)`,
       );
     }
@@ -109,6 +134,21 @@ export const assetHolds = {
     how: { release: true } | { capture: ReadonlyMap<string, AssetSpent> },
     at: Date,
   ): Promise<number> {
+    const postings = await this.settlements(tx, where, how, at);
+    await assetLedger.postAll(tx, postings);
+    return postings.length;
+  },
+
+  /**
+   * `settle`'s guarded status moves, answering the postings that go with them for the caller to
+   * post in the same pass as its own (asset-ledger.ts postAll): one posting per hold settled.
+   */
+  async settlements(
+    tx: Executor,
+    where: { sendId: string } | { txHash: string },
+    how: { release: true } | { capture: ReadonlyMap<string, AssetSpent> },
+    at: Date,
+  ): Promise<AssetPosting[]> {
     const status = 'release' in how ? 'released' : 'captured';
     const filter = 'sendId' in where ? sql`h.send_id = ${where.sendId}::uuid` : sql`h.tx_hash = ${where.txHash}`;
     const settled = await queryRows<HoldRow>(
@@ -119,6 +159,7 @@ export const assetHolds = {
           returning h.id, h.environment, h.user_id, h.asset, h.amount::text as amount, h.principal::text as principal,
             a.family, a.network, a.address`,
     );
+    const postings: AssetPosting[] = [];
     for (const hold of settled) {
       const wallet: LedgerWallet = {
         environment: hold.environment,
@@ -131,7 +172,7 @@ export const assetHolds = {
       const amount = BigInt(hold.amount);
       const holds = { account: userAccount(place, wallet, 'holds'), amount: -amount };
       if ('release' in how) {
-        await assetLedger.post(tx, {
+        postings.push({
           environment: wallet.environment,
           kind: 'release',
           reference: hold.id,
@@ -140,7 +181,7 @@ export const assetHolds = {
         continue;
       }
       const took = how.capture.get(hold.asset) ?? { spent: amount, principal: BigInt(hold.principal) };
-      await assetLedger.post(tx, {
+      postings.push({
         environment: wallet.environment,
         kind: 'capture',
         reference: hold.id,
@@ -153,7 +194,7 @@ export const assetHolds = {
         ],
       });
     }
-    return settled.length;
+    return postings;
   },
 
   /** Whether any hold of this transaction is still held (its capture is still to come). */

@@ -93,37 +93,70 @@ export const assetLedger = {
       sql`insert into asset_accounts (environment, user_id, code, family, network, asset, address, key, allow_negative)
           values (${ref.environment}::environment, ${ref.userId}::uuid, ${ref.code}, ${ref.family}, ${ref.network},
             ${ref.asset}, ${ref.address ?? null}, ${key}, ${ref.userId === null})
-          on conflict (key) do update set key = excluded.key
+          on conflict (key) do nothing
           returning id`,
     );
-    return row!.id;
+    if (row) return row.id;
+    // Made meanwhile by another transaction: read, not lock (a conflict's update would take the row
+    // out of the id order postings lock accounts in).
+    const [made] = await queryRows<{ id: string }>(tx, sql`select id from asset_accounts where key = ${key}`);
+    return made!.id;
+  },
+
+  /** Posts one movement (postAll of one). */
+  async post(tx: Executor, posting: AssetPosting): Promise<boolean> {
+    return (await this.postAll(tx, [posting]))[0]!;
   },
 
   /**
-   * Posts a movement of one asset. False, changing nothing, when this kind and reference were
-   * posted before. Throws AssetOverdrawn (the caller's transaction must roll back) when a debit
-   * would take an account that may not go negative below zero.
+   * Posts movements, each of one asset, in one pass over their accounts: every account the
+   * postings touch is updated in id order (credits before debits on one account), so concurrent
+   * transactions, however many postings each makes, take account rows in one order and never
+   * deadlock. Answers, per posting, whether it was posted (false: this kind and reference were
+   * posted before, nothing changed). Throws AssetOverdrawn (the caller's transaction must roll
+   * back) when a debit would take an account that may not go negative below zero.
    */
-  async post(tx: Executor, posting: AssetPosting): Promise<boolean> {
-    const lines = posting.lines.filter((line) => line.amount !== 0n);
-    if (lines.length === 0) return false;
-    const assets = new Set(
-      lines.map((l) => `${l.account.environment}:${l.account.family}:${l.account.network}:${l.account.asset}`),
+  async postAll(tx: Executor, postings: AssetPosting[]): Promise<boolean[]> {
+    const posted: boolean[] = [];
+    const moves: Array<{ postingId: string; accountId: string; amount: bigint }> = [];
+    for (const posting of postings) {
+      const lines = posting.lines.filter((line) => line.amount !== 0n);
+      if (lines.length === 0) {
+        posted.push(false);
+        continue;
+      }
+      const assets = new Set(
+        lines.map((l) => `${l.account.environment}:${l.account.family}:${l.account.network}:${l.account.asset}`),
+      );
+      if (lines.length < 2 || assets.size !== 1 || lines.reduce((sum, l) => sum + l.amount, 0n) !== 0n)
+        throw new Error(`Unbalanced asset posting ${posting.kind}/${posting.reference}`);
+      const [created] = await queryRows<{ id: string }>(
+        tx,
+        sql`insert into asset_postings (environment, kind, reference, asset)
+            values (${posting.environment}::environment, ${posting.kind}, ${posting.reference}, ${lines[0]!.account.asset})
+            on conflict (kind, reference) do nothing returning id`,
+      );
+      posted.push(created !== undefined);
+      if (!created) continue;
+      for (const line of lines)
+        moves.push({
+          postingId: created.id,
+          accountId: await this.accountId(tx, spread(line.account)),
+          amount: line.amount,
+        });
+    }
+    moves.sort((a, b) =>
+      a.accountId < b.accountId
+        ? -1
+        : a.accountId > b.accountId
+          ? 1
+          : a.amount > b.amount
+            ? -1
+            : a.amount < b.amount
+              ? 1
+              : 0,
     );
-    if (lines.length < 2 || assets.size !== 1 || lines.reduce((sum, l) => sum + l.amount, 0n) !== 0n)
-      throw new Error(`Unbalanced asset posting ${posting.kind}/${posting.reference}`);
-    const [created] = await queryRows<{ id: string }>(
-      tx,
-      sql`insert into asset_postings (environment, kind, reference, asset)
-          values (${posting.environment}::environment, ${posting.kind}, ${posting.reference}, ${lines[0]!.account.asset})
-          on conflict (kind, reference) do nothing returning id`,
-    );
-    if (!created) return false;
-    const resolved: Array<{ accountId: string; amount: bigint }> = [];
-    for (const line of lines)
-      resolved.push({ accountId: await this.accountId(tx, spread(line.account)), amount: line.amount });
-    resolved.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0));
-    for (const { accountId, amount } of resolved) {
+    for (const { postingId, accountId, amount } of moves) {
       const [row] = await queryRows<{ balance: string }>(
         tx,
         sql`with moved as (
@@ -133,13 +166,13 @@ export const assetLedger = {
             ),
             entry as (
               insert into asset_entries (posting_id, account_id, amount, balance_after)
-              select ${created.id}::uuid, id, ${text(amount)}::numeric, balance from moved
+              select ${postingId}::uuid, id, ${text(amount)}::numeric, balance from moved
             )
             select balance::text as balance from moved`,
       );
       if (!row) throw new AssetOverdrawn(accountId);
     }
-    return true;
+    return posted;
   },
 
   /** A user's spendable (`wallet`) and held balances of each asset named, in base units (0 for no account). */

@@ -1,7 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { queryRows, type Tx } from '../../db/client.js';
 import { type AssetSpent, assetHolds } from '../assets/asset-holds.js';
-import { AssetOverdrawn, assetLedger, insufficientAsset, systemAccount, userAccount } from '../assets/asset-ledger.js';
+import {
+  AssetOverdrawn,
+  type AssetPosting,
+  assetLedger,
+  insufficientAsset,
+  systemAccount,
+  userAccount,
+} from '../assets/asset-ledger.js';
 import type { SolanaNetwork } from './networks.js';
 import type { ChainEffect } from './sandbox-chain-work.js';
 import { SOLANA } from './transfer-store.js';
@@ -37,6 +44,8 @@ export function sandboxLedgerPoster(environment: 'sandbox' = 'sandbox') {
       ).map((w) => [w.address, w.user_id]),
     );
     if (wallets.size === 0) return;
+    // Every posting of the commit in one pass over the accounts, in their order (asset-ledger.ts).
+    const postings: AssetPosting[] = [];
     for (const effect of effects) {
       const moves = effect.moves.filter((m) => wallets.has(m.owner));
       if (moves.length === 0) continue;
@@ -60,31 +69,35 @@ export function sandboxLedgerPoster(environment: 'sandbox' = 'sandbox') {
           capture.set(hold.asset, { spent, principal });
           residual.set(key, delta + spent);
         }
-        await assetHolds.settle(tx, { txHash: effect.signature }, { capture }, new Date());
+        postings.push(...(await assetHolds.settlements(tx, { txHash: effect.signature }, { capture }, new Date())));
       }
       for (const [key, delta] of residual) {
         if (delta === 0n) continue;
         const [address, asset] = key.split(' ') as [string, string];
         const owner = { userId: wallets.get(address)!, address };
         const place = { environment, family: SOLANA, network, asset };
-        try {
-          await assetLedger.post(tx, {
-            environment,
-            kind: 'chain',
-            reference: `${network}:${effect.signature}:${address}:${asset}`,
-            lines: [
-              { account: userAccount(place, owner, 'wallet'), amount: delta },
-              { account: systemAccount(place, 'external'), amount: -delta },
-            ],
-          });
-        } catch (error) {
-          if (!(error instanceof AssetOverdrawn)) throw error;
-          const spendable = (await assetLedger.balances(tx, place, owner.userId, [asset])).get(asset)!.available;
-          throw insufficientAsset(
-            `Insufficient spendable balance on ${network}: ${spendable} base units of ${asset} available (the rest is held for pending sends), ${-delta} needed.`,
-          );
-        }
+        postings.push({
+          environment,
+          kind: 'chain',
+          reference: `${network}:${effect.signature}:${address}:${asset}`,
+          lines: [
+            { account: userAccount(place, owner, 'wallet'), amount: delta },
+            { account: systemAccount(place, 'external'), amount: -delta },
+          ],
+        });
       }
+    }
+    try {
+      await assetLedger.postAll(tx, postings);
+    } catch (error) {
+      if (!(error instanceof AssetOverdrawn)) throw error;
+      const [account] = await queryRows<{ asset: string; balance: string }>(
+        tx,
+        sql`select asset, balance::text as balance from asset_accounts where id = ${error.accountId}::uuid`,
+      );
+      throw insufficientAsset(
+        `Insufficient spendable balance on ${network}: ${account?.balance ?? 0} base units of ${account?.asset ?? 'the asset'} available (the rest is held for pending sends).`,
+      );
     }
   };
 }

@@ -32,8 +32,7 @@ import type { KeyAnswer } from '../chain/chain-sends.js';
 import { CONFIRM_JOB, SOLANA, type SolanaTransferRow, sending, transferStore } from './transfer-store.js';
 import { associatedTokenAddress } from './token-accounts.js';
 import { checkFields } from '../field-checks.js';
-import { type AssetNeed, assetHolds, type LedgerWallet } from '../assets/asset-holds.js';
-import { assetLedger, systemAccount, userAccount } from '../assets/asset-ledger.js';
+import { type AssetNeed, assetHolds } from '../assets/asset-holds.js';
 
 export { CONFIRM_JOB };
 /** How long a send's key stays `running` before a retry may answer it from the stored record (a crash). */
@@ -247,12 +246,11 @@ export class SolanaTransfers {
           }
           claimed = true;
           const ledgerWallet = { ...principal, family: SOLANA, network: outgoing.network, address: wallet.address };
-          if (!chain.postsEveryMovement)
-            await observeArrivals(tx, ledgerWallet, row.id, needs, {
-              [SOL_MINT]: lamports,
-              [outgoing.mint ?? SOL_MINT]: outgoing.mint ? tokenBalance : lamports,
-            });
-          const held = await assetHolds.place(tx, ledgerWallet, { id: row.id, txHash: row.txHash }, needs);
+          // A chain that does not post its movements is observed: what arrived since is posted with the holds.
+          const onChain = chain.postsEveryMovement
+            ? undefined
+            : new Map([[SOL_MINT, lamports], ...(outgoing.mint ? [[outgoing.mint, tokenBalance] as const] : [])]);
+          const held = await assetHolds.place(tx, ledgerWallet, { id: row.id, txHash: row.txHash }, needs, { onChain });
           if (!held.placed) throw shortOf(outgoing, solNeeded, held.available);
           const recorded = await transferStore.record(tx, {
             row,
@@ -453,41 +451,6 @@ function shortOf(outgoing: Outgoing, solNeeded: bigint, available: ReadonlyMap<s
   return insufficient(
     `Insufficient SOL on ${outgoing.network}: ${decimalFromRaw(available.get(SOL_MINT) ?? 0n, 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
   );
-}
-
-/**
- * Where the chain does not post its movements (an RPC node), what arrived since the ledger last
- * looked: the chain's balance beyond what the ledger knows (spendable, plus held by sends the chain
- * has not yet run) is posted as observed, under the wallet's lock. A send the chain ran but the
- * gateway has not yet settled makes the chain look lower, never higher, so nothing is counted twice.
- */
-async function observeArrivals(
-  tx: Executor,
-  wallet: LedgerWallet,
-  sendId: string,
-  needs: AssetNeed[],
-  onChain: Record<string, bigint>,
-): Promise<void> {
-  const balances = await assetLedger.balances(
-    tx,
-    wallet,
-    wallet.userId,
-    needs.map((n) => n.asset),
-  );
-  for (const [asset, { available, held }] of balances) {
-    const unseen = (onChain[asset] ?? 0n) - held - available;
-    if (unseen <= 0n) continue;
-    const place = { environment: wallet.environment, family: wallet.family, network: wallet.network, asset };
-    await assetLedger.post(tx, {
-      environment: wallet.environment,
-      kind: 'observed',
-      reference: `${sendId}:${asset}`,
-      lines: [
-        { account: systemAccount(place, 'external'), amount: -unseen },
-        { account: userAccount(place, wallet, 'wallet'), amount: unseen },
-      ],
-    });
-  }
 }
 
 /** A token transfer's own rules for its fields (the amount needs the mint's decimals, looked up). */
