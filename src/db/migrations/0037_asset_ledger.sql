@@ -70,3 +70,32 @@ CREATE TRIGGER asset_postings_append_only BEFORE UPDATE OR DELETE ON asset_posti
 --> statement-breakpoint
 -- A user's balance never goes below zero, whatever statement moves it (the guarded updates are the first line).
 ALTER TABLE "asset_accounts" ADD CONSTRAINT "asset_accounts_not_overdrawn" CHECK ("allow_negative" OR "balance" >= 0);
+--> statement-breakpoint
+-- Every asset posting balances, whoever writes it (the NGN ledger's rule, 0031): two or more entries
+-- summing to zero (one asset per posting), checked at commit.
+CREATE FUNCTION asset_check_posting_balanced() RETURNS trigger AS $$
+DECLARE
+  posting uuid;
+  entries bigint;
+  total numeric;
+BEGIN
+  IF TG_TABLE_NAME = 'asset_postings' THEN
+    posting := NEW.id;
+  ELSE
+    posting := NEW.posting_id;
+  END IF;
+  SELECT count(*), coalesce(sum(amount), 0) INTO entries, total FROM asset_entries WHERE posting_id = posting;
+  IF entries < 2 OR total <> 0 THEN
+    RAISE EXCEPTION 'asset posting % is unbalanced: % entries summing to % base units', posting, entries, total
+      USING ERRCODE = 'check_violation', CONSTRAINT = 'asset_postings_balanced', TABLE = TG_TABLE_NAME,
+        DETAIL = 'A posting needs two or more entries that sum to zero; the transaction was rolled back.';
+  END IF;
+  RETURN NULL;
+END;
+$$ LANGUAGE plpgsql;
+--> statement-breakpoint
+CREATE CONSTRAINT TRIGGER asset_postings_balanced AFTER INSERT ON asset_postings
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION asset_check_posting_balanced();
+--> statement-breakpoint
+CREATE CONSTRAINT TRIGGER asset_entries_balanced AFTER INSERT ON asset_entries
+  DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION asset_check_posting_balanced();
