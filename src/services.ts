@@ -425,7 +425,7 @@ export function createServices(
     solanaChains,
     sandboxChains,
     solanaTokens,
-    solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens),
+    solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens, db),
     solanaTransfers,
     solanaExchange,
     swapQuotesDomain: upstream ? new UpstreamSwapQuotes(upstream) : localSwapQuotes(solanaExchange),

@@ -160,6 +160,13 @@ describe('asset ledger: holds of chain sends, reconciled with the sandbox chain'
       const now = await balances(user, [SOL_MINT, USDC, BONK]);
       for (const figure of now.values()) expect(figure.held).toBe(0n);
       expect(now.get(SOL_MINT)!.available).toBe(await lamports(addresses[i]!));
+      // The portfolio reads the ledger, and agrees with the chain.
+      const portfolio = await services.solanaPortfolio.portfolio(user, NETWORK);
+      expect(portfolio.sol.amountRaw).toBe(await lamports(addresses[i]!));
+      const onChain = await services.solanaChains.chainFor('sandbox', NETWORK).tokenHoldings(addresses[i]!);
+      expect(portfolio.tokens.map((t) => [t.mint, t.amountRaw]).sort()).toEqual(
+        onChain.map((h) => [h.mint, h.amountRaw]).sort(),
+      );
     }
     // Double entry: every asset's entries sum to zero.
     for (const asset of [SOL_MINT, USDC, BONK])
@@ -180,6 +187,10 @@ describe('asset ledger: holds of chain sends, reconciled with the sandbox chain'
       ['balance_differs', `asset-ledger:${NETWORK}:${addresses[3]}:${SOL_MINT}`],
     ]);
     expect(BigInt(breaks[0]!.theirAmount!) - BigInt(breaks[0]!.ourAmount!)).toBe(1_234n);
+    // Balances are the ledger's: what bypassed it is not spendable until it is posted.
+    expect((await services.solanaPortfolio.solBalance(users[3]!, NETWORK)).amountRaw).toBe(
+      (await lamports(addresses[3]!)) - 1_234n,
+    );
 
     // Corrected by a posting (what an operator does after finding the movement), the next run clears it.
     const place = { environment: 'sandbox' as const, family: 'solana', network: NETWORK, asset: SOL_MINT };
