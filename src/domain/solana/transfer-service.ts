@@ -171,8 +171,9 @@ export class SolanaTransfers {
   }
 
   /**
-   * Signs, then in ONE transaction of two statements claims the key and locks the wallet, checks
-   * the chain balance less what pending sends hold, and stores the signed transaction with its
+   * Signs, then in ONE transaction claims the key and locks the wallet, holds the amount and the
+   * SOL fee cap in the asset ledger (refused when its spendable balance falls short; on a chain that
+   * does not post its movements, what arrived is observed first), and stores the signed transaction with its
    * event, its confirmation job and the key (`running`, the transfer attached); only then sends,
    * and waits a bounded time for confirmation. `onRecorded` writes with the record (a caller that
    * keys the operation itself attaches it to its own claim).
