@@ -92,7 +92,7 @@ describe('asset ledger: holds of chain sends, reconciled with the sandbox chain'
     );
     expect(sent.status).toBe('confirmed');
     const after = await balances(alice!, [SOL_MINT, USDC]);
-    expect(after.get(USDC)).toEqual({ available: before.get(USDC)!.available - 2_500_000n, held: 0n });
+    expect(after.get(USDC)).toMatchObject({ available: before.get(USDC)!.available - 2_500_000n, held: 0n });
     expect(after.get(SOL_MINT)!.held).toBe(0n);
     // Exactly what left the wallet on chain: the fee and the new account's rent, no more.
     expect(after.get(SOL_MINT)!.available).toBe(await lamports(addresses[0]!));
@@ -205,6 +205,31 @@ describe('asset ledger: holds of chain sends, reconciled with the sandbox chain'
         ],
       }),
     );
+    expect((await reconcile()).breaks).toEqual([]);
+  });
+
+  it('a wallet older than the ledger is shown as the chain has it, and opened at the chain figure by its first send, once', async () => {
+    const elder = await sandboxPrincipal(services);
+    const elderAddress = (await services.solanaWallets.walletOf(elder)).address;
+    addresses.push(elderAddress);
+    // Funded before the ledger existed: on the chain, not in the ledger.
+    await new SandboxChainStore(services.db, createSandboxWorld).change(NETWORK, (chain) => {
+      airdrop(chain, new PublicKey(elderAddress), SOL, true);
+      return async () => undefined;
+    });
+    expect((await services.solanaPortfolio.solBalance(elder, NETWORK)).amountRaw).toBe(SOL);
+    const to = Keypair.generate().publicKey.toBase58();
+    const sends = await Promise.all(
+      [1, 2].map(() => services.solanaTransfers.transferSol(elder, { to, amount: '0.1', network: NETWORK }, undefined)),
+    );
+    expect(sends.map((s) => s.status)).toEqual(['confirmed', 'confirmed']);
+    const figure = (await balances(elder, [SOL_MINT])).get(SOL_MINT)!;
+    expect(figure).toEqual({ available: await lamports(elderAddress), held: 0n, known: true });
+    const [openings] = await queryRows<{ count: number }>(
+      services.db,
+      sql`select count(*)::int as count from asset_postings where kind = 'opening' and reference like ${`%${elderAddress}%`}`,
+    );
+    expect(openings!.count).toBe(1);
     expect((await reconcile()).breaks).toEqual([]);
   });
 });

@@ -64,7 +64,16 @@ export const assetHolds = {
     wallet: LedgerWallet,
     send: { id: string; txHash: string },
     needs: AssetNeed[],
-    options: { onChain?: ReadonlyMap<string, bigint> } = {},
+    options: {
+      /** The chain's balances, read before this transaction. */
+      onChain?: ReadonlyMap<string, bigint>;
+      /**
+       * `always`: a chain that does not post its movements, observed on every send. `opening`: one
+       * that does; only an asset the ledger has never seen for this wallet (a wallet older than the
+       * ledger) is opened at the chain's figure, once.
+       */
+      observe?: 'always' | 'opening';
+    } = {},
   ): Promise<{ placed: true } | { placed: false; available: Map<string, bigint> }> {
     const wanted = needs.filter((n) => n.amount > 0n);
     const balances = await assetLedger.balances(
@@ -79,13 +88,16 @@ export const assetHolds = {
         // What arrived since the ledger last looked (a chain that does not post its movements): the
         // chain's balance beyond spendable plus held. A send the chain ran but the gateway has not
         // yet settled makes the chain look lower, never higher, so nothing is counted twice.
+        const opening = options.observe === 'opening';
+        if (opening && figure.known) continue;
         const unseen = (options.onChain.get(asset) ?? 0n) - figure.held - figure.available;
         if (unseen <= 0n) continue;
         const place = placeOf(wallet, asset);
         postings.push({
           environment: wallet.environment,
-          kind: 'observed',
-          reference: `${send.id}:${asset}`,
+          kind: opening ? 'opening' : 'observed',
+          // An opening happens once per wallet and asset, whichever send finds it first.
+          reference: opening ? `${wallet.network}:${wallet.address}:${asset}` : `${send.id}:${asset}`,
           lines: [
             { account: systemAccount(place, 'external'), amount: -unseen },
             { account: userAccount(place, wallet, 'wallet'), amount: unseen },

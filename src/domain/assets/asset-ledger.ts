@@ -181,7 +181,7 @@ export const assetLedger = {
     place: Omit<AssetPlace, 'asset'>,
     userId: string,
     assets: string[],
-  ): Promise<Map<string, { available: bigint; held: bigint }>> {
+  ): Promise<Map<string, { available: bigint; held: bigint; known: boolean }>> {
     const keys = assets.flatMap((asset) =>
       (['wallet', 'holds'] as const).map((code) => keyOf({ ...place, asset, userId, code })),
     );
@@ -192,9 +192,10 @@ export const assetLedger = {
         sql`, `,
       )})`,
     );
-    const out = new Map(assets.map((a) => [a, { available: 0n, held: 0n }]));
+    const out = new Map(assets.map((a) => [a, { available: 0n, held: 0n, known: false }]));
     for (const r of rows) {
       const entry = out.get(r.asset)!;
+      entry.known = true;
       if (r.code === 'wallet') entry.available = BigInt(r.balance);
       else entry.held = BigInt(r.balance);
     }

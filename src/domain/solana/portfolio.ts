@@ -69,9 +69,15 @@ export class SolanaPortfolio {
       principal.userId,
       assets,
     );
+    // An asset the ledger has never seen for this wallet (a wallet older than the ledger, until its
+    // first send opens it) is shown as the chain has it.
+    const onChain = (asset: string) =>
+      asset === SOL.address
+        ? lamports
+        : listed.filter((h) => h.mint === asset).reduce((sum, h) => sum + h.amountRaw, 0n);
     const total = (asset: string) => {
       const f = figures.get(asset)!;
-      return f.available + f.held;
+      return f.known ? f.available + f.held : onChain(asset);
     };
     // One figure per mint: a mint's first account carries the ledger's total, any other none.
     const seen = new Set<string>();

@@ -247,11 +247,17 @@ export class SolanaTransfers {
           }
           claimed = true;
           const ledgerWallet = { ...principal, family: SOLANA, network: outgoing.network, address: wallet.address };
-          // A chain that does not post its movements is observed: what arrived since is posted with the holds.
-          const onChain = chain.postsEveryMovement
-            ? undefined
-            : new Map([[SOL_MINT, lamports], ...(outgoing.mint ? [[outgoing.mint, tokenBalance] as const] : [])]);
-          const held = await assetHolds.place(tx, ledgerWallet, { id: row.id, txHash: row.txHash }, needs, { onChain });
+          // A chain that does not post its movements is observed: what arrived is posted with the holds.
+          // One that does opens, at the chain's figure, an asset the ledger has never seen for this
+          // wallet (a wallet older than the ledger); the chain was read before this transaction.
+          const onChain = new Map([
+            [SOL_MINT, lamports],
+            ...(outgoing.mint ? [[outgoing.mint, tokenBalance] as const] : []),
+          ]);
+          const held = await assetHolds.place(tx, ledgerWallet, { id: row.id, txHash: row.txHash }, needs, {
+            onChain,
+            observe: chain.postsEveryMovement ? 'opening' : 'always',
+          });
           if (!held.placed) throw shortOf(outgoing, solNeeded, held.available);
           const recorded = await transferStore.record(tx, {
             row,
