@@ -19,6 +19,7 @@ export default defineConfig({
     './src/db/facade-schema.ts',
     './src/db/facade-keys-schema.ts',
     './src/db/sandbox-schema.ts',
+    './src/db/asset-ledger-schema.ts',
   ],
   out: './src/db/migrations',
 });

@@ -48,6 +48,8 @@ import { BillsService } from './domain/bills/bills-service.js';
 import { parseSettlementHours, Reconciliation } from './domain/reconciliation/reconciliation-service.js';
 import { reconciliationSources } from './domain/reconciliation/wiring.js';
 import { sandboxMarketMakers } from './domain/solana/sandbox-market-makers.js';
+import { sandboxLedgerPoster } from './domain/solana/sandbox-ledger.js';
+import { sandboxLedgerBalances } from './domain/solana/sandbox-ledger-balances.js';
 import type { BillsProvider } from './domain/bills/bills-provider.js';
 import { SandboxBillsProvider } from './domain/bills/sandbox-bills-provider.js';
 import { FlutterwaveBillsProvider } from './domain/bills/flutterwave-bills-provider.js';
@@ -324,6 +326,8 @@ export function createServices(
   const solanaWallets = new CustodialWallets(db, (environment) => keyrings[environment], solanaIncoming);
   const sandboxChains = new SandboxChainStore(db, createSandboxWorld, upgradeSandboxWorld, clock);
   const onExecuted = sandboxExecutionRecorder(clock);
+  // Every movement of a custodial wallet on a sandbox chain is posted to the asset ledger in the chain's commit.
+  sandboxChains.onEffects = sandboxLedgerPoster();
   const litesvmChains = new Map<SolanaNetwork, LiteSvmChain>();
   const sandboxChain = (network: SolanaNetwork) => {
     let chain = litesvmChains.get(network);
@@ -369,6 +373,7 @@ export function createServices(
       offramp: { production: paycrest },
       chains: Object.values(rpcChains),
       sandboxMarketMakers: SOLANA_NETWORKS.map((network) => sandboxMarketMakers(sandboxChain(network))),
+      ledgerChains: SOLANA_NETWORKS.map((network) => sandboxLedgerBalances(sandboxChains, network)),
     }),
     {
       settlementHours: config.RECON_SETTLEMENT_HOURS,
@@ -440,7 +445,7 @@ export function createServices(
     solanaChains,
     sandboxChains,
     solanaTokens,
-    solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens),
+    solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens, db),
     solanaTransfers,
     solanaExchange,
     swapQuotesDomain: upstream ? new UpstreamSwapQuotes(upstream, facadeKeys) : localSwapQuotes(solanaExchange),

@@ -26,7 +26,7 @@ export const chainSendKindEnum = pgEnum('chain_send_kind', ['native', 'token', '
  * An outgoing transaction of a custodial wallet of any chain family: a native or token transfer,
  * or a swap. The signed transaction and its hash are stored before it is sent, so it can be
  * re-broadcast after a crash and is never signed twice. While pending, its amount (in its asset)
- * and its fee (in the native asset) are held against the wallet's balance of each.
+ * and its fee (in the native asset) are held in the asset ledger (asset-ledger-schema.ts).
  */
 export const chainSends = pgTable(
   'chain_sends',
@@ -78,7 +78,7 @@ export const chainSends = pgTable(
     // A send is replaced by at most one other (a later bump replaces the replacement).
     uniqueIndex('chain_sends_replaces_key').on(t.replaces).where(sql`${t.replaces} is not null`),
     index('chain_sends_owner_idx').on(t.userId, t.environment, t.family, t.createdAt),
-    // What a wallet's pending sends hold, read under the wallet's lock on every send.
+    // A wallet's pending sends (the sandbox's retention keeps their signatures).
     index('chain_sends_pending_idx').on(t.family, t.network, t.fromAddress).where(sql`${t.status} = 'pending'`),
   ],
 );

@@ -63,8 +63,11 @@ describe('the operator reconciliation page and the daily job', () => {
     expect(run!.sources.map((s) => s.provider).sort()).toEqual([
       'sandbox',
       'sandbox-bills',
+      'solana-devnet-asset-ledger',
       'solana-devnet-market-makers',
+      'solana-mainnet-beta-asset-ledger',
       'solana-mainnet-beta-market-makers',
+      'solana-testnet-asset-ledger',
       'solana-testnet-market-makers',
     ]);
     const next = await t.services.db.select().from(jobs).where(eq(jobs.kind, RECONCILE_JOB));

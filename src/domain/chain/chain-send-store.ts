@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import { laneOf } from '../jobs/lanes.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
 import { claimCtes } from '../money/plain-write.js';
+import { assetHolds } from '../assets/asset-holds.js';
 import type { ChainSendMove, ChainSendStore, Recorded, SendRecord } from './chain-sends.js';
 
 /** What a family tells the core's store: its name, where its custodial wallets are, its confirmation job, its event data. */
@@ -75,7 +76,7 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,40}$/;
 /**
  * The core's store of chain sends on chain_sends, for one family: every write of the send path,
  * each ONE plain statement (named per family, so each family's statements are prepared apart).
- * Holds are counted in the send's own asset and, for fees, in the native asset (raw units).
+ * What a send holds is the asset ledger's (assets/asset-holds.ts), settled here with the send's end.
  */
 export function chainSendStore(of: ChainSendFamily): ChainSendStore<ChainSendRow> {
   const { family, walletTable, confirmJob } = of;
@@ -116,60 +117,45 @@ export function chainSendStore(of: ChainSendFamily): ChainSendStore<ChainSendRow
   );
 
   /**
-   * The second (and last) statement of a send's transaction, after the wallet's lock: what the
-   * wallet's pending sends hold, in the native asset (amounts of native sends, and every send's
-   * fee) and in the asset sent (a new snapshot, so every send committed before the lock counts),
-   * and, only when the chain balances less those holds cover this one, the signed transaction, its
-   * `transaction.created` event (fanned out to webhook deliveries by the relay), the confirmation
-   * job (its id is the send's, so the commit that settles the send can drop it) and the key,
-   * `running` with the send attached. Answers the holds, and whether it recorded and keyed.
+   * The second (and last) statement of a send's transaction, after the wallet's lock and its holds
+   * (assets/asset-holds.ts, placed in this transaction against the asset ledger): the signed
+   * transaction, its `transaction.created` event (fanned out to webhook deliveries by the relay),
+   * the confirmation job (its id is the send's, so the commit that settles the send can drop it)
+   * and the key, `running` with the send attached. Answers whether it keyed.
    */
   const RECORD = named(
-    'send_record_v4',
-    `with held as (
-      select coalesce(sum(amount_raw) filter (where asset is null), 0) + coalesce(sum(fee_raw), 0) as native,
-        coalesce(sum(amount_raw) filter (where asset = $5::text), 0) as token
-      from chain_sends
-      where family = '${family}' and network = $2::text and from_address = $1::text and status = 'pending'
-    ),
-    ok as (
-      select ($3::numeric - held.native >= $4::numeric) and ($5::text is null or $6::numeric - held.token >= $7::numeric) as ok
-      from held
-    ),
-    inserted as (
+    'send_record_v5',
+    `with inserted as (
       insert into chain_sends (id, user_id, environment, family, network, kind, from_address, to_address, asset,
         amount_raw, decimals, fee_raw, output_asset, output_amount_raw, tx_hash, wire, valid_through_height, nonce,
         replaces, status, quote_id, created_at, updated_at)
-      select $8::uuid, $9::uuid, $10::environment, '${family}', $2::text, $11::chain_send_kind, $1::text, $12::text,
-        $5::text, $7::numeric, $13::int, $14::numeric, $15::text, $16::numeric, $17::text, $18::text, $19::bigint,
-        $29::bigint, $30::uuid, 'pending', $20::uuid, $21::timestamptz, $21::timestamptz
-      from ok where ok.ok
+      values ($5::uuid, $6::uuid, $7::environment, '${family}', $2::text, $8::chain_send_kind, $1::text, $9::text,
+        $3::text, $4::numeric, $10::int, $11::numeric, $12::text, $13::numeric, $14::text, $15::text, $16::bigint,
+        $26::bigint, $27::uuid, 'pending', $17::uuid, $18::timestamptz, $18::timestamptz)
       returning id
     ),
     event as (
       insert into events (type, user_id, environment, data, created_at, trace_context)
-      select '${CHAIN_SEND_EVENT.pending}', $9::uuid, $10::environment, $22::jsonb, $21::timestamptz,
-        nullif($23::jsonb, '{}'::jsonb)
+      select '${CHAIN_SEND_EVENT.pending}', $6::uuid, $7::environment, $19::jsonb, $18::timestamptz,
+        nullif($20::jsonb, '{}'::jsonb)
       from inserted
     ),
     confirm as (
       insert into jobs (id, kind, lane, tenant, payload, run_at)
-      select inserted.id, '${confirmJob}', '${laneOf(confirmJob)}', $9::text,
-        jsonb_build_object('transferId', inserted.id::text) || $23::jsonb, $24::timestamptz
+      select inserted.id, '${confirmJob}', '${laneOf(confirmJob)}', $6::text,
+        jsonb_build_object('transferId', inserted.id::text) || $20::jsonb, $21::timestamptz
       from inserted
     ),
     keyed as (
       insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, resource_id, locked_until)
-      select $9::uuid, $10::environment, $25::text, $26::text, $27::text, 'running', inserted.id, $28::timestamptz
-      from inserted where $26::text is not null
+      select $6::uuid, $7::environment, $22::text, $23::text, $24::text, 'running', inserted.id, $25::timestamptz
+      from inserted where $23::text is not null
       on conflict (user_id, environment, operation, key) do update
         set resource_id = excluded.resource_id, locked_until = excluded.locked_until
-        where idempotency_keys.status = 'running' and idempotency_keys.locked_until < $21::timestamptz
+        where idempotency_keys.status = 'running' and idempotency_keys.locked_until < $18::timestamptz
       returning 1
     )
-    select held.native::text as native, held.token::text as token, (select count(*) from inserted)::int as recorded,
-      (select count(*) from keyed)::int as keyed
-    from held`,
+    select (select count(*) from inserted)::int as recorded, (select count(*) from keyed)::int as keyed`,
   );
 
   const ANSWER = named(
@@ -267,13 +253,10 @@ export function chainSendStore(of: ChainSendFamily): ChainSendStore<ChainSendRow
     async record(tx, send: SendRecord<ChainSendRow>): Promise<Recorded> {
       const { row, key } = send;
       if (row.family !== family) throw new Error(`A ${row.family} send recorded by the ${family} store.`);
-      const [result] = await runIn<{ native: string; token: string; recorded: number; keyed: number }>(tx, RECORD, [
+      const [result] = await runIn<{ recorded: number; keyed: number }>(tx, RECORD, [
         row.fromAddress,
         row.network,
-        send.nativeBalance.toString(),
-        send.nativeNeeded.toString(),
         row.asset,
-        send.tokenBalance.toString(),
         row.amountRaw.toString(),
         row.id,
         row.userId,
@@ -299,8 +282,7 @@ export function chainSendStore(of: ChainSendFamily): ChainSendStore<ChainSendRow
         row.nonce?.toString() ?? null,
         row.replaces,
       ]);
-      if (result!.recorded > 0) return { recorded: true, keyed: result!.keyed > 0 };
-      return { recorded: false, heldNative: BigInt(result!.native), heldToken: BigInt(result!.token) };
+      return { recorded: true, keyed: result!.keyed > 0 };
     },
 
     async answer(db, key, response) {
@@ -328,7 +310,16 @@ export function chainSendStore(of: ChainSendFamily): ChainSendStore<ChainSendRow
         key?.scope.environment ?? null,
       ]);
       if (move.answer) move.answer.answered = result!.answered > 0;
-      return result!.moved > 0 ? moved : undefined;
+      if (result!.moved === 0) return undefined;
+      // Its holds end with it, once: spent as held when it landed (unless the chain's commit already
+      // captured them by what it took), given back when it never can.
+      await assetHolds.settle(
+        tx,
+        { sendId: row.id },
+        move.to === 'confirmed' ? { capture: new Map() } : { release: true },
+        move.at,
+      );
+      return moved;
     },
 
     async afterSend(db, id, key, confirmedAnswer) {

@@ -78,23 +78,17 @@ export interface ChainSendMove<Row extends ChainSendRow> {
 }
 
 /**
- * A signed send to record under the wallet's lock: everything its row keeps, with what the wallet's
- * balance must cover. The store refuses it when the chain balance less the wallet's pending sends
- * does not cover it (the holds of a chain send).
+ * A signed send to record under the wallet's lock, after its holds were placed in the asset ledger
+ * in the same transaction (assets/asset-holds.ts): everything its row keeps.
  */
 export interface SendRecord<Row extends ChainSendRow> {
   row: Row;
-  /** What the chain says the wallet holds now of the native asset, and of the asset sent (0 for native). */
-  nativeBalance: bigint;
-  tokenBalance: bigint;
-  /** Native units the send takes: fees and rent, plus the amount for a native send. */
-  nativeNeeded: bigint;
   confirmAt: Date;
   key: KeyRef | null;
   leaseUntil: Date;
 }
 
-export type Recorded = { recorded: true; keyed: boolean } | { recorded: false; heldNative: bigint; heldToken: bigint };
+export type Recorded = { recorded: true; keyed: boolean };
 
 /** Where a family keeps its chain sends: every write of the send path, each one statement. */
 export interface ChainSendStore<Row extends ChainSendRow> {
@@ -104,7 +98,7 @@ export interface ChainSendStore<Row extends ChainSendRow> {
   listOwned(db: Executor, principal: Principal, limit: number): Promise<Row[]>;
   /** Claims the key and, when fresh (or keyless), locks the wallet's row. */
   claimAndLock(tx: Executor, key: KeyRef | null, walletId: string, now: Date): Promise<KeyRow>;
-  /** Records a signed send with its event, confirmation job and key when the balance less holds covers it. */
+  /** Records a signed send with its event, confirmation job and key (its holds are placed before). */
   record(tx: Executor, send: SendRecord<Row>): Promise<Recorded>;
   answer(db: Executor, key: KeyRef, response: unknown): Promise<void>;
   /** Moves `row` from the status it was read in; undefined when a racing move got there first. */

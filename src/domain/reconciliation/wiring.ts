@@ -4,6 +4,7 @@ import type { OfframpProvider } from '../offramp/offramp-provider.js';
 import type { PaymentsProvider } from '../payments/payments-provider.js';
 import type { SolanaChain } from '../solana/chain.js';
 import { type MarketMakers, marketMakerSource } from './balances.js';
+import { assetLedgerSource, type ChainWalletBalances } from './asset-ledger-source.js';
 import { billsSource, chainSource, offrampSource, paymentsSource, type ReconciliationSource } from './sources.js';
 
 /**
@@ -19,6 +20,8 @@ export function reconciliationSources(adapters: {
   chains: SolanaChain[];
   /** The sandbox exchanges' market makers, one per family and network: their balances. */
   sandboxMarketMakers?: MarketMakers[];
+  /** Custodial wallets on chains whose every movement posts to the asset ledger: ledger against chain. */
+  ledgerChains?: ChainWalletBalances[];
 }): ReconciliationSource[] {
   const sources: Array<ReconciliationSource | undefined> = [];
   for (const environment of ['sandbox', 'production'] as const) {
@@ -30,5 +33,6 @@ export function reconciliationSources(adapters: {
   if (adapters.offramp.production) sources.push(offrampSource('production', adapters.offramp.production));
   for (const chain of adapters.chains) sources.push(chainSource('production', chain));
   for (const makers of adapters.sandboxMarketMakers ?? []) sources.push(marketMakerSource(makers));
+  for (const chain of adapters.ledgerChains ?? []) sources.push(assetLedgerSource(chain));
   return sources.filter((s): s is ReconciliationSource => s !== undefined);
 }

@@ -63,6 +63,12 @@ export interface SolanaChain {
    * list does not say). Absent where the chain keeps no history to list (the sandbox's litesvm).
    */
   signedBy?(address: string, window: ListWindow): Promise<ProviderRecord[]>;
+  /**
+   * True where every movement of a custodial wallet is posted to the asset ledger in the commit that
+   * records the chain's new state (the sandbox's chains): the ledger alone says what is spendable.
+   * Elsewhere the ledger learns arrivals by observing the chain when a send is recorded.
+   */
+  readonly postsEveryMovement?: boolean;
 }
 
 /**

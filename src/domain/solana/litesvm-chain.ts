@@ -17,6 +17,8 @@ const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
 
 /** A sandbox network: litesvm behind the chain interface, its state in the database (SandboxChainStore). */
 export class LiteSvmChain implements SolanaChain {
+  /** Its store posts what each transaction moved of custodial wallets in the chain's commit (sandbox-ledger.ts). */
+  readonly postsEveryMovement = true;
   constructor(
     readonly network: SolanaNetwork,
     private readonly store: SandboxChainStore,

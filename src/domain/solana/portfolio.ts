@@ -1,10 +1,14 @@
+import type { Executor } from '../../db/client.js';
+import { assetLedger } from '../assets/asset-ledger.js';
 import type { Principal } from '../auth/principal.js';
+import type { SolanaChain, TokenHolding } from './chain.js';
 import type { CustodialWallets } from './custodial-wallets.js';
 import { checkNetwork, type SolanaNetwork } from './networks.js';
 import { SOL } from './native-token.js';
 import type { SolanaChains } from './solana-chains.js';
 import { checkAddress, decimalFromRaw } from './token-amounts.js';
 import type { TokenDirectory } from './token-directory.js';
+import { SOLANA } from './transfer-store.js';
 
 export interface TokenBalance {
   mint: string;
@@ -36,16 +40,60 @@ export class SolanaPortfolio {
     private readonly wallets: CustodialWallets,
     private readonly chains: SolanaChains,
     private readonly tokens: TokenDirectory,
+    /** Where the asset ledger is read; without it, balances are the chain's. */
+    private readonly db?: Executor,
   ) {}
+
+  /**
+   * A wallet's lamports and token holdings. Where every movement posts to the asset ledger (the
+   * sandbox's chains), the ledger's: spendable plus held, which is what the chain holds
+   * (reconciliation compares the two); elsewhere the chain's, which the ledger only learns by
+   * observation. The chain still lists which token accounts exist (one with nothing in it too).
+   */
+  private async holdings(
+    principal: Principal,
+    chain: SolanaChain,
+    network: SolanaNetwork,
+    owner: string,
+    mints?: string[],
+  ): Promise<{ lamports: bigint; holdings: TokenHolding[] }> {
+    const [lamports, listed] = await Promise.all([
+      chain.lamports(owner),
+      mints?.length === 0 ? Promise.resolve([] as TokenHolding[]) : chain.tokenHoldings(owner),
+    ]);
+    if (!this.db || !chain.postsEveryMovement) return { lamports, holdings: listed };
+    const assets = [SOL.address, ...new Set(listed.map((h) => h.mint))];
+    const figures = await assetLedger.balances(
+      this.db,
+      { environment: principal.environment, family: SOLANA, network },
+      principal.userId,
+      assets,
+    );
+    // An asset the ledger has never seen for this wallet (a wallet older than the ledger, until its
+    // first send opens it) is shown as the chain has it.
+    const onChain = (asset: string) =>
+      asset === SOL.address
+        ? lamports
+        : listed.filter((h) => h.mint === asset).reduce((sum, h) => sum + h.amountRaw, 0n);
+    const total = (asset: string) => {
+      const f = figures.get(asset)!;
+      return f.known ? f.available + f.held : onChain(asset);
+    };
+    // One figure per mint: a mint's first account carries the ledger's total, any other none.
+    const seen = new Set<string>();
+    const holdings = listed.map((h) => {
+      const first = !seen.has(h.mint);
+      seen.add(h.mint);
+      return { ...h, amountRaw: first ? total(h.mint) : 0n };
+    });
+    return { lamports: total(SOL.address), holdings };
+  }
 
   async portfolio(principal: Principal, networkName?: string | null): Promise<SolanaPortfolioView> {
     const network = checkNetwork(networkName);
     const wallet = await this.wallets.walletOf(principal);
     const chain = this.chains.chainFor(principal.environment, network);
-    const [lamports, holdings] = await Promise.all([
-      chain.lamports(wallet.address),
-      chain.tokenHoldings(wallet.address),
-    ]);
+    const { lamports, holdings } = await this.holdings(principal, chain, network, wallet.address);
     const prices = await this.tokens.usdPrices(principal.environment, network, [
       SOL.address,
       ...holdings.map((h) => h.mint),
@@ -85,8 +133,9 @@ export class SolanaPortfolio {
   ): Promise<TokenBalance & { address: string; network: SolanaNetwork }> {
     const network = checkNetwork(networkName);
     const wallet = await this.wallets.walletOf(principal);
-    const [lamports, prices] = await Promise.all([
-      this.chains.chainFor(principal.environment, network).lamports(wallet.address),
+    const chain = this.chains.chainFor(principal.environment, network);
+    const [{ lamports }, prices] = await Promise.all([
+      this.holdings(principal, chain, network, wallet.address, []),
       this.tokens.usdPrices(principal.environment, network, [SOL.address]),
     ]);
     return {
@@ -112,9 +161,10 @@ export class SolanaPortfolio {
     if (mint === SOL.address) return this.solBalance(principal, networkName);
     const network = checkNetwork(networkName);
     const wallet = await this.wallets.walletOf(principal);
-    const [info, holdings] = await Promise.all([
+    const chain = this.chains.chainFor(principal.environment, network);
+    const [info, { holdings }] = await Promise.all([
       this.tokens.info(principal.environment, network, mint, 'mint'),
-      this.chains.chainFor(principal.environment, network).tokenHoldings(wallet.address),
+      this.holdings(principal, chain, network, wallet.address),
     ]);
     const amountRaw = holdings.filter((h) => h.mint === mint).reduce((sum, h) => sum + h.amountRaw, 0n);
     const prices =

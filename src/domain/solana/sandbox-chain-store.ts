@@ -7,7 +7,7 @@ import { TransactionRejected } from '../chain/chain-adapter.js';
 import type { SolanaNetwork } from './networks.js';
 import { SandboxBlockhashes } from './sandbox-blockhash.js';
 import { sandboxChainRows as rows } from './sandbox-chain-rows.js';
-import { ChainWork, changedBy, restore } from './sandbox-chain-work.js';
+import { type ChainEffect, ChainWork, changedBy, restore } from './sandbox-chain-work.js';
 
 /** What a change writes with the chain's new state, in the same short transaction; its result is the change's. */
 export type ChainCommit<T> = (tx: Tx) => Promise<T>;
@@ -64,6 +64,12 @@ const genesisBytes = new WeakMap<(svm: LiteSVM) => void, Uint8Array>();
  */
 export class SandboxChainStore {
   private readonly chains = new Map<SolanaNetwork, Chain>();
+  /**
+   * Told, in the commit that records the chain's new state, of what every transaction of the
+   * commit moved (sandbox-ledger.ts posts it to the asset ledger): whatever runs a transaction
+   * through this store, a send, a swap, the faucet, a test, is posted, so ledger and chain agree.
+   */
+  onEffects?: (tx: Tx, network: SolanaNetwork, effects: ChainEffect[]) => Promise<void>;
   /** What a transaction must carry to run: a blockhash of the last 150 slots. */
   readonly blockhashes: SandboxBlockhashes;
 
@@ -206,6 +212,12 @@ export class SandboxChainStore {
           await rows.saveAccounts(tx, network, version, changedBy(ran.map((r) => r.work)));
           if (!(await rows.saveSignatures(tx, network, version, [...signatures])))
             throw new TransactionRejected('AlreadyProcessed: this transaction has already been processed.');
+          if (this.onEffects)
+            await this.onEffects(
+              tx,
+              network,
+              ran.flatMap((r) => r.work.effects),
+            );
           const results: unknown[] = [];
           for (const { commit } of ran) results.push(await commit(tx));
           return { version, results };

@@ -1,9 +1,43 @@
 import { getBase58Decoder } from '@solana/kit';
+import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { AddressLookupTableAccount, VersionedTransaction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import { accountAt, putAccount } from './sandbox-accounts.js';
 import type { AccountState } from './sandbox-chain-rows.js';
 import { ChainFailure, runWire } from './sandbox-world.js';
+import { SOL_MINT } from './native-token.js';
+import { parseTokenAccount } from './token-accounts.js';
+
+const TOKEN_PROGRAM = TOKEN_PROGRAM_ID.toBase58();
+
+/** What one transaction changed of one owner's balance of one asset (SOL: its own lamports; a token: its token accounts'). */
+export interface BalanceMove {
+  owner: string;
+  asset: string;
+  delta: bigint;
+}
+
+/** One transaction run during a change: its signature, its signers, and every balance it moved. */
+export interface ChainEffect {
+  signature: string;
+  signers: string[];
+  moves: BalanceMove[];
+}
+
+/** Owners' balances held by these account states, keyed `owner asset`. */
+function holdingsOf(states: Iterable<AccountState | null>): Map<string, bigint> {
+  const held = new Map<string, bigint>();
+  const add = (owner: string, asset: string, amount: bigint) =>
+    held.set(`${owner} ${asset}`, (held.get(`${owner} ${asset}`) ?? 0n) + amount);
+  for (const state of states) {
+    if (!state) continue;
+    if (state.owner === TOKEN_PROGRAM && state.data.length === 165) {
+      const token = parseTokenAccount(state.data);
+      add(token.owner, token.mint, token.amount);
+    } else if (state.data.length === 0) add(state.address, SOL_MINT, BigInt(state.lamports));
+  }
+  return held;
+}
 
 const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 
@@ -24,6 +58,8 @@ const base58 = getBase58Decoder();
 export class ChainWork {
   private readonly before = new Map<string, AccountState | null>();
   readonly signatures: string[] = [];
+  /** What each transaction run moved, in order: the asset ledger posts it with the chain's commit. */
+  readonly effects: ChainEffect[] = [];
 
   constructor(
     readonly svm: LiteSVM,
@@ -58,6 +94,21 @@ export class ChainWork {
       throw error;
     }
     this.signatures.push(signature);
+    const was = holdingsOf(own.values());
+    const now = holdingsOf(keys.map((key) => accountAt(this.svm, key)));
+    const moves: BalanceMove[] = [];
+    for (const key of new Set([...was.keys(), ...now.keys()])) {
+      const delta = (now.get(key) ?? 0n) - (was.get(key) ?? 0n);
+      const [owner, asset] = key.split(' ') as [string, string];
+      if (delta !== 0n) moves.push({ owner, asset, delta });
+    }
+    this.effects.push({
+      signature,
+      signers: parsed.message.staticAccountKeys
+        .slice(0, parsed.message.header.numRequiredSignatures)
+        .map((k) => k.toBase58()),
+      moves,
+    });
     return signature;
   }
 

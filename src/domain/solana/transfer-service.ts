@@ -32,6 +32,7 @@ import type { KeyAnswer } from '../chain/chain-sends.js';
 import { CONFIRM_JOB, SOLANA, type SolanaTransferRow, sending, transferStore } from './transfer-store.js';
 import { associatedTokenAddress } from './token-accounts.js';
 import { checkFields } from '../field-checks.js';
+import { type AssetNeed, assetHolds } from '../assets/asset-holds.js';
 
 export { CONFIRM_JOB };
 /** How long a send's key stays `running` before a retry may answer it from the stored record (a crash). */
@@ -170,8 +171,9 @@ export class SolanaTransfers {
   }
 
   /**
-   * Signs, then in ONE transaction of two statements claims the key and locks the wallet, checks
-   * the chain balance less what pending sends hold, and stores the signed transaction with its
+   * Signs, then in ONE transaction claims the key and locks the wallet, holds the amount and the
+   * SOL fee cap in the asset ledger (refused when its spendable balance falls short; on a chain that
+   * does not post its movements, what arrived is observed first), and stores the signed transaction with its
    * event, its confirmation job and the key (`running`, the transfer attached); only then sends,
    * and waits a bounded time for confirmation. `onRecorded` writes with the record (a caller that
    * keys the operation itself attaches it to its own claim).
@@ -221,6 +223,11 @@ export class SolanaTransfers {
       updatedAt: now,
     };
     const solNeeded = outgoing.lamportsNeeded + (outgoing.mint ? 0n : outgoing.amountRaw);
+    // What it holds: the amount in its asset, and SOL for fees and rent at the most they can cost.
+    const needs: AssetNeed[] = [
+      { asset: SOL_MINT, amount: solNeeded, principal: outgoing.mint ? 0n : outgoing.amountRaw },
+    ];
+    if (outgoing.mint) needs.push({ asset: outgoing.mint, amount: outgoing.amountRaw, principal: outgoing.amountRaw });
     for (let attempt = 0; ; attempt++) {
       let claimed = false;
       try {
@@ -239,16 +246,25 @@ export class SolanaTransfers {
             }
           }
           claimed = true;
+          const ledgerWallet = { ...principal, family: SOLANA, network: outgoing.network, address: wallet.address };
+          // A chain that does not post its movements is observed: what arrived is posted with the holds.
+          // One that does opens, at the chain's figure, an asset the ledger has never seen for this
+          // wallet (a wallet older than the ledger); the chain was read before this transaction.
+          const onChain = new Map([
+            [SOL_MINT, lamports],
+            ...(outgoing.mint ? [[outgoing.mint, tokenBalance] as const] : []),
+          ]);
+          const held = await assetHolds.place(tx, ledgerWallet, { id: row.id, txHash: row.txHash }, needs, {
+            onChain,
+            observe: chain.postsEveryMovement ? 'opening' : 'always',
+          });
+          if (!held.placed) throw shortOf(outgoing, solNeeded, held.available);
           const recorded = await transferStore.record(tx, {
             row,
-            nativeBalance: lamports,
-            tokenBalance,
-            nativeNeeded: solNeeded,
             confirmAt: new Date(now.getTime() + CONFIRM_EVERY_MS),
             key,
             leaseUntil: new Date(now.getTime() + SEND_LEASE_MS),
           });
-          if (!recorded.recorded) throw shortOf(outgoing, lamports, tokenBalance, solNeeded, recorded);
           if (key && !recorded.keyed) throw new KeyRaceError();
           if (onRecorded) await onRecorded(tx, row);
           return undefined;
@@ -429,25 +445,18 @@ function isExpired(row: SolanaTransferRow, height: bigint, now: Date): boolean {
 
 const insufficient = (message: string) => new DomainError('INSUFFICIENT_FUNDS', message, { field: 'amount' });
 
-/** The refusal of a send the wallet's balance, less what its pending sends hold, does not cover. */
-function shortOf(
-  outgoing: Outgoing,
-  lamports: bigint,
-  tokenBalance: bigint,
-  solNeeded: bigint,
-  held: { heldNative: bigint; heldToken: bigint },
-): DomainError {
-  const positive = (v: bigint) => (v > 0n ? v : 0n);
+/** The refusal of a send the wallet's spendable balance (the asset ledger's available) does not cover. */
+function shortOf(outgoing: Outgoing, solNeeded: bigint, available: ReadonlyMap<string, bigint>): DomainError {
   if (outgoing.mint) {
     // Transfers spend from the associated token account, so that is the balance that counts.
-    const available = tokenBalance - held.heldToken;
-    if (available < outgoing.amountRaw)
+    const tokens = available.get(outgoing.mint) ?? 0n;
+    if (tokens < outgoing.amountRaw)
       return insufficient(
-        `Insufficient token balance on ${outgoing.network}: ${decimalFromRaw(positive(available), outgoing.decimals)} available, ${decimalFromRaw(outgoing.amountRaw, outgoing.decimals)} asked.`,
+        `Insufficient token balance on ${outgoing.network}: ${decimalFromRaw(tokens, outgoing.decimals)} available, ${decimalFromRaw(outgoing.amountRaw, outgoing.decimals)} asked.`,
       );
   }
   return insufficient(
-    `Insufficient SOL on ${outgoing.network}: ${decimalFromRaw(positive(lamports - held.heldNative), 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
+    `Insufficient SOL on ${outgoing.network}: ${decimalFromRaw(available.get(SOL_MINT) ?? 0n, 9)} available, ${decimalFromRaw(solNeeded, 9)} needed including network fees and rent.`,
   );
 }
 
