@@ -22,6 +22,8 @@ import { failExpiredHoldTransaction } from './domain/wallet/wallet-transitions.j
 import { ReconcileHandler, scheduleReconciliation } from './domain/reconciliation/reconciliation-job.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { outsideTraces } from './observability/tracing.js';
+import { GapFillHandler } from './domain/facade/gap-fill.js';
+import { BillRecordChanges } from './domain/facade/bill-record-changes.js';
 
 /**
  * Announces this instance's writes to the others over the wake channel (wake-channel.ts): the jobs
@@ -46,7 +48,8 @@ export const RELAY_BUSY_MS = 5;
 
 /**
  * Every job kind this gateway runs, with its handler. A facade runs only its own: webhook
- * deliveries and pruning of its own tables. The faced domains' jobs (settlement, status polls,
+ * deliveries, pruning of its own tables, and each partner account's gap-filling job (which lists
+ * the account's records upstream for changes its webhooks did not bring). The faced domains' jobs (settlement, status polls,
  * sandbox lifecycles, confirmations, hold expiry, the ledger check, reconciliation) belong to the
  * upstream, which holds their records.
  */
@@ -59,7 +62,21 @@ export function jobHandlersOf(services: Services): JobHandler[] {
     }),
     ...retentionJobHandlers(services.db, services.clock, config),
   ];
-  if (isFacade(config)) return own;
+  if (isFacade(config)) {
+    const { upstreamEventLog } = services;
+    if (!upstreamEventLog) return own;
+    return [
+      ...own,
+      new GapFillHandler(
+        services.db,
+        services.clock,
+        services.secrets,
+        upstreamEventLog,
+        [new BillRecordChanges(services.billsDomain, () => services.clock.now())],
+        config.FACADE_GAP_FILL_EVERY_MS,
+      ),
+    ];
+  }
   return [
     ...own,
     ...offrampJobHandlers(services.offramp, services.clock),

@@ -6,7 +6,13 @@ export const LANES = ['money', 'webhooks', 'polling', 'maintenance'] as const;
 export type Lane = (typeof LANES)[number];
 
 /** Job kinds that ask a provider or the chain how something ended: they wait on others, not on us. */
-const POLLING_KINDS = new Set(['bill.status-poll', 'deposit.reconcile', 'payout.reconcile', 'offramp.reconcile']);
+const POLLING_KINDS = new Set([
+  'bill.status-poll',
+  'deposit.reconcile',
+  'payout.reconcile',
+  'offramp.reconcile',
+  'facade.gap-fill',
+]);
 
 /** The lane of a job kind: one place, so a new kind lands in the money lane unless told otherwise. */
 export function laneOf(kind: string): Lane {
