@@ -22,7 +22,9 @@ import { failExpiredHoldTransaction } from './domain/wallet/wallet-transitions.j
 import { ReconcileHandler, scheduleReconciliation } from './domain/reconciliation/reconciliation-job.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { outsideTraces } from './observability/tracing.js';
-import { GapFillHandler } from './domain/facade/gap-fill.js';
+import { type ChangeSource, GapFillHandler } from './domain/facade/gap-fill.js';
+import { OfframpOrderChanges } from './domain/facade/offramp-order-changes.js';
+import { routeMapOf } from './domain/facade/upstream-routes.js';
 import { BillRecordChanges } from './domain/facade/bill-record-changes.js';
 
 /**
@@ -72,7 +74,7 @@ export function jobHandlersOf(services: Services): JobHandler[] {
         services.clock,
         services.secrets,
         upstreamEventLog,
-        [new BillRecordChanges(services.billsDomain, () => services.clock.now())],
+        changeSourcesOf(services),
         config.FACADE_GAP_FILL_EVERY_MS,
       ),
     ];
@@ -98,6 +100,18 @@ export function jobHandlersOf(services: Services): JobHandler[] {
       config.RECON_EVERY_HOURS * 3_600_000,
     ),
   ];
+}
+
+/**
+ * What a facade's gap-filling job lists upstream: the spec's bill records, and the offramp orders
+ * where the route map places their list (docs/facade.md#the-gap-filling-job).
+ */
+function changeSourcesOf(services: Services): ChangeSource[] {
+  const now = () => services.clock.now();
+  const sources: ChangeSource[] = [new BillRecordChanges(services.billsDomain, now)];
+  const orders = routeMapOf(services.config.UPSTREAM_ROUTES)['offramp.orders'];
+  if (orders && services.upstream) sources.push(new OfframpOrderChanges(services.upstream, orders, now));
+  return sources;
 }
 
 /** Lane sizes from the settings: each tenant may hold JOB_TENANT_SHARE of a lane (at least one slot). */

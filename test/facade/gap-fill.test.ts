@@ -252,3 +252,79 @@ describe('a facade’s gap-filling job: changes the upstream’s webhooks missed
     });
   });
 });
+
+/**
+ * In front of another Partner Gateway, the route map places the offramp orders list
+ * (`GET /api/v1/offramp/ledger/transactions`): the job lists it too. The upstream runs no workers
+ * and delivers no webhook, so its order's event reaches the facade only through the job.
+ */
+describe('a facade’s gap-filling job over the route map’s offramp orders list', () => {
+  let upstream: StartedTestApp;
+  let facade: StartedTestApp;
+
+  beforeAll(async () => {
+    upstream = await startTestApp({ listen: true, isolated: true });
+    facade = await startTestApp({
+      config: { GATEWAY_MODE: 'facade', UPSTREAM_URL: upstream.baseUrl, UPSTREAM_ENVIRONMENT: 'sandbox' },
+    });
+  });
+
+  afterAll(async () => {
+    await facade?.t.close();
+    await upstream?.t.close();
+  });
+
+  it('finds an order’s status upstream and writes its event once, with the spec’s offramp data', async () => {
+    const keys = upstream.tenant.keys;
+    const reference = `OFF-${randomUUID().slice(0, 8)}`;
+    const created = await graphql(
+      upstream.t.app,
+      keys.FULL_ACCESS,
+      `mutation { initiateOfframpOrder(input: { token: USDC, network: base, amount: "12", fiat: NGN, reference: "${reference}",
+        recipient: { institution: "ABNGNGLA", accountNumber: "0011223344", accountName: "Ngozi Eze" } }) { status fiatAmount recipient { bankName } } }`,
+    );
+    expect(created.body.errors).toBeUndefined();
+    const order = created.body.data!.initiateOfframpOrder as {
+      status: string;
+      fiatAmount: string;
+      recipient: { bankName: string };
+    };
+    const registered = await graphql(
+      facade.t.app,
+      keys.READ_ONLY,
+      'mutation ($readKey: String) { registerUpstreamWebhookSecret(secret: "whsec_x", readKey: $readKey) { url } }',
+      { readKey: keys.READ_ONLY },
+    );
+    expect(registered.body.errors).toBeUndefined();
+    const inboundId = new URL(registered.body.data!.registerUpstreamWebhookSecret.url as string).pathname
+      .split('/')
+      .at(-1)!;
+    const handler = jobHandlersOf(facade.t.services).find((h) => h.kind === GAP_FILL_JOB)!;
+    const userId = localOwnerId(upstream.tenant.user.id);
+    for (let run = 0; run < 2; run++) {
+      const job = await heldJob(facade.t.services.db, { payload: { inboundId }, tenant: userId });
+      expect(await handler.run(job)).toMatchObject({ status: 'retry' });
+    }
+    const result = (await facade.t.services.db.execute(
+      // On the embedded database the upstream shares the table: its own events have no source id.
+      sql`select type, data from events
+        where user_id = ${userId} and data->>'reference' = ${reference} and source_id is not null`,
+    )) as unknown as { rows: Array<{ type: string; data: Record<string, unknown> }> };
+    expect(result.rows).toEqual([
+      {
+        type: 'offramp.initiated',
+        data: {
+          reference,
+          status: order.status,
+          amount: '12',
+          token: 'USDC',
+          network: 'base',
+          fiatAmount: Number(order.fiatAmount),
+          fiatCurrency: 'NGN',
+          bankName: order.recipient.bankName,
+          accountNumber: '0011223344',
+        },
+      },
+    ]);
+  });
+});

@@ -94,7 +94,11 @@ export class GapFillHandler implements JobHandler {
     const since = new Date(now.getTime() - INBOUND_MAX_AGE_MS);
     try {
       for (const source of this.sources) {
-        const found = await source.changes(caller, since, job.signal);
+        const found = await source.changes(caller, since, job.signal).catch((error: unknown) => {
+          // An upstream without the list (a route map path it does not serve): nothing to find there.
+          if (error instanceof DomainError && error.code === 'NOT_FOUND') return [];
+          throw error;
+        });
         await this.write(owner, found);
       }
     } catch (error) {
