@@ -9,6 +9,7 @@
  *   npm run admin -- key-controls --user <id|email> --key <key id> [--max-payout <naira>] [--ip-allow-list …]
  *   npm run admin -- rewrap-wallet-keys --env sandbox|production
  *   npm run admin -- facade-unknowns | facade-resolve   (a facade's operator queue: see admin/facade-commands.ts)
+ *   npm run admin -- facade-webhook --upstream-key <key> [--secret <secret>] [--read-key <key>]   (facade mode)
  *   npm run admin -- queue | failed-jobs | retry-job | discard-job | failed-deliveries | retry-delivery |
  *                    discard-delivery | doctor   (background work and health: see admin-operations.ts)
  *
@@ -29,6 +30,7 @@ import { auditVerifyCommand, grantAppRoleCommand, ledgerCheckCommand } from './a
 import { reconBreaksCommand, reconcileCommand, reconResolveCommand, reconRunsCommand } from './admin/recon-commands.js';
 import { keyControlsCommand } from './admin/controls-commands.js';
 import { FACADE_COMMANDS, FACADE_OPTIONS, FacadeUsageError, runFacadeCommand } from './admin/facade-commands.js';
+import { facadeWebhookCommand } from './admin/facade-webhook-command.js';
 import type { DatabaseHandle } from '../src/db/client.js';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -44,6 +46,9 @@ Commands:
                                 a key's payout limits and IP allow-list: shown, or the given ones changed
                                 (blank or "default": the configured default; 0: no limit; "" list: none)
   rewrap-wallet-keys --env sandbox|production
+  facade-webhook --upstream-key <key> [--secret <secret>] [--read-key <key>]
+                                facade mode: the account's inbound webhook URL (shown), its upstream webhook
+                                secret and the gap-filling job's read key (set); the account is the upstream key's
   queue                                     queue depth per job kind
   failed-jobs [--kind <kind>] [--limit N]   jobs that failed for good, with their last error
   retry-job --id <job> | --kind <kind>      put failed jobs back in line, due now
@@ -103,6 +108,9 @@ const OPTIONS = {
   'max-hourly-count': { type: 'string' },
   'ip-allow-list': { type: 'string' },
   ...FACADE_OPTIONS,
+  'upstream-key': { type: 'string' },
+  secret: { type: 'string' },
+  'read-key': { type: 'string' },
 } as const;
 
 let parsed: ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof OPTIONS }>>;
@@ -124,6 +132,8 @@ function throughServer(command: string | undefined, baseUrl: string): string {
       return `use ${baseUrl}/dashboard/businesses`;
     case 'key-controls':
       return `use ${baseUrl}/dashboard/controls`;
+    case 'facade-webhook':
+      return `use ${baseUrl}/facade/upstream-webhook, or GET and PUT /api/v1/facade/upstream-webhook with the upstream key`;
     case 'create-key':
     case 'list-keys':
     case 'revoke-key':
@@ -237,6 +247,12 @@ async function run(services: Services, database: DatabaseHandle, command: string
         maxHourlyCount: values['max-hourly-count'],
         ipAllowList: values['ip-allow-list'],
       });
+    case 'facade-webhook':
+      return facadeWebhookCommand(services, {
+        upstreamKey: required('upstream-key'),
+        secret: values.secret,
+        readKey: values['read-key'],
+      });
     case 'rewrap-wallet-keys': {
       const environment = required('env');
       if (!(ENVIRONMENTS as readonly string[]).includes(environment))
@@ -257,7 +273,7 @@ async function run(services: Services, database: DatabaseHandle, command: string
       const operated = await runOperatorCommand(services, command, values);
       if (operated) return operated;
       throw new UsageError(
-        `Commands: create-user, create-business, create-key, list-keys, revoke-key, key-controls, rewrap-wallet-keys, ledger-check, audit-verify, grant-app-role, reconcile, recon-runs, recon-breaks, recon-resolve, ${FACADE_COMMANDS.join(', ')}, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
+        `Commands: create-user, create-business, create-key, list-keys, revoke-key, key-controls, rewrap-wallet-keys, facade-webhook, ledger-check, audit-verify, grant-app-role, reconcile, recon-runs, recon-breaks, recon-resolve, ${FACADE_COMMANDS.join(', ')}, ${OPERATOR_COMMANDS.join(', ')} (add --json for JSON output)`,
       );
     }
   }

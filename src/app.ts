@@ -44,6 +44,7 @@ import { UpstreamUserDirectory } from './domain/facade/upstream-user-directory.j
 import { upstreamPrincipals } from './domain/facade/upstream-principals.js';
 import { registerPassthrough } from './facade/passthrough.js';
 import { registerInboundWebhooks } from './facade/inbound-route.js';
+import { registerFacadeWebhookPage } from './dashboard/facade-webhook-page.js';
 import { facadeInboundRoutes } from './rest/facade-inbound-routes.js';
 import { withLocalOwner } from './domain/facade/inbound-owners.js';
 import { notInFacade } from './domain/facade/not-in-facade.js';
@@ -211,8 +212,11 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   });
   await registerOpenApi(app, { routes: restV1Routes, serverUrl: publicUrlOf(config) });
   if (facade && services.inboundWebhooks) registerInboundWebhooks(app, services.inboundWebhooks);
-  if (facade && services.upstream) await registerPassthrough(app, services.upstream);
-  else {
+  if (facade && services.upstream) {
+    await registerPassthrough(app, services.upstream);
+    // The one page a facade serves: a partner's set-up of its upstream events, proved with an upstream key.
+    await registerWebPages(app, services, (pages) => registerFacadeWebhookPage(pages, services));
+  } else {
     await registerWebPages(app, services, async (pages) => {
       await registerDashboard(pages);
       registerAuthorizeEndpoints(pages);

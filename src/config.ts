@@ -58,6 +58,11 @@ const ConfigSchema = Type.Object({
   UPSTREAM_MATCH_EVERY_MS: Type.Integer({ minimum: 100, default: 30_000 }),
   /** How long the matcher looks before the mutation goes to the operator queue. */
   UPSTREAM_MATCH_WINDOW_MS: Type.Integer({ minimum: 100, default: 900_000 }),
+  /**
+   * How often a facade's gap-filling job lists each partner account's records upstream for the
+   * changes its webhooks did not bring (docs/facade.md#the-gap-filling-job).
+   */
+  FACADE_GAP_FILL_EVERY_MS: Type.Integer({ minimum: 10_000, default: 15 * 60_000 }),
   DATABASE_URL: Type.Optional(url('postgres-url')),
   /** PostgreSQL session limits of every application connection (ms; 0 = off): a stuck statement or transaction cannot hold locks for everyone. */
   DATABASE_STATEMENT_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 30_000 }),

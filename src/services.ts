@@ -24,7 +24,8 @@ import { FacadeKeys } from './domain/facade/facade-keys.js';
 import { KeyMatcher } from './domain/facade/key-matcher.js';
 import { UnknownOutcomes } from './domain/facade/operator-queue.js';
 import { InboundWebhooks } from './domain/facade/inbound-webhooks.js';
-import { LocalOwners } from './domain/facade/inbound-owners.js';
+import { LocalOwners, localOwnerId } from './domain/facade/inbound-owners.js';
+import { UpstreamEventLog } from './domain/facade/upstream-event-log.js';
 import type { BillsDomain } from './domain/bills/bills-domain.js';
 import { localBills } from './domain/bills/local-bills.js';
 import { localOfframp, type OfframpDomain } from './domain/offramp/offramp-domain.js';
@@ -109,6 +110,8 @@ export interface Services {
   upstream: RestV1Upstream | undefined;
   /** Facade mode: each partner's upstream webhooks, verified and written to the events table. */
   inboundWebhooks: InboundWebhooks | undefined;
+  /** Facade mode: the one door upstream events enter the events log by, and each record's state. */
+  upstreamEventLog: UpstreamEventLog | undefined;
   /** Facade mode: the row each upstream user's own records here refer to. */
   localOwners: LocalOwners;
   /** Facade mode: the record per Idempotency-Key of its GraphQL mutations (docs/facade.md#idempotency-of-mutations). */
@@ -304,6 +307,17 @@ export function createServices(
         })
       : undefined;
   const userDirectory: UserDirectory = upstream ? new UpstreamUserDirectory(upstream, config.API_KEY_CACHE_MS) : users;
+  // Facade mode: an upstream key's account, as the facade keeps its records (inbound-owners.ts).
+  const upstreamEventLog = upstream ? new UpstreamEventLog(db) : undefined;
+  const ownerOfUpstreamKey = async (key: string) => {
+    if (!(userDirectory instanceof UpstreamUserDirectory)) return undefined;
+    try {
+      return localOwnerId((await userDirectory.userOf({ value: key, scheme: 'api-key' })).id);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'UNAUTHENTICATED') return undefined;
+      throw error;
+    }
+  };
   const mailLog = pino({ name: 'mail', level: config.LOG_LEVEL });
   const mailer = new SmtpMailer({
     smtpUrl: config.SMTP_URL,
@@ -491,7 +505,11 @@ export function createServices(
     users,
     userDirectory,
     upstream,
-    inboundWebhooks: upstream ? new InboundWebhooks(db, clock, secrets, publicUrlOf(config)) : undefined,
+    inboundWebhooks:
+      upstream && upstreamEventLog
+        ? new InboundWebhooks(db, clock, secrets, publicUrlOf(config), upstreamEventLog, ownerOfUpstreamKey)
+        : undefined,
+    upstreamEventLog,
     localOwners: new LocalOwners(db),
     facadeKeys,
     keyMatcher:

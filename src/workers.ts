@@ -22,6 +22,10 @@ import { failExpiredHoldTransaction } from './domain/wallet/wallet-transitions.j
 import { ReconcileHandler, scheduleReconciliation } from './domain/reconciliation/reconciliation-job.js';
 import type { Environment } from './domain/auth/permissions.js';
 import { outsideTraces } from './observability/tracing.js';
+import { type ChangeSource, GapFillHandler } from './domain/facade/gap-fill.js';
+import { OfframpOrderChanges } from './domain/facade/offramp-order-changes.js';
+import { routeMapOf } from './domain/facade/upstream-routes.js';
+import { BillRecordChanges } from './domain/facade/bill-record-changes.js';
 
 /**
  * Announces this instance's writes to the others over the wake channel (wake-channel.ts): the jobs
@@ -46,7 +50,9 @@ export const RELAY_BUSY_MS = 5;
 
 /**
  * Every job kind this gateway runs, with its handler. A facade runs only its own: webhook
- * deliveries, pruning of its own tables, and the matcher of its mutations whose outcome is unknown. The faced domains' jobs (settlement, status polls,
+ * deliveries, pruning of its own tables, the matcher of its mutations whose outcome is unknown,
+ * and each partner account's gap-filling job (which lists the account's records upstream for
+ * changes its webhooks did not bring). The faced domains' jobs (settlement, status polls,
  * sandbox lifecycles, confirmations, hold expiry, the ledger check, reconciliation) belong to the
  * upstream, which holds their records.
  */
@@ -59,8 +65,24 @@ export function jobHandlersOf(services: Services): JobHandler[] {
     }),
     ...retentionJobHandlers(services.db, services.clock, config),
   ];
-  // A facade's own: the matcher of its mutations whose outcome is unknown (never re-sent).
-  if (isFacade(config)) return services.keyMatcher ? [...own, services.keyMatcher] : own;
+  if (isFacade(config)) {
+    // A facade's own: the matcher of its mutations whose outcome is unknown (never re-sent), and
+    // the gap-filling job of each partner account with inbound events set up.
+    const facadeOwn = services.keyMatcher ? [...own, services.keyMatcher] : own;
+    const { upstreamEventLog } = services;
+    if (!upstreamEventLog) return facadeOwn;
+    return [
+      ...facadeOwn,
+      new GapFillHandler(
+        services.db,
+        services.clock,
+        services.secrets,
+        upstreamEventLog,
+        changeSourcesOf(services),
+        config.FACADE_GAP_FILL_EVERY_MS,
+      ),
+    ];
+  }
   return [
     ...own,
     ...offrampJobHandlers(services.offramp),
@@ -82,6 +104,18 @@ export function jobHandlersOf(services: Services): JobHandler[] {
       config.RECON_EVERY_HOURS * 3_600_000,
     ),
   ];
+}
+
+/**
+ * What a facade's gap-filling job lists upstream: the spec's bill records, and the offramp orders
+ * where the route map places their list (docs/facade.md#the-gap-filling-job).
+ */
+function changeSourcesOf(services: Services): ChangeSource[] {
+  const now = () => services.clock.now();
+  const sources: ChangeSource[] = [new BillRecordChanges(services.billsDomain, now)];
+  const orders = routeMapOf(services.config.UPSTREAM_ROUTES)['offramp.orders'];
+  if (orders && services.upstream) sources.push(new OfframpOrderChanges(services.upstream, orders, now));
+  return sources;
 }
 
 /** Lane sizes from the settings: each tenant may hold JOB_TENANT_SHARE of a lane (at least one slot). */

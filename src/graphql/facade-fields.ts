@@ -41,10 +41,12 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'deleteWebhookEndpoint',
     'rotateWebhookSecret',
     'sendTestWebhook',
+    'resendWebhookDelivery',
   ],
   Subscription: ['events'],
-  // An endpoint's delivery log is not served yet: a delivery names its event by the table's own id.
+  // An endpoint's delivery log names each event by the id its partner knows (the upstream's).
   WebhookEndpoint: [
+    'deliveries',
     'id',
     'url',
     'description',

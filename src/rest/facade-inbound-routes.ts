@@ -2,12 +2,14 @@ import { Type } from '@sinclair/typebox';
 import { defineRoutes } from './route.js';
 import { DateTimeString, Nullable } from './schemas.js';
 
-const RECEIVER_FIELDS = 'url secretSetAt';
+const RECEIVER_FIELDS = 'url secretSetAt readKeySet filledAt';
 
 const ReceiverSchema = Type.Object(
   {
     url: Type.String({ description: "The URL to register upstream as this account's webhook URL." }),
     secretSetAt: Nullable(DateTimeString),
+    readKeySet: Type.Boolean({ description: 'Whether the gap-filling job has a read key for this account.' }),
+    filledAt: Nullable(DateTimeString),
   },
   { title: 'UpstreamWebhookReceiver' },
 );
@@ -32,9 +34,16 @@ export const facadeInboundRoutes = defineRoutes([
     path: '/api/v1/facade/upstream-webhook',
     tag: 'Webhooks',
     summary: "Set this account's upstream webhook secret",
-    operation: `mutation RegisterUpstreamWebhookSecret($secret: String!) { registerUpstreamWebhookSecret(secret: $secret) { ${RECEIVER_FIELDS} } }`,
-    body: Type.Object({ secret: Type.String({ minLength: 1, maxLength: 512 }) }),
-    variables: ({ body }) => ({ secret: (body as { secret: string }).secret }),
+    operation: `mutation RegisterUpstreamWebhookSecret($secret: String!, $readKey: String) {
+      registerUpstreamWebhookSecret(secret: $secret, readKey: $readKey) { ${RECEIVER_FIELDS} } }`,
+    body: Type.Object({
+      secret: Type.String({ minLength: 1, maxLength: 512 }),
+      readKey: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+    }),
+    variables: ({ body }) => {
+      const { secret, readKey } = body as { secret: string; readKey?: string };
+      return { secret, readKey: readKey ?? null };
+    },
     message: 'Upstream webhook secret registered successfully',
     response: ReceiverSchema,
   },

@@ -373,6 +373,61 @@ describe('a facade: each partner account’s upstream events, verified, stored o
     }
   });
 
+  it('serves each endpoint’s delivery log, naming each event by the upstream’s id, on GraphQL and REST; a delivery is resent', async () => {
+    const id = `evt_${randomUUID()}`;
+    const body = JSON.stringify({ id, type: 'payout.failed', created: Math.floor(Date.now() / 1000), data: {} });
+    expect((await inbound(b, body, sign(body, b.upstreamSecret))).statusCode).toBe(200);
+    await waitUntil(() => delivered(b).includes(id));
+    const logOf = async () => {
+      const { body: answer } = await graphql(
+        facade.app,
+        b.key,
+        '{ webhookEndpoints { id deliveries { id eventId status attempts { statusCode manual } } } }',
+      );
+      expect(answer.errors).toBeUndefined();
+      return answer.data!.webhookEndpoints[0] as {
+        id: string;
+        deliveries: Array<{
+          id: string;
+          eventId: string;
+          status: string;
+          attempts: Array<{ statusCode: number; manual: boolean }>;
+        }>;
+      };
+    };
+    // Asked four times a second at most: the key's rate limit counts these too.
+    await waitUntil(async () => (await logOf()).deliveries.some((d) => d.eventId === id && d.status === 'succeeded'), {
+      intervalMs: 250,
+    });
+    const endpoint = await logOf();
+    const delivery = endpoint.deliveries.find((d) => d.eventId === id)!;
+    expect(delivery.attempts).toEqual([{ statusCode: 200, manual: false }]);
+    // Every delivery names an event the partner's receiver got, by the id it got it under.
+    for (const d of endpoint.deliveries) expect(delivered(b)).toContain(d.eventId);
+    const rest = await facade.app.inject({
+      method: 'GET',
+      url: `/api/v1/webhooks/${endpoint.id}/deliveries`,
+      headers: { 'x-api-key': b.key },
+    });
+    expect(rest.statusCode, rest.body).toBe(200);
+    expect(rest.json().data.find((d: { id: string }) => d.id === delivery.id).eventId).toBe(id);
+    const resent = await facade.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/deliveries/${delivery.id}/resend`,
+      headers: { 'x-api-key': b.key },
+    });
+    expect(resent.statusCode, resent.body).toBe(202);
+    expect(resent.json().data.eventId).toBe(id);
+    await waitUntil(() => delivered(b).filter((x) => x === id).length === 2);
+    // Another account cannot read or resend it.
+    const others = await facade.app.inject({
+      method: 'POST',
+      url: `/api/v1/webhooks/deliveries/${delivery.id}/resend`,
+      headers: { 'x-api-key': a.key },
+    });
+    expect(others.statusCode).toBe(404);
+  });
+
   it('starts a subscription only for a key the upstream accepts, and ends it with 4401 once the upstream revokes the key', async () => {
     const refused = subscribeToEvents(facade.wsUrl, 'pk_unknown_to_the_upstream');
     await waitUntil(() => refused.closed() !== undefined);

@@ -12,6 +12,8 @@ export type RouteSetting = (typeof ROUTE_SETTINGS)[number];
 export const NAMED_OPERATIONS = {
   'bills.buyMobileData': { method: 'POST', path: '/api/v1/bills/pay/data' },
   'bills.subscribeCableTv': { method: 'POST', path: '/api/v1/bills/pay/cable' },
+  // "Offramp ledger: transaction history": read by the gap-filling job only (offramp-order-changes.ts).
+  'offramp.orders': { method: 'GET', path: '/api/v1/offramp/ledger/transactions' },
 } as const;
 
 export type NamedOperation = keyof typeof NAMED_OPERATIONS;

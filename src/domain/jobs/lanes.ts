@@ -12,6 +12,7 @@ const POLLING_KINDS = new Set([
   'payout.reconcile',
   'offramp.reconcile',
   'facade.match',
+  'facade.gap-fill',
 ]);
 
 /** The lane of a job kind: one place, so a new kind lands in the money lane unless told otherwise. */

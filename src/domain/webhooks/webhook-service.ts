@@ -213,8 +213,13 @@ export class WebhookService {
       readsOf(this.db),
       deliveries.map((d) => d.id),
     );
+    const publicIds = await webhookStore.publicEventIds(
+      readsOf(this.db),
+      deliveries.map((d) => d.eventId),
+    );
     return deliveries.map((d) => ({
       ...d,
+      eventId: publicIds.get(d.eventId) ?? d.eventId,
       attempts: attempts.filter((a) => a.deliveryId === d.id).map(({ deliveryId: _drop, ...a }) => a),
     }));
   }
@@ -237,7 +242,8 @@ export class WebhookService {
       tenant: principal.userId,
       concurrencyKey: delivery.endpointId,
     });
-    return delivery;
+    const publicIds = await webhookStore.publicEventIds(this.db, [delivery.eventId]);
+    return { ...delivery, eventId: publicIds.get(delivery.eventId) ?? delivery.eventId };
   }
 
   /**

@@ -141,6 +141,19 @@ export const webhookStore = {
     return row;
   },
 
+  /**
+   * The id each event is known by outside, for deliveries shown to their owner: an event a facade
+   * took from its upstream keeps the upstream's id (event-row.ts); the gateway's own, the row's.
+   */
+  async publicEventIds(db: Executor, eventIds: readonly string[]): Promise<Map<string, string>> {
+    if (eventIds.length === 0) return new Map();
+    const rows = await db
+      .select({ id: events.id, sourceId: events.sourceId })
+      .from(events)
+      .where(inArray(events.id, [...new Set(eventIds)]));
+    return new Map(rows.map((row) => [row.id, row.sourceId ?? row.id]));
+  },
+
   async listDeliveries(db: Executor, endpointId: string, limit: number): Promise<WebhookDelivery[]> {
     return db
       .select()

@@ -1341,7 +1341,8 @@ export type Mutation = {
   /**
    * Facade mode: sets (or replaces) this account's upstream webhook secret, the one the upstream signs
    * `x-service-signature` with, and answers the account's inbound URL. The caller's key is the upstream's, so the account is the one the
-   * upstream says the key acts for. Limited to 20 calls a minute. Another mode answers NOT_FOUND.
+   * upstream says the key acts for. With `readKey`, also the upstream key the gap-filling job lists the account's records with.
+   * Limited to 20 calls a minute. Another mode answers NOT_FOUND.
    * Permission: Account Management or Full Access. Connect scope: `manage`.
    */
   registerUpstreamWebhookSecret: UpstreamWebhookReceiver;
@@ -1692,6 +1693,7 @@ export type MutationRegisterTrustedDocumentsArgs = {
  * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
  */
 export type MutationRegisterUpstreamWebhookSecretArgs = {
+  readKey?: InputMaybe<Scalars['String']['input']>;
   secret: Scalars['String']['input'];
 };
 
@@ -3731,6 +3733,10 @@ export type UpdateWebhookEndpointInput = {
  */
 export type UpstreamWebhookReceiver = {
   __typename?: 'UpstreamWebhookReceiver';
+  /** When the gap-filling job last listed this account's records to the end of its window; null before it has. */
+  filledAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Whether the gap-filling job has a read key to list this account's records upstream with (docs/facade.md). */
+  readKeySet: Scalars['Boolean']['output'];
   /** When the secret was last set; null before one is (deliveries answer 404 until then, and the upstream retries). */
   secretSetAt?: Maybe<Scalars['DateTime']['output']>;
   /** The URL to register upstream as this account's webhook URL: the same for as long as the account is. */
@@ -5637,6 +5643,8 @@ export type TrustedDocumentResolvers<ContextType = GraphQLContext, ParentType ex
 }>;
 
 export type UpstreamWebhookReceiverResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpstreamWebhookReceiver'] = ResolversParentTypes['UpstreamWebhookReceiver']> = ResolversObject<{
+  filledAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  readKeySet?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   secretSetAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;

@@ -17,7 +17,7 @@ export const facadeInboundResolvers: Resolvers = {
     upstreamWebhookReceiver: (_root, _args, { principal, services }) => inboundOf(services).receiver(principal!),
   },
   Mutation: {
-    registerUpstreamWebhookSecret: (_root, { secret }, { principal, services }) =>
-      inboundOf(services).register(principal!, secret),
+    registerUpstreamWebhookSecret: (_root, { secret, readKey }, { principal, services }) =>
+      inboundOf(services).register(principal!, { secret, readKey }),
   },
 };
