@@ -1,4 +1,5 @@
 import { MATCH_JOB } from '../../src/domain/facade/facade-keys.js';
+import { GAP_FILL_JOB } from '../../src/domain/facade/gap-fill.js';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -105,16 +106,17 @@ describe('what a facade starts', () => {
     expect(service.upstream).toBeUndefined();
   });
 
-  it("runs none of the faced domains' jobs: only webhook deliveries, pruning of its own tables and its matcher", async () => {
+  it("runs none of the faced domains' jobs: only webhook deliveries, pruning of its own tables, its matcher and gap-filling", async () => {
     const facade = await servicesOf({ GATEWAY_MODE: 'facade', UPSTREAM_URL: 'http://127.0.0.1:4100' });
     const service = await servicesOf({});
     const facadeKinds = jobHandlersOf(facade).map((h) => h.kind);
     const serviceKinds = jobHandlersOf(service).map((h) => h.kind);
-    expect(facadeKinds.sort()).toEqual([RETENTION_JOB, DELIVERY_JOB, MATCH_JOB].sort());
+    expect(facadeKinds.sort()).toEqual([RETENTION_JOB, DELIVERY_JOB, MATCH_JOB, GAP_FILL_JOB].sort());
     // Service mode runs the domains' jobs (bills, deposits, payouts, offramp, chains, ledger, reconciliation) as well.
     expect(serviceKinds.length).toBeGreaterThan(facadeKinds.length + 5);
-    // The matcher of a facade's own mutations is the one kind a service has no use for.
-    expect(serviceKinds).toEqual(expect.arrayContaining(facadeKinds.filter((kind) => kind !== MATCH_JOB)));
-    expect(serviceKinds).not.toContain(MATCH_JOB);
+    // The matcher of a facade's own mutations and its gap-filling are the kinds a service has no use for.
+    const facadeOnly = [MATCH_JOB, GAP_FILL_JOB];
+    expect(serviceKinds).toEqual(expect.arrayContaining(facadeKinds.filter((kind) => !facadeOnly.includes(kind))));
+    for (const kind of facadeOnly) expect(serviceKinds).not.toContain(kind);
   });
 });

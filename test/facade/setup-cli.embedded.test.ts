@@ -14,9 +14,9 @@ import { testLogger } from '../helpers/log-file.js';
 
 const PAGE = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'facade.md'), 'utf8');
 
-/** The `npm run [-s] admin` lines of docs/facade.md's shell blocks, as a reader would copy them. */
+/** The `npm run [-s] admin -- facade-webhook` lines of docs/facade.md's shell blocks, as a reader would copy them. */
 const adminCommands = [...PAGE.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap(([, block]) =>
-  block!.split('\n').filter((line) => /^npm run (-s )?admin /.test(line)),
+  block!.split('\n').filter((line) => /^npm run (-s )?admin -- facade-webhook /.test(line)),
 );
 
 /**
