@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { facadeKeys } from '../../src/db/facade-keys-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { FACADE_OPTIONS, runFacadeCommand } from '../../scripts/admin/facade-commands.js';
@@ -142,6 +144,35 @@ describe('idempotency a facade owns for its mutations, against an upstream writt
       customer: phone,
     });
     expect(payments().filter((p) => p.headers['x-api-key'] === apiKey)).toHaveLength(1);
+  });
+
+  it("does not settle by fields while another send alike is unsettled: the one record found may be the other send's", async () => {
+    const { key: apiKey, user } = upstream.addUser();
+    const [first, second] = [randomUUID(), randomUUID()];
+    const phone = '08030000009';
+    await timedOut({ key: apiKey }, first, phone);
+    await timedOut({ key: apiKey }, second, phone);
+    // Upstream, only one of the two was taken: its record fits both sends.
+    upstream.addBill(user, { customer: phone, amount: 250, type: 'AIRTIME' });
+    await matchAfter(1_000);
+    const states = await facade.services.db.select().from(facadeKeys);
+    for (const key of [first, second]) {
+      const row = states.find((r) => r.key === key)!;
+      expect(row.state, key).toBe('unknown');
+      expect(row.matchedReference, key).toBeNull();
+    }
+    for (const key of [first, second])
+      expect((await buyAirtime(key, { key: apiKey }, 250, phone)).errors?.[0]?.extensions.code).toBe('CONFLICT');
+    // An operator's choice settles both; the queue the next case measures starts empty.
+    for (const key of [first, second]) {
+      const row = states.find((r) => r.key === key)!;
+      const settled = await facade.services.facadeKeys!.settle(row.id, {
+        state: 'failed',
+        answer: { error: { code: 'CONFLICT', message: 'settled by the test' } },
+        by: 'operator',
+      });
+      expect(settled).toBe(true);
+    }
   });
 
   it('puts one the upstream never shows in the operator queue, its age metric rising, until the CLI settles it', async () => {
@@ -368,5 +399,44 @@ describe('a facade whose upstream honours Idempotency-Key', () => {
     expect(sent.map((r) => r.headers['idempotency-key'])).toEqual([key, key]);
     expect(await send()).toEqual(retried);
     expect(upstream.requests.filter((r) => r.path === AIRTIME && r.headers['x-api-key'] === apiKey)).toHaveLength(2);
+  });
+
+  it('keeps the first send unknown when a retry is refused for now (429, 401): never forgotten, and a later retry gets the answer', async () => {
+    const { key: apiKey }: { key: string; user: SpecUser } = upstream.addUser();
+    const key = randomUUID();
+    const send = () =>
+      facade.app
+        .inject({
+          method: 'POST',
+          url: '/graphql',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': key },
+          payload: JSON.stringify({
+            query:
+              'mutation { buyAirtime(input: { phoneNumber: "08031113333", biller: "MTN", amount: 350 }) { reference } }',
+          }),
+        })
+        .then((r) => r.json() as Answer);
+    const stateOf = async () =>
+      (await facade.services.db.select().from(facadeKeys).where(eq(facadeKeys.key, key)))[0]?.state;
+    upstream.misbehavingPath = AIRTIME;
+    try {
+      upstream.misbehaviour = 'timeout';
+      expect((await send()).errors?.[0]?.extensions.code).toBe('UPSTREAM_TIMEOUT');
+      expect(await stateOf()).toBe('unknown');
+      // A refusal "for now" of the retry says nothing of the first send, which may have been taken.
+      upstream.misbehaviour = 'rate-limit';
+      expect((await send()).errors?.[0]?.extensions.code).toBe('RATE_LIMITED');
+      expect(await stateOf()).toBe('unknown');
+      upstream.misbehaviour = 'unauthorized';
+      expect((await send()).errors?.[0]?.extensions.code).toBe('UNAUTHENTICATED');
+      expect(await stateOf()).toBe('unknown');
+    } finally {
+      upstream.misbehaviour = undefined;
+      upstream.misbehavingPath = undefined;
+    }
+    const answered = await send();
+    expect(answered.errors).toBeUndefined();
+    expect(await stateOf()).toBe('succeeded');
+    expect(await send()).toEqual(answered);
   });
 });

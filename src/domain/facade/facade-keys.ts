@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { facadeKeys } from '../../db/facade-keys-schema.js';
 import type { Clock } from '../clock.js';
@@ -109,7 +109,9 @@ export class FacadeKeys {
     if (existing.state === 'in_flight' && existing.leaseUntil && existing.leaseUntil > now) throw keyBusy();
     // In flight past its lease: the process that sent it died waiting; what it did upstream is unknown.
     if (existing.state === 'in_flight') await this.becomeUnknown(existing.id, caller, 'in_flight');
-    if (!existing.keyed) throw outcomeUnknown();
+    // Re-sent only where the upstream honours the key now too: a route the settings no longer list
+    // could run the operation a second time.
+    if (!existing.keyed || !this.settings.keyed.has(m.operation)) throw outcomeUnknown();
     // The upstream honours the key: the caller's retry goes to it with the same key, and it replays.
     const [taken] = await this.db
       .update(facadeKeys)
@@ -125,16 +127,34 @@ export class FacadeKeys {
     try {
       result = await m.send(m.key);
     } catch (error) {
-      await this.afterFailure(id, caller, error);
+      await (by === 'retry' ? this.afterRetryFailure(id, caller, error) : this.afterFailure(id, caller, error));
       throw error;
     }
     const reference = m.referenceOf?.(result);
-    // The reference is unique per owner: an upstream that answered two keys with one record keeps
-    // the answer, without the reference.
-    await this.resolve(id, 'in_flight', { result: toStorable(result) }, 'succeeded', by, reference).catch(() =>
-      this.resolve(id, 'in_flight', { result: toStorable(result) }, 'succeeded', by),
+    // Settled from `unknown` too: a send slower than its lease, turned unknown by a retry meanwhile,
+    // still brings the answer. The reference is unique per owner: an upstream that answered two
+    // keys with one record keeps the answer, without the reference.
+    const answered = { result: toStorable(result) };
+    await this.resolve(id, SENDING, answered, 'succeeded', by, reference).catch(() =>
+      this.resolve(id, SENDING, answered, 'succeeded', by),
     );
     return result;
+  }
+
+  /**
+   * A retry of an unknown outcome, forwarded with the same key, that did not answer: the first
+   * send's outcome is still what is unknown. Only a refusal the upstream's key replay stands behind
+   * settles it; "still processing" (409), "another input" (422), "later", "not sent", a 401 or a
+   * fault leave it unknown, for the next retry, the matcher or an operator (never deleted: it may
+   * have been taken).
+   */
+  private async afterRetryFailure(id: string, caller: Caller, error: unknown): Promise<void> {
+    const undecided =
+      !isRefusal(error) ||
+      error instanceof UpstreamFaultError ||
+      ['CONFLICT', 'IDEMPOTENCY_KEY_REUSED', 'UNAUTHENTICATED', 'RATE_LIMITED'].includes(error.code);
+    if (!undecided) return this.resolve(id, 'in_flight', storedRefusal(error), 'failed', 'upstream');
+    await this.becomeUnknown(id, caller, 'in_flight');
   }
 
   /** A refusal is the key's answer; "later" or "not sent" gives the key back; anything else is unknown. */
@@ -177,7 +197,7 @@ export class FacadeKeys {
   /** Settles a record from `from` with its answer, and forgets the credential. */
   private async resolve(
     id: string,
-    from: 'in_flight' | 'unknown',
+    from: 'in_flight' | 'unknown' | typeof SENDING,
     answer: Stored,
     state: 'succeeded' | 'failed',
     by: string,
@@ -196,7 +216,12 @@ export class FacadeKeys {
         ...(matchedReference !== undefined ? { matchedReference } : {}),
         updatedAt: now,
       })
-      .where(and(eq(facadeKeys.id, id), eq(facadeKeys.state, from)));
+      .where(
+        and(
+          eq(facadeKeys.id, id),
+          typeof from === 'string' ? eq(facadeKeys.state, from) : inArray(facadeKeys.state, [...from]),
+        ),
+      );
   }
 
   /**
@@ -241,6 +266,9 @@ export class FacadeKeys {
     return new Date(now.getTime() + this.settings.leaseMs);
   }
 }
+
+/** The states a send's own answer settles from: its own, or `unknown` when a retry found it past its lease. */
+const SENDING = ['in_flight', 'unknown'] as const;
 
 /** The sealed credential is bound to its row: copied onto another row, it does not open. */
 const bindingOf = (id: string) => `facade_keys:${id}`;

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNotNull } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNotNull, lt, ne, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { facadeKeys } from '../../db/facade-keys-schema.js';
 import type { BillRecord } from '../bills/bill-record.js';
@@ -85,6 +85,15 @@ export class KeyMatcher implements JobHandler {
     if (!credential) return { notFound: 'no credential kept to ask the upstream with' };
     try {
       if (hint.reference) return await this.byReference(credential, hint.reference);
+      // Matching by fields picks the one record that fits. It cannot tell two sends alike apart:
+      // with no amount to match by, or another send of the owner with the same fields not settled
+      // yet, the record found may be the other's, so an operator chooses.
+      if (hint.amountKobo === null) return { notFound: 'no amount to match by; an operator must choose' };
+      const alike = await this.unsettledAlike(row, hint);
+      if (alike > 0)
+        return {
+          notFound: `${alike} other send(s) with the same type, customer and amount are not settled; an operator must choose`,
+        };
       const taken = await this.takenReferences(userId, environment);
       return await this.byFields(credential, hint, sentAt, taken);
     } catch (error) {
@@ -125,7 +134,7 @@ export class KeyMatcher implements JobHandler {
           record.createdAt.getTime() >= since &&
           record.type === hint.type &&
           record.customer === hint.customer &&
-          (hint.amountKobo === null || record.amount === BigInt(hint.amountKobo)) &&
+          record.amount === BigInt(hint.amountKobo!) &&
           !taken.has(record.reference)
         )
           candidates.push(record);
@@ -135,6 +144,27 @@ export class KeyMatcher implements JobHandler {
     if (candidates.length === 1) return { found: candidates[0]! };
     if (candidates.length === 0) return { notFound: 'no matching bill record upstream yet' };
     return { notFound: `${candidates.length} bill records upstream match; an operator must choose` };
+  }
+
+  /** The owner's other sends with the same bill fields, in flight or unknown, sent within the skew of this one. */
+  private async unsettledAlike(row: typeof facadeKeys.$inferSelect, hint: MatchHint): Promise<number> {
+    const [counted] = await this.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(facadeKeys)
+      .where(
+        and(
+          eq(facadeKeys.userId, row.userId),
+          eq(facadeKeys.environment, row.environment),
+          ne(facadeKeys.id, row.id),
+          inArray(facadeKeys.state, ['in_flight', 'unknown']),
+          sql`${facadeKeys.match}->>'type' = ${hint.type}`,
+          sql`${facadeKeys.match}->>'customer' = ${hint.customer}`,
+          sql`${facadeKeys.match}->>'amountKobo' = ${hint.amountKobo}`,
+          gt(facadeKeys.sentAt, new Date(row.sentAt.getTime() - CLOCK_SKEW_MS)),
+          lt(facadeKeys.sentAt, new Date(row.sentAt.getTime() + CLOCK_SKEW_MS)),
+        ),
+      );
+    return counted?.n ?? 0;
   }
 
   /** References other keys of the owner already settled on: one upstream record answers one key. */
