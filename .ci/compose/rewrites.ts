@@ -54,7 +54,8 @@ export function rewriteValue(name: string, value: string, rewrite: Rewrite): str
     url.pathname = `/${rewrite.databases?.[url.pathname.slice(1)] ?? rewrite.database}`;
   if (/^rediss?:$/.test(url.protocol)) url.pathname = `/${REDIS_DATABASE}`;
   // A bare origin stays bare (`http://upstream:4000` → `http://127.0.0.1:41002`, not `…/`).
-  return url.pathname === '/' && !value.endsWith('/') ? url.href.slice(0, -1) : url.href;
+  const bare = url.pathname === '/' && url.search === '' && url.hash === '' && !value.endsWith('/');
+  return bare ? url.href.slice(0, -1) : url.href;
 }
 
 /** A process environment with the listed rewrites applied. */
