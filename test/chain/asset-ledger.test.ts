@@ -232,4 +232,48 @@ describe('asset ledger: holds of chain sends, reconciled with the sandbox chain'
     expect(openings!.count).toBe(1);
     expect((await reconcile()).breaks).toEqual([]);
   });
+  it('a wallet older than the ledger moved first by a faucet grant is opened at the chain figure from before it, and spends that money', async () => {
+    const elder = await sandboxPrincipal(services);
+    const elderAddress = (await services.solanaWallets.walletOf(elder)).address;
+    addresses.push(elderAddress);
+    // Funded before the ledger existed: on the chain, not in the ledger.
+    await new SandboxChainStore(services.db, createSandboxWorld).change(NETWORK, (chain) => {
+      airdrop(chain, new PublicKey(elderAddress), SOL, true);
+      return async () => undefined;
+    });
+    // Its first movement is a credit, not a send: the grant alone would leave the ledger a SOL short.
+    await services.sandboxFaucet.fund(elder, { network: NETWORK, asset: 'SOL', amount: '0.5' });
+    expect(await lamports(elderAddress)).toBe(SOL + SOL / 2n);
+    expect((await balances(elder, [SOL_MINT])).get(SOL_MINT)).toEqual({
+      available: SOL + SOL / 2n,
+      held: 0n,
+      known: true,
+    });
+    expect((await services.solanaPortfolio.solBalance(elder, NETWORK)).amountRaw).toBe(SOL + SOL / 2n);
+    expect((await reconcile()).breaks).toEqual([]);
+
+    // More than the grant: only the money from before the ledger covers it.
+    const quote = await services.solanaExchange.quote(elder, {
+      inputMint: SOL_MINT,
+      outputMint: USDC,
+      amount: '0.8',
+      network: NETWORK,
+    });
+    await services.solanaExchange.swap(elder, { quoteId: quote.quoteId }, undefined);
+    const sent = await services.solanaTransfers.transferSol(
+      elder,
+      { to: Keypair.generate().publicKey.toBase58(), amount: '0.6', network: NETWORK },
+      undefined,
+    );
+    expect(sent.status).toBe('confirmed');
+    const after = await balances(elder, [SOL_MINT, USDC]);
+    expect(after.get(SOL_MINT)).toEqual({ available: await lamports(elderAddress), held: 0n, known: true });
+    expect(after.get(USDC)!.available).toBeGreaterThan(0n);
+    const [openings] = await queryRows<{ count: number }>(
+      services.db,
+      sql`select count(*)::int as count from asset_postings where kind = 'opening' and reference = ${`${NETWORK}:${elderAddress}:${SOL_MINT}`}`,
+    );
+    expect(openings!.count).toBe(1);
+    expect((await reconcile()).breaks).toEqual([]);
+  });
 });
