@@ -1,9 +1,9 @@
 import { address } from '@solana/kit';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/client.js';
-import { assetLedger } from '../../src/domain/assets/asset-ledger.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Executor, queryRows } from '../../src/db/client.js';
+import { assetLedger, systemAccount, userAccount } from '../../src/domain/assets/asset-ledger.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { assetLedgerSource } from '../../src/domain/reconciliation/asset-ledger-source.js';
@@ -275,5 +275,46 @@ describe('asset ledger: holds of chain sends, reconciled with the sandbox chain'
     );
     expect(openings!.count).toBe(1);
     expect((await reconcile()).breaks).toEqual([]);
+  });
+  it('a debit landing between the hold’s read and its update is a 400 naming what is spendable now, not a 500', async () => {
+    const user = await sandboxPrincipal(services);
+    const owner = { userId: user.userId, address: (await services.solanaWallets.walletOf(user)).address };
+    await services.sandboxFaucet.fund(user, { network: NETWORK, asset: 'SOL', amount: '1' });
+    const place = { environment: 'sandbox' as const, family: 'solana', network: NETWORK, asset: SOL_MINT };
+    const read = assetLedger.balances.bind(assetLedger);
+    // The hold reads the balances unlocked; right after that read, another debit (a swap's commit)
+    // takes 0.8 SOL of the wallet, before the hold's guarded update.
+    const spy = vi.spyOn(assetLedger, 'balances').mockImplementationOnce(async (db: Executor, ...rest) => {
+      const figures = await read(db, ...rest);
+      await assetLedger.post(db as Parameters<typeof assetLedger.post>[0], {
+        environment: 'sandbox',
+        kind: 'test-debit',
+        reference: `race:${owner.address}`,
+        lines: [
+          { account: userAccount(place, owner, 'wallet'), amount: -800_000_000n },
+          { account: systemAccount(place, 'external'), amount: 800_000_000n },
+        ],
+      });
+      return figures;
+    });
+    try {
+      const sent = services.solanaTransfers.transferSol(
+        user,
+        { to: Keypair.generate().publicKey.toBase58(), amount: '0.5', network: NETWORK },
+        undefined,
+      );
+      await expect(sent).rejects.toMatchObject({
+        code: 'INSUFFICIENT_FUNDS',
+        message: expect.stringContaining('0.2 available'),
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    // Refused as a whole: nothing held, the wallet as the chain has it.
+    expect((await balances(user, [SOL_MINT])).get(SOL_MINT)).toEqual({
+      available: await lamports(owner.address),
+      held: 0n,
+      known: true,
+    });
   });
 });
