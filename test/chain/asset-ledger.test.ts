@@ -1,9 +1,9 @@
 import { address } from '@solana/kit';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { sql } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '../../src/db/client.js';
-import { assetLedger } from '../../src/domain/assets/asset-ledger.js';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Executor, queryRows } from '../../src/db/client.js';
+import { assetLedger, systemAccount, userAccount } from '../../src/domain/assets/asset-ledger.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { assetLedgerSource } from '../../src/domain/reconciliation/asset-ledger-source.js';
@@ -231,5 +231,90 @@ describe('asset ledger: holds of chain sends, reconciled with the sandbox chain'
     );
     expect(openings!.count).toBe(1);
     expect((await reconcile()).breaks).toEqual([]);
+  });
+  it('a wallet older than the ledger moved first by a faucet grant is opened at the chain figure from before it, and spends that money', async () => {
+    const elder = await sandboxPrincipal(services);
+    const elderAddress = (await services.solanaWallets.walletOf(elder)).address;
+    addresses.push(elderAddress);
+    // Funded before the ledger existed: on the chain, not in the ledger.
+    await new SandboxChainStore(services.db, createSandboxWorld).change(NETWORK, (chain) => {
+      airdrop(chain, new PublicKey(elderAddress), SOL, true);
+      return async () => undefined;
+    });
+    // Its first movement is a credit, not a send: the grant alone would leave the ledger a SOL short.
+    await services.sandboxFaucet.fund(elder, { network: NETWORK, asset: 'SOL', amount: '0.5' });
+    expect(await lamports(elderAddress)).toBe(SOL + SOL / 2n);
+    expect((await balances(elder, [SOL_MINT])).get(SOL_MINT)).toEqual({
+      available: SOL + SOL / 2n,
+      held: 0n,
+      known: true,
+    });
+    expect((await services.solanaPortfolio.solBalance(elder, NETWORK)).amountRaw).toBe(SOL + SOL / 2n);
+    expect((await reconcile()).breaks).toEqual([]);
+
+    // More than the grant: only the money from before the ledger covers it.
+    const quote = await services.solanaExchange.quote(elder, {
+      inputMint: SOL_MINT,
+      outputMint: USDC,
+      amount: '0.8',
+      network: NETWORK,
+    });
+    await services.solanaExchange.swap(elder, { quoteId: quote.quoteId }, undefined);
+    const sent = await services.solanaTransfers.transferSol(
+      elder,
+      { to: Keypair.generate().publicKey.toBase58(), amount: '0.6', network: NETWORK },
+      undefined,
+    );
+    expect(sent.status).toBe('confirmed');
+    const after = await balances(elder, [SOL_MINT, USDC]);
+    expect(after.get(SOL_MINT)).toEqual({ available: await lamports(elderAddress), held: 0n, known: true });
+    expect(after.get(USDC)!.available).toBeGreaterThan(0n);
+    const [openings] = await queryRows<{ count: number }>(
+      services.db,
+      sql`select count(*)::int as count from asset_postings where kind = 'opening' and reference = ${`${NETWORK}:${elderAddress}:${SOL_MINT}`}`,
+    );
+    expect(openings!.count).toBe(1);
+    expect((await reconcile()).breaks).toEqual([]);
+  });
+  it('a debit landing between the hold’s read and its update is a 400 naming what is spendable now, not a 500', async () => {
+    const user = await sandboxPrincipal(services);
+    const owner = { userId: user.userId, address: (await services.solanaWallets.walletOf(user)).address };
+    await services.sandboxFaucet.fund(user, { network: NETWORK, asset: 'SOL', amount: '1' });
+    const place = { environment: 'sandbox' as const, family: 'solana', network: NETWORK, asset: SOL_MINT };
+    const read = assetLedger.balances.bind(assetLedger);
+    // The hold reads the balances unlocked; right after that read, another debit (a swap's commit)
+    // takes 0.8 SOL of the wallet, before the hold's guarded update.
+    const spy = vi.spyOn(assetLedger, 'balances').mockImplementationOnce(async (db: Executor, ...rest) => {
+      const figures = await read(db, ...rest);
+      await assetLedger.post(db as Parameters<typeof assetLedger.post>[0], {
+        environment: 'sandbox',
+        kind: 'test-debit',
+        reference: `race:${owner.address}`,
+        lines: [
+          { account: userAccount(place, owner, 'wallet'), amount: -800_000_000n },
+          { account: systemAccount(place, 'external'), amount: 800_000_000n },
+        ],
+      });
+      return figures;
+    });
+    try {
+      const sent = services.solanaTransfers.transferSol(
+        user,
+        { to: Keypair.generate().publicKey.toBase58(), amount: '0.5', network: NETWORK },
+        undefined,
+      );
+      await expect(sent).rejects.toMatchObject({
+        code: 'INSUFFICIENT_FUNDS',
+        message: expect.stringContaining('0.2 available'),
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    // Refused as a whole: nothing held, the wallet as the chain has it.
+    expect((await balances(user, [SOL_MINT])).get(SOL_MINT)).toEqual({
+      available: await lamports(owner.address),
+      held: 0n,
+      known: true,
+    });
   });
 });

@@ -1,7 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.js';
 import type { Environment } from '../auth/permissions.js';
-import { type AssetPlace, type AssetPosting, assetLedger, systemAccount, userAccount } from './asset-ledger.js';
+import {
+  AssetOverdrawn,
+  type AssetPlace,
+  type AssetPosting,
+  assetLedger,
+  systemAccount,
+  userAccount,
+} from './asset-ledger.js';
 
 /** A custodial wallet of one family on one network, as the asset ledger names its owner. */
 export interface LedgerWallet {
@@ -76,37 +83,44 @@ export const assetHolds = {
     } = {},
   ): Promise<{ placed: true } | { placed: false; available: Map<string, bigint> }> {
     const wanted = needs.filter((n) => n.amount > 0n);
-    const balances = await assetLedger.balances(
-      tx,
-      wallet,
-      wallet.userId,
-      wanted.map((n) => n.asset),
-    );
-    const postings: AssetPosting[] = [];
-    if (options.onChain)
-      for (const [asset, figure] of balances) {
-        // What arrived since the ledger last looked (a chain that does not post its movements): the
-        // chain's balance beyond spendable plus held. A send the chain ran but the gateway has not
-        // yet settled makes the chain look lower, never higher, so nothing is counted twice.
-        const opening = options.observe === 'opening';
-        if (opening && figure.known) continue;
-        const unseen = (options.onChain.get(asset) ?? 0n) - figure.held - figure.available;
-        if (unseen <= 0n) continue;
-        const place = placeOf(wallet, asset);
-        postings.push({
-          environment: wallet.environment,
-          kind: opening ? 'opening' : 'observed',
-          // An opening happens once per wallet and asset, whichever send finds it first.
-          reference: opening ? `${wallet.network}:${wallet.address}:${asset}` : `${send.id}:${asset}`,
-          lines: [
-            { account: systemAccount(place, 'external'), amount: -unseen },
-            { account: userAccount(place, wallet, 'wallet'), amount: unseen },
-          ],
-        });
-        figure.available += unseen;
-      }
-    if (wanted.some((n) => balances.get(n.asset)!.available < n.amount))
-      return { placed: false, available: new Map([...balances].map(([a, b]) => [a, b.available])) };
+    const look = async () => {
+      const balances = await assetLedger.balances(
+        tx,
+        wallet,
+        wallet.userId,
+        wanted.map((n) => n.asset),
+      );
+      const postings: AssetPosting[] = [];
+      if (options.onChain)
+        for (const [asset, figure] of balances) {
+          // What arrived since the ledger last looked (a chain that does not post its movements): the
+          // chain's balance beyond spendable plus held. A send the chain ran but the gateway has not
+          // yet settled makes the chain look lower, never higher, so nothing is counted twice.
+          const opening = options.observe === 'opening';
+          if (opening && figure.known) continue;
+          const unseen = (options.onChain.get(asset) ?? 0n) - figure.held - figure.available;
+          if (unseen <= 0n) continue;
+          const place = placeOf(wallet, asset);
+          postings.push({
+            environment: wallet.environment,
+            kind: opening ? 'opening' : 'observed',
+            // An opening happens once per wallet and asset, whichever send finds it first.
+            reference: opening ? `${wallet.network}:${wallet.address}:${asset}` : `${send.id}:${asset}`,
+            lines: [
+              { account: systemAccount(place, 'external'), amount: -unseen },
+              { account: userAccount(place, wallet, 'wallet'), amount: unseen },
+            ],
+          });
+          figure.available += unseen;
+        }
+      return { balances, postings };
+    };
+    const shortOf = (balances: Map<string, { available: bigint }>) => ({
+      placed: false as const,
+      available: new Map([...balances].map(([a, b]) => [a, b.available])),
+    });
+    const { balances, postings } = await look();
+    if (wanted.some((n) => balances.get(n.asset)!.available < n.amount)) return shortOf(balances);
     for (const need of wanted) {
       const place = placeOf(wallet, need.asset);
       postings.push({
@@ -120,7 +134,18 @@ export const assetHolds = {
       });
     }
     // One pass over the accounts, in their order (asset-ledger.ts): no deadlock with the chain's commit.
-    await assetLedger.postAll(tx, postings);
+    // The balances were read unlocked: a debit that committed since (the chain's commit of a swap,
+    // say) makes the guarded update refuse. That is a shortfall, not a failure: nothing of this
+    // placement is kept, and the answer names what is spendable now.
+    await queryRows(tx, sql`savepoint asset_hold_place`);
+    try {
+      await assetLedger.postAll(tx, postings);
+    } catch (error) {
+      if (!(error instanceof AssetOverdrawn)) throw error;
+      await queryRows(tx, sql`rollback to savepoint asset_hold_place`);
+      return shortOf((await look()).balances);
+    }
+    await queryRows(tx, sql`release savepoint asset_hold_place`);
     for (const need of wanted) {
       const place = placeOf(wallet, need.asset);
       await queryRows(

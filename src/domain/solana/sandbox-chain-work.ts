@@ -15,6 +15,8 @@ export interface BalanceMove {
   owner: string;
   asset: string;
   delta: bigint;
+  /** The owner's balance of the asset in the accounts the transaction touched, before it ran. */
+  before: bigint;
 }
 
 /** One transaction run during a change: its signature, its signers, and every balance it moved. */
@@ -100,7 +102,7 @@ export class ChainWork {
     for (const key of new Set([...was.keys(), ...now.keys()])) {
       const delta = (now.get(key) ?? 0n) - (was.get(key) ?? 0n);
       const [owner, asset] = key.split(' ') as [string, string];
-      if (delta !== 0n) moves.push({ owner, asset, delta });
+      if (delta !== 0n) moves.push({ owner, asset, delta, before: was.get(key) ?? 0n });
     }
     this.effects.push({
       signature,

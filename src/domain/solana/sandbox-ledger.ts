@@ -10,7 +10,7 @@ import {
   userAccount,
 } from '../assets/asset-ledger.js';
 import type { SolanaNetwork } from './networks.js';
-import type { ChainEffect } from './sandbox-chain-work.js';
+import type { BalanceMove, ChainEffect } from './sandbox-chain-work.js';
 import { SOLANA } from './transfer-store.js';
 
 /**
@@ -23,6 +23,10 @@ import { SOLANA } from './transfer-store.js';
  * - Everything else a wallet gained or lost in the transaction (an arrival, a faucet grant, a
  *   swap's input and output, rent paid or reclaimed) is posted against the network's `external`
  *   account, kind `chain`, once per transaction, wallet and asset.
+ *
+ * - A wallet and asset the ledger has never seen (a wallet older than the ledger) is first opened
+ *   at the chain's figure from before the transaction, as a send opens it (asset-holds.ts): kind
+ *   `opening`, reference `network:address:asset`, so whichever comes first opens it, once.
  *
  * A loss the wallet's spendable balance does not cover (money held for another send) refuses the
  * whole change: nothing lands on the chain and the caller is told what is spendable.
@@ -46,9 +50,19 @@ export function sandboxLedgerPoster(environment: 'sandbox' = 'sandbox') {
     if (wallets.size === 0) return;
     // Every posting of the commit in one pass over the accounts, in their order (asset-ledger.ts).
     const postings: AssetPosting[] = [];
+    const looked = new Set<string>();
     for (const effect of effects) {
       const moves = effect.moves.filter((m) => wallets.has(m.owner));
       if (moves.length === 0) continue;
+      // A wallet older than the ledger is opened at the chain's figure by whatever moves it first
+      // (not only a send): the change alone would leave the ledger short of the chain for good.
+      for (const move of moves) {
+        const key = `${move.owner} ${move.asset}`;
+        if (looked.has(key)) continue;
+        looked.add(key);
+        const opening = await openingOf(tx, environment, network, wallets.get(move.owner)!, move);
+        if (opening) postings.push(opening);
+      }
       const residual = new Map(moves.map((m) => [`${m.owner} ${m.asset}`, m.delta]));
       const holds = await queryRows<{ address: string; asset: string; amount: string; principal: string }>(
         tx,
@@ -99,5 +113,31 @@ export function sandboxLedgerPoster(environment: 'sandbox' = 'sandbox') {
         `Insufficient spendable balance on ${network}: ${account?.balance ?? 0} base units of ${account?.asset ?? 'the asset'} available (the rest is held for pending sends).`,
       );
     }
+  };
+}
+
+/**
+ * The opening of a wallet's asset the ledger has no account of yet, at what the chain held before
+ * the transaction that moves it first (none when that was nothing: the change itself opens it).
+ */
+async function openingOf(
+  tx: Tx,
+  environment: 'sandbox',
+  network: SolanaNetwork,
+  userId: string,
+  move: BalanceMove,
+): Promise<AssetPosting | undefined> {
+  if (move.before <= 0n) return undefined;
+  const place = { environment, family: SOLANA, network, asset: move.asset };
+  const [figure] = (await assetLedger.balances(tx, place, userId, [move.asset])).values();
+  if (figure!.known) return undefined;
+  return {
+    environment,
+    kind: 'opening',
+    reference: `${network}:${move.owner}:${move.asset}`,
+    lines: [
+      { account: systemAccount(place, 'external'), amount: -move.before },
+      { account: userAccount(place, { userId, address: move.owner }, 'wallet'), amount: move.before },
+    ],
   };
 }
