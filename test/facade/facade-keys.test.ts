@@ -374,21 +374,23 @@ describe('a facade whose upstream honours Idempotency-Key', () => {
     await upstream.stop();
   });
 
+  /** An airtime payment through the facade with the caller's key and an Idempotency-Key. */
+  const airtime = (apiKey: string, key: string, phoneNumber: string, amount: number) =>
+    facade.app
+      .inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': key },
+        payload: JSON.stringify({
+          query: `mutation { buyAirtime(input: { phoneNumber: "${phoneNumber}", biller: "MTN", amount: ${amount} }) { reference } }`,
+        }),
+      })
+      .then((r) => r.json() as Answer);
+
   it("forwards the caller's retry of a timed-out payment with the same key, once, and keeps the answer", async () => {
     const { key: apiKey }: { key: string; user: SpecUser } = upstream.addUser();
     const key = randomUUID();
-    const send = () =>
-      facade.app
-        .inject({
-          method: 'POST',
-          url: '/graphql',
-          headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': key },
-          payload: JSON.stringify({
-            query:
-              'mutation { buyAirtime(input: { phoneNumber: "08031112222", biller: "MTN", amount: 300 }) { reference } }',
-          }),
-        })
-        .then((r) => r.json() as Answer);
+    const send = () => airtime(apiKey, key, '08031112222', 300);
     upstream.misbehaviour = 'timeout';
     upstream.misbehavingPath = AIRTIME;
     expect((await send()).errors?.[0]?.extensions.code).toBe('UPSTREAM_TIMEOUT');
@@ -404,18 +406,7 @@ describe('a facade whose upstream honours Idempotency-Key', () => {
   it('keeps the first send unknown when a retry is refused for now (429, 401): never forgotten, and a later retry gets the answer', async () => {
     const { key: apiKey }: { key: string; user: SpecUser } = upstream.addUser();
     const key = randomUUID();
-    const send = () =>
-      facade.app
-        .inject({
-          method: 'POST',
-          url: '/graphql',
-          headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': key },
-          payload: JSON.stringify({
-            query:
-              'mutation { buyAirtime(input: { phoneNumber: "08031113333", biller: "MTN", amount: 350 }) { reference } }',
-          }),
-        })
-        .then((r) => r.json() as Answer);
+    const send = () => airtime(apiKey, key, '08031113333', 350);
     const stateOf = async () =>
       (await facade.services.db.select().from(facadeKeys).where(eq(facadeKeys.key, key)))[0]?.state;
     upstream.misbehavingPath = AIRTIME;
