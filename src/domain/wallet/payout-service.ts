@@ -6,7 +6,6 @@ import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
 import { checkFields, checkFieldsAwaiting, optionalText, requiredText } from '../field-checks.js';
-import { recordEvent } from '../events/outbox.js';
 import type { Idempotency, IdempotencyScope } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { PAYOUT_HELD, payoutEventData } from './payout-lifecycle.js';
@@ -222,7 +221,8 @@ export class PayoutService {
             updatedAt: now,
           }),
         );
-        await recordEvent(tx, { type: 'payout.initiated', ...principal, data: { ...payoutEventData(row) } }, now);
+        // payout.initiated is written with transaction.created, in one statement.
+        const initiated = { type: 'payout.initiated', ...principal, data: { ...payoutEventData(row) } };
         await openPendingTransaction(
           tx,
           principal,
@@ -236,6 +236,7 @@ export class PayoutService {
             counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName },
           },
           now,
+          [initiated],
         );
         if (limits) await this.controls!.count(tx, principal, limits, { amount, reference }, now);
         return row;
