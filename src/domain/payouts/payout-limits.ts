@@ -111,20 +111,44 @@ export class PayoutControls {
       await tx.execute(sql`with ${record} select 1`);
       return;
     }
-    // Its own statement: the window's rows are read by the next one, whose snapshot is taken after
-    // the lock is granted (one statement's would predate it and miss a turn just committed).
+    // Its own statement: the window is read by the next one, whose snapshot is taken after the
+    // lock is granted (one statement's would predate it and miss a turn just committed).
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payout-limits:${principal.credentialId}`}))`);
+    // The window's counts and total, one row however many payouts it holds; its rows are read only
+    // when this payout would pass a limit, to say when it may be retried.
+    const window = sql`payout_key_usage u
+          join payouts p on p.user_id = u.user_id and p.environment = u.environment and p.reference = u.reference
+          where u.credential_id = ${principal.credentialId} and u.created_at > ${dayAgo} and p.status <> 'failed'`;
+    const [sums] = await queryRows<{ day: string | number; hour: string | number; total: string | number }>(
+      tx,
+      sql`/* payoutKeyWindow */ with ${record}
+          select count(*) as day, count(*) filter (where u.created_at > ${new Date(now.getTime() - HOUR_MS)}) as hour,
+            coalesce(sum(u.amount), 0) as total
+          from ${window}`,
+    );
+    if (!overAWindow(limits, sums!, payout.amount)) return;
     const rows = await queryRows<{ amount: string | number; created_at: Date | string }>(
       tx,
-      sql`/* payoutKeyUsage */ with ${record}
-          select u.amount, u.created_at from payout_key_usage u
-          join payouts p on p.user_id = u.user_id and p.environment = u.environment and p.reference = u.reference
-          where u.credential_id = ${principal.credentialId} and u.created_at > ${dayAgo} and p.status <> 'failed'
+      // This payout's own row, counted by the statement before, is not one of them.
+      sql`/* payoutKeyUsage */ select u.amount, u.created_at from ${window} and u.reference <> ${payout.reference}
           order by u.created_at`,
     );
     const refusal = windowRefusal(limits, rows, payout.amount, now);
     if (refusal) throw refusal;
   }
+}
+
+/** Whether the payout, with the window's payouts before it, would go over one of the window's limits. */
+function overAWindow(
+  limits: PayoutLimits,
+  window: { day: string | number; hour: string | number; total: string | number },
+  amount: bigint,
+): boolean {
+  return (
+    (limits.maxDailyCount > 0 && Number(window.day) >= limits.maxDailyCount) ||
+    (limits.maxHourlyCount > 0 && Number(window.hour) >= limits.maxHourlyCount) ||
+    (limits.maxDailyKobo > 0n && BigInt(window.total) + amount > limits.maxDailyKobo)
+  );
 }
 
 /** A payout over a window's limit: the refusal naming the limit and the seconds until enough earlier payouts leave it. */
