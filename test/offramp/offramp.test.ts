@@ -1,6 +1,8 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
 import WebSocket from 'ws';
+import { queryRows } from '../../src/db/client.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { stampCommittedEvents } from '../../src/domain/events/relay.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
@@ -418,6 +420,24 @@ describe('offramp (sandbox)', () => {
         2,
       );
       expect((await offrampEvents(tenant, 2)).map((e) => e.type)).toEqual(['offramp.initiated', 'offramp.initiated']);
+    });
+
+    it("claims an order's key like every keyed operation, and answers a retry with the order as it stands now", async () => {
+      const tenant = await seedTenant(s.t.services);
+      const body = order();
+      const key = { 'idempotency-key': `now-${body.reference}` };
+      const first = await rest(tenant.keys.TRANSACTIONS, 'POST', '/api/v1/offramp/exchange/orders', body, key);
+      expect(first.json().data.status).toBe('initiated');
+      // The key is answered in idempotency_keys, in the commit that recorded the order.
+      const [claimed] = await queryRows<{ status: string; operation: string }>(
+        s.t.services.db,
+        sql`select status, operation from idempotency_keys where key = ${key['idempotency-key']}`,
+      );
+      expect(claimed).toEqual({ status: 'done', operation: 'offramp.initiate' });
+      await rest(tenant.keys.TRANSACTIONS, 'POST', `/api/v1/offramp/sandbox/orders/${body.reference}/deposit`);
+      const retry = await rest(tenant.keys.TRANSACTIONS, 'POST', '/api/v1/offramp/exchange/orders', body, key);
+      expect(retry.statusCode).toBe(201);
+      expect(retry.json().data).toMatchObject({ id: first.json().data.id, status: 'deposit_received' });
     });
 
     it('refuses bad order input with 400 naming the field, and a Read Only key with 403', async () => {

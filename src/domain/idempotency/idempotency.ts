@@ -8,6 +8,7 @@ import { DomainError } from '../errors.js';
 import { detachedFromTraces } from '../../observability/tracing.js';
 import {
   answerKey,
+  awaitKey,
   claimKey,
   dropLapsedKey,
   isRefusal,
@@ -143,12 +144,15 @@ export class Idempotency {
    * runs `work`, and stores its answer in that same transaction, so the key is `done` exactly when
    * the effect commits. A replay answers without `work`; a concurrent request with the same key
    * gets 409; a refusal `work` throws is stored (after the rollback) and replayed from then on.
+   * With `waitForTwin`, a concurrent request with the same key waits for its twin's commit instead
+   * of 409, and then replays its answer (`awaitKey`).
    */
   async transaction<T>(
     scope: IdempotencyScope,
     key: string | undefined,
     input: unknown,
     work: (tx: Tx) => Promise<T>,
+    options: { waitForTwin?: boolean } = {},
   ): Promise<T> {
     if (key === undefined) return this.db.transaction(work);
     checkKey(key);
@@ -157,6 +161,7 @@ export class Idempotency {
       let claimed = false;
       try {
         return await this.db.transaction(async (tx) => {
+          if (options.waitForTwin) await awaitKey(tx, ref);
           const claim = await claimKey(tx, ref, this.clock.now());
           if ('replay' in claim) return replay<T>(claim.replay);
           // A key left `running` by a two-commit operation belongs to that operation, not this one;

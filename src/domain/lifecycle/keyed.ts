@@ -34,6 +34,12 @@ export async function openKeyed<R extends { id: string }>(
   keyed: { scope: IdempotencyScope; key: string | undefined; input: unknown },
   open: (tx: Tx) => Promise<R>,
   current: (tx: Tx, id: string) => Promise<R>,
+  /**
+   * The record's id, when it is named before the transaction: the key is recorded with it before
+   * `open` runs, so a statement that would otherwise follow the operation's contended writes (a
+   * wallet's hold, whose row lock lasts to the commit) is out of the way of the next payout.
+   */
+  recordId?: string,
 ): Promise<Opened<R>> {
   const ref = keyRef(idempotency, keyed);
   const leaseUntil = new Date(now.getTime() + idempotency.leaseMs);
@@ -51,8 +57,9 @@ export async function openKeyed<R extends { id: string }>(
           }
         }
         claimed = true;
+        if (ref && recordId) await recordKey(tx, ref, recordId, leaseUntil, now);
         const row = await open(tx);
-        if (ref) await recordKey(tx, ref, row.id, leaseUntil, now);
+        if (ref && !recordId) await recordKey(tx, ref, row.id, leaseUntil, now);
         return { opened: row, ref };
       });
     } catch (error) {

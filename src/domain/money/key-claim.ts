@@ -145,6 +145,33 @@ export async function claimKey(tx: Executor, ref: KeyRef, now: Date): Promise<Ke
   return claimOf(keyRowOf(row!), ref.requestHash);
 }
 
+/**
+ * For an operation whose twins must wait for each other rather than be answered 409 (an offramp
+ * order, whose retries are all answered with the one order): waits, in the transaction, for the
+ * key's lock a twin holds until its commit. `claimKey` run after it, as a statement of its own,
+ * reads the key with a snapshot taken once the lock is granted, so it replays the twin's answer.
+ */
+export async function awaitKey(tx: Executor, ref: KeyRef): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${keyLockId(ref.scope, ref.key)}::bigint)`);
+}
+
+/**
+ * The answer a key holds, read without its lock: before an operation calls its provider, a retry
+ * whose key is answered is answered at once (the claim in the operation's transaction still
+ * decides a race). Another request's input is 422; a key with no answer yet is undefined.
+ */
+export async function keyAnswer(db: Executor, ref: KeyRef): Promise<Stored | undefined> {
+  const { scope, key } = ref;
+  const [row] = await queryRows<{ request_hash: string; status: string; response: Stored | null }>(
+    db,
+    sql`select request_hash, status, response from idempotency_keys where user_id = ${scope.userId}
+        and environment = ${scope.environment} and operation = ${scope.operation} and key = ${key}`,
+  );
+  if (!row) return undefined;
+  if (row.request_hash !== ref.requestHash) throw keyReused();
+  return row.status === 'done' ? (row.response as Stored) : undefined;
+}
+
 /** For operations that commit before a provider call: the key stays `running` with the record attached. */
 export async function recordKey(
   tx: Executor,

@@ -29,6 +29,8 @@ export interface KeyedOpen<Row> {
   keyed: Keyed;
   /** The unique indexes whose refusal of the open means "this reference is taken" (a 409, not a fault). */
   referenceConstraints: readonly string[];
+  /** The record's id, when `steps` is given it to write (the key is then recorded with it first: lifecycle/keyed.ts). */
+  recordId?: string;
   /**
    * The first commit as a transaction of steps, under the key's claim: the operation's own writes
    * (its record, its wallet transaction, its jobs, a held operation's `hold`). Returns the record.
@@ -87,7 +89,7 @@ export async function openKeyedOperation<Row extends { id: string }>(
       break;
     }
   }
-  return openKeyed(db, idempotency, now, o.keyed, o.steps, current).catch(async (error: unknown) => ({
+  return openKeyed(db, idempotency, now, o.keyed, o.steps, current, o.recordId).catch(async (error: unknown) => ({
     // The reference may be another operation's (a transfer's, a deposit's): refused by name, not
     // a fault (or the key's answer, if a twin gave one).
     done: await refuseTaken(error),

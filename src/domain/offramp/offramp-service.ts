@@ -1,4 +1,5 @@
-import type { Idempotency } from '../idempotency/idempotency.js';
+import { type Idempotency, replay } from '../idempotency/idempotency.js';
+import { type KeyRef, keyAnswer, keyReused } from '../money/key-claim.js';
 import { readsOf } from '../../db/pool-routing.js';
 import type { Database, Executor } from '../../db/client.js';
 import { isUniqueViolation } from '../../db/sql-state.js';
@@ -58,6 +59,8 @@ const ACCOUNT_NUMBER = /^[0-9A-Za-z+]{4,34}$/;
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const STARKNET_ADDRESS = /^0x[0-9a-fA-F]{1,64}$/;
 const MAX_PAGE_SIZE = 100;
+/** The key scope's operation of an order's opening. */
+const INITIATE = 'offramp.initiate';
 
 type Owner = { userId: string; environment: Environment };
 
@@ -123,8 +126,11 @@ export class OfframpService {
   }
 
   /**
-   * Opens an order. A retry with the same Idempotency-Key and input returns the same order; the
-   * same key with other input is 422; a reference already used (without that key) is 409.
+   * Opens an order. A retry with the same Idempotency-Key and input returns the same order as it
+   * stands now; the same key with other input is 422; a reference already used (without that key)
+   * is 409. The key is claimed like every keyed operation's, in the transaction that records the
+   * order (money/key-claim.ts), and a twin in flight is waited for, not refused: concurrent retries
+   * with one key are all answered with the one order that committed.
    */
   async initiate(
     principal: Principal,
@@ -137,17 +143,13 @@ export class OfframpService {
       checkedAmount: () => this.checkAmount(principal, input),
     });
     const { amount, asset } = checkedAmount;
-    const requestHash = this.idempotency.fingerprint({
-      ...input,
-      amount,
-      reference,
-      accountNumber,
-      accountName,
-      memo,
-      refundAddress,
-    });
+    const keyed = { ...input, amount, reference, accountNumber, accountName, memo, refundAddress };
+    const scope = { userId: principal.userId, environment: principal.environment, operation: INITIATE };
+    const key = this.idempotency.keyRef(scope, idempotencyKey, keyed);
+    const requestHash = key?.requestHash ?? this.idempotency.fingerprint(keyed);
 
-    const earlier = await this.earlierOrder(principal, reference, idempotencyKey, requestHash);
+    // A retry whose key is answered, or a reference in use, is answered before the provider is asked.
+    const earlier = await this.earlierOrder(principal, reference, key);
     if (earlier) return toOfframpOrder(earlier);
 
     const provider = this.providerFor(principal.environment);
@@ -182,67 +184,84 @@ export class OfframpService {
     const now = clock.now();
     // The provider's window is read on the process clock; the account's order and jobs are on its own.
     const validUntil = accountTimeOf(clock, created.validUntil);
+    let recorded: OfframpOrder | undefined;
     try {
-      return await this.db.transaction(async (tx) => {
-        const row = await offrampStore.insert(tx, {
-          userId: principal.userId,
-          environment: principal.environment,
-          reference,
-          provider: provider.name,
-          providerOrderId: created.providerOrderId,
-          token: input.token,
-          network: input.network,
-          decimals: asset.decimals,
-          amountRaw,
-          senderFeeRaw: parseUnits(created.senderFee, asset.decimals, 'senderFee'),
-          transactionFeeRaw: parseUnits(created.transactionFee, asset.decimals, 'transactionFee'),
-          rate,
-          fiat: input.fiat,
-          fiatAmountMinor: multiplyDown(amountRaw, asset.decimals, rate, FIAT_DECIMALS),
-          receiveAddress: created.receiveAddress,
-          validUntil,
-          institutionCode: institution.code,
-          bankName: institution.name,
-          accountNumber,
-          accountName,
-          memo,
-          refundAddress,
-          idempotencyKey: idempotencyKey ?? null,
-          requestHash,
-          createdAt: now,
-          updatedAt: now,
-        });
-        await recordEvent(tx, moneyEvent('offramp.initiated', principal, offrampEventData(row)), now);
-        // The sandbox expires unpaid orders itself; a provider's orders are checked against the
-        // provider a minute after their window, in case its webhook never arrives.
-        await enqueueJob(
-          tx,
-          provider.orderState
-            ? {
-                kind: OFFRAMP_JOBS.reconcile,
-                payload: { orderId: row.id },
-                runAt: new Date(validUntil.getTime() + 60_000),
-                tenant: row.userId,
-                clock,
-              }
-            : {
-                kind: OFFRAMP_JOBS.expire,
-                payload: { orderId: row.id },
-                runAt: validUntil,
-                tenant: row.userId,
-                clock,
-              },
-        );
-        return toOfframpOrder(row);
-      });
+      const answered = await this.idempotency.transaction<OfframpOrder>(
+        scope,
+        idempotencyKey,
+        keyed,
+        async (tx) => {
+          const row = await offrampStore.insert(tx, {
+            userId: principal.userId,
+            environment: principal.environment,
+            reference,
+            provider: provider.name,
+            providerOrderId: created.providerOrderId,
+            token: input.token,
+            network: input.network,
+            decimals: asset.decimals,
+            amountRaw,
+            senderFeeRaw: parseUnits(created.senderFee, asset.decimals, 'senderFee'),
+            transactionFeeRaw: parseUnits(created.transactionFee, asset.decimals, 'transactionFee'),
+            rate,
+            fiat: input.fiat,
+            fiatAmountMinor: multiplyDown(amountRaw, asset.decimals, rate, FIAT_DECIMALS),
+            receiveAddress: created.receiveAddress,
+            validUntil,
+            institutionCode: institution.code,
+            bankName: institution.name,
+            accountNumber,
+            accountName,
+            memo,
+            refundAddress,
+            idempotencyKey: idempotencyKey ?? null,
+            requestHash,
+            createdAt: now,
+            updatedAt: now,
+          });
+          await recordEvent(tx, moneyEvent('offramp.initiated', principal, offrampEventData(row)), now);
+          // The sandbox expires unpaid orders itself; a provider's orders are checked against the
+          // provider a minute after their window, in case its webhook never arrives.
+          await enqueueJob(
+            tx,
+            provider.orderState
+              ? {
+                  kind: OFFRAMP_JOBS.reconcile,
+                  payload: { orderId: row.id },
+                  runAt: new Date(validUntil.getTime() + 60_000),
+                  tenant: row.userId,
+                  clock,
+                }
+              : {
+                  kind: OFFRAMP_JOBS.expire,
+                  payload: { orderId: row.id },
+                  runAt: validUntil,
+                  tenant: row.userId,
+                  clock,
+                },
+          );
+          recorded = toOfframpOrder(row);
+          return recorded;
+        },
+        { waitForTwin: true },
+      );
+      // Replayed (a twin with this key committed first): its order, as it stands now.
+      return answered.id === recorded?.id ? answered : await this.current(answered.id);
     } catch (error) {
-      // A concurrent twin won the insert: answer as it would be answered now.
+      // A concurrent request without this key took the reference: refused naming its order.
       if (isUniqueViolation(error)) {
-        const winner = await this.earlierOrder(principal, reference, idempotencyKey, requestHash);
+        const winner = await this.earlierOrder(principal, reference, key);
         if (winner) return toOfframpOrder(winner);
       }
       throw error;
     }
+  }
+
+  /** An order as it stands now, for a key answered with it. */
+  private async current(orderId: string): Promise<OfframpOrder> {
+    const row = await offrampStore.findById(this.db, orderId);
+    if (!row) throw notFound('Offramp order');
+    return toOfframpOrder(row);
   }
 
   async track(principal: Principal, reference: string): Promise<OfframpOrder> {
@@ -346,29 +365,21 @@ export class OfframpService {
     return offrampStore.findByProviderOrder(this.db, provider, providerOrderId);
   }
 
-  private async earlierOrder(
-    owner: Owner,
-    reference: string,
-    idempotencyKey: string | undefined,
-    requestHash: string,
-  ): Promise<OfframpOrderRow | undefined> {
-    const sameKey = (row: OfframpOrderRow) => {
-      if (row.requestHash !== requestHash) {
-        throw new DomainError(
-          'IDEMPOTENCY_KEY_REUSED',
-          'This Idempotency-Key was used with a different request; use a new key for a new order.',
-        );
-      }
-      return row;
-    };
-    if (idempotencyKey) {
-      const keyed = await offrampStore.findByIdempotencyKey(this.db, owner, idempotencyKey);
-      if (keyed) return sameKey(keyed);
-    }
+  /**
+   * The order a request is answered with before anything is created: the one its key was answered
+   * with (as it stands now), or 422 for the key with other input; else a reference in use is 409,
+   * naming its order. An order made with this key before keys were claimed in `idempotency_keys`
+   * holds it in its own column only: with the same input it is still this request's order.
+   */
+  private async earlierOrder(owner: Owner, reference: string, key: KeyRef | undefined) {
+    const answered = key ? await keyAnswer(this.db, key) : undefined;
+    if (answered) return offrampStore.findById(this.db, replay<OfframpOrder>(answered).id);
     const sameReference = await offrampStore.findByReference(this.db, owner, reference);
     if (!sameReference) return undefined;
-    // A twin with this key may have committed between the two reads: it is still this request's order.
-    if (idempotencyKey && sameReference.idempotencyKey === idempotencyKey) return sameKey(sameReference);
+    if (key && sameReference.idempotencyKey === key.key) {
+      if (sameReference.requestHash !== key.requestHash) throw keyReused();
+      return sameReference;
+    }
     throw new DomainError(
       'CONFLICT',
       `reference ${JSON.stringify(reference)} is already used by offramp order ${sameReference.id} (${sameReference.status}). Use a new reference, or send the first request's Idempotency-Key to retry it.`,

@@ -94,81 +94,108 @@ export class PayoutControls {
     now: Date,
   ): Promise<void> {
     const windowed = limits.maxDailyKobo > 0n || limits.maxDailyCount > 0 || limits.maxHourlyCount > 0;
-    if (windowed) {
-      // Its own statement: the window's rows are read by the next one, whose snapshot is taken
-      // after the lock is granted (one statement's would predate it and miss a turn just committed).
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payout-limits:${principal.credentialId}`}))`);
-      const refusal = await this.windowRefusal(tx, principal, limits, payout.amount, now);
-      if (refusal) throw refusal;
-    }
-    // One round trip: rows past the day count for nothing any more, each credential's dropped as
-    // it pays out; then this payout's row.
-    await tx.execute(
-      sql`with dropped as (
-            delete from payout_key_usage
-            where credential_id = ${principal.credentialId} and created_at <= ${new Date(now.getTime() - DAY_MS)}
-          )
+    const dayAgo = new Date(now.getTime() - DAY_MS);
+    // Rows past the day count for nothing any more, each credential's dropped as it pays out; then
+    // this payout's row. With windows, the same statement reads the window (its snapshot, taken
+    // after the lock below, sees every earlier turn and not this row): one round trip fewer in the
+    // turn, which every payout of the key waits for. A refusal rolls the row back with the rest.
+    const record = sql`dropped as (
+          delete from payout_key_usage where credential_id = ${principal.credentialId} and created_at <= ${dayAgo}
+        ),
+        added as (
           insert into payout_key_usage (credential_id, user_id, environment, reference, amount, created_at)
           values (${principal.credentialId}, ${principal.userId}, ${principal.environment}, ${payout.reference},
-            ${payout.amount}, ${now})`,
-    );
-  }
-
-  private async windowRefusal(
-    tx: Executor,
-    principal: Principal,
-    limits: PayoutLimits,
-    amount: bigint,
-    now: Date,
-  ): Promise<DomainError | undefined> {
-    const rows = (
-      await queryRows<{ amount: string | number; created_at: Date | string }>(
-        tx,
-        sql`/* payoutKeyUsage */ select u.amount, u.created_at from payout_key_usage u
+            ${payout.amount}, ${now})
+        )`;
+    if (!windowed) {
+      await tx.execute(sql`with ${record} select 1`);
+      return;
+    }
+    // Its own statement: the window is read by the next one, whose snapshot is taken after the
+    // lock is granted (one statement's would predate it and miss a turn just committed).
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payout-limits:${principal.credentialId}`}))`);
+    // The window's counts and total, one row however many payouts it holds; its rows are read only
+    // when this payout would pass a limit, to say when it may be retried.
+    const window = sql`payout_key_usage u
           join payouts p on p.user_id = u.user_id and p.environment = u.environment and p.reference = u.reference
-          where u.credential_id = ${principal.credentialId} and u.created_at > ${new Date(now.getTime() - DAY_MS)}
-            and p.status <> 'failed'
-          order by u.created_at`,
-      )
-    ).map((r) => ({ amount: BigInt(r.amount), at: new Date(r.created_at).getTime() }));
-    // For each limit over: how long until enough of the oldest payouts leave its window.
-    const waits: { field: keyof typeof LIMIT_NAMES; value: bigint | number; ms: number }[] = [];
-    if (limits.maxDailyCount > 0 && rows.length >= limits.maxDailyCount) {
-      const leaving = rows[rows.length - limits.maxDailyCount]!;
-      waits.push({ field: 'maxDailyCount', value: limits.maxDailyCount, ms: leaving.at + DAY_MS - now.getTime() });
-    }
-    const lastHour = rows.filter((r) => r.at > now.getTime() - HOUR_MS);
-    if (limits.maxHourlyCount > 0 && lastHour.length >= limits.maxHourlyCount) {
-      const leaving = lastHour[lastHour.length - limits.maxHourlyCount]!;
-      waits.push({ field: 'maxHourlyCount', value: limits.maxHourlyCount, ms: leaving.at + HOUR_MS - now.getTime() });
-    }
-    if (limits.maxDailyKobo > 0n) {
-      let total = rows.reduce((sum, r) => sum + r.amount, 0n);
-      for (const row of rows) {
-        if (total + amount <= limits.maxDailyKobo) break;
-        total -= row.amount;
-        if (total + amount <= limits.maxDailyKobo)
-          waits.push({ field: 'maxDailyKobo', value: limits.maxDailyKobo, ms: row.at + DAY_MS - now.getTime() });
-      }
-    }
-    if (waits.length === 0) return undefined;
-    const longest = waits.reduce((a, b) => (b.ms > a.ms ? b : a));
-    const retryAfter = Math.max(1, Math.ceil(longest.ms / 1000));
-    const name = LIMIT_NAMES[longest.field];
-    const what =
-      longest.field === 'maxDailyKobo'
-        ? `payouts totalling at most ₦${nairaText(BigInt(longest.value))} in 24 hours`
-        : `at most ${longest.value} payouts ${longest.field === 'maxHourlyCount' ? 'in an hour' : 'in 24 hours'}`;
-    return new DomainError(
-      'PAYOUT_VELOCITY_EXCEEDED',
-      `Limit ${name}: this key may make ${what}. Retry after ${retryAfter} seconds.`,
-      {
-        field: 'amount',
-        retryAfter,
-        limit: { name, value: typeof longest.value === 'bigint' ? longest.value.toString() : longest.value },
-      },
+          where u.credential_id = ${principal.credentialId} and u.created_at > ${dayAgo} and p.status <> 'failed'`;
+    const [sums] = await queryRows<{ day: string | number; hour: string | number; total: string | number }>(
+      tx,
+      sql`/* payoutKeyWindow */ with ${record}
+          select count(*) as day, count(*) filter (where u.created_at > ${new Date(now.getTime() - HOUR_MS)}) as hour,
+            coalesce(sum(u.amount), 0) as total
+          from ${window}`,
     );
+    if (!overAWindow(limits, sums!, payout.amount)) return;
+    const rows = await queryRows<{ amount: string | number; created_at: Date | string }>(
+      tx,
+      // This payout's own row, counted by the statement before, is not one of them.
+      sql`/* payoutKeyUsage */ select u.amount, u.created_at from ${window} and u.reference <> ${payout.reference}
+          order by u.created_at`,
+    );
+    const refusal = windowRefusal(limits, rows, payout.amount, now);
+    if (refusal) throw refusal;
   }
+}
+
+/** Whether the payout, with the window's payouts before it, would go over one of the window's limits. */
+function overAWindow(
+  limits: PayoutLimits,
+  window: { day: string | number; hour: string | number; total: string | number },
+  amount: bigint,
+): boolean {
+  return (
+    (limits.maxDailyCount > 0 && Number(window.day) >= limits.maxDailyCount) ||
+    (limits.maxHourlyCount > 0 && Number(window.hour) >= limits.maxHourlyCount) ||
+    (limits.maxDailyKobo > 0n && BigInt(window.total) + amount > limits.maxDailyKobo)
+  );
+}
+
+/** A payout over a window's limit: the refusal naming the limit and the seconds until enough earlier payouts leave it. */
+function windowRefusal(
+  limits: PayoutLimits,
+  read: Array<{ amount: string | number; created_at: Date | string }>,
+  amount: bigint,
+  now: Date,
+): DomainError | undefined {
+  const rows = read.map((r) => ({ amount: BigInt(r.amount), at: new Date(r.created_at).getTime() }));
+  // For each limit over: how long until enough of the oldest payouts leave its window.
+  const waits: { field: keyof typeof LIMIT_NAMES; value: bigint | number; ms: number }[] = [];
+  if (limits.maxDailyCount > 0 && rows.length >= limits.maxDailyCount) {
+    const leaving = rows[rows.length - limits.maxDailyCount]!;
+    waits.push({ field: 'maxDailyCount', value: limits.maxDailyCount, ms: leaving.at + DAY_MS - now.getTime() });
+  }
+  const lastHour = rows.filter((r) => r.at > now.getTime() - HOUR_MS);
+  if (limits.maxHourlyCount > 0 && lastHour.length >= limits.maxHourlyCount) {
+    const leaving = lastHour[lastHour.length - limits.maxHourlyCount]!;
+    waits.push({ field: 'maxHourlyCount', value: limits.maxHourlyCount, ms: leaving.at + HOUR_MS - now.getTime() });
+  }
+  if (limits.maxDailyKobo > 0n) {
+    let total = rows.reduce((sum, r) => sum + r.amount, 0n);
+    for (const row of rows) {
+      if (total + amount <= limits.maxDailyKobo) break;
+      total -= row.amount;
+      if (total + amount <= limits.maxDailyKobo)
+        waits.push({ field: 'maxDailyKobo', value: limits.maxDailyKobo, ms: row.at + DAY_MS - now.getTime() });
+    }
+  }
+  if (waits.length === 0) return undefined;
+  const longest = waits.reduce((a, b) => (b.ms > a.ms ? b : a));
+  const retryAfter = Math.max(1, Math.ceil(longest.ms / 1000));
+  const name = LIMIT_NAMES[longest.field];
+  const what =
+    longest.field === 'maxDailyKobo'
+      ? `payouts totalling at most ₦${nairaText(BigInt(longest.value))} in 24 hours`
+      : `at most ${longest.value} payouts ${longest.field === 'maxHourlyCount' ? 'in an hour' : 'in 24 hours'}`;
+  return new DomainError(
+    'PAYOUT_VELOCITY_EXCEEDED',
+    `Limit ${name}: this key may make ${what}. Retry after ${retryAfter} seconds.`,
+    {
+      field: 'amount',
+      retryAfter,
+      limit: { name, value: typeof longest.value === 'bigint' ? longest.value.toString() : longest.value },
+    },
+  );
 }
 
 function amountRefused(field: 'maxPayoutKobo' | 'maxDailyKobo', value: bigint, per: string): DomainError {

@@ -6,7 +6,6 @@ import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
 import { badInput, notFound } from '../errors.js';
 import { checkFields, checkFieldsAwaiting, optionalText, requiredText } from '../field-checks.js';
-import { recordEvent } from '../events/outbox.js';
 import type { Idempotency, IdempotencyScope } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { PAYOUT_HELD, payoutEventData } from './payout-lifecycle.js';
@@ -147,7 +146,10 @@ export class PayoutService {
    * late as it can be, each lock lasting to the commit: the wallet's accounts (the hold), then the
    * destination's cooling-off lock, the wallet's transaction counts, and last the key's limits
    * lock, which before was taken first and so made one key's payouts take turns for the whole
-   * transaction.
+   * transaction. What need not be in that turn is not: the Idempotency-Key is recorded with the
+   * payout's id before the hold, and the limits' window is read in the statement that counts this
+   * payout. Each statement left in the turn is paid once per payout by every later payout of the
+   * wallet (200 at once: 200 turns one after another).
    */
   private opening(
     principal: Principal,
@@ -164,18 +166,20 @@ export class PayoutService {
     now: Date,
   ): KeyedOpen<PayoutRow> {
     const { amount, reference, bank, accountNumber, accountName, narration } = payout;
+    // Named before the transaction, so the job written first can point at it and the key is
+    // recorded with it before the hold (see below).
+    const payoutId = randomUUID();
     return {
       owner: principal,
       reference,
       keyed,
+      recordId: payoutId,
       // A reference taken between the check in the transaction and its insert: refused by name.
       referenceConstraints: [REFERENCE_CONSTRAINT],
       steps: async (tx) => {
         const taken = await transactionStore.findByReference(tx, principal, reference);
         if (taken) throw referenceTaken(reference, taken.id);
         const limits = await this.controls?.limitsFor(tx, principal, amount);
-        // Named before it is written, so the job written first can point at it.
-        const payoutId = randomUUID();
         // The safety net: if this process dies before the settling commit, reconciliation settles it.
         await enqueueJob(tx, {
           kind: PAYOUT_RECONCILE_JOB,
@@ -217,7 +221,8 @@ export class PayoutService {
             updatedAt: now,
           }),
         );
-        await recordEvent(tx, { type: 'payout.initiated', ...principal, data: { ...payoutEventData(row) } }, now);
+        // payout.initiated is written with transaction.created, in one statement.
+        const initiated = { type: 'payout.initiated', ...principal, data: { ...payoutEventData(row) } };
         await openPendingTransaction(
           tx,
           principal,
@@ -231,6 +236,7 @@ export class PayoutService {
             counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName },
           },
           now,
+          [initiated],
         );
         if (limits) await this.controls!.count(tx, principal, limits, { amount, reference }, now);
         return row;

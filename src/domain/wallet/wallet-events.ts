@@ -1,5 +1,6 @@
 import type { Executor } from '../../db/client.js';
-import { recordEvent } from '../events/outbox.js';
+import type { NewEvent } from '../events/event.js';
+import { recordEvent, recordEvents } from '../events/outbox.js';
 import { transactionEventData } from './transaction-lifecycle.js';
 import { moneyEvent } from '../money-event.js';
 import { transactionStore, type WalletTransactionRow } from './transaction-store.js';
@@ -21,16 +22,16 @@ export async function recordTransactionEvent(
   at: Date,
   update?: { stage: string },
 ): Promise<void> {
-  await recordEvent(
-    tx,
-    moneyEvent(
-      update ? 'transaction.updated' : TRANSACTION_EVENT[row.status],
-      row,
-      transactionEventData(row, update?.stage),
-    ),
-    at,
-  );
+  await recordEvent(tx, transactionEvent(row, update), at);
 }
+
+/** The `transaction.*` event of a wallet transaction as it stands (see recordTransactionEvent). */
+const transactionEvent = (row: WalletTransactionRow, update?: { stage: string }): NewEvent =>
+  moneyEvent(
+    update ? 'transaction.updated' : TRANSACTION_EVENT[row.status],
+    row,
+    transactionEventData(row, update?.stage),
+  );
 
 /**
  * `transaction.updated`: the wallet transaction behind a deposit or payout moved on without
@@ -52,7 +53,9 @@ export async function recordTransactionProgress(
 
 /**
  * Opens a PENDING wallet transaction (a deposit, payout or bill on its way) with its
- * `transaction.created` event, in the caller's transaction.
+ * `transaction.created` event, in the caller's transaction. `earlier`: the caller's own events
+ * of the same change (a payout's `payout.initiated`), recorded before it in the same statement,
+ * one round trip for all of them.
  */
 export async function openPendingTransaction(
   tx: Executor,
@@ -68,6 +71,7 @@ export async function openPendingTransaction(
     counterparty: Record<string, unknown>;
   },
   at: Date,
+  earlier: readonly NewEvent[] = [],
 ): Promise<WalletTransactionRow> {
   const row = await transactionStore.insert(tx, {
     userId: owner.userId,
@@ -77,6 +81,7 @@ export async function openPendingTransaction(
     createdAt: at,
     updatedAt: at,
   });
-  await recordTransactionEvent(tx, row, at);
+  if (earlier.length === 0) await recordTransactionEvent(tx, row, at);
+  else await recordEvents(tx, [...earlier, transactionEvent(row)], at);
   return row;
 }
