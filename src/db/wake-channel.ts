@@ -50,6 +50,12 @@ export function wakeSender(db: Database, everyMs = 100): WakeSender {
 }
 
 export interface WakeListener {
+  /**
+   * Whether a session listens now: while it does, a loop that waits for wakes may sleep long (a
+   * wake lost meanwhile is made up for when a lost session comes back, see listenForWakes).
+   * Always false on PGlite.
+   */
+  listening(): boolean;
   stop(): Promise<void>;
 }
 
@@ -76,9 +82,11 @@ export function listenForWakes(
   { retryMs = 1_000, checkMs = 30_000 } = {},
 ): WakeListener {
   const pool = dedicatedPool(db);
-  if (!pool) return { stop: async () => undefined };
+  if (!pool) return { listening: () => false, stop: async () => undefined };
   let stopped = false;
   let session: pg.PoolClient | undefined;
+  /** The session whose LISTEN has been answered. */
+  let heardBy: pg.PoolClient | undefined;
   let retry: NodeJS.Timeout | undefined;
   const reopen = () => {
     if (!stopped && !retry) retry = setTimeout(open, retryMs);
@@ -113,6 +121,7 @@ export function listenForWakes(
         client.on('error', () => lost(client));
         client.on('end', () => lost(client));
         await client.query(`listen ${WAKE_CHANNEL}`);
+        if (session === client) heardBy = client;
         if (again) for (const wake of WAKES) onWake(wake);
       })
       .catch(() => {
@@ -122,6 +131,7 @@ export function listenForWakes(
   };
   open(false);
   return {
+    listening: () => !stopped && session !== undefined && heardBy === session,
     async stop() {
       stopped = true;
       clearTimeout(retry);

@@ -45,6 +45,40 @@ describe.skipIf(!onPostgres)('the wake channel (PostgreSQL)', () => {
     }
   });
 
+  it('says whether it listens: not while its session is lost, again once it listens on a new one', async () => {
+    const heard: Wake[] = [];
+    const listener = listenForWakes(handle.db, (wake) => heard.push(wake), { retryMs: 50 });
+    const sender = wakeSender(handle.db, 10);
+    try {
+      await waitUntil(() => listener.listening());
+      const sessions = async () =>
+        (
+          await queryRows<{ pid: number }>(
+            handle.db,
+            sql`select pid from pg_stat_activity where query = 'listen gateway_wake' and datname = current_database()`,
+          )
+        ).map((row) => row.pid);
+      const [pid] = await sessions();
+      expect(pid).toBeDefined();
+      await queryRows(handle.db, sql`select pg_terminate_backend(${pid}::int)`);
+      // The loss is seen (the session's end).
+      await waitUntil(() => !listener.listening());
+      // Listening again on a new session: every kind is woken, as wakes sent meanwhile were lost.
+      await waitUntil(() => listener.listening());
+      expect((await sessions()).filter((p) => p !== pid)).toHaveLength(1);
+      expect(heard).toEqual(expect.arrayContaining(['events', 'jobs']));
+      heard.length = 0;
+      await waitUntil(async () => {
+        sender.send('jobs');
+        return heard.includes('jobs');
+      });
+    } finally {
+      sender.stop();
+      await listener.stop();
+    }
+    expect(listener.listening()).toBe(false);
+  });
+
   it('wakes a relay and a job runner sleeping their longest for what a worker-less instance wrote', async () => {
     const services = await createTestServices(handle.db);
     const tenant = await seedTenant(services);

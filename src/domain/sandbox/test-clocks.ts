@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import { isEmbeddedDatabase } from '../../db/embedded.js';
 import { type Clock, type ClockFor, type ClockOwner, TestClockTime } from '../clock.js';
 import { isSandboxAccount } from './sandbox-principal.js';
 import { testClockStore } from './test-clock-store.js';
@@ -11,8 +12,9 @@ export const TEST_CLOCKS_REFRESH_MS = 2_000;
  * query: `clockFor` answers every production account and every sandbox account without a clock
  * with the process clock after one comparison. The map is written by this process's own clock
  * changes at once, read again from `test_clocks` every `TEST_CLOCKS_REFRESH_MS` while started (the
- * changes other instances made), and for one clock before the runner runs a job of it, so a job
- * always runs on its clock's latest time.
+ * changes other instances made; never on the embedded database, which no other instance opens),
+ * and for one clock before the runner runs a job of it, so a job always runs on its clock's latest
+ * time.
  */
 export class TestClocks {
   /** Attached clocks by their account's user id; only sandbox accounts are ever looked up. */
@@ -33,9 +35,15 @@ export class TestClocks {
     return this.byAccount.get(account.userId) ?? this.base;
   };
 
-  /** Loads the attached clocks, then keeps reading them every `everyMs`. Resolves after the first load. */
+  /**
+   * Loads the attached clocks, then keeps reading them every `everyMs` on PostgreSQL, where other
+   * instances change them too. Resolves after the first load. On the embedded database every
+   * change is this process's own, already in the map: reading it again every 2 s was a fifth of an
+   * idle instance's CPU there (docs/benchmarks.md, an idle instance).
+   */
   async start(everyMs = TEST_CLOCKS_REFRESH_MS): Promise<void> {
     await this.load();
+    if (isEmbeddedDatabase(this.db)) return;
     this.timer ??= setInterval(() => void this.load(), everyMs);
     this.timer.unref();
   }
