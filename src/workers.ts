@@ -11,6 +11,7 @@ import { databaseFaultOf, describeDatabaseError } from './db/faults.js';
 import { type JobHandler, JobRunner, type JobRunnerOptions } from './domain/jobs/job-runner.js';
 import { retentionJobHandlers, scheduleRetention } from './domain/retention/retention-jobs.js';
 import type { Services } from './services.js';
+import type { TestClocks } from './domain/sandbox/test-clocks.js';
 import { offrampJobHandlers } from './domain/offramp/offramp-jobs.js';
 import { walletJobHandlers } from './domain/wallet/wallet-jobs.js';
 import { billJobHandlers } from './domain/bills/bill-jobs.js';
@@ -29,12 +30,17 @@ import { BillRecordChanges } from './domain/facade/bill-record-changes.js';
 
 /**
  * Announces this instance's writes to the others over the wake channel (wake-channel.ts): the jobs
- * it writes, which another instance's idle lane may take sooner than this one's, and, for an
- * instance that runs no relay (`events`: WORKERS=false), the events it records. Returns the stop.
+ * it writes, which another instance's idle lane may take sooner than this one's, the sandbox test
+ * clocks it changes, and, for an instance that runs no relay (`events`: WORKERS=false), the events
+ * it records. Returns the stop.
  */
-export function announceWrites(db: Database, { events }: { events: boolean }): () => void {
+export function announceWrites(
+  db: Database,
+  { events, testClocks }: { events: boolean; testClocks?: TestClocks },
+): () => void {
   const sender = wakeSender(db);
   const stops = [onJobWrites(() => sender.send('jobs'))];
+  if (testClocks) stops.push(testClocks.onLocalChange(() => sender.send('clocks')));
   if (events) stops.push(onRelayHint(() => sender.send('events')));
   return () => {
     for (const stop of stops) stop();
@@ -192,9 +198,12 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
   const idleMaxMs = embedded ? EMBEDDED_IDLE_MAX_MS : undefined;
   // Instances that run no workers (WORKERS=false) tell of the events and jobs they write.
   // A wake for jobs is sent once the writes it tells of have most often committed: due now.
-  const wakes = listenForWakes(services.db, (wake) =>
-    wake === 'events' ? relay.hint() : jobs.jobsWritten({ runAt: services.clock.now() }),
-  );
+  const wakes = listenForWakes(services.db, (wake) => {
+    if (wake === 'events') relay.hint();
+    else if (wake === 'jobs') jobs.jobsWritten({ runAt: services.clock.now() });
+    else void services.testClocks.load();
+  });
+  services.testClocks.listenWith(wakes.listening);
   const relay = startRelay(services.db, {
     idleMs: relayEveryMs,
     idleMaxMs: () => (wakes.listening() ? LISTENING_RELAY_IDLE_MAX_MS : idleMaxMs),
@@ -252,6 +261,7 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
       stopped = true;
       stopPoking();
       if (watchTimer) clearTimeout(watchTimer);
+      services.testClocks.listenWith(() => false);
       await Promise.all([relay.stop(), watchRun, wakes.stop()]);
       await jobs.stop(graceMs);
     },

@@ -6,9 +6,12 @@ import { jobsOf } from './pool-routing.js';
 /** The PostgreSQL channel on which processes tell each other of new events and jobs. */
 export const WAKE_CHANNEL = 'gateway_wake';
 
-/** What a wake announces: events to stamp (the relay), or jobs written (the job runner). */
-export type Wake = 'events' | 'jobs';
-const WAKES: readonly Wake[] = ['events', 'jobs'];
+/**
+ * What a wake announces: events to stamp (the relay), jobs written (the job runner), or a sandbox
+ * test clock changed (read the attached clocks again, sandbox/test-clocks.ts).
+ */
+export type Wake = 'events' | 'jobs' | 'clocks';
+const WAKES: readonly Wake[] = ['events', 'jobs', 'clocks'];
 
 export interface WakeSender {
   send(wake: Wake): void;

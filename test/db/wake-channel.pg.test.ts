@@ -6,7 +6,10 @@ import { listenForWakes, type Wake, wakeSender } from '../../src/db/wake-channel
 import { ManualClock } from '../../src/domain/clock.js';
 import { type Job, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { startRelay } from '../../src/domain/events/relay.js';
-import { createTestServices, seedTenant } from '../helpers/app.js';
+import { createTestServices, sandboxPrincipal, seedTenant } from '../helpers/app.js';
+import { announceWrites, startWorkers } from '../../src/workers.js';
+import type { SandboxPrincipal } from '../../src/domain/sandbox/sandbox-principal.js';
+import pino from 'pino';
 import { isolatedTestDatabase, onPostgres } from '../helpers/database.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -77,6 +80,27 @@ describe.skipIf(!onPostgres)('the wake channel (PostgreSQL)', () => {
       await listener.stop();
     }
     expect(listener.listening()).toBe(false);
+  });
+
+  it("has another instance's workers read a test clock this one attached at once, not at their next round", async () => {
+    const here = await createTestServices(handle.db);
+    const there = await createTestServices(handle.db);
+    // The other instance reads the clocks again only every hour: only the wake gets the clock there.
+    await there.testClocks.start(3_600_000, 3_600_000);
+    const workers = startWorkers(there, pino({ level: 'silent' }));
+    const announcing = announceWrites(handle.db, { events: false, testClocks: here.testClocks });
+    try {
+      const principal = (await sandboxPrincipal(here)) as SandboxPrincipal;
+      const account = { userId: principal.userId, environment: 'sandbox' } as const;
+      const clock = await here.testClockService.create(principal, 'elsewhere');
+      await waitUntil(() => there.testClocks.listening());
+      await here.testClockService.attach(principal, clock.id);
+      await waitUntil(() => there.testClocks.clockFor(account) !== there.clock);
+    } finally {
+      announcing();
+      await workers.stop(1_000);
+      there.testClocks.stop();
+    }
   });
 
   it('wakes a relay and a job runner sleeping their longest for what a worker-less instance wrote', async () => {
