@@ -91,7 +91,8 @@ async function main(): Promise<void> {
   if (config.SEED_DEMO) await seedDemoUser(services);
   // Shared limits from the first request when Redis is there; if it is not, `health` has said so once.
   await services.rateLimiter.ready();
-  // Sandbox accounts on a test clock run on it from the first request (other instances' changes are read every 2 s).
+  // Sandbox accounts on a test clock run on it from the first request (other instances' changes are
+  // read when they announce them, and every 2 s, or 30 s while the wake channel listens).
   await services.testClocks.start();
   const address = await app.listen({ host: config.HOST, port: config.PORT });
   // The demo key is made only now, to be printed below: a start that failed before listening (the
@@ -126,8 +127,8 @@ async function main(): Promise<void> {
   const workers = config.WORKERS
     ? startAfterFirstAnswer(app.server, WORKER_START_GRACE_MS, () => startWorkers(services, app.log))
     : undefined;
-  // Other instances hear of this one's jobs, and of its events when it runs no relay of its own.
-  announceWrites(services.db, { events: !config.WORKERS });
+  // Other instances hear of this one's jobs and test clock changes, and of its events when it runs no relay of its own.
+  announceWrites(services.db, { events: !config.WORKERS, testClocks: services.testClocks });
 
   installGracefulShutdown({ app, workers, database, config, onClosed: shutdownTracing });
 }

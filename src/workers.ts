@@ -1,16 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
-import pg from 'pg';
 import { onRelayHint, startRelay } from './domain/events/relay.js';
 import { listenForWakes, wakeSender } from './db/wake-channel.js';
 import { onJobWrites } from './db/plain-sql.js';
 import type { Database } from './db/client.js';
 import { type Config, isFacade } from './config.js';
 import { onDatabase } from './db/database-binding.js';
+import { isEmbeddedDatabase } from './db/embedded.js';
 import { jobsOf } from './db/pool-routing.js';
 import { databaseFaultOf, describeDatabaseError } from './db/faults.js';
 import { type JobHandler, JobRunner, type JobRunnerOptions } from './domain/jobs/job-runner.js';
 import { retentionJobHandlers, scheduleRetention } from './domain/retention/retention-jobs.js';
 import type { Services } from './services.js';
+import type { TestClocks } from './domain/sandbox/test-clocks.js';
 import { offrampJobHandlers } from './domain/offramp/offramp-jobs.js';
 import { walletJobHandlers } from './domain/wallet/wallet-jobs.js';
 import { billJobHandlers } from './domain/bills/bill-jobs.js';
@@ -29,12 +30,17 @@ import { BillRecordChanges } from './domain/facade/bill-record-changes.js';
 
 /**
  * Announces this instance's writes to the others over the wake channel (wake-channel.ts): the jobs
- * it writes, which another instance's idle lane may take sooner than this one's, and, for an
- * instance that runs no relay (`events`: WORKERS=false), the events it records. Returns the stop.
+ * it writes, which another instance's idle lane may take sooner than this one's, the sandbox test
+ * clocks it changes, and, for an instance that runs no relay (`events`: WORKERS=false), the events
+ * it records. Returns the stop.
  */
-export function announceWrites(db: Database, { events }: { events: boolean }): () => void {
+export function announceWrites(
+  db: Database,
+  { events, testClocks }: { events: boolean; testClocks?: TestClocks },
+): () => void {
   const sender = wakeSender(db);
   const stops = [onJobWrites(() => sender.send('jobs'))];
+  if (testClocks) stops.push(testClocks.onLocalChange(() => sender.send('clocks')));
   if (events) stops.push(onRelayHint(() => sender.send('events')));
   return () => {
     for (const stop of stops) stop();
@@ -44,6 +50,14 @@ export function announceWrites(db: Database, { events }: { events: boolean }): (
 
 /** The longest an idle relay or job lane sleeps on the embedded database, which no other process writes. */
 export const EMBEDDED_IDLE_MAX_MS = 30_000;
+
+/**
+ * The longest an idle relay sleeps on PostgreSQL while the wake channel listens: every event is
+ * either this process's own (recordEvent hints the relay) or told by the instance that wrote it
+ * (an instance without a relay announces its events), so the idle round only backs the channel up.
+ * Without a listening session (lost, or behind a transaction-mode PgBouncer) the relay's own 2 s.
+ */
+export const LISTENING_RELAY_IDLE_MAX_MS = 30_000;
 
 /** Pause between relay rounds while events arrive (see startRelay). */
 export const RELAY_BUSY_MS = 5;
@@ -180,11 +194,19 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
   // The relay has a connection of its own (relay.ts); its in-process readers are keyed by the application's handle.
   // The embedded database is this process's alone: nothing written elsewhere needs finding, so its
   // idle relay and lanes sleep up to EMBEDDED_IDLE_MAX_MS (each of its rounds runs on the main thread).
-  const embedded = !((services.db as unknown as { $client?: unknown }).$client instanceof pg.Pool);
+  const embedded = isEmbeddedDatabase(services.db);
   const idleMaxMs = embedded ? EMBEDDED_IDLE_MAX_MS : undefined;
+  // Instances that run no workers (WORKERS=false) tell of the events and jobs they write.
+  // A wake for jobs is sent once the writes it tells of have most often committed: due now.
+  const wakes = listenForWakes(services.db, (wake) => {
+    if (wake === 'events') relay.hint();
+    else if (wake === 'jobs') jobs.jobsWritten({ runAt: services.clock.now() });
+    else void services.testClocks.load();
+  });
+  services.testClocks.listenWith(wakes.listening);
   const relay = startRelay(services.db, {
     idleMs: relayEveryMs,
-    idleMaxMs,
+    idleMaxMs: () => (wakes.listening() ? LISTENING_RELAY_IDLE_MAX_MS : idleMaxMs),
     onStamped: () => services.doorbell.ring(),
     onError: (error) => {
       report(error, 'event relay failed');
@@ -205,11 +227,6 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
   // so a ring means deliveries to claim now rather than at the webhooks lane's next poll (the
   // doorbell rings on every instance with Redis).
   const stopPoking = services.doorbell.onRing(() => jobs.poke('webhooks'));
-  // Instances that run no workers (WORKERS=false) tell of the events and jobs they write.
-  // A wake for jobs is sent once the writes it tells of have most often committed: due now.
-  const wakes = listenForWakes(services.db, (wake) =>
-    wake === 'events' ? relay.hint() : jobs.jobsWritten({ runAt: services.clock.now() }),
-  );
   const facade = isFacade(services.config);
   if (!facade) {
     scheduleLedgerCheck(jobsDb, services.clock.now()).catch((error) =>
@@ -244,6 +261,7 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
       stopped = true;
       stopPoking();
       if (watchTimer) clearTimeout(watchTimer);
+      services.testClocks.listenWith(() => false);
       await Promise.all([relay.stop(), watchRun, wakes.stop()]);
       await jobs.stop(graceMs);
     },

@@ -8,6 +8,8 @@
  * database transactions it causes per second, and on PostgreSQL the CPU of the database's backends
  * per second. Once on PostgreSQL (DATABASE_URL; a database of its own, dropped after) and once on
  * PGlite (a new data directory), one after the other. Goal: at most 5 ms of CPU a second.
+ * Then each idle loop's share (idle-loops.ts): one wake-up's CPU, measured in this process, times
+ * the wake-ups a second the code's waits give it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { YOUNG_GENERATION_FLAGS } from '../../src/gc-tuning.js';
 import { cpus } from 'node:os';
 import { cpuMicros, loadAverage, postgresCpu, postgresCpuBetween } from './harness/index.js';
 import { benchArgs } from './harness/options.js';
+import { idleLoopCosts, type LoopCost } from './idle-loops.js';
 
 const { values } = benchArgs({
   options: {
@@ -96,6 +99,7 @@ await buildDist({ quiet: true });
 const loadBefore = loadAverage();
 const results: Figures[] = [];
 const base = process.env.DATABASE_URL;
+const loops: Array<{ engine: string; costs: LoopCost[] }> = [];
 if (base) {
   const name = `bench_idle_${process.pid}`;
   const admin = new pg.Client({ connectionString: base });
@@ -107,6 +111,7 @@ if (base) {
   try {
     await stats.connect();
     results.push(await measure('PostgreSQL', { DATABASE_URL: url.toString() }, stats));
+    loops.push({ engine: 'PostgreSQL', costs: await idleLoopCosts(base) });
   } finally {
     await stats.end();
     await admin.query(`drop database if exists ${name} with (force)`);
@@ -118,6 +123,7 @@ try {
   const { DATABASE_URL: _, ...withoutPostgres } = process.env;
   process.env = withoutPostgres;
   results.push(await measure('PGlite', { PGLITE_DATA_DIR: join(dataDir, 'db') }));
+  loops.push({ engine: 'PGlite', costs: await idleLoopCosts(undefined) });
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }
@@ -134,3 +140,14 @@ for (const r of results)
   console.log(
     `| ${r.engine} | ${r.cpuMsPerSecond.toFixed(1)} | ${r.transactionsPerSecond?.toFixed(1) ?? '–'} | ${r.postgresMsPerSecond?.toFixed(1) ?? '–'} |`,
   );
+
+console.log(
+  "\nEach loop at idle (this process: one wake-up's CPU, less an empty timer's; the sampler is an empty timer):\n",
+);
+console.log('| database | loop | CPU ms per wake-up | wake-ups/s | CPU ms/s |');
+console.log('|---|---|---|---|---|');
+for (const { engine, costs } of loops)
+  for (const c of costs)
+    console.log(
+      `| ${engine} | ${c.loop} | ${c.msPerWakeUp.toFixed(2)} | ${c.wakeUpsPerSecond.toFixed(2)} | ${(c.msPerWakeUp * c.wakeUpsPerSecond).toFixed(2)} |`,
+    );

@@ -23,7 +23,7 @@ import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.
 import { createServices } from '../../src/services.js';
 import { tuneGarbageCollector } from '../../src/gc-tuning.js';
 import { fanOutBehind } from '../../src/domain/events/fan-out.js';
-import { countPgStatements, StatementCounter } from './statement-counter.js';
+import { countStatements } from './statement-counter.js';
 import { statsSinceLastCall } from './stats-flush.js';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 100);
@@ -77,35 +77,7 @@ const treasury = await tenant(TENANTS);
 // Round trips and writing commits (statement-counter.ts): every statement a pooled PostgreSQL
 // client sends, or PGlite runs, counted as every bare-pg peer of the bench counts its own.
 const pglite = (db as unknown as { $client: Record<string, (...a: unknown[]) => unknown> }).$client;
-const counter = pglite instanceof pg.Pool ? countPgStatements() : new StatementCounter();
-if (!(pglite instanceof pg.Pool)) {
-  // PGlite's own transactions run their statements on the transaction object, not the client.
-  const transaction = pglite['transaction']!;
-  pglite['transaction'] = function (this: object, ...args: unknown[]) {
-    const callback = args[0] as (tx: Record<string, (...a: unknown[]) => unknown>) => Promise<unknown>;
-    return transaction.call(this, async (tx: Record<string, (...a: unknown[]) => unknown>) => {
-      const session = {};
-      counter.note(session, 'begin');
-      for (const name of ['query', 'exec']) {
-        const original = tx[name]!;
-        tx[name] = (...inner: unknown[]) => {
-          counter.note(session, inner[0]);
-          return original.apply(tx, inner);
-        };
-      }
-      const result = await callback(tx);
-      counter.note(session, 'commit');
-      return result;
-    });
-  };
-  for (const name of ['query', 'exec']) {
-    const original = pglite[name]!;
-    pglite[name] = function (this: object, ...args: unknown[]) {
-      counter.note(this, args[0]);
-      return original.apply(this, args);
-    };
-  }
-}
+const { counter } = countStatements(pglite);
 
 // What makes a latency tail: the event loop blocked (GC, synchronous work: PGlite runs in this
 // thread) and, on PGlite, its one connection held long by one statement or transaction. With

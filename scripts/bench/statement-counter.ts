@@ -37,12 +37,82 @@ export class StatementCounter {
 
 /** Counts every statement any node-postgres client of this process sends (pools' clients included). */
 export function countPgStatements(): StatementCounter {
+  return countStatements(undefined).counter;
+}
+
+type Methods = Record<string, (...args: unknown[]) => unknown>;
+
+/**
+ * Counts every statement sent to `client` (a database handle's `$client`): a PGlite instance's every
+ * statement, its transactions' included; for anything else (a pool, or none), every statement any
+ * node-postgres client of this process sends. `stop` puts the drivers back as they were.
+ */
+export function countStatements(client: unknown): { counter: StatementCounter; stop(): void } {
   const counter = new StatementCounter();
-  const target = pg.Client.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
-  const query = target['query']!;
-  target['query'] = function (this: object, ...args: unknown[]) {
-    counter.note(this, args[0]);
-    return query.apply(this, args);
+  const undo: Array<() => void> = [];
+  const wrap = (
+    target: Methods,
+    name: string,
+    replacement: (original: (...a: unknown[]) => unknown) => Methods[string],
+  ) => {
+    const original = target[name]!;
+    target[name] = replacement(original);
+    undo.push(() => {
+      target[name] = original;
+    });
   };
-  return counter;
+  const isPglite =
+    typeof (client as Partial<Methods> | undefined)?.['exec'] === 'function' && !(client instanceof pg.Pool);
+  if (!isPglite) {
+    wrap(
+      pg.Client.prototype as unknown as Methods,
+      'query',
+      (query) =>
+        function (this: object, ...args: unknown[]) {
+          counter.note(this, args[0]);
+          return query.apply(this, args);
+        },
+    );
+  } else {
+    const pglite = client as Methods;
+    // PGlite's own transactions run their statements on the transaction object, not the client.
+    wrap(
+      pglite,
+      'transaction',
+      (transaction) =>
+        function (this: object, ...args: unknown[]) {
+          const callback = args[0] as (tx: Methods) => Promise<unknown>;
+          return transaction.call(this, async (tx: Methods) => {
+            const session = {};
+            counter.note(session, 'begin');
+            for (const name of ['query', 'exec']) {
+              const original = tx[name]!;
+              tx[name] = (...inner: unknown[]) => {
+                counter.note(session, inner[0]);
+                return original.apply(tx, inner);
+              };
+            }
+            const result = await callback(tx);
+            counter.note(session, 'commit');
+            return result;
+          });
+        },
+    );
+    for (const name of ['query', 'exec'])
+      wrap(
+        pglite,
+        name,
+        (original) =>
+          function (this: object, ...args: unknown[]) {
+            counter.note(this, args[0]);
+            return original.apply(this, args);
+          },
+      );
+  }
+  return {
+    counter,
+    stop: () => {
+      for (const step of undo.splice(0).reverse()) step();
+    },
+  };
 }

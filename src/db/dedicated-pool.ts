@@ -14,7 +14,9 @@ export function dedicatedPool(db: Database, max = 1): pg.Pool | undefined {
   const base = typeof routed.distinct === 'function' ? (routed.distinct()[0] ?? client) : client;
   const settings = (base as unknown as { options?: pg.PoolConfig }).options;
   if (!settings) return undefined;
-  const pool = new pg.Pool({ ...settings, max });
+  // Its connections are kept however long they idle (pg-pool closes one after 10 s by default): an
+  // idle relay sleeps up to 30 s, and a new connection for each such round cost more than the round.
+  const pool = new pg.Pool({ ...settings, max, idleTimeoutMillis: 0 });
   // A lost connection fails only what ran on it (its user reports that); the pool opens a new one.
   pool.on('error', () => undefined);
   pool.on('connect', (session) => session.on('error', () => undefined));

@@ -6,9 +6,12 @@ import { jobsOf } from './pool-routing.js';
 /** The PostgreSQL channel on which processes tell each other of new events and jobs. */
 export const WAKE_CHANNEL = 'gateway_wake';
 
-/** What a wake announces: events to stamp (the relay), or jobs written (the job runner). */
-export type Wake = 'events' | 'jobs';
-const WAKES: readonly Wake[] = ['events', 'jobs'];
+/**
+ * What a wake announces: events to stamp (the relay), jobs written (the job runner), or a sandbox
+ * test clock changed (read the attached clocks again, sandbox/test-clocks.ts).
+ */
+export type Wake = 'events' | 'jobs' | 'clocks';
+const WAKES: readonly Wake[] = ['events', 'jobs', 'clocks'];
 
 export interface WakeSender {
   send(wake: Wake): void;
@@ -50,6 +53,12 @@ export function wakeSender(db: Database, everyMs = 100): WakeSender {
 }
 
 export interface WakeListener {
+  /**
+   * Whether a session listens now: while it does, a loop that waits for wakes may sleep long (a
+   * wake lost meanwhile is made up for when a lost session comes back, see listenForWakes).
+   * Always false on PGlite.
+   */
+  listening(): boolean;
   stop(): Promise<void>;
 }
 
@@ -76,9 +85,11 @@ export function listenForWakes(
   { retryMs = 1_000, checkMs = 30_000 } = {},
 ): WakeListener {
   const pool = dedicatedPool(db);
-  if (!pool) return { stop: async () => undefined };
+  if (!pool) return { listening: () => false, stop: async () => undefined };
   let stopped = false;
   let session: pg.PoolClient | undefined;
+  /** The session whose LISTEN has been answered. */
+  let heardBy: pg.PoolClient | undefined;
   let retry: NodeJS.Timeout | undefined;
   const reopen = () => {
     if (!stopped && !retry) retry = setTimeout(open, retryMs);
@@ -113,6 +124,7 @@ export function listenForWakes(
         client.on('error', () => lost(client));
         client.on('end', () => lost(client));
         await client.query(`listen ${WAKE_CHANNEL}`);
+        if (session === client) heardBy = client;
         if (again) for (const wake of WAKES) onWake(wake);
       })
       .catch(() => {
@@ -122,6 +134,7 @@ export function listenForWakes(
   };
   open(false);
   return {
+    listening: () => !stopped && session !== undefined && heardBy === session,
     async stop() {
       stopped = true;
       clearTimeout(retry);

@@ -6,7 +6,10 @@ import { listenForWakes, type Wake, wakeSender } from '../../src/db/wake-channel
 import { ManualClock } from '../../src/domain/clock.js';
 import { type Job, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { startRelay } from '../../src/domain/events/relay.js';
-import { createTestServices, seedTenant } from '../helpers/app.js';
+import { createTestServices, sandboxPrincipal, seedTenant } from '../helpers/app.js';
+import { announceWrites, startWorkers } from '../../src/workers.js';
+import type { SandboxPrincipal } from '../../src/domain/sandbox/sandbox-principal.js';
+import pino from 'pino';
 import { isolatedTestDatabase, onPostgres } from '../helpers/database.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -42,6 +45,61 @@ describe.skipIf(!onPostgres)('the wake channel (PostgreSQL)', () => {
     } finally {
       sender.stop();
       await listener.stop();
+    }
+  });
+
+  it('says whether it listens: not while its session is lost, again once it listens on a new one', async () => {
+    const heard: Wake[] = [];
+    const listener = listenForWakes(handle.db, (wake) => heard.push(wake), { retryMs: 50 });
+    const sender = wakeSender(handle.db, 10);
+    try {
+      await waitUntil(() => listener.listening());
+      const sessions = async () =>
+        (
+          await queryRows<{ pid: number }>(
+            handle.db,
+            sql`select pid from pg_stat_activity where query = 'listen gateway_wake' and datname = current_database()`,
+          )
+        ).map((row) => row.pid);
+      const [pid] = await sessions();
+      expect(pid).toBeDefined();
+      await queryRows(handle.db, sql`select pg_terminate_backend(${pid}::int)`);
+      // The loss is seen (the session's end).
+      await waitUntil(() => !listener.listening());
+      // Listening again on a new session: every kind is woken, as wakes sent meanwhile were lost.
+      await waitUntil(() => listener.listening());
+      expect((await sessions()).filter((p) => p !== pid)).toHaveLength(1);
+      expect(heard).toEqual(expect.arrayContaining(['events', 'jobs']));
+      heard.length = 0;
+      await waitUntil(async () => {
+        sender.send('jobs');
+        return heard.includes('jobs');
+      });
+    } finally {
+      sender.stop();
+      await listener.stop();
+    }
+    expect(listener.listening()).toBe(false);
+  });
+
+  it("has another instance's workers read a test clock this one attached at once, not at their next round", async () => {
+    const here = await createTestServices(handle.db);
+    const there = await createTestServices(handle.db);
+    // The other instance reads the clocks again only every hour: only the wake gets the clock there.
+    await there.testClocks.start(3_600_000, 3_600_000);
+    const workers = startWorkers(there, pino({ level: 'silent' }));
+    const announcing = announceWrites(handle.db, { events: false, testClocks: here.testClocks });
+    try {
+      const principal = (await sandboxPrincipal(here)) as SandboxPrincipal;
+      const account = { userId: principal.userId, environment: 'sandbox' } as const;
+      const clock = await here.testClockService.create(principal, 'elsewhere');
+      await waitUntil(() => there.testClocks.listening());
+      await here.testClockService.attach(principal, clock.id);
+      await waitUntil(() => there.testClocks.clockFor(account) !== there.clock);
+    } finally {
+      announcing();
+      await workers.stop(1_000);
+      there.testClocks.stop();
     }
   });
 

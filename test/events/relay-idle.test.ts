@@ -38,6 +38,38 @@ describe('an idle event relay', () => {
     expect(sleeps.slice(0, 6)).toEqual([10, 20, 40, 80, 80, 80]);
   });
 
+  it('reads its longest sleep before each doubling, so a shorter one applies at once', async () => {
+    const sleeps: number[] = [];
+    let longest = 80;
+    loops.push(
+      startRelay(handle.db, {
+        idleMs: 10,
+        idleMaxMs: () => longest,
+        onIdle: (ms) => {
+          sleeps.push(ms);
+          // Once at the longest, as the workers' is when the wake channel loses its session.
+          if (ms === 80) longest = 20;
+        },
+      }),
+    );
+    await waitUntil(() => sleeps.length >= 7);
+    expect(sleeps.slice(0, 7)).toEqual([10, 20, 40, 80, 20, 20, 20]);
+  });
+
+  it('after a hint keeps to its first sleep for 2 s, not for the whole of its longest sleep', async () => {
+    const sleeps: number[] = [];
+    const loop = startRelay(handle.db, { idleMs: 10, idleMaxMs: 3_600_000, onIdle: (ms) => sleeps.push(ms) });
+    loops.push(loop);
+    await waitUntil(() => sleeps.length >= 3);
+    loop.hint();
+    const hintedAt = Date.now();
+    const from = sleeps.length;
+    // Doubling again once the hinted transaction has had 2 s to commit.
+    await waitUntil(() => sleeps.slice(from).some((ms) => ms > 10));
+    expect(Date.now() - hintedAt).toBeGreaterThanOrEqual(2_000);
+    expect(sleeps.slice(from).filter((ms) => ms > 10)).toEqual([20]);
+  });
+
   it('is woken by an event this process records, however long it was sleeping', async () => {
     const tenant = await seedTenant(await createTestServices(handle.db));
     const sleeps: number[] = [];

@@ -65,10 +65,15 @@ describe('an idle job lane', () => {
     await waitUntil(() => sleeps.length >= 4);
     expect(sleeps.slice(0, 4)).toEqual([10, 20, 40, 80]);
     // A job of this lane written, due in a day (so nothing runs): the lane stops doubling its sleep.
+    const wroteAt = Date.now();
     runner.jobsWritten({ lane: 'money', runAt: new Date(clock.now().getTime() + 86_400_000) });
     const from = sleeps.length;
     await waitUntil(() => sleeps.length >= from + 4);
     expect(sleeps.slice(from + 1, from + 4)).toEqual([10, 10, 10]);
+    // For 5 s, not for the whole of its longest sleep (an hour here): then it doubles again.
+    await waitUntil(() => sleeps.slice(from + 1).some((ms) => ms > 10));
+    expect(Date.now() - wroteAt).toBeGreaterThanOrEqual(5_000);
+    expect(sleeps.slice(from + 1).filter((ms) => ms > 10)).toEqual([20]);
   });
 
   it('sleeps only until its next job falls due', async () => {

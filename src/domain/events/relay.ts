@@ -303,7 +303,8 @@ export interface RelayLoopOptions {
    * `idleMaxMs`.
    */
   idleMs?: number;
-  idleMaxMs?: number;
+  /** A number, or read before each doubling (the workers' is longer while the wake channel listens). */
+  idleMaxMs?: number | (() => number | undefined);
   /** Told each time the loop, having found nothing to do, sleeps, and for how long. */
   onIdle?: (sleepMs: number) => void;
   /** Next round while events are arriving or left over from a full batch. */
@@ -328,6 +329,9 @@ export interface RelayLoop {
   stop(): Promise<void>;
 }
 
+/** How long after a hint the idle loop keeps to its first wait: the hinted transaction may commit late. */
+const LATE_COMMIT_MS = 2_000;
+
 /**
  * The relay as the workers run it. What paces commit → `seq`:
  * - the wake-up: a local hint from recordEvent, so a round runs right after the commit rather than
@@ -346,7 +350,8 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
   const detachPool = connection ? attachPool(db, 'relay', connection) : undefined;
   const onPostgres = connection !== undefined || (db as unknown as { $client?: unknown }).$client instanceof pg.Pool;
   const idleMs = options.idleMs ?? 100;
-  const idleMaxMs = Math.max(idleMs, options.idleMaxMs ?? 2_000);
+  const longest = options.idleMaxMs;
+  const idleMaxMs = () => Math.max(idleMs, (typeof longest === 'function' ? longest() : longest) ?? 2_000);
   // The next idle wait: doubles while rounds find nothing, back to idleMs on any sign of events.
   let idleWait = idleMs;
   // The embedded database has one connection, shared with requests: its relay looks less often.
@@ -393,9 +398,12 @@ export function startRelay(db: Database, options: RelayLoopOptions = {}): RelayL
         if (round.stamped >= batchSize || round.behind) return 0;
         const lively = round.waiting || !round.locked || hintedDuringRound || Date.now() - lastHintAt < lingerMs;
         if (lively) return busyMs;
-        const wait = idleWait;
-        // Within idleMaxMs of a hint the loop keeps to idleMs: the hinted transaction may commit late.
-        if (Date.now() - lastHintAt >= idleMaxMs) idleWait = Math.min(idleWait * 2, idleMaxMs);
+        // Never past the longest wait as it stands now (it shortens when the wake channel loses its session).
+        const wait = Math.min(idleWait, idleMaxMs());
+        // Within LATE_COMMIT_MS of a hint the loop keeps to idleMs: the hinted transaction may commit
+        // late. A fixed window, not the longest wait: a 30 s one kept the loop at idleMs for 30 s after
+        // every event.
+        idleWait = Date.now() - lastHintAt >= LATE_COMMIT_MS ? Math.min(wait * 2, idleMaxMs()) : wait;
         options.onIdle?.(wait);
         return wait;
       })

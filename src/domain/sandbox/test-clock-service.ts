@@ -70,7 +70,7 @@ export class TestClockService {
       throw error;
     });
     if (!row) throw notFound('Test clock');
-    this.clocks.use(row);
+    this.clocks.changed(row);
     return this.view(row);
   }
 
@@ -79,7 +79,7 @@ export class TestClockService {
     const clock = await this.owned(principal, id);
     const row = await testClockStore.setAttached(this.db, clock.id, null, this.base.now());
     if (!row) throw notFound('Test clock');
-    this.clocks.use(row);
+    this.clocks.changed(row);
     return this.view(row);
   }
 
@@ -87,7 +87,7 @@ export class TestClockService {
   async delete(principal: SandboxPrincipal, id: string): Promise<TestClockView> {
     const clock = await this.owned(principal, id);
     await testClockStore.delete(this.db, clock.id);
-    this.clocks.forget(clock.id);
+    this.clocks.deleted(clock.id);
     return { ...this.view(clock), attached: false };
   }
 
@@ -112,9 +112,9 @@ export class TestClockService {
     );
     if (!claimed)
       throw new DomainError('CONFLICT', 'The test clock is already advancing: retry when that advance returns.');
-    this.clocks.use(claimed);
+    this.clocks.changed(claimed);
     try {
-      const { walk } = await walkClock(this.db, this.base, claimed, seconds * 1000, (row) => this.clocks.use(row));
+      const { walk } = await walkClock(this.db, this.base, claimed, seconds * 1000, (row) => this.clocks.changed(row));
       return { clock: this.view(await this.release(clock.id)), ...walk };
     } catch (error) {
       await this.release(clock.id).catch(() => undefined);
@@ -126,7 +126,7 @@ export class TestClockService {
   private async release(id: string): Promise<TestClockRow> {
     const released = await testClockStore.releaseAdvance(this.db, id, this.base.now());
     if (!released) throw notFound('Test clock');
-    this.clocks.use(released);
+    this.clocks.changed(released);
     return released;
   }
 
