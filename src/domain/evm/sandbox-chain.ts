@@ -502,6 +502,7 @@ export class SandboxEvmChain implements EvmSandboxChain {
           }
           try {
             if (c.tx.nonce < nonce) throw new NotIncludable(`nonce ${c.tx.nonce} was used meanwhile`);
+            // The faucet's own transactions post nothing to L1 worth charging: no data fee.
             const ran = await l.vm.run(c.tx, c.raw, block, c.pooled ? dataFeeOf(this.network, c.raw) : 0n);
             included.push(ran);
             txs.push(c.tx);
