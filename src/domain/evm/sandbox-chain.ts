@@ -271,6 +271,8 @@ export class SandboxEvmChain implements EvmSandboxChain {
       }
     } finally {
       this.admitting = false;
+      // A send that arrived as the loop was ending.
+      if (this.admissions.length > 0) void this.admitWaiting();
     }
   }
 
@@ -395,6 +397,8 @@ export class SandboxEvmChain implements EvmSandboxChain {
     this.producing = true;
     void this.produceForWaiters().finally(() => {
       this.producing = false;
+      // A send that arrived as the loop was ending.
+      if (this.waiting.size > 0) this.kick();
     });
   }
 
