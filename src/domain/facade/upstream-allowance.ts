@@ -1,5 +1,11 @@
 import { DomainError } from '../errors.js';
 
+/**
+ * Less than this left of the deadline and a call is not sent: no answer could come in time, and a
+ * timer may fire a millisecond before the deadline it was set for.
+ */
+const LEAST_CALL_MS = 10;
+
 /** Why an upstream call was refused before it was sent, as `gateway_upstream_refusals_total` counts it. */
 export type UpstreamRefusal = 'budget' | 'partner_budget' | 'retry_after' | 'deadline';
 
@@ -43,7 +49,7 @@ export class UpstreamAllowance {
    */
   take(): number {
     const left = this.deadlineAt - this.now();
-    if (left <= 0) {
+    if (left < LEAST_CALL_MS) {
       this.onRefusal('deadline');
       throw deadlinePassed(this.deadlineMs);
     }
