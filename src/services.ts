@@ -318,11 +318,16 @@ export function createServices(
         )
       : undefined;
   const upstreamBounds = upstream
-    ? new UpstreamBounds(upstream, rateLimiter, {
-        requestDeadlineMs: config.UPSTREAM_REQUEST_DEADLINE_MS,
-        callBudget: config.UPSTREAM_CALL_BUDGET,
-        callsPerMinute: config.UPSTREAM_CALLS_PER_MINUTE,
-      })
+    ? new UpstreamBounds(
+        upstream,
+        rateLimiter,
+        {
+          requestDeadlineMs: config.UPSTREAM_REQUEST_DEADLINE_MS,
+          callBudget: config.UPSTREAM_CALL_BUDGET,
+          callsPerMinute: config.UPSTREAM_CALLS_PER_MINUTE,
+        },
+        () => clock.now().getTime(),
+      )
     : undefined;
   const userDirectory: UserDirectory = upstream ? new UpstreamUserDirectory(upstream, config.API_KEY_CACHE_MS) : users;
   // Facade mode: an upstream key's account, as the facade keeps its records (inbound-owners.ts).

@@ -23,7 +23,7 @@ describe('the home screen through a facade', () => {
       );
       expect(paid.errors).toBeUndefined();
     }
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await facade.close();

@@ -27,6 +27,8 @@ export class UpstreamBounds {
     private readonly upstream: RestV1Upstream,
     private readonly limiter: RateLimiter,
     readonly settings: UpstreamBoundsSettings,
+    /** Milliseconds now, from the gateway's clock (a test walks it). */
+    private readonly now: () => number = Date.now,
   ) {
     this.partnerRule = {
       name: 'upstream-calls',
@@ -38,8 +40,11 @@ export class UpstreamBounds {
 
   /** A request's allowance: its deadline starts now. */
   allowance(): UpstreamAllowance {
-    return new UpstreamAllowance(this.settings.requestDeadlineMs, this.settings.callBudget, (why) =>
-      this.upstream.countRefusal(why),
+    return new UpstreamAllowance(
+      this.settings.requestDeadlineMs,
+      this.settings.callBudget,
+      (why) => this.upstream.countRefusal(why),
+      this.now,
     );
   }
 
