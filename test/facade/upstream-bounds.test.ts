@@ -179,44 +179,37 @@ describe('bounded upstream work in facade mode', () => {
     expect(within.errors).toBeUndefined();
   });
 
-  const validations = (key: string) => {
-    const input = '(input: { customer: "45012345678", billerCode: "BIL204", itemCode: "UB204" }) { customer }';
-    // A mutation's fields run one after the other: the second is sent once the first is answered.
-    return graphql(one, key, `mutation { a: validateBillCustomer${input} b: validateBillCustomer${input} }`);
-  };
-
-  it('gives all the upstream calls of a request one deadline: a later call gets what remains of it', async () => {
+  /**
+   * Two validations in one mutation (its fields run one after the other: the second is sent once
+   * the first is answered), the first held upstream while `passMs` of the request's 800 ms pass.
+   */
+  async function validationsWith(passMs: number) {
     const { key } = upstream.addUser();
     expect((await graphql(one, key, '{ me { id } }')).errors).toBeUndefined();
     upstream.misbehaviour = 'slow';
     upstream.misbehavingPath = VALIDATE;
-    const before = sentTo(VALIDATE);
-    const answer = validations(key);
-    // The first is held while 500 ms of the request's 800 pass; the second, never answered, has
-    // what remains (300 ms), not UPSTREAM_TIMEOUT_MS (5 s) of its own.
+    const sentBefore = sentTo(VALIDATE);
+    const input = '(input: { customer: "45012345678", billerCode: "BIL204", itemCode: "UB204" }) { customer }';
+    const answer = graphql(one, key, `mutation { a: validateBillCustomer${input} b: validateBillCustomer${input} }`);
     await waitUntil(() => upstream.waiting === 1);
-    clock.advance(500);
+    clock.advance(passMs);
     upstream.release();
     const answered = await answer;
     expect(answered.errors!.map((e) => [e.path, e.extensions.code])).toEqual([[['b'], 'UPSTREAM_TIMEOUT']]);
-    expect(answered.errors![0]!.message).toContain('within 0.3 s');
-    expect(sentTo(VALIDATE)).toBe(before + 2);
+    return { message: answered.errors![0]!.message, sent: sentTo(VALIDATE) - sentBefore };
+  }
+
+  it('gives all the upstream calls of a request one deadline: a later call gets what remains of it', async () => {
+    // The second, never answered, has the 300 ms that remain, not UPSTREAM_TIMEOUT_MS (5 s) of its own.
+    const { message, sent } = await validationsWith(500);
+    expect(message).toContain('within 0.3 s');
+    expect(sent).toBe(2);
   });
 
   it('sends nothing more once the deadline has passed, and counts the refusal', async () => {
-    const { key } = upstream.addUser();
-    expect((await graphql(one, key, '{ me { id } }')).errors).toBeUndefined();
-    upstream.misbehaviour = 'slow';
-    upstream.misbehavingPath = VALIDATE;
-    const before = sentTo(VALIDATE);
     const counted = refusals(one, 'deadline');
-    const answer = validations(key);
-    await waitUntil(() => upstream.waiting === 1);
-    clock.advance(800);
-    upstream.release();
-    const answered = await answer;
-    expect(answered.errors!.map((e) => [e.path, e.extensions.code])).toEqual([[['b'], 'UPSTREAM_TIMEOUT']]);
-    expect(sentTo(VALIDATE)).toBe(before + 1);
+    const { sent } = await validationsWith(800);
+    expect(sent).toBe(1);
     expect(refusals(one, 'deadline')).toBe(counted + 1);
   });
 
