@@ -31,6 +31,15 @@ const ConfigSchema = Type.Object({
   /** Deadline of each call to the upstream, from sending to the response's headers (and between body chunks). */
   UPSTREAM_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 15_000 }),
   /**
+   * One deadline for all the upstream calls of one GraphQL request, from when its caller is known:
+   * each call gets what remains of it (at most UPSTREAM_TIMEOUT_MS), none is sent once it has passed.
+   */
+  UPSTREAM_REQUEST_DEADLINE_MS: Type.Integer({ minimum: 100, maximum: 300_000, default: 20_000 }),
+  /** Upstream calls one GraphQL operation may make at worst: an operation whose worst case is more is refused before any. */
+  UPSTREAM_CALL_BUDGET: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  /** Upstream calls per partner credential per minute, counted up front at each operation's worst case (across instances with REDIS_URL). */
+  UPSTREAM_CALLS_PER_MINUTE: Type.Integer({ minimum: 1, default: 600 }),
+  /**
    * UPSTREAM_URL may name (or resolve to) a private, loopback or link-local address, and use http.
    * Default: on, except in production, where such an upstream is refused unless this is set.
    */

@@ -17,6 +17,8 @@ import { SandboxOfframpProvider } from './domain/offramp/sandbox-offramp-provide
 import { UserService } from './domain/users/user-service.js';
 import type { UserDirectory } from './domain/users/user-directory.js';
 import { RestV1Upstream } from './domain/facade/rest-v1-upstream.js';
+import { UpstreamBounds } from './domain/facade/upstream-bounds.js';
+import { UpstreamWaits } from './domain/facade/upstream-waits.js';
 import { UpstreamUserDirectory } from './domain/facade/upstream-user-directory.js';
 import { UpstreamBills } from './domain/facade/upstream-bills.js';
 import { keyedRoutesOf, routeMapOf } from './domain/facade/upstream-routes.js';
@@ -108,6 +110,8 @@ export interface Services {
   userDirectory: UserDirectory;
   /** Facade mode: the REST v1 deployment this gateway fronts (docs/facade.md). */
   upstream: RestV1Upstream | undefined;
+  /** Facade mode: how much upstream work an operation may cause (its budget, deadline, the partner's waits). */
+  upstreamBounds: UpstreamBounds | undefined;
   /** Facade mode: each partner's upstream webhooks, verified and written to the events table. */
   inboundWebhooks: InboundWebhooks | undefined;
   /** Facade mode: the one door upstream events enter the events log by, and each record's state. */
@@ -300,12 +304,31 @@ export function createServices(
   // Facade mode: the upstream holds users, keys and money; the domains it answers are bound to it.
   const upstream =
     config.GATEWAY_MODE === 'facade' && config.UPSTREAM_URL
-      ? new RestV1Upstream({
-          baseUrl: config.UPSTREAM_URL,
-          timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-          privateAddresses: config.UPSTREAM_PRIVATE_ADDRESSES ?? false,
-        })
+      ? new RestV1Upstream(
+          {
+            baseUrl: config.UPSTREAM_URL,
+            timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+            privateAddresses: config.UPSTREAM_PRIVATE_ADDRESSES ?? false,
+          },
+          // The upstream's Retry-After per partner, in the rate limits' Redis when there is one.
+          new UpstreamWaits(
+            () => rateLimiter.redis,
+            () => clock.now().getTime(),
+          ),
+        )
       : undefined;
+  const upstreamBounds = upstream
+    ? new UpstreamBounds(
+        upstream,
+        rateLimiter,
+        {
+          requestDeadlineMs: config.UPSTREAM_REQUEST_DEADLINE_MS,
+          callBudget: config.UPSTREAM_CALL_BUDGET,
+          callsPerMinute: config.UPSTREAM_CALLS_PER_MINUTE,
+        },
+        () => clock.now().getTime(),
+      )
+    : undefined;
   const userDirectory: UserDirectory = upstream ? new UpstreamUserDirectory(upstream, config.API_KEY_CACHE_MS) : users;
   // Facade mode: an upstream key's account, as the facade keeps its records (inbound-owners.ts).
   const upstreamEventLog = upstream ? new UpstreamEventLog(db) : undefined;
@@ -505,6 +528,7 @@ export function createServices(
     users,
     userDirectory,
     upstream,
+    upstreamBounds,
     inboundWebhooks:
       upstream && upstreamEventLog
         ? new InboundWebhooks(db, clock, secrets, publicUrlOf(config), upstreamEventLog, ownerOfUpstreamKey)

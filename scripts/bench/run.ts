@@ -16,7 +16,11 @@
  *     measure of the line; the second one also differs in what it has served (only this route,
  *     where the first serves the GraphQL targets too, with their heap, code and call sites),
  *   - the REST route again with the dashboard's request log not recording, on the same process
- *     switched for those rounds only: what keeping a key's last requests in memory costs.
+ *     switched for those rounds only: what keeping a key's last requests in memory costs,
+ *   - a facade (GATEWAY_MODE=facade, scripts/bench/facade-server.ts) in front of the gateway: REST
+ *     `GET /api/v1/user/me` passed through and /graphql `me`, each beside the same request to the
+ *     gateway directly; then the latency the facade adds, at a steady `--facade-rate` below
+ *     saturation (scripts/bench/facade-latency.ts).
  * Every process does the same mandatory work per request (key lookup cached 1 s, one rate-limit
  * count in memory, one log line at the default level, `x-request-id`). Interleaved rounds, medians
  * (scripts/bench/harness). `--write` puts the result between the markers in docs/benchmarks.md.
@@ -28,6 +32,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { benchDatabase } from './database.js';
 import { BILL_PAGE, HOME_SCREEN, ME_QUERY } from './documents.js';
+import { addedLatency } from './facade-latency.js';
 import {
   httpTarget,
   type Measured,
@@ -46,6 +51,7 @@ const { values } = benchArgs({
   options: {
     ...roundFlags,
     connections: { type: 'string', default: '32' },
+    'facade-rate': { type: 'string', default: '100' },
     only: { type: 'string' },
     write: { type: 'boolean', default: false },
   },
@@ -68,6 +74,7 @@ async function main(): Promise<void> {
     SOLANA_MASTER_KEYS_SANDBOX: `1:${randomBytes(32).toString('base64')}`,
   };
   const servers: Array<Started<{ pid: number; port: number }>> = [];
+  const databases = [database];
   try {
     const gateway = await startServer<{
       pid: number;
@@ -159,6 +166,20 @@ async function main(): Promise<void> {
       const answer = await fetch(`http://127.0.0.1:${gateway.ready.control}/request-log/${state}`, { method: 'POST' });
       if ((await answer.text()) !== state) throw new Error(`the gateway's request log did not turn ${state}`);
     };
+    // A facade in front of this gateway, on a database of its own (the upstream holds the keys).
+    const facade = once(async () => {
+      const own = await benchDatabase('postgres');
+      databases.push(own);
+      const started = await startServer<{ pid: number; port: number }>('scripts/bench/facade-server.ts', [], {
+        ...env,
+        DATABASE_URL: own.url,
+        UPSTREAM_URL: `http://127.0.0.1:${gateway.ready.port}`,
+        BENCH_KEY: gateway.ready.key,
+      });
+      servers.push(started);
+      return started;
+    });
+    const GRAPHQL_ME = 'gateway /graphql, `me` (20 fields)';
     const rawPeer = once(() => peer('raw-fastify.ts'));
     const apolloPeer = once(() => peer('apollo.ts'));
     // Each target names its process (peers start only when a chosen target needs them) and its peer.
@@ -204,7 +225,7 @@ async function main(): Promise<void> {
         make: (s, n, p) => post(n, s, ME_QUERY, p),
       },
       {
-        name: 'gateway /graphql, `me` (20 fields)',
+        name: GRAPHQL_ME,
         peer: APOLLO,
         on: onGateway,
         make: (s, n, p) => post(n, s, ME_QUERY, p),
@@ -217,6 +238,18 @@ async function main(): Promise<void> {
         on: onGateway,
         make: (s, n, p) => post(n, s, HOME_SCREEN, p),
       },
+      {
+        name: 'facade REST GET /api/v1/user/me (passed through to the gateway)',
+        peer: REST,
+        on: facade,
+        make: (s, n, p) => get(n, s, '/api/v1/user/me', p),
+      },
+      {
+        name: 'facade /graphql, `me` (20 fields)',
+        peer: GRAPHQL_ME,
+        on: facade,
+        make: (s, n, p) => post(n, s, ME_QUERY, p),
+      },
     ];
     const wanted = values.only?.split('|').map((w) => w.trim().toLowerCase());
     const chosen = new Set(
@@ -227,12 +260,33 @@ async function main(): Promise<void> {
     const targets: Target[] = [];
     for (const t of plan) if (chosen.has(t.name)) targets.push(t.make(await t.on(), t.name, t.peer));
     const results = await measureInterleaved(targets, rounds);
-    const block = render(results, gateway.ready.statements, rounds.note);
+    const latency = [...chosen].some((name) => name.startsWith('facade'))
+      ? await addedLatency(
+          [
+            {
+              name: 'facade REST GET /api/v1/user/me',
+              request: { path: '/api/v1/user/me', method: 'GET', headers: key },
+            },
+            {
+              name: 'facade /graphql `me`',
+              request: { path: '/graphql', method: 'POST', headers: json, body: JSON.stringify({ query: ME_QUERY }) },
+            },
+          ],
+          {
+            directUrl: `http://127.0.0.1:${gateway.ready.port}`,
+            facadeUrl: `http://127.0.0.1:${(await facade()).ready.port}`,
+            rate: Number(values['facade-rate']),
+            seconds: rounds.roundSeconds,
+            rounds: rounds.rounds,
+          },
+        )
+      : [];
+    const block = render(results, gateway.ready.statements, rounds.note, latency);
     console.log(`\n${block}`);
     if (values.write) writeResults(block);
   } finally {
     for (const server of servers.reverse()) await server.stop();
-    await database.drop();
+    for (const own of databases) await own.drop();
   }
   process.exit(0);
 }
@@ -242,7 +296,7 @@ function once<T>(start: () => Promise<T>): () => Promise<T> {
   return () => (started ??= start());
 }
 
-function render(results: Measured[], statements: Record<string, number>, note: string): string {
+function render(results: Measured[], statements: Record<string, number>, note: string, latency: string[]): string {
   const by = (prefix: string) => results.find((r) => r.name.startsWith(prefix));
   const ratio = (a: Measured | undefined, b: Measured | undefined) =>
     a && b ? (a.cpuMicrosPerRequest / b.cpuMicrosPerRequest).toFixed(2) : undefined;
@@ -255,7 +309,7 @@ function render(results: Measured[], statements: Record<string, number>, note: s
   const home = by('gateway /graphql, home');
   return [
     `Measured ${machineLine()}.`,
-    `Command: \`npm run bench -- --round ${values.round} --rounds ${values.rounds} --warmup ${values.warmup} --connections ${values.connections}${values.only ? ` --only '${values.only}'` : ''}\` with \`DATABASE_URL\` set; ${note}.`,
+    `Command: \`npm run bench -- --round ${values.round} --rounds ${values.rounds} --warmup ${values.warmup} --connections ${values.connections}${values.only ? ` --only '${values.only}'` : ''}${latency.length ? ` --facade-rate ${values['facade-rate']}` : ''}\` with \`DATABASE_URL\` set; ${note}.`,
     '',
     resultTable(results),
     '',
@@ -278,6 +332,10 @@ function render(results: Measured[], statements: Record<string, number>, note: s
       `- gateway /graphql home screen / bare Apollo over the same resolvers: **${ratio(home, by('bare Apollo Server 5 over'))}×** (goal ≤ 1.15×)`,
     ),
     ...line(`- home screen / 20 bill records, CPU per request: ${ratio(home, by('gateway /graphql, 20 bill'))}×`),
+    ...line(
+      `- facade REST me (pass-through) / the gateway's REST me, CPU per request of each process: ${ratio(by('facade REST'), rest)}×; facade /graphql \`me\` / the gateway's: ${ratio(by('facade /graphql'), me)}×`,
+    ),
+    ...latency,
     `- SQL statements per request (caches cold): ${Object.entries(statements)
       .map(([name, n]) => `${name} ${n}`)
       .join(', ')}`,

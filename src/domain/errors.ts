@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'UPSTREAM_TIMEOUT'
   | 'UPSTREAM_BAD_ANSWER'
   | 'NOT_IN_FACADE'
+  | 'UPSTREAM_BUDGET_EXCEEDED'
   | 'INTERNAL_SERVER_ERROR';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -61,6 +62,8 @@ const STATUS: Record<ErrorCode, number> = {
   UPSTREAM_BAD_ANSWER: 502,
   /** Facade mode: a field this gateway does not yet ask the upstream for (it never reads its own database instead). */
   NOT_IN_FACADE: 501,
+  /** Facade mode: an operation that could make more upstream calls than UPSTREAM_CALL_BUDGET; nothing was sent. */
+  UPSTREAM_BUDGET_EXCEEDED: 400,
   INTERNAL_SERVER_ERROR: 500,
 };
 

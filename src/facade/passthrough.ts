@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RestV1Upstream } from '../domain/facade/rest-v1-upstream.js';
 import { DomainError } from '../domain/errors.js';
 import { UpstreamFaultError } from '../domain/facade/upstream-outcomes.js';
+import { credentialHash } from '../domain/facade/upstream-user-directory.js';
+import { credentialFrom, credentialSchemeFrom } from '../graphql/context.js';
 import { endToEndHeaders } from './forwarded-headers.js';
 import { SPEC_REST_PATHS } from './spec-paths.js';
 
@@ -12,6 +14,8 @@ import { SPEC_REST_PATHS } from './spec-paths.js';
  * back as they are, the body streamed. Nothing is retried: a POST that timed out may have taken
  * effect upstream, so it is the caller's to retry with its Idempotency-Key. An upstream that cannot
  * be reached answers 502, one that does not answer in time 504, in the spec's general error body.
+ * After a 429 with Retry-After, the partner's requests are answered 429 here until then, on every
+ * instance, without reaching the upstream (rest-v1-upstream.ts).
  */
 export async function registerPassthrough(app: FastifyInstance, upstream: RestV1Upstream): Promise<void> {
   await app.register(async (scope) => {
@@ -31,6 +35,7 @@ async function forward(upstream: RestV1Upstream, request: FastifyRequest, reply:
       path: originFormTarget(request.raw.url ?? ''),
       headers: { ...endToEndHeaders(request.headers, 'request'), 'x-forwarded-for': request.ip },
       body: Buffer.isBuffer(request.body) ? request.body : undefined,
+      partner: partnerOfRequest(request),
     });
   } catch (error) {
     // The kind only: the cause's message may name the upstream's address, and never holds the key.
@@ -38,6 +43,12 @@ async function forward(upstream: RestV1Upstream, request: FastifyRequest, reply:
     throw error;
   }
   return reply.code(answer.status).headers(endToEndHeaders(answer.headers, 'response')).send(answer.body);
+}
+
+/** The partner a pass-through request is from, for the upstream's Retry-After shared per partner; none without a credential. */
+function partnerOfRequest(request: FastifyRequest): string | undefined {
+  const value = credentialFrom(request.headers);
+  return value === undefined ? undefined : credentialHash({ value, scheme: credentialSchemeFrom(request.headers) });
 }
 
 const badTarget = (message: string) => new DomainError('BAD_USER_INPUT', message, { field: 'path' });

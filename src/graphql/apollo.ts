@@ -25,6 +25,7 @@ import { operationRefusal } from './operation-guards.js';
 import { credentialLimitRefusal } from './credential-limits.js';
 import { documentIdAsPersistedQuery, trustedDocumentOf } from './trusted-document-gate.js';
 import { normalizedDocumentHash } from '../domain/graphql-access/document-hash.js';
+import { upstreamBudgetRefusal } from './upstream-call-budget.js';
 import { valueMovingRefusal } from './value-moving.js';
 import { registerPages } from '../http/security-headers.js';
 import { OperationObservation } from '../observability/graphql-plugin.js';
@@ -110,7 +111,8 @@ export async function registerApollo(
  *   registered documents, by text or hash, or a 403 (trusted-document-gate.ts);
  * - before anything executes: refused text and subscriptions over HTTP (operation-guards.ts),
  *   then two value-moving fields under one Idempotency-Key (value-moving.ts), then the
- *   credential's own cost and depth limits (credential-limits.ts);
+ *   credential's own cost and depth limits (credential-limits.ts), then in facade mode the
+ *   operation's worst case of upstream calls (upstream-call-budget.ts);
  * - a query's root fields are counted against the rate limits at once (operation-limits.ts);
  * - graphql-armor's own hooks (field-suggestion masking) run only when there are errors to mask.
  */
@@ -225,6 +227,10 @@ class OperationListener implements GraphQLRequestListener<GraphQLContext> {
       (access ? credentialLimitRefusal(this.schema, document, access) : undefined);
     if (refused) return Promise.reject(refused);
     if (!operation) return DONE;
+    // A facade's: the operation's worst case of upstream calls is admitted before anything runs.
+    const admitted = upstreamBudgetRefusal(this.schema, contextValue, document, operation);
+    if (admitted)
+      return admitted.then(() => countQueryLimits(this.schema, contextValue, document, operation, request.variables));
     return countQueryLimits(this.schema, contextValue, document, operation, request.variables) ?? DONE;
   }
 

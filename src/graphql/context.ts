@@ -177,7 +177,13 @@ function contextOf(
   );
   // Only a facade asks anyone with the credential: the service's own contexts carry none.
   if (credential !== undefined && services.config.GATEWAY_MODE === 'facade')
-    context.credential = { value: credential, scheme: credentialScheme ?? 'api-key', clientIp };
+    context.credential = {
+      value: credential,
+      scheme: credentialScheme ?? 'api-key',
+      clientIp,
+      // The request's one deadline and call budget for all its upstream calls.
+      allowance: services.upstreamBounds?.allowance(),
+    };
   return context;
 }
 

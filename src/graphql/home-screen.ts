@@ -99,3 +99,52 @@ export const HOME_SCREEN = /* GraphQL */ `
     }
   }
 `;
+
+/**
+ * The home screen as a facade serves it (docs/facade.md): what of HOME_SCREEN its graph holds. The
+ * user, the last movements (the partner's events), the pending bills and the latest bills, and the
+ * Solana address; `$items` sets every list's length. Its upstream calls do not grow with `$items`
+ * (test/facade/home-screen-calls.test.ts): the lists are one upstream page each, and nothing under
+ * them asks the upstream.
+ */
+export const FACADE_HOME_SCREEN = /* GraphQL */ `
+  query FacadeHomeScreen($items: Int = 10) {
+    me {
+      id
+      name
+      email
+    }
+    events(first: $items) {
+      events {
+        id
+        type
+        created
+      }
+      hasMore
+    }
+    pendingBills: billRecords(filter: { status: PENDING }, limit: $items) {
+      total
+      bills {
+        reference
+        amount
+        billerName
+        status
+        updatedAt
+      }
+    }
+    latestBills: billRecords(limit: $items) {
+      total
+      bills {
+        reference
+        amount
+        type
+        customer
+        createdAt
+        updatedAt
+      }
+    }
+    solanaWallet {
+      address
+    }
+  }
+`;

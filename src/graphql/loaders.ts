@@ -14,6 +14,7 @@ import type { PageOf, Window } from '../domain/keyset.js';
 import type { SwapQuoteView } from '../domain/solana/swap-quote.js';
 import type { Business, User } from '../domain/users/user.js';
 import type { Services } from '../services.js';
+import { UpstreamReads } from './upstream-reads.js';
 
 /** Per-request batching: one query per kind of lookup, however many fields ask. */
 export function createLoaders(services: Services, principal: Principal | null): Loaders {
@@ -48,6 +49,7 @@ export class Loaders {
   private readonly owner: Owner;
   private readonly made = new Map<string, DataLoader<string, unknown>>();
   private readonly usersNow = new Map<string, User>();
+  private reads: UpstreamReads | undefined;
   // One loader per window and status asked for: every business in the answer shares its query.
   private readonly customerWindows = new Map<string, DataLoader<string, PageOf<BusinessCustomerRow>>>();
 
@@ -76,6 +78,12 @@ export class Loaders {
       this.customerWindows.set(key, loader);
     }
     return loader;
+  }
+
+  /** Facade mode: the request's upstream reads, one per key (upstream-reads.ts). */
+  get upstreamReads(): UpstreamReads {
+    this.reads ??= new UpstreamReads();
+    return this.reads;
   }
 
   get userById(): DataLoader<string, User | null> {

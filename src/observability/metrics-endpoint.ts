@@ -8,7 +8,7 @@ import { safeEqual } from '../domain/auth/opaque-token.js';
 import type { Services } from '../services.js';
 import { createGaugeCollector } from './db-gauges.js';
 import { registry } from './metrics.js';
-import { readBulkheads, readUpstreamFaults } from './provider-gauges.js';
+import { readBulkheads, readUpstreamFaults, readUpstreamRefusals } from './provider-gauges.js';
 
 /**
  * Prometheus text at /metrics, in one of three ways:
@@ -32,6 +32,7 @@ export function registerMetrics(app: FastifyInstance, services: Services): void 
     await collector.refresh(fresh);
     readBulkheads(services.bulkheads.stats());
     readUpstreamFaults(services.upstream?.faultCounts());
+    readUpstreamRefusals(services.upstream?.refusalCounts());
     return registry.metrics();
   };
   app.decorate('metricsText', render);

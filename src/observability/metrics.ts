@@ -149,6 +149,11 @@ export const metrics = {
     'Facade mode: calls to the upstream REST v1 service that got no usable answer, by fault (timeout, unreachable, server_error, bad_answer)',
     ['fault'],
   ),
+  upstreamRefusals: counter(
+    'gateway_upstream_refusals_total',
+    'Facade mode: upstream calls refused before they were sent, by reason (budget, partner_budget, retry_after, deadline)',
+    ['reason'],
+  ),
   facadeUnknownQueued: gauge(
     'gateway_facade_unknown_outcomes_queued',
     'Facade mode: mutations whose outcome the upstream never showed, waiting in the operator queue',

@@ -1,3 +1,4 @@
+import type { UpstreamRefusal } from '../domain/facade/upstream-allowance.js';
 import type { UpstreamFault } from '../domain/facade/upstream-outcomes.js';
 import type { BulkheadStats } from '../domain/upstream/bulkhead.js';
 import { metrics } from './metrics.js';
@@ -23,4 +24,10 @@ export function readBulkheads(stats: BulkheadStats[]): void {
 export function readUpstreamFaults(faults: ReadonlyMap<UpstreamFault, number> | undefined): void {
   metrics.upstreamFaults.reset();
   for (const [fault, count] of faults ?? []) metrics.upstreamFaults.inc({ fault }, count);
+}
+
+/** A facade's upstream calls refused before they were sent, by why (budget, partner_budget, retry_after, deadline), set at a scrape. */
+export function readUpstreamRefusals(refusals: ReadonlyMap<UpstreamRefusal, number> | undefined): void {
+  metrics.upstreamRefusals.reset();
+  for (const [reason, count] of refusals ?? []) metrics.upstreamRefusals.inc({ reason }, count);
 }

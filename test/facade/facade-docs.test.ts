@@ -24,7 +24,13 @@ describe('docs/facade.md', () => {
   });
 
   it('gives each facade code the status it answers with', () => {
-    const codes: ErrorCode[] = ['UPSTREAM_UNAVAILABLE', 'UPSTREAM_TIMEOUT', 'UPSTREAM_BAD_ANSWER', 'NOT_IN_FACADE'];
+    const codes: ErrorCode[] = [
+      'UPSTREAM_UNAVAILABLE',
+      'UPSTREAM_TIMEOUT',
+      'UPSTREAM_BAD_ANSWER',
+      'NOT_IN_FACADE',
+      'UPSTREAM_BUDGET_EXCEEDED',
+    ];
     for (const code of codes) {
       const row = PAGE.split('\n').find((line) => line.includes(`| \`${code}\``));
       expect(row, code).toBeDefined();

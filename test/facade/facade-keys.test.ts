@@ -355,6 +355,8 @@ describe('the operator queue commands docs/facade.md shows', () => {
 describe('a facade whose upstream honours Idempotency-Key', () => {
   let upstream: SpecUpstream;
   let facade: TestApp;
+  // Walked past the upstream's Retry-After, which the facade honours for the partner.
+  const clock = new ManualClock(new Date());
 
   beforeAll(async () => {
     upstream = await new SpecUpstream().start();
@@ -366,6 +368,7 @@ describe('a facade whose upstream honours Idempotency-Key', () => {
         API_KEY_CACHE_MS: 0,
         UPSTREAM_KEYED_ROUTES: 'bills.buyAirtime',
       },
+      clock,
     });
   });
 
@@ -418,6 +421,8 @@ describe('a facade whose upstream honours Idempotency-Key', () => {
       upstream.misbehaviour = 'rate-limit';
       expect((await send()).errors?.[0]?.extensions.code).toBe('RATE_LIMITED');
       expect(await stateOf()).toBe('unknown');
+      // The upstream asked for 7 s: the partner's calls are refused until then.
+      clock.advance(7_000);
       upstream.misbehaviour = 'unauthorized';
       expect((await send()).errors?.[0]?.extensions.code).toBe('UNAUTHENTICATED');
       expect(await stateOf()).toBe('unknown');

@@ -158,17 +158,27 @@ describe('REST v1 pass-through (facade mode)', () => {
     expect(response.headers).not.toHaveProperty('keep-alive');
   });
 
-  it("passes the upstream's 429 and its Retry-After through as they are", async () => {
+  it("passes the upstream's 429 and its Retry-After through as they are, then refuses that partner until then without asking", async () => {
+    const limited = 'pk_live_facade_passthrough_limited_0002';
     const body = '{"statusCode":429,"message":"Too many requests","retryAfter":7}';
     upstream.answer = answerBytes('429 Too Many Requests', ['Content-Type: application/json', 'Retry-After: 7'], body);
-    const response = await facade.app.inject({
-      method: 'GET',
-      url: '/api/v1/solana/address',
-      headers: { 'x-api-key': KEY },
-    });
+    const ask = (key: string) =>
+      facade.app.inject({ method: 'GET', url: '/api/v1/solana/address', headers: { 'x-api-key': key } });
+    const response = await ask(limited);
     expect(response.statusCode).toBe(429);
     expect(response.headers['retry-after']).toBe('7');
     expect(response.body).toBe(body);
+    // Until the wait ends the facade answers for the upstream, in the spec's rate-limit body.
+    upstream.answer = answerBytes('200 OK', ['Content-Type: application/json'], '{}');
+    const before = upstream.received.length;
+    const refused = await ask(limited);
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(6);
+    expect(refused.json()).toMatchObject({ statusCode: 429, retryAfter: Number(refused.headers['retry-after']) });
+    expect(upstream.received.length).toBe(before);
+    // Another partner is not held back.
+    expect((await ask(KEY)).statusCode).toBe(200);
+    expect(upstream.received.length).toBe(before + 1);
   });
 
   it('forwards a bearer credential as sent', async () => {

@@ -173,7 +173,9 @@ export class FacadeKeys {
   /** The record becomes `unknown`, with the caller's credential sealed for the matcher, which is enqueued with it. */
   private async becomeUnknown(id: string, caller: Caller, from: 'in_flight'): Promise<void> {
     const now = this.clock.now();
-    const credential = caller.credential ? this.secrets.seal(JSON.stringify(caller.credential), bindingOf(id)) : null;
+    const credential = caller.credential
+      ? this.secrets.seal(JSON.stringify(sealable(caller.credential)), bindingOf(id))
+      : null;
     await this.db.transaction(async (tx) => {
       const [row] = await tx
         .update(facadeKeys)
@@ -269,6 +271,13 @@ export class FacadeKeys {
 
 /** The states a send's own answer settles from: its own, or `unknown` when a retry found it past its lease. */
 const SENDING = ['in_flight', 'unknown'] as const;
+
+/** What of a credential is kept: the credential itself, never the request's allowance it travelled with. */
+const sealable = ({ value, scheme, clientIp }: CallerCredential): CallerCredential => ({
+  value,
+  scheme,
+  ...(clientIp !== undefined ? { clientIp } : {}),
+});
 
 /** The sealed credential is bound to its row: copied onto another row, it does not open. */
 const bindingOf = (id: string) => `facade_keys:${id}`;

@@ -3,6 +3,7 @@ import { DomainError } from '../errors.js';
 import type { Caller, CallerCredential } from '../users/user-directory.js';
 import { parseJsonKeepingNumbers, stringifyKeepingNumbers } from './json-number-text.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
+import { partnerOf } from './upstream-partner.js';
 import { type Asked, statusOutcome, transportFault } from './upstream-outcomes.js';
 
 /** Largest answer read by default: a record or a page of them. Past it, the answer is not the spec's. */
@@ -43,8 +44,13 @@ export async function askUpstream<S extends AnswerShape<unknown>>(
   request: JsonRequest,
   shape: S,
 ): Promise<JsonAnswer<AnswerOf<S>>> {
+  const { credential } = request;
+  // Taken before anything else: a request past its deadline or budget sends nothing more.
+  const timeoutMs = credential.allowance?.take();
   const payload = request.body === undefined ? undefined : Buffer.from(stringifyKeepingNumbers(request.body), 'utf8');
   const answer = await upstream.send({
+    partner: partnerOf(credential),
+    timeoutMs,
     method: request.method,
     path: request.path,
     headers: {

@@ -10,6 +10,16 @@ export interface CallerCredential {
   scheme: CredentialScheme;
   /** The client's address as the gateway saw it, for an upstream that checks keys' IP allow-lists. */
   clientIp?: string | undefined;
+  /**
+   * What the request may still ask of the upstream (facade mode, domain/facade/upstream-allowance.ts):
+   * each call takes one, and gets what remains of the request's deadline. Absent: a job's call, bounded by its own timeout.
+   */
+  allowance?: CallAllowance | undefined;
+}
+
+/** One request's upstream calls: `take` answers the milliseconds the next call may wait, or throws (nothing to send). */
+export interface CallAllowance {
+  take(): number;
 }
 
 /** Who asks: the authenticated principal, and the credential it came with. */

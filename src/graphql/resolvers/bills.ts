@@ -1,3 +1,4 @@
+import { upstreamRead } from '../upstream-reads.js';
 import type { BillRecord } from '../../domain/bills/bill-record.js';
 import type { BillPaymentInput } from '../../domain/bills/bills-service.js';
 import { notInFacade } from '../../domain/facade/not-in-facade.js';
@@ -51,18 +52,19 @@ const providerDataOf = (r: BillRecord): string | null => {
 /**
  * A part of a record only its stored form has: an upstream's payment answer leaves out updatedAt,
  * deletedDate and providerData (the spec's payment answers do), so they are read from the record by
- * reference, once per answer, and only when a caller asks for them.
+ * reference, once per request however many of them (or lookups of it) the answer asks for, and
+ * only when a caller asks for them.
  */
-const storedForms = new WeakMap<BillRecord, Promise<BillRecord>>();
 function whenStored<T>(record: BillRecord, context: GraphQLContext, read: (stored: BillRecord) => T): T | Promise<T> {
   if (record.updatedAt !== undefined) return read(record);
-  let stored = storedForms.get(record);
-  if (!stored) {
-    stored = context.services.billsDomain.record(callerOf(context), record.reference);
-    storedForms.set(record, stored);
-  }
-  return stored.then(read);
+  return recordByReference(context, record.reference).then(read);
 }
+
+/** A record by reference: in facade mode asked of the upstream once per request (upstream-reads.ts). */
+const recordByReference = (context: GraphQLContext, reference: string) =>
+  upstreamRead(context, `billRecord:${reference}`, () =>
+    context.services.billsDomain.record(callerOf(context), reference),
+  );
 
 export const billResolvers: Resolvers = {
   Query: {
@@ -72,14 +74,13 @@ export const billResolvers: Resolvers = {
     electricityBillers: (_root, _args, { principal, services }) => services.bills.electricityBillers(principal!),
     discos: (_root, _args, { principal, services }) => services.bills.discos(principal!),
     providerItems: (_root, { provider }, { principal, services }) => services.bills.providerItems(principal!, provider),
-    billRecords: (_root, { filter, page, limit }, context) =>
-      context.services.billsDomain.records(
-        callerOf(context),
-        Object.fromEntries(Object.entries(filter ?? {}).filter(([, v]) => v !== null && v !== undefined)),
-        page ?? 1,
-        limit ?? 20,
-      ),
-    billRecord: (_root, { reference }, context) => context.services.billsDomain.record(callerOf(context), reference),
+    billRecords: (_root, { filter, page, limit }, context) => {
+      const given = Object.fromEntries(Object.entries(filter ?? {}).filter(([, v]) => v !== null && v !== undefined));
+      return upstreamRead(context, `billRecords:${JSON.stringify([given, page, limit])}`, () =>
+        context.services.billsDomain.records(callerOf(context), given, page ?? 1, limit ?? 20),
+      );
+    },
+    billRecord: (_root, { reference }, context) => recordByReference(context, reference),
     billBeneficiaries: (_root, _args, { principal, services }) => services.bills.beneficiaries(principal!),
     billSchedules: (_root, _args, { principal, services }) => services.bills.schedules(principal!),
   },

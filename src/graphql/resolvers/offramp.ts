@@ -1,3 +1,4 @@
+import { upstreamRead } from '../upstream-reads.js';
 import { dateRange } from '../../domain/date-bound.js';
 import type { OfframpStatus } from '../../domain/offramp/catalogue.js';
 import { OFFRAMP_EVENT_KINDS } from '../../domain/offramp/catalogue.js';
@@ -12,8 +13,12 @@ const order = (event: StoredEvent) => dataOf(event, OFFRAMP_UPDATE_KINDS);
 export const offrampResolvers: Resolvers = {
   OfframpNetwork: { arbitrum_one: 'arbitrum-one', bnb_smart_chain: 'bnb-smart-chain' },
   Query: {
-    offrampAssets: (_root, _args, context) => context.services.offrampDomain.assets(callerOf(context)),
-    offrampQuote: (_root, args, context) => context.services.offrampDomain.quote(callerOf(context), args),
+    offrampAssets: (_root, _args, context) =>
+      upstreamRead(context, 'offrampAssets', () => context.services.offrampDomain.assets(callerOf(context))),
+    offrampQuote: (_root, args, context) =>
+      upstreamRead(context, `offrampQuote:${JSON.stringify(args)}`, () =>
+        context.services.offrampDomain.quote(callerOf(context), args),
+      ),
     offrampPayoutBanks: (_root, { fiat }, { principal, services }) => services.offramp.payoutBanks(principal!, fiat),
     offrampOrders: (_root, { filter, page, limit }, { principal, services }) =>
       services.offramp.history(

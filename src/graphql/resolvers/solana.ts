@@ -1,3 +1,4 @@
+import { upstreamRead } from '../upstream-reads.js';
 import { callerOf } from '../caller.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
@@ -5,7 +6,8 @@ const raw = (holder: { amountRaw: bigint }) => holder.amountRaw.toString();
 
 export const solanaResolvers: Resolvers = {
   Query: {
-    solanaWallet: (_root, _args, context) => context.services.solanaWalletDomain.address(callerOf(context)),
+    solanaWallet: (_root, _args, context) =>
+      upstreamRead(context, 'solanaWallet', () => context.services.solanaWalletDomain.address(callerOf(context))),
     solanaBalance: (_root, { network }, { principal, services }) =>
       services.solanaPortfolio.solBalance(principal!, network),
     solanaTokenBalance: (_root, { mint, network }, { principal, services }) =>
@@ -16,7 +18,10 @@ export const solanaResolvers: Resolvers = {
       ngn: await services.wallet.balance(principal!),
       solana: await services.solanaPortfolio.portfolio(principal!, network),
     }),
-    swapQuote: (_root, { input }, context) => context.services.swapQuotesDomain.quote(callerOf(context), input),
+    swapQuote: (_root, { input }, context) =>
+      upstreamRead(context, `swapQuote:${JSON.stringify(input)}`, () =>
+        context.services.swapQuotesDomain.quote(callerOf(context), input),
+      ),
     solanaTransfer: (_root, { signature }, { principal, services }) =>
       services.solanaTransfers.bySignature(principal!, signature),
     solanaTransfers: (_root, { first }, { principal, services }) =>
