@@ -130,6 +130,16 @@ export const linkedTransactionId = (
 export const clockedRunAtSql = (runAt: string, clockId: string, offsetMs: string) =>
   `(${runAt}::timestamptz - coalesce((select offset_ms from test_clocks where id = ${clockId}::uuid for share), ${offsetMs}::bigint) * interval '1 millisecond')`;
 
+/**
+ * A job's `run_at, test_clock_id` values in a one-statement write. Clocked (an account on a test
+ * clock): `clockedRunAtSql` and the clock's id. Otherwise `runAt` as it is and no clock, with no
+ * lookup of test_clocks and no `clockId` or `offsetMs` parameter: production keys never have a
+ * clock, so their writes pay nothing for one. A statement is written in both forms, each prepared
+ * under its own name, and the caller runs the one its clock asks for.
+ */
+export const jobDueSql = (clocked: boolean, runAt: string, clockId: string, offsetMs: string) =>
+  clocked ? `${clockedRunAtSql(runAt, clockId, offsetMs)}, ${clockId}::uuid` : `${runAt}::timestamptz, null::uuid`;
+
 export const jobLane = (kind: string) => `'${kind}', '${laneOf(kind)}'`;
 
 type Mapper<Row> = (raw: Record<string, unknown>) => Row;
