@@ -1,5 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Statement } from '../../db/plain-sql.js';
+import { type Clock, clockParams } from '../clock.js';
 import { laneOf } from '../jobs/lanes.js';
 import type { KeyRow } from './key-claim.js';
 
@@ -139,6 +141,15 @@ export const clockedRunAtSql = (runAt: string, clockId: string, offsetMs: string
  */
 export const jobDueSql = (clocked: boolean, runAt: string, clockId: string, offsetMs: string) =>
   clocked ? `${clockedRunAtSql(runAt, clockId, offsetMs)}, ${clockId}::uuid` : `${runAt}::timestamptz, null::uuid`;
+
+/** The form of a statement (jobDueSql) an account's clock asks for, and the clock's parameters it takes (none unclocked). */
+export function statementForClock(
+  forms: { plain: Statement; clocked: Statement },
+  clock: Clock | undefined,
+): { st: Statement; params: Array<string | number | null> } {
+  const params = clockParams(clock);
+  return params[0] === null ? { st: forms.plain, params: [] } : { st: forms.clocked, params };
+}
 
 export const jobLane = (kind: string) => `'${kind}', '${laneOf(kind)}'`;
 

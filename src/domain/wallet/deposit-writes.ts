@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js';
-import { runStatement, type Statement, statement } from '../../db/plain-sql.js';
-import { type Clock, clockParams } from '../clock.js';
+import { runStatement, statement } from '../../db/plain-sql.js';
+import type { Clock } from '../clock.js';
 import { deposits } from '../../db/wallet-schema.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import { toStorable } from '../idempotency/idempotency.js';
@@ -16,6 +16,7 @@ import {
   linkedTransactionId,
   outboxCtes,
   rowMapper,
+  statementForClock,
   transactionEventData,
 } from '../money/plain-write.js';
 import type { DepositRow } from './deposit-store.js';
@@ -146,12 +147,6 @@ const STARTED = {
   clocked: statement('deposit_started_clocked_v5', startedText(true)),
 };
 
-/** The form of a statement an account's clock asks for, and the clock's parameters it takes (none unclocked). */
-function forClock(forms: { plain: Statement; clocked: Statement }, clock: Clock | undefined) {
-  const params = clockParams(clock);
-  return params[0] === null ? { st: forms.plain, params: [] } : { st: forms.clocked, params };
-}
-
 const depositOf = rowMapper<DepositRow>(deposits);
 
 export interface DepositOpen {
@@ -205,7 +200,7 @@ export async function openDeposit(db: Database, w: DepositOpen): Promise<Deposit
     version: 1,
     updatedAt: at,
   };
-  const { st, params } = forClock(OPEN, w.clock);
+  const { st, params } = statementForClock(OPEN, w.clock);
   const [row] = await runStatement(db, st, [
     key ? keyLockId(key.scope, key.key) : null,
     d.userId,
@@ -273,7 +268,7 @@ export async function startDeposit(db: Database, w: DepositStarted): Promise<Dep
   };
   const [event] = DEPOSIT.moves.initiated.pending!;
   const at = w.at.toISOString();
-  const { st, params } = forClock(STARTED, w.clock);
+  const { st, params } = statementForClock(STARTED, w.clock);
   const [row] = await runStatement(db, st, [
     deposit.id,
     deposit.version,
