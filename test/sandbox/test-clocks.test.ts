@@ -74,6 +74,15 @@ describe('sandbox test clocks', () => {
     return id;
   }
 
+  /** The job of `kind` whose payload names `id` under `field`. */
+  const jobNaming = async (kind: string, field: string, id: string) =>
+    (
+      await s.t.services.db
+        .select()
+        .from(jobs)
+        .where(and(eq(jobs.kind, kind), sql`${jobs.payload}->>${field} = ${id}`))
+    )[0]!;
+
   const advance = (tenant: Tenant, id: string, seconds: number) =>
     rest(s.t, tenant.keys.TRANSACTIONS)('POST', `${CLOCKS}/${id}/advance`, { seconds });
 
@@ -276,13 +285,7 @@ describe('sandbox test clocks', () => {
 
     // Each deposit's reconcile job (its look for a lost second commit, a lease and 30 s on) is its
     // account's: the clocked one's is the clock's, and runs as the clock passes it.
-    const reconcileJob = async (depositId: string) =>
-      (
-        await s.t.services.db
-          .select()
-          .from(jobs)
-          .where(and(eq(jobs.kind, DEPOSIT_JOBS.reconcile), sql`${jobs.payload}->>'depositId' = ${depositId}`))
-      )[0]!;
+    const reconcileJob = (depositId: string) => jobNaming(DEPOSIT_JOBS.reconcile, 'depositId', depositId);
     expect(await reconcileJob(mine.id)).toMatchObject({ status: 'pending', testClockId: id });
     expect(await reconcileJob(theirs.id)).toMatchObject({ status: 'pending', testClockId: null });
 
@@ -315,13 +318,7 @@ describe('sandbox test clocks', () => {
     };
     const mine = await pay(clocked);
     const theirs = await pay(other);
-    const pollJob = async (recordId: string) =>
-      (
-        await s.t.services.db
-          .select()
-          .from(jobs)
-          .where(and(eq(jobs.kind, BILL_JOBS.statusPoll), sql`${jobs.payload}->>'recordId' = ${recordId}`))
-      )[0]!;
+    const pollJob = (recordId: string) => jobNaming(BILL_JOBS.statusPoll, 'recordId', recordId);
     expect(await pollJob(mine.id)).toMatchObject({ status: 'pending', testClockId: id });
     expect(await pollJob(theirs.id)).toMatchObject({ status: 'pending', testClockId: null });
 

@@ -10,10 +10,11 @@ import { laneOf } from '../../src/domain/jobs/lanes.js';
 import type { SolanaWalletRow } from '../../src/domain/solana/custodial-wallets.js';
 import { SOL_MINT } from '../../src/domain/solana/native-token.js';
 import { OTHER_SCALE_MAX_AGE_MS, SIGNATURE_FEE } from '../../src/domain/solana/transfer-service.js';
-import { CONFIRM_JOB, insertTransfer, SOLANA } from '../../src/domain/solana/transfer-store.js';
+import { CONFIRM_JOB, SOLANA } from '../../src/domain/solana/transfer-store.js';
 import type { Services } from '../../src/services.js';
 import { createTestServices, sandboxPrincipal } from '../helpers/app.js';
 import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
+import { storePendingSolSend } from '../helpers/solana-sends.js';
 import { waitUntil } from '../helpers/wait.js';
 
 const SOL = 1_000_000_000n;
@@ -66,24 +67,12 @@ describe.skipIf(!onPostgres)('a sandbox send settled by its job while its re-bro
     // Stored long enough ago, with a height on litesvm's earlier scale, that the job judges it expired.
     const createdAt = new Date(Date.now() - OTHER_SCALE_MAX_AGE_MS - 60_000);
     const row = await services.db.transaction(async (tx) => {
-      const send = await insertTransfer(tx, {
-        userId: alice.userId,
-        environment: 'sandbox',
-        network: 'devnet',
-        kind: 'native',
-        fromAddress: wallet.address,
-        toAddress: to.toBase58(),
-        asset: null,
-        amountRaw: AMOUNT,
-        decimals: 9,
-        feeRaw: SIGNATURE_FEE,
-        txHash: signature,
-        wire: Buffer.from(wire).toString('base64'),
-        validThroughHeight: 150n,
-        status: 'pending',
-        createdAt,
-        updatedAt: createdAt,
-      });
+      const send = await storePendingSolSend(
+        tx,
+        { userId: alice.userId, from: wallet.address, to: to.toBase58(), amountRaw: AMOUNT, signature, wire },
+        { validThroughHeight: 150n, createdAt },
+      );
+
       const held = await assetHolds.place(
         tx,
         { environment: 'sandbox', userId: alice.userId, family: SOLANA, network: 'devnet', address: wallet.address },
