@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from './columns.js';
 import { ownerColumns } from './schema.js';
@@ -26,10 +27,11 @@ export const facadeInboundSecrets = pgTable(
 
 /**
  * Facade mode: what the facade knows of each upstream record its events name (a bill, deposit or
- * offramp order, by `data.reference`): the kind of event that set its state, when, and every kind
- * already taken for it. A kind is taken once per record whichever way it came (the upstream's
- * webhook or the gap-filling job), and the state moves only to an event newer than the one that
- * set it: an older one is kept in the log but leaves the record where it is.
+ * offramp order, by `data.reference`): the kind of event that set its state, when, every kind
+ * already taken for it and those the gap-filling job took. A kind found by the job and one the
+ * upstream's webhook brought are one event (the job cannot know the webhook's `id`), but two
+ * webhooks are told apart by their `id` alone. The state moves only to an event newer than the one
+ * that set it: an older one is kept in the log but leaves the record where it is.
  */
 export const facadeRecordStates = pgTable(
   'facade_record_states',
@@ -44,6 +46,8 @@ export const facadeRecordStates = pgTable(
     stateAt: timestamp('state_at', { withTimezone: true }).notNull(),
     /** Every kind taken for the record, each once. */
     kindsTaken: text('kinds_taken').array().notNull(),
+    /** The kinds among them the gap-filling job took: a webhook of one of these is a repeat. */
+    kindsFilled: text('kinds_filled').array().notNull().default(sql`'{}'::text[]`),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

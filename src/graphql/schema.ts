@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper/resolverMap.js';
-import type { GraphQLSchema } from 'graphql';
+import { type DocumentNode, GraphQLSchema } from 'graphql';
 import { type GuardOptions, guardRootFields } from './directives/guards.js';
 import { type FacadeSurface, facadeTypeDefs } from './facade-schema.js';
 import { loadTypeDefs, readSdlFiles, SCHEMA_DIR } from './sdl-files.js';
@@ -72,15 +72,40 @@ export function buildSchema(options: SchemaOptions = { federationRouterOnly: fal
   return guardRootFields(resolving, options);
 }
 
-/** The subgraph a facade serves: the service's SDL cut to the surface, with the same resolvers. */
-export function buildFacadeSchema(surface: FacadeSurface): GraphQLSchema {
-  const typeDefs = facadeTypeDefs(loadTypeDefs(SCHEMA_DIR), surface);
+/** Federation's validating build, loaded from node_modules when it is first needed. */
+const federationBuild: SubgraphBuild = (modules) => {
+  const { buildSubgraphSchema } = loadSubgraph('@apollo/subgraph') as typeof import('@apollo/subgraph');
+  return buildSubgraphSchema(modules);
+};
+type SubgraphBuild = (modules: { typeDefs: DocumentNode; resolvers: GraphQLResolverMap<unknown> }) => GraphQLSchema;
+
+/**
+ * The subgraph a facade serves: the service's SDL cut to the surface, with the same resolvers.
+ * `dir` and `build` are the SDL's folder and the validating build (a test gives its own).
+ */
+export function buildFacadeSchema(
+  surface: FacadeSurface,
+  dir: string = SCHEMA_DIR,
+  build: SubgraphBuild = federationBuild,
+): GraphQLSchema {
+  const typeDefs = facadeTypeDefs(loadTypeDefs(dir), surface);
   // The build's artifact of this very cut (subgraph-artifact.ts): in the bundle, the only way, as
   // Federation's build from node_modules makes a schema of another graphql-js.
-  const artifact = readSubgraphArtifact(join(SCHEMA_DIR, FACADE_ARTIFACTS_FILE), facadeSdlHash(typeDefs));
+  const file = join(dir, FACADE_ARTIFACTS_FILE);
+  const hash = facadeSdlHash(typeDefs);
+  const artifact = readSubgraphArtifact(file, hash);
   if (artifact) return schemaFromArtifact(artifact, domainResolvers());
-  const { buildSubgraphSchema } = loadSubgraph('@apollo/subgraph') as typeof import('@apollo/subgraph');
-  return buildSubgraphSchema({ typeDefs, resolvers: domainResolvers() });
+  const schema = build({ typeDefs, resolvers: domainResolvers() });
+  // Made by another graphql-js than this code's (the bundle's own): every later use would fail
+  // with graphql-js's "Expected … to be a GraphQL schema", which names neither cause nor cure.
+  if (!(schema instanceof GraphQLSchema))
+    throw new Error(
+      `No facade artifact for this route map's graph (cut SDL hash ${hash}) in ${file}, and a bundle cannot ` +
+        'build one at start (Federation in node_modules uses another graphql-js). Run `npm run build` again from ' +
+        'these sources: it writes the artifact of every route map (the file is missing, or an SDL file or the route ' +
+        'map changed since the build).',
+    );
+  return schema;
 }
 
 /**

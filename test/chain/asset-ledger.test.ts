@@ -208,15 +208,21 @@ describe('asset ledger: holds of chain sends, reconciled with the sandbox chain'
     expect((await reconcile()).breaks).toEqual([]);
   });
 
-  it('a wallet older than the ledger is shown as the chain has it, and opened at the chain figure by its first send, once', async () => {
+  /** A user whose wallet holds 1 SOL on the chain from before the ledger existed: none of it in the ledger. */
+  async function walletOlderThanTheLedger() {
     const elder = await sandboxPrincipal(services);
     const elderAddress = (await services.solanaWallets.walletOf(elder)).address;
     addresses.push(elderAddress);
-    // Funded before the ledger existed: on the chain, not in the ledger.
+    // Airdropped past the store that posts (onEffects unset): on the chain, not in the ledger.
     await new SandboxChainStore(services.db, createSandboxWorld).change(NETWORK, (chain) => {
       airdrop(chain, new PublicKey(elderAddress), SOL, true);
       return async () => undefined;
     });
+    return { elder, elderAddress };
+  }
+
+  it('a wallet older than the ledger is shown as the chain has it, and opened at the chain figure by its first send, once', async () => {
+    const { elder, elderAddress } = await walletOlderThanTheLedger();
     expect((await services.solanaPortfolio.solBalance(elder, NETWORK)).amountRaw).toBe(SOL);
     const to = Keypair.generate().publicKey.toBase58();
     const sends = await Promise.all(
@@ -233,14 +239,7 @@ describe('asset ledger: holds of chain sends, reconciled with the sandbox chain'
     expect((await reconcile()).breaks).toEqual([]);
   });
   it('a wallet older than the ledger moved first by a faucet grant is opened at the chain figure from before it, and spends that money', async () => {
-    const elder = await sandboxPrincipal(services);
-    const elderAddress = (await services.solanaWallets.walletOf(elder)).address;
-    addresses.push(elderAddress);
-    // Funded before the ledger existed: on the chain, not in the ledger.
-    await new SandboxChainStore(services.db, createSandboxWorld).change(NETWORK, (chain) => {
-      airdrop(chain, new PublicKey(elderAddress), SOL, true);
-      return async () => undefined;
-    });
+    const { elder, elderAddress } = await walletOlderThanTheLedger();
     // Its first movement is a credit, not a send: the grant alone would leave the ledger a SOL short.
     await services.sandboxFaucet.fund(elder, { network: NETWORK, asset: 'SOL', amount: '0.5' });
     expect(await lamports(elderAddress)).toBe(SOL + SOL / 2n);

@@ -222,6 +222,25 @@ describe('idempotency a facade owns for its mutations, against an upstream writt
     expect((await buyAirtime(key, { key: apiKey }, 250, phone)).errors?.[0]?.extensions.code).toBe('CONFLICT');
     expect(payments().filter((p) => p.headers['x-api-key'] === apiKey)).toHaveLength(1);
 
+    // A reference of another payment (mistyped, or the upstream's support read the wrong one) is
+    // refused, naming the field that differs; nothing is settled.
+    const others = [
+      ['type', { type: 'MOBILEDATA' as const, customer: phone, amount: 250 }, 'MOBILEDATA', 'AIRTIME'],
+      ['customer', { customer: '08039999999', amount: 250 }, '08039999999', phone],
+      ['amount', { customer: phone, amount: 300 }, '30000 kobo', '25000 kobo'],
+    ] as const;
+    for (const [field, fields, theirs, ours] of others) {
+      const other = upstream.addBill(user, { ...fields, status: 'PENDING' });
+      await expect(
+        runFacadeCommand(facade.services, 'facade-resolve', ['facade-resolve', entry!.id], {
+          reference: other.reference,
+          note: 'a wrong reference',
+        }),
+        field,
+      ).rejects.toThrow(`its ${field} is ${theirs}, the send's ${ours}`);
+    }
+    expect((await facade.services.unknownOutcomes!.list()).map((u) => u.id)).toContain(entry!.id);
+
     // The operator finds the payment upstream (its support tells the reference) and settles it.
     const record = upstream.addBill(user, { customer: phone, amount: 250, status: 'PENDING' });
     const settled = await runFacadeCommand(facade.services, 'facade-resolve', ['facade-resolve', entry!.id], {

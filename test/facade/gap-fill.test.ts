@@ -159,6 +159,33 @@ describe('a facade’s gap-filling job: changes the upstream’s webhooks missed
     expect(await written(other, delivered.reference)).toEqual([]);
   });
 
+  it('takes two webhooks of one kind for one record with their own ids; the job’s run after them adds nothing', async () => {
+    const partner = await connect();
+    const first = upstream.addBill(partner.user, { status: 'FAILED' });
+    const ids = [`evt_${randomUUID()}`, `evt_${randomUUID()}`];
+    const answers = [];
+    for (const id of ids)
+      answers.push(
+        await deliver(partner, {
+          id,
+          type: 'bill.payment.failed',
+          created: Math.floor(Date.now() / 1000),
+          data: { reference: first.reference, status: 'FAILED' },
+        }),
+      );
+    // Two deliveries of one kind with two ids are two events upstream: only an `id` tells a repeat.
+    expect(answers.map((answer) => answer.json())).toEqual([
+      { received: true, duplicate: false },
+      { received: true, duplicate: false },
+    ]);
+    expect((await written(partner, first.reference)).sort()).toEqual([...ids].sort());
+    const log = facade.t.services.upstreamEventLog!;
+    expect((await log.stateOf(owner(partner), 'bill', first.reference))!.kindsTaken).toEqual(['bill.payment.failed']);
+    // The job finds the kind the webhooks brought, and writes nothing more.
+    await fill(partner);
+    expect((await written(partner, first.reference)).sort()).toEqual([...ids].sort());
+  });
+
   it('records a status update older than the one known, without moving the record back', async () => {
     const partner = await connect();
     const reference = `DEP-${randomUUID()}`;

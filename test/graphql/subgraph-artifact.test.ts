@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { graphql, type GraphQLSchema, isObjectType, print, printSchema } from 'graphql';
 import { afterAll, describe, expect, it } from 'vitest';
-import { domainResolvers, SCHEMA_DIR } from '../../src/graphql/schema.js';
+import { buildFacadeSchema, domainResolvers, SCHEMA_DIR } from '../../src/graphql/schema.js';
 import { loadTypeDefs, readSdlFiles } from '../../src/graphql/sdl-files.js';
 import { ROUTE_SETTINGS } from '../../src/domain/facade/upstream-routes.js';
 import { facadeSurface } from '../../src/graphql/facade-fields.js';
@@ -92,5 +92,39 @@ describe("the build's artifacts of the graphs a facade serves", () => {
 
   it('keys each by its cut SDL: the service SDL does not find one', () => {
     expect(readSubgraphArtifact(join(dir, FACADE_ARTIFACTS_FILE), sdlHashOf(readSdlFiles(dir)))).toBeUndefined();
+  });
+});
+
+/**
+ * In the bundle, graphql-js is the bundle's own copy, and Federation's build from node_modules
+ * uses the package's: a schema it makes is not one to the bundle's code. So a facade without the
+ * build's artifact of its graph cannot start there, and says why, where and what to run.
+ */
+describe('a facade whose graph has no artifact, where the validating build makes another graphql-js’s schema', () => {
+  // The package's ES module copy: another graphql-js than the one this code was loaded with.
+  const otherGraphql = () => import('graphql/index.mjs' as string) as Promise<typeof import('graphql')>;
+
+  it('refuses to start, naming the artifact file, the graph’s hash and `npm run build`', async () => {
+    const other = await otherGraphql();
+    expect(other.GraphQLSchema).not.toBe((await import('graphql')).GraphQLSchema);
+    const bare = mkdtempSync(join(tmpdir(), 'pgw-sdl-bare-'));
+    try {
+      for (const file of readdirSync(dir).filter((f) => f.endsWith('.graphql')))
+        cpSync(join(dir, file), join(bare, file));
+      const surface = facadeSurface(ROUTE_SETTINGS[0]!);
+      const hash = facadeSdlHash(facadeTypeDefs(loadTypeDefs(bare), surface));
+      const build = ({ typeDefs }: { typeDefs: import('graphql').DocumentNode }) =>
+        other.buildASTSchema(other.parse(print(typeDefs)), { assumeValid: true, assumeValidSDL: true }) as never;
+      expect(() => buildFacadeSchema(surface, bare, build)).toThrow(
+        new RegExp(
+          `cut SDL hash ${hash}\\) in ${join(bare, FACADE_ARTIFACTS_FILE).replaceAll('.', '\\.')}.*Run \`npm run build\``,
+        ),
+      );
+      // With the build's artifacts beside the SDL, the same start builds from them.
+      writeSubgraphArtifact(bare);
+      expect(buildFacadeSchema(surface, bare, build).getQueryType()).toBeDefined();
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
   });
 });

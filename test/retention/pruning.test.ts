@@ -117,7 +117,25 @@ describe('retention', () => {
       events: 0,
       idempotencyKeys: 0,
       facadeKeys: 0,
+      facadeRecordStates: 0,
     });
+  });
+
+  it("prunes a facade's record states no event has touched for as long as events are kept, and no others", async () => {
+    const state = async (updatedAt: string) => {
+      const reference = `BILL-${randomUUID()}`;
+      await f.db.execute(sql`insert into facade_record_states
+          (user_id, environment, record_group, reference, state_kind, state_at, kinds_taken, created_at, updated_at)
+        values (${f.userId}, 'sandbox', 'bill', ${reference}, 'bill.payment.successful', ${updatedAt}::timestamptz,
+          array['bill.payment.successful'], ${ago(60 * DAY)}::timestamptz, ${updatedAt}::timestamptz)`);
+      return reference;
+    };
+    const untouched = await state(ago(31 * DAY));
+    const touchedLately = await state(ago(29 * DAY));
+    const pruned = await pruneExpired(f.db, NOW, { eventsDays: 30, jobsDays: 7, idempotencyHours: 24, batchSize: 1 });
+    expect(pruned.facadeRecordStates).toBeGreaterThanOrEqual(1);
+    expect(await exists('facade_record_states', 'reference', untouched)).toBe(false);
+    expect(await exists('facade_record_states', 'reference', touchedLately)).toBe(true);
   });
 
   it("prunes a facade's settled key records after the keys' retention, never one whose outcome is unknown", async () => {

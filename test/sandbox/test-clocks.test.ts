@@ -6,6 +6,7 @@ import { billRecords, billSchedules } from '../../src/db/bills-schema.js';
 import { jobs } from '../../src/db/schema.js';
 import { testClocks } from '../../src/db/sandbox-schema.js';
 import { BILL_JOBS } from '../../src/domain/bills/bills-service.js';
+import { SANDBOX_BILLS } from '../../src/domain/bills/sandbox-bills-provider.js';
 import { ledgerHolds } from '../../src/db/wallet-schema.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
@@ -72,6 +73,15 @@ describe('sandbox test clocks', () => {
     expect(attached.json().data).toMatchObject({ id, attached: true, status: 'READY', offsetSeconds: 0 });
     return id;
   }
+
+  /** The job of `kind` whose payload names `id` under `field`. */
+  const jobNaming = async (kind: string, field: string, id: string) =>
+    (
+      await s.t.services.db
+        .select()
+        .from(jobs)
+        .where(and(eq(jobs.kind, kind), sql`${jobs.payload}->>${field} = ${id}`))
+    )[0]!;
 
   const advance = (tenant: Tenant, id: string, seconds: number) =>
     rest(s.t, tenant.keys.TRANSACTIONS)('POST', `${CLOCKS}/${id}/advance`, { seconds });
@@ -275,13 +285,7 @@ describe('sandbox test clocks', () => {
 
     // Each deposit's reconcile job (its look for a lost second commit, a lease and 30 s on) is its
     // account's: the clocked one's is the clock's, and runs as the clock passes it.
-    const reconcileJob = async (depositId: string) =>
-      (
-        await s.t.services.db
-          .select()
-          .from(jobs)
-          .where(and(eq(jobs.kind, DEPOSIT_JOBS.reconcile), sql`${jobs.payload}->>'depositId' = ${depositId}`))
-      )[0]!;
+    const reconcileJob = (depositId: string) => jobNaming(DEPOSIT_JOBS.reconcile, 'depositId', depositId);
     expect(await reconcileJob(mine.id)).toMatchObject({ status: 'pending', testClockId: id });
     expect(await reconcileJob(theirs.id)).toMatchObject({ status: 'pending', testClockId: null });
 
@@ -292,6 +296,37 @@ describe('sandbox test clocks', () => {
     expect((await advance(clocked, id, 600)).json().data).toMatchObject({ jobsStillDue: 0 });
     expect((await s.t.services.deposits.byId(mine.id))?.status).toBe('failed');
     expect((await s.t.services.deposits.byId(theirs.id))?.status).toBe('pending');
+  });
+
+  it("polls a clocked account's pending bill on the clock: its one-statement write's poll is the clock's job; another account's waits", async () => {
+    const clocked = await seedTenant(s.t.services);
+    const other = await seedTenant(s.t.services);
+    const id = await attachedClock(clocked);
+    // Moved on the clock first, so a poll written in wall time would show it.
+    expect((await advance(clocked, id, 3600)).statusCode).toBe(200);
+    const pay = async (tenant: Tenant) => {
+      const principal = principalOf(tenant.user.id);
+      await s.t.services.deposits.simulateVirtualAccountTransfer(principal, 1000);
+      // No beneficiary saved: the one-statement open (bill-writes.ts). The provider answers PENDING.
+      const record = await s.t.services.bills.pay(
+        principal,
+        { type: 'AIRTIME', biller: 'MTN', customer: SANDBOX_BILLS.delayedCustomer, amount: 100 },
+        undefined,
+      );
+      expect(record.status).toBe('PENDING');
+      return record;
+    };
+    const mine = await pay(clocked);
+    const theirs = await pay(other);
+    const pollJob = (recordId: string) => jobNaming(BILL_JOBS.statusPoll, 'recordId', recordId);
+    expect(await pollJob(mine.id)).toMatchObject({ status: 'pending', testClockId: id });
+    expect(await pollJob(theirs.id)).toMatchObject({ status: 'pending', testClockId: null });
+
+    // Three minutes on the clock: past the poll's two, which runs and finds the payment done.
+    expect((await advance(clocked, id, 180)).json().data).toMatchObject({ jobsStillDue: 0 });
+    expect((await pollJob(mine.id)).status).toBe('done');
+    expect((await s.t.services.bills.byId(mine.id)).status).toBe('SUCCESS');
+    expect((await pollJob(theirs.id)).status).toBe('pending');
   });
 
   it("expires a clocked account's swap quote when the clock passes its 30 s, not before; another account's quote still swaps", async () => {

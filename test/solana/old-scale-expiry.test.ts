@@ -9,9 +9,9 @@ import type { Principal } from '../../src/domain/auth/principal.js';
 import { TransactionRejected } from '../../src/domain/solana/chain.js';
 import type { SolanaWalletRow } from '../../src/domain/solana/custodial-wallets.js';
 import { OTHER_SCALE_MAX_AGE_MS, SIGNATURE_FEE } from '../../src/domain/solana/transfer-service.js';
-import { insertTransfer } from '../../src/domain/solana/transfer-store.js';
 import type { Services } from '../../src/services.js';
 import { createTestServices, sandboxPrincipal } from '../helpers/app.js';
+import { storePendingSolSend } from '../helpers/solana-sends.js';
 
 const SOL = 1_000_000_000n;
 /** What litesvm's standing clock gave a blockhash before sandbox blockhashes followed the clock: slot 0 + 150. */
@@ -65,27 +65,12 @@ describe('sandbox sends stored with a block height on the earlier scale', () => 
   };
 
   /** The send as the earlier code stored it: pending, its height on litesvm's scale, created `ageMs` ago. */
-  const storedPending = (send: { wire: Uint8Array; signature: string }, to: PublicKey, ageMs: number) => {
-    const createdAt = new Date(Date.now() - ageMs);
-    return insertTransfer(services.db, {
-      userId: alice.userId,
-      environment: 'sandbox',
-      network: 'devnet',
-      kind: 'native',
-      fromAddress: wallet.address,
-      toAddress: to.toBase58(),
-      asset: null,
-      amountRaw: AMOUNT,
-      decimals: 9,
-      feeRaw: SIGNATURE_FEE,
-      txHash: send.signature,
-      wire: Buffer.from(send.wire).toString('base64'),
-      validThroughHeight: OLD_SCALE_HEIGHT,
-      status: 'pending',
-      createdAt,
-      updatedAt: createdAt,
-    });
-  };
+  const storedPending = (send: { wire: Uint8Array; signature: string }, to: PublicKey, ageMs: number) =>
+    storePendingSolSend(
+      services.db,
+      { ...send, userId: alice.userId, from: wallet.address, to: to.toBase58(), amountRaw: AMOUNT },
+      { validThroughHeight: OLD_SCALE_HEIGHT, createdAt: new Date(Date.now() - ageMs) },
+    );
 
   const eventsOf = async (signature: string) =>
     (await services.db.select().from(events).where(eq(events.userId, alice.userId)))

@@ -7,9 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainSends } from '../../src/db/chain-schema.js';
 import { solanaWatchCursors } from '../../src/db/solana-schema.js';
 import { events } from '../../src/db/schema.js';
+import { assetLedger } from '../../src/domain/assets/asset-ledger.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
+import { SOL_MINT } from '../../src/domain/solana/native-token.js';
+import { putAccount } from '../../src/domain/solana/sandbox-accounts.js';
 import { SolanaConfirmHandler } from '../../src/domain/solana/solana-jobs.js';
 import { incomingTransferRecorder } from '../../src/domain/solana/incoming-transfers.js';
 import { IncomingWatch } from '../../src/domain/solana/incoming-watch.js';
@@ -227,6 +230,52 @@ describe('production transfers over Solana RPC (a local node that drops and expi
     ).filter((e) => (e.data as { signature: string }).signature === signature);
     expect(told).toHaveLength(1);
     expect(told[0]!.data).toMatchObject({ type: 'CRYPTO_DEPOSIT', amount: '0.07' });
+  });
+
+  it('follows the chain down as well as up: SOL that left the wallet without a send of ours is posted with the next send', async () => {
+    const owner = await seedTenant(t.services);
+    const address = (
+      await t.app.inject({ url: '/api/v1/solana/address', headers: { 'x-api-key': owner.productionKey } })
+    ).json().data.address as string;
+    const send = (amount: string) =>
+      call(
+        'POST',
+        '/api/v1/solana/transfer-sol',
+        { to: Keypair.generate().publicKey.toBase58(), amount },
+        {
+          'x-api-key': owner.productionKey,
+        },
+      );
+    /** The ledger's wallet plus holds, against what the chain holds. */
+    const books = async () => {
+      const place = { environment: 'production' as const, family: 'solana', network: 'mainnet-beta' };
+      const figure = (await assetLedger.balances(t.services.db, place, owner.user.id, [SOL_MINT])).get(SOL_MINT)!;
+      return { ledger: figure.available + figure.held, chain: fake.svm.getBalance(address as never) ?? 0n };
+    };
+    fake.dropSends = 0;
+    fake.airdrop(new PublicKey(address), BigInt(LAMPORTS_PER_SOL));
+    expect((await send('0.1')).json().data.status).toBe('confirmed');
+    expect(await books()).toEqual({ ledger: (await books()).chain, chain: (await books()).chain });
+    // 0.3 SOL leaves by other means (the key used elsewhere): no send of ours, no hold.
+    const before = fake.svm.getBalance(address as never)!;
+    putAccount(
+      fake.svm,
+      address,
+      {
+        address,
+        lamports: before - 300_000_000n,
+        owner: '11111111111111111111111111111111',
+        data: new Uint8Array(),
+        executable: false,
+      },
+      '11111111111111111111111111111111',
+    );
+    expect((await send('0.05')).json().data.status).toBe('confirmed');
+    const after = await books();
+    expect(after.ledger).toBe(after.chain);
+    // Spendable is what the chain has, not 0.3 SOL more: a send only the old figure covered is refused up front.
+    const tooMuch = await send('0.7');
+    expect(tooMuch.json()).toMatchObject({ statusCode: 400, errorCode: 'INSUFFICIENT_FUNDS' });
   });
 
   it('watches a new production wallet from its creation, before any polling round', async () => {

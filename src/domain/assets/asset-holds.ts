@@ -93,13 +93,22 @@ export const assetHolds = {
       const postings: AssetPosting[] = [];
       if (options.onChain)
         for (const [asset, figure] of balances) {
-          // What arrived since the ledger last looked (a chain that does not post its movements): the
-          // chain's balance beyond spendable plus held. A send the chain ran but the gateway has not
-          // yet settled makes the chain look lower, never higher, so nothing is counted twice.
           const opening = options.observe === 'opening';
           if (opening && figure.known) continue;
-          const unseen = (options.onChain.get(asset) ?? 0n) - figure.held - figure.available;
-          if (unseen <= 0n) continue;
+          const onChain = options.onChain.get(asset) ?? 0n;
+          // What the chain moved since the ledger last looked (a chain that does not post its
+          // movements). Arrived: the chain's balance beyond spendable plus held. A send the chain ran
+          // but the gateway has not yet settled makes the chain look lower, never higher, so nothing
+          // is counted twice. Left (the key used elsewhere): the chain's balance below spendable
+          // alone, as such a send accounts for at most what it holds; what more left shows once the
+          // pending sends are settled. An opening only ever adds.
+          const unseen =
+            onChain > figure.held + figure.available
+              ? onChain - figure.held - figure.available
+              : !opening && onChain < figure.available
+                ? onChain - figure.available
+                : 0n;
+          if (unseen === 0n) continue;
           const place = placeOf(wallet, asset);
           postings.push({
             environment: wallet.environment,

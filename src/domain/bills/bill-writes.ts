@@ -3,10 +3,20 @@ import { billRecords } from '../../db/bills-schema.js';
 import { runStatement, statement } from '../../db/plain-sql.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
+import type { Clock } from '../clock.js';
 import type { StatementOpened } from '../money/held-operation.js';
 import { type KeyRef, keyLockId } from '../money/key-claim.js';
 import { holdPlacementCtes } from '../ledger/ledger-sql.js';
-import { claimColumns, claimCtes, jobLane, keyRowOf, outboxCtes, rowMapper } from '../money/plain-write.js';
+import {
+  claimColumns,
+  claimCtes,
+  jobDueSql,
+  jobLane,
+  keyRowOf,
+  outboxCtes,
+  rowMapper,
+  statementForClock,
+} from '../money/plain-write.js';
 import { nairaNumber } from '../wallet/naira.js';
 import type { BillRecordRow } from './bill-record.js';
 
@@ -32,8 +42,8 @@ import type { BillRecordRow } from './bill-record.js';
  */
 export const BILL_REFERENCE_CONSTRAINT = 'bill_records_owner_reference_key';
 
-const OPEN = statement(
-  'bill_open_v4',
+/** OPEN's text, its status poll clocked or not (money/plain-write.ts jobDueSql). */
+const openText = (clocked: boolean) =>
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$15' })},
   ${holdPlacementCtes({
     holdId: '$10',
@@ -68,8 +78,9 @@ const OPEN = statement(
     where $5::text is not null and exists (select 1 from moved)
   ),
   poll as (
-    insert into jobs (kind, lane, tenant, payload, run_at)
-    select ${jobLane('bill.status-poll')}, $2::text, jsonb_build_object('recordId', $12::text) || $31::jsonb, $29::timestamptz
+    insert into jobs (kind, lane, tenant, payload, run_at, test_clock_id)
+    select ${jobLane('bill.status-poll')}, $2::text, jsonb_build_object('recordId', $12::text) || $31::jsonb,
+      ${jobDueSql(clocked, '$29', '$32', '$33')}
     where exists (select 1 from moved)
   ),
   ${outboxCtes(`select 1, 'transaction.created', $2::uuid, $30::jsonb where exists (select 1 from moved)`, {
@@ -78,8 +89,12 @@ const OPEN = statement(
     trace: '$31',
   })}
   select ${claimColumns}, (select count(*) from moved)::int as moved, r.*
-  from (select 1) one left join prior p on true left join record r on true`,
-);
+  from (select 1) one left join prior p on true left join record r on true`;
+
+const OPEN = {
+  plain: statement('bill_open_v5', openText(false)),
+  clocked: statement('bill_open_clocked_v5', openText(true)),
+};
 
 const recordOf = rowMapper<BillRecordRow>(billRecords);
 
@@ -102,9 +117,11 @@ export interface BillOpen {
   };
   provider: string;
   at: Date;
+  /** Read on `clock`, the account's: the statement writes it in wall time by the clock's offset as its row stands. */
   pollAt: Date;
   leaseUntil: Date;
   key: KeyRef | null;
+  clock?: Clock;
 }
 
 export type BillOpened = StatementOpened<BillRecordRow>;
@@ -126,7 +143,8 @@ export async function openBill(db: Database, w: BillOpen): Promise<BillOpened> {
     version: 1,
     updatedAt: at,
   };
-  const [row] = await runStatement(db, OPEN, [
+  const { st, params } = statementForClock(OPEN, w.clock);
+  const [row] = await runStatement(db, st, [
     w.key ? keyLockId(w.key.scope, w.key.key) : null,
     w.userId,
     w.environment,
@@ -158,6 +176,7 @@ export async function openBill(db: Database, w: BillOpen): Promise<BillOpened> {
     w.pollAt.toISOString(),
     JSON.stringify(created),
     traceContextJson(),
+    ...params,
   ]);
   if ((row!['moved'] as number) > 0) return { opened: recordOf(row!) };
   const claim = keyRowOf(row!);

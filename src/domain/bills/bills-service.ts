@@ -3,7 +3,7 @@ import type { Database, Executor } from '../../db/client.js';
 import { readsOf } from '../../db/pool-routing.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
-import { type Clock, type ClockFor, type ClockOwner, clockLookup, wallTimeOf } from '../clock.js';
+import { type Clock, type ClockFor, type ClockOwner, clockLookup } from '../clock.js';
 import { type DateBound, dateRange } from '../date-bound.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { checkFieldsAwaiting, optionalText } from '../field-checks.js';
@@ -136,10 +136,11 @@ export class BillsService {
               payment: { ...payment, amount: BigInt(payment.amount), fee: BigInt(payment.fee) },
               provider: this.providerFor(environment).name,
               at: now,
-              // The statement writes its job as stored: in wall time (a test clock's poll keeps the wall clock).
-              pollAt: wallTimeOf(this.clockFor(principal), new Date(now.getTime() + POLL_AFTER_MS)),
+              // On the account's clock, as the separate statements' enqueueJob writes it.
+              pollAt: new Date(now.getTime() + POLL_AFTER_MS),
               leaseUntil,
               key,
+              clock: this.clockFor(principal),
             }),
       send: (record) => this.send(record),
       // A key a dead or failed request left running: its record is asked about, and finished.

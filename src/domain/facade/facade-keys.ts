@@ -25,6 +25,22 @@ export interface MatchHint {
   reference: string | null;
 }
 
+/**
+ * The first of a send's fields (type, customer, amount) a bill record differs in, with both
+ * values; undefined when the record could be the send's. A send whose amount is not known is not
+ * compared by amount.
+ */
+export function billMismatch(
+  hint: MatchHint,
+  record: { type: string; customer: string; amount: bigint },
+): { field: 'type' | 'customer' | 'amount'; send: string; record: string } | undefined {
+  if (record.type !== hint.type) return { field: 'type', send: hint.type, record: record.type };
+  if (record.customer !== hint.customer) return { field: 'customer', send: hint.customer, record: record.customer };
+  if (hint.amountKobo !== null && record.amount !== BigInt(hint.amountKobo))
+    return { field: 'amount', send: `${hint.amountKobo} kobo`, record: `${record.amount} kobo` };
+  return undefined;
+}
+
 export interface KeyedSend<T> {
   operation: KeyedMutation;
   key: string | undefined;

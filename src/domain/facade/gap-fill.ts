@@ -125,7 +125,7 @@ export class GapFillHandler implements JobHandler {
     for (const envelope of found) {
       const record = recordNamed(envelope);
       if (record && taken.get(`${record.group}\0${record.reference}`)?.includes(envelope.type)) continue;
-      await this.log.take(owner, envelope);
+      await this.log.take(owner, envelope, 'gap-fill');
     }
   }
 }

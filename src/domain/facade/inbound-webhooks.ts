@@ -157,7 +157,7 @@ export class InboundWebhooks {
   }
 
   private async store(owner: SecretRow, envelope: InboundEnvelope): Promise<InboundOutcome> {
-    return { stored: await this.log.take(owner, envelope), eventId: envelope.id };
+    return { stored: await this.log.take(owner, envelope, 'webhook'), eventId: envelope.id };
   }
 
   /**

@@ -8,7 +8,7 @@ import { isUuid } from '../ids.js';
 import { toStorable } from '../idempotency/idempotency.js';
 import type { Job, JobHandler, JobOutcome } from '../jobs/job-runner.js';
 import type { CallerCredential } from '../users/user-directory.js';
-import { type FacadeKeys, MATCH_JOB, type MatchHint } from './facade-keys.js';
+import { billMismatch, type FacadeKeys, MATCH_JOB, type MatchHint } from './facade-keys.js';
 import type { UpstreamBills } from './upstream-bills.js';
 
 /** A record made upstream this long before the facade sent its request still counts (clocks differ). */
@@ -130,13 +130,7 @@ export class KeyMatcher implements JobHandler {
         PAGE_SIZE,
       );
       for (const record of bills)
-        if (
-          record.createdAt.getTime() >= since &&
-          record.type === hint.type &&
-          record.customer === hint.customer &&
-          record.amount === BigInt(hint.amountKobo!) &&
-          !taken.has(record.reference)
-        )
+        if (record.createdAt.getTime() >= since && !billMismatch(hint, record) && !taken.has(record.reference))
           candidates.push(record);
       const oldest = bills.at(-1)?.createdAt.getTime();
       if (!hasNext || oldest === undefined || oldest < since) break;

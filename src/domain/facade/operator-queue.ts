@@ -6,7 +6,7 @@ import { DomainError } from '../errors.js';
 import { isUuid } from '../ids.js';
 import { toStorable } from '../idempotency/idempotency.js';
 import { storedRefusal } from '../money/key-claim.js';
-import type { FacadeKeys, MatchHint } from './facade-keys.js';
+import { billMismatch, type FacadeKeys, type MatchHint } from './facade-keys.js';
 import type { UpstreamBills } from './upstream-bills.js';
 
 /** One mutation whose outcome is unknown, as the operator sees it (never the credential). */
@@ -104,7 +104,8 @@ export class UnknownOutcomes {
       );
       return { id, state: 'failed' };
     }
-    if ((row.match as MatchHint | null)?.kind !== 'bill')
+    const hint = row.match as MatchHint | null;
+    if (hint?.kind !== 'bill')
       throw new DomainError('BAD_USER_INPUT', 'Only a bill payment is settled with an upstream reference.', {
         field: 'reference',
       });
@@ -114,6 +115,14 @@ export class UnknownOutcomes {
         field: 'reference',
       });
     const record = await this.bills.recordWith(credential, resolution.reference);
+    // A reference mistyped or of another payment would settle this send with that one's answer.
+    const mismatch = billMismatch(hint, record);
+    if (mismatch)
+      throw new DomainError(
+        'BAD_USER_INPUT',
+        `Upstream bill ${record.reference} is not this send's: its ${mismatch.field} is ${mismatch.record}, the send's ${mismatch.send}. Nothing was settled.`,
+        { field: 'reference' },
+      );
     const state = record.status === 'FAILED' ? 'failed' : 'succeeded';
     await this.settled(
       await this.keys.settle(id, {

@@ -41,6 +41,9 @@ export interface RecordState {
   kindsTaken: string[];
 }
 
+/** Which way an event came: the upstream's webhook, or the gap-filling job's lists. */
+export type EventSource = 'webhook' | 'gap-fill';
+
 /** Rolls back a write whose event turned out to be taken already. */
 class AlreadyTaken extends Error {}
 
@@ -58,10 +61,11 @@ export function recordNamed(
  * The one way an upstream event enters a facade's events log, whether its webhook brought it
  * (inbound-webhooks.ts) or the gap-filling job found it (gap-fill.ts). It is taken once:
  * - per `id`, as the spec asks receivers to deduplicate (a unique index over the owner and `id`);
- * - per record and kind: an event naming a record (`data.reference`) whose kind was already taken
- *   for that record is a repeat, whatever its `id`. The job cannot know the id the upstream gave
- *   an event it never delivered, so this is what keeps a found event and a late webhook from
- *   both reaching the partner.
+ * - per record and kind across the two ways: an event the job finds naming a record
+ *   (`data.reference`) whose kind was already taken is a repeat, and so is a webhook of a kind the
+ *   job took. The job cannot know the id the upstream gave an event it never delivered, so this is
+ *   what keeps a found event and a late webhook from both reaching the partner. Two webhooks of
+ *   one kind are two events unless their `id`s match: the upstream alone knows they differ.
  * An event older than the one that set its record's state is still written (the log holds what
  * the upstream said), but the record keeps its state. The record's row is locked first (the
  * contended row), then the event is written, in one short transaction.
@@ -70,11 +74,11 @@ export class UpstreamEventLog {
   constructor(private readonly db: Database) {}
 
   /** Writes the event unless taken already; true when it was written. */
-  async take(owner: LogOwner, envelope: InboundEnvelope): Promise<boolean> {
+  async take(owner: LogOwner, envelope: InboundEnvelope, source: EventSource): Promise<boolean> {
     const record = recordNamed(envelope);
     try {
       await this.db.transaction(async (tx) => {
-        if (record && !(await this.moveRecord(tx, owner, record, envelope))) throw new AlreadyTaken();
+        if (record && !(await this.moveRecord(tx, owner, record, envelope, source))) throw new AlreadyTaken();
         const [inserted] = await queryRows<{ id: string }>(
           tx,
           sql`insert into events (type, user_id, environment, data, created_at, trace_context, source_id)
@@ -123,30 +127,41 @@ export class UpstreamEventLog {
   }
 
   /**
-   * Takes the event's kind for its record: false when the kind was taken already. The state
-   * moves to the event only when it is newer than the one that set it (or as new, and later in
-   * the lifecycle); an older event is added to the kinds taken and leaves the state as it was.
+   * Takes the event's kind for its record: false when it repeats one taken the other way (or, for
+   * the job, any way). The state moves to the event only when it is newer than the one that set
+   * it (or as new, and later in the lifecycle); an older event is added to the kinds taken and
+   * leaves the state as it was.
    */
   private async moveRecord(
     tx: Tx,
     owner: LogOwner,
     record: { group: string; reference: string },
     envelope: InboundEnvelope,
+    source: EventSource,
   ): Promise<boolean> {
     const order = `{${RECORD_KINDS[record.group]!.map(arrayItem).join(',')}}`;
     const at = envelope.created.toISOString();
+    const filled = source === 'gap-fill';
+    // A webhook repeats only what the job found; what the job finds repeats whatever was taken.
+    const repeats = filled ? sql`facade_record_states.kinds_taken` : sql`facade_record_states.kinds_filled`;
+    const filledNow = filled
+      ? sql`array_append(facade_record_states.kinds_filled, excluded.state_kind)`
+      : sql`facade_record_states.kinds_filled`;
     const moved = await queryRows(
       tx,
       sql`/* facadeMoveRecord */ insert into facade_record_states
-          (user_id, environment, record_group, reference, state_kind, state_at, kinds_taken)
+          (user_id, environment, record_group, reference, state_kind, state_at, kinds_taken, kinds_filled)
         values (${owner.userId}, ${owner.environment}, ${record.group}, ${record.reference}, ${envelope.type},
-          ${at}::timestamptz, array[${envelope.type}]::text[])
+          ${at}::timestamptz, array[${envelope.type}]::text[], ${filled ? sql`array[${envelope.type}]::text[]` : sql`'{}'::text[]`})
         on conflict (user_id, environment, record_group, reference) do update set
-          kinds_taken = array_append(facade_record_states.kinds_taken, excluded.state_kind),
+          kinds_taken = case when excluded.state_kind = any(facade_record_states.kinds_taken)
+            then facade_record_states.kinds_taken
+            else array_append(facade_record_states.kinds_taken, excluded.state_kind) end,
+          kinds_filled = ${filledNow},
           state_kind = case when ${newer()} then excluded.state_kind else facade_record_states.state_kind end,
           state_at = case when ${newer()} then excluded.state_at else facade_record_states.state_at end,
           updated_at = now()
-        where not (excluded.state_kind = any(facade_record_states.kinds_taken))
+        where not (excluded.state_kind = any(${repeats}))
         returning 1 as moved`,
     );
     return moved.length > 0;

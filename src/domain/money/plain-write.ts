@@ -1,5 +1,7 @@
 import { getTableColumns } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Statement } from '../../db/plain-sql.js';
+import { type Clock, clockParams } from '../clock.js';
 import { laneOf } from '../jobs/lanes.js';
 import type { KeyRow } from './key-claim.js';
 
@@ -129,6 +131,25 @@ export const linkedTransactionId = (
  */
 export const clockedRunAtSql = (runAt: string, clockId: string, offsetMs: string) =>
   `(${runAt}::timestamptz - coalesce((select offset_ms from test_clocks where id = ${clockId}::uuid for share), ${offsetMs}::bigint) * interval '1 millisecond')`;
+
+/**
+ * A job's `run_at, test_clock_id` values in a one-statement write. Clocked (an account on a test
+ * clock): `clockedRunAtSql` and the clock's id. Otherwise `runAt` as it is and no clock, with no
+ * lookup of test_clocks and no `clockId` or `offsetMs` parameter: production keys never have a
+ * clock, so their writes pay nothing for one. A statement is written in both forms, each prepared
+ * under its own name, and the caller runs the one its clock asks for.
+ */
+export const jobDueSql = (clocked: boolean, runAt: string, clockId: string, offsetMs: string) =>
+  clocked ? `${clockedRunAtSql(runAt, clockId, offsetMs)}, ${clockId}::uuid` : `${runAt}::timestamptz, null::uuid`;
+
+/** The form of a statement (jobDueSql) an account's clock asks for, and the clock's parameters it takes (none unclocked). */
+export function statementForClock(
+  forms: { plain: Statement; clocked: Statement },
+  clock: Clock | undefined,
+): { st: Statement; params: Array<string | number | null> } {
+  const params = clockParams(clock);
+  return params[0] === null ? { st: forms.plain, params: [] } : { st: forms.clocked, params };
+}
 
 export const jobLane = (kind: string) => `'${kind}', '${laneOf(kind)}'`;
 

@@ -32,6 +32,8 @@ export interface Pruned {
   idempotencyKeys: number;
   /** A facade's settled records of its mutations' keys (never one whose outcome is unknown). */
   facadeKeys: number;
+  /** A facade's upstream records' states, untouched as long as events are kept. */
+  facadeRecordStates: number;
 }
 
 export interface PrunedHistory {
@@ -124,7 +126,23 @@ export async function pruneExpired(db: Executor, now: Date, policy: RetentionPol
     ) returning 1`,
     n,
   );
-  return { jobs, webhookAttempts, webhookDeliveries, events, idempotencyKeys, facadeKeys };
+  // A facade's record states (upstream-event-log.ts) no event has touched for as long as events are
+  // kept: an event of the record is refused inbound after 7 days and the gap-filling job looks 7
+  // days back, so nothing that could still arrive needs what such a row remembers. One that comes
+  // anyway starts the record again.
+  const facadeRecordStates = await inBatches(
+    db,
+    (limit) => sql`delete from facade_record_states s using (
+      select user_id, environment, record_group, reference from facade_record_states
+      where updated_at < ${eventsBefore}
+      limit ${limit}
+    ) old
+    where s.user_id = old.user_id and s.environment = old.environment and s.record_group = old.record_group
+      and s.reference = old.reference and s.updated_at < ${eventsBefore}
+    returning 1`,
+    n,
+  );
+  return { jobs, webhookAttempts, webhookDeliveries, events, idempotencyKeys, facadeKeys, facadeRecordStates };
 }
 
 /** Each operation kind's table and the statuses it never leaves (no move out of them). */

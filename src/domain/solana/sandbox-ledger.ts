@@ -64,6 +64,14 @@ export function sandboxLedgerPoster(environment: 'sandbox' = 'sandbox') {
         if (opening) postings.push(opening);
       }
       const residual = new Map(moves.map((m) => [`${m.owner} ${m.asset}`, m.delta]));
+      // The send's row before its holds: the order its confirmation job settles them in (the move,
+      // chain-send-store.ts, then its holds). A re-broadcast landing while the job settles the send
+      // waits here for the job's commit, then finds the send and its holds settled.
+      await queryRows(
+        tx,
+        sql`select 1 from chain_sends where family = ${SOLANA} and tx_hash = ${effect.signature} and status = 'pending'
+            for update`,
+      );
       const holds = await queryRows<{ address: string; asset: string; amount: string; principal: string }>(
         tx,
         sql`select a.address, h.asset, h.amount::text as amount, h.principal::text as principal

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { runStatement, statement } from '../../db/plain-sql.js';
-import { type Clock, clockParams } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { deposits } from '../../db/wallet-schema.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import { toStorable } from '../idempotency/idempotency.js';
@@ -10,12 +10,13 @@ import {
   answerCte,
   claimColumns,
   claimCtes,
-  clockedRunAtSql,
+  jobDueSql,
   jobLane,
   keyRowOf,
   linkedTransactionId,
   outboxCtes,
   rowMapper,
+  statementForClock,
   transactionEventData,
 } from '../money/plain-write.js';
 import type { DepositRow } from './deposit-store.js';
@@ -45,8 +46,8 @@ import { nairaNumber } from './naira.js';
  * simulated-arrival jobs, and the key's answer.
  */
 
-const OPEN = statement(
-  'deposit_open_v5',
+/** OPEN's text, its reconciliation job clocked or not (money/plain-write.ts jobDueSql). */
+const openText = (clocked: boolean) =>
   `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$18' })},
   dep as (
     insert into deposits (id, user_id, environment, reference, method, payment_method_id, amount, currency, status,
@@ -79,7 +80,7 @@ const OPEN = statement(
   reconcile as (
     insert into jobs (kind, lane, tenant, payload, run_at, test_clock_id)
     select ${jobLane('deposit.reconcile')}, $2::text, jsonb_build_object('depositId', $7::text) || $25::jsonb,
-      ${clockedRunAtSql('$23', '$26', '$27')}, $26::uuid
+      ${jobDueSql(clocked, '$23', '$26', '$27')}
     from fresh where $23::timestamptz is not null
   ),
   ${outboxCtes(
@@ -90,11 +91,15 @@ const OPEN = statement(
   )}
   select ${claimColumns}, (select count(*) from go)::int as went, (select id from taken limit 1) as taken_id,
     (select count(*) from dep)::int as written, d.*
-  from (select 1) one left join prior p on true left join dep d on true`,
-);
+  from (select 1) one left join prior p on true left join dep d on true`;
 
-const STARTED = statement(
-  'deposit_started_v4',
+const OPEN = {
+  plain: statement('deposit_open_v6', openText(false)),
+  clocked: statement('deposit_open_clocked_v6', openText(true)),
+};
+
+/** STARTED's text, its jobs clocked or not. */
+const startedText = (clocked: boolean) =>
   `with dep as (
     update deposits
     set status = 'pending', version = version + 1, updated_at = $3::timestamptz, provider_ref = $4::text,
@@ -120,7 +125,7 @@ const STARTED = statement(
   later as (
     insert into jobs (kind, lane, tenant, payload, run_at, test_clock_id)
     select j.kind, j.lane, $11::text, jsonb_build_object('depositId', $1::text) || $22::jsonb,
-      ${clockedRunAtSql('j.run_at', '$25', '$26')}, $25::uuid
+      ${jobDueSql(clocked, 'j.run_at', '$25', '$26')}
     from (values (${jobLane('deposit.expire')}, $20::timestamptz), (${jobLane('deposit.sandbox-arrival')}, $21::timestamptz))
       as j(kind, lane, run_at)
     where j.run_at is not null and exists (select 1 from dep)
@@ -135,8 +140,12 @@ const STARTED = statement(
      select 2, 'transaction.updated', $11::uuid, ${transactionEventData('t', '$23', '$14')} from txn t`,
     { environment: '$12', at: '$3', trace: '$22' },
   )}
-  select (select count(*) from dep)::int as moved`,
-);
+  select (select count(*) from dep)::int as moved`;
+
+const STARTED = {
+  plain: statement('deposit_started_v5', startedText(false)),
+  clocked: statement('deposit_started_clocked_v5', startedText(true)),
+};
 
 const depositOf = rowMapper<DepositRow>(deposits);
 
@@ -191,7 +200,8 @@ export async function openDeposit(db: Database, w: DepositOpen): Promise<Deposit
     version: 1,
     updatedAt: at,
   };
-  const [row] = await runStatement(db, OPEN, [
+  const { st, params } = statementForClock(OPEN, w.clock);
+  const [row] = await runStatement(db, st, [
     key ? keyLockId(key.scope, key.key) : null,
     d.userId,
     d.environment,
@@ -217,7 +227,7 @@ export async function openDeposit(db: Database, w: DepositOpen): Promise<Deposit
     w.reconcileAt?.toISOString() ?? null,
     w.leaseUntil.toISOString(),
     traceContextJson(),
-    ...clockParams(w.clock),
+    ...params,
   ]);
   if ((row!['written'] as number) > 0) return { opened: depositOf(row!) };
   // The key was free but a deposit held the reference: its transaction, or null when it committed
@@ -258,7 +268,8 @@ export async function startDeposit(db: Database, w: DepositStarted): Promise<Dep
   };
   const [event] = DEPOSIT.moves.initiated.pending!;
   const at = w.at.toISOString();
-  const [row] = await runStatement(db, STARTED, [
+  const { st, params } = statementForClock(STARTED, w.clock);
+  const [row] = await runStatement(db, st, [
     deposit.id,
     deposit.version,
     at,
@@ -283,7 +294,7 @@ export async function startDeposit(db: Database, w: DepositStarted): Promise<Dep
     traceContextJson(),
     at,
     event,
-    ...clockParams(w.clock),
+    ...params,
   ]);
   return (row!['moved'] as number) > 0 ? moved : undefined;
 }
