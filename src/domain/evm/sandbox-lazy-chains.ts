@@ -1,0 +1,57 @@
+import type { Database } from '../../db/client.js';
+import { lazyLoad } from '../lazy-load.js';
+import type { EvmSandboxChain } from './evm-chain.js';
+import { checkEvmToken, EVM_NETWORK_SPECS, type EvmNetwork } from './networks.js';
+import type { SandboxEvmChains, SandboxEvmChainsOptions } from './sandbox-chains.js';
+import { genesisContracts } from './sandbox-contracts.js';
+
+/**
+ * The sandbox EVM chains, with the VM (ethereumjs, about 40 MiB and a second of start-up on this
+ * machine's cores) imported when a network is first used rather than when the process starts: most
+ * processes never touch an EVM network, and the embedded default's start and idle memory stay as
+ * they were. Each chain object answers its synchronous facts (network, chain id, token addresses)
+ * from the catalogue and forwards every call to the real chain once it is loaded.
+ */
+export function lazySandboxEvmChains(db: Database, options: SandboxEvmChainsOptions = {}): SandboxEvmChains {
+  const load = lazyLoad(async () => (await import('./sandbox-chains.js')).sandboxEvmChains(db, options));
+  const chains = new Map<EvmNetwork, EvmSandboxChain>();
+  return {
+    chainFor(network) {
+      let chain = chains.get(network);
+      if (!chain) {
+        chain = lazyChain(network, async () => (await load()).chainFor(network));
+        chains.set(network, chain);
+      }
+      return chain;
+    },
+  };
+}
+
+function lazyChain(network: EvmNetwork, real: () => Promise<EvmSandboxChain>): EvmSandboxChain {
+  const tokens = new Map(genesisContracts(network).map((contract) => [contract.token.symbol, contract.address]));
+  return {
+    network,
+    chainId: EVM_NETWORK_SPECS[network].chainId,
+    // The real chain's answer: checkEvmToken's 400 for a symbol the network lacks, else its address.
+    tokenAddress: (symbol) => tokens.get(checkEvmToken(network, symbol).symbol)!,
+    nativeBalance: async (address) => (await real()).nativeBalance(address),
+    tokenBalance: async (owner, token) => (await real()).tokenBalance(owner, token),
+    sendRaw: async (wire) => (await real()).sendRaw(wire),
+    txState: async (hash) => (await real()).txState(hash),
+    height: async () => (await real()).height(),
+    transactionCount: async (address) => (await real()).transactionCount(address),
+    feeTerms: async () => (await real()).feeTerms(),
+    estimateGas: async (call) => (await real()).estimateGas(call),
+    call: async (call) => (await real()).call(call),
+    dataFee: async (signed) => (await real()).dataFee(signed),
+    receipt: async (hash) => (await real()).receipt(hash),
+    logs: async (filter) => (await real()).logs(filter),
+    faucet: async (to, asset, amount) => (await real()).faucet(to, asset, amount),
+    mempool: {
+      pause: async () => (await real()).mempool.pause(),
+      release: async (order) => (await real()).mempool.release(order),
+      drop: async (hashes) => (await real()).mempool.drop(hashes),
+      pending: async () => (await real()).mempool.pending(),
+    },
+  };
+}
