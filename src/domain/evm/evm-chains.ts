@@ -12,7 +12,13 @@ export const rpcSetting = (network: EvmNetwork) => `EVM_RPC_URL_${network.replac
  * release serves yet, so they answer 503 naming the setting a node would be configured by.
  */
 export class EvmChains {
-  constructor(private readonly sandbox: ((network: EvmNetwork) => EvmSandboxChain) | undefined) {}
+  private readonly used = new Set<EvmNetwork>();
+
+  constructor(
+    private readonly sandbox: ((network: EvmNetwork) => EvmSandboxChain) | undefined,
+    /** Told once per process of each sandbox network it uses (the watch for arrivals starts reading it). */
+    private readonly firstUse?: (network: EvmNetwork) => Promise<void>,
+  ) {}
 
   /** Whether this process runs sandbox chains (the watch for arrivals has nothing to read without). */
   get sandboxRunning(): boolean {
@@ -25,7 +31,12 @@ export class EvmChains {
 
   sandboxFor(network: EvmNetwork): EvmSandboxChain {
     if (!this.sandbox)
-      throw new DomainError('SERVICE_UNAVAILABLE', `The sandbox EVM chains are not running in this process.`);
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The sandbox EVM chains are not running in this process.');
+    if (!this.used.has(network) && this.firstUse) {
+      this.used.add(network);
+      // Not awaited: a read must not wait for it; it is an idempotent insert, retried by the next process.
+      this.firstUse(network).catch(() => this.used.delete(network));
+    }
     return this.sandbox(network);
   }
 

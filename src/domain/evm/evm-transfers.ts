@@ -327,14 +327,20 @@ export class EvmTransfers {
    * final state arrives as an event).
    */
   private async sendAndWait(row: ChainSendRow, chain: EvmChain, key: KeyRef | null): Promise<EvmSendView> {
-    const sent = await this.broadcast(row, chain);
-    if (sent.rejected) return this.refused(row, chain, sent.rejected, key);
     const deadline = Date.now() + this.confirmWaitMs;
+    let sent = await this.broadcast(row, chain);
+    // An earlier nonce of the address, stored a moment before, may still be on its way to the
+    // chain: this one is offered again until the chain takes it (past the wait, the job does).
+    while (sent.early && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      sent = await this.broadcast(row, chain);
+    }
+    if (sent.rejected) return this.refused(row, chain, sent.rejected, key);
     for (;;) {
       const receipt = sent.delivered ? await chain.receipt(row.txHash).catch(() => undefined) : undefined;
       if (receipt) return this.settleByReceipt(row, receipt, key);
       if (Date.now() >= deadline) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return this.finished(key, await this.view((await evmSendStore.findTransfer(this.db, row.id))!));
   }
@@ -498,17 +504,20 @@ export class EvmTransfers {
 
   /**
    * Sends the stored transaction. `rejected`: the chain refused it outright. A chain that already
-   * has it, or holds it for an earlier nonce still to come, is no refusal; network trouble is the
-   * job's to retry.
+   * has it is no refusal, nor one that wants an earlier nonce first (`early`: the earlier send is
+   * stored and on its way); network trouble is the job's to retry.
    */
-  private async broadcast(row: ChainSendRow, chain: EvmChain): Promise<{ rejected?: string; delivered: boolean }> {
+  private async broadcast(
+    row: ChainSendRow,
+    chain: EvmChain,
+  ): Promise<{ rejected?: string; delivered: boolean; early?: true }> {
     try {
       await chain.sendRaw(Buffer.from(row.wire, 'base64'));
       return { delivered: true };
     } catch (error) {
       if (!(error instanceof TransactionRejected)) return { delivered: false };
       if (/already known|known transaction|already imported/i.test(error.reason)) return { delivered: true };
-      if (/nonce too high|future nonce|nonce gap/i.test(error.reason)) return { delivered: false };
+      if (/nonce too high|future nonce|nonce gap/i.test(error.reason)) return { delivered: false, early: true };
       // Too low: the nonce was mined already (this transaction, or its cancel): the receipt says which.
       if (/nonce too low/i.test(error.reason)) return { delivered: true };
       return { rejected: error.reason, delivered: false };
