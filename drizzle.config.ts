@@ -20,6 +20,7 @@ export default defineConfig({
     './src/db/facade-keys-schema.ts',
     './src/db/sandbox-schema.ts',
     './src/db/asset-ledger-schema.ts',
+    './src/db/evm-sandbox-schema.ts',
     './src/db/evm-wallet-schema.ts',
   ],
   out: './src/db/migrations',

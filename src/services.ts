@@ -95,6 +95,7 @@ import { EvmIncoming } from './domain/evm/evm-incoming.js';
 import { EvmReads } from './domain/evm/evm-reads.js';
 import { EvmTransfers } from './domain/evm/evm-transfers.js';
 import { EvmWallets } from './domain/evm/evm-wallets.js';
+import { sandboxEvmChains } from './domain/evm/sandbox-chains.js';
 import { solanaFamily } from './domain/solana/solana-family.js';
 import { SolanaTransfers } from './domain/solana/transfer-service.js';
 import { LedgerCheck } from './domain/ledger/ledger-check.js';
@@ -456,7 +457,14 @@ export function createServices(
   );
   // EVM wallets share the Solana keys' master keyrings (chain/keyring.ts; their AAD names the family).
   const evmWallets = new EvmWallets(db, (environment) => keyrings[environment]);
-  const evmChains = new EvmChains(undefined);
+  // The sandbox's EVM chains, one per network, built on first use and shared by every instance
+  // through the database; each network used is watched for token arrivals from then on.
+  const sandboxEvm = sandboxEvmChains(db);
+  const evmChains: EvmChains = new EvmChains(
+    (network) => sandboxEvm.chainFor(network),
+    (network) => evmIncoming.watch('sandbox', network),
+  );
+  const evmIncoming = new EvmIncoming(db, clock, evmChains, evmWallets);
   const customers = new CustomerService(db, clock);
   const offramp = new OfframpService(db, clockFor, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
@@ -477,7 +485,7 @@ export function createServices(
     evmChains,
     evmReads: new EvmReads(evmWallets, evmChains),
     evmTransfers: new EvmTransfers(db, clock, idempotency, evmWallets, evmChains, config.SOLANA_CONFIRM_WAIT_MS),
-    evmIncoming: new EvmIncoming(db, clock, evmChains, evmWallets),
+    evmIncoming,
     solanaChains,
     sandboxChains,
     solanaTokens,
