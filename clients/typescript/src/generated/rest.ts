@@ -7016,7 +7016,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 3BsiMkoHUMEvkbbMo3pZkFRb8aFyNJRtYvviNDu9pQ2Ee8nniVZezEzhJCbKiH2bLePWiqzo8nk8RAFRCUVDphaK */
+                /** @example 2oWMXX4yMXNzSSD2oLaabrLSVihEiAt8J8cKAiNF4gSH8ustFBs9zB7WzwatoxtUZcZkVsLq34Y8Fqbo6JfspnbA */
                 signature: string;
             };
             cookie?: never;
@@ -7570,7 +7570,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The EVM network. In sandbox each is a chain of the gateway’s own. */
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
             };
             cookie?: never;
@@ -7607,9 +7610,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The EVM network. In sandbox each is a chain of the gateway’s own. */
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
-                /** @description A supported token's symbol on the network (any case): USDT, USDC, CNGN, WETH, WPOL, WBNB. */
+                /**
+                 * @description A supported token's symbol on the network (any case): USDT, USDC, CNGN, WETH, WPOL, WBNB.
+                 * @example USDC
+                 */
                 token: string;
             };
             cookie?: never;
@@ -7646,7 +7655,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The EVM network. In sandbox each is a chain of the gateway’s own. */
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
             };
             cookie?: never;
@@ -7683,7 +7695,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The EVM network. In sandbox each is a chain of the gateway’s own. */
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
             };
             cookie?: never;
@@ -7733,7 +7748,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The EVM network. In sandbox each is a chain of the gateway’s own. */
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
             };
             cookie?: never;
@@ -7783,6 +7801,7 @@ export interface operations {
     evmTransfers: {
         parameters: {
             query?: {
+                /** @example 5 */
                 limit?: number;
             };
             header?: never;
@@ -7821,8 +7840,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The EVM network. In sandbox each is a chain of the gateway’s own. */
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+                /** @example 0x2f909047cff29e8d61438172511201040f83cfcdd9250f12cc5553eba7d632ec */
                 hash: string;
             };
             cookie?: never;
@@ -7899,7 +7922,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000095 */
+                /** @example 00000000-0000-4000-8000-000000000099 */
                 businessId: string;
             };
             cookie?: never;
@@ -7936,7 +7959,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000095 */
+                /** @example 00000000-0000-4000-8000-000000000099 */
                 businessId: string;
             };
             cookie?: never;
@@ -7984,9 +8007,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000095 */
+                /** @example 00000000-0000-4000-8000-000000000099 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000096 */
+                /** @example 00000000-0000-4000-8000-000000000100 */
                 customerId: string;
             };
             cookie?: never;
@@ -8023,9 +8046,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000095 */
+                /** @example 00000000-0000-4000-8000-000000000099 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000096 */
+                /** @example 00000000-0000-4000-8000-000000000100 */
                 customerId: string;
             };
             cookie?: never;
@@ -8073,9 +8096,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000095 */
+                /** @example 00000000-0000-4000-8000-000000000099 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000096 */
+                /** @example 00000000-0000-4000-8000-000000000100 */
                 customerId: string;
             };
             cookie?: never;
@@ -8157,7 +8180,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000104 */
                 id: string;
             };
             cookie?: never;
@@ -8194,7 +8217,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000104 */
                 id: string;
             };
             cookie?: never;
@@ -8242,7 +8265,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000104 */
                 id: string;
             };
             cookie?: never;
@@ -8290,7 +8313,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000104 */
                 id: string;
                 /** @example sha256:6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
                 hash: string;
@@ -8329,7 +8352,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000101 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
             };
             cookie?: never;
@@ -8366,7 +8389,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000101 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
             };
             cookie?: never;
@@ -8416,7 +8439,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000101 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
             };
             cookie?: never;
@@ -8464,7 +8487,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000101 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
                 /** @example 6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
                 hash: string;
@@ -8582,7 +8605,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000102 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
@@ -8619,7 +8642,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000102 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
@@ -8656,7 +8679,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000102 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
@@ -8693,7 +8716,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000102 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
@@ -8730,7 +8753,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000102 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
