@@ -300,25 +300,39 @@ export const evmChainRows = {
     return rows.map((r) => r.hash);
   },
 
-  /** The nonces `sender` has waiting in the mempool from `from` on. */
-  async pendingNonces(db: Executor, network: EvmNetwork, sender: string, from: bigint): Promise<Set<bigint>> {
-    const rows = await queryRows<{ nonce: string }>(
+  /** The nonces each of `senders` has waiting in the mempool. */
+  async pendingNonces(db: Executor, network: EvmNetwork, senders: string[]): Promise<Map<string, Set<bigint>>> {
+    const nonces = new Map<string, Set<bigint>>();
+    if (senders.length === 0) return nonces;
+    const rows = await queryRows<{ sender: string; nonce: string }>(
       db,
-      sql`select nonce::text as nonce from evm_sandbox_mempool
-          where network = ${network} and sender = ${sender} and nonce >= ${from}`,
+      sql`select sender, nonce::text as nonce from evm_sandbox_mempool
+          where network = ${network} and sender in (${sql.join(
+            senders.map((s) => sql`${s}`),
+            sql`, `,
+          )})`,
     );
-    return new Set(rows.map((r) => BigInt(r.nonce)));
+    for (const row of rows) {
+      const set = nonces.get(row.sender) ?? new Set<bigint>();
+      set.add(BigInt(row.nonce));
+      nonces.set(row.sender, set);
+    }
+    return nonces;
   },
 
-  /** Adds a transaction; false when its hash, or its sender's nonce, is already waiting. */
-  async pool(db: Executor, network: EvmNetwork, tx: PooledTx): Promise<boolean> {
-    const rows = await queryRows(
-      db,
-      sql`insert into evm_sandbox_mempool (network, hash, sender, nonce, raw)
-          values (${network}, ${tx.hash}, ${tx.sender}, ${tx.nonce}, ${buffer(tx.raw)})
-          on conflict do nothing returning 1`,
+  /** Adds transactions; answers those added (not those whose hash, or sender and nonce, already wait). */
+  async pool(db: Executor, network: EvmNetwork, txs: PooledTx[]): Promise<Set<string>> {
+    if (txs.length === 0) return new Set();
+    const values = sql.join(
+      txs.map((tx) => sql`(${network}, ${tx.hash}, ${tx.sender}, ${tx.nonce}, ${buffer(tx.raw)})`),
+      sql`, `,
     );
-    return rows.length === 1;
+    const rows = await queryRows<{ hash: string }>(
+      db,
+      sql`insert into evm_sandbox_mempool (network, hash, sender, nonce, raw) values ${values}
+          on conflict do nothing returning hash`,
+    );
+    return new Set(rows.map((r) => r.hash));
   },
 
   /** Takes transactions out of the mempool; answers how many were still there. */

@@ -46,6 +46,15 @@ interface Candidate {
   pooled: boolean;
 }
 
+/** A sent transaction waiting for its check; told whether the mempool holds it (paused). */
+interface Admission {
+  tx: TypedTransaction;
+  hash: Hex;
+  wire: Uint8Array;
+  resolve: (paused: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
 interface Waiter {
   resolve: (hash: string) => void;
   reject: (error: unknown) => void;
@@ -85,6 +94,8 @@ export class SandboxEvmChain implements EvmSandboxChain {
   private readonly production = new Mutex();
   private readonly verified = new Map<string, TypedTransaction>();
   private readonly waiting = new Map<string, Waiter>();
+  private readonly admissions: Admission[] = [];
+  private admitting = false;
   private producing = false;
   private again = false;
   private readonly producerId: string;
@@ -189,12 +200,9 @@ export class SandboxEvmChain implements EvmSandboxChain {
   async sendRaw(wire: Uint8Array): Promise<string> {
     const tx = this.decode(wire);
     const hash = bytesToHex(tx.hash()) as Hex;
-    if ((await rows.mined(this.db, this.network, [hash])).size > 0)
-      throw new TransactionRejected('already known: this transaction is already mined.');
-    const paused = await this.vmLock.run(async () => {
-      const l = (await this.current(true))!;
-      await this.admit(l, tx, hash, wire);
-      return l.head.paused;
+    const paused = await new Promise<boolean>((resolve, reject) => {
+      this.admissions.push({ tx, hash, wire, resolve, reject });
+      void this.admitWaiting();
     });
     this.keepVerified(hash, tx);
     if (paused) return hash;
@@ -202,6 +210,68 @@ export class SandboxEvmChain implements EvmSandboxChain {
       this.waiting.set(hash, { resolve, reject });
       this.kick();
     });
+  }
+
+  /**
+   * Checks the transactions sent meanwhile against the chain as it is now, together: one look at
+   * the head, one at what is mined and waiting, one insert into the mempool.
+   */
+  private async admitWaiting(): Promise<void> {
+    if (this.admitting) return;
+    this.admitting = true;
+    try {
+      while (this.admissions.length > 0) {
+        const batch = this.admissions.splice(0, MAX_BATCH);
+        await this.vmLock
+          .run(async () => {
+            const l = (await this.current(true))!;
+            const senders = [...new Set(batch.map((a) => hexOf(a.tx.getSenderAddress())))];
+            const [mined, pending] = await Promise.all([
+              rows.mined(
+                this.db,
+                this.network,
+                batch.map((a) => a.hash),
+              ),
+              rows.pendingNonces(this.db, this.network, senders),
+            ]);
+            const accepted: Admission[] = [];
+            for (const admission of batch) {
+              try {
+                if (mined.has(admission.hash))
+                  throw new TransactionRejected('already known: this transaction is already mined.');
+                await this.check(l, admission, pending);
+                accepted.push(admission);
+              } catch (error) {
+                admission.reject(error);
+              }
+            }
+            const pooled = await rows.pool(
+              this.db,
+              this.network,
+              accepted.map(({ tx, hash, wire }) => ({
+                hash,
+                sender: hexOf(tx.getSenderAddress()),
+                nonce: tx.nonce,
+                raw: wire,
+              })),
+            );
+            for (const { tx, hash, resolve, reject } of accepted) {
+              if (pooled.has(hash)) resolve(l.head.paused);
+              else
+                reject(
+                  new TransactionRejected(
+                    `already known: a transaction of ${hexOf(tx.getSenderAddress())} with nonce ${tx.nonce} is already waiting.`,
+                  ),
+                );
+            }
+          })
+          .catch((error: unknown) => {
+            for (const admission of batch) admission.reject(error);
+          });
+      }
+    } finally {
+      this.admitting = false;
+    }
   }
 
   /** The transaction in `wire`, signed for this chain; TransactionRejected otherwise. */
@@ -221,14 +291,16 @@ export class SandboxEvmChain implements EvmSandboxChain {
     return tx;
   }
 
-  /** Checks a transaction as the chain is now and stores it in the mempool; TransactionRejected says why not. */
-  private async admit(l: Loaded, tx: TypedTransaction, hash: Hex, wire: Uint8Array): Promise<void> {
+  /**
+   * Checks a transaction as the chain is now, beside the nonces its sender has waiting (which it
+   * joins when accepted); TransactionRejected says why not.
+   */
+  private async check(l: Loaded, { tx, wire }: Admission, pending: Map<string, Set<bigint>>): Promise<void> {
     const sender = tx.getSenderAddress();
     const from = hexOf(sender);
-    const mined = await l.vm.nonceOf(sender);
-    const pending = await rows.pendingNonces(this.db, this.network, from, mined);
-    let next = mined;
-    while (pending.has(next)) next++;
+    const waiting = pending.get(from) ?? new Set<bigint>();
+    let next = await l.vm.nonceOf(sender);
+    while (waiting.has(next)) next++;
     if (tx.nonce < next)
       throw new TransactionRejected(`nonce too low: ${from} has used nonce ${tx.nonce}; the next is ${next}.`);
     if (tx.nonce > next)
@@ -252,10 +324,8 @@ export class SandboxEvmChain implements EvmSandboxChain {
       throw new TransactionRejected(
         `insufficient funds for gas × fee cap + value${dataFee > 0n ? ' + data fee' : ''}: ${from} has ${balance} wei, needs ${needed}.`,
       );
-    if (!(await rows.pool(this.db, this.network, { hash, sender: from, nonce: tx.nonce, raw: wire })))
-      throw new TransactionRejected(
-        `already known: a transaction of ${from} with nonce ${tx.nonce} is already waiting.`,
-      );
+    waiting.add(tx.nonce);
+    pending.set(from, waiting);
   }
 
   /**
