@@ -360,7 +360,10 @@ export class EvmTransfers {
       return 'final';
     }
     if ((await chain.transactionCount(row.fromAddress)) > row.nonce!) {
-      await this.nonceTakenElsewhere(row, chain);
+      // Mined since its receipt was asked for, or by another transaction: its receipt, read again, tells.
+      const mined = await chain.receipt(row.txHash);
+      if (mined) await this.settleByReceipt(row, mined, null);
+      else await this.nonceTakenElsewhere(row, chain);
       return 'final';
     }
     const replacement = await this.replacementOf(row.id);
