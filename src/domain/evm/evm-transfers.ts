@@ -104,6 +104,8 @@ export class EvmTransfers {
     private readonly wallets: EvmWallets,
     private readonly chains: EvmChains,
     private readonly confirmWaitMs: number,
+    /** How long a send may stay unmined before a cancel replaces it. */
+    private readonly droppedAfterMs = EVM_DROPPED_AFTER_MS,
   ) {}
 
   async sendNative(
@@ -367,7 +369,7 @@ export class EvmTransfers {
       return 'final';
     }
     const replacement = await this.replacementOf(row.id);
-    if (!replacement && !row.replaces && this.clock.now().getTime() - row.createdAt.getTime() >= EVM_DROPPED_AFTER_MS)
+    if (!replacement && !row.replaces && this.clock.now().getTime() - row.createdAt.getTime() >= this.droppedAfterMs)
       await this.cancel(row, chain, null, 'Dropped: not mined in time; a cancel at a higher fee replaces it.');
     else await this.broadcast(row, chain);
     return 'pending';
