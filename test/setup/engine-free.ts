@@ -23,6 +23,7 @@ export const ENGINE_FREE_FILES = [
   'test/db/sql-state.test.ts',
   'test/docs/bench-commands.test.ts',
   'test/docs/links.test.ts',
+  'test/evm/sandbox-contracts.test.ts',
   'test/facade/facade-docs.test.ts',
   'test/facade/inbound-parts.test.ts',
   'test/facade/json-number-text.test.ts',

@@ -271,6 +271,8 @@ export class SandboxEvmChain implements EvmSandboxChain {
       }
     } finally {
       this.admitting = false;
+      // A send that arrived as the loop was ending.
+      if (this.admissions.length > 0) void this.admitWaiting();
     }
   }
 
@@ -395,6 +397,8 @@ export class SandboxEvmChain implements EvmSandboxChain {
     this.producing = true;
     void this.produceForWaiters().finally(() => {
       this.producing = false;
+      // A send that arrived as the loop was ending.
+      if (this.waiting.size > 0) this.kick();
     });
   }
 
@@ -502,6 +506,7 @@ export class SandboxEvmChain implements EvmSandboxChain {
           }
           try {
             if (c.tx.nonce < nonce) throw new NotIncludable(`nonce ${c.tx.nonce} was used meanwhile`);
+            // The faucet's own transactions post nothing to L1 worth charging: no data fee.
             const ran = await l.vm.run(c.tx, c.raw, block, c.pooled ? dataFeeOf(this.network, c.raw) : 0n);
             included.push(ran);
             txs.push(c.tx);
