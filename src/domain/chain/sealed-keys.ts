@@ -72,19 +72,36 @@ export function sealedKeys(family: string, keyrings: (environment: Environment) 
       }
     },
 
-    /** The data key re-wrapped under the current version; undefined when its own version does not open. */
-    rewrap(wallet: SealedKey): { wrappedDataKey: string; keyVersion: number } | undefined {
-      const keyring = keyringFor(wallet.environment);
+    /**
+     * Re-wraps the data keys of `wallets` (one environment's) with its current master key version,
+     * each stored by `store`: run after adding a new version, before removing the old one. A wallet
+     * whose key does not open (a version missing from the keyring) is left as it is and listed, so
+     * the operator can add that version back before dropping anything.
+     */
+    async rewrapEach<W extends SealedKey>(
+      environment: Environment,
+      wallets: readonly W[],
+      store: (wallet: W, wrapped: { wrappedDataKey: string; keyVersion: number }) => Promise<void>,
+    ): Promise<{ rewrapped: number; failed: string[] }> {
+      const keyring = keyringFor(environment);
       const target = keyring.currentVersion;
-      let dataKey: Buffer;
-      try {
-        dataKey = open(keyring.key(wallet.keyVersion), wallet.wrappedDataKey, dataKeyAad(wallet, wallet.keyVersion));
-      } catch {
-        return undefined;
+      let rewrapped = 0;
+      const failed: string[] = [];
+      for (const wallet of wallets) {
+        if (wallet.keyVersion === target) continue;
+        let dataKey: Buffer;
+        try {
+          dataKey = open(keyring.key(wallet.keyVersion), wallet.wrappedDataKey, dataKeyAad(wallet, wallet.keyVersion));
+        } catch {
+          failed.push(wallet.id);
+          continue;
+        }
+        const wrappedDataKey = seal(keyring.key(target), dataKey, dataKeyAad(wallet, target));
+        dataKey.fill(0);
+        await store(wallet, { wrappedDataKey, keyVersion: target });
+        rewrapped++;
       }
-      const wrappedDataKey = seal(keyring.key(target), dataKey, dataKeyAad(wallet, target));
-      dataKey.fill(0);
-      return { wrappedDataKey, keyVersion: target };
+      return { rewrapped, failed };
     },
   };
 }

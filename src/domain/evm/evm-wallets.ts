@@ -111,23 +111,14 @@ export class EvmWallets implements Custody<EvmWalletRow> {
 
   /** Re-wraps every data key of an environment with its current master key version (see keyring.ts). */
   async rewrapDataKeys(environment: Environment): Promise<{ rewrapped: number; failed: string[] }> {
-    const target = this.sealed.keyringFor(environment).currentVersion;
+    this.sealed.keyringFor(environment);
     this.known.clear();
     const wallets = await this.db.select().from(evmWallets).where(eq(evmWallets.environment, environment));
-    let rewrapped = 0;
-    const failed: string[] = [];
-    for (const wallet of wallets.filter((w) => w.keyVersion !== target)) {
-      const wrapped = this.sealed.rewrap(wallet);
-      if (!wrapped) {
-        failed.push(wallet.id);
-        continue;
-      }
+    return this.sealed.rewrapEach(environment, wallets, async (wallet, wrapped) => {
       await this.db
         .update(evmWallets)
         .set(wrapped)
         .where(and(eq(evmWallets.id, wallet.id), eq(evmWallets.keyVersion, wallet.keyVersion)));
-      rewrapped++;
-    }
-    return { rewrapped, failed };
+    });
   }
 }

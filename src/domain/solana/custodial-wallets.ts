@@ -119,24 +119,14 @@ export class CustodialWallets implements Custody<SolanaWalletRow> {
    * back before dropping anything.
    */
   async rewrapDataKeys(environment: Environment): Promise<{ rewrapped: number; failed: string[] }> {
-    const target = this.sealed.keyringFor(environment).currentVersion;
+    this.sealed.keyringFor(environment);
     this.known.clear();
     const wallets = await this.db.select().from(solanaWallets).where(eq(solanaWallets.environment, environment));
-    let rewrapped = 0;
-    const failed: string[] = [];
-    for (const wallet of wallets) {
-      if (wallet.keyVersion === target) continue;
-      const wrapped = this.sealed.rewrap(wallet);
-      if (!wrapped) {
-        failed.push(wallet.id);
-        continue;
-      }
+    return this.sealed.rewrapEach(environment, wallets, async (wallet, wrapped) => {
       await this.db
         .update(solanaWallets)
         .set(wrapped)
         .where(and(eq(solanaWallets.id, wallet.id), eq(solanaWallets.keyVersion, wallet.keyVersion)));
-      rewrapped++;
-    }
-    return { rewrapped, failed };
+    });
   }
 }
