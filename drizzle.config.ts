@@ -21,6 +21,7 @@ export default defineConfig({
     './src/db/sandbox-schema.ts',
     './src/db/asset-ledger-schema.ts',
     './src/db/evm-sandbox-schema.ts',
+    './src/db/evm-wallet-schema.ts',
   ],
   out: './src/db/migrations',
 });

@@ -257,7 +257,13 @@ async function run(services: Services, database: DatabaseHandle, command: string
       const environment = required('env');
       if (!(ENVIRONMENTS as readonly string[]).includes(environment))
         throw new UsageError(`--env must be one of ${ENVIRONMENTS.join(', ')}`);
-      const { rewrapped, failed } = await services.solanaWallets.rewrapDataKeys(environment as Environment);
+      // Every family's custodial keys are sealed under the same master keys.
+      const results = [
+        await services.solanaWallets.rewrapDataKeys(environment as Environment),
+        await services.evmWallets.rewrapDataKeys(environment as Environment),
+      ];
+      const rewrapped = results.reduce((sum, r) => sum + r.rewrapped, 0);
+      const failed = results.flatMap((r) => r.failed);
       if (failed.length)
         throw new UsageError(
           `Re-wrapped ${rewrapped}; ${failed.length} wallet key(s) did not open with the configured master keys (add their version back): ${failed.join(', ')}`,

@@ -91,6 +91,13 @@ import { createSandboxWorld, SANDBOX_TOKENS, upgradeSandboxWorld } from './domai
 import { SolanaChains } from './domain/solana/solana-chains.js';
 import { TokenDirectory } from './domain/solana/token-directory.js';
 import { ChainFamilies } from './domain/chain/registry.js';
+import { EvmChains } from './domain/evm/evm-chains.js';
+import { evmFamily } from './domain/evm/evm-family.js';
+import { EvmIncoming } from './domain/evm/evm-incoming.js';
+import { EvmReads } from './domain/evm/evm-reads.js';
+import { EvmTransfers } from './domain/evm/evm-transfers.js';
+import { EvmWallets } from './domain/evm/evm-wallets.js';
+import { lazySandboxEvmChains } from './domain/evm/sandbox-lazy-chains.js';
 import { solanaFamily } from './domain/solana/solana-family.js';
 import { SolanaTransfers } from './domain/solana/transfer-service.js';
 import { LedgerCheck } from './domain/ledger/ledger-check.js';
@@ -195,6 +202,14 @@ export interface Services {
   sandboxFaucet: SandboxFaucet;
   /** Production incoming-transfer polling (sandbox chains report arrivals as they execute). */
   solanaIncoming: IncomingWatch;
+  /** Custodial EVM keys: one per user and environment, one address on every EVM network. */
+  evmWallets: EvmWallets;
+  evmChains: EvmChains;
+  /** Networks, balances and portfolio of the EVM wallet. */
+  evmReads: EvmReads;
+  evmTransfers: EvmTransfers;
+  /** Token arrivals at custodial EVM wallets, told once. */
+  evmIncoming: EvmIncoming;
   /** The scheduled ledger invariant check and its latest result. */
   ledgerCheck: LedgerCheck;
   /** Matches providers' own records with the gateway's (docs/reconciliation.md). */
@@ -463,6 +478,16 @@ export function createServices(
     exchangeProvider,
     solanaTransfers,
   );
+  // EVM wallets share the Solana keys' master keyrings (chain/keyring.ts; their AAD names the family).
+  const evmWallets = new EvmWallets(db, (environment) => keyrings[environment]);
+  // The sandbox's EVM chains, one per network, built on first use and shared by every instance
+  // through the database; each network used is watched for token arrivals from then on.
+  const sandboxEvm = lazySandboxEvmChains(db);
+  const evmChains: EvmChains = new EvmChains(
+    (network) => sandboxEvm.chainFor(network),
+    (network) => evmIncoming.watch('sandbox', network),
+  );
+  const evmIncoming = new EvmIncoming(db, clock, evmChains, evmWallets);
   const customers = new CustomerService(db, clock);
   const offramp = new OfframpService(db, clockFor, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
@@ -478,7 +503,12 @@ export function createServices(
     ledgerCheck: new LedgerCheck(db, clock),
     statements: new WalletStatements(db),
     auditLog: new AuditLog(db),
-    chainFamilies: new ChainFamilies([solanaFamily(solanaChains, exchangeProvider)]),
+    chainFamilies: new ChainFamilies([solanaFamily(solanaChains, exchangeProvider), evmFamily(evmChains)]),
+    evmWallets,
+    evmChains,
+    evmReads: new EvmReads(evmWallets, evmChains),
+    evmTransfers: new EvmTransfers(db, clock, idempotency, evmWallets, evmChains, config.SOLANA_CONFIRM_WAIT_MS),
+    evmIncoming,
     solanaChains,
     sandboxChains,
     solanaTokens,

@@ -17,6 +17,7 @@ import { walletJobHandlers } from './domain/wallet/wallet-jobs.js';
 import { billJobHandlers } from './domain/bills/bill-jobs.js';
 import { WebhookDeliveryHandler } from './domain/webhooks/delivery-worker.js';
 import { SolanaConfirmHandler } from './domain/solana/solana-jobs.js';
+import { EvmConfirmHandler } from './domain/evm/evm-jobs.js';
 import { LedgerCheckHandler, scheduleLedgerCheck } from './domain/ledger/ledger-check-job.js';
 import { HoldExpiryHandler } from './domain/money/holds.js';
 import { failExpiredHoldTransaction } from './domain/wallet/wallet-transitions.js';
@@ -103,6 +104,7 @@ export function jobHandlersOf(services: Services): JobHandler[] {
     ...walletJobHandlers(services.deposits, services.payouts, services.clock),
     ...billJobHandlers(services.bills),
     new SolanaConfirmHandler(services.solanaTransfers, services.clock),
+    new EvmConfirmHandler(services.evmTransfers, services.clock),
     new HoldExpiryHandler(services.db, services.testClocks.clockFor, failExpiredHoldTransaction),
     new LedgerCheckHandler(
       services.ledgerCheck,
@@ -255,14 +257,30 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
   };
   watch();
 
+  // Watched EVM networks (each from its first use) are read for token arrivals at custodial wallets.
+  let evmTimer: NodeJS.Timeout | undefined;
+  let evmRun: Promise<unknown> = Promise.resolve();
+  const evmIncoming = onDatabase(services.evmIncoming, services.db, () => jobsDb);
+  const watchEvm = () => {
+    if (stopped || facade || !services.evmChains.sandboxRunning) return;
+    evmRun = evmIncoming
+      .poll()
+      .catch((error) => report(error, 'EVM incoming watch failed'))
+      .finally(() => {
+        if (!stopped) evmTimer = setTimeout(watchEvm, 2_000);
+      });
+  };
+  watchEvm();
+
   return {
     jobs,
     async stop(graceMs) {
       stopped = true;
       stopPoking();
       if (watchTimer) clearTimeout(watchTimer);
+      if (evmTimer) clearTimeout(evmTimer);
       services.testClocks.listenWith(() => false);
-      await Promise.all([relay.stop(), watchRun, wakes.stop()]);
+      await Promise.all([relay.stop(), watchRun, evmRun, wakes.stop()]);
       await jobs.stop(graceMs);
     },
   };

@@ -317,6 +317,29 @@ try {
   });
   void SOL;
 
+  // EVM: the wallet funded on base by the sandbox chain's faucet (there is no REST faucet for it).
+  const evmWallet = await call('evmWallet');
+  const baseChain = services.evmChains.sandboxFor('base');
+  await baseChain.faucet(evmWallet.address, { native: true }, 10n ** 18n);
+  await baseChain.faucet(evmWallet.address, { token: 'USDC' }, 1_000n * 10n ** 6n);
+  const evmRecipient = await call('evmWallet', { key: OTHER_KEY, record: false });
+  await call('evmNetworks');
+  await call('evmBalance', { params: { network: 'base' } });
+  await call('evmTokenBalance', { params: { network: 'base', token: 'USDC' } });
+  await call('evmPortfolio', { params: { network: 'base' } });
+  const evmSent = await call('sendEvmToken', {
+    params: { network: 'base' },
+    body: { token: 'USDC', to: evmRecipient.address, amount: '25.5' },
+    idempotent: true,
+  });
+  await call('sendEvmNative', {
+    params: { network: 'base' },
+    body: { to: evmRecipient.address, amount: '0.01' },
+    idempotent: true,
+  });
+  await call('evmTransfers', { query: { limit: 5 } });
+  await call('evmTransfer', { params: { network: 'base', hash: evmSent.hash } });
+
   // Offramp.
   await call('offrampAssets');
   await call('offrampQuote', { query: { token: 'USDC', network: 'base', amount: '100', fiat: 'NGN' } });

@@ -21,6 +21,7 @@ import { offrampResolvers } from './resolvers/offramp.js';
 import { walletResolvers } from './resolvers/wallet.js';
 import { billResolvers } from './resolvers/bills.js';
 import { solanaResolvers } from './resolvers/solana.js';
+import { evmResolvers } from './resolvers/evm.js';
 import { chainResolvers } from './resolvers/chain.js';
 import { customerResolvers } from './resolvers/customers.js';
 import { graphEdgeResolvers } from './resolvers/graph-edges.js';
@@ -50,6 +51,7 @@ const resolvers: Resolvers[] = [
   walletResolvers,
   billResolvers,
   solanaResolvers,
+  evmResolvers,
   chainResolvers,
   customerResolvers,
   graphNodeResolvers,

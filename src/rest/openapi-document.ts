@@ -104,6 +104,11 @@ export const TAGS: Array<{ name: string; description: string }> = [
       "The caller's custodial Solana wallet: address, SOL and SPL balances, the portfolio, transfers and the sandbox faucet. See docs/solana.md.",
   },
   {
+    name: 'EVM wallet',
+    description:
+      "The caller's custodial EVM wallet, one address on every EVM network: supported networks, native and ERC-20 balances, the token portfolio, and native and ERC-20 sends. See docs/evm.md.",
+  },
+  {
     name: 'Solana exchange',
     description:
       'Quotes and swaps between SOL and SPL tokens (the sandbox AMM; Jupiter in production). A quote is kept 30 seconds and swaps once.',

@@ -7,7 +7,8 @@ import type { Environment } from '../auth/permissions.js';
 import type { Principal } from '../auth/principal.js';
 import { DomainError } from '../errors.js';
 import type { Custody } from '../chain/custody.js';
-import { type MasterKeyring, open, seal } from '../chain/keyring.js';
+import type { MasterKeyring } from '../chain/keyring.js';
+import { sealedKeys } from '../chain/sealed-keys.js';
 
 export type SolanaWalletRow = typeof solanaWallets.$inferSelect;
 /** The wallet as the graph shows it: its address only, never its sealed key. */
@@ -18,26 +19,27 @@ export interface SolanaWalletAddress {
 /** Wallet rows kept in memory at most (about 1 KB each). */
 const MAX_KNOWN = 10_000;
 
-const secretAad = (wallet: { id: string; userId: string }) => `solana-secret:${wallet.id}:${wallet.userId}`;
-const dataKeyAad = (wallet: { id: string; userId: string }, version: number) =>
-  `solana-data-key:${wallet.id}:${wallet.userId}:v${version}`;
-
 /**
  * Solana's custody (chain/custody.ts): one custodial keypair per user and environment, created on first use. The secret key is only
  * ever in memory while signing; a ciphertext moved to another wallet or user, or altered, fails to
  * open (the AAD binds it).
  */
 export class CustodialWallets implements Custody<SolanaWalletRow> {
+  /** The sealing every family's keys share (chain/sealed-keys.ts), as family `solana`. */
+  private readonly sealed;
+
   constructor(
     private readonly db: Database,
-    private readonly keyrings: (environment: Environment) => MasterKeyring | undefined,
+    keyrings: (environment: Environment) => MasterKeyring | undefined,
     /**
      * Told of each wallet this creates (production wallets start being watched for arrivals). An
      * object held as a property, not a closure, so a job's run binds it to the job's database
      * handle with the rest (db/database-binding.ts).
      */
     private readonly arrivals?: { walletCreated(wallet: SolanaWalletRow): Promise<void> },
-  ) {}
+  ) {
+    this.sealed = sealedKeys('solana', keyrings);
+  }
 
   /**
    * Wallet rows by owner: a wallet's id and address never change, and its sealed key changes only
@@ -50,7 +52,7 @@ export class CustodialWallets implements Custody<SolanaWalletRow> {
   async walletOf(principal: Principal): Promise<SolanaWalletRow> {
     const cacheKey = `${principal.userId}:${principal.environment}`;
     const cached = this.known.get(cacheKey);
-    if (cached && this.keyrings(cached.environment)?.has(cached.keyVersion)) return cached;
+    if (cached && this.sealed.opens(cached.environment, cached.keyVersion)) return cached;
     const wallet = await this.loadOrCreate(principal);
     if (this.known.size >= MAX_KNOWN) this.known.delete(this.known.keys().next().value!);
     this.known.set(cacheKey, wallet);
@@ -61,12 +63,9 @@ export class CustodialWallets implements Custody<SolanaWalletRow> {
     const owner = and(eq(solanaWallets.userId, principal.userId), eq(solanaWallets.environment, principal.environment));
     const [existing] = await this.db.select().from(solanaWallets).where(owner);
     if (existing) return existing;
-    const keyring = this.keyringFor(principal.environment);
+    this.sealed.keyringFor(principal.environment);
     const keypair = Keypair.generate();
     const id = randomUUID();
-    const version = keyring.currentVersion;
-    const dataKey = Buffer.from(crypto.getRandomValues(new Uint8Array(32)));
-    const wallet = { id, userId: principal.userId };
     const [created] = await this.db
       .insert(solanaWallets)
       .values({
@@ -74,13 +73,10 @@ export class CustodialWallets implements Custody<SolanaWalletRow> {
         userId: principal.userId,
         environment: principal.environment,
         address: keypair.publicKey.toBase58(),
-        encryptedSecret: seal(dataKey, Buffer.from(keypair.secretKey), secretAad(wallet)),
-        wrappedDataKey: seal(keyring.key(version), dataKey, dataKeyAad(wallet, version)),
-        keyVersion: version,
+        ...this.sealed.seal({ id, userId: principal.userId, environment: principal.environment }, keypair.secretKey),
       })
       .onConflictDoNothing()
       .returning();
-    dataKey.fill(0);
     keypair.secretKey.fill(0);
     if (created) {
       await this.arrivals?.walletCreated(created);
@@ -93,7 +89,7 @@ export class CustodialWallets implements Custody<SolanaWalletRow> {
 
   /** An ed25519 signature by the wallet's key, which exists in memory only for this call. */
   async sign(wallet: SolanaWalletRow, message: Uint8Array): Promise<Uint8Array> {
-    const secret = this.secretOf(wallet);
+    const secret = this.sealed.open(wallet);
     try {
       // The secret's public half must be the wallet's address. The seed is not derived again (a
       // curve multiplication per signature): GCM authenticates the 64 bytes the wallet was created
@@ -123,57 +119,14 @@ export class CustodialWallets implements Custody<SolanaWalletRow> {
    * back before dropping anything.
    */
   async rewrapDataKeys(environment: Environment): Promise<{ rewrapped: number; failed: string[] }> {
-    const keyring = this.keyringFor(environment);
-    const target = keyring.currentVersion;
+    this.sealed.keyringFor(environment);
     this.known.clear();
     const wallets = await this.db.select().from(solanaWallets).where(eq(solanaWallets.environment, environment));
-    let rewrapped = 0;
-    const failed: string[] = [];
-    for (const wallet of wallets) {
-      if (wallet.keyVersion === target) continue;
-      let dataKey: Buffer;
-      try {
-        dataKey = open(keyring.key(wallet.keyVersion), wallet.wrappedDataKey, dataKeyAad(wallet, wallet.keyVersion));
-      } catch {
-        failed.push(wallet.id);
-        continue;
-      }
-      const sealed = seal(keyring.key(target), dataKey, dataKeyAad(wallet, target));
-      dataKey.fill(0);
+    return this.sealed.rewrapEach(environment, wallets, async (wallet, wrapped) => {
       await this.db
         .update(solanaWallets)
-        .set({ wrappedDataKey: sealed, keyVersion: target })
+        .set(wrapped)
         .where(and(eq(solanaWallets.id, wallet.id), eq(solanaWallets.keyVersion, wallet.keyVersion)));
-      rewrapped++;
-    }
-    return { rewrapped, failed };
-  }
-
-  /** The wallet's 64-byte secret key (seed ‖ public key), opened for one signature; the caller zeroes it. */
-  private secretOf(wallet: SolanaWalletRow): Buffer {
-    const keyring = this.keyringFor(wallet.environment);
-    try {
-      const dataKey = open(
-        keyring.key(wallet.keyVersion),
-        wallet.wrappedDataKey,
-        dataKeyAad(wallet, wallet.keyVersion),
-      );
-      const secret = open(dataKey, wallet.encryptedSecret, secretAad(wallet));
-      dataKey.fill(0);
-      return secret;
-    } catch (cause) {
-      if (cause instanceof DomainError) throw cause;
-      throw new DomainError('INTERNAL_SERVER_ERROR', 'A custodial key failed to decrypt.', { cause });
-    }
-  }
-
-  private keyringFor(environment: Environment): MasterKeyring {
-    const keyring = this.keyrings(environment);
-    if (!keyring)
-      throw new DomainError(
-        'SERVICE_UNAVAILABLE',
-        `Custodial wallets are not configured for ${environment} (SOLANA_MASTER_KEYS_${environment.toUpperCase()} is unset).`,
-      );
-    return keyring;
+    });
   }
 }

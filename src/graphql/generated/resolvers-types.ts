@@ -19,9 +19,11 @@ import type { BillItem as BillItemModel, CustomerValidation as CustomerValidatio
 import type { BusinessCustomer as BusinessCustomerModel } from '../../domain/customers/business-customer.js';
 import type { TokenBalance as TokenBalanceModel, SolanaPortfolioView as SolanaPortfolioViewModel } from '../../domain/solana/portfolio.js';
 import type { SolanaSend as SolanaSendModel, SwapSubmitted as SwapSubmittedModel } from '../../domain/solana/solana-sends.js';
-import type { TransferView as TransferViewModel } from '../../domain/solana/transfer-service.js';
+import type { ChainTransferModel as ChainTransferModelModel } from '../chain-models.js';
 import type { SwapQuoteView as SwapQuoteViewModel } from '../../domain/solana/swap-quote.js';
 import type { SolanaWalletAddress as SolanaWalletAddressModel } from '../../domain/solana/custodial-wallets.js';
+import type { EvmNetworkView as EvmNetworkViewModel, EvmBalanceView as EvmBalanceViewModel, EvmPortfolioView as EvmPortfolioViewModel } from '../../domain/evm/evm-reads.js';
+import type { EvmSendView as EvmSendViewModel } from '../../domain/evm/evm-send-view.js';
 import type { Activity as ActivityModel } from '../../domain/activity/activity.js';
 import type { TransactionConnectionModel as TransactionConnectionModelModel, WalletTransactionConnectionModel as WalletTransactionConnectionModelModel, DepositConnectionModel as DepositConnectionModelModel, PayoutConnectionModel as PayoutConnectionModelModel, BillRecordConnectionModel as BillRecordConnectionModelModel, OfframpOrderConnectionModel as OfframpOrderConnectionModelModel, SolanaTransferConnectionModel as SolanaTransferConnectionModelModel, BusinessCustomerConnectionModel as BusinessCustomerConnectionModelModel } from '../connections.js';
 import type { GraphQLContext } from '../context.js';
@@ -1060,6 +1062,158 @@ export type EventPage = {
   hasMore: Scalars['Boolean']['output'];
 };
 
+/** What the wallet holds of one asset on one network. */
+export type EvmBalance = {
+  __typename?: 'EvmBalance';
+  /** The wallet's address. */
+  address: Scalars['String']['output'];
+  /** In token units, a decimal string (exact). */
+  amount: Scalars['String']['output'];
+  /** In raw base units (wei for the native coin), an integer string. */
+  amountRaw: Scalars['String']['output'];
+  /** Decimal places of one unit. */
+  decimals: Scalars['Int']['output'];
+  /** The network. */
+  network: Scalars['String']['output'];
+  /** The native coin's symbol, or the token's. */
+  symbol: Scalars['String']['output'];
+  /** The ERC-20 contract; null for the native coin. */
+  token?: Maybe<Scalars['String']['output']>;
+};
+
+/** A network's native coin. */
+export type EvmNativeCoin = {
+  __typename?: 'EvmNativeCoin';
+  /** Always 18. */
+  decimals: Scalars['Int']['output'];
+  /** The coin's name. */
+  name: Scalars['String']['output'];
+  /** ETH, POL or BNB. */
+  symbol: Scalars['String']['output'];
+};
+
+/** An EVM network the gateway serves. */
+export type EvmNetwork = {
+  __typename?: 'EvmNetwork';
+  /** The EIP-155 chain id (1, 8453, 137, 42161, 56, 10, 1135, 534352). */
+  chainId: Scalars['Int']['output'];
+  /** Whether a transaction also pays an L1 data fee (base, optimism, lisk, scroll), which a send holds beside gas. */
+  dataFee: Scalars['Boolean']['output'];
+  /** The public explorer's transaction page prefix. */
+  explorer: Scalars['String']['output'];
+  /** The network's id as paths name it: ethereum, base, polygon, arbitrum-one, bnb-smart-chain, optimism, lisk or scroll. */
+  id: Scalars['String']['output'];
+  /** The network's name. */
+  name: Scalars['String']['output'];
+  /** Its native coin, which pays gas. */
+  native: EvmNativeCoin;
+  /** The supported tokens. */
+  tokens: Array<EvmToken>;
+};
+
+/** The native coin and every supported token of one network. */
+export type EvmPortfolio = {
+  __typename?: 'EvmPortfolio';
+  /** The wallet's address. */
+  address: Scalars['String']['output'];
+  /** Its EIP-155 chain id. */
+  chainId: Scalars['Int']['output'];
+  /** The native coin's balance. */
+  native: EvmBalance;
+  /** The network. */
+  network: Scalars['String']['output'];
+  /** Every token the network supports, held or not. */
+  tokens: Array<EvmBalance>;
+};
+
+/** A transfer from the caller's EVM wallet. */
+export type EvmSendInput = {
+  /** In token units, a decimal string (at most the asset's decimals). */
+  amount: Scalars['String']['input'];
+  /** The recipient's 0x address (EIP-55 checksum when mixed-case). */
+  to: Scalars['String']['input'];
+};
+
+/** A token a network supports, named by its ERC-20 contract. */
+export type EvmToken = ChainToken & {
+  __typename?: 'EvmToken';
+  /** The ERC-20 contract's address on this network (in sandbox, the sandbox chain's deployment). */
+  address: Scalars['String']['output'];
+  /** The token's real decimals on this network (USDT and USDC: 6, 18 on bnb-smart-chain). */
+  decimals: Scalars['Int']['output'];
+  /** No logo is served for EVM tokens: always null. */
+  logoUri?: Maybe<Scalars['String']['output']>;
+  /** The token's name. */
+  name: Scalars['String']['output'];
+  /** USDT, USDC, CNGN, or the wrapped native coin (WETH, WPOL, WBNB). */
+  symbol: Scalars['String']['output'];
+  /** Whether it wraps the native coin (WETH9's shape). */
+  wrapsNative: Scalars['Boolean']['output'];
+};
+
+/** An outgoing transaction of the custodial EVM wallet: the native coin or an ERC-20 token. */
+export type EvmTransfer = ChainTransfer & Node & {
+  __typename?: 'EvmTransfer';
+  /** In token units, a decimal string (exact). */
+  amount: Scalars['String']['output'];
+  /** In raw base units, an integer string. */
+  amountRaw: Scalars['String']['output'];
+  /** The native coin's symbol, or the token's. */
+  asset: Scalars['String']['output'];
+  /** Its EIP-155 chain id. */
+  chainId: Scalars['Int']['output'];
+  /** When it was signed and stored. */
+  createdAt: Scalars['DateTime']['output'];
+  /** Why it failed or was replaced. */
+  error?: Maybe<Scalars['String']['output']>;
+  /** The sending wallet's address. */
+  from: Scalars['String']['output'];
+  /** The transaction's hash (0x, 32 bytes). */
+  hash: Scalars['String']['output'];
+  /** The transfer's id. */
+  id: Scalars['ID']['output'];
+  /** native or token. */
+  kind: Scalars['String']['output'];
+  /** The most it can cost in native coin (gas limit × fee cap, plus any data fee): what is held for fees while pending. */
+  maxFee: Scalars['String']['output'];
+  /** maxFee in wei, an integer string. */
+  maxFeeRaw: Scalars['String']['output'];
+  /** The network. */
+  network: Scalars['String']['output'];
+  /** Opaque id for node(id:). */
+  nodeId: Scalars['ID']['output'];
+  /** The sender's nonce it was signed with. */
+  nonce: Scalars['String']['output'];
+  /** For a cancel: the transfer whose nonce it fills. */
+  replaces?: Maybe<Scalars['ID']['output']>;
+  /** Where it stands. */
+  status: EvmTransferStatus;
+  /** The recipient's address (for a token, the holder credited, not the contract). */
+  to: Scalars['String']['output'];
+  /** The ERC-20 contract; null for the native coin. */
+  token?: Maybe<Scalars['String']['output']>;
+  /** Where to look it up: the explorer in production, the gateway's own path in sandbox. */
+  txUrl: Scalars['String']['output'];
+};
+
+/** Where an outgoing EVM transaction stands. */
+export type EvmTransferStatus =
+  /** Mined and succeeded. */
+  | 'confirmed'
+  /** Refused by the network before it was taken, or mined and reverted (its fee was spent). */
+  | 'failed'
+  /** Signed, stored and sent; not mined yet. Its amount and its fee at their maximum are held. */
+  | 'pending'
+  /** Not mined: a cancel with its nonce (a 0-value transfer to itself at a higher fee) was mined instead. */
+  | 'replaced';
+
+/** The caller's custodial EVM wallet: one address on every EVM network. */
+export type EvmWallet = ChainWallet & {
+  __typename?: 'EvmWallet';
+  /** The checksummed (EIP-55) 0x address. */
+  address: Scalars['String']['output'];
+};
+
 /** One asset the faucet sent. */
 export type FaucetGrant = {
   __typename?: 'FaucetGrant';
@@ -1371,6 +1525,18 @@ export type Mutation = {
    * Permission: Transactions or Full Access. Connect scope: `transact`.
    */
   sandboxSolanaFaucet: FaucetResult;
+  /**
+   * Sends the network's native coin. Honours Idempotency-Key: a repeat returns the stored transfer and never signs twice.
+   * Too little balance for the amount and the gas at its maximum: 400 INSUFFICIENT_FUNDS naming what is spendable.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
+  sendEvmNative: EvmTransfer;
+  /**
+   * Sends a supported ERC-20 token (`transfer`). The gas is paid in the native coin: a wallet without enough is refused
+   * with the gas needed named. Honours Idempotency-Key.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
+  sendEvmToken: EvmTransfer;
   /**
    * Sends a webhook.test event to this endpoint only. Limited to 30 calls a minute.
    * Permission: Account Management or Full Access. Connect scope: `manage`.
@@ -1742,6 +1908,27 @@ export type MutationRotateWebhookSecretArgs = {
  */
 export type MutationSandboxSolanaFaucetArgs = {
   input?: InputMaybe<FaucetInput>;
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
+export type MutationSendEvmNativeArgs = {
+  input: EvmSendInput;
+  network: Scalars['String']['input'];
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
+export type MutationSendEvmTokenArgs = {
+  input: EvmSendInput;
+  network: Scalars['String']['input'];
+  token: Scalars['String']['input'];
 };
 
 
@@ -2415,6 +2602,41 @@ export type Query = {
    */
   events: EventPage;
   /**
+   * The native coin balance of the caller's wallet on a network.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  evmBalance: EvmBalance;
+  /**
+   * The EVM networks served, with their native coin and supported tokens (contracts as deployed in the caller's environment).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  evmNetworks: Array<EvmNetwork>;
+  /**
+   * The native coin and every supported token of the caller's wallet on a network.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  evmPortfolio: EvmPortfolio;
+  /**
+   * One supported token's balance of the caller's wallet on a network.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  evmTokenBalance: EvmBalance;
+  /**
+   * An outgoing EVM transaction of the caller's wallet, by hash.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  evmTransfer: EvmTransfer;
+  /**
+   * The wallet's outgoing EVM transactions, newest first.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  evmTransfers: Array<EvmTransfer>;
+  /**
+   * The caller's custodial EVM wallet, created on first use (one per user and environment, the same address on every network).
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  evmWallet: EvmWallet;
+  /**
    * A key's or Connect app's GraphQL settings and trusted documents.
    * Permission: Account Management or Full Access. Connect scope: `manage`.
    */
@@ -2690,6 +2912,52 @@ export type QueryEventsArgs = {
   after?: InputMaybe<Scalars['SafeInt']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   types?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
+export type QueryEvmBalanceArgs = {
+  network: Scalars['String']['input'];
+};
+
+
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
+export type QueryEvmPortfolioArgs = {
+  network: Scalars['String']['input'];
+};
+
+
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
+export type QueryEvmTokenBalanceArgs = {
+  network: Scalars['String']['input'];
+  token: Scalars['String']['input'];
+};
+
+
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
+export type QueryEvmTransferArgs = {
+  hash: Scalars['String']['input'];
+};
+
+
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
+export type QueryEvmTransfersArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -4385,14 +4653,24 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
   ChainSwapQuote: ( SwapQuoteViewModel );
-  ChainToken: ( SolanaToken );
-  ChainTransfer: ( SolanaSendModel );
-  ChainWallet: ( SolanaWalletAddressModel );
+  ChainToken:
+    | ( EvmToken )
+    | ( SolanaToken )
+  ;
+  ChainTransfer:
+    | ( EvmSendViewModel )
+    | ( SolanaSendModel )
+  ;
+  ChainWallet:
+    | ( EvmWallet )
+    | ( SolanaWalletAddressModel )
+  ;
   Node:
     | ( BillRecordModel )
     | ( BusinessModel )
     | ( BusinessCustomerModel )
     | ( DepositResultModel )
+    | ( EvmSendViewModel )
     | ( OfframpOrderModel )
     | ( PaymentMethodRowModel )
     | ( PayoutRowModel )
@@ -4446,7 +4724,7 @@ export type ResolversTypes = ResolversObject<{
   CardInput: CardInput;
   ChainSwapQuote: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainSwapQuote']>;
   ChainToken: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainToken']>;
-  ChainTransfer: ResolverTypeWrapper<TransferViewModel>;
+  ChainTransfer: ResolverTypeWrapper<ChainTransferModelModel>;
   ChainWallet: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['ChainWallet']>;
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
@@ -4473,6 +4751,15 @@ export type ResolversTypes = ResolversObject<{
   Environment: Environment;
   Event: ResolverTypeWrapper<StoredEventModel>;
   EventPage: ResolverTypeWrapper<Omit<EventPage, 'events'> & { events: Array<ResolversTypes['Event']> }>;
+  EvmBalance: ResolverTypeWrapper<EvmBalanceViewModel>;
+  EvmNativeCoin: ResolverTypeWrapper<EvmNativeCoin>;
+  EvmNetwork: ResolverTypeWrapper<EvmNetworkViewModel>;
+  EvmPortfolio: ResolverTypeWrapper<EvmPortfolioViewModel>;
+  EvmSendInput: EvmSendInput;
+  EvmToken: ResolverTypeWrapper<EvmToken>;
+  EvmTransfer: ResolverTypeWrapper<EvmSendViewModel>;
+  EvmTransferStatus: EvmTransferStatus;
+  EvmWallet: ResolverTypeWrapper<EvmWallet>;
   FaucetGrant: ResolverTypeWrapper<FaucetGrant>;
   FaucetInput: FaucetInput;
   FaucetResult: ResolverTypeWrapper<FaucetResult>;
@@ -4618,7 +4905,7 @@ export type ResolversParentTypes = ResolversObject<{
   CardInput: CardInput;
   ChainSwapQuote: ResolversInterfaceTypes<ResolversParentTypes>['ChainSwapQuote'];
   ChainToken: ResolversInterfaceTypes<ResolversParentTypes>['ChainToken'];
-  ChainTransfer: TransferViewModel;
+  ChainTransfer: ChainTransferModelModel;
   ChainWallet: ResolversInterfaceTypes<ResolversParentTypes>['ChainWallet'];
   CreateApiKeyInput: CreateApiKeyInput;
   CreatePaymentMethodInput: CreatePaymentMethodInput;
@@ -4641,6 +4928,14 @@ export type ResolversParentTypes = ResolversObject<{
   ElectricityInput: ElectricityInput;
   Event: StoredEventModel;
   EventPage: Omit<EventPage, 'events'> & { events: Array<ResolversParentTypes['Event']> };
+  EvmBalance: EvmBalanceViewModel;
+  EvmNativeCoin: EvmNativeCoin;
+  EvmNetwork: EvmNetworkViewModel;
+  EvmPortfolio: EvmPortfolioViewModel;
+  EvmSendInput: EvmSendInput;
+  EvmToken: EvmToken;
+  EvmTransfer: EvmSendViewModel;
+  EvmWallet: EvmWallet;
   FaucetGrant: FaucetGrant;
   FaucetInput: FaucetInput;
   FaucetResult: FaucetResult;
@@ -4971,15 +5266,15 @@ export type ChainSwapQuoteResolvers<ContextType = GraphQLContext, ParentType ext
 }>;
 
 export type ChainTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainToken'] = ResolversParentTypes['ChainToken']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'SolanaToken', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'EvmToken' | 'SolanaToken', ParentType, ContextType>;
 }>;
 
 export type ChainTransferResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainTransfer'] = ResolversParentTypes['ChainTransfer']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'SolanaTransfer', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'EvmTransfer' | 'SolanaTransfer', ParentType, ContextType>;
 }>;
 
 export type ChainWalletResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainWallet'] = ResolversParentTypes['ChainWallet']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'SolanaWallet', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'EvmWallet' | 'SolanaWallet', ParentType, ContextType>;
 }>;
 
 export type CreatedApiKeyResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedApiKey'] = ResolversParentTypes['CreatedApiKey']> = ResolversObject<{
@@ -5082,6 +5377,79 @@ export type EventPageResolvers<ContextType = GraphQLContext, ParentType extends 
   hasMore?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
+export type EvmBalanceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmBalance'] = ResolversParentTypes['EvmBalance']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  amountRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  token?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type EvmNativeCoinResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmNativeCoin'] = ResolversParentTypes['EvmNativeCoin']> = ResolversObject<{
+  decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type EvmNetworkResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmNetwork'] = ResolversParentTypes['EvmNetwork']> = ResolversObject<{
+  chainId?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  dataFee?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  explorer?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  native?: Resolver<ResolversTypes['EvmNativeCoin'], ParentType, ContextType>;
+  tokens?: Resolver<Array<ResolversTypes['EvmToken']>, ParentType, ContextType>;
+}>;
+
+export type EvmPortfolioResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmPortfolio'] = ResolversParentTypes['EvmPortfolio']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  chainId?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  native?: Resolver<ResolversTypes['EvmBalance'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  tokens?: Resolver<Array<ResolversTypes['EvmBalance']>, ParentType, ContextType>;
+}>;
+
+export type EvmTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmToken'] = ResolversParentTypes['EvmToken']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  logoUri?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  wrapsNative?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type EvmTransferResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmTransfer'] = ResolversParentTypes['EvmTransfer']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  amountRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  asset?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  chainId?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  hash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  maxFee?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  maxFeeRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  nodeId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  nonce?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  replaces?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['EvmTransferStatus'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  token?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  txUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type EvmWalletResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmWallet'] = ResolversParentTypes['EvmWallet']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
 export type FaucetGrantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FaucetGrant'] = ResolversParentTypes['FaucetGrant']> = ResolversObject<{
   amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -5151,6 +5519,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookSecret?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookSecretArgs, 'gracePeriodSeconds' | 'id'>>;
   sandboxSolanaFaucet?: Resolver<ResolversTypes['FaucetResult'], ParentType, ContextType, Partial<MutationSandboxSolanaFaucetArgs>>;
+  sendEvmNative?: Resolver<ResolversTypes['EvmTransfer'], ParentType, ContextType, RequireFields<MutationSendEvmNativeArgs, 'input' | 'network'>>;
+  sendEvmToken?: Resolver<ResolversTypes['EvmTransfer'], ParentType, ContextType, RequireFields<MutationSendEvmTokenArgs, 'input' | 'network' | 'token'>>;
   sendTestWebhook?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationSendTestWebhookArgs, 'endpointId'>>;
   setDefaultPaymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<MutationSetDefaultPaymentMethodArgs, 'id'>>;
   setGraphQLAccess?: Resolver<ResolversTypes['GraphQLAccess'], ParentType, ContextType, RequireFields<MutationSetGraphQlAccessArgs, 'input'>>;
@@ -5170,7 +5540,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'BillRecord' | 'Business' | 'BusinessCustomer' | 'Deposit' | 'OfframpOrder' | 'PaymentMethod' | 'Payout' | 'SolanaTransfer' | 'Transaction' | 'User' | 'WalletTransaction', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'BillRecord' | 'Business' | 'BusinessCustomer' | 'Deposit' | 'EvmTransfer' | 'OfframpOrder' | 'PaymentMethod' | 'Payout' | 'SolanaTransfer' | 'Transaction' | 'User' | 'WalletTransaction', ParentType, ContextType>;
 }>;
 
 export type OfframpAssetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfframpAsset'] = ResolversParentTypes['OfframpAsset']> = ResolversObject<{
@@ -5348,6 +5718,13 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   electricityBillers?: Resolver<Array<ResolversTypes['Biller']>, ParentType, ContextType>;
   event?: Resolver<ResolversTypes['Event'], ParentType, ContextType, RequireFields<QueryEventArgs, 'id'>>;
   events?: Resolver<ResolversTypes['EventPage'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'after' | 'first'>>;
+  evmBalance?: Resolver<ResolversTypes['EvmBalance'], ParentType, ContextType, RequireFields<QueryEvmBalanceArgs, 'network'>>;
+  evmNetworks?: Resolver<Array<ResolversTypes['EvmNetwork']>, ParentType, ContextType>;
+  evmPortfolio?: Resolver<ResolversTypes['EvmPortfolio'], ParentType, ContextType, RequireFields<QueryEvmPortfolioArgs, 'network'>>;
+  evmTokenBalance?: Resolver<ResolversTypes['EvmBalance'], ParentType, ContextType, RequireFields<QueryEvmTokenBalanceArgs, 'network' | 'token'>>;
+  evmTransfer?: Resolver<ResolversTypes['EvmTransfer'], ParentType, ContextType, RequireFields<QueryEvmTransferArgs, 'hash'>>;
+  evmTransfers?: Resolver<Array<ResolversTypes['EvmTransfer']>, ParentType, ContextType, Partial<QueryEvmTransfersArgs>>;
+  evmWallet?: Resolver<ResolversTypes['EvmWallet'], ParentType, ContextType>;
   graphqlAccess?: Resolver<ResolversTypes['GraphQLAccess'], ParentType, ContextType, RequireFields<QueryGraphqlAccessArgs, 'credential'>>;
   me?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
@@ -5865,6 +6242,13 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Disco?: DiscoResolvers<ContextType>;
   Event?: EventResolvers<ContextType>;
   EventPage?: EventPageResolvers<ContextType>;
+  EvmBalance?: EvmBalanceResolvers<ContextType>;
+  EvmNativeCoin?: EvmNativeCoinResolvers<ContextType>;
+  EvmNetwork?: EvmNetworkResolvers<ContextType>;
+  EvmPortfolio?: EvmPortfolioResolvers<ContextType>;
+  EvmToken?: EvmTokenResolvers<ContextType>;
+  EvmTransfer?: EvmTransferResolvers<ContextType>;
+  EvmWallet?: EvmWalletResolvers<ContextType>;
   FaucetGrant?: FaucetGrantResolvers<ContextType>;
   FaucetResult?: FaucetResultResolvers<ContextType>;
   GraphQLAccess?: GraphQlAccessResolvers<ContextType>;

@@ -6,9 +6,9 @@ import type { Resolvers } from '../generated/resolvers-types.js';
  * address the value carries, as the registry reads it: each family names its types here.
  */
 const TYPE_OF_FAMILY = {
-  wallet: { solana: 'SolanaWallet' },
-  token: { solana: 'SolanaToken' },
-  transfer: { solana: 'SolanaTransfer' },
+  wallet: { solana: 'SolanaWallet', evm: 'EvmWallet' },
+  token: { solana: 'SolanaToken', evm: 'EvmToken' },
+  transfer: { solana: 'SolanaTransfer', evm: 'EvmTransfer' },
   quote: { solana: 'SwapQuote' },
 } as const satisfies Record<string, Record<string, string>>;
 

@@ -32,6 +32,7 @@ const LOADERS: Record<string, (context: GraphQLContext, id: string) => Promise<o
     const row = await context.loaders.offrampOrderById.load(id);
     return row ? toOfframpOrder(row) : null;
   },
+  EvmTransfer: (context, id) => context.services.evmTransfers.byId(context.principal!, id),
   SolanaTransfer: async (context, id) => {
     const row = await context.loaders.solanaTransferById.load(id);
     return row ? transferView(row) : null;
@@ -80,4 +81,5 @@ export const graphNodeResolvers: Resolvers = {
   BillRecord: { nodeId: nodeIdOf('BillRecord'), __resolveReference: reference('BillRecord') },
   OfframpOrder: { nodeId: nodeIdOf('OfframpOrder'), __resolveReference: reference('OfframpOrder') },
   SolanaTransfer: { nodeId: nodeIdOf('SolanaTransfer') },
+  EvmTransfer: { nodeId: nodeIdOf('EvmTransfer') },
 };

@@ -9,6 +9,7 @@ import { walletRoutes } from './wallet.js';
 import { rootRoutes } from './root.js';
 import { solanaRoutes } from './solana.js';
 import { solanaExchangeRoutes } from './solana-exchange.js';
+import { evmRoutes } from './evm.js';
 import { customerRoutes } from './customers.js';
 import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
@@ -32,6 +33,7 @@ export const restV1Routes: RestRoute[] = [
   ...billRoutes,
   ...solanaRoutes,
   ...solanaExchangeRoutes,
+  ...evmRoutes,
   ...customerRoutes,
   ...auditRoutes,
   ...graphqlAccessRoutes,

@@ -1814,6 +1814,200 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/evm/address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's EVM address
+         * @description The custodial EVM wallet of the caller, created on first use: one address on every EVM network.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["evmWallet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evm/networks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Supported networks
+         * @description Every EVM network with its chain id, native coin, explorer and supported tokens (with their contracts in this environment). Production: 503 naming the JSON-RPC setting a network needs.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["evmNetworks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evm/{network}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Native balance
+         * @description Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["evmBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evm/{network}/tokens/{token}/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ERC-20 balance
+         * @description One supported token of the wallet on the network, by symbol; zero when it holds none.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["evmTokenBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evm/{network}/portfolio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ERC-20 portfolio
+         * @description The native coin and every token the network supports, held or not, in token units and raw.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["evmPortfolio"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evm/{network}/send-native": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the native coin
+         * @description Signs an EIP-1559 transaction with the next nonce of the wallet on the network, stores it, then sends it; waits a few seconds to be mined and answers either way (the final state arrives as a transaction.* event). The amount and the gas at its maximum (gas limit × fee cap, plus the L1 data fee on base, optimism, lisk and scroll) are held until it ends. Honours Idempotency-Key: a repeat returns the stored transfer and never signs twice. Too little balance: 400 INSUFFICIENT_FUNDS naming what is spendable.
+         *
+         *     Needs an API key or access token with permission: Transactions, Full Access.
+         */
+        post: operations["sendEvmNative"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evm/{network}/send-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an ERC-20 token
+         * @description Signs an EIP-1559 transaction with the next nonce of the wallet on the network, stores it, then sends it; waits a few seconds to be mined and answers either way (the final state arrives as a transaction.* event). The amount and the gas at its maximum (gas limit × fee cap, plus the L1 data fee on base, optimism, lisk and scroll) are held until it ends. Honours Idempotency-Key: a repeat returns the stored transfer and never signs twice. Too little balance: 400 INSUFFICIENT_FUNDS naming what is spendable. The gas is paid in the native coin: a wallet without enough is refused with the gas needed named.
+         *
+         *     Needs an API key or access token with permission: Transactions, Full Access.
+         */
+        post: operations["sendEvmToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evm/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Outgoing EVM transactions
+         * @description The wallet's sends on every EVM network, newest first.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["evmTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evm/{network}/transactions/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An outgoing transaction by hash
+         * @description Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["evmTransfer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/businesses": {
         parameters: {
             query?: never;
@@ -2520,6 +2714,80 @@ export interface components {
             events: components["schemas"]["Event"][];
             endSeq: number;
             hasMore: boolean;
+        };
+        /** EvmBalance */
+        EvmBalance: {
+            network: string;
+            address: string;
+            symbol: string;
+            token: string | null;
+            decimals: number;
+            /** @description Token units, a decimal string. */
+            amount: string;
+            /** @description Raw base units (wei for the native coin), an integer string. */
+            amountRaw: string;
+        };
+        /** EvmNetwork */
+        EvmNetwork: {
+            id: string;
+            chainId: number;
+            name: string;
+            native: {
+                symbol: string;
+                name: string;
+                decimals: number;
+            };
+            explorer: string;
+            /** @description Whether a transaction also pays an L1 data fee. */
+            dataFee: boolean;
+            tokens: {
+                /** @description The ERC-20 contract in this environment. */
+                address: string;
+                symbol: string;
+                name: string;
+                decimals: number;
+                wrapsNative: boolean;
+            }[];
+        };
+        /** EvmPortfolio */
+        EvmPortfolio: {
+            address: string;
+            network: string;
+            chainId: number;
+            native: components["schemas"]["EvmBalance"];
+            tokens: components["schemas"]["EvmBalance"][];
+        };
+        /** EvmTransfer */
+        EvmTransfer: {
+            id: string;
+            hash: string;
+            /** @description pending: sent, not mined yet (the final state arrives as a transaction.* event). */
+            status: "pending" | "confirmed" | "failed" | "replaced";
+            network: string;
+            chainId: number;
+            /** @description native or token. */
+            kind: string;
+            from: string;
+            to: string;
+            /** @description The native coin’s symbol, or the token’s. */
+            asset: string;
+            token: string | null;
+            amount: string;
+            amountRaw: string;
+            nonce: string;
+            /** @description The most it can cost in native coin: held while pending. */
+            maxFee: string;
+            maxFeeRaw: string;
+            replaces: string | null;
+            error: string | null;
+            txUrl: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** EvmWallet */
+        EvmWallet: {
+            /** @description Checksummed 0x address. */
+            address: string;
         };
         FieldProblem: {
             /** @description The field at fault: a body, query or path field, or `body`. */
@@ -6748,7 +7016,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 3BsiMkoHUMEvkbbMo3pZkFRb8aFyNJRtYvviNDu9pQ2Ee8nniVZezEzhJCbKiH2bLePWiqzo8nk8RAFRCUVDphaK */
+                /** @example 2oWMXX4yMXNzSSD2oLaabrLSVihEiAt8J8cKAiNF4gSH8ustFBs9zB7WzwatoxtUZcZkVsLq34Y8Fqbo6JfspnbA */
                 signature: string;
             };
             cookie?: never;
@@ -7229,6 +7497,386 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    evmWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Wallet address retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["EvmWallet"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    evmNetworks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Networks retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["EvmNetwork"][];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    evmBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
+                network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Balance retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["EvmBalance"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    evmTokenBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
+                network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+                /**
+                 * @description A supported token's symbol on the network (any case): USDT, USDC, CNGN, WETH, WPOL, WBNB.
+                 * @example USDC
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Token balance retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["EvmBalance"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    evmPortfolio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
+                network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Portfolio retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["EvmPortfolio"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendEvmNative: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
+                network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A 0x EVM address (EIP-55 checksum when mixed-case). */
+                    to: string;
+                    /**
+                     * @description Token units: a decimal string (exact), or a number. At most the asset's decimals.
+                     * @example 1.5
+                     */
+                    amount: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Transfer sent successfully */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["EvmTransfer"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendEvmToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
+                network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A supported token's symbol on the network (any case): USDT, USDC, CNGN, WETH, WPOL, WBNB. */
+                    token: string;
+                    /** @description A 0x EVM address (EIP-55 checksum when mixed-case). */
+                    to: string;
+                    /**
+                     * @description Token units: a decimal string (exact), or a number. At most the asset's decimals.
+                     * @example 1.5
+                     */
+                    amount: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Transfer sent successfully */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["EvmTransfer"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    evmTransfers: {
+        parameters: {
+            query?: {
+                /** @example 5 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Transactions retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["EvmTransfer"][];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    evmTransfer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
+                network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+                /** @example 0x2f909047cff29e8d61438172511201040f83cfcdd9250f12cc5553eba7d632ec */
+                hash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Transaction retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["EvmTransfer"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     businesses: {
         parameters: {
             query?: never;
@@ -7274,7 +7922,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000095 */
+                /** @example 00000000-0000-4000-8000-000000000099 */
                 businessId: string;
             };
             cookie?: never;
@@ -7311,7 +7959,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000095 */
+                /** @example 00000000-0000-4000-8000-000000000099 */
                 businessId: string;
             };
             cookie?: never;
@@ -7359,9 +8007,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000095 */
+                /** @example 00000000-0000-4000-8000-000000000099 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000096 */
+                /** @example 00000000-0000-4000-8000-000000000100 */
                 customerId: string;
             };
             cookie?: never;
@@ -7398,9 +8046,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000095 */
+                /** @example 00000000-0000-4000-8000-000000000099 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000096 */
+                /** @example 00000000-0000-4000-8000-000000000100 */
                 customerId: string;
             };
             cookie?: never;
@@ -7448,9 +8096,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000095 */
+                /** @example 00000000-0000-4000-8000-000000000099 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000096 */
+                /** @example 00000000-0000-4000-8000-000000000100 */
                 customerId: string;
             };
             cookie?: never;
@@ -7532,7 +8180,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000104 */
                 id: string;
             };
             cookie?: never;
@@ -7569,7 +8217,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000104 */
                 id: string;
             };
             cookie?: never;
@@ -7617,7 +8265,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000104 */
                 id: string;
             };
             cookie?: never;
@@ -7665,7 +8313,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000104 */
                 id: string;
                 /** @example sha256:6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
                 hash: string;
@@ -7704,7 +8352,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000101 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
             };
             cookie?: never;
@@ -7741,7 +8389,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000101 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
             };
             cookie?: never;
@@ -7791,7 +8439,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000101 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
             };
             cookie?: never;
@@ -7839,7 +8487,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000101 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
                 /** @example 6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
                 hash: string;
@@ -7957,7 +8605,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000102 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
@@ -7994,7 +8642,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000102 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
@@ -8031,7 +8679,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000102 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
@@ -8068,7 +8716,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000102 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
@@ -8105,7 +8753,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000102 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
