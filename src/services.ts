@@ -482,7 +482,7 @@ export function createServices(
   const evmWallets = new EvmWallets(db, (environment) => keyrings[environment]);
   // The sandbox's EVM chains, one per network, built on first use and shared by every instance
   // through the database; each network used is watched for token arrivals from then on.
-  const sandboxEvm = lazySandboxEvmChains(db);
+  const sandboxEvm = lazySandboxEvmChains(db, { onMined: () => evmIncoming.ring() });
   const evmChains: EvmChains = new EvmChains(
     (network) => sandboxEvm.chainFor(network),
     (network) => evmIncoming.watch('sandbox', network),

@@ -29,6 +29,10 @@ import { OfframpOrderChanges } from './domain/facade/offramp-order-changes.js';
 import { routeMapOf } from './domain/facade/upstream-routes.js';
 import { BillRecordChanges } from './domain/facade/bill-record-changes.js';
 
+/** The EVM arrival watch's first and longest waits between rounds that find nothing. */
+const EVM_WATCH_FIRST_MS = 2_000;
+const EVM_WATCH_LONGEST_MS = 30_000;
+
 /**
  * Announces this instance's writes to the others over the wake channel (wake-channel.ts): the jobs
  * it writes, which another instance's idle lane may take sooner than this one's, the sandbox test
@@ -257,19 +261,35 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
   };
   watch();
 
-  // Watched EVM networks (each from its first use) are read for token arrivals at custodial wallets.
+  // Watched EVM networks (each from its first use) are read for token arrivals at custodial wallets:
+  // at once when this process mined blocks (its sends and faucet grants ring), else on a wait that
+  // doubles from 2 s to 30 s while nothing arrives, so an idle instance barely reads (docs/evm.md).
   let evmTimer: NodeJS.Timeout | undefined;
-  let evmRun: Promise<unknown> = Promise.resolve();
+  let evmRun: Promise<unknown> | undefined;
+  let evmWait = EVM_WATCH_FIRST_MS;
   const evmIncoming = onDatabase(services.evmIncoming, services.db, () => jobsDb);
   const watchEvm = () => {
+    evmTimer = undefined;
     if (stopped || facade || !services.evmChains.sandboxRunning) return;
     evmRun = evmIncoming
       .poll()
+      .then((told) => {
+        evmWait = told > 0 ? EVM_WATCH_FIRST_MS : Math.min(evmWait * 2, EVM_WATCH_LONGEST_MS);
+      })
       .catch((error) => report(error, 'EVM incoming watch failed'))
       .finally(() => {
-        if (!stopped) evmTimer = setTimeout(watchEvm, 2_000);
+        evmRun = undefined;
+        if (!stopped) evmTimer = setTimeout(watchEvm, evmWait);
       });
   };
+  const stopRinging = services.evmIncoming.onRing(() => {
+    evmWait = EVM_WATCH_FIRST_MS;
+    // A round under way finishes and waits the first wait; a waiting one reads now.
+    if (evmTimer && !stopped) {
+      clearTimeout(evmTimer);
+      watchEvm();
+    }
+  });
   watchEvm();
 
   return {
@@ -279,8 +299,9 @@ function runWorkers(services: Services, log: FastifyBaseLogger, handlers: JobHan
       stopPoking();
       if (watchTimer) clearTimeout(watchTimer);
       if (evmTimer) clearTimeout(evmTimer);
+      stopRinging();
       services.testClocks.listenWith(() => false);
-      await Promise.all([relay.stop(), watchRun, evmRun, wakes.stop()]);
+      await Promise.all([relay.stop(), watchRun, evmRun ?? Promise.resolve(), wakes.stop()]);
       await jobs.stop(graceMs);
     },
   };

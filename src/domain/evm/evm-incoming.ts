@@ -56,6 +56,19 @@ export class EvmIncoming {
     private readonly wallets: EvmWallets,
   ) {}
 
+  private readonly bells = new Set<() => void>();
+
+  /** Says blocks were mined by this process (a send, a faucet grant), so the watch reads them now. */
+  ring(): void {
+    for (const bell of this.bells) bell();
+  }
+
+  /** Calls `listener` on each ring; answers how to stop. */
+  onRing(listener: () => void): () => void {
+    this.bells.add(listener);
+    return () => this.bells.delete(listener);
+  }
+
   /** Watches an environment's network from its first block on (idempotent). */
   async watch(environment: Environment, network: EvmNetwork): Promise<void> {
     await runStatement(this.db, WATCH, [environment, network]);

@@ -485,6 +485,7 @@ export class EvmTransfers {
     const ok = receipt.status === 'success';
     const paid = receipt.gasUsed * receipt.effectiveGasPrice + receipt.dataFee;
     // The hold caps what is captured: a fee above the cap cannot have been paid by this transaction's terms.
+    // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.min does not take
     const fee = paid < row.feeRaw ? paid : row.feeRaw;
     const sent = ok ? row.amountRaw : 0n;
     const capture = new Map<string, AssetSpent>([

@@ -12,14 +12,24 @@ import { genesisContracts } from './sandbox-contracts.js';
  * they were. Each chain object answers its synchronous facts (network, chain id, token addresses)
  * from the catalogue and forwards every call to the real chain once it is loaded.
  */
-export function lazySandboxEvmChains(db: Database, options: SandboxEvmChainsOptions = {}): SandboxEvmChains {
+export function lazySandboxEvmChains(
+  db: Database,
+  options: SandboxEvmChainsOptions & {
+    /** Told after this process's send, faucet grant or mempool release has been mined (blocks to read). */
+    onMined?: (network: EvmNetwork) => void;
+  } = {},
+): SandboxEvmChains {
   const load = lazyLoad(async () => (await import('./sandbox-chains.js')).sandboxEvmChains(db, options));
   const chains = new Map<EvmNetwork, EvmSandboxChain>();
   return {
     chainFor(network) {
       let chain = chains.get(network);
       if (!chain) {
-        chain = lazyChain(network, async () => (await load()).chainFor(network));
+        chain = lazyChain(
+          network,
+          async () => (await load()).chainFor(network),
+          () => options.onMined?.(network),
+        );
         chains.set(network, chain);
       }
       return chain;
@@ -27,7 +37,12 @@ export function lazySandboxEvmChains(db: Database, options: SandboxEvmChainsOpti
   };
 }
 
-function lazyChain(network: EvmNetwork, real: () => Promise<EvmSandboxChain>): EvmSandboxChain {
+function lazyChain(network: EvmNetwork, real: () => Promise<EvmSandboxChain>, mined: () => void): EvmSandboxChain {
+  const thenMined = async <T>(work: Promise<T>): Promise<T> => {
+    const result = await work;
+    mined();
+    return result;
+  };
   const tokens = new Map(genesisContracts(network).map((contract) => [contract.token.symbol, contract.address]));
   return {
     network,
@@ -36,7 +51,7 @@ function lazyChain(network: EvmNetwork, real: () => Promise<EvmSandboxChain>): E
     tokenAddress: (symbol) => tokens.get(checkEvmToken(network, symbol).symbol)!,
     nativeBalance: async (address) => (await real()).nativeBalance(address),
     tokenBalance: async (owner, token) => (await real()).tokenBalance(owner, token),
-    sendRaw: async (wire) => (await real()).sendRaw(wire),
+    sendRaw: async (wire) => thenMined((await real()).sendRaw(wire)),
     txState: async (hash) => (await real()).txState(hash),
     height: async () => (await real()).height(),
     transactionCount: async (address) => (await real()).transactionCount(address),
@@ -46,10 +61,10 @@ function lazyChain(network: EvmNetwork, real: () => Promise<EvmSandboxChain>): E
     dataFee: async (signed) => (await real()).dataFee(signed),
     receipt: async (hash) => (await real()).receipt(hash),
     logs: async (filter) => (await real()).logs(filter),
-    faucet: async (to, asset, amount) => (await real()).faucet(to, asset, amount),
+    faucet: async (to, asset, amount) => thenMined((await real()).faucet(to, asset, amount)),
     mempool: {
       pause: async () => (await real()).mempool.pause(),
-      release: async (order) => (await real()).mempool.release(order),
+      release: async (order) => thenMined((await real()).mempool.release(order)),
       drop: async (hashes) => (await real()).mempool.drop(hashes),
       pending: async () => (await real()).mempool.pending(),
     },
