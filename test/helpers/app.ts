@@ -20,9 +20,11 @@ export interface TestApp {
 }
 
 export async function createTestApp(
-  options: { config?: Partial<Config>; clock?: Clock; isolated?: boolean } = {},
+  options: { config?: Partial<Config>; clock?: Clock; isolated?: boolean | 'even-on-pglite' } = {},
 ): Promise<TestApp> {
-  const database = options.isolated ? await isolatedTestDatabase() : await testDatabase();
+  const database = options.isolated
+    ? await isolatedTestDatabase({ evenOnPglite: options.isolated === 'even-on-pglite' })
+    : await testDatabase();
   const config = loadConfig(
     {},
     { NODE_ENV: 'test', LOG_LEVEL: 'silent', SEED_DEMO: false, WORKERS: false, ...options.config },
@@ -36,7 +38,7 @@ export async function createTestApp(
     services,
     close: async () => {
       await app.close();
-      if (options.isolated && onPostgres) await database.close();
+      if ((options.isolated && onPostgres) || options.isolated === 'even-on-pglite') await database.close();
     },
   };
 }

@@ -25,8 +25,10 @@ export function testDatabase(): Promise<DatabaseHandle> {
  * file's jobs. Named after the run's database, which the global teardown drops with it. On PGlite
  * (files of a worker run one after another) it is the worker's database.
  */
-export async function isolatedTestDatabase(): Promise<DatabaseHandle> {
-  if (!onPostgres) return testDatabase();
+export async function isolatedTestDatabase({ evenOnPglite = false } = {}): Promise<DatabaseHandle> {
+  // A file that must see no other file's leftovers at all (an idle instance's statements counted)
+  // gets a PGlite of its own too: the worker's has the earlier files' due jobs and retries.
+  if (!onPostgres) return evenOnPglite ? openDatabase({ pgliteDataDir: 'memory://' }) : testDatabase();
   return openDatabase({ databaseUrl: await isolatedTestDatabaseUrl(), poolSize: 10 });
 }
 

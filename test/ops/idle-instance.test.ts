@@ -25,8 +25,9 @@ describe('an idle instance', () => {
   let t: TestApp;
   let workers: Workers;
   beforeAll(async () => {
-    // A database of its own on PostgreSQL: its job runner would take other files' jobs.
-    t = await createTestApp({ isolated: true });
+    // A database of its own on either engine: its job runner would take other files' due jobs and
+    // webhook retries, which are work, not idling.
+    t = await createTestApp({ isolated: 'even-on-pglite' });
     await t.services.testClocks.start();
   });
   afterAll(async () => {
