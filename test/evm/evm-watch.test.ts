@@ -49,4 +49,41 @@ describe('the EVM arrival watch', () => {
       return told.length === 1;
     });
   });
+
+  it('tells native coin arriving from another sandbox wallet once, with the native symbol', async () => {
+    const addressOf = async (key: string) =>
+      (await s.t.app.inject({ url: '/api/v1/evm/address', headers: { 'x-api-key': key } })).json().data
+        .address as string;
+    const sender = await seedTenant(s.t.services);
+    const recipient = await seedTenant(s.t.services);
+    const chain = s.t.services.evmChains.sandboxFor('scroll');
+    await chain.faucet(await addressOf(sender.keys.READ_ONLY), { native: true }, 10n ** 17n);
+    const to = await addressOf(recipient.keys.READ_ONLY);
+    const sent = await s.t.app.inject({
+      method: 'POST',
+      url: '/api/v1/evm/scroll/send-native',
+      headers: { 'x-api-key': sender.keys.TRANSACTIONS, 'idempotency-key': 'native-arrival-1' },
+      payload: { to, amount: '0.01' },
+    });
+    expect(sent.statusCode, sent.body).toBe(201);
+    const hash = sent.json().data.hash as string;
+    const toldOf = () =>
+      queryRows<{ data: Record<string, unknown> }>(
+        s.t.services.db,
+        sql`select data from events where user_id = ${recipient.user.id}::uuid and type = 'transaction.completed'
+            and data->>'type' = 'CRYPTO_DEPOSIT' and data->>'hash' = ${hash}`,
+      );
+    await waitUntil(async () => (await toldOf()).length === 1);
+    await s.t.services.evmIncoming.poll();
+    const told = await toldOf();
+    expect(told).toHaveLength(1);
+    expect(told[0]!.data).toMatchObject({
+      asset: 'ETH',
+      token: null,
+      amount: '0.01',
+      amountRaw: (10n ** 16n).toString(),
+      reference: `${hash}:native`,
+      to,
+    });
+  });
 });

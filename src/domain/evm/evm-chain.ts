@@ -27,6 +27,20 @@ export interface EvmChain extends ChainAdapter {
   receipt(hash: string): Promise<EvmReceipt | undefined>;
   /** Logs in blocks `fromBlock`..`toBlock` (inclusive), optionally of one contract and first topics. */
   logs(filter: EvmLogFilter): Promise<EvmLog[]>;
+  /**
+   * The native coin moved by successful transactions in blocks `fromBlock`..`toBlock` (inclusive):
+   * each transaction with a value above 0, top-level only (a JSON-RPC chain reads it from its blocks'
+   * transactions; value moved by contracts internally is not included).
+   */
+  nativeTransfers(range: { fromBlock: bigint; toBlock: bigint }): Promise<EvmNativeTransfer[]>;
+}
+
+export interface EvmNativeTransfer {
+  hash: string;
+  from: string;
+  to: string;
+  value: bigint;
+  blockNumber: bigint;
 }
 
 export interface EvmCall {

@@ -6,10 +6,9 @@ import type { Clock } from '../clock.js';
 import { recordEvent } from '../events/outbox.js';
 import { formatUnits } from '../money/decimal.js';
 import type { EvmChains } from './evm-chains.js';
-import type { EvmLog } from './evm-chain.js';
 import { evmTxUrl } from './evm-send-store.js';
 import type { EvmWallets } from './evm-wallets.js';
-import { EVM_NETWORK_SPECS, type EvmNetwork, type EvmTokenSpec } from './networks.js';
+import { EVM_NETWORK_SPECS, type EvmNetwork } from './networks.js';
 
 /** ERC-20's `Transfer(address indexed from, address indexed to, uint256 value)`. */
 export const TRANSFER_TOPIC = toEventSelector('Transfer(address,address,uint256)');
@@ -32,10 +31,17 @@ const ADVANCE = statement(
    returning 1`,
 );
 
-/** An ERC-20 arrival at a custodial address. */
+/** An arrival at a custodial address: an ERC-20 `Transfer` log, or a transaction's native value. */
 interface Arrival {
-  log: EvmLog;
-  token: EvmTokenSpec;
+  hash: string;
+  /** Unique per arrival: the hash and the log index, or the hash and `native`. */
+  reference: string;
+  block: bigint;
+  /** The token's symbol, or the network's native coin's. */
+  asset: string;
+  /** The token's contract; null for the native coin. */
+  token: string | null;
+  decimals: number;
   from: string;
   to: string;
   amountRaw: bigint;
@@ -99,13 +105,43 @@ export class EvmIncoming {
       ),
     );
     const logs = await chain.logs({ fromBlock, toBlock, topics: [TRANSFER_TOPIC] });
-    const transfers = logs.flatMap((log): Arrival[] => {
+    const tokenArrivals = logs.flatMap((log): Arrival[] => {
       const token = tokens.get(log.address.toLowerCase());
       if (!token || log.topics.length < 3) return [];
       const from = getAddress(`0x${log.topics[1]!.slice(-40)}`);
       const to = getAddress(`0x${log.topics[2]!.slice(-40)}`);
-      return from === to ? [] : [{ log, token, from, to, amountRaw: BigInt(log.data) }];
+      if (from === to) return [];
+      return [
+        {
+          hash: log.transactionHash,
+          reference: `${log.transactionHash}:${log.logIndex}`,
+          block: log.blockNumber,
+          asset: token.symbol,
+          token: log.address,
+          decimals: token.decimals,
+          from,
+          to,
+          amountRaw: BigInt(log.data),
+        },
+      ];
     });
+    const native = EVM_NETWORK_SPECS[network].native;
+    const nativeArrivals = (await chain.nativeTransfers({ fromBlock, toBlock }))
+      .filter((transfer) => transfer.from !== transfer.to)
+      .map(
+        (transfer): Arrival => ({
+          hash: transfer.hash,
+          reference: `${transfer.hash}:native`,
+          block: transfer.blockNumber,
+          asset: native.symbol,
+          token: null,
+          decimals: native.decimals,
+          from: transfer.from,
+          to: transfer.to,
+          amountRaw: transfer.value,
+        }),
+      );
+    const transfers = [...nativeArrivals, ...tokenArrivals];
     const owners = await this.wallets.ownersOf(environment, [...new Set(transfers.map((t) => t.to))]);
     const arrivals = transfers.filter((t) => owners.has(t.to));
     const now = this.clock.now();
@@ -123,18 +159,18 @@ export class EvmIncoming {
             data: {
               type: 'CRYPTO_DEPOSIT',
               status: 'COMPLETED',
-              reference: `${arrival.log.transactionHash}:${arrival.log.logIndex}`,
-              hash: arrival.log.transactionHash,
+              reference: arrival.reference,
+              hash: arrival.hash,
               network,
               chainId: EVM_NETWORK_SPECS[network].chainId,
-              asset: arrival.token.symbol,
-              token: arrival.log.address,
-              amount: formatUnits(arrival.amountRaw, arrival.token.decimals),
+              asset: arrival.asset,
+              token: arrival.token,
+              amount: formatUnits(arrival.amountRaw, arrival.decimals),
               amountRaw: arrival.amountRaw.toString(),
               from: arrival.from,
               to: arrival.to,
-              block: arrival.log.blockNumber.toString(),
-              txUrl: evmTxUrl(arrival.log.transactionHash, network, environment),
+              block: arrival.block.toString(),
+              txUrl: evmTxUrl(arrival.hash, network, environment),
               updatedAt: now.toISOString(),
             },
           } as never,

@@ -241,6 +241,34 @@ export const evmChainRows = {
     return rows.map(toLog);
   },
 
+  /** Successful transactions of blocks `fromBlock`..`toBlock` to an address, with their signed bytes. */
+  async minedTransfers(
+    db: Executor,
+    network: EvmNetwork,
+    range: { fromBlock: bigint; toBlock: bigint },
+  ): Promise<{ hash: string; from: string; to: string; blockNumber: bigint; raw: Uint8Array }[]> {
+    const rows = await queryRows<{
+      hash: string;
+      from_address: string;
+      to_address: string;
+      block_number: string;
+      raw: Uint8Array;
+    }>(
+      db,
+      sql`select hash, from_address, to_address, block_number, raw from evm_sandbox_transactions
+          where network = ${network} and block_number between ${range.fromBlock} and ${range.toBlock}
+            and status = 'success' and to_address is not null
+          order by block_number, position limit 10000`,
+    );
+    return rows.map((r) => ({
+      hash: r.hash,
+      from: r.from_address,
+      to: r.to_address,
+      blockNumber: BigInt(r.block_number),
+      raw: r.raw,
+    }));
+  },
+
   /** Which of these hashes were mined. */
   async mined(db: Executor, network: EvmNetwork, hashes: string[]): Promise<Set<string>> {
     if (hashes.length === 0) return new Set();

@@ -11,6 +11,7 @@ import type {
   EvmFeeTerms,
   EvmLog,
   EvmLogFilter,
+  EvmNativeTransfer,
   EvmReceipt,
   EvmSandboxChain,
   EvmSandboxMempool,
@@ -171,6 +172,18 @@ export class SandboxEvmChain implements EvmSandboxChain {
 
   logs(filter: EvmLogFilter): Promise<EvmLog[]> {
     return rows.logs(this.db, this.network, filter);
+  }
+
+  async nativeTransfers(range: { fromBlock: bigint; toBlock: bigint }): Promise<EvmNativeTransfer[]> {
+    const mined = await rows.minedTransfers(this.db, this.network, range);
+    return mined.flatMap((row) => {
+      // The value is read from the signed bytes (the table keeps no column of it).
+      const { value } = createTxFromRLP(row.raw, { common: this.common() });
+      if (value === 0n) return [];
+      return [
+        { hash: row.hash, from: getAddress(row.from), to: getAddress(row.to), value, blockNumber: row.blockNumber },
+      ];
+    });
   }
 
   async txState(hash: string): Promise<TxState> {

@@ -61,6 +61,7 @@ function lazyChain(network: EvmNetwork, real: () => Promise<EvmSandboxChain>, mi
     dataFee: async (signed) => (await real()).dataFee(signed),
     receipt: async (hash) => (await real()).receipt(hash),
     logs: async (filter) => (await real()).logs(filter),
+    nativeTransfers: async (range) => (await real()).nativeTransfers(range),
     faucet: async (to, asset, amount) => thenMined((await real()).faucet(to, asset, amount)),
     mempool: {
       pause: async () => (await real()).mempool.pause(),
