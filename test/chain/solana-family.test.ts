@@ -20,9 +20,9 @@ describe('Solana as a chain family', () => {
   });
 
   it('is registered by name, and an unknown family is the caller input', () => {
-    expect(services.chainFamilies.names).toEqual(['solana']);
+    expect(services.chainFamilies.names).toEqual(['solana', 'evm']);
     expect(services.chainFamilies.get('solana').networks).toEqual(['mainnet-beta', 'devnet', 'testnet']);
-    expect(() => services.chainFamilies.get('evm', 'chain')).toThrow(/chain must be one of solana/);
+    expect(() => services.chainFamilies.get('bitcoin', 'chain')).toThrow(/chain must be one of solana, evm/);
     const solana = services.chainFamilies.get('solana');
     expect(() => new ChainFamilies([solana, solana])).toThrow(/registered twice/);
   });
@@ -36,7 +36,9 @@ describe('Solana as a chain family', () => {
     expect(services.chainFamilies.familyOfAddress(address)?.name).toBe('solana');
     expect(solana.addresses.isValid('0x52908400098527886E0F7030069857D2E4169EE7')).toBe(false);
     expect(solana.addresses.isValid('not an address')).toBe(false);
-    expect(services.chainFamilies.familyOfAddress('0x52908400098527886E0F7030069857D2E4169EE7')).toBeUndefined();
+    // An EVM address is the EVM family's, never Solana's; a string of neither family is nobody's.
+    expect(services.chainFamilies.familyOfAddress('0x52908400098527886E0F7030069857D2E4169EE7')?.name).toBe('evm');
+    expect(services.chainFamilies.familyOfAddress('not an address')).toBeUndefined();
   });
 
   it('signs a prepared transfer with the custody, sends it raw and follows it to confirmed', async () => {

@@ -39,6 +39,7 @@ export const ENGINE_FREE_FILES = [
   'test/house/chain-family-imports.test.ts',
   'test/house/engine-free-files.test.ts',
   'test/house/held-services.test.ts',
+  'test/house/lazy-evm-vm.test.ts',
   'test/house/ledger-writers.test.ts',
   'test/house/money-core-imports.test.ts',
   'test/house/no-fixed-sleeps.test.ts',

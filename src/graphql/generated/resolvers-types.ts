@@ -1174,9 +1174,9 @@ export type EvmTransfer = ChainTransfer & Node & {
   id: Scalars['ID']['output'];
   /** native or token. */
   kind: Scalars['String']['output'];
-  /** The most it can cost in native coin (gas limit × fee cap, plus any data fee): what is held for fees while pending. */
+  /** The most it can cost, in token units of the native coin (ETH, POL or BNB; gas limit × fee cap, plus any data fee), a decimal string: what is held for fees while pending. */
   maxFee: Scalars['String']['output'];
-  /** maxFee in wei, an integer string. */
+  /** maxFee in raw base units (wei), an integer string. */
   maxFeeRaw: Scalars['String']['output'];
   /** The network. */
   network: Scalars['String']['output'];
