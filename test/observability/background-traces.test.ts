@@ -38,7 +38,9 @@ describe('traces of background work', () => {
   let receiver: Receiver | undefined;
   beforeAll(async () => {
     installTracing({ exporter });
-    t = await createTestApp({ isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
+    // A database of its own on PGlite too: it waits for the whole database to be idle, and the worker's
+    // shared one holds earlier files' sends whose confirmation jobs keep coming due.
+    t = await createTestApp({ isolated: 'even-on-pglite', config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
   });
   afterEach(async () => {
     await workers?.stop(5_000);
