@@ -10,9 +10,10 @@ import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
 import { checkFields } from '../field-checks.js';
-import { type Idempotency, replay, toStorable } from '../idempotency/idempotency.js';
+import { type Idempotency, toStorable } from '../idempotency/idempotency.js';
 import { formatUnits } from '../money/decimal.js';
-import { claimOf, isRefusal, KeyRaceError, type KeyRef, refuseKey } from '../money/key-claim.js';
+import { KeyRaceError, type KeyRef } from '../money/key-claim.js';
+import { openKeyedChainSend } from '../chain/open-send.js';
 import type { EvmChain, EvmReceipt } from './evm-chain.js';
 import type { EvmChains } from './evm-chains.js';
 import { checkEvmAddress } from './evm-keys.js';
@@ -180,81 +181,61 @@ export class EvmTransfers {
       ...(outgoing.token ? [[outgoing.token.contract, tokens] as const] : []),
     ]);
     let row: ChainSendRow | undefined;
-    for (let attempt = 0; ; attempt++) {
-      let claimed = false;
-      try {
-        const opened = await this.db.transaction(async (tx): Promise<{ done: EvmSendView } | undefined> => {
-          // The key first (a twin in flight is 409 at once), then the wallet's row: one wallet's sends
-          // take their nonces and spend its balance one at a time.
-          const claimRow = await evmSendStore.claimAndLock(tx, key, wallet.id, now);
-          if (key) {
-            const claim = claimOf(claimRow, key.requestHash);
-            if ('replay' in claim) return { done: replay<EvmSendView>(claim.replay) };
-            if ('resume' in claim && claim.resume) {
-              const current = await this.view((await evmSendStore.findTransfer(tx, claim.resume))!);
-              await evmSendStore.answer(tx, key, { result: toStorable(current) });
-              return { done: current };
-            }
-          }
-          claimed = true;
-          const ledgerWallet = { ...principal, family: EVM, network: outgoing.network, address: wallet.address };
-          // The nonce is taken here and kept only if this commit stores the transaction signed with it.
-          const nonce = await takeNonce(tx, ledgerWallet, count);
-          const signed = await this.sign(wallet, chain, outgoing.call, nonce, fees);
-          row = {
-            id,
-            userId: principal.userId,
-            environment: principal.environment,
-            family: EVM,
-            network: outgoing.network,
-            kind: outgoing.kind,
-            fromAddress: wallet.address,
-            toAddress: outgoing.to,
-            asset: outgoing.token?.contract ?? null,
-            amountRaw: outgoing.amountRaw,
-            decimals: outgoing.decimals,
-            feeRaw: fees.cap,
-            outputAsset: null,
-            outputAmountRaw: null,
-            txHash: signed.hash,
-            wire: Buffer.from(signed.wire).toString('base64'),
-            validThroughHeight: null,
-            nonce,
-            block: null,
-            confirmations: 0,
-            replaces: null,
-            status: 'pending',
-            error: null,
-            quoteId: null,
-            createdAt: now,
-            updatedAt: now,
-          };
-          // The sandbox chain does not post its movements to the asset ledger: what arrived is observed here.
-          const held = await assetHolds.place(tx, ledgerWallet, { id, txHash: signed.hash }, needs, {
-            onChain,
-            observe: 'always',
-          });
-          if (!held.placed) throw shortOf(outgoing, nativeNeed, fees, held.available);
-          const recorded = await evmSendStore.record(tx, {
-            row,
-            confirmAt: new Date(now.getTime() + EVM_CONFIRM_EVERY_MS),
-            key,
-            leaseUntil: new Date(now.getTime() + SEND_LEASE_MS),
-          });
-          if (key && !recorded.keyed) throw new KeyRaceError();
-          return undefined;
+    const opened = await openKeyedChainSend<EvmSendView, ChainSendRow>(this.db, {
+      store: evmSendStore,
+      key,
+      walletId: wallet.id,
+      now,
+      view: (recorded) => this.view(recorded),
+      open: async (tx) => {
+        const ledgerWallet = { ...principal, family: EVM, network: outgoing.network, address: wallet.address };
+        // The nonce is taken here and kept only if this commit stores the transaction signed with it.
+        const nonce = await takeNonce(tx, ledgerWallet, count);
+        const signed = await this.sign(wallet, chain, outgoing.call, nonce, fees);
+        row = {
+          id,
+          userId: principal.userId,
+          environment: principal.environment,
+          family: EVM,
+          network: outgoing.network,
+          kind: outgoing.kind,
+          fromAddress: wallet.address,
+          toAddress: outgoing.to,
+          asset: outgoing.token?.contract ?? null,
+          amountRaw: outgoing.amountRaw,
+          decimals: outgoing.decimals,
+          feeRaw: fees.cap,
+          outputAsset: null,
+          outputAmountRaw: null,
+          txHash: signed.hash,
+          wire: Buffer.from(signed.wire).toString('base64'),
+          validThroughHeight: null,
+          nonce,
+          block: null,
+          confirmations: 0,
+          replaces: null,
+          status: 'pending',
+          error: null,
+          quoteId: null,
+          createdAt: now,
+          updatedAt: now,
+        };
+        // The sandbox chain does not post its movements to the asset ledger: what arrived is observed here.
+        const held = await assetHolds.place(tx, ledgerWallet, { id, txHash: signed.hash }, needs, {
+          onChain,
+          observe: 'always',
         });
-        if (opened) return opened.done;
-        break;
-      } catch (error) {
-        if (error instanceof KeyRaceError && attempt === 0) continue;
-        if (claimed && key && isRefusal(error)) {
-          const prior = await refuseKey(this.db, key, error, now);
-          if (prior) return replay<EvmSendView>(prior);
-        }
-        throw error;
-      }
-    }
+        if (!held.placed) throw shortOf(outgoing, nativeNeed, fees, held.available);
+        const recorded = await evmSendStore.record(tx, {
+          row,
+          confirmAt: new Date(now.getTime() + EVM_CONFIRM_EVERY_MS),
+          key,
+          leaseUntil: new Date(now.getTime() + SEND_LEASE_MS),
+        });
+        if (key && !recorded.keyed) throw new KeyRaceError();
+      },
+    });
+    if (opened) return opened.done;
     return this.sendAndWait(row!, chain, key);
   }
 

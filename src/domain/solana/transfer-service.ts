@@ -12,9 +12,10 @@ import type { Database, Executor } from '../../db/client.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';
-import { type Idempotency, replay, toStorable } from '../idempotency/idempotency.js';
+import { type Idempotency, toStorable } from '../idempotency/idempotency.js';
 import { transitionChainSend } from './chain-sends.js';
-import { claimOf, isRefusal, KeyRaceError, type KeyRef, refuseKey } from '../money/key-claim.js';
+import { KeyRaceError, type KeyRef } from '../money/key-claim.js';
+import { openKeyedChainSend } from '../chain/open-send.js';
 import { TransactionRejected } from '../chain/chain-adapter.js';
 import type { SolanaChain } from './chain.js';
 import type { CustodialWallets, SolanaWalletRow } from './custodial-wallets.js';
@@ -228,58 +229,37 @@ export class SolanaTransfers {
       { asset: SOL_MINT, amount: solNeeded, principal: outgoing.mint ? 0n : outgoing.amountRaw },
     ];
     if (outgoing.mint) needs.push({ asset: outgoing.mint, amount: outgoing.amountRaw, principal: outgoing.amountRaw });
-    for (let attempt = 0; ; attempt++) {
-      let claimed = false;
-      try {
-        const opened = await this.db.transaction(async (tx): Promise<{ done: TransferView } | undefined> => {
-          // The key first (a twin in flight is 409 at once), then the wallet's row: one wallet's sends are
-          // checked one at a time, so two can never spend the same balance.
-          const claimRow = await transferStore.claimAndLock(tx, key, wallet.id, now);
-          if (key) {
-            const claim = claimOf(claimRow, key.requestHash);
-            if ('replay' in claim) return { done: replay<TransferView>(claim.replay) };
-            if ('resume' in claim && claim.resume) {
-              // Its process died after recording: the record, as it stands, is the answer.
-              const current = transferView((await transferStore.findTransfer(tx, claim.resume))!);
-              await transferStore.answer(tx, key, { result: toStorable(current) });
-              return { done: current };
-            }
-          }
-          claimed = true;
-          const ledgerWallet = { ...principal, family: SOLANA, network: outgoing.network, address: wallet.address };
-          // A chain that does not post its movements is observed: what arrived is posted with the holds.
-          // One that does opens, at the chain's figure, an asset the ledger has never seen for this
-          // wallet (a wallet older than the ledger); the chain was read before this transaction.
-          const onChain = new Map([
-            [SOL_MINT, lamports],
-            ...(outgoing.mint ? [[outgoing.mint, tokenBalance] as const] : []),
-          ]);
-          const held = await assetHolds.place(tx, ledgerWallet, { id: row.id, txHash: row.txHash }, needs, {
-            onChain,
-            observe: chain.postsEveryMovement ? 'opening' : 'always',
-          });
-          if (!held.placed) throw shortOf(outgoing, solNeeded, held.available);
-          const recorded = await transferStore.record(tx, {
-            row,
-            confirmAt: new Date(now.getTime() + CONFIRM_EVERY_MS),
-            key,
-            leaseUntil: new Date(now.getTime() + SEND_LEASE_MS),
-          });
-          if (key && !recorded.keyed) throw new KeyRaceError();
-          if (onRecorded) await onRecorded(tx, row);
-          return undefined;
+    const opened = await openKeyedChainSend<TransferView, SolanaTransferRow>(this.db, {
+      store: transferStore,
+      key,
+      walletId: wallet.id,
+      now,
+      view: transferView,
+      open: async (tx) => {
+        const ledgerWallet = { ...principal, family: SOLANA, network: outgoing.network, address: wallet.address };
+        // A chain that does not post its movements is observed: what arrived is posted with the holds.
+        // One that does opens, at the chain's figure, an asset the ledger has never seen for this
+        // wallet (a wallet older than the ledger); the chain was read before this transaction.
+        const onChain = new Map([
+          [SOL_MINT, lamports],
+          ...(outgoing.mint ? [[outgoing.mint, tokenBalance] as const] : []),
+        ]);
+        const held = await assetHolds.place(tx, ledgerWallet, { id: row.id, txHash: row.txHash }, needs, {
+          onChain,
+          observe: chain.postsEveryMovement ? 'opening' : 'always',
         });
-        if (opened) return opened.done;
-        break;
-      } catch (error) {
-        if (error instanceof KeyRaceError && attempt === 0) continue;
-        if (claimed && key && isRefusal(error)) {
-          const prior = await refuseKey(this.db, key, error, now);
-          if (prior) return replay<TransferView>(prior);
-        }
-        throw error;
-      }
-    }
+        if (!held.placed) throw shortOf(outgoing, solNeeded, held.available);
+        const recorded = await transferStore.record(tx, {
+          row,
+          confirmAt: new Date(now.getTime() + CONFIRM_EVERY_MS),
+          key,
+          leaseUntil: new Date(now.getTime() + SEND_LEASE_MS),
+        });
+        if (key && !recorded.keyed) throw new KeyRaceError();
+        if (onRecorded) await onRecorded(tx, row);
+      },
+    });
+    if (opened) return opened.done;
     return this.sendAndWait(row, chain, key);
   }
 
