@@ -1,10 +1,9 @@
-import { composeServices } from '@apollo/composition';
-import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRouter } from '../helpers/federation.js';
 import { createTestApp, type StartedTestApp, startTestApp, type TestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
 
@@ -70,24 +69,10 @@ describe('federation: the facade graph as a subgraph beside another', () => {
       headers: { 'content-type': 'application/json', 'x-api-key': service.tenant.keys.READ_ONLY },
       payload: JSON.stringify({ query: '{ _service { sdl } }' }),
     });
-    const composed = composeServices([
+    gateway = await startRouter([
       { name: 'facade', typeDefs: parse(sdl.json().data._service.sdl), url: facadeUrl },
       { name: 'receipts', typeDefs: receiptsTypeDefs, url: receiptsUrl },
     ]);
-    expect(composed.errors ?? []).toEqual([]);
-    gateway = new ApolloServer<{ key: string }>({
-      gateway: new ApolloGateway({
-        supergraphSdl: composed.supergraphSdl!,
-        buildService: ({ url }) =>
-          new RemoteGraphQLDataSource<{ key: string }>({
-            url,
-            willSendRequest: ({ request, context }) => {
-              request.http?.headers.set('x-api-key', context.key);
-            },
-          }),
-      }),
-    });
-    await gateway.start();
   });
   afterAll(async () => {
     await gateway?.stop();

@@ -1,10 +1,9 @@
-import { composeServices } from '@apollo/composition';
-import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRouter } from '../helpers/federation.js';
 import { graphql, seedTenant, type StartedTestApp, startTestApp, type Tenant } from '../helpers/app.js';
 import { seedEveryKind } from './seed.js';
 
@@ -95,24 +94,10 @@ describe('federation: the gateway graph as a subgraph beside another that extend
     const { url: receiptsUrl } = await startStandaloneServer(receipts, { listen: { port: 0, host: '127.0.0.1' } });
     // The gateway's subgraph SDL, as a router fetches it.
     const service = await graphql(s.t.app, s.tenant.keys.READ_ONLY, '{ _service { sdl } }');
-    const composed = composeServices([
+    gateway = await startRouter([
       { name: 'gateway', typeDefs: parse(service.body.data!._service.sdl), url: `${s.baseUrl}/graphql` },
       { name: 'receipts', typeDefs: receiptsTypeDefs, url: receiptsUrl },
     ]);
-    expect(composed.errors ?? []).toEqual([]);
-    gateway = new ApolloServer<{ key: string }>({
-      gateway: new ApolloGateway({
-        supergraphSdl: composed.supergraphSdl!,
-        buildService: ({ url }) =>
-          new RemoteGraphQLDataSource<{ key: string }>({
-            url,
-            willSendRequest: ({ request, context }) => {
-              request.http?.headers.set('x-api-key', context.key);
-            },
-          }),
-      }),
-    });
-    await gateway.start();
   });
   afterAll(async () => {
     await gateway?.stop();
