@@ -96,6 +96,7 @@ import { evmFamily } from './domain/evm/evm-family.js';
 import { EvmIncoming } from './domain/evm/evm-incoming.js';
 import { EvmReads } from './domain/evm/evm-reads.js';
 import { EvmTransfers } from './domain/evm/evm-transfers.js';
+import { EvmSandboxFaucet } from './domain/evm/evm-faucet.js';
 import { EvmWallets } from './domain/evm/evm-wallets.js';
 import { lazySandboxEvmChains } from './domain/evm/sandbox-lazy-chains.js';
 import { solanaFamily } from './domain/solana/solana-family.js';
@@ -208,6 +209,7 @@ export interface Services {
   /** Networks, balances and portfolio of the EVM wallet. */
   evmReads: EvmReads;
   evmTransfers: EvmTransfers;
+  evmFaucet: EvmSandboxFaucet;
   /** Token arrivals at custodial EVM wallets, told once. */
   evmIncoming: EvmIncoming;
   /** The scheduled ledger invariant check and its latest result. */
@@ -509,6 +511,7 @@ export function createServices(
     evmReads: new EvmReads(evmWallets, evmChains),
     evmTransfers: new EvmTransfers(db, clock, idempotency, evmWallets, evmChains, config.SOLANA_CONFIRM_WAIT_MS),
     evmIncoming,
+    evmFaucet: new EvmSandboxFaucet(evmChains, evmWallets, idempotency),
     solanaChains,
     sandboxChains,
     solanaTokens,

@@ -19,6 +19,8 @@ export const evmResolvers: Resolvers = {
       services.evmTransfers.sendNative(principal!, network, input, idempotencyKey),
     sendEvmToken: (_root, { network, token, input }, { principal, services, idempotencyKey }) =>
       services.evmTransfers.sendToken(principal!, network, token, input, idempotencyKey),
+    sandboxEvmFaucet: (_root, { network, input }, { principal, services, idempotencyKey }) =>
+      services.evmFaucet.fund(principal!, network, input ?? {}, idempotencyKey),
   },
   EvmBalance: { amountRaw: raw },
   EvmTransfer: {
