@@ -133,12 +133,6 @@ export class EvmWallets implements Custody<EvmWalletRow> {
   async rewrapDataKeys(environment: Environment): Promise<{ rewrapped: number; failed: string[] }> {
     this.sealed.keyringFor(environment);
     this.known.clear();
-    const wallets = await this.db.select().from(evmWallets).where(eq(evmWallets.environment, environment));
-    return this.sealed.rewrapEach(environment, wallets, async (wallet, wrapped) => {
-      await this.db
-        .update(evmWallets)
-        .set(wrapped)
-        .where(and(eq(evmWallets.id, wallet.id), eq(evmWallets.keyVersion, wallet.keyVersion)));
-    });
+    return this.sealed.rewrapTable(this.db, 'evm_wallets', environment);
   }
 }
