@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SpecUpstream } from '../fakes/spec-upstream.js';
 import { createTestApp, type StartedTestApp, startTestApp, type TestApp } from '../helpers/app.js';
+import { facadeOnSpecUpstream } from '../helpers/facade-on-spec-upstream.js';
 
 const ETH = 10n ** 18n;
 const USDC = 10n ** 6n;
@@ -9,14 +9,6 @@ const TRANSFER = `id nodeId hash status network chainId kind from to asset token
   maxFeeRaw replaces error txUrl createdAt`;
 /** Another wallet's address (no key of this gateway's): where the sends go. */
 const RECIPIENT = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
-
-interface Answer {
-  status: number;
-  body: {
-    data?: Record<string, unknown> | null;
-    errors?: Array<{ message: string; path?: string[]; extensions: { code: string; field?: string } }>;
-  };
-}
 
 /**
  * The EVM wallet through a facade in front of this gateway in service mode: each of the operations
@@ -220,39 +212,18 @@ const balanceAnswer = (data: Record<string, unknown>) => ({
 });
 
 describe('a facade whose upstream answers the EVM reads out of shape', () => {
-  let upstream: SpecUpstream;
-  let facade: TestApp;
-
-  beforeAll(async () => {
-    upstream = await new SpecUpstream().start();
-    facade = await createTestApp({ config: { GATEWAY_MODE: 'facade', UPSTREAM_URL: upstream.url } });
-  });
-
-  afterAll(async () => {
-    await facade?.close();
-    await upstream?.stop();
-  });
-
-  const ask = async (key: string, query: string) =>
-    (
-      await facade.app.inject({
-        method: 'POST',
-        url: '/graphql',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        payload: JSON.stringify({ query }),
-      })
-    ).json() as Answer['body'];
+  const s = facadeOnSpecUpstream();
 
   it('reads a balance in shape, once per request however often the document asks it', async () => {
-    const { key } = upstream.addUser();
-    upstream.gatewayAnswers.set('/api/v1/evm/base/balance', balanceAnswer({}));
-    const before = upstream.received.filter((path) => path === '/api/v1/evm/base/balance').length;
-    const answer = await ask(
+    const { key } = s.upstream.addUser();
+    s.upstream.gatewayAnswers.set('/api/v1/evm/base/balance', balanceAnswer({}));
+    const before = s.upstream.received.filter((path) => path === '/api/v1/evm/base/balance').length;
+    const answer = await s.graphql(
       key,
       '{ a: evmBalance(network: "base") { amount } b: evmBalance(network: "base") { amountRaw } }',
     );
     expect(answer).toEqual({ data: { a: { amount: '1.5' }, b: { amountRaw: '1500000000000000000' } } });
-    expect(upstream.received.filter((path) => path === '/api/v1/evm/base/balance').length).toBe(before + 1);
+    expect(s.upstream.received.filter((path) => path === '/api/v1/evm/base/balance').length).toBe(before + 1);
   });
 
   it.each<[string, string, string, unknown]>([
@@ -300,17 +271,17 @@ describe('a facade whose upstream answers the EVM reads out of shape', () => {
       },
     ],
   ])('answers UPSTREAM_BAD_ANSWER for %s, counted, with nothing of the answer', async (_case, path, query, body) => {
-    const { key } = upstream.addUser();
-    upstream.gatewayAnswers.set(path, body);
-    const faults = facade.services.upstream!.faultCounts().get('bad_answer') ?? 0;
-    const answer = await ask(key, query);
+    const { key } = s.upstream.addUser();
+    s.upstream.gatewayAnswers.set(path, body);
+    const faults = s.facade.services.upstream!.faultCounts().get('bad_answer') ?? 0;
+    const answer = await s.graphql(key, query);
     expect(answer.data ?? null).toBeNull();
     expect(answer.errors).toHaveLength(1);
     expect(answer.errors![0]!.extensions.code).toBe('UPSTREAM_BAD_ANSWER');
     expect(JSON.stringify(answer)).not.toMatch(/polygon|dogechain|1500000000000000000|0x5aAeb/i);
-    expect(facade.services.upstream!.faultCounts().get('bad_answer')).toBe(faults + 1);
+    expect(s.facade.services.upstream!.faultCounts().get('bad_answer')).toBe(faults + 1);
     // The gateway's REST route runs the same graph: 502 in the general error body.
-    const rest = await facade.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } });
+    const rest = await s.facade.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } });
     expect(rest.statusCode).toBe(502);
     expect(rest.json()).toMatchObject({ statusCode: 502, error: 'Bad Gateway' });
   });
