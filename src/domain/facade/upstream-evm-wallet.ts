@@ -4,6 +4,7 @@ import type { EvmSendView } from '../evm/evm-send-view.js';
 import type { EvmSendInput } from '../evm/evm-transfers.js';
 import type { EvmWalletDomain } from '../evm/evm-wallet-domain.js';
 import { checkEvmNetwork, type EvmNetwork } from '../evm/networks.js';
+import type { AnswerShape } from '../upstream/answer-shape.js';
 import type { Caller } from '../users/user-directory.js';
 import {
   balanceOf,
@@ -102,7 +103,8 @@ export class UpstreamEvmWallet implements EvmWalletDomain {
     return this.send(caller, 'evm.sendToken', 'sendEvmToken', network, body, idempotencyKey);
   }
 
-  private get<S extends Parameters<typeof askUpstream>[2]>(
+  /** A read where the route map places `operation`, asked with the caller's credential. */
+  private get<S extends AnswerShape<unknown>>(
     caller: Caller,
     operation: NamedOperation,
     field: string,
@@ -138,8 +140,11 @@ export class UpstreamEvmWallet implements EvmWalletDomain {
   }
 }
 
-/** A token's symbol, refused before anything is sent when it could not be one (it goes in a path). */
+/**
+ * A token's symbol, refused before anything is sent when it could not be one (it goes in a path);
+ * in capitals, as the upstream takes it in any case: `usdc` and `USDC` are one read and one key's input.
+ */
 function tokenSymbol(value: string): string {
   if (!TOKEN_SYMBOL.test(value)) throw badInput('token', 'token must be a token symbol, like USDC.');
-  return value;
+  return value.toUpperCase();
 }

@@ -20,7 +20,8 @@ export const evmResolvers: Resolvers = {
         context.services.evmWalletDomain.nativeBalance(callerOf(context), network),
       ),
     evmTokenBalance: (_root, { network, token }, context) =>
-      upstreamRead(context, `evmTokenBalance:${JSON.stringify([network, token])}`, () =>
+      // A symbol in any case names one token.
+      upstreamRead(context, `evmTokenBalance:${JSON.stringify([network, token.toUpperCase()])}`, () =>
         context.services.evmWalletDomain.tokenBalance(callerOf(context), network, token),
       ),
     evmPortfolio: (_root, { network }, context) =>
