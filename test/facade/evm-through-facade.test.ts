@@ -223,6 +223,18 @@ describe('a facade whose upstream answers the EVM reads out of shape', () => {
       '{ a: evmBalance(network: "base") { amount } b: evmBalance(network: "base") { amountRaw } }',
     );
     expect(answer).toEqual({ data: { a: { amount: '1.5' }, b: { amountRaw: '1500000000000000000' } } });
+    // A symbol in any case is one token: asked once, in capitals.
+    const usdc = '/api/v1/evm/base/tokens/USDC/balance';
+    s.upstream.gatewayAnswers.set(
+      usdc,
+      balanceAnswer({ symbol: 'USDC', token: RECIPIENT, decimals: 6, amount: '2.5', amountRaw: '2500000' }),
+    );
+    const tokens = await s.graphql(
+      key,
+      '{ a: evmTokenBalance(network: "base", token: "usdc") { amount } b: evmTokenBalance(network: "base", token: "USDC") { amount } }',
+    );
+    expect(tokens).toEqual({ data: { a: { amount: '2.5' }, b: { amount: '2.5' } } });
+    expect(s.upstream.received.filter((path) => path === usdc)).toHaveLength(1);
     expect(s.upstream.received.filter((path) => path === '/api/v1/evm/base/balance').length).toBe(before + 1);
   });
 
