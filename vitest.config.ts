@@ -43,7 +43,11 @@ const HEAVY_SUITES = {
   },
   /** Throwaway PostgreSQL servers stopped, killed and failed over; processes killed mid-write. */
   faults: {
-    include: ['test/ops/{faults,failover,settled-query}.pg.test.ts', 'test/wallet/crash.pg.test.ts'],
+    include: [
+      'test/ops/{faults,failover,settled-query}.pg.test.ts',
+      'test/wallet/crash.pg.test.ts',
+      'test/evm/evm-crash.pg.test.ts',
+    ],
     maxWorkers: 1,
     capMs: 600_000,
   },

@@ -98,6 +98,7 @@ import { evmFamily } from './domain/evm/evm-family.js';
 import { EvmIncoming } from './domain/evm/evm-incoming.js';
 import { EvmReads } from './domain/evm/evm-reads.js';
 import { EvmTransfers } from './domain/evm/evm-transfers.js';
+import { EvmSandboxFaucet } from './domain/evm/evm-faucet.js';
 import { EvmWallets } from './domain/evm/evm-wallets.js';
 import { lazySandboxEvmChains } from './domain/evm/sandbox-lazy-chains.js';
 import { solanaFamily } from './domain/solana/solana-family.js';
@@ -212,6 +213,7 @@ export interface Services {
   evmTransfers: EvmTransfers;
   /** The EVM wallet's operations as the graph reads them: `evmReads` and `evmTransfers`, or the upstream's. */
   evmWalletDomain: EvmWalletDomain;
+  evmFaucet: EvmSandboxFaucet;
   /** Token arrivals at custodial EVM wallets, told once. */
   evmIncoming: EvmIncoming;
   /** The scheduled ledger invariant check and its latest result. */
@@ -518,6 +520,7 @@ export function createServices(
       ? new UpstreamEvmWallet(upstream, routeMapOf(config.UPSTREAM_ROUTES), facadeKeys)
       : localEvmWallet(evmReads, evmTransfers),
     evmIncoming,
+    evmFaucet: new EvmSandboxFaucet(evmChains, evmWallets, idempotency),
     solanaChains,
     sandboxChains,
     solanaTokens,

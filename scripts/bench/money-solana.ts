@@ -3,7 +3,7 @@
  *
  *   npx tsx scripts/bench/money-solana.ts [--db pglite|postgres] [--seconds 15] [--concurrency 16] [--tenants 16]
  *
- * Run alone it starts the gateway (scripts/bench/solana-server.ts, on CPU 0; the load on CPU 1),
+ * Run alone it starts the gateway (scripts/bench/tenants-server.ts, on CPU 0; the load on CPU 1),
  * funds one wallet per tenant from the faucet, warms up, and reports transfers per second,
  * p50/p99, the server's CPU per transfer from /proc and, on PostgreSQL, commits and inserted rows
  * per request (over the whole run, warm-up and funding included, read after the server exits so
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     },
   });
   const database = await benchDatabase(values.db!);
-  const server = spawnServer('scripts/bench/solana-server.ts', [], {
+  const server = spawnServer('scripts/bench/tenants-server.ts', [], {
     ...process.env,
     DATABASE_URL: database.url,
     REDIS_URL: '',

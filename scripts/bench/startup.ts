@@ -15,6 +15,11 @@
  * 32 connections (peak RSS of the group). Also timed: making the image into an empty cache (what
  * npm install's postinstall adds to an install). Figures are medians of `runs`; the machine's load
  * average is printed before and after, as the figures move with it.
+ *
+ * `--against <commit>`: instead, that commit's warm start beside this tree's, started in turn
+ * (`runs` rounds, the order swapped each round) on one machine at one time, so a busy machine
+ * slows both alike: medians of each side's warm start, its CPU and its group's memory, and the
+ * ratio. That is how "unchanged within 10 %" is told on a host whose load is never quiet.
  */
 import { benchArgs } from './harness/options.js';
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -32,6 +37,7 @@ const { values } = benchArgs({
     runs: { type: 'string', default: '3' },
     idle: { type: 'string', default: '5' },
     load: { type: 'string', default: '10' },
+    against: { type: 'string' },
   },
 });
 
@@ -59,6 +65,14 @@ function freshClone(): string {
       // Listed but deleted in the working tree.
     }
   }
+  symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
+  return clone;
+}
+
+/** A commit's files (`git archive`), with this node_modules linked. */
+function cloneOf(ref: string): string {
+  const clone = mkdtempSync(join(tmpdir(), 'pgw-clone-'));
+  execFileSync('sh', ['-c', `git archive ${JSON.stringify(ref)} | tar -x -C ${JSON.stringify(clone)}`], { cwd: ROOT });
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
   return clone;
 }
@@ -170,6 +184,63 @@ function timeImageMaking(): { ms: number; cpuMs: number } {
 }
 
 const round = (n: number) => Math.round(n);
+
+/** This tree's warm start against `ref`'s, alternated (see the header). */
+async function compareWarmStarts(ref: string): Promise<void> {
+  const sides = [
+    { name: 'this tree', clone: freshClone() },
+    { name: ref, clone: cloneOf(ref) },
+  ].map((side) => ({
+    ...side,
+    dataDir: join(side.clone, 'data', 'pglite'),
+    warm: [] as Running[],
+    idle: [] as number[],
+  }));
+  const loadBefore = load();
+  try {
+    // Each side's first start builds it and makes its database.
+    for (const side of sides) {
+      const one = await start(side.clone, side.dataDir);
+      await one.demoKey;
+      await one.stop();
+    }
+    for (let run = 0; run < Number(values.runs); run += 1) {
+      for (const side of run % 2 ? [...sides].reverse() : sides) {
+        const again = await start(side.clone, side.dataDir);
+        await pause(Number(values.idle) * 1000);
+        side.idle.push(groupRssMiB(again.group));
+        await again.stop();
+        side.warm.push(again);
+        console.log(
+          `run ${run + 1}, ${side.name}: warm start ${round(again.firstAnswerMs)} ms (CPU ${again.cpuMs} ms, group ${again.rssAtAnswer} / ${side.idle.at(-1)} MiB); load ${load()}`,
+        );
+      }
+    }
+  } finally {
+    for (const side of sides) rmSync(side.clone, { recursive: true, force: true });
+  }
+  const figure = (side: (typeof sides)[number]) => ({
+    ms: round(median(side.warm.map((r) => r.firstAnswerMs))),
+    cpu: round(median(side.warm.map((r) => r.cpuMs))),
+    rss: round(median(side.warm.map((r) => r.rssAtAnswer))),
+    idle: round(median(side.idle)),
+  });
+  const [now, then] = sides.map(figure) as [ReturnType<typeof figure>, ReturnType<typeof figure>];
+  const ratio = (a: number, b: number) => (a / b).toFixed(2);
+  console.log(
+    `\nMeasured ${machineLine().split('; ')[0]}; load average before ${loadBefore}, after ${load()}; ${values.runs} rounds, medians.\n\n` +
+      `| warm start | this tree | ${ref} | ratio |\n|---|---|---|---|\n` +
+      `| to the first answer | ${now.ms} ms | ${then.ms} ms | ${ratio(now.ms, then.ms)} |\n` +
+      `| CPU of the group | ${now.cpu} ms | ${then.cpu} ms | ${ratio(now.cpu, then.cpu)} |\n` +
+      `| group's RSS at the answer | ${now.rss} MiB | ${then.rss} MiB | ${ratio(now.rss, then.rss)} |\n` +
+      `| group's RSS ${values.idle} s later (idle) | ${now.idle} MiB | ${then.idle} MiB | ${ratio(now.idle, then.idle)} |`,
+  );
+}
+
+if (values.against) {
+  await compareWarmStarts(values.against);
+  process.exit(0);
+}
 
 const runs = Number(values.runs);
 const idleMs = Number(values.idle) * 1000;

@@ -317,11 +317,9 @@ try {
   });
   void SOL;
 
-  // EVM: the wallet funded on base by the sandbox chain's faucet (there is no REST faucet for it).
-  const evmWallet = await call('evmWallet');
-  const baseChain = services.evmChains.sandboxFor('base');
-  await baseChain.faucet(evmWallet.address, { native: true }, 10n ** 18n);
-  await baseChain.faucet(evmWallet.address, { token: 'USDC' }, 1_000n * 10n ** 6n);
+  // EVM: the wallet funded on base by the sandbox faucet's kit.
+  await call('evmWallet');
+  await call('sandboxEvmFaucet', { params: { network: 'base' }, body: {}, idempotent: true });
   const evmRecipient = await call('evmWallet', { key: OTHER_KEY, record: false });
   await call('evmNetworks');
   await call('evmBalance', { params: { network: 'base' } });

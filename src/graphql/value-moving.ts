@@ -33,6 +33,10 @@ export const VALUE_MOVING_MUTATIONS: ReadonlySet<string> = new Set([
   'transferSol',
   'swapTokens',
   'sandboxSolanaFaucet',
+  // EVM.
+  'sendEvmNative',
+  'sendEvmToken',
+  'sandboxEvmFaucet',
   // Offramp.
   'initiateOfframpOrder',
   'simulateOfframpDeposit',

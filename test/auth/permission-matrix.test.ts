@@ -141,6 +141,7 @@ describe('the 401/403 matrix over every REST route and its GraphQL operation', (
       evmTransfers: 'READ',
       sendEvmNative: 'TRANSACT',
       sendEvmToken: 'TRANSACT',
+      sandboxEvmFaucet: 'TRANSACT',
       businessCustomers: 'READ',
       businessCustomer: 'READ',
       createBusinessCustomer: 'MANAGE',

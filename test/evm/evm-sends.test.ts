@@ -1,7 +1,9 @@
+import { createTxFromRLP } from '@ethereumjs/tx';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { TRANSFER_TOPIC } from '../../src/domain/evm/evm-incoming.js';
+import { commonOf } from '../../src/domain/evm/sandbox-vm.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 
 const ETH = 10n ** 18n;
@@ -247,5 +249,34 @@ describe('EVM wallets on the sandbox chains', () => {
       from: sender.address,
       to: recipient.address,
     });
+  });
+
+  it('hands the chain the sender’s public key it signed with, which is the key recovery finds in the mined bytes', async () => {
+    const sender = await funded(ETH, 0n);
+    const recipient = await funded(0n, 0n);
+    const chain = s.t.services.evmChains.sandboxFor('base');
+    const given: Array<Uint8Array | undefined> = [];
+    const sendRaw = chain.sendRaw.bind(chain);
+    chain.sendRaw = (wire, signer) => {
+      given.push(signer?.publicKey);
+      return sendRaw(wire, signer);
+    };
+    try {
+      const sent = await post(sender.tenant.keys.TRANSACTIONS, '/api/v1/evm/base/send-native', {
+        to: recipient.address,
+        amount: '0.001',
+      });
+      expect(sent.body.data.status).toBe('confirmed');
+      const [mined] = await queryRows<{ raw: Buffer }>(
+        s.t.services.db,
+        sql`select raw from evm_sandbox_transactions where hash = ${sent.body.data.hash.toLowerCase()}`,
+      );
+      // Recovered from the signature, with nothing cached: the key the gateway said it signed with.
+      const recovered = createTxFromRLP(new Uint8Array(mined!.raw), { common: commonOf('base') }).getSenderPublicKey();
+      expect(given).toHaveLength(1);
+      expect(Buffer.from(given[0]!).toString('hex')).toBe(Buffer.from(recovered).toString('hex'));
+    } finally {
+      chain.sendRaw = sendRaw;
+    }
   });
 });

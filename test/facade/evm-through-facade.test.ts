@@ -160,9 +160,13 @@ describe('the EVM wallet through a facade in front of this gateway in service mo
     expect((await graphql(facade, tooMuch)).body.errors![0]!.extensions.code).toBe('INSUFFICIENT_FUNDS');
   });
 
-  it("answers NOT_IN_FACADE on the EVM REST routes whose fields a facade does not ask (the wallet's history)", async () => {
-    for (const url of ['/api/v1/evm/transactions', `/api/v1/evm/base/transactions/0x${'ab'.repeat(32)}`]) {
-      const answer = await rest(facade, 'GET', url);
+  it("answers NOT_IN_FACADE on the EVM REST routes whose fields a facade does not ask (the wallet's history, the sandbox faucet)", async () => {
+    for (const [method, url, payload] of [
+      ['GET', '/api/v1/evm/transactions'],
+      ['GET', `/api/v1/evm/base/transactions/0x${'ab'.repeat(32)}`],
+      ['POST', '/api/v1/evm/base/sandbox/faucet', {}],
+    ] as const) {
+      const answer = await rest(facade, method, url, payload);
       expect(answer.status, url).toBe(501);
       expect(answer.body).toMatchObject({ statusCode: 501, error: 'Not Implemented' });
     }

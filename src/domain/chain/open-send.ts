@@ -1,6 +1,6 @@
 import type { Database, Executor } from '../../db/client.js';
 import { replay, toStorable } from '../idempotency/idempotency.js';
-import { claimOf, isRefusal, KeyRaceError, type KeyRef, refuseKey } from '../money/key-claim.js';
+import { claimOf, isRefusal, KeyRaceError, type KeyRef, type KeyRow, refuseKey } from '../money/key-claim.js';
 import type { ChainSendRow, ChainSendStore } from './chain-sends.js';
 
 /**
@@ -31,6 +31,13 @@ export async function openKeyedChainSend<View, Row extends ChainSendRow>(
       return await db.transaction(async (tx): Promise<{ done: View } | undefined> => {
         const claimRow = await o.store.claimAndLock(tx, o.key, o.walletId, o.now);
         if (o.key) {
+          const ended = await endedSendOf(tx, o.store, claimRow, o.key.requestHash);
+          if (ended) {
+            // Its process may have died before answering; the send's end is the answer either way.
+            const current = await o.view(ended);
+            await o.store.answer(tx, o.key, { result: toStorable(current) });
+            return { done: current };
+          }
           const claim = claimOf(claimRow, o.key.requestHash);
           if ('replay' in claim) return { done: replay<View>(claim.replay) };
           if ('resume' in claim && claim.resume) {
@@ -53,4 +60,21 @@ export async function openKeyedChainSend<View, Row extends ChainSendRow>(
       throw error;
     }
   }
+}
+
+/**
+ * The send a key in flight recorded, when that send has ended (confirmed, failed or replaced):
+ * whatever its request is doing, nothing it could still do changes the send, so a retry need not
+ * wait out the lease (a process killed after recording leaves the key in flight until then, while
+ * the confirmation job ends the send). Undefined for anything else, which `claimOf` judges.
+ */
+async function endedSendOf<Row extends ChainSendRow>(
+  tx: Executor,
+  store: Pick<ChainSendStore<Row>, 'findTransfer'>,
+  row: KeyRow,
+  requestHash: string,
+): Promise<Row | undefined> {
+  if (!row.locked || row.status !== 'running' || row.request_hash !== requestHash || !row.resource_id) return undefined;
+  const send = await store.findTransfer(tx, row.resource_id);
+  return send && send.status !== 'pending' ? send : undefined;
 }

@@ -1,3 +1,5 @@
+import { sql } from 'drizzle-orm';
+import { type Database, queryRows } from '../../db/client.js';
 import type { Environment } from '../auth/permissions.js';
 import { DomainError } from '../errors.js';
 import { type MasterKeyring, open, seal } from './keyring.js';
@@ -11,6 +13,9 @@ export interface SealedKey {
   wrappedDataKey: string;
   keyVersion: number;
 }
+
+/** The tables custodial keys are stored in, one per family, with the same sealed columns. */
+export type SealedKeyTable = 'solana_wallets' | 'evm_wallets';
 
 /**
  * The sealing rules of a family's custodial keys: AES-256-GCM twice, the secret under a random data
@@ -73,16 +78,28 @@ export function sealedKeys(family: string, keyrings: (environment: Environment) 
     },
 
     /**
-     * Re-wraps the data keys of `wallets` (one environment's) with its current master key version,
-     * each stored by `store`: run after adding a new version, before removing the old one. A wallet
+     * Re-wraps the data keys of a family's wallets `table` in one environment with its current
+     * master key version: run after adding a new version, before removing the old one. A wallet
      * whose key does not open (a version missing from the keyring) is left as it is and listed, so
      * the operator can add that version back before dropping anything.
      */
-    async rewrapEach<W extends SealedKey>(
+    async rewrapTable(
+      db: Database,
+      table: SealedKeyTable,
       environment: Environment,
-      wallets: readonly W[],
-      store: (wallet: W, wrapped: { wrappedDataKey: string; keyVersion: number }) => Promise<void>,
     ): Promise<{ rewrapped: number; failed: string[] }> {
+      const wallets = await queryRows<SealedKey>(
+        db,
+        sql`select id, user_id as "userId", environment, encrypted_secret as "encryptedSecret",
+              wrapped_data_key as "wrappedDataKey", key_version as "keyVersion"
+            from ${sql.identifier(table)} where environment = ${environment}::environment`,
+      );
+      // Only if no other re-wrap moved it meanwhile.
+      const store = (wallet: SealedKey, wrapped: { wrappedDataKey: string; keyVersion: number }) =>
+        db.execute(
+          sql`update ${sql.identifier(table)} set wrapped_data_key = ${wrapped.wrappedDataKey}, key_version = ${wrapped.keyVersion}
+              where id = ${wallet.id}::uuid and key_version = ${wallet.keyVersion}`,
+        );
       const keyring = keyringFor(environment);
       const target = keyring.currentVersion;
       let rewrapped = 0;

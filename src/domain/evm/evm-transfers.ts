@@ -499,7 +499,8 @@ export class EvmTransfers {
     chain: EvmChain,
   ): Promise<{ rejected?: string; delivered: boolean; early?: true }> {
     try {
-      await chain.sendRaw(Buffer.from(row.wire, 'base64'));
+      const publicKey = this.wallets.publicKeyOf(row.fromAddress);
+      await chain.sendRaw(Buffer.from(row.wire, 'base64'), publicKey ? { publicKey } : undefined);
       return { delivered: true };
     } catch (error) {
       if (!(error instanceof TransactionRejected)) return { delivered: false };

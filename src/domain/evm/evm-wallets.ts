@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { type Hex, toHex } from 'viem';
-import { privateKeyToAddress, sign } from 'viem/accounts';
+import { privateKeyToAccount, sign } from 'viem/accounts';
 import type { Database } from '../../db/client.js';
 import { evmWallets } from '../../db/evm-wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
@@ -29,6 +29,8 @@ export class EvmWallets implements Custody<EvmWalletRow> {
   private readonly sealed;
   /** Rows by owner: id and address never change; a row is served while its key version opens here. */
   private readonly known = new Map<string, EvmWalletRow>();
+  /** Public keys by lower-case address, learnt while signing (see publicKeyOf). */
+  private readonly publicKeys = new Map<string, Uint8Array>();
 
   constructor(
     private readonly db: Database,
@@ -96,8 +98,10 @@ export class EvmWallets implements Custody<EvmWalletRow> {
     const secret = this.sealed.open(wallet);
     try {
       const privateKey: Hex = toHex(secret);
-      if (privateKeyToAddress(privateKey) !== wallet.address)
+      const account = privateKeyToAccount(privateKey);
+      if (account.address !== wallet.address)
         throw new DomainError('INTERNAL_SERVER_ERROR', 'A custodial key does not match its address.');
+      this.rememberPublicKey(account.address, account.publicKey);
       const signature = await sign({ hash: toHex(digest), privateKey });
       const bytes = new Uint8Array(65);
       bytes.set(Buffer.from(signature.r.slice(2).padStart(64, '0'), 'hex'), 0);
@@ -109,16 +113,26 @@ export class EvmWallets implements Custody<EvmWalletRow> {
     }
   }
 
+  /**
+   * The uncompressed public key (64 bytes, no prefix) of an address this process signed for, so a
+   * chain that can skip recovering the sender of a transaction we signed does (sandbox-chain.ts).
+   */
+  publicKeyOf(address: string): Uint8Array | undefined {
+    return this.publicKeys.get(address.toLowerCase());
+  }
+
+  private rememberPublicKey(address: string, publicKey: Hex): void {
+    const key = address.toLowerCase();
+    if (this.publicKeys.has(key)) return;
+    if (this.publicKeys.size >= MAX_KNOWN) this.publicKeys.delete(this.publicKeys.keys().next().value!);
+    // viem's form is 0x04 ‖ x ‖ y; ethereumjs keeps x ‖ y.
+    this.publicKeys.set(key, Buffer.from(publicKey.slice(4), 'hex'));
+  }
+
   /** Re-wraps every data key of an environment with its current master key version (see keyring.ts). */
   async rewrapDataKeys(environment: Environment): Promise<{ rewrapped: number; failed: string[] }> {
     this.sealed.keyringFor(environment);
     this.known.clear();
-    const wallets = await this.db.select().from(evmWallets).where(eq(evmWallets.environment, environment));
-    return this.sealed.rewrapEach(environment, wallets, async (wallet, wrapped) => {
-      await this.db
-        .update(evmWallets)
-        .set(wrapped)
-        .where(and(eq(evmWallets.id, wallet.id), eq(evmWallets.keyVersion, wallet.keyVersion)));
-    });
+    return this.sealed.rewrapTable(this.db, 'evm_wallets', environment);
   }
 }

@@ -98,6 +98,13 @@ export class SandboxEvmChain implements EvmSandboxChain {
   private readonly admissions: Admission[] = [];
   private admitting = false;
   private producing = false;
+  /** Reads waiting for the VM's next read turn (see read()). */
+  private readonly reads: Array<{
+    create: boolean;
+    run: (l: Loaded | undefined) => Promise<void>;
+    fail: (error: unknown) => void;
+  }> = [];
+  private readTurnAsked = false;
   private again = false;
   private readonly producerId: string;
   private readonly leaseMs: number;
@@ -210,8 +217,8 @@ export class SandboxEvmChain implements EvmSandboxChain {
    * unless the mempool is paused, answers once it is mined (or, when it waits behind a nonce not
    * yet sent, once the block that could not take it is built).
    */
-  async sendRaw(wire: Uint8Array): Promise<string> {
-    const tx = this.decode(wire);
+  async sendRaw(wire: Uint8Array, signer?: { publicKey: Uint8Array }): Promise<string> {
+    const tx = this.decode(wire, signer?.publicKey);
     const hash = bytesToHex(tx.hash()) as Hex;
     const paused = await new Promise<boolean>((resolve, reject) => {
       this.admissions.push({ tx, hash, wire, resolve, reject });
@@ -290,7 +297,11 @@ export class SandboxEvmChain implements EvmSandboxChain {
   }
 
   /** The transaction in `wire`, signed for this chain; TransactionRejected otherwise. */
-  private decode(wire: Uint8Array): TypedTransaction {
+  /**
+   * `senderPublicKey`: the key of an in-process caller that signed the transaction itself
+   * (EvmWallets.publicKeyOf), taken as the sender instead of recovering it from the signature.
+   */
+  private decode(wire: Uint8Array, senderPublicKey?: Uint8Array): TypedTransaction {
     let tx: TypedTransaction;
     try {
       tx = createTxFromRLP(wire, { common: this.common() });
@@ -298,6 +309,7 @@ export class SandboxEvmChain implements EvmSandboxChain {
       const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
       throw new TransactionRejected(`invalid transaction: ${why}`);
     }
+    if (senderPublicKey?.length === 64) tx.cache.senderPubKey = senderPublicKey;
     if (tx.type > 2)
       throw new TransactionRejected(`transaction type ${tx.type} is not accepted: send type 2 (EIP-1559).`);
     if (!tx.isSigned() || !tx.verifySignature()) throw new TransactionRejected('invalid signature.');
@@ -599,20 +611,52 @@ export class SandboxEvmChain implements EvmSandboxChain {
 
   // ---- the VM and the head -------------------------------------------------------------------
 
-  private async read<T>(read: (l: Loaded) => Promise<T>, empty: T): Promise<T> {
-    return this.vmLock.run(async () => {
-      const l = await this.current(false);
-      return l ? read(l) : empty;
+  /**
+   * A read of the VM at the database's head. Reads that arrive while the VM is busy (a block being
+   * built, other reads) wait together and run in one turn of the VM lock, after one look at the
+   * head: a send asks four things of the chain at once, and eight senders at once asked for 32
+   * turns, each with its own head query, in the queue blocks are built from.
+   */
+  private read<T>(read: (l: Loaded) => Promise<T>, empty: T, create = false): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.reads.push({
+        create,
+        run: async (l) => {
+          try {
+            resolve(l ? await read(l) : empty);
+          } catch (error) {
+            reject(error);
+          }
+        },
+        fail: reject,
+      });
+      if (this.readTurnAsked) return;
+      this.readTurnAsked = true;
+      void this.vmLock.run(async () => {
+        this.readTurnAsked = false;
+        const batch = this.reads.splice(0);
+        let l: Loaded | undefined;
+        try {
+          l = await this.current(batch.some((r) => r.create));
+        } catch (error) {
+          // The head could not be read: every read of the turn fails with it.
+          for (const r of batch) r.fail(error);
+          return;
+        }
+        for (const r of batch) await r.run(l);
+      });
     });
   }
 
   private async runCall(call: EvmCall & { from?: string }) {
     const to = hexOf(toAddress(call.to, 'to'));
     const from = call.from === undefined ? undefined : hexOf(toAddress(call.from, 'from'));
-    const result = await this.vmLock.run(async () => {
-      const l = (await this.current(true))!;
-      return l.vm.call({ from, to, data: call.data, value: call.value }, nextPlace(l));
-    });
+    const result = await this.read(
+      (l) => l.vm.call({ from, to, data: call.data, value: call.value }, nextPlace(l)),
+      undefined,
+      true,
+    );
+    if (!result) throw new Error('The sandbox chain has no head after creating it.');
     const failure = result.execResult.exceptionError;
     if (failure) {
       throw new TransactionRejected(

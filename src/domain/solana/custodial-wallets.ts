@@ -121,12 +121,6 @@ export class CustodialWallets implements Custody<SolanaWalletRow> {
   async rewrapDataKeys(environment: Environment): Promise<{ rewrapped: number; failed: string[] }> {
     this.sealed.keyringFor(environment);
     this.known.clear();
-    const wallets = await this.db.select().from(solanaWallets).where(eq(solanaWallets.environment, environment));
-    return this.sealed.rewrapEach(environment, wallets, async (wallet, wrapped) => {
-      await this.db
-        .update(solanaWallets)
-        .set(wrapped)
-        .where(and(eq(solanaWallets.id, wallet.id), eq(solanaWallets.keyVersion, wallet.keyVersion)));
-    });
+    return this.sealed.rewrapTable(this.db, 'solana_wallets', environment);
   }
 }

@@ -1081,6 +1081,36 @@ export type EvmBalance = {
   token?: Maybe<Scalars['String']['output']>;
 };
 
+/** One asset the EVM faucet sent. */
+export type EvmFaucetGrant = {
+  __typename?: 'EvmFaucetGrant';
+  /** How much was sent, in token units of that asset (a decimal string). */
+  amount: Scalars['String']['output'];
+  /** The faucet's transaction, mined before the answer. */
+  hash: Scalars['String']['output'];
+  /** The asset's symbol. */
+  symbol: Scalars['String']['output'];
+};
+
+/** What the sandbox EVM faucet should send. */
+export type EvmFaucetInput = {
+  /** With asset: how much, in token units of that asset (a decimal string, up to the faucet's cap per asset). */
+  amount?: InputMaybe<Scalars['String']['input']>;
+  /** The native coin's symbol (ETH, POL, BNB) or a supported token's (any case); without it, the kit. */
+  asset?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** What the sandbox EVM faucet gave. */
+export type EvmFaucetResult = {
+  __typename?: 'EvmFaucetResult';
+  /** The wallet funded. */
+  address: Scalars['String']['output'];
+  /** Each asset sent. */
+  funded: Array<EvmFaucetGrant>;
+  /** The network funded: each is its own sandbox chain. */
+  network: Scalars['String']['output'];
+};
+
 /** A network's native coin. */
 export type EvmNativeCoin = {
   __typename?: 'EvmNativeCoin';
@@ -1521,6 +1551,13 @@ export type Mutation = {
    */
   rotateWebhookSecret: CreatedWebhookEndpoint;
   /**
+   * Sandbox only: the native coin and tokens for the caller's EVM wallet on one network, sent by real transactions and
+   * mined before the answer. Without an asset: 1 of the native coin, and 1,000 USDC, 1,000 USDT and 1,000,000 cNGN where
+   * the network has them. Honours Idempotency-Key (a repeat replays the first grant). Production keys: 404.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
+  sandboxEvmFaucet: EvmFaucetResult;
+  /**
    * Sandbox only: funds the caller's wallet with SOL and sandbox tokens.
    * Permission: Transactions or Full Access. Connect scope: `transact`.
    */
@@ -1899,6 +1936,16 @@ export type MutationRevokeApiKeyArgs = {
 export type MutationRotateWebhookSecretArgs = {
   gracePeriodSeconds?: InputMaybe<Scalars['Int']['input']>;
   id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
+export type MutationSandboxEvmFaucetArgs = {
+  input?: InputMaybe<EvmFaucetInput>;
+  network: Scalars['String']['input'];
 };
 
 
@@ -4752,6 +4799,9 @@ export type ResolversTypes = ResolversObject<{
   Event: ResolverTypeWrapper<StoredEventModel>;
   EventPage: ResolverTypeWrapper<Omit<EventPage, 'events'> & { events: Array<ResolversTypes['Event']> }>;
   EvmBalance: ResolverTypeWrapper<EvmBalanceViewModel>;
+  EvmFaucetGrant: ResolverTypeWrapper<EvmFaucetGrant>;
+  EvmFaucetInput: EvmFaucetInput;
+  EvmFaucetResult: ResolverTypeWrapper<EvmFaucetResult>;
   EvmNativeCoin: ResolverTypeWrapper<EvmNativeCoin>;
   EvmNetwork: ResolverTypeWrapper<EvmNetworkViewModel>;
   EvmPortfolio: ResolverTypeWrapper<EvmPortfolioViewModel>;
@@ -4929,6 +4979,9 @@ export type ResolversParentTypes = ResolversObject<{
   Event: StoredEventModel;
   EventPage: Omit<EventPage, 'events'> & { events: Array<ResolversParentTypes['Event']> };
   EvmBalance: EvmBalanceViewModel;
+  EvmFaucetGrant: EvmFaucetGrant;
+  EvmFaucetInput: EvmFaucetInput;
+  EvmFaucetResult: EvmFaucetResult;
   EvmNativeCoin: EvmNativeCoin;
   EvmNetwork: EvmNetworkViewModel;
   EvmPortfolio: EvmPortfolioViewModel;
@@ -5387,6 +5440,18 @@ export type EvmBalanceResolvers<ContextType = GraphQLContext, ParentType extends
   token?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
+export type EvmFaucetGrantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmFaucetGrant'] = ResolversParentTypes['EvmFaucetGrant']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  hash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type EvmFaucetResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmFaucetResult'] = ResolversParentTypes['EvmFaucetResult']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  funded?: Resolver<Array<ResolversTypes['EvmFaucetGrant']>, ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type EvmNativeCoinResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmNativeCoin'] = ResolversParentTypes['EvmNativeCoin']> = ResolversObject<{
   decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -5518,6 +5583,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   resendWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationResendWebhookDeliveryArgs, 'id'>>;
   revokeApiKey?: Resolver<ResolversTypes['ApiKey'], ParentType, ContextType, RequireFields<MutationRevokeApiKeyArgs, 'id'>>;
   rotateWebhookSecret?: Resolver<ResolversTypes['CreatedWebhookEndpoint'], ParentType, ContextType, RequireFields<MutationRotateWebhookSecretArgs, 'gracePeriodSeconds' | 'id'>>;
+  sandboxEvmFaucet?: Resolver<ResolversTypes['EvmFaucetResult'], ParentType, ContextType, RequireFields<MutationSandboxEvmFaucetArgs, 'network'>>;
   sandboxSolanaFaucet?: Resolver<ResolversTypes['FaucetResult'], ParentType, ContextType, Partial<MutationSandboxSolanaFaucetArgs>>;
   sendEvmNative?: Resolver<ResolversTypes['EvmTransfer'], ParentType, ContextType, RequireFields<MutationSendEvmNativeArgs, 'input' | 'network'>>;
   sendEvmToken?: Resolver<ResolversTypes['EvmTransfer'], ParentType, ContextType, RequireFields<MutationSendEvmTokenArgs, 'input' | 'network' | 'token'>>;
@@ -6243,6 +6309,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Event?: EventResolvers<ContextType>;
   EventPage?: EventPageResolvers<ContextType>;
   EvmBalance?: EvmBalanceResolvers<ContextType>;
+  EvmFaucetGrant?: EvmFaucetGrantResolvers<ContextType>;
+  EvmFaucetResult?: EvmFaucetResultResolvers<ContextType>;
   EvmNativeCoin?: EvmNativeCoinResolvers<ContextType>;
   EvmNetwork?: EvmNetworkResolvers<ContextType>;
   EvmPortfolio?: EvmPortfolioResolvers<ContextType>;

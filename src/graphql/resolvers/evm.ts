@@ -36,6 +36,8 @@ export const evmResolvers: Resolvers = {
       context.services.evmWalletDomain.sendNative(callerOf(context), network, input, context.idempotencyKey),
     sendEvmToken: (_root, { network, token, input }, context) =>
       context.services.evmWalletDomain.sendToken(callerOf(context), network, token, input, context.idempotencyKey),
+    sandboxEvmFaucet: (_root, { network, input }, { principal, services, idempotencyKey }) =>
+      services.evmFaucet.fund(principal!, network, input ?? {}, idempotencyKey),
   },
   EvmBalance: { amountRaw: raw },
   EvmTransfer: {

@@ -198,6 +198,39 @@ export const evmRoutes = defineRoutes([
     response: Transfer,
   },
   {
+    method: 'POST',
+    path: '/api/v1/evm/:network/sandbox/faucet',
+    tag: 'EVM wallet',
+    summary: 'Sandbox faucet',
+    description:
+      "Sandbox only: the native coin and tokens for the caller's wallet on the network, sent by real transactions and mined before the answer. Without `asset`: 1 of the native coin, and 1,000 USDC, 1,000 USDT and 1,000,000 cNGN where the network has them. Honours Idempotency-Key. Production keys: 404.",
+    operation:
+      'mutation SandboxEvmFaucet($network: String!, $input: EvmFaucetInput) { sandboxEvmFaucet(network: $network, input: $input) { address network funded { symbol amount hash } } }',
+    params: NetworkParams,
+    body: Type.Object({
+      asset: Type.Optional(
+        Type.String({ pattern: '^[A-Za-z]{2,10}$', description: 'ETH, POL, BNB or a token symbol.' }),
+      ),
+      amount: Type.Optional(Amount),
+    }),
+    variables: ({ params, body }) => {
+      const input = (body ?? {}) as { amount?: unknown };
+      return {
+        ...params,
+        input: { ...input, ...(input.amount !== undefined ? { amount: asText(input.amount) } : {}) },
+      };
+    },
+    message: 'Wallet funded successfully',
+    response: Type.Object(
+      {
+        address: Type.String(),
+        network: Type.String(),
+        funded: Type.Array(Type.Object({ symbol: Type.String(), amount: Type.String(), hash: Type.String() })),
+      },
+      { title: 'EvmFaucetResult' },
+    ),
+  },
+  {
     method: 'GET',
     path: '/api/v1/evm/transactions',
     tag: 'EVM wallet',

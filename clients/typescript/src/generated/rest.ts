@@ -1966,6 +1966,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/evm/{network}/sandbox/faucet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sandbox faucet
+         * @description Sandbox only: the native coin and tokens for the caller's wallet on the network, sent by real transactions and mined before the answer. Without `asset`: 1 of the native coin, and 1,000 USDC, 1,000 USDT and 1,000,000 cNGN where the network has them. Honours Idempotency-Key. Production keys: 404.
+         *
+         *     Needs an API key or access token with permission: Transactions, Full Access.
+         */
+        post: operations["sandboxEvmFaucet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/evm/transactions": {
         parameters: {
             query?: never;
@@ -2726,6 +2748,16 @@ export interface components {
             amount: string;
             /** @description Raw base units (wei for the native coin), an integer string. */
             amountRaw: string;
+        };
+        /** EvmFaucetResult */
+        EvmFaucetResult: {
+            address: string;
+            network: string;
+            funded: {
+                symbol: string;
+                amount: string;
+                hash: string;
+            }[];
         };
         /** EvmNetwork */
         EvmNetwork: {
@@ -7016,7 +7048,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 2oWMXX4yMXNzSSD2oLaabrLSVihEiAt8J8cKAiNF4gSH8ustFBs9zB7WzwatoxtUZcZkVsLq34Y8Fqbo6JfspnbA */
+                /** @example 3bSVN4huToakqDQYP7RkuQ34p1ucEYMzimk25N7nD3iEExnnicFjkwUmX83U81Ag7gxxDijJivDgenTPYeoz28yY */
                 signature: string;
             };
             cookie?: never;
@@ -7693,7 +7725,13 @@ export interface operations {
     sendEvmNative: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
+                 * @example 00000000-0000-4000-8000-000000000095
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The EVM network. In sandbox each is a chain of the gateway’s own.
@@ -7737,7 +7775,9 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7746,7 +7786,13 @@ export interface operations {
     sendEvmToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
+                 * @example 00000000-0000-4000-8000-000000000097
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /**
                  * @description The EVM network. In sandbox each is a chain of the gateway’s own.
@@ -7792,7 +7838,70 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sandboxEvmFaucet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description At most 255 characters, unique per request you mean once (a UUID, say). A retry with the same key and body replays the first answer; another body is 422; while the first still runs, 409. Keys are scoped to the credential's owner, environment and operation.
+                 * @example 00000000-0000-4000-8000-000000000099
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The EVM network. In sandbox each is a chain of the gateway’s own.
+                 * @example base
+                 */
+                network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ETH, POL, BNB or a token symbol. */
+                    asset?: string;
+                    /**
+                     * @description Token units: a decimal string (exact), or a number. At most the asset's decimals.
+                     * @example 1.5
+                     */
+                    amount?: string | number;
+                };
+            };
+        };
+        responses: {
+            /** @description Wallet funded successfully */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["EvmFaucetResult"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -7845,7 +7954,7 @@ export interface operations {
                  * @example base
                  */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
-                /** @example 0x2f909047cff29e8d61438172511201040f83cfcdd9250f12cc5553eba7d632ec */
+                /** @example 0xdbac9390af53c575c05c4f2141927bb533f9e9506968ee8a47c4bef323572e00 */
                 hash: string;
             };
             cookie?: never;
@@ -7922,7 +8031,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000099 */
+                /** @example 00000000-0000-4000-8000-000000000100 */
                 businessId: string;
             };
             cookie?: never;
@@ -7959,7 +8068,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000099 */
+                /** @example 00000000-0000-4000-8000-000000000100 */
                 businessId: string;
             };
             cookie?: never;
@@ -8007,9 +8116,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000099 */
-                businessId: string;
                 /** @example 00000000-0000-4000-8000-000000000100 */
+                businessId: string;
+                /** @example 00000000-0000-4000-8000-000000000101 */
                 customerId: string;
             };
             cookie?: never;
@@ -8046,9 +8155,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000099 */
-                businessId: string;
                 /** @example 00000000-0000-4000-8000-000000000100 */
+                businessId: string;
+                /** @example 00000000-0000-4000-8000-000000000101 */
                 customerId: string;
             };
             cookie?: never;
@@ -8096,9 +8205,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000099 */
-                businessId: string;
                 /** @example 00000000-0000-4000-8000-000000000100 */
+                businessId: string;
+                /** @example 00000000-0000-4000-8000-000000000101 */
                 customerId: string;
             };
             cookie?: never;
@@ -8180,7 +8289,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000104 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
             };
             cookie?: never;
@@ -8217,7 +8326,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000104 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
             };
             cookie?: never;
@@ -8265,7 +8374,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000104 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
             };
             cookie?: never;
@@ -8313,7 +8422,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000104 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 id: string;
                 /** @example sha256:6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
                 hash: string;
@@ -8352,7 +8461,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
@@ -8389,7 +8498,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
@@ -8439,7 +8548,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
             };
             cookie?: never;
@@ -8487,7 +8596,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 id: string;
                 /** @example 6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
                 hash: string;
@@ -8605,7 +8714,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000107 */
                 id: string;
             };
             cookie?: never;
@@ -8642,7 +8751,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000107 */
                 id: string;
             };
             cookie?: never;
@@ -8679,7 +8788,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000107 */
                 id: string;
             };
             cookie?: never;
@@ -8716,7 +8825,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000107 */
                 id: string;
             };
             cookie?: never;
@@ -8753,7 +8862,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000107 */
                 id: string;
             };
             cookie?: never;

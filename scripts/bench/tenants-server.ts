@@ -1,5 +1,5 @@
 /**
- * Server side of the Solana sandbox transfer bench (scripts/bench/money-solana.ts): the gateway
+ * Server side of the chain sends benches (scripts/bench/money-solana.ts, evm-sends.ts): the gateway
  * with BENCH_TENANTS users, one Full Access sandbox key each. Workers run (the confirmation jobs
  * each transfer enqueues are part of its cost) unless WORKERS=false. Prints one JSON line when ready.
  */
@@ -37,7 +37,7 @@ const database = await openDatabase(
 const services = createServices(config, database.db, systemClock, () => undefined);
 const keys: string[] = [];
 for (let i = 0; i < tenants; i++) {
-  const user = await services.users.createUser({ email: `solana-bench-${i}-${Date.now()}@example.test` });
+  const user = await services.users.createUser({ email: `chain-bench-${i}-${Date.now()}@example.test` });
   const { key } = await services.apiKeys.create({
     userId: user.id,
     name: 'bench',
