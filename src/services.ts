@@ -34,6 +34,8 @@ import { localOfframp, type OfframpDomain } from './domain/offramp/offramp-domai
 import { localSolanaWallet, type SolanaWalletDomain } from './domain/solana/solana-wallet-domain.js';
 import { UpstreamOfframp } from './domain/facade/upstream-offramp.js';
 import { UpstreamSolanaWallet } from './domain/facade/upstream-solana-wallet.js';
+import { UpstreamEvmWallet } from './domain/facade/upstream-evm-wallet.js';
+import { type EvmWalletDomain, localEvmWallet } from './domain/evm/evm-wallet-domain.js';
 import { UpstreamSwapQuotes } from './domain/facade/upstream-swap-quotes.js';
 import { localSwapQuotes, type SwapQuotesDomain } from './domain/solana/swap-quotes-domain.js';
 import { type DepositsDomain, localDeposits } from './domain/wallet/deposits-domain.js';
@@ -209,6 +211,8 @@ export interface Services {
   /** Networks, balances and portfolio of the EVM wallet. */
   evmReads: EvmReads;
   evmTransfers: EvmTransfers;
+  /** The EVM wallet's operations as the graph reads them: `evmReads` and `evmTransfers`, or the upstream's. */
+  evmWalletDomain: EvmWalletDomain;
   evmFaucet: EvmSandboxFaucet;
   /** Token arrivals at custodial EVM wallets, told once. */
   evmIncoming: EvmIncoming;
@@ -490,6 +494,8 @@ export function createServices(
     (network) => evmIncoming.watch('sandbox', network),
   );
   const evmIncoming = new EvmIncoming(db, clock, evmChains, evmWallets);
+  const evmReads = new EvmReads(evmWallets, evmChains);
+  const evmTransfers = new EvmTransfers(db, clock, idempotency, evmWallets, evmChains, config.SOLANA_CONFIRM_WAIT_MS);
   const customers = new CustomerService(db, clock);
   const offramp = new OfframpService(db, clockFor, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
@@ -508,8 +514,11 @@ export function createServices(
     chainFamilies: new ChainFamilies([solanaFamily(solanaChains, exchangeProvider), evmFamily(evmChains)]),
     evmWallets,
     evmChains,
-    evmReads: new EvmReads(evmWallets, evmChains),
-    evmTransfers: new EvmTransfers(db, clock, idempotency, evmWallets, evmChains, config.SOLANA_CONFIRM_WAIT_MS),
+    evmReads,
+    evmTransfers,
+    evmWalletDomain: upstream
+      ? new UpstreamEvmWallet(upstream, routeMapOf(config.UPSTREAM_ROUTES), facadeKeys)
+      : localEvmWallet(evmReads, evmTransfers),
     evmIncoming,
     evmFaucet: new EvmSandboxFaucet(evmChains, evmWallets, idempotency),
     solanaChains,

@@ -1,6 +1,45 @@
 import type { RouteSetting } from '../domain/facade/upstream-routes.js';
 import type { FacadeSurface } from './facade-schema.js';
 
+/** The EVM wallet's reads and sends (the spec names them; the route map places them, upstream-routes.ts). */
+const EVM_READS = ['evmWallet', 'evmNetworks', 'evmBalance', 'evmTokenBalance', 'evmPortfolio'] as const;
+const EVM_SENDS = ['sendEvmNative', 'sendEvmToken'] as const;
+
+/**
+ * The EVM types as this gateway's REST answers them (docs/evm.md), every field: listed so that a
+ * field added to one later is not served until the facade asks its upstream for it. Reached only
+ * through the EVM operations, so served only where the route map places those.
+ */
+const EVM_TYPES: Readonly<Record<string, readonly string[]>> = {
+  EvmWallet: ['address'],
+  EvmNetwork: ['id', 'chainId', 'name', 'native', 'explorer', 'dataFee', 'tokens'],
+  EvmNativeCoin: ['symbol', 'name', 'decimals'],
+  EvmBalance: ['network', 'address', 'symbol', 'token', 'decimals', 'amount', 'amountRaw'],
+  EvmPortfolio: ['address', 'network', 'chainId', 'native', 'tokens'],
+  EvmTransfer: [
+    'id',
+    'nodeId',
+    'hash',
+    'status',
+    'network',
+    'chainId',
+    'kind',
+    'from',
+    'to',
+    'asset',
+    'token',
+    'amount',
+    'amountRaw',
+    'nonce',
+    'maxFee',
+    'maxFeeRaw',
+    'replaces',
+    'error',
+    'txUrl',
+    'createdAt',
+  ],
+};
+
 /**
  * What the graph serves in facade mode, by type: every other root field, and every other field of
  * a type listed here, is left out of the schema a facade serves (facade-schema.ts), so nothing is
@@ -18,6 +57,7 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'offrampQuote',
     'solanaWallet',
     'swapQuote',
+    ...EVM_READS,
     // The facade's own records: the events its upstream delivered (inbound-webhooks.ts) and the
     // endpoints it re-delivers them to.
     'events',
@@ -34,6 +74,7 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'depositWithPaymentMethod',
     'transferSolanaToken',
     'swapTokens',
+    ...EVM_SENDS,
     'createBusinessCustomer',
     'registerUpstreamWebhookSecret',
     'createWebhookEndpoint',
@@ -120,6 +161,9 @@ export const FACADE_FIELDS: Readonly<Record<string, readonly string[]>> = {
   SolanaTransfer: ['signature'],
   // The spec's swap execution result: this gateway's status, quote id and amounts are not in it.
   SwapResult: ['signature', 'txUrl'],
+  ...EVM_TYPES,
+  // A token of a network's list; also what a swap quote's ChainToken may be, so served with every route map.
+  EvmToken: ['address', 'symbol', 'name', 'decimals', 'logoUri', 'wrapsNative'],
   // The spec's bill transaction record: this gateway's fee, customerName, failureReason, version
   // and wallet transaction are not in it.
   BillRecord: [
@@ -164,7 +208,9 @@ export const FACADE_INPUT_FIELDS: Readonly<Record<string, readonly string[]>> = 
 
 /** Fields of the operations the spec only names: served only where the route map places them (UPSTREAM_ROUTES). */
 export const NAMED_ONLY_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  Mutation: ['buyMobileData', 'subscribeCableTv'],
+  Query: [...EVM_READS],
+  Mutation: ['buyMobileData', 'subscribeCableTv', ...EVM_SENDS],
+  ...EVM_TYPES,
 };
 
 /** What a facade serves with this route map. */

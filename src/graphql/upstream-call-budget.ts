@@ -30,6 +30,12 @@ export const UPSTREAM_CALLS: Readonly<Record<string, number>> = {
   'Query.offrampQuote': 1,
   'Query.solanaWallet': 1,
   'Query.swapQuote': 1,
+  'Query.evmWallet': 1,
+  'Query.evmNetworks': 1,
+  'Query.evmBalance': 1,
+  'Query.evmTokenBalance': 1,
+  // The upstream's portfolio is one answer: its balances are not asked one by one.
+  'Query.evmPortfolio': 1,
   'Mutation.validateBillCustomer': 1,
   'Mutation.buyAirtime': 1,
   'Mutation.payElectricity': 1,
@@ -38,6 +44,8 @@ export const UPSTREAM_CALLS: Readonly<Record<string, number>> = {
   'Mutation.depositWithPaymentMethod': 1,
   'Mutation.transferSolanaToken': 1,
   'Mutation.swapTokens': 1,
+  'Mutation.sendEvmNative': 1,
+  'Mutation.sendEvmToken': 1,
   'Mutation.createBusinessCustomer': 1,
   // Whose the read key is: the upstream's user of that key.
   'Mutation.registerUpstreamWebhookSecret': 1,

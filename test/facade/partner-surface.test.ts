@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { SpecUpstream } from '../fakes/spec-upstream.js';
+import { describe, expect, it } from 'vitest';
+import { facadeOnSpecUpstream } from '../helpers/facade-on-spec-upstream.js';
 
 /**
  * The sandbox partner surface in facade mode (docs/facade.md, "The sandbox partner surface"): the
@@ -10,31 +9,10 @@ import { SpecUpstream } from '../fakes/spec-upstream.js';
  * NOT_IN_FACADE and their pages 404. The upstream is asked only whose key it is.
  */
 describe('the sandbox partner surface in facade mode', () => {
-  let upstream: SpecUpstream;
-  let facade: TestApp;
-
-  beforeAll(async () => {
-    upstream = await new SpecUpstream().start();
-    facade = await createTestApp({ config: { GATEWAY_MODE: 'facade', UPSTREAM_URL: upstream.url } });
-  });
-
-  afterAll(async () => {
-    await facade?.close();
-    await upstream?.stop();
-  });
-
-  const graphql = async (key: string, query: string) =>
-    (
-      await facade.app.inject({
-        method: 'POST',
-        url: '/graphql',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        payload: JSON.stringify({ query }),
-      })
-    ).json() as { data?: unknown; errors?: Array<{ message: string; extensions: { code: string } }> };
+  const s = facadeOnSpecUpstream();
 
   it('leaves the test clock, trigger and GraphQL access fields out of its graph', async () => {
-    const { key } = upstream.addUser();
+    const { key } = s.upstream.addUser();
     for (const [field, query] of [
       ['testClocks', '{ testClocks { id } }'],
       ['createTestClock', 'mutation { createTestClock(name: "c") { id } }'],
@@ -42,7 +20,7 @@ describe('the sandbox partner surface in facade mode', () => {
       ['triggerSandboxEvent', 'mutation { triggerSandboxEvent(type: "deposit.completed") { eventId } }'],
       ['graphqlAccess', '{ graphqlAccess { trustedDocumentsOnly } }'],
     ] as const) {
-      const answer = await graphql(key, query);
+      const answer = await s.graphql(key, query);
       expect(answer.data ?? null, field).toBeNull();
       expect(answer.errors![0]!.extensions.code, field).toBe('GRAPHQL_VALIDATION_FAILED');
       expect(answer.errors![0]!.message, field).toContain(`Cannot query field "${field}"`);
@@ -50,15 +28,15 @@ describe('the sandbox partner surface in facade mode', () => {
   });
 
   it('answers the REST routes of the test clock and the trigger NOT_IN_FACADE, asking the upstream only whose key it is', async () => {
-    const { key } = upstream.addUser();
-    const before = upstream.received.length;
+    const { key } = s.upstream.addUser();
+    const before = s.upstream.received.length;
     for (const [method, url, payload] of [
       ['GET', '/api/v1/sandbox/test-clocks', undefined],
       ['POST', '/api/v1/sandbox/test-clocks', { name: 'c' }],
       ['POST', '/api/v1/sandbox/test-clocks/tc_1/advance', { seconds: 3600 }],
       ['POST', '/api/v1/events/sandbox/trigger', { type: 'deposit.completed' }],
     ] as const) {
-      const response = await facade.app.inject({
+      const response = await s.facade.app.inject({
         method,
         url,
         headers: { 'x-api-key': key, ...(payload ? { 'content-type': 'application/json' } : {}) },
@@ -68,12 +46,12 @@ describe('the sandbox partner surface in facade mode', () => {
       expect(response.json(), `${method} ${url}`).toMatchObject({ statusCode: 501, error: 'Not Implemented' });
     }
     // Only whose key it is was asked (once, then cached): nothing of the routes' own.
-    expect(new Set(upstream.received.slice(before))).toEqual(new Set(['/api/v1/user/me']));
+    expect(new Set(s.upstream.received.slice(before))).toEqual(new Set(['/api/v1/user/me']));
   });
 
   it('serves neither the events page nor the request log', async () => {
     for (const url of ['/dashboard/events', '/dashboard/events/ev_1', '/dashboard/keys/k_1/requests']) {
-      expect((await facade.app.inject({ method: 'GET', url })).statusCode, url).toBe(404);
+      expect((await s.facade.app.inject({ method: 'GET', url })).statusCode, url).toBe(404);
     }
   });
 });

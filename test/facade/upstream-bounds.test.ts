@@ -40,6 +40,17 @@ describe('the worst case of upstream calls, counted before an operation runs', (
     expect(
       worst('{ a: billRecords(page: 1) { total } b: billRecords(page: 2) { total } solanaWallet { address } }'),
     ).toBe(3);
+    // The EVM reads and sends at the route map's places: one call each, a portfolio's balances with it.
+    expect(
+      worst(
+        '{ evmPortfolio(network: "base") { native { amount } tokens { amount } } a: evmBalance(network: "base") { amount } b: evmNetworks { id } }',
+      ),
+    ).toBe(3);
+    expect(
+      worst(
+        'mutation { sendEvmNative(network: "base", input: { to: "0x0", amount: "1" }) { hash } sendEvmToken(network: "base", token: "USDC", input: { to: "0x0", amount: "1" }) { hash } }',
+      ),
+    ).toBe(2);
     // One field asked twice under one name is one call, as graphql-js merges it.
     expect(worst('{ billRecords { total } billRecords { page } }')).toBe(1);
     expect(

@@ -212,6 +212,13 @@ export class SpecUpstream extends LocalHttpServer {
     return record;
   }
 
+  /**
+   * Answers a test gives to this gateway's own paths, where the route map's `gateway` setting
+   * places the operations the spec only names (`/api/v1/evm/base/balance` → its JSON body): 200
+   * to a known key; a path not here is not the spec's, so 404.
+   */
+  readonly gatewayAnswers = new Map<string, unknown>();
+
   /** Solana transfer and swap bodies received (parsed), in order, with the signature answered. */
   readonly solanaSends: Array<{ body: Record<string, unknown>; signature: string }> = [];
 
@@ -261,6 +268,11 @@ export class SpecUpstream extends LocalHttpServer {
     body: string,
     misbehaviour: Misbehaviour | undefined,
   ): void {
+    const gatewayAnswer = this.gatewayAnswers.get(path);
+    if (gatewayAnswer !== undefined) {
+      const known = typeof req.headers['x-api-key'] === 'string' && this.users.has(req.headers['x-api-key']);
+      return known ? send(res, 200, gatewayAnswer) : general(res, 401, 'Invalid API key');
+    }
     if (!SPEC_PATHS.some(([method, pattern]) => method === req.method && pattern.test(path)))
       return general(res, 404, `Cannot ${req.method} ${path}`);
     switch (misbehaviour) {

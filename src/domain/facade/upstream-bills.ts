@@ -4,7 +4,7 @@ import type { BillRecord, BillRecordPage } from '../bills/bill-record.js';
 import type { BillsDomain } from '../bills/bills-domain.js';
 import type { CustomerValidation } from '../bills/bills-provider.js';
 import type { RecordFilter } from '../bills/bills-service.js';
-import { badInput, DomainError } from '../errors.js';
+import { badInput } from '../errors.js';
 import type { Caller, CallerCredential } from '../users/user-directory.js';
 import type { FacadeKeys } from './facade-keys.js';
 import { koboAt } from './naira-at.js';
@@ -12,7 +12,7 @@ import { optionalKoboFrom } from '../wallet/naira.js';
 import { PaymentAnswer, type PaymentRecord, RecordAnswer, RecordsAnswer, ValidationAnswer } from './bill-answers.js';
 import type { RestV1Upstream } from './rest-v1-upstream.js';
 import { askUpstream, credentialOf, type JsonAnswer } from './upstream-json.js';
-import type { KeyedMutation, RouteMap, UpstreamRoute } from './upstream-routes.js';
+import { type KeyedMutation, placedRoute, type RouteMap, type UpstreamRoute } from './upstream-routes.js';
 
 type RecordData = Static<typeof PaymentRecord> & { updatedAt?: string | null };
 
@@ -160,7 +160,7 @@ export class UpstreamBills implements BillsDomain {
       case 'MOBILEDATA':
         return {
           operation: 'bills.buyMobileData',
-          route: this.named('bills.buyMobileData', 'buyMobileData'),
+          route: placedRoute(this.routes, 'bills.buyMobileData', 'buyMobileData'),
           body: {
             phoneNumber: input.customer,
             biller: input.biller,
@@ -172,7 +172,7 @@ export class UpstreamBills implements BillsDomain {
       case 'CABLEBILLS':
         return {
           operation: 'bills.subscribeCableTv',
-          route: this.named('bills.subscribeCableTv', 'subscribeCableTv'),
+          route: placedRoute(this.routes, 'bills.subscribeCableTv', 'subscribeCableTv'),
           body: {
             smartcardNumber: input.customer,
             biller: input.biller,
@@ -182,17 +182,6 @@ export class UpstreamBills implements BillsDomain {
           },
         };
     }
-  }
-
-  private named(operation: keyof RouteMap, field: string): UpstreamRoute {
-    const route = this.routes[operation];
-    // The schema a facade serves has no such field then; a caller cannot reach this.
-    if (!route)
-      throw new DomainError(
-        'NOT_IN_FACADE',
-        `${field} is not served: UPSTREAM_ROUTES places it nowhere (docs/facade.md).`,
-      );
-    return route;
   }
 }
 

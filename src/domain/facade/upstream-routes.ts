@@ -1,3 +1,5 @@
+import { DomainError } from '../errors.js';
+
 /**
  * The route map: where a facade asks the operations the spec only names ("Operations that are
  * named only": their method and path are not shown). `gateway` places them at this gateway's own
@@ -14,6 +16,14 @@ export const NAMED_OPERATIONS = {
   'bills.subscribeCableTv': { method: 'POST', path: '/api/v1/bills/pay/cable' },
   // "Offramp ledger: transaction history": read by the gap-filling job only (offramp-order-changes.ts).
   'offramp.orders': { method: 'GET', path: '/api/v1/offramp/ledger/transactions' },
+  // The EVM wallet's operations (the spec names six; the address beside them), at docs/evm.md's paths.
+  'evm.address': { method: 'GET', path: '/api/v1/evm/address' },
+  'evm.networks': { method: 'GET', path: '/api/v1/evm/networks' },
+  'evm.balance': { method: 'GET', path: '/api/v1/evm/{network}/balance' },
+  'evm.tokenBalance': { method: 'GET', path: '/api/v1/evm/{network}/tokens/{token}/balance' },
+  'evm.portfolio': { method: 'GET', path: '/api/v1/evm/{network}/portfolio' },
+  'evm.sendNative': { method: 'POST', path: '/api/v1/evm/{network}/send-native' },
+  'evm.sendToken': { method: 'POST', path: '/api/v1/evm/{network}/send-token' },
 } as const;
 
 export type NamedOperation = keyof typeof NAMED_OPERATIONS;
@@ -30,6 +40,31 @@ export function routeMapOf(setting: RouteSetting): RouteMap {
 }
 
 /**
+ * Where the route map places `operation`, its `{name}` segments filled with `params` (each
+ * percent-encoded: the caller's text never adds a segment). Placed nowhere, the graph a facade
+ * serves has no `field`, so no caller reaches this; it refuses rather than guess a path.
+ */
+export function placedRoute(
+  routes: RouteMap,
+  operation: NamedOperation,
+  field: string,
+  params: Readonly<Record<string, string>> = {},
+): UpstreamRoute {
+  const route = routes[operation];
+  if (!route)
+    throw new DomainError(
+      'NOT_IN_FACADE',
+      `${field} is not served: UPSTREAM_ROUTES places it nowhere (docs/facade.md).`,
+    );
+  const path = route.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`the route of ${operation} needs ${name}`);
+    return encodeURIComponent(value);
+  });
+  return { method: route.method, path };
+}
+
+/**
  * The mutations a facade keeps an Idempotency-Key record for (facade-keys.ts), by route-map name:
  * the ones that move money. Per name, the route map says whether the upstream honours the key.
  */
@@ -41,6 +76,8 @@ export const KEYED_MUTATIONS = [
   'deposits.withPaymentMethod',
   'solana.transferToken',
   'solana.swap',
+  'evm.sendNative',
+  'evm.sendToken',
 ] as const;
 
 export type KeyedMutation = (typeof KEYED_MUTATIONS)[number];

@@ -1,24 +1,41 @@
+import { callerOf } from '../caller.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
+import { upstreamRead } from '../upstream-reads.js';
 
 const raw = (holder: { amountRaw: bigint }) => holder.amountRaw.toString();
 
-/** The EVM wallet: thin over its reads and transfers (src/domain/evm). */
+/**
+ * The EVM wallet: thin over its domain (src/domain/evm), this gateway's own or an upstream's
+ * (facade mode, where each read is asked once per request however often the document names it).
+ * The transfer history is the service's alone.
+ */
 export const evmResolvers: Resolvers = {
   Query: {
-    evmWallet: (_root, _args, { principal, services }) => services.evmReads.address(principal!),
-    evmNetworks: (_root, _args, { principal, services }) => services.evmReads.networks(principal!.environment),
-    evmBalance: (_root, { network }, { principal, services }) => services.evmReads.nativeBalance(principal!, network),
-    evmTokenBalance: (_root, { network, token }, { principal, services }) =>
-      services.evmReads.tokenBalance(principal!, network, token),
-    evmPortfolio: (_root, { network }, { principal, services }) => services.evmReads.portfolio(principal!, network),
+    evmWallet: (_root, _args, context) =>
+      upstreamRead(context, 'evmWallet', () => context.services.evmWalletDomain.address(callerOf(context))),
+    evmNetworks: (_root, _args, context) =>
+      upstreamRead(context, 'evmNetworks', () => context.services.evmWalletDomain.networks(callerOf(context))),
+    evmBalance: (_root, { network }, context) =>
+      upstreamRead(context, `evmBalance:${JSON.stringify([network])}`, () =>
+        context.services.evmWalletDomain.nativeBalance(callerOf(context), network),
+      ),
+    evmTokenBalance: (_root, { network, token }, context) =>
+      // A symbol in any case names one token.
+      upstreamRead(context, `evmTokenBalance:${JSON.stringify([network, token.toUpperCase()])}`, () =>
+        context.services.evmWalletDomain.tokenBalance(callerOf(context), network, token),
+      ),
+    evmPortfolio: (_root, { network }, context) =>
+      upstreamRead(context, `evmPortfolio:${JSON.stringify([network])}`, () =>
+        context.services.evmWalletDomain.portfolio(callerOf(context), network),
+      ),
     evmTransfer: (_root, { hash }, { principal, services }) => services.evmTransfers.byHash(principal!, hash),
     evmTransfers: (_root, { first }, { principal, services }) => services.evmTransfers.list(principal!, first ?? 20),
   },
   Mutation: {
-    sendEvmNative: (_root, { network, input }, { principal, services, idempotencyKey }) =>
-      services.evmTransfers.sendNative(principal!, network, input, idempotencyKey),
-    sendEvmToken: (_root, { network, token, input }, { principal, services, idempotencyKey }) =>
-      services.evmTransfers.sendToken(principal!, network, token, input, idempotencyKey),
+    sendEvmNative: (_root, { network, input }, context) =>
+      context.services.evmWalletDomain.sendNative(callerOf(context), network, input, context.idempotencyKey),
+    sendEvmToken: (_root, { network, token, input }, context) =>
+      context.services.evmWalletDomain.sendToken(callerOf(context), network, token, input, context.idempotencyKey),
     sandboxEvmFaucet: (_root, { network, input }, { principal, services, idempotencyKey }) =>
       services.evmFaucet.fund(principal!, network, input ?? {}, idempotencyKey),
   },
