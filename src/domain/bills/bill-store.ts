@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gte, ilike, inArray, lt, lte, or, type SQL, sql } f
 import { type Executor, queryRows } from '../../db/client.js';
 import { billBeneficiaries, billRecords, billSchedules } from '../../db/bills-schema.js';
 import type { Environment } from '../auth/permissions.js';
+import { containingPattern, containsAnyCase } from '../list-search.js';
 import { countedTotal } from '../list-totals.js';
 import { nearEndSlice } from '../offset-page.js';
 import type { BillRecordRow } from './bill-record.js';
@@ -32,7 +33,6 @@ const schedulesOf = (owner: Owner) =>
   and(eq(billSchedules.userId, owner.userId), eq(billSchedules.environment, owner.environment));
 const beneficiariesOf = (owner: Owner) =>
   and(eq(billBeneficiaries.userId, owner.userId), eq(billBeneficiaries.environment, owner.environment));
-const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Beyond this many distinct biller names for one owner, a name filter tests every row instead. */
 const MAX_BILLER_NAMES_STEPPED = 500;
@@ -146,14 +146,16 @@ export const billStore = {
   async page(db: Executor, owner: Owner, query: BillRecordQuery, page: number, limit: number) {
     // A partial biller name matches among the owner's few distinct names first, so the list and its
     // total are ranges of the (owner, biller_name, …) index instead of a pattern test on every row.
-    const billerNames = query.billerName ? await billerNamesLike(db, owner, like(query.billerName)) : undefined;
+    const billerNames = query.billerName
+      ? await billerNamesLike(db, owner, containingPattern(query.billerName))
+      : undefined;
     if (billerNames?.length === 0) return { rows: [] as BillRecordRow[], total: 0 };
     const conditions: Array<SQL | undefined> = [
       recordsOf(owner),
       query.type ? eq(billRecords.type, query.type) : undefined,
       query.status ? eq(billRecords.status, query.status) : undefined,
       billerNames === 'scan'
-        ? ilike(billRecords.billerName, like(query.billerName ?? ''))
+        ? ilike(billRecords.billerName, containingPattern(query.billerName ?? ''))
         : billerNames
           ? inArray(billRecords.billerName, billerNames)
           : undefined,
@@ -162,7 +164,7 @@ export const billStore = {
       query.from ? gte(billRecords.createdAt, query.from) : undefined,
       query.to ? lt(billRecords.createdAt, query.to) : undefined,
       query.search
-        ? or(ilike(billRecords.reference, like(query.search)), ilike(billRecords.txRef, like(query.search)))
+        ? or(containsAnyCase(billRecords.reference, query.search), containsAnyCase(billRecords.txRef, query.search))
         : undefined,
       query.minAmount !== undefined ? gte(billRecords.amount, query.minAmount) : undefined,
       query.maxAmount !== undefined ? lte(billRecords.amount, query.maxAmount) : undefined,

@@ -1,6 +1,7 @@
-import { and, asc, count, desc, eq, gte, ilike, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { keysetPage, type Window } from '../../domain/keyset.js';
+import { containsAnyCase } from '../../domain/list-search.js';
 import { countedTotal } from '../../domain/list-totals.js';
 import { nearEndSlice } from '../../domain/offset-page.js';
 import { walletTransactions } from '../../db/wallet-schema.js';
@@ -28,7 +29,6 @@ const ownedBy = (owner: Owner) =>
 
 /** The owner's transactions that pass the filter: the one condition both list shapes share. */
 function filtered(owner: Owner, filter: TransactionFilter) {
-  const search = filter.search?.replace(/[\\%_]/g, (c) => `\\${c}`);
   const conditions: Array<SQL | undefined> = [
     ownedBy(owner),
     filter.type ? eq(walletTransactions.type, filter.type) : undefined,
@@ -37,7 +37,7 @@ function filtered(owner: Owner, filter: TransactionFilter) {
     filter.to ? lt(walletTransactions.createdAt, filter.to) : undefined,
     filter.minAmount !== undefined ? gte(walletTransactions.amount, filter.minAmount) : undefined,
     filter.maxAmount !== undefined ? lte(walletTransactions.amount, filter.maxAmount) : undefined,
-    search ? ilike(walletTransactions.reference, `%${search}%`) : undefined,
+    filter.search ? containsAnyCase(walletTransactions.reference, filter.search) : undefined,
   ];
   return and(...conditions);
 }
