@@ -2,7 +2,8 @@
  * The lists bench's rows, inserted by SQL in a few statements (the lists read them; nothing here
  * moves money): bill records and wallet transactions for each owner, `BENCH-<n>` / `TX-BENCH-<n>`
  * references for every owner alike (so a search term matches rows of every owner, as a partner's
- * reference prefix does in a real table), and every owner's rows spread over the same span of time.
+ * reference prefix does in a real table), every owner's rows spread over the same span of time, and
+ * amounts spread over their range apart from time and owner (the row's number times a prime).
  *
  * Rows go in in time order, all owners interleaved, as a table that grew over months holds them: a
  * large owner's rows are one in twenty of the heap's, not a block of their own, so a plan that visits
@@ -46,7 +47,7 @@ export async function seedPopulation(db: Database, owners: Owner[]): Promise<voi
     await tx.execute(sql`
       insert into bill_records (user_id, environment, reference, biller_code, item_code, customer, amount, fee, type, status, biller_name, provider, tx_ref, created_at, updated_at)
       select user_id, 'sandbox', 'BENCH-' || g, (array['BIL099','BIL100','BIL119','BIL200'])[1 + g % 4], 'AT099',
-        '0803' || lpad((g % 10000)::text, 7, '0'), (100 + g % 50000) * 100, 0,
+        '0803' || lpad((g % 10000)::text, 7, '0'), (100 + g * 7919 % 50000) * 100, 0,
         (array['AIRTIME','MOBILEDATA','CABLEBILLS','UTILITYBILLS'])[1 + g % 4]::bill_type,
         (array['SUCCESS','SUCCESS','SUCCESS','FAILED','PENDING'])[1 + g % 5]::bill_status,
         (array['MTN Airtime','Airtel Airtime','DStv','Ikeja Electric Prepaid'])[1 + g % 4], 'sandbox', 'SBX-FLYAPI-' || g,
@@ -58,7 +59,7 @@ export async function seedPopulation(db: Database, owners: Owner[]): Promise<voi
       select user_id, 'sandbox',
         (array['DEPOSIT','WITHDRAWAL','TRANSFER_IN','TRANSFER_OUT','BILL'])[1 + g % 5]::wallet_transaction_type,
         (array['COMPLETED','COMPLETED','COMPLETED','FAILED','PENDING'])[1 + (g / 5) % 5]::wallet_transaction_status,
-        (100 + g % 50000) * 100, 0, 'TX-BENCH-' || g, 'bench',
+        (100 + g * 7919 % 50000) * 100, 0, 'TX-BENCH-' || g, 'bench',
         now() - make_interval(secs => g * step * 60), now() - make_interval(secs => g * step * 60)
       from seed_owners, generate_series(1, n) g
       order by g * step desc`);

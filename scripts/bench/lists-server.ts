@@ -1,11 +1,11 @@
 /**
- * Server side of `npm run bench:lists`: the gateway with three users owning 100, 10,000 and 100,000
- * bill records and as many wallet transactions (BENCH_SIZES), plus a fourth user with the largest
- * number of each so the owner condition has rows to skip. With BENCH_POPULATION (rows of each table
- * in all) and BENCH_USERS, the rest of the population is spread evenly over that many users in all,
- * with the same reference patterns as the measured users' (so a search term matches rows of every
- * user, as a common prefix does in a real table). Rows are inserted by SQL (the lists read them;
- * nothing here moves money). Prints `{"ready":true,"pid":…,"port":…,"keys":{"100":"…",…}}`.
+ * Server side of `npm run bench:lists`: the gateway with users owning 100, 10,000 and 100,000 bill
+ * records and as many wallet transactions (BENCH_SIZES), plus one more user with the largest number
+ * of each so the owner condition has rows to skip. With BENCH_POPULATION (rows of each table in all)
+ * and BENCH_USERS, the rest of the population is spread evenly over that many users in all. Rows
+ * are inserted by SQL (scripts/bench/list-population.ts). A database that already holds the bench's
+ * users (kept by an earlier run) is measured as it is. Prints
+ * `{"ready":true,"pid":…,"port":…,"keys":{"100":"…",…}}`.
  */
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../../src/app.js';

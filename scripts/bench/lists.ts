@@ -1,19 +1,21 @@
 /**
  * npm run bench:lists [-- --db postgres|pglite --seconds 3 --sizes 100,10000,100000
- *                        --population 2000000 --users 1000 --matrix]
+ *                        --population 2000000 --users 1000 --matrix --keep --database <url>]
  *
- * `--population` and `--users`: the table holds that many rows of each list in all, over that many
- * users (the measured ones included). `--matrix`: beside the filters, every sort in both orders,
- * the first and last page at limit 20 and 100, and a broad search (a term in one reference of nine)
- * beside the selective one.
- *
- * The seed's paginated lists at 100 / 10,000 / 100,000 records for one user: GET /api/v1/bills/records
- * and GET /api/v1/transactions, newest page, last page, every filter and the search, each driven
- * for `seconds` by one connection (one request at a time: the latency a partner's page load sees,
- * not a queueing figure), reporting p50/p99, the time per request spent waiting on SQL (the
- * database's share, apart from HTTP and GraphQL), statements per request and the server's CPU µs
- * per request. The server
+ * The seed's paginated lists, GET /api/v1/bills/records and GET /api/v1/transactions, for users
+ * holding 100 / 10,000 / 100,000 records of each: every filter of each list (a selective and a broad
+ * search among them) and every sort of bill records in both orders, each at its first and its last
+ * page (numbered from the list's own exact total, printed beside it). `--matrix` takes every case at
+ * page size 20 and 100, else at 20. Each case is driven for `seconds` by one connection (one request
+ * at a time: the latency a partner's page load sees, not a queueing figure), reporting p50/p99, the
+ * time per request spent waiting on SQL (the database's share, apart from HTTP and GraphQL),
+ * statements per request and the server's CPU µs per request. The server
  * (scripts/bench/lists-server.ts) runs on CPU 0, this process on CPU 1.
+ *
+ * `--population` and `--users`: the tables hold that many rows of each list in all, over that many
+ * users (the measured ones included), interleaved in time order (scripts/bench/list-population.ts).
+ * PostgreSQL runs get a database of their own, dropped after the run; `--keep` keeps it and prints
+ * its URL, and `--database <url>` measures a kept one again without seeding.
  */
 import { benchArgs } from './harness/options.js';
 import { benchDatabase } from './database.js';

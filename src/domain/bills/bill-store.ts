@@ -4,7 +4,7 @@ import { billBeneficiaries, billRecords, billSchedules } from '../../db/bills-sc
 import type { Environment } from '../auth/permissions.js';
 import { containingPattern, containsAnyCase } from '../list-search.js';
 import { countedTotal } from '../list-totals.js';
-import { nearEndSlice } from '../offset-page.js';
+import { nearEndSlice, pageWithTotal } from '../offset-page.js';
 import type { BillRecordRow } from './bill-record.js';
 import type { BillType } from './bills-provider.js';
 
@@ -141,7 +141,8 @@ export const billStore = {
   /**
    * One page of records and the exact total. The total is counted first (from the index), so a
    * page in the back half is read from the far end, and only the page's own rows are fetched from
-   * the table (a deferred join): deep OFFSET pages stay cheap at 100,000 records.
+   * the table (a deferred join): deep OFFSET pages stay cheap at 100,000 records. A search reads
+   * its page and total in one pass over the owner's index entries (pageWithTotal).
    */
   async page(db: Executor, owner: Owner, query: BillRecordQuery, page: number, limit: number) {
     // A partial biller name matches among the owner's few distinct names first, so the list and its
@@ -174,26 +175,45 @@ export const billStore = {
       query.sortBy ?? 'createdAt'
     ];
     const ascending = query.sortOrder === 'ASC';
-    const total = onlyTypeAndStatus(query)
-      ? await countedTotal(db, 'bill_records', owner, query)
-      : Number((await db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where))[0]?.n ?? 0);
-    const slice = nearEndSlice(total, page, limit);
-    if (!slice) return { rows: [] as BillRecordRow[], total };
-    const read = ascending !== slice.reversed ? asc : desc;
-    const ids = db
-      .select({ id: billRecords.id })
-      .from(billRecords)
-      .where(where)
-      .orderBy(read(column), read(billRecords.id))
-      .limit(slice.limit)
-      .offset(slice.offset);
     const order = ascending ? asc : desc;
+    const count = async () =>
+      Number((await db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where))[0]?.n ?? 0);
+    const { ids, total } = query.search
+      ? // A search tests each of the owner's entries: the page and its total in one pass.
+        await pageWithTotal(
+          db
+            .select({ id: billRecords.id, total: sql<number>`count(*) over ()` })
+            .from(billRecords)
+            .where(where)
+            .orderBy(order(column), order(billRecords.id))
+            .limit(limit)
+            .offset((page - 1) * limit),
+          page,
+          count,
+        )
+      : nearEndIds(onlyTypeAndStatus(query) ? await countedTotal(db, 'bill_records', owner, query) : await count());
+    if (Array.isArray(ids) && ids.length === 0) return { rows: [] as BillRecordRow[], total };
     const rows = await db
       .select()
       .from(billRecords)
       .where(inArray(billRecords.id, ids))
       .orderBy(order(column), order(billRecords.id));
     return { rows, total };
+
+    /** The page's ids from the near end of the list (a subquery of the rows' statement), `total` counted beforehand. */
+    function nearEndIds(total: number) {
+      const slice = nearEndSlice(total, page, limit);
+      if (!slice) return { ids: [] as string[], total };
+      const read = ascending !== slice.reversed ? asc : desc;
+      const ids = db
+        .select({ id: billRecords.id })
+        .from(billRecords)
+        .where(where)
+        .orderBy(read(column), read(billRecords.id))
+        .limit(slice.limit)
+        .offset(slice.offset);
+      return { ids, total };
+    }
   },
 
   async insertSchedule(tx: Executor, row: typeof billSchedules.$inferInsert): Promise<BillScheduleRow> {
