@@ -15,6 +15,7 @@ import { systemClock } from '../../src/domain/clock.js';
 import { createServices } from '../../src/services.js';
 import { type Owner, seedPopulation } from './list-population.js';
 import { onEveryPoolQuery } from './pool-queries.js';
+import { statementPlans } from './statement-plans.js';
 
 const sizes = (process.env.BENCH_SIZES ?? '100,10000,100000').split(',').map(Number);
 const population = Number(process.env.BENCH_POPULATION ?? 0);
@@ -77,12 +78,14 @@ if (kept.length > 0) {
 // the driver can tell the database's share of a request from the HTTP and GraphQL layers'.
 let sqlMs = 0;
 let statements = 0;
+const plans = statementPlans();
 onEveryPoolQuery(
   services.db,
   (query) =>
     function (this: unknown, ...args: unknown[]) {
       const started = performance.now();
       statements += 1;
+      plans.record(query, this, args);
       const result = query.apply(this, args);
       void Promise.resolve(result)
         .catch(() => undefined)
@@ -98,6 +101,18 @@ app.get('/bench/sql', async () => {
   sqlMs = 0;
   statements = 0;
   return answer;
+});
+// GET /bench/plans/start, one request, then GET /bench/plans: that request's statements explained.
+app.get('/bench/plans/start', async () => {
+  plans.start();
+  return {};
+});
+app.get('/bench/plans', async () => {
+  try {
+    return { plans: await plans.explain() };
+  } catch (error) {
+    return { plans: [`explain failed: ${(error as Error).message}`] };
+  }
 });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(

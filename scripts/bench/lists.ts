@@ -32,6 +32,7 @@ const { values } = benchArgs({
     matrix: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     database: { type: 'string', default: '' },
+    plans: { type: 'boolean', default: false },
   },
 });
 
@@ -112,6 +113,7 @@ await onLoadCore(async () => {
     900_000,
   );
   const rows: string[] = [];
+  const planRows: string[] = [];
   try {
     for (const size of values.sizes!.split(',')) {
       const key = server.ready.keys[size]!;
@@ -138,6 +140,8 @@ await onLoadCore(async () => {
         const row = `| ${Number(size).toLocaleString('en')} | ${c.list} | ${c.name} | ${c.query ? `\`${c.query}\`` : ''} | ${c.limit} | ${c.end} (${page}) | ${total.toLocaleString('en')} | ${load.p50} | ${load.p99} | ${sqlPerRequest} | ${statementsPerRequest} | ${cpu} | ${load.errors} |`;
         rows.push(row);
         console.log(row);
+        if (values.plans)
+          planRows.push(await plansOf(server.ready.port, url, key, `${c.list} | ${c.name} | ${c.limit} | ${c.end}`));
       }
     }
   } finally {
@@ -152,7 +156,12 @@ await onLoadCore(async () => {
         : '') +
       '.\n\n' +
       '| records | list | query | parameters | limit | page | total | p50 ms | p99 ms | SQL ms/req | statements/req | gateway CPU µs/req | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n' +
-      rows.join('\n'),
+      rows.join('\n') +
+      (planRows.length
+        ? '\n\nPlans (EXPLAIN ANALYZE of each statement the request sent, in order):\n\n' +
+          '| list | query | limit | page | statements: scans, index entries read → kept, heap fetches; buffers |\n|---|---|---|---|---|\n' +
+          planRows.join('\n')
+        : ''),
   );
   process.exit(0);
 });
@@ -164,4 +173,12 @@ async function pageUrl(base: string, c: Case, key: string): Promise<{ url: strin
   const { data } = (await response.json()) as { data: { total: number; totalPages: number } };
   const page = c.end === 'last' ? Math.max(1, data.totalPages) : 1;
   return { url: page === 1 ? query : `${query}&page=${page}`, total: data.total };
+}
+
+/** One table row: the plans of the statements one request of `url` sends (PostgreSQL only). */
+async function plansOf(port: number, url: string, key: string, label: string): Promise<string> {
+  await fetch(`http://127.0.0.1:${port}/bench/plans/start`);
+  await fetch(url, { headers: { 'x-api-key': key } });
+  const { plans } = (await (await fetch(`http://127.0.0.1:${port}/bench/plans`)).json()) as { plans: string[] };
+  return `| ${label} | ${plans.map((p, i) => `${i + 1}. ${p}`).join('<br>')} |`;
 }
