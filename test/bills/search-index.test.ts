@@ -43,8 +43,7 @@ describe('list searches and filters: answered from the owner-and-date index alon
         ),
       );
       await tx.execute(sql.raw(`analyze ${bare}`));
-      for (const scan of ['seqscan', 'bitmapscan'])
-        await tx.execute(sql.raw(`set local enable_${scan} = off`));
+      for (const scan of ['seqscan', 'bitmapscan']) await tx.execute(sql.raw(`set local enable_${scan} = off`));
       const rows = await queryRows<{ 'QUERY PLAN': string }>(tx, sql.raw(`explain ${query.replaceAll(table, bare)}`));
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     });
