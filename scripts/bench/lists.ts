@@ -127,6 +127,9 @@ await onLoadCore(async () => {
           headers: { 'x-api-key': key },
           connections: 1,
         });
+        // Before the drives: a request of a drive can still be in flight when it ends.
+        if (values.plans)
+          planRows.push(await plansOf(server.ready.port, url, key, `${c.list} | ${c.name} | ${c.limit} | ${c.end}`));
         await target.drive(1);
         const sqlAt = `http://127.0.0.1:${server.ready.port}/bench/sql`;
         await fetch(sqlAt);
@@ -140,8 +143,6 @@ await onLoadCore(async () => {
         const row = `| ${Number(size).toLocaleString('en')} | ${c.list} | ${c.name} | ${c.query ? `\`${c.query}\`` : ''} | ${c.limit} | ${c.end} (${page}) | ${total.toLocaleString('en')} | ${load.p50} | ${load.p99} | ${sqlPerRequest} | ${statementsPerRequest} | ${cpu} | ${load.errors} |`;
         rows.push(row);
         console.log(row);
-        if (values.plans)
-          planRows.push(await plansOf(server.ready.port, url, key, `${c.list} | ${c.name} | ${c.limit} | ${c.end}`));
       }
     }
   } finally {
