@@ -99,6 +99,7 @@ await onLoadCore(async () => {
   const database = values.database
     ? { url: values.database, drop: async () => undefined }
     : await benchDatabase(values.db!);
+  // A server that fails to start (its seed, its migrations) must not leave the run's database behind.
   const server = await startServer<{ pid: number; port: number; keys: Record<string, string> }>(
     'scripts/bench/lists-server.ts',
     [],
@@ -111,7 +112,10 @@ await onLoadCore(async () => {
       BENCH_USERS: values.users!,
     },
     900_000,
-  );
+  ).catch(async (error: unknown) => {
+    if (!values.keep && !values.database) await database.drop();
+    throw error;
+  });
   const rows: string[] = [];
   const planRows: string[] = [];
   try {
