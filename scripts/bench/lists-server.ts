@@ -1,19 +1,21 @@
 /**
- * Server side of `npm run bench:lists`: the gateway with three users owning 100, 10,000 and 100,000
- * bill records and as many wallet transactions (BENCH_SIZES), plus a fourth user with the largest
- * number of each so the owner condition has rows to skip. With BENCH_POPULATION (rows of each table
- * in all) and BENCH_USERS, the rest of the population is spread evenly over that many users in all,
- * with the same reference patterns as the measured users' (so a search term matches rows of every
- * user, as a common prefix does in a real table). Rows are inserted by SQL (the lists read them;
- * nothing here moves money). Prints `{"ready":true,"pid":…,"port":…,"keys":{"100":"…",…}}`.
+ * Server side of `npm run bench:lists`: the gateway with users owning 100, 10,000 and 100,000 bill
+ * records and as many wallet transactions (BENCH_SIZES), plus one more user with the largest number
+ * of each so the owner condition has rows to skip. With BENCH_POPULATION (rows of each table in all)
+ * and BENCH_USERS, the rest of the population is spread evenly over that many users in all. Rows
+ * are inserted by SQL (scripts/bench/list-population.ts). A database that already holds the bench's
+ * users (kept by an earlier run) is measured as it is. Prints
+ * `{"ready":true,"pid":…,"port":…,"keys":{"100":"…",…}}`.
  */
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { openDatabase } from '../../src/db/client.js';
+import { openDatabase, queryRows } from '../../src/db/client.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { createServices } from '../../src/services.js';
+import { type Owner, seedPopulation } from './list-population.js';
 import { onEveryPoolQuery } from './pool-queries.js';
+import { statementPlans } from './statement-plans.js';
 
 const sizes = (process.env.BENCH_SIZES ?? '100,10000,100000').split(',').map(Number);
 const population = Number(process.env.BENCH_POPULATION ?? 0);
@@ -31,65 +33,59 @@ const database = await openDatabase(
 const services = createServices(config, database.db, systemClock, () => undefined);
 const stamp = Date.now();
 
-/** Seeds in statements of 10,000 rows: one statement of 100,000 can outlast the statement timeout on a busy machine. */
-async function seed(userId: string, records: number): Promise<void> {
-  for (let from = 1; from <= records; from += 10_000) await seedRange(userId, from, Math.min(records, from + 9_999));
-}
-
-async function seedRange(userId: string, first: number, last: number): Promise<void> {
-  await services.db.execute(sql`
-    insert into bill_records (user_id, environment, reference, biller_code, item_code, customer, amount, fee, type, status, biller_name, provider, tx_ref, created_at, updated_at)
-    select ${userId}, 'sandbox', 'BENCH-' || g, (array['BIL099','BIL100','BIL119','BIL200'])[1 + g % 4], 'AT099',
-      '0803' || lpad((g % 10000)::text, 7, '0'), (100 + g % 50000) * 100, 0,
-      (array['AIRTIME','MOBILEDATA','CABLEBILLS','UTILITYBILLS'])[1 + g % 4]::bill_type,
-      (array['SUCCESS','SUCCESS','SUCCESS','FAILED','PENDING'])[1 + g % 5]::bill_status,
-      (array['MTN Airtime','Airtel Airtime','DStv','Ikeja Electric Prepaid'])[1 + g % 4], 'sandbox', 'SBX-FLYAPI-' || g,
-      now() - (g || ' minutes')::interval, now() - ((g % 997) || ' minutes')::interval
-    from generate_series(${first}::int, ${last}::int) g`);
-  await services.db.execute(sql`
-    insert into wallet_transactions (user_id, environment, type, status, amount, fee, reference, description, created_at, updated_at)
-    select ${userId}, 'sandbox',
-      (array['DEPOSIT','WITHDRAWAL','TRANSFER_IN','TRANSFER_OUT','BILL'])[1 + g % 5]::wallet_transaction_type,
-      (array['COMPLETED','COMPLETED','COMPLETED','FAILED','PENDING'])[1 + (g / 5) % 5]::wallet_transaction_status,
-      (100 + g % 50000) * 100, 0, 'TX-BENCH-' || g, 'bench', now() - (g || ' minutes')::interval, now() - (g || ' minutes')::interval
-    from generate_series(${first}::int, ${last}::int) g`);
-}
-
 const keys: Record<string, string> = {};
-for (const size of sizes) {
-  const user = await services.users.createUser({ email: `lists-${size}-${stamp}@example.test` });
-  await seed(user.id, size);
-  keys[String(size)] = (
-    await services.apiKeys.create({ userId: user.id, name: 'bench', environment: 'sandbox', permission: 'READ_ONLY' })
-  ).key;
-}
-const other = await services.users.createUser({ email: `lists-other-${stamp}@example.test` });
-await seed(other.id, Math.max(...sizes));
-// The rest of the population over the rest of the users, a few users' rows per statement.
-const seeded = sizes.reduce((sum, size) => sum + size, 0) + Math.max(...sizes);
-const restUsers = Math.max(0, users - sizes.length - 1);
-if (population > seeded && restUsers > 0) {
-  const each = Math.floor((population - seeded) / restUsers);
-  const started = Date.now();
-  for (let i = 0; i < restUsers; i++) {
-    const user = await services.users.createUser({ email: `lists-crowd-${i}-${stamp}@example.test` });
-    await seed(user.id, each);
+const keyFor = async (userId: string) =>
+  (await services.apiKeys.create({ userId, name: 'bench', environment: 'sandbox', permission: 'READ_ONLY' })).key;
+// A database kept by an earlier run (`--keep`, then `--database`) is measured again as it is.
+const kept = await queryRows<{ id: string; email: string }>(
+  services.db,
+  sql`select id, email from users where email like 'lists-%' and email not like 'lists-crowd-%'`,
+);
+if (kept.length > 0) {
+  for (const size of sizes) {
+    const user = kept.find((u) => u.email.startsWith(`lists-${size}-`));
+    if (!user) throw new Error(`the kept database has no user with ${size} rows`);
+    keys[String(size)] = await keyFor(user.id);
   }
-  console.error(`seeded ${restUsers} more users with ${each} rows of each list in ${Date.now() - started} ms`);
+} else {
+  const owners: Owner[] = [];
+  for (const size of sizes) {
+    const user = await services.users.createUser({ email: `lists-${size}-${stamp}@example.test` });
+    owners.push({ userId: user.id, rows: size });
+    keys[String(size)] = await keyFor(user.id);
+  }
+  const other = await services.users.createUser({ email: `lists-other-${stamp}@example.test` });
+  owners.push({ userId: other.id, rows: Math.max(...sizes) });
+  // The rest of the population over the rest of the users, the remainder to the first few.
+  const seeded = owners.reduce((sum, o) => sum + o.rows, 0);
+  const restUsers = Math.max(0, users - sizes.length - 1);
+  if (population > seeded && restUsers > 0) {
+    const each = Math.floor((population - seeded) / restUsers);
+    const remainder = population - seeded - each * restUsers;
+    const crowd = await queryRows<{ id: string }>(
+      services.db,
+      sql`insert into users (email) select 'lists-crowd-' || i || '-' || ${stamp} || '@example.test'
+            from generate_series(1, ${restUsers}::int) i returning id`,
+    );
+    crowd.forEach(({ id }, i) => owners.push({ userId: id, rows: each + (i < remainder ? 1 : 0) }));
+  }
+  const started = Date.now();
+  await seedPopulation(services.db, owners);
+  const rows = owners.reduce((sum, o) => sum + o.rows, 0);
+  console.error(`seeded ${rows} rows of each list over ${owners.length} users in ${Date.now() - started} ms`);
 }
-// As autovacuum leaves tables in steady state: statistics, and the visibility map index-only scans need.
-await services.db.execute(sql`vacuum analyze bill_records`);
-await services.db.execute(sql`vacuum analyze wallet_transactions`);
 // Time spent waiting on SQL, summed over statements: GET /bench/sql answers it and starts over, so
 // the driver can tell the database's share of a request from the HTTP and GraphQL layers'.
 let sqlMs = 0;
 let statements = 0;
+const plans = statementPlans();
 onEveryPoolQuery(
   services.db,
   (query) =>
     function (this: unknown, ...args: unknown[]) {
       const started = performance.now();
       statements += 1;
+      plans.record(query, this, args);
       const result = query.apply(this, args);
       void Promise.resolve(result)
         .catch(() => undefined)
@@ -105,6 +101,18 @@ app.get('/bench/sql', async () => {
   sqlMs = 0;
   statements = 0;
   return answer;
+});
+// GET /bench/plans/start, one request, then GET /bench/plans: that request's statements explained.
+app.get('/bench/plans/start', async () => {
+  plans.start();
+  return {};
+});
+app.get('/bench/plans', async () => {
+  try {
+    return { plans: await plans.explain() };
+  } catch (error) {
+    return { plans: [`explain failed: ${(error as Error).message}`] };
+  }
 });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(

@@ -1,19 +1,21 @@
 /**
  * npm run bench:lists [-- --db postgres|pglite --seconds 3 --sizes 100,10000,100000
- *                        --population 2000000 --users 1000 --matrix]
+ *                        --population 2000000 --users 1000 --matrix --keep --database <url>]
  *
- * `--population` and `--users`: the table holds that many rows of each list in all, over that many
- * users (the measured ones included). `--matrix`: beside the filters, every sort in both orders,
- * the first and last page at limit 20 and 100, and a broad search (a term in one reference of nine)
- * beside the selective one.
- *
- * The seed's paginated lists at 100 / 10,000 / 100,000 records for one user: GET /api/v1/bills/records
- * and GET /api/v1/transactions, newest page, last page, every filter and the search, each driven
- * for `seconds` by one connection (one request at a time: the latency a partner's page load sees,
- * not a queueing figure), reporting p50/p99, the time per request spent waiting on SQL (the
- * database's share, apart from HTTP and GraphQL), statements per request and the server's CPU µs
- * per request. The server
+ * The seed's paginated lists, GET /api/v1/bills/records and GET /api/v1/transactions, for users
+ * holding 100 / 10,000 / 100,000 records of each: every filter of each list (a selective and a broad
+ * search among them) and every sort of bill records in both orders, each at its first and its last
+ * page (numbered from the list's own exact total, printed beside it). `--matrix` takes every case at
+ * page size 20 and 100, else at 20. Each case is driven for `seconds` by one connection (one request
+ * at a time: the latency a partner's page load sees, not a queueing figure), reporting p50/p99, the
+ * time per request spent waiting on SQL (the database's share, apart from HTTP and GraphQL),
+ * statements per request and the server's CPU µs per request. The server
  * (scripts/bench/lists-server.ts) runs on CPU 0, this process on CPU 1.
+ *
+ * `--population` and `--users`: the tables hold that many rows of each list in all, over that many
+ * users (the measured ones included), interleaved in time order (scripts/bench/list-population.ts).
+ * PostgreSQL runs get a database of their own, dropped after the run; `--keep` keeps it and prints
+ * its URL, and `--database <url>` measures a kept one again without seeding.
  */
 import { benchArgs } from './harness/options.js';
 import { benchDatabase } from './database.js';
@@ -28,58 +30,76 @@ const { values } = benchArgs({
     population: { type: 'string', default: '0' },
     users: { type: 'string', default: '0' },
     matrix: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    database: { type: 'string', default: '' },
+    plans: { type: 'boolean', default: false },
   },
 });
 
 const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
-/** [list, name, query string]; `LAST` is replaced by the last page number. */
-const QUERIES: Array<[string, string, string]> = [
-  ['bills', 'newest page', ''],
-  ['bills', 'last page', '?page=LAST'],
-  ['bills', 'middle page, limit 100', '?page=MIDDLE&limit=100'],
-  ['bills', 'type', '?type=AIRTIME'],
-  ['bills', 'status', '?status=FAILED'],
-  ['bills', 'type + status, last page', '?type=CABLEBILLS&status=PENDING&page=LAST'],
-  ['bills', 'biller code', '?billerCode=BIL119'],
-  ['bills', 'biller name, partial', '?billerName=airtel'],
-  ['bills', 'customer', '?customer=08030004242'],
-  ['bills', 'date range (one day)', `?startDate=${day}&endDate=${day}`],
-  ['bills', 'amount range by amount', '?minAmount=1000&maxAmount=2000&sortBy=amount&sortOrder=ASC'],
-  ['bills', 'sorted by updatedAt, last page', '?sortBy=updatedAt&page=LAST'],
-  ['bills', 'search reference / txRef', '?search=BENCH-4242'],
-  ['transactions', 'newest page', ''],
-  ['transactions', 'last page', '?page=LAST'],
-  ['transactions', 'type + status', '?type=TRANSFER_OUT&status=FAILED'],
-  ['transactions', 'date range (one day)', `?from=${day}&to=${day}`],
-  ['transactions', 'amount range', '?minAmount=1000&maxAmount=2000'],
-  ['transactions', 'search reference', '?search=BENCH-4242'],
-];
-/** The rest of the matrix: sorts, page sizes and ends, and a broad search. */
-const MATRIX: Array<[string, string, string]> = [
-  ...(['createdAt', 'updatedAt', 'amount'] as const).flatMap((sortBy) =>
-    (['DESC', 'ASC'] as const).flatMap((order) =>
-      (['', 'LAST'] as const).map((end): [string, string, string] => [
-        'bills',
-        `sorted by ${sortBy} ${order}, ${end ? 'last' : 'first'} page`,
-        `?sortBy=${sortBy}&sortOrder=${order}${end ? '&page=LAST' : ''}`,
-      ]),
-    ),
-  ),
-  ['bills', 'first page, limit 100', '?limit=100'],
-  ['bills', 'last page, limit 100', '?page=LAST&limit=100'],
-  ['bills', 'search, broad (1 in 9), first page', '?search=BENCH-1'],
-  ['bills', 'search, broad (1 in 9), last page', '?search=BENCH-1&page=LAST'],
-  ['bills', 'search, selective, limit 100', '?search=BENCH-4242&limit=100'],
-  ['transactions', 'first page, limit 100', '?limit=100'],
-  ['transactions', 'last page, limit 100', '?page=LAST&limit=100'],
-  ['transactions', 'status, last page', '?status=PENDING&page=LAST'],
-  ['transactions', 'search, broad (1 in 9), first page', '?search=BENCH-1'],
-  ['transactions', 'search, broad (1 in 9), last page', '?search=BENCH-1&page=LAST'],
-];
+/** Every filter of each list, by name: [name, query parameters]. */
+const FILTERS: Record<string, Array<[string, string]>> = {
+  bills: [
+    ['no filter', ''],
+    ['type', 'type=AIRTIME'],
+    ['status', 'status=FAILED'],
+    ['type + status', 'type=CABLEBILLS&status=PENDING'],
+    ['biller name, partial', 'billerName=airtel'],
+    ['biller code', 'billerCode=BIL119'],
+    ['customer', 'customer=08030004242'],
+    ['date range (one day)', `startDate=${day}&endDate=${day}`],
+    ['amount range', 'minAmount=1000&maxAmount=2000'],
+    ['search, selective', 'search=BENCH-4242'],
+    ['search, broad (1 in 9)', 'search=BENCH-1'],
+  ],
+  transactions: [
+    ['no filter', ''],
+    ['type', 'type=DEPOSIT'],
+    ['status', 'status=PENDING'],
+    ['type + status', 'type=TRANSFER_OUT&status=FAILED'],
+    ['date range (one day)', `from=${day}&to=${day}`],
+    ['amount range', 'minAmount=1000&maxAmount=2000'],
+    ['search, selective', 'search=BENCH-4242'],
+    ['search, broad (1 in 9)', 'search=BENCH-1'],
+  ],
+};
+/** The bill records' sorts beside the default (createdAt DESC); wallet transactions have one order. */
+const SORTS: Array<[string, string]> = (['createdAt', 'updatedAt', 'amount'] as const)
+  .flatMap((by) =>
+    (['DESC', 'ASC'] as const).map((order): [string, string] => [`${by} ${order}`, `sortBy=${by}&sortOrder=${order}`]),
+  )
+  .filter(([name]) => name !== 'createdAt DESC');
+
+interface Case {
+  list: string;
+  name: string;
+  /** The query's own parameters, without page and limit. */
+  query: string;
+  end: 'first' | 'last';
+  limit: number;
+}
+
+/**
+ * The cases: every filter of each list and every sort of bill records, each at its first and last
+ * page; `--matrix` takes each at page size 20 and 100, else at 20 only.
+ */
+function cases(matrix: boolean): Case[] {
+  const limits = matrix ? [20, 100] : [20];
+  const queries = [
+    ...Object.entries(FILTERS).flatMap(([list, filters]) => filters.map(([name, query]) => ({ list, name, query }))),
+    ...SORTS.map(([name, query]) => ({ list: 'bills', name: `sorted by ${name}`, query })),
+  ];
+  return queries.flatMap((q) =>
+    (['first', 'last'] as const).flatMap((end) => limits.map((limit): Case => ({ ...q, end, limit }))),
+  );
+}
 const PATHS: Record<string, string> = { bills: '/api/v1/bills/records', transactions: '/api/v1/transactions' };
 
 await onLoadCore(async () => {
-  const database = await benchDatabase(values.db!);
+  const database = values.database
+    ? { url: values.database, drop: async () => undefined }
+    : await benchDatabase(values.db!);
+  // A server that fails to start (its seed, its migrations) must not leave the run's database behind.
   const server = await startServer<{ pid: number; port: number; keys: Record<string, string> }>(
     'scripts/bench/lists-server.ts',
     [],
@@ -92,15 +112,28 @@ await onLoadCore(async () => {
       BENCH_USERS: values.users!,
     },
     900_000,
-  );
+  ).catch(async (error: unknown) => {
+    if (!values.keep && !values.database) await database.drop();
+    throw error;
+  });
   const rows: string[] = [];
+  const planRows: string[] = [];
   try {
     for (const size of values.sizes!.split(',')) {
       const key = server.ready.keys[size]!;
-      for (const [list, name, query] of values.matrix ? [...QUERIES, ...MATRIX] : QUERIES) {
-        if (values.only && !`${list} ${name}`.includes(values.only)) continue;
-        const url = await resolvePages(`http://127.0.0.1:${server.ready.port}${PATHS[list]}`, query, key);
-        const target = httpTarget({ name, pid: server.pid, url, headers: { 'x-api-key': key }, connections: 1 });
+      for (const c of cases(values.matrix!)) {
+        if (values.only && !`${c.list} ${c.name}`.includes(values.only)) continue;
+        const { url, total } = await pageUrl(`http://127.0.0.1:${server.ready.port}${PATHS[c.list]}`, c, key);
+        const target = httpTarget({
+          name: c.name,
+          pid: server.pid,
+          url,
+          headers: { 'x-api-key': key },
+          connections: 1,
+        });
+        // Before the drives: a request of a drive can still be in flight when it ends.
+        if (values.plans)
+          planRows.push(await plansOf(server.ready.port, url, key, `${c.list} | ${c.name} | ${c.limit} | ${c.end}`));
         await target.drive(1);
         const sqlAt = `http://127.0.0.1:${server.ready.port}/bench/sql`;
         await fetch(sqlAt);
@@ -110,14 +143,16 @@ await onLoadCore(async () => {
         const spent = (await (await fetch(sqlAt)).json()) as { sqlMs: number; statements: number };
         const sqlPerRequest = (spent.sqlMs / Math.max(1, load.requests)).toFixed(1);
         const statementsPerRequest = (spent.statements / Math.max(1, load.requests)).toFixed(1);
-        const row = `| ${Number(size).toLocaleString('en')} | ${list} | ${name} | \`${url.slice(url.indexOf('?')).replace(/^[^?].*/, '') || '(none)'}\` | ${load.p50} | ${load.p99} | ${sqlPerRequest} | ${statementsPerRequest} | ${cpu} | ${load.errors} |`;
+        const page = url.match(/[?&]page=(\d+)/)?.[1] ?? '1';
+        const row = `| ${Number(size).toLocaleString('en')} | ${c.list} | ${c.name} | ${c.query ? `\`${c.query}\`` : ''} | ${c.limit} | ${c.end} (${page}) | ${total.toLocaleString('en')} | ${load.p50} | ${load.p99} | ${sqlPerRequest} | ${statementsPerRequest} | ${cpu} | ${load.errors} |`;
         rows.push(row);
         console.log(row);
       }
     }
   } finally {
     await server.stop();
-    await database.drop();
+    if (values.keep || values.database) console.error(`kept the bench database: ${database.url}`);
+    else await database.drop();
   }
   console.log(
     `\nMeasured ${machineLine()}; database ${values.db}; ${values.seconds} s per query, one connection` +
@@ -125,24 +160,30 @@ await onLoadCore(async () => {
         ? `; ${Number(values.population).toLocaleString('en')} rows of each list over ${values.users} users`
         : '') +
       '.\n\n' +
-      '| records | list | query | parameters | p50 ms | p99 ms | SQL ms/req | statements/req | gateway CPU µs/req | errors |\n|---|---|---|---|---|---|---|---|---|---|\n' +
-      rows.join('\n'),
+      '| records | list | query | parameters | limit | page | total | p50 ms | p99 ms | SQL ms/req | statements/req | gateway CPU µs/req | errors |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n' +
+      rows.join('\n') +
+      (planRows.length
+        ? '\n\nPlans (EXPLAIN ANALYZE of each statement the request sent, in order):\n\n' +
+          '| list | query | limit | page | statements: scans, index entries read → kept, heap fetches; buffers |\n|---|---|---|---|---|\n' +
+          planRows.join('\n')
+        : ''),
   );
   process.exit(0);
 });
 
-/** Replaces LAST / MIDDLE with real page numbers, from the list's own exact total. */
-async function resolvePages(base: string, query: string, key: string): Promise<string> {
-  if (!/LAST|MIDDLE/.test(query)) return `${base}${query}`;
-  const limit = Number(query.match(/limit=(\d+)/)?.[1] ?? 20);
-  const probe = query
-    .replace(/&?(page|limit)=[A-Z0-9]+/g, '')
-    .replace(/^\?&/, '?')
-    .replace(/^\?$/, '');
-  const response = await fetch(`${base}${probe}${probe.includes('?') ? '&' : '?'}limit=${limit}`, {
-    headers: { 'x-api-key': key },
-  });
-  const { data } = (await response.json()) as { data: { totalPages: number } };
-  const last = Math.max(1, data.totalPages);
-  return `${base}${query.replace('LAST', String(last)).replace('MIDDLE', String(Math.max(1, Math.floor(last / 2))))}`;
+/** The case's URL, its last page numbered from the list's own exact total, and that total. */
+async function pageUrl(base: string, c: Case, key: string): Promise<{ url: string; total: number }> {
+  const query = `${base}?${c.query ? `${c.query}&` : ''}limit=${c.limit}`;
+  const response = await fetch(query, { headers: { 'x-api-key': key } });
+  const { data } = (await response.json()) as { data: { total: number; totalPages: number } };
+  const page = c.end === 'last' ? Math.max(1, data.totalPages) : 1;
+  return { url: page === 1 ? query : `${query}&page=${page}`, total: data.total };
+}
+
+/** One table row: the plans of the statements one request of `url` sends (PostgreSQL only). */
+async function plansOf(port: number, url: string, key: string, label: string): Promise<string> {
+  await fetch(`http://127.0.0.1:${port}/bench/plans/start`);
+  await fetch(url, { headers: { 'x-api-key': key } });
+  const { plans } = (await (await fetch(`http://127.0.0.1:${port}/bench/plans`)).json()) as { plans: string[] };
+  return `| ${label} | ${plans.map((p, i) => `${i + 1}. ${p}`).join('<br>')} |`;
 }

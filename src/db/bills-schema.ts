@@ -42,7 +42,8 @@ export const billRecords = pgTable(
     uniqueIndex('bill_records_owner_reference_key').on(t.userId, t.environment, t.reference),
     // The list's indexes: one per filter and sort, each ending in the list's order (sort column, id),
     // so a page is a range of one index and its exact total an index-only count (see records()).
-    index('bill_records_owner_created_id_idx').on(t.userId, t.environment, t.createdAt, t.id),
+    // The default order's index, (owner, created_at, id) with the searched and filtered columns, is
+    // written in SQL (migration 0043_list_search_covering_indexes): drizzle has no INCLUDE.
     index('bill_records_owner_updated_id_idx').on(t.userId, t.environment, t.updatedAt, t.id),
     index('bill_records_owner_amount_id_idx').on(t.userId, t.environment, t.amount, t.id),
     index('bill_records_owner_type_status_created_idx').on(

@@ -137,8 +137,8 @@ export const walletTransactions = pgTable(
   (t) => [
     uniqueIndex('wallet_transactions_owner_reference_key').on(t.userId, t.environment, t.reference),
     // The list's indexes, each ending in its order (created_at, id): pages are index ranges and
-    // exact totals index-only counts, per filter.
-    index('wallet_transactions_owner_created_id_idx').on(t.userId, t.environment, t.createdAt, t.id),
+    // exact totals index-only counts, per filter. The plain (owner, created_at, id) one, with the
+    // searched and filtered columns, is written in SQL (migration 0043_list_search_covering_indexes).
     index('wallet_transactions_owner_type_status_created_idx').on(
       t.userId,
       t.environment,

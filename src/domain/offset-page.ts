@@ -21,3 +21,20 @@ export function nearEndSlice(total: number, page: number, limit: number): Slice 
   const fromEnd = total - offset - take;
   return fromEnd < offset ? { offset: fromEnd, limit: take, reversed: true } : { offset, limit: take, reversed: false };
 }
+
+/**
+ * A page whose filter must test every one of the owner's entries anyway (a search: no index orders
+ * its matches), read in one statement that also counts them: `count(*) over ()` beside each id, so
+ * the owner's entries are read once, not once for the total and again for the page. `rows` is that
+ * statement at the page's offset; `countAll` counts when the page is past the end (no row to carry
+ * the total). Page 1 with no row means no match at all.
+ */
+export async function pageWithTotal(
+  rows: Promise<Array<{ id: string; total: number | string }>>,
+  page: number,
+  countAll: () => Promise<number>,
+): Promise<{ ids: string[]; total: number }> {
+  const found = await rows;
+  if (found.length > 0) return { ids: found.map((r) => r.id), total: Number(found[0]!.total) };
+  return { ids: [], total: page === 1 ? 0 : await countAll() };
+}

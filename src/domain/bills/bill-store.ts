@@ -2,8 +2,9 @@ import { and, asc, desc, eq, gte, ilike, inArray, lt, lte, or, type SQL, sql } f
 import { type Executor, queryRows } from '../../db/client.js';
 import { billBeneficiaries, billRecords, billSchedules } from '../../db/bills-schema.js';
 import type { Environment } from '../auth/permissions.js';
+import { containingPattern, containsAnyCase } from '../list-search.js';
 import { countedTotal } from '../list-totals.js';
-import { nearEndSlice } from '../offset-page.js';
+import { nearEndSlice, pageWithTotal } from '../offset-page.js';
 import type { BillRecordRow } from './bill-record.js';
 import type { BillType } from './bills-provider.js';
 
@@ -32,7 +33,6 @@ const schedulesOf = (owner: Owner) =>
   and(eq(billSchedules.userId, owner.userId), eq(billSchedules.environment, owner.environment));
 const beneficiariesOf = (owner: Owner) =>
   and(eq(billBeneficiaries.userId, owner.userId), eq(billBeneficiaries.environment, owner.environment));
-const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Beyond this many distinct biller names for one owner, a name filter tests every row instead. */
 const MAX_BILLER_NAMES_STEPPED = 500;
@@ -141,19 +141,22 @@ export const billStore = {
   /**
    * One page of records and the exact total. The total is counted first (from the index), so a
    * page in the back half is read from the far end, and only the page's own rows are fetched from
-   * the table (a deferred join): deep OFFSET pages stay cheap at 100,000 records.
+   * the table (a deferred join): deep OFFSET pages stay cheap at 100,000 records. A search reads
+   * its page and total in one pass over the owner's index entries (pageWithTotal).
    */
   async page(db: Executor, owner: Owner, query: BillRecordQuery, page: number, limit: number) {
     // A partial biller name matches among the owner's few distinct names first, so the list and its
     // total are ranges of the (owner, biller_name, …) index instead of a pattern test on every row.
-    const billerNames = query.billerName ? await billerNamesLike(db, owner, like(query.billerName)) : undefined;
+    const billerNames = query.billerName
+      ? await billerNamesLike(db, owner, containingPattern(query.billerName))
+      : undefined;
     if (billerNames?.length === 0) return { rows: [] as BillRecordRow[], total: 0 };
     const conditions: Array<SQL | undefined> = [
       recordsOf(owner),
       query.type ? eq(billRecords.type, query.type) : undefined,
       query.status ? eq(billRecords.status, query.status) : undefined,
       billerNames === 'scan'
-        ? ilike(billRecords.billerName, like(query.billerName ?? ''))
+        ? ilike(billRecords.billerName, containingPattern(query.billerName ?? ''))
         : billerNames
           ? inArray(billRecords.billerName, billerNames)
           : undefined,
@@ -162,7 +165,7 @@ export const billStore = {
       query.from ? gte(billRecords.createdAt, query.from) : undefined,
       query.to ? lt(billRecords.createdAt, query.to) : undefined,
       query.search
-        ? or(ilike(billRecords.reference, like(query.search)), ilike(billRecords.txRef, like(query.search)))
+        ? or(containsAnyCase(billRecords.reference, query.search), containsAnyCase(billRecords.txRef, query.search))
         : undefined,
       query.minAmount !== undefined ? gte(billRecords.amount, query.minAmount) : undefined,
       query.maxAmount !== undefined ? lte(billRecords.amount, query.maxAmount) : undefined,
@@ -172,26 +175,45 @@ export const billStore = {
       query.sortBy ?? 'createdAt'
     ];
     const ascending = query.sortOrder === 'ASC';
-    const total = onlyTypeAndStatus(query)
-      ? await countedTotal(db, 'bill_records', owner, query)
-      : Number((await db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where))[0]?.n ?? 0);
-    const slice = nearEndSlice(total, page, limit);
-    if (!slice) return { rows: [] as BillRecordRow[], total };
-    const read = ascending !== slice.reversed ? asc : desc;
-    const ids = db
-      .select({ id: billRecords.id })
-      .from(billRecords)
-      .where(where)
-      .orderBy(read(column), read(billRecords.id))
-      .limit(slice.limit)
-      .offset(slice.offset);
     const order = ascending ? asc : desc;
+    const count = async () =>
+      Number((await db.select({ n: sql<number>`count(*)::int` }).from(billRecords).where(where))[0]?.n ?? 0);
+    const { ids, total } = query.search
+      ? // A search tests each of the owner's entries: the page and its total in one pass.
+        await pageWithTotal(
+          db
+            .select({ id: billRecords.id, total: sql<number>`count(*) over ()` })
+            .from(billRecords)
+            .where(where)
+            .orderBy(order(column), order(billRecords.id))
+            .limit(limit)
+            .offset((page - 1) * limit),
+          page,
+          count,
+        )
+      : nearEndIds(onlyTypeAndStatus(query) ? await countedTotal(db, 'bill_records', owner, query) : await count());
+    if (Array.isArray(ids) && ids.length === 0) return { rows: [] as BillRecordRow[], total };
     const rows = await db
       .select()
       .from(billRecords)
       .where(inArray(billRecords.id, ids))
       .orderBy(order(column), order(billRecords.id));
     return { rows, total };
+
+    /** The page's ids from the near end of the list (a subquery of the rows' statement), `total` counted beforehand. */
+    function nearEndIds(total: number) {
+      const slice = nearEndSlice(total, page, limit);
+      if (!slice) return { ids: [] as string[], total };
+      const read = ascending !== slice.reversed ? asc : desc;
+      const ids = db
+        .select({ id: billRecords.id })
+        .from(billRecords)
+        .where(where)
+        .orderBy(read(column), read(billRecords.id))
+        .limit(slice.limit)
+        .offset(slice.offset);
+      return { ids, total };
+    }
   },
 
   async insertSchedule(tx: Executor, row: typeof billSchedules.$inferInsert): Promise<BillScheduleRow> {

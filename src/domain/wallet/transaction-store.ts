@@ -1,8 +1,9 @@
-import { and, asc, count, desc, eq, gte, ilike, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { keysetPage, type Window } from '../../domain/keyset.js';
+import { containsAnyCase } from '../../domain/list-search.js';
 import { countedTotal } from '../../domain/list-totals.js';
-import { nearEndSlice } from '../../domain/offset-page.js';
+import { nearEndSlice, pageWithTotal } from '../../domain/offset-page.js';
 import { walletTransactions } from '../../db/wallet-schema.js';
 import type { Environment } from '../auth/permissions.js';
 
@@ -28,7 +29,6 @@ const ownedBy = (owner: Owner) =>
 
 /** The owner's transactions that pass the filter: the one condition both list shapes share. */
 function filtered(owner: Owner, filter: TransactionFilter) {
-  const search = filter.search?.replace(/[\\%_]/g, (c) => `\\${c}`);
   const conditions: Array<SQL | undefined> = [
     ownedBy(owner),
     filter.type ? eq(walletTransactions.type, filter.type) : undefined,
@@ -37,7 +37,7 @@ function filtered(owner: Owner, filter: TransactionFilter) {
     filter.to ? lt(walletTransactions.createdAt, filter.to) : undefined,
     filter.minAmount !== undefined ? gte(walletTransactions.amount, filter.minAmount) : undefined,
     filter.maxAmount !== undefined ? lte(walletTransactions.amount, filter.maxAmount) : undefined,
-    search ? ilike(walletTransactions.reference, `%${search}%`) : undefined,
+    filter.search ? containsAnyCase(walletTransactions.reference, filter.search) : undefined,
   ];
   return and(...conditions);
 }
@@ -93,26 +93,47 @@ export const transactionStore = {
     return row;
   },
 
-  /** An OFFSET page with its exact total, cheap at any depth (see offset-page.ts). */
+  /**
+   * An OFFSET page with its exact total, cheap at any depth (see offset-page.ts); a search's page
+   * and total in one pass over the owner's index entries (pageWithTotal).
+   */
   async page(db: Executor, owner: Owner, filter: TransactionFilter, page: number, limit: number) {
     const where = filtered(owner, filter);
-    const total = await transactionStore.count(db, owner, filter);
-    const slice = nearEndSlice(total, page, limit);
-    if (!slice) return { rows: [], total };
-    const read = slice.reversed ? asc : desc;
-    const ids = db
-      .select({ id: walletTransactions.id })
-      .from(walletTransactions)
-      .where(where)
-      .orderBy(read(walletTransactions.createdAt), read(walletTransactions.id))
-      .limit(slice.limit)
-      .offset(slice.offset);
+    const { ids, total } = filter.search
+      ? await pageWithTotal(
+          db
+            .select({ id: walletTransactions.id, total: sql<number>`count(*) over ()` })
+            .from(walletTransactions)
+            .where(where)
+            .orderBy(desc(walletTransactions.createdAt), desc(walletTransactions.id))
+            .limit(limit)
+            .offset((page - 1) * limit),
+          page,
+          () => transactionStore.count(db, owner, filter),
+        )
+      : nearEndIds(await transactionStore.count(db, owner, filter));
+    if (Array.isArray(ids) && ids.length === 0) return { rows: [], total };
     const rows = await db
       .select()
       .from(walletTransactions)
       .where(inArray(walletTransactions.id, ids))
       .orderBy(desc(walletTransactions.createdAt), desc(walletTransactions.id));
     return { rows, total };
+
+    /** The page's ids from the near end of the list (a subquery of the rows' statement). */
+    function nearEndIds(total: number) {
+      const slice = nearEndSlice(total, page, limit);
+      if (!slice) return { ids: [] as string[], total };
+      const read = slice.reversed ? asc : desc;
+      const ids = db
+        .select({ id: walletTransactions.id })
+        .from(walletTransactions)
+        .where(where)
+        .orderBy(read(walletTransactions.createdAt), read(walletTransactions.id))
+        .limit(slice.limit)
+        .offset(slice.offset);
+      return { ids, total };
+    }
   },
 
   /** A cursor window of the same list, newest first. */
