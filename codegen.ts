@@ -70,6 +70,8 @@ const config: CodegenConfig = {
           EvmBalance: '../../domain/evm/evm-reads.js#EvmBalanceView',
           EvmPortfolio: '../../domain/evm/evm-reads.js#EvmPortfolioView',
           EvmTransfer: '../../domain/evm/evm-send-view.js#EvmSendView',
+          EvmSwapQuote: '../../domain/evm/evm-exchange-provider.js#EvmSwapQuoteView',
+          EvmSwapResult: '../../domain/evm/evm-swap-legs.js#EvmSwapResult',
           Transaction: '../../domain/activity/activity.js#Activity',
           TransactionConnection: '../connections.js#TransactionConnectionModel',
           WalletTransactionConnection: '../connections.js#WalletTransactionConnectionModel',

@@ -96,6 +96,10 @@ import { evmFamily } from './domain/evm/evm-family.js';
 import { EvmIncoming } from './domain/evm/evm-incoming.js';
 import { EvmReads } from './domain/evm/evm-reads.js';
 import { EvmTransfers } from './domain/evm/evm-transfers.js';
+import { EvmExchange } from './domain/evm/evm-exchange.js';
+import { sandboxUniswap } from './domain/evm/evm-exchange-provider.js';
+import { evmSandboxMarketMakers } from './domain/evm/sandbox-market-makers.js';
+import { EVM_NETWORKS } from './domain/evm/networks.js';
 import { EvmWallets } from './domain/evm/evm-wallets.js';
 import { lazySandboxEvmChains } from './domain/evm/sandbox-lazy-chains.js';
 import { solanaFamily } from './domain/solana/solana-family.js';
@@ -208,6 +212,8 @@ export interface Services {
   /** Networks, balances and portfolio of the EVM wallet. */
   evmReads: EvmReads;
   evmTransfers: EvmTransfers;
+  /** EVM quotes and swaps (the sandbox's Uniswap V2 pools). */
+  evmExchange: EvmExchange;
   /** Token arrivals at custodial EVM wallets, told once. */
   evmIncoming: EvmIncoming;
   /** The scheduled ledger invariant check and its latest result. */
@@ -416,6 +422,9 @@ export function createServices(
     solanaTokens,
     config.SOLANA_CONFIRM_WAIT_MS,
   );
+  // The sandbox's EVM chains, one per network, built on first use and shared by every instance
+  // through the database; each network used is watched for token arrivals from then on.
+  const sandboxEvm = lazySandboxEvmChains(db, { onMined: () => evmIncoming.ring() });
   const reconciliation = new Reconciliation(
     db,
     clock,
@@ -424,7 +433,10 @@ export function createServices(
       bills: { sandbox: sandboxBills, production: productionBills },
       offramp: { production: paycrest },
       chains: Object.values(rpcChains),
-      sandboxMarketMakers: SOLANA_NETWORKS.map((network) => sandboxMarketMakers(sandboxChain(network))),
+      sandboxMarketMakers: [
+        ...SOLANA_NETWORKS.map((network) => sandboxMarketMakers(sandboxChain(network))),
+        ...EVM_NETWORKS.map((network) => evmSandboxMarketMakers(network, () => sandboxEvm.chainFor(network))),
+      ],
       ledgerChains: SOLANA_NETWORKS.map((network) => sandboxLedgerBalances(sandboxChains, network)),
     }),
     {
@@ -480,14 +492,15 @@ export function createServices(
   );
   // EVM wallets share the Solana keys' master keyrings (chain/keyring.ts; their AAD names the family).
   const evmWallets = new EvmWallets(db, (environment) => keyrings[environment]);
-  // The sandbox's EVM chains, one per network, built on first use and shared by every instance
-  // through the database; each network used is watched for token arrivals from then on.
-  const sandboxEvm = lazySandboxEvmChains(db, { onMined: () => evmIncoming.ring() });
   const evmChains: EvmChains = new EvmChains(
     (network) => sandboxEvm.chainFor(network),
     (network) => evmIncoming.watch('sandbox', network),
   );
   const evmIncoming = new EvmIncoming(db, clock, evmChains, evmWallets);
+  const evmTransfers = new EvmTransfers(db, clock, idempotency, evmWallets, evmChains, config.SOLANA_CONFIRM_WAIT_MS);
+  // EVM swaps run on the sandbox's Uniswap V2 pools; production has no EVM exchange yet (503).
+  const sandboxEvmExchange = sandboxUniswap((network) => evmChains.sandboxFor(network));
+  const evmExchangeOf = (environment: Environment) => (environment === 'sandbox' ? sandboxEvmExchange : undefined);
   const customers = new CustomerService(db, clock);
   const offramp = new OfframpService(db, clockFor, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
@@ -503,11 +516,15 @@ export function createServices(
     ledgerCheck: new LedgerCheck(db, clock),
     statements: new WalletStatements(db),
     auditLog: new AuditLog(db),
-    chainFamilies: new ChainFamilies([solanaFamily(solanaChains, exchangeProvider), evmFamily(evmChains)]),
+    chainFamilies: new ChainFamilies([
+      solanaFamily(solanaChains, exchangeProvider),
+      evmFamily(evmChains, evmExchangeOf),
+    ]),
     evmWallets,
     evmChains,
     evmReads: new EvmReads(evmWallets, evmChains),
-    evmTransfers: new EvmTransfers(db, clock, idempotency, evmWallets, evmChains, config.SOLANA_CONFIRM_WAIT_MS),
+    evmTransfers,
+    evmExchange: new EvmExchange(db, clockFor, idempotency, evmWallets, evmChains, evmTransfers, evmExchangeOf),
     evmIncoming,
     solanaChains,
     sandboxChains,

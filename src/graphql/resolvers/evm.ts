@@ -1,4 +1,11 @@
+import type { SwapDirection } from '../../domain/evm/evm-exchange.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
+
+const DIRECTIONS = {
+  NATIVE_TO_TOKEN: 'native-to-token',
+  TOKEN_TO_TOKEN: 'token-to-token',
+  TOKEN_TO_NATIVE: 'token-to-native',
+} as const satisfies Record<string, SwapDirection>;
 
 const raw = (holder: { amountRaw: bigint }) => holder.amountRaw.toString();
 
@@ -13,13 +20,18 @@ export const evmResolvers: Resolvers = {
     evmPortfolio: (_root, { network }, { principal, services }) => services.evmReads.portfolio(principal!, network),
     evmTransfer: (_root, { hash }, { principal, services }) => services.evmTransfers.byHash(principal!, hash),
     evmTransfers: (_root, { first }, { principal, services }) => services.evmTransfers.list(principal!, first ?? 20),
+    evmSwapQuote: (_root, { network, input }, { principal, services }) =>
+      services.evmExchange.quote(principal!, network, DIRECTIONS[input.direction], input),
   },
   Mutation: {
     sendEvmNative: (_root, { network, input }, { principal, services, idempotencyKey }) =>
       services.evmTransfers.sendNative(principal!, network, input, idempotencyKey),
     sendEvmToken: (_root, { network, token, input }, { principal, services, idempotencyKey }) =>
       services.evmTransfers.sendToken(principal!, network, token, input, idempotencyKey),
+    swapEvmTokens: (_root, { network, input }, { principal, services, idempotencyKey }) =>
+      services.evmExchange.swap(principal!, network, input, idempotencyKey),
   },
+  EvmSwapResult: { outputAmountRaw: (result) => result.outputAmountRaw.toString() },
   EvmBalance: { amountRaw: raw },
   EvmTransfer: {
     amountRaw: raw,

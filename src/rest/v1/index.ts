@@ -10,6 +10,7 @@ import { rootRoutes } from './root.js';
 import { solanaRoutes } from './solana.js';
 import { solanaExchangeRoutes } from './solana-exchange.js';
 import { evmRoutes } from './evm.js';
+import { evmExchangeRoutes } from './evm-exchange.js';
 import { customerRoutes } from './customers.js';
 import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
@@ -34,6 +35,7 @@ export const restV1Routes: RestRoute[] = [
   ...solanaRoutes,
   ...solanaExchangeRoutes,
   ...evmRoutes,
+  ...evmExchangeRoutes,
   ...customerRoutes,
   ...auditRoutes,
   ...graphqlAccessRoutes,
