@@ -13,7 +13,7 @@ import { EventService } from './domain/events/event-service.js';
 import { type LimitRule, RateLimiter } from './domain/limits/rate-limiter.js';
 import { OfframpService } from './domain/offramp/offramp-service.js';
 import { PaycrestProvider } from './domain/offramp/paycrest-provider.js';
-import { SandboxOfframpProvider } from './domain/offramp/sandbox-offramp-provider.js';
+import { SANDBOX_OFFRAMP, SandboxOfframpProvider } from './domain/offramp/sandbox-offramp-provider.js';
 import { UserService } from './domain/users/user-service.js';
 import type { UserDirectory } from './domain/users/user-directory.js';
 import { RestV1Upstream } from './domain/facade/rest-v1-upstream.js';
@@ -97,6 +97,9 @@ import { EvmIncoming } from './domain/evm/evm-incoming.js';
 import { EvmReads } from './domain/evm/evm-reads.js';
 import { EvmTransfers } from './domain/evm/evm-transfers.js';
 import { EvmExchange } from './domain/evm/evm-exchange.js';
+import { evmPortfolioSource } from './domain/evm/evm-portfolio-source.js';
+import { ngnWalletSource, Portfolio } from './domain/portfolio/portfolio.js';
+import { solanaPortfolioSource } from './domain/solana/solana-portfolio-source.js';
 import { sandboxUniswap } from './domain/evm/evm-exchange-provider.js';
 import { evmSandboxMarketMakers } from './domain/evm/sandbox-market-makers.js';
 import { EVM_NETWORKS } from './domain/evm/networks.js';
@@ -214,6 +217,8 @@ export interface Services {
   evmTransfers: EvmTransfers;
   /** EVM quotes and swaps (the sandbox's Uniswap V2 pools). */
   evmExchange: EvmExchange;
+  /** One portfolio across the NGN wallet, Solana and every EVM network, valued in USD and NGN. */
+  portfolio: Portfolio;
   /** Token arrivals at custodial EVM wallets, told once. */
   evmIncoming: EvmIncoming;
   /** The scheduled ledger invariant check and its latest result. */
@@ -501,6 +506,25 @@ export function createServices(
   // EVM swaps run on the sandbox's Uniswap V2 pools; production has no EVM exchange yet (503).
   const sandboxEvmExchange = sandboxUniswap((network) => evmChains.sandboxFor(network));
   const evmExchangeOf = (environment: Environment) => (environment === 'sandbox' ? sandboxEvmExchange : undefined);
+  const wallet = new WalletService(db, clock, users, idempotency);
+  const solanaPortfolio = new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens, db);
+  const evmReads = new EvmReads(evmWallets, evmChains);
+  const portfolio = new Portfolio(
+    clock,
+    // The naira's dollar rate: the sandbox offramp's market rate, named in every answer as its source.
+    () => ({
+      ngnPerUsd: Number(SANDBOX_OFFRAMP.marketRates.NGN),
+      source: 'sandbox offramp market rate',
+      asOf: clock.now(),
+    }),
+    [
+      ngnWalletSource((principal) => wallet.balance(principal)),
+      solanaPortfolioSource(solanaPortfolio, solanaTokens, (environment) =>
+        environment === 'sandbox' ? 'sandbox AMM pools (Solana)' : 'Jupiter prices',
+      ),
+      evmPortfolioSource(db, evmReads, evmExchangeOf),
+    ],
+  );
   const customers = new CustomerService(db, clock);
   const offramp = new OfframpService(db, clockFor, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
@@ -522,14 +546,15 @@ export function createServices(
     ]),
     evmWallets,
     evmChains,
-    evmReads: new EvmReads(evmWallets, evmChains),
+    evmReads,
+    portfolio,
     evmTransfers,
     evmExchange: new EvmExchange(db, clockFor, idempotency, evmWallets, evmChains, evmTransfers, evmExchangeOf),
     evmIncoming,
     solanaChains,
     sandboxChains,
     solanaTokens,
-    solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens, db),
+    solanaPortfolio,
     solanaTransfers,
     solanaExchange,
     swapQuotesDomain: upstream ? new UpstreamSwapQuotes(upstream, facadeKeys) : localSwapQuotes(solanaExchange),
@@ -549,7 +574,7 @@ export function createServices(
     idempotency,
     paymentsProvider,
     paymentMethods,
-    wallet: new WalletService(db, clock, users, idempotency),
+    wallet,
     deposits,
     depositsDomain: upstream ? new UpstreamDeposits(upstream, facadeKeys) : localDeposits(deposits),
     payouts,

@@ -4,6 +4,7 @@ import { outGivenInV2 } from '../../src/domain/chain/pool-math.js';
 import { reservesOf } from '../../src/domain/evm/evm-pools.js';
 import { ALLOWANCE_ABI, EVM_NATIVE_ASSET, ROUTER_ADDRESS } from '../../src/domain/evm/exchange-contracts.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
+import { fund } from '../helpers/wallet.js';
 
 const ETH = 10n ** 18n;
 const USD6 = 10n ** 6n;
@@ -223,5 +224,53 @@ describe('EVM swaps on the sandbox pools', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.message).toMatch(/expired/);
     expect(await chain().transactionCount(address)).toBe(0n);
+  });
+
+  it('values one portfolio across naira, Solana and every EVM network, the totals the sum of the parts', async () => {
+    const { tenant, address } = await funded(2n * ETH, 123_456_789n);
+    await fund(s.t, tenant, 4_321.5);
+    await chain().faucet(address, { token: 'USDC' }, 7n * USD6);
+    const faucet = await s.t.app.inject({
+      method: 'POST',
+      url: '/api/v1/solana/sandbox/faucet',
+      headers: { 'x-api-key': tenant.keys.TRANSACTIONS },
+      payload: {},
+    });
+    expect(faucet.statusCode).toBe(201);
+    const heightOfUnused = await s.t.services.evmChains.sandboxFor('scroll').height();
+    const rest = await get(tenant.keys.READ_ONLY, '/api/v1/portfolio');
+    expect(rest.status).toBe(200);
+    const view = rest.body.data;
+    const cents = (n: number) => Math.round(n * 100);
+    const sum = (values: number[]) => values.reduce((a, b) => a + cents(b), 0);
+    expect(cents(view.usdValue)).toBe(sum(view.parts.map((p: { usdValue: number }) => p.usdValue)));
+    expect(cents(view.ngnValue)).toBe(sum(view.parts.map((p: { ngnValue: number }) => p.ngnValue)));
+    for (const part of view.parts) {
+      expect(cents(part.usdValue)).toBe(sum(part.holdings.map((h: { usdValue: number }) => h.usdValue)));
+      expect(cents(part.ngnValue)).toBe(sum(part.holdings.map((h: { ngnValue: number }) => h.ngnValue)));
+    }
+    expect(view.parts.map((p: { family: string }) => p.family)).toEqual(['ngn', 'solana', ...Array(8).fill('evm')]);
+    expect(view.parts[0].holdings[0]).toMatchObject({ symbol: 'NGN', amount: '4321.5', ngnValue: 4321.5 });
+    expect(view.parts[1].holdings.length).toBeGreaterThan(0);
+    const arbitrum = view.parts.find((p: { network: string }) => p.network === network);
+    expect(arbitrum).toMatchObject({ touched: true, address });
+    const eth = arbitrum.holdings.find((h: { symbol: string }) => h.symbol === 'ETH');
+    expect(eth).toMatchObject({ amount: '2', priced: true, priceSource: `sandbox Uniswap V2 pools on ${network}` });
+    expect(eth.priceAgeSeconds).toBeLessThan(60);
+    expect(arbitrum.holdings.find((h: { symbol: string }) => h.symbol === 'USDC')).toMatchObject({
+      amount: '7',
+      usdValue: 7,
+      ngnValue: 7 * view.ngnPerUsd,
+    });
+    // A network never used is an empty part, and reading it did not create its chain.
+    expect(view.parts.find((p: { network: string }) => p.network === 'scroll')).toMatchObject({
+      touched: false,
+      holdings: [],
+      usdValue: 0,
+    });
+    expect(await s.t.services.evmChains.sandboxFor('scroll').height()).toBe(heightOfUnused);
+    // GraphQL answers the same totals.
+    const graph = await graphql(s.t.app, tenant.keys.READ_ONLY, '{ portfolio { usdValue ngnValue parts { family } } }');
+    expect(graph.body.data!.portfolio).toMatchObject({ usdValue: view.usdValue, ngnValue: view.ngnValue });
   });
 });

@@ -26,6 +26,7 @@ import type { EvmNetworkView as EvmNetworkViewModel, EvmBalanceView as EvmBalanc
 import type { EvmSendView as EvmSendViewModel } from '../../domain/evm/evm-send-view.js';
 import type { EvmSwapQuoteView as EvmSwapQuoteViewModel } from '../../domain/evm/evm-exchange-provider.js';
 import type { EvmSwapResult as EvmSwapResultModel } from '../../domain/evm/evm-swap-legs.js';
+import type { PortfolioView as PortfolioViewModel, PartView as PartViewModel, HoldingView as HoldingViewModel } from '../../domain/portfolio/portfolio.js';
 import type { Activity as ActivityModel } from '../../domain/activity/activity.js';
 import type { TransactionConnectionModel as TransactionConnectionModelModel, WalletTransactionConnectionModel as WalletTransactionConnectionModelModel, DepositConnectionModel as DepositConnectionModelModel, PayoutConnectionModel as PayoutConnectionModelModel, BillRecordConnectionModel as BillRecordConnectionModelModel, OfframpOrderConnectionModel as OfframpOrderConnectionModelModel, SolanaTransferConnectionModel as SolanaTransferConnectionModelModel, BusinessCustomerConnectionModel as BusinessCustomerConnectionModelModel } from '../connections.js';
 import type { GraphQLContext } from '../context.js';
@@ -2617,6 +2618,73 @@ export type PermissionLevel =
   /** Read, and execute transactions. */
   | 'TRANSACTIONS';
 
+/** Everything the user holds, valued in USD and NGN. */
+export type Portfolio = {
+  __typename?: 'Portfolio';
+  /** Naira per US dollar the values are converted at. */
+  ngnPerUsd: Scalars['Float']['output'];
+  /** The total in NGN (naira): the sum of the parts' (to the kobo). */
+  ngnValue: Scalars['Float']['output'];
+  /** The NGN wallet, the Solana wallet, then every EVM network. */
+  parts: Array<PortfolioPart>;
+  /** When the rate was read. */
+  rateAsOf: Scalars['DateTime']['output'];
+  /** Where that rate came from. */
+  rateSource: Scalars['String']['output'];
+  /** The total in USD: the sum of the parts' (to the cent). */
+  usdValue: Scalars['Float']['output'];
+  /** When the portfolio was valued. */
+  valuedAt: Scalars['DateTime']['output'];
+};
+
+/** One asset held, with its value and the price it was valued at. */
+export type PortfolioHolding = {
+  __typename?: 'PortfolioHolding';
+  /** In units of the asset (naira for NGN), a decimal string (exact). */
+  amount: Scalars['String']['output'];
+  /** In the asset's raw base units (kobo for NGN), an integer string. */
+  amountRaw: Scalars['String']['output'];
+  /** Decimal places of one unit (2 for NGN). */
+  decimals: Scalars['Int']['output'];
+  /** The holding's value in NGN (naira, 2 decimals); 0 when unpriced. */
+  ngnValue: Scalars['Float']['output'];
+  /** Seconds between the price being read and the portfolio being valued. */
+  priceAgeSeconds?: Maybe<Scalars['Int']['output']>;
+  /** When the price was read. */
+  priceAsOf?: Maybe<Scalars['DateTime']['output']>;
+  /** Where the price came from (a network's pools, a peg, the naira rate). */
+  priceSource?: Maybe<Scalars['String']['output']>;
+  /** Whether a price was known: an unpriced holding counts 0 in the totals. */
+  priced: Scalars['Boolean']['output'];
+  /** NGN, SOL, ETH, USDC… */
+  symbol: Scalars['String']['output'];
+  /** The token's address (an ERC-20 contract, a Solana mint); null for a native coin and for naira. */
+  token?: Maybe<Scalars['String']['output']>;
+  /** USD per unit of the asset, when known. */
+  usdPrice?: Maybe<Scalars['Float']['output']>;
+  /** The holding's value in USD (2 decimals); 0 when unpriced. */
+  usdValue: Scalars['Float']['output'];
+};
+
+/** A part of the portfolio: the NGN wallet, the Solana wallet, or one EVM network. */
+export type PortfolioPart = {
+  __typename?: 'PortfolioPart';
+  /** The wallet's address on it; null for the NGN wallet and for an EVM network never used. */
+  address?: Maybe<Scalars['String']['output']>;
+  /** ngn, solana or evm. */
+  family: Scalars['String']['output'];
+  /** What is held (only assets with a balance). */
+  holdings: Array<PortfolioHolding>;
+  /** The network (mainnet-beta, ethereum, base…); null for the NGN wallet. */
+  network?: Maybe<Scalars['String']['output']>;
+  /** The part's value in NGN (naira): the sum of its holdings'. */
+  ngnValue: Scalars['Float']['output'];
+  /** Whether the user has used it: an EVM network never used is an empty part, and its chain is not created. */
+  touched: Scalars['Boolean']['output'];
+  /** The part's value in USD: the sum of its holdings'. */
+  usdValue: Scalars['Float']['output'];
+};
+
 /**
  * Reads. Each root field's description ends with the API-key permission levels and the Connect
  * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
@@ -2813,6 +2881,11 @@ export type Query = {
    * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
    */
   payout: Payout;
+  /**
+   * One portfolio across the NGN wallet, the Solana wallet (default cluster) and every EVM network, valued in USD and NGN with each price's source and age.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  portfolio: Portfolio;
   /**
    * Items for a provider by its code or short name.
    * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
@@ -4930,6 +5003,9 @@ export type ResolversTypes = ResolversObject<{
   PayoutInstitution: ResolverTypeWrapper<PayoutInstitution>;
   PayoutStatus: PayoutStatus;
   PermissionLevel: PermissionLevel;
+  Portfolio: ResolverTypeWrapper<PortfolioViewModel>;
+  PortfolioHolding: ResolverTypeWrapper<HoldingViewModel>;
+  PortfolioPart: ResolverTypeWrapper<PartViewModel>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RegisterTrustedDocumentsInput: RegisterTrustedDocumentsInput;
   RegisteredTrustedDocuments: ResolverTypeWrapper<RegisteredDocumentsModel>;
@@ -5103,6 +5179,9 @@ export type ResolversParentTypes = ResolversObject<{
   PayoutConnection: PayoutConnectionModelModel;
   PayoutEdge: Omit<PayoutEdge, 'node'> & { node: ResolversParentTypes['Payout'] };
   PayoutInstitution: PayoutInstitution;
+  Portfolio: PortfolioViewModel;
+  PortfolioHolding: HoldingViewModel;
+  PortfolioPart: PartViewModel;
   Query: Record<PropertyKey, never>;
   RegisterTrustedDocumentsInput: RegisterTrustedDocumentsInput;
   RegisteredTrustedDocuments: RegisteredDocumentsModel;
@@ -5873,6 +5952,41 @@ export type PayoutInstitutionResolvers<ContextType = GraphQLContext, ParentType 
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type PortfolioResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Portfolio'] = ResolversParentTypes['Portfolio']> = ResolversObject<{
+  ngnPerUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  ngnValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  parts?: Resolver<Array<ResolversTypes['PortfolioPart']>, ParentType, ContextType>;
+  rateAsOf?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  rateSource?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  usdValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  valuedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
+export type PortfolioHoldingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PortfolioHolding'] = ResolversParentTypes['PortfolioHolding']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  amountRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  ngnValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  priceAgeSeconds?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  priceAsOf?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  priceSource?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  priced?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  token?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  usdPrice?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  usdValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
+export type PortfolioPartResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PortfolioPart'] = ResolversParentTypes['PortfolioPart']> = ResolversObject<{
+  address?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  family?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  holdings?: Resolver<Array<ResolversTypes['PortfolioHolding']>, ParentType, ContextType>;
+  network?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  ngnValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  touched?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  usdValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   apiInfo?: Resolver<ResolversTypes['ApiInfo'], ParentType, ContextType>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
@@ -5912,6 +6026,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   paymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<QueryPaymentMethodArgs, 'id'>>;
   paymentMethods?: Resolver<Array<ResolversTypes['PaymentMethod']>, ParentType, ContextType>;
   payout?: Resolver<ResolversTypes['Payout'], ParentType, ContextType, RequireFields<QueryPayoutArgs, 'reference'>>;
+  portfolio?: Resolver<ResolversTypes['Portfolio'], ParentType, ContextType>;
   providerItems?: Resolver<Array<ResolversTypes['BillItem']>, ParentType, ContextType, RequireFields<QueryProviderItemsArgs, 'provider'>>;
   resolveBankAccount?: Resolver<ResolversTypes['ResolvedBankAccount'], ParentType, ContextType, RequireFields<QueryResolveBankAccountArgs, 'accountNumber' | 'bankCode'>>;
   solanaBalance?: Resolver<ResolversTypes['SolanaTokenBalance'], ParentType, ContextType, Partial<QuerySolanaBalanceArgs>>;
@@ -6448,6 +6563,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PayoutConnection?: PayoutConnectionResolvers<ContextType>;
   PayoutEdge?: PayoutEdgeResolvers<ContextType>;
   PayoutInstitution?: PayoutInstitutionResolvers<ContextType>;
+  Portfolio?: PortfolioResolvers<ContextType>;
+  PortfolioHolding?: PortfolioHoldingResolvers<ContextType>;
+  PortfolioPart?: PortfolioPartResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RegisteredTrustedDocuments?: RegisteredTrustedDocumentsResolvers<ContextType>;
   ResolvedBankAccount?: ResolvedBankAccountResolvers<ContextType>;

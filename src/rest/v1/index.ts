@@ -11,6 +11,7 @@ import { solanaRoutes } from './solana.js';
 import { solanaExchangeRoutes } from './solana-exchange.js';
 import { evmRoutes } from './evm.js';
 import { evmExchangeRoutes } from './evm-exchange.js';
+import { portfolioRoutes } from './portfolio.js';
 import { customerRoutes } from './customers.js';
 import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
@@ -36,6 +37,7 @@ export const restV1Routes: RestRoute[] = [
   ...solanaExchangeRoutes,
   ...evmRoutes,
   ...evmExchangeRoutes,
+  ...portfolioRoutes,
   ...customerRoutes,
   ...auditRoutes,
   ...graphqlAccessRoutes,
