@@ -100,7 +100,7 @@ import { EvmExchange } from './domain/evm/evm-exchange.js';
 import { evmPortfolioSource } from './domain/evm/evm-portfolio-source.js';
 import { ngnWalletSource, Portfolio } from './domain/portfolio/portfolio.js';
 import { solanaPortfolioSource } from './domain/solana/solana-portfolio-source.js';
-import { sandboxUniswap } from './domain/evm/evm-exchange-provider.js';
+import { sandboxUniswap } from './domain/evm/sandbox-uniswap.js';
 import { evmSandboxMarketMakers } from './domain/evm/sandbox-market-makers.js';
 import { EVM_NETWORKS } from './domain/evm/networks.js';
 import { EvmWallets } from './domain/evm/evm-wallets.js';

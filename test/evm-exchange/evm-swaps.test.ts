@@ -1,8 +1,9 @@
 import { decodeFunctionResult, encodeFunctionData, type Hex, hexToBytes } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outGivenInV2 } from '../../src/domain/chain/pool-math.js';
-import { reservesOf } from '../../src/domain/evm/evm-pools.js';
-import { ALLOWANCE_ABI, EVM_NATIVE_ASSET, ROUTER_ADDRESS } from '../../src/domain/evm/exchange-contracts.js';
+import { reservesOf } from '../../src/domain/evm/sandbox-pool-quotes.js';
+import { ALLOWANCE_ABI, EVM_NATIVE_ASSET } from '../../src/domain/evm/exchange-contracts.js';
+import { ROUTER_ADDRESS } from '../../src/domain/evm/sandbox-pools.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
 

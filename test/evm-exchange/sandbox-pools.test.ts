@@ -1,17 +1,15 @@
 import { decodeFunctionResult, encodeFunctionData, type Hex, hexToBytes } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/client.js';
+import { PAIR_ABI, ROUTER_ABI, sortTokens } from '../../src/domain/evm/exchange-contracts.js';
 import {
   FACTORY_ADDRESS,
   MARKET_MAKER_ADDRESS,
-  PAIR_ABI,
   pairAddress,
-  ROUTER_ABI,
   ROUTER_ADDRESS,
   sandboxTokenAddress,
   seededPools,
-  sortTokens,
-} from '../../src/domain/evm/exchange-contracts.js';
+} from '../../src/domain/evm/sandbox-pools.js';
 import { sandboxEvmChains } from '../../src/domain/evm/sandbox-chains.js';
 import { outGivenInV2 } from '../../src/domain/chain/pool-math.js';
 import { isolatedTestDatabase, onPostgres } from '../helpers/database.js';

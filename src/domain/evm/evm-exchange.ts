@@ -23,7 +23,7 @@ import {
 import { type EvmSwapResult, executeSwap, type StoredEvmQuote, swapResultOf } from './evm-swap-legs.js';
 import type { EvmTransfers } from './evm-transfers.js';
 import { EVM, type EvmWallets } from './evm-wallets.js';
-import { EVM_NATIVE_ASSET, sandboxTokenAddress } from './exchange-contracts.js';
+import { EVM_NATIVE_ASSET } from './exchange-contracts.js';
 import { checkEvmNetwork, EVM_NETWORK_SPECS, type EvmNetwork, type EvmTokenSpec } from './networks.js';
 
 /** The three directions the spec names, as the REST paths spell them. */
@@ -82,8 +82,14 @@ export class EvmExchange {
   ): Promise<EvmSwapQuoteView> {
     const { network, from, to, slippageBps } = checkFields({
       network: () => checkEvmNetwork(networkArg as string),
-      from: () => (direction === 'native-to-token' ? undefined : tokenOf(networkArg, input.inputToken, 'inputToken')),
-      to: () => (direction === 'token-to-native' ? undefined : tokenOf(networkArg, input.outputToken, 'outputToken')),
+      from: () =>
+        direction === 'native-to-token'
+          ? undefined
+          : this.tokenOf(principal, networkArg, input.inputToken, 'inputToken'),
+      to: () =>
+        direction === 'token-to-native'
+          ? undefined
+          : this.tokenOf(principal, networkArg, input.outputToken, 'outputToken'),
       slippageBps: () => checkSlippage(input.slippageBps),
     });
     const fromInfo = this.infoOf(principal, network, from);
@@ -216,24 +222,31 @@ export class EvmExchange {
       wrapsNative: token.wrapsNative ?? false,
     };
   }
-}
 
-/**
- * A supported token of the network named by its symbol (any case) or its contract; the wrapped
- * native coin is a token like any other here (native-to-WETH is wrapping, refused by the route).
- */
-function tokenOf(networkArg: unknown, value: string | null | undefined, field: string): EvmTokenSpec {
-  const network = checkEvmNetwork(networkArg as string);
-  const tokens = EVM_NETWORK_SPECS[network].tokens;
-  if (typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value)) {
-    const found = tokens.find((t) => sandboxTokenAddress(network, t).toLowerCase() === value.toLowerCase());
-    if (found) return found;
-  } else {
-    const found = tokens.find((t) => t.symbol === value?.toUpperCase());
-    if (found) return found;
+  /**
+   * A supported token of the network named by its symbol (any case) or its contract; the wrapped
+   * native coin is a token like any other here (native-to-WETH is wrapping, refused by the route).
+   */
+  private tokenOf(
+    principal: Principal,
+    networkArg: unknown,
+    value: string | null | undefined,
+    field: string,
+  ): EvmTokenSpec {
+    const network = checkEvmNetwork(networkArg as string);
+    const tokens = EVM_NETWORK_SPECS[network].tokens;
+    if (typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value)) {
+      const found = tokens.find(
+        (t) => this.chains.tokenContract(principal.environment, network, t).toLowerCase() === value.toLowerCase(),
+      );
+      if (found) return found;
+    } else {
+      const found = tokens.find((t) => t.symbol === value?.toUpperCase());
+      if (found) return found;
+    }
+    throw badInput(
+      field,
+      `${field} must be one of ${tokens.map((t) => t.symbol).join(', ')} on ${network} (a symbol or its contract).`,
+    );
   }
-  throw badInput(
-    field,
-    `${field} must be one of ${tokens.map((t) => t.symbol).join(', ')} on ${network} (a symbol or its contract).`,
-  );
 }

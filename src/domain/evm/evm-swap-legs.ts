@@ -12,7 +12,6 @@ import {
   type EvmExchangeProvider,
   type EvmSwapQuoteView,
   isNative,
-  ROUTER_ADDRESS,
   SWAP_GAS_BASE,
   SWAP_GAS_PER_HOP,
 } from './evm-exchange-provider.js';
@@ -94,18 +93,19 @@ export async function executeSwap(run: SwapRun): Promise<EvmSwapResult> {
   });
   if (!('send' in execution)) throw new Error('The EVM exchange answered no transaction to send.');
   const { send } = execution;
+  const router = run.provider.router(network);
   const legs: EvmSendView[] = [];
   const token = tokenIn && { spec: tokenIn, contract: request.inputAsset };
   const approve = (amount: bigint): Outgoing => ({
     network,
     kind: 'approve',
-    to: ROUTER_ADDRESS,
+    to: router,
     token: token!,
     amountRaw: amount,
     decimals: tokenIn!.decimals,
     call: {
       to: request.inputAsset as Hex,
-      data: encodeFunctionData({ abi: ALLOWANCE_ABI, functionName: 'approve', args: [ROUTER_ADDRESS, amount] }),
+      data: encodeFunctionData({ abi: ALLOWANCE_ABI, functionName: 'approve', args: [router, amount] }),
       value: 0n,
     },
   });
@@ -115,7 +115,7 @@ export async function executeSwap(run: SwapRun): Promise<EvmSwapResult> {
     return sent;
   };
   if (tokenIn) {
-    const allowance = await allowanceOf(chain, request.inputAsset, wallet.address);
+    const allowance = await allowanceOf(chain, request.inputAsset, wallet.address, router);
     if (allowance !== 0n && allowance !== send.inAmountRaw && tokenIn.approveFromZero) await leg(approve(0n));
     if (allowance !== send.inAmountRaw) {
       const approved = await leg(approve(send.inAmountRaw));
@@ -134,7 +134,7 @@ export async function executeSwap(run: SwapRun): Promise<EvmSwapResult> {
       amountRaw: send.inAmountRaw,
       decimals: view.fromToken.decimals,
       call: {
-        to: ROUTER_ADDRESS,
+        to: router,
         data: `0x${Buffer.from(send.unsigned).toString('hex')}`,
         value: tokenIn ? 0n : send.inAmountRaw,
       },
@@ -199,12 +199,10 @@ function tokenSpec(network: EvmNetwork, symbol: string): EvmTokenSpec {
   return EVM_NETWORK_SPECS[network].tokens.find((t) => t.symbol === symbol)!;
 }
 
-async function allowanceOf(chain: EvmChain, token: string, owner: string): Promise<bigint> {
+async function allowanceOf(chain: EvmChain, token: string, owner: string, router: Hex): Promise<bigint> {
   const data = await chain.call({
     to: token,
-    data: hexBytes(
-      encodeFunctionData({ abi: ALLOWANCE_ABI, functionName: 'allowance', args: [owner as Hex, ROUTER_ADDRESS] }),
-    ),
+    data: hexBytes(encodeFunctionData({ abi: ALLOWANCE_ABI, functionName: 'allowance', args: [owner as Hex, router] })),
   });
   return decodeFunctionResult({
     abi: ALLOWANCE_ABI,

@@ -3,7 +3,7 @@ import { toEventSelector } from 'viem';
 import { type ChainSendRow, chainSends } from '../../db/chain-schema.js';
 import type { Executor } from '../../db/client.js';
 import type { EvmReceipt } from './evm-chain.js';
-import { EVM_NATIVE_ASSET, ROUTER_ADDRESS } from './exchange-contracts.js';
+import { EVM_NATIVE_ASSET } from './exchange-contracts.js';
 
 const TRANSFER = toEventSelector('Transfer(address,address,uint256)');
 /** WETH9's event when the router unwraps the last hop's output to forward it. */
@@ -21,7 +21,8 @@ export async function settleSwapOutput(tx: Executor, row: ChainSendRow, receipt:
   const native = row.outputAsset?.toLowerCase() === EVM_NATIVE_ASSET.toLowerCase();
   for (const log of receipt.logs) {
     if (native) {
-      if (log.topics[0] === WITHDRAWAL && log.topics[1] === topicOf(ROUTER_ADDRESS)) paid += BigInt(log.data);
+      // Only the router unwraps in a router call: its Withdrawal is the native output.
+      if (log.topics[0] === WITHDRAWAL) paid += BigInt(log.data);
     } else if (
       log.address.toLowerCase() === row.outputAsset?.toLowerCase() &&
       log.topics[0] === TRANSFER &&

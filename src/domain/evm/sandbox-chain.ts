@@ -18,7 +18,7 @@ import type {
 } from './evm-chain.js';
 import { checkEvmToken, EVM_NETWORK_SPECS, type EvmNetwork } from './networks.js';
 import { type ChainHead, evmChainRows as rows, type PooledTx } from './sandbox-chain-rows.js';
-import { MARKET_MAKER_ADDRESS, MARKET_MAKER_KEY } from './exchange-contracts.js';
+import { MARKET_MAKER_ADDRESS, MARKET_MAKER_KEY } from './sandbox-pools.js';
 import { balanceOfCall, FAUCET_ADDRESS, genesisContracts, mintCall, revertReason } from './sandbox-contracts.js';
 import { baseFeeOf, dataFeeOf, sandboxFeeTerms } from './sandbox-fees.js';
 import { Mutex } from './sandbox-mutex.js';

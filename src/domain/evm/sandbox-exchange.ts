@@ -1,15 +1,14 @@
 import { createRequire } from 'node:module';
 import { encodeAbiParameters, encodeFunctionData, type Hex } from 'viem';
+import { ALLOWANCE_ABI, ROUTER_ABI } from './exchange-contracts.js';
 import {
-  ALLOWANCE_ABI,
   FACTORY_ADDRESS,
   MARKET_MAKER_ADDRESS,
-  ROUTER_ABI,
   ROUTER_ADDRESS,
   sandboxTokenAddress,
   seededPools,
   wrappedNative,
-} from './exchange-contracts.js';
+} from './sandbox-pools.js';
 import type { EvmNetwork } from './networks.js';
 import { WETH_ABI } from './sandbox-contracts.js';
 

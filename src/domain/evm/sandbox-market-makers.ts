@@ -1,13 +1,8 @@
 import { getAddress } from 'viem';
 import type { MarketMakers } from '../reconciliation/balances.js';
 import type { EvmChain } from './evm-chain.js';
-import {
-  EVM_NATIVE_ASSET,
-  MARKET_MAKER_ADDRESS,
-  pairAddress,
-  sandboxTokenAddress,
-  seededPools,
-} from './exchange-contracts.js';
+import { EVM_NATIVE_ASSET } from './exchange-contracts.js';
+import { MARKET_MAKER_ADDRESS, pairAddress, sandboxTokenAddress, seededPools } from './sandbox-pools.js';
 import type { EvmNetwork } from './networks.js';
 
 /**

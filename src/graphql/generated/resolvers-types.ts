@@ -1195,7 +1195,7 @@ export type EvmSwapQuote = ChainSwapQuote & {
 
 /** Asks for an EVM swap quote. */
 export type EvmSwapQuoteInput = {
-  /** In units of what is sold, a decimal string (at most its decimals). */
+  /** In token units of what is sold (the native coin for NATIVE_TO_TOKEN), a decimal string (at most its decimals). */
   amount: Scalars['String']['input'];
   /** Which way the swap goes. */
   direction: EvmSwapDirection;
@@ -1212,13 +1212,13 @@ export type EvmSwapResult = {
   __typename?: 'EvmSwapResult';
   /** The router call's transaction hash. */
   hash: Scalars['String']['output'];
-  /** What went in, in units of what was sold. */
+  /** What went in, in token units of what was sold. */
   inputAmount: Scalars['String']['output'];
   /** Every transaction of the swap in nonce order: approvals of the token to the router (exact amount; a reset to 0 first where the token needs it), then the swap. */
   legs: Array<EvmTransfer>;
   /** The network. */
   network: Scalars['String']['output'];
-  /** What the pools paid once mined (the quote's expectation while pending), in units of what was bought. */
+  /** What the pools paid once mined (the quote's expectation while pending), in token units of what was bought. */
   outputAmount: Scalars['String']['output'];
   /** outputAmount in raw base units, an integer string. */
   outputAmountRaw: Scalars['String']['output'];
@@ -2629,7 +2629,7 @@ export type Portfolio = {
   parts: Array<PortfolioPart>;
   /** When the rate was read. */
   rateAsOf: Scalars['DateTime']['output'];
-  /** Where that rate came from. */
+  /** Where the naira per USD rate came from. */
   rateSource: Scalars['String']['output'];
   /** The total in USD: the sum of the parts' (to the cent). */
   usdValue: Scalars['Float']['output'];
@@ -2648,7 +2648,7 @@ export type PortfolioHolding = {
   decimals: Scalars['Int']['output'];
   /** The holding's value in NGN (naira, 2 decimals); 0 when unpriced. */
   ngnValue: Scalars['Float']['output'];
-  /** Seconds between the price being read and the portfolio being valued. */
+  /** Seconds between the USD price being read and the portfolio being valued. */
   priceAgeSeconds?: Maybe<Scalars['Int']['output']>;
   /** When the price was read. */
   priceAsOf?: Maybe<Scalars['DateTime']['output']>;

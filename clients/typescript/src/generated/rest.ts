@@ -7186,7 +7186,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 2oWMXX4yMXNzSSD2oLaabrLSVihEiAt8J8cKAiNF4gSH8ustFBs9zB7WzwatoxtUZcZkVsLq34Y8Fqbo6JfspnbA */
+                /** @example 4Hk83Jb5H7CZweQAV3sC2guEy7JKV68rnqxZBhK9AYUcWVF5QY11c4QiUE6b5cfXGJ32juNNy8tSgVCkn1nFCC6T */
                 signature: string;
             };
             cookie?: never;
@@ -8015,7 +8015,7 @@ export interface operations {
                  * @example base
                  */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
-                /** @example 0x2f909047cff29e8d61438172511201040f83cfcdd9250f12cc5553eba7d632ec */
+                /** @example 0x502adbfc2b59770ec3181a8b87e162374282250c6d776d5e5172513adee50f61 */
                 hash: string;
             };
             cookie?: never;
@@ -8050,16 +8050,25 @@ export interface operations {
     quoteEvmNativeToToken: {
         parameters: {
             query: {
-                /** @description The token bought: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract. */
+                /**
+                 * @description The token bought: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract.
+                 * @example USDC
+                 */
                 outputToken: string;
-                /** @description In units of what is sold (the native coin for native-to-token), a decimal string. */
+                /**
+                 * @description In units of what is sold (the native coin for native-to-token), a decimal string.
+                 * @example 0.01
+                 */
                 amount: string;
                 /** @description Basis points; default 50 (0.5 %). */
                 slippageBps?: number;
             };
             header?: never;
             path: {
-                /** @description The EVM network. */
+                /**
+                 * @description The EVM network.
+                 * @example base
+                 */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
             };
             cookie?: never;
@@ -8094,18 +8103,33 @@ export interface operations {
     quoteEvmTokenToToken: {
         parameters: {
             query: {
-                /** @description The token sold: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract. */
+                /**
+                 * @description The token sold: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract.
+                 * @example USDC
+                 */
                 inputToken: string;
-                /** @description The token bought: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract. */
+                /**
+                 * @description The token bought: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract.
+                 * @example USDT
+                 */
                 outputToken: string;
-                /** @description In units of what is sold (the native coin for native-to-token), a decimal string. */
+                /**
+                 * @description In units of what is sold (the native coin for native-to-token), a decimal string.
+                 * @example 10
+                 */
                 amount: string;
-                /** @description Basis points; default 50 (0.5 %). */
+                /**
+                 * @description Basis points; default 50 (0.5 %).
+                 * @example 100
+                 */
                 slippageBps?: number;
             };
             header?: never;
             path: {
-                /** @description The EVM network. */
+                /**
+                 * @description The EVM network.
+                 * @example base
+                 */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
             };
             cookie?: never;
@@ -8140,16 +8164,25 @@ export interface operations {
     quoteEvmTokenToNative: {
         parameters: {
             query: {
-                /** @description The token sold: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract. */
+                /**
+                 * @description The token sold: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract.
+                 * @example USDC
+                 */
                 inputToken: string;
-                /** @description In units of what is sold (the native coin for native-to-token), a decimal string. */
+                /**
+                 * @description In units of what is sold (the native coin for native-to-token), a decimal string.
+                 * @example 10
+                 */
                 amount: string;
                 /** @description Basis points; default 50 (0.5 %). */
                 slippageBps?: number;
             };
             header?: never;
             path: {
-                /** @description The EVM network. */
+                /**
+                 * @description The EVM network.
+                 * @example base
+                 */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
             };
             cookie?: never;
@@ -8186,7 +8219,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The EVM network. */
+                /**
+                 * @description The EVM network.
+                 * @example base
+                 */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
             };
             cookie?: never;
@@ -8305,7 +8341,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000099 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 businessId: string;
             };
             cookie?: never;
@@ -8342,7 +8378,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000099 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 businessId: string;
             };
             cookie?: never;
@@ -8390,9 +8426,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000099 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 customerId: string;
             };
             cookie?: never;
@@ -8429,9 +8465,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000099 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 customerId: string;
             };
             cookie?: never;
@@ -8479,9 +8515,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000099 */
+                /** @example 00000000-0000-4000-8000-000000000105 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 customerId: string;
             };
             cookie?: never;
@@ -8563,7 +8599,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000104 */
+                /** @example 00000000-0000-4000-8000-000000000110 */
                 id: string;
             };
             cookie?: never;
@@ -8600,7 +8636,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000104 */
+                /** @example 00000000-0000-4000-8000-000000000110 */
                 id: string;
             };
             cookie?: never;
@@ -8648,7 +8684,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000104 */
+                /** @example 00000000-0000-4000-8000-000000000110 */
                 id: string;
             };
             cookie?: never;
@@ -8696,7 +8732,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000104 */
+                /** @example 00000000-0000-4000-8000-000000000110 */
                 id: string;
                 /** @example sha256:6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
                 hash: string;
@@ -8735,7 +8771,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000111 */
                 id: string;
             };
             cookie?: never;
@@ -8772,7 +8808,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000111 */
                 id: string;
             };
             cookie?: never;
@@ -8822,7 +8858,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000111 */
                 id: string;
             };
             cookie?: never;
@@ -8870,7 +8906,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000111 */
                 id: string;
                 /** @example 6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
                 hash: string;
@@ -8988,7 +9024,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000112 */
                 id: string;
             };
             cookie?: never;
@@ -9025,7 +9061,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000112 */
                 id: string;
             };
             cookie?: never;
@@ -9062,7 +9098,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000112 */
                 id: string;
             };
             cookie?: never;
@@ -9099,7 +9135,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000112 */
                 id: string;
             };
             cookie?: never;
@@ -9136,7 +9172,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000112 */
                 id: string;
             };
             cookie?: never;

@@ -5,16 +5,8 @@ import { thresholdOf } from '../chain/exchange.js';
 import { badInput, DomainError } from '../errors.js';
 import type { EvmChain } from './evm-chain.js';
 import { hexBytes } from './evm-signing.js';
-import {
-  EVM_NATIVE_ASSET,
-  PAIR_ABI,
-  pairAddress,
-  ROUTER_ADDRESS,
-  sandboxTokenAddress,
-  seededPools,
-  sortTokens,
-  wrappedNative,
-} from './exchange-contracts.js';
+import { EVM_NATIVE_ASSET, PAIR_ABI, sortTokens } from './exchange-contracts.js';
+import { pairAddress, ROUTER_ADDRESS, sandboxTokenAddress, seededPools, wrappedNative } from './sandbox-pools.js';
 import { EVM_NETWORK_SPECS, type EvmNetwork } from './networks.js';
 
 /** The DEX every sandbox hop goes through, as a quote's route names it. */
