@@ -1,9 +1,11 @@
+import { sql } from 'drizzle-orm';
 import { decodeFunctionResult, encodeFunctionData, type Hex, hexToBytes } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outGivenInV2 } from '../../src/domain/chain/pool-math.js';
 import { reservesOf } from '../../src/domain/evm/sandbox-pool-quotes.js';
 import { ALLOWANCE_ABI, EVM_NATIVE_ASSET } from '../../src/domain/evm/exchange-contracts.js';
 import { ROUTER_ADDRESS } from '../../src/domain/evm/sandbox-pools.js';
+import { queryRows } from '../../src/db/client.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
 
@@ -205,6 +207,26 @@ describe('EVM swaps on the sandbox pools', () => {
       status: 'confirmed',
       outputAmountRaw: `${outGivenInV2(wR, uR, ETH).amountOut}`,
       legs: [{ kind: 'swap', nonce: '0' }],
+    });
+    // The swap is told as its own event, with its output; the tokens coming back are no deposit.
+    await s.t.services.evmIncoming.poll();
+    await s.t.services.evmIncoming.poll();
+    const told = await queryRows<{ type: string; data: Record<string, unknown> }>(
+      s.t.services.db,
+      sql`select type, data from events where user_id = ${tenant.user.id}::uuid and data->>'network' = ${network}
+          and data->>'type' in ('CRYPTO_SWAP', 'CRYPTO_DEPOSIT') order by created_at`,
+    );
+    expect(told.filter((e) => e.data['type'] === 'CRYPTO_DEPOSIT').map((e) => e.data['token'])).toEqual([null]);
+    expect(told.filter((e) => e.data['type'] === 'CRYPTO_SWAP').map((e) => [e.type, e.data['kind']])).toEqual([
+      ['transaction.created', 'swap'],
+      ['transaction.completed', 'swap'],
+    ]);
+    expect(
+      told.find((e) => e.type === 'transaction.completed' && e.data['type'] === 'CRYPTO_SWAP')!.data,
+    ).toMatchObject({
+      quoteId: fresh.quoteId,
+      outputToken: token('USDC'),
+      outputAmountRaw: `${outGivenInV2(wR, uR, ETH).amountOut}`,
     });
   });
 
