@@ -13,7 +13,7 @@ import { EventService } from './domain/events/event-service.js';
 import { type LimitRule, RateLimiter } from './domain/limits/rate-limiter.js';
 import { OfframpService } from './domain/offramp/offramp-service.js';
 import { PaycrestProvider } from './domain/offramp/paycrest-provider.js';
-import { SandboxOfframpProvider } from './domain/offramp/sandbox-offramp-provider.js';
+import { SANDBOX_OFFRAMP, SandboxOfframpProvider } from './domain/offramp/sandbox-offramp-provider.js';
 import { UserService } from './domain/users/user-service.js';
 import type { UserDirectory } from './domain/users/user-directory.js';
 import { RestV1Upstream } from './domain/facade/rest-v1-upstream.js';
@@ -99,6 +99,13 @@ import { EvmIncoming } from './domain/evm/evm-incoming.js';
 import { EvmReads } from './domain/evm/evm-reads.js';
 import { EvmTransfers } from './domain/evm/evm-transfers.js';
 import { EvmSandboxFaucet } from './domain/evm/evm-faucet.js';
+import { EvmExchange } from './domain/evm/evm-exchange.js';
+import { evmPortfolioSource } from './domain/evm/evm-portfolio-source.js';
+import { ngnWalletSource, Portfolio } from './domain/portfolio/portfolio.js';
+import { solanaPortfolioSource } from './domain/solana/solana-portfolio-source.js';
+import { sandboxUniswap } from './domain/evm/sandbox-uniswap.js';
+import { evmSandboxMarketMakers } from './domain/evm/sandbox-market-makers.js';
+import { EVM_NETWORKS } from './domain/evm/networks.js';
 import { EvmWallets } from './domain/evm/evm-wallets.js';
 import { lazySandboxEvmChains } from './domain/evm/sandbox-lazy-chains.js';
 import { solanaFamily } from './domain/solana/solana-family.js';
@@ -214,6 +221,10 @@ export interface Services {
   /** The EVM wallet's operations as the graph reads them: `evmReads` and `evmTransfers`, or the upstream's. */
   evmWalletDomain: EvmWalletDomain;
   evmFaucet: EvmSandboxFaucet;
+  /** EVM quotes and swaps (the sandbox's Uniswap V2 pools). */
+  evmExchange: EvmExchange;
+  /** One portfolio across the NGN wallet, Solana and every EVM network, valued in USD and NGN. */
+  portfolio: Portfolio;
   /** Token arrivals at custodial EVM wallets, told once. */
   evmIncoming: EvmIncoming;
   /** The scheduled ledger invariant check and its latest result. */
@@ -422,6 +433,9 @@ export function createServices(
     solanaTokens,
     config.SOLANA_CONFIRM_WAIT_MS,
   );
+  // The sandbox's EVM chains, one per network, built on first use and shared by every instance
+  // through the database; each network used is watched for token arrivals from then on.
+  const sandboxEvm = lazySandboxEvmChains(db, { onMined: () => evmIncoming.ring() });
   const reconciliation = new Reconciliation(
     db,
     clock,
@@ -430,7 +444,10 @@ export function createServices(
       bills: { sandbox: sandboxBills, production: productionBills },
       offramp: { production: paycrest },
       chains: Object.values(rpcChains),
-      sandboxMarketMakers: SOLANA_NETWORKS.map((network) => sandboxMarketMakers(sandboxChain(network))),
+      sandboxMarketMakers: [
+        ...SOLANA_NETWORKS.map((network) => sandboxMarketMakers(sandboxChain(network))),
+        ...EVM_NETWORKS.map((network) => evmSandboxMarketMakers(network, () => sandboxEvm.chainFor(network))),
+      ],
       ledgerChains: SOLANA_NETWORKS.map((network) => sandboxLedgerBalances(sandboxChains, network)),
     }),
     {
@@ -486,16 +503,34 @@ export function createServices(
   );
   // EVM wallets share the Solana keys' master keyrings (chain/keyring.ts; their AAD names the family).
   const evmWallets = new EvmWallets(db, (environment) => keyrings[environment]);
-  // The sandbox's EVM chains, one per network, built on first use and shared by every instance
-  // through the database; each network used is watched for token arrivals from then on.
-  const sandboxEvm = lazySandboxEvmChains(db, { onMined: () => evmIncoming.ring() });
   const evmChains: EvmChains = new EvmChains(
     (network) => sandboxEvm.chainFor(network),
     (network) => evmIncoming.watch('sandbox', network),
   );
   const evmIncoming = new EvmIncoming(db, clock, evmChains, evmWallets);
-  const evmReads = new EvmReads(evmWallets, evmChains);
   const evmTransfers = new EvmTransfers(db, clock, idempotency, evmWallets, evmChains, config.SOLANA_CONFIRM_WAIT_MS);
+  // EVM swaps run on the sandbox's Uniswap V2 pools; production has no EVM exchange yet (503).
+  const sandboxEvmExchange = sandboxUniswap((network) => evmChains.sandboxFor(network));
+  const evmExchangeOf = (environment: Environment) => (environment === 'sandbox' ? sandboxEvmExchange : undefined);
+  const wallet = new WalletService(db, clock, users, idempotency);
+  const solanaPortfolio = new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens, db);
+  const evmReads = new EvmReads(evmWallets, evmChains);
+  const portfolio = new Portfolio(
+    clock,
+    // The naira's dollar rate: the sandbox offramp's market rate, named in every answer as its source.
+    () => ({
+      ngnPerUsd: Number(SANDBOX_OFFRAMP.marketRates.NGN),
+      source: 'sandbox offramp market rate',
+      asOf: clock.now(),
+    }),
+    [
+      ngnWalletSource((principal) => wallet.balance(principal)),
+      solanaPortfolioSource(solanaPortfolio, solanaTokens, (environment) =>
+        environment === 'sandbox' ? 'sandbox AMM pools (Solana)' : 'Jupiter prices',
+      ),
+      evmPortfolioSource(db, evmReads, evmExchangeOf),
+    ],
+  );
   const customers = new CustomerService(db, clock);
   const offramp = new OfframpService(db, clockFor, idempotency, {
     sandbox: new SandboxOfframpProvider(clock),
@@ -511,20 +546,25 @@ export function createServices(
     ledgerCheck: new LedgerCheck(db, clock),
     statements: new WalletStatements(db),
     auditLog: new AuditLog(db),
-    chainFamilies: new ChainFamilies([solanaFamily(solanaChains, exchangeProvider), evmFamily(evmChains)]),
+    chainFamilies: new ChainFamilies([
+      solanaFamily(solanaChains, exchangeProvider),
+      evmFamily(evmChains, evmExchangeOf),
+    ]),
     evmWallets,
     evmChains,
     evmReads,
+    portfolio,
     evmTransfers,
     evmWalletDomain: upstream
       ? new UpstreamEvmWallet(upstream, routeMapOf(config.UPSTREAM_ROUTES), facadeKeys)
       : localEvmWallet(evmReads, evmTransfers),
+    evmExchange: new EvmExchange(db, clockFor, idempotency, evmWallets, evmChains, evmTransfers, evmExchangeOf),
     evmIncoming,
     evmFaucet: new EvmSandboxFaucet(evmChains, evmWallets, idempotency),
     solanaChains,
     sandboxChains,
     solanaTokens,
-    solanaPortfolio: new SolanaPortfolio(solanaWallets, solanaChains, solanaTokens, db),
+    solanaPortfolio,
     solanaTransfers,
     solanaExchange,
     swapQuotesDomain: upstream ? new UpstreamSwapQuotes(upstream, facadeKeys) : localSwapQuotes(solanaExchange),
@@ -544,7 +584,7 @@ export function createServices(
     idempotency,
     paymentsProvider,
     paymentMethods,
-    wallet: new WalletService(db, clock, users, idempotency),
+    wallet,
     deposits,
     depositsDomain: upstream ? new UpstreamDeposits(upstream, facadeKeys) : localDeposits(deposits),
     payouts,

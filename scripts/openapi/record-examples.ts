@@ -337,6 +337,14 @@ try {
   });
   await call('evmTransfers', { query: { limit: 5 } });
   await call('evmTransfer', { params: { network: 'base', hash: evmSent.hash } });
+  await call('quoteEvmNativeToToken', { params: { network: 'base' }, query: { outputToken: 'USDC', amount: '0.01' } });
+  await call('quoteEvmTokenToNative', { params: { network: 'base' }, query: { inputToken: 'USDC', amount: '10' } });
+  const evmQuote = await call('quoteEvmTokenToToken', {
+    params: { network: 'base' },
+    query: { inputToken: 'USDC', outputToken: 'USDT', amount: '10', slippageBps: 100 },
+  });
+  await call('swapEvmTokens', { params: { network: 'base' }, body: { quoteId: evmQuote.quoteId }, idempotent: true });
+  await call('portfolio');
 
   // Offramp.
   await call('offrampAssets');

@@ -4,6 +4,8 @@ import {
   bigint,
   index,
   integer,
+  jsonb,
+  timestamp,
   pgEnum,
   pgTable,
   text,
@@ -19,8 +21,11 @@ import { ownerColumns } from './schema.js';
  * whose sends carry a nonce, EVM; a Solana send is never replaced).
  */
 export const chainSendStatusEnum = pgEnum('chain_send_status', ['pending', 'confirmed', 'failed', 'replaced']);
-/** The native coin (SOL, ETH), a token (an SPL mint, an ERC-20 contract), or a swap of one for another. */
-export const chainSendKindEnum = pgEnum('chain_send_kind', ['native', 'token', 'swap']);
+/**
+ * The native coin (SOL, ETH), a token (an SPL mint, an ERC-20 contract), a swap of one for another,
+ * or an approval of a token to a swap's router (an EVM swap's first leg: it moves nothing but its fee).
+ */
+export const chainSendKindEnum = pgEnum('chain_send_kind', ['native', 'token', 'swap', 'approve']);
 
 /**
  * An outgoing transaction of a custodial wallet of any chain family: a native or token transfer,
@@ -85,3 +90,23 @@ export const chainSends = pgTable(
 
 export type ChainSendRow = typeof chainSends.$inferSelect;
 export type NewChainSend = typeof chainSends.$inferInsert;
+
+/**
+ * A swap quote of a chain family without a table of its own (the EVM's; Solana keeps
+ * solana_quotes), kept for its short life so a swap can name it by id.
+ */
+export const chainQuotes = pgTable(
+  'chain_quotes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    family: text('family').notNull(),
+    ...ownerColumns(),
+    network: text('network').notNull(),
+    quote: jsonb('quote').notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** When a swap took this quote: set once, by a conditional update, so a quote executes at most once. */
+    executedAt: timestamp('executed_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('chain_quotes_owner_idx').on(t.userId, t.environment, t.createdAt)],
+);

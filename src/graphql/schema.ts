@@ -22,6 +22,7 @@ import { walletResolvers } from './resolvers/wallet.js';
 import { billResolvers } from './resolvers/bills.js';
 import { solanaResolvers } from './resolvers/solana.js';
 import { evmResolvers } from './resolvers/evm.js';
+import { portfolioResolvers } from './resolvers/portfolio.js';
 import { chainResolvers } from './resolvers/chain.js';
 import { customerResolvers } from './resolvers/customers.js';
 import { graphEdgeResolvers } from './resolvers/graph-edges.js';
@@ -52,6 +53,7 @@ const resolvers: Resolvers[] = [
   billResolvers,
   solanaResolvers,
   evmResolvers,
+  portfolioResolvers,
   chainResolvers,
   customerResolvers,
   graphNodeResolvers,

@@ -109,6 +109,16 @@ export const TAGS: Array<{ name: string; description: string }> = [
       "The caller's custodial EVM wallet, one address on every EVM network: supported networks, native and ERC-20 balances, the token portfolio, and native and ERC-20 sends. See docs/evm.md.",
   },
   {
+    name: 'EVM exchange',
+    description:
+      "Quotes on each EVM network's Uniswap V2 pools (native to ERC-20, ERC-20 to ERC-20, ERC-20 to native) and swaps executing a stored quote once: an exact approval, then Router02 with the minimum output enforced on chain. See docs/evm-exchange.md.",
+  },
+  {
+    name: 'Portfolio',
+    description:
+      'One portfolio across the NGN wallet, Solana and every EVM network, valued in USD and NGN with each price’s source and age. See docs/evm-exchange.md.',
+  },
+  {
     name: 'Solana exchange',
     description:
       'Quotes and swaps between SOL and SPL tokens (the sandbox AMM; Jupiter in production). A quote is kept 30 seconds and swaps once.',

@@ -14,7 +14,7 @@ import {
   VersionedTransaction,
 } from '@solana/web3.js';
 import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
-import { outGivenIn } from '../../src/domain/solana/pool-math.js';
+import { outGivenIn } from '../../src/domain/chain/pool-math.js';
 import { SOL_MINT, type TokenInfo } from '../../src/domain/solana/sandbox-world.js';
 import { LocalHttpServer } from '../helpers/local-server.js';
 import { MalformedAnswers } from './malformed.js';

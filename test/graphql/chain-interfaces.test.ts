@@ -15,8 +15,7 @@ describe('chain interfaces in the graph', () => {
     ChainWallet: ['EvmWallet', 'SolanaWallet'],
     ChainToken: ['EvmToken', 'SolanaToken'],
     ChainTransfer: ['EvmTransfer', 'SolanaTransfer'],
-    // The EVM family swaps nowhere yet.
-    ChainSwapQuote: ['SwapQuote'],
+    ChainSwapQuote: ['EvmSwapQuote', 'SwapQuote'],
   };
 
   it("each is an interface that every family's type implements, with the fields every family shares", () => {

@@ -61,6 +61,14 @@ describe('the operator reconciliation page and the daily job', () => {
     const run = daily.find((r) => r.businessDate === '2026-04-01');
     expect(run).toMatchObject({ environment: 'sandbox', businessDate: '2026-04-01', trigger: 'daily', outcome: 'ok' });
     expect(run!.sources.map((s) => s.provider).sort()).toEqual([
+      'evm-arbitrum-one-market-makers',
+      'evm-base-market-makers',
+      'evm-bnb-smart-chain-market-makers',
+      'evm-ethereum-market-makers',
+      'evm-lisk-market-makers',
+      'evm-optimism-market-makers',
+      'evm-polygon-market-makers',
+      'evm-scroll-market-makers',
       'sandbox',
       'sandbox-bills',
       'solana-devnet-asset-ledger',

@@ -9,7 +9,7 @@ import type { Principal } from '../../src/domain/auth/principal.js';
 import { parseTokenAccount } from '../../src/domain/solana/litesvm-chain.js';
 import { SANDBOX_POOLS, tokenBySymbol } from '../../src/domain/solana/sandbox-world.js';
 import { reservesOf } from '../../src/domain/solana/sandbox-amm.js';
-import { inGivenOut, outGivenIn } from '../../src/domain/solana/pool-math.js';
+import { inGivenOut, outGivenIn } from '../../src/domain/chain/pool-math.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { RateLimiter } from '../../src/domain/limits/rate-limiter.js';
 import { createServices } from '../../src/services.js';

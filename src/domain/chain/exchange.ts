@@ -1,3 +1,5 @@
+import { badInput } from '../errors.js';
+
 /**
  * Quotes and swaps in the core's terms: assets by their address on the chain (a Solana mint, an
  * ERC-20 contract), amounts in raw units, transactions as bytes. A family's providers (the sandbox
@@ -106,4 +108,14 @@ export function thresholdOf(mode: SwapMode, inAmountRaw: bigint, outAmountRaw: b
   return mode === 'ExactIn'
     ? (outAmountRaw * (10_000n - bps)) / 10_000n
     : (inAmountRaw * (10_000n + bps) + 9_999n) / 10_000n;
+}
+
+const DEFAULT_SLIPPAGE_BPS = 50;
+
+/** A quote's slippage in basis points: 50 (0.5 %) when not given, at most 5,000 (50 %). */
+export function checkSlippage(value: number | null | undefined): number {
+  if (value === undefined || value === null) return DEFAULT_SLIPPAGE_BPS;
+  if (!Number.isInteger(value) || value < 0 || value > 5_000)
+    throw badInput('slippageBps', 'slippageBps must be a whole number from 0 to 5000 (50 %).');
+  return value;
 }

@@ -102,6 +102,8 @@ export interface EvmSandboxChain extends EvmChain {
   /** Credits `to` with native coin or mints a token, in its own block; answers the transaction hash. */
   faucet(to: string, asset: { native: true } | { token: string }, amount: bigint): Promise<string>;
   readonly mempool: EvmSandboxMempool;
+  /** Deploys the sandbox exchange (Uniswap V2, seeded pools) on this network unless it is there. */
+  ensureExchange(): Promise<void>;
 }
 
 /** What tests and later issues tell the sandbox mempool; by default it includes every transaction at once. */

@@ -1,4 +1,6 @@
+import { and, eq, inArray } from 'drizzle-orm';
 import { getAddress, toEventSelector } from 'viem';
+import { chainSends } from '../../db/chain-schema.js';
 import type { Database } from '../../db/client.js';
 import { runIn, runStatement, statement } from '../../db/plain-sql.js';
 import type { Environment } from '../auth/permissions.js';
@@ -7,7 +9,7 @@ import { recordEvent } from '../events/outbox.js';
 import { formatUnits } from '../money/decimal.js';
 import type { EvmChains } from './evm-chains.js';
 import { evmTxUrl } from './evm-send-store.js';
-import type { EvmWallets } from './evm-wallets.js';
+import { EVM, type EvmWallets } from './evm-wallets.js';
 import { EVM_NETWORK_SPECS, type EvmNetwork } from './networks.js';
 
 /** ERC-20's `Transfer(address indexed from, address indexed to, uint256 value)`. */
@@ -143,7 +145,20 @@ export class EvmIncoming {
       );
     const transfers = [...nativeArrivals, ...tokenArrivals];
     const owners = await this.wallets.ownersOf(environment, [...new Set(transfers.map((t) => t.to))]);
-    const arrivals = transfers.filter((t) => owners.has(t.to));
+    // A swap's output comes back to the wallet that sent the swap: it is the swap's (told as its
+    // CRYPTO_SWAP event), not a deposit from elsewhere.
+    const hashes = [...new Set(transfers.map((t) => t.hash.toLowerCase()))];
+    const sentByUs =
+      hashes.length === 0
+        ? []
+        : await this.db
+            .select({ hash: chainSends.txHash, from: chainSends.fromAddress })
+            .from(chainSends)
+            .where(and(eq(chainSends.family, EVM), inArray(chainSends.txHash, hashes)));
+    const ownSwaps = new Set(sentByUs.map((r) => `${r.hash.toLowerCase()}:${r.from.toLowerCase()}`));
+    const arrivals = transfers.filter(
+      (t) => owners.has(t.to) && !ownSwaps.has(`${t.hash.toLowerCase()}:${t.to.toLowerCase()}`),
+    );
     const now = this.clock.now();
     return this.db.transaction(async (tx) => {
       const moved = await runIn(tx, ADVANCE, [environment, network, after.toString(), toBlock.toString()]);

@@ -23,7 +23,9 @@ export function evmSendEventData(row: ChainSendRow): Record<string, unknown> {
   const network = row.network as EvmNetwork;
   const spec = EVM_NETWORK_SPECS[network];
   return {
-    type: 'CRYPTO_TRANSFER',
+    // A swap's legs are told apart by kind: its approval, then its router call.
+    type: row.kind === 'swap' ? 'CRYPTO_SWAP' : row.kind === 'approve' ? 'TOKEN_APPROVAL' : 'CRYPTO_TRANSFER',
+    kind: row.kind,
     status: row.status.toUpperCase(),
     reference: row.txHash,
     hash: row.txHash,
@@ -37,6 +39,9 @@ export function evmSendEventData(row: ChainSendRow): Record<string, unknown> {
     from: row.fromAddress,
     to: row.toAddress,
     replaces: row.replaces,
+    ...(row.kind === 'swap'
+      ? { quoteId: row.quoteId, outputToken: row.outputAsset, outputAmountRaw: row.outputAmountRaw?.toString() ?? null }
+      : {}),
     error: row.error,
     txUrl: evmTxUrl(row.txHash, network, row.environment),
     updatedAt: row.updatedAt.toISOString(),

@@ -11,7 +11,8 @@ export interface EvmSendView {
   status: 'pending' | 'confirmed' | 'failed' | 'replaced';
   network: EvmNetwork;
   chainId: number;
-  kind: 'native' | 'token';
+  /** A transfer of the native coin or a token, or a swap's leg: a token's approval to the router, or the swap. */
+  kind: 'native' | 'token' | 'approve' | 'swap';
   from: string;
   to: string;
   /** The native coin's symbol, or the token's. */
@@ -40,7 +41,7 @@ export function evmSendView(row: ChainSendRow, symbol: string): EvmSendView {
     status: row.status,
     network,
     chainId: spec.chainId,
-    kind: row.kind === 'token' ? 'token' : 'native',
+    kind: row.kind,
     from: row.fromAddress,
     to: row.toAddress,
     asset: symbol,

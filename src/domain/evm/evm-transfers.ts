@@ -20,6 +20,7 @@ import { checkEvmAddress } from './evm-keys.js';
 import { evmRawFromDecimal } from './evm-amounts.js';
 import { takeNonce } from './evm-nonces.js';
 import { evmSendStore, moveEvmSend, NATIVE_ASSET } from './evm-send-store.js';
+import { settleSwapOutput } from './evm-swap-output.js';
 import { type EvmUnsigned, evmSigning, hexBytes, prepareEvm } from './evm-signing.js';
 import { type EvmSendView, evmSendView } from './evm-send-view.js';
 import { EVM, type EvmWalletRow, type EvmWallets } from './evm-wallets.js';
@@ -46,16 +47,24 @@ export interface EvmSendInput {
   amount?: unknown;
 }
 
-/** A transfer to sign for a wallet, with what it takes from it. */
-interface Outgoing {
+/**
+ * A transaction to sign for a wallet, with what it takes from it: a transfer, or a leg of a swap
+ * (an approval, which moves nothing but its fee; the router call, which pays `call.value` or the
+ * token amount in and is credited `swap.outputAsset`).
+ */
+export interface Outgoing {
   network: EvmNetwork;
-  kind: 'native' | 'token';
+  kind: 'native' | 'token' | 'approve' | 'swap';
   /** The recipient (for a token, the holder credited; the transaction goes to the contract). */
   to: `0x${string}`;
   token: { spec: EvmTokenSpec; contract: string } | null;
   amountRaw: bigint;
   decimals: number;
   call: { to: `0x${string}`; data?: `0x${string}`; value: bigint };
+  /** A swap leg's expected output (settled from the receipt) and its quote. */
+  swap?: { outputAsset: string; outputAmountRaw: bigint; quoteId: string };
+  /** The gas limit when the chain cannot estimate it yet (a swap signed before its approval is mined). */
+  fallbackGas?: bigint;
 }
 
 /** What a signed transaction may cost in native coin at most, and the terms it is signed with. */
@@ -159,6 +168,14 @@ export class EvmTransfers {
     });
   }
 
+  /**
+   * A swap's leg, signed, held, stored and sent as a send is (the swap's Idempotency-Key is the
+   * exchange's, around all its legs): the next nonce, the fee at its cap held, and what it pays in.
+   */
+  submitLeg(principal: Principal, leg: Outgoing): Promise<EvmSendView> {
+    return this.submit(principal, null, leg);
+  }
+
   private async submit(principal: Principal, key: KeyRef | null, outgoing: Outgoing): Promise<EvmSendView> {
     const chain = this.chains.chainFor(principal.environment, outgoing.network);
     const wallet = await this.wallets.walletOf(principal);
@@ -170,11 +187,11 @@ export class EvmTransfers {
     ]);
     const now = this.clock.now();
     const id = randomUUID();
-    const nativeNeed = fees.cap + (outgoing.token ? 0n : outgoing.amountRaw);
-    const needs: AssetNeed[] = [
-      { asset: NATIVE_ASSET, amount: nativeNeed, principal: outgoing.token ? 0n : outgoing.amountRaw },
-    ];
-    if (outgoing.token)
+    // What leaves the wallet besides the fee: the value the call carries, or the token amount (an
+    // approval moves no tokens, so none is held for it).
+    const nativeNeed = fees.cap + outgoing.call.value;
+    const needs: AssetNeed[] = [{ asset: NATIVE_ASSET, amount: nativeNeed, principal: outgoing.call.value }];
+    if (outgoing.token && outgoing.kind !== 'approve')
       needs.push({ asset: outgoing.token.contract, amount: outgoing.amountRaw, principal: outgoing.amountRaw });
     const onChain = new Map([
       [NATIVE_ASSET, native],
@@ -205,8 +222,8 @@ export class EvmTransfers {
           amountRaw: outgoing.amountRaw,
           decimals: outgoing.decimals,
           feeRaw: fees.cap,
-          outputAsset: null,
-          outputAmountRaw: null,
+          outputAsset: outgoing.swap?.outputAsset ?? null,
+          outputAmountRaw: outgoing.swap?.outputAmountRaw ?? null,
           txHash: signed.hash,
           wire: Buffer.from(signed.wire).toString('base64'),
           validThroughHeight: null,
@@ -216,7 +233,7 @@ export class EvmTransfers {
           replaces: null,
           status: 'pending',
           error: null,
-          quoteId: null,
+          quoteId: outgoing.swap?.quoteId ?? null,
           createdAt: now,
           updatedAt: now,
         };
@@ -257,9 +274,7 @@ export class EvmTransfers {
     ]);
     const gas =
       estimate === undefined
-        ? outgoing.token
-          ? TOKEN_TRANSFER_GAS
-          : NATIVE_TRANSFER_GAS
+        ? (outgoing.fallbackGas ?? (outgoing.token ? TOKEN_TRANSFER_GAS : NATIVE_TRANSFER_GAS))
         : estimate === NATIVE_TRANSFER_GAS
           ? estimate
           : (estimate * 6n) / 5n;
@@ -468,15 +483,18 @@ export class EvmTransfers {
     // The hold caps what is captured: a fee above the cap cannot have been paid by this transaction's terms.
     // biome-ignore lint/complexity/useMathMinMax: bigints, which Math.min does not take
     const fee = paid < row.feeRaw ? paid : row.feeRaw;
-    const sent = ok ? row.amountRaw : 0n;
+    // An approval names its token and amount but moves neither: only its fee is spent.
+    const sent = ok && row.kind !== 'approve' ? row.amountRaw : 0n;
     const capture = new Map<string, AssetSpent>([
       [NATIVE_ASSET, row.asset ? { spent: fee, principal: 0n } : { spent: sent + fee, principal: sent }],
     ]);
-    if (row.asset) capture.set(row.asset, { spent: sent, principal: sent });
+    if (row.asset && row.kind !== 'approve') capture.set(row.asset, { spent: sent, principal: sent });
     const now = this.clock.now();
     return this.db.transaction(async (tx) => {
       await assetHolds.settle(tx, { sendId: row.id }, { capture }, now);
-      const moved = await moveEvmSend(tx, row, ok ? 'confirmed' : 'failed', now, {
+      // A swap is credited what the pools paid, which the receipt says (the quote only bounded it).
+      const settled = ok && row.kind === 'swap' ? await settleSwapOutput(tx, row, receipt) : row;
+      const moved = await moveEvmSend(tx, settled, ok ? 'confirmed' : 'failed', now, {
         error: ok ? null : `Reverted on chain in block ${receipt.blockNumber}: its fee was spent.`,
       });
       if (moved && row.replaces) {

@@ -24,6 +24,11 @@ export interface EvmTokenSpec {
   decimals: number;
   /** The wrapped native coin (WETH9's shape), which the exchange routes through. */
   wrapsNative?: true;
+  /**
+   * An allowance can only be set from zero (Tether's USDT on Ethereum reverts `approve` over a
+   * non-zero allowance): a swap resets a leftover allowance to 0 before approving its amount.
+   */
+  approveFromZero?: true;
 }
 
 export interface EvmNetworkSpec {
@@ -61,7 +66,7 @@ export const EVM_NETWORK_SPECS: Readonly<Record<EvmNetwork, EvmNetworkSpec>> = {
     native: ether,
     explorer: 'https://etherscan.io/tx/',
     dataFee: false,
-    tokens: [usdt(), usdc(), cngn, weth],
+    tokens: [{ ...usdt(), approveFromZero: true }, usdc(), cngn, weth],
   },
   base: {
     id: 'base',

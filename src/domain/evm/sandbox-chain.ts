@@ -18,6 +18,7 @@ import type {
 } from './evm-chain.js';
 import { checkEvmToken, EVM_NETWORK_SPECS, type EvmNetwork } from './networks.js';
 import { type ChainHead, evmChainRows as rows, type PooledTx } from './sandbox-chain-rows.js';
+import { MARKET_MAKER_ADDRESS, MARKET_MAKER_KEY } from './sandbox-pools.js';
 import { balanceOfCall, FAUCET_ADDRESS, genesisContracts, mintCall, revertReason } from './sandbox-contracts.js';
 import { baseFeeOf, dataFeeOf, sandboxFeeTerms } from './sandbox-fees.js';
 import { Mutex } from './sandbox-mutex.js';
@@ -106,6 +107,7 @@ export class SandboxEvmChain implements EvmSandboxChain {
   }> = [];
   private readTurnAsked = false;
   private again = false;
+  private exchangeReady = false;
   private readonly producerId: string;
   private readonly leaseMs: number;
 
@@ -382,6 +384,54 @@ export class SandboxEvmChain implements EvmSandboxChain {
         throw new DomainError('SERVICE_UNAVAILABLE', 'The sandbox chain is busy: try again in a moment.');
       await sleep(POLL_MS);
     }
+  }
+
+  /**
+   * Deploys the sandbox exchange (Uniswap V2's factory and Router02, its pools seeded by the market
+   * maker) unless it is there: the market maker's nonce says how far the deployment went, so a
+   * network created before the exchange existed, or a deployment a crash cut short, is finished
+   * here, and a second caller (or instance) finds it done. Runs as the network's block producer, a
+   * block per batch of steps that fits the block gas limit.
+   */
+  async ensureExchange(): Promise<void> {
+    if (this.exchangeReady) return;
+    const { exchangeDeployment } = await import('./sandbox-exchange.js');
+    const deployment = exchangeDeployment(this.network);
+    const maker = createAddressFromString(MARKET_MAKER_ADDRESS);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const produced = await this.produce(async (l) => {
+        const next = await l.vm.nonceOf(maker);
+        if (next >= BigInt(deployment.steps.length)) return undefined;
+        const candidates: Candidate[] = [];
+        const add = (tx: TypedTransaction) =>
+          candidates.push({ hash: bytesToHex(tx.hash()) as Hex, raw: tx.serialize(), tx, pooled: false });
+        if (next === 0n && (await l.vm.balanceOf(maker)) === 0n) {
+          let nonce = await l.vm.nonceOf(FAUCET);
+          add(l.vm.faucetTx({ nonce: nonce++, to: MARKET_MAKER_ADDRESS, value: deployment.native, gasLimit: 21_000n }));
+          for (const mint of deployment.mints)
+            add(
+              l.vm.faucetTx({
+                nonce: nonce++,
+                to: mint.contract,
+                data: hexToBytes(mintCall(MARKET_MAKER_ADDRESS, mint.amount)),
+                gasLimit: 200_000n,
+              }),
+            );
+        }
+        deployment.steps.slice(Number(next)).forEach((step, i) => {
+          add(l.vm.sandboxTx(MARKET_MAKER_KEY, { ...step, nonce: next + BigInt(i) }));
+        });
+        return { candidates, answer: true, more: true };
+      });
+      if (produced !== undefined) break;
+      if (Date.now() > deadline)
+        throw new DomainError('SERVICE_UNAVAILABLE', 'The sandbox chain is busy: try again in a moment.');
+      await sleep(POLL_MS);
+    }
+    if ((await this.transactionCount(MARKET_MAKER_ADDRESS)) < BigInt(deployment.steps.length))
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The sandbox exchange is being deployed: try again in a moment.');
+    this.exchangeReady = true;
   }
 
   // ---- the mempool ---------------------------------------------------------------------------

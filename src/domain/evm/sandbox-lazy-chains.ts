@@ -63,6 +63,7 @@ function lazyChain(network: EvmNetwork, real: () => Promise<EvmSandboxChain>, mi
     logs: async (filter) => (await real()).logs(filter),
     nativeTransfers: async (range) => (await real()).nativeTransfers(range),
     faucet: async (to, asset, amount) => thenMined((await real()).faucet(to, asset, amount)),
+    ensureExchange: async () => (await real()).ensureExchange(),
     mempool: {
       pause: async () => (await real()).mempool.pause(),
       release: async (order) => thenMined((await real()).mempool.release(order)),

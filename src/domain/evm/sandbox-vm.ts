@@ -235,7 +235,12 @@ export class SandboxVm {
   }
 
   /** A transaction of the faucet's, signed with its key, paying the base fee and no tip. */
-  faucetTx(fields: { nonce: bigint; to?: Hex; value?: bigint; data?: Uint8Array; gasLimit: bigint }): TypedTransaction {
+  faucetTx(fields: SandboxTxFields): TypedTransaction {
+    return this.sandboxTx(FAUCET_KEY, fields);
+  }
+
+  /** A transaction of one of the sandbox's own keys (the faucet's, a market maker's), paying the base fee and no tip. */
+  sandboxTx(key: Hex, fields: SandboxTxFields): TypedTransaction {
     return createFeeMarket1559Tx(
       {
         chainId: this.common.chainId(),
@@ -248,8 +253,16 @@ export class SandboxVm {
         maxPriorityFeePerGas: 0n,
       },
       { common: this.common },
-    ).sign(hexToBytes(FAUCET_KEY));
+    ).sign(hexToBytes(key));
   }
+}
+
+export interface SandboxTxFields {
+  nonce: bigint;
+  to?: Hex;
+  value?: bigint;
+  data?: Uint8Array;
+  gasLimit: bigint;
 }
 
 const commons = new Map<EvmNetwork, Common>();

@@ -52,6 +52,8 @@ export interface MarketMakers {
   native: { asset: string; currency: string };
   /** Raw units of each asset all the makers held at genesis. */
   genesis: ReadonlyMap<string, bigint>;
+  /** Whether the makers' pools exist yet (an EVM network's are deployed on first exchange use); always, without it. */
+  deployed?(): Promise<boolean>;
   /** Raw units of each asset all the makers hold now, as the chain says. */
   held(): Promise<Map<string, bigint>>;
 }
@@ -73,7 +75,7 @@ export function marketMakerSource(makers: MarketMakers): ReconciliationSource {
       // A balance is of the run, not of a moment in the day: stamped inside the day so it is reported.
       const at = new Date((window.from.getTime() + window.to.getTime()) / 2);
       const recorded = async () => {
-        const expected = new Map(makers.genesis);
+        const expected = new Map((await makers.deployed?.()) === false ? [] : makers.genesis);
         const swaps = await db
           .select({
             asset: chainSends.asset,

@@ -5,6 +5,8 @@ import type { Database, Executor } from '../../db/client.js';
 import { solanaQuotes } from '../../db/solana-schema.js';
 import type { Principal } from '../auth/principal.js';
 import { type Clock, type ClockFor, clockLookup } from '../clock.js';
+import { checkSlippage } from '../chain/exchange.js';
+import { quoteExpired, quoteUsed } from '../chain/quote-store.js';
 import { badInput, DomainError, InputProblems } from '../errors.js';
 import { checkFields, checkFieldsAwaiting } from '../field-checks.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
@@ -51,8 +53,6 @@ export interface SwapResult {
   inputAmount: string;
   outputAmount: string;
 }
-
-const DEFAULT_SLIPPAGE_BPS = 50;
 
 /**
  * Quotes and swaps for custodial wallets. A quote is stored for 30 seconds; a swap re-quotes and
@@ -265,11 +265,7 @@ export class SolanaExchange {
     if (!row) throw new DomainError('NOT_FOUND', `Quote ${JSON.stringify(quoteId)} was not found.`);
     if (row.executedAt) throw quoteUsed(quoteId);
     if (row.expiresAt.getTime() <= this.clockFor(principal).now().getTime()) {
-      throw new DomainError(
-        'QUOTE_EXPIRED',
-        `Quote ${quoteId} expired at ${row.expiresAt.toISOString()}: ask for a new quote.`,
-        { field: 'quoteId' },
-      );
+      throw quoteExpired(quoteId, row.expiresAt);
     }
     return row.quote as StoredQuote;
   }
@@ -294,13 +290,6 @@ export class SolanaExchange {
   }
 }
 
-const quoteUsed = (quoteId: string) =>
-  new DomainError(
-    'CONFLICT',
-    `Quote ${quoteId} was already executed: a quote swaps once. Ask for a new quote, or retry with the first request's Idempotency-Key to get its answer.`,
-    { field: 'quoteId' },
-  );
-
 function fieldsOf(input: SwapRequest): QuoteInput {
   const problems = new InputProblems();
   for (const field of ['inputMint', 'outputMint', 'amount'] as const) {
@@ -314,12 +303,5 @@ function fieldsOf(input: SwapRequest): QuoteInput {
 function checkSwapMode(value: string | null | undefined): SwapMode {
   if (value === undefined || value === null || value === '') return 'ExactIn';
   if (value !== 'ExactIn' && value !== 'ExactOut') throw badInput('swapMode', 'swapMode must be ExactIn or ExactOut.');
-  return value;
-}
-
-function checkSlippage(value: number | null | undefined): number {
-  if (value === undefined || value === null) return DEFAULT_SLIPPAGE_BPS;
-  if (!Number.isInteger(value) || value < 0 || value > 5_000)
-    throw badInput('slippageBps', 'slippageBps must be a whole number from 0 to 5000 (50 %).');
   return value;
 }

@@ -14,7 +14,7 @@ import {
 } from './exchange-provider.js';
 import { parseTokenAccount } from './litesvm-chain.js';
 import type { SolanaNetwork } from './networks.js';
-import { type HopAmounts, inGivenOut, outGivenIn, POOL_FEE_BPS, priceImpact } from './pool-math.js';
+import { type HopAmounts, inGivenOut, outGivenIn, POOL_FEE_BPS, priceImpact } from '../chain/pool-math.js';
 import type { SandboxChainStore } from './sandbox-chain-store.js';
 import { SANDBOX_POOLS, type SandboxPool, SOL, STABLE_USD, tokenByMint, tokenBySymbol } from './sandbox-world.js';
 import { checkSandboxBalance, priceMoved } from './swap-checks.js';

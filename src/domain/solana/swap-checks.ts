@@ -1,6 +1,7 @@
 import { address } from '@solana/kit';
 import type { VersionedTransaction } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
+import { priceMovedBeyond } from '../chain/quote-store.js';
 import { DomainError } from '../errors.js';
 import type { RpcChain } from './rpc-chain.js';
 import type { QuoteRequest } from './exchange-provider.js';
@@ -11,12 +12,7 @@ import { SIGNATURE_FEE } from './transfer-service.js';
 import { associatedTokenAddress } from './token-accounts.js';
 
 /** Refusal of a swap whose price moved beyond its quote's slippage: nothing moved. */
-export const priceMoved = (view: SwapQuoteView) =>
-  new DomainError(
-    'PRICE_MOVED',
-    `The price moved beyond the quote's ${view.slippageTolerance} % slippage since it was given; nothing was swapped. Ask for a new quote.`,
-    { field: 'slippageBps' },
-  );
+export const priceMoved = (view: SwapQuoteView) => priceMovedBeyond(view.slippageTolerance);
 
 /** The checks a swap passes before anything is signed. */
 export function checkSandboxBalance(

@@ -30,7 +30,8 @@ export function transferView(row: SolanaTransferRow): TransferView {
     // A Solana send carries no nonce, so none is ever replaced; were one, nothing it asked for happened.
     status: row.status === 'replaced' ? 'failed' : row.status,
     network,
-    kind: row.kind === 'native' ? 'sol' : row.kind,
+    // Approvals are an EVM swap's leg: a Solana send is never one.
+    kind: row.kind === 'native' ? 'sol' : row.kind === 'approve' ? 'token' : row.kind,
     from: row.fromAddress,
     to: row.toAddress,
     mint: row.asset ?? SOL_MINT,

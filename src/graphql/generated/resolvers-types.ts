@@ -24,6 +24,9 @@ import type { SwapQuoteView as SwapQuoteViewModel } from '../../domain/solana/sw
 import type { SolanaWalletAddress as SolanaWalletAddressModel } from '../../domain/solana/custodial-wallets.js';
 import type { EvmNetworkView as EvmNetworkViewModel, EvmBalanceView as EvmBalanceViewModel, EvmPortfolioView as EvmPortfolioViewModel } from '../../domain/evm/evm-reads.js';
 import type { EvmSendView as EvmSendViewModel } from '../../domain/evm/evm-send-view.js';
+import type { EvmSwapQuoteView as EvmSwapQuoteViewModel } from '../../domain/evm/evm-exchange-provider.js';
+import type { EvmSwapResult as EvmSwapResultModel } from '../../domain/evm/evm-swap-legs.js';
+import type { PortfolioView as PortfolioViewModel, PartView as PartViewModel, HoldingView as HoldingViewModel } from '../../domain/portfolio/portfolio.js';
 import type { Activity as ActivityModel } from '../../domain/activity/activity.js';
 import type { TransactionConnectionModel as TransactionConnectionModelModel, WalletTransactionConnectionModel as WalletTransactionConnectionModelModel, DepositConnectionModel as DepositConnectionModelModel, PayoutConnectionModel as PayoutConnectionModelModel, BillRecordConnectionModel as BillRecordConnectionModelModel, OfframpOrderConnectionModel as OfframpOrderConnectionModelModel, SolanaTransferConnectionModel as SolanaTransferConnectionModelModel, BusinessCustomerConnectionModel as BusinessCustomerConnectionModelModel } from '../connections.js';
 import type { GraphQLContext } from '../context.js';
@@ -1164,6 +1167,99 @@ export type EvmSendInput = {
   to: Scalars['String']['input'];
 };
 
+/** Which way an EVM swap goes: the network's native coin (ETH, POL, BNB) into a token, token to token, or a token into the native coin. */
+export type EvmSwapDirection =
+  /** The native coin in, a token out (Router02's swapExactETHForTokens). */
+  | 'NATIVE_TO_TOKEN'
+  /** A token in, the native coin out (swapExactTokensForETH). */
+  | 'TOKEN_TO_NATIVE'
+  /** A token in, another out (swapExactTokensForTokens), through the wrapped native coin when the pair has no pool. */
+  | 'TOKEN_TO_TOKEN';
+
+/** An EVM swap to execute. */
+export type EvmSwapInput = {
+  /** A stored quote of the caller's on the same network, not expired and not executed. */
+  quoteId: Scalars['String']['input'];
+};
+
+/** A swap quote on an EVM network, priced on its Uniswap V2 pools. Stored for expiresIn seconds: swap it by quoteId. */
+export type EvmSwapQuote = ChainSwapQuote & {
+  __typename?: 'EvmSwapQuote';
+  /** What goes in and comes out; minOutputAmount is what Router02 is told to accept at least (amountOutMin). */
+  amounts: SwapAmounts;
+  /** Expected seconds from swapEvmTokens to the swap being mined. */
+  estimatedSwapTime: Scalars['Int']['output'];
+  /** Whether the wallet holds enough of what is sold. */
+  executable: Scalars['Boolean']['output'];
+  /** Seconds the quote stays stored (30). */
+  expiresIn: Scalars['Int']['output'];
+  /** Unix seconds. */
+  expiryTimestamp: Scalars['SafeInt']['output'];
+  /** The pools' 0.30 % per hop, and the gas of the approval and the swap in the native coin (gasFee) and in USD (totalCost). */
+  fees: SwapFees;
+  /** What is sold: a token by its contract, or the native coin by 0xEeeeeEeeeEeEeEeEeEeeEEEeeeeEeeeeeeeEEeE. */
+  fromToken: EvmToken;
+  /** The EVM network. */
+  network: Scalars['String']['output'];
+  /** Percent, absolute value. */
+  priceImpact: Scalars['String']['output'];
+  /** Pass to swapEvmTokens to execute this quote. */
+  quoteId: Scalars['String']['output'];
+  /** The prices. */
+  rates: SwapRates;
+  /** The pricing as the pools gave it: router, path, amounts per hop and the reserves priced against. */
+  rawQuote?: Maybe<Scalars['JSON']['output']>;
+  /** The path through the pools (through the wrapped native coin when a pair has no pool). */
+  route: SwapRoute;
+  /** Percent. */
+  slippageTolerance: Scalars['String']['output'];
+  /** Always ExactIn: the input amount is fixed and the output bounded below by minOutputAmount. */
+  swapMode: SwapMode;
+  /** What is bought: a token by its contract, or the native coin by 0xEeee…EEeE. */
+  toToken: EvmToken;
+  /** Both sides in USD. */
+  usdValues: SwapUsdValues;
+  /** Things to know before swapping: high price impact, too small a balance, unknown USD prices. */
+  warnings: Array<Scalars['String']['output']>;
+};
+
+/** Asks for an EVM swap quote. */
+export type EvmSwapQuoteInput = {
+  /** In token units of what is sold (the native coin for NATIVE_TO_TOKEN), a decimal string (at most its decimals). */
+  amount: Scalars['String']['input'];
+  /** Which way the swap goes. */
+  direction: EvmSwapDirection;
+  /** The token sold, by symbol or contract (TOKEN_TO_TOKEN, TOKEN_TO_NATIVE). */
+  inputToken?: InputMaybe<Scalars['String']['input']>;
+  /** The token bought, by symbol or contract (NATIVE_TO_TOKEN, TOKEN_TO_TOKEN). */
+  outputToken?: InputMaybe<Scalars['String']['input']>;
+  /** Basis points the output may fall short of the quote; default 50 (0.5 %), at most 5000. */
+  slippageBps?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** An executed EVM swap: its router call and the transactions before it. */
+export type EvmSwapResult = {
+  __typename?: 'EvmSwapResult';
+  /** The router call's transaction hash. */
+  hash: Scalars['String']['output'];
+  /** What went in, in token units of what was sold. */
+  inputAmount: Scalars['String']['output'];
+  /** Every transaction of the swap in nonce order: approvals of the token to the router (exact amount; a reset to 0 first where the token needs it), then the swap. */
+  legs: Array<EvmTransfer>;
+  /** The network. */
+  network: Scalars['String']['output'];
+  /** What the pools paid once mined (the quote's expectation while pending), in token units of what was bought. */
+  outputAmount: Scalars['String']['output'];
+  /** outputAmount in raw base units, an integer string. */
+  outputAmountRaw: Scalars['String']['output'];
+  /** The quote executed. */
+  quoteId: Scalars['String']['output'];
+  /** The router call's status: pending until mined (the final state arrives as a transaction.* event). */
+  status: EvmTransferStatus;
+  /** Where to look the router call up. */
+  txUrl: Scalars['String']['output'];
+};
+
 /** A token a network supports, named by its ERC-20 contract. */
 export type EvmToken = ChainToken & {
   __typename?: 'EvmToken';
@@ -1606,6 +1702,13 @@ export type Mutation = {
    */
   subscribeCableTv: BillRecord;
   /**
+   * Executes a stored quote once: priced again first (beyond its slippage: 409 PRICE_MOVED; expired: QUOTE_EXPIRED; both unsigned), then the
+   * approval of exactly the amount to Router02 and the swap with its minimum output enforced on chain, each signed with the wallet's next nonce
+   * and its fee held. Honours Idempotency-Key.
+   * Permission: Transactions or Full Access. Connect scope: `transact`.
+   */
+  swapEvmTokens: EvmSwapResult;
+  /**
    * Swaps by quote id (re-quoted: beyond its slippage is PRICE_MOVED), or by the quote's fields. Honours Idempotency-Key.
    * Permission: Transactions or Full Access. Connect scope: `transact`.
    */
@@ -2030,6 +2133,16 @@ export type MutationSimulateVirtualAccountTransferArgs = {
  */
 export type MutationSubscribeCableTvArgs = {
   input: CableInput;
+};
+
+
+/**
+ * Changes. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it. Mutations that move money honour the Idempotency-Key header.
+ */
+export type MutationSwapEvmTokensArgs = {
+  input: EvmSwapInput;
+  network: Scalars['String']['input'];
 };
 
 
@@ -2552,6 +2665,73 @@ export type PermissionLevel =
   /** Read, and execute transactions. */
   | 'TRANSACTIONS';
 
+/** Everything the user holds, valued in USD and NGN. */
+export type Portfolio = {
+  __typename?: 'Portfolio';
+  /** Naira per US dollar the values are converted at. */
+  ngnPerUsd: Scalars['Float']['output'];
+  /** The total in NGN (naira): the sum of the parts' (to the kobo). */
+  ngnValue: Scalars['Float']['output'];
+  /** The NGN wallet, the Solana wallet, then every EVM network. */
+  parts: Array<PortfolioPart>;
+  /** When the rate was read. */
+  rateAsOf: Scalars['DateTime']['output'];
+  /** Where the naira per USD rate came from. */
+  rateSource: Scalars['String']['output'];
+  /** The total in USD: the sum of the parts' (to the cent). */
+  usdValue: Scalars['Float']['output'];
+  /** When the portfolio was valued. */
+  valuedAt: Scalars['DateTime']['output'];
+};
+
+/** One asset held, with its value and the price it was valued at. */
+export type PortfolioHolding = {
+  __typename?: 'PortfolioHolding';
+  /** In units of the asset (naira for NGN), a decimal string (exact). */
+  amount: Scalars['String']['output'];
+  /** In the asset's raw base units (kobo for NGN), an integer string. */
+  amountRaw: Scalars['String']['output'];
+  /** Decimal places of one unit (2 for NGN). */
+  decimals: Scalars['Int']['output'];
+  /** The holding's value in NGN (naira, 2 decimals); 0 when unpriced. */
+  ngnValue: Scalars['Float']['output'];
+  /** Seconds between the USD price being read and the portfolio being valued. */
+  priceAgeSeconds?: Maybe<Scalars['Int']['output']>;
+  /** When the price was read. */
+  priceAsOf?: Maybe<Scalars['DateTime']['output']>;
+  /** Where the price came from (a network's pools, a peg, the naira rate). */
+  priceSource?: Maybe<Scalars['String']['output']>;
+  /** Whether a price was known: an unpriced holding counts 0 in the totals. */
+  priced: Scalars['Boolean']['output'];
+  /** NGN, SOL, ETH, USDC… */
+  symbol: Scalars['String']['output'];
+  /** The token's address (an ERC-20 contract, a Solana mint); null for a native coin and for naira. */
+  token?: Maybe<Scalars['String']['output']>;
+  /** USD per unit of the asset, when known. */
+  usdPrice?: Maybe<Scalars['Float']['output']>;
+  /** The holding's value in USD (2 decimals); 0 when unpriced. */
+  usdValue: Scalars['Float']['output'];
+};
+
+/** A part of the portfolio: the NGN wallet, the Solana wallet, or one EVM network. */
+export type PortfolioPart = {
+  __typename?: 'PortfolioPart';
+  /** The wallet's address on it; null for the NGN wallet and for an EVM network never used. */
+  address?: Maybe<Scalars['String']['output']>;
+  /** ngn, solana or evm. */
+  family: Scalars['String']['output'];
+  /** What is held (only assets with a balance). */
+  holdings: Array<PortfolioHolding>;
+  /** The network (mainnet-beta, ethereum, base…); null for the NGN wallet. */
+  network?: Maybe<Scalars['String']['output']>;
+  /** The part's value in NGN (naira): the sum of its holdings'. */
+  ngnValue: Scalars['Float']['output'];
+  /** Whether the user has used it: an EVM network never used is an empty part, and its chain is not created. */
+  touched: Scalars['Boolean']['output'];
+  /** The part's value in USD: the sum of its holdings'. */
+  usdValue: Scalars['Float']['output'];
+};
+
 /**
  * Reads. Each root field's description ends with the API-key permission levels and the Connect
  * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
@@ -2664,6 +2844,11 @@ export type Query = {
    */
   evmPortfolio: EvmPortfolio;
   /**
+   * A swap quote on an EVM network's pools, stored for 30 seconds. Sandbox: the gateway's own Uniswap V2 pools; production: 503.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  evmSwapQuote: EvmSwapQuote;
+  /**
    * One supported token's balance of the caller's wallet on a network.
    * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
    */
@@ -2743,6 +2928,11 @@ export type Query = {
    * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
    */
   payout: Payout;
+  /**
+   * One portfolio across the NGN wallet, the Solana wallet (default cluster) and every EVM network, valued in USD and NGN with each price's source and age.
+   * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
+   */
+  portfolio: Portfolio;
   /**
    * Items for a provider by its code or short name.
    * Permission: Read Only, Transactions, Account Management or Full Access. Connect scope: `read`, `transact` or `manage`.
@@ -2976,6 +3166,16 @@ export type QueryEvmBalanceArgs = {
  * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
  */
 export type QueryEvmPortfolioArgs = {
+  network: Scalars['String']['input'];
+};
+
+
+/**
+ * Reads. Each root field's description ends with the API-key permission levels and the Connect
+ * (OAuth) scopes that may call it; every read is confined to the caller's own user and environment.
+ */
+export type QueryEvmSwapQuoteArgs = {
+  input: EvmSwapQuoteInput;
   network: Scalars['String']['input'];
 };
 
@@ -4699,7 +4899,10 @@ export type ResolversUnionTypes<_RefType extends Record<string, unknown>> = Reso
 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
-  ChainSwapQuote: ( SwapQuoteViewModel );
+  ChainSwapQuote:
+    | ( EvmSwapQuoteViewModel )
+    | ( SwapQuoteViewModel )
+  ;
   ChainToken:
     | ( EvmToken )
     | ( SolanaToken )
@@ -4806,6 +5009,11 @@ export type ResolversTypes = ResolversObject<{
   EvmNetwork: ResolverTypeWrapper<EvmNetworkViewModel>;
   EvmPortfolio: ResolverTypeWrapper<EvmPortfolioViewModel>;
   EvmSendInput: EvmSendInput;
+  EvmSwapDirection: EvmSwapDirection;
+  EvmSwapInput: EvmSwapInput;
+  EvmSwapQuote: ResolverTypeWrapper<EvmSwapQuoteViewModel>;
+  EvmSwapQuoteInput: EvmSwapQuoteInput;
+  EvmSwapResult: ResolverTypeWrapper<EvmSwapResultModel>;
   EvmToken: ResolverTypeWrapper<EvmToken>;
   EvmTransfer: ResolverTypeWrapper<EvmSendViewModel>;
   EvmTransferStatus: EvmTransferStatus;
@@ -4845,6 +5053,9 @@ export type ResolversTypes = ResolversObject<{
   PayoutInstitution: ResolverTypeWrapper<PayoutInstitution>;
   PayoutStatus: PayoutStatus;
   PermissionLevel: PermissionLevel;
+  Portfolio: ResolverTypeWrapper<PortfolioViewModel>;
+  PortfolioHolding: ResolverTypeWrapper<HoldingViewModel>;
+  PortfolioPart: ResolverTypeWrapper<PartViewModel>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RegisterTrustedDocumentsInput: RegisterTrustedDocumentsInput;
   RegisteredTrustedDocuments: ResolverTypeWrapper<RegisteredDocumentsModel>;
@@ -4986,6 +5197,10 @@ export type ResolversParentTypes = ResolversObject<{
   EvmNetwork: EvmNetworkViewModel;
   EvmPortfolio: EvmPortfolioViewModel;
   EvmSendInput: EvmSendInput;
+  EvmSwapInput: EvmSwapInput;
+  EvmSwapQuote: EvmSwapQuoteViewModel;
+  EvmSwapQuoteInput: EvmSwapQuoteInput;
+  EvmSwapResult: EvmSwapResultModel;
   EvmToken: EvmToken;
   EvmTransfer: EvmSendViewModel;
   EvmWallet: EvmWallet;
@@ -5017,6 +5232,9 @@ export type ResolversParentTypes = ResolversObject<{
   PayoutConnection: PayoutConnectionModelModel;
   PayoutEdge: Omit<PayoutEdge, 'node'> & { node: ResolversParentTypes['Payout'] };
   PayoutInstitution: PayoutInstitution;
+  Portfolio: PortfolioViewModel;
+  PortfolioHolding: HoldingViewModel;
+  PortfolioPart: PartViewModel;
   Query: Record<PropertyKey, never>;
   RegisterTrustedDocumentsInput: RegisterTrustedDocumentsInput;
   RegisteredTrustedDocuments: RegisteredDocumentsModel;
@@ -5315,7 +5533,7 @@ export type BusinessCustomerPageResolvers<ContextType = GraphQLContext, ParentTy
 }>;
 
 export type ChainSwapQuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainSwapQuote'] = ResolversParentTypes['ChainSwapQuote']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'SwapQuote', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'EvmSwapQuote' | 'SwapQuote', ParentType, ContextType>;
 }>;
 
 export type ChainTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChainToken'] = ResolversParentTypes['ChainToken']> = ResolversObject<{
@@ -5476,6 +5694,40 @@ export type EvmPortfolioResolvers<ContextType = GraphQLContext, ParentType exten
   tokens?: Resolver<Array<ResolversTypes['EvmBalance']>, ParentType, ContextType>;
 }>;
 
+export type EvmSwapQuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmSwapQuote'] = ResolversParentTypes['EvmSwapQuote']> = ResolversObject<{
+  amounts?: Resolver<ResolversTypes['SwapAmounts'], ParentType, ContextType>;
+  estimatedSwapTime?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  executable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  expiresIn?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  expiryTimestamp?: Resolver<ResolversTypes['SafeInt'], ParentType, ContextType>;
+  fees?: Resolver<ResolversTypes['SwapFees'], ParentType, ContextType>;
+  fromToken?: Resolver<ResolversTypes['EvmToken'], ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  priceImpact?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quoteId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  rates?: Resolver<ResolversTypes['SwapRates'], ParentType, ContextType>;
+  rawQuote?: Resolver<Maybe<ResolversTypes['JSON']>, ParentType, ContextType>;
+  route?: Resolver<ResolversTypes['SwapRoute'], ParentType, ContextType>;
+  slippageTolerance?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  swapMode?: Resolver<ResolversTypes['SwapMode'], ParentType, ContextType>;
+  toToken?: Resolver<ResolversTypes['EvmToken'], ParentType, ContextType>;
+  usdValues?: Resolver<ResolversTypes['SwapUsdValues'], ParentType, ContextType>;
+  warnings?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type EvmSwapResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmSwapResult'] = ResolversParentTypes['EvmSwapResult']> = ResolversObject<{
+  hash?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  inputAmount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  legs?: Resolver<Array<ResolversTypes['EvmTransfer']>, ParentType, ContextType>;
+  network?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  outputAmount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  outputAmountRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quoteId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['EvmTransferStatus'], ParentType, ContextType>;
+  txUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type EvmTokenResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EvmToken'] = ResolversParentTypes['EvmToken']> = ResolversObject<{
   address?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -5593,6 +5845,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   simulateOfframpDeposit?: Resolver<ResolversTypes['OfframpOrder'], ParentType, ContextType, RequireFields<MutationSimulateOfframpDepositArgs, 'reference'>>;
   simulateVirtualAccountTransfer?: Resolver<ResolversTypes['Deposit'], ParentType, ContextType, RequireFields<MutationSimulateVirtualAccountTransferArgs, 'amount'>>;
   subscribeCableTv?: Resolver<ResolversTypes['BillRecord'], ParentType, ContextType, RequireFields<MutationSubscribeCableTvArgs, 'input'>>;
+  swapEvmTokens?: Resolver<ResolversTypes['EvmSwapResult'], ParentType, ContextType, RequireFields<MutationSwapEvmTokensArgs, 'input' | 'network'>>;
   swapTokens?: Resolver<ResolversTypes['SwapResult'], ParentType, ContextType, RequireFields<MutationSwapTokensArgs, 'input'>>;
   transfer?: Resolver<ResolversTypes['WalletTransaction'], ParentType, ContextType, RequireFields<MutationTransferArgs, 'input'>>;
   transferSol?: Resolver<ResolversTypes['SolanaTransfer'], ParentType, ContextType, RequireFields<MutationTransferSolArgs, 'input'>>;
@@ -5765,6 +6018,41 @@ export type PayoutInstitutionResolvers<ContextType = GraphQLContext, ParentType 
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type PortfolioResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Portfolio'] = ResolversParentTypes['Portfolio']> = ResolversObject<{
+  ngnPerUsd?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  ngnValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  parts?: Resolver<Array<ResolversTypes['PortfolioPart']>, ParentType, ContextType>;
+  rateAsOf?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  rateSource?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  usdValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  valuedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
+export type PortfolioHoldingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PortfolioHolding'] = ResolversParentTypes['PortfolioHolding']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  amountRaw?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  ngnValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  priceAgeSeconds?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  priceAsOf?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  priceSource?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  priced?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  symbol?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  token?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  usdPrice?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+  usdValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
+export type PortfolioPartResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PortfolioPart'] = ResolversParentTypes['PortfolioPart']> = ResolversObject<{
+  address?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  family?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  holdings?: Resolver<Array<ResolversTypes['PortfolioHolding']>, ParentType, ContextType>;
+  network?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  ngnValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  touched?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  usdValue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   apiInfo?: Resolver<ResolversTypes['ApiInfo'], ParentType, ContextType>;
   apiKeys?: Resolver<Array<ResolversTypes['ApiKey']>, ParentType, ContextType>;
@@ -5787,6 +6075,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   evmBalance?: Resolver<ResolversTypes['EvmBalance'], ParentType, ContextType, RequireFields<QueryEvmBalanceArgs, 'network'>>;
   evmNetworks?: Resolver<Array<ResolversTypes['EvmNetwork']>, ParentType, ContextType>;
   evmPortfolio?: Resolver<ResolversTypes['EvmPortfolio'], ParentType, ContextType, RequireFields<QueryEvmPortfolioArgs, 'network'>>;
+  evmSwapQuote?: Resolver<ResolversTypes['EvmSwapQuote'], ParentType, ContextType, RequireFields<QueryEvmSwapQuoteArgs, 'input' | 'network'>>;
   evmTokenBalance?: Resolver<ResolversTypes['EvmBalance'], ParentType, ContextType, RequireFields<QueryEvmTokenBalanceArgs, 'network' | 'token'>>;
   evmTransfer?: Resolver<ResolversTypes['EvmTransfer'], ParentType, ContextType, RequireFields<QueryEvmTransferArgs, 'hash'>>;
   evmTransfers?: Resolver<Array<ResolversTypes['EvmTransfer']>, ParentType, ContextType, Partial<QueryEvmTransfersArgs>>;
@@ -5803,6 +6092,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   paymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType, RequireFields<QueryPaymentMethodArgs, 'id'>>;
   paymentMethods?: Resolver<Array<ResolversTypes['PaymentMethod']>, ParentType, ContextType>;
   payout?: Resolver<ResolversTypes['Payout'], ParentType, ContextType, RequireFields<QueryPayoutArgs, 'reference'>>;
+  portfolio?: Resolver<ResolversTypes['Portfolio'], ParentType, ContextType>;
   providerItems?: Resolver<Array<ResolversTypes['BillItem']>, ParentType, ContextType, RequireFields<QueryProviderItemsArgs, 'provider'>>;
   resolveBankAccount?: Resolver<ResolversTypes['ResolvedBankAccount'], ParentType, ContextType, RequireFields<QueryResolveBankAccountArgs, 'accountNumber' | 'bankCode'>>;
   solanaBalance?: Resolver<ResolversTypes['SolanaTokenBalance'], ParentType, ContextType, Partial<QuerySolanaBalanceArgs>>;
@@ -6314,6 +6604,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   EvmNativeCoin?: EvmNativeCoinResolvers<ContextType>;
   EvmNetwork?: EvmNetworkResolvers<ContextType>;
   EvmPortfolio?: EvmPortfolioResolvers<ContextType>;
+  EvmSwapQuote?: EvmSwapQuoteResolvers<ContextType>;
+  EvmSwapResult?: EvmSwapResultResolvers<ContextType>;
   EvmToken?: EvmTokenResolvers<ContextType>;
   EvmTransfer?: EvmTransferResolvers<ContextType>;
   EvmWallet?: EvmWalletResolvers<ContextType>;
@@ -6339,6 +6631,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PayoutConnection?: PayoutConnectionResolvers<ContextType>;
   PayoutEdge?: PayoutEdgeResolvers<ContextType>;
   PayoutInstitution?: PayoutInstitutionResolvers<ContextType>;
+  Portfolio?: PortfolioResolvers<ContextType>;
+  PortfolioHolding?: PortfolioHoldingResolvers<ContextType>;
+  PortfolioPart?: PortfolioPartResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RegisteredTrustedDocuments?: RegisteredTrustedDocumentsResolvers<ContextType>;
   ResolvedBankAccount?: ResolvedBankAccountResolvers<ContextType>;

@@ -9,7 +9,7 @@ const TYPE_OF_FAMILY = {
   wallet: { solana: 'SolanaWallet', evm: 'EvmWallet' },
   token: { solana: 'SolanaToken', evm: 'EvmToken' },
   transfer: { solana: 'SolanaTransfer', evm: 'EvmTransfer' },
-  quote: { solana: 'SwapQuote' },
+  quote: { solana: 'SwapQuote', evm: 'EvmSwapQuote' },
 } as const satisfies Record<string, Record<string, string>>;
 
 /** The family type of `kind` for a value at `address`; null (a GraphQL error) for an address no family reads. */

@@ -1,6 +1,13 @@
+import type { SwapDirection } from '../../domain/evm/evm-exchange.js';
 import { callerOf } from '../caller.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { upstreamRead } from '../upstream-reads.js';
+
+const DIRECTIONS = {
+  NATIVE_TO_TOKEN: 'native-to-token',
+  TOKEN_TO_TOKEN: 'token-to-token',
+  TOKEN_TO_NATIVE: 'token-to-native',
+} as const satisfies Record<string, SwapDirection>;
 
 const raw = (holder: { amountRaw: bigint }) => holder.amountRaw.toString();
 
@@ -30,6 +37,8 @@ export const evmResolvers: Resolvers = {
       ),
     evmTransfer: (_root, { hash }, { principal, services }) => services.evmTransfers.byHash(principal!, hash),
     evmTransfers: (_root, { first }, { principal, services }) => services.evmTransfers.list(principal!, first ?? 20),
+    evmSwapQuote: (_root, { network, input }, { principal, services }) =>
+      services.evmExchange.quote(principal!, network, DIRECTIONS[input.direction], input),
   },
   Mutation: {
     sendEvmNative: (_root, { network, input }, context) =>
@@ -38,7 +47,10 @@ export const evmResolvers: Resolvers = {
       context.services.evmWalletDomain.sendToken(callerOf(context), network, token, input, context.idempotencyKey),
     sandboxEvmFaucet: (_root, { network, input }, { principal, services, idempotencyKey }) =>
       services.evmFaucet.fund(principal!, network, input ?? {}, idempotencyKey),
+    swapEvmTokens: (_root, { network, input }, { principal, services, idempotencyKey }) =>
+      services.evmExchange.swap(principal!, network, input, idempotencyKey),
   },
+  EvmSwapResult: { outputAmountRaw: (result) => result.outputAmountRaw.toString() },
   EvmBalance: { amountRaw: raw },
   EvmTransfer: {
     amountRaw: raw,

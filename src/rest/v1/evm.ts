@@ -64,9 +64,9 @@ const NetworkView = Type.Object(
   },
   { title: 'EvmNetwork' },
 );
-const TRANSFER_FIELDS =
+export const EvmTransferFields =
   'id hash status network chainId kind from to asset token amount amountRaw nonce maxFee maxFeeRaw replaces error txUrl createdAt';
-const Transfer = Type.Object(
+export const EvmTransferView = Type.Object(
   {
     id: Type.String(),
     hash: Type.String(),
@@ -76,7 +76,7 @@ const Transfer = Type.Object(
     ),
     network: Type.String(),
     chainId: Type.Integer(),
-    kind: Type.String({ description: 'native or token.' }),
+    kind: Type.String({ description: "native or token; a swap's legs: approve or swap." }),
     from: Type.String(),
     to: Type.String(),
     asset: Type.String({ description: 'The native coin’s symbol, or the token’s.' }),
@@ -172,13 +172,13 @@ export const evmRoutes = defineRoutes([
     tag: 'EVM wallet',
     summary: 'Send the native coin',
     description: SENDS,
-    operation: `mutation SendEvmNative($network: String!, $input: EvmSendInput!) { sendEvmNative(network: $network, input: $input) { ${TRANSFER_FIELDS} } }`,
+    operation: `mutation SendEvmNative($network: String!, $input: EvmSendInput!) { sendEvmNative(network: $network, input: $input) { ${EvmTransferFields} } }`,
     params: NetworkParams,
     body: SendBody,
     fieldChecks: sendFieldChecks,
     variables: sendVariables,
     message: 'Transfer sent successfully',
-    response: Transfer,
+    response: EvmTransferView,
   },
   {
     method: 'POST',
@@ -186,7 +186,7 @@ export const evmRoutes = defineRoutes([
     tag: 'EVM wallet',
     summary: 'Send an ERC-20 token',
     description: `${SENDS} The gas is paid in the native coin: a wallet without enough is refused with the gas needed named.`,
-    operation: `mutation SendEvmToken($network: String!, $token: String!, $input: EvmSendInput!) { sendEvmToken(network: $network, token: $token, input: $input) { ${TRANSFER_FIELDS} } }`,
+    operation: `mutation SendEvmToken($network: String!, $token: String!, $input: EvmSendInput!) { sendEvmToken(network: $network, token: $token, input: $input) { ${EvmTransferFields} } }`,
     params: NetworkParams,
     body: Type.Object({ token: Token, to: EvmAddress, amount: Amount }),
     fieldChecks: sendFieldChecks,
@@ -195,7 +195,7 @@ export const evmRoutes = defineRoutes([
       token: (body as { token: string }).token,
     }),
     message: 'Transfer sent successfully',
-    response: Transfer,
+    response: EvmTransferView,
   },
   {
     method: 'POST',
@@ -236,21 +236,21 @@ export const evmRoutes = defineRoutes([
     tag: 'EVM wallet',
     summary: 'Outgoing EVM transactions',
     description: "The wallet's sends on every EVM network, newest first.",
-    operation: `query EvmTransfers($first: Int) { evmTransfers(first: $first) { ${TRANSFER_FIELDS} } }`,
+    operation: `query EvmTransfers($first: Int) { evmTransfers(first: $first) { ${EvmTransferFields} } }`,
     querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }),
     variables: ({ query }) => ({ first: (query as { limit?: number }).limit }),
     message: 'Transactions retrieved successfully',
-    response: Type.Array(Transfer),
+    response: Type.Array(EvmTransferView),
   },
   {
     method: 'GET',
     path: '/api/v1/evm/:network/transactions/:hash',
     tag: 'EVM wallet',
     summary: 'An outgoing transaction by hash',
-    operation: `query EvmTransfer($hash: String!) { evmTransfer(hash: $hash) { ${TRANSFER_FIELDS} } }`,
+    operation: `query EvmTransfer($hash: String!) { evmTransfer(hash: $hash) { ${EvmTransferFields} } }`,
     params: Type.Object({ network: Network, hash: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$' }) }),
     variables: ({ params }) => ({ hash: (params as { hash: string }).hash }),
     message: 'Transaction retrieved successfully',
-    response: Transfer,
+    response: EvmTransferView,
   },
 ]);

@@ -10,6 +10,8 @@ import { rootRoutes } from './root.js';
 import { solanaRoutes } from './solana.js';
 import { solanaExchangeRoutes } from './solana-exchange.js';
 import { evmRoutes } from './evm.js';
+import { evmExchangeRoutes } from './evm-exchange.js';
+import { portfolioRoutes } from './portfolio.js';
 import { customerRoutes } from './customers.js';
 import { userRoutes } from './users.js';
 import { webhookRoutes } from './webhooks.js';
@@ -34,6 +36,8 @@ export const restV1Routes: RestRoute[] = [
   ...solanaRoutes,
   ...solanaExchangeRoutes,
   ...evmRoutes,
+  ...evmExchangeRoutes,
+  ...portfolioRoutes,
   ...customerRoutes,
   ...auditRoutes,
   ...graphqlAccessRoutes,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { SOL_MINT } from '../../domain/solana/native-token.js';
+import { QUOTE_FIELDS, Quote } from './swap-quote-schema.js';
 import { defineRoutes } from '../route.js';
 import { Address, SolanaNetwork, TokenAmount } from './solana.js';
 
@@ -8,58 +9,8 @@ import { Address, SolanaNetwork, TokenAmount } from './solana.js';
  * swap-token-to-sol (which swaps SOL into `outputMint`, as its title says); the SOL-to-token quote,
  * token-to-token and SOL-to-token swaps and swap-by-quote are named here after them (docs/rest-v1.md).
  */
-const QUOTE_FIELDS = `quoteId swapMode fromToken { address symbol decimals name logoUri } toToken { address symbol decimals name logoUri }
-  amounts { inputAmount outputAmount minOutputAmount inputAmountRaw outputAmountRaw } rates { rate reverseRate usdRate }
-  fees { protocolFeePercent protocolFeeAmount platformFeePercent totalFeePercent totalFeeAmount gasFee totalCost }
-  route { hops dexes tokens efficiencyScore } priceImpact usdValues { inputValue outputValue netValue } slippageTolerance
-  expiryTimestamp expiresIn estimatedSwapTime network executable warnings rawQuote`;
 const RESULT_FIELDS = 'signature txUrl status quoteId inputAmount outputAmount';
 
-const Token = Type.Object({
-  address: Type.String(),
-  symbol: Type.String(),
-  decimals: Type.Integer(),
-  name: Type.String(),
-  // The seed: "logoUri string (optional)": absent when the token has no logo, never null.
-  logoUri: Type.Optional(Type.String()),
-});
-const Strings = (...names: string[]) => Type.Object(Object.fromEntries(names.map((n) => [n, Type.String()])));
-const Quote = Type.Object(
-  {
-    quoteId: Type.String(),
-    swapMode: Type.Union([Type.Literal('ExactIn'), Type.Literal('ExactOut')]),
-    fromToken: Token,
-    toToken: Token,
-    amounts: Strings('inputAmount', 'outputAmount', 'minOutputAmount', 'inputAmountRaw', 'outputAmountRaw'),
-    rates: Strings('rate', 'reverseRate', 'usdRate'),
-    fees: Strings(
-      'protocolFeePercent',
-      'protocolFeeAmount',
-      'platformFeePercent',
-      'totalFeePercent',
-      'totalFeeAmount',
-      'gasFee',
-      'totalCost',
-    ),
-    route: Type.Object({
-      hops: Type.Integer(),
-      dexes: Type.Array(Type.String()),
-      tokens: Type.Array(Type.String()),
-      efficiencyScore: Type.Integer({ minimum: 1, maximum: 100 }),
-    }),
-    priceImpact: Type.String({ description: 'Percent, absolute value.' }),
-    usdValues: Type.Object({ inputValue: Type.Number(), outputValue: Type.Number(), netValue: Type.Number() }),
-    slippageTolerance: Type.String({ description: 'Percent.' }),
-    expiryTimestamp: Type.Integer({ description: 'Unix seconds.' }),
-    expiresIn: Type.Integer(),
-    estimatedSwapTime: Type.Integer(),
-    network: Type.String(),
-    executable: Type.Boolean(),
-    warnings: Type.Array(Type.String()),
-    rawQuote: Type.Optional(Type.Any({ description: "The routing provider's quote, verbatim." })),
-  },
-  { title: 'SwapQuote' },
-);
 const Result = Type.Object(
   {
     signature: Type.String(),

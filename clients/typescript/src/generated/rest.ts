@@ -2030,6 +2030,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/evm-exchange/{network}/quote/native-to-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quote native coin to ERC-20
+         * @description A quote on the network's Uniswap V2 pools (sandbox: the gateway's own), the seed's swap quote fields, stored for 30 seconds: swap it by quoteId. EVM swaps are ExactIn. Production: 503.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["quoteEvmNativeToToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evm-exchange/{network}/quote/token-to-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quote ERC-20 to ERC-20
+         * @description A quote on the network's Uniswap V2 pools (sandbox: the gateway's own), the seed's swap quote fields, stored for 30 seconds: swap it by quoteId. EVM swaps are ExactIn. Production: 503.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["quoteEvmTokenToToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evm-exchange/{network}/quote/token-to-native": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Quote ERC-20 to native coin
+         * @description A quote on the network's Uniswap V2 pools (sandbox: the gateway's own), the seed's swap quote fields, stored for 30 seconds: swap it by quoteId. EVM swaps are ExactIn. Production: 503.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["quoteEvmTokenToNative"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evm-exchange/{network}/swap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Swap by quote
+         * @description Executes a stored quote once, in any of the three directions. Priced again first: beyond the quote's slippage is 409 PRICE_MOVED, an expired quote 400 QUOTE_EXPIRED, a quote already executed 409 — each before anything is signed. Then, for a token sold, its approval of exactly the amount to Router02 (a reset to 0 first where the token needs it, as USDT on Ethereum), and the swap with amountOutMin enforced on chain; each transaction signed with the wallet's next nonce and its fee held, as sends are. Honours Idempotency-Key.
+         *
+         *     Needs an API key or access token with permission: Transactions, Full Access.
+         */
+        post: operations["swapEvmTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/portfolio": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything held, valued in USD and NGN
+         * @description The NGN wallet, the Solana wallet (default cluster) and every EVM network as parts; each holding valued in USD and NGN with its price, the price’s source and its age. A network never used is an empty part (its chain is not created). Parts sum their holdings and the totals sum the parts, to the cent and the kobo.
+         *
+         *     Needs an API key or access token with permission: Read Only, Transactions, Account Management, Full Access.
+         */
+        get: operations["portfolio"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/businesses": {
         parameters: {
             query?: never;
@@ -2789,6 +2899,22 @@ export interface components {
             native: components["schemas"]["EvmBalance"];
             tokens: components["schemas"]["EvmBalance"][];
         };
+        /** EvmSwapResult */
+        EvmSwapResult: {
+            quoteId: string;
+            network: string;
+            /** @description The router call's: pending, confirmed, failed or replaced. */
+            status: string;
+            /** @description The router call's transaction hash. */
+            hash: string;
+            txUrl: string;
+            inputAmount: string;
+            /** @description What the pools paid once mined; the quote while pending. */
+            outputAmount: string;
+            outputAmountRaw: string;
+            /** @description Approvals, then the swap, in nonce order. */
+            legs: components["schemas"]["EvmTransfer"][];
+        };
         /** EvmTransfer */
         EvmTransfer: {
             id: string;
@@ -2797,7 +2923,7 @@ export interface components {
             status: "pending" | "confirmed" | "failed" | "replaced";
             network: string;
             chainId: number;
-            /** @description native or token. */
+            /** @description native or token; a swap's legs: approve or swap. */
             kind: string;
             from: string;
             to: string;
@@ -2973,6 +3099,50 @@ export interface components {
              * @example mobile_money
              */
             type: string;
+        };
+        /** Portfolio */
+        Portfolio: {
+            /** @description USD: the sum of the parts. */
+            usdValue: number;
+            /** @description NGN (naira): the sum of the parts. */
+            ngnValue: number;
+            ngnPerUsd: number;
+            rateSource: string;
+            /** Format: date-time */
+            rateAsOf: string;
+            /** Format: date-time */
+            valuedAt: string;
+            parts: components["schemas"]["PortfolioPart"][];
+        };
+        /** PortfolioHolding */
+        PortfolioHolding: {
+            symbol: string;
+            token: string | null;
+            /** @description In units of the asset (naira for NGN), a decimal string. */
+            amount: string;
+            /** @description In raw base units (kobo for NGN), an integer string. */
+            amountRaw: string;
+            decimals: number;
+            /** @description USD, 2 decimals; 0 when unpriced. */
+            usdValue: number;
+            /** @description NGN (naira), 2 decimals; 0 when unpriced. */
+            ngnValue: number;
+            priced: boolean;
+            usdPrice: number | null;
+            priceSource: string | null;
+            priceAsOf: string | null;
+            priceAgeSeconds: number | null;
+        };
+        /** PortfolioPart */
+        PortfolioPart: {
+            /** @description ngn, solana or evm. */
+            family: string;
+            network: string | null;
+            address: string | null;
+            touched: boolean;
+            usdValue: number;
+            ngnValue: number;
+            holdings: components["schemas"]["PortfolioHolding"][];
         };
         /**
          * RateLimitError
@@ -7048,7 +7218,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 3bSVN4huToakqDQYP7RkuQ34p1ucEYMzimk25N7nD3iEExnnicFjkwUmX83U81Ag7gxxDijJivDgenTPYeoz28yY */
+                /** @example 55v9EcY9xn9JWoJykeWrCcD5sugSTLatafEw2YAnokUBQhG9vZZN9iGy9dwpzB1mCPLSvKsjiYQzbJBj8xy4LbDR */
                 signature: string;
             };
             cookie?: never;
@@ -7954,7 +8124,7 @@ export interface operations {
                  * @example base
                  */
                 network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
-                /** @example 0xdbac9390af53c575c05c4f2141927bb533f9e9506968ee8a47c4bef323572e00 */
+                /** @example 0x67c3dd2961d14854b70085945eb482d00f79cb010525718ce602150ad8db256a */
                 hash: string;
             };
             cookie?: never;
@@ -7972,6 +8142,255 @@ export interface operations {
                         statusCode: number;
                         message: string;
                         data: components["schemas"]["EvmTransfer"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    quoteEvmNativeToToken: {
+        parameters: {
+            query: {
+                /**
+                 * @description The token bought: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract.
+                 * @example USDC
+                 */
+                outputToken: string;
+                /**
+                 * @description In units of what is sold (the native coin for native-to-token), a decimal string.
+                 * @example 0.01
+                 */
+                amount: string;
+                /** @description Basis points; default 50 (0.5 %). */
+                slippageBps?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The EVM network.
+                 * @example base
+                 */
+                network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Quote retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["SwapQuote"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    quoteEvmTokenToToken: {
+        parameters: {
+            query: {
+                /**
+                 * @description The token sold: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract.
+                 * @example USDC
+                 */
+                inputToken: string;
+                /**
+                 * @description The token bought: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract.
+                 * @example USDT
+                 */
+                outputToken: string;
+                /**
+                 * @description In units of what is sold (the native coin for native-to-token), a decimal string.
+                 * @example 10
+                 */
+                amount: string;
+                /**
+                 * @description Basis points; default 50 (0.5 %).
+                 * @example 100
+                 */
+                slippageBps?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The EVM network.
+                 * @example base
+                 */
+                network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Quote retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["SwapQuote"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    quoteEvmTokenToNative: {
+        parameters: {
+            query: {
+                /**
+                 * @description The token sold: its symbol on the network (USDT, USDC, CNGN, WETH…, any case) or its contract.
+                 * @example USDC
+                 */
+                inputToken: string;
+                /**
+                 * @description In units of what is sold (the native coin for native-to-token), a decimal string.
+                 * @example 10
+                 */
+                amount: string;
+                /** @description Basis points; default 50 (0.5 %). */
+                slippageBps?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The EVM network.
+                 * @example base
+                 */
+                network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Quote retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["SwapQuote"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    swapEvmTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The EVM network.
+                 * @example base
+                 */
+                network: "ethereum" | "base" | "polygon" | "arbitrum-one" | "bnb-smart-chain" | "optimism" | "lisk" | "scroll";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A quote from one of the quote paths, on this network. */
+                    quoteId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Swap submitted successfully */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["EvmSwapResult"];
+                        /** @description Empty on success. */
+                        errors: Record<string, never>;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    portfolio: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Portfolio retrieved successfully */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The HTTP status, repeated. */
+                        statusCode: number;
+                        message: string;
+                        data: components["schemas"]["Portfolio"];
                         /** @description Empty on success. */
                         errors: Record<string, never>;
                     };
@@ -8031,7 +8450,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 businessId: string;
             };
             cookie?: never;
@@ -8068,7 +8487,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 businessId: string;
             };
             cookie?: never;
@@ -8116,9 +8535,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000101 */
+                /** @example 00000000-0000-4000-8000-000000000107 */
                 customerId: string;
             };
             cookie?: never;
@@ -8155,9 +8574,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000101 */
+                /** @example 00000000-0000-4000-8000-000000000107 */
                 customerId: string;
             };
             cookie?: never;
@@ -8205,9 +8624,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000100 */
+                /** @example 00000000-0000-4000-8000-000000000106 */
                 businessId: string;
-                /** @example 00000000-0000-4000-8000-000000000101 */
+                /** @example 00000000-0000-4000-8000-000000000107 */
                 customerId: string;
             };
             cookie?: never;
@@ -8289,7 +8708,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000111 */
                 id: string;
             };
             cookie?: never;
@@ -8326,7 +8745,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000111 */
                 id: string;
             };
             cookie?: never;
@@ -8374,7 +8793,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000111 */
                 id: string;
             };
             cookie?: never;
@@ -8422,7 +8841,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000105 */
+                /** @example 00000000-0000-4000-8000-000000000111 */
                 id: string;
                 /** @example sha256:6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
                 hash: string;
@@ -8461,7 +8880,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000112 */
                 id: string;
             };
             cookie?: never;
@@ -8498,7 +8917,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000112 */
                 id: string;
             };
             cookie?: never;
@@ -8548,7 +8967,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000112 */
                 id: string;
             };
             cookie?: never;
@@ -8596,7 +9015,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000106 */
+                /** @example 00000000-0000-4000-8000-000000000112 */
                 id: string;
                 /** @example 6f682e10d181ae058b91e0b20a88491aa91c0a8f2e0885453dcafb5f4c9b18fa */
                 hash: string;
@@ -8714,7 +9133,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000107 */
+                /** @example 00000000-0000-4000-8000-000000000113 */
                 id: string;
             };
             cookie?: never;
@@ -8751,7 +9170,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000107 */
+                /** @example 00000000-0000-4000-8000-000000000113 */
                 id: string;
             };
             cookie?: never;
@@ -8788,7 +9207,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000107 */
+                /** @example 00000000-0000-4000-8000-000000000113 */
                 id: string;
             };
             cookie?: never;
@@ -8825,7 +9244,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000107 */
+                /** @example 00000000-0000-4000-8000-000000000113 */
                 id: string;
             };
             cookie?: never;
@@ -8862,7 +9281,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 00000000-0000-4000-8000-000000000107 */
+                /** @example 00000000-0000-4000-8000-000000000113 */
                 id: string;
             };
             cookie?: never;

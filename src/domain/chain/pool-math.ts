@@ -37,3 +37,14 @@ export function priceImpact(reserveIn: bigint, hop: HopAmounts): number {
 }
 
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+
+/**
+ * Uniswap V2's getAmountOut, to the unit: the fee scales the input without rounding it first
+ * (`amountIn × 997 × reserveOut / (reserveIn × 1000 + amountIn × 997)`), where outGivenIn rounds
+ * the fee's part down before pricing (the Solana sandbox AMM's rule). EVM pools are Uniswap V2's.
+ */
+export function outGivenInV2(reserveIn: bigint, reserveOut: bigint, amountIn: bigint): HopAmounts {
+  const withFee = amountIn * (BPS - POOL_FEE_BPS);
+  const amountOut = (withFee * reserveOut) / (reserveIn * BPS + withFee);
+  return { amountIn, amountOut, fee: (amountIn * POOL_FEE_BPS) / BPS };
+}
