@@ -8,6 +8,8 @@ import type { BillRecordRow } from '../../src/domain/bills/bill-record.js';
 import { openBill } from '../../src/domain/bills/bill-writes.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { holdsOf, ledger, walletOf } from '../../src/domain/ledger/ledger.js';
+import type { KeyedOpen } from '../../src/domain/money/held-operation.js';
+import type { PayoutRow } from '../../src/domain/wallet/payout-store.js';
 import { seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
 
@@ -22,7 +24,12 @@ describe('a held open written as one statement and as steps', () => {
   const clock = new ManualClock(new Date('2026-05-04T10:00:00Z'));
   let s: StartedTestApp;
   beforeAll(async () => {
-    s = await startTestApp({ clock, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
+    s = await startTestApp({
+      clock,
+      isolated: true,
+      // Production's payout limits on sandbox keys too: both paths count the payout against its credential.
+      config: { RATE_LIMIT_PER_MINUTE: 100_000, PAYOUT_LIMITS_SANDBOX: true },
+    });
   });
   afterAll(() => s.t.close());
 
@@ -161,5 +168,113 @@ describe('a held open written as one statement and as steps', () => {
     expect(written.key).toEqual([expect.objectContaining({ status: 'running', resource_id: '<record>' })]);
     expect(written.events.map((e: { type: string }) => e.type)).toEqual(['transaction.created']);
     expect(await footprint(byStatement!)).toEqual(written);
+  });
+
+  /** Every row a payout's open wrote, ids that differ between two payouts named, not compared. */
+  async function payoutFootprint(payout: PayoutRow) {
+    const db = s.t.services.db;
+    const [hold] = await queryRows<{ transaction_id: string }>(
+      db,
+      sql`select transaction_id from ledger_holds where id = ${payout.holdId}`,
+    );
+    const rows = {
+      payout: await queryRows(
+        db,
+        sql`select environment, reference, amount, fee, bank_code, bank_name, account_number, account_name, narration,
+              status, provider, provider_ref, failure_reason, version, created_at, updated_at
+            from payouts where id = ${payout.id}`,
+      ),
+      hold: await queryRows(
+        db,
+        sql`select environment, status, amount, reference, expires_at, settled_at from ledger_holds where id = ${payout.holdId}`,
+      ),
+      entries: await queryRows(
+        db,
+        sql`select p.kind, p.description, a.code, e.amount, e.balance_after
+            from ledger_postings p
+            join ledger_entries e on e.posting_id = p.id
+            join ledger_accounts a on a.id = e.account_id
+            where p.reference = ${payout.holdId} and p.kind = 'hold' and a.user_id = ${payout.userId}
+            order by a.code`,
+      ),
+      transaction: await queryRows(
+        db,
+        sql`select type, status, amount, fee, currency, reference, description, counterparty, version, created_at, updated_at
+            from wallet_transactions where id = ${hold!.transaction_id}`,
+      ),
+      events: await queryRows(
+        db,
+        sql`select type, data from events where user_id = ${payout.userId} and data->>'reference' = ${payout.reference}
+            order by type`,
+      ),
+      jobs: await queryRows(
+        db,
+        sql`select kind, lane, tenant, payload->>'payoutId' as payout, run_at from jobs
+            where payload->>'payoutId' = ${payout.id}`,
+      ),
+      key: await queryRows(
+        db,
+        sql`select operation, status, resource_id, locked_until from idempotency_keys
+            where user_id = ${payout.userId} and key = 'open-paths'`,
+      ),
+      usage: await queryRows(
+        db,
+        sql`select credential_id, environment, reference, amount, created_at from payout_key_usage
+            where user_id = ${payout.userId}`,
+      ),
+    };
+    let text = JSON.stringify(rows);
+    for (const [id, name] of [
+      [payout.id, '<payout>'],
+      [payout.holdId, '<hold>'],
+      [hold!.transaction_id, '<transaction>'],
+      [payout.userId, '<user>'],
+    ] as const)
+      text = text.replaceAll(id, name);
+    return JSON.parse(text);
+  }
+
+  it('a payout writes the same rows either way, the row counting it against its limits included', async () => {
+    const payouts = s.t.services.payouts as unknown as {
+      opening: (...args: unknown[]) => KeyedOpen<PayoutRow>;
+    };
+    const opened: PayoutRow[] = [];
+    for (const way of ['steps', 'statement'] as const) {
+      const principal = await tenantPrincipal();
+      const reference = 'OPEN-PATHS-PO';
+      const open = payouts.opening(
+        principal,
+        'sandbox',
+        {
+          amount: 100_000n,
+          reference,
+          bank: { code: '044', name: 'Access Bank' },
+          accountNumber: '0123456789',
+          accountName: 'Ada Obi',
+          narration: 'rent',
+        },
+        { scope: { ...principal, operation: 'wallet.withdraw' }, key: 'open-paths', input: { reference } },
+        clock.now(),
+      );
+      expect(open.statement).toBeDefined();
+      const result = await s.t.services.payouts.held.open(way === 'steps' ? { ...open, statement: undefined } : open);
+      expect('opened' in result).toBe(true);
+      opened.push((result as { opened: PayoutRow }).opened);
+    }
+    const [bySteps, byStatement] = opened;
+    expect(byStatement).toEqual({
+      ...bySteps,
+      id: byStatement!.id,
+      holdId: byStatement!.holdId,
+      userId: byStatement!.userId,
+    });
+    const written = await payoutFootprint(bySteps!);
+    expect(written.payout).toHaveLength(1);
+    expect(written.entries).toHaveLength(2);
+    expect(written.jobs).toHaveLength(1);
+    expect(written.usage).toHaveLength(1);
+    expect(written.key).toEqual([expect.objectContaining({ status: 'running', resource_id: '<payout>' })]);
+    expect(written.events.map((e: { type: string }) => e.type)).toEqual(['payout.initiated', 'transaction.created']);
+    expect(await payoutFootprint(byStatement!)).toEqual(written);
   });
 });

@@ -27,7 +27,8 @@ export interface GroupedWrite<R> {
  * wait for each other but never deadlock.
  */
 export const LOCK_ACCOUNTS = statement(
-  'money_group_lock_accounts_v1',
+  // Named as when only transfers were batched: what counts batches (monitoring, tests) knows it so.
+  'wallet_transfer_batch_lock_v1',
   'select id from ledger_accounts where id = any($1::uuid[]) order by id for update',
 );
 

@@ -90,9 +90,8 @@ export class HeldOperation<Row extends HeldRow, Outcome> {
     o: KeyedOpen<Row> & {
       send: (row: Row) => Promise<Outcome>;
       resume: (row: Row, key: KeyRef) => Promise<Row>;
-      /** Where each commit runs, when the service orders them (a wallet's turns): around the work given. */
+      /** Around the first commit, when the service takes something first (a place in its provider's bulkhead). */
       openIn?: (open: () => Promise<Opened<Row>>) => Promise<Opened<Row>>;
-      settleIn?: (settle: () => Promise<Row>) => Promise<Row>;
     },
   ): Promise<Row> {
     const open = () => this.open(o);
@@ -100,8 +99,7 @@ export class HeldOperation<Row extends HeldRow, Outcome> {
     if ('done' in opened) return opened.done;
     if ('resumed' in opened) return o.resume(opened.resumed, opened.ref);
     const outcome = await o.send(opened.opened);
-    const settle = () => this.settle(opened.opened, outcome, opened.ref);
-    return o.settleIn ? o.settleIn(settle) : settle();
+    return this.settle(opened.opened, outcome, opened.ref);
   }
 
   /**

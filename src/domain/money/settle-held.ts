@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type AnyColumn, getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
-import { runStatement, type Statement, statement } from '../../db/plain-sql.js';
+import { type Statement, statement } from '../../db/plain-sql.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { toStorable } from '../idempotency/idempotency.js';
@@ -149,12 +149,6 @@ export interface HeldSettle {
    * domain's table.
    */
   transactionEvent: string;
-}
-
-/** Runs the settle statement; whether the operation moved (else nothing was written). */
-export async function settleHeld(db: Database, st: HeldStatement, w: HeldSettle): Promise<boolean> {
-  const [row] = await runStatement(db, st.statement, settleHeldValues(st, w));
-  return (row!['moved'] as number) > 0;
 }
 
 /** The accounts the settle statement locks (as `holdAccountLocksCte` chooses them): a batch takes them first. */

@@ -177,11 +177,10 @@ export class PayoutService {
       referenceConstraints: [REFERENCE_CONSTRAINT, PAYOUT_REFERENCE_CONSTRAINT],
       // The request's path: the held operation's one statement (payout-writes.ts), the key claimed in it.
       statement: async (key, leaseUntil) => {
-        // Read before the statement, neither in a wallet's turn: a reference taken is refused by
-        // name (a holder committing after this read meets the statement's unique index instead),
-        // and the limits in force read.
-        // Two of one wallet's payouts read at once (wallet-turns.ts): a burst's reads would
-        // otherwise take every pooled connection at once.
+        // Read before the statement, outside its transaction: a reference taken (a holder
+        // committing after this read meets the statement's unique index instead), and the limits
+        // in force. Two of one wallet's payouts read at once (wallet-turns.ts): a burst's reads
+        // would otherwise take every pooled connection at once.
         const [taken, limits] = await this.turns.run(walletKey(principal), () =>
           Promise.all([
             transactionStore.findByReference(this.db, principal, reference),
