@@ -19,6 +19,12 @@ export interface GroupedWrite<R> {
   locks?: readonly string[];
   /** What its row means to its caller. */
   read: (raw: Record<string, unknown>) => R;
+  /**
+   * It finishes an operation already begun (a settle after its provider answered): it goes before
+   * the waiting writes that would begin new ones, so a burst's first operations are answered while
+   * its last ones are still being opened.
+   */
+  ahead?: boolean;
 }
 
 /**
@@ -77,7 +83,8 @@ interface Pending {
  * keep them exact between processes.
  */
 export class GroupCommit {
-  private readonly groups = new Map<string, Pending[]>();
+  /** Per group in flight: its waiting writes, those finishing an operation first. */
+  private readonly groups = new Map<string, { ahead: Pending[]; rest: Pending[] }>();
 
   constructor(
     private readonly db: Database,
@@ -89,9 +96,13 @@ export class GroupCommit {
     const waiting = this.groups.get(group);
     if (waiting)
       return new Promise<R>((resolve, reject) =>
-        waiting.push({ write, resolve: resolve as (outcome: unknown) => void, reject }),
+        (write.ahead ? waiting.ahead : waiting.rest).push({
+          write,
+          resolve: resolve as (outcome: unknown) => void,
+          reject,
+        }),
       );
-    this.groups.set(group, []);
+    this.groups.set(group, { ahead: [], rest: [] });
     const written = this.alone(write);
     const next = () => this.drain(group);
     void written.then(next, next);
@@ -115,11 +126,12 @@ export class GroupCommit {
   private async drain(group: string): Promise<void> {
     for (;;) {
       const waiting = this.groups.get(group)!;
-      if (waiting.length === 0) {
+      if (waiting.ahead.length + waiting.rest.length === 0) {
         this.groups.delete(group);
         return;
       }
-      await this.writeSome(waiting.splice(0, this.maxBatch));
+      const batch = waiting.ahead.splice(0, this.maxBatch);
+      await this.writeSome(batch.concat(waiting.rest.splice(0, this.maxBatch - batch.length)));
     }
   }
 

@@ -246,6 +246,7 @@ export async function settleInOneStatement<Row extends HeldRow, Outcome>(
     values: settleHeldValues(st, w),
     accounts: settleAccounts(w),
     read: (raw) => (raw['moved'] as number) > 0,
+    ahead: true,
   });
   return moved ? settled : undefined;
 }

@@ -181,20 +181,29 @@ export function windowValues(
  * dropped (each credential's as it pays out), then this payout's row, when `when` holds. Without
  * a credential (no controls) nothing is read or written.
  */
-const windowCtes = (p: (name: string) => string) => `win as (
-    select count(*) as day, count(*) filter (where u.created_at > ${p('hourAgo')}::timestamptz) as hour,
-      coalesce(sum(u.amount), 0) as total
-    from payout_key_usage u
-    join payouts w on w.user_id = u.user_id and w.environment = u.environment and w.reference = u.reference
-    where u.credential_id = ${p('credential')}::text and u.created_at > ${p('dayAgo')}::timestamptz and w.status <> 'failed'
-      and (${p('maxDailyCount')}::int > 0 or ${p('maxHourlyCount')}::int > 0 or ${p('maxDailyKobo')}::bigint > 0)
+const windowCtes = (p: (name: string) => string) => {
+  const sums = (from: string, also: string) => `select count(*) as day,
+      count(*) filter (where u.created_at > ${p('hourAgo')}::timestamptz) as hour, coalesce(sum(u.amount), 0) as total
+    from ${from}
+    where u.credential_id = ${p('credential')}::text and u.created_at > ${p('dayAgo')}::timestamptz ${also}`;
+  const over = (t: string) => `((${p('maxDailyCount')}::int > 0 and ${t}.day >= ${p('maxDailyCount')}::int)
+      or (${p('maxHourlyCount')}::int > 0 and ${t}.hour >= ${p('maxHourlyCount')}::int)
+      or (${p('maxDailyKobo')}::bigint > 0 and ${t}.total + ${p('usageAmount')}::bigint > ${p('maxDailyKobo')}::bigint))`;
+  // Every usage row first (its own index, no join): when even they pass, the payouts that failed
+  // need not be looked up; only a window that may be full is counted again without them.
+  return `win as (
+    ${sums('payout_key_usage u', `and (${p('maxDailyCount')}::int > 0 or ${p('maxHourlyCount')}::int > 0 or ${p('maxDailyKobo')}::bigint > 0)`)}
   ),
   over_limit as (
-    select (${p('maxDailyCount')}::int > 0 and day >= ${p('maxDailyCount')}::int)
-      or (${p('maxHourlyCount')}::int > 0 and hour >= ${p('maxHourlyCount')}::int)
-      or (${p('maxDailyKobo')}::bigint > 0 and total + ${p('usageAmount')}::bigint > ${p('maxDailyKobo')}::bigint) as full_window
-    from win
+    select case when not ${over('a')} then false
+      else (select ${over('x')} from (${sums(
+        `payout_key_usage u
+         join payouts w on w.user_id = u.user_id and w.environment = u.environment and w.reference = u.reference`,
+        "and w.status <> 'failed'",
+      )}) x) end as full_window
+    from win a
   )`;
+};
 const usageCtes = (p: (name: string) => string, when: string) => `usage_dropped as (
     delete from payout_key_usage
     where credential_id = ${p('credential')}::text and created_at <= ${p('dayAgo')}::timestamptz and ${when}
@@ -223,7 +232,7 @@ const COUNT = (() => {
   const params = new StatementParams();
   const text = `with ${windowCtes(params.of)}, ${usageCtes(params.of, 'not (select full_window from over_limit)')}
   select full_window from over_limit`;
-  return { st: statement('payout_key_count_v1', text), params };
+  return { st: statement('payout_key_count_v2', text), params };
 })();
 
 const WINDOW_LOCK = statement('payout_key_window_lock_v2', `select pg_advisory_xact_lock(hashtext($1::text))`);
