@@ -168,6 +168,29 @@ export class PayoutService {
     // Named before the transaction, so the job written first can point at it and the key is
     // recorded with it before the hold (see below).
     const payoutId = randomUUID();
+    // The payout as its open writes it, either way (its hold's id is the open's).
+    const rowWith = (holdId: string): PayoutRow => ({
+      id: payoutId,
+      userId: principal.userId,
+      environment: principal.environment,
+      reference,
+      amount,
+      fee: PAYOUT_FEE_KOBO,
+      bankCode: bank.code,
+      bankName: bank.name,
+      accountNumber,
+      accountName,
+      narration,
+      status: 'initiated',
+      holdId,
+      provider: providerName,
+      providerRef: null,
+      failureReason: null,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const counterparty = { bankCode: bank.code, bankName: bank.name, accountNumber, accountName };
     return {
       owner: principal,
       reference,
@@ -190,34 +213,12 @@ export class PayoutService {
         // With a key the claim answers first (a retry of this very payout finishes it); a
         // reference taken otherwise meets the statement's unique index, refused by name too.
         if (taken && !key) throw referenceTaken(reference, taken.id);
-        const holdId = randomUUID();
-        const transactionId = randomUUID();
         const destination = { bankCode: bank.code, accountNumber, amount };
         return openPayout(this.db, {
           principal,
-          payout: {
-            id: payoutId,
-            userId: principal.userId,
-            environment: principal.environment,
-            reference,
-            amount,
-            fee: PAYOUT_FEE_KOBO,
-            bankCode: bank.code,
-            bankName: bank.name,
-            accountNumber,
-            accountName,
-            narration,
-            status: 'initiated',
-            holdId,
-            provider: providerName,
-            providerRef: null,
-            failureReason: null,
-            version: 1,
-            createdAt: now,
-            updatedAt: now,
-          },
+          payout: rowWith(randomUUID()),
           transaction: {
-            id: transactionId,
+            id: randomUUID(),
             userId: principal.userId,
             environment: principal.environment,
             type: 'WITHDRAWAL',
@@ -227,7 +228,7 @@ export class PayoutService {
             currency: 'NGN',
             reference,
             description: narration,
-            counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName },
+            counterparty,
             version: 1,
             createdAt: now,
             updatedAt: now,
@@ -270,25 +271,7 @@ export class PayoutService {
           this.coolingOff,
           now,
         );
-        const row = await insertOrConflict(reference, () =>
-          payoutStore.insert(tx, {
-            id: payoutId,
-            userId: principal.userId,
-            environment: principal.environment,
-            reference,
-            amount,
-            fee: PAYOUT_FEE_KOBO,
-            bankCode: bank.code,
-            bankName: bank.name,
-            accountNumber,
-            accountName,
-            narration,
-            holdId,
-            provider: providerName,
-            createdAt: now,
-            updatedAt: now,
-          }),
-        );
+        const row = await insertOrConflict(reference, () => payoutStore.insert(tx, rowWith(holdId)));
         // payout.initiated is written with transaction.created, in one statement.
         const initiated = { type: 'payout.initiated', ...principal, data: { ...payoutEventData(row) } };
         await openPendingTransaction(
@@ -301,7 +284,7 @@ export class PayoutService {
             fee: PAYOUT_FEE_KOBO,
             reference,
             description: narration,
-            counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName },
+            counterparty,
           },
           now,
           [initiated],
