@@ -12,6 +12,7 @@ import type { KeyedOpen } from '../../src/domain/money/held-operation.js';
 import type { PayoutRow } from '../../src/domain/wallet/payout-store.js';
 import { seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
+import { payoutOpening } from '../helpers/payout-opening.js';
 
 /**
  * A bill's first commit has two forms: ONE statement (bill-writes.ts, the request path) and the
@@ -190,27 +191,16 @@ describe('a held open written as one statement and as steps', () => {
   });
 
   it('a payout writes the same rows either way, the row counting it against its limits included', async () => {
-    const payouts = s.t.services.payouts as unknown as {
-      opening: (...args: unknown[]) => KeyedOpen<PayoutRow>;
-    };
     const opened: PayoutRow[] = [];
     for (const way of ['steps', 'statement'] as const) {
       const principal = await tenantPrincipal();
       const reference = 'OPEN-PATHS-PO';
-      const open = payouts.opening(
-        principal,
-        'sandbox',
-        {
-          amount: 100_000n,
-          reference,
-          bank: { code: '044', name: 'Access Bank' },
-          accountNumber: '0123456789',
-          accountName: 'Ada Obi',
-          narration: 'rent',
-        },
-        { scope: { ...principal, operation: 'wallet.withdraw' }, key: 'open-paths', input: { reference } },
-        clock.now(),
-      );
+      const open = payoutOpening(s.t.services, principal, {
+        reference,
+        narration: 'rent',
+        key: 'open-paths',
+        now: clock.now(),
+      });
       expect(open.statement).toBeDefined();
       const result = await s.t.services.payouts.held.open(way === 'steps' ? { ...open, statement: undefined } : open);
       expect('opened' in result).toBe(true);
