@@ -8,7 +8,6 @@ import type { BillRecordRow } from '../../src/domain/bills/bill-record.js';
 import { openBill } from '../../src/domain/bills/bill-writes.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { holdsOf, ledger, walletOf } from '../../src/domain/ledger/ledger.js';
-import type { KeyedOpen } from '../../src/domain/money/held-operation.js';
 import type { PayoutRow } from '../../src/domain/wallet/payout-store.js';
 import { seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';

@@ -7,7 +7,7 @@ import type { BillRecordRow } from '../../src/domain/bills/bill-record.js';
 import type { BillOutcome } from '../../src/domain/bills/bills-provider.js';
 import { SANDBOX_BILLS } from '../../src/domain/bills/sandbox-bills-provider.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import type { HeldOperation, KeyedOpen } from '../../src/domain/money/held-operation.js';
+import type { HeldOperation } from '../../src/domain/money/held-operation.js';
 import type { TransferState } from '../../src/domain/payments/payments-provider.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { PAYOUT } from '../../src/domain/wallet/payout-lifecycle.js';
