@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../../src/db/client.js';
 import { queryRows } from '../../src/db/client.js';
@@ -8,8 +8,10 @@ import type { BillRecordRow } from '../../src/domain/bills/bill-record.js';
 import { openBill } from '../../src/domain/bills/bill-writes.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { holdsOf, ledger, walletOf } from '../../src/domain/ledger/ledger.js';
+import type { PayoutRow } from '../../src/domain/wallet/payout-store.js';
 import { seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
+import { payoutOpening } from '../helpers/payout-opening.js';
 
 /**
  * A bill's first commit has two forms: ONE statement (bill-writes.ts, the request path) and the
@@ -22,7 +24,12 @@ describe('a held open written as one statement and as steps', () => {
   const clock = new ManualClock(new Date('2026-05-04T10:00:00Z'));
   let s: StartedTestApp;
   beforeAll(async () => {
-    s = await startTestApp({ clock, isolated: true, config: { RATE_LIMIT_PER_MINUTE: 100_000 } });
+    s = await startTestApp({
+      clock,
+      isolated: true,
+      // Production's payout limits on sandbox keys too: both paths count the payout against its credential.
+      config: { RATE_LIMIT_PER_MINUTE: 100_000, PAYOUT_LIMITS_SANDBOX: true },
+    });
   });
   afterAll(() => s.t.close());
 
@@ -38,26 +45,26 @@ describe('a held open written as one statement and as steps', () => {
     };
   }
 
-  /** Every row the open wrote, ids that differ between two bills named, not compared. */
-  async function footprint(record: BillRecordRow) {
+  /**
+   * Every row a held open wrote, ids that differ between two opens named, not compared: what every
+   * held open writes (the hold, its posting and entries, the wallet transaction, the events, the key
+   * left running), and the operation's `own` rows.
+   */
+  async function footprint(
+    opened: { id: string; holdId: string | null; userId: string; reference: string },
+    own: Record<string, SQL>,
+  ) {
     const db = s.t.services.db;
     const [hold] = await queryRows<{ transaction_id: string }>(
       db,
-      sql`select transaction_id from ledger_holds where id = ${record.holdId}`,
+      sql`select transaction_id from ledger_holds where id = ${opened.holdId}`,
     );
-    const rows = {
-      record: await queryRows(
-        db,
-        sql`select environment, reference, biller_code, item_code, customer, amount, fee, type, biller_name,
-              customer_name, validity_period, metadata, provider, schedule_id, status, tx_ref, provider_data,
-              token, units, failure_reason, version, created_at, updated_at
-            from bill_records where id = ${record.id}`,
-      ),
+    const rows: Record<string, unknown> = {
       hold: await queryRows(
         db,
         // created_at is the database's default on both paths (not the account's clock): not compared.
         sql`select environment, status, amount, reference, expires_at, settled_at
-            from ledger_holds where id = ${record.holdId}`,
+            from ledger_holds where id = ${opened.holdId}`,
       ),
       entries: await queryRows(
         db,
@@ -65,7 +72,7 @@ describe('a held open written as one statement and as steps', () => {
             from ledger_postings p
             join ledger_entries e on e.posting_id = p.id
             join ledger_accounts a on a.id = e.account_id
-            where p.reference = ${record.holdId} and p.kind = 'hold' and a.user_id = ${record.userId}
+            where p.reference = ${opened.holdId} and p.kind = 'hold' and a.user_id = ${opened.userId}
             order by a.code`,
       ),
       transaction: await queryRows(
@@ -77,29 +84,48 @@ describe('a held open written as one statement and as steps', () => {
       events: await queryRows(
         db,
         sql`select type, data from events
-            where user_id = ${record.userId} and data->>'reference' = ${record.reference} order by type`,
-      ),
-      jobs: await queryRows(
-        db,
-        sql`select kind, lane, tenant, payload->>'recordId' as record, run_at from jobs
-            where payload->>'recordId' = ${record.id}`,
+            where user_id = ${opened.userId} and data->>'reference' = ${opened.reference} order by type`,
       ),
       key: await queryRows(
         db,
         sql`select operation, status, resource_id, locked_until from idempotency_keys
-            where user_id = ${record.userId} and key = 'open-paths'`,
+            where user_id = ${opened.userId} and key = 'open-paths'`,
       ),
     };
+    for (const [name, query] of Object.entries(own)) rows[name] = await queryRows(db, query);
     let text = JSON.stringify(rows);
     for (const [id, name] of [
-      [record.id, '<record>'],
-      [record.holdId!, '<hold>'],
+      [opened.id, '<record>'],
+      [opened.holdId!, '<hold>'],
       [hold!.transaction_id, '<transaction>'],
-      [record.userId, '<user>'],
+      [opened.userId, '<user>'],
     ] as const)
       text = text.replaceAll(id, name);
     return JSON.parse(text);
   }
+
+  /** A bill's own rows: the record and its status-poll job. */
+  const billFootprint = (record: BillRecordRow) =>
+    footprint(record, {
+      record: sql`select environment, reference, biller_code, item_code, customer, amount, fee, type, biller_name,
+              customer_name, validity_period, metadata, provider, schedule_id, status, tx_ref, provider_data,
+              token, units, failure_reason, version, created_at, updated_at
+            from bill_records where id = ${record.id}`,
+      jobs: sql`select kind, lane, tenant, payload->>'recordId' as record, run_at from jobs
+            where payload->>'recordId' = ${record.id}`,
+    });
+
+  /** A payout's own rows: the payout, its reconcile job and the row counting it against its credential's limits. */
+  const payoutFootprint = (payout: PayoutRow) =>
+    footprint(payout, {
+      payout: sql`select environment, reference, amount, fee, bank_code, bank_name, account_number, account_name,
+              narration, status, provider, provider_ref, failure_reason, version, created_at, updated_at
+            from payouts where id = ${payout.id}`,
+      jobs: sql`select kind, lane, tenant, payload->>'payoutId' as payout, run_at from jobs
+            where payload->>'payoutId' = ${payout.id}`,
+      usage: sql`select credential_id, environment, reference, amount, created_at from payout_key_usage
+            where user_id = ${payout.userId}`,
+    });
 
   it('writes the same rows either way', async () => {
     const bills = s.t.services.bills;
@@ -154,12 +180,45 @@ describe('a held open written as one statement and as steps', () => {
       opened.push((result as { opened: BillRecordRow }).opened);
     }
     const [bySteps, byStatement] = opened;
-    const written = await footprint(bySteps!);
+    const written = await billFootprint(bySteps!);
     expect(written.record).toHaveLength(1);
     expect(written.entries).toHaveLength(2);
     expect(written.jobs).toHaveLength(1);
     expect(written.key).toEqual([expect.objectContaining({ status: 'running', resource_id: '<record>' })]);
     expect(written.events.map((e: { type: string }) => e.type)).toEqual(['transaction.created']);
-    expect(await footprint(byStatement!)).toEqual(written);
+    expect(await billFootprint(byStatement!)).toEqual(written);
+  });
+
+  it('a payout writes the same rows either way, the row counting it against its limits included', async () => {
+    const opened: PayoutRow[] = [];
+    for (const way of ['steps', 'statement'] as const) {
+      const principal = await tenantPrincipal();
+      const reference = 'OPEN-PATHS-PO';
+      const open = payoutOpening(s.t.services, principal, {
+        reference,
+        narration: 'rent',
+        key: 'open-paths',
+        now: clock.now(),
+      });
+      expect(open.statement).toBeDefined();
+      const result = await s.t.services.payouts.held.open(way === 'steps' ? { ...open, statement: undefined } : open);
+      expect('opened' in result).toBe(true);
+      opened.push((result as { opened: PayoutRow }).opened);
+    }
+    const [bySteps, byStatement] = opened;
+    expect(byStatement).toEqual({
+      ...bySteps,
+      id: byStatement!.id,
+      holdId: byStatement!.holdId,
+      userId: byStatement!.userId,
+    });
+    const written = await payoutFootprint(bySteps!);
+    expect(written.payout).toHaveLength(1);
+    expect(written.entries).toHaveLength(2);
+    expect(written.jobs).toHaveLength(1);
+    expect(written.usage).toHaveLength(1);
+    expect(written.key).toEqual([expect.objectContaining({ status: 'running', resource_id: '<record>' })]);
+    expect(written.events.map((e: { type: string }) => e.type)).toEqual(['payout.initiated', 'transaction.created']);
+    expect(await payoutFootprint(byStatement!)).toEqual(written);
   });
 });

@@ -7,7 +7,7 @@ import type { BillRecordRow } from '../../src/domain/bills/bill-record.js';
 import type { BillOutcome } from '../../src/domain/bills/bills-provider.js';
 import { SANDBOX_BILLS } from '../../src/domain/bills/sandbox-bills-provider.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import type { HeldOperation, KeyedOpen } from '../../src/domain/money/held-operation.js';
+import type { HeldOperation } from '../../src/domain/money/held-operation.js';
 import type { TransferState } from '../../src/domain/payments/payments-provider.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { PAYOUT } from '../../src/domain/wallet/payout-lifecycle.js';
@@ -15,6 +15,7 @@ import { type PayoutRow, payoutStore } from '../../src/domain/wallet/payout-stor
 import { seedTenant, startTestApp, type StartedTestApp, type Tenant } from '../helpers/app.js';
 import { rest } from '../helpers/rest.js';
 import { fund } from '../helpers/wallet.js';
+import { payoutOpening } from '../helpers/payout-opening.js';
 
 /**
  * A held operation (money/held-operation.ts) settles by one statement generated from its kind's
@@ -63,24 +64,8 @@ describe('a held settle written as one statement and as steps', () => {
       abilities: new Set(['READ', 'TRANSACT']),
     };
     const reference = `PO-${crypto.randomUUID().slice(0, 8)}`;
-    const payouts = s.t.services.payouts as unknown as {
-      opening: (...args: unknown[]) => KeyedOpen<PayoutRow>;
-    };
     const opened = (await s.t.services.payouts.held.open(
-      payouts.opening(
-        principal,
-        'sandbox',
-        {
-          amount: 100_000n,
-          reference,
-          bank: { code: '044', name: 'Access Bank' },
-          accountNumber: '0123456789',
-          accountName: 'Ada Obi',
-          narration: null,
-        },
-        { scope: { ...principal, operation: 'wallet.withdraw' }, key: undefined, input: {} },
-        clock.now(),
-      ),
+      payoutOpening(s.t.services, principal, { reference, narration: null, key: undefined, now: clock.now() }),
     )) as { opened: PayoutRow };
     expect(opened.opened.status).toBe('initiated');
     return opened.opened;

@@ -71,6 +71,8 @@ export const systemAccount = (environment: Environment, code: 'provider_clearing
 const accountIds = new WeakMap<Database, Map<string, string>>();
 /** Enough for every busy wallet; past it the cache starts over rather than grow without bound. */
 const MAX_CACHED_ACCOUNTS = 100_000;
+/** Per database, the lookups in flight: a burst asking for one account waits for one lookup, not one each. */
+const accountLookups = new WeakMap<Database, Map<string, Promise<string>>>();
 
 export const insufficientFunds = () =>
   new DomainError('INSUFFICIENT_FUNDS', 'Insufficient wallet balance for this amount (including any fee).', {
@@ -123,13 +125,27 @@ export const ledger = {
     let known = accountIds.get(database);
     if (!known) accountIds.set(database, (known = new Map()));
     const key = keyOf(ref);
-    let id = known.get(key);
-    if (id === undefined) {
-      id = await this.accountId(db, ref);
-      if (known.size >= MAX_CACHED_ACCOUNTS) known.clear();
-      known.set(key, id);
+    const id = known.get(key);
+    if (id !== undefined) return id;
+    let lookups = accountLookups.get(database);
+    if (!lookups) accountLookups.set(database, (lookups = new Map()));
+    let lookup = lookups.get(key);
+    if (!lookup) {
+      lookup = this.accountId(db, ref).then(
+        (found) => {
+          lookups.delete(key);
+          if (known.size >= MAX_CACHED_ACCOUNTS) known.clear();
+          known.set(key, found);
+          return found;
+        },
+        (error: unknown) => {
+          lookups.delete(key);
+          throw error;
+        },
+      );
+      lookups.set(key, lookup);
     }
-    return id;
+    return lookup;
   },
 
   /**

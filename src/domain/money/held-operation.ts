@@ -10,7 +10,15 @@ import { transition } from '../lifecycle/transition.js';
 import type { HeldChange, HeldKind, HeldRow, HeldWallet } from './held-kind.js';
 import { captureHold, placeHold, releaseHold } from './holds.js';
 import type { KeyRef } from './key-claim.js';
-import { heldAccounts, type HeldSettle, type HeldStatement, settleHeld, settleHeldStatement } from './settle-held.js';
+import { groupCommitOf } from './group-commit.js';
+import {
+  heldAccounts,
+  type HeldSettle,
+  type HeldStatement,
+  settleAccounts,
+  settleHeldStatement,
+  settleHeldValues,
+} from './settle-held.js';
 
 export type { Opened } from '../lifecycle/keyed.js';
 export type { KeyedOpen, StatementOpened } from './keyed-open.js';
@@ -82,9 +90,8 @@ export class HeldOperation<Row extends HeldRow, Outcome> {
     o: KeyedOpen<Row> & {
       send: (row: Row) => Promise<Outcome>;
       resume: (row: Row, key: KeyRef) => Promise<Row>;
-      /** Where each commit runs, when the service orders them (a wallet's turns): around the work given. */
+      /** Around the first commit, when the service takes something first (a place in its provider's bulkhead). */
       openIn?: (open: () => Promise<Opened<Row>>) => Promise<Opened<Row>>;
-      settleIn?: (settle: () => Promise<Row>) => Promise<Row>;
     },
   ): Promise<Row> {
     const open = () => this.open(o);
@@ -92,8 +99,7 @@ export class HeldOperation<Row extends HeldRow, Outcome> {
     if ('done' in opened) return opened.done;
     if ('resumed' in opened) return o.resume(opened.resumed, opened.ref);
     const outcome = await o.send(opened.opened);
-    const settle = () => this.settle(opened.opened, outcome, opened.ref);
-    return o.settleIn ? o.settleIn(settle) : settle();
+    return this.settle(opened.opened, outcome, opened.ref);
   }
 
   /**
@@ -213,7 +219,8 @@ export async function settleInOneStatement<Row extends HeldRow, Outcome>(
   const transactionEvent = wallet.settleEvent(change.settle === 'capture' ? 'COMPLETED' : 'FAILED');
   if (events?.length !== 1 || transactionEvent === undefined) return undefined;
   const settled = { ...row, ...change.set, status: change.to, version: row.version + 1, updatedAt: o.at } as Row;
-  const moved = await settleHeld(db, statementOf(kind as unknown as HeldKind<HeldRow, unknown>), {
+  const st = statementOf(kind as unknown as HeldKind<HeldRow, unknown>);
+  const w: HeldSettle = {
     id: row.id,
     userId: row.userId,
     environment: row.environment,
@@ -231,6 +238,15 @@ export async function settleInOneStatement<Row extends HeldRow, Outcome>(
     accounts: o.accounts,
     at: o.at,
     key: o.key,
+  };
+  // In the wallet's group commit (money/group-commit.ts): one wallet's settles and opens arriving
+  // together commit together, one flush and one turn on its accounts for all of them.
+  const moved = await groupCommitOf(db).run(o.accounts.wallet, {
+    st: st.statement,
+    values: settleHeldValues(st, w),
+    accounts: settleAccounts(w),
+    read: (raw) => (raw['moved'] as number) > 0,
+    ahead: true,
   });
   return moved ? settled : undefined;
 }

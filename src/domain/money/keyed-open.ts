@@ -3,7 +3,7 @@ import type { Environment } from '../auth/permissions.js';
 import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/idempotency.js';
 import { insufficientFunds } from '../ledger/ledger.js';
 import { type Opened, openKeyed } from '../lifecycle/keyed.js';
-import { claimOf, type KeyRef, type KeyRow } from './key-claim.js';
+import { claimOf, isRefusal, type KeyRef, type KeyRow } from './key-claim.js';
 import { KEY_CONSTRAINT, violatedConstraint } from './plain-write.js';
 import { referenceInUse, refuseTakenReference } from './reference.js';
 
@@ -37,8 +37,9 @@ export interface KeyedOpen<Row> {
    */
   steps: (tx: Tx) => Promise<Row>;
   /**
-   * The same first commit as one statement, where the operation has one (a bill's, a deposit's):
-   * the key is claimed in it. A key it finds running (a request that died) is taken over by `steps`.
+   * The same first commit as one statement, where the operation has one (a bill's, a deposit's,
+   * a payout's): the key is claimed in it. A key it finds running (a request that died) is taken
+   * over by `steps`. A refusal it throws (a limit) is stored as the key's answer.
    */
   statement?: (key: KeyRef | null, leaseUntil: Date) => Promise<StatementOpened<Row>>;
 }
@@ -71,6 +72,8 @@ export async function openKeyedOperation<Row extends { id: string }>(
         // The key's row met one a concurrent request committed after this statement's snapshot:
         // run again, which replays it.
         if (violatedConstraint(error) === KEY_CONSTRAINT && attempt === 0) continue;
+        // A check of the operation's own refused it (a limit): the refusal is the key's answer.
+        if (isRefusal(error)) return { done: await idempotency.refuse<Row>(key ?? undefined, error) };
         return { done: await refuseTaken(error) };
       }
       if ('opened' in opened) return { opened: opened.opened, ref: key };

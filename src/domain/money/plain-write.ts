@@ -14,17 +14,21 @@ import type { KeyRow } from './key-claim.js';
 /**
  * The key claim as two CTEs, `claim` (a transaction-scoped advisory lock on the key's hash, not
  * waited for; true without a key) and `prior` (the key's row, read after the lock), as
- * money/key-claim.ts `claimKey` does. `p` names the parameters: lock id, owner, environment,
+ * money/key-claim.ts `claimKey` does, and `go` (a row when the key is free and `passes`, an SQL
+ * condition the statement adds, holds). `p` names the parameters: lock id, owner, environment,
  * operation, key, now.
  */
-export const claimCtes = (p: {
-  lockId: string;
-  userId: string;
-  environment: string;
-  operation: string;
-  key: string;
-  now: string;
-}) => `claim as (
+export const claimCtes = (
+  p: {
+    lockId: string;
+    userId: string;
+    environment: string;
+    operation: string;
+    key: string;
+    now: string;
+  },
+  passes?: string,
+) => `claim as (
     select case when ${p.key}::text is null then true else pg_try_advisory_xact_lock(${p.lockId}::bigint) end as ok
   ),
   prior as (
@@ -34,7 +38,7 @@ export const claimCtes = (p: {
     where claim.ok and k.user_id = ${p.userId}::uuid and k.environment = ${p.environment}::environment
       and k.operation = ${p.operation}::text and k.key = ${p.key}::text
   ),
-  go as (select 1 as one where (select ok from claim) and not exists (select 1 from prior))`;
+  go as (select 1 as one where (select ok from claim) and not exists (select 1 from prior)${passes ? ` and ${passes}` : ''})`;
 
 /**
  * The key's answer as two CTEs, written only when `when` (an SQL condition: the operation moved):

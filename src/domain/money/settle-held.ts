@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type AnyColumn, getTableColumns, getTableName } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
-import { runStatement, type Statement, statement } from '../../db/plain-sql.js';
+import { type Statement, statement } from '../../db/plain-sql.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { toStorable } from '../idempotency/idempotency.js';
@@ -151,8 +151,16 @@ export interface HeldSettle {
   transactionEvent: string;
 }
 
-/** Runs the settle statement; whether the operation moved (else nothing was written). */
-export async function settleHeld(db: Database, st: HeldStatement, w: HeldSettle): Promise<boolean> {
+/** The accounts the settle statement locks (as `holdAccountLocksCte` chooses them): a batch takes them first. */
+export const settleAccounts = (w: HeldSettle): string[] =>
+  !w.capture
+    ? [w.accounts.holds, w.accounts.wallet]
+    : w.fee > 0n
+      ? [w.accounts.holds, w.accounts.clearing, w.accounts.fees]
+      : [w.accounts.holds, w.accounts.clearing];
+
+/** The settle statement's values. */
+export function settleHeldValues(st: HeldStatement, w: HeldSettle): unknown[] {
   const settled = w.settled as Record<string, unknown>;
   // Each set column's value as its Drizzle column writes it (a JSON column as its text).
   const extra = st.columns.map(({ key, column }) => {
@@ -161,7 +169,7 @@ export async function settleHeld(db: Database, st: HeldStatement, w: HeldSettle)
   });
   const transactionStatus = w.capture ? 'COMPLETED' : 'FAILED';
   const at = w.at.toISOString();
-  const [row] = await runStatement(db, st.statement, [
+  return [
     w.id,
     w.version,
     w.to,
@@ -189,21 +197,25 @@ export async function settleHeld(db: Database, st: HeldStatement, w: HeldSettle)
     at,
     traceContextJson(),
     ...extra,
-  ]);
-  return (row!['moved'] as number) > 0;
+  ];
 }
 
-/** The accounts a settle may touch: the user's holds and wallet, and one shard each of provider clearing and fees. */
+/**
+ * The accounts a settle may touch: the user's holds and wallet, and one shard each of provider
+ * clearing and fees: the user's own shard (by their id), so one wallet's settles committed
+ * together (money/group-commit.ts) lock one set of rows and look up two shards, not every one;
+ * many users still spread over all of them.
+ */
 export async function heldAccounts(
   db: Database,
   environment: Environment,
   userId: string,
 ): Promise<HeldSettle['accounts']> {
-  const shard = () => Math.floor(Math.random() * SYSTEM_SHARDS);
+  const shard = createHash('sha256').update(userId).digest().readUInt32BE(0) % SYSTEM_SHARDS;
   return {
     holds: await ledger.cachedAccountId(db, holdsOf(environment, userId)),
     wallet: await ledger.cachedAccountId(db, walletOf(environment, userId)),
-    clearing: await ledger.cachedAccountId(db, { ...systemAccount(environment, 'provider_clearing'), shard: shard() }),
-    fees: await ledger.cachedAccountId(db, { ...systemAccount(environment, 'fees'), shard: shard() }),
+    clearing: await ledger.cachedAccountId(db, { ...systemAccount(environment, 'provider_clearing'), shard }),
+    fees: await ledger.cachedAccountId(db, { ...systemAccount(environment, 'fees'), shard }),
   };
 }

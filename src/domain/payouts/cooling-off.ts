@@ -23,6 +23,10 @@ export const COOLING_OFF_LIMIT = 'payout_destination_cooling_off';
  * past that is refused (403, naming the limit and when it lifts). Call it inside the transaction
  * that holds the money, so the advisory lock serialises concurrent payouts to one destination.
  */
+/** Whether the policy applies to the principal's payouts at all (a check with a lock of its own when it does). */
+export const coolingOffApplies = (policy: CoolingOffPolicy, principal: Principal): boolean =>
+  policy.periodMs > 0 && (principal.environment !== 'sandbox' || policy.sandbox === true);
+
 export async function checkPayoutDestination(
   db: Executor,
   principal: Principal,
@@ -30,8 +34,7 @@ export async function checkPayoutDestination(
   policy: CoolingOffPolicy,
   now: Date,
 ): Promise<void> {
-  if (policy.periodMs <= 0) return;
-  if (principal.environment === 'sandbox' && !policy.sandbox) return;
+  if (!coolingOffApplies(policy, principal)) return;
   // Concurrent payouts to one destination take turns, so together they cannot pass the cap.
   await db.execute(
     sql`select pg_advisory_xact_lock(hashtext(${`cooling-off:${principal.userId}:${destination.bankCode}:${destination.accountNumber}`}))`,

@@ -1,8 +1,9 @@
-import { sql } from 'drizzle-orm';
-import { type Executor, queryRows } from '../../db/client.js';
+import type { Executor } from '../../db/client.js';
+import { runIn, statement } from '../../db/plain-sql.js';
 import { type KeyControls, type KeyControlsService, NO_CONTROLS } from '../auth/key-controls.js';
 import type { Principal } from '../auth/principal.js';
 import { DomainError } from '../errors.js';
+import { type HeldOpenGate, StatementParams } from '../money/held-open.js';
 import { nairaText } from '../wallet/naira.js';
 
 /** The configured defaults, for keys without their own value; 0 = no limit. */
@@ -79,12 +80,31 @@ export class PayoutControls {
     return limits;
   }
 
+  /** Whether a limit counts over a window: then concurrent payouts of one credential take turns (`lockWindow`). */
+  windowed(limits: PayoutLimits): boolean {
+    return limits.maxDailyKobo > 0n || limits.maxDailyCount > 0 || limits.maxHourlyCount > 0;
+  }
+
   /**
-   * The second half, LAST in the transaction that holds the money: with a limit per window, the
-   * per-credential lock makes concurrent payouts of one key take turns, so together they cannot
-   * pass it; the lock lasts until the commit, so taken last it serialises only the rest of the
-   * check and the commit, never the whole transaction. Records this payout against the credential
-   * (a payout that later fails stops counting).
+   * With a limit per window, the per-credential lock makes concurrent payouts of one key take
+   * turns, so together they cannot pass it. It lasts until the commit; a statement run after it
+   * reads the window with a snapshot taken once it is granted, so it sees every earlier turn.
+   */
+  async lockWindow(tx: Executor, principal: Principal): Promise<void> {
+    await runIn(tx, WINDOW_LOCK, [this.windowLock(principal)]);
+  }
+
+  /** The text of the credential's window lock (taken as `pg_advisory_xact_lock(hashtext(text))`). */
+  windowLock(principal: Principal): string {
+    return `payout-limits:${principal.credentialId}`;
+  }
+
+  /**
+   * The second half, LAST in the transaction that holds the money, as a statement of its own
+   * (the held operation's one-statement open writes the same through `PAYOUT_WINDOW_GATE`):
+   * records this payout against the credential (a payout that later fails stops counting) and,
+   * with a window, refuses it when the window is full. The lock, taken last, serialises only the
+   * rest of the check and the commit, never the whole transaction.
    */
   async count(
     tx: Executor,
@@ -93,63 +113,138 @@ export class PayoutControls {
     payout: { amount: bigint; reference: string },
     now: Date,
   ): Promise<void> {
-    const windowed = limits.maxDailyKobo > 0n || limits.maxDailyCount > 0 || limits.maxHourlyCount > 0;
-    const dayAgo = new Date(now.getTime() - DAY_MS);
-    // Rows past the day count for nothing any more, each credential's dropped as it pays out; then
-    // this payout's row. With windows, the same statement reads the window (its snapshot, taken
-    // after the lock below, sees every earlier turn and not this row): one round trip fewer in the
-    // turn, which every payout of the key waits for. A refusal rolls the row back with the rest.
-    const record = sql`dropped as (
-          delete from payout_key_usage where credential_id = ${principal.credentialId} and created_at <= ${dayAgo}
-        ),
-        added as (
-          insert into payout_key_usage (credential_id, user_id, environment, reference, amount, created_at)
-          values (${principal.credentialId}, ${principal.userId}, ${principal.environment}, ${payout.reference},
-            ${payout.amount}, ${now})
-        )`;
-    if (!windowed) {
-      await tx.execute(sql`with ${record} select 1`);
-      return;
-    }
-    // Its own statement: the window is read by the next one, whose snapshot is taken after the
-    // lock is granted (one statement's would predate it and miss a turn just committed).
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payout-limits:${principal.credentialId}`}))`);
-    // The window's counts and total, one row however many payouts it holds; its rows are read only
-    // when this payout would pass a limit, to say when it may be retried.
-    const window = sql`payout_key_usage u
-          join payouts p on p.user_id = u.user_id and p.environment = u.environment and p.reference = u.reference
-          where u.credential_id = ${principal.credentialId} and u.created_at > ${dayAgo} and p.status <> 'failed'`;
-    const [sums] = await queryRows<{ day: string | number; hour: string | number; total: string | number }>(
+    if (this.windowed(limits)) await this.lockWindow(tx, principal);
+    const [row] = await runIn<{ full_window: boolean }>(
       tx,
-      sql`/* payoutKeyWindow */ with ${record}
-          select count(*) as day, count(*) filter (where u.created_at > ${new Date(now.getTime() - HOUR_MS)}) as hour,
-            coalesce(sum(u.amount), 0) as total
-          from ${window}`,
+      COUNT.st,
+      COUNT.params.values(windowValues(principal, limits, payout, now)),
     );
-    if (!overAWindow(limits, sums!, payout.amount)) return;
-    const rows = await queryRows<{ amount: string | number; created_at: Date | string }>(
-      tx,
-      // This payout's own row, counted by the statement before, is not one of them.
-      sql`/* payoutKeyUsage */ select u.amount, u.created_at from ${window} and u.reference <> ${payout.reference}
-          order by u.created_at`,
+    if (!row!.full_window) return;
+    throw await this.refusal(tx, principal, limits, payout, now);
+  }
+
+  /** Why a payout the window's check found over is refused: the limit and the seconds until enough earlier payouts leave it. */
+  async refusal(
+    db: Executor,
+    principal: Principal,
+    limits: PayoutLimits,
+    payout: { amount: bigint; reference: string },
+    now: Date,
+  ): Promise<DomainError> {
+    const rows = await runIn<{ amount: string | number; created_at: Date | string }>(db, WINDOW_ROWS, [
+      principal.credentialId,
+      new Date(now.getTime() - DAY_MS).toISOString(),
+      payout.reference,
+    ]);
+    return (
+      windowRefusal(limits, rows, payout.amount, now) ??
+      // A payout of the window failed between the check and this read: refused all the same, to be retried at once.
+      new DomainError(
+        'PAYOUT_VELOCITY_EXCEEDED',
+        'This key reached a payout limit a moment ago. Retry after 1 second.',
+        {
+          field: 'amount',
+          retryAfter: 1,
+        },
+      )
     );
-    const refusal = windowRefusal(limits, rows, payout.amount, now);
-    if (refusal) throw refusal;
   }
 }
 
-/** Whether the payout, with the window's payouts before it, would go over one of the window's limits. */
-function overAWindow(
-  limits: PayoutLimits,
-  window: { day: string | number; hour: string | number; total: string | number },
-  amount: bigint,
-): boolean {
-  return (
-    (limits.maxDailyCount > 0 && Number(window.day) >= limits.maxDailyCount) ||
-    (limits.maxHourlyCount > 0 && Number(window.hour) >= limits.maxHourlyCount) ||
-    (limits.maxDailyKobo > 0n && BigInt(window.total) + amount > limits.maxDailyKobo)
-  );
+/** The values `PAYOUT_WINDOW_GATE` and the count read, by name. */
+export function windowValues(
+  principal: Principal,
+  limits: PayoutLimits | undefined,
+  payout: { amount: bigint; reference: string },
+  now: Date,
+): Record<string, unknown> {
+  const l = limits ?? { maxPayoutKobo: 0n, maxDailyKobo: 0n, maxDailyCount: 0, maxHourlyCount: 0 };
+  return {
+    credential: limits ? principal.credentialId : null,
+    usageUserId: principal.userId,
+    usageEnvironment: principal.environment,
+    usageReference: payout.reference,
+    usageAmount: payout.amount.toString(),
+    usageAt: now.toISOString(),
+    dayAgo: new Date(now.getTime() - DAY_MS).toISOString(),
+    hourAgo: new Date(now.getTime() - HOUR_MS).toISOString(),
+    maxDailyCount: l.maxDailyCount,
+    maxHourlyCount: l.maxHourlyCount,
+    maxDailyKobo: l.maxDailyKobo.toString(),
+  };
 }
+
+/**
+ * The window's rule as SQL, written once for the count and the held open: `win`, the credential's
+ * payouts of the last day not failed as one row of counts and total (read only with a limit per
+ * window), and `over_limit`, whether this payout would pass a limit. `usage`: rows past the day
+ * dropped (each credential's as it pays out), then this payout's row, when `when` holds. Without
+ * a credential (no controls) nothing is read or written.
+ */
+const windowCtes = (p: (name: string) => string) => {
+  const sums = (from: string, also: string) => `select count(*) as day,
+      count(*) filter (where u.created_at > ${p('hourAgo')}::timestamptz) as hour, coalesce(sum(u.amount), 0) as total
+    from ${from}
+    where u.credential_id = ${p('credential')}::text and u.created_at > ${p('dayAgo')}::timestamptz ${also}`;
+  const over = (t: string) => `((${p('maxDailyCount')}::int > 0 and ${t}.day >= ${p('maxDailyCount')}::int)
+      or (${p('maxHourlyCount')}::int > 0 and ${t}.hour >= ${p('maxHourlyCount')}::int)
+      or (${p('maxDailyKobo')}::bigint > 0 and ${t}.total + ${p('usageAmount')}::bigint > ${p('maxDailyKobo')}::bigint))`;
+  // Every usage row first (its own index, no join): when even they pass, the payouts that failed
+  // need not be looked up; only a window that may be full is counted again without them.
+  return `win as (
+    ${sums('payout_key_usage u', `and (${p('maxDailyCount')}::int > 0 or ${p('maxHourlyCount')}::int > 0 or ${p('maxDailyKobo')}::bigint > 0)`)}
+  ),
+  over_limit as (
+    select case when not ${over('a')} then false
+      else (select ${over('x')} from (${sums(
+        `payout_key_usage u
+         join payouts w on w.user_id = u.user_id and w.environment = u.environment and w.reference = u.reference`,
+        "and w.status <> 'failed'",
+      )}) x) end as full_window
+    from win a
+  )`;
+};
+const usageCtes = (p: (name: string) => string, when: string) => `usage_dropped as (
+    delete from payout_key_usage
+    where credential_id = ${p('credential')}::text and created_at <= ${p('dayAgo')}::timestamptz and ${when}
+  ),
+  usage_added as (
+    insert into payout_key_usage (credential_id, user_id, environment, reference, amount, created_at)
+    select ${p('credential')}::text, ${p('usageUserId')}::uuid, ${p('usageEnvironment')}::environment,
+      ${p('usageReference')}::text, ${p('usageAmount')}::bigint, ${p('usageAt')}::timestamptz
+    where ${p('credential')}::text is not null and ${when}
+  )`;
+
+/**
+ * The limits as a held open's gate (money/held-open.ts): the window read before the claim, the
+ * open written only when it is not over, the usage row written with it. `window_full` tells the
+ * caller to read the refusal (`refusal`). Its values are `windowValues`.
+ */
+export const PAYOUT_WINDOW_GATE = (p: (name: string) => string): HeldOpenGate => ({
+  ctes: windowCtes(p),
+  passes: 'not (select full_window from over_limit)',
+  columns: '(select full_window from over_limit) as window_full',
+  writes: usageCtes(p, 'exists (select 1 from moved)'),
+});
+
+/** The count on its own: the usage row, and whether the window was full (its snapshot, taken after the lock, not seeing the row). */
+const COUNT = (() => {
+  const params = new StatementParams();
+  const text = `with ${windowCtes(params.of)}, ${usageCtes(params.of, 'not (select full_window from over_limit)')}
+  select full_window from over_limit`;
+  return { st: statement('payout_key_count_v2', text), params };
+})();
+
+const WINDOW_LOCK = statement('payout_key_window_lock_v2', `select pg_advisory_xact_lock(hashtext($1::text))`);
+
+/** The window's payouts but this one, oldest first: read only to say when a refused payout may be retried. */
+const WINDOW_ROWS = statement(
+  'payout_key_window_rows_v1',
+  `select u.amount, u.created_at from payout_key_usage u
+   join payouts p on p.user_id = u.user_id and p.environment = u.environment and p.reference = u.reference
+   where u.credential_id = $1::text and u.created_at > $2::timestamptz and p.status <> 'failed' and u.reference <> $3::text
+   order by u.created_at`,
+);
 
 /** A payout over a window's limit: the refusal naming the limit and the seconds until enough earlier payouts leave it. */
 function windowRefusal(

@@ -5,6 +5,9 @@ import type { HeldKind } from '../money/held-kind.js';
 import type { TransferState } from '../payments/payments-provider.js';
 import { nairaNumber } from './naira.js';
 
+/** The job that settles a payout no request settled (the process died, or the provider had no answer yet). */
+export const PAYOUT_RECONCILE_JOB = 'payout.reconcile';
+
 /** A payout's event `data` from its row: the one builder its producers share. */
 export const payoutEventData = (row: typeof payouts.$inferSelect): PayoutEventData => ({
   reference: row.reference,

@@ -8,19 +8,20 @@ import { badInput, notFound } from '../errors.js';
 import { checkFields, checkFieldsAwaiting, optionalText, requiredText } from '../field-checks.js';
 import type { Idempotency, IdempotencyScope } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
-import { PAYOUT_HELD, payoutEventData } from './payout-lifecycle.js';
+import { PAYOUT_HELD, PAYOUT_RECONCILE_JOB, payoutEventData } from './payout-lifecycle.js';
 import { HeldOperation, type KeyedOpen } from '../money/held-operation.js';
 import type { PaymentsProvider, TransferState } from '../payments/payments-provider.js';
-import { type CoolingOffPolicy, checkPayoutDestination } from '../payouts/cooling-off.js';
+import { type CoolingOffPolicy, checkPayoutDestination, coolingOffApplies } from '../payouts/cooling-off.js';
 import { Bulkheads } from '../upstream/bulkhead.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
 import type { KeyRef } from '../money/key-claim.js';
 import { koboFrom } from './naira.js';
 import { type PayoutRow, payoutStore } from './payout-store.js';
+import { openPayout } from './payout-writes.js';
+import { WalletTurns } from './wallet-turns.js';
 import { openPendingTransaction } from './wallet-events.js';
 import { HELD_WALLET } from './held-wallet.js';
 import { transactionStore } from './transaction-store.js';
-import { WalletTurns } from './wallet-turns.js';
 import { REFERENCE_CONSTRAINT } from '../money/plain-write.js';
 import { insertOrConflict, referenceFrom, referenceTaken } from '../money/reference.js';
 
@@ -28,7 +29,9 @@ export type { PayoutRow } from './payout-store.js';
 
 /** The flat fee of a payout, in kobo (₦25.00), taken on success only. */
 export const PAYOUT_FEE_KOBO = 2_500n;
-export const PAYOUT_RECONCILE_JOB = 'payout.reconcile';
+export { PAYOUT_RECONCILE_JOB };
+/** The unique index that holds one payout per owner and reference (with the wallet transaction's, a taken reference). */
+const PAYOUT_REFERENCE_CONSTRAINT = 'payouts_owner_reference_key';
 /** When reconciliation first checks a payout the request path did not settle (then see keepPolling). */
 const RECONCILE_AFTER_MS = 2 * 60_000;
 
@@ -54,7 +57,7 @@ export class PayoutService {
   private readonly clockFor: ClockFor;
   /** The two commits around the provider call (money/held-operation.ts). */
   readonly held: HeldOperation<PayoutRow, TransferState>;
-  /** One wallet's commits in flight at once in this process (wallet-turns.ts). */
+  /** One wallet's reads before its opens, two at a time in this process (wallet-turns.ts). */
   private readonly turns = new WalletTurns();
 
   constructor(
@@ -102,22 +105,19 @@ export class PayoutService {
       input: { ...request, reference: input.reference ?? null },
     };
     const payout = { ...request, reference, bank, accountName };
-    const wallet = walletOf(principal);
     const bulkhead = this.bulkheads.of(provider.name);
     let leaveBulkhead: (() => void) | undefined;
     try {
       // The held operation runs both commits and the provider call between them (money/held-operation.ts).
       return await this.held.run({
         ...this.opening(principal, provider.name, payout, keyed, now),
-        // Each commit in the wallet's turn. A place in the provider's bulkhead is taken before
-        // anything is written: refused, this answers 503 BUSY having held and recorded nothing.
-        // Taken in the wallet's turn, so one wallet's payouts waiting for their turns hold no
-        // place other tenants could use.
-        openIn: (open) =>
-          this.turns.run(wallet, async () => {
-            leaveBulkhead = await bulkhead.enter();
-            return open();
-          }),
+        // A place in the provider's bulkhead is taken before anything is written: refused, this
+        // answers 503 BUSY having held and recorded nothing. One wallet's commits take turns in
+        // its group commit (money/group-commit.ts), waiting for which holds no connection.
+        openIn: async (open) => {
+          leaveBulkhead = await bulkhead.enter();
+          return open();
+        },
         // Between the two commits: no connection, transaction, lock or wallet turn is held while
         // the provider works; the place is given back as soon as it has answered.
         send: async (row) => {
@@ -127,7 +127,6 @@ export class PayoutService {
             leaveBulkhead?.();
           }
         },
-        settleIn: (settle) => this.turns.run(wallet, settle, { ahead: true }),
         // A retry after the first attempt's lease lapsed finishes it as the job would; reconcile
         // takes a place of its own, so this one is given back first.
         resume: (row, key) => {
@@ -169,13 +168,83 @@ export class PayoutService {
     // Named before the transaction, so the job written first can point at it and the key is
     // recorded with it before the hold (see below).
     const payoutId = randomUUID();
+    // The payout as its open writes it, either way (its hold's id is the open's).
+    const rowWith = (holdId: string): PayoutRow => ({
+      id: payoutId,
+      userId: principal.userId,
+      environment: principal.environment,
+      reference,
+      amount,
+      fee: PAYOUT_FEE_KOBO,
+      bankCode: bank.code,
+      bankName: bank.name,
+      accountNumber,
+      accountName,
+      narration,
+      status: 'initiated',
+      holdId,
+      provider: providerName,
+      providerRef: null,
+      failureReason: null,
+      version: 1,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const counterparty = { bankCode: bank.code, bankName: bank.name, accountNumber, accountName };
     return {
       owner: principal,
       reference,
       keyed,
       recordId: payoutId,
       // A reference taken between the check in the transaction and its insert: refused by name.
-      referenceConstraints: [REFERENCE_CONSTRAINT],
+      referenceConstraints: [REFERENCE_CONSTRAINT, PAYOUT_REFERENCE_CONSTRAINT],
+      // The request's path: the held operation's one statement (payout-writes.ts), the key claimed in it.
+      statement: async (key, leaseUntil) => {
+        // Read before the statement, outside its transaction: a reference taken (a holder
+        // committing after this read meets the statement's unique index instead), and the limits
+        // in force. Two of one wallet's payouts read at once (wallet-turns.ts): a burst's reads
+        // would otherwise take every pooled connection at once.
+        const [taken, limits] = await this.turns.run(walletKey(principal), () =>
+          Promise.all([
+            transactionStore.findByReference(this.db, principal, reference),
+            this.controls?.limitsFor(this.db, principal, amount),
+          ]),
+        );
+        // With a key the claim answers first (a retry of this very payout finishes it); a
+        // reference taken otherwise meets the statement's unique index, refused by name too.
+        if (taken && !key) throw referenceTaken(reference, taken.id);
+        const destination = { bankCode: bank.code, accountNumber, amount };
+        return openPayout(this.db, {
+          principal,
+          payout: rowWith(randomUUID()),
+          transaction: {
+            id: randomUUID(),
+            userId: principal.userId,
+            environment: principal.environment,
+            type: 'WITHDRAWAL',
+            status: 'PENDING',
+            amount,
+            fee: PAYOUT_FEE_KOBO,
+            currency: 'NGN',
+            reference,
+            description: narration,
+            counterparty,
+            version: 1,
+            createdAt: now,
+            updatedAt: now,
+          },
+          key,
+          leaseUntil,
+          controls: this.controls,
+          limits,
+          reconcileAt: new Date(now.getTime() + RECONCILE_AFTER_MS),
+          clock: this.clockFor(principal),
+          before: coolingOffApplies(this.coolingOff, principal)
+            ? (tx) => checkPayoutDestination(tx, principal, destination, this.coolingOff, now)
+            : undefined,
+        });
+      },
+      // A key a dead request left running is taken over here.
       steps: async (tx) => {
         const taken = await transactionStore.findByReference(tx, principal, reference);
         if (taken) throw referenceTaken(reference, taken.id);
@@ -202,25 +271,7 @@ export class PayoutService {
           this.coolingOff,
           now,
         );
-        const row = await insertOrConflict(reference, () =>
-          payoutStore.insert(tx, {
-            id: payoutId,
-            userId: principal.userId,
-            environment: principal.environment,
-            reference,
-            amount,
-            fee: PAYOUT_FEE_KOBO,
-            bankCode: bank.code,
-            bankName: bank.name,
-            accountNumber,
-            accountName,
-            narration,
-            holdId,
-            provider: providerName,
-            createdAt: now,
-            updatedAt: now,
-          }),
-        );
+        const row = await insertOrConflict(reference, () => payoutStore.insert(tx, rowWith(holdId)));
         // payout.initiated is written with transaction.created, in one statement.
         const initiated = { type: 'payout.initiated', ...principal, data: { ...payoutEventData(row) } };
         await openPendingTransaction(
@@ -233,7 +284,7 @@ export class PayoutService {
             fee: PAYOUT_FEE_KOBO,
             reference,
             description: narration,
-            counterparty: { bankCode: bank.code, bankName: bank.name, accountNumber, accountName },
+            counterparty,
           },
           now,
           [initiated],
@@ -284,8 +335,8 @@ export class PayoutService {
   }
 }
 
-/** The wallet a payout's commits take turns on: its owner's, in its environment. */
-const walletOf = (owner: { userId: string; environment: Environment }) => `${owner.environment}:${owner.userId}`;
+/** The wallet a payout's reads take turns on: its owner's, in its environment. */
+const walletKey = (owner: { userId: string; environment: Environment }) => `${owner.environment}:${owner.userId}`;
 
 /** The reference the provider knows a payout by: unique across users (the caller's is unique per user only). */
 export const providerReference = (payout: { id: string }) => `pgw-${payout.id}`;

@@ -1,11 +1,11 @@
 import type { Database } from '../../db/client.js';
-import { inTransaction, runStatement, statement, TransactionFailure } from '../../db/plain-sql.js';
-import { refusedByServer } from '../../db/settled-query.js';
+import { statement } from '../../db/plain-sql.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { type KeyRow, keyLockId, type Stored } from '../money/key-claim.js';
 import { guardedMoveCtes } from '../ledger/ledger-sql.js';
 import { claimCtes } from '../money/plain-write.js';
+import { groupCommitOf, LOCK_ACCOUNTS } from '../money/group-commit.js';
 import { nairaNumber } from './naira.js';
 import type { WalletTransactionRow } from './transaction-store.js';
 
@@ -159,7 +159,6 @@ function prepared(w: TransferWrite, storable: (row: WalletTransactionRow) => Sto
   ];
   return { w, out, values };
 }
-type Prepared = ReturnType<typeof prepared>;
 
 function outcomeOf(row: KeyRow & { moved: number }, out: WalletTransactionRow): TransferOutcome {
   if (row.moved > 0) return { done: out };
@@ -167,44 +166,16 @@ function outcomeOf(row: KeyRow & { moved: number }, out: WalletTransactionRow): 
   return { insufficient: true };
 }
 
-async function writeAlone(db: Database, p: Prepared): Promise<TransferOutcome> {
-  const [row] = await runStatement<KeyRow & { moved: number }>(db, TRANSFER, p.values);
-  return outcomeOf(row!, p.out);
-}
+/** The group commit's account lock, which begins every batch (a test counts batches by it). */
+export { LOCK_ACCOUNTS };
 
 /**
- * Both wallet rows of every transfer of a batch, locked in id order before anything else is
- * written: the order every single transfer locks its two rows in too, so batches and single
- * transfers of other processes wait for each other but never deadlock.
- */
-export const LOCK_ACCOUNTS = statement(
-  'wallet_transfer_batch_lock_v1',
-  'select id from ledger_accounts where id = any($1::uuid[]) order by id for update',
-);
-
-/** The most transfers one batch commits together. */
-export const MAX_BATCH = 64;
-
-interface Pending extends Prepared {
-  resolve(outcome: TransferOutcome): void;
-  reject(error: unknown): void;
-}
-
-/** Per database: the transfers waiting behind each sender account's transfer or batch in flight. */
-const queues = new WeakMap<Database, Map<string, Pending[]>>();
-
-function queuesOf(db: Database): Map<string, Pending[]> {
-  let byAccount = queues.get(db);
-  if (!byAccount) queues.set(db, (byAccount = new Map()));
-  return byAccount;
-}
-
-/**
- * Writes a transfer. One sender's transfers are coalesced in this process: while one of its
- * transfers (or batches) is in flight, the next ones wait, then commit together in ONE transaction
- * (`writeBatch`), so a busy wallet is not limited to one commit per transfer. A transfer with no
- * other in flight for its sender runs at once as its single statement (one round trip, one commit).
- * Other processes batch their own; the row locks keep them exact between processes.
+ * Writes a transfer in its sender's group commit (money/group-commit.ts): alone as its single
+ * statement (one round trip, one commit) when none of the sender's writes is in flight in this
+ * process, else together with the others waiting, in ONE transaction, each its own statement in
+ * arrival order (its own balance check, key claim and answer, events), so a busy wallet is not
+ * limited to one commit per transfer. Other processes batch their own; the row locks keep them
+ * exact between processes.
  */
 export function writeTransfer(
   db: Database,
@@ -212,87 +183,10 @@ export function writeTransfer(
   storable: (row: WalletTransactionRow) => Stored,
 ): Promise<TransferOutcome> {
   const p = prepared(w, storable);
-  const byAccount = queuesOf(db);
-  const waiting = byAccount.get(w.senderAccountId);
-  if (waiting) return new Promise((resolve, reject) => waiting.push({ ...p, resolve, reject }));
-  byAccount.set(w.senderAccountId, []);
-  const written = writeAlone(db, p);
-  void written.then(
-    () => drain(db, w.senderAccountId),
-    () => drain(db, w.senderAccountId),
-  );
-  return written;
-}
-
-/** Commits the sender's waiting transfers, a batch at a time, until none wait. Never rejects. */
-async function drain(db: Database, account: string): Promise<void> {
-  const byAccount = queuesOf(db);
-  for (;;) {
-    const waiting = byAccount.get(account)!;
-    if (waiting.length === 0) {
-      byAccount.delete(account);
-      return;
-    }
-    const batch = waiting.splice(0, MAX_BATCH);
-    if (batch.length === 1) await settle(batch[0]!, () => writeAlone(db, batch[0]!));
-    else await writeBatch(db, batch);
-  }
-}
-
-async function settle(p: Pending, write: () => Promise<TransferOutcome>): Promise<void> {
-  try {
-    p.resolve(await write());
-  } catch (error) {
-    p.reject(error);
-  }
-}
-
-/**
- * One transaction for a batch of one sender's transfers: every wallet row locked first, then each
- * transfer's own statement in arrival order, so each sees the balance the ones before it left (a
- * transfer that would overdraw is refused on its own) and each claims and answers its own
- * Idempotency-Key (a key sent twice in one batch: the second replays the first). Answers are given
- * only after the commit. A transfer whose statement fails (a reference or key a concurrent request
- * took) rolls the batch back with nothing written: the transfers before it commit again as a
- * batch, it runs on its own (and gets its own error), then the ones after it, so one failing
- * transfer fails only itself. A failed COMMIT (outcome unknown) fails them all: running them again
- * could move money twice.
- */
-async function writeBatch(db: Database, batch: Pending[]): Promise<void> {
-  const accounts = [...new Set(batch.flatMap((p) => [p.w.senderAccountId, p.w.recipientAccountId]))];
-  let outcomes: TransferOutcome[];
-  let failedAt = -1;
-  try {
-    outcomes = await inTransaction(db, async (run) => {
-      await run(LOCK_ACCOUNTS, [accounts]);
-      const answered: TransferOutcome[] = [];
-      for (const [i, p] of batch.entries()) {
-        failedAt = i;
-        const [row] = await run<KeyRow & { moved: number }>(TRANSFER, p.values);
-        answered.push(outcomeOf(row!, p.out));
-      }
-      return answered;
-    });
-  } catch (error) {
-    if (error instanceof TransactionFailure && error.phase === 'work' && refusedByServer(error.cause)) {
-      if (failedAt < 0) {
-        // The lock itself was refused (a lock timeout, a deadlock victim): each runs on its own.
-        for (const p of batch) await settle(p, () => writeAlone(db, p));
-        return;
-      }
-      await writeSome(db, batch.slice(0, failedAt));
-      await settle(batch[failedAt]!, () => writeAlone(db, batch[failedAt]!));
-      await writeSome(db, batch.slice(failedAt + 1));
-      return;
-    }
-    const cause = error instanceof TransactionFailure ? error.cause : error;
-    for (const p of batch) p.reject(cause);
-    return;
-  }
-  batch.forEach((p, i) => p.resolve(outcomes[i]!));
-}
-
-async function writeSome(db: Database, transfers: Pending[]): Promise<void> {
-  if (transfers.length > 1) await writeBatch(db, transfers);
-  else if (transfers.length === 1) await settle(transfers[0]!, () => writeAlone(db, transfers[0]!));
+  return groupCommitOf(db).run(w.senderAccountId, {
+    st: TRANSFER,
+    values: p.values,
+    accounts: [w.senderAccountId, w.recipientAccountId],
+    read: (row) => outcomeOf(row as unknown as KeyRow & { moved: number }, p.out),
+  });
 }

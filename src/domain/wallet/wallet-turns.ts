@@ -1,11 +1,8 @@
 /**
- * At most `perWallet` of one wallet's payout commits in flight in this process at once; the others
- * wait here, holding nothing. One wallet's holding transactions take turns on its account rows
- * anyway (a posting locks them until its commit), so letting more in only parks them in the
- * database: each waits on the row lock with a pooled connection checked out, and a burst of
- * payouts from one wallet filled the request pool with such waiters while every other request
- * waited for a connection behind them. Two in flight keep the wallet's turns going back to back:
- * one holds the rows while the next does its statements up to them.
+ * At most `perWallet` of one wallet's pieces of work in flight in this process at once (a payout's
+ * reads before its open); the others wait here, holding nothing. A burst of one wallet's payouts
+ * would otherwise check out every pooled connection at once while every other request waited
+ * behind them. Their writes take turns in the wallet's group commit (money/group-commit.ts).
  */
 export class WalletTurns {
   /** Per wallet: writes in flight, and those waiting, the first `ahead` of them settles. */
