@@ -44,6 +44,7 @@ export class EventFeed {
   private readonly subscribers = new Map<string, Set<Subscriber>>();
   private count = 0;
   private cursor: number | undefined;
+  private cursorRead: Promise<void> | undefined;
   private polling: Promise<void> | undefined;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -146,9 +147,11 @@ export class EventFeed {
     };
     this.add(subscriber);
     try {
-      // "From now": the feed's own position when it has one (everything after it reaches this
-      // subscriber, registered above), else the table's; no query per subscriber while it runs.
-      let last = after ?? this.cursor ?? (await latestEventSeq(this.db));
+      // The feed's position is read before this subscriber's replay: an event stamped before it is
+      // in the replay's read, one stamped after it is delivered live. (Read after the replay, an
+      // event stamped in between was in neither.) "From now" starts there too.
+      if (this.cursor === undefined) await this.readCursor();
+      let last = after ?? this.cursor!;
       // The replay, and the read after an overflow: pages from the store after `last`. Live
       // events offered meanwhile queue up (and are dropped by `seq` if the read sent them).
       let replaying = after !== undefined;
@@ -224,13 +227,25 @@ export class EventFeed {
     for (const subscriber of owners) if (!subscriber.types || subscriber.types.has(event.type)) subscriber.push(event);
   }
 
+  /** The table's last `seq`, read once for the feed's first subscriber (shared by concurrent callers). */
+  private async readCursor(): Promise<void> {
+    this.cursorRead ??= latestEventSeq(this.db)
+      .then((seq) => {
+        this.cursor ??= seq;
+      })
+      .finally(() => {
+        this.cursorRead = undefined;
+      });
+    await this.cursorRead;
+  }
+
   private async poll(): Promise<void> {
-    this.cursor ??= await latestEventSeq(this.db);
+    if (this.cursor === undefined) await this.readCursor();
     for (;;) {
       const rows = await this.db
         .select()
         .from(events)
-        .where(gt(events.seq, this.cursor))
+        .where(gt(events.seq, this.cursor!))
         .orderBy(asc(events.seq))
         .limit(1000);
       for (const row of rows) {
