@@ -1,8 +1,10 @@
 import { createTxFromRLP } from '@ethereumjs/tx';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { TRANSFER_TOPIC } from '../../src/domain/evm/evm-incoming.js';
+import { SandboxEvmChain } from '../../src/domain/evm/sandbox-chain.js';
+import { evmChainRows } from '../../src/domain/evm/sandbox-chain-rows.js';
 import { commonOf } from '../../src/domain/evm/sandbox-vm.js';
 import { graphql, seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 
@@ -251,15 +253,35 @@ describe('EVM wallets on the sandbox chains', () => {
     });
   });
 
+  it('answers a receipt of a block this process mined from memory, equal to the stored one', async () => {
+    const sender = await funded(ETH, 10n * USDC);
+    const recipient = await funded(0n, 0n);
+    const sent = await post(sender.tenant.keys.TRANSACTIONS, '/api/v1/evm/base/send-token', {
+      to: recipient.address,
+      token: 'USDC',
+      amount: '1.5',
+    });
+    expect(sent.body.data.status).toBe('confirmed');
+    const stored = await evmChainRows.receipt(s.t.services.db, 'base', sent.body.data.hash.toLowerCase());
+    expect(stored!.logs).toHaveLength(1);
+    const read = vi.spyOn(evmChainRows, 'receipt');
+    try {
+      expect(await chain().receipt(sent.body.data.hash)).toEqual(stored);
+      expect(read).not.toHaveBeenCalled();
+    } finally {
+      read.mockRestore();
+    }
+  });
+
   it('hands the chain the sender’s public key it signed with, which is the key recovery finds in the mined bytes', async () => {
     const sender = await funded(ETH, 0n);
     const recipient = await funded(0n, 0n);
-    const chain = s.t.services.evmChains.sandboxFor('base');
+    // Watched on the chain itself, past every wrapper between the service and it.
     const given: Array<Uint8Array | undefined> = [];
-    const sendRaw = chain.sendRaw.bind(chain);
-    chain.sendRaw = (wire, signer) => {
+    const original = SandboxEvmChain.prototype.sendRaw;
+    SandboxEvmChain.prototype.sendRaw = function (this: SandboxEvmChain, wire, signer) {
       given.push(signer?.publicKey);
-      return sendRaw(wire, signer);
+      return original.call(this, wire, signer);
     };
     try {
       const sent = await post(sender.tenant.keys.TRANSACTIONS, '/api/v1/evm/base/send-native', {
@@ -276,7 +298,7 @@ describe('EVM wallets on the sandbox chains', () => {
       expect(given).toHaveLength(1);
       expect(Buffer.from(given[0]!).toString('hex')).toBe(Buffer.from(recovered).toString('hex'));
     } finally {
-      chain.sendRaw = sendRaw;
+      SandboxEvmChain.prototype.sendRaw = original;
     }
   });
 });

@@ -1,11 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.js';
+import { runIn, statement } from '../../db/plain-sql.js';
 import type { Environment } from '../auth/permissions.js';
 import {
   AssetOverdrawn,
   type AssetPlace,
   type AssetPosting,
   assetLedger,
+  keyOf,
   systemAccount,
   userAccount,
 } from './asset-ledger.js';
@@ -31,6 +33,16 @@ export interface AssetSpent {
   spent: bigint;
   principal: bigint;
 }
+
+/** A send's holds, one per asset, on the wallet's accounts the placement just moved (so they exist). */
+const INSERT_HOLDS = statement(
+  'asset_holds_insert_v1',
+  `insert into asset_holds (environment, user_id, send_id, tx_hash, asset, wallet_account_id, holds_account_id, amount, principal)
+   select $1::environment, $2::uuid, $3::uuid, $4, h.asset,
+     (select id from asset_accounts where key = h.wallet_key), (select id from asset_accounts where key = h.holds_key),
+     h.amount, h.principal
+   from unnest($5::text[], $6::text[], $7::text[], $8::numeric[], $9::numeric[]) as h(asset, wallet_key, holds_key, amount, principal)`,
+);
 
 const placeOf = (wallet: LedgerWallet, asset: string): AssetPlace => ({
   environment: wallet.environment,
@@ -155,17 +167,19 @@ export const assetHolds = {
       return shortOf((await look()).balances);
     }
     await queryRows(tx, sql`release savepoint asset_hold_place`);
-    for (const need of wanted) {
-      const place = placeOf(wallet, need.asset);
-      await queryRows(
-        tx,
-        sql`insert into asset_holds (environment, user_id, send_id, tx_hash, asset, wallet_account_id, holds_account_id, amount, principal)
-            values (${wallet.environment}::environment, ${wallet.userId}::uuid, ${send.id}::uuid, ${send.txHash}, ${need.asset},
-              ${await assetLedger.accountId(tx, userAccount(place, wallet, 'wallet'))}::uuid,
-              ${await assetLedger.accountId(tx, userAccount(place, wallet, 'holds'))}::uuid,
-              ${need.amount.toString()}::numeric, ${need.principal.toString()}::numeric)`,
-      );
-    }
+    const keys = (code: 'wallet' | 'holds') =>
+      wanted.map((need) => keyOf(userAccount(placeOf(wallet, need.asset), wallet, code)));
+    await runIn(tx, INSERT_HOLDS, [
+      wallet.environment,
+      wallet.userId,
+      send.id,
+      send.txHash,
+      wanted.map((need) => need.asset),
+      keys('wallet'),
+      keys('holds'),
+      wanted.map((need) => need.amount.toString()),
+      wanted.map((need) => need.principal.toString()),
+    ]);
     return { placed: true };
   },
 

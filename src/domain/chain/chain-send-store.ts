@@ -313,6 +313,7 @@ export function chainSendStore(of: ChainSendFamily): ChainSendStore<ChainSendRow
       if (result!.moved === 0) return undefined;
       // Its holds end with it, once: spent as held when it landed (unless the chain's commit already
       // captured them by what it took), given back when it never can.
+      if (move.holdsSettled) return moved;
       await assetHolds.settle(
         tx,
         { sendId: row.id },

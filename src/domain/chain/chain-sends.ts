@@ -75,6 +75,8 @@ export interface ChainSendMove<Row extends ChainSendRow> {
   at: Date;
   event?: string;
   answer?: KeyAnswer;
+  /** The caller settled the send's holds in this transaction already (by what the chain took). */
+  holdsSettled?: boolean;
 }
 
 /**
@@ -128,7 +130,7 @@ export async function transitionChainSend<Row extends ChainSendRow>(
   row: Row,
   to: Row['status'],
   at: Date,
-  changes: { error?: string | null; answer?: KeyAnswer } = {},
+  changes: { error?: string | null; answer?: KeyAnswer; holdsSettled?: boolean } = {},
 ): Promise<Row | undefined> {
   const lifecycle = lifecycles.of(row);
   const events = lifecycle.moves[row.status as Row['status']]?.[to];
@@ -141,5 +143,6 @@ export async function transitionChainSend<Row extends ChainSendRow>(
     at,
     event: events[0],
     answer: changes.answer,
+    holdsSettled: changes.holdsSettled,
   });
 }

@@ -64,7 +64,7 @@ export function moveEvmSend(
   row: ChainSendRow,
   to: ChainSendRow['status'],
   at: Date,
-  changes: { error?: string | null; answer?: KeyAnswer } = {},
+  changes: { error?: string | null; answer?: KeyAnswer; holdsSettled?: boolean } = {},
 ): Promise<ChainSendRow | undefined> {
   return transitionChainSend(evmSendStore, EVM_LIFECYCLES, tx, row, to, at, changes);
 }

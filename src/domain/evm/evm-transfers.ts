@@ -494,14 +494,19 @@ export class EvmTransfers {
       await assetHolds.settle(tx, { sendId: row.id }, { capture }, now);
       // A swap is credited what the pools paid, which the receipt says (the quote only bounded it).
       const settled = ok && row.kind === 'swap' ? await settleSwapOutput(tx, row, receipt) : row;
-      const moved = await moveEvmSend(tx, settled, ok ? 'confirmed' : 'failed', now, {
-        error: ok ? null : `Reverted on chain in block ${receipt.blockNumber}: its fee was spent.`,
-      });
+      const to = ok ? 'confirmed' : 'failed';
+      const error = ok ? null : `Reverted on chain in block ${receipt.blockNumber}: its fee was spent.`;
+      // The answer is the send as this move leaves it, stored by the move's own statement.
+      const expected = await this.view({ ...settled, status: to, error: error ?? settled.error, updatedAt: now });
+      const answer = key ? { key, response: { result: toStorable(expected) } } : undefined;
+      const moved = await moveEvmSend(tx, settled, to, now, { error, answer, holdsSettled: true });
       if (moved && row.replaces) {
         const original = await evmSendStore.findTransfer(tx, row.replaces);
         if (original?.status === 'pending') await moveEvmSend(tx, original, 'replaced', now);
       }
-      const view = await this.view(moved ?? (await evmSendStore.findTransfer(tx, row.id))!);
+      if (moved) return expected;
+      // Moved meanwhile by another settlement: answered as it stands.
+      const view = await this.view((await evmSendStore.findTransfer(tx, row.id))!);
       if (key) await evmSendStore.answer(tx, key, { result: toStorable(view) });
       return view;
     });

@@ -62,33 +62,35 @@ const LOG_COLUMNS = sql.raw(
   'address, topic0, topic1, topic2, topic3, data, block_number::text as block_number, transaction_hash, log_index',
 );
 
+interface HeadRow {
+  state_root: Uint8Array;
+  block_number: string;
+  block_hash: string;
+  timestamp: string;
+  paused: boolean;
+}
+
+const headOf = (row: HeadRow): ChainHead => ({
+  stateRoot: new Uint8Array(row.state_root),
+  number: BigInt(row.block_number),
+  hash: row.block_hash as Hex,
+  timestamp: BigInt(row.timestamp),
+  paused: row.paused,
+});
+
 /**
  * SQL of the sandbox EVM chains' storage (src/db/evm-sandbox-schema.ts), each statement named by
  * its function, in plain parameterised SQL: the block commit runs for every batch of transactions.
  */
 export const evmChainRows = {
   async head(db: Executor, network: EvmNetwork): Promise<ChainHead | undefined> {
-    const [row] = await queryRows<{
-      state_root: Uint8Array;
-      block_number: string;
-      block_hash: string;
-      timestamp: string;
-      paused: boolean;
-    }>(
+    const [row] = await queryRows<HeadRow>(
       db,
       sql`select h.state_root, h.block_number::text as block_number, h.block_hash, b.timestamp::text as timestamp, h.paused
           from evm_sandbox_heads h join evm_sandbox_blocks b on b.network = h.network and b.number = h.block_number
           where h.network = ${network}`,
     );
-    return row
-      ? {
-          stateRoot: new Uint8Array(row.state_root),
-          number: BigInt(row.block_number),
-          hash: row.block_hash as Hex,
-          timestamp: BigInt(row.timestamp),
-          paused: row.paused,
-        }
-      : undefined;
+    return row ? headOf(row) : undefined;
   },
 
   async node(db: Executor, key: string): Promise<Uint8Array | undefined> {
@@ -287,15 +289,20 @@ export const evmChainRows = {
    * Claims the network's producer lease for `producer` (free, expired, or its own already) for
    * `ms`; false while another instance holds it.
    */
-  async claim(db: Executor, network: EvmNetwork, producer: string, ms: number): Promise<boolean> {
-    const rows = await queryRows(
+  /** Takes or renews the producer lease; answers the head as it is under the lease (undefined: another holds it). */
+  async claim(db: Executor, network: EvmNetwork, producer: string, ms: number): Promise<ChainHead | undefined> {
+    const [row] = await queryRows<HeadRow>(
       db,
-      sql`update evm_sandbox_heads set producer = ${producer},
-            producer_until = now() + make_interval(secs => ${ms / 1000})
-          where network = ${network} and (producer is null or producer = ${producer} or producer_until < now())
-          returning 1`,
+      sql`with claimed as (
+            update evm_sandbox_heads set producer = ${producer},
+              producer_until = now() + make_interval(secs => ${ms / 1000})
+            where network = ${network} and (producer is null or producer = ${producer} or producer_until < now())
+            returning network, state_root, block_number, block_hash, paused
+          )
+          select c.state_root, c.block_number::text as block_number, c.block_hash, b.timestamp::text as timestamp, c.paused
+          from claimed c join evm_sandbox_blocks b on b.network = c.network and b.number = c.block_number`,
     );
-    return rows.length === 1;
+    return row ? headOf(row) : undefined;
   },
 
   async release(db: Executor, network: EvmNetwork, producer: string): Promise<void> {

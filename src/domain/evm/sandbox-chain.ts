@@ -31,6 +31,8 @@ const MAX_BATCH = 256;
 const POLL_MS = 15;
 /** Transactions verified on arrival kept with their recovered sender, so mining them skips the recovery. */
 const VERIFIED_KEPT = 20_000;
+/** Receipts of the blocks this process committed, kept for the senders that ask a moment later. */
+const RECEIPTS_KEPT = 4_096;
 const FAUCET = createAddressFromString(FAUCET_ADDRESS);
 
 /** The process's VM over a network's state, and the head it reflects. */
@@ -95,6 +97,8 @@ export class SandboxEvmChain implements EvmSandboxChain {
   /** This process's block production: one block at a time. */
   private readonly production = new Mutex();
   private readonly verified = new Map<string, TypedTransaction>();
+  /** Receipts of transactions this process mined (a mined block never changes), by lower-case hash. */
+  private readonly minedHere = new Map<string, EvmReceipt>();
   private readonly waiting = new Map<string, Waiter>();
   private readonly admissions: Admission[] = [];
   private admitting = false;
@@ -175,8 +179,9 @@ export class SandboxEvmChain implements EvmSandboxChain {
     return dataFeeOf(this.network, signed);
   }
 
-  receipt(hash: string): Promise<EvmReceipt | undefined> {
-    return rows.receipt(this.db, this.network, hash.toLowerCase());
+  async receipt(hash: string): Promise<EvmReceipt | undefined> {
+    const lower = hash.toLowerCase();
+    return this.minedHere.get(lower) ?? rows.receipt(this.db, this.network, lower);
   }
 
   logs(filter: EvmLogFilter): Promise<EvmLog[]> {
@@ -531,19 +536,29 @@ export class SandboxEvmChain implements EvmSandboxChain {
     return this.production.run(async () => {
       const done: { answer?: T } = {};
       let claimed = false;
+      // Renewed once a third of the lease has passed: blocks in a row do not each ask for it.
+      let renewAt = 0;
+      // The head as of the lease's claim, or as this producer's last commit left it: no re-read.
+      let known: ChainHead | undefined;
       try {
         for (;;) {
-          if (!(await rows.claim(this.db, this.network, this.producerId, this.leaseMs)))
-            return claimed ? done : undefined;
-          claimed = true;
+          if (Date.now() >= renewAt) {
+            known = await rows.claim(this.db, this.network, this.producerId, this.leaseMs);
+            if (!known) return claimed ? done : undefined;
+            claimed = true;
+            renewAt = Date.now() + this.leaseMs / 3;
+          }
           const outcome = await this.vmLock.run(async () => {
-            const l = (await this.current(true))!;
+            const l = (await this.current(true, known))!;
+            known = undefined;
             const job = await build(l);
             if (!job) return 'idle' as const;
             const built = await this.commitBlock(l, job.candidates);
             if (built === 'stale') return 'again' as const;
             done.answer = job.answer;
-            return job.more ? ('again' as const) : ('idle' as const);
+            if (built === 'committed') known = l.head;
+            // Nothing could be included: what the mempool holds waits for something else (a nonce).
+            return job.more && built === 'committed' ? ('again' as const) : ('idle' as const);
           });
           if (outcome === 'idle') return done;
         }
@@ -634,6 +649,7 @@ export class SandboxEvmChain implements EvmSandboxChain {
       paused: l.head.paused,
       timestamp: place.timestamp,
     };
+    this.keepReceipts(committed, included);
     for (const ran of included) this.settle(ran.hash);
     for (const { hash, reason } of refused) this.settle(hash, new TransactionRejected(reason));
     return 'committed';
@@ -652,6 +668,34 @@ export class SandboxEvmChain implements EvmSandboxChain {
   private candidate(p: PooledTx): Candidate {
     const tx = this.verified.get(p.hash) ?? createTxFromRLP(p.raw, { common: this.common() });
     return { hash: p.hash, raw: p.raw, tx, pooled: true };
+  }
+
+  /** The receipts of a committed block's transactions, as rows.receipt reads them back. */
+  private keepReceipts(block: { number: bigint; hash: string }, included: RanTx[]): void {
+    let logIndex = 0;
+    for (const ran of included) {
+      if (this.minedHere.size >= RECEIPTS_KEPT) this.minedHere.delete(this.minedHere.keys().next().value!);
+      this.minedHere.set(ran.hash.toLowerCase(), {
+        hash: ran.hash.toLowerCase(),
+        status: ran.status,
+        blockNumber: block.number,
+        blockHash: block.hash,
+        from: ran.from,
+        to: ran.to,
+        nonce: ran.nonce,
+        gasUsed: ran.gasUsed,
+        effectiveGasPrice: ran.effectiveGasPrice,
+        dataFee: ran.dataFee,
+        logs: ran.logs.map((log) => ({
+          address: log.address,
+          topics: [...log.topics],
+          data: bytesToHex(log.data),
+          blockNumber: block.number,
+          transactionHash: ran.hash,
+          logIndex: logIndex++,
+        })),
+      });
+    }
   }
 
   private keepVerified(hash: string, tx: TypedTransaction): void {
@@ -718,10 +762,11 @@ export class SandboxEvmChain implements EvmSandboxChain {
 
   /**
    * The VM at the database's head (caught up when another instance moved it; built on first use),
-   * or undefined for a network never used unless `create`. Called with the VM lock held.
+   * or undefined for a network never used unless `create`. Called with the VM lock held; `known`:
+   * the head just read with the producer lease (or left by this producer's own commit).
    */
-  private async current(create: boolean): Promise<Loaded | undefined> {
-    let head = await rows.head(this.db, this.network);
+  private async current(create: boolean, known?: ChainHead): Promise<Loaded | undefined> {
+    let head = known ?? (await rows.head(this.db, this.network));
     if (!head) {
       if (!create) return undefined;
       await this.createGenesis();
