@@ -287,9 +287,8 @@ export const evmChainRows = {
 
   /**
    * Claims the network's producer lease for `producer` (free, expired, or its own already) for
-   * `ms`; false while another instance holds it.
+   * `ms`, answering the head as it stands under the lease; undefined while another instance holds it.
    */
-  /** Takes or renews the producer lease; answers the head as it is under the lease (undefined: another holds it). */
   async claim(db: Executor, network: EvmNetwork, producer: string, ms: number): Promise<ChainHead | undefined> {
     const [row] = await queryRows<HeadRow>(
       db,
