@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Hex } from 'viem';
 import { type Executor, queryRows } from '../../db/client.js';
 import type { EvmLog, EvmLogFilter, EvmReceipt } from './evm-chain.js';
@@ -132,50 +132,118 @@ export const evmChainRows = {
   },
 
   /**
-   * Moves the head from the block it was built on to the new one; false when it is no longer there
-   * (another instance committed first). The block commit's first statement: its row lock is what
-   * every producer of the network contends for, held only for the short commit.
+   * Moves the head from the block it was built on to the new one and takes the block's
+   * transactions (`leaving`) out of the mempool, in one statement; false when the head is no longer
+   * there (another instance committed first) or one of them left the mempool meanwhile (dropped).
+   * The block commit's first statement: the head row's lock is what every producer of the network
+   * contends for, held only for the short commit.
    */
-  async advance(tx: Executor, network: EvmNetwork, from: Hex, to: CommittedBlock): Promise<boolean> {
-    const rows = await queryRows(
+  async advance(tx: Executor, network: EvmNetwork, from: Hex, to: CommittedBlock, leaving: string[]): Promise<boolean> {
+    const hashes =
+      leaving.length === 0
+        ? sql`array[]::text[]`
+        : sql`array[${sql.join(
+            leaving.map((h) => sql`${h}`),
+            sql`, `,
+          )}]::text[]`;
+    const [row] = await queryRows<{ advanced: number; unpooled: number }>(
       tx,
-      sql`update evm_sandbox_heads set state_root = ${buffer(to.stateRoot)}, block_number = ${to.number},
-            block_hash = ${to.hash}, updated_at = now()
-          where network = ${network} and block_hash = ${from} returning 1`,
+      sql`with advanced as (
+            update evm_sandbox_heads set state_root = ${buffer(to.stateRoot)}, block_number = ${to.number},
+              block_hash = ${to.hash}, updated_at = now()
+            where network = ${network} and block_hash = ${from} returning 1
+          ),
+          unpooled as (
+            delete from evm_sandbox_mempool where network = ${network} and hash = any(${hashes})
+              and exists (select 1 from advanced)
+            returning 1
+          )
+          select (select count(*) from advanced)::int as advanced, (select count(*) from unpooled)::int as unpooled`,
     );
-    return rows.length === 1;
+    return row!.advanced === 1 && row!.unpooled === leaving.length;
   },
 
-  async saveTransactions(tx: Executor, network: EvmNetwork, block: bigint, ran: RanTx[]): Promise<void> {
-    if (ran.length === 0) return;
-    const values = sql.join(
-      ran.map(
-        (t, i) =>
-          sql`(${network}, ${t.hash}, ${block}, ${i}, ${t.from}, ${t.to}, ${t.nonce}, ${buffer(t.raw)}, ${t.status},
-            ${t.gasUsed.toString()}::numeric, ${t.effectiveGasPrice.toString()}::numeric, ${t.dataFee.toString()}::numeric,
-            ${t.revertReason})`,
-      ),
-      sql`, `,
-    );
-    await tx.execute(
-      sql`insert into evm_sandbox_transactions (network, hash, block_number, position, from_address, to_address, nonce, raw,
-            status, gas_used, effective_gas_price, data_fee, revert_reason) values ${values}`,
-    );
+  /**
+   * What a block leaves behind besides its head: its new trie nodes (one already stored, by another
+   * block or network, is the same node), the block, its transactions and their logs, in as few
+   * statements as the parameter limit allows (one for a block of ordinary size).
+   */
+  async saveBlockContents(
+    tx: Executor,
+    network: EvmNetwork,
+    block: CommittedBlock,
+    nodes: ReadonlyMap<string, Uint8Array>,
+    ran: RanTx[],
+  ): Promise<void> {
+    const parts: Array<{ params: number; sql: SQL }> = [
+      {
+        params: 8,
+        sql: sql`insert into evm_sandbox_blocks (network, number, hash, parent_hash, timestamp, base_fee_per_gas, gas_used, state_root)
+          values (${network}, ${block.number}, ${block.hash}, ${block.parentHash}, ${block.timestamp},
+            ${block.baseFeePerGas.toString()}::numeric, ${block.gasUsed.toString()}::numeric, ${buffer(block.stateRoot)})`,
+      },
+    ];
+    const entries = [...nodes];
+    for (let i = 0; i < entries.length; i += 2_000) {
+      const chunk = entries.slice(i, i + 2_000);
+      parts.push({
+        params: chunk.length * 2,
+        sql: sql`insert into evm_sandbox_nodes (key, value) values ${sql.join(
+          chunk.map(([key, value]) => sql`(${Buffer.from(key, 'hex')}, ${buffer(value)})`),
+          sql`, `,
+        )} on conflict (key) do nothing`,
+      });
+    }
+    if (ran.length > 0)
+      parts.push({
+        params: ran.length * 13,
+        sql: sql`insert into evm_sandbox_transactions (network, hash, block_number, position, from_address, to_address, nonce, raw,
+            status, gas_used, effective_gas_price, data_fee, revert_reason) values ${sql.join(
+              ran.map(
+                (t, i) =>
+                  sql`(${network}, ${t.hash}, ${block.number}, ${i}, ${t.from}, ${t.to}, ${t.nonce}, ${buffer(t.raw)}, ${t.status},
+                    ${t.gasUsed.toString()}::numeric, ${t.effectiveGasPrice.toString()}::numeric, ${t.dataFee.toString()}::numeric,
+                    ${t.revertReason})`,
+              ),
+              sql`, `,
+            )}`,
+      });
     const logs = ran.flatMap((t) => t.logs.map((log) => ({ log, hash: t.hash })));
     for (let i = 0; i < logs.length; i += 1_000) {
-      const chunk = sql.join(
-        logs.slice(i, i + 1_000).map(({ log, hash }, j) => {
-          const [t0, t1, t2, t3] = log.topics;
-          return sql`(${network}, ${block}, ${i + j}, ${hash}, ${log.address}, ${t0 ?? null}, ${t1 ?? null}, ${t2 ?? null},
-            ${t3 ?? null}, ${buffer(log.data)})`;
-        }),
-        sql`, `,
-      );
-      await tx.execute(
-        sql`insert into evm_sandbox_logs (network, block_number, log_index, transaction_hash, address, topic0, topic1, topic2,
-              topic3, data) values ${chunk}`,
-      );
+      const chunk = logs.slice(i, i + 1_000);
+      parts.push({
+        params: chunk.length * 10,
+        sql: sql`insert into evm_sandbox_logs (network, block_number, log_index, transaction_hash, address, topic0, topic1, topic2,
+              topic3, data) values ${sql.join(
+                chunk.map(({ log, hash }, j) => {
+                  const [t0, t1, t2, t3] = log.topics;
+                  return sql`(${network}, ${block.number}, ${i + j}, ${hash}, ${log.address}, ${t0 ?? null}, ${t1 ?? null}, ${t2 ?? null},
+                    ${t3 ?? null}, ${buffer(log.data)})`;
+                }),
+                sql`, `,
+              )}`,
+      });
     }
+    // Each statement under PostgreSQL's 65,535 parameters; the parts of one run as one statement's CTEs.
+    let batch: SQL[] = [];
+    let params = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      await tx.execute(
+        sql`with ${sql.join(
+          batch.map((part, i) => sql`${sql.raw(`w${i}`)} as (${part})`),
+          sql`, `,
+        )} select 1`,
+      );
+      batch = [];
+      params = 0;
+    };
+    for (const part of parts) {
+      if (params + part.params > 30_000) await flush();
+      batch.push(part.sql);
+      params += part.params;
+    }
+    await flush();
   },
 
   async receipt(db: Executor, network: EvmNetwork, hash: string): Promise<EvmReceipt | undefined> {

@@ -628,12 +628,9 @@ export class SandboxEvmChain implements EvmSandboxChain {
     const leaving = [...included.map((t) => t.hash), ...refused.map((r) => r.hash)].filter((h) => pooled.has(h));
     try {
       await this.db.transaction(async (tx) => {
-        if (!(await rows.advance(tx, this.network, l.head.hash, committed))) throw new StaleHead();
         // A transaction dropped meanwhile is not mined: build again without it.
-        if ((await rows.unpool(tx, this.network, leaving)) !== leaving.length) throw new StaleHead();
-        await rows.saveNodes(tx, l.nodes.pending);
-        await rows.saveBlock(tx, this.network, committed);
-        await rows.saveTransactions(tx, this.network, committed.number, included);
+        if (!(await rows.advance(tx, this.network, l.head.hash, committed, leaving))) throw new StaleHead();
+        await rows.saveBlockContents(tx, this.network, committed, l.nodes.pending, included);
       });
     } catch (error) {
       l.nodes.forget();
