@@ -3,7 +3,7 @@
  *
  * Sandbox ERC-20 sends through REST (`POST /api/v1/evm/base/send-token`, 0.01 USDC, each with its
  * own Idempotency-Key), as a partner sends them: the gateway (scripts/bench/tenants-server.ts, on
- * CPU 0, workers on) signs, holds, stores and sends each one to its sandbox chain and answers once
+ * CPU 0, workers on, bundled as `npm start` runs it) signs, holds, stores and sends each one to its sandbox chain and answers once
  * it is mined. Closed loop at `concurrency`, each connection sending from a wallet of its own (one
  * wallet's sends take turns by design). Two gateways, one on PGlite and one on PostgreSQL (a
  * database of its own on DATABASE_URL's server; skipped without it), measured in interleaved
@@ -16,6 +16,7 @@ import { createInterface } from 'node:readline';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { benchDatabase } from './database.js';
 import {
+  compiledServer,
   machineLine,
   measureInterleaved,
   onLoadCore,
@@ -41,9 +42,9 @@ async function post(baseUrl: string, key: string, path: string, body: unknown) {
 }
 
 /** A gateway on `engine` with one funded wallet per connection, as a target of the interleaved rounds. */
-async function gatewayTarget(engine: 'pglite' | 'postgres') {
+async function gatewayTarget(engine: 'pglite' | 'postgres', script: string) {
   const database = await benchDatabase(engine);
-  const server = spawnServer('scripts/bench/tenants-server.ts', [], {
+  const server = spawnServer(script, [], {
     ...process.env,
     DATABASE_URL: database.url,
     REDIS_URL: '',
@@ -108,7 +109,9 @@ async function gatewayTarget(engine: 'pglite' | 'postgres') {
 async function main(): Promise<void> {
   const engines: Array<'pglite' | 'postgres'> = process.env.DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
   const gateways = [];
-  for (const engine of engines) gateways.push(await gatewayTarget(engine));
+  // Bundled, as `npm start` runs the gateway (harness compiledServer); BENCH_TSX=1 runs it through tsx.
+  const script = await compiledServer('scripts/bench/tenants-server.ts');
+  for (const engine of engines) gateways.push(await gatewayTarget(engine, script));
   try {
     console.log(machineLine());
     const options = roundOptions(values);
