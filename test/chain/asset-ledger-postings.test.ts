@@ -82,14 +82,21 @@ describe('asset ledger postings', () => {
     expect((await balances()).get(place.asset)!.available).toBe(before.available + 9n);
   });
 
-  it('refuses a pass whose moves would take a wallet below zero, naming the account; nothing of it stays', async () => {
+  it('refuses a pass whose moves would take a wallet below zero, naming the account; no balance of it moves', async () => {
     const before = (await balances()).get(place.asset)!;
     const credit = movement('observed', 1n);
     const tooMuch = movement('hold', before.available + 2n, wallet(), holds());
+    let seenInside: unknown;
     const refused = await services.db
-      .transaction((tx) => assetLedger.postAll(tx, [credit, tooMuch]))
+      .transaction(async (tx) => {
+        const outcome = await assetLedger.postAll(tx, [credit, tooMuch]).catch((error: unknown) => error);
+        // All or none: within the transaction, before it rolls back, not even the credit moved.
+        seenInside = (await assetLedger.balances(tx, place, owner.userId, [place.asset])).get(place.asset);
+        throw outcome;
+      })
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AssetOverdrawn);
+    expect(seenInside).toMatchObject({ available: before.available, held: before.held });
     const [account] = await queryRows<{ key: string }>(
       services.db,
       sql`select key from asset_accounts where id = ${(refused as AssetOverdrawn).accountId}::uuid`,

@@ -92,6 +92,8 @@ export const assetHolds = {
        * ledger) is opened at the chain's figure, once.
        */
       observe?: 'always' | 'opening';
+      /** The caller rolls its transaction back when nothing is placed (it answers the shortfall as an error). */
+      rollsBackWhenShort?: boolean;
     } = {},
   ): Promise<{ placed: true } | { placed: false; available: Map<string, bigint> }> {
     const wanted = needs.filter((n) => n.amount > 0n);
@@ -157,16 +159,19 @@ export const assetHolds = {
     // One pass over the accounts, in their order (asset-ledger.ts): no deadlock with the chain's commit.
     // The balances were read unlocked: a debit that committed since (the chain's commit of a swap,
     // say) makes the guarded update refuse. That is a shortfall, not a failure: nothing of this
-    // placement is kept, and the answer names what is spendable now.
-    await queryRows(tx, sql`savepoint asset_hold_place`);
+    // placement is kept, and the answer names what is spendable now. A refused pass moves no
+    // balance but leaves its postings, so it runs under a savepoint, unless the caller's whole
+    // transaction rolls back on a shortfall anyway.
+    const guarded = !options.rollsBackWhenShort;
+    if (guarded) await queryRows(tx, sql`savepoint asset_hold_place`);
     try {
       await assetLedger.postAll(tx, postings);
     } catch (error) {
       if (!(error instanceof AssetOverdrawn)) throw error;
-      await queryRows(tx, sql`rollback to savepoint asset_hold_place`);
+      if (guarded) await queryRows(tx, sql`rollback to savepoint asset_hold_place`);
       return shortOf((await look()).balances);
     }
-    await queryRows(tx, sql`release savepoint asset_hold_place`);
+    if (guarded) await queryRows(tx, sql`release savepoint asset_hold_place`);
     const keys = (code: 'wallet' | 'holds') =>
       wanted.map((need) => keyOf(userAccount(placeOf(wallet, need.asset), wallet, code)));
     await runIn(tx, INSERT_HOLDS, [

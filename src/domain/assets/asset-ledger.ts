@@ -116,21 +116,27 @@ const LOCK_ACCOUNTS = statement(
 );
 
 /**
- * The moves ($1 posting, $2 account, $3 amount, $4 their order): each account moved by their sum,
- * guarded (`balance + sum >= 0` unless it may go negative: with credits first, the last debit's
- * guard, the strictest, is the sum's), and an entry per move with the running balance after it.
- * Answers the accounts moved; one missing was refused.
+ * The moves ($1 posting, $2 account, $3 amount, $4 their order), all or none: each account moved by
+ * their sum, and an entry per move with the running balance after it, unless one account would go
+ * below zero (`balance + sum < 0` and it may not go negative: with credits first, the last debit's
+ * guard, the strictest, is the sum's), when nothing moves. The accounts were locked by this
+ * transaction (LOCK_ACCOUNTS), so the balances the guard reads are the ones the update changes.
+ * Answers the accounts refused.
  */
 const MOVE = statement(
-  'asset_moves_v1',
+  'asset_moves_v2',
   `with m as (
      select * from unnest($1::uuid[], $2::uuid[], $3::numeric[], $4::int[]) as m(posting_id, account_id, amount, ord)
    ),
    net as (select account_id, sum(amount) as amount from m group by account_id),
+   refused as (
+     select a.id from asset_accounts a join net on a.id = net.account_id
+     where not (a.allow_negative or a.balance + net.amount >= 0)
+   ),
    moved as (
      update asset_accounts a set balance = a.balance + net.amount
      from net
-     where a.id = net.account_id and (a.allow_negative or a.balance + net.amount >= 0)
+     where a.id = net.account_id and not exists (select 1 from refused)
      returning a.id, a.balance, net.amount as net
    ),
    entry as (
@@ -139,7 +145,7 @@ const MOVE = statement(
        moved.balance - moved.net + sum(m.amount) over (partition by m.account_id order by m.ord)
      from m join moved on moved.id = m.account_id
    )
-   select array(select id::text from moved) as moved`,
+   select array(select id::text from refused order by id) as refused`,
 );
 
 /**
@@ -193,8 +199,9 @@ export const assetLedger = {
    * each makes, take account rows in one order and never deadlock. Four statements whatever the
    * number of postings: the accounts, the postings, the locks, and the moves with their entries.
    * Answers, per posting, whether it was posted (false: this kind and reference were posted
-   * before, nothing changed). Throws AssetOverdrawn (the caller's transaction must roll back) when
-   * the moves would take an account that may not go negative below zero.
+   * before, nothing changed). Throws AssetOverdrawn when the moves would take an account that may
+   * not go negative below zero: no balance moved, but the postings are written, so the caller's
+   * transaction (or its savepoint) must roll back.
    */
   async postAll(tx: Executor, postings: AssetPosting[]): Promise<boolean[]> {
     const kept: Array<{ posting: AssetPosting; lines: Array<AssetLine & { account: AssetAccountRef }> }> = [];
@@ -249,14 +256,13 @@ export const assetLedger = {
       );
       const accounts = [...new Set(moves.map((m) => m.accountId))];
       await runIn(tx, LOCK_ACCOUNTS, [accounts]);
-      const [moved] = await runIn<{ moved: string[] }>(tx, MOVE, [
+      const [result] = await runIn<{ refused: string[] }>(tx, MOVE, [
         moves.map((m) => m.postingId),
         moves.map((m) => m.accountId),
         moves.map((m) => text(m.amount)),
         moves.map((_, i) => i),
       ]);
-      const done = new Set(moved!.moved);
-      const overdrawn = accounts.find((id) => !done.has(id));
+      const [overdrawn] = result!.refused;
       if (overdrawn) throw new AssetOverdrawn(overdrawn);
     }
     const posted = new Set(moving.map((m) => m.posting));

@@ -241,6 +241,7 @@ export class EvmTransfers {
         const held = await assetHolds.place(tx, ledgerWallet, { id, txHash: signed.hash }, needs, {
           onChain,
           observe: 'always',
+          rollsBackWhenShort: true,
         });
         if (!held.placed) throw shortOf(outgoing, nativeNeed, fees, held.available);
         const recorded = await evmSendStore.record(tx, {

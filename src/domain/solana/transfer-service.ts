@@ -247,6 +247,7 @@ export class SolanaTransfers {
         const held = await assetHolds.place(tx, ledgerWallet, { id: row.id, txHash: row.txHash }, needs, {
           onChain,
           observe: chain.postsEveryMovement ? 'opening' : 'always',
+          rollsBackWhenShort: true,
         });
         if (!held.placed) throw shortOf(outgoing, solNeeded, held.available);
         const recorded = await transferStore.record(tx, {
