@@ -201,6 +201,27 @@ describe('the sandbox EVM chain', () => {
     expect(n).toBe(1);
   });
 
+  it('a gas estimate starts cold, as a transaction does: calls before it leave no slot warm', async () => {
+    const chain = sandboxEvmChains(handle.db).chainFor('base');
+    const [alice, bob] = [newSigner(), newSigner()];
+    await chain.faucet(alice.address, { native: true }, ETH);
+    await chain.faucet(alice.address, { token: 'USDC' }, 10n * USDC);
+    const usdc = chain.tokenAddress('USDC') as Hex;
+    const transfer = { from: alice.address, to: usdc, data: hexToBytes(transferData(bob.address, USDC)) };
+    const first = await chain.estimateGas(transfer);
+    // Reads of the token and of both balances, and the estimate itself, touch every slot it needs.
+    await chain.tokenBalance(alice.address, usdc);
+    await chain.tokenBalance(bob.address, usdc);
+    expect(await chain.estimateGas(transfer)).toBe(first);
+    // Signed with exactly the estimate, the transfer lands, burning no more.
+    const hash = await chain.sendRaw(
+      await alice.sign(chain, { to: usdc, data: transferData(bob.address, USDC), gas: first }),
+    );
+    const receipt = (await chain.receipt(hash))!;
+    expect(receipt.status).toBe('success');
+    expect(receipt.gasUsed).toBeLessThanOrEqual(first);
+  });
+
   it('wraps native coin in WETH9 and reads it back', async () => {
     const chain = sandboxEvmChains(handle.db).chainFor('base');
     const alice = newSigner();
