@@ -222,6 +222,24 @@ describe('the sandbox EVM chain', () => {
     expect(receipt.gasUsed).toBeLessThanOrEqual(first);
   });
 
+  it("blocks mined faster than one a second share it: the chain's clock never runs ahead of the wall clock", async () => {
+    const chain = sandboxEvmChains(handle.db).chainFor('optimism');
+    const who = newSigner().address;
+    const from = await chain.height();
+    // Each faucet grant is a block of its own, mined before it answers: many a second.
+    for (let i = 0; i < 40; i++) await chain.faucet(who, { native: true }, 1n);
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    const blocks = await queryRows<{ timestamp: string }>(
+      handle.db,
+      sql`select timestamp::text as timestamp from evm_sandbox_blocks where network = 'optimism' and number > ${from}
+          order by number`,
+    );
+    expect(blocks.length).toBeGreaterThanOrEqual(40);
+    const times = blocks.map((b) => BigInt(b.timestamp));
+    for (let i = 1; i < times.length; i++) expect(times[i]! >= times[i - 1]!).toBe(true);
+    expect(times.at(-1)! <= now).toBe(true);
+  });
+
   it('wraps native coin in WETH9 and reads it back', async () => {
     const chain = sandboxEvmChains(handle.db).chainFor('base');
     const alice = newSigner();
