@@ -15,7 +15,11 @@
  *   its statements around a no-op provider. A statement the gateway changes changes this ceiling too.
  * - `gateway …` (money-server.ts): the app through REST, a unique Idempotency-Key per request, 100
  *   funded tenants with one enabled webhook endpoint each: P2P, the hot wallet (one treasury sender),
- *   airtime, bank-transfer deposits, payouts, Solana sandbox transfers.
+ *   airtime, bank-transfer deposits, payouts, Solana sandbox transfers, and EVM sandbox swaps
+ *   (money-evm-swap.ts: USDC → USDT on `base`, the wallets funded from the faucet first; the swap
+ *   alone is timed, its fresh quote asked for just before by the same connection, untimed, so req/s
+ *   is swaps with their quotes in the loop and the CPU, commit and WAL figures include the quote's;
+ *   a swap counts only when answered 2xx and confirmed).
  * - `bare-pg 15 statements, …` (money-ceiling.ts): the gateway's P2P writes as a transaction of 15
  *   separate statements holding both row locks across them; it was once called "the ceiling", but it
  *   compared another design.
@@ -43,8 +47,9 @@
  * rounds; distinct pairs there too, lent per request). `--pglite`: the gateway rows on PGlite, c=16;
  * the ceilings need PostgreSQL and are skipped (the output says so).
  *
- * `--only <regex>` keeps the rows whose name matches (e.g. `--only 'P2P|airtime|deposit'`), for a
- * short run of the paths in question; a ratio is printed only when its peer ran too.
+ * `--only <regex>` keeps the rows whose name matches (e.g. `--only 'P2P|airtime|deposit'`, or
+ * `--only EVM` for the swap row alone), for a short run of the paths in question; a ratio is printed
+ * only when its peer ran too.
  *
  *   npm run bench:money -- [--pglite] [--connections 16] [--warmup 5 --round 10 --rounds 3] [--only <regex>] [--endpoints 1] [--drain-ms 10000]
  *
@@ -67,6 +72,8 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { RELAY_ROUND_TRIPS } from '../../src/domain/events/relay.js';
 import {
+  type ClosedRequest,
+  closedLoad,
   compiledServer,
   cpuMicros,
   machineBusyMicros,
@@ -89,6 +96,7 @@ import { describeHost, type HostTick, postgresProcessName, startHostSampler } fr
 import type { PacedLoad } from './harness/paced.js';
 import { groupsOf, oneOf, pairOf, slotLender } from './money-slots.js';
 import { solanaTransferRequests } from './money-solana.js';
+import { evmSwapRequests } from './money-evm-swap.js';
 
 /** How often the host is sampled during a half-peak round with `BENCH_TAIL`. */
 const HOST_TICK_MS = 50;
@@ -117,14 +125,22 @@ interface Target {
   connections: number;
   /**
    * Path, headers and body of a request of connection `slot` (0 … connections - 1), from that
-   * connection's own wallets; a fresh Idempotency-Key every time for the gateway.
+   * connection's own wallets; a fresh Idempotency-Key every time for the gateway. Or, for a request
+   * that needs an answer first (the EVM swap its quote), `prepare` giving it after that untimed step
+   * and `counts` saying whether its answer counts (harness/closed.ts).
    */
-  request: (slot: number) => { path: string; headers: Record<string, string>; body: string };
+  request: ((slot: number) => { path: string; headers: Record<string, string>; body: string }) | Prepared;
   /** Rows whose req/s this row's is shown as a ratio of. */
   peers: string[];
   gateway: boolean;
   /** A peer's own counts since the last call (the gateway's come from its stats port). */
   stats?: (flush: boolean) => Promise<{ roundTrips: number; writingCommits: number; flushed: number }>;
+}
+
+/** A request built after an untimed step of its own, driven in a closed loop (harness/closed.ts). */
+interface Prepared {
+  prepare: (slot: number) => Promise<ClosedRequest>;
+  counts: (status: number, body: string) => boolean;
 }
 
 interface Sample {
@@ -268,6 +284,7 @@ await onLoadCore(async () => {
       deposit: 'gateway deposit, 100 tenants',
       payout: 'gateway payout, 100 tenants',
       solana: 'gateway Solana sandbox transfer',
+      evmSwap: 'gateway EVM sandbox swap',
     };
     const peerOnly = [
       names.commit,
@@ -439,6 +456,20 @@ await onLoadCore(async () => {
       );
       targets.push(onGateway(names.solana, () => solana(), []));
     }
+    if (wanted(names.evmSwap)) {
+      console.log("funding the tenants' EVM sandbox wallets on base (ETH for gas, USDC to sell)…");
+      const swaps = await evmSwapRequests(
+        gatewayUrl,
+        tenants.map((t) => t.key),
+      );
+      targets.push(
+        onGateway(
+          names.evmSwap,
+          { prepare: (slot) => swaps.prepare(oneOf(ownerGroups[slot]!).key), counts: swaps.counts },
+          [],
+        ),
+      );
+    }
     const kept = targets.filter((t) => wanted(t.name));
     targets.length = 0;
     targets.push(...kept);
@@ -492,11 +523,14 @@ await onLoadCore(async () => {
     };
 
     const drive = async (target: Target, seconds: number) => {
+      const build = target.request;
+      if (typeof build !== 'function')
+        return closedLoad({ url: target.url, connections: target.connections, seconds, ...build });
       let nextSlot = 0;
       const requestOf = (slot: number) => ({
         method: 'POST',
         setupRequest: (request: Record<string, unknown>) => {
-          const next = target.request(slot);
+          const next = build(slot);
           return {
             ...request,
             path: next.path,

@@ -201,6 +201,45 @@ describe('the sandbox EVM chain', () => {
     expect(n).toBe(1);
   });
 
+  it('a gas estimate starts cold, as a transaction does: calls before it leave no slot warm', async () => {
+    const chain = sandboxEvmChains(handle.db).chainFor('base');
+    const [alice, bob] = [newSigner(), newSigner()];
+    await chain.faucet(alice.address, { native: true }, ETH);
+    await chain.faucet(alice.address, { token: 'USDC' }, 10n * USDC);
+    const usdc = chain.tokenAddress('USDC') as Hex;
+    const transfer = { from: alice.address, to: usdc, data: hexToBytes(transferData(bob.address, USDC)) };
+    const first = await chain.estimateGas(transfer);
+    // Reads of the token and of both balances, and the estimate itself, touch every slot it needs.
+    await chain.tokenBalance(alice.address, usdc);
+    await chain.tokenBalance(bob.address, usdc);
+    expect(await chain.estimateGas(transfer)).toBe(first);
+    // Signed with exactly the estimate, the transfer lands, burning no more.
+    const hash = await chain.sendRaw(
+      await alice.sign(chain, { to: usdc, data: transferData(bob.address, USDC), gas: first }),
+    );
+    const receipt = (await chain.receipt(hash))!;
+    expect(receipt.status).toBe('success');
+    expect(receipt.gasUsed).toBeLessThanOrEqual(first);
+  });
+
+  it("blocks mined faster than one a second share it: the chain's clock never runs ahead of the wall clock", async () => {
+    const chain = sandboxEvmChains(handle.db).chainFor('optimism');
+    const who = newSigner().address;
+    const from = await chain.height();
+    // Each faucet grant is a block of its own, mined before it answers: many a second.
+    for (let i = 0; i < 40; i++) await chain.faucet(who, { native: true }, 1n);
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    const blocks = await queryRows<{ timestamp: string }>(
+      handle.db,
+      sql`select timestamp::text as timestamp from evm_sandbox_blocks where network = 'optimism' and number > ${from}
+          order by number`,
+    );
+    expect(blocks.length).toBeGreaterThanOrEqual(40);
+    const times = blocks.map((b) => BigInt(b.timestamp));
+    for (let i = 1; i < times.length; i++) expect(times[i]! >= times[i - 1]!).toBe(true);
+    expect(times.at(-1)! <= now).toBe(true);
+  });
+
   it('wraps native coin in WETH9 and reads it back', async () => {
     const chain = sandboxEvmChains(handle.db).chainFor('base');
     const alice = newSigner();

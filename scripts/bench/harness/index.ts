@@ -21,3 +21,4 @@ export {
 export { compiledServer, type Started, startServer } from './server.js';
 export { roundFlags, roundOptions } from './options.js';
 export { type PacedLoad, type PacedRequest, pacedLoad } from './paced.js';
+export { type ClosedLoad, type ClosedRequest, closedLoad } from './closed.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getAddress } from 'viem';
+import { getAddress, type Hex } from 'viem';
 import type { Database } from '../../db/client.js';
 import type { Principal } from '../auth/principal.js';
 import { checkSlippage, type QuoteRequest } from '../chain/exchange.js';
@@ -12,15 +12,12 @@ import type { Idempotency } from '../idempotency/idempotency.js';
 import { evmRawFromDecimal } from './evm-amounts.js';
 import type { EvmChains } from './evm-chains.js';
 import {
-  APPROVE_GAS,
   type EvmExchangeProvider,
   type EvmSwapToken,
   type EvmSwapQuoteView,
   isNative,
-  SWAP_GAS_BASE,
-  SWAP_GAS_PER_HOP,
 } from './evm-exchange-provider.js';
-import { type EvmSwapResult, executeSwap, type StoredEvmQuote, swapResultOf } from './evm-swap-legs.js';
+import { type EvmSwapResult, executeSwap, type StoredEvmQuote, swapNetworkFee, swapResultOf } from './evm-swap-legs.js';
 import type { EvmTransfers } from './evm-transfers.js';
 import { EVM, type EvmWallets } from './evm-wallets.js';
 import { EVM_NATIVE_ASSET } from './exchange-contracts.js';
@@ -113,11 +110,18 @@ export class EvmExchange {
         : chain.tokenBalance(wallet.address, fromInfo.address),
       chain.feeTerms(),
     ]);
-    // The gas the legs are expected to burn at today's base fee and tip: the approval (when a token
-    // is sold) and the router call.
-    const gasUnits =
-      SWAP_GAS_BASE + SWAP_GAS_PER_HOP * BigInt(quote.hops.length) + (isNative(fromInfo.address) ? 0n : APPROVE_GAS);
-    const gasWei = gasUnits * (terms.baseFeePerGas + terms.maxPriorityFeePerGas);
+    // What the legs are expected to pay the network: their gas at today's base fee and tip, and on
+    // networks that charge one their data fees (evm-swap-legs.ts swapNetworkFee).
+    const fee = await swapNetworkFee({
+      network,
+      chain,
+      router: provider.router(network),
+      wallet: wallet.address as Hex,
+      quote,
+      token: from,
+      terms,
+    });
+    const feeWei = fee.gasWei + fee.dataFeeWei;
     const now = this.clockFor(principal).now();
     const symbols = (asset: string) =>
       [fromInfo, toInfo].find((t) => t.address.toLowerCase() === asset.toLowerCase())?.symbol ??
@@ -134,7 +138,7 @@ export class EvmExchange {
       quote,
       prices,
       feeFraction: provider.feeFraction(quote),
-      gas: { amount: Number(gasWei) / 1e18, usd: prices.get(EVM_NATIVE_ASSET) },
+      gas: { amount: Number(feeWei) / 1e18, usd: prices.get(EVM_NATIVE_ASSET) },
       estimatedSwapSeconds: provider.estimatedSwapSeconds,
       symbols,
       inputBalanceRaw: balance,

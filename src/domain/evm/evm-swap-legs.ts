@@ -3,22 +3,24 @@ import { decodeFunctionResult, encodeFunctionData, type Hex } from 'viem';
 import { chainSends } from '../../db/chain-schema.js';
 import type { Database } from '../../db/client.js';
 import type { Principal } from '../auth/principal.js';
-import type { QuoteRequest } from '../chain/exchange.js';
+import type { ProviderQuote, QuoteRequest } from '../chain/exchange.js';
 import { chainQuoteStore } from '../chain/quote-store.js';
 import { DomainError } from '../errors.js';
 import { formatUnits } from '../money/decimal.js';
 import type { EvmChain } from './evm-chain.js';
 import {
+  APPROVE_GAS,
   type EvmExchangeProvider,
   type EvmSwapQuoteView,
   isNative,
+  routerCall,
   SWAP_GAS_BASE,
   SWAP_GAS_PER_HOP,
 } from './evm-exchange-provider.js';
 import { evmSendStore } from './evm-send-store.js';
 import type { EvmSendView } from './evm-send-view.js';
 import { hexBytes } from './evm-signing.js';
-import type { EvmTransfers, Outgoing } from './evm-transfers.js';
+import { type EvmTransfers, type Outgoing, widestDataFee } from './evm-transfers.js';
 import { EVM, type EvmWalletRow } from './evm-wallets.js';
 import { ALLOWANCE_ABI } from './exchange-contracts.js';
 import { EVM_NETWORK_SPECS, type EvmNetwork, type EvmTokenSpec } from './networks.js';
@@ -103,11 +105,7 @@ export async function executeSwap(run: SwapRun): Promise<EvmSwapResult> {
     token: token!,
     amountRaw: amount,
     decimals: tokenIn!.decimals,
-    call: {
-      to: request.inputAsset as Hex,
-      data: encodeFunctionData({ abi: ALLOWANCE_ABI, functionName: 'approve', args: [router, amount] }),
-      value: 0n,
-    },
+    call: approvalCall(request.inputAsset as Hex, router, amount),
   });
   const leg = async (outgoing: Outgoing) => {
     const sent = await run.transfers.submitLeg(run.principal, outgoing);
@@ -116,7 +114,7 @@ export async function executeSwap(run: SwapRun): Promise<EvmSwapResult> {
   };
   if (tokenIn) {
     const allowance = await allowanceOf(chain, request.inputAsset, wallet.address, router);
-    if (allowance !== 0n && allowance !== send.inAmountRaw && tokenIn.approveFromZero) await leg(approve(0n));
+    if (needsReset(tokenIn, allowance, send.inAmountRaw)) await leg(approve(0n));
     if (allowance !== send.inAmountRaw) {
       const approved = await leg(approve(send.inAmountRaw));
       if (approved.status === 'failed' || approved.status === 'replaced')
@@ -149,6 +147,77 @@ export async function executeSwap(run: SwapRun): Promise<EvmSwapResult> {
   if (tokenIn && (swapped.status === 'failed' || swapped.status === 'replaced'))
     await leg(approve(0n)).catch(() => undefined);
   return resultOf(run.db, run.quoteId, view, legs, swapped);
+}
+
+/** The approval a swap signs for the token it sells: `approve(router, amount)`. */
+const approvalCall = (token: Hex, router: Hex, amount: bigint): Outgoing['call'] => ({
+  to: token,
+  data: encodeFunctionData({ abi: ALLOWANCE_ABI, functionName: 'approve', args: [router, amount] }),
+  value: 0n,
+});
+
+/** Whether an approval of `amount` must reset a leftover allowance to 0 first (the token requires it). */
+const needsReset = (token: EvmTokenSpec, allowance: bigint, amount: bigint) =>
+  token.approveFromZero === true && allowance !== 0n && allowance !== amount;
+
+/** What a quote expects a swap to pay the network, in the native coin's smallest unit. */
+export interface SwapNetworkFee {
+  /** Gas of every leg at the base fee plus tip. */
+  gasWei: bigint;
+  /** The data fee of every leg, at its largest once signed (0 where the network charges none). */
+  dataFeeWei: bigint;
+}
+
+/**
+ * The network fee of a swap as its quote states it: the legs `executeSwap` will sign (for a token
+ * sold, its approval of the amount, after a reset to 0 where the token needs one and an allowance
+ * is left now; then the Router02 call of the quote's route), each at the gas it is expected to burn
+ * (APPROVE_GAS; the router call's SWAP_GAS_BASE plus SWAP_GAS_PER_HOP a hop) at the base fee plus
+ * tip and, on networks that charge one, its data fee at the largest the signed transaction can be
+ * (evm-transfers.ts `widestDataFee`, as a send holds it).
+ */
+export async function swapNetworkFee(f: {
+  network: EvmNetwork;
+  chain: EvmChain;
+  router: Hex;
+  wallet: Hex;
+  quote: ProviderQuote;
+  token: EvmTokenSpec | undefined;
+  terms: { baseFeePerGas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+}): Promise<SwapNetworkFee> {
+  const { quote, token } = f;
+  const input = quote.hops[0]!.inputAsset as Hex;
+  const legs: Array<{ call: Outgoing['call']; gas: bigint }> = [];
+  if (token) {
+    // The router spends every approval, so none is normally left: the allowance is read only where
+    // a leftover one would add a reset.
+    const allowance = token.approveFromZero ? await allowanceOf(f.chain, input, f.wallet, f.router) : 0n;
+    if (needsReset(token, allowance, quote.inAmountRaw))
+      legs.push({ call: approvalCall(input, f.router, 0n), gas: APPROVE_GAS });
+    legs.push({ call: approvalCall(input, f.router, quote.inAmountRaw), gas: APPROVE_GAS });
+  }
+  legs.push({
+    call: {
+      to: f.router,
+      data: routerCall(f.wallet, quote, quote.otherAmountThresholdRaw),
+      value: token ? 0n : quote.inAmountRaw,
+    },
+    gas: SWAP_GAS_BASE + SWAP_GAS_PER_HOP * BigInt(quote.hops.length),
+  });
+  const perGas = f.terms.baseFeePerGas + f.terms.maxPriorityFeePerGas;
+  const dataFees = await Promise.all(
+    legs.map((leg) =>
+      widestDataFee(f.chain, f.network, leg.call, {
+        gas: leg.gas,
+        maxFeePerGas: f.terms.maxFeePerGas,
+        maxPriorityFeePerGas: f.terms.maxPriorityFeePerGas,
+      }),
+    ),
+  );
+  return {
+    gasWei: legs.reduce((sum, leg) => sum + leg.gas * perGas, 0n),
+    dataFeeWei: dataFees.reduce((sum, fee) => sum + fee, 0n),
+  };
 }
 
 /** The answer for a swap whose request key was taken over after a crash: its swap leg, as stored. */

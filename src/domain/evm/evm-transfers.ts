@@ -67,13 +67,53 @@ export interface Outgoing {
   fallbackGas?: bigint;
 }
 
-/** What a signed transaction may cost in native coin at most, and the terms it is signed with. */
-interface FeePlan {
+/** The gas limit and fee terms a transaction is signed with. */
+export interface GasTerms {
   gas: bigint;
   maxFeePerGas: bigint;
   maxPriorityFeePerGas: bigint;
+}
+
+/** What a signed transaction may cost in native coin at most, and the terms it is signed with. */
+interface FeePlan extends GasTerms {
   dataFee: bigint;
   cap: bigint;
+}
+
+/** The type-2 transaction a wallet signs for `call`. */
+function unsignedOf(chainId: number, call: Outgoing['call'], nonce: bigint, terms: GasTerms): EvmUnsigned {
+  return {
+    type: 'eip1559',
+    chainId,
+    nonce: Number(nonce),
+    to: call.to,
+    value: call.value,
+    ...(call.data ? { data: call.data } : {}),
+    gas: terms.gas,
+    maxFeePerGas: terms.maxFeePerGas,
+    maxPriorityFeePerGas: terms.maxPriorityFeePerGas,
+  };
+}
+
+/**
+ * The data fee of a transaction making `call` on `network`, at the largest it can be once signed
+ * (nonce and signature at their longest), so never less than the chain charges; 0 on networks
+ * without one. What a send holds for it, and what a swap's quote counts for each of its legs.
+ */
+export async function widestDataFee(
+  chain: EvmChain,
+  network: EvmNetwork,
+  call: Outgoing['call'],
+  terms: GasTerms,
+): Promise<bigint> {
+  if (!EVM_NETWORK_SPECS[network].dataFee) return 0n;
+  const widest = `0x${'ff'.repeat(32)}` as const;
+  const draft = serializeTransaction(unsignedOf(chain.chainId, call, 2n ** 32n - 1n, terms), {
+    r: widest,
+    s: widest,
+    yParity: 1,
+  });
+  return chain.dataFee(hexBytes(draft));
 }
 
 const REPLACEMENT_OF = statement('evm_send_replacement_v1', `select * from chain_sends where replaces = $1::uuid`);
@@ -280,42 +320,12 @@ export class EvmTransfers {
           ? estimate
           : (estimate * 6n) / 5n;
     const plan = { gas, maxFeePerGas: terms.maxFeePerGas, maxPriorityFeePerGas: terms.maxPriorityFeePerGas };
-    const dataFee = await this.dataFeeOf(chain, outgoing.network, outgoing.call, plan);
+    const dataFee = await widestDataFee(chain, outgoing.network, outgoing.call, plan);
     return { ...plan, dataFee, cap: gas * terms.maxFeePerGas + dataFee };
   }
 
-  /** The data fee of the largest the signed transaction can be (nonce and signature at their longest). */
-  private async dataFeeOf(
-    chain: EvmChain,
-    network: EvmNetwork,
-    call: Outgoing['call'],
-    plan: Pick<FeePlan, 'gas' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>,
-  ): Promise<bigint> {
-    if (!EVM_NETWORK_SPECS[network].dataFee) return 0n;
-    const widest = `0x${'ff'.repeat(32)}` as const;
-    const draft = serializeTransaction(
-      { ...this.unsigned(chain, call, 2n ** 32n - 1n, { ...plan, dataFee: 0n, cap: 0n }) },
-      { r: widest, s: widest, yParity: 1 },
-    );
-    return chain.dataFee(hexBytes(draft));
-  }
-
-  private unsigned(chain: EvmChain, call: Outgoing['call'], nonce: bigint, fees: FeePlan): EvmUnsigned {
-    return {
-      type: 'eip1559',
-      chainId: chain.chainId,
-      nonce: Number(nonce),
-      to: call.to,
-      value: call.value,
-      ...(call.data ? { data: call.data } : {}),
-      gas: fees.gas,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    };
-  }
-
   private sign(wallet: EvmWalletRow, chain: EvmChain, call: Outgoing['call'], nonce: bigint, fees: FeePlan) {
-    return evmSigning.sign(prepareEvm(this.unsigned(chain, call, nonce, fees), wallet.address), (digest) =>
+    return evmSigning.sign(prepareEvm(unsignedOf(chain.chainId, call, nonce, fees), wallet.address), (digest) =>
       this.wallets.sign(wallet, digest),
     );
   }
@@ -423,7 +433,7 @@ export class EvmTransfers {
       maxFeePerGas: max(terms.maxFeePerGas, bump(previous.maxFeePerGas ?? 0n)),
       maxPriorityFeePerGas: max(terms.maxPriorityFeePerGas, bump(previous.maxPriorityFeePerGas ?? 0n)),
     };
-    const dataFee = await this.dataFeeOf(chain, row.network as EvmNetwork, call, plan);
+    const dataFee = await widestDataFee(chain, row.network as EvmNetwork, call, plan);
     const fees: FeePlan = { ...plan, dataFee, cap: plan.gas * plan.maxFeePerGas + dataFee };
     const native = await chain.nativeBalance(row.fromAddress);
     const now = this.clock.now();

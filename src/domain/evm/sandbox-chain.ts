@@ -164,7 +164,7 @@ export class SandboxEvmChain implements EvmSandboxChain {
   }
 
   async estimateGas(call: EvmCall & { from: string }): Promise<bigint> {
-    const result = await this.runCall(call);
+    const result = await this.runCall(call, estimatePlace);
     const data = call.data ?? new Uint8Array();
     let intrinsic = 21_000n;
     for (const byte of data) intrinsic += byte === 0 ? 4n : 16n;
@@ -739,11 +739,11 @@ export class SandboxEvmChain implements EvmSandboxChain {
     });
   }
 
-  private async runCall(call: EvmCall & { from?: string }) {
+  private async runCall(call: EvmCall & { from?: string }, placeOf: (l: Loaded) => BlockPlace = nextPlace) {
     const to = hexOf(toAddress(call.to, 'to'));
     const from = call.from === undefined ? undefined : hexOf(toAddress(call.from, 'from'));
     const result = await this.read(
-      (l) => l.vm.call({ from, to, data: call.data, value: call.value }, nextPlace(l)),
+      (l) => l.vm.call({ from, to, data: call.data, value: call.value }, placeOf(l)),
       undefined,
       true,
     );
@@ -806,14 +806,30 @@ export class SandboxEvmChain implements EvmSandboxChain {
   }
 }
 
-/** The place of the block the next transactions run in: after the head, now (and never before the head). */
+/**
+ * The place of the block the next transactions run in: after the head, now, never before the head.
+ * Blocks mined within one second share its timestamp (as Arbitrum's do): were each a second after
+ * the last, a busy chain's clock would run ahead of the wall clock (340 faucet blocks in 5 s put it
+ * 335 s ahead), and a swap's deadline, five minutes from the wall clock, would be past on chain.
+ */
 function nextPlace(l: Loaded): BlockPlace {
   const now = BigInt(Math.floor(Date.now() / 1000));
   return {
     number: l.head.number + 1n,
     parentHash: l.head.hash,
-    timestamp: now > l.head.timestamp ? now : l.head.timestamp + 1n,
+    timestamp: now > l.head.timestamp ? now : l.head.timestamp,
   };
+}
+
+/**
+ * Where a gas estimate runs: the next block, but at least a second after the head. The block the
+ * transaction lands in may be a later second than the estimate's, and work a contract does once a
+ * second (a Uniswap V2 pair's price accumulators, written on its first trade of a new timestamp:
+ * some 40,000 gas on a fresh pool) must be in the estimate, or the transaction runs out of gas.
+ */
+function estimatePlace(l: Loaded): BlockPlace {
+  const place = nextPlace(l);
+  return place.timestamp > l.head.timestamp ? place : { ...place, timestamp: l.head.timestamp + 1n };
 }
 
 function toAddress(value: string, field: string): Address {

@@ -188,15 +188,25 @@ export class SandboxVm {
 
   /**
    * Runs a call against the state as it is and undoes whatever it did (a call bumps the caller's
-   * nonce and may write storage): the state after is the state before.
+   * nonce and may write storage): the state after is the state before. Its accesses start cold, as
+   * a transaction's do (EIP-2929: only the precompiles, caller, callee and coinbase warm): the
+   * EVM's journal keeps what a call touched until the next transaction clears it, so without this
+   * a gas estimate after other calls priced their slots warm and came out short (an ERC-20
+   * transfer by 4,000 gas, a swap by 21,000), and the transaction signed with it ran out of gas.
    */
   async call(call: { from?: Hex; to: Hex; data?: Uint8Array; value?: bigint }, place: BlockPlace) {
+    const caller = createAddressFromString(call.from ?? '0x0000000000000000000000000000000000000000');
+    const to = createAddressFromString(call.to);
+    const journal = this.vm.evm.journal;
+    journal.cleanJournal();
+    for (const [precompile] of this.vm.evm.precompiles) journal.addAlwaysWarmAddress(precompile);
+    for (const address of [caller, to, COINBASE]) journal.addAlwaysWarmAddress(address.toString());
     await this.state.checkpoint();
     try {
       return await this.vm.evm.runCall({
-        caller: createAddressFromString(call.from ?? '0x0000000000000000000000000000000000000000'),
-        origin: createAddressFromString(call.from ?? '0x0000000000000000000000000000000000000000'),
-        to: createAddressFromString(call.to),
+        caller,
+        origin: caller,
+        to,
         data: call.data ?? new Uint8Array(),
         value: call.value ?? 0n,
         gasLimit: BLOCK_GAS_LIMIT,
@@ -205,6 +215,8 @@ export class SandboxVm {
       });
     } finally {
       await this.state.revert();
+      // Nor does a transaction after it inherit what the call touched.
+      journal.cleanJournal();
     }
   }
 

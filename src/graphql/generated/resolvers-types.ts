@@ -1195,7 +1195,7 @@ export type EvmSwapQuote = ChainSwapQuote & {
   expiresIn: Scalars['Int']['output'];
   /** Unix seconds. */
   expiryTimestamp: Scalars['SafeInt']['output'];
-  /** The pools' 0.30 % per hop, and the gas of the approval and the swap in the native coin (gasFee) and in USD (totalCost). */
+  /** The pools' 0.30 % per hop, and what the approval and the swap pay the network (their gas, plus the L1 data fee on networks that charge one) in the native coin (gasFee) and in USD (totalCost). */
   fees: SwapFees;
   /** What is sold: a token by its contract, or the native coin by 0xEeeeeEeeeEeEeEeEeEeeEEEeeeeEeeeeeeeEEeE. */
   fromToken: EvmToken;
