@@ -9,17 +9,27 @@
 const READ_COMMITTED = '-c default_transaction_isolation=read\\ committed';
 
 /**
- * A connection string and the `options` startup parameter to connect with: the options the
- * operator gave (the URL's `options`, the last one as node-postgres reads it, else `PGOPTIONS`,
- * which node-postgres reads only when the config has none) with the isolation level after them,
- * so it wins over anything they set. The URL's `options` move into the parameter, since
+ * No parallel workers for the gateway's queries, unless the operator's options say otherwise (they
+ * come after it). A gateway runs many short queries at once: a parallel plan takes cores from the
+ * other requests, and on a small host it is slower on its own too. A bill search that tests each
+ * of an owner's 100,000 index entries took 108–114 ms with two workers on two cores and 40–42 ms
+ * without, reading half the buffers (docs/benchmarks.md, "Lists at 2M rows over 1,000 users").
+ */
+const SERIAL_PLANS = '-c max_parallel_workers_per_gather=0';
+
+/**
+ * A connection string and the `options` startup parameter to connect with: serial plans, then the
+ * options the operator gave (the URL's `options`, the last one as node-postgres reads it, else
+ * `PGOPTIONS`, which node-postgres reads only when the config has none), which may turn parallel
+ * plans back on, then the isolation level, so it wins over anything they set. The URL's `options` move into the parameter, since
  * node-postgres lets the URL's replace the config's.
  */
 export function withSessionOptions(
   connectionString: string,
   env: NodeJS.ProcessEnv = process.env,
 ): { connectionString: string; options: string } {
-  const after = (own: string | undefined) => (own ? `${own} ${READ_COMMITTED}` : READ_COMMITTED);
+  const after = (own: string | undefined) =>
+    own ? `${SERIAL_PLANS} ${own} ${READ_COMMITTED}` : `${SERIAL_PLANS} ${READ_COMMITTED}`;
   let url: URL;
   try {
     url = new URL(connectionString);

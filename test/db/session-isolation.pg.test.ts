@@ -6,7 +6,8 @@ import { isolatedTestDatabaseUrl, onPostgres } from '../helpers/database.js';
 
 /**
  * The gateway's sessions run at READ COMMITTED whatever the database's default: its one-statement
- * money writes rely on it (see src/db/session-options.ts).
+ * money writes rely on it; and plan serially unless the operator says otherwise (see
+ * src/db/session-options.ts).
  */
 describe.skipIf(!onPostgres)('session isolation (PostgreSQL)', () => {
   let url: string;
@@ -44,10 +45,26 @@ describe.skipIf(!onPostgres)('session isolation (PostgreSQL)', () => {
     const withOptions = new URL(url);
     withOptions.searchParams.set('options', '-c work_mem=5MB');
     handle = await openDatabase({ databaseUrl: withOptions.toString(), poolSize: 2 });
-    const [row] = await queryRows<{ isolation: string; memory: string }>(
+    const [row] = await queryRows<{ isolation: string; memory: string; workers: string }>(
       handle.db,
-      sql`select current_setting('transaction_isolation') as isolation, current_setting('work_mem') as memory`,
+      sql`select current_setting('transaction_isolation') as isolation, current_setting('work_mem') as memory,
+            current_setting('max_parallel_workers_per_gather') as workers`,
     );
-    expect(row).toEqual({ isolation: 'read committed', memory: '5MB' });
+    expect(row).toEqual({ isolation: 'read committed', memory: '5MB', workers: '0' });
+  });
+
+  it('plans serially unless the operator’s options turn parallel workers back on', async () => {
+    const withWorkers = new URL(url);
+    withWorkers.searchParams.set('options', '-c max_parallel_workers_per_gather=2');
+    const parallel = await openDatabase({ databaseUrl: withWorkers.toString(), poolSize: 1, migrate: false });
+    try {
+      const [row] = await queryRows<{ workers: string }>(
+        parallel.db,
+        sql`select current_setting('max_parallel_workers_per_gather') as workers`,
+      );
+      expect(row).toEqual({ workers: '2' });
+    } finally {
+      await parallel.close();
+    }
   });
 });
