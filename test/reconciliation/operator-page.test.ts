@@ -13,7 +13,9 @@ describe('the operator reconciliation page and the daily job', () => {
   let off: TestApp;
   const clock = new ManualClock(new Date('2026-04-02T03:00:00.000Z'));
   beforeAll(async () => {
-    t = await createTestApp({ isolated: true, clock, config: { OPERATOR_TOKEN } });
+    // A database of its own even on PGlite: the daily run reconciles every source of the sandbox,
+    // and an earlier file's sandbox swaps and transfers in a worker's shared database are not this run's.
+    t = await createTestApp({ isolated: 'even-on-pglite', clock, config: { OPERATOR_TOKEN } });
     off = await createTestApp({ isolated: true });
     // Two apps on a loaded machine: start-up is the slow part.
   });
