@@ -1,5 +1,5 @@
 import { safeEqual } from '../domain/auth/opaque-token.js';
-import type { Principal } from '../domain/auth/principal.js';
+import { type Principal, principalFrom } from '../domain/auth/principal.js';
 import { DomainError } from '../domain/errors.js';
 import type { CallerCredential, CredentialScheme } from '../domain/users/user-directory.js';
 import type { Services } from '../services.js';
@@ -164,7 +164,7 @@ function contextOf(
         : undefined);
   // The request's own copy, carrying its audit origin: the authenticated principal may be cached
   // and shared by other requests, so it is never changed.
-  const principal = found && !refused ? { ...found, origin: { ip: clientIp, userAgent } } : null;
+  const principal = found && !refused ? principalFrom(found, { ip: clientIp, userAgent }) : null;
   const context = new RequestContext(
     principal,
     credential !== undefined && found === null && !unsettled,

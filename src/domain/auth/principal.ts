@@ -32,6 +32,27 @@ export interface Principal {
   origin?: AuditOrigin;
 }
 
+/**
+ * A request's own copy of a (cached, shared) principal, carrying the request's audit origin. Every
+ * field is named rather than spread: `{ ...principal, origin }` on every request made a cached REST
+ * `me` cost a fifth more CPU in the gateway (127 → 102 µs in an A/B run, docs/benchmarks.md "REST near raw"),
+ * and the mapped type below makes a field added to Principal a compile error here, not a field lost.
+ */
+export function principalFrom(principal: Principal, origin: AuditOrigin): Principal {
+  const copy: { [K in keyof Required<Principal>]: Principal[K] } = {
+    kind: principal.kind,
+    credentialId: principal.credentialId,
+    userId: principal.userId,
+    environment: principal.environment,
+    abilities: principal.abilities,
+    ipAllowList: principal.ipAllowList,
+    graphql: principal.graphql,
+    app: principal.app,
+    origin,
+  };
+  return copy;
+}
+
 /** True when the principal may act for the given user. Grows with business delegation later. */
 export function mayActFor(principal: Principal, userId: string): boolean {
   return principal.userId === userId;

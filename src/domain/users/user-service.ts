@@ -14,6 +14,11 @@ export class UserService implements UserDirectory {
    * instances show the change within the TTL.
    */
   private readonly cache: LRUCache<string, User>;
+  /**
+   * Reads of one user already on their way: when the cached user expires, every request then in
+   * flight for it (32 at a time under load) waits for one read instead of sending its own.
+   */
+  private readonly loading = new Map<string, Promise<User | undefined>>();
 
   constructor(
     private readonly db: Database,
@@ -45,13 +50,24 @@ export class UserService implements UserDirectory {
   }
 
   private async loadUser(id: string): Promise<User> {
-    const [user] = await this.usersByIds([id]);
+    let loading = this.loading.get(id);
+    if (!loading) {
+      loading = this.usersByIds([id])
+        .then(([user]) => user)
+        .finally(() => {
+          if (this.loading.get(id) === loading) this.loading.delete(id);
+        });
+      this.loading.set(id, loading);
+    }
+    const user = await loading;
     if (!user) throw notFound('User');
     return user;
   }
 
   forget(userId: string): void {
     this.cache.delete(userId);
+    // A read begun before the change must not answer requests begun after it.
+    this.loading.delete(userId);
   }
 
   async usersByIds(ids: readonly string[]): Promise<User[]> {
