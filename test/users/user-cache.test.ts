@@ -16,7 +16,7 @@ describe('the users cache reads one user once at a time', () => {
 
   it('32 requests for an uncached user make one read; a forget in between makes a second', async () => {
     const tenant = await seedTenant(t.services);
-    const caller = { principal: principalOf(tenant) };
+    const caller = { principal: principalOf(tenant), credential: undefined };
     const users = t.services.users;
     const read = users.usersByIds.bind(users);
     const reads: string[][] = [];
