@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { ApiKeyService } from '../../src/domain/auth/api-key-service.js';
+import { apiKeyStore } from '../../src/domain/auth/api-key-store.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { createTestApp, seedTenant, type TestApp } from '../helpers/app.js';
 
@@ -12,20 +13,26 @@ describe('looking up an API key that is not cached', () => {
   });
   afterAll(() => t.close());
 
-  /** A service on the test database whose key reads are counted, and refused while `failing`. */
+  const findActiveApiKeyByHash = apiKeyStore.findActiveApiKeyByHash;
+  afterEach(() => {
+    apiKeyStore.findActiveApiKeyByHash = findActiveApiKeyByHash;
+  });
+
+  /**
+   * A service on the test database whose key reads are counted, and refused while `failing`. The
+   * read is counted where it runs (the store's one lookup, a statement prepared once per handle),
+   * not where SQL is built.
+   */
   function countingService() {
     const reads = { count: 0, failing: false };
-    const db = new Proxy(t.services.db, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property !== 'select' || typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          reads.count += 1;
-          if (reads.failing) throw new Error('the database is unreachable');
-          return value.apply(target, args);
-        };
-      },
-    }) as Database;
+    const db = new Proxy(t.services.db, {}) as Database;
+    apiKeyStore.findActiveApiKeyByHash = async (executor, hash) => {
+      if (executor === db) {
+        reads.count += 1;
+        if (reads.failing) throw new Error('the database is unreachable');
+      }
+      return findActiveApiKeyByHash(executor, hash);
+    };
     return { service: new ApiKeyService(db, systemClock, 60_000), reads };
   }
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
 import { apiKeyControls } from '../../db/controls-schema.js';
 import { apiKeys } from '../../db/schema.js';
@@ -29,6 +29,28 @@ const publicColumns = {
   revokedAt: apiKeys.revokedAt,
 };
 
+/**
+ * Authentication's one read, built once per database handle: every second each key's cached
+ * principal lapses and live sockets re-check it, and building this join through the query
+ * builder on every lookup cost more of the process's CPU than running it (`npm run bench:events`
+ * profile in docs/benchmarks.md). On PostgreSQL it is also a named prepared statement.
+ */
+function prepareActiveKeyLookup(db: Executor) {
+  return db
+    .select({
+      ...publicColumns,
+      ipAllowList: apiKeyControls.ipAllowList,
+      trustedDocumentsOnly: apiKeyControls.trustedDocumentsOnly,
+      graphqlMaxCost: apiKeyControls.graphqlMaxCost,
+      graphqlMaxDepth: apiKeyControls.graphqlMaxDepth,
+    })
+    .from(apiKeys)
+    .leftJoin(apiKeyControls, eq(apiKeyControls.apiKeyId, apiKeys.id))
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
+    .prepare('api_key_active_by_hash');
+}
+const activeKeyLookups = new WeakMap<Executor, ReturnType<typeof prepareActiveKeyLookup>>();
+
 export const apiKeyStore = {
   async insertApiKey(
     db: Executor,
@@ -53,17 +75,9 @@ export const apiKeyStore = {
     db: Executor,
     keyHash: string,
   ): Promise<(ApiKeyRecord & GraphQLAccessColumns & { ipAllowList: string[] | null }) | undefined> {
-    const [row] = await db
-      .select({
-        ...publicColumns,
-        ipAllowList: apiKeyControls.ipAllowList,
-        trustedDocumentsOnly: apiKeyControls.trustedDocumentsOnly,
-        graphqlMaxCost: apiKeyControls.graphqlMaxCost,
-        graphqlMaxDepth: apiKeyControls.graphqlMaxDepth,
-      })
-      .from(apiKeys)
-      .leftJoin(apiKeyControls, eq(apiKeyControls.apiKeyId, apiKeys.id))
-      .where(and(eq(apiKeys.keyHash, keyHash), isNull(apiKeys.revokedAt)));
+    let lookup = activeKeyLookups.get(db);
+    if (!lookup) activeKeyLookups.set(db, (lookup = prepareActiveKeyLookup(db)));
+    const [row] = await lookup.execute({ keyHash });
     return row;
   },
 
