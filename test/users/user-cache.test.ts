@@ -41,6 +41,42 @@ describe('the users cache reads one user once at a time', () => {
     }
   });
 
+  it('a read begun before a forget, finishing last, leaves nothing cached from before the change', async () => {
+    const tenant = await seedTenant(t.services);
+    const caller = { principal: principalOf(tenant), credential: undefined };
+    const users = t.services.users;
+    const read = users.usersByIds.bind(users);
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const stale: unknown[] = [];
+    let calls = 0;
+    users.usersByIds = async (ids) => {
+      calls += 1;
+      if (calls > 1) return read(ids);
+      // Begun before the change, its read (and the cache entry it writes) lands after the change's.
+      await firstHeld;
+      // From the database, as a read begun before the change is, not from the entry the change's read left.
+      users.forget(tenant.user.id);
+      const rows = await read(ids);
+      stale.push(rows[0]);
+      return rows;
+    };
+    try {
+      users.forget(tenant.user.id);
+      const before = users.currentUser(caller);
+      users.forget(tenant.user.id); // the change lands while the first read is on its way
+      const after = await users.currentUser(caller);
+      releaseFirst();
+      await before;
+      expect(stale).toHaveLength(1);
+      expect(users.cachedUser(tenant.user.id)).not.toBe(stale[0]);
+      expect(await users.currentUser(caller)).not.toBe(stale[0]);
+      expect(after).not.toBe(stale[0]);
+    } finally {
+      users.usersByIds = read;
+    }
+  });
+
   it("a request's principal is a copy with its origin; the cached one is untouched", () => {
     const cached = {
       kind: 'api_key' as const,

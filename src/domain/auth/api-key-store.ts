@@ -1,5 +1,6 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { preparedOnce } from '../../db/prepared-once.js';
 import { apiKeyControls } from '../../db/controls-schema.js';
 import { apiKeys } from '../../db/schema.js';
 import type { GraphQLAccessColumns } from '../graphql-access/graphql-access.js';
@@ -30,13 +31,13 @@ const publicColumns = {
 };
 
 /**
- * Authentication's one read, built once per database handle: every second each key's cached
+ * Authentication's one read, built once per database handle (preparedOnce): every second each key's cached
  * principal lapses and live sockets re-check it, and building this join through the query
  * builder on every lookup cost more of the process's CPU than running it (`npm run bench:events`
  * profile in docs/benchmarks.md). On PostgreSQL it is also a named prepared statement.
  */
-function prepareActiveKeyLookup(db: Executor) {
-  return db
+const activeKeyLookup = preparedOnce((db) =>
+  db
     .select({
       ...publicColumns,
       ipAllowList: apiKeyControls.ipAllowList,
@@ -47,9 +48,8 @@ function prepareActiveKeyLookup(db: Executor) {
     .from(apiKeys)
     .leftJoin(apiKeyControls, eq(apiKeyControls.apiKeyId, apiKeys.id))
     .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(apiKeys.revokedAt)))
-    .prepare('api_key_active_by_hash');
-}
-const activeKeyLookups = new WeakMap<Executor, ReturnType<typeof prepareActiveKeyLookup>>();
+    .prepare('api_key_active_by_hash'),
+);
 
 export const apiKeyStore = {
   async insertApiKey(
@@ -75,9 +75,7 @@ export const apiKeyStore = {
     db: Executor,
     keyHash: string,
   ): Promise<(ApiKeyRecord & GraphQLAccessColumns & { ipAllowList: string[] | null }) | undefined> {
-    let lookup = activeKeyLookups.get(db);
-    if (!lookup) activeKeyLookups.set(db, (lookup = prepareActiveKeyLookup(db)));
-    const [row] = await lookup.execute({ keyHash });
+    const [row] = await activeKeyLookup(db).execute({ keyHash });
     return row;
   },
 

@@ -52,11 +52,18 @@ export class UserService implements UserDirectory {
   private async loadUser(id: string): Promise<User> {
     let loading = this.loading.get(id);
     if (!loading) {
-      loading = this.usersByIds([id])
-        .then(([user]) => user)
-        .finally(() => {
+      loading = this.usersByIds([id]).then(
+        ([user]) => {
           if (this.loading.get(id) === loading) this.loading.delete(id);
-        });
+          // Forgotten while reading: what it read (and cached) may predate the change.
+          else this.cache.delete(id);
+          return user;
+        },
+        (error: unknown) => {
+          if (this.loading.get(id) === loading) this.loading.delete(id);
+          throw error;
+        },
+      );
       this.loading.set(id, loading);
     }
     const user = await loading;

@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
+import { preparedOnce } from '../../db/prepared-once.js';
 import { businesses, users } from '../../db/schema.js';
 import { isUuid } from '../ids.js';
 import type { Business, NewUser, User } from './user.js';
@@ -33,14 +34,13 @@ function toUser(row: UserRow): User {
  * query builder cost more CPU than the read (see api-key-store.ts). On PostgreSQL a named
  * prepared statement.
  */
-function prepareUserLookup(db: Executor) {
-  return db
+const userLookup = preparedOnce((db) =>
+  db
     .select()
     .from(users)
     .where(and(eq(users.id, sql.placeholder('id')), isNull(users.deletedDate)))
-    .prepare('user_by_id');
-}
-const userLookups = new WeakMap<Executor, ReturnType<typeof prepareUserLookup>>();
+    .prepare('user_by_id'),
+);
 
 /** SQL for users and businesses. Every query is named by its function. */
 export const userStore = {
@@ -64,9 +64,7 @@ export const userStore = {
   async findUsersByIds(db: Executor, ids: readonly string[]): Promise<User[]> {
     if (ids.length === 0) return [];
     if (ids.length === 1) {
-      let lookup = userLookups.get(db);
-      if (!lookup) userLookups.set(db, (lookup = prepareUserLookup(db)));
-      return (await lookup.execute({ id: ids[0] })).map(toUser);
+      return (await userLookup(db).execute({ id: ids[0] })).map(toUser);
     }
     const rows = await db
       .select()
