@@ -37,6 +37,7 @@ import type { Principal } from '../../src/domain/auth/principal.js';
 import { KeyControlsService } from '../../src/domain/auth/key-controls.js';
 import { BillCatalogue } from '../../src/domain/bills/bill-catalogue.js';
 import { BILL_HELD } from '../../src/domain/bills/bill-lifecycle.js';
+import { billTransaction, pendingBillRow } from '../../src/domain/bills/bill-rows.js';
 import { openBill } from '../../src/domain/bills/bill-writes.js';
 import { SandboxBillsProvider } from '../../src/domain/bills/sandbox-bills-provider.js';
 import { systemClock } from '../../src/domain/clock.js';
@@ -49,6 +50,7 @@ import type { PaymentsProvider } from '../../src/domain/payments/payments-provid
 import { PayoutControls, payoutLimitDefaultsOf } from '../../src/domain/payouts/payout-limits.js';
 import { openDeposit, startDeposit, startsInOneStatement } from '../../src/domain/wallet/deposit-writes.js';
 import { PayoutService } from '../../src/domain/wallet/payout-service.js';
+import { pendingTransactionRow } from '../../src/domain/wallet/wallet-events.js';
 import { TRANSFER_OPERATION, writeTransfer } from '../../src/domain/wallet/transfer-store.js';
 import { countPgStatements } from './statement-counter.js';
 import { servePeer } from './peer-server.js';
@@ -78,10 +80,10 @@ const idempotency = new Idempotency(db, systemClock, randomBytes(32));
 
 // Every account the paths touch, resolved (and cached by the ledger) before the first request.
 const wallet = new Map<string, string>();
-const holds = new Map<string, string>();
 for (const t of everyone) {
   wallet.set(t.id, await ledger.cachedAccountId(db, walletOf(ENVIRONMENT, t.id)));
-  holds.set(t.id, await ledger.cachedAccountId(db, holdsOf(ENVIRONMENT, t.id)));
+  // Looked up again by the opens themselves, from the ledger's cache.
+  await ledger.cachedAccountId(db, holdsOf(ENVIRONMENT, t.id));
 }
 // The settles' system accounts: one shard of each at random per call, so enough calls meet them all.
 for (let i = 0; i < 200; i++) await heldAccounts(db, ENVIRONMENT, treasury.id);
@@ -170,15 +172,12 @@ async function airtime(owner: string): Promise<void> {
     payment,
     reference: null,
   })!;
+  const payer = { userId: owner, environment: ENVIRONMENT };
+  const pending = pendingBillRow(payer, payment, reference, bills.name, now, { holdId: randomUUID() });
   const opened = await openBill(db, {
-    environment: ENVIRONMENT,
-    userId: owner,
-    walletAccountId: wallet.get(owner)!,
-    holdsAccountId: holds.get(owner)!,
-    reference,
-    payment: { ...payment, amount: BigInt(payment.amount), fee: BigInt(payment.fee) },
-    provider: bills.name,
-    at: now,
+    owner: payer,
+    record: pending,
+    transaction: pendingTransactionRow(payer, billTransaction(pending, randomUUID()), now),
     pollAt: new Date(now.getTime() + POLL_AFTER_MS),
     leaseUntil: new Date(now.getTime() + PROVIDER_CALL_LEASE_MS),
     key,

@@ -1,20 +1,19 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Executor } from '../../src/db/client.js';
 import { queryRows } from '../../src/db/client.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import type { ResolvedPayment } from '../../src/domain/bills/bill-catalogue.js';
 import type { BillRecordRow } from '../../src/domain/bills/bill-record.js';
-import { openBill } from '../../src/domain/bills/bill-writes.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import { holdsOf, ledger, walletOf } from '../../src/domain/ledger/ledger.js';
+import type { KeyedOpen } from '../../src/domain/money/held-operation.js';
 import type { PayoutRow } from '../../src/domain/wallet/payout-store.js';
 import { seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
 import { payoutOpening } from '../helpers/payout-opening.js';
 
 /**
- * A bill's first commit has two forms: ONE statement (bill-writes.ts, the request path) and the
+ * A bill's first commit has two forms: ONE statement (bill-writes.ts, the request path, generated
+ * by money/held-open.ts from the bill's shape, as a payout's is) and the
  * held operation's steps (a beneficiary saved with it, or a key taken over). Both go through the
  * held operation's `open` (money/keyed-open.ts); this checks they write the same rows: the record,
  * the hold with its posting and entries, the pending wallet transaction, its event, the status
@@ -129,15 +128,16 @@ describe('a held open written as one statement and as steps', () => {
 
   it('writes the same rows either way', async () => {
     const bills = s.t.services.bills;
-    const steps = bills as unknown as {
-      openSteps: (
-        tx: Executor,
+    // The service's own description of the open (its private `opening`), as `pay` gives it.
+    const service = bills as unknown as {
+      opening: (
         principal: Principal,
         payment: ResolvedPayment,
         reference: string,
         now: Date,
-        beneficiaryName: string | null | undefined,
-      ) => Promise<BillRecordRow>;
+        keyed: unknown,
+        beneficiary: undefined,
+      ) => KeyedOpen<BillRecordRow>;
     };
     const opened: BillRecordRow[] = [];
     for (const way of ['steps', 'statement'] as const) {
@@ -145,37 +145,14 @@ describe('a held open written as one statement and as steps', () => {
       const input = { type: 'AIRTIME' as const, customer: '08031234567', biller: 'MTN', amount: 500 };
       const payment = await bills.catalogue.resolvePayment(principal, input as never);
       const reference = 'OPEN-PATHS-1';
-      const now = clock.now();
       const keyed = {
         scope: { userId: principal.userId, environment: principal.environment, operation: 'bills.pay' },
         key: 'open-paths',
         input: { payment, reference },
       };
-      const { environment, userId } = principal;
-      const result = await bills.held.open({
-        owner: principal,
-        reference,
-        keyed,
-        referenceConstraints: [],
-        steps: (tx) => steps.openSteps(tx, principal, payment, reference, now, undefined),
-        statement:
-          way === 'steps'
-            ? undefined
-            : async (key, leaseUntil) =>
-                openBill(s.t.services.db, {
-                  environment,
-                  userId,
-                  walletAccountId: await ledger.cachedAccountId(s.t.services.db, walletOf(environment, userId)),
-                  holdsAccountId: await ledger.cachedAccountId(s.t.services.db, holdsOf(environment, userId)),
-                  reference,
-                  payment: { ...payment, amount: BigInt(payment.amount), fee: BigInt(payment.fee) },
-                  provider: 'sandbox',
-                  at: now,
-                  pollAt: new Date(now.getTime() + 2 * 60_000),
-                  leaseUntil,
-                  key,
-                }),
-      });
+      const open = service.opening(principal, payment, reference, clock.now(), keyed, undefined);
+      expect(open.statement).toBeDefined();
+      const result = await bills.held.open(way === 'steps' ? { ...open, statement: undefined } : open);
       expect('opened' in result).toBe(true);
       opened.push((result as { opened: BillRecordRow }).opened);
     }

@@ -5,6 +5,9 @@ import type { HeldKind } from '../money/held-kind.js';
 import { nairaNumber } from '../wallet/naira.js';
 import type { BillOutcome } from './bills-provider.js';
 
+/** The job that asks the provider about a PENDING bill until it settles (the request's safety net). */
+export const BILL_STATUS_POLL_JOB = 'bill.status-poll';
+
 /** A bill payment's event `data` from its record: the one builder its producers share. */
 export const billEventData = (row: typeof billRecords.$inferSelect): BillEventData => ({
   reference: row.reference,

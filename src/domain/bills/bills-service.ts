@@ -10,17 +10,17 @@ import { checkFieldsAwaiting, optionalText } from '../field-checks.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { enqueueJob } from '../jobs/job-runner.js';
-import { BILL, BILL_HELD } from './bill-lifecycle.js';
+import { BILL, BILL_HELD, BILL_STATUS_POLL_JOB } from './bill-lifecycle.js';
+import { billTransaction, pendingBillRow } from './bill-rows.js';
 import { transition } from '../lifecycle/transition.js';
-import { HeldOperation } from '../money/held-operation.js';
+import { HeldOperation, type KeyedOpen } from '../money/held-operation.js';
 import type { KeyRef } from '../money/key-claim.js';
 import { REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
-import { holdsOf, ledger, walletOf } from '../ledger/ledger.js';
 import { BILL_REFERENCE_CONSTRAINT, openBill } from './bill-writes.js';
 import { checkPage, paged } from '../pagination.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
 import { koboFrom, optionalKoboFrom } from '../wallet/naira.js';
-import { openPendingTransaction } from '../wallet/wallet-events.js';
+import { openPendingTransaction, pendingTransactionRow } from '../wallet/wallet-events.js';
 import { transactionStore } from '../wallet/transaction-store.js';
 import { HELD_WALLET } from '../wallet/held-wallet.js';
 import { insertOrConflict, referenceFrom } from '../money/reference.js';
@@ -36,7 +36,7 @@ export type { BillPaymentInput } from './bill-catalogue.js';
 
 export const BILL_JOBS = {
   /** A PENDING bill (provider timeout): ask the provider until it settles. */
-  statusPoll: 'bill.status-poll',
+  statusPoll: BILL_STATUS_POLL_JOB,
   /** A scheduled payment's run. */
   scheduleRun: 'bill.schedule-run',
 } as const;
@@ -115,37 +115,49 @@ export class BillsService {
       key: idempotencyKey,
       input: { payment, reference: input.reference ?? null },
     };
-    const { environment, userId } = principal;
     // The held operation runs both commits and the provider call between them (money/held-operation.ts).
     return this.held.run({
+      ...this.opening(principal, payment, reference, now, keyed, beneficiary),
+      send: (record) => this.send(record),
+      // A key a dead or failed request left running: its record is asked about, and finished.
+      resume: (record, key) => this.poll(record.id, key),
+    });
+  }
+
+  /**
+   * A payment's first commit as the held operation is given it: its steps, and its one statement
+   * (bill-writes.ts) unless a beneficiary is saved with it. Both write the rows of bill-rows.ts.
+   */
+  private opening(
+    principal: Principal,
+    payment: ResolvedPayment,
+    reference: string,
+    now: Date,
+    keyed: KeyedOpen<BillRecordRow>['keyed'],
+    beneficiary: { name: string | null } | undefined,
+  ): KeyedOpen<BillRecordRow> {
+    return {
       owner: principal,
       reference,
       keyed,
       referenceConstraints: REFERENCES,
       steps: (tx) => this.openSteps(tx, principal, payment, reference, now, beneficiary?.name),
-      // One statement (bill-writes.ts) unless a beneficiary is saved with it.
       statement: beneficiary
         ? undefined
-        : async (key, leaseUntil) =>
-            openBill(this.db, {
-              environment,
-              userId,
-              walletAccountId: await ledger.cachedAccountId(this.db, walletOf(environment, userId)),
-              holdsAccountId: await ledger.cachedAccountId(this.db, holdsOf(environment, userId)),
-              reference,
-              payment: { ...payment, amount: BigInt(payment.amount), fee: BigInt(payment.fee) },
-              provider: this.providerFor(environment).name,
-              at: now,
-              // On the account's clock, as the separate statements' enqueueJob writes it.
+        : (key, leaseUntil) => {
+            const record = this.recordRow(principal, payment, reference, now, { holdId: randomUUID() });
+            return openBill(this.db, {
+              owner: principal,
+              record,
+              transaction: pendingTransactionRow(record, billTransaction(record, randomUUID()), now),
+              // On the account's clock, as the steps' enqueueJob writes it.
               pollAt: new Date(now.getTime() + POLL_AFTER_MS),
               leaseUntil,
               key,
               clock: this.clockFor(principal),
-            }),
-      send: (record) => this.send(record),
-      // A key a dead or failed request left running: its record is asked about, and finished.
-      resume: (record, key) => this.poll(record.id, key),
-    });
+            });
+          },
+    };
   }
 
   /** The first commit as separate statements (with a beneficiary to save, or resuming a key): the hold, the record, its transaction. */
@@ -453,45 +465,24 @@ export class BillsService {
     links: { holdId?: string; scheduleId?: string; metadata?: Record<string, unknown> },
   ): Promise<BillRecordRow> {
     return insertOrConflict(reference, () =>
-      billStore.insert(tx, {
-        userId: owner.userId,
-        environment: owner.environment,
-        reference,
-        billerCode: payment.billerCode,
-        itemCode: payment.itemCode,
-        customer: payment.customer,
-        amount: BigInt(payment.amount),
-        fee: BigInt(payment.fee),
-        type: payment.type,
-        billerName: payment.billerName,
-        customerName: payment.customerName,
-        validityPeriod: payment.validityPeriod,
-        metadata: links.metadata ? JSON.stringify(links.metadata) : null,
-        provider: this.providerFor(owner.environment).name,
-        scheduleId: links.scheduleId ?? null,
-        holdId: links.holdId ?? null,
-        createdAt: now,
-        updatedAt: now,
-      }),
+      billStore.insert(tx, this.recordRow(owner, payment, reference, now, links)),
     );
+  }
+
+  /** A new PENDING record as either way of opening writes it, with the environment's provider. */
+  private recordRow(
+    owner: Owner,
+    payment: ResolvedPayment,
+    reference: string,
+    now: Date,
+    links: { holdId?: string; scheduleId?: string; metadata?: Record<string, unknown> },
+  ): BillRecordRow {
+    return pendingBillRow(owner, payment, reference, this.providerFor(owner.environment).name, now, links);
   }
 
   /** The held bill's PENDING wallet transaction (`transaction.created`) and its status poll, the safety net. */
   private async openHeld(tx: Executor, record: BillRecordRow, transactionId: string, now: Date): Promise<void> {
-    await openPendingTransaction(
-      tx,
-      record,
-      {
-        id: transactionId,
-        type: 'BILL',
-        amount: record.amount,
-        fee: record.fee,
-        reference: record.reference,
-        description: `${record.billerName} for ${record.customer}`,
-        counterparty: { billerCode: record.billerCode, billerName: record.billerName, customer: record.customer },
-      },
-      now,
-    );
+    await openPendingTransaction(tx, record, billTransaction(record, transactionId), now);
     await enqueueJob(tx, {
       kind: BILL_JOBS.statusPoll,
       payload: { recordId: record.id },

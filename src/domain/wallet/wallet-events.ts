@@ -51,6 +51,52 @@ export async function recordTransactionProgress(
   if (touched) await recordTransactionEvent(tx, touched, at, { stage });
 }
 
+/** What an operation says of the PENDING wallet transaction it opens; the rest is the same for every one. */
+export interface PendingTransaction {
+  /** Given when something written before it names it (a hold's `transaction_id`). */
+  id?: string;
+  type: WalletTransactionRow['type'];
+  amount: bigint;
+  fee?: bigint;
+  reference: string;
+  description: string | null;
+  counterparty: Record<string, unknown>;
+}
+
+/**
+ * A PENDING wallet transaction's whole row, every column set: what `openPendingTransaction`
+ * inserts, and what a one-statement open (money/held-open.ts) inserts column by column, so both
+ * ways write the same row from this one rule.
+ */
+export function pendingTransactionRow(
+  owner: { userId: string; environment: WalletTransactionRow['environment'] },
+  transaction: PendingTransaction,
+  at: Date,
+): WalletTransactionRow {
+  return {
+    id: transaction.id ?? crypto.randomUUID(),
+    userId: owner.userId,
+    environment: owner.environment,
+    type: transaction.type,
+    status: 'PENDING',
+    amount: transaction.amount,
+    fee: transaction.fee ?? 0n,
+    currency: 'NGN',
+    reference: transaction.reference,
+    description: transaction.description,
+    counterparty: transaction.counterparty,
+    version: 1,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/** `transaction.created`'s data for a row `pendingTransactionRow` built, as a one-statement open writes it. */
+export const pendingTransactionEvent = (row: WalletTransactionRow) => ({
+  type: TRANSACTION_EVENT.PENDING,
+  data: transactionEventData(row),
+});
+
 /**
  * Opens a PENDING wallet transaction (a deposit, payout or bill on its way) with its
  * `transaction.created` event, in the caller's transaction. `earlier`: the caller's own events
@@ -60,27 +106,11 @@ export async function recordTransactionProgress(
 export async function openPendingTransaction(
   tx: Executor,
   owner: { userId: string; environment: WalletTransactionRow['environment'] },
-  transaction: {
-    /** Given when something written before it names it (a hold's `transaction_id`). */
-    id?: string;
-    type: WalletTransactionRow['type'];
-    amount: bigint;
-    fee?: bigint;
-    reference: string;
-    description: string | null;
-    counterparty: Record<string, unknown>;
-  },
+  transaction: PendingTransaction,
   at: Date,
   earlier: readonly NewEvent[] = [],
 ): Promise<WalletTransactionRow> {
-  const row = await transactionStore.insert(tx, {
-    userId: owner.userId,
-    environment: owner.environment,
-    status: 'PENDING',
-    ...transaction,
-    createdAt: at,
-    updatedAt: at,
-  });
+  const row = await transactionStore.insert(tx, pendingTransactionRow(owner, transaction, at));
   if (earlier.length === 0) await recordTransactionEvent(tx, row, at);
   else await recordEvents(tx, [...earlier, transactionEvent(row)], at);
   return row;
