@@ -6,7 +6,7 @@ import { traceContextJson } from '../../observability/job-observation.js';
 import type { Principal } from '../auth/principal.js';
 import { laneOf } from '../jobs/lanes.js';
 import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
-import { claimCtes } from '../money/plain-write.js';
+import { claimCtes, runningKeyInsert } from '../money/plain-write.js';
 import { assetHolds } from '../assets/asset-holds.js';
 import type { ChainSendMove, ChainSendStore, Recorded, SendRecord } from './chain-sends.js';
 
@@ -147,12 +147,19 @@ export function chainSendStore(of: ChainSendFamily): ChainSendStore<ChainSendRow
       from inserted
     ),
     keyed as (
-      insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, resource_id, locked_until)
-      select $6::uuid, $7::environment, $22::text, $23::text, $24::text, 'running', inserted.id, $25::timestamptz
-      from inserted where $23::text is not null
-      on conflict (user_id, environment, operation, key) do update
-        set resource_id = excluded.resource_id, locked_until = excluded.locked_until
-        where idempotency_keys.status = 'running' and idempotency_keys.locked_until < $18::timestamptz
+      ${runningKeyInsert(
+        {
+          userId: '$6',
+          environment: '$7',
+          operation: '$22',
+          key: '$23',
+          requestHash: '$24',
+          resourceId: '$5',
+          leaseUntil: '$25',
+        },
+        'exists (select 1 from inserted)',
+        '$18',
+      )}
       returning 1
     )
     select (select count(*) from inserted)::int as recorded, (select count(*) from keyed)::int as keyed`,

@@ -7,7 +7,7 @@ import type { Environment } from '../auth/permissions.js';
 import { type Clock, clockParams } from '../clock.js';
 import { holdPlacementCtes } from '../ledger/ledger-sql.js';
 import { type KeyRef, keyLockId } from './key-claim.js';
-import { claimColumns, claimCtes, jobDueSql, jobLane, keyRowOf, outboxCtes } from './plain-write.js';
+import { claimColumns, claimCtes, jobDueSql, jobLane, keyRowOf, outboxCtes, runningKeyInsert } from './plain-write.js';
 
 /**
  * A held operation's first commit as ONE statement, generated from what the operation is: its
@@ -109,10 +109,18 @@ function generate(shape: HeldOpenShape, clocked: boolean) {
   ${insertRow('record', shape.record, p('record'), moved, true)},
   ${insertRow('txn', shape.transaction, p('transaction'), moved, false)},
   running_key as (
-    insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, resource_id, locked_until)
-    select ${p('userId')}::uuid, ${p('environment')}::environment, ${p('operation')}::text, ${p('key')}::text,
-      ${p('requestHash')}::text, 'running'::idempotency_status, ${p('recordId')}::text, ${p('leaseUntil')}::timestamptz
-    where ${p('key')}::text is not null and ${moved}
+    ${runningKeyInsert(
+      {
+        userId: p('userId'),
+        environment: p('environment'),
+        operation: p('operation'),
+        key: p('key'),
+        requestHash: p('requestHash'),
+        resourceId: p('recordId'),
+        leaseUntil: p('leaseUntil'),
+      },
+      moved,
+    )}
   ),
   job as (
     insert into jobs (kind, lane, tenant, payload, run_at, test_clock_id)

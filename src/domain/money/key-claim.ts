@@ -4,7 +4,7 @@ import { type Database, type Executor, queryRows } from '../../db/client.js';
 import { runIn, statement } from '../../db/plain-sql.js';
 import { DomainError, type ErrorCode, type FieldProblem, type LimitInfo } from '../errors.js';
 import type { IdempotencyScope } from '../idempotency/idempotency.js';
-import { claimColumns, claimCtes, keyRowOf } from './plain-write.js';
+import { claimColumns, claimCtes, doneKeyInsert, keyRowOf, runningKeyInsert } from './plain-write.js';
 
 /**
  * The idempotency claim taken INSIDE the operation's own transaction: no separately committed
@@ -184,33 +184,46 @@ export async function recordKey(
   // Only a `running` row whose lease is over is taken over. The claim's one statement reads the key
   // with a snapshot taken before its try-lock, so a request whose twin committed in between sees no
   // row: taking over a live row here would record (and send) the operation twice.
-  const rows = await queryRows(
-    tx,
-    sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, resource_id, locked_until)
-        values (${scope.userId}, ${scope.environment}, ${scope.operation}, ${key}, ${ref.requestHash}, 'running',
-          ${resourceId}, ${leaseUntil.toISOString()}::timestamptz)
-        on conflict (user_id, environment, operation, key) do update
-          set resource_id = excluded.resource_id, locked_until = excluded.locked_until
-          where idempotency_keys.status = 'running'
-            and (idempotency_keys.locked_until is null or idempotency_keys.locked_until < ${now.toISOString()}::timestamptz)
-        returning 1`,
-  );
+  const rows = await runIn(tx, RECORD_KEY, [
+    scope.userId,
+    scope.environment,
+    scope.operation,
+    key,
+    ref.requestHash,
+    resourceId,
+    leaseUntil.toISOString(),
+    now.toISOString(),
+  ]);
   if (rows.length === 0) throw new KeyRaceError();
 }
+
+const KEY_PARAMS = { userId: '$1', environment: '$2', operation: '$3', key: '$4', requestHash: '$5' } as const;
+
+const RECORD_KEY = statement(
+  'key_record_v1',
+  `${runningKeyInsert({ ...KEY_PARAMS, resourceId: '$6', leaseUntil: '$7' }, 'true', '$8')}
+    returning 1`,
+);
+
+const ANSWER_KEY = statement(
+  'key_answer_v1',
+  `${doneKeyInsert({ ...KEY_PARAMS, response: '$6' }, 'true', true)}
+    returning 1`,
+);
+
+const REFUSE_KEY = statement('key_refuse_v1', doneKeyInsert({ ...KEY_PARAMS, response: '$6' }, 'true', false));
 
 /** Step 2: the key is `done` with `stored` as its answer, in the transaction that commits the effect. */
 export async function answerKey(tx: Executor, ref: KeyRef, stored: Stored): Promise<void> {
   const { scope, key } = ref;
-  const rows = await queryRows(
-    tx,
-    sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
-        values (${scope.userId}, ${scope.environment}, ${scope.operation}, ${key}, ${ref.requestHash}, 'done',
-          ${JSON.stringify(stored)}::jsonb)
-        on conflict (user_id, environment, operation, key) do update
-          set status = 'done', response = excluded.response, locked_until = null
-          where idempotency_keys.status = 'running'
-        returning 1`,
-  );
+  const rows = await runIn(tx, ANSWER_KEY, [
+    scope.userId,
+    scope.environment,
+    scope.operation,
+    key,
+    ref.requestHash,
+    JSON.stringify(stored),
+  ]);
   if (rows.length === 0) throw new KeyRaceError();
 }
 
@@ -242,11 +255,14 @@ export async function refuseKey(db: Database, ref: KeyRef, error: DomainError, n
     if (existing?.lease_live) throw keyBusy();
     // A `running` row whose lease is over belongs to a two-commit operation: its record settles it.
     if (existing) return undefined;
-    await tx.execute(
-      sql`insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
-          values (${scope.userId}, ${scope.environment}, ${scope.operation}, ${key}, ${ref.requestHash}, 'done',
-            ${JSON.stringify(stored)}::jsonb)`,
-    );
+    await runIn(tx, REFUSE_KEY, [
+      scope.userId,
+      scope.environment,
+      scope.operation,
+      key,
+      ref.requestHash,
+      JSON.stringify(stored),
+    ]);
     return undefined;
   });
 }

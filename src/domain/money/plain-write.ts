@@ -40,6 +40,58 @@ export const claimCtes = (
   ),
   go as (select 1 as one where (select ok from claim) and not exists (select 1 from prior)${passes ? ` and ${passes}` : ''})`;
 
+/** A key's row, as SQL expressions (placeholders or columns): whose it is and the request's fingerprint. */
+export interface KeyColumns {
+  userId: string;
+  environment: string;
+  operation: string;
+  key: string;
+  requestHash: string;
+}
+
+/**
+ * The key's row `running` with its record attached across a provider call, until `leaseUntil`;
+ * written only when the key is given and `when` (an SQL condition: the record was written) holds.
+ * `takeOverAt` (now): a row left `running` whose lease is over is taken over (a dead request's
+ * key resumed); without it the statement's claim saw no row, and a row found is a fault. Every
+ * `running` key is written by this text, whichever statement carries it.
+ */
+export const runningKeyInsert = (
+  p: KeyColumns & { resourceId: string; leaseUntil: string },
+  when: string,
+  takeOverAt?: string,
+) => `insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, resource_id, locked_until)
+    select ${p.userId}::uuid, ${p.environment}::environment, ${p.operation}::text, ${p.key}::text,
+      ${p.requestHash}::text, 'running'::idempotency_status, ${p.resourceId}::text, ${p.leaseUntil}::timestamptz
+    where ${p.key}::text is not null and ${when}${
+      takeOverAt
+        ? `
+    on conflict (user_id, environment, operation, key) do update
+      set resource_id = excluded.resource_id, locked_until = excluded.locked_until
+      where idempotency_keys.status = 'running'
+        and (idempotency_keys.locked_until is null or idempotency_keys.locked_until < ${takeOverAt}::timestamptz)`
+        : ''
+    }`;
+
+/**
+ * The key's row `done` with `response` as its answer, written only when the key is given and
+ * `when` holds. `overRunning`: a `running` row (this operation's own first commit, or a twin's
+ * meanwhile) becomes the answer; an answered key is never overwritten. Without it the claim saw
+ * no row. Every answer is written by this text (or `answerCte`'s update of the row in place).
+ */
+export const doneKeyInsert = (p: KeyColumns & { response: string }, when: string, overRunning: boolean) =>
+  `insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
+    select ${p.userId}::uuid, ${p.environment}::environment, ${p.operation}::text, ${p.key}::text, ${p.requestHash}::text,
+      'done'::idempotency_status, ${p.response}::jsonb
+    where ${p.key}::text is not null and ${when}${
+      overRunning
+        ? `
+    on conflict (user_id, environment, operation, key) do update
+      set status = 'done', response = excluded.response, locked_until = null
+      where idempotency_keys.status = 'running'`
+        : ''
+    }`;
+
 /**
  * The key's answer as two CTEs, written only when `when` (an SQL condition: the operation moved):
  * the key's row becomes `done` with the response, whether this statement or the one before the
@@ -49,23 +101,14 @@ export const claimCtes = (
  * (`answer`), an upsert in case a twin wrote the row meanwhile. `p` names the parameters: owner,
  * environment, operation, key, request hash, response JSON.
  */
-export const answerCte = (
-  p: { userId: string; environment: string; operation: string; key: string; requestHash: string; response: string },
-  when: string,
-) => `key_done as (
+export const answerCte = (p: KeyColumns & { response: string }, when: string) => `key_done as (
     update idempotency_keys set status = 'done', response = ${p.response}::jsonb, locked_until = null
     where user_id = ${p.userId}::uuid and environment = ${p.environment}::environment
       and operation = ${p.operation}::text and key = ${p.key}::text and status = 'running' and ${when}
     returning 1
   ),
   answer as (
-    insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
-    select ${p.userId}::uuid, ${p.environment}::environment, ${p.operation}::text, ${p.key}::text, ${p.requestHash}::text,
-      'done'::idempotency_status, ${p.response}::jsonb
-    where ${p.key}::text is not null and ${when} and not exists (select 1 from key_done)
-    on conflict (user_id, environment, operation, key) do update
-      set status = 'done', response = excluded.response, locked_until = null
-      where idempotency_keys.status = 'running'
+    ${doneKeyInsert(p, `${when} and not exists (select 1 from key_done)`, true)}
   )`;
 
 /** The claim's columns for the statement's final select (prefixed, so they never clash with a record's). */

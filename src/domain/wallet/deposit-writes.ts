@@ -16,6 +16,7 @@ import {
   linkedTransactionId,
   outboxCtes,
   rowMapper,
+  runningKeyInsert,
   statementForClock,
   transactionEventData,
 } from '../money/plain-write.js';
@@ -73,9 +74,18 @@ const openText = (clocked: boolean) =>
     from fresh
   ),
   answer as (
-    insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, resource_id, locked_until)
-    select $2::uuid, $3::environment, $4::text, $5::text, $6::text, 'running'::idempotency_status, $7::text, $24::timestamptz
-    from fresh where $5::text is not null
+    ${runningKeyInsert(
+      {
+        userId: '$2',
+        environment: '$3',
+        operation: '$4',
+        key: '$5',
+        requestHash: '$6',
+        resourceId: '$7',
+        leaseUntil: '$24',
+      },
+      'exists (select 1 from fresh)',
+    )}
   ),
   reconcile as (
     insert into jobs (kind, lane, tenant, payload, run_at, test_clock_id)

@@ -4,7 +4,7 @@ import { traceContextJson } from '../../observability/job-observation.js';
 import type { Environment } from '../auth/permissions.js';
 import { type KeyRow, keyLockId, type Stored } from '../money/key-claim.js';
 import { guardedMoveCtes } from '../ledger/ledger-sql.js';
-import { claimCtes } from '../money/plain-write.js';
+import { claimCtes, doneKeyInsert } from '../money/plain-write.js';
 import { groupCommitOf, LOCK_ACCOUNTS } from '../money/group-commit.js';
 import { nairaNumber } from './naira.js';
 import type { WalletTransactionRow } from './transaction-store.js';
@@ -52,9 +52,11 @@ const TRANSFER = statement(
     where exists (select 1 from moved)
   ),
   answer as (
-    insert into idempotency_keys (user_id, environment, operation, key, request_hash, status, response)
-    select $2::uuid, $3::environment, $4::text, $5::text, $6::text, 'done'::idempotency_status, $20::jsonb
-    where $5::text is not null and exists (select 1 from moved)
+    ${doneKeyInsert(
+      { userId: '$2', environment: '$3', operation: '$4', key: '$5', requestHash: '$6', response: '$20' },
+      'exists (select 1 from moved)',
+      false,
+    )}
   ),
   event as (
     insert into events (type, user_id, environment, data, created_at, trace_context)
