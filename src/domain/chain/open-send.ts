@@ -1,6 +1,6 @@
 import type { Database, Executor } from '../../db/client.js';
 import { replay, toStorable } from '../idempotency/idempotency.js';
-import { claimOf, isRefusal, KeyRaceError, type KeyRef, type KeyRow, refuseKey } from '../money/key-claim.js';
+import { claimOf, isRefusal, type KeyRef, type KeyRow, refuseKey, retryOnKeyRace } from '../money/key-claim.js';
 import type { ChainSendRow, ChainSendStore } from './chain-sends.js';
 
 /**
@@ -25,10 +25,11 @@ export async function openKeyedChainSend<View, Row extends ChainSendRow>(
     open: (tx: Executor) => Promise<void>;
   },
 ): Promise<{ done: View } | undefined> {
-  for (let attempt = 0; ; attempt++) {
-    let claimed = false;
-    try {
-      return await db.transaction(async (tx): Promise<{ done: View } | undefined> => {
+  let claimed = false;
+  try {
+    return await retryOnKeyRace(() => {
+      claimed = false;
+      return db.transaction(async (tx): Promise<{ done: View } | undefined> => {
         const claimRow = await o.store.claimAndLock(tx, o.key, o.walletId, o.now);
         if (o.key) {
           const ended = await endedSendOf(tx, o.store, claimRow, o.key.requestHash);
@@ -51,14 +52,13 @@ export async function openKeyedChainSend<View, Row extends ChainSendRow>(
         await o.open(tx);
         return undefined;
       });
-    } catch (error) {
-      if (error instanceof KeyRaceError && attempt === 0) continue;
-      if (claimed && o.key && isRefusal(error)) {
-        const prior = await refuseKey(db, o.key, error, o.now);
-        if (prior) return { done: replay<View>(prior) };
-      }
-      throw error;
+    });
+  } catch (error) {
+    if (claimed && o.key && isRefusal(error)) {
+      const prior = await refuseKey(db, o.key, error, o.now);
+      if (prior) return { done: replay<View>(prior) };
     }
+    throw error;
   }
 }
 

@@ -12,11 +12,11 @@ import {
   claimKey,
   dropLapsedKey,
   isRefusal,
-  KeyRaceError,
   type KeyRef,
   keyBusy,
   keyReused,
   refuseKey,
+  retryOnKeyRace,
   type Stored,
   storedRefusal,
 } from '../money/key-claim.js';
@@ -157,10 +157,11 @@ export class Idempotency {
     if (key === undefined) return this.db.transaction(work);
     checkKey(key);
     const ref: KeyRef = { scope, key, requestHash: this.fingerprint(input) };
-    for (let attempt = 0; ; attempt++) {
-      let claimed = false;
-      try {
-        return await this.db.transaction(async (tx) => {
+    let claimed = false;
+    try {
+      return await retryOnKeyRace(() => {
+        claimed = false;
+        return this.db.transaction(async (tx) => {
           if (options.waitForTwin) await awaitKey(tx, ref);
           const claim = await claimKey(tx, ref, this.clock.now());
           if ('replay' in claim) return replay<T>(claim.replay);
@@ -173,11 +174,10 @@ export class Idempotency {
           await answerKey(tx, ref, { result: toStorable(result) });
           return result;
         });
-      } catch (error) {
-        if (error instanceof KeyRaceError && attempt === 0) continue;
-        if (claimed && isRefusal(error)) return this.refuse<T>(ref, error);
-        throw error;
-      }
+      });
+    } catch (error) {
+      if (claimed && isRefusal(error)) return this.refuse<T>(ref, error);
+      throw error;
     }
   }
 

@@ -1,7 +1,16 @@
 import type { Database, Executor, Tx } from '../../db/client.js';
 import { DomainError } from '../errors.js';
 import { type IdempotencyScope, type Idempotency, replay, toStorable } from '../idempotency/idempotency.js';
-import { answerKey, claimKey, isRefusal, KeyRaceError, type KeyRef, recordKey, refuseKey } from '../money/key-claim.js';
+import {
+  answerKey,
+  claimKey,
+  isRefusal,
+  KeyRaceError,
+  type KeyRef,
+  recordKey,
+  refuseKey,
+  retryOnKeyRace,
+} from '../money/key-claim.js';
 
 const MAX_KEY_LENGTH = 255;
 
@@ -43,10 +52,11 @@ export async function openKeyed<R extends { id: string }>(
 ): Promise<Opened<R>> {
   const ref = keyRef(idempotency, keyed);
   const leaseUntil = new Date(now.getTime() + idempotency.leaseMs);
-  for (let attempt = 0; ; attempt++) {
-    let claimed = false;
-    try {
-      return await db.transaction(async (tx): Promise<Opened<R>> => {
+  let claimed = false;
+  try {
+    return await retryOnKeyRace(() => {
+      claimed = false;
+      return db.transaction(async (tx): Promise<Opened<R>> => {
         if (ref) {
           const claim = await claimKey(tx, ref, now);
           if ('replay' in claim) return { done: replay<R>(claim.replay) };
@@ -62,11 +72,10 @@ export async function openKeyed<R extends { id: string }>(
         if (ref && !recordId) await recordKey(tx, ref, row.id, leaseUntil, now);
         return { opened: row, ref };
       });
-    } catch (error) {
-      if (error instanceof KeyRaceError && attempt === 0) continue;
-      if (claimed && ref && isRefusal(error)) await refuseKey(db, ref, error, now);
-      throw error;
-    }
+    });
+  } catch (error) {
+    if (claimed && ref && isRefusal(error)) await refuseKey(db, ref, error, now);
+    throw error;
   }
 }
 

@@ -4,7 +4,15 @@ import { type Database, type Executor, queryRows } from '../../db/client.js';
 import { runIn, statement } from '../../db/plain-sql.js';
 import { DomainError, type ErrorCode, type FieldProblem, type LimitInfo } from '../errors.js';
 import type { IdempotencyScope } from '../idempotency/idempotency.js';
-import { claimColumns, claimCtes, doneKeyInsert, keyRowOf, runningKeyInsert } from './plain-write.js';
+import {
+  claimColumns,
+  claimCtes,
+  doneKeyInsert,
+  KEY_CONSTRAINT,
+  keyRowOf,
+  runningKeyInsert,
+  violatedConstraint,
+} from './plain-write.js';
 
 /**
  * The idempotency claim taken INSIDE the operation's own transaction: no separately committed
@@ -69,6 +77,27 @@ export function storedRefusal(error: DomainError): Stored {
 }
 
 export type KeyClaim = { fresh: true } | { replay: Stored } | { resume: string | null };
+
+/**
+ * Whether an attempt met a twin's key committed after its snapshot: its steps found the row taken
+ * (`KeyRaceError`), or its one statement met the key's unique index.
+ */
+export const isKeyRace = (error: unknown): boolean =>
+  error instanceof KeyRaceError || violatedConstraint(error) === KEY_CONSTRAINT;
+
+/**
+ * Runs a keyed attempt, and once more when it raced a twin (`isKeyRace`): the second attempt's
+ * claim sees the twin's row, so it replays the twin's answer or waits its turn. Every keyed write
+ * retries through here, once.
+ */
+export async function retryOnKeyRace<T>(attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (error) {
+    if (!isKeyRace(error)) throw error;
+    return attempt();
+  }
+}
 
 /** A concurrent request with the same key committed between this one's snapshot and its lock. */
 export class KeyRaceError extends Error {

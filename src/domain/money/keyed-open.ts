@@ -3,8 +3,7 @@ import type { Environment } from '../auth/permissions.js';
 import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/idempotency.js';
 import { insufficientFunds } from '../ledger/ledger.js';
 import { type Opened, openKeyed } from '../lifecycle/keyed.js';
-import { claimOf, isRefusal, type KeyRef, type KeyRow } from './key-claim.js';
-import { KEY_CONSTRAINT, violatedConstraint } from './plain-write.js';
+import { claimOf, isRefusal, type KeyRef, type KeyRow, retryOnKeyRace } from './key-claim.js';
 import { referenceInUse, refuseTakenReference } from './reference.js';
 
 /** A keyed request: the key's scope, the key (if sent) and the input its fingerprint covers. */
@@ -64,33 +63,27 @@ export async function openKeyedOperation<Row extends { id: string }>(
     refuseTakenReference<Row>(db, idempotency, key ?? undefined, o.owner, o.reference, o.referenceConstraints, error);
   if (o.statement) {
     const leaseUntil = new Date(now.getTime() + idempotency.leaseMs);
-    for (let attempt = 0; ; attempt++) {
-      let opened: StatementOpened<Row>;
-      try {
-        opened = await o.statement(key, leaseUntil);
-      } catch (error) {
-        // The key's row met one a concurrent request committed after this statement's snapshot:
-        // run again, which replays it.
-        if (violatedConstraint(error) === KEY_CONSTRAINT && attempt === 0) continue;
-        // A check of the operation's own refused it (a limit): the refusal is the key's answer.
-        if (isRefusal(error)) return { done: await idempotency.refuse<Row>(key ?? undefined, error) };
-        return { done: await refuseTaken(error) };
-      }
-      if ('opened' in opened) return { opened: opened.opened, ref: key };
-      if ('insufficient' in opened)
-        return { done: await idempotency.refuse<Row>(key ?? undefined, insufficientFunds()) };
-      if ('taken' in opened)
-        return {
-          done: await idempotency.refuse<Row>(
-            key ?? undefined,
-            await referenceInUse(db, o.owner, o.reference, opened.taken),
-          ),
-        };
-      const claim = claimOf(opened.claim, key!.requestHash);
-      if ('replay' in claim) return { done: replay<Row>(claim.replay) };
-      // A key a dead or failed request left running: taken over below, its record finished.
-      break;
+    const statement = o.statement;
+    let opened: StatementOpened<Row>;
+    try {
+      opened = await retryOnKeyRace(() => statement(key, leaseUntil));
+    } catch (error) {
+      // A check of the operation's own refused it (a limit): the refusal is the key's answer.
+      if (isRefusal(error)) return { done: await idempotency.refuse<Row>(key ?? undefined, error) };
+      return { done: await refuseTaken(error) };
     }
+    if ('opened' in opened) return { opened: opened.opened, ref: key };
+    if ('insufficient' in opened) return { done: await idempotency.refuse<Row>(key ?? undefined, insufficientFunds()) };
+    if ('taken' in opened)
+      return {
+        done: await idempotency.refuse<Row>(
+          key ?? undefined,
+          await referenceInUse(db, o.owner, o.reference, opened.taken),
+        ),
+      };
+    const claim = claimOf(opened.claim, key!.requestHash);
+    if ('replay' in claim) return { done: replay<Row>(claim.replay) };
+    // A key a dead or failed request left running: taken over below, its record finished.
   }
   return openKeyed(db, idempotency, now, o.keyed, o.steps, current, o.recordId).catch(async (error: unknown) => ({
     // The reference may be another operation's (a transfer's, a deposit's): refused by name, not

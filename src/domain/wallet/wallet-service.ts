@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.js';
-import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
+import { REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
 import { readsOf } from '../../db/pool-routing.js';
 import type { Window } from '../../domain/keyset.js';
 import type { Principal } from '../auth/principal.js';
@@ -10,7 +10,7 @@ import type { Idempotency } from '../idempotency/idempotency.js';
 import { isUuid } from '../ids.js';
 import { checkPage, paged } from '../pagination.js';
 import { insufficientFunds, ledger, walletOf } from '../ledger/ledger.js';
-import { claimOf, dropLapsedKey, keyBusy } from '../money/key-claim.js';
+import { claimOf, dropLapsedKey, keyBusy, retryOnKeyRace } from '../money/key-claim.js';
 import { referenceFrom, referenceTaken } from '../money/reference.js';
 import { replay, toStorable } from '../idempotency/idempotency.js';
 import { TRANSFER_OPERATION, type TransferOutcome, type TransferWrite, writeTransfer } from './transfer-store.js';
@@ -128,20 +128,14 @@ export class WalletService {
       at: this.clock.now(),
       ...(key ? { key: { key: key.key, requestHash: key.requestHash } } : {}),
     };
-    // Each retry at most once, counted apart: the recipient's suffix does not use up the key's.
-    let keyRetried = false;
+    // Each retry at most once: a twin's key met (retryOnKeyRace), the recipient's suffix, a key resumed.
     let keyResumed = false;
     for (;;) {
       let outcome: TransferOutcome;
       try {
-        outcome = await writeTransfer(this.db, write, (row) => ({ result: toStorable(row) }));
+        const attempt = write;
+        outcome = await retryOnKeyRace(() => writeTransfer(this.db, attempt, (row) => ({ result: toStorable(row) })));
       } catch (error) {
-        // The key's answer met one a concurrent request committed after this statement's snapshot:
-        // run again, which replays it.
-        if (violatedConstraint(error) === KEY_CONSTRAINT && !keyRetried) {
-          keyRetried = true;
-          continue;
-        }
         if (violatedConstraint(error) === REFERENCE_CONSTRAINT) {
           const holder = await transactionStore.findByReference(this.db, principal, reference);
           // The sender's reference is free, so the recipient's side met `<reference>:in` (another
