@@ -48,6 +48,7 @@ import { heldAccounts } from '../../src/domain/money/settle-held.js';
 import { HELD_WALLET } from '../../src/domain/wallet/held-wallet.js';
 import type { PaymentsProvider } from '../../src/domain/payments/payments-provider.js';
 import { PayoutControls, payoutLimitDefaultsOf } from '../../src/domain/payouts/payout-limits.js';
+import { depositTransaction, initiatedDeposit } from '../../src/domain/wallet/deposit-rows.js';
 import { openDeposit, startDeposit, startsInOneStatement } from '../../src/domain/wallet/deposit-writes.js';
 import { PayoutService } from '../../src/domain/wallet/payout-service.js';
 import { pendingTransactionRow } from '../../src/domain/wallet/wallet-events.js';
@@ -226,8 +227,8 @@ async function deposit(owner: string): Promise<void> {
       meta: null,
     }) ?? null;
   const reference = `DEP-${randomUUID()}`;
-  const opened = await openDeposit(db, {
-    row: {
+  const pending = initiatedDeposit(
+    {
       id: randomUUID(),
       userId: owner,
       environment: ENVIRONMENT,
@@ -242,7 +243,12 @@ async function deposit(owner: string): Promise<void> {
       meta: null,
       customer,
     },
-    at: now,
+    randomUUID(),
+    now,
+  );
+  const opened = await openDeposit(db, {
+    deposit: pending,
+    transaction: pendingTransactionRow(pending, depositTransaction(pending), pending.createdAt),
     reconcileAt: null,
     leaseUntil: new Date(now.getTime() + PROVIDER_CALL_LEASE_MS),
     key,

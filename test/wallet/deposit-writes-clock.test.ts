@@ -5,6 +5,8 @@ import { jobs } from '../../src/db/schema.js';
 import { testClocks } from '../../src/db/sandbox-schema.js';
 import { type Clock, systemClock, TestClockTime } from '../../src/domain/clock.js';
 import { openDeposit, startDeposit } from '../../src/domain/wallet/deposit-writes.js';
+import { depositTransaction, initiatedDeposit } from '../../src/domain/wallet/deposit-rows.js';
+import { pendingTransactionRow } from '../../src/domain/wallet/wallet-events.js';
 import type { DepositRow } from '../../src/domain/wallet/deposit-store.js';
 import type { Services } from '../../src/services.js';
 import { createTestServices, seedTenant, type Tenant } from '../helpers/app.js';
@@ -42,8 +44,8 @@ describe('a deposit’s one-statement writes and test clocks', () => {
   async function openAndStart(environment: 'production' | 'sandbox', clock: Clock) {
     const at = clock.now();
     const later = new Date(at.getTime() + HOUR_MS);
-    const opened = await openDeposit(services.db, {
-      row: {
+    const pending = initiatedDeposit(
+      {
         id: randomUUID(),
         userId: tenant.user.id,
         environment,
@@ -58,7 +60,12 @@ describe('a deposit’s one-statement writes and test clocks', () => {
         meta: null,
         customer: null,
       },
+      randomUUID(),
       at,
+    );
+    const opened = await openDeposit(services.db, {
+      deposit: pending,
+      transaction: pendingTransactionRow(pending, depositTransaction(pending), pending.createdAt),
       reconcileAt: later,
       leaseUntil: later,
       clock,

@@ -10,16 +10,18 @@ import { type KeyRef, keyLockId } from './key-claim.js';
 import { claimColumns, claimCtes, jobDueSql, jobLane, keyRowOf, outboxCtes, runningKeyInsert } from './plain-write.js';
 
 /**
- * A held operation's first commit as ONE statement, generated from what the operation is: its
+ * A keyed operation's first commit as ONE statement, generated from what the operation is: its
  * record's table, its wallet transaction's table, the job that finishes it if the request dies,
- * and (for an operation with checks of its own, a payout's limits) a gate the open must pass and
- * rows written with it. Everything else is the held operation's, written once here from the
- * shared pieces: the key's claim (money/plain-write.ts), the hold's placement with its posting
- * (ledger/ledger-sql.ts), the record and the PENDING wallet transaction inserted from their rows
- * as the caller built them (each column by its own type: `jsonb_populate_record` of the table),
- * the job, the key left `running` with the record, and the events in the order given. Every write
- * depends on the hold's debit, which depends on the claim and the gate: a busy key, a key with an
- * answer, a gate that refuses or too little money writes nothing.
+ * whether it is paid from a hold (a bill, a payout; a deposit is not), and (for an operation with
+ * checks of its own, a payout's limits) a gate the open must pass and rows written with it.
+ * Everything else is written once here from the shared pieces: the key's claim
+ * (money/plain-write.ts), the hold's placement with its posting (ledger/ledger-sql.ts), the record
+ * and the PENDING wallet transaction inserted from their rows as the caller built them (each column
+ * by its own type: `jsonb_populate_record` of the table), the job, the key left `running` with the
+ * record, and the events in the order given. Every write depends on the hold's debit (or, with no
+ * hold, the claim), which depends on the claim and the gate: a busy key, a key with an answer, a
+ * gate that refuses or too little money writes nothing. A reference another operation holds meets
+ * its unique index: the statement fails, and the open refuses it by name (money/reference.ts).
  */
 
 /** Names a statement's parameters: `$n` for each name, numbered in the order first asked for. */
@@ -58,6 +60,8 @@ export interface HeldOpenShape {
   transaction: PgTable;
   /** The job that finishes the operation when no request does. */
   job: string;
+  /** False for an operation paid nothing up front (a deposit): the claim alone lets the open write. */
+  hold?: false;
   gate?: (p: StatementParams['of']) => HeldOpenGate;
 }
 
@@ -94,18 +98,22 @@ function generate(shape: HeldOpenShape, clocked: boolean) {
     },
     gate?.passes,
   )},
-  ${holdPlacementCtes({
-    holdId: p('holdId'),
-    environment: p('environment'),
-    userId: p('userId'),
-    wallet: p('wallet'),
-    holds: p('holds'),
-    amount: p('held'),
-    reference: p('reference'),
-    posting: p('posting'),
-    transactionId: p('transactionId'),
-    expiresAt: 'null',
-  })},
+  ${
+    shape.hold === false
+      ? 'moved as (select 1 as one from go)'
+      : holdPlacementCtes({
+          holdId: p('holdId'),
+          environment: p('environment'),
+          userId: p('userId'),
+          wallet: p('wallet'),
+          holds: p('holds'),
+          amount: p('held'),
+          reference: p('reference'),
+          posting: p('posting'),
+          transactionId: p('transactionId'),
+          expiresAt: 'null',
+        })
+  },
   ${insertRow('record', shape.record, p('record'), moved, true)},
   ${insertRow('txn', shape.transaction, p('transaction'), moved, false)},
   running_key as (
@@ -126,7 +134,7 @@ function generate(shape: HeldOpenShape, clocked: boolean) {
     insert into jobs (kind, lane, tenant, payload, run_at, test_clock_id)
     select ${jobLane(shape.job)}, ${p('userId')}::text, ${p('jobPayload')}::jsonb,
       ${clocked ? jobDueSql(true, p('runAt'), p('clockId'), p('clockOffsetMs')) : jobDueSql(false, p('runAt'), '', '')}
-    where ${moved}
+    where ${p('runAt')}::timestamptz is not null and ${moved}
   ),${gate ? `\n  ${gate.writes},` : ''}
   ${outboxCtes(
     `select e.n, e.type, ${p('userId')}::uuid, e.data
@@ -172,11 +180,12 @@ export interface HeldOpenWrite {
   key: KeyRef | null;
   leaseUntil: Date;
   at: Date;
-  /** amount + fee, from the owner's wallet to their holds account (the accounts' ids). */
-  hold: { id: string; amount: bigint; wallet: string; holds: string };
+  /** amount + fee, from the owner's wallet to their holds account (the accounts' ids); none for a shape without a hold. */
+  hold?: { id: string; amount: bigint; wallet: string; holds: string };
   record: { id: string; json: string };
   transaction: { id: string; json: string };
-  job: { payload: Record<string, unknown>; runAt: Date; clock?: Clock };
+  /** No job when `runAt` is null (nothing needs finishing: a provider that tells the outcome itself). */
+  job: { payload: Record<string, unknown>; runAt: Date | null; clock?: Clock | undefined };
   /** In the order written (the relay stamps one transaction's events in insertion order). */
   events: readonly { type: string; data: unknown }[];
   /** The gate's own parameters, by name. */
@@ -198,10 +207,10 @@ export function heldOpenRun(open: HeldOpenStatement, w: HeldOpenWrite): { st: St
       key: w.key?.key,
       requestHash: w.key?.requestHash,
       at: w.at.toISOString(),
-      holdId: w.hold.id,
-      wallet: w.hold.wallet,
-      holds: w.hold.holds,
-      held: w.hold.amount.toString(),
+      holdId: w.hold?.id,
+      wallet: w.hold?.wallet,
+      holds: w.hold?.holds,
+      held: w.hold?.amount.toString(),
       reference: w.reference,
       posting: crypto.randomUUID(),
       transactionId: w.transaction.id,
@@ -210,7 +219,7 @@ export function heldOpenRun(open: HeldOpenStatement, w: HeldOpenWrite): { st: St
       recordId: w.record.id,
       leaseUntil: w.leaseUntil.toISOString(),
       jobPayload: JSON.stringify(withTraceContext(w.job.payload)),
-      runAt: w.job.runAt.toISOString(),
+      runAt: w.job.runAt?.toISOString(),
       clockId,
       clockOffsetMs,
       events: JSON.stringify(w.events.map((e, n) => ({ n, type: e.type, data: e.data }))),

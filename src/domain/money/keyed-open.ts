@@ -4,7 +4,7 @@ import { type Idempotency, type IdempotencyScope, replay } from '../idempotency/
 import { insufficientFunds } from '../ledger/ledger.js';
 import { type Opened, openKeyed } from '../lifecycle/keyed.js';
 import { claimOf, isRefusal, type KeyRef, type KeyRow, retryOnKeyRace } from './key-claim.js';
-import { referenceInUse, refuseTakenReference } from './reference.js';
+import { refuseTakenReference } from './reference.js';
 
 /** A keyed request: the key's scope, the key (if sent) and the input its fingerprint covers. */
 export interface Keyed {
@@ -13,14 +13,15 @@ export interface Keyed {
   input: unknown;
 }
 
-/** What an operation's one-statement open answered (its store runs it: bills/bill-writes.ts, wallet/deposit-writes.ts). */
+/**
+ * What an operation's one-statement open (money/held-open.ts) answered. A reference another
+ * operation holds is not an answer: the statement fails on its unique index, refused by name.
+ */
 export type StatementOpened<Row> =
   | { opened: Row }
   /** The key's row, when the key was busy or held something: nothing was written. */
   | { claim: KeyRow }
-  | { insufficient: true }
-  /** The reference is held by another operation (its transaction's id, when known): nothing was written. */
-  | { taken: string | null };
+  | { insufficient: true };
 
 export interface KeyedOpen<Row> {
   owner: { userId: string; environment: Environment };
@@ -74,13 +75,6 @@ export async function openKeyedOperation<Row extends { id: string }>(
     }
     if ('opened' in opened) return { opened: opened.opened, ref: key };
     if ('insufficient' in opened) return { done: await idempotency.refuse<Row>(key ?? undefined, insufficientFunds()) };
-    if ('taken' in opened)
-      return {
-        done: await idempotency.refuse<Row>(
-          key ?? undefined,
-          await referenceInUse(db, o.owner, o.reference, opened.taken),
-        ),
-      };
     const claim = claimOf(opened.claim, key!.requestHash);
     if ('replay' in claim) return { done: replay<Row>(claim.replay) };
     // A key a dead or failed request left running: taken over below, its record finished.

@@ -3,6 +3,9 @@ import type { DepositEventData } from '../events/payloads.js';
 import type { Lifecycle, RowOf } from '../lifecycle/lifecycle.js';
 import { nairaNumber } from './naira.js';
 
+/** Provider deposits: ask the provider, in case its webhook was lost (and finish one cut off between its commits). */
+export const DEPOSIT_RECONCILE_JOB = 'deposit.reconcile';
+
 /** A deposit's event `data` from its row: the one builder its producers share. */
 export const depositEventData = (row: typeof deposits.$inferSelect): DepositEventData => ({
   reference: row.reference,

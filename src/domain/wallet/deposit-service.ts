@@ -10,11 +10,12 @@ import type { Idempotency } from '../idempotency/idempotency.js';
 import { enqueueJob } from '../jobs/job-runner.js';
 import { ledger, systemAccount, walletOf } from '../ledger/ledger.js';
 import { answer, answerAsItStands, openKeyed } from '../lifecycle/keyed.js';
-import { DEPOSIT, depositEventData } from './deposit-lifecycle.js';
+import { DEPOSIT, DEPOSIT_RECONCILE_JOB, depositEventData } from './deposit-lifecycle.js';
 import { transition } from '../lifecycle/transition.js';
 import { answerRefusal, dropRunningKey, isRefusal, type KeyRef } from '../money/key-claim.js';
 import { REFERENCE_CONSTRAINT } from '../money/plain-write.js';
-import { type DepositOpen, openDeposit, startDeposit, startsInOneStatement } from './deposit-writes.js';
+import { depositTransaction, initiatedDeposit } from './deposit-rows.js';
+import { DEPOSIT_REFERENCE_CONSTRAINT, openDeposit, startDeposit, startsInOneStatement } from './deposit-writes.js';
 import type {
   Authorization,
   CardDetails,
@@ -30,7 +31,7 @@ import { type DepositRow, depositStore, type VirtualAccountRow } from './deposit
 import { koboFrom } from './naira.js';
 import type { PaymentMethodService } from './payment-method-service.js';
 import { transactionStore } from './transaction-store.js';
-import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
+import { openPendingTransaction, pendingTransactionRow, recordTransactionProgress } from './wallet-events.js';
 import { settleWalletTransaction } from './wallet-transitions.js';
 import { insertOrConflict, referenceFrom, referenceTaken, VIRTUAL_ACCOUNT_PREFIX } from '../money/reference.js';
 import { openKeyedOperation } from '../money/keyed-open.js';
@@ -44,7 +45,7 @@ export const DEPOSIT_JOBS = {
   /** A deposit still pending at its expiry fails. */
   expire: 'deposit.expire',
   /** Provider deposits: ask the provider, in case its webhook was lost. */
-  reconcile: 'deposit.reconcile',
+  reconcile: DEPOSIT_RECONCILE_JOB,
 } as const;
 
 export interface DepositCommon {
@@ -506,22 +507,27 @@ export class DepositService {
       key,
       input: { method, amount, currency, reference: fields.givenReference, narration, redirectUrl, meta, ...extra },
     };
-    const row: DepositOpen['row'] = {
-      // The provider knows the deposit by a reference unique across users (see providerReference).
-      id: randomUUID(),
-      userId: principal.userId,
-      environment: principal.environment,
-      reference,
-      method,
-      paymentMethodId: extra.paymentMethodId ?? null,
-      amount,
-      currency,
-      provider: provider.name,
-      redirectUrl,
-      narration,
-      meta,
-      customer,
-    };
+    const deposit = initiatedDeposit(
+      {
+        // The provider knows the deposit by a reference unique across users (see providerReference).
+        id: randomUUID(),
+        userId: principal.userId,
+        environment: principal.environment,
+        reference,
+        method,
+        paymentMethodId: extra.paymentMethodId ?? null,
+        amount,
+        currency,
+        provider: provider.name,
+        redirectUrl,
+        narration,
+        meta,
+        customer,
+      },
+      // The deposit names its transaction, so its start reaches it by id.
+      randomUUID(),
+      now,
+    );
     // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
     // One statement (deposit-writes.ts); a key a dead request left running is taken over by the steps.
     const opened = await openKeyedOperation(
@@ -532,29 +538,29 @@ export class DepositService {
         owner: principal,
         reference,
         keyed,
-        // Another kind of transaction holds the reference (its unique index refused the deposit's).
-        referenceConstraints: [REFERENCE_CONSTRAINT],
+        // Another deposit, or another kind of transaction, holds the reference (a unique index refused it).
+        referenceConstraints: [DEPOSIT_REFERENCE_CONSTRAINT, REFERENCE_CONSTRAINT],
         statement: (ref, leaseUntil) =>
           openDeposit(this.db, {
-            row,
-            at: now,
+            deposit,
+            transaction: pendingTransactionRow(deposit, depositTransaction(deposit), now),
             reconcileAt: this.reconcileAt(provider, now),
             leaseUntil,
             key: ref,
             clock,
           }),
-        steps: (tx) => this.openSteps(tx, principal, provider, row, now),
+        steps: (tx) => this.openSteps(tx, principal, provider, deposit, now),
       },
       async (tx, id) => (await depositStore.findById(tx, id))!,
     );
     if ('done' in opened) return opened.done;
-    const deposit = 'resumed' in opened ? opened.resumed : opened.opened;
+    const current = 'resumed' in opened ? opened.resumed : opened.opened;
     // Taken over from a request cut off after its first commit: a deposit it left `initiated` is
     // charged again under the same provider reference, which the provider answers with the charge
     // it already has (it dedupes by reference); anything later is answered as it stands.
-    if (deposit.status !== 'initiated') return answerAsItStands(this.db, opened.ref, deposit);
-    const { state, payIn } = await this.charge(provider, deposit, customer, extra);
-    return this.started(provider, deposit, state, payIn, opened.ref);
+    if (current.status !== 'initiated') return answerAsItStands(this.db, opened.ref, current);
+    const { state, payIn } = await this.charge(provider, current, customer, extra);
+    return this.started(provider, current, state, payIn, opened.ref);
   }
 
   /** The same first commit as a transaction of separate statements: resuming a key a dead process left running. */
@@ -562,26 +568,15 @@ export class DepositService {
     tx: Executor,
     principal: Principal,
     provider: PaymentsProvider,
-    d: DepositOpen['row'],
+    deposit: DepositRow,
     now: Date,
   ): Promise<DepositRow> {
-    const { reference, method, amount, narration } = d;
+    const { reference } = deposit;
     const taken = await transactionStore.findByReference(tx, principal, reference);
     if (taken) throw referenceTaken(reference, taken.id);
-    // The deposit names its transaction, so its start reaches it by id (as the one statement does).
-    const transactionId = randomUUID();
-    const row = await insertOrConflict(reference, () =>
-      depositStore.insert(tx, { ...d, transactionId, status: 'initiated', createdAt: now, updatedAt: now }),
-    );
+    const row = await insertOrConflict(reference, () => depositStore.insert(tx, deposit));
     await recordEvent(tx, { type: 'deposit.initiated', ...principal, data: { ...depositEventData(row) } }, now);
-    await insertOrConflict(reference, () =>
-      openPendingTransaction(
-        tx,
-        principal,
-        { id: transactionId, type: 'DEPOSIT', amount, reference, description: narration, counterparty: { method } },
-        now,
-      ),
-    );
+    await insertOrConflict(reference, () => openPendingTransaction(tx, principal, depositTransaction(row), now));
     await enqueueJob(tx, {
       kind: DEPOSIT_JOBS.reconcile,
       payload: { depositId: row.id },

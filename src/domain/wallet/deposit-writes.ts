@@ -1,43 +1,41 @@
 import type { Database } from '../../db/client.js';
+import { walletTransactions } from '../../db/wallet-schema.js';
+import { heldOpened, heldOpenRun, heldOpenStatement, rowJson } from '../money/held-open.js';
+import type { StatementOpened } from '../money/keyed-open.js';
+import type { WalletTransactionRow } from './transaction-store.js';
+import { pendingTransactionEvent } from './wallet-events.js';
 import { runStatement, statement } from '../../db/plain-sql.js';
 import type { Clock } from '../clock.js';
 import { deposits } from '../../db/wallet-schema.js';
 import { traceContextJson } from '../../observability/job-observation.js';
 import { toStorable } from '../idempotency/idempotency.js';
-import { DEPOSIT, depositEventData } from './deposit-lifecycle.js';
-import { type KeyRef, type KeyRow, keyLockId } from '../money/key-claim.js';
+import { DEPOSIT, DEPOSIT_RECONCILE_JOB, depositEventData } from './deposit-lifecycle.js';
+import type { KeyRef } from '../money/key-claim.js';
 import {
   answerCte,
-  claimColumns,
-  claimCtes,
   jobDueSql,
   jobLane,
   keyRowOf,
   linkedTransactionId,
   outboxCtes,
   rowMapper,
-  runningKeyInsert,
   statementForClock,
   transactionEventData,
 } from '../money/plain-write.js';
 import type { DepositRow } from './deposit-store.js';
-import { nairaNumber } from './naira.js';
 
 /**
- * A deposit's two writes around its provider call, as one plain-SQL statement each (one round
- * trip, one commit, no query building per request).
+ * A deposit's two writes around its provider call, as one statement each (one round trip, one
+ * commit, no query building per request).
  *
- * OPEN: the key claim (advisory lock on its hash, its row read), the `initiated` deposit inserted
- * first with `on conflict do nothing` on the owner's unique reference, then its PENDING wallet
- * transaction, so the unique indexes answer whether the reference is free: a deposit holding it
- * writes nothing (its transaction is then read, to name it), and any other transaction holding it
- * fails the statement with the transaction's unique violation. (A read by reference before the
- * inserts was planned, without statistics, over the owner's amount index, reading all of the
- * owner's transactions on every deposit.) Deposit before transaction, as every other path writes
- * them, so two writers of one reference wait for each other in one order and never deadlock.
- * Then `deposit.initiated` and `transaction.created`, the
- * reconciliation job when the provider wants its charges polled, and the key left `running` with
- * the deposit attached. A busy key, a key with an answer or a taken reference writes nothing.
+ * OPEN: the keyed operation's first commit, generated (money/held-open.ts) from the deposit's
+ * shape: its table, the wallet transaction's, its reconciliation job, and no hold. The rows are
+ * the ones the steps write (deposit-rows.ts). The deposit is inserted before its transaction, as
+ * every other path writes them, so two writers of one reference wait for each other in one order
+ * and never deadlock; a reference another operation holds meets a unique index and is refused by
+ * name (the open's `referenceConstraints`). (A read by reference before the inserts was planned,
+ * without statistics, over the owner's amount index, reading all of the owner's transactions on
+ * every deposit.)
  *
  * STARTED (the provider answered "pending": an account to pay into, a link, a PIN to send): the
  * deposit moved initiated → pending (guarded by its version, so the row answered is the row
@@ -46,67 +44,16 @@ import { nairaNumber } from './naira.js';
  * the deposit keeps (`transaction_id`), so the plan does not rest on statistics —, the expiry and
  * simulated-arrival jobs, and the key's answer.
  */
+const OPEN = heldOpenStatement({
+  kind: 'deposit',
+  record: deposits,
+  transaction: walletTransactions,
+  job: DEPOSIT_RECONCILE_JOB,
+  hold: false,
+});
 
-/** OPEN's text, its reconciliation job clocked or not (money/plain-write.ts jobDueSql). */
-const openText = (clocked: boolean) =>
-  `with ${claimCtes({ lockId: '$1', userId: '$2', environment: '$3', operation: '$4', key: '$5', now: '$18' })},
-  dep as (
-    insert into deposits (id, user_id, environment, reference, method, payment_method_id, amount, currency, status,
-      provider, redirect_url, narration, meta, customer, transaction_id, created_at, updated_at)
-    select $7::uuid, $2::uuid, $3::environment, $8::text, $9::text, $10::uuid, $11::bigint, $12::text,
-      'initiated'::deposit_status, $13::text, $14::text, $15::text, $16::jsonb, $17::jsonb, $19::uuid,
-      $18::timestamptz, $18::timestamptz
-    from go
-    on conflict (user_id, environment, reference) do nothing
-    returning *
-  ),
-  fresh as (select 1 as one from dep),
-  taken as (
-    select id from wallet_transactions
-    where user_id = $2::uuid and environment = $3::environment and reference = $8::text
-      and exists (select 1 from go) and not exists (select 1 from dep)
-  ),
-  txn as (
-    insert into wallet_transactions
-      (id, user_id, environment, type, status, amount, reference, description, counterparty, created_at, updated_at)
-    select $19::uuid, $2::uuid, $3::environment, 'DEPOSIT'::wallet_transaction_type, 'PENDING'::wallet_transaction_status,
-      $11::bigint, $8::text, $15::text, $20::jsonb, $18::timestamptz, $18::timestamptz
-    from fresh
-  ),
-  answer as (
-    ${runningKeyInsert(
-      {
-        userId: '$2',
-        environment: '$3',
-        operation: '$4',
-        key: '$5',
-        requestHash: '$6',
-        resourceId: '$7',
-        leaseUntil: '$24',
-      },
-      'exists (select 1 from fresh)',
-    )}
-  ),
-  reconcile as (
-    insert into jobs (kind, lane, tenant, payload, run_at, test_clock_id)
-    select ${jobLane('deposit.reconcile')}, $2::text, jsonb_build_object('depositId', $7::text) || $25::jsonb,
-      ${jobDueSql(clocked, '$23', '$26', '$27')}
-    from fresh where $23::timestamptz is not null
-  ),
-  ${outboxCtes(
-    `select 1, 'deposit.initiated', $2::uuid, $21::jsonb from fresh
-     union all
-     select 2, 'transaction.created', $2::uuid, $22::jsonb from fresh`,
-    { environment: '$3', at: '$18', trace: '$25' },
-  )}
-  select ${claimColumns}, (select count(*) from go)::int as went, (select id from taken limit 1) as taken_id,
-    (select count(*) from dep)::int as written, d.*
-  from (select 1) one left join prior p on true left join dep d on true`;
-
-const OPEN = {
-  plain: statement('deposit_open_v6', openText(false)),
-  clocked: statement('deposit_open_clocked_v6', openText(true)),
-};
+/** The unique index that holds one deposit per owner and reference: met, the reference is taken. */
+export const DEPOSIT_REFERENCE_CONSTRAINT = 'deposits_owner_reference_key';
 
 /** STARTED's text, its jobs clocked or not. */
 const startedText = (clocked: boolean) =>
@@ -160,91 +107,39 @@ const STARTED = {
 const depositOf = rowMapper<DepositRow>(deposits);
 
 export interface DepositOpen {
-  row: Pick<
-    DepositRow,
-    | 'id'
-    | 'userId'
-    | 'environment'
-    | 'reference'
-    | 'method'
-    | 'paymentMethodId'
-    | 'amount'
-    | 'currency'
-    | 'provider'
-    | 'redirectUrl'
-    | 'narration'
-    | 'meta'
-    | 'customer'
-  >;
-  at: Date;
-  /** Read on `clock`, the account's. */
+  /** The `initiated` deposit and its PENDING wallet transaction as they are to be written (deposit-rows.ts). */
+  deposit: DepositRow;
+  transaction: WalletTransactionRow;
+  /** Read on `clock`, the account's; null: no reconciliation job. */
   reconcileAt: Date | null;
   leaseUntil: Date;
-  clock?: Clock;
+  clock?: Clock | undefined;
   key: KeyRef | null;
 }
 
-export type DepositOpened = { opened: DepositRow } | { claim: KeyRow } | { taken: string | null };
+export type DepositOpened = StatementOpened<DepositRow>;
+
+/** Runs the deposit's open: see the file. Nothing is written unless the key is claimed. */
+export async function openDeposit(db: Database, w: DepositOpen): Promise<DepositOpened> {
+  const { deposit, transaction } = w;
+  const { st, values } = heldOpenRun(OPEN, {
+    owner: deposit,
+    reference: deposit.reference,
+    key: w.key,
+    leaseUntil: w.leaseUntil,
+    at: deposit.createdAt,
+    record: { id: deposit.id, json: rowJson(deposits, deposit) },
+    transaction: { id: transaction.id, json: rowJson(walletTransactions, transaction) },
+    job: { payload: { depositId: deposit.id }, runAt: w.reconcileAt, clock: w.clock },
+    // deposit.initiated with transaction.created, as the steps write them.
+    events: [{ type: 'deposit.initiated', data: depositEventData(deposit) }, pendingTransactionEvent(transaction)],
+  });
+  const [raw] = await runStatement(db, st, values);
+  // With no hold, nothing but the key's claim keeps the open from writing.
+  return heldOpened(raw!, depositOf) ?? { claim: keyRowOf(raw!) };
+}
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
-
-export async function openDeposit(db: Database, w: DepositOpen): Promise<DepositOpened> {
-  const { row: d, key } = w;
-  const at = w.at.toISOString();
-  const transactionId = crypto.randomUUID();
-  const initiated = depositEventData({
-    ...d,
-    status: 'initiated',
-    accountNumber: null,
-    bankName: null,
-    version: 1,
-    updatedAt: w.at,
-  } as DepositRow);
-  const created = {
-    id: transactionId,
-    reference: d.reference,
-    type: 'DEPOSIT',
-    status: 'PENDING',
-    amount: nairaNumber(d.amount),
-    currency: 'NGN',
-    version: 1,
-    updatedAt: at,
-  };
-  const { st, params } = statementForClock(OPEN, w.clock);
-  const [row] = await runStatement(db, st, [
-    key ? keyLockId(key.scope, key.key) : null,
-    d.userId,
-    d.environment,
-    key?.scope.operation ?? null,
-    key?.key ?? null,
-    key?.requestHash ?? null,
-    d.id,
-    d.reference,
-    d.method,
-    d.paymentMethodId,
-    d.amount.toString(),
-    d.currency,
-    d.provider,
-    d.redirectUrl,
-    d.narration,
-    json(d.meta),
-    json(d.customer),
-    at,
-    transactionId,
-    JSON.stringify({ method: d.method }),
-    JSON.stringify(initiated),
-    JSON.stringify(created),
-    w.reconcileAt?.toISOString() ?? null,
-    w.leaseUntil.toISOString(),
-    traceContextJson(),
-    ...params,
-  ]);
-  if ((row!['written'] as number) > 0) return { opened: depositOf(row!) };
-  // The key was free but a deposit held the reference: its transaction, or null when it committed
-  // after this statement's snapshot (the insert waited for it; the read cannot see it).
-  if ((row!['went'] as number) > 0) return { taken: row!['taken_id'] ? String(row!['taken_id']) : null };
-  return { claim: keyRowOf(row!) };
-}
 
 export interface DepositStarted {
   deposit: DepositRow;
