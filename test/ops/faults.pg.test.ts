@@ -25,6 +25,8 @@ import {
 import { cardDepositsUnderFault, credit, creditsUnderFault } from './credit-faults.js';
 import { faultRunner, onlyRetryable503 } from './faults-scenario.js';
 import {
+  airtime,
+  expectBillsPaidOnce,
   expectPaidOnce,
   type KeyRow,
   keyRows,
@@ -33,7 +35,7 @@ import {
   payout,
   payoutsOf,
   type TimedTransfer,
-} from './payout-faults.js';
+} from './held-faults.js';
 
 const FUNDED = 10_000_000n;
 /**
@@ -374,6 +376,37 @@ describe.skipIf(!onPostgres)('surviving PostgreSQL, Redis and process faults (Po
         outcomes: tally([...results, ...slowAnswers]),
         leftLeased: leased.length,
         longestLeaseAfterAnswerMs: Math.max(0, ...leased.map((l) => l.lockedUntil! - l.answeredAt)),
+        retriesMs: retried.ms,
+        conflicts: retried.conflicts,
+      })}`,
+    );
+  });
+
+  it('pg_terminate_backend during a burst of airtime purchases: every 2xx bill is paid and debited exactly once, the cut ones settled by their retry', async () => {
+    const tenant = await seedTenant(services);
+    await fund(services, tenant, FUNDED);
+    const send = (key: string) => airtime(gateway.url, tenant, key);
+    const results = await burstOf(send, 'bill-term', {
+      count: 150,
+      concurrency: 16,
+      faultAfter: 30,
+      fault: terminateGatewayBackends,
+    });
+    const failed = results.filter((t) => !succeeded(t));
+    onlyRetryable503(failed);
+    const retried = await retryUntilLanded(send, failed);
+    await expectBillsPaidOnce(
+      services,
+      tenant,
+      [...results.filter(succeeded), ...retried.landed],
+      results.map((t) => t.reference),
+      FUNDED,
+    );
+    console.log(
+      `[fault figures] airtime, terminate backends: ${JSON.stringify({
+        requests: results.length,
+        failed: failed.length,
+        outcomes: tally(results),
         retriesMs: retried.ms,
         conflicts: retried.conflicts,
       })}`,

@@ -91,3 +91,50 @@ export async function expectPaidOnce(
   );
   expect(stuck).toEqual({ keys: 0, holds: 0 });
 }
+
+/** A sandbox airtime purchase of ₦50 (the least the biller takes), `key` its Idempotency-Key and reference. */
+export function airtime(url: string, tenant: Tenant, key: string): Promise<Transfer> {
+  return keyedPost(
+    url,
+    tenant.keys.TRANSACTIONS,
+    '/api/v1/bills/buy-airtime',
+    { phoneNumber: '08031234567', biller: 'MTN', amount: 50, reference: key },
+    key,
+  );
+}
+
+/**
+ * What airtime purchases must be once every request has been answered 2xx: each answer SUCCESS,
+ * one successful bill of ₦50 per key, the wallet debited by exactly those (face value and fee),
+ * nothing held, no key running, the ledger summing to zero.
+ */
+export async function expectBillsPaidOnce(
+  services: Services,
+  tenant: Tenant,
+  answered: Transfer[],
+  keys: string[],
+  funded: bigint,
+): Promise<void> {
+  expect(answered.map((t) => t.reference).sort()).toEqual([...keys].sort());
+  expect(answered.filter((t) => t.data?.['status'] !== 'SUCCESS').map((t) => [t.reference, t.data])).toEqual([]);
+  const bills = await queryRows<{ reference: string; status: string; n: number; amount: string; debit: string }>(
+    services.db,
+    sql`select reference, min(status::text) as status, count(*)::int as n, min(amount)::text as amount,
+          sum(amount + fee)::text as debit
+        from bill_records where user_id = ${tenant.user.id} group by reference`,
+  );
+  expect(bills.filter((b) => b.n !== 1 || b.status !== 'SUCCESS' || b.amount !== '5000')).toEqual([]);
+  expect(bills.map((b) => b.reference).sort()).toEqual([...keys].sort());
+  const debited = bills.reduce((sum, b) => sum + BigInt(b.debit), 0n);
+  expect(await ledger.balances(services.db, 'sandbox', tenant.user.id)).toEqual({
+    available: funded - debited,
+    held: 0n,
+  });
+  expect(await ledger.totalOf(services.db, 'sandbox')).toBe(0n);
+  const [stuck] = await queryRows<{ keys: number; holds: number }>(
+    services.db,
+    sql`select (select count(*)::int from idempotency_keys where user_id = ${tenant.user.id} and status = 'running') as keys,
+               (select count(*)::int from ledger_holds where user_id = ${tenant.user.id} and status = 'held') as holds`,
+  );
+  expect(stuck).toEqual({ keys: 0, holds: 0 });
+}
