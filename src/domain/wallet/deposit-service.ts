@@ -24,6 +24,7 @@ import type {
   PayInAccount,
   PaymentsProvider,
 } from '../payments/payments-provider.js';
+import { type Bulkheads, UNBOUNDED_BULKHEADS } from '../upstream/bulkhead.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
 import type { UserService } from '../users/user-service.js';
 import { type DepositRow, depositStore, type VirtualAccountRow } from './deposit-store.js';
@@ -33,7 +34,7 @@ import { transactionStore } from './transaction-store.js';
 import { openPendingTransaction, recordTransactionProgress } from './wallet-events.js';
 import { settleWalletTransaction } from './wallet-transitions.js';
 import { insertOrConflict, referenceFrom, referenceTaken, VIRTUAL_ACCOUNT_PREFIX } from '../money/reference.js';
-import { openKeyedOperation } from '../money/keyed-open.js';
+import { type KeyedOpen, openKeyedOperation } from '../money/keyed-open.js';
 
 export type { DepositRow } from './deposit-store.js';
 export type DepositMethod = 'card' | 'bank_transfer' | 'ussd' | 'payment_link' | 'virtual_account';
@@ -64,6 +65,8 @@ const PAYMENT_LINK_MINUTES = 60;
  */
 const FINISH_AFTER_LEASE_MS = 30_000;
 
+/** A provider's answer to a deposit's call: the charge's state, and the account to pay into when it gives one. */
+type Charged = { state: ChargeState; payIn?: PayInAccount };
 type StartExtra = { cardToken?: string; paymentMethodId?: string; bankCode?: string; title?: string };
 /** What the provider's answer adds to a deposit besides its status: the pay-in account, its expiry, the step awaited. */
 type Details = Partial<
@@ -92,6 +95,8 @@ export class DepositService {
     private readonly users: UserService,
     private readonly paymentMethods: PaymentMethodService,
     private readonly providerFor: (environment: Environment) => PaymentsProvider,
+    /** Each provider's limit on calls in flight (upstream/bulkhead.ts), shared with its payouts. */
+    private readonly bulkheads: Bulkheads = UNBOUNDED_BULKHEADS,
   ) {
     this.clockFor = clockLookup(clock);
   }
@@ -154,6 +159,24 @@ export class DepositService {
     authorization: Authorization,
     key?: string,
   ): Promise<DepositRow> {
+    // A place in the provider's bulkhead before the key is claimed: refused, 503 BUSY with nothing
+    // claimed or recorded; given back as soon as the provider has answered the step.
+    const leave = await this.bulkheads.of(this.providerFor(principal.environment).name).enter();
+    try {
+      return await this.authorizeIn(principal, reference, authorization, key, leave);
+    } finally {
+      leave();
+    }
+  }
+
+  /** A step's two commits and its provider call, in a place of the provider's bulkhead (`leave` gives it back). */
+  private async authorizeIn(
+    principal: Principal,
+    reference: string,
+    authorization: Authorization,
+    key: string | undefined,
+    leave: () => void,
+  ): Promise<DepositRow> {
     const scope = {
       userId: principal.userId,
       environment: principal.environment,
@@ -202,10 +225,12 @@ export class DepositService {
       if (!state || (state.status === 'pending' && (state.nextAction?.type ?? step) === step))
         state = await provider.authorize({ providerRef: deposit.providerRef!, step: step! }, authorization);
     } catch (error) {
+      leave();
       // A refusal is the key's answer; a fault gives the key back, so a retry sends the step again.
       if (ref) await (isRefusal(error) ? answerRefusal(this.db, ref, error) : dropRunningKey(this.db, ref));
       throw error;
     }
+    leave();
     return this.apply(deposit.id, state, (tx, row) => answer(tx, ref, row));
   }
 
@@ -447,7 +472,10 @@ export class DepositService {
     if (deposit.status === 'initiated') return this.finishStart(deposit);
     if (!deposit.providerRef) return deposit;
     if (deposit.method === 'bank_transfer' || deposit.method === 'payment_link') return deposit;
-    const state = await this.providerFor(deposit.environment).chargeStatus(deposit.providerRef);
+    const provider = this.providerFor(deposit.environment);
+    // In the provider's bulkhead like a request's call (a refusal fails this run; the job retries).
+    const providerRef = deposit.providerRef;
+    const state = await this.bulkheads.of(provider.name).run(() => provider.chargeStatus(providerRef));
     return this.apply(deposit.id, state);
   }
 
@@ -478,7 +506,9 @@ export class DepositService {
         status: 'failed',
         reason: 'The deposit was cut off before its payment details were given; nothing was paid.',
       });
-    const { state, payIn } = await this.charge(provider, deposit, deposit.customer as Customer, { cardToken });
+    const { state, payIn } = await this.bulkheads
+      .of(provider.name)
+      .run(() => this.charge(provider, deposit, deposit.customer as Customer, { cardToken }));
     // No answer from the provider (a fault): still `initiated`, asked again at the job's next run.
     if (state.status === 'pending' && !state.providerRef) return deposit;
     return this.started(provider, deposit, state, payIn, null);
@@ -498,8 +528,6 @@ export class DepositService {
     const { amount, currency, reference, narration, redirectUrl, meta } = fields;
     const provider = this.providerFor(principal.environment);
     const customer = await this.customerOf(principal);
-    const clock = this.clockFor(principal);
-    const now = clock.now();
     // The hash covers what the caller sent: a generated reference would differ on every retry.
     const keyed = {
       scope: { userId: principal.userId, environment: principal.environment, operation: 'wallet.deposit' },
@@ -522,6 +550,29 @@ export class DepositService {
       meta,
       customer,
     };
+    // A place in the provider's bulkhead before anything is written: refused, 503 BUSY with no key
+    // claimed and nothing recorded; given back as soon as the provider has answered.
+    const leave = await this.bulkheads.of(provider.name).enter();
+    try {
+      return await this.startIn(principal, provider, row, keyed, customer, extra, leave);
+    } finally {
+      leave();
+    }
+  }
+
+  /** A deposit's two commits and its provider call, in a place of the provider's bulkhead (`leave` gives it back). */
+  private async startIn(
+    principal: Principal,
+    provider: PaymentsProvider,
+    row: DepositOpen['row'],
+    keyed: KeyedOpen<DepositRow>['keyed'],
+    customer: Customer,
+    extra: StartExtra,
+    leave: () => void,
+  ): Promise<DepositRow> {
+    const { reference } = row;
+    const clock = this.clockFor(principal);
+    const now = clock.now();
     // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
     // One statement (deposit-writes.ts); a key a dead request left running is taken over by the steps.
     const opened = await openKeyedOperation(
@@ -553,8 +604,13 @@ export class DepositService {
     // charged again under the same provider reference, which the provider answers with the charge
     // it already has (it dedupes by reference); anything later is answered as it stands.
     if (deposit.status !== 'initiated') return answerAsItStands(this.db, opened.ref, deposit);
-    const { state, payIn } = await this.charge(provider, deposit, customer, extra);
-    return this.started(provider, deposit, state, payIn, opened.ref);
+    let charged: Charged;
+    try {
+      charged = await this.charge(provider, deposit, customer, extra);
+    } finally {
+      leave();
+    }
+    return this.started(provider, deposit, charged.state, charged.payIn, opened.ref);
   }
 
   /** The same first commit as a transaction of separate statements: resuming a key a dead process left running. */
@@ -623,7 +679,7 @@ export class DepositService {
     deposit: DepositRow,
     customer: Customer,
     extra: StartExtra,
-  ): Promise<{ state: ChargeState; payIn?: PayInAccount }> {
+  ): Promise<Charged> {
     const reference = providerReference(deposit);
     const { amount, method, redirectUrl } = deposit;
     try {
