@@ -142,12 +142,14 @@ const ConfigSchema = Type.Object({
    */
   IDEMPOTENCY_LEASE_MS: Type.Integer({ minimum: 1000, default: 60_000 }),
   /**
-   * Calls to one provider in flight at once per process (the provider's bulkhead): a payout takes a
-   * place before it holds any money and gives it back when the provider has answered. No database
+   * Calls to one provider in flight at once per process (the provider's bulkhead, shared by every
+   * call to the provider of that name): a payout, bill payment, deposit or deposit step takes a place
+   * before its first commit (before any key is claimed or money held) and gives it back when the
+   * provider has answered; their reconciliation and status polls take places too. No database
    * connection is held meanwhile, so this bounds what a slow provider holds, not the pool.
    */
   PROVIDER_CONCURRENCY: Type.Integer({ minimum: 1, default: 64 }),
-  /** The same for the sandbox providers (in-process, nothing behind them to protect): room for bursts of slow sandbox payouts. */
+  /** The same for the sandbox providers (in-process, nothing behind them to protect): room for bursts of slow sandbox payouts, bills and deposits. */
   PROVIDER_CONCURRENCY_SANDBOX: Type.Integer({ minimum: 1, default: 500 }),
   /** How long a call waits for a place in its provider's bulkhead before it is answered 503 BUSY with Retry-After. */
   PROVIDER_QUEUE_WAIT_MS: Type.Integer({ minimum: 0, maximum: 10_000, default: 500 }),

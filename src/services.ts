@@ -462,7 +462,7 @@ export function createServices(
   // stands (jobs/job-runner.ts clockedRunAt; docs/sandbox.md#test-clocks).
   const testClocks = new TestClocks(db, clock, onBackgroundError);
   const clockFor = testClocks.clockFor;
-  const bills = new BillsService(db, clockFor, idempotency, billsProvider);
+  const bills = new BillsService(db, clockFor, idempotency, billsProvider, bulkheads);
   // A facade's mutations are sent once under its own record of their key; the send's lease lasts
   // past the upstream's deadline, so only a process that died mid-send leaves one in flight.
   const facadeKeys = upstream
@@ -477,7 +477,7 @@ export function createServices(
     : undefined;
   const billsDomain: BillsDomain = upstreamBills ?? localBills(bills);
   const matcherSettings = { everyMs: config.UPSTREAM_MATCH_EVERY_MS, windowMs: config.UPSTREAM_MATCH_WINDOW_MS };
-  const deposits = new DepositService(db, clockFor, idempotency, users, paymentMethods, paymentsProvider);
+  const deposits = new DepositService(db, clockFor, idempotency, users, paymentMethods, paymentsProvider, bulkheads);
   const payouts = new PayoutService(
     db,
     clockFor,

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
 import { TRANSFER_TOPIC } from '../../src/domain/evm/evm-incoming.js';
+import { evmSendStore } from '../../src/domain/evm/evm-send-store.js';
 import { SandboxEvmChain } from '../../src/domain/evm/sandbox-chain.js';
 import { evmChainRows } from '../../src/domain/evm/sandbox-chain-rows.js';
 import { commonOf } from '../../src/domain/evm/sandbox-vm.js';
@@ -300,5 +301,40 @@ describe('EVM wallets on the sandbox chains', () => {
     } finally {
       SandboxEvmChain.prototype.sendRaw = original;
     }
+  });
+});
+
+/**
+ * A keyed send's key stays `running` for the configured lease (IDEMPOTENCY_LEASE_MS), as every
+ * keyed operation's does: set here to a value no constant in the code has.
+ */
+describe('an EVM send’s lease', () => {
+  const LEASE_MS = 97_000;
+  let s: StartedTestApp;
+  beforeAll(async () => {
+    s = await startTestApp({ config: { IDEMPOTENCY_LEASE_MS: LEASE_MS } });
+  });
+  afterAll(() => s.t.close());
+
+  it('is the configured idempotency lease, from the moment the send is stored', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const chain = s.t.services.evmChains.sandboxFor('base');
+    const address = (
+      await s.t.app.inject({ url: '/api/v1/evm/address', headers: { 'x-api-key': tenant.keys.READ_ONLY } })
+    ).json().data.address as string;
+    await chain.faucet(address, { native: true }, ETH);
+    const record = vi.spyOn(evmSendStore, 'record');
+    const sent = await s.t.app.inject({
+      method: 'POST',
+      url: '/api/v1/evm/base/send-native',
+      headers: { 'x-api-key': tenant.keys.TRANSACTIONS, 'idempotency-key': 'evm-lease-1' },
+      payload: { to: address, amount: '0.01' },
+    });
+    expect(sent.statusCode, sent.body).toBe(201);
+    expect(record).toHaveBeenCalledTimes(1);
+    const [, written] = record.mock.calls[0]!;
+    expect(written.key?.key).toBe('evm-lease-1');
+    expect(written.leaseUntil.getTime() - written.row.createdAt.getTime()).toBe(LEASE_MS);
+    record.mockRestore();
   });
 });

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { restErrorReply } from '../../src/domain/error-mapping.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
@@ -159,6 +160,156 @@ describe('a payout beyond its provider’s bulkhead', () => {
     expect(retried.statusCode).toBe(201);
     expect(retried.json().data).toMatchObject({ reference: 'BH-BUSY', status: 'completed' });
     expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 100_000 - 12_500 - 22_500, heldKobo: 0 });
+    expect(sandbox.stats()).toMatchObject({ inFlight: 0, waiting: 0 });
+  });
+});
+
+/**
+ * A provider that answers only when the test lets it: the first `blocking` calls wait for `release`,
+ * later ones go straight through (so, without a bulkhead, a call past the limit would answer at once).
+ */
+function blockingFirst<A extends unknown[], R>(blocking: number, call: (...args: A) => Promise<R>) {
+  const gate = held();
+  let calls = 0;
+  return {
+    fake: async (...args: A): Promise<R> => {
+      if (++calls <= blocking) await gate.ended;
+      return call(...args);
+    },
+    calls: () => calls,
+    release: gate.end,
+  };
+}
+
+/** Rows of an owner's table, and its idempotency keys of one key, straight from the database. */
+async function countOf(t: StartedTestApp['t'], table: 'bill_records' | 'deposits', userId: string): Promise<number> {
+  const { rows } = (await t.services.db.execute(
+    sql`select count(*)::int as n from ${sql.identifier(table)} where user_id = ${userId}`,
+  )) as unknown as { rows: Array<{ n: number }> };
+  return rows[0]!.n;
+}
+async function keysNamed(t: StartedTestApp['t'], userId: string, key: string): Promise<number> {
+  const { rows } = (await t.services.db.execute(
+    sql`select count(*)::int as n from idempotency_keys where user_id = ${userId} and key = ${key}`,
+  )) as unknown as { rows: Array<{ n: number }> };
+  return rows[0]!.n;
+}
+
+/**
+ * Bills and deposits take their place in the same bulkhead as payouts: the sandbox's set to two
+ * calls, a 100 ms wait. Two calls are held at the provider; the third waits its 100 ms, then answers
+ * 503 BUSY with Retry-After having claimed no key, held no money and recorded nothing, and the same
+ * request with the same Idempotency-Key goes through once the two have finished.
+ */
+describe('bills and deposits beyond their provider’s bulkhead', () => {
+  const LIMIT = 2;
+  let s: StartedTestApp;
+  beforeAll(async () => {
+    s = await startTestApp({ config: { PROVIDER_CONCURRENCY_SANDBOX: LIMIT, PROVIDER_QUEUE_WAIT_MS: 100 } });
+  });
+  afterAll(() => s.t.close());
+  afterEach(() => vi.restoreAllMocks());
+
+  it('a bill payment past the limit answers 503 BUSY with Retry-After, holding, recording and claiming nothing; its retry pays', async () => {
+    const tenant = await seedTenant(s.t.services);
+    await fund(s.t, tenant, 1000);
+    const call = rest(s.t, tenant.keys.TRANSACTIONS);
+    const sandbox = s.t.services.bulkheads.of('sandbox');
+    const provider = s.t.services.billsProvider('sandbox');
+    const blocked = blockingFirst(LIMIT, provider.pay.bind(provider));
+    vi.spyOn(provider, 'pay').mockImplementation(blocked.fake);
+    const airtime = (reference: string, amount: number) => ({
+      phoneNumber: '08031234567',
+      biller: 'mtn',
+      amount,
+      reference,
+    });
+
+    const inFlight = [1, 2].map((n) => call('POST', '/api/v1/bills/buy-airtime', airtime(`BH-BILL-${n}`, 100)));
+    // Both at the provider, their money held (the place comes before the hold's commit).
+    await waitUntil(
+      async () => blocked.calls() === LIMIT && (await balanceOf(s.t, tenant)).heldKobo === LIMIT * 10_000,
+    );
+    expect(sandbox.stats()).toMatchObject({ inFlight: LIMIT, waiting: 0 });
+
+    const body = airtime('BH-BILL-BUSY', 300);
+    const refused = await call('POST', '/api/v1/bills/buy-airtime', body, { 'idempotency-key': 'bh-bill-busy' });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json()).toMatchObject({ statusCode: 503, error: 'Service Unavailable', errorCode: 'BUSY' });
+    expect(refused.json().message).toMatch(/sandbox provider/);
+    // Never sent, nothing held for it, no record, no key.
+    expect(blocked.calls()).toBe(LIMIT);
+    expect(await balanceOf(s.t, tenant)).toMatchObject({
+      availableKobo: 100_000 - LIMIT * 10_000,
+      heldKobo: LIMIT * 10_000,
+    });
+    expect((await call('GET', '/api/v1/bills/records/reference/BH-BILL-BUSY')).statusCode).toBe(404);
+    expect(await countOf(s.t, 'bill_records', tenant.user.id)).toBe(LIMIT);
+    expect(await keysNamed(s.t, tenant.user.id, 'bh-bill-busy')).toBe(0);
+
+    blocked.release();
+    for (const response of await Promise.all(inFlight)) expect(response.json().data.status).toBe('SUCCESS');
+    const retried = await call('POST', '/api/v1/bills/buy-airtime', body, { 'idempotency-key': 'bh-bill-busy' });
+    expect(retried.statusCode).toBe(201);
+    expect(retried.json().data).toMatchObject({ reference: 'BH-BILL-BUSY', status: 'SUCCESS' });
+    expect(await balanceOf(s.t, tenant)).toMatchObject({
+      availableKobo: 100_000 - LIMIT * 10_000 - 30_000,
+      heldKobo: 0,
+    });
+    expect(sandbox.stats()).toMatchObject({ inFlight: 0, waiting: 0 });
+  });
+
+  it('a card deposit past the limit answers 503 BUSY with Retry-After, recording and claiming nothing; its retry is credited', async () => {
+    const tenant = await seedTenant(s.t.services);
+    const call = rest(s.t, tenant.keys.TRANSACTIONS);
+    const created = await rest(s.t, tenant.keys.ACCOUNT_MANAGEMENT)('POST', '/api/v1/payment-methods', {
+      type: 'card',
+      card: {
+        number: SANDBOX_PAYMENTS.cards.noAuth,
+        expMonth: 9,
+        expYear: new Date().getUTCFullYear() + 3,
+        cvv: '564',
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const paymentMethodId = created.json().data.id;
+    const sandbox = s.t.services.bulkheads.of('sandbox');
+    const provider = s.t.services.paymentsProvider('sandbox');
+    const blocked = blockingFirst(LIMIT, provider.chargeCard.bind(provider));
+    vi.spyOn(provider, 'chargeCard').mockImplementation(blocked.fake);
+    const deposit = (reference: string, amount: number) => ({ amount, paymentMethodId, reference, currency: 'NGN' });
+
+    const inFlight = [1, 2].map((n) =>
+      call('POST', '/api/v1/wallet/deposit/payment-method', deposit(`BH-DEP-${n}`, 100)),
+    );
+    await waitUntil(
+      async () => blocked.calls() === LIMIT && (await countOf(s.t, 'deposits', tenant.user.id)) === LIMIT,
+    );
+    expect(sandbox.stats()).toMatchObject({ inFlight: LIMIT, waiting: 0 });
+
+    const body = deposit('BH-DEP-BUSY', 300);
+    const refused = await call('POST', '/api/v1/wallet/deposit/payment-method', body, {
+      'idempotency-key': 'bh-dep-busy',
+    });
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.json()).toMatchObject({ statusCode: 503, error: 'Service Unavailable', errorCode: 'BUSY' });
+    // Never charged, no money moved, no deposit, no key.
+    expect(blocked.calls()).toBe(LIMIT);
+    expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: 0, heldKobo: 0 });
+    expect((await call('GET', '/api/v1/wallet/deposits/BH-DEP-BUSY')).statusCode).toBe(404);
+    expect(await countOf(s.t, 'deposits', tenant.user.id)).toBe(LIMIT);
+    expect(await keysNamed(s.t, tenant.user.id, 'bh-dep-busy')).toBe(0);
+
+    blocked.release();
+    for (const response of await Promise.all(inFlight)) expect(response.json().data.status).toBe('COMPLETED');
+    const retried = await call('POST', '/api/v1/wallet/deposit/payment-method', body, {
+      'idempotency-key': 'bh-dep-busy',
+    });
+    expect(retried.statusCode).toBe(201);
+    expect(retried.json().data).toMatchObject({ reference: 'BH-DEP-BUSY', status: 'COMPLETED' });
+    expect(await balanceOf(s.t, tenant)).toMatchObject({ availableKobo: LIMIT * 10_000 + 30_000, heldKobo: 0 });
     expect(sandbox.stats()).toMatchObject({ inFlight: 0, waiting: 0 });
   });
 });

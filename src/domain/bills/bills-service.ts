@@ -18,6 +18,7 @@ import type { KeyRef } from '../money/key-claim.js';
 import { REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
 import { BILL_REFERENCE_CONSTRAINT, openBill } from './bill-writes.js';
 import { checkPage, paged } from '../pagination.js';
+import { type Bulkheads, UNBOUNDED_BULKHEADS } from '../upstream/bulkhead.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
 import { koboFrom, optionalKoboFrom } from '../wallet/naira.js';
 import { openPendingTransaction, pendingTransactionRow } from '../wallet/wallet-events.js';
@@ -84,6 +85,8 @@ export class BillsService {
     clock: Clock | ClockFor,
     private readonly idempotency: Idempotency,
     private readonly providerFor: (environment: Environment) => BillsProvider,
+    /** Each provider's limit on calls in flight (upstream/bulkhead.ts), shared with the process's other calls to it. */
+    private readonly bulkheads: Bulkheads = UNBOUNDED_BULKHEADS,
   ) {
     this.clockFor = clockLookup(clock);
     this.catalogue = new BillCatalogue(providerFor);
@@ -118,8 +121,12 @@ export class BillsService {
     // The held operation runs both commits and the provider call between them (money/held-operation.ts).
     return this.held.run({
       ...this.opening(principal, payment, reference, now, keyed, beneficiary),
+      // A place in the provider's bulkhead before anything is written: refused, 503 BUSY with
+      // nothing held, recorded or claimed; given back as soon as the provider has answered.
+      bulkhead: this.bulkheadOf(principal),
       send: (record) => this.send(record),
-      // A key a dead or failed request left running: its record is asked about, and finished.
+      // A key a dead or failed request left running: its record is asked about, and finished
+      // (poll takes a place of its own; the held operation gives this one back first).
       resume: (record, key) => this.poll(record.id, key),
     });
   }
@@ -178,9 +185,23 @@ export class BillsService {
     return row;
   }
 
-  /** Sends a held, recorded bill to the provider and settles it with the answer (and answers the key). */
-  async execute(record: BillRecordRow, key: KeyRef | null = null): Promise<BillRecordRow> {
-    return this.held.settle(record, await this.send(record), key);
+  /**
+   * Sends a held, recorded bill to the provider and settles it with the answer (and answers the
+   * key); `answered` is told as soon as the provider has answered, before the settle.
+   */
+  async execute(record: BillRecordRow, key: KeyRef | null = null, answered?: () => void): Promise<BillRecordRow> {
+    let outcome: BillOutcome;
+    try {
+      outcome = await this.send(record);
+    } finally {
+      answered?.();
+    }
+    return this.held.settle(record, outcome, key);
+  }
+
+  /** The bulkhead of the provider an owner's bills are paid through (upstream/bulkhead.ts). */
+  private bulkheadOf(owner: { environment: Environment }) {
+    return this.bulkheads.of(this.providerFor(owner.environment).name);
   }
 
   /** The provider's answer to a payment; a failure is classified: only a refusal fails the bill. */
@@ -219,10 +240,17 @@ export class BillsService {
   async poll(recordId: string, key: KeyRef | null = null): Promise<BillRecordRow> {
     const record = await this.byId(recordId);
     if (record.status !== 'PENDING' || !record.holdId) return this.held.answerAsItStands(key, record);
-    const answered = await this.providerFor(record.environment).status(providerReference(record));
-    if (answered.status === 'NOT_FOUND')
-      return record.txRef ? this.held.answerAsItStands(key, record) : this.execute(record, key);
-    return this.settle(record.id, answered, key);
+    // In the provider's bulkhead like a request's call (a refusal fails this run; the job retries).
+    const answered = await this.bulkheadOf(record).run(async () => {
+      const known = await this.providerFor(record.environment).status(providerReference(record));
+      // Never received (the process died between the hold and the call): sent now.
+      if (known.status === 'NOT_FOUND' && !record.txRef)
+        return { sent: true, outcome: await this.send(record) } as const;
+      return { sent: false, known } as const;
+    });
+    if (answered.sent) return this.held.settle(record, answered.outcome, key);
+    if (answered.known.status === 'NOT_FOUND') return this.held.answerAsItStands(key, record);
+    return this.settle(record.id, answered.known, key);
   }
 
   /** A bill by what the provider calls it: our `pgw-<id>` reference, or its own tx_ref. */
@@ -297,19 +325,28 @@ export class BillsService {
       return record;
     });
     if (!prepared) return undefined;
-    // The money is held when the run happens; too little balance is a FAILED bill with its event.
-    let held: BillRecordRow | undefined;
+    // A place in the provider's bulkhead before the hold, as a request's: refused (BUSY), this run
+    // fails holding nothing, and the job's retry takes the unheld record up again (above).
+    const leave = await this.bulkheadOf(prepared).enter();
     try {
-      held = await this.db.transaction((tx) => this.holdScheduled(tx, prepared.id));
-    } catch (error) {
-      const reason = await this.refusedRunReason(prepared, error);
-      if (!reason) throw error;
-      // FAILED without a hold: no money moved, no wallet transaction of its own to settle.
-      return this.settle(prepared.id, { status: 'FAILED', txRef: null, reason, providerData: {} });
+      // The money is held when the run happens; too little balance is a FAILED bill with its event.
+      let held: BillRecordRow | undefined;
+      try {
+        held = await this.db.transaction((tx) => this.holdScheduled(tx, prepared.id));
+      } catch (error) {
+        const reason = await this.refusedRunReason(prepared, error);
+        if (!reason) throw error;
+        // FAILED without a hold: no money moved, no wallet transaction of its own to settle.
+        return await this.settle(prepared.id, { status: 'FAILED', txRef: null, reason, providerData: {} });
+      }
+      // Held by an earlier attempt: its status-poll job asks the provider first, so a payment it
+      // already received is never sent twice.
+      if (!held) return await this.byId(prepared.id);
+      // Held here: the provider is called now, and the place given back once it has answered.
+      return await this.execute(held, null, leave);
+    } finally {
+      leave();
     }
-    // Held here: the provider is called now. Held by an earlier attempt: its status-poll job asks
-    // the provider first, so a payment it already received is never sent twice.
-    return held ? this.execute(held) : this.byId(prepared.id);
   }
 
   /**

@@ -26,8 +26,6 @@ import { type EvmSendView, evmSendView } from './evm-send-view.js';
 import { EVM, type EvmWalletRow, type EvmWallets } from './evm-wallets.js';
 import { checkEvmNetwork, checkEvmToken, EVM_NETWORK_SPECS, type EvmNetwork, type EvmTokenSpec } from './networks.js';
 
-/** How long a send's key stays `running` before a retry may answer it from the stored record (a crash). */
-const SEND_LEASE_MS = 60_000;
 /** How often the confirmation job asks the chain and re-broadcasts. */
 export const EVM_CONFIRM_EVERY_MS = 2_000;
 /** A send not mined this long after it was stored is replaced by a cancel at a higher fee (it was dropped). */
@@ -288,7 +286,11 @@ export class EvmTransfers {
           row,
           confirmAt: new Date(now.getTime() + EVM_CONFIRM_EVERY_MS),
           key,
-          leaseUntil: new Date(now.getTime() + SEND_LEASE_MS),
+          // The one lease of every keyed operation (IDEMPOTENCY_LEASE_MS): until it is over a retry is
+          // told 409; after it, answered from the stored record (a crash), never signed again.
+          // Unlike a Solana send's, nothing about the transaction ends with it (an EVM nonce does not
+          // expire), so it has no reason to be a lease of its own.
+          leaseUntil: new Date(now.getTime() + this.idempotency.leaseMs),
         });
         if (key && !recorded.keyed) throw new KeyRaceError();
       },

@@ -11,6 +11,7 @@ import type { HeldChange, HeldKind, HeldRow, HeldWallet } from './held-kind.js';
 import { captureHold, placeHold, releaseHold } from './holds.js';
 import type { KeyRef } from './key-claim.js';
 import { groupCommitOf } from './group-commit.js';
+import type { Bulkhead } from '../upstream/bulkhead.js';
 import {
   heldAccounts,
   type HeldSettle,
@@ -81,25 +82,43 @@ export class HeldOperation<Row extends HeldRow, Outcome> {
   }
 
   /**
-   * The whole operation, in order: the first commit (`open`), the provider call between the two
-   * commits (`send`, outside any transaction: the hold is in place, no connection or lock is held),
-   * and the second commit with its outcome (`settle`). A replay or refusal answers at once; a key a
-   * dead request left running is finished by `resume` (which asks the provider before sending).
+   * The whole operation, in order: a place in the provider's bulkhead (`bulkhead`, when given), the
+   * first commit (`open`), the provider call between the two commits (`send`, outside any
+   * transaction: the hold is in place, no connection or lock is held), and the second commit with
+   * its outcome (`settle`). A replay or refusal answers at once; a key a dead request left running
+   * is finished by `resume` (which asks the provider before sending).
+   *
+   * The place is taken before anything is written, so a call refused for want of one (503 BUSY with
+   * Retry-After) has claimed no key, held no money and recorded nothing; a replay takes one too (it
+   * is not known to be one until the key is read, in the first commit). It is given back as soon as
+   * the provider has answered (before the settle), or before `resume`, which takes its own.
    */
   async run(
     o: KeyedOpen<Row> & {
       send: (row: Row) => Promise<Outcome>;
       resume: (row: Row, key: KeyRef) => Promise<Row>;
-      /** Around the first commit, when the service takes something first (a place in its provider's bulkhead). */
-      openIn?: (open: () => Promise<Opened<Row>>) => Promise<Opened<Row>>;
+      /** The provider's bulkhead (upstream/bulkhead.ts): a place in it is held from before the first commit to the provider's answer. */
+      bulkhead?: Pick<Bulkhead, 'enter'>;
     },
   ): Promise<Row> {
-    const open = () => this.open(o);
-    const opened = await (o.openIn ? o.openIn(open) : open());
-    if ('done' in opened) return opened.done;
-    if ('resumed' in opened) return o.resume(opened.resumed, opened.ref);
-    const outcome = await o.send(opened.opened);
-    return this.settle(opened.opened, outcome, opened.ref);
+    const leave = o.bulkhead ? await o.bulkhead.enter() : () => undefined;
+    try {
+      const opened = await this.open(o);
+      if ('done' in opened) return opened.done;
+      if ('resumed' in opened) {
+        leave();
+        return await o.resume(opened.resumed, opened.ref);
+      }
+      let outcome: Outcome;
+      try {
+        outcome = await o.send(opened.opened);
+      } finally {
+        leave();
+      }
+      return await this.settle(opened.opened, outcome, opened.ref);
+    } finally {
+      leave();
+    }
   }
 
   /**

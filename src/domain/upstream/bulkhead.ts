@@ -138,3 +138,6 @@ export class Bulkheads {
     return [...this.byProvider.values()].map((b) => b.stats());
   }
 }
+
+/** Bulkheads without a limit: for a service built without the process's (a tool that builds it alone). */
+export const UNBOUNDED_BULKHEADS = new Bulkheads(() => ({ limit: Number.POSITIVE_INFINITY, maxWaitMs: 0 }));

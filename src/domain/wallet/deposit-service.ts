@@ -14,7 +14,7 @@ import { DEPOSIT, DEPOSIT_RECONCILE_JOB, depositEventData } from './deposit-life
 import { transition } from '../lifecycle/transition.js';
 import { answerRefusal, dropRunningKey, isRefusal, type KeyRef } from '../money/key-claim.js';
 import { REFERENCE_CONSTRAINT } from '../money/plain-write.js';
-import { depositTransaction, initiatedDeposit } from './deposit-rows.js';
+import { depositTransaction, initiatedDeposit, type NewDeposit } from './deposit-rows.js';
 import { DEPOSIT_REFERENCE_CONSTRAINT, openDeposit, startDeposit, startsInOneStatement } from './deposit-writes.js';
 import type {
   Authorization,
@@ -25,6 +25,7 @@ import type {
   PayInAccount,
   PaymentsProvider,
 } from '../payments/payments-provider.js';
+import { type Bulkheads, UNBOUNDED_BULKHEADS } from '../upstream/bulkhead.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
 import type { UserService } from '../users/user-service.js';
 import { type DepositRow, depositStore, type VirtualAccountRow } from './deposit-store.js';
@@ -34,7 +35,7 @@ import { transactionStore } from './transaction-store.js';
 import { openPendingTransaction, pendingTransactionRow, recordTransactionProgress } from './wallet-events.js';
 import { settleWalletTransaction } from './wallet-transitions.js';
 import { insertOrConflict, referenceFrom, referenceTaken, VIRTUAL_ACCOUNT_PREFIX } from '../money/reference.js';
-import { openKeyedOperation } from '../money/keyed-open.js';
+import { type KeyedOpen, openKeyedOperation } from '../money/keyed-open.js';
 
 export type { DepositRow } from './deposit-store.js';
 export type DepositMethod = 'card' | 'bank_transfer' | 'ussd' | 'payment_link' | 'virtual_account';
@@ -65,6 +66,8 @@ const PAYMENT_LINK_MINUTES = 60;
  */
 const FINISH_AFTER_LEASE_MS = 30_000;
 
+/** A provider's answer to a deposit's call: the charge's state, and the account to pay into when it gives one. */
+type Charged = { state: ChargeState; payIn?: PayInAccount };
 type StartExtra = { cardToken?: string; paymentMethodId?: string; bankCode?: string; title?: string };
 /** What the provider's answer adds to a deposit besides its status: the pay-in account, its expiry, the step awaited. */
 type Details = Partial<
@@ -93,6 +96,8 @@ export class DepositService {
     private readonly users: UserService,
     private readonly paymentMethods: PaymentMethodService,
     private readonly providerFor: (environment: Environment) => PaymentsProvider,
+    /** Each provider's limit on calls in flight (upstream/bulkhead.ts), shared with its payouts. */
+    private readonly bulkheads: Bulkheads = UNBOUNDED_BULKHEADS,
   ) {
     this.clockFor = clockLookup(clock);
   }
@@ -155,6 +160,24 @@ export class DepositService {
     authorization: Authorization,
     key?: string,
   ): Promise<DepositRow> {
+    // A place in the provider's bulkhead before the key is claimed: refused, 503 BUSY with nothing
+    // claimed or recorded; given back as soon as the provider has answered the step.
+    const leave = await this.bulkheads.of(this.providerFor(principal.environment).name).enter();
+    try {
+      return await this.authorizeIn(principal, reference, authorization, key, leave);
+    } finally {
+      leave();
+    }
+  }
+
+  /** A step's two commits and its provider call, in a place of the provider's bulkhead (`leave` gives it back). */
+  private async authorizeIn(
+    principal: Principal,
+    reference: string,
+    authorization: Authorization,
+    key: string | undefined,
+    leave: () => void,
+  ): Promise<DepositRow> {
     const scope = {
       userId: principal.userId,
       environment: principal.environment,
@@ -203,10 +226,12 @@ export class DepositService {
       if (!state || (state.status === 'pending' && (state.nextAction?.type ?? step) === step))
         state = await provider.authorize({ providerRef: deposit.providerRef!, step: step! }, authorization);
     } catch (error) {
+      leave();
       // A refusal is the key's answer; a fault gives the key back, so a retry sends the step again.
       if (ref) await (isRefusal(error) ? answerRefusal(this.db, ref, error) : dropRunningKey(this.db, ref));
       throw error;
     }
+    leave();
     return this.apply(deposit.id, state, (tx, row) => answer(tx, ref, row));
   }
 
@@ -448,7 +473,10 @@ export class DepositService {
     if (deposit.status === 'initiated') return this.finishStart(deposit);
     if (!deposit.providerRef) return deposit;
     if (deposit.method === 'bank_transfer' || deposit.method === 'payment_link') return deposit;
-    const state = await this.providerFor(deposit.environment).chargeStatus(deposit.providerRef);
+    const provider = this.providerFor(deposit.environment);
+    // In the provider's bulkhead like a request's call (a refusal fails this run; the job retries).
+    const providerRef = deposit.providerRef;
+    const state = await this.bulkheads.of(provider.name).run(() => provider.chargeStatus(providerRef));
     return this.apply(deposit.id, state);
   }
 
@@ -479,7 +507,9 @@ export class DepositService {
         status: 'failed',
         reason: 'The deposit was cut off before its payment details were given; nothing was paid.',
       });
-    const { state, payIn } = await this.charge(provider, deposit, deposit.customer as Customer, { cardToken });
+    const { state, payIn } = await this.bulkheads
+      .of(provider.name)
+      .run(() => this.charge(provider, deposit, deposit.customer as Customer, { cardToken }));
     // No answer from the provider (a fault): still `initiated`, asked again at the job's next run.
     if (state.status === 'pending' && !state.providerRef) return deposit;
     return this.started(provider, deposit, state, payIn, null);
@@ -499,35 +529,53 @@ export class DepositService {
     const { amount, currency, reference, narration, redirectUrl, meta } = fields;
     const provider = this.providerFor(principal.environment);
     const customer = await this.customerOf(principal);
-    const clock = this.clockFor(principal);
-    const now = clock.now();
     // The hash covers what the caller sent: a generated reference would differ on every retry.
     const keyed = {
       scope: { userId: principal.userId, environment: principal.environment, operation: 'wallet.deposit' },
       key,
       input: { method, amount, currency, reference: fields.givenReference, narration, redirectUrl, meta, ...extra },
     };
-    const deposit = initiatedDeposit(
-      {
-        // The provider knows the deposit by a reference unique across users (see providerReference).
-        id: randomUUID(),
-        userId: principal.userId,
-        environment: principal.environment,
-        reference,
-        method,
-        paymentMethodId: extra.paymentMethodId ?? null,
-        amount,
-        currency,
-        provider: provider.name,
-        redirectUrl,
-        narration,
-        meta,
-        customer,
-      },
-      // The deposit names its transaction, so its start reaches it by id.
-      randomUUID(),
-      now,
-    );
+    const row: NewDeposit = {
+      // The provider knows the deposit by a reference unique across users (see providerReference).
+      id: randomUUID(),
+      userId: principal.userId,
+      environment: principal.environment,
+      reference,
+      method,
+      paymentMethodId: extra.paymentMethodId ?? null,
+      amount,
+      currency,
+      provider: provider.name,
+      redirectUrl,
+      narration,
+      meta,
+      customer,
+    };
+    // A place in the provider's bulkhead before anything is written: refused, 503 BUSY with no key
+    // claimed and nothing recorded; given back as soon as the provider has answered.
+    const leave = await this.bulkheads.of(provider.name).enter();
+    try {
+      return await this.startIn(principal, provider, row, keyed, customer, extra, leave);
+    } finally {
+      leave();
+    }
+  }
+
+  /** A deposit's two commits and its provider call, in a place of the provider's bulkhead (`leave` gives it back). */
+  private async startIn(
+    principal: Principal,
+    provider: PaymentsProvider,
+    row: NewDeposit,
+    keyed: KeyedOpen<DepositRow>['keyed'],
+    customer: Customer,
+    extra: StartExtra,
+    leave: () => void,
+  ): Promise<DepositRow> {
+    const { reference } = row;
+    const clock = this.clockFor(principal);
+    const now = clock.now();
+    // The deposit names its transaction, so its start reaches it by id.
+    const deposit = initiatedDeposit(row, randomUUID(), now);
     // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
     // One statement (deposit-writes.ts); a key a dead request left running is taken over by the steps.
     const opened = await openKeyedOperation(
@@ -559,8 +607,13 @@ export class DepositService {
     // charged again under the same provider reference, which the provider answers with the charge
     // it already has (it dedupes by reference); anything later is answered as it stands.
     if (current.status !== 'initiated') return answerAsItStands(this.db, opened.ref, current);
-    const { state, payIn } = await this.charge(provider, current, customer, extra);
-    return this.started(provider, current, state, payIn, opened.ref);
+    let charged: Charged;
+    try {
+      charged = await this.charge(provider, current, customer, extra);
+    } finally {
+      leave();
+    }
+    return this.started(provider, current, charged.state, charged.payIn, opened.ref);
   }
 
   /** The same first commit as a transaction of separate statements: resuming a key a dead process left running. */
@@ -618,7 +671,7 @@ export class DepositService {
     deposit: DepositRow,
     customer: Customer,
     extra: StartExtra,
-  ): Promise<{ state: ChargeState; payIn?: PayInAccount }> {
+  ): Promise<Charged> {
     const reference = providerReference(deposit);
     const { amount, method, redirectUrl } = deposit;
     try {

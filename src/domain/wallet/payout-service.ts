@@ -12,7 +12,7 @@ import { PAYOUT_HELD, PAYOUT_RECONCILE_JOB, payoutEventData } from './payout-lif
 import { HeldOperation, type KeyedOpen } from '../money/held-operation.js';
 import type { PaymentsProvider, TransferState } from '../payments/payments-provider.js';
 import { type CoolingOffPolicy, checkPayoutDestination, coolingOffApplies } from '../payouts/cooling-off.js';
-import { Bulkheads } from '../upstream/bulkhead.js';
+import { type Bulkheads, UNBOUNDED_BULKHEADS } from '../upstream/bulkhead.js';
 import { failureOutcome } from '../upstream/upstream-error.js';
 import type { KeyRef } from '../money/key-claim.js';
 import { koboFrom } from './naira.js';
@@ -44,8 +44,6 @@ export interface WithdrawInput {
 }
 
 const ACCOUNT_NUMBER = /^\d{10}$/;
-/** Without bulkheads given (tools that build the service alone): no limit. */
-const UNBOUNDED = new Bulkheads(() => ({ limit: Number.POSITIVE_INFINITY, maxWaitMs: 0 }));
 
 /**
  * Withdrawals to bank accounts (lifecycle PAYOUT): one commit claims the key, holds amount + fee,
@@ -67,7 +65,7 @@ export class PayoutService {
     private readonly providerFor: (environment: Environment) => PaymentsProvider,
     private readonly coolingOff: CoolingOffPolicy = { periodMs: 0, capKobo: 0n },
     private readonly controls?: PayoutControls,
-    private readonly bulkheads: Bulkheads = UNBOUNDED,
+    private readonly bulkheads: Bulkheads = UNBOUNDED_BULKHEADS,
   ) {
     this.clockFor = clockLookup(clock);
     this.held = new HeldOperation(db, idempotency, this.clockFor, PAYOUT_HELD, HELD_WALLET);
@@ -105,38 +103,20 @@ export class PayoutService {
       input: { ...request, reference: input.reference ?? null },
     };
     const payout = { ...request, reference, bank, accountName };
-    const bulkhead = this.bulkheads.of(provider.name);
-    let leaveBulkhead: (() => void) | undefined;
-    try {
-      // The held operation runs both commits and the provider call between them (money/held-operation.ts).
-      return await this.held.run({
-        ...this.opening(principal, provider.name, payout, keyed, now),
-        // A place in the provider's bulkhead is taken before anything is written: refused, this
-        // answers 503 BUSY having held and recorded nothing. One wallet's commits take turns in
-        // its group commit (money/group-commit.ts), waiting for which holds no connection.
-        openIn: async (open) => {
-          leaveBulkhead = await bulkhead.enter();
-          return open();
-        },
-        // Between the two commits: no connection, transaction, lock or wallet turn is held while
-        // the provider works; the place is given back as soon as it has answered.
-        send: async (row) => {
-          try {
-            return await sendTransfer(provider, row);
-          } finally {
-            leaveBulkhead?.();
-          }
-        },
-        // A retry after the first attempt's lease lapsed finishes it as the job would; reconcile
-        // takes a place of its own, so this one is given back first.
-        resume: (row, key) => {
-          leaveBulkhead?.();
-          return this.reconcile(row.id, key);
-        },
-      });
-    } finally {
-      leaveBulkhead?.();
-    }
+    // The held operation runs both commits and the provider call between them (money/held-operation.ts).
+    return this.held.run({
+      ...this.opening(principal, provider.name, payout, keyed, now),
+      // A place in the provider's bulkhead is taken before anything is written: refused, this
+      // answers 503 BUSY having held and recorded nothing. One wallet's commits take turns in its
+      // group commit (money/group-commit.ts), waiting for which holds no connection. Between the
+      // two commits no connection, transaction, lock or wallet turn is held while the provider
+      // works; the place is given back as soon as it has answered.
+      bulkhead: this.bulkheads.of(provider.name),
+      send: (row) => sendTransfer(provider, row),
+      // A retry after the first attempt's lease lapsed finishes it as the job would; reconcile
+      // takes a place of its own (the held operation gives this one back first).
+      resume: (row, key) => this.reconcile(row.id, key),
+    });
   }
 
   /**
