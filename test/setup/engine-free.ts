@@ -49,6 +49,7 @@ export const ENGINE_FREE_FILES = [
   'test/http/key-request-log.test.ts',
   'test/lazy-load.test.ts',
   'test/money/constraint-names.test.ts',
+  'test/money/key-race-retry.test.ts',
   'test/observability/http-metrics.test.ts',
   'test/observability/log-writer.test.ts',
   'test/observability/plain-metrics.test.ts',
