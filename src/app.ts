@@ -142,13 +142,14 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
   else if (config.CORS_ORIGINS?.trim()) await registerCors(app, config.CORS_ORIGINS, () => NO_ORIGINS);
 
   // A facade's keys and tokens are the upstream's: whoever its GET /api/v1/user/me says they act for.
-  const authenticators: Authenticator[] =
-    facade && services.userDirectory instanceof UpstreamUserDirectory
-      ? [withLocalOwner(upstreamPrincipals(services.userDirectory, config.UPSTREAM_ENVIRONMENT), services.localOwners)]
-      : [
-          (credential) => services.apiKeys.authenticate(credential),
-          (credential) => services.authorizationServer.authenticateAccessToken(credential),
-        ];
+  const upstreamCredentials =
+    facade && services.userDirectory instanceof UpstreamUserDirectory ? services.userDirectory : undefined;
+  const authenticators: Authenticator[] = upstreamCredentials
+    ? [withLocalOwner(upstreamPrincipals(upstreamCredentials, config.UPSTREAM_ENVIRONMENT), services.localOwners)]
+    : [
+        (credential) => services.apiKeys.authenticate(credential),
+        (credential) => services.authorizationServer.authenticateAccessToken(credential),
+      ];
   /** A request's context before it is tied to the request's observation (linkContext). */
   const unlinkedContextFor = (request: FastifyRequest) =>
     buildContext(services, authenticators, {
@@ -208,6 +209,10 @@ export async function buildApp({ services, logger = false }: AppOptions): Promis
       if (principal === 'unsettled') return true;
       return principal !== undefined && admittedFrom(principal, clientIp);
     },
+    // A facade's credentials are the upstream's, asked one at a time.
+    ...(upstreamCredentials
+      ? {}
+      : { lookUpTogether: (credentials: Iterable<string>) => services.apiKeys.lookUpTogether(credentials) }),
     clientIpOf: clientIpResolver(trustProxyOf(config.TRUST_PROXY)),
   });
   await registerOpenApi(app, { routes: restV1Routes, serverUrl: publicUrlOf(config) });

@@ -67,7 +67,20 @@ export function fencedOf<T extends object>(db: T, claim: LeaseClaim): T {
   if (!registered) throw new Error('fencedOf: the database was not opened by openDatabase');
   const fenced = registered.fenced(claim) as T;
   owners.set(fenced, db);
+  fencedHandles.add(fenced);
   return fenced;
+}
+
+const fencedHandles = new WeakSet<object>();
+
+/**
+ * The long-lived handle that runs a statement outside a transaction exactly as `db` does: for a
+ * job's fenced handle (made per job run), its database's jobs handle, whose pool it shares (only
+ * its transactions are fenced); any other handle itself. For what is built once per handle
+ * (prepared-once.ts), which a handle made per job would otherwise build again for every job.
+ */
+export function unfencedOf<T extends object>(db: T): T {
+  return fencedHandles.has(db) ? jobsOf(databaseOf(db)) : db;
 }
 
 /**

@@ -22,6 +22,11 @@ export interface WebSocketOptions {
   contextFor: (facts: RequestFacts) => Promise<GraphQLContext>;
   /** Whether a credential is still valid from this address; connections whose credential stops being valid are closed. */
   stillValid: (credential: string, clientIp: string) => Promise<boolean>;
+  /**
+   * Told every distinct credential of a re-check just before `stillValid` is asked about each, so
+   * an authenticator can read them all in one statement, which those calls then join.
+   */
+  lookUpTogether?: (credentials: Iterable<string>) => void;
   /** The client address of the upgrade request, under the server's proxy trust. */
   clientIpOf?: (request: IncomingMessage) => string;
   recheckMs?: number;
@@ -50,6 +55,7 @@ export function registerWebSocket(
     config,
     contextFor,
     stillValid,
+    lookUpTogether,
     recheckMs = 1000,
     clientIpOf = (request) => request.socket.remoteAddress ?? 'unknown',
   }: WebSocketOptions,
@@ -59,6 +65,7 @@ export function registerWebSocket(
   // A revocation reaches live connections too: each credential is checked again every second,
   // once per (credential, address) however many sockets share it (a dashboard's ten tabs, a
   // partner's pool of listeners), then every socket holding it is closed if it is no longer valid.
+  // The credentials are read together first (one statement for an instance's keys, not one each).
   let rechecking = false;
   const recheck = setInterval(() => {
     if (rechecking) return;
@@ -70,6 +77,11 @@ export function registerWebSocket(
       else holders.set(key, { credential, clientIp, sockets: [socket] });
     }
     rechecking = true;
+    if (lookUpTogether) {
+      const credentials = new Set<string>();
+      for (const { credential } of holders.values()) credentials.add(credential);
+      lookUpTogether(credentials);
+    }
     void Promise.all(
       [...holders.values()].map(({ credential, clientIp, sockets }) =>
         stillValid(credential, clientIp)

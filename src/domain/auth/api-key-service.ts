@@ -5,7 +5,7 @@ import type { Database, Executor } from '../../db/client.js';
 import type { Clock } from '../clock.js';
 import { badInput, DomainError, notFound } from '../errors.js';
 import { displayPrefixOf, generateApiKey, hashApiKey, looksLikeApiKey } from './api-key-format.js';
-import { apiKeyStore, type ApiKeyRecord } from './api-key-store.js';
+import { type ActiveApiKey, apiKeyStore, type ApiKeyRecord } from './api-key-store.js';
 import { graphqlAccessOf } from '../graphql-access/graphql-access.js';
 import { IpAllowList } from './ip-allow-list.js';
 import { abilitiesOf, type Environment, type PermissionLevel } from './permissions.js';
@@ -178,9 +178,40 @@ export class ApiKeyService {
     }
     const underWay = this.lookups.get(hash);
     if (underWay) return underWay;
-    const lookup: Promise<Principal | undefined> = this.lookUp(hash).then(
-      (principal) => {
-        // Still the lookup of record (no forget() since it began): its answer is cached.
+    return this.track(hash, apiKeyStore.findActiveApiKeyByHash(this.db, hash));
+  }
+
+  /**
+   * Starts one read of every key among `values` that is neither cached nor being read already, each
+   * then a lookup under way that `authenticate` joins, as if it had begun it. For the live sockets'
+   * re-check, which asks about every key they hold each second: one statement for all of them
+   * instead of one per key. Values that are not keys are passed by; failures reach whoever joins.
+   */
+  lookUpTogether(values: Iterable<string>): void {
+    const hashes = new Set<string>();
+    for (const value of values) {
+      if (!looksLikeApiKey(value)) continue;
+      const hash = hashApiKey(value);
+      if (!this.cache.has(hash) && !this.lookups.has(hash)) hashes.add(hash);
+    }
+    if (hashes.size === 0) return;
+    const read = apiKeyStore.findActiveApiKeysByHashes(this.db, [...hashes]);
+    // Nobody may join a lookup (its key's socket closed meanwhile): its failure is theirs to see.
+    for (const hash of hashes)
+      this.track(
+        hash,
+        read.then((found) => found.get(hash)),
+      ).catch(() => undefined);
+  }
+
+  /**
+   * Makes `read` the lookup of record for `hash` until it answers, which then caches its principal
+   * unless a forget() came in between (what it read may be from before a revocation).
+   */
+  private track(hash: string, read: Promise<ActiveApiKey | undefined>): Promise<Principal | undefined> {
+    const lookup: Promise<Principal | undefined> = read.then(
+      (record) => {
+        const principal = record && this.principalOf(record);
         if (this.lookups.get(hash) === lookup) {
           this.lookups.delete(hash);
           if (principal) this.cache.set(hash, principal);
@@ -196,10 +227,8 @@ export class ApiKeyService {
     return lookup;
   }
 
-  /** Reads the key: its principal, or undefined when it is unknown or revoked. */
-  private async lookUp(hash: string): Promise<Principal | undefined> {
-    const record = await apiKeyStore.findActiveApiKeyByHash(this.db, hash);
-    if (!record) return undefined;
+  /** An active key's principal. */
+  private principalOf(record: ActiveApiKey): Principal {
     const graphql = graphqlAccessOf({ kind: 'api_key', id: record.id }, record);
     const principal: Principal = {
       kind: 'api_key',

@@ -1,10 +1,21 @@
-import { sql } from 'drizzle-orm';
-import { type Executor, queryRows } from '../../db/client.js';
+import type { Executor } from '../../db/client.js';
+import { runIn, statement } from '../../db/plain-sql.js';
 import { DomainError } from '../errors.js';
 
 const CACHE_MS = 1_000;
 const RETRY_AFTER_SECONDS = 30;
 const MAX_CACHED = 10_000;
+
+/**
+ * Plain text: every tenant that changes anything asks once a second, and building it through the
+ * query builder each time cost more of the process than running it.
+ */
+const pendingOfTenant = statement(
+  'jobs_pending_of_tenant_v1',
+  `select count(*) as pending from (
+    select 1 from jobs where tenant = $1 and status = 'pending' limit $2
+  ) capped`,
+);
 
 /**
  * The per-tenant cap on pending background work. While a tenant has more than `max` jobs pending
@@ -25,12 +36,9 @@ export class TenantBacklog {
     const now = Date.now();
     const cached = this.cache.get(tenant);
     if (cached && now - cached.at < CACHE_MS) return cached.pending;
-    const pending = queryRows<{ pending: string | number }>(
-      this.db,
-      sql`select count(*) as pending from (
-        select 1 from jobs where tenant = ${tenant} and status = 'pending' limit ${this.max + 1}
-      ) capped`,
-    ).then(([row]) => Number(row?.pending ?? 0));
+    const pending = runIn<{ pending: string | number }>(this.db, pendingOfTenant, [tenant, this.max + 1]).then(
+      ([row]) => Number(row?.pending ?? 0),
+    );
     if (this.cache.size >= MAX_CACHED) this.cache.clear();
     this.cache.set(tenant, { pending, at: now });
     // A failed count is not remembered: the next request asks again.

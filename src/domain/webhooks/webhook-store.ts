@@ -1,11 +1,62 @@
 import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { type Executor, queryRows } from '../../db/client.js';
+import type { Executor } from '../../db/client.js';
+import { runIn, statement } from '../../db/plain-sql.js';
+import { preparedOnce } from '../../db/prepared-once.js';
 import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.js';
 import { toStoredEvent } from '../events/event-row.js';
 import type { Environment } from '../auth/permissions.js';
 import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from './webhook.js';
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/**
+ * The delivery worker's read before each attempt, built once per handle: building the three-table
+ * join through the query builder for every attempt cost more of the process than running it.
+ */
+const deliveryWithEndpointAndEvent = preparedOnce((db) =>
+  db
+    .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: events })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.id, sql.placeholder('id')))
+    .prepare('webhook_delivery_with_endpoint_and_event'),
+);
+
+/**
+ * A successful attempt's one statement (see `recordSuccessfulAttempt`), as plain text: one per
+ * delivery sent. $1 job, $2 lease token, $3 delivery, $4 now, $5 attempt started, $6 duration ms,
+ * $7 status code, $8 error, $9 response snippet, $10 manual, $11 endpoint.
+ */
+const successfulAttempt = statement(
+  'webhook_successful_attempt_v1',
+  `
+        with fence as (
+          select 1 from jobs where id = $1 and lease_token = $2::uuid and status = 'pending'
+          for update
+        ),
+        taken as (
+          update webhook_deliveries
+          set attempt_count = attempt_count + 1, status = 'succeeded', next_attempt_at = null,
+            updated_at = $4::timestamptz
+          where id = $3 and exists (select 1 from fence)
+          returning attempt_count
+        ),
+        attempt as (
+          insert into webhook_attempts
+            (delivery_id, attempt_number, started_at, duration_ms, status_code, error, response_snippet, manual)
+          select $3, attempt_count, $5::timestamptz, $6,
+            $7, $8, $9, $10
+          from taken
+        ),
+        health as (
+          update webhook_endpoints
+          set consecutive_failures = 0, failing_since = null, circuit_open_until = null
+          where id = $11 and (consecutive_failures > 0 or circuit_open_until is not null)
+            and exists (select 1 from taken)
+        )
+        select count(*)::int as recorded from taken`,
+);
 
 export function toEndpoint(row: EndpointRow): WebhookEndpoint {
   return {
@@ -127,12 +178,7 @@ export const webhookStore = {
   },
 
   async findDeliveryWithEndpointAndEvent(db: Executor, id: string) {
-    const [row] = await db
-      .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: events })
-      .from(webhookDeliveries)
-      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
-      .where(eq(webhookDeliveries.id, id));
+    const [row] = await deliveryWithEndpointAndEvent(db).execute({ id });
     return row ? { delivery: row.delivery, endpoint: row.endpoint, event: toStoredEvent(row.event) } : undefined;
   },
 
@@ -206,36 +252,19 @@ export const webhookStore = {
     attempt: Omit<WebhookAttempt, 'attemptNumber'>,
     at: Date,
   ): Promise<boolean> {
-    const now = at.toISOString();
-    const rows = await queryRows<{ recorded: unknown }>(
-      db,
-      sql`
-        with fence as (
-          select 1 from jobs where id = ${job.id} and lease_token = ${job.leaseToken}::uuid and status = 'pending'
-          for update
-        ),
-        taken as (
-          update webhook_deliveries
-          set attempt_count = attempt_count + 1, status = 'succeeded', next_attempt_at = null,
-            updated_at = ${now}::timestamptz
-          where id = ${deliveryId} and exists (select 1 from fence)
-          returning attempt_count
-        ),
-        attempt as (
-          insert into webhook_attempts
-            (delivery_id, attempt_number, started_at, duration_ms, status_code, error, response_snippet, manual)
-          select ${deliveryId}, attempt_count, ${attempt.startedAt.toISOString()}::timestamptz, ${attempt.durationMs},
-            ${attempt.statusCode}, ${attempt.error}, ${attempt.responseSnippet}, ${attempt.manual}
-          from taken
-        ),
-        health as (
-          update webhook_endpoints
-          set consecutive_failures = 0, failing_since = null, circuit_open_until = null
-          where id = ${endpointId} and (consecutive_failures > 0 or circuit_open_until is not null)
-            and exists (select 1 from taken)
-        )
-        select count(*)::int as recorded from taken`,
-    );
+    const rows = await runIn<{ recorded: unknown }>(db, successfulAttempt, [
+      job.id,
+      job.leaseToken,
+      deliveryId,
+      at.toISOString(),
+      attempt.startedAt.toISOString(),
+      attempt.durationMs,
+      attempt.statusCode,
+      attempt.error,
+      attempt.responseSnippet,
+      attempt.manual,
+      endpointId,
+    ]);
     return Number(rows[0]?.recorded ?? 0) > 0;
   },
 
