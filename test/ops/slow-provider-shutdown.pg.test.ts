@@ -85,7 +85,6 @@ describe.skipIf(!onPostgres)('SIGTERM during a burst of slow payouts (PostgreSQL
       REDIS_URL: '',
       PAYOUT_LIMITS_SANDBOX: 'true',
       PAYOUT_LIMIT_HOURLY_COUNT: '1000',
-      SHUTDOWN_GRACE_MS: '60000',
       SHUTDOWN_READINESS_DELAY_MS: '2000',
     });
     children.push(child);
