@@ -5,6 +5,7 @@ export default defineConfig({
   schema: [
     './src/db/schema.ts',
     './src/db/offramp-schema.ts',
+    './src/db/ledger-schema.ts',
     './src/db/wallet-schema.ts',
     './src/db/bills-schema.ts',
     './src/db/solana-schema.ts',

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, kobo, updatedAt } from './columns.js';
 import { ownerColumns } from './schema.js';
-import { ledgerHolds } from './wallet-schema.js';
+import { ledgerHolds } from './ledger-schema.js';
 
 export const billTypeEnum = pgEnum('bill_type', ['AIRTIME', 'MOBILEDATA', 'CABLEBILLS', 'UTILITYBILLS']);
 export const billStatusEnum = pgEnum('bill_status', ['PENDING', 'SUCCESS', 'FAILED']);

@@ -18,12 +18,16 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const DOMAIN = join(ROOT, 'src', 'domain');
 const DB = join(ROOT, 'src', 'db');
 
-/** Infrastructure every domain builds on; `auth` gives the Environment and the principal every layer carries. */
+/**
+ * Infrastructure every domain builds on; `auth` gives the Environment and the principal every layer
+ * carries; `webhooks` is the event path's delivery (the relay fans events out to endpoints).
+ */
 const CORE_DIRS = new Set([
   'money',
   'lifecycle',
   'ledger',
   'events',
+  'webhooks',
   'jobs',
   'idempotency',
   'upstream',
@@ -33,10 +37,10 @@ const CORE_DIRS = new Set([
 ]);
 /**
  * Tables of the core: operation_transitions (lifecycle), ledger checks and audit records (books),
- * list counts. schema.ts (users, keys, events, jobs) does not end in `-schema.ts` and is core too.
- * wallet-schema.ts also holds the ledger's tables; the core reaches those through ledger/ only.
+ * list counts, the ledger's and the Idempotency-Keys' tables. schema.ts (users, keys, events, jobs)
+ * does not end in `-schema.ts` and is core too.
  */
-const CORE_SCHEMAS = new Set(['lifecycle-schema.ts', 'books-schema.ts', 'lists-schema.ts']);
+const CORE_SCHEMAS = new Set(['ledger-schema.ts', 'lifecycle-schema.ts', 'books-schema.ts', 'lists-schema.ts']);
 /** Top-level files that import every domain: the list of state tables that retention reads. */
 const REGISTRIES = new Set(['state-tables.ts']);
 const CHECKED = ['money', 'lifecycle'].map((dir) => join(DOMAIN, dir));
@@ -113,6 +117,28 @@ describe('money/ and lifecycle/ import no domain', () => {
     const files = CHECKED.flatMap(sourceFiles);
     expect(files.length).toBeGreaterThan(0);
     const found = files.flatMap((file) => violationsIn(file, readFileSync(file, 'utf8')));
+    expect(found).toEqual([]);
+  });
+
+  it('nor reaches one through the core: every file money/ and lifecycle/ import, and theirs, imports no domain', () => {
+    const seen = new Set<string>();
+    const queue = CHECKED.flatMap(sourceFiles);
+    const found: string[] = [];
+    while (queue.length > 0) {
+      const file = queue.shift()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const specifier of specifiersIn(file, readFileSync(file, 'utf8'))) {
+        if (!specifier.startsWith('.')) continue;
+        const why = domainReached(file, specifier);
+        if (why) found.push(`${relative(ROOT, file)}: '${specifier}' (${why})`);
+        else {
+          const target = resolve(dirname(file), specifier).replace(/\.js$/, '.ts');
+          if (existsSync(target)) queue.push(target);
+        }
+      }
+    }
+    expect(seen.size).toBeGreaterThan(CHECKED.flatMap(sourceFiles).length);
     expect(found).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onDatabase } from '../../src/db/database-binding.js';
 import { fencedOf, jobsOf } from '../../src/db/pool-routing.js';
-import { ledgerHolds } from '../../src/db/wallet-schema.js';
+import { ledgerHolds } from '../../src/db/ledger-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';

@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { type Job, JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { SANDBOX_PAYMENTS } from '../../src/domain/payments/sandbox-payments-provider.js';
 import { DepositSandboxArrivalHandler } from '../../src/domain/wallet/wallet-jobs.js';
-import { ledgerHolds } from '../../src/db/wallet-schema.js';
+import { ledgerHolds } from '../../src/db/ledger-schema.js';
 import { HoldExpiryHandler, placeHold } from '../../src/domain/money/holds.js';
 import { failExpiredHoldTransaction } from '../../src/domain/wallet/wallet-transitions.js';
 import { openPendingTransaction } from '../../src/domain/wallet/wallet-events.js';

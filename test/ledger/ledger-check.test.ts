@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeLedgerCheck } from '../../scripts/admin/ledger-commands.js';
 import type { Database } from '../../src/db/client.js';
 import { jobs } from '../../src/db/schema.js';
-import { ledgerEntries, ledgerPostings } from '../../src/db/wallet-schema.js';
+import { ledgerEntries, ledgerPostings } from '../../src/db/ledger-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { LEDGER_CHECK_JOB, LedgerCheckHandler, scheduleLedgerCheck } from '../../src/domain/ledger/ledger-check-job.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerPostings } from '../../src/db/wallet-schema.js';
+import { ledgerPostings } from '../../src/db/ledger-schema.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { walletBalancesAt, walletStatement } from '../../src/domain/ledger/statements.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';

@@ -1,7 +1,8 @@
 import { getTableConfig } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
 import { billRecords } from '../../src/db/bills-schema.js';
-import { idempotencyKeys, walletTransactions } from '../../src/db/wallet-schema.js';
+import { walletTransactions } from '../../src/db/wallet-schema.js';
+import { idempotencyKeys } from '../../src/db/ledger-schema.js';
 import { BILL_REFERENCE_CONSTRAINT } from '../../src/domain/bills/bill-writes.js';
 import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT } from '../../src/domain/money/plain-write.js';
 

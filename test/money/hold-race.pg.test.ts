@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerHolds, ledgerPostings } from '../../src/db/wallet-schema.js';
+import { ledgerHolds, ledgerPostings } from '../../src/db/ledger-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { captureHold, HoldExpiryHandler, placeHold, releaseHold } from '../../src/domain/money/holds.js';

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../src/db/schema.js';
-import { ledgerHolds } from '../../src/db/wallet-schema.js';
+import { ledgerHolds } from '../../src/db/ledger-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { ledger, systemAccount, walletOf } from '../../src/domain/ledger/ledger.js';
 import { captureHold, HOLD_EXPIRE_JOB, HoldExpiryHandler, placeHold } from '../../src/domain/money/holds.js';

@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { events, jobs } from '../../src/db/schema.js';
-import { idempotencyKeys } from '../../src/db/wallet-schema.js';
+import { idempotencyKeys } from '../../src/db/ledger-schema.js';
 import type { Principal } from '../../src/domain/auth/principal.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { Doorbell } from '../../src/domain/events/doorbell.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeNotices } from '../../scripts/admin/recon-commands.js';
-import { ledgerHolds, deposits, payouts } from '../../src/db/wallet-schema.js';
+import { deposits, payouts } from '../../src/db/wallet-schema.js';
+import { ledgerHolds } from '../../src/db/ledger-schema.js';
 import { chainSends } from '../../src/db/chain-schema.js';
 import { solanaWallets } from '../../src/db/solana-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';

@@ -7,7 +7,7 @@ import { jobs } from '../../src/db/schema.js';
 import { testClocks } from '../../src/db/sandbox-schema.js';
 import { BILL_JOBS } from '../../src/domain/bills/bills-service.js';
 import { SANDBOX_BILLS } from '../../src/domain/bills/sandbox-bills-provider.js';
-import { ledgerHolds } from '../../src/db/wallet-schema.js';
+import { ledgerHolds } from '../../src/db/ledger-schema.js';
 import { systemClock } from '../../src/domain/clock.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';
 import { placeHold } from '../../src/domain/money/holds.js';

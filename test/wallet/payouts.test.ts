@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { idempotencyKeys } from '../../src/db/wallet-schema.js';
+import { idempotencyKeys } from '../../src/db/ledger-schema.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { JobRunner } from '../../src/domain/jobs/job-runner.js';
 import { ledger } from '../../src/domain/ledger/ledger.js';

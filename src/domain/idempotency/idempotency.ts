@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Database, Executor, Tx } from '../../db/client.js';
-import { idempotencyKeys } from '../../db/wallet-schema.js';
+import { idempotencyKeys } from '../../db/ledger-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import type { Clock } from '../clock.js';
 import { DomainError } from '../errors.js';

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { databaseOf } from '../../db/pool-routing.js';
 import { runIn } from '../../db/plain-sql.js';
 import type { Database, Executor } from '../../db/client.js';
-import { ledgerAccounts, ledgerEntries, ledgerPostings } from '../../db/wallet-schema.js';
+import { ledgerAccounts, ledgerEntries, ledgerPostings } from '../../db/ledger-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import { DomainError } from '../errors.js';
 import { HELD_HOLD_OWNER, PLACE_HOLD, RELEASE_EXPIRED_HOLD, SETTLE_HOLD } from './ledger-sql.js';

@@ -1,7 +1,7 @@
 import { inArray, sql } from 'drizzle-orm';
 import { type Executor, queryRows } from '../../db/client.js';
 import { toBigInt, toSafeNumber } from '../../db/columns.js';
-import { ledgerAccounts } from '../../db/wallet-schema.js';
+import { ledgerAccounts } from '../../db/ledger-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import { badInput } from '../errors.js';
 import { isUuid } from '../ids.js';

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Executor } from '../../db/client.js';
-import { ledgerHolds } from '../../db/wallet-schema.js';
+import { ledgerHolds } from '../../db/ledger-schema.js';
 import type { Environment } from '../auth/permissions.js';
 import { TRANSACTION } from './transaction-lifecycle.js';
 import { transition } from '../lifecycle/transition.js';
