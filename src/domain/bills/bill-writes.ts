@@ -10,7 +10,9 @@ import type { StatementOpened } from '../money/held-operation.js';
 import type { KeyRef } from '../money/key-claim.js';
 import { rowMapper } from '../money/plain-write.js';
 import type { WalletTransactionRow } from '../wallet/transaction-store.js';
-import { pendingTransactionEvent } from '../wallet/wallet-events.js';
+import { pendingTransactionEvent, pendingTransactionRow } from '../wallet/wallet-events.js';
+import type { ResolvedPayment } from './bill-catalogue.js';
+import { billTransaction, pendingBillRow } from './bill-rows.js';
 import { BILL_STATUS_POLL_JOB } from './bill-lifecycle.js';
 import type { BillRecordRow } from './bill-record.js';
 
@@ -74,3 +76,33 @@ export async function openBill(db: Database, w: BillOpen): Promise<BillOpened> {
   const [raw] = await runStatement(db, st, values);
   return heldOpened(raw!, recordOf) ?? { insufficient: true };
 }
+
+/**
+ * The bill's open as the held operation is given it (its `statement`): the rows built
+ * (bill-rows.ts) and opened in one statement under the key the held operation claims.
+ */
+export const billOpenStatement =
+  (
+    db: Database,
+    w: {
+      owner: { userId: string; environment: Environment };
+      payment: ResolvedPayment;
+      reference: string;
+      provider: string;
+      now: Date;
+      pollAt: Date;
+      clock?: Clock | undefined;
+    },
+  ) =>
+  (key: KeyRef | null, leaseUntil: Date): Promise<BillOpened> => {
+    const record = pendingBillRow(w.owner, w.payment, w.reference, w.provider, w.now, { holdId: crypto.randomUUID() });
+    return openBill(db, {
+      owner: w.owner,
+      record,
+      transaction: pendingTransactionRow(record, billTransaction(record, crypto.randomUUID()), w.now),
+      pollAt: w.pollAt,
+      leaseUntil,
+      key,
+      clock: w.clock,
+    });
+  };

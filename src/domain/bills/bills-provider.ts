@@ -1,4 +1,5 @@
 import type { ListWindow, ProviderRecord } from '../reconciliation/records.js';
+import { failureOutcome } from '../upstream/upstream-error.js';
 
 /** A bills provider: the catalogue, customer validation and payments. Amounts are kobo. */
 
@@ -74,3 +75,36 @@ export interface BillsProvider {
   /** Reconciliation: the provider's bill payments in the window, under the reference the gateway sent. */
   listPayments(window: ListWindow): Promise<ProviderRecord[]>;
 }
+
+/** The reference a provider knows a bill payment by: unique across users (a record's id). */
+export const providerReference = (record: { id: string }) => `pgw-${record.id}`;
+
+/**
+ * A held bill sent to `provider`, its answer as an outcome: a failure is classified
+ * (upstream/upstream-error.ts), and only a refusal fails the bill; a timeout or 5xx is not
+ * guessed, it stays PENDING for the status poll.
+ */
+export const payBillThrough =
+  (provider: BillsProvider) =>
+  async (record: {
+    id: string;
+    billerCode: string;
+    itemCode: string;
+    customer: string;
+    amount: bigint;
+  }): Promise<BillOutcome> => {
+    try {
+      return await provider.pay({
+        billerCode: record.billerCode,
+        itemCode: record.itemCode,
+        customer: record.customer,
+        amount: record.amount,
+        reference: providerReference(record),
+      });
+    } catch (error) {
+      const failure = failureOutcome(error);
+      return failure.refused
+        ? { status: 'FAILED', txRef: null, reason: failure.reason, providerData: {} }
+        : { status: 'PENDING', txRef: null, providerData: { error: failure.reason } };
+    }
+  };

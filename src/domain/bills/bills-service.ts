@@ -16,12 +16,11 @@ import { transition } from '../lifecycle/transition.js';
 import { HeldOperation, type KeyedOpen } from '../money/held-operation.js';
 import type { KeyRef } from '../money/key-claim.js';
 import { REFERENCE_CONSTRAINT, violatedConstraint } from '../money/plain-write.js';
-import { BILL_REFERENCE_CONSTRAINT, openBill } from './bill-writes.js';
+import { BILL_REFERENCE_CONSTRAINT, billOpenStatement } from './bill-writes.js';
 import { checkPage, paged } from '../pagination.js';
 import { type Bulkheads, UNBOUNDED_BULKHEADS } from '../upstream/bulkhead.js';
-import { failureOutcome } from '../upstream/upstream-error.js';
 import { koboFrom, optionalKoboFrom } from '../wallet/naira.js';
-import { openPendingTransaction, pendingTransactionRow } from '../wallet/wallet-events.js';
+import { openPendingTransaction } from '../wallet/wallet-events.js';
 import { transactionStore } from '../wallet/transaction-store.js';
 import { HELD_WALLET } from '../wallet/held-wallet.js';
 import { insertOrConflict, referenceFrom } from '../money/reference.js';
@@ -30,7 +29,13 @@ import { BillCatalogue, type BillPaymentInput, billCustomer, type ResolvedPaymen
 import { type BillRecordRow, SKIPPED_RUNS_KEPT, type SkippedBillRun } from './bill-record.js';
 import { billNotFound } from './bill-not-found.js';
 import { billStore } from './bill-store.js';
-import type { BillOutcome, BillsProvider, BillType } from './bills-provider.js';
+import {
+  type BillOutcome,
+  type BillsProvider,
+  type BillType,
+  payBillThrough,
+  providerReference,
+} from './bills-provider.js';
 import { nextRun, RECURRENCE_PATTERNS, type RecurrencePattern } from './recurrence.js';
 
 export type { BillPaymentInput } from './bill-catalogue.js';
@@ -64,9 +69,6 @@ export interface RecordFilter {
 }
 
 type Owner = { userId: string; environment: Environment };
-
-/** The reference the provider knows a bill by: unique across users (the caller's is unique per user only). */
-export const providerReference = (record: { id: string }) => `pgw-${record.id}`;
 
 /**
  * Bill payments from the wallet (lifecycle BILL): one commit claims the key, holds amount + fee and
@@ -124,7 +126,7 @@ export class BillsService {
       // A place in the provider's bulkhead before anything is written: refused, 503 BUSY with
       // nothing held, recorded or claimed; given back as soon as the provider has answered.
       bulkhead: this.bulkheadOf(principal),
-      send: (record) => this.send(record),
+      send: payBillThrough(this.providerFor(principal.environment)),
       // A key a dead or failed request left running: its record is asked about, and finished
       // (poll takes a place of its own; the held operation gives this one back first).
       resume: (record, key) => this.poll(record.id, key),
@@ -151,19 +153,16 @@ export class BillsService {
       steps: (tx) => this.openSteps(tx, principal, payment, reference, now, beneficiary?.name),
       statement: beneficiary
         ? undefined
-        : (key, leaseUntil) => {
-            const record = this.recordRow(principal, payment, reference, now, { holdId: randomUUID() });
-            return openBill(this.db, {
-              owner: principal,
-              record,
-              transaction: pendingTransactionRow(record, billTransaction(record, randomUUID()), now),
-              // On the account's clock, as the steps' enqueueJob writes it.
-              pollAt: new Date(now.getTime() + POLL_AFTER_MS),
-              leaseUntil,
-              key,
-              clock: this.clockFor(principal),
-            });
-          },
+        : billOpenStatement(this.db, {
+            owner: principal,
+            payment,
+            reference,
+            provider: this.providerFor(principal.environment).name,
+            now,
+            // On the account's clock, as the steps' enqueueJob writes it.
+            pollAt: new Date(now.getTime() + POLL_AFTER_MS),
+            clock: this.clockFor(principal),
+          }),
     };
   }
 
@@ -204,22 +203,9 @@ export class BillsService {
     return this.bulkheads.of(this.providerFor(owner.environment).name);
   }
 
-  /** The provider's answer to a payment; a failure is classified: only a refusal fails the bill. */
-  private async send(record: BillRecordRow): Promise<BillOutcome> {
-    try {
-      return await this.providerFor(record.environment).pay({
-        billerCode: record.billerCode,
-        itemCode: record.itemCode,
-        customer: record.customer,
-        amount: record.amount,
-        reference: providerReference(record),
-      });
-    } catch (error) {
-      const failure = failureOutcome(error);
-      return failure.refused
-        ? { status: 'FAILED', txRef: null, reason: failure.reason, providerData: {} }
-        : { status: 'PENDING', txRef: null, providerData: { error: failure.reason } };
-    }
+  /** The provider's answer to a payment (bills-provider.ts `payBillThrough`). */
+  private send(record: BillRecordRow): Promise<BillOutcome> {
+    return payBillThrough(this.providerFor(record.environment))(record);
   }
 
   /**
