@@ -246,14 +246,24 @@ describe('traces of background work', () => {
 
   it("the event feed's polls run outside the trace of the subscription that started them", async () => {
     const tenant = await seedTenant(t.services);
-    // The feed's statements, each with the span active when it was made.
+    // The feed's statements, each with the span active when it ran: its poll is a query built once
+    // (preparedOnce) and run by `execute`, so every object the handle's builders return is watched.
     const polledUnder: Array<string | undefined> = [];
-    const watched = new Proxy(db(), {
-      get(target, property, receiver) {
-        if (property === 'select') polledUnder.push(trace.getActiveSpan()?.spanContext().spanId);
-        return Reflect.get(target, property, receiver);
-      },
-    });
+    const watch = <T extends object>(target: T): T =>
+      new Proxy(target, {
+        get(inner, property, receiver) {
+          const value = Reflect.get(inner, property, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            if (property === 'execute') polledUnder.push(trace.getActiveSpan()?.spanContext().spanId);
+            const result = value.apply(inner, args);
+            return result !== null && typeof result === 'object' && !(result instanceof Promise)
+              ? watch(result)
+              : result;
+          };
+        },
+      });
+    const watched = watch(db());
     const feed = new EventFeed(watched, 10);
     const principal: Principal = {
       kind: 'api_key',
