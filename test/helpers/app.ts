@@ -54,7 +54,7 @@ export interface StartedTestApp {
 
 /** A test app with one seeded tenant, optionally listening on a free local port. */
 export async function startTestApp(
-  options: { config?: Partial<Config>; clock?: Clock; listen?: boolean; isolated?: boolean } = {},
+  options: { config?: Partial<Config>; clock?: Clock; listen?: boolean; isolated?: boolean | 'even-on-pglite' } = {},
 ): Promise<StartedTestApp> {
   const t = await createTestApp(options);
   const tenant = await seedTenant(t.services);

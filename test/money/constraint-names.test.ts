@@ -1,10 +1,11 @@
 import { getTableConfig } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
 import { billRecords } from '../../src/db/bills-schema.js';
-import { walletTransactions } from '../../src/db/wallet-schema.js';
+import { deposits, walletTransactions } from '../../src/db/wallet-schema.js';
 import { idempotencyKeys } from '../../src/db/ledger-schema.js';
 import { BILL_REFERENCE_CONSTRAINT } from '../../src/domain/bills/bill-writes.js';
 import { KEY_CONSTRAINT, REFERENCE_CONSTRAINT } from '../../src/domain/money/plain-write.js';
+import { DEPOSIT_REFERENCE_CONSTRAINT } from '../../src/domain/wallet/deposit-writes.js';
 
 /**
  * The services tell a replayable key race, a taken reference and a fault apart by the name of the
@@ -21,5 +22,6 @@ describe('the unique constraints the money paths answer by name', () => {
     expect(uniqueIndexes(idempotencyKeys)).toContain(KEY_CONSTRAINT);
     expect(uniqueIndexes(walletTransactions)).toContain(REFERENCE_CONSTRAINT);
     expect(uniqueIndexes(billRecords)).toContain(BILL_REFERENCE_CONSTRAINT);
+    expect(uniqueIndexes(deposits)).toContain(DEPOSIT_REFERENCE_CONSTRAINT);
   });
 });

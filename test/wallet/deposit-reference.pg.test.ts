@@ -11,7 +11,8 @@ type Write = (reference: string) => ReturnType<typeof sql>;
 
 /**
  * A deposit's open statement learns whether its reference is free from the unique indexes (the
- * deposit inserted with `on conflict do nothing`, then its transaction). When the holder commits
+ * deposit's insert, then its transaction's, fails on the owner's unique reference, and the refusal
+ * names the holder). When the holder commits
  * while the statement waits on its row, the statement's snapshot cannot read the holder: the
  * answer is still a 409 that names the holder's transaction, the key keeps that refusal, and
  * nothing of the deposit is written. PostgreSQL only: the holder is a transaction left open on

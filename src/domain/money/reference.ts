@@ -76,17 +76,16 @@ export async function referenceHolder(
 }
 
 /**
- * The 409 for a reference in use, naming the owner's transaction that holds it: the one given,
- * else read now (a unique index refused the write, or the holder committed after the refused
+ * The 409 for a reference in use, naming the owner's transaction that holds it, read now (a unique
+ * index refused the write, or the holder committed after the refused
  * statement's snapshot).
  */
 export async function referenceInUse(
   db: Executor,
   owner: { userId: string; environment: Environment },
   reference: string,
-  holderId: string | null = null,
 ): Promise<DomainError> {
-  const id = holderId ?? (await referenceHolder(db, owner, reference));
+  const id = await referenceHolder(db, owner, reference);
   return id ? referenceTaken(reference, id) : referenceUsed(reference);
 }
 

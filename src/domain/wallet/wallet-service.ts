@@ -128,7 +128,8 @@ export class WalletService {
       at: this.clock.now(),
       ...(key ? { key: { key: key.key, requestHash: key.requestHash } } : {}),
     };
-    // Each retry at most once: a twin's key met (retryOnKeyRace), the recipient's suffix, a key resumed.
+    // The recipient's suffix and a resumed key each at most once; each pass of the loop may meet a
+    // twin's key once more (retryOnKeyRace), so at most three passes and three such retries.
     let keyResumed = false;
     for (;;) {
       let outcome: TransferOutcome;
