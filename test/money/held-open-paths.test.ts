@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../../src/db/client.js';
@@ -6,6 +7,10 @@ import type { ResolvedPayment } from '../../src/domain/bills/bill-catalogue.js';
 import type { BillRecordRow } from '../../src/domain/bills/bill-record.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { KeyedOpen } from '../../src/domain/money/held-operation.js';
+import { openKeyedOperation } from '../../src/domain/money/keyed-open.js';
+import type { PaymentsProvider } from '../../src/domain/payments/payments-provider.js';
+import type { NewDeposit } from '../../src/domain/wallet/deposit-rows.js';
+import { type DepositRow, depositStore } from '../../src/domain/wallet/deposit-store.js';
 import type { PayoutRow } from '../../src/domain/wallet/payout-store.js';
 import { seedTenant, startTestApp, type StartedTestApp } from '../helpers/app.js';
 import { fund } from '../helpers/wallet.js';
@@ -197,5 +202,105 @@ describe('a held open written as one statement and as steps', () => {
     expect(written.key).toEqual([expect.objectContaining({ status: 'running', resource_id: '<record>' })]);
     expect(written.events.map((e: { type: string }) => e.type)).toEqual(['payout.initiated', 'transaction.created']);
     expect(await payoutFootprint(byStatement!)).toEqual(written);
+  });
+  it('a deposit, which holds nothing, writes the same rows either way', async () => {
+    const deposits = s.t.services.deposits as unknown as {
+      providerFor: (environment: 'sandbox') => PaymentsProvider;
+      opening: (
+        principal: Principal,
+        provider: PaymentsProvider,
+        row: NewDeposit,
+        keyed: unknown,
+        now: Date,
+      ) => KeyedOpen<DepositRow>;
+    };
+    const opened: DepositRow[] = [];
+    for (const way of ['steps', 'statement'] as const) {
+      const principal = await tenantPrincipal();
+      const provider = deposits.providerFor('sandbox');
+      const reference = 'OPEN-PATHS-DEP';
+      const row: NewDeposit = {
+        id: randomUUID(),
+        userId: principal.userId,
+        environment: 'sandbox',
+        reference,
+        method: 'bank_transfer',
+        paymentMethodId: null,
+        amount: 150_000n,
+        currency: 'NGN',
+        provider: provider.name,
+        redirectUrl: null,
+        narration: 'top up',
+        meta: { source: 'open-paths' },
+        customer: null,
+      };
+      const keyed = {
+        scope: { userId: principal.userId, environment: principal.environment, operation: 'wallet.deposit' },
+        key: 'open-paths',
+        input: { reference },
+      };
+      const open = deposits.opening(principal, provider, row, keyed, clock.now());
+      expect(open.statement).toBeDefined();
+      const result = await openKeyedOperation(
+        s.t.services.db,
+        s.t.services.idempotency,
+        clock.now(),
+        way === 'steps' ? { ...open, statement: undefined } : open,
+        async (tx, id) => (await depositStore.findById(tx, id))!,
+      );
+      expect('opened' in result).toBe(true);
+      opened.push((result as { opened: DepositRow }).opened);
+    }
+    const written = async (deposit: DepositRow) => {
+      const db = s.t.services.db;
+      const rows = {
+        deposit: await queryRows(
+          db,
+          sql`select environment, reference, method, payment_method_id, amount, currency, status, provider,
+                provider_ref, next_action, account_number, bank_name, account_name, expires_at, redirect_url,
+                narration, meta, customer, failure_reason, version, created_at, updated_at
+              from deposits where id = ${deposit.id}`,
+        ),
+        transaction: await queryRows(
+          db,
+          sql`select type, status, amount, fee, currency, reference, description, counterparty, version,
+                created_at, updated_at
+              from wallet_transactions where id = ${deposit.transactionId}`,
+        ),
+        events: await queryRows(
+          db,
+          sql`select type, data from events where user_id = ${deposit.userId} and data->>'reference' = ${deposit.reference}
+              order by type`,
+        ),
+        jobs: await queryRows(
+          db,
+          sql`select kind, lane, tenant, payload->>'depositId' as deposit, run_at from jobs
+              where payload->>'depositId' = ${deposit.id}`,
+        ),
+        key: await queryRows(
+          db,
+          sql`select operation, status, resource_id, locked_until from idempotency_keys
+              where user_id = ${deposit.userId} and key = 'open-paths'`,
+        ),
+        holds: await queryRows(db, sql`select id from ledger_holds where user_id = ${deposit.userId}`),
+      };
+      let text = JSON.stringify(rows);
+      for (const [id, name] of [
+        [deposit.id, '<deposit>'],
+        [deposit.transactionId!, '<transaction>'],
+        [deposit.userId, '<user>'],
+      ] as const)
+        text = text.replaceAll(id, name);
+      return JSON.parse(text);
+    };
+    const [bySteps, byStatement] = opened;
+    const steps = await written(bySteps!);
+    expect(steps.deposit).toHaveLength(1);
+    expect(steps.transaction).toHaveLength(1);
+    expect(steps.jobs).toHaveLength(1);
+    expect(steps.holds).toEqual([]);
+    expect(steps.key).toEqual([expect.objectContaining({ status: 'running', resource_id: '<deposit>' })]);
+    expect(steps.events.map((e: { type: string }) => e.type)).toEqual(['deposit.initiated', 'transaction.created']);
+    expect(await written(byStatement!)).toEqual(steps);
   });
 });

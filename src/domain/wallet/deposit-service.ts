@@ -572,33 +572,13 @@ export class DepositService {
     leave: () => void,
   ): Promise<DepositRow> {
     const { reference } = row;
-    const clock = this.clockFor(principal);
-    const now = clock.now();
-    // The deposit names its transaction, so its start reaches it by id.
-    const deposit = initiatedDeposit(row, randomUUID(), now);
+    const now = this.clockFor(principal).now();
     // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
-    // One statement (deposit-writes.ts); a key a dead request left running is taken over by the steps.
     const opened = await openKeyedOperation(
       this.db,
       this.idempotency,
       now,
-      {
-        owner: principal,
-        reference,
-        keyed,
-        // Another deposit, or another kind of transaction, holds the reference (a unique index refused it).
-        referenceConstraints: [DEPOSIT_REFERENCE_CONSTRAINT, REFERENCE_CONSTRAINT],
-        statement: (ref, leaseUntil) =>
-          openDeposit(this.db, {
-            deposit,
-            transaction: pendingTransactionRow(deposit, depositTransaction(deposit), now),
-            reconcileAt: this.reconcileAt(provider, now),
-            leaseUntil,
-            key: ref,
-            clock,
-          }),
-        steps: (tx) => this.openSteps(tx, principal, provider, deposit, now),
-      },
+      this.opening(principal, provider, row, keyed, now),
       async (tx, id) => (await depositStore.findById(tx, id))!,
     );
     if ('done' in opened) return opened.done;
@@ -614,6 +594,38 @@ export class DepositService {
       leave();
     }
     return this.started(provider, current, charged.state, charged.payIn, opened.ref);
+  }
+
+  /**
+   * A deposit's first commit as the keyed open is given it: one statement (deposit-writes.ts),
+   * and the steps for a key a dead request left running. Both write the rows of deposit-rows.ts.
+   */
+  private opening(
+    principal: Principal,
+    provider: PaymentsProvider,
+    row: NewDeposit,
+    keyed: KeyedOpen<DepositRow>['keyed'],
+    now: Date,
+  ): KeyedOpen<DepositRow> {
+    // The deposit names its transaction, so its start reaches it by id.
+    const deposit = initiatedDeposit(row, randomUUID(), now);
+    return {
+      owner: principal,
+      reference: deposit.reference,
+      keyed,
+      // Another deposit, or another kind of transaction, holds the reference (a unique index refused it).
+      referenceConstraints: [DEPOSIT_REFERENCE_CONSTRAINT, REFERENCE_CONSTRAINT],
+      statement: (ref, leaseUntil) =>
+        openDeposit(this.db, {
+          deposit,
+          transaction: pendingTransactionRow(deposit, depositTransaction(deposit), now),
+          reconcileAt: this.reconcileAt(provider, now),
+          leaseUntil,
+          key: ref,
+          clock: this.clockFor(principal),
+        }),
+      steps: (tx) => this.openSteps(tx, principal, provider, deposit, now),
+    };
   }
 
   /** The same first commit as a transaction of separate statements: resuming a key a dead process left running. */
