@@ -571,7 +571,6 @@ export class DepositService {
     extra: StartExtra,
     leave: () => void,
   ): Promise<DepositRow> {
-    const { reference } = row;
     const now = this.clockFor(principal).now();
     // Recorded before the provider hears of it: a charge the provider takes never lacks its deposit.
     const opened = await openKeyedOperation(
