@@ -209,16 +209,11 @@ export async function recordKey(
   leaseUntil: Date,
   now: Date,
 ): Promise<void> {
-  const { scope, key } = ref;
   // Only a `running` row whose lease is over is taken over. The claim's one statement reads the key
   // with a snapshot taken before its try-lock, so a request whose twin committed in between sees no
   // row: taking over a live row here would record (and send) the operation twice.
   const rows = await runIn(tx, RECORD_KEY, [
-    scope.userId,
-    scope.environment,
-    scope.operation,
-    key,
-    ref.requestHash,
+    ...keyValues(ref),
     resourceId,
     leaseUntil.toISOString(),
     now.toISOString(),
@@ -227,6 +222,10 @@ export async function recordKey(
 }
 
 const KEY_PARAMS = { userId: '$1', environment: '$2', operation: '$3', key: '$4', requestHash: '$5' } as const;
+
+/** A key's row values in KEY_PARAMS' order: the first five parameters of every key statement below. */
+const keyValues = ({ scope, key, requestHash }: KeyRef) =>
+  [scope.userId, scope.environment, scope.operation, key, requestHash] as const;
 
 const RECORD_KEY = statement(
   'key_record_v1',
@@ -244,15 +243,7 @@ const REFUSE_KEY = statement('key_refuse_v1', doneKeyInsert({ ...KEY_PARAMS, res
 
 /** Step 2: the key is `done` with `stored` as its answer, in the transaction that commits the effect. */
 export async function answerKey(tx: Executor, ref: KeyRef, stored: Stored): Promise<void> {
-  const { scope, key } = ref;
-  const rows = await runIn(tx, ANSWER_KEY, [
-    scope.userId,
-    scope.environment,
-    scope.operation,
-    key,
-    ref.requestHash,
-    JSON.stringify(stored),
-  ]);
+  const rows = await runIn(tx, ANSWER_KEY, [...keyValues(ref), JSON.stringify(stored)]);
   if (rows.length === 0) throw new KeyRaceError();
 }
 
@@ -284,14 +275,7 @@ export async function refuseKey(db: Database, ref: KeyRef, error: DomainError, n
     if (existing?.lease_live) throw keyBusy();
     // A `running` row whose lease is over belongs to a two-commit operation: its record settles it.
     if (existing) return undefined;
-    await runIn(tx, REFUSE_KEY, [
-      scope.userId,
-      scope.environment,
-      scope.operation,
-      key,
-      ref.requestHash,
-      JSON.stringify(stored),
-    ]);
+    await runIn(tx, REFUSE_KEY, [...keyValues(ref), JSON.stringify(stored)]);
     return undefined;
   });
 }
